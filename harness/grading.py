@@ -1,0 +1,117 @@
+"""Grading: deterministic checks on the final state, read from outside the sandbox after the episode.
+
+Reward = (weight of passed goal checks / weight of all goal checks), halved if any guard fails
+(collateral damage). A goal check that already holds in the initial state is never credited:
+such a task is malformed and `Task` validation in the engine rejects it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.tasks import Check, Task
+
+APP_DIR = ".app"
+
+
+class Snapshot(BaseModel):
+    """Everything a verifier may look at: app tables, text files, and the answer given to finish()."""
+
+    model_config = ConfigDict(frozen=True)
+    tables: dict[str, list[dict[str, Any]]]
+    files: dict[str, str]
+    answer: str | None = None
+
+    @classmethod
+    def of(cls, workspace: Path) -> Snapshot:
+        workspace = Path(workspace)
+        state = workspace / APP_DIR / "state.json"
+        tables = json.loads(state.read_text("utf-8")) if state.exists() else {}
+        files = {}
+        for path in sorted(workspace.rglob("*")):
+            rel = path.relative_to(workspace)
+            if rel.parts[0] == APP_DIR or not path.is_file() or path.is_symlink():
+                continue
+            files[rel.as_posix()] = path.read_bytes().decode("utf-8", "replace")
+        answer_file = workspace / APP_DIR / "answer.json"
+        answer = json.loads(answer_file.read_text("utf-8")).get("answer") if answer_file.exists() else None
+        return cls(tables=tables, files=files, answer=answer)
+
+
+class CheckResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: str
+    role: str
+    passed: bool
+    weight: float
+    note: str = ""
+
+
+class Grade(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    reward: float
+    passed: bool
+    checks: list[CheckResult]
+
+
+def _matches(value: Any, expected: Any) -> bool:
+    if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)).startswith("$"):
+        op, operand = next(iter(expected.items()))
+        if op == "$contains":
+            return isinstance(value, str) and str(operand).lower() in value.lower()
+        if op == "$has":
+            return isinstance(value, list) and operand in value
+        if op == "$in":
+            return value in operand
+        raise ValueError(f"unknown match operator {op}: use $contains, $has or $in")
+    return value == expected
+
+
+def _rows(snapshot: Snapshot, check: Check) -> list[dict[str, Any]]:
+    return [row for row in snapshot.tables.get(check.table or "", [])
+            if all(_matches(row.get(field), want) for field, want in check.match.items())]
+
+
+def _contains_all(text: str | None, needles: list[str]) -> bool:
+    return text is not None and all(n.lower() in text.lower() for n in needles)
+
+
+def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
+    if check.kind == "record":
+        found = _rows(final, check)
+        return len(found) == check.count if check.count is not None else bool(found)
+    if check.kind == "no_record":
+        return not _rows(final, check)
+    if check.kind == "file_contains":
+        return _contains_all(final.files.get(check.path or ""), check.contains)
+    if check.kind == "file_absent":
+        return (check.path or "") not in final.files
+    if check.kind == "answer":
+        return _contains_all(final.answer, check.contains)
+    if check.kind == "unchanged":
+        allowed = set(check.allow)
+        tables = set(initial.tables) | set(final.tables)
+        files = set(initial.files) | set(final.files)
+        return all(initial.tables.get(t) == final.tables.get(t) for t in tables - allowed) and all(
+            initial.files.get(f) == final.files.get(f) for f in files - allowed)
+    raise ValueError(f"unknown check kind {check.kind}")
+
+
+def grade(task: Task, initial: Snapshot, final: Snapshot) -> Grade:
+    results = [CheckResult(kind=c.kind, role=c.role, passed=holds(c, initial, final), weight=c.weight, note=c.note)
+               for c in task.checks]
+    goals = [r for r in results if r.role == "goal"]
+    total = sum(r.weight for r in goals)
+    reward = sum(r.weight for r in goals if r.passed) / total if total else 0.0
+    if any(not r.passed for r in results if r.role == "guard"):
+        reward *= 0.5
+    return Grade(reward=round(reward, 6), passed=reward >= 1.0, checks=results)
+
+
+def credited_at_start(task: Task, initial: Snapshot) -> list[Check]:
+    """Goal checks that the initial state already satisfies: free reward, so the task is rejected."""
+    return [c for c in task.checks if c.role == "goal" and holds(c, initial, initial)]

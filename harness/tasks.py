@@ -1,0 +1,84 @@
+"""Task model: what the user asks (turns), the initial state, the verifier checks, the gold solution.
+
+Tasks are data (JSONL under tasks/), stored outside every workspace and never mounted into a
+sandbox: no agent tool or shell command can read a verifier or a gold answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from registry.workspaces import InitialState
+
+TASK_FORMAT = "envcraft.task/1"
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToolCall(Frozen):
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    turn: int = 0  # which user turn this call answers (multi-turn tasks)
+
+
+class Check(Frozen):
+    """One deterministic check on the final state; `goal` checks earn credit, `guard` checks gate it.
+
+    kinds:
+      record        a row in `table` matches every field of `match` (`count` rows if given)
+      no_record     no row in `table` matches `match`
+      file_contains file `path` exists and contains every string of `contains` (case-insensitive)
+      file_absent   file `path` does not exist
+      answer        the answer given to finish() contains every string of `contains` (case-insensitive)
+      unchanged     tables/files other than those listed in `allow` are exactly as in the initial state
+    Field values in `match` are equal-to, or {"$contains": s} / {"$has": item} / {"$in": [..]}.
+    """
+
+    kind: Literal["record", "no_record", "file_contains", "file_absent", "answer", "unchanged"]
+    role: Literal["goal", "guard"] = "goal"
+    table: str | None = None
+    match: dict[str, Any] = Field(default_factory=dict)
+    count: int | None = None
+    path: str | None = None
+    contains: list[str] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list)
+    weight: float = 1.0
+    note: str = ""
+
+
+class Task(Frozen):
+    format: Literal["envcraft.task/1"] = TASK_FORMAT
+    id: str
+    envs: list[str]
+    turns: list[str]  # user messages, in order; more than one means a multi-turn task
+    initial: InitialState = InitialState()
+    checks: list[Check]
+    gold: list[ToolCall]
+    archetype: str = ""
+    difficulty: Literal["easy", "medium", "hard"] = "medium"
+    split: Literal["train", "test"] = "train"
+    tags: list[str] = Field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        body = self.model_dump(mode="json", exclude={"id", "split"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_tasks(path: Path) -> list[Task]:
+    with open(path, encoding="utf-8") as handle:
+        return [Task.model_validate_json(line) for line in handle if line.strip()]
+
+
+def write_tasks(path: Path, tasks: list[Task]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        for task in tasks:
+            handle.write(task.model_dump_json(exclude_defaults=False) + "\n")
