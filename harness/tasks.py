@@ -82,3 +82,13 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         for task in tasks:
             handle.write(task.model_dump_json(exclude_defaults=False) + "\n")
+
+
+TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
+
+
+def tasks_for(env: str, tasks_dir: Path = TASKS_DIR) -> list[Task]:
+    path = Path(tasks_dir) / f"{env}.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"no task file {path}: generate tasks for {env!r} first (envcraft tasks generate)")
+    return load_tasks(path)

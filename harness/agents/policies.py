@@ -1,0 +1,39 @@
+"""Built-in policies that need no LLM: gold replay proves a task solvable, no-op proves it is not free."""
+
+from __future__ import annotations
+
+from harness.episode import Episode
+from harness.tasks import ToolCall
+
+
+class GoldReplayAgent:
+    """Replays each task's gold tool calls, turn by turn. Privileged: only the runner gives it gold."""
+
+    name = "gold"
+    model = None
+
+    def __init__(self, gold: dict[str, list[ToolCall]]):
+        self.gold = gold
+
+    async def run(self, episode: Episode) -> str:
+        calls = self.gold[episode.task_id]
+        for turn, text in enumerate(episode.turns):
+            episode.user(text)
+            for index, call in enumerate(c for c in calls if c.turn == turn):
+                episode.count_step()
+                await episode.act([(f"call_{turn}_{index}", call.tool, call.arguments)])
+        return "finished" if episode.finished else "gold_replayed"
+
+
+class NoOpAgent:
+    """Reads the task and does nothing: any reward it earns is a verifier bug."""
+
+    name = "noop"
+    model = None
+
+    async def run(self, episode: Episode) -> str:
+        for text in episode.turns:
+            episode.user(text)
+            episode.count_step()
+            episode.say("I will not take any action.")
+        return "no_action"

@@ -1,0 +1,83 @@
+"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _list(args: argparse.Namespace) -> int:
+    from registry.catalog import discover
+
+    environments = discover()
+    print(f"{'environment':<24} {'kind':<16} {'tools':>5}  archetypes")
+    for name, env in environments.items():
+        meta = env.manifest.env
+        print(f"{name:<24} {meta.kind:<16} {len(meta.tools):>5}  {', '.join(meta.archetypes)}")
+    print(f"{len(environments)} environment(s)")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from harness.serve import serve
+
+    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from harness.main_job import RunSettings, run_main_job
+
+    settings = RunSettings(
+        envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
+        model=args.model, launcher=args.launcher, concurrency=args.concurrency, out=args.out, limit=args.limit,
+        split=args.split, attempts=args.attempts)
+    return run_main_job(settings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("list", help="list environments from their manifests").set_defaults(fn=_list)
+
+    serve = commands.add_parser("serve", help="serve one environment for any MCP client")
+    serve.add_argument("env")
+    serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--workspace", help="use this folder as the workspace instead of a fresh copy of the seed")
+    serve.set_defaults(fn=_serve)
+
+    run = commands.add_parser("run", help="run agents over tasks, grade, write rollouts, print a summary")
+    run.add_argument("--env", action="append", help="environment(s) to run (default: every one with tasks)")
+    run.add_argument("--tasks-dir", default=None, help="folder of <env>.jsonl task files (default: tasks/)")
+    run.add_argument("--agent", action="append", help="gold, noop or claw (default: claw with an endpoint, else gold+noop)")
+    run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (or ENVCRAFT_BASE_URL)")
+    run.add_argument("--api-key", default=None, help="API key (or ENVCRAFT_API_KEY)")
+    run.add_argument("--model", default=None, help="model name (or ENVCRAFT_MODEL)")
+    run.add_argument("--launcher", default="inprocess", help="inprocess, stdio or docker")
+    run.add_argument("--concurrency", type=int, default=4)
+    run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
+    run.add_argument("--split", choices=["train", "test", "all"], default="all")
+    run.add_argument("--limit", type=int, default=None, help="at most this many tasks per environment")
+    run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
+    run.set_defaults(fn=_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"envcraft {args.command}: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The main job: launch environments, run agents over their tasks, grade, write rollouts, summarize.
+
+With no OpenAI-compatible endpoint configured it runs the built-in policies (gold replay proves
+every task solvable, no-op proves none is free) and says that no LLM was used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import anyio
+from pydantic import BaseModel
+
+from harness.agents.base import Agent
+from harness.agents.policies import GoldReplayAgent, NoOpAgent
+from harness.report import Progress, summary_rows, summary_table
+from harness.runner import RolloutLog, run_tasks
+from harness.tasks import TASKS_DIR, Task, tasks_for
+from registry.catalog import discover
+from registry.launch import make_launcher
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class RunSettings(BaseModel):
+    envs: list[str] | None = None
+    tasks_dir: str | None = None
+    agents: list[str] | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    launcher: str = "inprocess"
+    concurrency: int = 4
+    attempts: int = 1
+    split: str = "all"
+    limit: int | None = None
+    out: str | None = None
+
+    def endpoint(self) -> tuple[str | None, str, str]:
+        return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
+                self.api_key or os.environ.get("ENVCRAFT_API_KEY", "none"),
+                self.model or os.environ.get("ENVCRAFT_MODEL", "default"))
+
+
+def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
+    if name == "gold":
+        return GoldReplayAgent({task.id: task.gold for task in tasks})
+    if name == "noop":
+        return NoOpAgent()
+    if name == "claw":
+        base_url, api_key, model = settings.endpoint()
+        if not base_url:
+            raise ValueError("the claw agent needs an endpoint: pass --base-url (and --model, --api-key) or set ENVCRAFT_BASE_URL")
+        from harness.agents.claw import ClawAgent
+
+        return ClawAgent(base_url=base_url, api_key=api_key, model=model)
+    raise ValueError(f"unknown agent {name!r}: use gold, noop or claw")
+
+
+def load_run_tasks(settings: RunSettings) -> list[Task]:
+    tasks_dir = Path(settings.tasks_dir) if settings.tasks_dir else TASKS_DIR
+    names = settings.envs or [name for name in discover() if (tasks_dir / f"{name}.jsonl").exists()]
+    if not names:
+        raise FileNotFoundError(f"no environment has tasks in {tasks_dir}")
+    tasks = []
+    for name in names:
+        chosen = [t for t in tasks_for(name, tasks_dir) if settings.split in ("all", t.split)]
+        tasks += chosen[: settings.limit] if settings.limit else chosen
+    return tasks
+
+
+def run_main_job(settings: RunSettings) -> int:
+    base_url, _, model = settings.endpoint()
+    agents = settings.agents or (["claw"] if base_url else ["gold", "noop"])
+    if not base_url and "claw" not in agents:
+        print("No LLM endpoint configured (--base-url or ENVCRAFT_BASE_URL): running the built-in gold-replay and "
+              "no-op policies. No LLM is used in this run.", file=sys.stderr)
+    tasks = load_run_tasks(settings)
+    out = Path(settings.out) if settings.out else REPO / "runs" / time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    out.mkdir(parents=True, exist_ok=True)
+    meta_path = out / "run.json"
+    run_id = json.loads(meta_path.read_text())["run_id"] if meta_path.exists() else out.name
+    meta_path.write_text(json.dumps({"run_id": run_id, **settings.model_dump(exclude={"api_key"})}, indent=1))
+    log = RolloutLog(out / "rollouts.jsonl")
+    if log.done:
+        print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept", file=sys.stderr)
+    launcher = make_launcher(settings.launcher)
+    print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
+          f"launcher: {launcher.name}; concurrency: {settings.concurrency}", file=sys.stderr)
+    rollouts = []
+    for name in agents:
+        agent = make_agent(name, settings, tasks)
+        label = f"{name}:{model}" if name == "claw" else name
+        progress = Progress(len(tasks) * settings.attempts, label)
+        rollouts += anyio.run(lambda: run_tasks(
+            tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency,
+            attempts=settings.attempts, on_done=progress.update))
+    (out / "summary.json").write_text(json.dumps(summary_rows(rollouts), indent=1))
+    print(summary_table(rollouts))
+    print(f"rollouts: {log.path}")
+    return 0
