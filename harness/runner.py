@@ -115,7 +115,7 @@ class RolloutLog:
 async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher, log: RolloutLog, *, run_id: str,
                     limits: Limits = Limits(), concurrency: int = 4, attempts: int = 1,
                     on_done: Callable[[Rollout], None] | None = None) -> list[Rollout]:
-    """Run every (task, attempt) not yet in the log; returns this agent's rollouts, old and new."""
+    """Run every (task, attempt) not yet in the log; returns this agent's rollouts, old and new, in task order."""
     todo = [(task, attempt) for task in tasks for attempt in range(attempts)
             if (task.id, agent.name, attempt) not in log.done]
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
@@ -133,5 +133,5 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher, log: Ro
                 group.start_soon(one, task, attempt)
     finally:
         root.close()
-    wanted = {(task.id, agent.name, attempt) for task in tasks for attempt in range(attempts)}
-    return [rollout for key, rollout in log.done.items() if key in wanted]
+    wanted = [(task.id, agent.name, attempt) for task in tasks for attempt in range(attempts)]
+    return [log.done[key] for key in wanted if key in log.done]

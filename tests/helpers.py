@@ -1,0 +1,56 @@
+"""Shared test plumbing: real subprocesses and ports, waited on by polling, never by fixed sleeps."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@0.17", "--cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
+
+
+def inspector(*args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
+    if not shutil.which("npx"):
+        raise RuntimeError("npx is missing: install Node.js 20 (the MCP Inspector CLI runs on it)")
+    return subprocess.run([*INSPECTOR, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "npm_config_loglevel": "error"})
+
+
+def children_of(pid: int) -> list[int]:
+    """Live descendants of pid (from /proc), zombies excluded."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        current = frontier.pop()
+        kids = [child for child, parent in parents.items() if parent == current]
+        found += kids
+        frontier += kids
+    return found

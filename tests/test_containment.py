@@ -1,0 +1,55 @@
+"""Shell commands an agent sends are contained, and the episode keeps working afterwards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from registry.catalog import get
+from registry.launch import InProcessLauncher, launch
+from registry.workspaces import WorkspaceRoot
+from tests.helpers import REPO
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")]
+
+CASES = {
+    "host file": ("cat /etc/passwd /etc/shadow; cat /root/.bashrc", ["No such file"], None),
+    "task store": (f"ls {REPO}/tasks; cat {REPO}/tasks/office.jsonl", ["No such file"], None),
+    "write outside": ("echo x > /usr/evil; echo x > /opt/env/evil; touch /evil", ["Read-only file system"], None),
+    "network": ("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"; "
+                "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 22), timeout=3)\"",
+                ["Network is unreachable", "Connection refused"], None),
+    "fork bomb": ("bomb() { bomb | bomb & }; bomb; sleep 2; echo still-here", ["fork"], None),
+    "memory bomb": ("python3 -c \"x = bytearray(4 * 1024**3)\"", ["MemoryError"], None),
+    "endless loop": ("while :; do :; done", ["time limit"], 2),
+    "huge output": ("yes envcraft | head -c 50000000", ["cut at the size limit"], None),
+    "disk fill": ("head -c 200000000 /dev/zero > big.bin; ls -la big.bin", ["File size limit exceeded"], None),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_contained_and_episode_goes_on(case, tmp_path):
+    command, evidence, timeout = CASES[case]
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        args = {"command": command} | ({"timeout_seconds": timeout} if timeout else {})
+        result = await instance.client.call_tool("run_shell", args)
+        text = result.content[0].text
+        assert any(e.lower() in text.lower() for e in evidence), text[-1500:]
+        assert not Path("/usr/evil").exists() and not Path("/evil").exists()
+        big = instance.workspace / "big.bin"
+        assert not big.exists() or big.stat().st_size <= 64 * 2**20
+        after = await instance.client.call_tool("run_shell", {"command": "office contacts-search --query design | head -3"})
+        assert not after.is_error and "exit code: 0" in after.content[0].text
+        assert not (await instance.client.call_tool("list_dir", {})).is_error
+
+
+async def test_two_workspaces_cannot_see_each_other(tmp_path):
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as a, launch(get("office"), InProcessLauncher(), root) as b:
+        await a.client.call_tool("write_file", {"path": "secret.txt", "content": "only for a"})
+        probe = await b.client.call_tool("run_shell", {"command": f"cat {a.workspace}/secret.txt; ls /workspace"})
+        assert "only for a" not in probe.content[0].text
+        assert not (b.workspace / "secret.txt").exists()
