@@ -1,10 +1,11 @@
-"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run."""
+"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -35,6 +36,12 @@ def _run(args: argparse.Namespace) -> int:
     return run_main_job(settings)
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from registry.bench import run_bench
+
+    return run_bench(args.env, args.n, args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -63,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=int, default=None, help="at most this many tasks per environment")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.set_defaults(fn=_run)
+
+    bench = commands.add_parser("bench", help="acquire, reset and tool-call figures beside a spawn-per-episode baseline")
+    bench.add_argument("--env", default="office")
+    bench.add_argument("-n", type=int, default=30, help="samples per figure")
+    bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    bench.set_defaults(fn=_bench)
     return parser
 
 
