@@ -81,7 +81,8 @@ def run_main_job(settings: RunSettings) -> int:
         print("No LLM endpoint configured (--base-url or ENVCRAFT_BASE_URL): running the built-in gold-replay and "
               "no-op policies. No LLM is used in this run.", file=sys.stderr)
     tasks = load_run_tasks(settings)
-    out = Path(settings.out) if settings.out else REPO / "runs" / time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    built = {name: make_agent(name, settings, tasks) for name in agents}  # bad settings fail before any work
+    out = Path(settings.out) if settings.out else REPO / "runs" / (time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
     out.mkdir(parents=True, exist_ok=True)
     meta_path = out / "run.json"
     run_id = json.loads(meta_path.read_text())["run_id"] if meta_path.exists() else out.name
@@ -93,8 +94,7 @@ def run_main_job(settings: RunSettings) -> int:
     print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
           f"launcher: {launcher.name}; concurrency: {settings.concurrency}", file=sys.stderr)
     rollouts = []
-    for name in agents:
-        agent = make_agent(name, settings, tasks)
+    for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         progress = Progress(len(tasks) * settings.attempts, label)
         rollouts += anyio.run(lambda: run_tasks(

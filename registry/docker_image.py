@@ -408,7 +408,8 @@ def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> Ru
         except docker.errors.ImageNotFound:
             pass
     for library in _shared_libraries(plan.scan):
-        plan.add_host(library)
+        if not any(library.startswith(mount + os.sep) for mount in runtime.mounts):
+            plan.add_host(library)
     changes = [f"ENV PATH={runtime.path}", "ENV LANG=C.UTF-8", "ENV PYTHONDONTWRITEBYTECODE=1",
                "WORKDIR /workspace", f'CMD ["{runtime.python}"]',
                f"LABEL envcraft.managed=1 envcraft.image=runtime envcraft.mode={mode} envcraft.python={sys.version.split()[0]}"]

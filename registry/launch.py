@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 import types
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +70,15 @@ class StdioLauncher:
             yield client
 
 
-LAUNCHERS: dict[str, type] = {"inprocess": InProcessLauncher, "stdio": StdioLauncher}
+def _docker_launcher() -> Launcher:
+    """Imported on use, so `import registry.launch` does not import the Docker SDK."""
+    from registry.docker_launcher import DockerLauncher
+
+    return DockerLauncher()
+
+
+LAUNCHERS: dict[str, Callable[[], Launcher]] = {"inprocess": InProcessLauncher, "stdio": StdioLauncher,
+                                                "docker": _docker_launcher}
 
 
 def make_launcher(name: str) -> Launcher:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
+
+from harness.tasks import Check, Task, ToolCall
+from registry.catalog import get
 
 REPO = Path(__file__).resolve().parent.parent
 INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@0.17", "--cli"]
@@ -54,3 +58,15 @@ def children_of(pid: int) -> list[int]:
         found += kids
         frontier += kids
     return found
+
+
+def mail_task(index: int) -> Task:
+    contact = json.loads((get("office").seed / ".app" / "state.json").read_text())["contacts"][0]
+    subject = f"Status update {index}"
+    return Task(id=f"runner-{index:03d}", envs=["office"],
+                turns=[f"Send {contact['name']} a short status update with the subject '{subject}'."],
+                checks=[Check(kind="record", table="mail", match={"to": [contact["email"]], "subject": subject}),
+                        Check(kind="unchanged", role="guard", allow=["mail"])],
+                gold=[ToolCall(tool="contacts_search", arguments={"query": contact["name"]}),
+                      ToolCall(tool="mail_send", arguments={"to": [contact["email"]], "subject": subject, "body": "On track."}),
+                      ToolCall(tool="finish", arguments={"answer": "sent"})])

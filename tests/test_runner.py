@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from pathlib import Path
@@ -13,24 +12,10 @@ from harness.agents.policies import GoldReplayAgent, NoOpAgent
 from harness.episode import Episode
 from harness.rollout import Rollout
 from harness.runner import RolloutLog, run_tasks
-from harness.tasks import Check, Task, ToolCall
-from registry.catalog import get
 from registry.launch import InProcessLauncher, StdioLauncher
-from tests.helpers import children_of
+from tests.helpers import children_of, mail_task
 
 pytestmark = pytest.mark.anyio
-
-
-def mail_task(index: int) -> Task:
-    contact = json.loads((get("office").seed / ".app" / "state.json").read_text())["contacts"][0]
-    subject = f"Status update {index}"
-    return Task(id=f"runner-{index:03d}", envs=["office"],
-                turns=[f"Send {contact['name']} a short status update with the subject '{subject}'."],
-                checks=[Check(kind="record", table="mail", match={"to": [contact["email"]], "subject": subject}),
-                        Check(kind="unchanged", role="guard", allow=["mail"])],
-                gold=[ToolCall(tool="contacts_search", arguments={"query": contact["name"]}),
-                      ToolCall(tool="mail_send", arguments={"to": [contact["email"]], "subject": subject, "body": "On track."}),
-                      ToolCall(tool="finish", arguments={"answer": "sent"})])
 
 
 class KillServerAgent:
