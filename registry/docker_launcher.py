@@ -24,6 +24,7 @@ the first launch of a process calls it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -122,6 +123,11 @@ def remove_container(client: Any, container_id: str, wait: float = 10.0) -> None
         time.sleep(0.05)
 
 
+def kill_container(client: Any, container_id: str) -> None:
+    with contextlib.suppress(docker.errors.APIError):  # includes NotFound and "is not running"
+        client.api.kill(container_id)
+
+
 class DockerLauncher:
     """Each instance's server in its own container, reached over the container's stdio."""
 
@@ -209,7 +215,14 @@ class DockerLauncher:
         container_id = await anyio.to_thread.run_sync(self.create, env, workspace)
         try:
             async with Client(self.parameters(container_id), raise_exceptions=False) as client:
-                yield client
+                try:
+                    yield client
+                except BaseException:
+                    # Error or cancellation: the server may be mid-command and slow to see stdin
+                    # close; kill it now instead of waiting out the stdio client's grace periods.
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(kill_container, self.client, container_id)
+                    raise
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(remove_container, self.client, container_id)

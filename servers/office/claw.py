@@ -476,9 +476,20 @@ def run_cli(prog: str, operations: list[Callable], argv: list[str] | None = None
 # ---------------------------------------------------------------- MCP adapter
 
 
-def add_claw_tools(server: Any, root: Path, env_dir: Path, cli_name: str, operations: list[Callable],
-                   limits: Limits = Limits()) -> None:
-    """Register the scaffold tools (files, shell, finish) and the domain verbs on an MCPServer."""
+SCAFFOLDS = {
+    "full": ("read_file", "write_file", "edit_file", "list_dir", "find_files", "grep", "run_shell", "finish"),
+    "files": ("read_file", "write_file", "edit_file", "list_dir", "find_files", "grep", "finish"),
+    "none": ("finish",),
+}
+
+
+def add_claw_tools(server: Any, root: Path, env_dir: Path, cli_name: str | None, operations: list[Callable],
+                   limits: Limits = Limits(), scaffold: str = "full") -> None:
+    """Register scaffold tools and the domain verbs on an MCPServer.
+
+    scaffold: "full" (files + shell + finish: claw workspace), "files" (no shell: claw tool),
+    "none" (finish only: general tool-use over app state).
+    """
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
@@ -526,7 +537,7 @@ def add_claw_tools(server: Any, root: Path, env_dir: Path, cli_name: str, operat
         The app's verbs are a CLI here: run `%s --help`."""
         return shell.run(command, timeout_seconds).render()
 
-    run_shell.__doc__ = run_shell.__doc__ % cli_name
+    run_shell.__doc__ = run_shell.__doc__ % (cli_name or "ls")
 
     def finish(answer: str = "") -> str:
         """Declare the task done; put the answer here when the task asks a question."""
@@ -535,7 +546,8 @@ def add_claw_tools(server: Any, root: Path, env_dir: Path, cli_name: str, operat
 
     for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
                           (find_files, True), (grep, True), (run_shell, False), (finish, False)):
-        tool(fn, read_only)
+        if fn.__name__ in SCAFFOLDS[scaffold]:
+            tool(fn, read_only)
 
     for op in operations:
         def bound(_op: Callable = op, **kwargs: Any) -> Any:
