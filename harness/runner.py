@@ -120,6 +120,9 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher, log: Ro
             if (task.id, agent.name, attempt) not in log.done]
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
     root = WorkspaceRoot()
+    for name in sorted({task.envs[0] for task, _ in todo}):
+        if name in (known := catalog.discover()):
+            root.prewarm(name, known[name].seed, min(concurrency, len(todo)))
     try:
         async def one(task: Task, attempt: int) -> None:
             async with limiter:

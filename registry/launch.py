@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import shutil
 import sys
 import types
 from collections.abc import AsyncIterator, Callable
@@ -40,14 +39,36 @@ def load_server_module(env: Environment) -> types.ModuleType:
 
 
 class InProcessLauncher:
-    """The server object runs in this process, over the SDK's in-memory transport: fastest."""
+    """The server object runs in this process, over the SDK's in-memory transport: fastest.
+
+    Building a server (registering its tools) costs ~25 ms, so servers are kept per workspace
+    path: a pooled workspace that comes back for a new episode finds its server ready. A server
+    holds no episode state of its own; all of it is in the workspace, which is rebuilt between
+    episodes.
+    """
 
     name = "inprocess"
 
+    def __init__(self, max_servers: int = 1024):
+        self.max_servers = max_servers
+        self._servers: dict[Path, object] = {}
+
+    def server(self, env: Environment, workspace: Path) -> object:
+        server = self._servers.get(workspace)
+        if server is None:
+            if len(self._servers) >= self.max_servers:  # drop servers of removed workspaces first
+                gone = [path for path in self._servers if not path.exists()] or [next(iter(self._servers))]
+                for path in gone:
+                    self._servers.pop(path)
+            server = self._servers[workspace] = load_server_module(env).build_server(workspace)
+        return server
+
+    def forget(self, workspace: Path) -> None:
+        self._servers.pop(workspace, None)
+
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
-        server = load_server_module(env).build_server(workspace)
-        async with Client(server, raise_exceptions=False) as client:
+        async with Client(self.server(env, workspace), raise_exceptions=False) as client:
             yield client
 
 
@@ -104,11 +125,12 @@ class Instance:
 @asynccontextmanager
 async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
                  initial: InitialState | None = None) -> AsyncIterator[Instance]:
-    """A fresh instance; its server and workspace are gone when the block exits, however it exits."""
-    workspace = root.create(env.name)
+    """A fresh instance; when the block exits, however it exits, its server connection is closed and
+    its workspace is rebuilt from the seed for the pool (or removed)."""
+    workspace = root.checkout(env.name, env.seed, initial)
     try:
-        materialize(env.seed, workspace, initial)
         async with launcher.connect(env, workspace) as client:
             yield Instance(env, workspace, client, initial)
     finally:
-        shutil.rmtree(workspace, ignore_errors=True)
+        if not root.checkin(env.seed, workspace) and hasattr(launcher, "forget"):
+            launcher.forget(workspace)

@@ -67,16 +67,26 @@ def _alive(pid: int) -> bool:
 
 
 class WorkspaceRoot:
-    """The run folder of this process; `close()` removes it, `reap()` removes dead runs' folders."""
+    """The run folder of this process and its warm pool of fresh workspaces.
 
-    def __init__(self, base: Path | None = None):
+    `checkout` hands out a workspace that already holds a fresh copy of the seed (copied ahead of
+    time by `prewarm` or when an earlier episode checked its workspace back in), so acquiring an
+    episode costs no copy. `checkin` rebuilds the workspace from the seed before it can be handed
+    out again: nothing an episode did survives into the next one. Reusing paths also lets a
+    launcher reuse a server already built for that path.
+    """
+
+    def __init__(self, base: Path | None = None, max_idle: int = 64):
         self.base = Path(base or Path(tempfile.gettempdir()) / "envcraft")
         self.base.mkdir(parents=True, exist_ok=True)
         self.reap()
         self.path = self.base / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.path.mkdir()
+        self.max_idle = max_idle
+        self._ready: dict[Path, list[Path]] = {}  # seed -> fresh workspaces
 
     def reap(self) -> list[Path]:
+        """Remove run folders whose registry process is gone (killed without cleaning up)."""
         removed = []
         for run in self.base.glob("run-*"):
             try:
@@ -89,7 +99,41 @@ class WorkspaceRoot:
         return removed
 
     def create(self, env: str) -> Path:
+        """A new, empty workspace path (not pooled)."""
         return self.path / f"{env}-{uuid.uuid4().hex[:10]}"
 
+    def prewarm(self, env: str, seed: Path, count: int) -> None:
+        ready = self._ready.setdefault(seed, [])
+        while len(ready) < min(count, self.max_idle):
+            workspace = self.create(env)
+            materialize(seed, workspace)
+            ready.append(workspace)
+
+    def checkout(self, env: str, seed: Path, initial: InitialState | None = None) -> Path:
+        """A workspace holding the seed plus `initial`, from the pool when one is ready."""
+        ready = self._ready.get(seed)
+        if ready:
+            workspace = ready.pop()
+            if initial is not None and (initial.files or initial.rows or initial.updates):
+                materialize(seed, workspace, initial)
+            return workspace
+        workspace = self.create(env)
+        materialize(seed, workspace, initial)
+        return workspace
+
+    def checkin(self, seed: Path, workspace: Path) -> bool:
+        """Rebuild the workspace from the seed and pool it; returns False if it was removed instead."""
+        ready = self._ready.setdefault(seed, [])
+        if len(ready) >= self.max_idle or not self.path.exists():
+            shutil.rmtree(workspace, ignore_errors=True)
+            return False
+        materialize(seed, workspace)
+        ready.append(workspace)
+        return True
+
+    def idle(self, seed: Path) -> int:
+        return len(self._ready.get(seed, []))
+
     def close(self) -> None:
+        self._ready.clear()
         shutil.rmtree(self.path, ignore_errors=True)
