@@ -21,6 +21,13 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.all:
+        from registry.gateway import serve_gateway
+
+        return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
+                             tasks_dir=args.tasks_dir)
+    if not args.env:
+        raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from harness.serve import serve
 
     return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
@@ -48,8 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("list", help="list environments from their manifests").set_defaults(fn=_list)
 
-    serve = commands.add_parser("serve", help="serve one environment for any MCP client")
-    serve.add_argument("env")
+    serve = commands.add_parser("serve", help="serve one environment, or --all through the episode gateway")
+    serve.add_argument("env", nargs="?")
+    serve.add_argument("--all", action="store_true", help="gateway: every environment, a URL per episode, a control API")
+    serve.add_argument("--token", default=None, help="control API token for --all (default: random, printed)")
+    serve.add_argument("--max-episodes", type=int, default=512, help="live episodes the gateway holds at most")
+    serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)

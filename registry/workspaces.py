@@ -86,7 +86,10 @@ class WorkspaceRoot:
         self._ready: dict[Path, list[Path]] = {}  # seed -> fresh workspaces
 
     def reap(self) -> list[Path]:
-        """Remove run folders whose registry process is gone (killed without cleaning up)."""
+        """Remove run folders whose registry process is gone (killed without cleaning up), and empty shell cgroups."""
+        from registry.reaper import reap_cgroups
+
+        reap_cgroups()
         removed = []
         for run in self.base.glob("run-*"):
             try:

@@ -1,0 +1,115 @@
+"""The gateway as agents and operators meet it: real uvicorn, real HTTP, an independent MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from harness.tasks import write_tasks
+from tests.helpers import REPO, children_of, free_port, inspector, mail_task, wait_for_port
+
+TOKEN = "test-token-not-for-agents"
+
+
+def control(port: int, method: str, path: str, body: dict | None = None, token: str | None = TOKEN):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/control{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    port = free_port()
+    write_tasks(tmp_path / "office.jsonl", [mail_task(0)])
+    process = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--all", "--port", str(port),
+                                "--token", TOKEN, "--max-episodes", "3", "--tasks-dir", str(tmp_path)], cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_for_port(port)
+    yield port, process
+    if process.poll() is None:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+@pytest.mark.anyio
+async def test_episodes_are_separate_and_the_control_plane_is_out_of_reach(gateway):
+    port, _ = gateway
+    assert control(port, "POST", "/episodes", {"env": "office"}, token=None)[0] == 401
+    assert control(port, "POST", "/episodes", {"env": "office"}, token="wrong")[0] == 401
+    status, a = control(port, "POST", "/episodes", {"env": "office"})
+    assert status == 201
+    _, b = control(port, "POST", "/episodes", {"env": "office"})
+    async with Client(a["url"]) as agent_a, Client(b["url"]) as agent_b:
+        assert not (await agent_a.call_tool("write_file", {"path": "secret.txt", "content": "for a only"})).is_error
+        assert "secret.txt" not in (await agent_b.call_tool("list_dir", {})).content[0].text
+        assert (await agent_b.call_tool("read_file", {"path": "secret.txt"})).is_error
+        names = {tool.name for tool in (await agent_a.list_tools()).tools}
+        assert not any(word in name for name in names for word in ("reset", "grade", "control", "episode"))
+        probe = await agent_a.call_tool("run_shell", {"command": (
+            "python3 -c \"import urllib.request as u; "
+            f"u.urlopen('http://127.0.0.1:{port}/control/health', timeout=3)\"")})
+        assert "Errno" in probe.content[0].text and "exit code: 1" in probe.content[0].text
+    status, health = control(port, "GET", "/health")
+    assert status == 200 and health["live"] == 2
+    assert control(port, "POST", f"/episodes/{a['episode']}/reset")[0] == 200
+    async with Client(a["url"]) as agent_a:
+        assert "secret.txt" not in (await agent_a.call_tool("list_dir", {})).content[0].text
+
+
+def test_inspector_works_in_a_gateway_episode_and_farm_limits_are_clear(gateway):
+    port, _ = gateway
+    _, episode = control(port, "POST", "/episodes", {"env": "office"})
+    listed = inspector(episode["url"], "--transport", "http", "--method", "tools/list")
+    assert listed.returncode == 0, listed.stderr
+    assert len(json.loads(listed.stdout)["tools"]) == 20
+    for _ in range(2):
+        assert control(port, "POST", "/episodes", {"env": "office"})[0] == 201
+    status, full = control(port, "POST", "/episodes", {"env": "office"})
+    assert status == 429 and "farm is full" in full["error"]
+    assert control(port, "DELETE", f"/episodes/{episode['episode']}")[0] == 200
+    assert control(port, "DELETE", f"/episodes/{episode['episode']}")[0] == 404
+    assert control(port, "POST", "/episodes", {"env": "nope"})[0] == 404
+    assert control(port, "POST", "/episodes", {"env": "office"})[0] == 201
+
+
+def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
+    port, process = gateway
+    _, episode = control(port, "POST", "/episodes", {"env": "office"})
+    run_dirs = list(Path("/tmp/envcraft").glob(f"run-{process.pid}-*"))
+    assert len(run_dirs) == 1
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    from registry.workspaces import WorkspaceRoot
+
+    root = WorkspaceRoot()  # what every registry start does first
+    root.close()
+    assert not run_dirs[0].exists()
+    assert children_of(process.pid) == []
+
+
+@pytest.mark.anyio
+async def test_control_api_grades_an_episode_on_its_final_state(gateway):
+    port, _ = gateway
+    task = mail_task(0)
+    _, solved = control(port, "POST", "/episodes", {"env": "office", "task_id": task.id})
+    _, untouched = control(port, "POST", "/episodes", {"env": "office", "task_id": task.id})
+    async with Client(solved["url"]) as agent:
+        for call in task.gold:
+            assert not (await agent.call_tool(call.tool, call.arguments)).is_error
+    status, grade = control(port, "POST", f"/episodes/{solved['episode']}/grade")
+    assert status == 200 and grade["reward"] == 1.0 and grade["passed"]
+    assert control(port, "POST", f"/episodes/{untouched['episode']}/grade")[1]["reward"] == 0.0
