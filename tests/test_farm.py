@@ -1,0 +1,58 @@
+"""Many episodes at once on one environment: separate state, recycled workspaces start clean."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from registry.catalog import get
+from registry.launch import InProcessLauncher, launch
+from registry.workspaces import WorkspaceRoot
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_64_concurrent_episodes_keep_separate_state(tmp_path):
+    env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)
+    seen: dict[int, tuple[str, str]] = {}
+    all_inside = anyio.Event()
+    inside = 0
+
+    async def episode(index: int) -> None:
+        nonlocal inside
+        async with launch(env, launcher, root) as instance:
+            client = instance.client
+            await client.call_tool("write_file", {"path": "mine.txt", "content": f"episode {index}"})
+            await client.call_tool("todo_add", {"title": f"todo of {index}", "owner": "x@northwind.studio", "due": "2026-12-09"})
+            inside += 1
+            if inside == 64:
+                all_inside.set()
+            await all_inside.wait()  # every episode is live at once before any reads back
+            text = (await client.call_tool("read_file", {"path": "mine.txt"})).content[0].text
+            todos = (await client.call_tool("todo_list", {"owner": "x@northwind.studio"})).structured_content["result"]
+            seen[index] = (text, ",".join(t["title"] for t in todos))
+
+    async with anyio.create_task_group() as group:
+        for index in range(64):
+            group.start_soon(episode, index)
+    assert seen == {i: (f"episode {i}", f"todo of {i}") for i in range(64)}
+
+    assert root.idle(env.seed) == 64  # all recycled into the pool, rebuilt from the seed
+    async with launch(env, launcher, root) as reused:
+        assert (await reused.client.call_tool("read_file", {"path": "mine.txt"})).is_error
+        assert (await reused.client.call_tool("todo_list", {"owner": "x@northwind.studio"})).structured_content["result"] == []
+    root.close()
+
+
+async def test_task_initial_state_does_not_leak_into_the_next_episode(tmp_path):
+    from registry.workspaces import InitialState
+
+    env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)
+    root.prewarm(env.name, env.seed, 1)
+    planted = InitialState(files={"planted.txt": "decoy"})
+    async with launch(env, launcher, root, planted) as first:
+        assert (first.workspace / "planted.txt").exists()
+    async with launch(env, launcher, root) as second:
+        assert second.workspace == first.workspace  # the same pooled folder, rebuilt
+        assert not (second.workspace / "planted.txt").exists()
+    root.close()
