@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BUILDER_VERSION = "1"  # bump when the image layout changes
+BUILDER_VERSION = "1"  # the builder's own source is hashed too: edits rebuild
 REPOSITORY = "envcraft/runtime"
 ROOT_DISTRIBUTION = "mcp"  # the server needs mcp and what it pulls in; the env code is stdlib only
 MODES = ("embed", "bind")
@@ -264,8 +264,8 @@ def _add_python_file(plan: _Plan, source: str, target: str, copy: bool) -> None:
         cached = importlib.util.cache_from_source(target)
         if cached not in plan.entries:
             host_cached = importlib.util.cache_from_source(source)
+            plan.add_dirs(cached)
             if _pyc_fresh(host_cached, source):
-                plan.add_dirs(cached)
                 plan.entries[cached] = _Entry("file", host_cached)
             else:
                 plan.compiled[cached] = source
@@ -295,6 +295,7 @@ def _plan(mode: str) -> tuple[_Plan, RuntimeImage]:
 
 def _fingerprint(plan: _Plan, mode: str) -> str:
     digest = hashlib.sha256(f"{BUILDER_VERSION}\0{mode}\0{sys.version}\0".encode())
+    digest.update(Path(__file__).read_bytes())  # a change to this builder is a change of image
     for path in sorted(set(plan.entries) | plan.scan | set(plan.compiled.values()) | {"/etc/ld.so.cache"}):
         entry = plan.entries.get(path)
         digest.update(path.encode() + b"\0")

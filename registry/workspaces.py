@@ -29,11 +29,71 @@ class InitialState(BaseModel):
     updates: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)  # table -> row id -> fields
 
 
+# Fingerprints of workspaces this process made, taken right after a pure seed copy:
+# relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,
+# replace) moves its ctime, which no user can set, so a reset only restores what changed.
+_PRINTS: dict[Path, tuple[Path, dict[str, tuple[bool, int, int]]]] = {}
+
+
+def _scan(root: Path) -> dict[str, tuple[bool, int, int]]:
+    found = {}
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                info = entry.stat(follow_symlinks=False)
+                is_dir = entry.is_dir(follow_symlinks=False)
+                rel = prefix + entry.name
+                found[rel] = (is_dir, info.st_ino, info.st_ctime_ns)
+                if is_dir:
+                    stack.append((Path(entry.path), rel + "/"))
+    return found
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]]) -> None:
+    """Put back every entry whose fingerprint moved, drop every entry the seed does not have."""
+    now = _scan(workspace)
+    changed = sorted({rel for rel, sig in now.items() if clean.get(rel) != sig} | (clean.keys() - now.keys()), key=len)
+    done: list[str] = []
+    for rel in changed:
+        if any(rel.startswith(parent + "/") for parent in done):
+            continue  # restored with its folder
+        target, source = workspace / rel, seed / rel
+        _remove(target)
+        if source.is_dir():
+            shutil.copytree(source, target, symlinks=True)
+        elif source.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        done.append(rel)
+
+
+def forget(workspace: Path) -> None:
+    _PRINTS.pop(workspace, None)
+
+
 def materialize(seed: Path, workspace: Path, initial: InitialState | None = None) -> None:
-    """Make `workspace` hold exactly the seed plus the initial-state patch (also used to reset)."""
-    if workspace.exists():
-        shutil.rmtree(workspace)
-    shutil.copytree(seed, workspace, symlinks=True)
+    """Make `workspace` hold exactly the seed plus the initial-state patch (also used to reset).
+
+    A workspace this process made before is restored in place, entry by entry; any other is
+    copied whole.
+    """
+    known = _PRINTS.get(workspace)
+    if known and known[0] == seed and workspace.is_dir():
+        _restore(seed, workspace, known[1])
+    else:
+        if workspace.exists() or workspace.is_symlink():
+            _remove(workspace)
+        shutil.copytree(seed, workspace, symlinks=True)
+    _PRINTS[workspace] = (seed, _scan(workspace))
     if initial is None:
         return
     for rel, content in initial.files.items():
@@ -129,6 +189,7 @@ class WorkspaceRoot:
         ready = self._ready.setdefault(seed, [])
         if len(ready) >= self.max_idle or not self.path.exists():
             shutil.rmtree(workspace, ignore_errors=True)
+            forget(workspace)
             return False
         materialize(seed, workspace)
         ready.append(workspace)
@@ -139,4 +200,6 @@ class WorkspaceRoot:
 
     def close(self) -> None:
         self._ready.clear()
+        for workspace in [w for w in _PRINTS if self.path in w.parents]:
+            forget(workspace)
         shutil.rmtree(self.path, ignore_errors=True)
