@@ -38,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
 
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
-        model=args.model, launcher=args.launcher, concurrency=args.concurrency, out=args.out, limit=args.limit,
+        model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
         split=args.split, attempts=args.attempts)
     return run_main_job(settings)
 
@@ -46,7 +46,7 @@ def _run(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from registry.bench import run_bench
 
-    return run_bench(args.env, args.n, args.json)
+    return run_bench(args.env, args.n, args.json, args.live)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (or ENVCRAFT_BASE_URL)")
     run.add_argument("--api-key", default=None, help="API key (or ENVCRAFT_API_KEY)")
     run.add_argument("--model", default=None, help="model name (or ENVCRAFT_MODEL)")
-    run.add_argument("--launcher", default="inprocess", help="inprocess, stdio or docker")
+    run.add_argument("--launcher", default="inprocess", help="inprocess (pooled, fastest) or stdio (a process per episode)")
+    run.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "process", "docker"],
+                     help="bwrap (default on Linux), process (NOT isolating: development only) or docker")
     run.add_argument("--concurrency", type=int, default=4)
     run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
@@ -86,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--env", default="office")
     bench.add_argument("-n", type=int, default=30, help="samples per figure")
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
     return parser
 

@@ -35,6 +35,7 @@ class RunSettings(BaseModel):
     api_key: str | None = None
     model: str | None = None
     launcher: str = "inprocess"
+    sandbox: str = "auto"  # bwrap (default on Linux), process (not isolating) or docker
     concurrency: int = 4
     attempts: int = 1
     split: str = "all"
@@ -90,9 +91,13 @@ def run_main_job(settings: RunSettings) -> int:
     log = RolloutLog(out / "rollouts.jsonl")
     if log.done:
         print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept", file=sys.stderr)
-    launcher = make_launcher(settings.launcher)
+    launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
+    if settings.sandbox in ("bwrap", "process"):
+        os.environ["ENVCRAFT_SANDBOX"] = settings.sandbox  # read by each server's shell when it is built
+    elif settings.sandbox not in ("auto", "docker"):
+        raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
     print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
-          f"launcher: {launcher.name}; concurrency: {settings.concurrency}", file=sys.stderr)
+          f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}", file=sys.stderr)
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name

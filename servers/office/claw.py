@@ -210,8 +210,9 @@ def find_row(tables: Tables, table: str, key: str, value: Any, what: str, hint: 
 
 def next_id(tables: Tables, table: str, prefix: str) -> str:
     """Sequential ids (msg-0042) keep gold replays deterministic."""
-    numbers = [int(row["id"].rsplit("-", 1)[1]) for row in tables.get(table, []) if row.get("id", "").startswith(prefix + "-")]
-    return f"{prefix}-{max(numbers, default=0) + 1:04d}"
+    tail = [str(row.get("id", "")).removeprefix(prefix + "-") for row in tables.get(table, [])
+            if str(row.get("id", "")).startswith(prefix + "-")]
+    return f"{prefix}-{max((int(t) for t in tail if t.isdigit()), default=0) + 1:04d}"
 
 
 # ---------------------------------------------------------------- contained shell
