@@ -26,6 +26,8 @@ CASES = {
     "memory bomb": ("python3 -c \"x = bytearray(4 * 1024**3)\"", ["MemoryError"], None),
     "endless loop": ("while :; do :; done", ["time limit"], 2),
     "huge output": ("yes envcraft | head -c 50000000", ["cut at the size limit"], None),
+    "app state forgery": ("echo '{}' > .app/state.json; echo '{\"answer\": \"forged\"}' > .app/answer.json",
+                          ["Read-only file system"], None),
     "disk fill": ("head -c 200000000 /dev/zero > big.bin; ls -la big.bin", ["File size limit exceeded"], None),
 }
 
@@ -41,6 +43,8 @@ async def test_contained_and_episode_goes_on(case, tmp_path):
         assert not Path("/usr/evil").exists() and not Path("/evil").exists()
         big = instance.workspace / "big.bin"
         assert not big.exists() or big.stat().st_size <= 64 * 2**20
+        assert (instance.workspace / ".app" / "state.json").stat().st_size > 1000
+        assert not (instance.workspace / ".app" / "answer.json").exists()
         after = await instance.client.call_tool("run_shell", {"command": "office contacts-search --query design | head -3"})
         assert not after.is_error and "exit code: 0" in after.content[0].text
         assert not (await instance.client.call_tool("list_dir", {})).is_error
@@ -53,3 +57,14 @@ async def test_two_workspaces_cannot_see_each_other(tmp_path):
         probe = await b.client.call_tool("run_shell", {"command": f"cat {a.workspace}/secret.txt; ls /workspace"})
         assert "only for a" not in probe.content[0].text
         assert not (b.workspace / "secret.txt").exists()
+
+
+async def test_cli_writes_go_through_the_server_with_its_checks(tmp_path):
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        bad = await instance.client.call_tool("run_shell", {"command": "office todo-add --title x --owner nobody --due 2026-12-09"})
+        assert "exit code: 1" in bad.content[0].text and "not an email address" in bad.content[0].text
+        good = await instance.client.call_tool("run_shell", {
+            "command": "office todo-add --title 'Ship it' --owner priya.shah@northwind.studio --due 2026-12-09"})
+        assert "exit code: 0" in good.content[0].text
+        todos = (await instance.client.call_tool("todo_list", {"owner": "priya.shah@northwind.studio"})).structured_content
+        assert "Ship it" in [t["title"] for t in todos["result"]]

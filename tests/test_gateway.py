@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -86,18 +87,27 @@ def test_inspector_works_in_a_gateway_episode_and_farm_limits_are_clear(gateway)
     assert control(port, "POST", "/episodes", {"env": "office"})[0] == 201
 
 
+def await_shell(port: int, url: str) -> str:
+    async def call() -> str:
+        async with Client(url) as agent:
+            return (await agent.call_tool("run_shell", {"command": "office todo-list | head -2"})).content[0].text
+
+    return anyio.run(call)
+
+
 def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     port, process = gateway
     _, episode = control(port, "POST", "/episodes", {"env": "office"})
+    probe = await_shell(port, episode["url"])
     run_dirs = list(Path("/tmp/envcraft").glob(f"run-{process.pid}-*"))
-    assert len(run_dirs) == 1
+    assert len(run_dirs) == 2 and probe  # the workspace run folder and the shell's operation socket
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
     from registry.workspaces import WorkspaceRoot
 
     root = WorkspaceRoot()  # what every registry start does first
     root.close()
-    assert not run_dirs[0].exists()
+    assert not any(path.exists() for path in run_dirs)
     assert children_of(process.pid) == []
 
 

@@ -23,18 +23,17 @@ import inspect
 import json
 import os
 import re
-import resource
-import selectors
-import shutil
-import signal
-import subprocess
 import sys
 import time
 import typing
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+if __package__:
+    from .sandbox import SOCKET_ENV, Limits, OperationSocket, Shell, ToolFailure, request_operation
+else:
+    from sandbox import SOCKET_ENV, Limits, OperationSocket, Shell, ToolFailure, request_operation
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -44,10 +43,6 @@ ANSWER_FILE = "answer.json"
 MAX_READ_CHARS = 100_000
 MAX_WRITE_BYTES = 2_000_000
 MAX_MATCHES = 200
-
-
-class ToolFailure(Exception):
-    """A failure the agent can act on; the message says what to do next."""
 
 
 # ---------------------------------------------------------------- workspace files
@@ -215,194 +210,6 @@ def next_id(tables: Tables, table: str, prefix: str) -> str:
     return f"{prefix}-{max((int(t) for t in tail if t.isdigit()), default=0) + 1:04d}"
 
 
-# ---------------------------------------------------------------- contained shell
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    wall_seconds: float = 20.0
-    cpu_seconds: int = 10
-    memory_mb: int = 512
-    processes: int = 64
-    open_files: int = 256
-    file_mb: int = 64
-    output_bytes: int = 64_000
-
-
-@dataclasses.dataclass
-class ShellResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    truncated: bool = False
-
-    def render(self) -> str:
-        parts = [f"exit code: {self.exit_code}"]
-        if self.timed_out:
-            parts.append("the command hit its time limit and was killed")
-        if self.truncated:
-            parts.append("output was cut at the size limit")
-        if self.stdout:
-            parts.append("stdout:\n" + self.stdout)
-        if self.stderr:
-            parts.append("stderr:\n" + self.stderr)
-        return "\n".join(parts)
-
-
-class _Cgroup:
-    """Per-command cgroup (v1 pids + memory) so a fork or memory bomb hits a wall, not the host."""
-
-    ROOT = Path("/sys/fs/cgroup")
-
-    def __init__(self, limits: Limits):
-        self.paths: list[Path] = []
-        name = f"envcraft/{uuid.uuid4().hex[:12]}"
-        for controller, setting, value in (
-            ("pids", "pids.max", str(limits.processes)),
-            ("memory", "memory.limit_in_bytes", str(limits.memory_mb * 2**20)),
-        ):
-            path = self.ROOT / controller / name
-            try:
-                path.mkdir(parents=True)
-                (path / setting).write_text(value)
-                self.paths.append(path)
-            except OSError:
-                continue
-
-    def enter(self) -> None:
-        """Called in the child between fork and exec."""
-        for path in self.paths:
-            (path / "cgroup.procs").write_text("0")
-
-    def destroy(self) -> None:
-        for path in self.paths:
-            for _ in range(50):
-                pids = (path / "cgroup.procs").read_text().split() if path.exists() else []
-                for pid in pids:
-                    with contextlib.suppress(ProcessLookupError, ValueError):
-                        os.kill(int(pid), signal.SIGKILL)
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
-
-
-def sandbox_backend() -> str:
-    """`bwrap` (isolating, default where installed) or `process` (development only: NOT isolating)."""
-    chosen = os.environ.get("ENVCRAFT_SANDBOX", "auto")
-    if chosen == "auto":
-        return "bwrap" if shutil.which("bwrap") and sys.platform == "linux" else "process"
-    if chosen not in ("bwrap", "process"):
-        raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
-    return chosen
-
-
-class Shell:
-    """Runs one agent command at a time in the workspace, contained and bounded."""
-
-    def __init__(self, workspace: Path, env_dir: Path, cli_name: str, limits: Limits = Limits(), backend: str | None = None):
-        self.workspace = Path(workspace).resolve()
-        self.env_dir = Path(env_dir).resolve()
-        self.cli_name = cli_name
-        self.limits = limits
-        self.backend = backend or sandbox_backend()
-
-    def argv(self, command: str) -> tuple[list[str], Path]:
-        """The command line that runs `command`, and the directory to start it in."""
-        python_bin = Path(sys.base_prefix) / "bin"
-        if self.backend == "process":
-            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
-            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
-                    "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
-        argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                "--tmpfs", "/tmp", "--dir", "/etc"]
-        for link in ("bin", "lib", "lib64", "sbin"):
-            if Path("/usr", link).exists():
-                argv += ["--symlink", f"usr/{link}", f"/{link}"]
-        for shared in ("/etc/alternatives", "/etc/ld.so.cache"):
-            if Path(shared).exists():
-                argv += ["--ro-bind", shared, shared]
-        if not str(sys.base_prefix).startswith("/usr"):
-            argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
-        argv += ["--ro-bind", str(self.env_dir), "/opt/env", "--bind", str(self.workspace), "/workspace",
-                 "--chdir", "/workspace", "--clearenv",
-                 "--setenv", "PATH", f"/opt/env/bin:{python_bin}:/usr/local/bin:/usr/bin:/bin",
-                 "--setenv", "HOME", "/workspace", "--setenv", "ENVCRAFT_WORKSPACE", "/workspace",
-                 "--setenv", "LANG", "C.UTF-8", "/bin/sh", "-c", command]
-        return argv, self.workspace
-
-    def run(self, command: str, timeout: float | None = None) -> ShellResult:
-        if not command.strip():
-            raise ToolFailure("the command is empty: pass a shell command such as 'ls -la'")
-        wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
-        argv, cwd = self.argv(command)
-        cgroup = _Cgroup(self.limits)
-        limits = self.limits
-
-        def contain() -> None:
-            cgroup.enter()
-            os.setsid()
-            for kind, value in (
-                (resource.RLIMIT_CPU, limits.cpu_seconds),
-                (resource.RLIMIT_AS, limits.memory_mb * 2**20),
-                (resource.RLIMIT_NOFILE, limits.open_files),
-                (resource.RLIMIT_FSIZE, limits.file_mb * 2**20),
-                (resource.RLIMIT_CORE, 0),
-            ):
-                resource.setrlimit(kind, (value, value))
-            if not cgroup.paths:
-                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-
-        try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, preexec_fn=contain)
-            return self._collect(proc, wall)
-        finally:
-            cgroup.destroy()
-
-    def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
-        """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""
-        cap = self.limits.output_bytes
-        chunks = {"stdout": bytearray(), "stderr": bytearray()}
-        truncated = timed_out = False
-        deadline = time.monotonic() + wall
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
-        selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
-        while selector.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in selector.select(timeout=remaining):
-                data = os.read(key.fileobj.fileno(), 65536)
-                if not data:
-                    selector.unregister(key.fileobj)
-                    continue
-                buffer = chunks[key.data]
-                room = cap - len(chunks["stdout"]) - len(chunks["stderr"])
-                if len(data) > room:
-                    truncated = True
-                buffer.extend(data[: max(room, 0)])
-        selector.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        try:
-            code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-        return ShellResult(exit_code=124 if timed_out else code, stdout=chunks["stdout"].decode("utf-8", "replace"),
-                           stderr=chunks["stderr"].decode("utf-8", "replace"), timed_out=timed_out, truncated=truncated)
-
-
 # ---------------------------------------------------------------- domain operations
 
 
@@ -464,13 +271,15 @@ def run_cli(prog: str, operations: list[Callable], argv: list[str] | None = None
                                  default=None if required else param.default)
     args = vars(parser.parse_args(argv))
     op = by_name[args.pop("verb")]
-    store = Store(os.environ.get("ENVCRAFT_WORKSPACE", "."))
     try:
-        result = call_operation(store, op, **args)
+        if os.environ.get(SOCKET_ENV):  # inside the sandbox: the app state is read-only, the server acts
+            result = request_operation(os.environ[SOCKET_ENV], op.__name__, args)
+        else:
+            result = to_jsonable(call_operation(Store(os.environ.get("ENVCRAFT_WORKSPACE", ".")), op, **args))
     except ToolFailure as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(json.dumps(to_jsonable(result), indent=1))
+    print(json.dumps(result, indent=1))
     return 0
 
 
@@ -495,7 +304,18 @@ def add_claw_tools(server: Any, root: Path, env_dir: Path, cli_name: str | None,
     from mcp.types import ToolAnnotations
 
     workspace, store = Workspace(root), Store(root)
-    shell = Shell(root, env_dir, cli_name, limits)
+    by_name = {op.__name__: op for op in operations}
+
+    def operation(verb: str, arguments: dict[str, Any]) -> Any:
+        """A CLI verb sent from inside the sandbox, run with the same checks as the MCP tool."""
+        if verb not in by_name:
+            raise ToolFailure(f"unknown verb {verb!r}: run `{cli_name} --help`")
+        try:
+            return to_jsonable(call_operation(store, by_name[verb], **arguments))
+        except TypeError as exc:
+            raise ToolFailure(f"bad arguments for {verb}: {exc}") from None
+
+    shell = Shell(root, env_dir, cli_name, limits, operations=operation)
 
     def tool(fn: Callable, read_only: bool, name: str | None = None) -> None:
         def guarded(**kwargs: Any) -> Any:
