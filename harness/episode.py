@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from mcp import Client
@@ -42,13 +43,48 @@ def reply_text(result: Any) -> str:
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class Toolset:
+    """The tools one environment instance offers the episode."""
+
+    env: str
+    client: Client
+    tools: list[Tool]
+
+
+def exposed_names(toolsets: list[Toolset]) -> dict[tuple[str, str], str]:
+    """(env, tool) -> the name the agent sees. Names unique across the episode's environments stay
+    as they are; a clash (the scaffold tools of two workspaces) gets the environment as a prefix.
+    `finish` is the first environment's alone."""
+    counts: dict[str, int] = {}
+    for toolset in toolsets:
+        for tool in toolset.tools:
+            counts[tool.name] = counts.get(tool.name, 0) + 1
+    names = {}
+    for index, toolset in enumerate(toolsets):
+        for tool in toolset.tools:
+            if tool.name == "finish" and index > 0:
+                continue
+            clash = counts[tool.name] > 1 and tool.name != "finish"
+            names[(toolset.env, tool.name)] = f"{toolset.env}__{tool.name}"[:64] if clash else tool.name
+    return names
+
+
 class Episode:
-    def __init__(self, task_id: str, turns: list[str], client: Client, tools: list[Tool], limits: Limits):
+    def __init__(self, task_id: str, turns: list[str], toolsets: list[Toolset], limits: Limits):
         self.task_id = task_id
         self.turns = turns
-        self.client = client
-        self.tools = tools
-        self.openai_tools = [openai_tool(t) for t in tools]
+        self.envs = [toolset.env for toolset in toolsets]
+        self.exposed = exposed_names(toolsets)
+        self._routes = {}
+        self.tools = []
+        for toolset in toolsets:
+            for tool in toolset.tools:
+                if (toolset.env, tool.name) in self.exposed:
+                    name = self.exposed[(toolset.env, tool.name)]
+                    self._routes[name] = (toolset.client, tool.name)
+                    self.tools.append(tool.model_copy(update={"name": name}))
+        self.openai_tools = [openai_tool(t) for t in self.tools]
         self.limits = limits
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()
@@ -56,7 +92,6 @@ class Episode:
         self.finished = False
         self.tool_seconds: list[float] = []
         self.started = time.monotonic()
-        self._names = {t.name for t in tools}
 
     def system(self, text: str) -> None:
         self.messages.append({"role": "system", "content": text})
@@ -86,11 +121,12 @@ class Episode:
                                  text=f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): send a JSON object")
         if not isinstance(arguments, dict):
             return ToolReply(name=name, is_error=True, seconds=0.0, text="arguments must be a JSON object of parameter names")
-        if name not in self._names:
+        if name not in self._routes:
             return ToolReply(name=name, is_error=True, seconds=0.0,
-                             text=f"there is no tool named {name!r}; available: {', '.join(sorted(self._names))}")
+                             text=f"there is no tool named {name!r}; available: {', '.join(sorted(self._routes))}")
+        client, local_name = self._routes[name]
         try:
-            result = await self.client.call_tool(name, arguments)
+            result = await client.call_tool(local_name, arguments)
         except Exception as exc:  # the transport or the server process broke: not the agent's fault
             raise InfraFailure("server", f"{name} call failed: {type(exc).__name__}: {exc}") from exc
         seconds = time.perf_counter() - start

@@ -101,9 +101,18 @@ def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
     raise ValueError(f"unknown check kind {check.kind}")
 
 
-def grade(task: Task, initial: Snapshot, final: Snapshot) -> Grade:
-    results = [CheckResult(kind=c.kind, role=c.role, passed=holds(c, initial, final), weight=c.weight, note=c.note)
-               for c in task.checks]
+States = Snapshot | dict[str, Snapshot]  # one environment's, or each environment's by name
+
+
+def _of(task: Task, states: States, check: Check) -> Snapshot:
+    if isinstance(states, Snapshot):
+        return states
+    return states[check.env or task.envs[0]]
+
+
+def grade(task: Task, initial: States, final: States) -> Grade:
+    results = [CheckResult(kind=c.kind, role=c.role, passed=holds(c, _of(task, initial, c), _of(task, final, c)),
+                           weight=c.weight, note=c.note) for c in task.checks]
     goals = [r for r in results if r.role == "goal"]
     total = sum(r.weight for r in goals)
     reward = sum(r.weight for r in goals if r.passed) / total if total else 0.0
@@ -112,6 +121,6 @@ def grade(task: Task, initial: Snapshot, final: Snapshot) -> Grade:
     return Grade(reward=round(reward, 6), passed=reward >= 1.0, checks=results)
 
 
-def credited_at_start(task: Task, initial: Snapshot) -> list[Check]:
+def credited_at_start(task: Task, initial: States) -> list[Check]:
     """Goal checks that the initial state already satisfies: free reward, so the task is rejected."""
-    return [c for c in task.checks if c.role == "goal" and holds(c, initial, initial)]
+    return [c for c in task.checks if c.role == "goal" and holds(c, _of(task, initial, c), _of(task, initial, c))]

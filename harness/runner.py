@@ -7,6 +7,7 @@ without losing or duplicating any.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from pathlib import Path
 import anyio
 
 from harness.agents.base import Agent
-from harness.episode import Episode, Limits
+from harness.episode import Episode, Limits, Toolset
 from harness.errors import EpisodeStop, InfraFailure
 from harness.grading import Snapshot, grade
 from harness.rollout import Failure, Rollout
@@ -44,12 +45,14 @@ async def run_episode(task: Task, agent: Agent, launcher: Launcher, root: Worksp
     start = time.perf_counter()
     episode = None
     try:
-        env = catalog.get(task.envs[0])
-        async with launch(env, launcher, root, task.initial) as instance:
-            tools = (await instance.client.list_tools()).tools
-            initial = Snapshot.of(instance.workspace)
+        envs = [catalog.get(name) for name in task.envs]
+        async with contextlib.AsyncExitStack() as stack:
+            instances = [await stack.enter_async_context(launch(env, launcher, root, task.initial_for(env.name)))
+                         for env in envs]
+            toolsets = [Toolset(i.env.name, i.client, (await i.client.list_tools()).tools) for i in instances]
+            initial = {i.env.name: Snapshot.of(i.workspace) for i in instances}
             timings.acquire_seconds = time.perf_counter() - start
-            episode = Episode(task.id, task.turns, instance.client, tools, limits)
+            episode = Episode(task.id, task.turns, toolsets, limits)
             rollout.tools = episode.openai_tools
             agent_start = time.perf_counter()
             try:
@@ -61,7 +64,7 @@ async def run_episode(task: Task, agent: Agent, launcher: Launcher, root: Worksp
                 rollout.stop_reason = "time_limit"
             timings.agent_seconds = time.perf_counter() - agent_start
             grade_start = time.perf_counter()
-            result = grade(task, initial, Snapshot.of(instance.workspace))
+            result = grade(task, initial, {i.env.name: Snapshot.of(i.workspace) for i in instances})
             timings.grade_seconds = time.perf_counter() - grade_start
             rollout.reward, rollout.passed, rollout.checks = result.reward, result.passed, result.checks
     except Exception as exc:  # recorded, never raised: one broken episode must not stop the run
@@ -120,9 +123,9 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher, log: Ro
             if (task.id, agent.name, attempt) not in log.done]
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
     root = WorkspaceRoot()
-    for name in sorted({task.envs[0] for task, _ in todo}):
-        if name in (known := catalog.discover()):
-            root.prewarm(name, known[name].seed, min(concurrency, len(todo)))
+    known = catalog.discover()
+    for name in sorted({env for task, _ in todo for env in task.envs} & known.keys()):
+        root.prewarm(name, known[name].seed, min(concurrency, len(todo)))
     try:
         async def one(task: Task, attempt: int) -> None:
             async with limiter:

@@ -23,7 +23,8 @@ class Frozen(BaseModel):
 
 
 class ToolCall(Frozen):
-    tool: str
+    tool: str  # the tool's name in its environment
+    env: str | None = None  # which of the task's environments (default: the first)
     arguments: dict[str, Any] = Field(default_factory=dict)
     turn: int = 0  # which user turn this call answers (multi-turn tasks)
 
@@ -43,6 +44,7 @@ class Check(Frozen):
 
     kind: Literal["record", "no_record", "file_contains", "file_absent", "answer", "unchanged"]
     role: Literal["goal", "guard"] = "goal"
+    env: str | None = None  # whose final state to check (default: the task's first environment)
     table: str | None = None
     match: dict[str, Any] = Field(default_factory=dict)
     count: int | None = None
@@ -58,13 +60,17 @@ class Task(Frozen):
     id: str
     envs: list[str]
     turns: list[str]  # user messages, in order; more than one means a multi-turn task
-    initial: InitialState = InitialState()
+    initial: InitialState = InitialState()  # for the first environment
+    other_initial: dict[str, InitialState] = Field(default_factory=dict)  # for the others, by name
     checks: list[Check]
     gold: list[ToolCall]
     archetype: str = ""
     difficulty: Literal["easy", "medium", "hard"] = "medium"
     split: Literal["train", "test"] = "train"
     tags: list[str] = Field(default_factory=list)
+
+    def initial_for(self, env: str) -> InitialState:
+        return self.initial if env == self.envs[0] else self.other_initial.get(env, InitialState())
 
     @property
     def content_hash(self) -> str:

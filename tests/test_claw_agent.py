@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from harness.agents.claw import ClawAgent
-from harness.episode import Episode, Limits
+from harness.episode import Episode, Limits, Toolset
 from harness.errors import InfraFailure
 from harness.runner import run_episode
 from harness.scripted_model import Script, ScriptedCall, build_app, serving
@@ -117,7 +117,7 @@ async def test_model_endpoint_down_is_an_infra_failure_at_the_model(root):
                       retries=0, request_timeout=5.0)
     async with launch(catalog.get("office"), InProcessLauncher(), root, TASK.initial) as instance:
         tools = (await instance.client.list_tools()).tools
-        episode = Episode(TASK.id, TASK.turns, instance.client, tools, Limits())
+        episode = Episode(TASK.id, TASK.turns, [Toolset("office", instance.client, tools)], Limits())
         with pytest.raises(InfraFailure) as caught:
             await agent.run(episode)
     assert caught.value.boundary == "model" and "APIConnectionError" in caught.value.message

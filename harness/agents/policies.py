@@ -21,7 +21,8 @@ class GoldReplayAgent:
             episode.user(text)
             for index, call in enumerate(c for c in calls if c.turn == turn):
                 episode.count_step()
-                await episode.act([(f"call_{turn}_{index}", call.tool, call.arguments)])
+                name = episode.exposed.get((call.env or episode.envs[0], call.tool), call.tool)
+                await episode.act([(f"call_{turn}_{index}", name, call.arguments)])
         return "finished" if episode.finished else "gold_replayed"
 
 
