@@ -123,3 +123,24 @@ async def test_control_api_grades_an_episode_on_its_final_state(gateway):
     status, grade = control(port, "POST", f"/episodes/{solved['episode']}/grade")
     assert status == 200 and grade["reward"] == 1.0 and grade["passed"]
     assert control(port, "POST", f"/episodes/{untouched['episode']}/grade")[1]["reward"] == 0.0
+
+
+@pytest.mark.anyio
+async def test_idle_episodes_are_reaped(tmp_path):
+    import httpx2
+
+    from registry.gateway import Gateway
+    from registry.workspaces import WorkspaceRoot
+
+    gateway = Gateway(TOKEN, idle_seconds=0.2, root=WorkspaceRoot(tmp_path))
+    async with gateway.running():
+        async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=gateway), base_url="http://127.0.0.1") as http:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            created = (await http.post("/control/episodes", json={"env": "office"}, headers=headers)).json()
+            with anyio.fail_after(10):
+                while (await http.get("/control/health", headers=headers)).json()["live"]:
+                    await anyio.sleep(0.05)
+            health = (await http.get("/control/health", headers=headers)).json()
+            assert health["reaped"] == 1
+            gone = await http.post(f"/control/episodes/{created['episode']}/reset", headers=headers)
+            assert gone.status_code == 404 and "reaped" in gone.json()["error"]
