@@ -61,7 +61,8 @@ class ScriptedCall(BaseModel):
 class Trajectory(BaseModel):
     model_config = ConfigDict(frozen=True)
     turns: int = 1
-    calls: list[ScriptedCall]
+    calls: list[ScriptedCall] = []
+    replies: list[str] = []  # plain-content replies instead, the n-th for the n-th assistant turn (last repeats)
 
     def calls_of(self, turn: int) -> list[ScriptedCall]:
         calls = [c for c in self.calls if c.turn == turn]
@@ -82,6 +83,11 @@ class Script(BaseModel):
 
     def add(self, first_user: str, calls: list[ScriptedCall], turns: int = 1) -> Script:
         self.trajectories[first_user] = Trajectory(turns=turns, calls=calls)
+        return self
+
+    def add_replies(self, first_user: str, replies: list[str]) -> Script:
+        """Answer a conversation with fixed content, e.g. JSON documents for structured-output callers."""
+        self.trajectories[first_user] = Trajectory(replies=replies)
         return self
 
 
@@ -121,6 +127,9 @@ def reply(script: Script, messages: list[dict[str, Any]]) -> dict[str, Any]:
     trajectory = script.trajectories.get(text_of(messages[users[0]]["content"])) if users else None
     if trajectory is None:
         return {"role": "assistant", "content": "I have no script for this conversation."}
+    if trajectory.replies:
+        said = sum(1 for m in messages if m["role"] == "assistant")
+        return {"role": "assistant", "content": trajectory.replies[min(said, len(trajectory.replies) - 1)]}
     made = sum(len(m.get("tool_calls") or []) for m in messages[users[-1]:] if m["role"] == "assistant")
     calls = trajectory.calls_of(len(users) - 1)
     if made >= len(calls):
