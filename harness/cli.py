@@ -1,4 +1,4 @@
-"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench."""
+"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench, generate, audit."""
 
 from __future__ import annotations
 
@@ -49,6 +49,28 @@ def _bench(args: argparse.Namespace) -> int:
     return run_bench(args.env, args.n, args.json, args.live)
 
 
+def _generate(args: argparse.Namespace) -> int:
+    if args.scenario:
+        from generator.build import generate_from_scenario
+
+        return generate_from_scenario(args.scenario, args.out, args.base_url, args.api_key, args.model, args.rounds)
+    from generator.build import generate
+
+    return generate(args.blueprint, args.out, verbose=args.verbose)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from generator.build import audit_envs
+
+    return audit_envs(args.env, as_json=args.json)
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    from generator.catalog import print_stats
+
+    return print_stats(run_audit=args.audit, as_json=args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -90,6 +112,30 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
+
+    generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
+    generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
+    generate.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "servers",
+                          help="where environment folders go (default: servers/)")
+    generate.add_argument("-v", "--verbose", action="store_true", help="also print warnings of passing environments")
+    generate.add_argument("--scenario", help="describe a new environment in prose; an LLM writes its blueprint")
+    generate.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (or ENVCRAFT_BASE_URL)")
+    generate.add_argument("--api-key", default=None, help="API key (or ENVCRAFT_API_KEY)")
+    generate.add_argument("--model", default=None, help="model name (or ENVCRAFT_MODEL)")
+    generate.add_argument("--rounds", type=int, default=3, help="repair rounds after a failed validation or audit")
+    generate.set_defaults(fn=_generate)
+
+    audit = commands.add_parser("audit", help="audit environments: static checks and a runtime exploration")
+    audit.add_argument("env", nargs="*", help="environment(s) to audit (default: every one in servers/)")
+    audit.add_argument("--json", action="store_true", help="print the full audit reports as JSON")
+    audit.set_defaults(fn=_audit)
+
+    catalog = commands.add_parser("catalog", help="what the catalog holds")
+    catalog_commands = catalog.add_subparsers(dest="catalog_command", required=True)
+    stats = catalog_commands.add_parser("stats", help="counts per kind and archetype, tools, signatures, audit results")
+    stats.add_argument("--audit", action="store_true", help="also audit every environment (about 30 s)")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(fn=_catalog)
     return parser
 
 

@@ -225,7 +225,7 @@ def write(fn: Callable) -> Callable:
     return fn
 
 
-def call_operation(store: Store, op: Callable, **arguments: Any) -> Any:
+def call_operation(store: Store, op: Callable, /, **arguments: Any) -> Any:
     if op.writes:
         with store.transaction() as tables:
             return op(tables, **arguments)

@@ -31,7 +31,7 @@ INSTRUCTIONS = (
 def build_server(workspace: Path | str) -> MCPServer:
     """One MCP server bound to one episode's workspace."""
     server = MCPServer("office", instructions=INSTRUCTIONS, version="1.0.0")
-    add_claw_tools(server, Path(workspace), HERE, "office", app.OPERATIONS)
+    add_claw_tools(server, Path(workspace), HERE, "office", app.OPERATIONS, scaffold="full")
     return server
 
 

@@ -1,0 +1,322 @@
+"""Render a blueprint's domain operations as app.py: explicit, readable Python like servers/office/app.py.
+
+One dataclass per entity (typed output schemas), one function per operation tagged `@read` or
+`@write`, typed parameters (enums as Literal types), and validation that raises `ToolFailure` with a
+message that tells the agent what to do. Every check runs before any change, so a failed write
+changes nothing even outside a Store transaction. The runtime helpers the functions share live in
+templates/app_helpers.py.tmpl and are copied in verbatim, so each generated app.py stands alone.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from generator.seed import time_pairs
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+PY_TYPES = {"str": "str", "text": "str", "email": "str", "enum": "str", "ref": "str", "date": "str",
+            "datetime": "str", "int": "int", "float": "float", "bool": "bool", "list_str": "list[str]"}
+RESERVED = {"id"}  # the row id is not a field
+# Parameter names the runtime's adapters use themselves (claw.call_operation(store, op, ...), run_cli's
+# `verb` and `--help`) or the generated signatures do (`tables`, and `limit` in searches): such a
+# field's parameter gets a trailing "_".
+CLASHES = {"store", "op", "verb", "help", "tables"}
+WIDTH = 112
+
+
+class BlueprintError(ValueError):
+    """The blueprint is valid YAML and passes the model, but cannot be compiled as written."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str  # the parameter name the agent sees
+    annotation: str
+    required: bool
+    default: str = "None"
+    spec: FieldSpec | None = None  # the field it sets or filters, if any
+
+
+def pyname(field: str, kind: str = "") -> str:
+    """The parameter name of a field in an operation of this kind."""
+    return field + "_" if field in CLASHES or (field == "limit" and kind == "search") else field
+
+
+def camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def lit(value: object) -> str:
+    """A Python literal; strings as double-quoted JSON, which is valid Python."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float) and value.is_integer():
+        return repr(int(value))
+    return repr(value)
+
+
+def typed(spec: FieldSpec, raw: str) -> object:
+    """A blueprint literal (always a string in YAML lists) as the field's own type."""
+    if spec.type == "bool":
+        return raw.strip().lower() in ("true", "yes", "1", "on")
+    if spec.type == "int":
+        return int(float(raw))
+    if spec.type == "float":
+        return float(raw)
+    return raw
+
+
+TAKEN = {"Tables", "ToolFailure", "Any", "Literal"}  # names app.py imports
+
+
+def record_class(entity: Entity) -> str:
+    """The dataclass of an entity's rows."""
+    name = camel(entity.name)
+    return name + "Record" if name in TAKEN else name
+
+
+def enum_alias(bp: Blueprint, entity: Entity, spec: FieldSpec) -> str:
+    name = camel(entity.name) + camel(spec.name)
+    return name + "Value" if name in {record_class(e) for e in bp.entities} | TAKEN else name
+
+
+def enum_const(entity: Entity, spec: FieldSpec) -> str:
+    return f"{entity.name}_{spec.name}".upper()
+
+
+def check(bp: Blueprint) -> None:
+    """Raise BlueprintError for what the model accepts but Python or the semantics cannot."""
+    problems = []
+    for entity in bp.entities:
+        for spec in entity.fields:
+            if keyword.iskeyword(spec.name) or spec.name in RESERVED:
+                problems.append(f"{entity.name}.{spec.name}: '{spec.name}' cannot be a field name (Python keyword or reserved)")
+        if len({f.name for f in entity.fields}) != len(entity.fields):
+            problems.append(f"{entity.name}: two fields share a name")
+    if len({e.table for e in bp.entities}) != len(bp.entities) or len({e.id_prefix for e in bp.entities}) != len(bp.entities):
+        problems.append("two entities share a table name or an id_prefix")
+    for op in bp.operations:
+        entity = bp.entity(op.entity)
+        names = {f.name for f in entity.fields}
+        if f"{entity.name}_id" in names and op.kind in ("get", "update", "transition", "delete"):
+            problems.append(f"{op.name}: {entity.name} has a field named {entity.name}_id, which clashes with the id parameter")
+        for pre in op.preconditions:
+            for attr in ("field", "ref_field", "start", "end", "resource"):
+                value = getattr(pre, attr)
+                if value is not None and value not in names:
+                    problems.append(f"{op.name}: {pre.kind} names {attr} {value!r}, not a field of {entity.name}")
+            needs = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("start", "end", "resource"),
+                     "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
+                     "unique": ("field",), "not_in_past": ("field",)}[pre.kind]
+            missing = [a for a in needs if getattr(pre, a) is None]
+            if missing:
+                problems.append(f"{op.name}: {pre.kind} needs {', '.join(missing)}")
+            elif pre.kind in ("capacity", "at_least"):
+                ref = entity.field(pre.ref_field) if pre.ref_field in names else None
+                if ref is None or ref.type != "ref":
+                    problems.append(f"{op.name}: {pre.kind} ref_field {pre.ref_field!r} must be a ref field of {entity.name}")
+                elif pre.other_field not in {f.name for f in bp.entity(ref.ref).fields}:
+                    problems.append(f"{op.name}: {pre.kind} other_field {pre.other_field!r} is not a field of {ref.ref}")
+        for eff in op.effects:
+            ref = entity.field(eff.ref_field) if eff.ref_field in names else None
+            if ref is None or ref.type != "ref":
+                problems.append(f"{op.name}: effect ref_field {eff.ref_field!r} must be a ref field of {entity.name}")
+                continue
+            target = bp.entity(ref.ref)
+            if eff.field not in {f.name for f in target.fields}:
+                problems.append(f"{op.name}: effect field {eff.field!r} is not a field of {target.name}")
+                continue
+            if eff.by_argument is not None and eff.by_argument not in names:
+                problems.append(f"{op.name}: effect by_argument {eff.by_argument!r} is not a field of {entity.name}")
+            if eff.kind == "adjust" and (eff.by_argument is None or target.field(eff.field).type not in ("int", "float")):
+                problems.append(f"{op.name}: adjust needs by_argument and a numeric {target.name}.{eff.field}")
+            if eff.kind == "set" and eff.by_argument is None and eff.value is None:
+                problems.append(f"{op.name}: set needs by_argument or value")
+            tspec = target.field(eff.field)
+            if eff.kind == "set" and eff.value is not None and tspec.type == "enum" and eff.value not in tspec.values:
+                problems.append(f"{op.name}: set {target.name}.{eff.field} = {eff.value!r}, not one of {tspec.values}")
+        if op.kind == "update" and not op.params:
+            problems.append(f"{op.name}: an update needs params (the fields it may change)")
+    if problems:
+        raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
+
+
+# ---------------------------------------------------------------- signatures
+
+
+def fill_default(entity: Entity, spec: FieldSpec) -> object:
+    """What a created row holds for a field the caller did not give."""
+    if spec.optional:
+        return None
+    if spec.type == "enum":
+        return spec.values[0]
+    return {"bool": False, "list_str": []}.get(spec.type)
+
+
+def nullable(bp: Blueprint, entity: Entity, spec: FieldSpec) -> bool:
+    if spec.optional:
+        return True
+    return fill_default(entity, spec) is None and any(
+        op.entity == entity.name and op.kind == "create" and spec.name not in op.required for op in bp.operations)
+
+
+def params_of(bp: Blueprint, op: Operation) -> list[Param]:
+    """The operation's parameters after `tables`, required ones first (Python's rule)."""
+    entity = bp.entity(op.entity)
+    params: list[Param] = []
+    if op.kind in ("get", "update", "transition", "delete"):
+        params.append(Param(f"{entity.name}_id", "str", True))
+    if op.kind in ("get", "delete"):
+        return params
+    names = list(op.params) + [r for r in op.required if r not in op.params]
+    for name in names:
+        spec = entity.field(name)
+        base = enum_alias(bp, entity, spec) if spec.type == "enum" else PY_TYPES[spec.type]
+        if op.kind == "search":
+            base = "str" if spec.type == "list_str" else base
+            params.append(Param(pyname(name, op.kind), f"{base} | None", False, spec=spec))
+        else:
+            required = name in op.required
+            params.append(Param(pyname(name, op.kind), base if required else f"{base} | None", required, spec=spec))
+    if op.kind == "search":
+        params.append(Param("limit", "int", False, "20"))
+    return [p for p in params if p.required] + [p for p in params if not p.required]
+
+
+def wrap(head: str, items: list[str], tail: str, indent: str = "") -> list[str]:
+    """`head(item, item) tail` on one line, or continued lines aligned after the opening bracket."""
+    line = f"{indent}{head}{', '.join(items)}{tail}"
+    if len(line) <= WIDTH or not items:
+        return [line]
+    pad = " " * (len(indent) + len(head))
+    out, current = [], ""
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else tail)
+        candidate = f"{current} {piece}" if current else piece
+        if current and len(pad) + len(candidate) > WIDTH:
+            out.append(current)
+            current = piece
+        else:
+            current = candidate
+    out.append(current)
+    return [f"{indent}{head}{out[0]}"] + [pad + text for text in out[1:]]
+
+
+def signature(bp: Blueprint, op: Operation, returns: str) -> list[str]:
+    items = ["tables: Tables"] + [f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default}")
+                                  for p in params_of(bp, op)]
+    return wrap(f"def {op.name}(", items, f") -> {returns}:")
+
+
+def docstring(bp: Blueprint, op: Operation) -> list[str]:
+    entity = bp.entity(op.entity)
+    notes = []
+    if op.kind == "search":
+        text = [pyname(p, op.kind) for p in op.params if entity.field(p).type in ("str", "text", "email")]
+        if text:
+            verb = "matches" if len(text) == 1 else "match"
+            notes.append(f"{', '.join(text)} {verb} any part of the text, ignoring case; other filters must match exactly.")
+        if any(entity.field(p).type == "datetime" for p in op.params):
+            notes.append("A time filter also takes a date (YYYY-MM-DD) to match a whole day.")
+        notes.append("Returns at most `limit` rows, in id order.")
+    elif op.kind != "get":
+        days = [pyname(p, op.kind) for p in op.params if entity.field(p).type == "date"]
+        times = [pyname(p, op.kind) for p in op.params if entity.field(p).type == "datetime"]
+        if days:
+            notes.append(f"{', '.join(days)}: dates as YYYY-MM-DD.")
+        if times:
+            notes.append(f"{', '.join(times)}: times as YYYY-MM-DDTHH:MM (24-hour).")
+    body = [op.description.strip()] + ([""] + textwrap.wrap(" ".join(notes), WIDTH - 4) if notes else [])
+    escaped = [line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') for line in body]
+    if len(escaped) == 1:
+        return [f'    """{escaped[0]}"""']
+    return [f'    """{escaped[0]}'] + [f"    {line}".rstrip() for line in escaped[1:]] + ['    """']
+
+
+# ---------------------------------------------------------------- module parts
+
+
+def header(bp: Blueprint) -> list[str]:
+    def clean(text: str) -> str:
+        return text.replace("\\", "\\\\").replace('"""', "'''")
+
+    cli = bp.cli or bp.id.replace("_", "-")
+    creates = any(op.kind == "create" for op in bp.operations)
+    names = ", ".join(["Tables", "ToolFailure", "find_row"] + (["next_id"] if creates else []) + ["read", "write"])
+    scenario = textwrap.wrap(clean(" ".join(bp.scenario.split())), WIDTH - 8)
+    return [f'"""{clean(bp.title)}: {clean(bp.description)}', ""] + scenario + [
+        "",
+        "Every operation takes the app's tables first, then the caller's arguments; `@read` operations",
+        "never change the tables, `@write` ones are saved only if they return without a ToolFailure.",
+        f"Standard library only: the same code serves the MCP tools and the `{cli}` CLI verbs.",
+        f"Generated by generator/compiler.py from the blueprint {bp.id}: change the blueprint, not this file.",
+        '"""', "", "from __future__ import annotations", "", "import re", "from dataclasses import dataclass",
+        "from datetime import datetime", "from typing import Any, Literal, get_args", "",
+        "if __package__:", f"    from .claw import {names}", "else:", f"    from claw import {names}", "",
+        f"TODAY = {lit(bp.today)}",
+    ]
+
+
+def enums(bp: Blueprint) -> list[str]:
+    lines = []
+    for entity in bp.entities:
+        for spec in entity.fields:
+            if spec.type == "enum":
+                alias = enum_alias(bp, entity, spec)
+                lines += wrap(f"{alias} = Literal[", [lit(v) for v in spec.values], "]")
+                lines.append(f"{enum_const(entity, spec)}: tuple[str, ...] = get_args({alias})")
+    return lines
+
+
+def dataclasses_for(bp: Blueprint) -> list[str]:
+    lines: list[str] = []
+    for entity in bp.entities:
+        cls = record_class(entity)
+        lines += ["", "", "@dataclass", f"class {cls}:"]
+        if entity.description:
+            lines.append(f'    """{entity.description.strip().replace(chr(34) * 3, chr(39) * 3)}"""')
+            lines.append("")
+        lines.append("    id: str")
+        for spec in entity.fields:
+            kind = enum_alias(bp, entity, spec) if spec.type == "enum" else PY_TYPES[spec.type]
+            annotation = f"{kind} | None" if nullable(bp, entity, spec) else kind
+            comment = f"  # {spec.description.strip()}" if spec.description.strip() else ""
+            lines.append(f"    {spec.name}: {annotation}{comment}")
+    return lines
+
+
+def helpers() -> list[str]:
+    return (TEMPLATES / "app_helpers.py.tmpl").read_text("utf-8").rstrip("\n").splitlines()
+
+
+def render_app(bp: Blueprint) -> str:
+    from generator.opcode import render_operation
+
+    check(bp)
+    lines = header(bp) + [""] + enums(bp) + [""] + helpers() + dataclasses_for(bp)
+    sections: dict[str, list[Operation]] = {}
+    for op in bp.operations:
+        sections.setdefault(op.entity, []).append(op)
+    for entity in bp.entities:
+        if entity.name not in sections:
+            continue
+        lines += ["", "", f"# ---------------------------------------------------------------- {bp.entity(entity.name).table}"]
+        for op in sections[entity.name]:
+            lines += ["", ""] + render_operation(bp, op)
+    lines += ["", ""] + wrap("OPERATIONS = [", [op.name for op in bp.operations], "]")
+    return "\n".join(lines) + "\n"
+
+
+def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tuple[str, str]]:
+    """(start, end) field pairs of the entity where the operation sets either side."""
+    return [(start, end) for end, start in time_pairs(bp, entity).items() if start in touched or end in touched]
+
+
+def precondition_subject(op: Operation, pre: Precondition) -> str:
+    """status_in / field_equals look at the row as it is; everything else at the row as it would be."""
+    return "_row" if pre.kind in ("status_in", "field_equals") and op.kind != "create" else "_new"

@@ -1,0 +1,215 @@
+"""Render one blueprint operation as a Python function of the generated app.py.
+
+The shape every write follows: find or build the row, validate the arguments, work out the row as
+it would be (`_new`), check the preconditions, look up the rows the effects touch, and only then
+change anything. The semantics are documented in generator/README.md.
+"""
+
+from __future__ import annotations
+
+from generator.appcode import (Param, docstring, enum_const, fill_default, lit, params_of,
+                               precondition_subject, pyname, record_class, signature, starts_and_ends, typed, wrap)
+from generator.blueprint import Blueprint, Effect, Entity, Operation, Precondition
+
+IND = "    "
+
+
+def id_hint(bp: Blueprint, entity: Entity) -> str:
+    searches = [op.name for op in bp.operations if op.entity == entity.name and op.kind == "search"]
+    if searches:
+        return f"find {what(entity)} ids with {' or '.join(searches)}"
+    return f"{what(entity)} ids look like {entity.id_prefix}-0001"
+
+
+def what(entity: Entity) -> str:
+    """How messages name a record: "client pairing" for client_pairing."""
+    return entity.name.replace("_", " ")
+
+
+def _validate(bp: Blueprint, op: Operation, params: list[Param]) -> list[str]:
+    entity = bp.entity(op.entity)
+    out = []
+    for p in params:
+        spec, name, quoted = p.spec, p.name, lit(p.name)
+        if spec is None:
+            continue
+        if op.kind == "search":
+            if spec.type == "enum":
+                out.append(f"{IND}_check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+            elif spec.type == "date":
+                out.append(f"{IND}_check_date({name}, {quoted})")
+            continue
+        if spec.type in ("str", "text"):
+            out.append(f"{IND}_fail_if_blank({name}, {quoted})")
+        elif spec.type == "email":
+            out.append(f"{IND}_check_email({name}, {quoted})")
+        elif spec.type == "enum":
+            out.append(f"{IND}_check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+        elif spec.type == "ref":
+            other = bp.entity(spec.ref)
+            out += wrap("_check_ref(", ["tables", lit(other.table), name, quoted, lit(what(other)), lit(id_hint(bp, other))],
+                        ")", IND)
+        elif spec.type in ("int", "float") and (spec.min is not None or spec.max is not None):
+            out.append(f"{IND}_check_range({name}, {quoted}, {lit(spec.min)}, {lit(spec.max)})")
+        elif spec.type == "date":
+            out.append(f"{IND}_check_date({name}, {quoted})")
+        elif spec.type == "datetime":
+            out.append(f"{IND}_check_time({name}, {quoted})")
+        elif spec.type == "list_str":
+            out.append(f"{IND}_check_items({name}, {quoted})")
+    return out
+
+
+def _search(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+    conditions = []
+    for p in params:
+        if p.spec is None:
+            continue
+        value = f"_r.get({lit(p.spec.name)})"
+        kind = p.spec.type
+        test = (f"_contains({value}, {p.name})" if kind in ("str", "text", "email") else
+                f"_has_item({value}, {p.name})" if kind == "list_str" else
+                f"_starts({value}, {p.name})" if kind == "datetime" else f"{value} == {p.name}")
+        conditions.append(f"({p.name} is None or {test})")
+    lines = _validate(bp, op, params)
+    if conditions:
+        lines += [f"{IND}_rows = [", f"{IND * 2}_r for _r in tables[{lit(entity.table)}]", f"{IND * 2}if {conditions[0]}"]
+        lines += [f"{IND * 2}and {c}" for c in conditions[1:]] + [f"{IND}]"]
+    else:
+        lines.append(f"{IND}_rows = tables[{lit(entity.table)}]")
+    return lines + [f"{IND}return [_as({record_class(entity)}, _r) for _r in _by_id(_rows, limit)]"]
+
+
+def _find(bp: Blueprint, entity: Entity) -> list[str]:
+    return wrap("_row = find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id", lit(what(entity)),
+                                     lit(id_hint(bp, entity))], ")", IND)
+
+
+def _precondition(bp: Blueprint, op: Operation, entity: Entity, pre: Precondition) -> list[str]:
+    subject, table, message = precondition_subject(op, pre), f"tables[{lit(entity.table)}]", lit(pre.message)
+    status = lit(entity.status_field)
+    if pre.kind in ("status_in", "field_equals"):
+        allowed = [lit(typed(entity.field(pre.field), v)) for v in pre.values]
+        choices = "(" + ", ".join(allowed) + ("," if len(allowed) == 1 else "") + ")"
+        lines, condition = [], f"{subject}.get({lit(pre.field)}) not in {choices}"
+    elif pre.kind == "no_overlap":
+        lines = []
+        condition = f"_overlaps({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
+    elif pre.kind in ("capacity", "at_least"):
+        other = bp.entity(entity.field(pre.ref_field).ref)
+        local = "_capacity" if pre.kind == "capacity" else "_have"
+        lines = wrap(f"{local} = _field_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
+                                                lit(pre.other_field)], ")", IND)
+        condition = (f"_full({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity"
+                     else f"_short(_have, _new.get({lit(pre.field)}))")
+    elif pre.kind == "unique":
+        return wrap("_check_unique(", [table, lit(pre.field), f"_new.get({lit(pre.field)})", '_new["id"]', message],
+                    ")", IND)
+    else:  # not_in_past: an argument when the operation takes it, else the row's own value
+        given = op.kind != "create" and pre.field in op.params + op.required
+        lines = []
+        var = pyname(pre.field, op.kind)
+        condition = f"{var} is not None and _in_past({var})" if given else f"_in_past(_new.get({lit(pre.field)}))"
+    return lines + [f"{IND}if {condition}:", f"{IND * 2}raise ToolFailure({message})"]
+
+
+def _checks(bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> list[str]:
+    """Order of paired times, unique fields, then the blueprint's preconditions, in its order."""
+    lines = [f"{IND}_check_order(_new, {lit(start)}, {lit(end)})" for start, end in starts_and_ends(bp, entity, touched)]
+    declared = {pre.field for pre in op.preconditions if pre.kind == "unique"}
+    for spec in entity.fields:
+        if spec.unique and spec.name in touched and spec.name not in declared:
+            lines.append(f'{IND}_check_unique(tables[{lit(entity.table)}], {lit(spec.name)}, _new.get({lit(spec.name)}), _new["id"])')
+    for pre in op.preconditions:
+        lines += _precondition(bp, op, entity, pre)
+    return lines
+
+
+def _targets(bp: Blueprint, op: Operation, entity: Entity) -> tuple[list[str], list[str]]:
+    """Look-ups of the rows the effects change (before any change), and the changes themselves."""
+    lookups: list[str] = []
+    changes: list[str] = []
+    seen: set[str] = set()
+    for eff in op.effects:
+        other = bp.entity(entity.field(eff.ref_field).ref)
+        local = f"_target_{eff.ref_field}"
+        if local not in seen:
+            seen.add(local)
+            lookups += wrap(f"{local} = _target(", ["tables", lit(other.table), f"_new.get({lit(eff.ref_field)})",
+                                                     lit(what(other))], ")", IND)
+        changes += _effect(eff, local, other)
+    return lookups, changes
+
+
+def _effect(eff: Effect, local: str, other: Entity) -> list[str]:
+    key = lit(eff.field)
+    if eff.kind == "adjust":
+        arg = lit(eff.by_argument)
+        sign = "-" if eff.sign == -1 else ""
+        return [f"{IND}if {local} is not None and _new.get({arg}) is not None:",
+                f"{IND * 2}{local}[{key}] = _add({local}.get({key}), {sign}_new[{arg}])"]
+    value = f"_new.get({lit(eff.by_argument)})" if eff.by_argument else lit(typed(other.field(eff.field), eff.value))
+    return [f"{IND}if {local} is not None:", f"{IND * 2}{local}[{key}] = {value}"]
+
+
+def _create(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+    given = {p.spec.name: p.name for p in params if p.spec is not None}
+    lines = _validate(bp, op, params) + [f"{IND}_new = {{", f'{IND * 2}"id": next_id(tables, {lit(entity.table)}, {lit(entity.id_prefix)}),']
+    for spec in entity.fields:
+        default = fill_default(entity, spec)
+        if spec.name in given:
+            var = given[spec.name]
+            value = var if spec.name in op.required or default is None else f"{var} if {var} is not None else {lit(default)}"
+        else:
+            value = lit(default)
+        lines.append(f"{IND * 2}{lit(spec.name)}: {value},")
+    lines.append(f"{IND}}}")
+    lookups, changes = _targets(bp, op, entity)
+    lines += _checks(bp, op, entity, {f.name for f in entity.fields}) + lookups
+    lines.append(f"{IND}tables[{lit(entity.table)}].append(_new)")
+    return lines + changes + [f"{IND}return _as({record_class(entity)}, _new)"]
+
+
+def _change(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+    """update and transition: the same steps; a transition also moves the status field."""
+    fields = [p for p in params if p.spec is not None]
+    lines = _find(bp, entity)
+    if fields:
+        pairs = ", ".join(f"({lit(p.spec.name)}, {p.name})" for p in fields) + ("," if len(fields) == 1 else "")
+        lines.append(f"{IND}_changes = {{_k: _v for _k, _v in ({pairs}) if _v is not None}}")
+    if op.kind == "update":
+        names = ", ".join(p.name for p in fields)
+        lines += [f"{IND}if not _changes:", f"{IND * 2}raise ToolFailure({lit('nothing to change: give at least one of ' + names)})"]
+    lines += _validate(bp, op, params)
+    parts = ["**_row"] + (["**_changes"] if fields else [])
+    if op.kind == "transition":
+        parts.append(f"{lit(entity.status_field)}: {lit(op.to_status)}")
+    lines.append(f"{IND}_new = {{{', '.join(parts)}}}")
+    lookups, changes = _targets(bp, op, entity)
+    lines += _checks(bp, op, entity, {p.spec.name for p in fields}) + lookups + [f"{IND}_row.update(_new)"]
+    return lines + changes + [f"{IND}return _as({record_class(entity)}, _row)"]
+
+
+def _delete(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+    lookups, changes = _targets(bp, op, entity)
+    checks = _checks(bp, op, entity, set())
+    lines = _find(bp, entity) + ([f"{IND}_new = _row"] if checks or lookups else []) + checks + lookups
+    return lines + [f"{IND}_drop(tables[{lit(entity.table)}], _row)"] + changes + [f"{IND}return _as({record_class(entity)}, _row)"]
+
+
+def render_operation(bp: Blueprint, op: Operation) -> list[str]:
+    entity = bp.entity(op.entity)
+    params = params_of(bp, op)
+    cls = record_class(entity)
+    head = ["@write" if op.writes else "@read"] + signature(bp, op, f"list[{cls}]" if op.kind == "search" else cls)
+    head += docstring(bp, op)
+    if op.kind == "search":
+        return head + _search(bp, op, entity, params)
+    if op.kind == "get":
+        return head + wrap(f"return _as({cls}, find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id",
+                                                                lit(what(entity)), lit(id_hint(bp, entity))], "))", IND)
+    if op.kind == "create":
+        return head + _create(bp, op, entity, params)
+    if op.kind == "delete":
+        return head + _delete(bp, op, entity, params)
+    return head + _change(bp, op, entity, params)

@@ -1,0 +1,365 @@
+"""Seed data of a blueprint: the app tables and the workspace files an episode starts from.
+
+Deterministic: one `random.Random(f"{id}:{seed}")` drives everything, in a fixed order, so the
+same blueprint always gives the same rows. Rows respect the blueprint's own rules where it states
+them (refs exist, unique fields are unique, no double-booking where `no_overlap` applies, no
+over-full capacity), so a task can rely on the seed being a consistent starting state.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from generator import values
+from generator.blueprint import Blueprint, Entity, FieldSpec
+
+# A row whose status is one of these no longer holds its slot or its seat.
+INACTIVE = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done",
+            "closed", "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock",
+            "checked_out", "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued",
+            "refunded", "dismissed", "abandoned", "superseded", "reversed", "written_off")
+# For the seed, only rows that never took place may share a slot (a completed visit did use its vet).
+NEVER_HAPPENED = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "withdrawn", "no_show",
+                  "abandoned", "deleted", "dismissed", "superseded")
+TIME_FORMAT = "%Y-%m-%dT%H:%M"
+PERSON_ENTITIES = ("customer", "patient", "employee", "owner", "contact", "user", "member", "student", "guest",
+                   "passenger", "driver", "staff", "person", "client", "applicant", "candidate", "tenant",
+                   "volunteer", "athlete", "agent", "technician", "nurse", "doctor", "vet", "preparer", "reviewer",
+                   "approver", "instructor", "teacher", "author", "requester", "specialist", "physician", "rider")
+COMPANY_ENTITIES = ("vendor", "supplier", "company", "account", "partner", "carrier", "merchant", "payee",
+                    "organization", "organisation", "firm", "lender", "insurer", "wholesaler", "sponsor", "brand")
+PRODUCT_ENTITIES = ("product", "item", "part", "sku", "dish", "drug", "medication", "material", "asset", "device",
+                    "equipment", "component", "ingredient", "book", "tool")
+NAME_HINTS = (("first_name", "first_name"), ("email", "email"), ("phone", "phone"), ("mobile", "phone"),
+              ("city", "city"), ("country", "country"), ("street", "street"), ("address", "street"),
+              ("url", "url"), ("website", "url"), ("sku", "sku"), ("code", "code"), ("color", "color"),
+              ("colour", "color"), ("title", "title"), ("subject", "title"), ("company", "company"),
+              ("vendor", "company"), ("supplier", "company"), ("employer", "company"), ("department", "department"),
+              ("team", "department"), ("role", "job_title"), ("job", "job_title"), ("position", "job_title"),
+              ("tag", "tag"), ("label", "tag"), ("category", "tag"), ("description", "sentence"),
+              ("notes", "sentence"), ("note", "sentence"), ("summary", "sentence"), ("comment", "sentence"),
+              ("reason", "sentence"), ("body", "paragraph"), ("product", "product"))
+STARTS = ("start", "starts", "starts_at", "start_at", "start_time", "start_date", "begin", "begins_at", "from_time")
+ENDS = {**{end: STARTS for end in ("end", "ends", "ends_at", "end_at", "end_time", "end_date", "until", "finish",
+                                   "finishes_at")},
+        "check_out": ("check_in",), "checkout": ("checkin",), "departure": ("arrival",), "departs_at": ("arrives_at",)}
+
+
+def rng_for(bp: Blueprint) -> random.Random:
+    return random.Random(f"{bp.id}:{bp.seed}")
+
+
+def today(bp: Blueprint) -> date:
+    return date.fromisoformat(bp.today)
+
+
+def pair_start(entity: Entity, spec: FieldSpec) -> str | None:
+    """For an end-like field (`end`, `*_end`, `until`, `*_to`...), the start-like field it follows, if any."""
+    if spec.type not in ("date", "datetime"):
+        return None
+    names = {f.name for f in entity.fields if f.type == spec.type}
+    name = spec.name
+    candidates: tuple[str, ...] = ENDS.get(name, ())
+    for suffix, starts in (("_end", ("_start", "")), ("_ends_at", ("_starts_at",)), ("_until", ("_from", "_start")),
+                           ("_to", ("_from",))):
+        if name.endswith(suffix):
+            candidates += tuple(name[: -len(suffix)] + start for start in starts)
+    return next((c for c in candidates if c in names and c != name), None)
+
+
+def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
+    """end field -> start field: by name, and wherever an operation declares a no_overlap window."""
+    pairs = {spec.name: pair_start(entity, spec) for spec in entity.fields if pair_start(entity, spec)}
+    names = {f.name: f.type for f in entity.fields}
+    for op in bp.operations:
+        for pre in op.preconditions:
+            if op.entity == entity.name and pre.kind == "no_overlap" and pre.start in names and pre.end in names \
+                    and names[pre.start] == names[pre.end] and names[pre.start] in ("date", "datetime"):
+                pairs[pre.end] = pre.start
+    return pairs
+
+
+def id_of(entity: Entity, n: int) -> str:
+    return f"{entity.id_prefix}-{n:04d}"
+
+
+def guess_gen(entity: Entity, spec: FieldSpec) -> str:
+    if spec.gen:
+        return spec.gen
+    if spec.type == "email":
+        return "email"
+    if spec.type == "text":
+        return "paragraph" if spec.name in ("body", "content", "details") else "sentence"
+    if spec.name in ("name", "full_name", "display_name") or spec.name.endswith("_name"):
+        base = entity.name.rsplit("_", 1)[-1]
+        if base in COMPANY_ENTITIES:
+            return "company"
+        if base in PRODUCT_ENTITIES:
+            return "product"
+        return "person_name" if base in PERSON_ENTITIES or spec.name.endswith("_name") else "title"
+    return next((gen for hint, gen in NAME_HINTS if hint in spec.name), "title")
+
+
+def _pool(pool: list[str], rows: int, rng: random.Random) -> list[str]:
+    """Values in order when there are enough; otherwise shuffled rounds, so each repeats evenly."""
+    if rows <= len(pool):
+        return list(pool[:rows])
+    out: list[str] = []
+    while len(out) < rows:
+        chunk = list(pool)
+        rng.shuffle(chunk)
+        out += chunk
+    return out[:rows]
+
+
+def _mixed(choices: list[str], rows: int, rng: random.Random) -> list[str]:
+    """Every enum value at least once (when rows allow), the rest at random, in a shuffled order."""
+    if rows <= len(choices):
+        return list(choices[:rows])
+    out = list(choices) + [rng.choice(choices) for _ in range(rows - len(choices))]
+    rng.shuffle(out)
+    return out
+
+
+def _day(bp: Blueprint, spec: FieldSpec, rng: random.Random, default: tuple[int, int]) -> date:
+    low = int(spec.min) if spec.min is not None else default[0]
+    high = int(spec.max) if spec.max is not None else max(default[1], low)
+    return today(bp) + timedelta(days=rng.randint(low, max(low, high)))
+
+
+def _slot(bp: Blueprint, spec: FieldSpec, rng: random.Random, minutes: int = 0) -> datetime:
+    """A working-hours time on a 30-minute mark; leaves room for `minutes` before 17:00."""
+    day = _day(bp, spec, rng, (-14, 14))
+    last = (17 * 60 - minutes - 9 * 60) // 30
+    return datetime(day.year, day.month, day.day, 9, 0) + timedelta(minutes=30 * rng.randint(0, max(last, 0)))
+
+
+def _number(spec: FieldSpec, rng: random.Random) -> int | float:
+    low = spec.min if spec.min is not None else (spec.max - 100 if spec.max is not None else 0)
+    high = spec.max if spec.max is not None else low + 100
+    if spec.type == "int":
+        return rng.randint(int(low), int(max(low, high)))
+    return round(rng.uniform(low, max(low, high)), 2)
+
+
+def _column(bp: Blueprint, entity: Entity, spec: FieldSpec, ids: dict[str, list[str]], rng: random.Random) -> list[Any]:
+    """One field's values for every row of the entity (email and end-times are filled per row later)."""
+    n = entity.rows
+    if spec.type == "enum":
+        return _mixed(spec.values, n, rng)
+    if spec.type == "ref":
+        return [rng.choice(ids[spec.ref]) for _ in range(n)]
+    if spec.type in ("int", "float"):
+        return [_number(spec, rng) for _ in range(n)]
+    if spec.type == "bool":
+        return [rng.random() < 0.5 for _ in range(n)]
+    if spec.type == "date":
+        return [_day(bp, spec, rng, (-60, 60)).isoformat() for _ in range(n)]
+    if spec.type == "datetime":
+        return [_slot(bp, spec, rng, 120).strftime(TIME_FORMAT) for _ in range(n)]
+    if spec.type == "list_str":
+        pool = spec.values or list(values.TAGS)
+        return [sorted(set(rng.sample(pool, min(len(pool), rng.randint(1, 3))))) for _ in range(n)]
+    if spec.template:
+        return [spec.template.format(n=i + 1) for i in range(n)]
+    if spec.values:
+        return _pool(spec.values, n, rng)
+    gen = guess_gen(entity, spec)
+    column = [values.generate(gen, rng) for _ in range(n)]
+    if gen in ("person_name", "company", "product", "title") and n >= 6:
+        for i in range(3, n, 5):  # every fifth row from the fourth on: a near-duplicate of an earlier row
+            column[i] = values.near(gen, column[rng.randrange(i)], rng)
+    return column
+
+
+def _unique(column: list[Any], spec: FieldSpec, rng: random.Random) -> list[Any]:
+    seen: set[Any] = set()
+    out = []
+    for value in column:
+        candidate, bump = value, 1
+        while candidate in seen and candidate is not None:
+            bump += 1
+            if spec.type == "int":
+                candidate = value + bump - 1
+            elif spec.type == "float":
+                candidate = round(value + (bump - 1) * 0.01, 2)
+            elif spec.type in ("email",) and "@" in str(value):
+                local, domain = str(value).split("@", 1)
+                candidate = f"{local}{bump}@{domain}"
+            else:
+                candidate = f"{value} {bump}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _unique_fields(bp: Blueprint, entity: Entity) -> set[str]:
+    names = {f.name for f in entity.fields if f.unique}
+    for op in bp.operations:
+        if op.entity == entity.name:
+            names |= {p.field for p in op.preconditions if p.kind == "unique" and p.field}
+    return names
+
+
+def _overlapping(a: dict, b: dict, start: str, end: str) -> bool:
+    return bool(a.get(start) and a.get(end) and b.get(start) and b.get(end)
+                and a[start] < b[end] and b[start] < a[end])
+
+
+def _active(entity: Entity, row: dict) -> bool:
+    return not entity.status_field or row.get(entity.status_field) not in INACTIVE
+
+
+def _occupies(entity: Entity, row: dict) -> bool:
+    return not entity.status_field or row.get(entity.status_field) not in NEVER_HAPPENED
+
+
+def _fix_overlaps(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.Random) -> None:
+    """Where an operation forbids overlaps, the seed has none among rows that took place either."""
+    for op in bp.operations:
+        for pre in op.preconditions:
+            if op.entity != entity.name or pre.kind != "no_overlap" or not (pre.start and pre.end and pre.resource):
+                continue
+            start_spec, end_spec = entity.field(pre.start), entity.field(pre.end)
+            kept: list[dict] = []
+            for row in rows:
+                for _ in range(60):
+                    if not _occupies(entity, row) or not any(
+                            k.get(pre.resource) == row.get(pre.resource) and _overlapping(k, row, pre.start, pre.end)
+                            for k in kept):
+                        break
+                    _retime(bp, start_spec, end_spec, row, rng)
+                else:
+                    inactive = [v for v in entity.field(entity.status_field).values if v in NEVER_HAPPENED] \
+                        if entity.status_field else []
+                    if inactive:
+                        row[entity.status_field] = inactive[0]
+                if _occupies(entity, row):
+                    kept.append(row)
+
+
+def _retime(bp: Blueprint, start_spec: FieldSpec, end_spec: FieldSpec, row: dict, rng: random.Random) -> None:
+    if start_spec.type == "datetime":
+        minutes = 30 * rng.randint(1, 4)
+        begin = _slot(bp, start_spec, rng, minutes)
+        row[start_spec.name], row[end_spec.name] = begin.strftime(TIME_FORMAT), (begin + timedelta(minutes=minutes)).strftime(TIME_FORMAT)
+    else:
+        begin = _day(bp, start_spec, rng, (-60, 60))
+        row[start_spec.name], row[end_spec.name] = begin.isoformat(), (begin + timedelta(days=rng.randint(1, 5))).isoformat()
+
+
+def _fix_capacity(bp: Blueprint, entity: Entity, tables: dict[str, list[dict]], rng: random.Random) -> None:
+    """Where an operation caps rows per referenced row, the seed stays within the cap."""
+    for op in bp.operations:
+        for pre in op.preconditions:
+            if op.entity != entity.name or pre.kind != "capacity" or not (pre.ref_field and pre.other_field):
+                continue
+            spec = entity.field(pre.ref_field)
+            if spec.type != "ref":
+                continue
+            others = {row["id"]: row for row in tables[bp.entity(spec.ref).table]}
+            counts: dict[str, int] = {key: 0 for key in others}
+            for row in tables[entity.table]:
+                if not _active(entity, row) or row.get(pre.ref_field) not in others:
+                    continue
+                cap = others[row[pre.ref_field]].get(pre.other_field)
+                if isinstance(cap, (int, float)) and counts[row[pre.ref_field]] >= cap:
+                    room = [k for k, other in others.items()
+                            if isinstance(other.get(pre.other_field), (int, float)) and counts[k] + 1 < other[pre.other_field]]
+                    if room:
+                        row[pre.ref_field] = rng.choice(room)
+                counts[row[pre.ref_field]] = counts.get(row[pre.ref_field], 0) + 1
+
+
+def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
+    """The app tables: entity table name -> rows, ids <prefix>-0001.. in order."""
+    rng = rng_for(bp)
+    ids = {e.name: [id_of(e, i + 1) for i in range(e.rows)] for e in bp.entities}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for entity in bp.entities:
+        unique = _unique_fields(bp, entity)
+        columns: dict[str, list[Any]] = {}
+        for spec in entity.fields:
+            column = _column(bp, entity, spec, ids, rng)
+            columns[spec.name] = column
+        rows = [{"id": ids[entity.name][i], **{name: col[i] for name, col in columns.items()}} for i in range(entity.rows)]
+        pairs = time_pairs(bp, entity)
+        for spec in entity.fields:  # values that depend on another field of the same row
+            start = pairs.get(spec.name)
+            for row in rows:
+                if start and row.get(start):
+                    if spec.type == "datetime":
+                        minutes = 30 * rng.randint(1, 4)
+                        begin = datetime.strptime(row[start], TIME_FORMAT)
+                        if begin.hour * 60 + begin.minute + minutes > 17 * 60:
+                            begin = begin.replace(hour=17, minute=0) - timedelta(minutes=minutes)
+                            row[start] = begin.strftime(TIME_FORMAT)
+                        row[spec.name] = (begin + timedelta(minutes=minutes)).strftime(TIME_FORMAT)
+                    else:
+                        row[spec.name] = (date.fromisoformat(row[start]) + timedelta(days=rng.randint(1, 7))).isoformat()
+                elif (spec.type == "email" or spec.gen == "email") and not spec.values and not spec.template:
+                    row[spec.name] = _derived_email(entity, row, rng)
+        for spec in entity.fields:
+            if spec.name in unique:
+                for row, value in zip(rows, _unique([row[spec.name] for row in rows], spec, rng)):
+                    row[spec.name] = value
+        for spec in entity.fields:
+            if spec.optional and spec.name != entity.status_field:
+                for row in rows:
+                    if rng.random() < 0.2:
+                        row[spec.name] = None
+        _fix_overlaps(bp, entity, rows, rng)
+        tables[entity.table] = rows
+    for entity in bp.entities:
+        _fix_capacity(bp, entity, tables, rng)
+    return tables
+
+
+def _derived_email(entity: Entity, row: dict, rng: random.Random) -> str:
+    name_field = next((f.name for f in entity.fields if f.type in ("str",) and (f.name in ("name", "full_name", "contact_name")
+                       or f.name.endswith("_name")) and isinstance(row.get(f.name), str)), None)
+    company_field = next((f.name for f in entity.fields if f.type == "str" and (f.gen == "company" or f.name == "company")
+                          and isinstance(row.get(f.name), str)), None)
+    domain = values.domain_for(row[company_field]) if company_field else None
+    if entity.name.rsplit("_", 1)[-1] in COMPANY_ENTITIES and name_field:
+        return f"{rng.choice(('billing', 'accounts', 'orders', 'hello', 'support'))}@{values.domain_for(row[name_field])}"
+    return values.email_for(row[name_field] if name_field else values.person_name(rng), rng, domain)
+
+
+# ---------------------------------------------------------------- workspace files
+
+
+def export(bp: Blueprint, entity_name: str, fmt: str, tables: dict[str, list[dict]]) -> str:
+    entity = bp.entity(entity_name)
+    rows = tables[entity.table]
+    columns = ["id"] + [f.name for f in entity.fields]
+    if fmt == "json":
+        return json.dumps([{c: row.get(c) for c in columns} for row in rows], indent=2, ensure_ascii=False) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row.get(c) is None else ";".join(row[c]) if isinstance(row.get(c), list) else row[c]
+                         for c in columns])
+    return buffer.getvalue()
+
+
+def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
+    """Workspace files: path -> text, SKILL.md included."""
+    from generator.skill import render_skill
+
+    files = {}
+    for file in bp.files:
+        files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
+    files["SKILL.md"] = render_skill(bp, tables)
+    return files
+
+
+def state_json(tables: dict[str, list[dict]]) -> str:
+    """Exactly what claw.Store writes."""
+    return json.dumps(tables, indent=1, sort_keys=True)

@@ -1,0 +1,61 @@
+"""Second Chance Animal Rescue adoptions office MCP server: animal rescue - animal intake lifecycle, adoption applications, foster placements.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Second Chance Animal Rescue adoptions office. You assist the adoptions coordinator "
+    "at Second Chance Animal Rescue, a nonprofit shelter. Stray animals are held five days, pass a "
+    "medical review and become available; adopters apply for a specific animal, which puts it on adoption "
+    "hold while a home check is done, and approved adoptions are completed. Animals that need a quieter "
+    "place go to volunteer foster homes, which each take only a few animals. Today is 2026-12-01; dates "
+    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like anm-0001: search first, then act on "
+    "the id. A failed write changes nothing. Renters need landlord approval before an application is "
+    "approved. Cats and rabbits are not placed in homes with dogs unless the home check says otherwise. "
+    "After a denial, list the animal as available again; only one application per animal is processed at "
+    "a time. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("animal_shelter_adoptions", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Northwind Logistics IT change management MCP server: iT change management - change requests through CAB approval, implementation, rollback.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Northwind Logistics IT change management. You assist the change manager of Northwind "
+    "Logistics' IT department. Engineers draft change requests against configuration items (servers, "
+    "databases, network gear); the change advisory board votes on them; approved changes are implemented "
+    "in their planned window and end as completed or rolled back. Two changes may never touch the same "
+    "configuration item at once. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like ci-0001: search first, then act on the id. A failed write changes nothing. "
+    "Normal changes need two approve votes and no reject vote before approval; high-risk ones also need "
+    "the IT Director's vote. Emergency changes may be approved by the IT Director alone. Tier1 items must "
+    "have a backout plan. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("change_advisory_board", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""ChatOps deployment event router MCP server: route CI/CD and monitoring events to Slack, Teams and PagerDuty; track delivery and acks.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with ChatOps deployment event router. You operate the ChatOps router that fans "
+    "deployment, build and alert events from the delivery pipeline out to chat channels and paging "
+    "targets. Each notification is queued, delivered by the channel's API, and, for paging targets, "
+    "acknowledged by a human. Failed sends are retried with backoff; channels have in-flight limits and "
+    "can be muted during maintenance. Today is 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like nrt-0001: search first, then act on the id. A failed write "
+    "changes nothing. Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and "
+    "invalid_auth are permanent: dead-letter them. Paging routes need a human acknowledgement. Call "
+    "finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("chatops_event_router", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""CI build farm job queue MCP server: cI build queue: trigger jobs on runners, handle failures, retries, quarantine and artifacts.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with CI build farm job queue. You are the build-infrastructure assistant for a "
+    "60-engineer product team. Pushes and pull requests trigger build jobs that queue on self-hosted "
+    "runners with limited concurrency. Jobs pass or fail; flaky failures are retried, repeatedly failing "
+    "jobs are quarantined, and old artifacts are purged to save disk. Runners can be drained for "
+    "maintenance. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids "
+    "like rpo-0001: search first, then act on the id. A failed write changes nothing. Retry only "
+    "transient failures (dependency download 503, flaky e2e test, OOM killed) and at most three attempts; "
+    "deterministic failures (unit tests, lint) are reported, not retried. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("ci_build_pipeline", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Bao Down kitchen delivery-order tablet hub MCP server: restaurant delivery hub - platform order webhooks, accept/reject, courier events, 86s.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Bao Down kitchen delivery-order tablet hub. You run the delivery-order hub of Bao "
+    "Down, a bao and noodle restaurant selling through DoorDash, Uber Eats, Grubhub and its own site. "
+    "Orders arrive as webhooks and must be accepted or rejected within each platform's timeout; items "
+    "draw on the day's prepared portions and are 86'd when they run out. Couriers send assignment, "
+    "arrival and delay events that the expo station acknowledges, and busy platforms can be paused. Today "
+    "is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like dpl-0001: "
+    "search first, then act on the id. A failed write changes nothing. Accept orders within the "
+    "platform's accept_timeout_sec of received_at; reject with \"item sold out\" when portions ran out. "
+    "Time \"ready\" to the courier's ETA. Pause a platform when more than 12 orders are accepted but not "
+    "ready, and resume it when the backlog clears. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("delivery_platform_orders", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Voltway fleet charging depot reservations MCP server: eV fleet depots: reserve charger ports for vehicles without double-booking port or vehicle.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Voltway fleet charging depot reservations. You manage charging for Voltway, which "
+    "operates electric delivery-van depots. Dispatchers reserve charger ports for vans between routes; a "
+    "port serves one van at a time, a van can only be at one port, and the connector must fit. Faulted "
+    "ports are taken out of service until a technician restores them. Sessions go from reserved to "
+    "charging to completed, or are cancelled or no-shows. Today is 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like csi-0001: search first, then act on the id. A failed "
+    "write changes nothing. The van's connector must equal the port's connector, and only available ports "
+    "may be reserved. A no-show is recorded 20 minutes after the reserved start; vans need at least 2 "
+    "hours on a port under 20 kW for a full route charge. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("ev_charging_reservations", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

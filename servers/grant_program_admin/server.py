@@ -1,0 +1,61 @@
+"""Riverside Community Foundation grants administration MCP server: community foundation grants - screening, panel scores, awards within budget, payouts.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Riverside Community Foundation grants administration. You assist the grants manager "
+    "at the Riverside Community Foundation. Local nonprofits apply to grant programs; applications are "
+    "screened for eligibility, scored by a review panel, and then awarded or declined. Awards are drawn "
+    "from the program's remaining budget, become active when the grant agreement is signed, and are paid "
+    "out in scheduled disbursements that can never exceed what is left undisbursed on the award. Today is "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like gpr-0001: search "
+    "first, then act on the id. A failed write changes nothing. Award only applications in panel review "
+    "whose average score (excluding conflicted reviewers) is 70 or more, never above the program's "
+    "max_award. Pay 50% on activation and the rest after the interim report; disburse only on active "
+    "awards. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("grant_program_admin", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

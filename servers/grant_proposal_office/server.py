@@ -1,0 +1,60 @@
+"""Sponsored programs proposal routing MCP server: route grant proposals from PI draft through department and sponsored-programs review to sponsor.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Sponsored programs proposal routing. You help the sponsored programs office of a "
+    "research university. Principal investigators start proposals against funding calls; each proposal is "
+    "routed through department chair review and sponsored-programs review before submission to the "
+    "sponsor, then awarded or declined. Limited submission calls cap how many proposals the institution "
+    "may send, and a request may not exceed the call's maximum award. Compliance checks are logged along "
+    "the way. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "pin-0001: search first, then act on the id. A failed write changes nothing. Sponsored programs will "
+    "not submit a proposal with a flagged or pending compliance check; clear them before routing to the "
+    "sponsor. Deadlines are the sponsor's; OSP needs 5 working days. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("grant_proposal_office", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

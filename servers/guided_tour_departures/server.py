@@ -1,0 +1,59 @@
+"""Andes & Beyond small-group tour reservations MCP server: small-group tour operator - departures with seat inventory, bookings and payments.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Andes & Beyond small-group tour reservations. You help the reservations team at "
+    "Andes & Beyond, a small-group tour operator. Each tour runs scheduled departures with a fixed number "
+    "of seats. Bookings are held against a departure's seats, confirmed, and paid by deposit and balance; "
+    "payments can never exceed what is owed. Departures are guaranteed once enough travellers have "
+    "booked, or cancelled. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
+    "have ids like tpr-0001: search first, then act on the id. A failed write changes nothing. Deposit is "
+    "25% of the total price and confirms a held booking; the balance is due 60 days before departure. "
+    "Guarantee a departure once its bookings reach min_to_guarantee travellers. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("guided_tour_departures", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Interview loop scheduling coordinator MCP server: schedule interview loops across interviewers and rooms without clashes or overloaded panelists.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Interview loop scheduling coordinator. You are the recruiting coordinator's "
+    "assistant. Each candidate's interview loop is a set of slots (coding, system design, behavioural, "
+    "hiring manager) with an interviewer and a room; an interviewer and a room can only be in one slot at "
+    "a time, and interviewers cap how many interviews they do a week. You hold, confirm, reschedule and "
+    "cancel slots and mark loops scheduled when complete. Today is 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like ivr-0001: search first, then act on the id. A failed "
+    "write changes nothing. A standard loop is four 45-minute slots on one day (coding, system_design, "
+    "behavioral, hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. Match each slot's "
+    "interviewer focus_area to the slot, and use virtual rooms for remote candidates. Call finish when "
+    "done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("interview_scheduling", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

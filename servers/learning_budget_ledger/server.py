@@ -1,0 +1,60 @@
+"""Employee learning budget ledger MCP server: employee training allowances: course purchases against balances, approvals, refunds, top-ups.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Employee learning budget ledger. You run the learning and development budget for a "
+    "400-person company. Every employee has an annual learning allowance; course, conference and "
+    "certification purchases are requested against the remaining balance, approved by L&D, paid to the "
+    "vendor and occasionally refunded. L&D can grant budget adjustments (e.g. a manager-sponsored "
+    "certification). Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have "
+    "ids like lac-0001: search first, then act on the id. A failed write changes nothing. When a request "
+    "is rejected or refunded, the reserved cost goes back via budget_adjustment_grant with reason \"refund "
+    "of rejected purchase\". Conferences over 1,500 need the employee's manager named as approver. Call "
+    "finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("learning_budget_ledger", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

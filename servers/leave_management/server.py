@@ -1,0 +1,61 @@
+"""Employee leave and absence management MCP server: book vacation and sick leave against balances; approve, reject, cancel and record leave taken.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Employee leave and absence management. You are the HR assistant for leave at a "
+    "multi-country company. Employees book vacation or report sickness; each request draws down the "
+    "matching balance (vacation or sick days), managers approve or reject, approved leave is later marked "
+    "taken, and cancellations happen before the leave starts. Public holidays per country are listed so "
+    "requests don't count them. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like stf-0001: search first, then act on the id. A failed write changes nothing. "
+    "Count working days only: exclude weekends and the employee's country's public holidays. Use "
+    "leave_request_book_vacation for vacation and leave_request_report_sickness for sick leave (with the "
+    "matching leave_type). Rejected or cancelled leave is re-credited with staff_member_adjust_balances. "
+    "Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("leave_management", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Bazaarly marketplace seller onboarding MCP server: marketplace seller onboarding: reviewer assignment, KYC checks, sample listings, contract, go-live.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Bazaarly marketplace seller onboarding. You coordinate seller onboarding at "
+    "Bazaarly, an online marketplace. Each applicant is assigned to a reviewer with open capacity, passes "
+    "KYC checks (business registration, owner ID, bank account, tax id), has sample listings reviewed for "
+    "catalog quality, receives a contract and finally goes live. Today is 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like orv-0001: search first, then act on the "
+    "id. A failed write changes nothing. An application moves to catalog review only when all four KYC "
+    "checks passed, and to contract only when at least three sample listings are approved (each needs 3+ "
+    "images). Grocery sellers need a compliance-team reviewer. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("marketplace_seller_onboarding", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

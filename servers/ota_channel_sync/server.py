@@ -1,0 +1,61 @@
+"""Harborview Hotels channel-manager sync console MCP server: hotel channel manager - OTA booking messages applied, retried or dead-lettered.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Harborview Hotels channel-manager sync console. You operate the channel-manager "
+    "console for Harborview Hotels. Online travel agencies push booking, modification, cancellation and "
+    "rate messages; each is applied to the property system or fails (unknown room code, rate mismatch, "
+    "timeout). Failed messages are retried up to the channel's limit and then dead-lettered for a human. "
+    "Re-pulling messages from a channel costs API quota, which resets daily. Today is 2026-12-01; dates "
+    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like chn-0001: search first, then act on "
+    "the id. A failed write changes nothing. A failed message is retried while its attempts are below the "
+    "channel's max_retries; at the limit it is dead-lettered. Duplicates (\"duplicate external reference\") "
+    "are discarded, never retried. Pause a channel whose messages keep failing with PMS timeouts. Call "
+    "finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("ota_channel_sync", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

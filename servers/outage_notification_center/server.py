@@ -1,0 +1,61 @@
+"""Outage notification center at Prairie Electric MCP server: power outages: crew dispatch and restoration times; customer notices queued, sent, acknowledged.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Outage notification center at Prairie Electric. You run the outage communications "
+    "desk at Prairie Electric Cooperative. When a feeder goes down, customers on it are notified by SMS, "
+    "voice or email; notices are queued, sent, delivered and sometimes acknowledged, and failed ones are "
+    "retried. Estimated restoration times (ETRs) are updated as crews report in, and a restored notice "
+    "goes out when power is back. Medical-baseline customers always get a voice call. Today is "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ucu-0001: search "
+    "first, then act on the id. A failed write changes nothing. Notify every customer on the affected "
+    "feeder on their preferred channel; medical_baseline customers get a voice notice and must "
+    "acknowledge within 30 minutes or be escalated to the call center. Send an etr_update notice whenever "
+    "the ETR moves by more than an hour, and a restored notice at the end. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("outage_notification_center", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

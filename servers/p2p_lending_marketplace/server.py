@@ -1,0 +1,61 @@
+"""Lendwise peer-to-peer lending marketplace MCP server: p2P lending: match investors to loan listings by grade, purpose and cash; fund notes.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Lendwise peer-to-peer lending marketplace. You are the investor-relations assistant "
+    "at Lendwise, a marketplace where retail investors fund slices of consumer and small-business loans. "
+    "Investors have a risk appetite, a per-note maximum and available cash; listings have a grade, "
+    "purpose, term and a cap on the number of lenders. You help investors find suitable listings and "
+    "place commitments that fit both sides. Today is 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like ivs-0001: search first, then act on the id. A failed write "
+    "changes nothing. Matching rules: conservative investors take grades A-B only, balanced A-C, "
+    "aggressive any grade; non-accredited investors may commit at most 500 per note; never exceed the "
+    "investor's max_note_amount or the listing's remaining amount (amount_requested - funded_amount). "
+    "Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("p2p_lending_marketplace", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Parcel tracking event ingestion MCP server: carrier tracking feeds: event batches with retry and dead-letter, parcels, delivery exceptions.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Parcel tracking event ingestion. You keep the tracking pipeline of ShipRight, a "
+    "shipping platform for online shops, healthy. Carriers push scan events by webhook or are polled; "
+    "events arrive in batches that sometimes fail to parse and are retried or dead-lettered. Parcels are "
+    "updated from the events; delivery exceptions are opened for the shops' support teams to follow up. "
+    "Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "pcf-0001: search first, then act on the id. A failed write changes nothing. Retry transient failures "
+    "(503, 429, malformed payload) until the feed's max_retries; dead-letter signature failures and "
+    "unknown status codes at once and flag the feed as degraded. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("parcel_tracking_ingest", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

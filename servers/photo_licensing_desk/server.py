@@ -1,0 +1,61 @@
+"""Stock photo licensing desk MCP server: license stock and archive photos to clients against prepaid credit; issue, revoke, top up.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Stock photo licensing desk. You work the licensing desk of a photo agency. "
+    "Publishers, agencies and brands license editorial, creative and archive images for web, print, "
+    "advertising or broadcast. Each licence is paid from the client's prepaid credit balance, so the fee "
+    "must fit the balance; licences are issued, sometimes revoked (rights problems) or expire. Clients "
+    "top up credit by invoice or card. Today is 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like sph-0001: search first, then act on the id. A failed write "
+    "changes nothing. Fee = base_fee x usage multiplier (web_editorial 1.0, print_editorial 1.5, "
+    "broadcast 2.0, advertising 3.0) x 1.5 for Worldwide; enterprise clients get 20% off. Advertising and "
+    "creative use need model_release `released` or `not_required`; never license a photo with a missing "
+    "release for advertising. Archive images are editorial-only. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("photo_licensing_desk", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Premium billing and collections MCP server: insurance premium billing: installments billed, receipts applied to balances, refunds of credit.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Premium billing and collections. You assist the premium accounting team of "
+    "Bluebonnet Home & Auto. Policy installments are billed to insured accounts, customer payments are "
+    "applied against the balance due, past-due installments are chased or written off, and overpayments "
+    "sitting as unapplied cash are refunded after approval. Today is 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like ina-0001: search first, then act on the id. A failed "
+    "write changes nothing. Apply receipts oldest installment first and mark installments paid as they "
+    "are covered. Write off only installments more than 90 days past due and under $250; larger ones go "
+    "to collections. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("premium_billing_ledger", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Summit Orthopedics prior authorization desk MCP server: clinic prior-auth team - insurer authorizations from draft to decision and appeal.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Summit Orthopedics prior authorization desk. You help the prior authorization team "
+    "at Summit Orthopedics & Imaging. Before an MRI, surgery or specialty drug can be scheduled, the "
+    "patient's insurer must authorize it. Requests are drafted, supporting clinical documents attached, "
+    "submitted to the payer, answered with an approval, denial or request for more information, and "
+    "denials can be appealed. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like pyr-0001: search first, then act on the id. A failed write changes nothing. A "
+    "request needs a letter of medical necessity and the relevant notes attached before it is submitted. "
+    "Appeal only denied requests; after an overturned appeal, record the approval. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("prior_authorization_desk", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

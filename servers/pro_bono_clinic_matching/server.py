@@ -1,0 +1,62 @@
+"""Pro bono legal clinic case placement MCP server: place legal-aid clients with volunteer attorneys by practice area, language, county and load.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Pro bono legal clinic case placement. You coordinate a bar association's pro bono "
+    "clinic. Income-eligible clients with housing, immigration, family, consumer debt and veterans' "
+    "benefits problems wait for a volunteer attorney; volunteers state their practice areas, languages, "
+    "the counties they cover and how many cases they will take. You offer each client to a volunteer who "
+    "fits, prioritising emergencies, and track offers to acceptance, decline or closure. Today is "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like vat-0001: search "
+    "first, then act on the id. A failed write changes nothing. Hard criteria: practice area, a shared "
+    "language (or English with an interpreter noted) and the client's county. Place emergencies and "
+    "hearings within 30 days first; prefer experienced volunteers for immigration. When a volunteer "
+    "declines, return the client to the waitlist and offer the case to the next best fit. Call finish "
+    "when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("pro_bono_clinic_matching", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

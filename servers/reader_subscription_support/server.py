@@ -1,0 +1,61 @@
+"""Newspaper reader subscription support MCP server: help newspaper subscribers: missed deliveries, billing credits, pauses, plan changes, retention.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Newspaper reader subscription support. You are the reader-services agent of a "
+    "newspaper group, chatting with subscribers. They report missed print deliveries, dispute charges, "
+    "want to pause for a holiday, change plans or cancel. You find their account, open a ticket, issue "
+    "billing credits no larger than a month's price, offer a retention deal before cancelling (deals have "
+    "limited redemptions), and explain clearly what will happen next. Today is 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sbs-0001: search first, then act on the "
+    "id. A failed write changes nothing. Missed print delivery: credit one day's price (monthly_price / "
+    "26 for print_daily, / 8 for print_weekend). Before cancelling, offer one retention deal that fits "
+    "the plan; cancel only if the subscriber still wants to. Be friendly and say exactly what changes on "
+    "their bill. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("reader_subscription_support", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Copper Kettle Restaurant Group guest relations MCP server: restaurant group guest relations - reviews and complaints, replies, recovery vouchers.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Copper Kettle Restaurant Group guest relations. You work in guest relations for the "
+    "Copper Kettle Restaurant Group's six locations. Reviews from Google, Yelp and Tripadvisor, emails "
+    "and comment cards come in; you reply publicly or privately in the group's voice, escalate serious "
+    "issues (allergy incidents, billing errors) to the location's general manager, and issue recovery "
+    "vouchers paid from each location's monthly goodwill budget. Today is 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like loc-0001: search first, then act on the "
+    "id. A failed write changes nothing. Reply to every review: 4-5 stars get a short public thank-you; "
+    "1-3 stars get a public apology plus a private email. Allergy incidents and billing errors are always "
+    "escalated to the GM. Vouchers: 25.00 for slow service or cold food, 50.00 for staff attitude, the "
+    "bill amount for billing errors; never for praise. Public replies never mention vouchers or refunds. "
+    "Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("restaurant_guest_feedback", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

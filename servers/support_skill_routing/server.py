@@ -1,0 +1,61 @@
+"""Paylane contact-centre skills-based routing MCP server: contact-centre routing - match waiting conversations to agents by language, product, tier.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Paylane contact-centre skills-based routing. You are the real-time routing lead at "
+    "Paylane's customer contact centre. Conversations wait in queues by language and product; each needs "
+    "an agent who speaks the customer's language, knows the product and is at the required tier, and "
+    "agents take only a limited number of concurrent conversations. You assign, transfer and complete "
+    "conversations and manage agent presence. Today is 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like agt-0001: search first, then act on the id. A failed write "
+    "changes nothing. Route to an online agent whose primary or second language is the customer's, whose "
+    "product skill matches, and whose tier is at least the required tier (tier3 > tier2 > tier1). VIPs go "
+    "first, then the longest waiting. Prefer the agent with the fewest active assignments. Call finish "
+    "when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("support_skill_routing", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

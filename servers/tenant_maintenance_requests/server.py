@@ -1,0 +1,61 @@
+"""Oakmont Property Management maintenance desk MCP server: residents' repair requests: triage, technician visits without double-booking, resident notices.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Oakmont Property Management maintenance desk. You staff the resident maintenance "
+    "desk at Oakmont Property Management. Residents report leaks, broken heaters and lockouts; you log "
+    "and triage requests by urgency, schedule a technician of the right trade (no technician in two "
+    "places at once), keep the resident informed by their preferred channel, and close requests once the "
+    "work is confirmed. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
+    "have ids like res-0001: search first, then act on the id. A failed write changes nothing. "
+    "Emergencies (active leaks, no heat below 55 F, lockouts, sparking) get a visit within 4 hours; "
+    "urgent within 48 hours; routine within 7 days. Match the technician's trade to the category (general "
+    "techs take appliance, pest and lock_and_key). Always notify the resident on their preferred channel "
+    "after scheduling or when a visit is missed. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("tenant_maintenance_requests", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

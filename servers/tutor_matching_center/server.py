@@ -1,0 +1,60 @@
+"""Peer tutoring centre matching MCP server: pair students with peer tutors by subject, level, language and time, within tutor capacity.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Peer tutoring centre matching. You coordinate a college's peer tutoring centre. "
+    "Students (tutees) ask for help in a subject at a level, in a preferred language and time of day; "
+    "peer tutors list their subject, the highest level they tutor, languages, availability and how many "
+    "weekly pairings they can take. You propose pairings that satisfy both sides, activate them, pause or "
+    "end them, and log sessions. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like tut-0001: search first, then act on the id. A failed write changes nothing. A "
+    "tutor fits a tutee when the subject matches, the tutor's max_level is at or above the tutee's level "
+    "(intro < intermediate < advanced), the language matches and availability overlaps. Prefer "
+    "higher-rated tutors. Ask the student for anything missing before proposing. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("tutor_matching_center", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

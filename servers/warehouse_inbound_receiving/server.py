@@ -1,0 +1,60 @@
+"""Inbound receiving and putaway at a 3PL warehouse MCP server: 3PL inbound pipeline: ASNs arrive, lines received short or damaged, pallets put away.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Inbound receiving and putaway at a 3PL warehouse. You coordinate inbound flow at "
+    "Keystone 3PL's Harrisburg warehouse. Suppliers send advance ship notices (ASNs); when a trailer "
+    "arrives its lines are received and counted, shortages and damage are recorded, the ASN is closed "
+    "(with or without discrepancy), and received pallets are put away into storage locations that each "
+    "hold a limited number of pallets. Today is 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like asn-0001: search first, then act on the id. A failed write "
+    "changes nothing. Pipeline order: arrive, start receiving, count every line, close (discrepant if any "
+    "line is short or damaged), then put away received quantities. Damaged goods are never put away. Call "
+    "finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("warehouse_inbound_receiving", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

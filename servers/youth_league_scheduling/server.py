@@ -1,0 +1,60 @@
+"""Riverbend Youth Soccer League scheduler MCP server: youth soccer league - schedule games on pitches with referees; results and forfeits.
+
+    python server.py --workspace DIR                  # stdio
+    python server.py --workspace DIR --http --port N  # streamable HTTP at /mcp
+
+The workspace is a copy of seed/ made by the launcher; all state lives there.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+# Standalone (`python server.py`) or imported as a package by the registry.
+if __package__:
+    from . import app
+    from .claw import add_claw_tools
+else:
+    import app
+    from claw import add_claw_tools
+
+HERE = Path(__file__).resolve().parent
+INSTRUCTIONS = (
+    "You assist with Riverbend Youth Soccer League scheduler. You help the volunteer scheduler of the "
+    "Riverbend Youth Soccer League (U8 to U14). Games need a pitch of the right size for the age group "
+    "and a referee of a suitable grade; no pitch, referee or team can be double-booked. Weather postpones "
+    "games, which are rescheduled; played games get a score, and a team that cannot field players "
+    "forfeits. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids "
+    "like tm-0001: search first, then act on the id. A failed write changes nothing. Pitch size by age: "
+    "u8 small_sided, u10 and u12 nine_v_nine, u14 full_size. u8/u10 games last 50 minutes, u12 60, u14 "
+    "80; leave 15 minutes between games on a pitch. u14 games need a grassroots or regional referee. "
+    "Games after 17:00 need a pitch with lights. Call finish when done."
+)
+
+
+def build_server(workspace: Path | str) -> MCPServer:
+    """One MCP server bound to one episode's workspace."""
+    server = MCPServer("youth_league_scheduling", instructions=INSTRUCTIONS, version="1.0.0")
+    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="none")
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workspace", default=".", help="episode workspace (a copy of seed/)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    server = build_server(args.workspace)
+    if args.http:
+        server.run("streamable-http", host=args.host, port=args.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()
