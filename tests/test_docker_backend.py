@@ -14,6 +14,8 @@ import time
 import anyio
 import pytest
 
+from tests.test_containment import CASES as SHELL_CASES
+
 from registry.catalog import get
 from registry.launch import launch
 from registry.workspaces import WorkspaceRoot
@@ -116,6 +118,10 @@ CASES = {
     "write outside": ("echo x > /usr/x; echo x > /opt/env/x; touch /x; touch /etc/x", ["Read-only file system"], None),
     "fork bomb": ("bomb() { bomb | bomb & }; bomb; sleep 2; echo still-here", ["fork"], 5),
 }
+# The rest of the bubblewrap cases hold in a container too: task store, memory bomb, endless loop,
+# huge output, disk fill.
+CASES |= {name: case for name, case in SHELL_CASES.items()
+          if name in ("task store", "memory bomb", "endless loop", "huge output", "disk fill")}
 
 
 @pytest.mark.parametrize("case", CASES)
