@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int, default=4)
     run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
-    run.add_argument("--limit", type=int, default=None, help="at most this many tasks per environment")
+    run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.set_defaults(fn=_run)
 

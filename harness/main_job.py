@@ -25,6 +25,7 @@ from registry.catalog import discover
 from registry.launch import make_launcher
 
 REPO = Path(__file__).resolve().parent.parent
+SAMPLE_PER_ENV = 5  # the default run over the whole catalog is a sample; --limit 0 runs everything
 
 
 class RunSettings(BaseModel):
@@ -39,7 +40,7 @@ class RunSettings(BaseModel):
     concurrency: int = 4
     attempts: int = 1
     split: str = "all"
-    limit: int | None = None
+    limit: int | None = None  # tasks per environment; None: all with --env, else SAMPLE_PER_ENV; 0: all
     out: str | None = None
 
     def endpoint(self) -> tuple[str | None, str, str]:
@@ -71,7 +72,8 @@ def load_run_tasks(settings: RunSettings) -> list[Task]:
     tasks = []
     for name in names:
         chosen = [t for t in tasks_for(name, tasks_dir) if settings.split in ("all", t.split)]
-        tasks += chosen[: settings.limit] if settings.limit else chosen
+        limit = settings.limit if settings.limit is not None else (None if settings.envs else SAMPLE_PER_ENV)
+        tasks += chosen[:limit] if limit else chosen
     return tasks
 
 
