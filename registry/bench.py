@@ -95,7 +95,7 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
         cold = [await _cold_acquire(env, root) for _ in range(max(n // 3, 1))]
         root.prewarm(env.name, env.seed, 4)
         await acquire_samples(env, inproc, root, 4)  # servers built for the pooled workspaces
-        rows.append(_row("acquire (pooled, in-process, bwrap shell)", await acquire_samples(env, inproc, root, n),
+        rows.append(_row("acquire (pooled, in-process, bwrap shell)", await acquire_samples(env, inproc, root, n * 10),
                          spawn, "p50<=25ms p99<=100ms, >=40x spawn"))
         rows.append(_row("acquire (cold: copy seed + build server)", cold, spawn))
         rows.append(_row("reset to initial state", await reset_samples(env, root, n), None, "<=10ms"))
@@ -141,7 +141,8 @@ def table(figures: dict) -> str:
 def run_bench(env: str, n: int, out: Path | None, live: int = 256) -> int:
     import logging
 
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for name in ("httpx", "httpx2", "mcp"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     figures = anyio.run(measure, env, n, 5, live)
     print(table(figures))
     print(json.dumps(figures))
