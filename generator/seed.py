@@ -177,10 +177,17 @@ def _column(bp: Blueprint, entity: Entity, spec: FieldSpec, ids: dict[str, list[
     return column
 
 
-def _unique(column: list[Any], spec: FieldSpec, rng: random.Random) -> list[Any]:
+def _unique(column: list[Any], spec: FieldSpec, rng: random.Random, pool: list[str] | None = None) -> list[Any]:
+    """Make a column's values distinct; a reference is re-pointed at a row not yet referenced."""
     seen: set[Any] = set()
     out = []
+    spare = [i for i in (pool or []) if i not in set(column)]
     for value in column:
+        if spec.type == "ref" and value in seen:
+            value = spare.pop(0) if spare else None
+            seen.add(value)
+            out.append(value)
+            continue
         candidate, bump = value, 1
         while candidate in seen and candidate is not None:
             bump += 1
@@ -306,7 +313,8 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                     row[spec.name] = _derived_email(entity, row, rng)
         for spec in entity.fields:
             if spec.name in unique:
-                for row, value in zip(rows, _unique([row[spec.name] for row in rows], spec, rng)):
+                for row, value in zip(rows, _unique([row[spec.name] for row in rows], spec, rng,
+                                                           ids.get(spec.ref) if spec.type == "ref" else None)):
                     row[spec.name] = value
         for spec in entity.fields:
             if spec.optional and spec.name != entity.status_field:
