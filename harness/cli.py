@@ -1,4 +1,5 @@
-"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench, generate, audit."""
+"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench, generate, audit,
+catalog, tasks."""
 
 from __future__ import annotations
 
@@ -71,6 +72,31 @@ def _catalog(args: argparse.Namespace) -> int:
     return print_stats(run_audit=args.audit, as_json=args.json)
 
 
+def _tasks(args: argparse.Namespace) -> int:
+    if args.tasks_command == "stats":
+        from generator.tasks.stats import stats
+
+        print(stats(args.dir))
+        return 0
+    from generator.tasks.generate import generate
+
+    report = generate(seed=args.seed, per_env=args.per_env, envs=args.env, out=args.out, workers=args.workers,
+                      compress=args.gzip, rewrite=args.rewrite_url, rewrite_model=args.rewrite_model)
+    return 0 if report["tasks"] else 1
+
+
+def _report(args: argparse.Namespace) -> int:
+    from harness.export import print_report
+
+    return print_report(args.run)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from harness.export import export
+
+    return export(args.run, args.format, args.out, args.min_reward)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -106,6 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.set_defaults(fn=_run)
 
+    report = commands.add_parser("report", help="per agent and split: success, reward, pass@k and pass^k")
+    report.add_argument("run", type=Path, help="a run folder (runs/<id>)")
+    report.set_defaults(fn=_report)
+
+    export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
+    export.add_argument("run", type=Path)
+    export.add_argument("--format", choices=["sft", "verl"], required=True)
+    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--min-reward", type=float, default=1.0, help="sft: keep rollouts with at least this reward")
+    export.set_defaults(fn=_export)
+
     bench = commands.add_parser("bench", help="acquire, reset and tool-call figures beside a spawn-per-episode baseline")
     bench.add_argument("--env", default="office")
     bench.add_argument("-n", type=int, default=30, help="samples per figure")
@@ -136,6 +173,24 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--audit", action="store_true", help="also audit every environment (about 30 s)")
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(fn=_catalog)
+
+    tasks = commands.add_parser("tasks", help="generate verified tasks from the tool graphs; task statistics")
+    tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
+    tasks_dir = Path(__file__).resolve().parent.parent / "tasks"
+    make = tasks_commands.add_parser("generate", help="tasks/<env>.jsonl for every environment compiled from a blueprint")
+    make.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
+    make.add_argument("--per-env", type=int, default=140, help="validated tasks per environment")
+    make.add_argument("--env", action="append", help="only these environments (default: all compiled from blueprints)")
+    make.add_argument("--out", type=Path, default=tasks_dir, help="where task files go (default: tasks/)")
+    make.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    make.add_argument("--gzip", action="store_true", help="write <env>.jsonl.gz instead of <env>.jsonl")
+    make.add_argument("--rewrite-url", default=None, help="OpenAI-compatible endpoint for an instruction rewrite pass "
+                      "(or ENVCRAFT_REWRITE_BASE_URL; off by default)")
+    make.add_argument("--rewrite-model", default=None, help="model for the rewrite pass (or ENVCRAFT_REWRITE_MODEL)")
+    make.set_defaults(fn=_tasks)
+    show = tasks_commands.add_parser("stats", help="counts per environment, kind, archetype, tier, split; drops")
+    show.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    show.set_defaults(fn=_tasks)
     return parser
 
 

@@ -20,7 +20,7 @@ from harness.agents.base import Agent
 from harness.agents.policies import GoldReplayAgent, NoOpAgent
 from harness.report import Progress, summary_rows, summary_table
 from harness.runner import RolloutLog, run_tasks
-from harness.tasks import TASKS_DIR, Task, tasks_for
+from harness.tasks import TASKS_DIR, Task, task_file, tasks_for
 from registry.catalog import discover
 from registry.launch import make_launcher
 
@@ -66,7 +66,7 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
 
 def load_run_tasks(settings: RunSettings) -> list[Task]:
     tasks_dir = Path(settings.tasks_dir) if settings.tasks_dir else TASKS_DIR
-    names = settings.envs or [name for name in discover() if (tasks_dir / f"{name}.jsonl").exists()]
+    names = settings.envs or [name for name in discover() if task_file(name, tasks_dir)]
     if not names:
         raise FileNotFoundError(f"no environment has tasks in {tasks_dir}")
     tasks = []

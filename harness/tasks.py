@@ -6,6 +6,7 @@ sandbox: no agent tool or shell command can read a verifier or a gold answer.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from pathlib import Path
@@ -79,7 +80,9 @@ class Task(Frozen):
 
 
 def load_tasks(path: Path) -> list[Task]:
-    with open(path, encoding="utf-8") as handle:
+    """Tasks of a JSONL file, plain or gzip-compressed (`.jsonl.gz`)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
         return [Task.model_validate_json(line) for line in handle if line.strip()]
 
 
@@ -93,8 +96,21 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
 TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
 
 
+def task_file(env: str, tasks_dir: Path = TASKS_DIR) -> Path | None:
+    """<env>.jsonl, or its gzip-compressed form <env>.jsonl.gz, if either exists."""
+    for name in (f"{env}.jsonl", f"{env}.jsonl.gz"):
+        if (Path(tasks_dir) / name).exists():
+            return Path(tasks_dir) / name
+    return None
+
+
+def task_files(tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    return sorted(p for p in Path(tasks_dir).iterdir() if p.name.endswith((".jsonl", ".jsonl.gz")))
+
+
 def tasks_for(env: str, tasks_dir: Path = TASKS_DIR) -> list[Task]:
-    path = Path(tasks_dir) / f"{env}.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(f"no task file {path}: generate tasks for {env!r} first (envcraft tasks generate)")
+    path = task_file(env, tasks_dir)
+    if path is None:
+        raise FileNotFoundError(f"no task file {Path(tasks_dir) / env}.jsonl: generate tasks for {env!r} first "
+                                "(envcraft tasks generate)")
     return load_tasks(path)

@@ -135,11 +135,11 @@ class Gateway:
     # ------------------------------------------------------------ episodes
 
     def _task(self, task_id: str):
-        from harness.tasks import TASKS_DIR, load_tasks
+        from harness.tasks import TASKS_DIR, load_tasks, task_files
 
         folder = self.tasks_dir or TASKS_DIR
         if task_id not in self._tasks:
-            for path in sorted(Path(folder).glob("*.jsonl")):
+            for path in task_files(folder):
                 for task in load_tasks(path):
                     self._tasks[task.id] = task
         if task_id not in self._tasks:

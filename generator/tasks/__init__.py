@@ -1,0 +1,23 @@
+"""Topology-aware task engine: tool graphs -> chains -> executed plans -> verified tasks.
+
+    envcraft tasks generate [--seed N] [--per-env N] [--env ...] [--out DIR] [--workers N] [--gzip]
+    envcraft tasks stats [--dir DIR]
+
+Modules, in pipeline order:
+  env.py       an environment compiled from a blueprint: blueprint, app functions, seed tables/files
+  graph.py     the tool graph of one environment (dataflow, state and scaffold-bridge edges)
+  workflow.py  the cross-environment workflow graph (a value read in one env feeds a write in another)
+  sampler.py   weighted random walks over a tool graph: reachable, diverse, deterministic chains
+  choose.py    concrete argument values drawn from state (slots, enums, ranges, unique values)
+  execute.py   binds a chain to rows and runs it on the app functions (the fast path)
+  decoys.py    near-miss copies of target rows and stale decoy files
+  describe.py  rows described by their distinguishing values (never by id)
+  instruct.py  instruction turns: templates per operation kind, personas, connectors
+  gold.py      the gold ToolCalls, with a lookup inserted before any id the agent has not seen
+  verify.py    checks from the diff between initial and gold final state, plus guards
+  replay.py    runs ToolCalls on tables + files (domain and scaffold tools) and takes Snapshots
+  validate.py  gold / no-op / random agent / ablations, graded with harness.grading
+  build.py     one task from one chain (write chains, questions); cross.py: two-environment tasks
+  rewrite.py   optional LLM rewrite of instruction turns (OpenAI-compatible endpoint)
+  generate.py  every environment, in parallel and deterministically, to tasks/; stats.py: the summary
+"""

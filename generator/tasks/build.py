@@ -1,0 +1,274 @@
+"""One task from one chain: bind and run it, plant decoys, describe, write turns, gold and checks.
+
+Three shapes: a write chain in one environment, a question (read-only chain answered through
+finish), and a cross-environment workflow (a value read in A is the input of a write in B).
+A build that cannot be made sound returns the reason instead of a task.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.tasks import Check, Task, ToolCall
+from registry.workspaces import InitialState
+
+from generator.tasks.decoys import decoy_file, plant
+from generator.tasks.describe import Describer, answer_text, preferences, render, words
+from generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
+from generator.tasks.execute import Plan, bind, rerun
+from generator.tasks.gold import GoldWriter, Unfindable
+from generator.tasks.instruct import Writer, join, wrap_turn
+from generator.tasks.verify import diff_checks, unchanged
+
+ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
+
+
+@dataclass
+class Draft:
+    """A task before validation, with what the stats need."""
+
+    task: Task
+    chain: tuple[str, ...]
+    shape: str  # write / question / cross
+    decoys: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Failed(Exception):
+    pass
+
+
+def with_decoys(env: EnvSpec, plan: Plan, rng: random.Random, count: int,
+                ask: dict[str, str] | None = None, extra: list[tuple[str, str]] | None = None) -> tuple[Plan, dict, dict]:
+    """Rerun the plan over seed + decoys; (plan, planted rows, decoy files). Falls back to no decoys."""
+    targets = list(extra or [])
+    for step in plan.steps:
+        if step.writes and step.target and step.target not in plan.created:
+            targets.append((step.entity, step.target))
+        for name, value in step.fields.items():
+            spec = env.entity(step.entity).field(name)
+            if spec.type == "ref" and value not in plan.created:
+                targets.append((spec.ref, value))
+    if count <= 0 or not targets:
+        return plan, {}, {}
+    planted, origins = plant(env, plan.initial, targets, rng, count, ask)
+    if not planted:
+        return plan, {}, {}
+    tables = copy_tables(plan.initial)
+    for table, rows in planted.items():
+        tables.setdefault(table, []).extend(copy_tables({table: rows})[table])
+    again = rerun(env, plan, tables)
+    if again is None:
+        return plan, {}, {}
+    files = decoy_file(env, plan.initial, planted, origins, rng) if rng.random() < 0.5 else {}
+    return again, planted, files
+
+
+def pinned_rows(plan: Plan, planted: dict[str, list[dict]]) -> list[dict]:
+    ids = {r["id"] for rows in planted.values() for r in rows}
+    return [r for rows in plan.initial.values() for r in rows if r["id"] in ids]
+
+
+def turns_for(plan: Plan, rng: random.Random, allow_multi: bool) -> list[int]:
+    """A user turn per step: reads go with the write they lead to; 2-3 turns for some longer chains."""
+    writes = [i for i, s in enumerate(plan.steps) if s.writes]
+    groups = 1
+    if allow_multi and len(writes) >= 2 and rng.random() < 0.3:
+        groups = 3 if len(writes) >= 4 and rng.random() < 0.4 else 2
+    cuts = sorted(rng.sample(range(1, len(writes)), groups - 1)) if groups > 1 else []
+    turn_of_write = {w: sum(1 for c in cuts if k >= c) for k, w in enumerate(writes)}
+    out, current = [], 0
+    for i in range(len(plan.steps)):
+        nxt = next((w for w in writes if w >= i), None)
+        current = turn_of_write[nxt] if nxt is not None else (turn_of_write[writes[-1]] if writes else 0)
+        out.append(current)
+    return out
+
+
+def leaks(text: str, tables: list[Tables]) -> bool:
+    found = set(ID.findall(text))
+    if not found:
+        return False
+    ids = {r["id"] for t in tables for rows in t.values() for r in rows}
+    return bool(found & ids)
+
+
+def archetype(env: EnvSpec, ops: list[str], cross: bool, multi: bool) -> str:
+    pres = {p.kind for name in ops for p in env.ops[name].preconditions}
+    kinds = [env.ops[name].kind for name in ops]
+    wanted = []
+    if cross:
+        wanted.append("cross_tool_pipeline")
+    if "no_overlap" in pres:
+        wanted.append("multi_resource_temporal_scheduling")
+    if pres & {"capacity", "at_least"}:
+        wanted.append("multi_criteria_bilateral_matching")
+    if kinds.count("transition") >= 2:
+        wanted += ["constraint_guided_state_machine", "workflow_orchestration"]
+    if multi:
+        wanted.append("human_agent_interaction")
+    wanted += ["fault_tolerant_stream_processing", "asynchronous_events", "transactional_workspace"]
+    for name in wanted:
+        if name in env.bp.archetypes:
+            return name
+    return "cross_tool_pipeline" if cross else env.bp.archetypes[len(ops) % len(env.bp.archetypes)]
+
+
+def difficulty(calls: int, cross: bool, decoys: int, turns: int) -> str:
+    points = calls + 3 * cross + 2 * min(decoys, 2) + 2 * (turns > 1)
+    return "easy" if points <= 5 else "medium" if points <= 10 else "hard"
+
+
+def note_step(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[str, str, list[str]] | None:
+    """Workspace kinds: also leave a note that names the new row's id (path, clause, required strings)."""
+    if "write_file" not in env.scaffold or not plan.created:
+        return None
+    row_id = sorted(plan.created, key=plan.created.get)[-1]
+    what = words(plan.steps[plan.created[row_id]].entity)
+    path = f"notes/{rng.choice(('handoff', 'today', 'followup', 'log'))}_{row_id.split('-')[0]}.md"
+    clause = rng.choice((f"write a short note to {path} that mentions the new {what}'s id",
+                         f"leave a one-line note in {path} with the id of the new {what}"))
+    return path, clause, [row_id]
+
+
+def make_task(task_id: str, envs: list[str], turns: list[str], initial: dict[str, InitialState],
+              checks: list[Check], gold: list[ToolCall], arch: str, diff: str, split: str, tags: list[str]) -> Task:
+    return Task(id=task_id, envs=envs, turns=turns, initial=initial.get(envs[0], InitialState()),
+                other_initial={e: initial[e] for e in envs[1:] if e in initial and initial[e] != InitialState()},
+                checks=checks, gold=gold, archetype=arch, difficulty=diff, split=split, tags=tags)
+
+
+def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random.Random, split: str) -> Draft:
+    plan0 = bind(env, list(ops), env.seed_tables(), rng)
+    if plan0 is None:
+        raise Failed("bind")
+    plan, planted, files = with_decoys(env, plan0, rng, rng.choices((0, 1, 2), (0.4, 0.4, 0.2))[0])
+    describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
+    describer.prefer = preferences(env, plan.initial, plan.steps)
+    turn_of = turns_for(plan, rng, True)
+    writer = Writer(env, describer, rng)
+    clauses: dict[int, list[str]] = {}
+    for step, turn in zip(plan.steps, turn_of):
+        if step.writes:
+            clause = writer.segment(step)
+            if clause is None:
+                raise Failed("undescribable")
+            clauses.setdefault(turn, []).append(clause)
+    last = max(clauses)
+    note = note_step(env, plan, rng) if rng.random() < 0.2 else None
+    if note:
+        clauses[last].append(note[1])
+    shell = 0.3 if env.cli else 0.0
+    try:
+        gold = GoldWriter(env, plan, describer, rng, shell_rate=shell).run(turn_of)
+    except Unfindable as exc:
+        raise Failed("unfindable") from exc
+    texts = [wrap_turn(join(clauses[t], rng, t == 0), rng, t == 0, env.bp) for t in sorted(clauses)]
+    if leaks(" ".join(texts), [plan.initial, plan.final]):
+        raise Failed("id_leak")
+    checks, changed = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
+    extra_files: set[str] = set()
+    if note:
+        body = f"Done: {' '.join(note[2])}"
+        gold.append(ToolCall(tool="write_file", env=env.name, arguments={"path": note[0], "content": body}, turn=last))
+        checks.append(Check(kind="file_contains", path=note[0], contains=note[2], note="note names the new row"))
+        extra_files.add(note[0])
+    checks.append(unchanged(None, changed, extra_files))
+    gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": "Done."}, turn=last))
+    decoys = sum(len(r) for r in planted.values())
+    domain = [c.tool for c in gold if c.tool in env.ops or c.tool == "run_shell"]
+    if len(domain) < 2:
+        raise Failed("too_short")
+    tags = ["write", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if files else []) + \
+        (["multi_turn"] if len(texts) > 1 else []) + (["shell"] if any(c.tool == "run_shell" for c in gold) else []) + \
+        (["file_note"] if note else []) + ["chain:" + ">".join(ops)]
+    task = make_task("", [env.name], texts, {env.name: InitialState(rows=planted, files=files)}, checks, gold,
+                     archetype(env, list(ops), False, len(texts) > 1), difficulty(len(domain), False, decoys, len(texts)),
+                     split, tags)
+    keep = writer.mentions + ([note[0]] if note else [])
+    return Draft(task, ops, "write", decoys, {"length": len(domain), "keep": keep})
+
+
+ASKABLE = ("str", "email", "date", "datetime", "int", "float", "ref")
+QUESTIONS = ("What is the {f} of {d}?", "Can you look up {d} and tell me its {f}?", "I need the {f} on file for {d}.",
+             "Please find {d} - what is its {f}?", "Tell me the {f} recorded for {d}.")
+
+
+def ask_field(env: EnvSpec, entity_name: str, row: dict[str, Any], rng: random.Random) -> str | None:
+    entity = env.entity(entity_name)
+    options = []
+    for spec in entity.fields:
+        value = row.get(spec.name)
+        if value is None or spec.type not in ASKABLE or spec.name == label_field(entity):
+            continue
+        if spec.type == "int" and (spec.max or 0) - (spec.min or 0) < 20:
+            continue
+        if spec.type == "ref" and (label_field(env.entity(spec.ref)) is None):
+            continue
+        options.append(spec.name)
+    return rng.choice(options) if options else None
+
+
+def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random.Random, split: str) -> Draft:
+    plan0 = bind(env, list(ops), env.seed_tables(), rng)
+    if plan0 is None or plan0.steps[-1].target is None:
+        raise Failed("bind")
+    last = plan0.steps[-1]
+    entity = env.entity(last.entity)
+    row = next((r for r in plan0.initial[entity.table] if r["id"] == last.target), None)
+    if row is None:
+        raise Failed("bind")
+    asked = ask_field(env, last.entity, row, rng) or "id"  # nothing else worth asking: its record id
+    plan, planted, files = with_decoys(env, plan0, rng, rng.choices((0, 1), (0.45, 0.55))[0],
+                                       {last.target: asked} if asked != "id" else None, [(last.entity, last.target)])
+    describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
+    describer.prefer = preferences(env, plan.initial, plan.steps)
+    desc = describer.describe(last.entity, last.target, avoid={asked})
+    if desc is None or not desc.fields and not desc.nested:
+        raise Failed("undescribable")
+    describer.cache[(last.entity, last.target)] = desc
+    spec = entity.field(asked) if asked != "id" else None
+    value = row[asked]
+    if spec is None:
+        what = "record id"
+    elif spec.type == "ref":
+        other = env.entity(spec.ref)
+        ref_row = next((r for r in plan.initial[other.table] if r["id"] == value), None)
+        if ref_row is None or ref_row.get(label_field(other)) in (None, ""):
+            raise Failed("dangling_ref")
+        value = ref_row[label_field(other)]
+        what = f"{words(asked)} ({words(label_field(other))})"
+    else:
+        what = words(asked)
+    expected = answer_text(spec if spec is not None and spec.type != "ref" else None, value)
+    question = rng.choice(QUESTIONS).format(f=what, d=desc.phrase)
+    question = question[:1].upper() + question[1:]
+    hint = rng.choice(("", " Reply with the value exactly as recorded.", " Just the value, please.",
+                       " Put the answer in finish."))
+    turns_of = [0] * len(plan.steps)
+    try:
+        gold = GoldWriter(env, plan, describer, rng).run(turns_of, keep_last=True)
+    except Unfindable as exc:
+        raise Failed("unfindable") from exc
+    text = wrap_turn(question + hint, rng, True, env.bp)
+    if leaks(text, [plan.initial]):
+        raise Failed("id_leak")
+    gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": expected}))
+    checks = [Check(kind="answer", contains=[expected], weight=2.0, note=f"answer: {asked} of {last.target}"),
+              *diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)[0],
+              unchanged(None, set(), set())]
+    decoys = sum(len(r) for r in planted.values())
+    domain = [c.tool for c in gold if c.tool in env.ops]
+    if not domain:
+        raise Failed("too_short")  # a question takes at least a lookup and the answer
+    tags = ["question", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if files else []) + \
+        ["chain:" + ">".join(ops)]
+    task = make_task("", [env.name], [text], {env.name: InitialState(rows=planted, files=files)}, checks, gold,
+                     archetype(env, list(ops), False, False), difficulty(len(domain), False, decoys, 1), split, tags)
+    return Draft(task, ops + (f"?{asked}",), "question", decoys, {"length": len(domain), "keep": desc.mentions})
+
+
+__all__ = ["Draft", "Failed", "build_question", "build_write", "render"]

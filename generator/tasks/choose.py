@@ -1,0 +1,212 @@
+"""Concrete argument values drawn from the state: free future slots, valid enums, in-range amounts,
+fresh unique codes and emails. Values are "nice" (round amounts, half-hour slots) so an
+instruction can state them naturally. Every choice uses the caller's `random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from generator import values
+from generator.appcode import typed
+from generator.blueprint import Entity, FieldSpec, Operation
+from generator.seed import guess_gen
+from generator.tasks.env import EnvSpec, Tables
+
+TIME = "%Y-%m-%dT%H:%M"
+
+
+class Chooser:
+    def __init__(self, env: EnvSpec, rng: random.Random):
+        self.env, self.rng = env, rng
+        self.today = date.fromisoformat(env.bp.today)
+
+    # ------------------------------------------------------------ scalars
+
+    def number(self, spec: FieldSpec, cap: float | None = None, current: Any = None) -> int | float:
+        low = spec.min if spec.min is not None else 1
+        high = spec.max if spec.max is not None else max(low, 0) + 100
+        if cap is not None:
+            high = min(high, cap)
+        if high < low:
+            high = low
+        for _ in range(8):
+            if spec.type == "int":
+                value: int | float = self.rng.randint(int(low), int(high)) if int(high) >= int(low) else int(low)
+            else:
+                span = high - low
+                step = 5.0 if span >= 200 else 0.5 if span >= 5 else 0.01
+                raw = self.rng.uniform(low, high)
+                value = round(max(low, min(high, round(raw / step) * step)), 2)
+            if value != current:
+                return value
+        return value
+
+    def day(self, spec: FieldSpec, future: bool, after: str | None = None) -> str:
+        if after:
+            base = date.fromisoformat(after[:10])
+            return (base + timedelta(days=self.rng.randint(1, 7))).isoformat()
+        low = int(spec.min) if spec.min is not None else -30
+        high = int(spec.max) if spec.max is not None else 30
+        if future or high > 0:
+            low, high = max(low, 1), max(high, 1)
+            high = min(high, max(low, 30))
+        return (self.today + timedelta(days=self.rng.randint(low, max(low, high)))).isoformat()
+
+    def slot(self, future: bool = True) -> tuple[str, str]:
+        """A working-hours start on a half-hour mark and an end 30-120 minutes later."""
+        minutes = 30 * self.rng.randint(1, 4)
+        day = self.today + timedelta(days=self.rng.randint(1, 14) if future else self.rng.randint(-10, 14))
+        last = (17 * 60 - minutes - 9 * 60) // 30
+        start = datetime(day.year, day.month, day.day, 9, 0) + timedelta(minutes=30 * self.rng.randint(0, last))
+        return start.strftime(TIME), (start + timedelta(minutes=minutes)).strftime(TIME)
+
+    def text(self, entity: Entity, spec: FieldSpec, tables: Tables, unique: bool, current: Any = None) -> str:
+        rows = tables.get(entity.table, [])
+        used = {row.get(spec.name) for row in rows} if unique else set()
+        for attempt in range(12):
+            if spec.template:
+                value = spec.template.format(n=len(rows) + 100 + self.rng.randint(0, 899))
+            elif spec.values and spec.type == "str":
+                value = self.rng.choice(spec.values)
+                if unique and value in used:
+                    value = f"{value} {self.rng.randint(2, 99)}"
+            elif spec.type == "email" or spec.gen == "email":
+                value = values.email_for(values.person_name(self.rng), self.rng)
+            elif spec.type == "text":
+                value = values.sentence(self.rng)
+            else:
+                value = values.generate(guess_gen(entity, spec), self.rng)
+            if value not in used and value != current and value.strip():
+                return value
+        return f"{value} {self.rng.randint(100, 999)}"
+
+    def value(self, op: Operation, spec: FieldSpec, tables: Tables, current: Any = None,
+              cap: float | None = None) -> Any:
+        entity = self.env.entity(op.entity)
+        allowed = next(([typed(spec, v) for v in p.values] for p in op.preconditions
+                        if p.kind in ("status_in", "field_equals") and p.field == spec.name and op.kind == "create"), None)
+        unique = spec.unique or any(p.kind == "unique" and p.field == spec.name for p in op.preconditions)
+        if spec.type == "enum":
+            choices = [v for v in (allowed or spec.values) if v != current] or list(allowed or spec.values)
+            return self.rng.choice(choices)
+        if spec.type == "bool":
+            return (not current) if isinstance(current, bool) else self.rng.random() < 0.5
+        if spec.type in ("int", "float"):
+            return self.number(spec, cap, current)
+        if spec.type == "date":
+            future = any(p.kind == "not_in_past" and p.field == spec.name for p in op.preconditions)
+            return self.day(spec, future)
+        if spec.type == "datetime":
+            return self.slot()[0]
+        if spec.type == "list_str":
+            pool = list(spec.values or values.TAGS)
+            return sorted(set(self.rng.sample(pool, min(len(pool), self.rng.randint(1, 2)))))
+        if spec.type == "ref":
+            rows = tables.get(self.env.entity(spec.ref).table, [])
+            return self.rng.choice(rows)["id"] if rows else None
+        return self.text(entity, spec, tables, unique, current)
+
+    # ------------------------------------------------------------ whole argument sets
+
+    def times(self, op: Operation, fields: dict[str, Any], row: dict[str, Any] | None) -> None:
+        """Start/end pairs among `fields`: a consistent window (end after start, in the future)."""
+        entity = self.env.entity(op.entity)
+        for end, start in self.env.pairs(entity).items():
+            if start not in fields and end not in fields:
+                continue
+            kind = entity.field(end).type
+            if kind == "datetime":
+                s, e = self.slot()
+            else:
+                s = self.day(entity.field(start), True)
+                e = self.day(entity.field(end), True, after=s)
+            if start in fields:
+                fields[start] = s
+            if end in fields:
+                if start not in fields and row and row.get(start):
+                    base = row[start]
+                    e = ((datetime.strptime(base, TIME) + timedelta(minutes=30 * self.rng.randint(1, 4))).strftime(TIME)
+                         if kind == "datetime" else self.day(entity.field(end), True, after=base))
+                fields[end] = e
+
+    def caps(self, op: Operation, fields: dict[str, Any], tables: Tables) -> dict[str, float]:
+        """at_least preconditions: an amount may not exceed the referenced row's balance."""
+        out = {}
+        entity = self.env.entity(op.entity)
+        for pre in op.preconditions:
+            if pre.kind == "at_least" and pre.ref_field and pre.field:
+                other = self.env.entity(entity.field(pre.ref_field).ref)
+                ref_id = fields.get(pre.ref_field)
+                have = next((r.get(pre.other_field) for r in tables.get(other.table, []) if r["id"] == ref_id), None)
+                if isinstance(have, (int, float)):
+                    out[pre.field] = have
+        return out
+
+    def create_fields(self, op: Operation, tables: Tables, refs: dict[str, str],
+                      searchable: set[str] | None = None) -> dict[str, Any]:
+        """Field -> value for a create: refs as given, the required params, and some optional ones."""
+        entity = self.env.entity(op.entity)
+        names = list(op.params) + [r for r in op.required if r not in op.params]
+        fields: dict[str, Any] = {}
+        for name in names:
+            if name not in op.required and name not in refs and self.rng.random() < 0.5:
+                continue
+            spec = entity.field(name)
+            if spec.type == "ref":
+                if name in refs:
+                    fields[name] = refs[name]
+                elif searchable is None or spec.ref in searchable:
+                    fields[name] = self.value(op, spec, tables)
+        caps = self.caps(op, fields, tables)
+        for name in names:
+            spec = entity.field(name)
+            if spec.type == "ref" or (name not in op.required and name not in fields and self.rng.random() < 0.5):
+                continue
+            fields[name] = self.value(op, spec, tables, cap=caps.get(name))
+        self.times(op, fields, None)
+        return {k: v for k, v in fields.items() if v is not None}
+
+    def change_fields(self, op: Operation, row: dict[str, Any], tables: Tables, refs: dict[str, str] | None = None,
+                      searchable: set[str] | None = None) -> dict[str, Any]:
+        """Arguments of an update or transition beyond the id: required ones, and (updates) one or two more."""
+        entity = self.env.entity(op.entity)
+        chosen = list(op.required)
+        optional = [n for n in op.params if n not in chosen]
+        if op.kind == "update" and not chosen:
+            names = [n for n in optional if entity.field(n).type != "ref"] or optional
+            chosen = self.rng.sample(names, min(len(names), self.rng.choice((1, 1, 2))))
+        elif optional and self.rng.random() < 0.3:
+            chosen.append(self.rng.choice(optional))
+        fields: dict[str, Any] = {}
+        for name in chosen:
+            spec = entity.field(name)
+            if spec.type == "ref":
+                if refs and name in refs and refs[name] != row.get(name):
+                    fields[name] = refs[name]
+                elif searchable is None or spec.ref in searchable:
+                    fields[name] = self.value(op, spec, tables, current=row.get(name))
+                continue
+            fields[name] = self.value(op, spec, tables, current=row.get(name))
+        self.times(op, fields, row)
+        return {k: v for k, v in fields.items() if v is not None and (v != row.get(k) or k in op.required)}
+
+    def align(self, op: Operation, fields: dict[str, Any], fixed: str) -> None:
+        """After `fixed` was set from outside, move its start/end partner so the window stays valid."""
+        entity = self.env.entity(op.entity)
+        for end, start in self.env.pairs(entity).items():
+            kind = entity.field(end).type
+            if fixed == start and end in fields and isinstance(fields[start], str):
+                if kind == "datetime":
+                    base = datetime.strptime(fields[start][:16], TIME)
+                    fields[end] = (base + timedelta(minutes=30 * self.rng.randint(1, 4))).strftime(TIME)
+                else:
+                    fields[end] = self.day(entity.field(end), True, after=fields[start])
+            elif fixed == end and start in fields and isinstance(fields[end], str):
+                if kind == "datetime":
+                    base = datetime.strptime(fields[end][:16], TIME)
+                    fields[start] = (base - timedelta(minutes=30 * self.rng.randint(1, 4))).strftime(TIME)
+                else:
+                    fields[start] = (date.fromisoformat(fields[end][:10]) - timedelta(days=self.rng.randint(1, 7))).isoformat()

@@ -1,0 +1,142 @@
+"""Cross-environment tasks: a value found in environment A is the input of a write in environment B.
+
+The A side is a lookup (a search that finds the source row, sometimes after a little work in A);
+the B side is the sink operation with that value plus, now and then, the transitions that follow
+it. The instruction names the source row by its distinguishing values and says which value to
+carry over, never the value itself: the agent has to read it in A. A decoy in A (same label,
+another value) punishes reading the wrong row.
+"""
+
+from __future__ import annotations
+
+import random
+
+from harness.tasks import ToolCall
+from registry.workspaces import InitialState
+
+from generator.tasks.build import Draft, Failed, archetype, difficulty, leaks, make_task, pinned_rows, with_decoys
+from generator.tasks.decoys import plant
+from generator.tasks.describe import Describer, preferences, words
+from generator.tasks.env import EnvCache, copy_tables
+from generator.tasks.execute import bind, rerun
+from generator.tasks.gold import GoldWriter, Unfindable
+from generator.tasks.graph import graph_of
+from generator.tasks.instruct import Writer, join, wrap_turn
+from generator.tasks.sampler import repair, sample_chain
+from generator.tasks.verify import diff_checks, unchanged
+from generator.tasks.workflow import Link
+
+
+def follow_ups(cache: EnvCache, env_name: str, op_name: str, rng: random.Random) -> list[str]:
+    """0-2 transitions that the state graph allows after the sink operation."""
+    env = cache[env_name]
+    graph = graph_of(env)
+    out, current = [], op_name
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        nxt = [b for b, d in graph[current].items() if "state" in d["kinds"] and env.ops.get(b)
+               and env.ops[b].entity == env.ops[op_name].entity and b not in out]
+        if not nxt:
+            break
+        current = rng.choice(sorted(nxt))
+        out.append(current)
+    return out
+
+
+def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> Draft:
+    a, b = cache[link.src], cache[link.dst]
+    searches = sorted(op.name for op in a.bp.operations if op.kind == "search" and op.entity == link.src_entity)
+    a_ops: list[str] = []
+    if rng.random() < 0.35:
+        writes = sorted(name for name, op in a.ops.items() if op.writes)
+        chain = sample_chain(a, graph_of(a), rng, rng.choice(writes), rng.choice((2, 3))) if writes else None
+        if chain and not chain.read_only:
+            a_ops = list(chain.ops)
+    a_ops.append(rng.choice(searches))
+    plan_a0 = bind(a, a_ops, a.seed_tables(), rng)
+    if plan_a0 is None:
+        raise Failed("bind")
+    source = plan_a0.steps[-1].target
+    src_entity = a.entity(link.src_entity)
+    src_row = next((r for r in plan_a0.final[src_entity.table] if r["id"] == source), None)
+    if src_row is None or src_row.get(link.src_field) in (None, ""):
+        raise Failed("no_value")
+    value = src_row[link.src_field]
+    b_ops = repair(b, [link.dst_op] + follow_ups(cache, link.dst, link.dst_op, rng), rng, graph_of(b)) or \
+        repair(b, [link.dst_op], rng, graph_of(b))
+    if not b_ops:
+        raise Failed("chain")
+    sink = b_ops.index(link.dst_op)
+    plan_b0 = bind(b, b_ops, b.seed_tables(), rng, {sink: {link.dst_field: value}})
+    if plan_b0 is None:
+        raise Failed("bind")
+    # A: a decoy of the source row with another value of the carried field
+    plan_a, planted_a, files_a = plan_a0, {}, {}
+    if rng.random() < 0.6:
+        planted_a, _ = plant(a, plan_a0.initial, [(link.src_entity, source)], rng, 1, {source: link.src_field})
+        if planted_a:
+            tables = copy_tables(plan_a0.initial)
+            for table, rows in planted_a.items():
+                tables[table].extend(copy_tables({table: rows})[table])
+            plan_a = rerun(a, plan_a0, tables) or plan_a0
+            if plan_a is plan_a0:
+                planted_a = {}
+    plan_b, planted_b, files_b = with_decoys(b, plan_b0, rng, rng.choice((0, 0, 1)))
+    desc_a = Describer(a, plan_a.initial, plan_a.final, rng, set(plan_a.created), plan_a.via)
+    desc_a.prefer = preferences(a, plan_a.initial, plan_a.steps)
+    source_desc = desc_a.describe(link.src_entity, source, avoid={link.src_field})
+    if source_desc is None:
+        raise Failed("undescribable")
+    desc_a.cache[(link.src_entity, source)] = source_desc
+    desc_b = Describer(b, plan_b.initial, plan_b.final, rng, set(plan_b.created), plan_b.via)
+    desc_b.prefer = preferences(b, plan_b.initial, plan_b.steps)
+    carried = rng.choice((f"{words(link.dst_field)}: the {words(link.src_field)} of {source_desc.phrase} in {a.bp.title}",
+                          f"{words(link.dst_field)} taken from {a.bp.title} - use the {words(link.src_field)} on file "
+                          f"for {source_desc.phrase}",
+                          f"as {words(link.dst_field)}, the {words(link.src_field)} that {a.bp.title} has for "
+                          f"{source_desc.phrase}"))
+    writer_a, writer_b = Writer(a, desc_a, rng), Writer(b, desc_b, rng)
+    clauses_a = [c for s in plan_a.steps if s.writes for c in [writer_a.segment(s)]]
+    clauses_b = [c for s in plan_b.steps if s.writes
+                 for c in [writer_b.segment(s, carried if s.override else None)]]
+    if None in clauses_a or None in clauses_b or not clauses_b:
+        raise Failed("undescribable")
+    two_turns = bool(clauses_a) and rng.random() < 0.4
+    where = rng.choice((f"Over in {b.bp.title}, ", f"Then, in {b.bp.title}, ") if clauses_a else
+                       (f"In {b.bp.title}: ", f"Over in {b.bp.title}, ", f"In the {b.bp.title} system, "))
+    body_b = where + lowered(join(clauses_b, rng, not clauses_a))
+    if clauses_a:
+        body_a = f"In {a.bp.title}: " + lowered(join(clauses_a, rng))
+        texts = [wrap_turn(body_a, rng, True, a.bp), wrap_turn(body_b, rng, False, b.bp)] if two_turns else \
+            [wrap_turn(body_a + " " + body_b, rng, True, a.bp)]
+    else:
+        texts = [wrap_turn(body_b, rng, True, b.bp)]
+    turn_a = [0] * len(plan_a.steps)
+    turn_b = [len(texts) - 1] * len(plan_b.steps)
+    try:
+        gold = GoldWriter(a, plan_a, desc_a, rng, shell_rate=0.2 if a.cli else 0).run(turn_a, keep_last=True)
+        gold += GoldWriter(b, plan_b, desc_b, rng, shell_rate=0.2 if b.cli else 0).run(turn_b)
+    except Unfindable as exc:
+        raise Failed("unfindable") from exc
+    if leaks(" ".join(texts), [plan_a.initial, plan_a.final, plan_b.initial, plan_b.final]):
+        raise Failed("id_leak")
+    checks_a, changed_a = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
+    checks_b, changed_b = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
+    checks = checks_a + checks_b + [unchanged(a.name, changed_a, set()), unchanged(b.name, changed_b, set())]
+    gold.append(ToolCall(tool="finish", env=a.name, arguments={"answer": "Done."}, turn=len(texts) - 1))
+    decoys = sum(len(r) for r in planted_a.values()) + sum(len(r) for r in planted_b.values())
+    domain = [c.tool for c in gold if c.tool != "finish" and not c.tool.endswith("_file")]
+    if len(domain) < 2:
+        raise Failed("too_short")
+    ops = tuple(f"{a.name}:{o}" for o in a_ops) + tuple(f"{b.name}:{o}" for o in b_ops)
+    tags = ["cross_env", f"len:{len(domain)}", f"link:{link.kind}"] + (["decoy"] if decoys else []) + \
+        (["multi_turn"] if len(texts) > 1 else []) + ["chain:" + ">".join(ops)]
+    initial = {a.name: InitialState(rows=planted_a, files=files_a), b.name: InitialState(rows=planted_b, files=files_b)}
+    task = make_task("", [a.name, b.name], texts, initial, checks, gold,
+                     archetype(a, a_ops, True, len(texts) > 1), difficulty(len(domain), True, decoys, len(texts)),
+                     split, tags)
+    keep = writer_a.mentions + writer_b.mentions + source_desc.mentions + [a.bp.title, b.bp.title]
+    return Draft(task, ops + (link.src_field, link.dst_field), "cross", decoys, {"length": len(domain), "keep": keep})
+
+
+def lowered(text: str) -> str:
+    return text[:1].lower() + text[1:] if text and not text[:2].rstrip(".").isdigit() else "\n" + text

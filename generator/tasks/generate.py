@@ -1,0 +1,262 @@
+"""Generate validated tasks for every environment compiled from a blueprint: tasks/<env>.jsonl.
+
+Per environment, attempt i draws everything from random.Random(f"{seed}:{env}:{i}"): the shape
+(write chain, question, cross-environment workflow), the focus operation (cycled, so every tool is
+covered), the chain, the task and its validation. Environments run in parallel worker processes;
+results are gathered in environment order, so the bytes written do not depend on the worker count.
+Splits hold out whole environments: a fixed ~20% (by a hash of the name) are test, and a task
+that touches a test environment is a test task.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import multiprocessing
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.tasks import Task
+
+from generator.blueprint import load_blueprint
+from generator.tasks.build import Draft, Failed, build_question, build_write
+from generator.tasks.cross import build_cross
+from generator.tasks.env import SERVERS, EnvCache, generated_envs
+from generator.tasks.graph import graph_of
+from generator.tasks.sampler import Diversity, pick_length, sample_chain
+from generator.tasks.validate import validate
+from generator.tasks.workflow import Link, build_workflow, links_from
+
+SHAPES = (("write", 0.54), ("question", 0.22), ("cross", 0.24))
+ATTEMPTS_PER_TASK = 8
+TEST_SHARE = 5  # one environment in five is held out
+REPORT = "generation.json"
+
+
+def test_envs(names: list[str]) -> set[str]:
+    """The held-out environments: the fifth of the catalog whose names hash lowest (stable, no RNG)."""
+    ranked = sorted(names, key=lambda n: hashlib.sha256(f"envcraft-split:{n}".encode()).hexdigest())
+    return set(ranked[:round(len(ranked) / TEST_SHARE)])
+
+
+_TEST: set[str] = set()
+
+
+def split_of(env: str, held_out: set[str] | None = None) -> str:
+    return "test" if env in (held_out if held_out is not None else _TEST) else "train"
+
+
+@dataclass
+class EnvResult:
+    env: str
+    tasks: list[Task] = field(default_factory=list)
+    attempts: int = 0
+    drops: Counter = field(default_factory=Counter)
+    validated: int = 0  # candidates that reached the random agent
+    random_passed: int = 0
+    random_reward: float = 0.0
+    lengths: Counter = field(default_factory=Counter)
+    covered: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+    tools: int = 0
+    seconds: float = 0.0
+
+
+_CACHE: EnvCache | None = None
+_REWRITER = None
+
+
+def _init(folders: dict[str, Path], rewrite: tuple[str, str | None] | None = None) -> None:
+    global _CACHE, _REWRITER, _TEST
+    _CACHE = EnvCache(folders)
+    _TEST = test_envs(sorted(folders))
+    if rewrite:
+        from generator.tasks.rewrite import Rewriter
+
+        _REWRITER = Rewriter(rewrite[0], rewrite[1])
+
+
+def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[Link], diversity: Diversity,
+           counters: dict[str, int]) -> Draft:
+    env = cache[name]
+    shape = rng.choices([s for s, _ in SHAPES], [w if s != "cross" or links else 0 for s, w in SHAPES])[0]
+    split = split_of(name)
+    if shape == "cross":
+        link = rng.choices(links, [lk.weight for lk in links])[0]
+        both = "test" if "test" in (split, split_of(link.dst)) else "train"
+        return build_cross(cache, link, rng, both)
+    graph = graph_of(env)
+    if shape == "question":
+        reads = sorted(n for n, op in env.ops.items() if not op.writes)
+        focus = reads[counters["question"] % len(reads)]
+        counters["question"] += 1
+        chain = sample_chain(env, graph, rng, focus, rng.choice((1, 2, 2, 3, 3, 4)), read_only=True)
+    else:
+        ops = [op.name for op in env.bp.operations]
+        focus = ops[counters["write"] % len(ops)]
+        counters["write"] += 1
+        chain = sample_chain(env, graph, rng, focus, pick_length(rng))
+    if chain is None:
+        raise Failed("chain")
+    if not chain.read_only and not diversity.novel(chain.signature):
+        raise Failed("near_duplicate_chain")
+    return (build_question if chain.read_only else build_write)(cache, env, chain.ops, rng, split)
+
+
+def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
+    name, seed, count, links = job
+    cache = _CACHE
+    started = time.perf_counter()
+    env = cache[name]
+    result = EnvResult(env=name, tools=len(env.ops))
+    diversity = Diversity()
+    hashes: set[str] = set()
+    counters = {"write": 0, "question": 0}
+    for i in range(count * ATTEMPTS_PER_TASK):
+        if len(result.tasks) >= count:
+            break
+        result.attempts += 1
+        rng = random.Random(f"{seed}:{name}:{i}")
+        try:
+            draft = _draft(cache, name, i, rng, links, diversity, counters)
+        except Failed as exc:
+            result.drops[f"build:{exc}"] += 1
+            continue
+        except Exception as exc:  # noqa: BLE001 - a broken environment or an engine bug: counted, never fatal
+            result.drops[f"error:{type(exc).__name__}"] += 1
+            result.errors.append(f"attempt {i}: {type(exc).__name__}: {exc}"[:300])
+            continue
+        if draft.shape != "write" and not diversity.novel(draft.chain):
+            result.drops["build:near_duplicate_chain"] += 1
+            continue
+        try:
+            verdict = validate(cache, draft.task, random.Random(f"{seed}:{name}:{i}:validate"))
+        except Exception as exc:  # noqa: BLE001
+            result.drops[f"error:validate:{type(exc).__name__}"] += 1
+            result.errors.append(f"attempt {i} validate: {type(exc).__name__}: {exc}"[:300])
+            continue
+        if verdict.reason not in ("credited_at_start", "gold_fails", "noop_scores", "no_goal"):
+            result.validated += 1
+            result.random_passed += verdict.random_passed
+            result.random_reward += verdict.random_reward
+        if not verdict.ok:
+            result.drops[verdict.reason] += 1
+            continue
+        digest = draft.task.content_hash
+        if digest in hashes:
+            result.drops["duplicate"] += 1
+            continue
+        hashes.add(digest)
+        diversity.add(draft.chain)
+        task = draft.task
+        if _REWRITER is not None:
+            task = task.model_copy(update={"turns": _REWRITER.task_turns(task.turns, draft.meta.get("keep", []))})
+        result.tasks.append(task)
+        result.lengths[draft.meta["length"]] += 1
+        result.covered |= {c.tool for c in draft.task.gold if (c.env or name) == name and c.tool in env.ops}
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def task_line(task: Task) -> str:
+    return task.model_dump_json(exclude_defaults=True)
+
+
+def write_env_file(out: Path, env: str, tasks: list[Task], compress: bool) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    text = "".join(task_line(t) + "\n" for t in tasks).encode("utf-8")
+    plain, packed = out / f"{env}.jsonl", out / f"{env}.jsonl.gz"
+    target, other = (packed, plain) if compress else (plain, packed)
+    if compress:
+        with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+            gz.write(text)
+    else:
+        target.write_bytes(text)
+    if other.exists() and other.name != "office.jsonl":
+        other.unlink()
+    return target
+
+
+def generate(seed: int = 0, per_env: int = 140, envs: list[str] | None = None, out: Path | None = None,
+             servers: Path = SERVERS, workers: int | None = None, compress: bool = False, log=print,
+             rewrite: str | None = None, rewrite_model: str | None = None) -> dict:
+    """Generate, validate and write tasks; returns the report (also written to <out>/generation.json)."""
+    import os
+
+    rewrite = rewrite or os.environ.get("ENVCRAFT_REWRITE_BASE_URL")
+    setup = (rewrite, rewrite_model) if rewrite else None
+    started = time.perf_counter()
+    stale: list[str] = []
+    folders = generated_envs(servers, stale)
+    if stale:
+        log(f"skipping {len(stale)} environment(s) built from an older blueprint (recompile them): {', '.join(stale)}")
+    if not folders:
+        raise FileNotFoundError(f"no environment compiled from a blueprint under {servers}: run the compiler first")
+    unknown = sorted(set(envs or []) - set(folders))
+    if unknown:
+        raise KeyError(f"not compiled from a blueprint under {servers}: {', '.join(unknown)}")
+    names = sorted(envs or folders)
+    workflow = build_workflow([load_blueprint(Path(__file__).resolve().parents[1] / "blueprints" / f"{n}.yaml")
+                               for n in sorted(folders)])
+    held_out = test_envs(sorted(folders))
+    jobs = [(name, seed, per_env, [lk for lk in links_from(workflow, name)  # workflows stay inside one split
+                                   if (lk.src in held_out) == (lk.dst in held_out)]) for name in names]
+    workers = max(1, min(workers or multiprocessing.cpu_count(), len(jobs)))
+    results: list[EnvResult] = []
+    if workers == 1:
+        _init(folders, setup)
+        results = [generate_env(job) for job in jobs]
+    else:
+        with multiprocessing.get_context("fork").Pool(workers, _init, (folders, setup)) as pool:
+            for result in pool.imap(generate_env, jobs):
+                results.append(result)
+                log(f"  {result.env:<36} {len(result.tasks):>4} tasks  {result.attempts:>5} attempts  {result.seconds:6.1f}s")
+    out = Path(out) if out else Path(__file__).resolve().parents[2] / "tasks"
+    seen: set[str] = set()
+    total = 0
+    for result in results:
+        kept = []
+        for task in result.tasks:
+            digest = task.content_hash
+            if digest in seen:
+                result.drops["duplicate"] += 1
+                continue
+            seen.add(digest)
+            kept.append(task.model_copy(update={"id": f"{result.env}-{len(kept) + 1:04d}"}))
+        result.tasks = kept
+        write_env_file(out, result.env, kept, compress)
+        total += len(kept)
+    seconds = time.perf_counter() - started
+    report = summary(results, workflow, seed, per_env, seconds, workers)
+    report["test_envs"] = sorted(held_out)
+    (out / REPORT).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", "utf-8")
+    log(f"{total} validated tasks for {len(results)} environments in {seconds:.1f}s "
+        f"({total / seconds if seconds else 0:.1f} tasks/s, {workers} worker(s)); report: {out / REPORT}")
+    return report
+
+
+def summary(results: list[EnvResult], workflow, seed: int, per_env: int, seconds: float, workers: int) -> dict:
+    drops: Counter = Counter()
+    lengths: Counter = Counter()
+    for r in results:
+        drops.update(r.drops)
+        lengths.update(r.lengths)
+    validated = sum(r.validated for r in results)
+    total = sum(len(r.tasks) for r in results)
+    return {
+        "seed": seed, "per_env_target": per_env, "environments": len(results), "tasks": total, "seconds": round(seconds, 2),
+        "tasks_per_second": round(total / seconds, 2) if seconds else None, "workers": workers,
+        "attempts": sum(r.attempts for r in results), "drops": dict(sorted(drops.items())),
+        "random_agent": {"tasks": validated, "passed": sum(r.random_passed for r in results),
+                         "pass_rate": round(sum(r.random_passed for r in results) / validated, 5) if validated else None,
+                         "mean_reward": round(sum(r.random_reward for r in results) / validated, 4) if validated else None},
+        "chain_lengths": {str(k): v for k, v in sorted(lengths.items())},
+        "coverage": {r.env: [len(r.covered), r.tools] for r in results},
+        "per_env": {r.env: len(r.tasks) for r in results},
+        "workflow_edges": workflow.number_of_edges(),
+        "errors": {r.env: r.errors[:3] for r in results if r.errors},
+    }

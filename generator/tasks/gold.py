@@ -1,0 +1,184 @@
+"""Gold solutions: the executed plan as ToolCalls in which every id used was seen before.
+
+The plan is replayed on its starting tables; before a call uses an id the agent has not yet seen
+in an earlier reply, a search for that row (by the values the instruction describes it with), a
+read of the parent row it hangs off, or a read of the export file that lists it is inserted. A
+row that cannot be found that way makes the task unsound and it is dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+from harness.tasks import ToolCall
+
+from generator.tasks.describe import Describer
+from generator.tasks.env import EnvSpec, Tables, copy_tables
+from generator.tasks.execute import Plan, Step, call, row_of, searchable, write_args
+from generator.tasks.replay import shell_command
+
+
+class Unfindable(Exception):
+    """A row the gold would need cannot be found by the agent's tools."""
+
+
+def seen_ids(env: EnvSpec, result: Any) -> set[str]:
+    rows = result if isinstance(result, list) else [result]
+    out: set[str] = set()
+    for row in rows:
+        data = dataclasses.asdict(row) if dataclasses.is_dataclass(row) else row if isinstance(row, dict) else {}
+        out |= {v for k, v in data.items() if isinstance(v, str) and (k == "id" or k.endswith("_id"))}
+        for spec_entity in env.bp.entities:
+            for spec in spec_entity.fields:
+                if spec.type == "ref" and isinstance(data.get(spec.name), str):
+                    out.add(data[spec.name])
+    return out
+
+
+class GoldWriter:
+    def __init__(self, env: EnvSpec, plan: Plan, describer: Describer, rng: random.Random,
+                 shell_rate: float = 0.0, file_rate: float = 0.0):
+        self.env, self.plan, self.describer, self.rng = env, plan, describer, rng
+        self.tables: Tables = copy_tables(plan.initial)
+        self.known: set[str] = set()
+        self.calls: list[ToolCall] = []
+        self.searchable = searchable(env)
+        self.shell_rate, self.file_rate = shell_rate, file_rate
+        self.exports = env.exports() if "read_file" in env.scaffold else {}
+        self.seed_ids = {r["id"] for rows in env.seed_tables().values() for r in rows}
+        self.read_files: set[str] = set()
+        self.recent: set[tuple[str, str]] = set()  # reads made since the last write: not repeated
+        self.revealed: dict[int, set[str]] = {}  # call index -> ids a chain read showed (prunable if unused)
+
+    def emit(self, tool: str, args: dict[str, Any], turn: int) -> Any:
+        writes = self.env.ops[tool].writes if tool in self.env.ops else tool != "read_file"
+        key = (tool, repr(sorted(args.items())))
+        if not writes and key in self.recent:
+            return None
+        self.recent = set() if writes else self.recent | {key}
+        if tool in self.env.ops:
+            ok, result = call(self.env, self.tables, tool, args)
+            if not ok:
+                raise Unfindable(f"{tool} refused during gold: {result}")
+            self.known |= seen_ids(self.env, result)
+        else:
+            result = None
+        self.calls.append(ToolCall(tool=tool, env=self.env.name, arguments=args, turn=turn))
+        return result
+
+    # ------------------------------------------------------------ finding rows
+
+    def search_op(self, entity: str, fields: dict[str, Any]) -> str:
+        options = [op for op in self.env.bp.operations if op.kind == "search" and op.entity == entity]
+        options.sort(key=lambda op: -len(set(op.params) & set(fields)))
+        return options[0].name
+
+    def search_args(self, op_name: str, fields: dict[str, Any], target: str) -> dict[str, Any]:
+        params = {p.spec.name: p for p in self.env.params[op_name] if p.spec is not None}
+        args = {params[f].name: v for f, v in fields.items()
+                if f in params and params[f].spec.type != "list_str" and not isinstance(v, list)}
+        ok, rows = call(self.env, self.tables, op_name, {**args, "limit": 1000})
+        if not ok or target not in {r.id for r in rows}:
+            args = {}
+            ok, rows = call(self.env, self.tables, op_name, {"limit": 1000})
+            if not ok or target not in {r.id for r in rows}:
+                raise Unfindable(f"{op_name} does not list {target}")
+        if len(rows) > 20:
+            args["limit"] = len(rows)
+        return args
+
+    def find(self, entity: str, row_id: str, turn: int, depth: int = 0) -> None:
+        if row_id in self.known:
+            return
+        if depth > 3:
+            raise Unfindable(f"{entity} {row_id} is too far from anything searchable")
+        exported = self.exports.get(entity)
+        if exported and row_id in self.seed_ids and (entity not in self.searchable or self.rng.random() < 0.3):
+            self.emit("read_file", {"path": exported}, turn)
+            self.known |= {r["id"] for r in self.env.seed_tables()[self.env.entity(entity).table]}
+            return
+        if entity in self.searchable and any(o.kind == "search" and o.entity == entity for o in self.env.bp.operations):
+            desc = self.describer.describe(entity, row_id)
+            if desc is None:
+                raise Unfindable(f"{entity} {row_id} has no distinguishing description")
+            for name, inner in desc.nested.items():
+                self.find(inner.entity, inner.row_id, turn, depth + 1)
+            op_name = self.search_op(entity, desc.fields)
+            self.emit(op_name, self.search_args(op_name, desc.fields, row_id), turn)
+            return
+        parent = self.plan.via.get((entity, row_id))
+        if parent is None:
+            raise Unfindable(f"{entity} {row_id} cannot be found")
+        self.find(parent[0], parent[1], turn, depth + 1)
+        if row_id not in self.known:
+            raise Unfindable(f"{entity} {row_id} not visible from its parent")
+
+    # ------------------------------------------------------------ steps
+
+    def read(self, step: Step, turn: int) -> None:
+        entity = self.env.entity(step.entity)
+        if step.kind == "get":
+            self.find(step.entity, step.target, turn)
+            self.emit(step.op, {f"{entity.name}_id": step.target}, turn)
+            return
+        if step.target is None or row_of(self.tables, entity.table, step.target) is None:
+            self.emit(step.op, {}, turn)
+            return
+        if step.target in self.plan.created:
+            fields = {k: v for k, v in self.plan.steps[self.plan.created[step.target]].fields.items()}
+        else:
+            desc = self.describer.describe(step.entity, step.target)
+            if desc is None:
+                raise Unfindable(f"{step.entity} {step.target} has no description")
+            for inner in desc.nested.values():
+                self.find(inner.entity, inner.row_id, turn)
+            fields = desc.fields
+        for name, value in fields.items():
+            spec = entity.field(name)
+            if spec.type == "ref" and name in self.env.ops[step.op].params:
+                self.find(spec.ref, value, turn)
+        before = set(self.known)
+        self.emit(step.op, self.search_args(step.op, fields, step.target), turn)
+        self.revealed[len(self.calls) - 1] = (self.known - before) | {step.target}
+
+    def prune(self, keep_last: bool) -> None:
+        """Drop chain reads whose rows nothing later uses (the walk passed by them; the task does not)."""
+        text = [repr(sorted(c.arguments.items())) for c in self.calls]
+        keep = []
+        for index, tool_call in enumerate(self.calls):
+            ids = self.revealed.get(index)
+            used = ids is None or any(i in later for i in ids for later in text[index + 1:])
+            if used or (keep_last and index == len(self.calls) - 1):
+                keep.append(tool_call)
+        self.calls = keep
+
+    def write(self, step: Step, turn: int) -> None:
+        op = self.env.ops[step.op]
+        entity = self.env.entity(op.entity)
+        args = write_args(self.env, step)
+        if step.target and not step.created:
+            self.find(op.entity, step.target, turn)
+        for name, value in step.fields.items():
+            spec = entity.field(name)
+            if spec.type == "ref" and name != step.override:
+                self.find(spec.ref, value, turn)
+        command = shell_command(self.env, step.op, args) if self.env.cli and self.rng.random() < self.shell_rate else None
+        if command:
+            ok, result = call(self.env, self.tables, step.op, args)
+            if not ok:
+                raise Unfindable(f"{step.op} refused during gold: {result}")
+            self.known |= seen_ids(self.env, result)
+            self.recent = set()
+            self.calls.append(ToolCall(tool="run_shell", env=self.env.name, arguments={"command": command}, turn=turn))
+        else:
+            self.emit(step.op, args, turn)
+
+    def run(self, turns: list[int], keep_last: bool = False) -> list[ToolCall]:
+        for step, turn in zip(self.plan.steps, turns):
+            (self.write if step.writes else self.read)(step, turn)
+        if self.tables != self.plan.final:
+            raise Unfindable("gold does not reproduce the plan's final state")
+        self.prune(keep_last)
+        return self.calls

@@ -1,0 +1,61 @@
+"""Optional LLM rewrite of instruction turns, through any OpenAI-compatible endpoint.
+
+Templates give correct but stiff text; a model can make it sound like a person. A rewrite is kept
+only if every value the verifier depends on is still there (the rendered values the instruction
+stated), no record id appears, and the length stays reasonable; otherwise the template text
+stays. Off unless an endpoint is given (--rewrite-url or ENVCRAFT_REWRITE_BASE_URL).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+SYSTEM = ("Rewrite the user's request to an assistant so it sounds like a real person wrote it: vary the wording "
+          "and order, keep it concise. Keep every name, number, date, time, code, email, file path and quoted "
+          "value exactly as written. Do not add facts, ids or steps, do not drop any. Reply with the rewritten "
+          "request only.")
+ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
+
+
+def acceptable(new: str, old: str, keep: list[str]) -> bool:
+    if not new or not (0.5 * len(old) <= len(new) <= 2.5 * len(old) + 40):
+        return False
+    if set(ID.findall(new)) - set(ID.findall(old)):
+        return False
+    low = new.lower()
+    return all(value.lower() in low for value in keep if value)
+
+
+class Rewriter:
+    def __init__(self, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
+                 timeout: float = 60.0):
+        from openai import OpenAI
+
+        self.base_url = base_url or os.environ.get("ENVCRAFT_REWRITE_BASE_URL")
+        if not self.base_url:
+            raise ValueError("no rewrite endpoint: pass --rewrite-url or set ENVCRAFT_REWRITE_BASE_URL")
+        self.model = model or os.environ.get("ENVCRAFT_REWRITE_MODEL") or os.environ.get("ENVCRAFT_MODEL") or "default"
+        key = api_key or os.environ.get("ENVCRAFT_REWRITE_API_KEY") or os.environ.get("ENVCRAFT_API_KEY") or "none"
+        self.client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=2)
+        self.kept = self.rejected = 0
+
+    def rewrite(self, text: str, keep: list[str]) -> str:
+        if not keep:  # nothing to check the rewrite against: keep the template text
+            return text
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model, temperature=0.0,
+                messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}])
+            new = (response.choices[0].message.content or "").strip()
+        except Exception:  # noqa: BLE001 - an unreachable or failing endpoint leaves the template text
+            new = ""
+        if acceptable(new, text, keep):
+            self.kept += 1
+            return new
+        self.rejected += 1
+        return text
+
+    def task_turns(self, turns: list[str], keep: list[str]) -> list[str]:
+        """Each turn rewritten; a value must survive in the turn that stated it."""
+        return [self.rewrite(turn, [k for k in keep if k.lower() in turn.lower()]) for turn in turns]

@@ -1,0 +1,88 @@
+"""`envcraft tasks stats`: what the generated task files hold, and how generation went."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from harness.tasks import Task, load_tasks
+
+from generator.blueprint import BLUEPRINTS, load_blueprint
+from generator.tasks.generate import REPORT
+
+HAND_WRITTEN = {"office.jsonl"}
+
+
+def task_files(folder: Path) -> list[Path]:
+    files = sorted(list(folder.glob("*.jsonl")) + list(folder.glob("*.jsonl.gz")))
+    return [p for p in files if p.name not in HAND_WRITTEN]
+
+
+def _shape(task: Task) -> str:
+    return "cross_env" if len(task.envs) > 1 else "question" if "question" in task.tags else "write"
+
+
+def _length(task: Task) -> int | None:
+    return next((int(t[4:]) for t in task.tags if t.startswith("len:")), None)
+
+
+def _table(title: str, counts: Counter, total: int) -> list[str]:
+    lines = [f"{title}:"]
+    for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+        lines.append(f"  {str(key):<36} {n:>7}  {100 * n / total:5.1f}%")
+    return lines
+
+
+def stats(folder: Path) -> str:
+    folder = Path(folder)
+    tasks: list[Task] = []
+    per_env: Counter = Counter()
+    for path in task_files(folder):
+        loaded = [t for t in load_tasks(path) if any(tag.startswith("chain:") for tag in t.tags)]
+        tasks += loaded
+        per_env[path.name.split(".")[0]] = len(loaded)
+    if not tasks:
+        return f"no generated tasks in {folder} (envcraft tasks generate writes them)"
+    total = len(tasks)
+    kinds: dict[str, str] = {}
+    for env in {e for t in tasks for e in t.envs}:
+        path = BLUEPRINTS / f"{env}.yaml"
+        kinds[env] = load_blueprint(path).kind if path.exists() else "?"
+    counts = sorted(per_env.values())
+    lines = [f"{total} generated tasks in {len(per_env)} environment files ({folder})",
+             f"per environment: min {counts[0]}, median {statistics.median(counts):g}, max {counts[-1]}; "
+             f"fewest: {', '.join(f'{e} {n}' for e, n in sorted(per_env.items(), key=lambda kv: (kv[1], kv[0]))[:5])}"]
+    lines += _table("kind (first environment)", Counter(kinds[t.envs[0]] for t in tasks), total)
+    lines += _table("shape", Counter(_shape(t) for t in tasks), total)
+    lines += _table("archetype", Counter(t.archetype for t in tasks), total)
+    lines += _table("difficulty tier", Counter(t.difficulty for t in tasks), total)
+    lines += _table("split", Counter(t.split for t in tasks), total)
+    report_path = folder / REPORT
+    report = json.loads(report_path.read_text("utf-8")) if report_path.exists() else {}
+    held_out = set(report.get("test_envs", []))
+    leaked = sum(1 for t in tasks if t.split == "train" and any(e in held_out for e in t.envs))
+    lines.append(f"  held-out (test) environments: {len(held_out & set(per_env))} of {len(per_env)}; "
+                 f"train tasks touching one: {leaked}")
+    extras = Counter(tag for t in tasks for tag in t.tags if tag in ("decoy", "decoy_file", "multi_turn", "shell", "file_note"))
+    lines += _table("features", extras, total)
+    lengths = Counter(_length(t) for t in tasks)
+    top = max(lengths.values())
+    lines.append("chain length (domain calls in the gold):")
+    for length in sorted(k for k in lengths if k is not None):
+        lines.append(f"  {length:>3} {lengths[length]:>7} {'#' * max(1, round(40 * lengths[length] / top))}")
+    if report:
+        random_agent = report.get("random_agent", {})
+        lines.append(f"generation: {report.get('tasks')} tasks from {report.get('attempts')} attempts in "
+                     f"{report.get('seconds')}s ({report.get('tasks_per_second')} tasks/s, {report.get('workers')} workers)")
+        lines += _table("dropped (by reason)", Counter(report.get("drops", {})), max(1, report.get("attempts", 1)))
+        lines.append(f"random-tool agent: passed {random_agent.get('passed')} of {random_agent.get('tasks')} "
+                     f"(pass rate {random_agent.get('pass_rate')}, mean reward {random_agent.get('mean_reward')})")
+        coverage = report.get("coverage", {})
+        partial = {e: c for e, c in coverage.items() if c[0] < c[1]}
+        covered = sum(c[0] for c in coverage.values())
+        lines.append(f"tool coverage: {covered} of {sum(c[1] for c in coverage.values())} domain tools appear in a gold "
+                     f"solution; environments missing some: {len(partial)}"
+                     + (f" ({', '.join(f'{e} {c[0]}/{c[1]}' for e, c in sorted(partial.items())[:8])})" if partial else ""))
+    return "\n".join(lines)
