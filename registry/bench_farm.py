@@ -159,21 +159,15 @@ async def _gateway_calls(env: Environment, n: int) -> list[float]:
 async def shell_calls(env: Environment, root: WorkspaceRoot, n: int) -> dict[str, list[float]]:
     """A trivial shell command per sandbox backend (the per-command cost of containment)."""
     out = {}
-    launcher = InProcessLauncher()
     previous = os.environ.get("ENVCRAFT_SANDBOX")
     try:
         for backend in ("process", "bwrap"):
             if backend == "bwrap" and not shutil.which("bwrap"):
                 continue
             os.environ["ENVCRAFT_SANDBOX"] = backend
-            workspace = root.create(env.name)  # a new server, so the backend choice applies
-            from registry.workspaces import materialize
-
-            materialize(env.seed, workspace)
-            async with Client(launcher.server(env, workspace)) as client:
-                out[backend] = await _calls(client, "run_shell", {"command": "true"}, n)
-            launcher.forget(workspace)
-            shutil.rmtree(workspace, ignore_errors=True)
+            launcher = InProcessLauncher()  # a new server, so the backend choice applies
+            async with launch(env, launcher, root) as instance:
+                out[backend] = await _calls(instance.client, "run_shell", {"command": "true"}, n)
     finally:
         if previous is None:
             os.environ.pop("ENVCRAFT_SANDBOX", None)

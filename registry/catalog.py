@@ -25,15 +25,32 @@ class Environment:
         return self.folder / self.manifest.env.entrypoint
 
 
+_READ: dict[Path, tuple[tuple[int, int], Environment]] = {}  # server.json -> (mtime, size) and what it said
+
+
+def _environment(manifest_path: Path) -> Environment:
+    """A manifest is parsed again only when its file changed."""
+    stat = manifest_path.stat()
+    key = (stat.st_mtime_ns, stat.st_size)
+    cached = _READ.get(manifest_path)
+    if cached is None or cached[0] != key:
+        manifest = read_manifest(manifest_path.parent)
+        cached = _READ[manifest_path] = (key, Environment(manifest.env.env_id, manifest_path.parent, manifest))
+    return cached[1]
+
+
 def discover(root: Path = SERVERS) -> dict[str, Environment]:
     found = {}
     for manifest_path in sorted(Path(root).glob("*/server.json")):
-        manifest = read_manifest(manifest_path.parent)
-        found[manifest.env.env_id] = Environment(manifest.env.env_id, manifest_path.parent, manifest)
+        env = _environment(manifest_path)
+        found[env.name] = env
     return found
 
 
 def get(name: str, root: Path = SERVERS) -> Environment:
+    direct = Path(root) / name / "server.json"  # folders are named after their environment
+    if direct.exists() and (env := _environment(direct)).name == name:
+        return env
     environments = discover(root)
     if name not in environments:
         known = ", ".join(sorted(environments)) or "none"

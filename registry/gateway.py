@@ -117,11 +117,13 @@ class Gateway:
     async def _serve(self, episode: GatewayEpisode, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
         """Run the episode's session manager until the episode is deleted; restart it if it crashes."""
         started = False
+        self.launcher.workspace_variable(episode.env).set(episode.workspace)  # inherited by this episode's sessions
         while not episode.stop.is_set():
-            server = self.launcher.server(episode.env, episode.workspace)
+            server = self.launcher.server(episode.env)
             episode.app = server.streamable_http_app(streamable_http_path="/mcp", host=self.host)
+            manager = server.session_manager  # this episode's own; the server is shared
             try:
-                async with server.session_manager.run():
+                async with manager.run():
                     if not started:
                         started = True
                         task_status.started()
@@ -170,8 +172,7 @@ class Gateway:
         if self.episodes.pop(episode.id, None) is None:
             return
         episode.stop.set()
-        if not self.root.checkin(episode.env.seed, episode.workspace):
-            self.launcher.forget(episode.workspace)
+        self.root.checkin(episode.env.seed, episode.workspace)
 
     def _episode(self, request: Request) -> GatewayEpisode:
         episode = self.episodes.get(request.path_params["episode"])
@@ -245,6 +246,8 @@ class Gateway:
                                    status_code=404)(scope, receive, send)
                 return
             episode.last_used = time.monotonic()
+            # Tools may run in this request's task or in the session's: bind the workspace in both.
+            self.launcher.workspace_variable(episode.env).set(episode.workspace)
             await episode.app({**scope, "path": "/mcp", "raw_path": b"/mcp"}, receive, send)
             return
         await self.control(scope, receive, send)

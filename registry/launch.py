@@ -6,6 +6,7 @@ go through it: they act on the workspace from outside, where the agent cannot re
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import os
 import sys
@@ -14,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from mcp import Client, StdioServerParameters
 
@@ -28,9 +29,13 @@ class Launcher(Protocol):
     def connect(self, env: Environment, workspace: Path) -> AbstractAsyncContextManager[Client]: ...
 
 
+def package_name(env: Environment) -> str:
+    return f"envcraft_env_{env.name}"
+
+
 def load_server_module(env: Environment) -> types.ModuleType:
     """Import servers/<env>/server.py as a package module, so its relative imports work."""
-    package = f"envcraft_env_{env.name}"
+    package = package_name(env)
     if package not in sys.modules:
         module = types.ModuleType(package)
         module.__path__ = [str(env.folder)]
@@ -39,37 +44,61 @@ def load_server_module(env: Environment) -> types.ModuleType:
 
 
 class InProcessLauncher:
-    """The server object runs in this process, over the SDK's in-memory transport: fastest.
+    """Servers run in this process, over the SDK's in-memory transport: fastest.
 
-    Building a server (registering its tools) costs ~25 ms, so servers are kept per workspace
-    path: a pooled workspace that comes back for a new episode finds its server ready. A server
-    holds no episode state of its own; all of it is in the workspace, which is rebuilt between
-    episodes.
+    Building a server (registering its tools) costs tens of milliseconds, so each environment's
+    server is built once and shared by all its episodes: a connection names its episode's
+    workspace through the environment's `claw.WORKSPACE` context variable, which every task
+    serving that connection inherits. A tool reached without one refuses to act.
     """
 
     name = "inprocess"
 
-    def __init__(self, max_servers: int = 1024):
-        self.max_servers = max_servers
-        self._servers: dict[Path, object] = {}
+    def __init__(self) -> None:
+        self._servers: dict[str, object] = {}
 
-    def server(self, env: Environment, workspace: Path) -> object:
-        server = self._servers.get(workspace)
-        if server is None:
-            if len(self._servers) >= self.max_servers:  # drop servers of removed workspaces first
-                gone = [path for path in self._servers if not path.exists()] or [next(iter(self._servers))]
-                for path in gone:
-                    self._servers.pop(path)
-            server = self._servers[workspace] = load_server_module(env).build_server(workspace)
-        return server
+    def server(self, env: Environment) -> object:
+        if env.name not in self._servers:
+            self._servers[env.name] = load_server_module(env).build_server()
+        return self._servers[env.name]
 
-    def forget(self, workspace: Path) -> None:
-        self._servers.pop(workspace, None)
+    @staticmethod
+    def workspace_variable(env: Environment) -> contextvars.ContextVar:
+        load_server_module(env)
+        return sys.modules[f"{package_name(env)}.claw"].WORKSPACE
 
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
-        async with Client(self.server(env, workspace), raise_exceptions=False) as client:
-            yield client
+        async with Client(self.server(env), raise_exceptions=False) as client:
+            yield BoundClient(client, self.workspace_variable(env), workspace)
+
+
+class BoundClient:
+    """An in-memory client whose every request runs with its episode's workspace bound.
+
+    Over the in-memory transport a tool runs in the context of the task that calls it, so the
+    binding is made per request: two episodes driven from one task still act on their own
+    workspaces.
+    """
+
+    def __init__(self, client: Client, variable: contextvars.ContextVar, workspace: Path):
+        self._client, self._variable, self.workspace = client, variable, workspace
+
+    async def _bound(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        token = self._variable.set(self.workspace)
+        try:
+            return await getattr(self._client, method)(*args, **kwargs)
+        finally:
+            self._variable.reset(token)
+
+    async def call_tool(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._bound("call_tool", *args, **kwargs)
+
+    async def list_tools(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._bound("list_tools", *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
 
 
 class StdioLauncher:
@@ -132,5 +161,4 @@ async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
         async with launcher.connect(env, workspace) as client:
             yield Instance(env, workspace, client, initial)
     finally:
-        if not root.checkin(env.seed, workspace) and hasattr(launcher, "forget"):
-            launcher.forget(workspace)
+        root.checkin(env.seed, workspace)

@@ -28,10 +28,11 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(workspace: Path | str) -> MCPServer:
-    """One MCP server bound to one episode's workspace."""
+def build_server(workspace: Path | str | None = None) -> MCPServer:
+    """An MCP server bound to one workspace, or (None) shared by many: the registry then names each
+    connection's workspace through claw.WORKSPACE."""
     server = MCPServer("ski_rental_shop", instructions=INSTRUCTIONS, version="1.0.0")
-    add_claw_tools(server, Path(workspace), HERE, None, app.OPERATIONS, scaffold="files")
+    add_claw_tools(server, Path(workspace) if workspace else None, HERE, None, app.OPERATIONS, scaffold="files")
     return server
 
 
