@@ -74,6 +74,7 @@ def _init(folders: dict[str, Path], rewrite: tuple[str, str | None] | None = Non
     global _CACHE, _REWRITER, _TEST
     _CACHE = EnvCache(folders)
     _TEST = test_envs(sorted(folders))
+    _REWRITER = None  # a worker (or this process, with workers=1) keeps nothing from an earlier run
     if rewrite:
         from generator.tasks.rewrite import Rewriter
 
