@@ -1,5 +1,5 @@
-"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, bench, generate, audit,
-catalog, tasks."""
+"""`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
+bench, generate, audit, catalog, tasks."""
 
 from __future__ import annotations
 
