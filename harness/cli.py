@@ -4,7 +4,6 @@ bench, generate, audit, catalog, tasks."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 

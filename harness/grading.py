@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from harness.tasks import Check, Task
+from registry.workspaces import APP_DIR, APP_STATE
 
-APP_DIR = ".app"
 
 
 class Snapshot(BaseModel):
@@ -29,7 +29,7 @@ class Snapshot(BaseModel):
     @classmethod
     def of(cls, workspace: Path) -> Snapshot:
         workspace = Path(workspace)
-        state = workspace / APP_DIR / "state.json"
+        state = workspace / APP_STATE
         tables = json.loads(state.read_text("utf-8")) if state.exists() else {}
         files = {}
         for path in sorted(workspace.rglob("*")):

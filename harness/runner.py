@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,8 +97,8 @@ class RolloutLog:
 
     def _recover(self) -> None:
         """Keep every complete line; drop a torn last line left by a killed run."""
-        good = []
-        for line in self.path.read_text("utf-8").splitlines():
+        good, lines = [], self.path.read_text("utf-8").splitlines()
+        for line in lines:
             try:
                 rollout = Rollout.model_validate_json(line)
             except ValueError:
@@ -105,7 +106,8 @@ class RolloutLog:
             if rollout.key not in self.done:
                 self.done[rollout.key] = rollout
                 good.append(line)
-        self.path.write_text("".join(line + "\n" for line in good), "utf-8")
+        if len(good) != len(lines):  # only a damaged log is rewritten; reading one for a report changes nothing
+            self.path.write_text("".join(line + "\n" for line in good), "utf-8")
 
     def append(self, rollout: Rollout) -> None:
         with open(self.path, "a", encoding="utf-8") as handle:
@@ -124,8 +126,9 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher, log: Ro
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
     root = WorkspaceRoot()
     known = catalog.discover()
-    for name in sorted({env for task, _ in todo for env in task.envs} & known.keys()):
-        root.prewarm(name, known[name].seed, min(concurrency, len(todo)))
+    per_env = Counter(env for task, _ in todo for env in task.envs)
+    for name in sorted(per_env.keys() & known.keys()):  # as many fresh copies as can run at once, no more
+        root.prewarm(name, known[name].seed, min(concurrency, per_env[name]))
     try:
         async def one(task: Task, attempt: int) -> None:
             async with limiter:

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 
 from registry.catalog import Environment, get
-from registry.launch import InProcessLauncher, Launcher, StdioLauncher, launch, make_launcher
+from registry.launch import InProcessLauncher, Launcher, StdioLauncher, launch
 from registry.workspaces import WorkspaceRoot
 
 

@@ -71,7 +71,7 @@ class Gateway:
         self.episodes: dict[str, GatewayEpisode] = {}
         self.reaped = 0
         self._group: anyio.abc.TaskGroup | None = None
-        self._tasks: dict[str, Any] = {}
+        self._tasks: dict[str, Any] | None = None
         self.control = Starlette(routes=[
             Route("/control/health", self._health, methods=["GET"]),
             Route("/control/episodes", self._list, methods=["GET"]),
@@ -140,7 +140,8 @@ class Gateway:
         from harness.tasks import TASKS_DIR, load_tasks, task_files
 
         folder = self.tasks_dir or TASKS_DIR
-        if task_id not in self._tasks:
+        if self._tasks is None:  # read once: an unknown id must not rescan every task file
+            self._tasks = {}
             for path in task_files(folder):
                 for task in load_tasks(path):
                     self._tasks[task.id] = task

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-APP_STATE = Path(".app") / "state.json"
+APP_DIR = ".app"  # the app state inside a workspace (the runtime, claw.py, owns its layout)
+APP_STATE = Path(APP_DIR) / "state.json"
 
 
 class InitialState(BaseModel):

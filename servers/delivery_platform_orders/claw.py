@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 if __package__:
-    from .sandbox import SOCKET_ENV, Limits, OperationSocket, Shell, ToolFailure, request_operation
+    from .sandbox import SOCKET_ENV, Limits, Shell, ToolFailure, request_operation
 else:
-    from sandbox import SOCKET_ENV, Limits, OperationSocket, Shell, ToolFailure, request_operation
+    from sandbox import SOCKET_ENV, Limits, Shell, ToolFailure, request_operation
 
 Tables = dict[str, list[dict[str, Any]]]
 
