@@ -15,8 +15,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
-from generator.seed import time_pairs
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.seed import time_pairs
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 PY_TYPES = {"str": "str", "text": "str", "email": "str", "enum": "str", "ref": "str", "date": "str",
@@ -295,7 +295,7 @@ def helpers() -> list[str]:
 
 
 def render_app(bp: Blueprint) -> str:
-    from generator.opcode import render_operation
+    from envcraft.generator.opcode import render_operation
 
     check(bp)
     lines = header(bp) + [""] + enums(bp) + [""] + helpers() + dataclasses_for(bp)

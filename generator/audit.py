@@ -25,11 +25,11 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from generator.compiler import OFFICE, runtime_files
-from generator.probe import Explorer, Probe
-from registry.catalog import Environment
-from registry.manifest import TOOL_NAME, read_manifest
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.compiler import OFFICE, runtime_files
+from envcraft.generator.probe import Explorer, Probe
+from envcraft.registry.catalog import Environment
+from envcraft.registry.manifest import TOOL_NAME, read_manifest
 
 CALL_TIMEOUT = 10.0
 TOTAL_TIMEOUT = 300.0
@@ -119,7 +119,7 @@ def _static(folder: Path, report: AuditReport) -> Environment | None:
     env = Environment(manifest.env.env_id, folder, manifest)
     _forget_modules(env.name)
     try:
-        from registry.launch import load_server_module
+        from envcraft.registry.launch import load_server_module
 
         module = load_server_module(env)
         if not callable(getattr(module, "build_server", None)):
@@ -218,8 +218,8 @@ def _runtime(env: Environment, bp: Blueprint | None, report: AuditReport, call_t
 
 async def _explore(env: Environment, bp: Blueprint | None, report: AuditReport, timeout: float,
                    watch: dict[str, Any]) -> None:
-    from registry.launch import InProcessLauncher, launch
-    from registry.workspaces import WorkspaceRoot
+    from envcraft.registry.launch import InProcessLauncher, launch
+    from envcraft.registry.workspaces import WorkspaceRoot
 
     with tempfile.TemporaryDirectory(prefix="envcraft-audit-") as tmp:
         root = WorkspaceRoot(Path(tmp))

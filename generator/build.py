@@ -16,10 +16,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from generator.appcode import BlueprintError
-from generator.audit import AuditReport, audit
-from generator.blueprint import BLUEPRINTS, load_blueprint
-from generator.compiler import _clear, compile_blueprint
+from envcraft.generator.appcode import BlueprintError
+from envcraft.generator.audit import AuditReport, audit
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.compiler import _clear, compile_blueprint
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 
@@ -72,7 +72,7 @@ def install(staged: Path, target: Path, bp) -> None:
 
 def audit_envs(names: list[str] | None = None, as_json: bool = False, echo: Callable[[str], None] = print) -> int:
     """Audit installed environments (default: every one in servers/); 1 if any fails."""
-    from registry.catalog import discover, get
+    from envcraft.registry.catalog import discover, get
 
     envs = [get(name) for name in names] if names else list(discover().values())
     reports: list[AuditReport] = []
@@ -96,7 +96,7 @@ def generate_from_scenario(scenario: str, out: Path, base_url: str | None, api_k
     """`envcraft generate --scenario`: an LLM writes the blueprint; it is installed only if its audit passes."""
     import os
 
-    from generator.llm import synthesize
+    from envcraft.generator.llm import synthesize
 
     base_url = base_url or os.environ.get("ENVCRAFT_BASE_URL")
     if not base_url:

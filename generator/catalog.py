@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from generator.appcode import params_of
-from generator.blueprint import ARCHETYPES, Blueprint, load_all
+from envcraft.generator.appcode import params_of
+from envcraft.generator.blueprint import ARCHETYPES, Blueprint, load_all
 
 
 class CatalogStats(BaseModel):
@@ -88,8 +88,8 @@ def render(stats: CatalogStats) -> str:
 def print_stats(run_audit: bool = False, as_json: bool = False, servers: Path | None = None) -> int:
     results = None
     if run_audit:
-        from generator.audit import audit
-        from generator.build import SERVERS
+        from envcraft.generator.audit import audit
+        from envcraft.generator.build import SERVERS
 
         folder = Path(servers or SERVERS)
         results = {bp.id: audit(folder / bp.id, blueprint=bp).passed for bp in load_all()}

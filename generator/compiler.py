@@ -18,9 +18,9 @@ import textwrap
 from pathlib import Path
 from string import Template
 
-from generator.appcode import render_app
-from generator.blueprint import Blueprint
-from generator.seed import seed_files, seed_tables, state_json
+from envcraft.generator.appcode import render_app
+from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.seed import seed_files, seed_tables, state_json
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"

@@ -15,9 +15,9 @@ from pathlib import Path
 from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 
-from generator.audit import AuditReport, audit
-from generator.blueprint import BLUEPRINTS, Blueprint
-from generator.compiler import compile_blueprint
+from envcraft.generator.audit import AuditReport, audit
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint
+from envcraft.generator.compiler import compile_blueprint
 
 SYSTEM = """You design executable environments for training tool-using agents.
 Reply with ONE JSON object that validates against the Blueprint JSON schema below: no prose, no code fences.

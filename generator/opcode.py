@@ -7,9 +7,9 @@ change anything. The semantics are documented in generator/README.md.
 
 from __future__ import annotations
 
-from generator.appcode import (Param, docstring, enum_const, fill_default, lit, params_of,
+from envcraft.generator.appcode import (Param, docstring, enum_const, fill_default, lit, params_of,
                                precondition_subject, pyname, record_class, signature, starts_and_ends, typed, wrap)
-from generator.blueprint import Blueprint, Effect, Entity, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation, Precondition
 
 IND = "    "
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from generator.appcode import params_of, pyname, typed
-from generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
-from generator.seed import INACTIVE, time_pairs
+from envcraft.generator.appcode import params_of, pyname, typed
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.seed import INACTIVE, time_pairs
 
 Tables = dict[str, list[dict[str, Any]]]
 

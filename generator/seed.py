@@ -15,8 +15,8 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from generator import values
-from generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator import values
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 
 # A row whose status is one of these no longer holds its slot or its seat.
 INACTIVE = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done",
@@ -359,7 +359,7 @@ def export(bp: Blueprint, entity_name: str, fmt: str, tables: dict[str, list[dic
 
 def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
     """Workspace files: path -> text, SKILL.md included."""
-    from generator.skill import render_skill
+    from envcraft.generator.skill import render_skill
 
     files = {}
     for file in bp.files:

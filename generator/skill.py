@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from generator.appcode import params_of
-from generator.blueprint import Blueprint, Operation
-from generator.seed import time_pairs
+from envcraft.generator.appcode import params_of
+from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.seed import time_pairs
 
 SCAFFOLD_NOTES = {
     "claw_workspace": "File tools: `read_file`, `write_file`, `edit_file`, `list_dir`, `find_files`, `grep`. `run_shell` "

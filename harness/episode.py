@@ -15,8 +15,8 @@ from mcp import Client
 from mcp.types import Tool
 from pydantic import BaseModel
 
-from harness.errors import EpisodeStop, InfraFailure
-from harness.rollout import Usage
+from envcraft.harness.errors import EpisodeStop, InfraFailure
+from envcraft.core.rollout import Usage
 
 
 class Limits(BaseModel):

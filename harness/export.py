@@ -15,9 +15,9 @@ from collections import defaultdict
 from math import comb
 from pathlib import Path
 
-from harness.rollout import Rollout
-from harness.runner import RolloutLog
-from harness.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.core.rollout import Rollout
+from envcraft.harness.runner import RolloutLog
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 
 EXPORT_FORMAT = "envcraft.export/1"
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import anyio
 from pydantic import BaseModel
 
-from harness.agents.base import Agent
-from harness.agents.policies import GoldReplayAgent, NoOpAgent
-from harness.report import Progress, summary_rows, summary_table
-from harness.runner import RolloutLog, run_tasks
-from harness.tasks import TASKS_DIR, Task, task_file, tasks_for
-from registry.catalog import discover
-from registry.launch import make_launcher
+from envcraft.harness.agents.base import Agent
+from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
+from envcraft.harness.report import Progress, summary_rows, summary_table
+from envcraft.harness.runner import RolloutLog, run_tasks
+from envcraft.core.tasks import TASKS_DIR, Task, task_file, tasks_for
+from envcraft.registry.catalog import discover
+from envcraft.registry.launch import make_launcher
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_PER_ENV = 5  # the default run over the whole catalog is a sample; --limit 0 runs everything
@@ -58,7 +58,7 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
         base_url, api_key, model = settings.endpoint()
         if not base_url:
             raise ValueError("the claw agent needs an endpoint: pass --base-url (and --model, --api-key) or set ENVCRAFT_BASE_URL")
-        from harness.agents.claw import ClawAgent
+        from envcraft.harness.agents.claw import ClawAgent
 
         return ClawAgent(base_url=base_url, api_key=api_key, model=model)
     raise ValueError(f"unknown agent {name!r}: use gold, noop or claw")

@@ -7,7 +7,7 @@ import time
 from collections import defaultdict
 from statistics import mean
 
-from harness.rollout import Rollout
+from envcraft.core.rollout import Rollout
 
 
 class Progress:

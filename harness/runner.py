@@ -16,15 +16,15 @@ from pathlib import Path
 
 import anyio
 
-from harness.agents.base import Agent
-from harness.episode import Episode, Limits, Toolset
-from harness.errors import EpisodeStop, InfraFailure
-from harness.grading import Snapshot, grade
-from harness.rollout import Failure, Rollout
-from harness.tasks import Task
-from registry import catalog
-from registry.launch import Launcher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.harness.agents.base import Agent
+from envcraft.harness.episode import Episode, Limits, Toolset
+from envcraft.harness.errors import EpisodeStop, InfraFailure
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.rollout import Failure, Rollout
+from envcraft.core.tasks import Task
+from envcraft.registry import catalog
+from envcraft.registry.launch import Launcher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 
 def _infra(exc: BaseException) -> InfraFailure | None:

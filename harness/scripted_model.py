@@ -5,7 +5,7 @@ This is the project's only allowed stand-in for a model: it exists so the real a
 model. It is not a policy and earns nothing by itself: it replays the tool calls scripted for a
 conversation, found by the conversation's first user message.
 
-    python -m harness.scripted_model --tasks tasks/office.jsonl --port 8011
+    python -m envcraft.harness.scripted_model --tasks tasks/office.jsonl --port 8011
     # then: base_url=http://127.0.0.1:8011/v1, model=scripted, any api key
 
 Per request: turn = (user messages - 1); the tool calls already made since the last user
@@ -36,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from harness.tasks import Task, load_tasks
+from envcraft.core.tasks import Task, load_tasks
 
 MODEL = "scripted"
 DONE = "Done."

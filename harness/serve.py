@@ -7,9 +7,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from registry.catalog import get
-from registry.launch import load_server_module
-from registry.workspaces import WorkspaceRoot, materialize
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.workspaces import WorkspaceRoot, materialize
 
 
 def mcp_servers_snippet(name: str, *, url: str | None = None, workspace: str | None = None) -> dict:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import anyio
 
-from registry.catalog import Environment, get
-from registry.launch import InProcessLauncher, Launcher, StdioLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import Environment, get
+from envcraft.registry.launch import InProcessLauncher, Launcher, StdioLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -84,7 +84,7 @@ def _row(figure: str, ours: list[float], baseline: list[float] | None = None, ta
 
 async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, live: int = 256,
                   docker_n: int = 5) -> dict:
-    from registry import bench_farm
+    from envcraft.registry import bench_farm
 
     env, root = get(env_name), WorkspaceRoot()
     rows = []

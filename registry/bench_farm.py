@@ -15,9 +15,9 @@ import anyio
 import anyio.to_thread
 from mcp import Client, StdioServerParameters
 
-from registry.catalog import Environment
-from registry.launch import InProcessLauncher, StdioLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import Environment
+from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 # The SDK's own figure: the smallest server the SDK can serve, one trivial tool.
 SDK_BASELINE = '''
@@ -103,7 +103,7 @@ async def _http_calls(url: str, n: int) -> list[float]:
 
 async def farm_and_direct_calls(env: Environment, root: WorkspaceRoot, n: int) -> dict[str, tuple[list, list]]:
     """list_dir through the farm's path beside the same server driven directly with the SDK, per transport."""
-    from registry.launch import load_server_module
+    from envcraft.registry.launch import load_server_module
 
     out = {}
     async with launch(env, InProcessLauncher(), root) as instance:
@@ -142,7 +142,7 @@ async def _gateway_calls(env: Environment, n: int) -> list[float]:
     import urllib.request
 
     port, token = _free_port(), secrets.token_hex(8)
-    process = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--all", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
                                 "--token", token], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         await _wait_port(port)
@@ -224,7 +224,7 @@ async def many_live(env: Environment, count: int) -> dict:
 
 async def docker_acquire(env: Environment, n: int) -> list[float] | str:
     try:
-        from registry.docker_launcher import DockerLauncher
+        from envcraft.registry.docker_launcher import DockerLauncher
 
         launcher = DockerLauncher()
         launcher.client  # noqa: B018 - fails fast when no engine answers

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from registry.manifest import Manifest, read_manifest
+from envcraft.registry.manifest import Manifest, read_manifest
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 

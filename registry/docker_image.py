@@ -17,7 +17,7 @@ mtime and mode (plus /etc/ld.so.cache, which changes whenever a shared library i
 upgraded): the image is rebuilt only when an input changes. Users with registry access can
 build the ordinary image from registry/Dockerfile instead and pass it as `DockerLauncher(image=...)`.
 
-    python -m registry.docker_image [--mode embed|bind] [--force]   # build, print tag and time
+    python -m envcraft.registry.docker_image [--mode embed|bind] [--force]   # build, print tag and time
 """
 
 from __future__ import annotations

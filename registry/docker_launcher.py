@@ -43,8 +43,8 @@ import docker.errors
 from docker.types import LogConfig
 from mcp import Client, StdioServerParameters
 
-from registry.catalog import Environment
-from registry.docker_image import RuntimeImage, docker_client, ensure_image
+from envcraft.registry.catalog import Environment
+from envcraft.registry.docker_image import RuntimeImage, docker_client, ensure_image
 
 LABEL_MANAGED = "envcraft.managed"
 LABEL_RUN = "envcraft.run"

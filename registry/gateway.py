@@ -25,9 +25,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from registry.catalog import Environment, discover
-from registry.launch import InProcessLauncher
-from registry.workspaces import InitialState, WorkspaceRoot
+from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.launch import InProcessLauncher
+from envcraft.core.state import InitialState
+from envcraft.registry.workspaces import WorkspaceRoot
 
 
 class ControlError(Exception):
@@ -137,7 +138,7 @@ class Gateway:
     # ------------------------------------------------------------ episodes
 
     def _task(self, task_id: str):
-        from harness.tasks import TASKS_DIR, load_tasks, task_files
+        from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 
         folder = self.tasks_dir or TASKS_DIR
         if self._tasks is None:  # read once: an unknown id must not rescan every task file
@@ -150,7 +151,7 @@ class Gateway:
         return self._tasks[task_id]
 
     async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
-        from harness.grading import Snapshot
+        from envcraft.core.grading import Snapshot
 
         if env_name not in self.envs:
             raise ControlError(404, f"no environment {env_name!r}; known: {', '.join(sorted(self.envs))}")
@@ -209,7 +210,7 @@ class Gateway:
         return JSONResponse(episode.describe(self.base_url), status_code=201)
 
     async def _reset(self, request: Request) -> JSONResponse:
-        from registry.workspaces import materialize
+        from envcraft.registry.workspaces import materialize
 
         self._authorized(request)
         episode = self._episode(request)
@@ -217,7 +218,7 @@ class Gateway:
         return JSONResponse({"episode": episode.id, "reset": True})
 
     async def _grade(self, request: Request) -> JSONResponse:
-        from harness.grading import Snapshot, grade
+        from envcraft.core.grading import Snapshot, grade
 
         self._authorized(request)
         episode = self._episode(request)

@@ -19,8 +19,9 @@ from typing import Any, Protocol
 
 from mcp import Client, StdioServerParameters
 
-from registry.catalog import Environment
-from registry.workspaces import InitialState, WorkspaceRoot, materialize
+from envcraft.registry.catalog import Environment
+from envcraft.core.state import InitialState
+from envcraft.registry.workspaces import WorkspaceRoot, materialize
 
 
 class Launcher(Protocol):
@@ -122,7 +123,7 @@ class StdioLauncher:
 
 def _docker_launcher() -> Launcher:
     """Imported on use, so `import registry.launch` does not import the Docker SDK."""
-    from registry.docker_launcher import DockerLauncher
+    from envcraft.registry.docker_launcher import DockerLauncher
 
     return DockerLauncher()
 

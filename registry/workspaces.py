@@ -15,20 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-APP_DIR = ".app"  # the app state inside a workspace (the runtime, claw.py, owns its layout)
-APP_STATE = Path(APP_DIR) / "state.json"
-
-
-class InitialState(BaseModel):
-    """Changes applied to the environment's seed before the episode starts: a task's S0."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    files: dict[str, str] = Field(default_factory=dict)  # path -> content, added or replaced
-    rows: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # table -> rows appended
-    updates: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)  # table -> row id -> fields
-
+from envcraft.core.state import APP_DIR, APP_STATE, InitialState
 
 # Fingerprints of workspaces this process made, taken right after a pure seed copy:
 # relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,
@@ -148,7 +135,7 @@ class WorkspaceRoot:
 
     def reap(self) -> list[Path]:
         """Remove run folders whose registry process is gone (killed without cleaning up), and empty shell cgroups."""
-        from registry.reaper import reap_cgroups
+        from envcraft.registry.reaper import reap_cgroups
 
         reap_cgroups()
         removed = []

@@ -329,7 +329,7 @@ def part_a() -> list[Task]:
 
 
 def main() -> None:
-    from harness.tasks import write_tasks
+    from envcraft.core.tasks import write_tasks
     from office_tasks_b import part_b
 
     tasks = part_a() + part_b()

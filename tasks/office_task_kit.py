@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from harness.tasks import Check, Task, ToolCall  # noqa: E402
-from registry.workspaces import InitialState  # noqa: E402
+from envcraft.core.tasks import Check, Task, ToolCall  # noqa: E402
+from envcraft.core.state import InitialState  # noqa: E402
 
 ENV = "office"
 NW = "@northwind.studio"

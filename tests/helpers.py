@@ -10,8 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness.tasks import Check, Task, ToolCall
-from registry.catalog import get
+from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.registry.catalog import get
 
 REPO = Path(__file__).resolve().parent.parent
 INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@0.17", "--cli"]

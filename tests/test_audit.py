@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.audit import audit
-from generator.blueprint import BLUEPRINTS, load_blueprint
-from generator.build import audit_envs, generate
-from generator.compiler import compile_blueprint
+from envcraft.generator.audit import audit
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.build import audit_envs, generate
+from envcraft.generator.compiler import compile_blueprint
 from tests.helpers import REPO
 
 VET = load_blueprint(BLUEPRINTS / "vet_clinic.yaml")

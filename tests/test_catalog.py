@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.audit import audit
-from generator.blueprint import ARCHETYPES, load_all
-from generator.catalog import compute
-from generator.compiler import render
+from envcraft.generator.audit import audit
+from envcraft.generator.blueprint import ARCHETYPES, load_all
+from envcraft.generator.catalog import compute
+from envcraft.generator.compiler import render
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 BLUEPRINTS = load_all()

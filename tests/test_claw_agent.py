@@ -6,15 +6,15 @@ import socket
 
 import pytest
 
-from harness.agents.claw import ClawAgent
-from harness.episode import Episode, Limits, Toolset
-from harness.errors import InfraFailure
-from harness.runner import run_episode
-from harness.scripted_model import Script, ScriptedCall, build_app, serving
-from harness.tasks import Check, Task, ToolCall
-from registry import catalog
-from registry.launch import InProcessLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.harness.agents.claw import ClawAgent
+from envcraft.harness.episode import Episode, Limits, Toolset
+from envcraft.harness.errors import InfraFailure
+from envcraft.harness.runner import run_episode
+from envcraft.harness.scripted_model import Script, ScriptedCall, build_app, serving
+from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.registry import catalog
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 PRIYA = "priya.shah@northwind.studio"  # in servers/office/seed/.app/state.json
 SEND = "Send Priya an email with the subject 'Design review' saying the mockups are ready."

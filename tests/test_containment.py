@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from registry.catalog import get
-from registry.launch import InProcessLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 from tests.helpers import REPO
 
 pytestmark = [pytest.mark.anyio,

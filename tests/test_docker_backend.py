@@ -16,9 +16,9 @@ import pytest
 
 from tests.test_containment import CASES as SHELL_CASES
 
-from registry.catalog import get
-from registry.launch import launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import launch
+from envcraft.registry.workspaces import WorkspaceRoot
 from tests.helpers import REPO
 
 
@@ -39,7 +39,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.skipif(PROBLEM is not None, reason=
 
 
 def _containers(run: int | None = None) -> list[dict]:
-    from registry.docker_image import docker_client
+    from envcraft.registry.docker_image import docker_client
 
     label = f"envcraft.run={run or os.getpid()}"
     return docker_client().api.containers(all=True, filters={"label": label})
@@ -53,7 +53,7 @@ def no_container_outlives_its_block():
 
 @pytest.fixture
 def launcher():
-    from registry.docker_launcher import DockerLauncher
+    from envcraft.registry.docker_launcher import DockerLauncher
 
     return DockerLauncher()
 
@@ -83,7 +83,7 @@ async def test_office_end_to_end(tmp_path, launcher):
 
         [container] = _containers()
         assert container["Labels"]["envcraft.managed"] == "1" and container["State"] == "running"
-        from registry.docker_image import docker_client
+        from envcraft.registry.docker_image import docker_client
 
         config = docker_client().api.inspect_container(container["Id"])["HostConfig"]
         assert config["ReadonlyRootfs"] and config["NetworkMode"] == "none" and config["CapDrop"] == ["ALL"]
@@ -170,10 +170,10 @@ def test_reap_removes_containers_of_dead_runs(tmp_path):
     """A registry killed outright leaves its container behind; the next run's reap() removes it."""
     holder = textwrap.dedent(f"""
         import anyio, pathlib
-        from registry.catalog import get
-        from registry.docker_launcher import DockerLauncher
-        from registry.launch import launch
-        from registry.workspaces import WorkspaceRoot
+        from envcraft.registry.catalog import get
+        from envcraft.registry.docker_launcher import DockerLauncher
+        from envcraft.registry.launch import launch
+        from envcraft.registry.workspaces import WorkspaceRoot
 
         async def main():
             async with launch(get("office"), DockerLauncher(), WorkspaceRoot(pathlib.Path({str(tmp_path)!r}))) as i:
@@ -190,7 +190,7 @@ def test_reap_removes_containers_of_dead_runs(tmp_path):
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=10)
-    from registry.docker_launcher import reap
+    from envcraft.registry.docker_launcher import reap
 
     assert len(_containers(child.pid)) == 1  # nothing in the dead run could remove it
     removed = reap()

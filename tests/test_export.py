@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness.export import _pass_at, _pass_hat
+from envcraft.harness.export import _pass_at, _pass_hat
 from tests.test_main_job import envcraft
 
 

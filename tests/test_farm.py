@@ -5,9 +5,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from registry.catalog import get
-from registry.launch import InProcessLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ async def test_64_concurrent_episodes_keep_separate_state(tmp_path):
 
 
 async def test_task_initial_state_does_not_leak_into_the_next_episode(tmp_path):
-    from registry.workspaces import InitialState
+    from envcraft.core.state import InitialState
 
     env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)
     root.prewarm(env.name, env.seed, 1)

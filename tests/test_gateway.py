@@ -15,7 +15,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from harness.tasks import write_tasks
+from envcraft.core.tasks import write_tasks
 from tests.helpers import REPO, children_of, free_port, inspector, mail_task, wait_for_port
 
 TOKEN = "test-token-not-for-agents"
@@ -36,7 +36,7 @@ def control(port: int, method: str, path: str, body: dict | None = None, token: 
 def gateway(tmp_path):
     port = free_port()
     write_tasks(tmp_path / "office.jsonl", [mail_task(0)])
-    process = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--all", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
                                 "--token", TOKEN, "--max-episodes", "3", "--tasks-dir", str(tmp_path)], cwd=REPO,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     wait_for_port(port)
@@ -103,7 +103,7 @@ def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     assert len(run_dirs) == 2 and probe  # the workspace run folder and the shell's operation socket
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
-    from registry.workspaces import WorkspaceRoot
+    from envcraft.registry.workspaces import WorkspaceRoot
 
     root = WorkspaceRoot()  # what every registry start does first
     root.close()
@@ -129,8 +129,8 @@ async def test_control_api_grades_an_episode_on_its_final_state(gateway):
 async def test_idle_episodes_are_reaped(tmp_path):
     import httpx2
 
-    from registry.gateway import Gateway
-    from registry.workspaces import WorkspaceRoot
+    from envcraft.registry.gateway import Gateway
+    from envcraft.registry.workspaces import WorkspaceRoot
 
     gateway = Gateway(TOKEN, idle_seconds=0.2, root=WorkspaceRoot(tmp_path))
     async with gateway.running():

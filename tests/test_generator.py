@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from generator.blueprint import BLUEPRINTS, load_blueprint
-from generator.compiler import MARKER, OFFICE, compile_blueprint, render_cli, render_server, runtime_files
-from generator.seed import seed_tables, state_json
-from registry.catalog import Environment, discover
-from registry.launch import load_server_module
-from registry.manifest import read_manifest
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.compiler import MARKER, OFFICE, compile_blueprint, render_cli, render_server, runtime_files
+from envcraft.generator.seed import seed_tables, state_json
+from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.manifest import read_manifest
 from tests.helpers import REPO, inspector
 
 TEST_BLUEPRINTS = REPO / "tests" / "blueprints"

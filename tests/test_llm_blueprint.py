@@ -12,9 +12,9 @@ import json
 
 import yaml
 
-from generator.blueprint import BLUEPRINTS
-from generator.llm import synthesize
-from harness.scripted_model import Script, build_app, serving
+from envcraft.generator.blueprint import BLUEPRINTS
+from envcraft.generator.llm import synthesize
+from envcraft.harness.scripted_model import Script, build_app, serving
 
 SCENARIO = "A small veterinary clinic's front desk books, moves and cancels appointments and invoices visits."
 

@@ -10,12 +10,12 @@ import sys
 import pytest
 from mcp import Client
 
-from harness.rollout import Rollout
-from harness.scripted_model import Script, build_app, serving
-from harness.tasks import write_tasks
+from envcraft.core.rollout import Rollout
+from envcraft.harness.scripted_model import Script, build_app, serving
+from envcraft.core.tasks import write_tasks
 from tests.helpers import REPO, children_of, free_port, mail_task, wait_for_port
 
-ENVCRAFT = [sys.executable, "-m", "harness.cli"]
+ENVCRAFT = [sys.executable, "-m", "envcraft.cli"]
 
 
 def envcraft(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -9,9 +9,9 @@ import sys
 import pytest
 from mcp import Client
 
-from registry.catalog import get
-from registry.launch import InProcessLauncher, launch
-from registry.workspaces import WorkspaceRoot, materialize
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot, materialize
 from tests.helpers import REPO, free_port, inspector, wait_for_port
 
 SERVER = REPO / "servers" / "office" / "server.py"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.grading import Snapshot, credited_at_start, grade
-from harness.tasks import Task, load_tasks
-from registry import catalog
-from registry.launch import InProcessLauncher, launch
-from registry.workspaces import WorkspaceRoot
+from envcraft.core.grading import Snapshot, credited_at_start, grade
+from envcraft.core.tasks import Task, load_tasks
+from envcraft.registry import catalog
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
 
 TASKS_FILE = Path(__file__).resolve().parent.parent / "tasks" / "office.jsonl"
 TASKS = load_tasks(TASKS_FILE)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.policies import GoldReplayAgent, NoOpAgent
-from harness.episode import Episode
-from harness.rollout import Rollout
-from harness.runner import RolloutLog, run_tasks
-from registry.launch import InProcessLauncher, StdioLauncher
+from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
+from envcraft.harness.episode import Episode
+from envcraft.core.rollout import Rollout
+from envcraft.harness.runner import RolloutLog, run_tasks
+from envcraft.registry.launch import InProcessLauncher, StdioLauncher
 from tests.helpers import children_of, mail_task
 
 pytestmark = pytest.mark.anyio

@@ -11,19 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from generator.blueprint import BLUEPRINTS, load_blueprint
-from generator.compiler import compile_blueprint
-from generator.tasks.env import SERVERS, EnvCache, generated_envs, load_env
-from generator.tasks.generate import generate
-from generator.tasks.graph import build_graph, needs, produces
-from generator.tasks.sampler import pick_length, sample_chain
-from generator.tasks.validate import is_write, score, validate
-from harness.agents.policies import GoldReplayAgent, NoOpAgent
-from harness.runner import RolloutLog, run_tasks
-from harness.scripted_model import Script, build_app, serving
-from harness.tasks import Check, Task, ToolCall, load_tasks, tasks_for
-from registry import catalog
-from registry.launch import InProcessLauncher
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs, load_env
+from envcraft.generator.tasks.generate import generate
+from envcraft.generator.tasks.graph import build_graph, needs, produces
+from envcraft.generator.tasks.sampler import pick_length, sample_chain
+from envcraft.generator.tasks.validate import is_write, score, validate
+from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
+from envcraft.harness.runner import RolloutLog, run_tasks
+from envcraft.harness.scripted_model import Script, build_app, serving
+from envcraft.core.tasks import Check, Task, ToolCall, load_tasks, tasks_for
+from envcraft.registry import catalog
+from envcraft.registry.launch import InProcessLauncher
 
 ENVS = ["vet_clinic", "freight_brokerage"]
 
@@ -169,7 +169,7 @@ def test_report_and_gzip(generated, tmp_path, root):
 
 
 def test_rewrite_pass_keeps_values(generated):
-    from generator.tasks.rewrite import Rewriter
+    from envcraft.generator.tasks.rewrite import Rewriter
 
     original = "Please cancel the appointment for pet Luna (species cat) on 2026-12-04 at 10:00."
     good = "Luna the cat has a 2026-12-04 slot at 10:00 - could you cancel that appointment?"

@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.tasks import Check, Task, ToolCall
-from registry.workspaces import InitialState
+from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.core.state import InitialState
 
-from generator.tasks.decoys import decoy_file, plant
-from generator.tasks.describe import Describer, answer_text, preferences, render, words
-from generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
-from generator.tasks.execute import Plan, bind, rerun
-from generator.tasks.gold import GoldWriter, Unfindable
-from generator.tasks.instruct import Writer, join, wrap_turn
-from generator.tasks.verify import diff_checks, unchanged
+from envcraft.generator.tasks.decoys import decoy_file, plant
+from envcraft.generator.tasks.describe import Describer, answer_text, preferences, render, words
+from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
+from envcraft.generator.tasks.execute import Plan, bind, rerun
+from envcraft.generator.tasks.gold import GoldWriter, Unfindable
+from envcraft.generator.tasks.instruct import Writer, join, wrap_turn
+from envcraft.generator.tasks.verify import diff_checks, unchanged
 
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 

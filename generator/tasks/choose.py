@@ -9,11 +9,11 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from generator import values
-from generator.appcode import typed
-from generator.blueprint import Entity, FieldSpec, Operation
-from generator.seed import guess_gen
-from generator.tasks.env import EnvSpec, Tables
+from envcraft.generator import values
+from envcraft.generator.appcode import typed
+from envcraft.generator.blueprint import Entity, FieldSpec, Operation
+from envcraft.generator.seed import guess_gen
+from envcraft.generator.tasks.env import EnvSpec, Tables
 
 TIME = "%Y-%m-%dT%H:%M"
 

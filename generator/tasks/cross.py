@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import random
 
-from harness.tasks import ToolCall
-from registry.workspaces import InitialState
+from envcraft.core.tasks import ToolCall
+from envcraft.core.state import InitialState
 
-from generator.tasks.build import Draft, Failed, archetype, difficulty, leaks, make_task, pinned_rows, with_decoys
-from generator.tasks.decoys import plant
-from generator.tasks.describe import Describer, preferences, words
-from generator.tasks.env import EnvCache, copy_tables
-from generator.tasks.execute import bind, rerun
-from generator.tasks.gold import GoldWriter, Unfindable
-from generator.tasks.graph import graph_of
-from generator.tasks.instruct import Writer, join, wrap_turn
-from generator.tasks.sampler import repair, sample_chain
-from generator.tasks.verify import diff_checks, unchanged
-from generator.tasks.workflow import Link
+from envcraft.generator.tasks.build import Draft, Failed, archetype, difficulty, leaks, make_task, pinned_rows, with_decoys
+from envcraft.generator.tasks.decoys import plant
+from envcraft.generator.tasks.describe import Describer, preferences, words
+from envcraft.generator.tasks.env import EnvCache, copy_tables
+from envcraft.generator.tasks.execute import bind, rerun
+from envcraft.generator.tasks.gold import GoldWriter, Unfindable
+from envcraft.generator.tasks.graph import graph_of
+from envcraft.generator.tasks.instruct import Writer, join, wrap_turn
+from envcraft.generator.tasks.sampler import repair, sample_chain
+from envcraft.generator.tasks.verify import diff_checks, unchanged
+from envcraft.generator.tasks.workflow import Link
 
 
 def follow_ups(cache: EnvCache, env_name: str, op_name: str, rng: random.Random) -> list[str]:

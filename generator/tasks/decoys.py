@@ -13,10 +13,10 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from generator import values
-from generator.blueprint import Entity, FieldSpec
-from generator.seed import export, guess_gen
-from generator.tasks.env import EnvSpec, Tables, copy_row, copy_tables, label_field
+from envcraft.generator import values
+from envcraft.generator.blueprint import Entity, FieldSpec
+from envcraft.generator.seed import export, guess_gen
+from envcraft.generator.tasks.env import EnvSpec, Tables, copy_row, copy_tables, label_field
 
 TIME = "%Y-%m-%dT%H:%M"
 

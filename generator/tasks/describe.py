@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.blueprint import Entity, FieldSpec
-from generator.tasks.env import EnvSpec, Tables, label_field
+from envcraft.generator.blueprint import Entity, FieldSpec
+from envcraft.generator.tasks.env import EnvSpec, Tables, label_field
 
 MAX_FIELDS = 4
 PREFERENCE = {"str": 0, "email": 1, "enum": 2, "date": 2, "datetime": 2, "ref": 3, "int": 4, "float": 5}
@@ -162,7 +162,7 @@ class Describer:
         return desc
 
     def searchable(self) -> set[str]:
-        from generator.tasks.execute import searchable
+        from envcraft.generator.tasks.execute import searchable
 
         if not hasattr(self, "_searchable"):
             self._searchable = searchable(self.env)

@@ -13,11 +13,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.appcode import pyname
-from generator.blueprint import Operation
-from generator.tasks.choose import Chooser
-from generator.tasks.env import EnvSpec, Tables, copy_tables, is_active
-from generator.tasks.graph import accepts, needs, ref_params
+from envcraft.generator.appcode import pyname
+from envcraft.generator.blueprint import Operation
+from envcraft.generator.tasks.choose import Chooser
+from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, is_active
+from envcraft.generator.tasks.graph import accepts, needs, ref_params
 
 TRIES = 10
 

@@ -20,16 +20,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.tasks import Task
+from envcraft.core.tasks import Task
 
-from generator.blueprint import load_blueprint
-from generator.tasks.build import Draft, Failed, build_question, build_write
-from generator.tasks.cross import build_cross
-from generator.tasks.env import SERVERS, EnvCache, generated_envs
-from generator.tasks.graph import graph_of
-from generator.tasks.sampler import Diversity, pick_length, sample_chain
-from generator.tasks.validate import validate
-from generator.tasks.workflow import Link, build_workflow, links_from
+from envcraft.generator.blueprint import load_blueprint
+from envcraft.generator.tasks.build import Draft, Failed, build_question, build_write
+from envcraft.generator.tasks.cross import build_cross
+from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs
+from envcraft.generator.tasks.graph import graph_of
+from envcraft.generator.tasks.sampler import Diversity, pick_length, sample_chain
+from envcraft.generator.tasks.validate import validate
+from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
 SHAPES = (("write", 0.54), ("question", 0.22), ("cross", 0.24))
 ATTEMPTS_PER_TASK = 8
@@ -76,7 +76,7 @@ def _init(folders: dict[str, Path], rewrite: tuple[str, str | None] | None = Non
     _TEST = test_envs(sorted(folders))
     _REWRITER = None  # a worker (or this process, with workers=1) keeps nothing from an earlier run
     if rewrite:
-        from generator.tasks.rewrite import Rewriter
+        from envcraft.generator.tasks.rewrite import Rewriter
 
         _REWRITER = Rewriter(rewrite[0], rewrite[1])
 

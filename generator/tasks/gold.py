@@ -12,12 +12,12 @@ import dataclasses
 import random
 from typing import Any
 
-from harness.tasks import ToolCall
+from envcraft.core.tasks import ToolCall
 
-from generator.tasks.describe import Describer
-from generator.tasks.env import EnvSpec, Tables, copy_tables
-from generator.tasks.execute import Plan, Step, call, row_of, searchable, write_args
-from generator.tasks.replay import shell_command
+from envcraft.generator.tasks.describe import Describer
+from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables
+from envcraft.generator.tasks.execute import Plan, Step, call, row_of, searchable, write_args
+from envcraft.generator.tasks.replay import shell_command
 
 
 class Unfindable(Exception):

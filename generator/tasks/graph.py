@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import networkx as nx
 
-from generator.appcode import typed
-from generator.blueprint import Blueprint, Operation
-from generator.tasks.env import EnvSpec
+from envcraft.generator.appcode import typed
+from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.tasks.env import EnvSpec
 
 WEIGHTS = {"dataflow": 0.8, "state": 0.9}
 BRIDGES = {"read_file": 0.5, "grep": 0.4, "list_dir": 0.3, "find_files": 0.3, "cli_verb": 0.6, "cli_out": 0.3,

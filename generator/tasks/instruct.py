@@ -12,10 +12,10 @@ import random
 import re
 from typing import Any
 
-from generator.blueprint import Blueprint, Operation
-from generator.tasks.describe import Describer, render, words
-from generator.tasks.env import EnvSpec
-from generator.tasks.execute import Step
+from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.tasks.describe import Describer, render, words
+from envcraft.generator.tasks.env import EnvSpec
+from envcraft.generator.tasks.execute import Step
 
 OPENERS = ("", "", "Hi,", "Hello!", "Quick request:", "Morning!", "Could you help with something?", "Hey,")
 CLOSERS = ("", "", "Thanks!", "Thank you.", "Let me know when it's done.", "Thanks in advance.",

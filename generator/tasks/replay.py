@@ -13,12 +13,12 @@ import shlex
 import typing
 from typing import Any
 
-from harness.grading import Snapshot
-from harness.tasks import Task, ToolCall
-from registry.workspaces import InitialState
+from envcraft.core.grading import Snapshot
+from envcraft.core.tasks import Task, ToolCall
+from envcraft.core.state import InitialState
 
-from generator.tasks.env import EnvCache, EnvSpec, Tables, copy_row
-from generator.tasks.execute import call
+from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_row
+from envcraft.generator.tasks.execute import call
 
 
 def initial_tables(env: EnvSpec, initial: InitialState) -> Tables:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from generator.tasks.env import EnvSpec
-from generator.tasks.graph import accepts, domain_predecessors, domain_successors, needs, produces
+from envcraft.generator.tasks.env import EnvSpec
+from envcraft.generator.tasks.graph import accepts, domain_predecessors, domain_successors, needs, produces
 
 LENGTHS = ((2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12, 13, 14))
 TIER_WEIGHTS = (0.34, 0.42, 0.24)

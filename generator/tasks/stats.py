@@ -7,10 +7,10 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from harness.tasks import Task, load_tasks
+from envcraft.core.tasks import Task, load_tasks
 
-from generator.blueprint import BLUEPRINTS, load_blueprint
-from generator.tasks.generate import REPORT
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.tasks.generate import REPORT
 
 HAND_WRITTEN = {"office.jsonl"}
 

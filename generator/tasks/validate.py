@@ -16,12 +16,12 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.grading import credited_at_start, grade
-from harness.tasks import Task, ToolCall
+from envcraft.core.grading import credited_at_start, grade
+from envcraft.core.tasks import Task, ToolCall
 
-from generator.tasks.decoys import shifted
-from generator.tasks.env import EnvCache
-from generator.tasks.replay import World, parse_flags, shell_command
+from envcraft.generator.tasks.decoys import shifted
+from envcraft.generator.tasks.env import EnvCache
+from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 
 WRITING = {"write_file", "edit_file", "run_shell", "finish"}
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from harness.tasks import Check
+from envcraft.core.tasks import Check
 
-from generator.tasks.env import EnvSpec, Tables
-from generator.tasks.execute import Plan
+from envcraft.generator.tasks.env import EnvSpec, Tables
+from envcraft.generator.tasks.execute import Plan
 
 PINS_PER_TABLE = 2
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from generator.blueprint import Blueprint
-from generator.tasks.env import semantic_kind
+from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.tasks.env import semantic_kind
 
 KIND_STRENGTH = {"email": 1.0, "person_name": 0.9, "company": 0.9, "product": 0.8, "date": 0.6, "datetime": 0.5,
                  "city": 0.4, "country": 0.3, "street": 0.5, "phone": 0.7, "job_title": 0.3, "department": 0.4}

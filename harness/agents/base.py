@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from harness.episode import Episode
+from envcraft.harness.episode import Episode
 
 
 class Agent(Protocol):

@@ -14,8 +14,8 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from harness.episode import Episode
-from harness.errors import InfraFailure
+from envcraft.harness.episode import Episode
+from envcraft.harness.errors import InfraFailure
 
 SYSTEM_PROMPT = """\
 You work inside a stateful workspace through tools; every change you make persists for the rest of the task.

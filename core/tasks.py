@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from registry.workspaces import InitialState
+from envcraft.core.state import InitialState
 
 TASK_FORMAT = "envcraft.task/1"
 

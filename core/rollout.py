@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.grading import CheckResult
+from envcraft.core.grading import CheckResult
 
 ROLLOUT_FORMAT = "envcraft.rollout/1"
 

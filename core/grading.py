@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.tasks import Check, Task
-from registry.workspaces import APP_DIR, APP_STATE
+from envcraft.core.tasks import Check, Task
+from envcraft.core.state import APP_DIR, APP_STATE
 
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def _list(args: argparse.Namespace) -> int:
-    from registry.catalog import discover
+    from envcraft.registry.catalog import discover
 
     environments = discover()
     print(f"{'environment':<24} {'kind':<16} {'tools':>5}  archetypes")
@@ -22,19 +22,19 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     if args.all:
-        from registry.gateway import serve_gateway
+        from envcraft.registry.gateway import serve_gateway
 
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
                              tasks_dir=args.tasks_dir)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
-    from harness.serve import serve
+    from envcraft.harness.serve import serve
 
     return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from harness.main_job import RunSettings, run_main_job
+    from envcraft.harness.main_job import RunSettings, run_main_job
 
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
@@ -44,40 +44,40 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from registry.bench import run_bench
+    from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
 
 
 def _generate(args: argparse.Namespace) -> int:
     if args.scenario:
-        from generator.build import generate_from_scenario
+        from envcraft.generator.build import generate_from_scenario
 
         return generate_from_scenario(args.scenario, args.out, args.base_url, args.api_key, args.model, args.rounds)
-    from generator.build import generate
+    from envcraft.generator.build import generate
 
     return generate(args.blueprint, args.out, verbose=args.verbose)
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from generator.build import audit_envs
+    from envcraft.generator.build import audit_envs
 
     return audit_envs(args.env, as_json=args.json)
 
 
 def _catalog(args: argparse.Namespace) -> int:
-    from generator.catalog import print_stats
+    from envcraft.generator.catalog import print_stats
 
     return print_stats(run_audit=args.audit, as_json=args.json)
 
 
 def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "stats":
-        from generator.tasks.stats import stats
+        from envcraft.generator.tasks.stats import stats
 
         print(stats(args.dir))
         return 0
-    from generator.tasks.generate import generate
+    from envcraft.generator.tasks.generate import generate
 
     report = generate(seed=args.seed, per_env=args.per_env, envs=args.env, out=args.out, workers=args.workers,
                       compress=args.gzip, rewrite=args.rewrite_url, rewrite_model=args.rewrite_model)
@@ -85,13 +85,13 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from harness.export import print_report
+    from envcraft.harness.export import print_report
 
     return print_report(args.run)
 
 
 def _export(args: argparse.Namespace) -> int:
-    from harness.export import export
+    from envcraft.harness.export import export
 
     return export(args.run, args.format, args.out, args.min_reward)
 
