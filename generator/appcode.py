@@ -44,7 +44,7 @@ class Param:
 
 def pyname(field: str, kind: str = "") -> str:
     """The parameter name of a field in an operation of this kind."""
-    return field + "_" if field in CLASHES or (field == "limit" and kind == "search") else field
+    return field + "_" if field in CLASHES or (field in ("limit", "offset") and kind == "search") else field
 
 
 def camel(name: str) -> str:
@@ -71,13 +71,25 @@ def typed(spec: FieldSpec, raw: str) -> object:
     return raw
 
 
-TAKEN = {"Tables", "ToolFailure", "Any", "Literal"}  # names app.py imports
+TAKEN = {"Tables", "ToolFailure", "Any", "Literal", "Page", "Fact", "PolicyRefusal", "NamedTuple", "NoReturn",
+         "PolicyRule", "Report", "ReportRow"}  # names app.py imports
+
+
+def docline(text: str) -> str:
+    """Text safe inside a triple-double-quoted docstring or a comment: one line, backslashes doubled,
+    no closing quotes (blueprint text reaches code only this way or as a literal)."""
+    text = " ".join(str(text).split()).replace("\\", "\\\\").replace('"""', "'''")
+    return text + " " if text.endswith('"') else text
 
 
 def record_class(entity: Entity) -> str:
     """The dataclass of an entity's rows."""
     name = camel(entity.name)
     return name + "Record" if name in TAKEN else name
+
+
+def page_class(entity: Entity) -> str:
+    return record_class(entity) + "Page"
 
 
 def enum_alias(bp: Blueprint, entity: Entity, spec: FieldSpec) -> str:
@@ -106,22 +118,7 @@ def check(bp: Blueprint) -> None:
         if f"{entity.name}_id" in names and op.kind in ("get", "update", "transition", "delete"):
             problems.append(f"{op.name}: {entity.name} has a field named {entity.name}_id, which clashes with the id parameter")
         for pre in op.preconditions:
-            for attr in ("field", "ref_field", "start", "end", "resource"):
-                value = getattr(pre, attr)
-                if value is not None and value not in names:
-                    problems.append(f"{op.name}: {pre.kind} names {attr} {value!r}, not a field of {entity.name}")
-            needs = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("start", "end", "resource"),
-                     "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
-                     "unique": ("field",), "not_in_past": ("field",)}[pre.kind]
-            missing = [a for a in needs if getattr(pre, a) is None]
-            if missing:
-                problems.append(f"{op.name}: {pre.kind} needs {', '.join(missing)}")
-            elif pre.kind in ("capacity", "at_least"):
-                ref = entity.field(pre.ref_field) if pre.ref_field in names else None
-                if ref is None or ref.type != "ref":
-                    problems.append(f"{op.name}: {pre.kind} ref_field {pre.ref_field!r} must be a ref field of {entity.name}")
-                elif pre.other_field not in {f.name for f in bp.entity(ref.ref).fields}:
-                    problems.append(f"{op.name}: {pre.kind} other_field {pre.other_field!r} is not a field of {ref.ref}")
+            problems += precondition_problems(bp, op, pre)
         for eff in op.effects:
             ref = entity.field(eff.ref_field) if eff.ref_field in names else None
             if ref is None or ref.type != "ref":
@@ -144,6 +141,64 @@ def check(bp: Blueprint) -> None:
             problems.append(f"{op.name}: an update needs params (the fields it may change)")
     if problems:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
+
+
+NEEDS = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("start", "end", "resource"),
+         "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
+         "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
+         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",)}
+
+
+def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
+    """What makes a precondition impossible to compile against this operation's entity."""
+    entity = bp.entity(op.entity)
+    names = {f.name for f in entity.fields}
+    where = f"{op.name}: {pre.kind}" + (f" (policy {pre.policy})" if pre.policy else "")
+    missing = [a for a in NEEDS[pre.kind] if getattr(pre, a) is None]
+    if missing:
+        return [f"{where} needs {', '.join(missing)}"]
+    problems = []
+    own = ("field", "ref_field", "start", "end", "resource", "than") if pre.kind not in ("requires", "forbids") \
+        else ("ref_field", "start", "end", "resource", "than")
+    for attr in own:
+        value = getattr(pre, attr)
+        if value is not None and value not in names:
+            problems.append(f"{where} names {attr} {value!r}, not a field of {entity.name}")
+    if pre.when is not None and pre.when.field not in names:
+        problems.append(f"{where}: `when` names {pre.when.field!r}, not a field of {entity.name}")
+    if problems:
+        return problems
+    if pre.kind in ("capacity", "at_least", "ref_in") or (pre.kind == "compare" and pre.ref_field):
+        ref = entity.field(pre.ref_field)
+        if ref.type != "ref":
+            return [f"{where} ref_field {pre.ref_field!r} must be a ref field of {entity.name}"]
+        if pre.other_field not in {f.name for f in bp.entity(ref.ref).fields}:
+            return [f"{where} other_field {pre.other_field!r} is not a field of {ref.ref}"]
+    if pre.kind == "compare" and pre.field is None and (pre.ref_field is None or pre.value is None):
+        problems.append(f"{where} compares `field`, or the ref_field row's other_field with a `value`")
+    elif pre.kind == "compare" and pre.field is not None and \
+            sum(x is not None for x in (pre.value, pre.than, pre.ref_field)) != 1:
+        problems.append(f"{where} compares with exactly one of value, than, or ref_field + other_field")
+    if pre.kind in ("requires", "forbids"):
+        if pre.entity not in {e.name for e in bp.entities}:
+            return [f"{where} names unknown entity {pre.entity!r}"]
+        other = bp.entity(pre.entity)
+        theirs = {f.name for f in other.fields}
+        if not pre.match:
+            problems.append(f"{where} needs `match` (their field: our field)")
+        for their, ours in pre.match.items():
+            if their not in theirs and their != "id":
+                problems.append(f"{where} match names {their!r}, not a field of {other.name}")
+            if ours not in names and ours != "id":
+                problems.append(f"{where} match names {ours!r}, not a field of {entity.name}")
+        if pre.field is not None and pre.field not in theirs:
+            problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
+    if pre.kind == "time_window":
+        if entity.field(pre.field).type not in ("date", "datetime"):
+            problems.append(f"{where} field {pre.field!r} must be a date or datetime")
+        if not pre.days and not (pre.from_time or pre.to_time):
+            problems.append(f"{where} needs days or from_time/to_time")
+    return problems
 
 
 # ---------------------------------------------------------------- signatures
@@ -184,7 +239,7 @@ def params_of(bp: Blueprint, op: Operation) -> list[Param]:
             required = name in op.required
             params.append(Param(pyname(name, op.kind), base if required else f"{base} | None", required, spec=spec))
     if op.kind == "search":
-        params.append(Param("limit", "int", False, "20"))
+        params += [Param("limit", "int", False, "20"), Param("offset", "int", False, "0")]
     return [p for p in params if p.required] + [p for p in params if not p.required]
 
 
@@ -223,7 +278,8 @@ def docstring(bp: Blueprint, op: Operation) -> list[str]:
             notes.append(f"{', '.join(text)} {verb} any part of the text, ignoring case; other filters must match exactly.")
         if any(entity.field(p).type == "datetime" for p in op.params):
             notes.append("A time filter also takes a date (YYYY-MM-DD) to match a whole day.")
-        notes.append("Returns at most `limit` rows, in id order.")
+        notes.append("Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get "
+                     "the rest when results were cut.")
     elif op.kind != "get":
         days = [pyname(p, op.kind) for p in op.params if entity.field(p).type == "date"]
         times = [pyname(p, op.kind) for p in op.params if entity.field(p).type == "datetime"]
@@ -232,84 +288,10 @@ def docstring(bp: Blueprint, op: Operation) -> list[str]:
         if times:
             notes.append(f"{', '.join(times)}: times as YYYY-MM-DDTHH:MM (24-hour).")
     body = [op.description.strip()] + ([""] + textwrap.wrap(" ".join(notes), WIDTH - 4) if notes else [])
-    escaped = [line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') for line in body]
+    escaped = [docline(line) for line in body]
     if len(escaped) == 1:
         return [f'    """{escaped[0]}"""']
     return [f'    """{escaped[0]}'] + [f"    {line}".rstrip() for line in escaped[1:]] + ['    """']
-
-
-# ---------------------------------------------------------------- module parts
-
-
-def header(bp: Blueprint) -> list[str]:
-    def clean(text: str) -> str:
-        return text.replace("\\", "\\\\").replace('"""', "'''")
-
-    cli = bp.cli or bp.id.replace("_", "-")
-    creates = any(op.kind == "create" for op in bp.operations)
-    names = ", ".join(["Tables", "ToolFailure", "find_row"] + (["next_id"] if creates else []) + ["read", "write"])
-    scenario = textwrap.wrap(clean(" ".join(bp.scenario.split())), WIDTH - 8)
-    return [f'"""{clean(bp.title)}: {clean(bp.description)}', ""] + scenario + [
-        "",
-        "Every operation takes the app's tables first, then the caller's arguments; `@read` operations",
-        "never change the tables, `@write` ones are saved only if they return without a ToolFailure.",
-        f"Standard library only: the same code serves the MCP tools and the `{cli}` CLI verbs.",
-        f"Generated by generator/compiler.py from the blueprint {bp.id}: change the blueprint, not this file.",
-        '"""', "", "from __future__ import annotations", "", "import re", "from dataclasses import dataclass",
-        "from datetime import datetime", "from typing import Any, Literal, get_args", "",
-        "if __package__:", f"    from .claw import {names}", "else:", f"    from claw import {names}", "",
-        f"TODAY = {lit(bp.today)}",
-    ]
-
-
-def enums(bp: Blueprint) -> list[str]:
-    lines = []
-    for entity in bp.entities:
-        for spec in entity.fields:
-            if spec.type == "enum":
-                alias = enum_alias(bp, entity, spec)
-                lines += wrap(f"{alias} = Literal[", [lit(v) for v in spec.values], "]")
-                lines.append(f"{enum_const(entity, spec)}: tuple[str, ...] = get_args({alias})")
-    return lines
-
-
-def dataclasses_for(bp: Blueprint) -> list[str]:
-    lines: list[str] = []
-    for entity in bp.entities:
-        cls = record_class(entity)
-        lines += ["", "", "@dataclass", f"class {cls}:"]
-        if entity.description:
-            lines.append(f'    """{entity.description.strip().replace(chr(34) * 3, chr(39) * 3)}"""')
-            lines.append("")
-        lines.append("    id: str")
-        for spec in entity.fields:
-            kind = enum_alias(bp, entity, spec) if spec.type == "enum" else PY_TYPES[spec.type]
-            annotation = f"{kind} | None" if nullable(bp, entity, spec) else kind
-            comment = f"  # {spec.description.strip()}" if spec.description.strip() else ""
-            lines.append(f"    {spec.name}: {annotation}{comment}")
-    return lines
-
-
-def helpers() -> list[str]:
-    return (TEMPLATES / "app_helpers.py.tmpl").read_text("utf-8").rstrip("\n").splitlines()
-
-
-def render_app(bp: Blueprint) -> str:
-    from envcraft.generator.opcode import render_operation
-
-    check(bp)
-    lines = header(bp) + [""] + enums(bp) + [""] + helpers() + dataclasses_for(bp)
-    sections: dict[str, list[Operation]] = {}
-    for op in bp.operations:
-        sections.setdefault(op.entity, []).append(op)
-    for entity in bp.entities:
-        if entity.name not in sections:
-            continue
-        lines += ["", "", f"# ---------------------------------------------------------------- {bp.entity(entity.name).table}"]
-        for op in sections[entity.name]:
-            lines += ["", ""] + render_operation(bp, op)
-    lines += ["", ""] + wrap("OPERATIONS = [", [op.name for op in bp.operations], "]")
-    return "\n".join(lines) + "\n"
 
 
 def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tuple[str, str]]:

@@ -27,6 +27,8 @@ from pydantic import BaseModel, Field
 
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.compiler import OFFICE, runtime_files
+from envcraft.generator.extras import domain_tool_names, extras, group_fields
+from envcraft.generator.policy import enforced_rules
 from envcraft.generator.probe import Explorer, Probe
 from envcraft.registry.catalog import Environment
 from envcraft.registry.manifest import TOOL_NAME, read_manifest
@@ -234,12 +236,16 @@ async def _explore(env: Environment, bp: Blueprint | None, report: AuditReport, 
                     if tool.name in domain:
                         await session.schema_probes(tool)
                 return
-            if sorted(domain) != sorted(op.name for op in bp.operations):
+            if sorted(domain) != sorted(domain_tool_names(bp)):
                 report.add("runtime", "the domain tools differ from the blueprint's operations: rebuild with envcraft generate")
             served = {t.name for t in tools}
             for op in bp.operations:
                 if op.name in served:
                     await session.explore(bp, op)
+            for extra in extras(bp):
+                if extra.name in served:
+                    await session.explore_extra(bp, extra)
+            session.rules_block(bp)
 
 
 class Session:
@@ -300,6 +306,12 @@ class Session:
             self.report.add("runtime", f"{probe.label}: the error {message!r} does not tell the agent what to do", name)
         elif probe.precondition is not None and probe.hint and probe.hint not in message:
             self.report.add("runtime", f"{probe.label}: blocked, but by another check: {message[:200]!r}", name, "warning")
+        elif probe.rule is not None:
+            if f"(rule {probe.rule}:" in message:
+                self.__dict__.setdefault("blocked", set()).add(probe.rule)
+            else:
+                self.report.add("runtime", f"{probe.label}: refused without citing rule {probe.rule}: {message[:200]!r}",
+                                name)
         elif probe.hint and probe.precondition is None and probe.hint.lower() not in message.lower():
             self.report.add("runtime", f"{probe.label}: the error does not name {probe.hint!r}: {message[:200]!r}", name,
                             "warning")
@@ -335,8 +347,8 @@ class Session:
                 return
             valid = {}
             for row in rows:
-                self.reset()
-                fields = explorer.valid_fields(op, row)
+                fields, patch = explorer.arranged(op, row, explorer.valid_fields(op, row))
+                self.reset(patch)
                 valid = explorer.to_args(op, fields)
                 if await self._valid(bp, op, Probe("valid call", valid, False, row=row, fields=fields), last=row is rows[-1]):
                     break
@@ -346,6 +358,41 @@ class Session:
         for probe in explorer.violation_probes(op):
             self.reset(probe.patch)
             await self.expect_error(op.name, probe)
+
+    async def explore_extra(self, bp: Blueprint, extra: Any) -> None:
+        """The derived read tools: a valid call answers without changing state; a bad one is refused."""
+        self.reset()
+        before = self.state()
+        if extra.kind == "policies":
+            outcome = await self.call(extra.name, {})
+            listed = (outcome[2] or {}).get("result", []) if outcome else []
+            if outcome is not None and ({r.get("id") for r in listed} != {r.id for r in enforced_rules(bp)} |
+                                        {r.get("id") for r in listed if not r.get("enforced")}):
+                self.report.add("runtime", "read_policies does not list every enforced rule", extra.name)
+            await self.expect_error(extra.name, Probe("unknown tool", {"tool": "no_such_tool"}, True, hint="no_such_tool"),
+                                    read_only=True)
+        else:
+            entity = bp.entity(extra.entity)
+            for spec in group_fields(entity):
+                outcome = await self.call(extra.name, {"group_by": spec.name})
+                if outcome is None:
+                    continue
+                is_error, text, structured = outcome
+                total = sum(g.get("count", 0) for g in (structured or {}).get("groups", []))
+                if is_error or total != len(self.tables().get(entity.table, [])):
+                    self.report.add("runtime", f"grouping by {spec.name} counts {total} rows, the table has "
+                                               f"{len(self.tables().get(entity.table, []))}: {text[:160]!r}", extra.name)
+            await self.expect_error(extra.name, Probe("bad group_by", {"group_by": "not_a_field"}, True, hint="group_by"))
+        if self.state() != before:
+            self.report.add("runtime", "a read tool changed .app/state.json", extra.name)
+
+    def rules_block(self, bp: Blueprint) -> None:
+        """Every enforced rule was broken on purpose by some probe and refused (collected in explore)."""
+        blocked = self.__dict__.setdefault("blocked", set())
+        for rule in enforced_rules(bp):
+            if rule.id not in blocked:
+                self.report.add("runtime", f"rule {rule.id} was never shown to block a call built to break it",
+                                severity="warning")
 
     async def _valid(self, bp: Blueprint, op: Any, probe: Probe, last: bool = True) -> bool:
         before, tables = self.state(), self.tables()
@@ -364,7 +411,8 @@ class Session:
         if not op.writes:
             if after != before:
                 self.report.add("runtime", "a read tool changed .app/state.json", op.name)
-            rows = structured.get("result") if isinstance(structured, dict) and "result" in structured else structured
+            rows = structured.get("results") if isinstance(structured, dict) and "results" in structured else \
+                structured.get("result") if isinstance(structured, dict) and "result" in structured else structured
             if op.kind == "search" and probe.row is not None and probe.row["id"] not in [r.get("id") for r in rows or []]:
                 self.report.add("runtime", f"{probe.label}: row {probe.row['id']} matches every filter but is not returned",
                                 op.name)

@@ -32,6 +32,11 @@ Generator = Literal[
     "sentence", "paragraph", "product", "color", "sku", "code", "url", "tag", "job_title", "department",
 ]
 IDENT = r"^[a-z][a-z0-9_]{0,40}$"
+# One-line text (titles, labels, messages, rules): no control characters, so a value can never
+# break out of the line it is rendered into (generated code still takes every string via repr/ast).
+ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
+Comparison = Literal["==", "!=", "<", "<=", ">", ">="]
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 class Strict(BaseModel):
@@ -41,11 +46,11 @@ class Strict(BaseModel):
 class FieldSpec(Strict):
     name: str = Field(pattern=IDENT)
     type: FieldType
-    description: str = ""
+    description: str = Field(default="", pattern=ONE_LINE)
     values: list[str] = Field(default_factory=list)  # enum choices, or a pool of realistic values for str
     ref: str | None = None  # entity name a `ref` field points to
     gen: Generator | None = None  # how seed rows get a value (str-like fields)
-    template: str | None = None  # e.g. "INV-{n:04d}" for str codes (n = row number)
+    template: str | None = Field(default=None, pattern=r"^([^\x00-\x1f\x7f{}]|\{n(:0?\d+d)?\})*$")  # e.g. "INV-{n:04d}" for str codes (n = row number)
     min: float | None = None  # int/float/date/datetime ranges (dates as day offsets from `today`)
     max: float | None = None
     unique: bool = False
@@ -62,12 +67,12 @@ class FieldSpec(Strict):
 
 class Entity(Strict):
     name: str = Field(pattern=IDENT)  # singular; the table is `plural` (default name + "s")
-    plural: str | None = None
+    plural: str | None = Field(default=None, pattern=IDENT)
     id_prefix: str = Field(pattern=r"^[a-z]{2,6}$")
-    description: str = ""
+    description: str = Field(default="", pattern=ONE_LINE)
     fields: list[FieldSpec]
     rows: int = Field(default=20, ge=3, le=400)  # seed rows: enough for search and decoys to matter
-    status_field: str | None = None  # the enum field a state machine moves along, if any
+    status_field: str | None = Field(default=None, pattern=IDENT)  # the enum field a state machine moves along, if any
 
     @property
     def table(self) -> str:
@@ -80,18 +85,89 @@ class Entity(Strict):
         raise KeyError(f"entity {self.name!r} has no field {name!r}")
 
 
-class Precondition(Strict):
-    """A rule checked before a write; `message` is what the agent reads when it fails."""
+class Condition(Strict):
+    """`field op value` on the row as it would be: a policy applies only when it holds (e.g. amount > 500)."""
 
-    kind: Literal["status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past"]
-    field: str | None = None  # on the operation's own row / arguments
-    values: list[str] = Field(default_factory=list)  # status_in / field_equals
-    ref_field: str | None = None  # capacity / at_least: the argument naming the other row
-    other_field: str | None = None  # capacity: the capacity field on the other row; at_least: the balance field
-    start: str | None = None  # no_overlap: start/end argument names and the resource argument
-    end: str | None = None
-    resource: str | None = None
-    message: str
+    field: str = Field(pattern=IDENT)
+    op: Comparison
+    value: str | float | bool
+
+
+PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
+                      "ref_in", "compare", "requires", "forbids", "time_window")
+
+
+class Precondition(Strict):
+    """A rule checked before a write; `message` is what the agent reads when it fails.
+
+    status_in / field_equals: the row's `field` (as it is; create: the argument) is one of `values`.
+    ref_in: the row that `ref_field` points at has `other_field` among `values` (eligibility).
+    compare: the row's `field` `op` a literal `value`, another field `than`, or the `other_field` of the
+        row `ref_field` points at (thresholds, matching amounts, seats >= candidates).
+    requires / forbids: a row of `entity` whose `match` fields (theirs: ours) equal this row's, and whose
+        `field` is among `values`, must exist / must not exist (approvals, open items blocking a close).
+    time_window: the date/time `field` falls on one of `days` and (times) within [from_time, to_time].
+    no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
+    """
+
+    kind: Literal["status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
+                  "ref_in", "compare", "requires", "forbids", "time_window"]
+    field: str | None = Field(default=None, pattern=IDENT)  # on the operation's own row / arguments
+    values: list[str] = Field(default_factory=list)  # status_in / field_equals / ref_in / requires / forbids
+    ref_field: str | None = Field(default=None, pattern=IDENT)  # the argument naming the other row
+    other_field: str | None = Field(default=None, pattern=IDENT)  # a field of the row ref_field points at
+    start: str | None = Field(default=None, pattern=IDENT)  # no_overlap: start/end and the resource argument
+    end: str | None = Field(default=None, pattern=IDENT)
+    resource: str | None = Field(default=None, pattern=IDENT)
+    op: Comparison | None = None  # compare
+    value: str | float | bool | None = None  # compare: a literal
+    than: str | None = Field(default=None, pattern=IDENT)  # compare: another field of the same row
+    entity: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: the related entity
+    match: dict[str, str] = Field(default_factory=dict)  # requires / forbids: their field -> our field
+    days: list[Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]] = \
+        Field(default_factory=list)  # time_window
+    from_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")  # time_window, HH:MM
+    to_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-4]):[0-5]\d$")
+    when: Condition | None = None  # the rule applies only when this holds
+    policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
+    message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
+
+    @model_validator(mode="after")
+    def _values_one_line(self) -> Precondition:
+        for v in self.values + list(self.match) + list(self.match.values()):
+            if not re.fullmatch(ONE_LINE, v):
+                raise ValueError(f"precondition value {v!r} must be one line of text")
+        return self
+
+
+POLICY_CATEGORIES = ("eligibility", "capacity", "time_window", "state_guard", "threshold", "approval", "role_limit",
+                     "uniqueness", "consistency", "side_effect", "judgement")
+
+
+class Policy(Strict):
+    """A business rule, stated once. A `check` becomes a precondition of every operation it names
+    (the tool refuses, citing `id` and the blocking fact) and the same `rule` text is what SKILL.md,
+    the server instructions and the policies tool say. Without a check a policy is either a declared
+    side effect (`creates`: rows of that entity the named operations' workflow adds, which a grader
+    must accept) or a rule deliberately left to judgement (the task's verifier checks it)."""
+
+    id: str = Field(pattern=IDENT)
+    category: Literal["eligibility", "capacity", "time_window", "state_guard", "threshold", "approval", "role_limit",
+                      "uniqueness", "consistency", "side_effect", "judgement"]
+    rule: str = Field(min_length=8, max_length=400, pattern=ONE_LINE)
+    operations: list[str] = Field(default_factory=list)
+    check: Precondition | None = None
+    creates: str | None = Field(default=None, pattern=IDENT)  # side_effect: the entity whose rows may be added
+
+    @model_validator(mode="after")
+    def _shape(self) -> Policy:
+        if self.category == "judgement" and self.check is not None:
+            raise ValueError(f"policy {self.id}: a judgement rule has no check (give it a category to enforce it)")
+        if self.category == "side_effect" and (self.creates is None or not self.operations):
+            raise ValueError(f"policy {self.id}: a side effect names `operations` and the entity it `creates`")
+        if self.category not in ("judgement", "side_effect") and (self.check is None or not self.operations):
+            raise ValueError(f"policy {self.id}: an enforced rule needs a `check` and the `operations` it guards")
+        return self
 
 
 class Effect(Strict):
@@ -110,8 +186,8 @@ class Operation(Strict):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{2,63}$")
     kind: Literal["search", "get", "create", "update", "transition", "delete"]
-    entity: str
-    description: str
+    entity: str = Field(pattern=IDENT)
+    description: str = Field(min_length=3, max_length=300, pattern=ONE_LINE)
     params: list[str] = Field(default_factory=list)  # search: filter fields; create/update: settable fields
     required: list[str] = Field(default_factory=list)  # create/update: params that must be given
     to_status: str | None = None  # transition: the new value of the entity's status_field
@@ -140,19 +216,46 @@ class WorkspaceFile(Strict):
 
 class Blueprint(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]{2,40}$")
-    title: str
+    title: str = Field(min_length=3, max_length=80, pattern=ONE_LINE)
     kind: Kind
-    domain: str  # office, engineering, finance, health, commerce, travel, research, operations, ...
+    domain: str = Field(pattern=IDENT)  # office, engineering, finance, health, commerce, travel, research, ...
     archetypes: list[Archetype] = Field(min_length=1)
-    scenario: str  # who the user is and what they do here, in prose
-    description: str = Field(max_length=100)  # server.json description
-    today: str = "2026-12-01"
+    scenario: str  # who the user is and what they do here, in prose (may span lines)
+    description: str = Field(max_length=100, pattern=ONE_LINE)  # server.json description
+    today: str = Field(default="2026-12-01", pattern=r"^\d{4}-\d{2}-\d{2}$")
     cli: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9-]{1,20}$")  # workspace kinds: the shell verb
     entities: list[Entity] = Field(min_length=1)
     operations: list[Operation] = Field(min_length=3)
     files: list[WorkspaceFile] = Field(default_factory=list)
-    skill: str = ""  # extra guidance appended to the generated SKILL.md
+    policies: list[Policy] = Field(default_factory=list)  # the business rules, each stated once
+    skill: str = ""  # guidance that is not a rule (tone, where to look); rules go in `policies`
     seed: int = 7
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_policies(cls, data: object) -> object:
+        """Each policy's check becomes a precondition of the operations it names (once: re-validating
+        a dumped blueprint does not add it twice)."""
+        if not isinstance(data, dict) or not data.get("policies"):
+            return data
+        ops = [op.model_dump() if isinstance(op, BaseModel) else dict(op) for op in data.get("operations") or []]
+        by_name = {op.get("name"): op for op in ops}
+        for raw in data["policies"]:
+            policy = raw.model_dump() if isinstance(raw, BaseModel) else raw
+            check = policy.get("check") if isinstance(policy, dict) else None
+            if not check:
+                continue
+            for name in policy.get("operations") or []:
+                op = by_name.get(name)
+                if op is None:
+                    raise ValueError(f"policy {policy.get('id')!r} names unknown operation {name!r}")
+                pres = [p.model_dump() if isinstance(p, BaseModel) else dict(p) for p in op.get("preconditions") or []]
+                if any(p.get("policy") == policy.get("id") for p in pres):
+                    continue
+                check = check.model_dump() if isinstance(check, BaseModel) else dict(check)
+                pres.append({**check, "policy": policy.get("id"), "message": check.get("message") or policy.get("rule")})
+                op["preconditions"] = pres
+        return {**data, "operations": ops}
 
     @model_validator(mode="after")
     def _coherent(self) -> Blueprint:
@@ -172,11 +275,22 @@ class Blueprint(Strict):
             if op.entity not in entities:
                 raise ValueError(f"{self.id}: operation {op.name} names unknown entity {op.entity!r}")
             entity = entities[op.entity]
+            if any(len(pre.message.strip()) < 3 for pre in op.preconditions):
+                raise ValueError(f"{self.id}: every precondition of {op.name} needs a `message` the agent can act on")
             for param in op.params + op.required:
                 entity.field(param)
             if op.kind == "transition":
                 if not entity.status_field or op.to_status not in entity.field(entity.status_field).values:
                     raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
+        ids = [p.id for p in self.policies]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.id}: two policies share an id")
+        for policy in self.policies:
+            for name in policy.operations:
+                if name not in names:
+                    raise ValueError(f"{self.id}: policy {policy.id} names unknown operation {name!r}")
+            if policy.creates and policy.creates not in entities:
+                raise ValueError(f"{self.id}: policy {policy.id} creates unknown entity {policy.creates!r}")
         for file in self.files:
             if file.export and file.export not in entities:
                 raise ValueError(f"{self.id}: file {file.path} exports unknown entity {file.export!r}")

@@ -15,12 +15,16 @@ import ast
 import json
 import shutil
 import textwrap
+from datetime import date
 from pathlib import Path
 from string import Template
 
-from envcraft.generator.appcode import render_app
+from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import Blueprint
-from envcraft.generator.seed import seed_files, seed_tables, state_json
+from envcraft.generator.extras import extras
+from envcraft.generator.policy import policy_summary
+from envcraft.generator.seed import export, seed_tables, state_json
+from envcraft.generator.skill import render_skill
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -78,18 +82,23 @@ def shell_cli(bp: Blueprint) -> str | None:
 
 
 def instructions_text(bp: Blueprint) -> str:
+    """What the server tells every client: the scenario, today's date, the conventions and the rules
+    (the named policies in full; every rule through read_policies, and SKILL.md where there are files)."""
+    day = date.fromisoformat(bp.today).strftime("%A")
+    scenario = " ".join(bp.scenario.split())
+    conventions = (f"Today is {day} {bp.today}; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids "
+                   f"like {bp.entities[0].id_prefix}-0001: search first, then act on the id. A failed write changes "
+                   "nothing, and a refusal names the rule that blocks it.")
     if bp.kind == "claw_workspace":
-        text = (f"You work inside the {bp.title} workspace. Today is {bp.today}. Start by reading SKILL.md. "
-                f"Use the domain tools (or the `{bp.cli}` CLI in the shell); call finish when done.")
+        where = (f"Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+                 f"`{bp.cli}` CLI in the shell) and the file tools.")
     elif bp.kind == "claw_tool":
-        text = (f"You work inside the {bp.title} workspace. Today is {bp.today}. Start by reading SKILL.md. "
-                "Use the domain tools and the file tools; call finish when done.")
+        where = "Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools."
     else:
-        text = (f"You assist with {bp.title}. {' '.join(bp.scenario.split())} Today is {bp.today}; dates are "
-                "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
-                f"{bp.entities[0].id_prefix}-0001: search first, then act on the id. A failed write changes nothing. "
-                + (" ".join(bp.skill.split()) + " " if bp.skill.strip() else "") + "Call finish when done.")
-    return text
+        where = "There are no files here: read_policies lists every rule the tools enforce."
+    guidance = " ".join(bp.skill.split())
+    parts = [scenario, conventions, where, policy_summary(bp), guidance, "Call finish when done."]
+    return " ".join(part for part in parts if part)
 
 
 def server_source(bp: Blueprint) -> str:
@@ -101,7 +110,8 @@ def server_source(bp: Blueprint) -> str:
 def tool_list(bp: Blueprint) -> list[dict]:
     scaffold = [{"name": name, "layer": "scaffold", "writes": name in WRITING_SCAFFOLD}
                 for name, _ in SCAFFOLD_TOOLS if name in SCAFFOLD_SETS[scaffold_of(bp)]]
-    return scaffold + [{"name": op.name, "layer": "domain", "writes": op.writes} for op in bp.operations]
+    return scaffold + [{"name": op.name, "layer": "domain", "writes": op.writes} for op in bp.operations] + [
+        {"name": extra.name, "layer": "domain", "writes": False} for extra in extras(bp)]
 
 
 def manifest(bp: Blueprint) -> dict:
@@ -149,7 +159,7 @@ def cli_source(bp: Blueprint) -> str:
 
 
 def readme(bp: Blueprint) -> str:
-    ops = {op.name: op for op in bp.operations}
+    ops = {op.name: op.description for op in bp.operations} | {e.name: e.description for e in extras(bp)}
     lines = [f"# {bp.title}", "", bp.description, "", textwrap.fill(" ".join(bp.scenario.split()), 110), "",
              f"{MARKER} from the blueprint `generator/blueprints/{bp.id}.yaml`: change the blueprint and run "
              "`envcraft generate`, not these files.", "",
@@ -160,13 +170,22 @@ def readme(bp: Blueprint) -> str:
         lines.append(f"- in the workspace shell, the same verbs are a CLI: `{bp.cli} --help`")
     lines += ["", "## Tools", "", "| Tool | Layer | Writes | Description |", "|------|-------|--------|-------------|"]
     for tool in tool_list(bp):
-        text = ops[tool["name"]].description.strip() if tool["name"] in ops else SCAFFOLD_DOCS[tool["name"]]
+        text = ops[tool["name"]].strip() if tool["name"] in ops else SCAFFOLD_DOCS[tool["name"]]
         lines.append(f"| `{tool['name']}` | {tool['layer']} | {'yes' if tool['writes'] else 'no'} | {text} |")
     lines += ["", "## Records (seed)", ""]
     for entity in bp.entities:
         lines.append(f"- `{entity.table}`: {entity.rows} rows, ids `{entity.id_prefix}-0001`.., fields "
                      f"{', '.join(f.name for f in entity.fields)}")
     return "\n".join(lines) + "\n"
+
+
+def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
+    """Workspace files: path -> text, SKILL.md included."""
+    files = {}
+    for file in bp.files:
+        files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
+    files["SKILL.md"] = render_skill(bp, tables)
+    return files
 
 
 def render(bp: Blueprint) -> dict[str, str]:

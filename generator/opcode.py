@@ -7,9 +7,10 @@ change anything. The semantics are documented in generator/README.md.
 
 from __future__ import annotations
 
-from envcraft.generator.appcode import (Param, docstring, enum_const, fill_default, lit, params_of,
+from envcraft.generator.appcode import (Param, docstring, enum_const, fill_default, lit, page_class, params_of,
                                precondition_subject, pyname, record_class, signature, starts_and_ends, typed, wrap)
-from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
+from envcraft.generator.policy import precondition_id
 
 IND = "    "
 
@@ -77,7 +78,7 @@ def _search(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -
         lines += [f"{IND * 2}and {c}" for c in conditions[1:]] + [f"{IND}]"]
     else:
         lines.append(f"{IND}_rows = tables[{lit(entity.table)}]")
-    return lines + [f"{IND}return [_as({record_class(entity)}, _r) for _r in _by_id(_rows, limit)]"]
+    return lines + [f"{IND}return _page({page_class(entity)}, {record_class(entity)}, _rows, limit, offset)"]
 
 
 def _find(bp: Blueprint, entity: Entity) -> list[str]:
@@ -85,32 +86,99 @@ def _find(bp: Blueprint, entity: Entity) -> list[str]:
                                      lit(id_hint(bp, entity))], ")", IND)
 
 
-def _precondition(bp: Blueprint, op: Operation, entity: Entity, pre: Precondition) -> list[str]:
-    subject, table, message = precondition_subject(op, pre), f"tables[{lit(entity.table)}]", lit(pre.message)
+def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> list[str]:
+    """One rule as code: work out the fact that would block the write; refuse, citing the rule, if there is one."""
+    pre = op.preconditions[index]
+    subject, table = precondition_subject(op, pre), f"tables[{lit(entity.table)}]"
     status = lit(entity.status_field)
+    lines: list[str] = []
     if pre.kind in ("status_in", "field_equals"):
-        allowed = [lit(typed(entity.field(pre.field), v)) for v in pre.values]
-        choices = "(" + ", ".join(allowed) + ("," if len(allowed) == 1 else "") + ")"
-        lines, condition = [], f"{subject}.get({lit(pre.field)}) not in {choices}"
+        fact = f"_not_among({subject}, {lit(pre.field)}, {_choices(entity, pre.field, pre.values)}, {lit(what(entity))})"
+    elif pre.kind == "ref_in":
+        other = bp.entity(entity.field(pre.ref_field).ref)
+        lines = wrap("_other = _row_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})"], ")", IND)
+        fact = f"_not_among(_other, {lit(pre.other_field)}, {_choices(other, pre.other_field, pre.values)}, {lit(what(other))})"
+    elif pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
+        other = bp.entity(entity.field(pre.ref_field).ref)
+        spec = other.field(pre.other_field)
+        left = f"_field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+        right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
+        name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
+        fact = f"_fails({left}, {lit(pre.op)}, {right}, {name}, \"\")"
+    elif pre.kind == "compare":
+        left = f"_new.get({lit(pre.field)})"
+        if pre.value is not None:
+            right, name = lit(typed(entity.field(pre.field), str(pre.value)) if not isinstance(pre.value, bool)
+                              else pre.value), '""'
+        elif pre.than is not None:
+            right, name = f"_new.get({lit(pre.than)})", lit(pre.than.replace("_", " "))
+        else:
+            other = bp.entity(entity.field(pre.ref_field).ref)
+            right = f"_field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+            name = lit(f"the {what(other)}'s {pre.other_field.replace('_', ' ')}")
+        fact = f"_fails({left}, {lit(pre.op)}, {right}, {lit(pre.field.replace('_', ' '))}, {name})"
+    elif pre.kind in ("requires", "forbids"):
+        other = bp.entity(pre.entity)
+        match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
+        helper = "_missing" if pre.kind == "requires" else "_present"
+        allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
+        fact = f"{helper}(tables[{lit(other.table)}], {match}, {lit(pre.field)}, {allowed}, {lit(what(other))})"
+    elif pre.kind == "time_window":
+        days = "(" + ", ".join(lit(d) for d in pre.days) + ("," if len(pre.days) == 1 else "") + ")"
+        fact = f"_outside_window(_new.get({lit(pre.field)}), {days}, {lit(pre.from_time)}, {lit(pre.to_time)})"
     elif pre.kind == "no_overlap":
-        lines = []
-        condition = f"_overlaps({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
+        fact = f"_overlaps({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
     elif pre.kind in ("capacity", "at_least"):
         other = bp.entity(entity.field(pre.ref_field).ref)
         local = "_capacity" if pre.kind == "capacity" else "_have"
         lines = wrap(f"{local} = _field_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
                                                 lit(pre.other_field)], ")", IND)
-        condition = (f"_full({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity"
-                     else f"_short(_have, _new.get({lit(pre.field)}))")
+        fact = (f"_full({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity" else
+                f"_short(_have, _new.get({lit(pre.field)}), {lit(what(other))}, _new.get({lit(pre.ref_field)}), "
+                f"{lit(pre.other_field)})")
     elif pre.kind == "unique":
-        return wrap("_check_unique(", [table, lit(pre.field), f"_new.get({lit(pre.field)})", '_new["id"]', message],
-                    ")", IND)
+        fact = f'_taken({table}, {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
     else:  # not_in_past: an argument when the operation takes it, else the row's own value
         given = op.kind != "create" and pre.field in op.params + op.required
-        lines = []
-        var = pyname(pre.field, op.kind)
-        condition = f"{var} is not None and _in_past({var})" if given else f"_in_past(_new.get({lit(pre.field)}))"
-    return lines + [f"{IND}if {condition}:", f"{IND * 2}raise ToolFailure({message})"]
+        var = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
+        fact = f"_in_past({var}, {lit(pre.field)})"
+    name, args = fact.split("(", 1)
+    lines += wrap(f"_block = {name}(", _top_level(args[:-1]), ")", IND)
+    condition = "_block"
+    if pre.when is not None:
+        when = pre.when
+        value = typed(entity.field(when.field), str(when.value)) if not isinstance(when.value, bool) else when.value
+        condition = f"_holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)}) and _block"
+    return lines + [f"{IND}if {condition}:"] + wrap("_refuse(", [lit(precondition_id(op, index)), lit(pre.message)],
+                                                    ", _block)", IND * 2)
+
+
+def _top_level(text: str) -> list[str]:
+    """Split call arguments at the commas outside brackets and string literals."""
+    items, depth, quote, current = [], 0, None, ""
+    for i, char in enumerate(text):
+        if quote:
+            current += char
+            if char == quote and text[i - 1] != "\\":
+                quote = None
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+            continue
+        current += char
+    return items + ([current.strip()] if current.strip() else [])
+
+
+def _choices(entity: Entity, field: str, values: list[str]) -> str:
+    allowed = [lit(typed(entity.field(field), v)) for v in values]
+    return "(" + ", ".join(allowed) + ("," if len(allowed) == 1 else "") + ")"
 
 
 def _checks(bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> list[str]:
@@ -120,8 +188,8 @@ def _checks(bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> 
     for spec in entity.fields:
         if spec.unique and spec.name in touched and spec.name not in declared:
             lines.append(f'{IND}_check_unique(tables[{lit(entity.table)}], {lit(spec.name)}, _new.get({lit(spec.name)}), _new["id"])')
-    for pre in op.preconditions:
-        lines += _precondition(bp, op, entity, pre)
+    for index in range(len(op.preconditions)):
+        lines += _precondition(bp, op, entity, index)
     return lines
 
 
@@ -201,7 +269,7 @@ def render_operation(bp: Blueprint, op: Operation) -> list[str]:
     entity = bp.entity(op.entity)
     params = params_of(bp, op)
     cls = record_class(entity)
-    head = ["@write" if op.writes else "@read"] + signature(bp, op, f"list[{cls}]" if op.kind == "search" else cls)
+    head = ["@write" if op.writes else "@read"] + signature(bp, op, page_class(entity) if op.kind == "search" else cls)
     head += docstring(bp, op)
     if op.kind == "search":
         return head + _search(bp, op, entity, params)

@@ -14,7 +14,9 @@ from typing import Any
 
 from envcraft.generator.appcode import params_of, pyname, typed
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.policy import precondition_id
 from envcraft.generator.seed import INACTIVE, time_pairs
+from envcraft.generator.traps import ARRANGED, arrange_all
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -28,6 +30,7 @@ class Probe:
     patch: Callable[[Tables], None] | None = None  # applied to the app state before the call
     row: dict[str, Any] | None = None  # the existing row the call acts on
     precondition: Precondition | None = None
+    rule: str | None = None  # the id the refusal must cite
     fields: dict[str, Any] = field(default_factory=dict)  # the same arguments, keyed by field name
 
 
@@ -244,22 +247,43 @@ class Explorer:
 
     def violation_probes(self, op: Operation) -> list[Probe]:
         probes = []
-        for pre in op.preconditions:
-            probe = self._violation(op, pre)
+        for index, pre in enumerate(op.preconditions):
+            probe = self._violation(op, index)
             if probe is not None:
-                probe.precondition = pre
+                probe.precondition, probe.rule = pre, precondition_id(op, index)
                 probes.append(probe)
         return probes
 
-    def _violation(self, op: Operation, pre: Precondition) -> Probe | None:
+    def arranged(self, op: Operation, row: dict | None, fields: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        """Arguments and a state patch under which every rule of `op` holds (for a valid call)."""
+        got = arrange_all(self.bp, self.tables, op, row, fields)
+        overrides, patches = got if got is not None else ({}, [])
+        return {**fields, **overrides}, (lambda t: [p(t) for p in patches]) if patches else None
+
+    def _violation(self, op: Operation, index: int) -> Probe | None:
+        pre = op.preconditions[index]
         rows = self.rows_for(op) if op.kind != "create" else [None]
         row = rows[0] if rows else None
         if op.kind != "create" and row is None:
             return None
         fields = self.valid_fields(op, row)
-        new = {**(row or {}), **fields}
-        own = row["id"] if row else None
-        probe = self._trap(op, pre, row, fields, new, own)
+        if pre.kind in ARRANGED:
+            got = arrange_all(self.bp, self.tables, op, row, fields, broken=index)
+            if got is None:
+                return None
+            overrides, patches = got
+            probe = Probe(f"{pre.kind} rule", overrides, True, hint=pre.message, row=row,
+                          patch=lambda t: [p(t) for p in patches])
+        else:
+            held = arrange_all(self.bp, self.tables, op, row, fields)
+            overrides, patches = held if held is not None else ({}, [])
+            fields = {**fields, **overrides}
+            new = {**(row or {}), **fields}
+            own = row["id"] if row else None
+            probe = self._trap(op, pre, row, fields, new, own)
+            if probe is not None and patches:
+                trap = probe.patch
+                probe.patch = lambda t: [p(t) for p in patches + ([trap] if trap else [])]
         if probe is not None:
             probe.fields = {**fields, **probe.args}
             probe.args = self.to_args(op, probe.fields)

@@ -7,6 +7,8 @@ from typing import Any
 
 from envcraft.generator.appcode import params_of
 from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.extras import extras
+from envcraft.generator.policy import policy_markdown
 from envcraft.generator.seed import time_pairs
 
 SCAFFOLD_NOTES = {
@@ -127,15 +129,20 @@ def render_skill(bp: Blueprint, tables: dict[str, list[dict]]) -> str:
         if shell:
             row += f" `{cli_example(bp.cli, op, example_arguments(bp, op, tables))}` |"
         lines.append(row)
+    for extra in extras(bp):
+        row = f"| `{extra.name}` | no | {extra.description} |"
+        lines.append(row + (f" `{bp.cli} {extra.name.replace('_', '-')} --help` |" if shell else ""))
     lines += ["", SCAFFOLD_NOTES[bp.kind], "", "## Conventions", "",
               f"- Today is {bp.today}. Dates are `YYYY-MM-DD`; times are `YYYY-MM-DDTHH:MM` (24-hour), on 30-minute "
               "marks between 09:00 and 17:00.",
               "- Records are named by ids like `" + bp.entities[0].id_prefix + "-0001`: search first, then act on the id. "
               "Several records can look alike (similar names, repeated titles): check the details before acting.",
               "- Search filters are optional: text fields match any part, ignoring case; the others must match exactly. "
-              "Results come in id order, at most `limit` (default 20).",
+              "Results come in id order, at most `limit` (default 20) from `offset`; a cut result says so "
+              "(\"20 of 57 shown; pass offset=20 for the rest\").",
               "- A write that fails changes nothing; its error says what to do instead."]
     lines += _machines(bp)
+    lines += [""] + policy_markdown(bp)
     if bp.skill.strip():
-        lines += ["", "## Notes", "", bp.skill.strip()]
+        lines += ["", "## Notes", "", " ".join(bp.skill.split())]
     return "\n".join(lines) + "\n"

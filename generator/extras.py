@@ -1,0 +1,51 @@
+"""Domain tools every environment gets from its blueprint without declaring them.
+
+- `read_policies`: the environment's rules, the same records SKILL.md prints (general-kind
+  environments have no files, so this is how their agents read the rules);
+- `<entity>_report`: counts per value of a field (and sums of the numeric fields), with filters,
+  for each entity that has something to group by: the aggregate questions real apps answer.
+
+They are read-only, so they never change what a task's gold does; they are listed in the manifest
+as domain tools and audited like the others (generator/audit.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+
+@dataclass(frozen=True)
+class Extra:
+    name: str
+    kind: str  # policies | report
+    description: str
+    entity: str | None = None
+
+
+def group_fields(entity: Entity) -> list[FieldSpec]:
+    """Fields a report may group by: enums, bools and references."""
+    return [f for f in entity.fields if f.type in ("enum", "bool", "ref")]
+
+
+def sum_fields(entity: Entity) -> list[FieldSpec]:
+    return [f for f in entity.fields if f.type in ("int", "float")]
+
+
+def extras(bp: Blueprint) -> list[Extra]:
+    names = {op.name for op in bp.operations}
+    out = [Extra("read_policies", "policies", "List this app's rules: id, category, text, the tools each guards, "
+                                              "and whether the tools enforce it; optionally only one tool's.")]
+    for entity in bp.entities:
+        report = f"{entity.name}_report"
+        if group_fields(entity) and report not in names:
+            sums = ", ".join(f.name for f in sum_fields(entity))
+            out.append(Extra(report, "report", f"Count {entity.table.replace('_', ' ')} per value of a field"
+                             + (f" with totals of {sums}" if sums else "") + "; optional filters narrow the rows.",
+                             entity.name))
+    return out
+
+
+def domain_tool_names(bp: Blueprint) -> list[str]:
+    """Every domain tool the server offers: the blueprint's operations, then the derived ones."""
+    return [op.name for op in bp.operations] + [extra.name for extra in extras(bp)]
