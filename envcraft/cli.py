@@ -34,7 +34,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from envcraft.harness.main_job import RunSettings, run_main_job
+    from envcraft.harness.run import RunSettings, run_main_job
 
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
@@ -51,22 +51,22 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     if args.scenario:
-        from envcraft.generator.build import generate_from_scenario
+        from envcraft.generator.commands import generate_from_scenario
 
         return generate_from_scenario(args.scenario, args.out, args.base_url, args.api_key, args.model, args.rounds)
-    from envcraft.generator.build import generate
+    from envcraft.generator.commands import generate
 
     return generate(args.blueprint, args.out, verbose=args.verbose)
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from envcraft.generator.build import audit_envs
+    from envcraft.generator.commands import audit_envs
 
     return audit_envs(args.env, as_json=args.json)
 
 
 def _catalog(args: argparse.Namespace) -> int:
-    from envcraft.generator.catalog import print_stats
+    from envcraft.generator.catalog_stats import print_stats
 
     return print_stats(run_audit=args.audit, as_json=args.json)
 
@@ -85,7 +85,7 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from envcraft.harness.export import print_report
+    from envcraft.harness.reports.numbers import print_report
 
     return print_report(args.run)
 
