@@ -75,7 +75,12 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "stats":
         from envcraft.generator.tasks.stats import stats
 
-        print(stats(args.dir))
+        print(stats(args.dir, as_json=args.json) if args.json else stats(args.dir))
+        return 0
+    if args.tasks_command == "sample":
+        from envcraft.generator.tasks.sample import render_sample
+
+        print(render_sample(args.dir, args.seed, args.n), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
@@ -189,7 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     make.set_defaults(fn=_tasks)
     show = tasks_commands.add_parser("stats", help="counts per environment, kind, archetype, tier, split; drops")
     show.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    show.add_argument("--json", action="store_true", help="the figures as one JSON object")
     show.set_defaults(fn=_tasks)
+    pick = tasks_commands.add_parser("sample", help="instructions of a fixed-seed sample of tasks, verbatim")
+    pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    pick.add_argument("--seed", type=int, default=12)
+    pick.add_argument("--n", type=int, default=12)
+    pick.set_defaults(fn=_tasks)
     return parser
 
 
