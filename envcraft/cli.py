@@ -89,6 +89,28 @@ def _tasks(args: argparse.Namespace) -> int:
     return 0 if report["tasks"] else 1
 
 
+def _tasks_audit(args: argparse.Namespace) -> int:
+    import json
+
+    import anyio
+
+    from envcraft.generator.tasks.audit import audit, cross_check, table, violations
+
+    report = audit(args.sample, args.seed)
+    print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
+    broken = violations(report)
+    for name, what in broken.items():
+        print(f"  {name}: {what}", file=sys.stderr)
+    if args.mcp:
+        rows = anyio.run(cross_check, args.mcp, args.seed)
+        differ = [r for r in rows if r[2] != r[3]]
+        print(f"MCP cross-check: {len(rows) - len(differ)}/{len(rows)} mutants graded the same through the real "
+              "servers" + "".join(f"\n  {t} {m}: fast {a} mcp {b}" for t, m, a, b in differ), file=sys.stderr)
+        if differ:
+            return 1
+    return 1 if broken else 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from envcraft.harness.reports.numbers import print_report
 
@@ -201,6 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
     pick.add_argument("--seed", type=int, default=12)
     pick.add_argument("--n", type=int, default=12)
     pick.set_defaults(fn=_tasks)
+    check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
+    check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--json", action="store_true", help="print {sample, mutations: {name: {n, kept_full, partial, zero}}}")
+    check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
+                       "MCP servers and compare rewards (default: 0)")
+    check.set_defaults(fn=_tasks_audit)
     return parser
 
 
