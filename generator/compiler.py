@@ -3,7 +3,7 @@
     compile_blueprint(bp, Path("servers") / bp.id)
 
 writes server.py (from templates/server.py.tmpl, which renders servers/office/server.py exactly
-for office's parameters), app.py (the domain operations, see appcode.py), claw.py (a byte-identical
+for office's parameters), app.py (the domain operations, see appcode.py and opcode.py), claw.py (a byte-identical
 copy of servers/office/claw.py, the runtime's single source, and of the modules it imports), cli.py (+ bin/<cli> for workspaces),
 server.json, README.md and seed/ (app state, files and SKILL.md). The same blueprint always gives
 the same bytes: nothing depends on time, the machine or dict/set iteration of unordered data.
@@ -23,7 +23,7 @@ from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import Blueprint
 from envcraft.generator.extras import extras
 from envcraft.generator.policy import policy_summary
-from envcraft.generator.seed import export, seed_tables, state_json
+from envcraft.generator.seed import seed_files, seed_tables, state_json
 from envcraft.generator.skill import render_skill
 
 HERE = Path(__file__).resolve().parent
@@ -179,13 +179,9 @@ def readme(bp: Blueprint) -> str:
     return "\n".join(lines) + "\n"
 
 
-def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
-    """Workspace files: path -> text, SKILL.md included."""
-    files = {}
-    for file in bp.files:
-        files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
-    files["SKILL.md"] = render_skill(bp, tables)
-    return files
+def app_source(bp: Blueprint) -> str:
+    """app.py, assembled by generator/appfile.py."""
+    return render_app(bp)
 
 
 def render(bp: Blueprint) -> dict[str, str]:
@@ -193,7 +189,7 @@ def render(bp: Blueprint) -> dict[str, str]:
     tables = seed_tables(bp)
     files = {
         "server.py": server_source(bp),
-        "app.py": render_app(bp),
+        "app.py": app_source(bp),
         "cli.py": cli_source(bp),
         "server.json": json.dumps(manifest(bp), indent=2, ensure_ascii=False) + "\n",
         "README.md": readme(bp),
@@ -203,12 +199,13 @@ def render(bp: Blueprint) -> dict[str, str]:
         files[name] = (OFFICE / name).read_text("utf-8")
     for path, text in seed_files(bp, tables).items():
         files[f"seed/{path}"] = text
+    files["seed/SKILL.md"] = render_skill(bp, tables)
     if shell_cli(bp):
         files[f"bin/{bp.cli}"] = (OFFICE / "bin" / "office").read_text("utf-8")
     return files
 
 
-def _clear(out_dir: Path, bp: Blueprint) -> None:
+def clear_build(out_dir: Path, bp: Blueprint) -> None:
     """Remove a previous build of this environment; never a folder this compiler did not write."""
     if not out_dir.exists():
         return
@@ -227,7 +224,7 @@ def compile_blueprint(bp: Blueprint, out_dir: Path) -> Path:
     """Write the environment folder for `bp` at out_dir (replacing an earlier build of it)."""
     files = render(bp)  # everything rendered before anything is removed
     out_dir = Path(out_dir)
-    _clear(out_dir, bp)
+    clear_build(out_dir, bp)
     for rel, text in sorted(files.items()):
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -357,6 +357,14 @@ def export(bp: Blueprint, entity_name: str, fmt: str, tables: dict[str, list[dic
     return buffer.getvalue()
 
 
+def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
+    """Workspace data files: path -> text (the compiler adds SKILL.md, see skill.py)."""
+    files = {}
+    for file in bp.files:
+        files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
+    return files
+
+
 def state_json(tables: dict[str, list[dict]]) -> str:
     """Exactly what claw.Store writes."""
     return json.dumps(tables, indent=1, sort_keys=True)
