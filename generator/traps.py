@@ -39,8 +39,10 @@ def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
     return patch
 
 
-def _satisfying(op: str, right: Any, hold: bool) -> Any:
-    """A left-hand value for which `left op right` holds (or fails)."""
+def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None) -> Any:
+    """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values."""
+    if spec is not None and spec.type == "enum" and op in ("==", "!="):
+        return right if (op == "==") == hold else next(v for v in spec.values if v != right)
     if isinstance(right, bool):
         return right if (op == "==") == hold else (not right)
     if isinstance(right, (int, float)):
@@ -102,7 +104,8 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         new[name] = value
         return True
 
-    if pre.when is not None and not put(pre.when.field, _satisfying(pre.when.op, _when_value(entity, pre), True)):
+    if pre.when is not None and not put(pre.when.field, _satisfying(pre.when.op, _when_value(entity, pre), True,
+                                                                    entity.field(pre.when.field))):
         return None
     if pre.kind == "ref_in":
         other = bp.entity(entity.field(pre.ref_field).ref)
@@ -124,7 +127,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         spec = entity.field(pre.field)
         if pre.value is not None:
             right = typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value
-            if not put(pre.field, _satisfying(pre.op, right, hold)):
+            if not put(pre.field, _satisfying(pre.op, right, hold, spec)):
                 return None
         elif pre.than is not None:
             right = new.get(pre.than)

@@ -1,0 +1,173 @@
+"""Rules as code: a blueprint policy is enforced by the compiled tool (a refusal citing the rule and
+the blocking fact), stated in SKILL.md, the server instructions and read_policies, and found by
+the task generators' helper; searches say when they are cut; blueprint text stays literal."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import re
+
+import anyio
+import pytest
+import yaml
+from mcp import Client
+
+from envcraft.generator.appfile import render_app
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
+from envcraft.generator.compiler import compile_blueprint, instructions_text
+from envcraft.generator.policy import allowed_side_effects, enforced_rules, policy_records, refusal, rules
+from envcraft.generator.seed import seed_tables
+from envcraft.registry.catalog import Environment
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.manifest import read_manifest
+
+RENTALS = load_blueprint(BLUEPRINTS / "rental_tenant_matching.yaml")
+
+
+def load(folder):
+    manifest = read_manifest(folder)
+    env = Environment(manifest.env.env_id, folder, manifest)
+    return load_server_module(env)
+
+
+@pytest.fixture(scope="module")
+def rentals(tmp_path_factory):
+    folder = compile_blueprint(RENTALS, tmp_path_factory.mktemp("envs") / RENTALS.id)
+    return folder, load(folder)
+
+
+def _unit_and_applicant(tables, unit_status="available"):
+    unit = next(u for u in tables["rental_units"] if u["status"] == unit_status)
+    applicant = tables["rental_applicants"][0]
+    return unit, applicant
+
+
+def test_a_policy_refuses_the_call_that_breaks_it_and_names_the_blocking_fact(rentals):
+    _, module = rentals
+    tables = seed_tables(RENTALS)
+    unit, applicant = _unit_and_applicant(tables)
+    tables["rental_applications"] = [a for a in tables["rental_applications"]
+                                     if a["rental_applicant_id"] != applicant["id"]]
+    call = dict(rental_unit_id=unit["id"], rental_applicant_id=applicant["id"], move_in_date="2026-12-24")
+    found = refusal(module.app.lease_offer_send, tables, **call)
+    assert found is not None and found.rule == "approved_before_offer"
+    assert applicant["id"] in found.fact and unit["id"] in found.fact
+    assert "(rule approved_before_offer:" in found.message
+    before = copy.deepcopy(tables)
+    with pytest.raises(module.app.ToolFailure):
+        module.app.lease_offer_send(tables, **call)
+    assert tables == before  # a refused write changes nothing
+    # the same call once the application is approved: no rule refuses it, and it goes through
+    tables["rental_applications"].append({"id": "rapp-0900", "rental_unit_id": unit["id"],
+                                          "rental_applicant_id": applicant["id"], "status": "approved"})
+    assert refusal(module.app.lease_offer_send, tables, **call) is None
+    module.app.lease_offer_send(tables, **call)
+    assert next(u for u in tables["rental_units"] if u["id"] == unit["id"])["status"] == "pending"
+
+
+def test_a_threshold_on_the_referenced_row_blocks_with_its_value(rentals):
+    _, module = rentals
+    tables = seed_tables(RENTALS)
+    app_row = next(a for a in tables["rental_applications"] if a["status"] == "screening")
+    applicant = next(p for p in tables["rental_applicants"] if p["id"] == app_row["rental_applicant_id"])
+    applicant["credit_score"] = 580
+    found = refusal(module.app.rental_application_approve, tables, rental_application_id=app_row["id"])
+    assert found is not None and found.rule == "credit_floor" and found.value == 580
+    applicant["credit_score"] = 600
+    assert refusal(module.app.rental_application_approve, tables, rental_application_id=app_row["id"]) is None
+
+
+def test_one_source_enforced_rules_are_in_skill_instructions_and_read_policies(rentals):
+    folder, module = rentals
+    skill = (folder / "seed" / "SKILL.md").read_text("utf-8")
+    listed = {p.id for p in module.app.read_policies({})}
+    for rule in rules(RENTALS):
+        assert f"**{rule.id}**" in skill and rule.text in skill
+        assert rule.id in listed
+    assert "approved_before_offer" in instructions_text(RENTALS)
+    assert [p.__dict__ for p in module.app.read_policies({})] == policy_records(RENTALS)
+
+
+def test_every_documented_rule_of_every_environment_has_a_blocking_check():
+    """A rule is enforced (a precondition in code the audit breaks on purpose) or explicitly left to
+    judgement or declared as a follow-up: SKILL.md's Policies section is generated from exactly these."""
+    for bp in load_all():
+        for rule in rules(bp):
+            if rule.category in ("judgement", "side_effect"):
+                assert not rule.enforced
+                continue
+            assert rule.enforced and rule.checks, f"{bp.id}: rule {rule.id} has no check"
+            assert all(any(pre in next(o for o in bp.operations if o.name == name).preconditions
+                           for pre in rule.checks) for name in rule.operations), f"{bp.id}: {rule.id}"
+
+
+def test_search_says_when_results_are_cut_in_text_and_structured_output(rentals):
+    folder, module = rentals
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            total = len(json.loads((folder / "seed" / ".app" / "state.json").read_text())["rental_applicants"])
+            result = await client.call_tool("rental_applicant_search", {"limit": 5})
+            assert result.structured_content["note"] == f"5 of {total} shown; pass offset=5 for the rest"
+            assert f"5 of {total} shown; pass offset=5 for the rest" in result.content[0].text
+            rest = await client.call_tool("rental_applicant_search", {"limit": 100, "offset": 5})
+            assert len(rest.structured_content["results"]) == total - 5
+            assert "no more results" in rest.structured_content["note"]
+            ids = [r["id"] for r in result.structured_content["results"] + rest.structured_content["results"]]
+            assert ids == sorted(set(ids)) and len(ids) == total
+            policies = await client.call_tool("read_policies", {"tool": "lease_offer_send"})
+            assert {"approved_before_offer", "offer_available_units"} <= {
+                p["id"] for p in policies.structured_content["result"]}
+            report = await client.call_tool("rental_unit_report", {"group_by": "status"})
+            assert sum(g["count"] for g in report.structured_content["groups"]) == report.structured_content["rows"]
+
+    anyio.run(main)
+
+
+def test_side_effects_are_declared_for_graders():
+    bp = next(b for b in load_all() if b.id == "retail_helpdesk")
+    assert "ticket_reply" in allowed_side_effects(bp, "support_ticket_resolve")
+
+
+# ---------------------------------------------------------------- blueprint text stays literal
+
+
+def _raw(bp: Blueprint) -> dict:
+    return yaml.safe_load((BLUEPRINTS / f"{bp.id}.yaml").read_text("utf-8"))
+
+
+def test_a_newline_in_a_one_line_field_is_refused():
+    data = _raw(RENTALS)
+    data["operations"][0]["description"] = "Find units.\nimport os; os.system('touch /tmp/pwned')"
+    with pytest.raises(ValueError, match="description"):
+        Blueprint.model_validate(data)
+    data = _raw(RENTALS)
+    data["policies"][0]["rule"] = "ok\n__import__('os').system('x')"
+    with pytest.raises(ValueError):
+        Blueprint.model_validate(data)
+
+
+def test_hostile_text_reaches_the_app_only_as_literals_and_docstrings():
+    data = _raw(RENTALS)
+    hostile = '""" + __import__("os").system("touch /tmp/pwned") + """ \\'
+    data["operations"][0]["description"] = hostile + '"'
+    data["entities"][0]["fields"][0]["values"] = ['x"); __import__("os").system("id"); ("', "Maple Court"]
+    data["policies"][0]["rule"] = 'Never "; import os; os.system("id") #'
+    source = render_app(Blueprint.model_validate(data))
+    tree = ast.parse(source)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "system"]
+    assert not calls  # the text never became code
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == RENTALS.operations[0].name)
+    assert "__import__" in ast.get_docstring(fn)
+
+
+def test_app_py_carries_only_the_helpers_it_uses(rentals):
+    folder, _ = rentals
+    source = (folder / "app.py").read_text("utf-8")
+    tree = ast.parse(source)
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name.startswith("_")]
+    for name in defined:
+        assert len(re.findall(rf"\b{name}\b", source)) > 1, f"{name} is defined but never used"
