@@ -170,6 +170,42 @@ class Policy(Strict):
         return self
 
 
+class Invariant(Strict):
+    """Something every row of the world satisfies: the seed is repaired to it, and a task generator
+    checks it after every gold (generator/invariants.py has the kinds)."""
+
+    kind: Literal["order", "compare", "pool_by", "matches_ref", "derived", "email_of"]
+    entity: str = Field(pattern=IDENT)
+    field: str = Field(pattern=IDENT)
+    than: str | None = Field(default=None, pattern=IDENT)  # order / compare: another field of the row
+    strict: bool = False  # order: strictly after
+    op: Comparison | None = None  # compare
+    value: str | float | bool | None = None  # compare: a literal
+    when: Condition | None = None  # compare / pool_by: only rows where this holds
+    by: str | None = Field(default=None, pattern=IDENT)  # pool_by: the field that decides the pool
+    pools: dict[str, list[str]] = Field(default_factory=dict)  # pool_by: value of `by` -> allowed values
+    ref_field: str | None = Field(default=None, pattern=IDENT)  # matches_ref
+    other_field: str | None = Field(default=None, pattern=IDENT)
+    part: Literal["all", "date"] = "all"  # matches_ref: compare whole values or the day
+    of: str | None = Field(default=None, pattern=IDENT)  # derived: the child entity
+    via: str | None = Field(default=None, pattern=IDENT)  # derived: its ref field pointing at this row
+    sum_of: str | None = Field(default=None, pattern=IDENT)  # derived: summed child field (None: a count)
+    active_only: bool = False  # derived: skip children whose status is inactive
+    name_field: str | None = Field(default=None, pattern=IDENT)  # email_of: the owner's name
+    description: str = Field(default="", pattern=ONE_LINE)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Invariant:
+        needs = {"order": ("than",), "compare": ("op",), "pool_by": ("by",), "matches_ref": ("ref_field", "other_field"),
+                 "derived": ("of", "via"), "email_of": ("name_field",)}[self.kind]
+        missing = [n for n in needs if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"{self.kind} invariant on {self.entity}.{self.field} needs {', '.join(missing)}")
+        if self.kind == "compare" and (self.value is None) == (self.than is None):
+            raise ValueError(f"compare invariant on {self.entity}.{self.field} needs exactly one of value or than")
+        return self
+
+
 class Effect(Strict):
     """A change beyond the operation's own row: e.g. decrement stock on the referenced product."""
 
@@ -228,6 +264,7 @@ class Blueprint(Strict):
     operations: list[Operation] = Field(min_length=3)
     files: list[WorkspaceFile] = Field(default_factory=list)
     policies: list[Policy] = Field(default_factory=list)  # the business rules, each stated once
+    invariants: list[Invariant] = Field(default_factory=list)  # what the world's rows always satisfy
     skill: str = ""  # guidance that is not a rule (tone, where to look); rules go in `policies`
     seed: int = 7
 
@@ -291,6 +328,24 @@ class Blueprint(Strict):
                     raise ValueError(f"{self.id}: policy {policy.id} names unknown operation {name!r}")
             if policy.creates and policy.creates not in entities:
                 raise ValueError(f"{self.id}: policy {policy.id} creates unknown entity {policy.creates!r}")
+        for inv in self.invariants:
+            if inv.entity not in entities:
+                raise ValueError(f"{self.id}: invariant names unknown entity {inv.entity!r}")
+            entity = entities[inv.entity]
+            own = [inv.field, inv.than, inv.by, inv.ref_field, inv.name_field] + ([inv.when.field] if inv.when else [])
+            for name in [n for n in own if n is not None]:
+                entity.field(name)
+            if inv.kind == "matches_ref":
+                ref = entity.field(inv.ref_field)
+                if ref.type != "ref":
+                    raise ValueError(f"{self.id}: invariant ref_field {inv.ref_field} must be a ref field")
+                entities[ref.ref].field(inv.other_field)
+            if inv.kind == "derived":
+                if inv.of not in entities:
+                    raise ValueError(f"{self.id}: invariant `of` names unknown entity {inv.of!r}")
+                entities[inv.of].field(inv.via)
+                if inv.sum_of:
+                    entities[inv.of].field(inv.sum_of)
         for file in self.files:
             if file.export and file.export not in entities:
                 raise ValueError(f"{self.id}: file {file.path} exports unknown entity {file.export!r}")

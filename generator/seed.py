@@ -17,6 +17,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.invariants import repair
 
 # A row whose status is one of these no longer holds its slot or its seat.
 INACTIVE = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done",
@@ -76,6 +77,10 @@ def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
     """end field -> start field: by name, and wherever an operation declares a no_overlap window."""
     pairs = {spec.name: pair_start(entity, spec) for spec in entity.fields if pair_start(entity, spec)}
     names = {f.name: f.type for f in entity.fields}
+    for inv in bp.invariants:  # a declared order (a trip returns after it departs) is a pair too
+        if inv.kind == "order" and inv.entity == entity.name and names.get(inv.field) in ("date", "datetime") \
+                and names.get(inv.field) == names.get(inv.than):
+            pairs[inv.field] = inv.than
     for op in bp.operations:
         for pre in op.preconditions:
             if op.entity == entity.name and pre.kind == "no_overlap" and pre.start in names and pre.end in names \
@@ -325,6 +330,7 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
         tables[entity.table] = rows
     for entity in bp.entities:
         _fix_capacity(bp, entity, tables, rng)
+    repair(bp, tables, rng)
     return tables
 
 

@@ -85,6 +85,8 @@ class Episode:
                     self._routes[name] = (toolset.client, tool.name)
                     self.tools.append(tool.model_copy(update={"name": name}))
         self.openai_tools = [openai_tool(t) for t in self.tools]
+        # What each server says about itself (scenario, date, rules): agents show it to their model.
+        self.instructions = [(t.env, getattr(t.client, "instructions", None) or "") for t in toolsets]
         self.limits = limits
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()

@@ -131,3 +131,26 @@ async def test_persistent_server_errors_fail_at_the_model_after_retries(root):
     rollout = await run(TASK, root, fail_first=10, retries=1)
     assert rollout.failure is not None and rollout.failure.boundary == "model"
     assert "503" in rollout.failure.message or "InternalServerError" in rollout.failure.message
+
+
+GENERAL = Task(id="claw-general-rules", envs=["tutor_matching_center"], turns=["What rules do you work under here?"],
+               gold=[ToolCall(tool="read_policies", arguments={}), ToolCall(tool="finish", arguments={"answer": "noted"})],
+               checks=[Check(kind="answer", contains=["noted"])])
+
+
+@pytest.mark.anyio
+async def test_system_prompt_fits_the_kind_and_carries_the_server_instructions(root):
+    """A general-kind server has no files: the prompt never sends the model to SKILL.md, it shows the
+    server's instructions (scenario, today's date, rules) and points at read_policies."""
+    from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+    from envcraft.generator.compiler import instructions_text
+
+    rollout = await run(GENERAL, root)
+    assert rollout.failure is None, rollout.failure
+    system = rollout.messages[0]["content"]
+    assert "SKILL.md" not in system and "read_policies" in system
+    assert instructions_text(load_blueprint(BLUEPRINTS / "tutor_matching_center.yaml")) in system
+    replies = [m for m in rollout.messages if m["role"] == "tool"]
+    assert replies and '"enforced"' in replies[0]["content"] and not rollout.messages[1:2] == []
+    office = await run(TASK, root)
+    assert "SKILL.md" in office.messages[0]["content"] and "Northwind Studio" in office.messages[0]["content"]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.extras import extras
 from envcraft.generator.compiler import MARKER, OFFICE, compile_blueprint, render_cli, render_server, runtime_files
 from envcraft.generator.seed import seed_tables, state_json
 from envcraft.registry.catalog import Environment, discover
@@ -93,7 +94,8 @@ def test_manifest_lists_scaffold_and_domain_tools_by_kind(tmp_path, bp):
     scaffold = [t.name for t in meta.tools if t.layer == "scaffold"]
     expected = {"claw_workspace": 8, "claw_tool": 7, "general": 1}[bp.kind]
     assert len(scaffold) == expected and scaffold[-1] == "finish"
-    assert [(t.name, t.writes) for t in meta.tools if t.layer == "domain"] == [(op.name, op.writes) for op in bp.operations]
+    assert [(t.name, t.writes) for t in meta.tools if t.layer == "domain"] == \
+        [(op.name, op.writes) for op in bp.operations] + [(extra.name, False) for extra in extras(bp)]
     assert meta.cli == (bp.cli if bp.kind == "claw_workspace" else None)
     assert (folder / "bin").exists() == (bp.kind == "claw_workspace")
     assert all(f"`{op.name}`" in (folder / "README.md").read_text() for op in bp.operations)
@@ -236,7 +238,8 @@ def test_generated_cli_prints_json(tmp_path):
     ran = subprocess.run([str(folder / "bin" / "pawsome"), "vet-list", "--specialty", "exotics"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
-    assert [v["name"] for v in json.loads(ran.stdout)] == ["Dr. Chloe Lam"]
+    page = json.loads(ran.stdout)
+    assert [v["name"] for v in page["results"]] == ["Dr. Chloe Lam"] and page["note"] == "all 1 shown"
 
 
 # ---------------------------------------------------------------- standalone: only mcp installed

@@ -75,26 +75,61 @@ def sinks(bp: Blueprint) -> list[tuple[str, str, str]]:
     return out
 
 
-def role_fit(entity: str, op_entity: str, target: str) -> float:
-    """A person's name fits a field named for the same role (customer -> customer_name): x1.5; else x0.5."""
-    tokens = set(entity.split("_"))
-    return 1.5 if tokens & (set(target.split("_")) | set(op_entity.split("_"))) else 0.5
+# Who a person or company is in a workflow. A value crosses environments only between the same role
+# (a customer of the shop is a contact of the CRM; a clinician is never a patient elsewhere).
+ROLES = {
+    "customer": {"customer", "client", "shopper", "buyer", "guest", "subscriber", "attendee", "renter", "tenant",
+                 "resident", "homeowner", "donor", "borrower", "policyholder", "reader", "rider", "commuter",
+                 "adopter", "participant", "patient", "applicant", "requester", "citizen", "contact", "member",
+                 "passenger", "traveler", "traveller", "user", "recipient", "signatory", "party", "claimant",
+                 "insured", "household", "parent", "student", "learner", "volunteer"},
+    "staff": {"employee", "staff", "hire", "worker", "technician", "tech", "agent", "clerk", "nurse", "driver",
+              "proctor", "adjuster", "engineer", "manager", "approver", "coordinator", "instructor", "tutor",
+              "trainer", "stylist", "owner", "organizer", "organiser", "author", "reviewer", "preparer", "assignee",
+              "planner", "dispatcher", "recruiter", "interviewer", "coach", "referee", "physician", "doctor",
+              "clinician", "vet", "pharmacist", "analyst", "accountant", "attorney", "lawyer", "paralegal",
+              "officer", "inspector", "specialist", "teammate", "colleague", "lead", "partner", "traveler",
+              "traveller", "claimant", "requester", "member"},
+    "supplier": {"vendor", "supplier", "seller", "merchant", "payee", "carrier", "shipper", "manufacturer",
+                 "wholesaler", "contractor", "lender", "insurer", "importer", "exporter", "company", "firm"},
+}
+IDENTITY = {"email", "person_name", "phone", "company", "street", "city", "country"}
+
+
+def roles(*names: str) -> set[str]:
+    tokens = {t for name in names for t in name.split("_")}
+    return {role for role, words in ROLES.items() if tokens & words}
+
+
+def role_fit(entity: str, op_entity: str, target: str, source: str = "") -> float:
+    """1.5 when the value's owner and the field written play the same role (a customer's email into a
+    client's email), 1.0 when the target names no role, else 0. A field's own name (employee_email)
+    says more about its owner than its record's name (learning_account)."""
+    theirs = roles(target) or roles(op_entity)
+    if not theirs:
+        return 1.0
+    return 1.5 if (roles(source) or roles(entity)) & theirs else 0.0
 
 
 def links_between(a: Blueprint, b: Blueprint) -> list[Link]:
+    """Links only where a real workflow relates the two: related domains, the same kind of value, and
+    for people, companies and addresses the same role on both sides (the same entity in both)."""
     aff = affinity(a, b)
+    if aff < 0.6:
+        return []
     out = []
     ops = {op.name: op for op in b.operations}
     for entity, fld, kind in sources(a):
         for op, target, want in sinks(b):
-            if kind == want:
-                if kind in ("date", "datetime") and (aff < 1.0 or not set(fld.split("_")) - {"date", "at", "on"} &
-                                                     set(target.split("_"))):
-                    continue  # a date carries over only within a domain, between fields named alike
-                fit = role_fit(entity, ops[op].entity, target) if kind in ("person_name", "company") else 1.0
-                if fit < 1.0 and aff < 1.0:
-                    continue  # a name travels to a field of another role only within one domain
-                out.append(Link(a.id, entity, fld, b.id, op, target, kind, round(aff * KIND_STRENGTH[kind] * fit, 3)))
+            if kind != want:
+                continue
+            if kind in ("date", "datetime") and (aff < 1.0 or not set(fld.split("_")) - {"date", "at", "on"} &
+                                                 set(target.split("_")) or not roles(entity) & roles(ops[op].entity)):
+                continue  # a date carries over only within a domain, between fields named alike, for one role
+            fit = role_fit(entity, ops[op].entity, target, fld) if kind in IDENTITY else 1.0
+            if kind in IDENTITY and fit < 1.5:
+                continue  # an identity travels only between two records of the same role
+            out.append(Link(a.id, entity, fld, b.id, op, target, kind, round(aff * KIND_STRENGTH[kind] * fit, 3)))
     return out
 
 

@@ -17,12 +17,28 @@ from openai import AsyncOpenAI
 from envcraft.harness.episode import Episode
 from envcraft.harness.errors import InfraFailure
 
-SYSTEM_PROMPT = """\
+BASE_PROMPT = """\
 You work inside a stateful workspace through tools; every change you make persists for the rest of the task.
-Start by reading SKILL.md with read_file: it explains the workspace, its data and its rules.
+{start}
 Then do the user's request with the tools. Never guess ids, email addresses or names: look them up first.
+The rules are enforced: a refused call names the rule and the fact that blocks it. Do what the rules allow;
+when part of a request breaks a rule, leave that part undone and say which rule and fact stopped it.
 When a tool returns an error, read it and fix the call. Do not ask the user to do the work.
 When the request is done, call `finish`; if the user asked a question, put the answer in finish's `answer`."""
+START_WITH_FILES = "Start by reading SKILL.md with read_file: it explains the workspace, its data and its rules."
+START_WITHOUT_FILES = ("There are no files here: start with read_policies, which lists the rules the tools enforce, "
+                       "and the server instructions below.")
+SYSTEM_PROMPT = BASE_PROMPT.format(start=START_WITH_FILES)  # a workspace with files (the common case)
+
+
+def system_prompt_for(tools: list[str], instructions: list[tuple[str, str]]) -> str:
+    """The system prompt for this episode's tools: "read SKILL.md" only where read_file exists, and
+    each server's own instructions (scenario, today's date, policies) after it."""
+    has_files = any(name == "read_file" or name.endswith("__read_file") for name in tools)
+    prompt = BASE_PROMPT.format(start=START_WITH_FILES if has_files else START_WITHOUT_FILES)
+    notes = [f"## {env}\n{text.strip()}" for env, text in instructions if text and text.strip()]
+    return prompt + ("\n\n# Server instructions\n\n" + "\n\n".join(notes) if notes else "")
+
 
 # Kept on assistant messages for trainers, never sent back to the model.
 TRAINING_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "reasoning_content", "reasoning")
@@ -53,11 +69,11 @@ class ClawAgent:
 
     def __init__(self, base_url: str, api_key: str, model: str, temperature: float = 0.0,
                  max_tokens_per_call: int = 2048, request_timeout: float = 120.0, retries: int = 2,
-                 system_prompt: str = SYSTEM_PROMPT, extra_body: dict[str, Any] | None = None):
+                 system_prompt: str | None = None, extra_body: dict[str, Any] | None = None):
         self.base_url, self.api_key, self.model = base_url, api_key, model
         self.temperature, self.max_tokens_per_call = temperature, max_tokens_per_call
         self.request_timeout, self.retries = request_timeout, retries
-        self.system_prompt = system_prompt
+        self.system_prompt = system_prompt  # None: fitted to the episode's tools and server instructions
         self.extra_body = extra_body  # e.g. {"return_token_ids": True, "logprobs": True} for vLLM
 
     async def complete(self, client: AsyncOpenAI, episode: Episode) -> Any:
@@ -87,8 +103,9 @@ class ClawAgent:
                 return "finished"
 
     async def run(self, episode: Episode) -> str:
-        if self.system_prompt and not any(m["role"] == "system" for m in episode.messages):
-            episode.system(self.system_prompt)
+        if not any(m["role"] == "system" for m in episode.messages):
+            episode.system(self.system_prompt or system_prompt_for([t.name for t in episode.tools],
+                                                                   getattr(episode, "instructions", [])))
         ended = "turns_done"
         async with AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.request_timeout,
                                max_retries=self.retries) as client:
