@@ -15,7 +15,8 @@ from pathlib import Path
 from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 
-from envcraft.generator.audit import AuditReport, audit
+from envcraft.generator.audit import AuditReport
+from envcraft.generator.isolated_audit import audit_isolated
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint
 from envcraft.generator.compiler import compile_blueprint
 
@@ -83,7 +84,8 @@ def synthesize(scenario: str, *, base_url: str, api_key: str, model: str, out_di
             attempt.error = f"the blueprint does not validate:\n{exc}"
         else:
             with tempfile.TemporaryDirectory(prefix="envcraft-llm-") as scratch:
-                report = audit(compile_blueprint(blueprint, Path(scratch) / blueprint.id), blueprint=blueprint)
+                # an LLM wrote this blueprint: its build is never imported into this process
+                report = audit_isolated(compile_blueprint(blueprint, Path(scratch) / blueprint.id), blueprint)
             attempt.audit = report
             if report.passed:
                 folder = compile_blueprint(blueprint, Path(out_dir) / blueprint.id)

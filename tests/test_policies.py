@@ -171,3 +171,34 @@ def test_app_py_carries_only_the_helpers_it_uses(rentals):
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name.startswith("_")]
     for name in defined:
         assert len(re.findall(rf"\b{name}\b", source)) > 1, f"{name} is defined but never used"
+
+
+# ---------------------------------------------------------------- untrusted builds are audited apart
+
+
+def test_an_untrusted_build_is_audited_in_a_contained_subprocess(tmp_path):
+    import shutil
+
+    from envcraft.generator.isolated_audit import audit_isolated
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: the isolated audit runs as a plain limited process")
+
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("TOP-SECRET-7731", "utf-8")
+    marker = tmp_path / "host-marker.txt"
+    folder = compile_blueprint(RENTALS, tmp_path / "build" / RENTALS.id)
+    report = audit_isolated(folder, RENTALS)
+    assert report.passed, report.errors
+    assert any("audited in a separate process" in f.message for f in report.findings)
+    # a build that reads a host file and writes one at import: it runs in the child, which sees neither
+    app = folder / "app.py"
+    app.write_text(app.read_text("utf-8") + f"\nopen({str(marker)!r}, 'w').write('x')\n"
+                   f"raise RuntimeError('leak: ' + open({str(secret)!r}).read())\n")
+    report = audit_isolated(folder, RENTALS)
+    text = report.model_dump_json()
+    assert not report.passed and "does not import" in text  # it ran, in the child
+    assert "TOP-SECRET-7731" not in text and not marker.exists()
+    import sys
+    assert not [m for m in sys.modules if m.startswith(f"envcraft_env_{RENTALS.id}") and "build" in str(
+        getattr(sys.modules[m], "__file__", ""))]  # nothing of the build was imported here
