@@ -193,12 +193,29 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
                 problems.append(f"{where} match names {ours!r}, not a field of {entity.name}")
         if pre.field is not None and pre.field not in theirs:
             problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
+    problems += _unknown_values(bp, op, pre)
     if pre.kind == "time_window":
         if entity.field(pre.field).type not in ("date", "datetime"):
             problems.append(f"{where} field {pre.field!r} must be a date or datetime")
         if not pre.days and not (pre.from_time or pre.to_time):
             problems.append(f"{where} needs days or from_time/to_time")
     return problems
+
+
+def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
+    """Enum values a check names that its field does not have: such a rule would refuse everything."""
+    entity = bp.entity(op.entity)
+    pairs = []
+    if pre.kind in ("status_in", "field_equals"):
+        pairs.append((entity.field(pre.field), pre.values))
+    elif pre.kind == "ref_in":
+        pairs.append((bp.entity(entity.field(pre.ref_field).ref).field(pre.other_field), pre.values))
+    elif pre.kind in ("requires", "forbids") and pre.field:
+        pairs.append((bp.entity(pre.entity).field(pre.field), pre.values))
+    if pre.when is not None and pre.when.op in ("in", "not_in"):
+        pairs.append((entity.field(pre.when.field), pre.when.values))
+    return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"
+            for spec, given in pairs if spec.type == "enum" for v in given if v not in spec.values]
 
 
 # ---------------------------------------------------------------- signatures

@@ -86,11 +86,19 @@ class Entity(Strict):
 
 
 class Condition(Strict):
-    """`field op value` on the row as it would be: a policy applies only when it holds (e.g. amount > 500)."""
+    """`field op value` (or `field in values`) on the row as it would be: a policy applies only when it
+    holds (e.g. amount > 500, housing in [house_rented, apartment_rented])."""
 
     field: str = Field(pattern=IDENT)
-    op: Comparison
-    value: str | float | bool
+    op: Literal["==", "!=", "<", "<=", ">", ">=", "in", "not_in"]
+    value: str | float | bool | None = None
+    values: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _operand(self) -> Condition:
+        if (self.op in ("in", "not_in")) != bool(self.values) or (self.op not in ("in", "not_in")) == (self.value is None):
+            raise ValueError(f"condition on {self.field}: `in`/`not_in` take `values`, the other operators one `value`")
+        return self
 
 
 PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",

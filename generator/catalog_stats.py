@@ -15,6 +15,9 @@ from pydantic import BaseModel
 
 from envcraft.generator.appcode import params_of
 from envcraft.generator.blueprint import ARCHETYPES, Blueprint, load_all
+from envcraft.generator.extras import domain_tool_names
+from envcraft.generator.invariants import invariants
+from envcraft.generator.policy import enforced_rules, judgement_rules
 
 
 class CatalogStats(BaseModel):
@@ -29,6 +32,11 @@ class CatalogStats(BaseModel):
     distinct_signatures: int
     max_shared_fraction: float
     most_similar: list[str]
+    domain_tools_mean: float = 0.0  # blueprint operations + derived tools (read_policies, reports, batches)
+    enforced_rules_mean: float = 0.0  # rules a tool refuses to break, per environment
+    policies_mean: float = 0.0  # named blueprint policies per environment (enforced, side effects, judgement)
+    judgement_envs: int = 0  # environments with at least one rule left to judgement
+    invariants_mean: float = 0.0  # declared + implied world invariants per environment
     audit_passed: int | None = None
     audit_failed: list[str] | None = None
 
@@ -50,7 +58,7 @@ def compute(blueprints: list[Blueprint] | None = None, audit_results: dict[str, 
     blueprints = blueprints if blueprints is not None else load_all()
     sigs = {bp.id: signatures(bp) for bp in blueprints}
     scaffold = {"general": 1, "claw_tool": 7, "claw_workspace": 8}  # finish / + file tools / + shell
-    tools = [len(bp.operations) + scaffold[bp.kind] for bp in blueprints]
+    tools = [len(domain_tool_names(bp)) + scaffold[bp.kind] for bp in blueprints]
     worst, pair = 0.0, ["-", "-"]
     for (a, sa), (b, sb) in itertools.combinations(sigs.items(), 2):
         fraction = shared_fraction(sa, sb)
@@ -62,7 +70,12 @@ def compute(blueprints: list[Blueprint] | None = None, audit_results: dict[str, 
         archetypes={a: archetypes.get(a, 0) for a in ARCHETYPES}, domains=dict(Counter(bp.domain for bp in blueprints)),
         tools_min=min(tools), tools_max=max(tools), tools_mean=round(sum(tools) / len(tools), 1),
         domain_tools=sum(len(s) for s in sigs.values()), distinct_signatures=len(set().union(*sigs.values())),
-        max_shared_fraction=round(worst, 3), most_similar=pair)
+        max_shared_fraction=round(worst, 3), most_similar=pair,
+        domain_tools_mean=round(sum(len(domain_tool_names(bp)) for bp in blueprints) / len(blueprints), 2),
+        enforced_rules_mean=round(sum(len(enforced_rules(bp)) for bp in blueprints) / len(blueprints), 2),
+        policies_mean=round(sum(len(bp.policies) for bp in blueprints) / len(blueprints), 2),
+        judgement_envs=sum(1 for bp in blueprints if judgement_rules(bp)),
+        invariants_mean=round(sum(len(invariants(bp)) for bp in blueprints) / len(blueprints), 2))
     if audit_results is not None:
         stats.audit_passed = sum(audit_results.values())
         stats.audit_failed = sorted(name for name, ok in audit_results.items() if not ok)
@@ -77,6 +90,10 @@ def render(stats: CatalogStats) -> str:
     lines += ["", f"domains: {len(stats.domains)} ({', '.join(f'{d} {n}' for d, n in sorted(stats.domains.items()))})",
               f"tools per environment: min {stats.tools_min}, mean {stats.tools_mean}, max {stats.tools_max}",
               f"domain tool signatures: {stats.domain_tools} in all, {stats.distinct_signatures} distinct",
+              f"domain tools per environment (with read_policies, reports, batches): mean {stats.domain_tools_mean}",
+              f"rules: {stats.enforced_rules_mean} enforced per environment, {stats.policies_mean} named policies; "
+              f"{stats.judgement_envs} environment(s) leave some rule to judgement",
+              f"world invariants per environment (declared + implied): mean {stats.invariants_mean}",
               f"most similar pair: {' / '.join(stats.most_similar)} share {stats.max_shared_fraction:.0%} "
               "of domain tool signatures (limit 50%)"]
     if stats.audit_passed is not None:

@@ -111,7 +111,7 @@ def tool_list(bp: Blueprint) -> list[dict]:
     scaffold = [{"name": name, "layer": "scaffold", "writes": name in WRITING_SCAFFOLD}
                 for name, _ in SCAFFOLD_TOOLS if name in SCAFFOLD_SETS[scaffold_of(bp)]]
     return scaffold + [{"name": op.name, "layer": "domain", "writes": op.writes} for op in bp.operations] + [
-        {"name": extra.name, "layer": "domain", "writes": False} for extra in extras(bp)]
+        {"name": extra.name, "layer": "domain", "writes": extra.writes} for extra in extras(bp)]
 
 
 def manifest(bp: Blueprint) -> dict:

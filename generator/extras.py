@@ -3,10 +3,14 @@
 - `read_policies`: the environment's rules, the same records SKILL.md prints (general-kind
   environments have no files, so this is how their agents read the rules);
 - `<entity>_report`: counts per value of a field (and sums of the numeric fields), with filters,
-  for each entity that has something to group by: the aggregate questions real apps answer.
+  for each entity that has something to group by: the aggregate questions real apps answer;
+- `<transition>_many`: a closing transition (to an inactive state, no arguments) for several
+  records at once, all or none: each record passes the same rules, and a refusal names the one
+  that blocks the batch.
 
-They are read-only, so they never change what a task's gold does; they are listed in the manifest
-as domain tools and audited like the others (generator/audit.py).
+The task engine builds its chains from the blueprint's own operations, so these never change what
+a task's gold does; they are listed in the manifest as domain tools and audited like the others
+(generator/audit.py).
 """
 
 from __future__ import annotations
@@ -14,13 +18,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.seed import INACTIVE
 
 @dataclass(frozen=True)
 class Extra:
     name: str
-    kind: str  # policies | report
+    kind: str  # policies | report | bulk
     description: str
     entity: str | None = None
+    operation: str | None = None  # bulk: the single-record transition it repeats
+
+    @property
+    def writes(self) -> bool:
+        return self.kind == "bulk"
 
 
 def group_fields(entity: Entity) -> list[FieldSpec]:
@@ -43,6 +53,13 @@ def extras(bp: Blueprint) -> list[Extra]:
             out.append(Extra(report, "report", f"Count {entity.table.replace('_', ' ')} per value of a field"
                              + (f" with totals of {sums}" if sums else "") + "; optional filters narrow the rows.",
                              entity.name))
+    for op in bp.operations:
+        bulk = f"{op.name}_many"
+        if op.kind == "transition" and not op.params and op.to_status in INACTIVE and bulk not in names \
+                and len(bulk) <= 64:
+            label = op.description.strip().rstrip(".")
+            out.append(Extra(bulk, "bulk", f"{label}, for several {bp.entity(op.entity).table.replace('_', ' ')} at once: "
+                             "all of them or none (a refusal names the record that blocks the batch).", op.entity, op.name))
     return out
 
 

@@ -82,6 +82,9 @@ def _when(entity: Entity, inv: Invariant, row: dict) -> bool:
     if inv.when is None:
         return True
     left = row.get(inv.when.field)
+    if inv.when.op in ("in", "not_in"):
+        inside = left in [_typed(entity, inv.when.field, v) for v in inv.when.values]
+        return inside if inv.when.op == "in" else not inside
     right = _typed(entity, inv.when.field, inv.when.value) if not isinstance(inv.when.value, bool) else inv.when.value
     return left is not None and _holds(left, inv.when.op, right)
 

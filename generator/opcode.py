@@ -147,8 +147,12 @@ def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> l
     condition = "_block"
     if pre.when is not None:
         when = pre.when
-        value = typed(entity.field(when.field), str(when.value)) if not isinstance(when.value, bool) else when.value
-        condition = f"_holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)}) and _block"
+        if when.op in ("in", "not_in"):
+            test = f"_new.get({lit(when.field)}) {'in' if when.op == 'in' else 'not in'} {_choices(entity, when.field, when.values)}"
+        else:
+            value = typed(entity.field(when.field), str(when.value)) if not isinstance(when.value, bool) else when.value
+            test = f"_holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)})"
+        condition = f"{test} and _block"
     return lines + [f"{IND}if {condition}:"] + wrap("_refuse(", [lit(precondition_id(op, index)), lit(pre.message)],
                                                     ", _block)", IND * 2)
 

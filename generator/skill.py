@@ -130,7 +130,7 @@ def render_skill(bp: Blueprint, tables: dict[str, list[dict]]) -> str:
             row += f" `{cli_example(bp.cli, op, example_arguments(bp, op, tables))}` |"
         lines.append(row)
     for extra in extras(bp):
-        row = f"| `{extra.name}` | no | {extra.description} |"
+        row = f"| `{extra.name}` | {'yes' if extra.writes else 'no'} | {extra.description} |"
         lines.append(row + (f" `{bp.cli} {extra.name.replace('_', '-')} --help` |" if shell else ""))
     lines += ["", SCAFFOLD_NOTES[bp.kind], "", "## Conventions", "",
               f"- Today is {bp.today}. Dates are `YYYY-MM-DD`; times are `YYYY-MM-DDTHH:MM` (24-hour), on 30-minute "

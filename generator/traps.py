@@ -104,9 +104,16 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         new[name] = value
         return True
 
-    if pre.when is not None and not put(pre.when.field, _satisfying(pre.when.op, _when_value(entity, pre), True,
-                                                                    entity.field(pre.when.field))):
-        return None
+    if pre.when is not None:
+        when_spec = entity.field(pre.when.field)
+        if pre.when.op == "in":
+            wanted = typed(when_spec, pre.when.values[0])
+        elif pre.when.op == "not_in":
+            wanted = _other_value(when_spec, [typed(when_spec, v) for v in pre.when.values])
+        else:
+            wanted = _satisfying(pre.when.op, _when_value(entity, pre), True, when_spec)
+        if wanted is None or not put(pre.when.field, wanted):
+            return None
     if pre.kind == "ref_in":
         other = bp.entity(entity.field(pre.ref_field).ref)
         target = new.get(pre.ref_field)

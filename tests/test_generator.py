@@ -56,7 +56,8 @@ def test_same_blueprint_gives_byte_identical_trees(tmp_path):
 
 
 def test_server_template_renders_the_office_server_exactly():
-    instructions = ["You work inside the Northwind Studio office workspace. Start by reading SKILL.md. ",
+    instructions = ["You work inside the Northwind Studio office workspace for Alex Morgan. Today is Tuesday 2026-12-01. ",
+                    "Start by reading SKILL.md; the team's policies are in docs/handbook.md. ",
                     "Use the mail, calendar, contacts and docs tools (or the `office` CLI in the shell); call finish when done."]
     rendered = render_server("Office workspace MCP server: mail, calendar, contacts and documents of a small team.",
                              [json.dumps(piece) for piece in instructions], "office", "1.0.0", "office", "full")

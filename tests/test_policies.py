@@ -202,3 +202,22 @@ def test_an_untrusted_build_is_audited_in_a_contained_subprocess(tmp_path):
     import sys
     assert not [m for m in sys.modules if m.startswith(f"envcraft_env_{RENTALS.id}") and "build" in str(
         getattr(sys.modules[m], "__file__", ""))]  # nothing of the build was imported here
+
+
+def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
+    bp = load_blueprint(BLUEPRINTS / "retail_helpdesk.yaml")
+    app = load(compile_blueprint(bp, tmp_path / bp.id)).app
+    tables = seed_tables(bp)
+    tickets = tables["support_tickets"]
+    ok = [t for t in tickets if t["status"] == "resolved"][:2]
+    blocked = next(t for t in tickets if t["status"] == "new")
+    before = copy.deepcopy(tables)
+    with pytest.raises(app.PolicyRefusal) as refused:
+        app.support_ticket_close_many(tables, [ok[0]["id"], blocked["id"]])
+    assert refused.value.policy == "support_ticket_close.status_in" and blocked["id"] in str(refused.value)
+    assert tables == before
+    closed = app.support_ticket_close_many(tables, [t["id"] for t in ok])
+    assert [t.status for t in closed] == ["closed", "closed"]
+    assert {t["id"]: t["status"] for t in tables["support_tickets"]}[ok[1]["id"]] == "closed"
+    with pytest.raises(app.ToolFailure, match="repeats"):
+        app.support_ticket_close_many(tables, [ok[0]["id"], ok[0]["id"]])

@@ -82,14 +82,16 @@ ROLES = {
                  "resident", "homeowner", "donor", "borrower", "policyholder", "reader", "rider", "commuter",
                  "adopter", "participant", "patient", "applicant", "requester", "citizen", "contact", "member",
                  "passenger", "traveler", "traveller", "user", "recipient", "signatory", "party", "claimant",
-                 "insured", "household", "parent", "student", "learner", "volunteer"},
+                 "insured", "household", "parent", "student", "learner", "volunteer", "cardholder", "candidate",
+                 "grower", "farmer", "entrant", "runner", "athlete", "visitor", "caller", "owner_occupant"},
     "staff": {"employee", "staff", "hire", "worker", "technician", "tech", "agent", "clerk", "nurse", "driver",
               "proctor", "adjuster", "engineer", "manager", "approver", "coordinator", "instructor", "tutor",
               "trainer", "stylist", "owner", "organizer", "organiser", "author", "reviewer", "preparer", "assignee",
               "planner", "dispatcher", "recruiter", "interviewer", "coach", "referee", "physician", "doctor",
               "clinician", "vet", "pharmacist", "analyst", "accountant", "attorney", "lawyer", "paralegal",
               "officer", "inspector", "specialist", "teammate", "colleague", "lead", "partner", "traveler",
-              "traveller", "claimant", "requester", "member"},
+              "traveller", "claimant", "requester", "member", "operator", "custodian", "warden", "foreman",
+              "implementer", "scientist", "researcher", "investigator", "underwriter", "broker", "auditor"},
     "supplier": {"vendor", "supplier", "seller", "merchant", "payee", "carrier", "shipper", "manufacturer",
                  "wholesaler", "contractor", "lender", "insurer", "importer", "exporter", "company", "firm"},
 }
@@ -103,12 +105,13 @@ def roles(*names: str) -> set[str]:
 
 def role_fit(entity: str, op_entity: str, target: str, source: str = "") -> float:
     """1.5 when the value's owner and the field written play the same role (a customer's email into a
-    client's email), 1.0 when the target names no role, else 0. A field's own name (employee_email)
-    says more about its owner than its record's name (learning_account)."""
+    client's email), 1.0 when either side names no role, 0 when they name different roles. A field's
+    own name (employee_email) says more about its owner than its record's name (learning_account)."""
     theirs = roles(target) or roles(op_entity)
-    if not theirs:
+    ours = roles(source) or roles(entity)
+    if not theirs or not ours:
         return 1.0
-    return 1.5 if (roles(source) or roles(entity)) & theirs else 0.0
+    return 1.5 if ours & theirs else 0.0
 
 
 def links_between(a: Blueprint, b: Blueprint) -> list[Link]:
@@ -127,8 +130,8 @@ def links_between(a: Blueprint, b: Blueprint) -> list[Link]:
                                                  set(target.split("_")) or not roles(entity) & roles(ops[op].entity)):
                 continue  # a date carries over only within a domain, between fields named alike, for one role
             fit = role_fit(entity, ops[op].entity, target, fld) if kind in IDENTITY else 1.0
-            if kind in IDENTITY and fit < 1.5:
-                continue  # an identity travels only between two records of the same role
+            if kind in IDENTITY and (fit == 0.0 or (fit < 1.5 and aff < 1.0)):
+                continue  # an identity travels between records of one role (or of unnamed roles in one domain)
             out.append(Link(a.id, entity, fld, b.id, op, target, kind, round(aff * KIND_STRENGTH[kind] * fit, 3)))
     return out
 

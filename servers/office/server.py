@@ -23,7 +23,8 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Northwind Studio office workspace. Start by reading SKILL.md. "
+    "You work inside the Northwind Studio office workspace for Alex Morgan. Today is Tuesday 2026-12-01. "
+    "Start by reading SKILL.md; the team's policies are in docs/handbook.md. "
     "Use the mail, calendar, contacts and docs tools (or the `office` CLI in the shell); call finish when done."
 )
 
