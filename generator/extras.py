@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
-from envcraft.generator.seed import INACTIVE
+from envcraft.generator.fields import INACTIVE
 
 @dataclass(frozen=True)
 class Extra:

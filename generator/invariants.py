@@ -24,6 +24,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint, Entity, Invariant
+from envcraft.generator.fields import INACTIVE, guess_gen, time_pairs
 
 OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
@@ -49,8 +50,6 @@ def _typed(entity: Entity, name: str, raw: Any) -> Any:
 
 
 def person_name_field(entity: Entity) -> str | None:
-    from envcraft.generator.seed import guess_gen
-
     for spec in entity.fields:
         if spec.type == "str" and not spec.values and not spec.template and guess_gen(entity, spec) == "person_name":
             return spec.name
@@ -59,8 +58,6 @@ def person_name_field(entity: Entity) -> str | None:
 
 def implied(bp: Blueprint) -> list[Invariant]:
     """Invariants every blueprint has without saying so: paired times in order, emails of their owners."""
-    from envcraft.generator.seed import time_pairs
-
     out = []
     for entity in bp.entities:
         for end, start in time_pairs(bp, entity).items():
@@ -119,8 +116,6 @@ def _derived(bp: Blueprint, inv: Invariant, kids: list[dict]) -> float | int:
 
 
 def _inactive() -> tuple[str, ...]:
-    from envcraft.generator.seed import INACTIVE
-
     return INACTIVE
 
 

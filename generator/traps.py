@@ -15,6 +15,7 @@ from typing import Any
 
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import WEEKDAYS, Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.fields import time_pairs
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
@@ -183,8 +184,6 @@ def _when_value(entity: Entity, pre: Precondition) -> Any:
 
 
 def _ends(bp: Blueprint, entity: Entity, start: str) -> list[str]:
-    from envcraft.generator.seed import time_pairs
-
     return [end for end, begin in time_pairs(bp, entity).items() if begin == start]
 
 

@@ -96,7 +96,7 @@ def test_manifest_lists_scaffold_and_domain_tools_by_kind(tmp_path, bp):
     expected = {"claw_workspace": 8, "claw_tool": 7, "general": 1}[bp.kind]
     assert len(scaffold) == expected and scaffold[-1] == "finish"
     assert [(t.name, t.writes) for t in meta.tools if t.layer == "domain"] == \
-        [(op.name, op.writes) for op in bp.operations] + [(extra.name, False) for extra in extras(bp)]
+        [(op.name, op.writes) for op in bp.operations] + [(extra.name, extra.writes) for extra in extras(bp)]
     assert meta.cli == (bp.cli if bp.kind == "claw_workspace" else None)
     assert (folder / "bin").exists() == (bp.kind == "claw_workspace")
     assert all(f"`{op.name}`" in (folder / "README.md").read_text() for op in bp.operations)
