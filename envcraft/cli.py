@@ -34,12 +34,19 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from envcraft.harness.agent_options import AgentOptions
+    from envcraft.harness.episode import Limits
     from envcraft.harness.main_job import RunSettings, run_main_job
 
+    limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
+                    max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
+    options = AgentOptions(temperature=args.temperature, request_timeout=args.request_timeout,
+                           model_retries=args.model_retries, system_prompt_file=args.system_prompt,
+                           return_token_ids=args.return_token_ids, logprobs=args.logprobs)
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options)
     return run_main_job(settings)
 
 
@@ -129,6 +136,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
     run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
+    run.add_argument("--retries", type=int, default=2, help="a resume re-runs an episode that failed at the "
+                     "infrastructure (model, server, sandbox) while it has failed at most this often")
+    limits = run.add_argument_group("limits (per episode)")
+    limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
+    limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")
+    limits.add_argument("--max-call-tokens", type=int, default=2_048, help="completion budget of one model call")
+    limits.add_argument("--max-seconds", type=float, default=600.0, help="wall clock per episode")
+    limits.add_argument("--tool-timeout", type=float, default=120.0, help="seconds one tool call may take")
+    model = run.add_argument_group("the claw agent's model calls")
+    model.add_argument("--temperature", type=float, default=0.0)
+    model.add_argument("--request-timeout", type=float, default=120.0, help="seconds per model request")
+    model.add_argument("--model-retries", type=int, default=2, help="retries of one failed model request")
+    model.add_argument("--system-prompt", default=None, help="file whose text replaces the built-in system prompt")
+    model.add_argument("--return-token-ids", action="store_true",
+                       help="ask the endpoint for prompt/completion token ids (vLLM return_token_ids); kept on rollouts")
+    model.add_argument("--logprobs", action="store_true", help="ask for completion logprobs; kept on rollouts")
     run.set_defaults(fn=_run)
 
     report = commands.add_parser("report", help="per agent and split: success, reward, pass@k and pass^k")
@@ -193,8 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_http_loggers() -> None:
+    """Third-party clients log every request at INFO (`HTTP Request: POST ...`), burying the progress line."""
+    import logging
+
+    for name in ("httpx", "httpx2", "httpcore", "openai", "mcp", "uvicorn.access"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    quiet_http_loggers()
     try:
         return args.fn(args)
     except (KeyError, FileNotFoundError, ValueError) as exc:

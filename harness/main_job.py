@@ -17,6 +17,8 @@ import anyio
 from pydantic import BaseModel
 
 from envcraft.harness.agents.base import Agent
+from envcraft.harness.agent_options import AgentOptions, preflight
+from envcraft.harness.episode import Limits
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.report import Progress, summary_rows, summary_table
 from envcraft.harness.runner import RolloutLog, run_tasks
@@ -42,6 +44,10 @@ class RunSettings(BaseModel):
     split: str = "all"
     limit: int | None = None  # tasks per environment; None: all with --env, else SAMPLE_PER_ENV; 0: all
     out: str | None = None
+    retries: int = 2  # a resume re-runs an infrastructure failure while it has failed at most this often
+    limits: Limits = Limits()
+    agent_options: AgentOptions = AgentOptions()
+    ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
 
     def endpoint(self) -> tuple[str | None, str, str]:
         return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
@@ -50,6 +56,7 @@ class RunSettings(BaseModel):
 
 
 def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
+    """An agent by name; the gold agent alone gets the tasks' gold solutions."""
     if name == "gold":
         return GoldReplayAgent({task.id: task.gold for task in tasks})
     if name == "noop":
@@ -60,7 +67,7 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
             raise ValueError("the claw agent needs an endpoint: pass --base-url (and --model, --api-key) or set ENVCRAFT_BASE_URL")
         from envcraft.harness.agents.claw import ClawAgent
 
-        return ClawAgent(base_url=base_url, api_key=api_key, model=model)
+        return ClawAgent(base_url=base_url, api_key=api_key, model=model, **settings.agent_options.claw_kwargs())
     raise ValueError(f"unknown agent {name!r}: use gold, noop or claw")
 
 
@@ -85,6 +92,8 @@ def run_main_job(settings: RunSettings) -> int:
               "no-op policies. No LLM is used in this run.", file=sys.stderr)
     tasks = load_run_tasks(settings)
     built = {name: make_agent(name, settings, tasks) for name in agents}  # bad settings fail before any work
+    if "claw" in built:
+        preflight(*settings.endpoint(), settings.agent_options)  # an unreachable model fails here, not per episode
     out = Path(settings.out) if settings.out else REPO / "runs" / (time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
     out.mkdir(parents=True, exist_ok=True)
     meta_path = out / "run.json"
@@ -104,9 +113,14 @@ def run_main_job(settings: RunSettings) -> int:
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         progress = Progress(len(tasks) * settings.attempts, label)
+        if settings.ray:
+            from envcraft.harness.ray_runner import run_on_ray
+
+            rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, on_done=progress.update)
+            continue
         rollouts += anyio.run(lambda: run_tasks(
-            tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency,
-            attempts=settings.attempts, on_done=progress.update))
+            tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
+            attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
     (out / "summary.json").write_text(json.dumps(summary_rows(rollouts), indent=1))
     print(summary_table(rollouts))
     print(f"rollouts: {log.path}")
