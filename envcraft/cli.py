@@ -36,7 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from envcraft.harness.agent_options import AgentOptions
     from envcraft.harness.episode import Limits
-    from envcraft.harness.main_job import RunSettings, run_main_job
+    from envcraft.harness.run import RunSettings, run_main_job
 
     limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
                     max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
@@ -58,22 +58,22 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     if args.scenario:
-        from envcraft.generator.build import generate_from_scenario
+        from envcraft.generator.commands import generate_from_scenario
 
         return generate_from_scenario(args.scenario, args.out, args.base_url, args.api_key, args.model, args.rounds)
-    from envcraft.generator.build import generate
+    from envcraft.generator.commands import generate
 
     return generate(args.blueprint, args.out, verbose=args.verbose)
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from envcraft.generator.build import audit_envs
+    from envcraft.generator.commands import audit_envs
 
     return audit_envs(args.env, as_json=args.json)
 
 
 def _catalog(args: argparse.Namespace) -> int:
-    from envcraft.generator.catalog import print_stats
+    from envcraft.generator.catalog_stats import print_stats
 
     return print_stats(run_audit=args.audit, as_json=args.json)
 
@@ -82,7 +82,12 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "stats":
         from envcraft.generator.tasks.stats import stats
 
-        print(stats(args.dir))
+        print(stats(args.dir, as_json=args.json) if args.json else stats(args.dir))
+        return 0
+    if args.tasks_command == "sample":
+        from envcraft.generator.tasks.sample import render_sample
+
+        print(render_sample(args.dir, args.seed, args.n), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
@@ -91,8 +96,30 @@ def _tasks(args: argparse.Namespace) -> int:
     return 0 if report["tasks"] else 1
 
 
+def _tasks_audit(args: argparse.Namespace) -> int:
+    import json
+
+    import anyio
+
+    from envcraft.generator.tasks.audit import audit, cross_check, table, violations
+
+    report = audit(args.sample, args.seed)
+    print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
+    broken = violations(report)
+    for name, what in broken.items():
+        print(f"  {name}: {what}", file=sys.stderr)
+    if args.mcp:
+        rows = anyio.run(cross_check, args.mcp, args.seed)
+        differ = [r for r in rows if r[2] != r[3]]
+        print(f"MCP cross-check: {len(rows) - len(differ)}/{len(rows)} mutants graded the same through the real "
+              "servers" + "".join(f"\n  {t} {m}: fast {a} mcp {b}" for t, m, a, b in differ), file=sys.stderr)
+        if differ:
+            return 1
+    return 1 if broken else 0
+
+
 def _report(args: argparse.Namespace) -> int:
-    from envcraft.harness.export import print_report
+    from envcraft.harness.reports.numbers import print_report
 
     return print_report(args.run)
 
@@ -212,7 +239,20 @@ def build_parser() -> argparse.ArgumentParser:
     make.set_defaults(fn=_tasks)
     show = tasks_commands.add_parser("stats", help="counts per environment, kind, archetype, tier, split; drops")
     show.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    show.add_argument("--json", action="store_true", help="the figures as one JSON object")
     show.set_defaults(fn=_tasks)
+    pick = tasks_commands.add_parser("sample", help="instructions of a fixed-seed sample of tasks, verbatim")
+    pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    pick.add_argument("--seed", type=int, default=12)
+    pick.add_argument("--n", type=int, default=12)
+    pick.set_defaults(fn=_tasks)
+    check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
+    check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--json", action="store_true", help="print {sample, mutations: {name: {n, kept_full, partial, zero}}}")
+    check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
+                       "MCP servers and compare rewards (default: 0)")
+    check.set_defaults(fn=_tasks_audit)
     return parser
 
 

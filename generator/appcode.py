@@ -294,24 +294,6 @@ def helpers() -> list[str]:
     return (TEMPLATES / "app_helpers.py.tmpl").read_text("utf-8").rstrip("\n").splitlines()
 
 
-def render_app(bp: Blueprint) -> str:
-    from envcraft.generator.opcode import render_operation
-
-    check(bp)
-    lines = header(bp) + [""] + enums(bp) + [""] + helpers() + dataclasses_for(bp)
-    sections: dict[str, list[Operation]] = {}
-    for op in bp.operations:
-        sections.setdefault(op.entity, []).append(op)
-    for entity in bp.entities:
-        if entity.name not in sections:
-            continue
-        lines += ["", "", f"# ---------------------------------------------------------------- {bp.entity(entity.name).table}"]
-        for op in sections[entity.name]:
-            lines += ["", ""] + render_operation(bp, op)
-    lines += ["", ""] + wrap("OPERATIONS = [", [op.name for op in bp.operations], "]")
-    return "\n".join(lines) + "\n"
-
-
 def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tuple[str, str]]:
     """(start, end) field pairs of the entity where the operation sets either side."""
     return [(start, end) for end, start in time_pairs(bp, entity).items() if start in touched or end in touched]

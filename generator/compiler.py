@@ -3,7 +3,7 @@
     compile_blueprint(bp, Path("servers") / bp.id)
 
 writes server.py (from templates/server.py.tmpl, which renders servers/office/server.py exactly
-for office's parameters), app.py (the domain operations, see appcode.py), claw.py (a byte-identical
+for office's parameters), app.py (the domain operations, see appcode.py and opcode.py), claw.py (a byte-identical
 copy of servers/office/claw.py, the runtime's single source, and of the modules it imports), cli.py (+ bin/<cli> for workspaces),
 server.json, README.md and seed/ (app state, files and SKILL.md). The same blueprint always gives
 the same bytes: nothing depends on time, the machine or dict/set iteration of unordered data.
@@ -18,9 +18,11 @@ import textwrap
 from pathlib import Path
 from string import Template
 
-from envcraft.generator.appcode import render_app
-from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.appcode import check, dataclasses_for, enums, header, helpers, wrap
+from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.opcode import render_operation
 from envcraft.generator.seed import seed_files, seed_tables, state_json
+from envcraft.generator.skill import render_skill
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -169,12 +171,29 @@ def readme(bp: Blueprint) -> str:
     return "\n".join(lines) + "\n"
 
 
+def app_source(bp: Blueprint) -> str:
+    """app.py: header, enums, the shared helpers, one dataclass per entity, one function per operation."""
+    check(bp)
+    lines = header(bp) + [""] + enums(bp) + [""] + helpers() + dataclasses_for(bp)
+    sections: dict[str, list[Operation]] = {}
+    for op in bp.operations:
+        sections.setdefault(op.entity, []).append(op)
+    for entity in bp.entities:
+        if entity.name not in sections:
+            continue
+        lines += ["", "", f"# ---------------------------------------------------------------- {bp.entity(entity.name).table}"]
+        for op in sections[entity.name]:
+            lines += ["", ""] + render_operation(bp, op)
+    lines += ["", ""] + wrap("OPERATIONS = [", [op.name for op in bp.operations], "]")
+    return "\n".join(lines) + "\n"
+
+
 def render(bp: Blueprint) -> dict[str, str]:
     """Every file of the environment folder: relative path -> text."""
     tables = seed_tables(bp)
     files = {
         "server.py": server_source(bp),
-        "app.py": render_app(bp),
+        "app.py": app_source(bp),
         "cli.py": cli_source(bp),
         "server.json": json.dumps(manifest(bp), indent=2, ensure_ascii=False) + "\n",
         "README.md": readme(bp),
@@ -184,12 +203,13 @@ def render(bp: Blueprint) -> dict[str, str]:
         files[name] = (OFFICE / name).read_text("utf-8")
     for path, text in seed_files(bp, tables).items():
         files[f"seed/{path}"] = text
+    files["seed/SKILL.md"] = render_skill(bp, tables)
     if shell_cli(bp):
         files[f"bin/{bp.cli}"] = (OFFICE / "bin" / "office").read_text("utf-8")
     return files
 
 
-def _clear(out_dir: Path, bp: Blueprint) -> None:
+def clear_build(out_dir: Path, bp: Blueprint) -> None:
     """Remove a previous build of this environment; never a folder this compiler did not write."""
     if not out_dir.exists():
         return
@@ -208,7 +228,7 @@ def compile_blueprint(bp: Blueprint, out_dir: Path) -> Path:
     """Write the environment folder for `bp` at out_dir (replacing an earlier build of it)."""
     files = render(bp)  # everything rendered before anything is removed
     out_dir = Path(out_dir)
-    _clear(out_dir, bp)
+    clear_build(out_dir, bp)
     for rel, text in sorted(files.items()):
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -358,13 +358,10 @@ def export(bp: Blueprint, entity_name: str, fmt: str, tables: dict[str, list[dic
 
 
 def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
-    """Workspace files: path -> text, SKILL.md included."""
-    from envcraft.generator.skill import render_skill
-
+    """Workspace data files: path -> text (the compiler adds SKILL.md, see skill.py)."""
     files = {}
     for file in bp.files:
         files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
-    files["SKILL.md"] = render_skill(bp, tables)
     return files
 
 

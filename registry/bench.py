@@ -84,7 +84,7 @@ def _row(figure: str, ours: list[float], baseline: list[float] | None = None, ta
 
 async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, live: int = 256,
                   docker_n: int = 5) -> dict:
-    from envcraft.registry import bench_farm
+    from envcraft.registry import bench_figures
 
     env, root = get(env_name), WorkspaceRoot()
     rows = []
@@ -99,19 +99,19 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
                          spawn, "p50<=25ms p99<=100ms, >=40x spawn"))
         rows.append(_row("acquire (cold: copy seed + build server)", cold, spawn))
         rows.append(_row("reset to initial state", await reset_samples(env, root, n), None, "<=10ms"))
-        sdk = await bench_farm.sdk_baseline_calls(n * 5)
-        calls = await bench_farm.farm_and_direct_calls(env, root, n * 5)
+        sdk = await bench_figures.sdk_baseline_calls(n * 5)
+        calls = await bench_figures.farm_and_direct_calls(env, root, n * 5)
         for transport, (farm, direct) in calls.items():
             rows.append(_row(f"tool call via farm ({transport}) vs SDK direct", farm, direct, "ratio >= ~1"))
         for transport, floor in sdk.items():
             rows.append(_row(f"SDK floor: bare echo tool ({transport})", floor))
-        shells = await bench_farm.shell_calls(env, root, n)
+        shells = await bench_figures.shell_calls(env, root, n)
         if "bwrap" in shells:
             rows.append(_row("shell command 'true': bwrap vs process", shells["bwrap"], shells["process"]))
-        docker = await bench_farm.docker_acquire(env, docker_n)
+        docker = await bench_figures.docker_acquire(env, docker_n)
         if isinstance(docker, list):
             rows.append(_row("acquire (docker container)", docker, spawn))
-        concurrency = await bench_farm.many_live(env, live)
+        concurrency = await bench_figures.many_live(env, live)
     finally:
         root.close()
     return {"env": env_name, "rows": rows, "concurrency": concurrency,

@@ -9,7 +9,7 @@ import pytest
 
 from envcraft.generator.audit import audit
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.build import audit_envs, generate
+from envcraft.generator.commands import audit_envs, generate
 from envcraft.generator.compiler import compile_blueprint
 from tests.helpers import REPO
 

@@ -8,7 +8,7 @@ import pytest
 
 from envcraft.generator.audit import audit
 from envcraft.generator.blueprint import ARCHETYPES, load_all
-from envcraft.generator.catalog import compute
+from envcraft.generator.catalog_stats import compute
 from envcraft.generator.compiler import render
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from envcraft.harness.export import _pass_at, _pass_hat
-from tests.test_main_job import envcraft
+from envcraft.harness.reports.numbers import pass_at as _pass_at, pass_hat as _pass_hat
+from tests.test_run import envcraft
 
 
 def test_report_and_exports_from_a_run(tmp_path):

@@ -16,7 +16,7 @@ Modules, in pipeline order:
   gold.py      the gold ToolCalls, with a lookup inserted before any id the agent has not seen
   verify.py    checks from the diff between initial and gold final state, plus guards
   replay.py    runs ToolCalls on tables + files (domain and scaffold tools) and takes Snapshots
-  validate.py  gold / no-op / random agent / ablations, graded with harness.grading
+  validate.py  gold / no-op / random agent / ablations, graded with core.grading
   build.py     one task from one chain (write chains, questions); cross.py: two-environment tasks
   rewrite.py   optional LLM rewrite of instruction turns (OpenAI-compatible endpoint)
   generate.py  every environment, in parallel and deterministically, to tasks/; stats.py: the summary

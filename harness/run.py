@@ -20,7 +20,7 @@ from envcraft.harness.agents.base import Agent
 from envcraft.harness.agent_options import AgentOptions, preflight
 from envcraft.harness.episode import Limits
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.report import Progress, summary_rows, summary_table
+from envcraft.harness.progress import Progress, summary_rows, summary_table
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.core.tasks import TASKS_DIR, Task, task_file, tasks_for
 from envcraft.registry.catalog import discover

@@ -1,4 +1,4 @@
-"""Farm figures for `envcraft bench`: tool calls through the farm beside the SDK driving the same server,
+"""Figures of `envcraft bench` beyond acquire and reset: tool calls through the farm beside the SDK driving the same server,
 shell commands per sandbox backend, many live episodes at once, and the Docker backend."""
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def print_stats(run_audit: bool = False, as_json: bool = False, servers: Path | 
     results = None
     if run_audit:
         from envcraft.generator.audit import audit
-        from envcraft.generator.build import SERVERS
+        from envcraft.generator.commands import SERVERS
 
         folder = Path(servers or SERVERS)
         results = {bp.id: audit(folder / bp.id, blueprint=bp).passed for bp in load_all()}

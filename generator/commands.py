@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from envcraft.generator.appcode import BlueprintError
 from envcraft.generator.audit import AuditReport, audit
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.compiler import _clear, compile_blueprint
+from envcraft.generator.compiler import clear_build, compile_blueprint
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 
@@ -66,7 +66,7 @@ def generate(blueprints: list[Path] | None = None, out: Path = SERVERS, echo: Ca
 
 def install(staged: Path, target: Path, bp) -> None:
     """Replace target with the audited build (never a folder the compiler did not write)."""
-    _clear(target, bp)
+    clear_build(target, bp)
     shutil.copytree(staged, target, ignore=shutil.ignore_patterns("__pycache__"))
 
 

@@ -1,0 +1,1 @@
+"""`envcraft report`: what a run folder says about the agents that ran in it."""

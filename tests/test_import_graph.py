@@ -1,0 +1,101 @@
+"""The import graph of our packages: no cycle between modules or between packages, layers point one way,
+and no module imports another module's private names.
+
+Every import counts, including those inside functions: a lazy import hides a cycle, it does not break it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+REPO = Path(__file__).resolve().parent.parent
+# Top folder -> import name (pyproject's package-dir mapping).
+PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "registry": "envcraft.registry",
+            "harness": "envcraft.harness", "generator": "envcraft.generator"}
+# What each package may import besides itself: dependencies point one way, the CLI on top.
+ALLOWED = {
+    "envcraft.core": set(),
+    "envcraft.registry": {"envcraft.core"},
+    "envcraft.generator": {"envcraft.core", "envcraft.registry"},
+    "envcraft.harness": {"envcraft.core", "envcraft.registry"},
+    "envcraft": {"envcraft.core", "envcraft.registry", "envcraft.generator", "envcraft.harness"},
+}
+
+
+def module_files() -> dict[str, Path]:
+    modules = {}
+    for folder, name in PACKAGES.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            parts = list(path.relative_to(REPO / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join([name, *parts])] = path
+    return modules
+
+
+def imports_of(module: str, path: Path, known: dict[str, Path]) -> list[tuple[str, list[str]]]:
+    """(imported module, names taken from it) for every import statement in the file, at any depth."""
+    is_package = path.name == "__init__.py"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")[: len(module.split(".")) - node.level + is_package]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.append((sub, []) if sub in known else (base, [alias.name]))
+    return [(target, names) for target, names in found if target.split(".")[0] == "envcraft"]
+
+
+def graph() -> tuple[nx.DiGraph, list[str]]:
+    known = module_files()
+    g = nx.DiGraph()
+    g.add_nodes_from(known)
+    private = []
+    for module, path in known.items():
+        for target, names in imports_of(module, path, known):
+            assert target in known, f"{module} imports {target}, which is not one of our modules"
+            if target != module:
+                g.add_edge(module, target)
+            private += [f"{module} imports {target}.{n}" for n in names if n.startswith("_")]
+    return g, private
+
+
+def package_of(module: str) -> str:
+    for name in sorted(PACKAGES.values(), key=len, reverse=True):
+        if module == name or module.startswith(name + "."):
+            return name
+    raise AssertionError(module)
+
+
+def test_no_import_cycle_between_modules():
+    g, _ = graph()
+    cycles = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
+    assert not cycles, f"modules importing each other (directly or around a loop): {cycles}"
+
+
+def test_packages_import_each_other_one_way_only():
+    g, _ = graph()
+    wrong = sorted({f"{a} -> {b}" for a, b in g.edges
+                    if package_of(a) != package_of(b) and package_of(b) not in ALLOWED[package_of(a)]})
+    assert not wrong, f"imports against the layering (core < registry < generator, harness < cli): {wrong}"
+    packages = nx.DiGraph((package_of(a), package_of(b)) for a, b in g.edges if package_of(a) != package_of(b))
+    assert nx.is_directed_acyclic_graph(packages)
+
+
+def test_no_module_imports_another_modules_private_names():
+    _, private = graph()
+    assert not private, f"reaching into another module's internals: {private}"
+
+
+def test_the_graph_sees_lazy_imports():
+    """The walk must find imports inside functions, or a lazy import would hide a cycle from the tests above."""
+    g, _ = graph()
+    assert g.has_edge("envcraft.cli", "envcraft.registry.catalog")  # cli imports it inside _list only
