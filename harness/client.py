@@ -2,6 +2,7 @@
 
     async with open_farm() as farm:                         # in-process (the registry)
     async with open_farm(url, token=...) as farm:           # remote (a gateway's control API)
+    (open_farm is in harness/farms.py)
         episode = await farm.create("office-001")           # one or several environments
         episode.turns, episode.tools                        # user turns; tools in OpenAI format
         reply = await farm.call_tool(episode.id, "list_dir", {})
@@ -111,17 +112,4 @@ def parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> dict[s
     return arguments
 
 
-def open_farm(url: str | None = None, *, token: str | None = None, **options: Any):
-    """The in-process farm (no url) or a gateway's (url + control token); use with `async with`."""
-    if url:
-        from envcraft.harness.farm_remote import RemoteFarm
-
-        if not token:
-            raise ValueError("a remote farm needs the gateway's control token (printed when `envcraft serve --all` starts)")
-        return RemoteFarm(url, token, **options)
-    from envcraft.harness.farm_local import LocalFarm
-
-    return LocalFarm(**options)
-
-
-__all__ = ["EpisodeInfo", "Farm", "ToolResult", "open_farm", "episode_tools", "parse_arguments", "reply_text"]
+__all__ = ["EpisodeInfo", "Farm", "ToolResult", "episode_tools", "parse_arguments", "reply_text"]
