@@ -10,18 +10,23 @@ operation is a documented side effect (e.g. a courtesy reply on every ticket sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from envcraft.core.grading import Snapshot
-    from envcraft.core.tasks import Check
+from envcraft.core.tasks import Check
+
+
+class State(Protocol):
+    """What the guard reads of a snapshot (grading.Snapshot): app tables and workspace files."""
+
+    tables: dict[str, list[dict[str, Any]]]
+    files: dict[str, str]
 
 
 def _by_id(rows: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
     return {row.get("id", index): row for index, row in enumerate(rows)}
 
 
-def damage(check: Check, initial: Snapshot, final: Snapshot) -> list[str]:
+def damage(check: Check, initial: State, final: State) -> list[str]:
     """What changed that the task did not ask for (empty: nothing)."""
     out: list[str] = []
     allowed = set(check.allow)
