@@ -101,7 +101,8 @@ def _tasks_audit(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from envcraft.generator.tasks.audit import audit, cross_check, table, violations
+    from envcraft.generator.tasks.audit import audit, table, violations
+    from envcraft.replays import cross_check
 
     report = audit(args.sample, args.seed)
     print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
@@ -116,6 +117,22 @@ def _tasks_audit(args: argparse.Namespace) -> int:
         if differ:
             return 1
     return 1 if broken else 0
+
+
+def _tasks_replay(args: argparse.Namespace) -> int:
+    import json
+
+    import anyio
+
+    from envcraft.replays import replay_store
+
+    result = anyio.run(lambda: replay_store(args.dir, args.env, args.limit, args.concurrency, not args.no_noop,
+                                            log=lambda m: print(m, file=sys.stderr)))
+    print(json.dumps(result, indent=1) if args.json else
+          f"{result['tasks']} tasks replayed through the registry and MCP (in-process) in {result['seconds']}s "
+          f"(gold {result['gold_seconds']}s): gold below 1.0: {len(result['gold_below_one'])}, "
+          f"no-op above 0: {len(result['noop_above_zero'])}")
+    return 1 if result["gold_below_one"] or result["noop_above_zero"] else 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -255,6 +272,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
                        "MCP servers and compare rewards (default: 0)")
     check.set_defaults(fn=_tasks_audit)
+    again = tasks_commands.add_parser("replay", help="replay every task's gold (and a no-op agent) through the "
+                                      "registry and MCP; print the time and any task that is not 1.0 / 0")
+    again.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    again.add_argument("--env", action="append", help="only tasks whose first environment is this")
+    again.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    again.add_argument("--concurrency", type=int, default=8)
+    again.add_argument("--no-noop", action="store_true", help="skip the no-op pass")
+    again.add_argument("--json", action="store_true")
+    again.set_defaults(fn=_tasks_replay)
     return parser
 
 
