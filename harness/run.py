@@ -113,6 +113,11 @@ def run_main_job(settings: RunSettings) -> int:
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         progress = Progress(len(tasks) * settings.attempts, label)
+        if settings.ray:
+            from envcraft.harness.ray_runner import run_on_ray
+
+            rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, on_done=progress.update)
+            continue
         rollouts += anyio.run(lambda: run_tasks(
             tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
             attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
