@@ -7,16 +7,20 @@ import argparse
 import sys
 from pathlib import Path
 
+from envcraft import __version__
+from envcraft.harness.clients import CLIENTS
+
 
 def _list(args: argparse.Namespace) -> int:
+    from envcraft.harness.terminal import console, table
     from envcraft.registry.catalog import discover
 
     environments = discover()
-    print(f"{'environment':<24} {'kind':<16} {'tools':>5}  archetypes")
-    for name, env in environments.items():
-        meta = env.manifest.env
-        print(f"{name:<24} {meta.kind:<16} {len(meta.tools):>5}  {', '.join(meta.archetypes)}")
-    print(f"{len(environments)} environment(s)")
+    rows = ([name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
+            for name, env in environments.items())
+    out = console()
+    out.print(table(["environment", "kind", "tools", "archetypes"], rows, right=["tools"]))
+    out.print(f"{len(environments)} environment(s)")
     return 0
 
 
@@ -30,7 +34,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
 
-    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
+    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace,
+                 client=args.client)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -85,9 +90,9 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from envcraft.harness.reports.numbers import print_report
+    from envcraft.harness.reports.command import report
 
-    return print_report(args.run)
+    return report(args.run, html=args.html, as_json=args.json)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -98,6 +103,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
+    parser.add_argument("--version", action="version", version=f"envcraft {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="list environments from their manifests").set_defaults(fn=_list)
@@ -112,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--workspace", help="use this folder as the workspace instead of a fresh copy of the seed")
+    serve.add_argument("--client", choices=CLIENTS, help="print the entry this client reads (with --stdio: print "
+                       "the stdio entry and exit, the client starts the server itself)")
     serve.set_defaults(fn=_serve)
 
     run = commands.add_parser("run", help="run agents over tasks, grade, write rollouts, print a summary")
@@ -131,8 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.set_defaults(fn=_run)
 
-    report = commands.add_parser("report", help="per agent and split: success, reward, pass@k and pass^k")
-    report.add_argument("run", type=Path, help="a run folder (runs/<id>)")
+    report = commands.add_parser("report", help="success, reward, pass@k and pass^k; --html: plots and trajectories")
+    report.add_argument("run", type=Path, nargs="+", help="run folder(s) (runs/<id>); several are compared side by side")
+    report.add_argument("--html", type=Path, default=None, help="write a self-contained HTML report here")
+    report.add_argument("--json", nargs="?", const="-", default=None, metavar="OUT",
+                        help="the same numbers as JSON, to stdout or to OUT")
     report.set_defaults(fn=_report)
 
     export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
@@ -202,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"envcraft {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        if args.command == "run":
+            print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        else:
+            print(f"envcraft {args.command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from envcraft.harness.runner import RolloutLog
+from envcraft.harness.reports.numbers import load_run
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 
 EXPORT_FORMAT = "envcraft.export/1"
 
 
 def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: Path = TASKS_DIR) -> int:
-    rollouts = list(RolloutLog(Path(run) / "rollouts.jsonl").done.values())
+    rollouts = load_run(run).rollouts  # a missing or empty run is an error, and nothing is created
+    if fmt not in ("sft", "verl"):
+        raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     written = 0

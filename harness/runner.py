@@ -19,6 +19,7 @@ import anyio
 from envcraft.harness.agents.base import Agent
 from envcraft.harness.episode import Episode, Limits, Toolset
 from envcraft.harness.errors import EpisodeStop, InfraFailure
+from envcraft.core.diff import state_diff
 from envcraft.core.grading import Snapshot, grade
 from envcraft.core.rollout import Failure, Rollout
 from envcraft.core.tasks import Task
@@ -65,9 +66,11 @@ async def run_episode(task: Task, agent: Agent, launcher: Launcher, root: Worksp
                 rollout.stop_reason = "time_limit"
             timings.agent_seconds = time.perf_counter() - agent_start
             grade_start = time.perf_counter()
-            result = grade(task, initial, {i.env.name: Snapshot.of(i.workspace) for i in instances})
+            final = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+            result = grade(task, initial, final)
             timings.grade_seconds = time.perf_counter() - grade_start
             rollout.reward, rollout.passed, rollout.checks = result.reward, result.passed, result.checks
+            rollout.state_diff = {name: state_diff(initial[name], final[name]) for name in final}
     except Exception as exc:  # recorded, never raised: one broken episode must not stop the run
         failure = _infra(exc) or InfraFailure("task" if isinstance(exc, (KeyError, ValueError)) else "server",
                                               f"{type(exc).__name__}: {exc}")
@@ -89,8 +92,7 @@ class RolloutLog:
     """Append-only JSONL of rollouts; reading it back tells which episodes are already done."""
 
     def __init__(self, path: Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)  # its folder is made on the first append: reading a log creates nothing
         self.done: dict[tuple[str, str, int], Rollout] = {}
         if self.path.exists():
             self._recover()
@@ -110,6 +112,7 @@ class RolloutLog:
             self.path.write_text("".join(line + "\n" for line in good), "utf-8")
 
     def append(self, rollout: Rollout) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(rollout.model_dump_json() + "\n")
             handle.flush()
