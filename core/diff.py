@@ -5,13 +5,19 @@ Recorded on each rollout so a report can show it beside the checks; rows are mat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envcraft.core.grading import Snapshot
-
 TEXT_LIMIT = 2000  # characters of a changed file kept in the diff
+
+
+class State(Protocol):
+    """What the diff reads of a snapshot (grading.Snapshot)."""
+
+    tables: dict[str, list[dict[str, Any]]]
+    files: dict[str, str]
+    answer: Any
 
 
 class RowChange(BaseModel):
@@ -59,7 +65,7 @@ def _table(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> TableDi
     return diff if diff.added or diff.removed or diff.changed else None
 
 
-def state_diff(initial: Snapshot, final: Snapshot) -> StateDiff:
+def state_diff(initial: State, final: State) -> StateDiff:
     tables = {}
     for name in sorted(set(initial.tables) | set(final.tables)):
         if (table := _table(initial.tables.get(name, []), final.tables.get(name, []))) is not None:

@@ -15,7 +15,7 @@ ROLLOUT_FORMAT = "envcraft.rollout/1"
 
 
 class Failure(BaseModel):
-    boundary: Literal["model", "server", "sandbox", "task"]
+    boundary: Literal["model", "server", "sandbox", "task", "agent"]
     message: str
 
 

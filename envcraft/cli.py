@@ -39,12 +39,19 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from envcraft.harness.agent_options import AgentOptions
+    from envcraft.harness.episode import Limits
     from envcraft.harness.run import RunSettings, run_main_job
 
+    limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
+                    max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
+    options = AgentOptions(temperature=args.temperature, request_timeout=args.request_timeout,
+                           model_retries=args.model_retries, system_prompt_file=args.system_prompt,
+                           return_token_ids=args.return_token_ids, logprobs=args.logprobs)
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options)
     return run_main_job(settings)
 
 
@@ -80,13 +87,57 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "stats":
         from envcraft.generator.tasks.stats import stats
 
-        print(stats(args.dir))
+        print(stats(args.dir, as_json=args.json) if args.json else stats(args.dir))
+        return 0
+    if args.tasks_command == "sample":
+        from envcraft.generator.tasks.sample import render_sample
+
+        print(render_sample(args.dir, args.seed, args.n), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
     report = generate(seed=args.seed, per_env=args.per_env, envs=args.env, out=args.out, workers=args.workers,
                       compress=args.gzip, rewrite=args.rewrite_url, rewrite_model=args.rewrite_model)
     return 0 if report["tasks"] else 1
+
+
+def _tasks_audit(args: argparse.Namespace) -> int:
+    import json
+
+    import anyio
+
+    from envcraft.generator.tasks.audit import audit, table, violations
+    from envcraft.replays import cross_check
+
+    report = audit(args.sample, args.seed)
+    print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
+    broken = violations(report)
+    for name, what in broken.items():
+        print(f"  {name}: {what}", file=sys.stderr)
+    if args.mcp:
+        rows = anyio.run(cross_check, args.mcp, args.seed)
+        differ = [r for r in rows if r[2] != r[3]]
+        print(f"MCP cross-check: {len(rows) - len(differ)}/{len(rows)} mutants graded the same through the real "
+              "servers" + "".join(f"\n  {t} {m}: fast {a} mcp {b}" for t, m, a, b in differ), file=sys.stderr)
+        if differ:
+            return 1
+    return 1 if broken else 0
+
+
+def _tasks_replay(args: argparse.Namespace) -> int:
+    import json
+
+    import anyio
+
+    from envcraft.replays import replay_store
+
+    result = anyio.run(lambda: replay_store(args.dir, args.env, args.limit, args.concurrency, not args.no_noop,
+                                            log=lambda m: print(m, file=sys.stderr)))
+    print(json.dumps(result, indent=1) if args.json else
+          f"{result['tasks']} tasks replayed through the registry and MCP (in-process) in {result['seconds']}s "
+          f"(gold {result['gold_seconds']}s): gold below 1.0: {len(result['gold_below_one'])}, "
+          f"no-op above 0: {len(result['noop_above_zero'])}")
+    return 1 if result["gold_below_one"] or result["noop_above_zero"] else 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -137,6 +188,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
     run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
+    run.add_argument("--retries", type=int, default=2, help="a resume re-runs an episode that failed at the "
+                     "infrastructure (model, server, sandbox) while it has failed at most this often")
+    limits = run.add_argument_group("limits (per episode)")
+    limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
+    limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")
+    limits.add_argument("--max-call-tokens", type=int, default=2_048, help="completion budget of one model call")
+    limits.add_argument("--max-seconds", type=float, default=600.0, help="wall clock per episode")
+    limits.add_argument("--tool-timeout", type=float, default=120.0, help="seconds one tool call may take")
+    model = run.add_argument_group("the claw agent's model calls")
+    model.add_argument("--temperature", type=float, default=0.0)
+    model.add_argument("--request-timeout", type=float, default=120.0, help="seconds per model request")
+    model.add_argument("--model-retries", type=int, default=2, help="retries of one failed model request")
+    model.add_argument("--system-prompt", default=None, help="file whose text replaces the built-in system prompt")
+    model.add_argument("--return-token-ids", action="store_true",
+                       help="ask the endpoint for prompt/completion token ids (vLLM return_token_ids); kept on rollouts")
+    model.add_argument("--logprobs", action="store_true", help="ask for completion logprobs; kept on rollouts")
     run.set_defaults(fn=_run)
 
     report = commands.add_parser("report", help="success, reward, pass@k and pass^k; --html: plots and trajectories")
@@ -200,12 +267,43 @@ def build_parser() -> argparse.ArgumentParser:
     make.set_defaults(fn=_tasks)
     show = tasks_commands.add_parser("stats", help="counts per environment, kind, archetype, tier, split; drops")
     show.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    show.add_argument("--json", action="store_true", help="the figures as one JSON object")
     show.set_defaults(fn=_tasks)
+    pick = tasks_commands.add_parser("sample", help="instructions of a fixed-seed sample of tasks, verbatim")
+    pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    pick.add_argument("--seed", type=int, default=12)
+    pick.add_argument("--n", type=int, default=12)
+    pick.set_defaults(fn=_tasks)
+    check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
+    check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--json", action="store_true", help="print {sample, mutations: {name: {n, kept_full, partial, zero}}}")
+    check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
+                       "MCP servers and compare rewards (default: 0)")
+    check.set_defaults(fn=_tasks_audit)
+    again = tasks_commands.add_parser("replay", help="replay every task's gold (and a no-op agent) through the "
+                                      "registry and MCP; print the time and any task that is not 1.0 / 0")
+    again.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    again.add_argument("--env", action="append", help="only tasks whose first environment is this")
+    again.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    again.add_argument("--concurrency", type=int, default=8)
+    again.add_argument("--no-noop", action="store_true", help="skip the no-op pass")
+    again.add_argument("--json", action="store_true")
+    again.set_defaults(fn=_tasks_replay)
     return parser
+
+
+def quiet_http_loggers() -> None:
+    """Third-party clients log every request at INFO (`HTTP Request: POST ...`), burying the progress line."""
+    import logging
+
+    for name in ("httpx", "httpx2", "httpcore", "openai", "mcp", "uvicorn.access"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    quiet_http_loggers()
     try:
         return args.fn(args)
     except (KeyError, FileNotFoundError, ValueError) as exc:

@@ -17,6 +17,8 @@ import anyio
 from pydantic import BaseModel
 
 from envcraft.harness.agents.base import Agent
+from envcraft.harness.agent_options import AgentOptions, preflight
+from envcraft.harness.episode import Limits
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.progress import RunProgress
 from envcraft.harness.reports.numbers import summary_rows
@@ -44,6 +46,10 @@ class RunSettings(BaseModel):
     split: str = "all"
     limit: int | None = None  # tasks per environment; None: all with --env, else SAMPLE_PER_ENV; 0: all
     out: str | None = None
+    retries: int = 2  # a resume re-runs an infrastructure failure while it has failed at most this often
+    limits: Limits = Limits()
+    agent_options: AgentOptions = AgentOptions()
+    ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
 
     def endpoint(self) -> tuple[str | None, str, str]:
         return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
@@ -52,6 +58,7 @@ class RunSettings(BaseModel):
 
 
 def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
+    """An agent by name; the gold agent alone gets the tasks' gold solutions."""
     if name == "gold":
         return GoldReplayAgent({task.id: task.gold for task in tasks})
     if name == "noop":
@@ -62,7 +69,7 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
             raise ValueError("the claw agent needs an endpoint: pass --base-url (and --model, --api-key) or set ENVCRAFT_BASE_URL")
         from envcraft.harness.agents.claw import ClawAgent
 
-        return ClawAgent(base_url=base_url, api_key=api_key, model=model)
+        return ClawAgent(base_url=base_url, api_key=api_key, model=model, **settings.agent_options.claw_kwargs())
     close = difflib.get_close_matches(name, AGENTS, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise ValueError(f"unknown agent {name!r}: {hint}use gold, noop or claw")
@@ -93,7 +100,9 @@ def run_main_job(settings: RunSettings) -> int:
     talk = console(stderr=True)
     tasks = load_run_tasks(settings)
     built = {name: make_agent(name, settings, tasks) for name in agents}  # bad settings fail before any work
-    if "claw" not in agents:
+    if "claw" in built:
+        preflight(*settings.endpoint(), settings.agent_options)  # an unreachable model fails here, not per episode
+    else:
         policies = " and ".join({"gold": "gold-replay", "noop": "no-op"}[name] for name in agents)
         why = "no LLM endpoint configured (--base-url or ENVCRAFT_BASE_URL)" if not base_url else "--agent chose them"
         talk.print(f"Running the built-in {policies} {'policy' if len(agents) == 1 else 'policies'}: {why}. "
@@ -118,8 +127,8 @@ def run_main_job(settings: RunSettings) -> int:
         label = f"{name}:{model}" if name == "claw" else name
         with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
             rollouts += anyio.run(lambda: run_tasks(
-                tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency,
-                attempts=settings.attempts, on_done=progress.update))
+                tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
+                attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
     rows = summary_rows(rollouts)
     (out / "summary.json").write_text(json.dumps(rows, indent=1))
     console().print(summary_table(rows))

@@ -111,7 +111,9 @@ class StdioLauncher:
         self.python = python
 
     def parameters(self, env: Environment, workspace: Path) -> StdioServerParameters:
-        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "ENVCRAFT_SANDBOX") if k in os.environ}
+        # The sandbox choice and a run's marker (how tests find a run's processes) pass through; no secrets do.
+        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "ENVCRAFT_SANDBOX", "ENVCRAFT_RUN_MARKER")
+                if k in os.environ}
         return StdioServerParameters(command=self.python, args=[str(env.entrypoint), "--workspace", str(workspace)],
                                      env=keep, cwd=str(env.folder))
 

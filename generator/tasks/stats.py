@@ -10,7 +10,9 @@ from pathlib import Path
 from envcraft.core.tasks import Task, load_tasks
 
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.tasks.env import SERVERS
 from envcraft.generator.tasks.generate import REPORT
+from envcraft.generator.tasks.quality import measure
 
 HAND_WRITTEN = {"office.jsonl"}
 
@@ -35,14 +37,72 @@ def _table(title: str, counts: Counter, total: int) -> list[str]:
     return lines
 
 
-def stats(folder: Path) -> str:
-    folder = Path(folder)
+def _load(folder: Path) -> tuple[list[Task], Counter]:
     tasks: list[Task] = []
     per_env: Counter = Counter()
     for path in task_files(folder):
         loaded = [t for t in load_tasks(path) if any(tag.startswith("chain:") for tag in t.tags)]
         tasks += loaded
         per_env[path.name.split(".")[0]] = len(loaded)
+    return tasks, per_env
+
+
+def mean_domain_tools(servers: Path = SERVERS) -> float:
+    """Domain tools per generated environment, as their manifests list them."""
+    counts = []
+    for manifest in sorted(Path(servers).glob("*/server.json")):
+        meta = json.loads(manifest.read_text("utf-8")).get("_meta", {}).get("io.github.envcraft/environment", {})
+        if meta.get("envId") and (BLUEPRINTS / f"{meta['envId']}.yaml").exists():
+            counts.append(sum(1 for t in meta.get("tools", []) if t.get("layer") == "domain"))
+    return round(sum(counts) / len(counts), 2) if counts else 0.0
+
+
+def figures(folder: Path, examples: int = 0) -> dict:
+    """The headline figures of a task store (the thresholds tests/test_task_quality.py asserts)."""
+    tasks, _ = _load(Path(folder))
+    total = len(tasks)
+    writes = named = write_tasks = step_lists = raw = glitch_count = 0
+    samples: dict[str, list[str]] = {"raw_enum": [], "glitch": []}
+    for task in tasks:
+        m = measure(task)
+        writes += m["writes"]
+        named += m["named"]
+        if m["writes"]:
+            write_tasks += 1
+            step_lists += m["step_list"]
+        raw += bool(m["raw_enum"])
+        glitch_count += len(m["glitches"])
+        if m["raw_enum"] and len(samples["raw_enum"]) < examples:
+            samples["raw_enum"].append(f"{task.id}: {m['raw_enum']}")
+        if m["glitches"] and len(samples["glitch"]) < examples:
+            samples["glitch"].append(f"{task.id}: {m['glitches'][0]}")
+    share = (lambda n, d: round(n / d, 4) if d else 0.0)
+    out = {
+        "total": total,
+        "cross_env_share": share(sum(len(t.envs) > 1 for t in tasks), total),
+        "question_share": share(sum("question" in t.tags for t in tasks), total),
+        "multi_turn_share": share(sum(len(t.turns) > 1 for t in tasks), total),
+        "dependent_turn_share": share(sum("dependent_turns" in t.tags for t in tasks), total),
+        "tool_verb_share": share(named, writes),
+        "step_list_share": share(step_lists, write_tasks),
+        "raw_enum_share": share(raw, total),
+        "glitch_count": glitch_count,
+        "judgement_share": share(sum("judgement" in t.tags for t in tasks), total),
+        "needs_workspace_share": share(sum(any(tag.startswith("needs:") for tag in t.tags) for t in tasks), total),
+        "needs": dict(sorted(Counter(tag for t in tasks for tag in t.tags if tag.startswith("needs:")).items())),
+        "difficulty": dict(sorted(Counter(t.difficulty for t in tasks).items())),
+        "mean_domain_tools": mean_domain_tools(),
+    }
+    if examples:
+        out["examples"] = samples
+    return out
+
+
+def stats(folder: Path, as_json: bool = False) -> str:
+    folder = Path(folder)
+    if as_json:
+        return json.dumps(figures(folder), indent=1, sort_keys=True)
+    tasks, per_env = _load(folder)
     if not tasks:
         return f"no generated tasks in {folder} (envcraft tasks generate writes them)"
     total = len(tasks)
@@ -85,4 +145,5 @@ def stats(folder: Path) -> str:
         lines.append(f"tool coverage: {covered} of {sum(c[1] for c in coverage.values())} domain tools appear in a gold "
                      f"solution; environments missing some: {len(partial)}"
                      + (f" ({', '.join(f'{e} {c[0]}/{c[1]}' for e, c in sorted(partial.items())[:8])})" if partial else ""))
+    lines.append("quality: " + json.dumps(figures(folder), sort_keys=True))
     return "\n".join(lines)

@@ -1,0 +1,346 @@
+"""Mutations of a gold solution: what a careless, sloppy or reward-hacking agent would do instead.
+
+Each mutation takes a task and its gold and returns the mutated call list, or None when it does
+not apply to that task (no create to duplicate, no file tools for a scratch file, no answer...).
+`SHOULD_DROP` mutations must never keep full reward; `SHOULD_KEEP` ones must always keep it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+from envcraft.core.tasks import Check, Task, ToolCall
+
+from envcraft.generator.tasks.decoys import shifted
+from envcraft.generator.tasks.describe import answer_text
+from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field
+from envcraft.generator.tasks.replay import World, parse_flags, shell_command
+from envcraft.generator.tasks.validate import is_write
+
+ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+SHOULD_DROP = ("drop_write", "wrong_argument", "extra_write_same_table", "extra_write_other_table",
+               "duplicate_create", "answer_dump")
+SHOULD_KEEP = ("swap_independent", "extra_reads", "scratch_file", "answer_other_format", "free_text_normalized")
+NAMES = ("drop_write", "swap_independent", "extra_reads", "wrong_argument", "extra_write_same_table",
+         "extra_write_other_table", "duplicate_create", "scratch_file", "answer_other_format", "answer_dump",
+         "free_text_normalized")
+
+Mutation = Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]
+
+
+# ------------------------------------------------------------------ helpers
+
+def domain_call(cache: EnvCache, task: Task, call: ToolCall) -> tuple[EnvSpec, str, dict[str, Any]] | None:
+    """(env, operation, arguments) of a domain call, whether made as a tool or through the shell CLI."""
+    env = cache[call.env or task.envs[0]]
+    if call.tool in env.ops:
+        return env, call.tool, dict(call.arguments)
+    if call.tool == "run_shell" and env.cli:
+        words = shlex.split(str(call.arguments.get("command", "")))
+        if len(words) >= 2 and words[0] == env.cli and words[1].replace("-", "_") in env.ops:
+            op = words[1].replace("-", "_")
+            try:
+                return env, op, parse_flags(env, op, words[2:])
+            except ValueError:
+                return None
+    return None
+
+
+def as_call(template: ToolCall, env: EnvSpec, op: str, args: dict[str, Any]) -> ToolCall | None:
+    """A call of `op` with `args`, in the same form (tool or shell) as `template`."""
+    if template.tool == "run_shell":
+        command = shell_command(env, op, args)
+        return template.model_copy(update={"arguments": {"command": command}}) if command else None
+    return template.model_copy(update={"tool": op, "arguments": args})
+
+
+def before_finish(calls: list[ToolCall], extra: list[ToolCall]) -> list[ToolCall]:
+    """`extra` inserted just before the final finish (or appended), in the last turn."""
+    end = len(calls) - 1 if calls and calls[-1].tool == "finish" else len(calls)
+    turn = calls[end - 1].turn if end > 0 else 0
+    return calls[:end] + [c.model_copy(update={"turn": turn}) for c in extra] + calls[end:]
+
+
+def changed_tables(cache: EnvCache, task: Task) -> dict[str, set[str]]:
+    """env -> tables the gold changes."""
+    world = World(cache, task)
+    world.run(task.gold)
+    out: dict[str, set[str]] = {}
+    for name in task.envs:
+        before, after = world.start[name].tables, world.tables[name]
+        out[name] = {t for t in set(before) | set(after) if before.get(t) != after.get(t)}
+    return out
+
+
+def plausible_args(env: EnvSpec, op_name: str, tables: Tables, rng: random.Random,
+                   avoid: set[str] = frozenset()) -> dict[str, Any]:
+    """Arguments for `op_name` drawn from the state (a random existing row, plausible field values)."""
+    op = env.ops[op_name]
+    entity = env.entity(op.entity)
+    args: dict[str, Any] = {}
+    for param in env.params[op_name]:
+        if param.spec is None and param.name == f"{entity.name}_id":
+            rows = [r for r in tables.get(entity.table, []) if r["id"] not in avoid] or tables.get(entity.table, [])
+            if rows:
+                args[param.name] = rng.choice(rows)["id"]
+            continue
+        if param.spec is None or not (param.required or rng.random() < 0.3):
+            continue
+        spec = param.spec
+        if spec.type == "ref":
+            rows = tables.get(env.entity(spec.ref).table, [])
+            value = rng.choice(rows)["id"] if rows else None
+        else:
+            pool = [r.get(spec.name) for r in tables.get(entity.table, []) if r.get(spec.name) is not None]
+            value = rng.choice(pool) if pool else None
+            if value is not None and spec.unique:
+                value = shifted(env, entity, spec, value, rng, tables) if spec.type != "bool" else value
+        if value is not None:
+            args[param.name] = float(value) if spec.type == "float" and isinstance(value, int) else value
+    return args
+
+
+def extra_write(cache: EnvCache, task: Task, rng: random.Random, same: bool) -> list[ToolCall] | None:
+    """One more successful write, to a table the gold changes (same) or to one it does not."""
+    changed = changed_tables(cache, task)
+    world = World(cache, task)
+    world.run(task.gold)
+    touched = {i for c in task.gold for i in ID.findall(repr(c.arguments))}
+    options = []
+    for name in task.envs:
+        env = cache[name]
+        for op in env.bp.operations:
+            if op.writes and not op.side_effect and (env.entity(op.entity).table in changed[name]) == same:
+                options.append((name, op.name))
+    rng.shuffle(options)
+    for name, op_name in options[:12]:
+        env = cache[name]
+        for _ in range(4):
+            args = plausible_args(env, op_name, world.tables[name], rng, touched)
+            probe = World(cache, task)
+            probe.run(task.gold)
+            before = repr(probe.tables[name])
+            ok, _ = probe.apply(ToolCall(tool=op_name, env=name, arguments=args))
+            if ok and repr(probe.tables[name]) != before:
+                return before_finish(task.gold, [ToolCall(tool=op_name, env=name, arguments=args)])
+    return None
+
+
+# ------------------------------------------------------------------ answers
+
+def answer_check(task: Task) -> Check | None:
+    return next((c for c in task.checks if c.kind == "answer"), None)
+
+
+def asked_column(cache: EnvCache, task: Task, check: Check) -> tuple[str, str] | None:
+    """(table, column) whose values the question asks about."""
+    if check.table and getattr(check, "column", None):
+        return check.table, check.column
+    found = re.match(r"answer: (\w+) of ([a-z]{2,6})-\d{4}", check.note)
+    if not found:
+        return None
+    env = cache[task.envs[0]]
+    entity = next((e for e in env.bp.entities if e.id_prefix == found.group(2)), None)
+    if entity is None:
+        return None
+    asked = found.group(1)
+    if asked == "id":
+        return entity.table, "id"
+    spec = entity.field(asked)
+    if spec.type == "ref":
+        other = env.entity(spec.ref)
+        return other.table, label_field(other) or "id"
+    return entity.table, asked
+
+
+def world_values(cache: EnvCache, task: Task, table: str, column: str) -> list[str]:
+    env = cache[task.envs[0]]
+    tables = World(cache, task).tables[task.envs[0]]
+    entity = env.entity_of_table(table)
+    spec = next((f for f in entity.fields if f.name == column), None) if entity else None
+    seen: dict[str, None] = {}
+    for row in tables.get(table, []):
+        if row.get(column) not in (None, "", []):
+            seen.setdefault(answer_text(spec, row[column]), None)
+    return list(seen)
+
+
+def other_format(text: str, rng: random.Random) -> str:
+    """The same value as a person would also write it: dates spelled out, numbers with separators."""
+    value = text.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        day = date.fromisoformat(value)
+        return f"{MONTHS[day.month - 1]} {day.day}, {day.year}"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}", value):
+        moment = datetime.strptime(value.replace("T", " "), "%Y-%m-%d %H:%M")
+        return f"{MONTHS[moment.month - 1]} {moment.day}, {moment.year} {moment:%H:%M}"
+    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        number = float(value)
+        return f"{number:,.2f}" if "." in value or abs(number) >= 1000 else f"{int(number)}"
+    return value.lower() if value != value.lower() else value.upper()
+
+
+# ------------------------------------------------------------------ the mutations
+
+def drop_write(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    writes = [i for i, c in enumerate(task.gold) if is_write(cache, task, c)]
+    if not writes:
+        return None
+    index = rng.choice(writes)
+    return task.gold[:index] + task.gold[index + 1:]
+
+
+def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Two adjacent calls in the same turn where the second uses nothing the first revealed."""
+    world = World(cache, task)
+    results = world.run(task.gold)
+    seen: set[str] = set()
+    first_seen: list[set[str]] = []
+    for ok, result in results:
+        ids = set(ID.findall(repr(result))) - seen
+        seen |= ids
+        first_seen.append(ids)
+    pairs = [i for i in range(len(task.gold) - 1)
+             if "finish" not in (task.gold[i].tool, task.gold[i + 1].tool) and task.gold[i].turn == task.gold[i + 1].turn
+             and not first_seen[i] & set(ID.findall(repr(task.gold[i + 1].arguments)))]
+    rng.shuffle(pairs)
+    for i in pairs:
+        calls = task.gold[:i] + [task.gold[i + 1], task.gold[i]] + task.gold[i + 2:]
+        again = World(cache, task).run(calls)
+        if [ok for ok, _ in again] == [ok for ok, _ in results]:
+            return calls
+    return None
+
+
+def extra_reads(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    calls = list(task.gold)
+    world = World(cache, task)
+    for _ in range(2):
+        name = rng.choice(task.envs)
+        env = cache[name]
+        reads = [op for op in env.bp.operations if not op.writes]
+        if not reads:
+            continue
+        op = rng.choice(reads)
+        args = plausible_args(env, op.name, world.tables[name], rng) if op.kind == "get" else {}
+        end = len(calls) - 1 if calls[-1].tool == "finish" else len(calls)
+        at = rng.randint(0, end)
+        turn = calls[min(at, len(calls) - 1)].turn
+        calls.insert(at, ToolCall(tool=op.name, env=name, arguments=args, turn=turn))
+    return calls if len(calls) > len(task.gold) else None
+
+
+def wrong_argument(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """One string or id argument of a write call changed to another plausible value."""
+    world = World(cache, task)
+    writes = [i for i, c in enumerate(task.gold) if domain_call(cache, task, c) and is_write(cache, task, c)]
+    rng.shuffle(writes)
+    for index in writes:
+        env, op_name, args = domain_call(cache, task, task.gold[index])
+        entity = env.entity(env.ops[op_name].entity)
+        tables = world.tables[env.name]
+        keys = [k for k, v in args.items() if isinstance(v, str)]
+        rng.shuffle(keys)
+        for key in keys:
+            if key == f"{entity.name}_id":
+                others = [r["id"] for r in tables.get(entity.table, []) if r["id"] != args[key]]
+                new = rng.choice(others) if others else None
+            else:
+                spec = next((p.spec for p in env.params[op_name] if p.name == key and p.spec is not None), None)
+                new = shifted(env, entity, spec, args[key], rng, tables) if spec is not None else None
+            if new is None or new == args[key]:
+                continue
+            changed = as_call(task.gold[index], env, op_name, {**args, key: new})
+            if changed is not None:
+                return task.gold[:index] + [changed] + task.gold[index + 1:]
+    return None
+
+
+def extra_write_same_table(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    return extra_write(cache, task, rng, same=True)
+
+
+def extra_write_other_table(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    return extra_write(cache, task, rng, same=False)
+
+
+def duplicate_create(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    creates = [i for i, c in enumerate(task.gold)
+               if (d := domain_call(cache, task, c)) and d[0].ops[d[1]].kind == "create"]
+    rng.shuffle(creates)
+    for index in creates:
+        calls = task.gold[:index + 1] + [task.gold[index]] + task.gold[index + 1:]
+        world = World(cache, task)
+        results = world.run(calls)
+        if results[index + 1][0]:  # the app took the duplicate (a unique rule would refuse it)
+            return calls
+    return None
+
+
+def scratch_file(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    env = cache[task.envs[0]]
+    if "write_file" not in env.scaffold:
+        return None
+    return before_finish(task.gold, [ToolCall(tool="write_file", env=env.name, arguments={
+        "path": "notes/scratch.md", "content": "# scratch\n- looked things up\n- double-check before finishing\n"})])
+
+
+def _with_answer(task: Task, text: str) -> list[ToolCall]:
+    return [c.model_copy(update={"arguments": {**c.arguments, "answer": text}}) if c.tool == "finish" else c
+            for c in task.gold]
+
+
+def gold_answer(task: Task) -> str | None:
+    return next((str(c.arguments.get("answer", "")) for c in task.gold if c.tool == "finish"), None)
+
+
+def answer_other_format(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    expected = gold_answer(task)
+    if answer_check(task) is None or not expected:
+        return None
+    text = rng.choice(("It is {v}.", "The record shows {v}.", "{v}", "Found it: {v}"))
+    return _with_answer(task, text.format(v=other_format(expected, rng)))
+
+
+def answer_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    check = answer_check(task)
+    where = asked_column(cache, task, check) if check else None
+    if where is None:
+        return None
+    values = world_values(cache, task, *where)
+    if len(values) < 2:
+        return None
+    rng.shuffle(values)
+    return _with_answer(task, ", ".join(values))
+
+
+FREE_TEXT = re.compile(r"\S+(\s+\S+){2,}")
+
+
+def free_text_normalized(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A free-text write argument of 3+ words without its final punctuation and with its first letter recased."""
+    for index, call in enumerate(task.gold):
+        found = domain_call(cache, task, call)
+        if not found or not is_write(cache, task, call):
+            continue
+        env, op_name, args = found
+        for key, value in args.items():
+            if isinstance(value, str) and FREE_TEXT.fullmatch(value.strip()) and not ID.search(value):
+                text = value.rstrip(".!?")
+                text = text[:1].swapcase() + text[1:]
+                if text == value:
+                    continue
+                changed = as_call(call, env, op_name, {**args, key: text})
+                if changed is not None:
+                    return task.gold[:index] + [changed] + task.gold[index + 1:]
+    return None
+
+
+MUTATIONS: dict[str, Mutation] = {name: globals()[name] for name in NAMES}

@@ -1,0 +1,123 @@
+"""How natural and how deep a task's request reads, measured from the task alone (text + gold).
+
+  tool_verb     a write step of the gold whose tool verb ("close", "send to theatre") or target
+                status ("in repair") appears in the instruction: the request reads like a tool call
+  step_list     a write task whose instruction names every write step that way, or is a numbered list
+  raw_enum      a snake_case token (a raw enum value) in the text a user wrote
+  glitches      doubled words, empty slots, "the X recorded of", "..", a lowercase "i", a sentence
+                starting in lowercase, "for same <thing>" and similar template seams
+
+The figures are computed the same way for any store, so a before/after comparison is fair.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from functools import lru_cache
+
+from envcraft.core.tasks import Task
+
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Operation, load_blueprint
+
+GLITCHES = {
+    "doubled_word": re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I),
+    "empty_slot": re.compile(r"\{[a-z_]*\}|\(\s*\)|\bNone\b|\bnull\b|\s,|,\s*,|:\s*[.,]"),
+    "recorded_of": re.compile(r"\brecorded (of|for the) \w+ (of|for)\b|\brecorded of\b", re.I),
+    "double_period": re.compile(r"(?<!\.)\.\.(?!\.)"),
+    "lowercase_i": re.compile(r"(?:^|[\s,])i(?=\s)"),
+    "lowercase_sentence": re.compile(r"[.!?]\s+[a-z]"),
+    "dangling_same": re.compile(r"\b(for|of|to|with|on) same\b", re.I),
+    "preposition_pile": re.compile(r"\b(at|to|of|for|on) (to|of|at|for)\b", re.I),
+}
+TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
+SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
+
+
+@lru_cache(maxsize=None)
+def blueprint(env: str) -> Blueprint | None:
+    path = BLUEPRINTS / f"{env}.yaml"
+    return load_blueprint(path) if path.exists() else None
+
+
+def op_verb(op: Operation) -> str:
+    """The verb a tool's name carries: appointment_check_in -> "check in", add_walkin_party -> "add"."""
+    verb = op.name.removeprefix(op.entity + "_")
+    if verb == op.name:
+        verb = op.name.replace(op.entity, "").strip("_") or op.kind
+    return verb.replace("_", " ")
+
+
+def _word_pattern(phrase: str) -> re.Pattern:
+    words = phrase.lower().split()
+    last = words[-1]
+    stem = last[:-1] if last.endswith("e") and len(last) > 3 else last
+    head = r"\s+".join(re.escape(w) for w in words[:-1])
+    tail = rf"(?:{re.escape(last)}|{re.escape(stem)})(?:s|es|d|ed|ing)?"
+    joint = head + r"[-\s]+" if head else ""
+    return re.compile(r"\b" + joint + tail + r"\b", re.I)
+
+
+def write_steps(task: Task) -> list[Operation]:
+    """The domain write operations the gold performs (a shell verb counts as its operation)."""
+    out = []
+    for call in task.gold:
+        bp = blueprint(call.env or task.envs[0])
+        if bp is None:
+            continue
+        ops = {op.name: op for op in bp.operations}
+        name = call.tool
+        if name == "run_shell":
+            try:
+                words = shlex.split(str(call.arguments.get("command", "")))
+            except ValueError:
+                continue
+            name = words[1].replace("-", "_") if len(words) > 1 else ""
+        op = ops.get(name)
+        if op is not None and op.writes:
+            out.append(op)
+    return out
+
+
+def names_step(op: Operation, text: str) -> bool:
+    if _word_pattern(op_verb(op)).search(text):
+        return True
+    if op.kind == "transition" and op.to_status:
+        status = op.to_status.replace("_", " ")
+        return bool(_word_pattern(status).search(text)) or op.to_status.lower() in text.lower()
+    return False
+
+
+def raw_enum(text: str) -> list[str]:
+    """snake_case tokens outside paths, emails and codes."""
+    found = []
+    for token in TOKEN.findall(text):
+        token = token.strip(".:,-")
+        if any(c in token for c in "/@") or "." in token:
+            continue
+        if SNAKE.match(token):
+            found.append(token)
+    return found
+
+
+def glitches(text: str) -> list[str]:
+    out = []
+    for name, pattern in GLITCHES.items():
+        for match in pattern.finditer(text):
+            if name == "doubled_word" and match.group(1).isdigit():
+                continue
+            out.append(f"{name}: {text[max(0, match.start() - 20):match.end() + 20]!r}")
+    return out
+
+
+def measure(task: Task) -> dict:
+    """Per-task figures: write steps, steps named by verb/status, step-list flag, raw enums, glitches."""
+    text = "\n".join(task.turns)
+    steps = write_steps(task)
+    named = sum(1 for op in steps if names_step(op, text))
+    numbered = bool(re.search(r"(?m)^\s*2\.\s", text))
+    return {"writes": len(steps), "named": named, "step_list": bool(steps) and (named == len(steps) or numbered),
+            "raw_enum": raw_enum(text), "glitches": glitches(text)}
+
+
+__all__ = ["glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]

@@ -1,0 +1,29 @@
+"""`envcraft tasks sample`: a fixed-seed sample of instructions, to compare task stores over time.
+
+The rule is stable so that two stores can be compared by the same ids: random.Random(seed) picks
+`n` ids from the sorted ids of every generated task (hand-written office tasks left out).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from envcraft.core.tasks import Task, load_tasks
+
+
+def sample(folder: Path, seed: int = 12, n: int = 12) -> list[Task]:
+    from envcraft.generator.tasks.stats import task_files
+
+    tasks = {t.id: t for path in task_files(Path(folder)) for t in load_tasks(path)}
+    ids = random.Random(seed).sample(sorted(tasks), min(n, len(tasks)))
+    return [tasks[i] for i in ids]
+
+
+def render_sample(folder: Path, seed: int = 12, n: int = 12) -> str:
+    lines = [f"# random.Random({seed}).sample(sorted task ids, {n}) over {folder}"]
+    for task in sample(folder, seed, n):
+        lines.append(f"\n## {task.id} ({', '.join(task.envs)}; {task.difficulty})")
+        for i, turn in enumerate(task.turns, 1):
+            lines.append(f"[turn {i}] {turn}" if len(task.turns) > 1 else turn)
+    return "\n".join(lines) + "\n"
