@@ -64,7 +64,7 @@ def graph() -> tuple[nx.DiGraph, list[str]]:
             assert target in known, f"{module} imports {target}, which is not one of our modules"
             if target != module:
                 g.add_edge(module, target)
-            private += [f"{module} imports {target}.{n}" for n in names if n.startswith("_")]
+            private += [f"{module} imports {target}.{n}" for n in names if n.startswith("_") and not n.startswith("__")]
     return g, private
 
 
