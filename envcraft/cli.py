@@ -149,7 +149,7 @@ def _report(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from envcraft.harness.export import export
 
-    return export(args.run, args.format, args.out, args.min_reward)
+    return export(args.run, args.format, args.out, args.min_reward, gateway_url=args.gateway_url)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -216,8 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
     export.add_argument("run", type=Path)
     export.add_argument("--format", choices=["sft", "verl"], required=True)
-    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="a .jsonl or .parquet file (verl: .parquet)")
     export.add_argument("--min-reward", type=float, default=1.0, help="sft: keep rollouts with at least this reward")
+    export.add_argument("--gateway-url", default="http://127.0.0.1:8765",
+                        help="verl: the gateway the tool config points at (its token: ENVCRAFT_GATEWAY_TOKEN)")
     export.set_defaults(fn=_export)
 
     bench = commands.add_parser("bench", help="acquire, reset and tool-call figures beside a spawn-per-episode baseline")

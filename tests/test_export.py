@@ -26,6 +26,7 @@ def test_report_and_exports_from_a_run(tmp_path):
     assert envcraft("export", str(out), "--format", "verl", "--out", str(tmp_path / "verl.jsonl")).returncode == 0
     verl = [json.loads(line) for line in (tmp_path / "verl.jsonl").read_text().splitlines()]
     assert len(verl) == 3 and {"data_source", "prompt", "ability", "reward_model", "extra_info"} <= set(verl[0])
+    assert (tmp_path / "verl.tools.yaml").exists()
 
 
 def test_pass_at_k_and_pass_hat_k():
