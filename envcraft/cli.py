@@ -29,7 +29,7 @@ def _serve(args: argparse.Namespace) -> int:
         from envcraft.registry.gateway import serve_gateway
 
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -164,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--all", action="store_true", help="gateway: every environment, a URL per episode, a control API")
     serve.add_argument("--token", default=None, help="control API token for --all (default: random, printed)")
     serve.add_argument("--max-episodes", type=int, default=512, help="live episodes the gateway holds at most")
+    serve.add_argument("--idle-seconds", type=float, default=900.0,
+                       help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
