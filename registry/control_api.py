@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
@@ -19,9 +19,6 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-
-if TYPE_CHECKING:
-    from envcraft.registry.gateway import Gateway
 
 CONTROL_BODY_BYTES = 64 * 1024  # a create request is a few dozen bytes
 
@@ -32,6 +29,21 @@ class ControlError(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+class Episodes(Protocol):
+    """What the control routes need from the gateway (registry/gateway.py implements it)."""
+
+    token: str
+    base_url: str
+    episodes: dict[str, Any]
+
+    def health(self) -> dict[str, Any]: ...
+    def episode(self, episode_id: str) -> Any: ...
+    def retire(self, episode: Any) -> None: ...
+    async def create(self, env_name: str, task_id: str | None = None) -> Any: ...
+    async def reset(self, episode: Any) -> Any: ...
+    async def grade(self, episode: Any) -> Any: ...
 
 
 class CreateEpisode(BaseModel):
@@ -84,7 +96,7 @@ def parse(model: type[BaseModel], data: Any) -> Any:
         raise ControlError(400, f"bad request body: {problems}") from None
 
 
-def control_app(gateway: Gateway) -> Starlette:
+def control_app(gateway: Episodes) -> Starlette:
     """The control routes, each a thin layer over the gateway's own methods."""
 
     def authorized(request: Request) -> None:

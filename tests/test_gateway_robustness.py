@@ -178,12 +178,19 @@ async def test_the_idle_reaper_survives_a_deep_tree_and_keeps_everyone_else():
         port = farm.port
         _, attacker = control(port, "POST", "/episodes", {"env": "office"})
         _, bystander = control(port, "POST", "/episodes", {"env": "office"})
-        await build_tree(attacker["url"])
-        async with Client(bystander["url"]) as other:
+        async with Client(bystander["url"]) as other, anyio.create_task_group() as group:
+            async def keep_busy() -> None:  # the bystander is never idle, so only the attacker is reaped
+                while True:
+                    assert not (await other.call_tool("list_dir", {})).is_error
+                    await anyio.sleep(0.3)
+
+            group.start_soon(keep_busy)
+            await build_tree(attacker["url"])
             with anyio.fail_after(120):
                 while (await health_within_one_second(port))["reaped"] == 0:
-                    assert not (await other.call_tool("list_dir", {})).is_error  # keeps the bystander busy
                     await anyio.sleep(0.3)
+            group.cancel_scope.cancel()
+        async with Client(bystander["url"]) as other:
             assert not (await other.call_tool("list_dir", {})).is_error
         report = await health_within_one_second(port)
         assert report["live"] == 1 and report["reaped"] == 1 and report["failures"] == 0, report
