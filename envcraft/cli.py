@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks."""
+bench, generate, audit, catalog, tasks, pack."""
 
 from __future__ import annotations
 
@@ -59,6 +59,16 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from envcraft.registry.catalog import get
+    from envcraft.registry.pack import pack
+
+    out = pack(get(args.env), args.out)
+    print(f"packed {args.env} into {out}: run `python {out / 'server.py'} --workspace <a copy of its seed/>` "
+          "with only mcp==2.3.0 installed")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -230,6 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
+
+    packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
+    packer.add_argument("env", help="environment name (envcraft list)")
+    packer.add_argument("out", type=Path, help="a new (or empty) folder to write")
+    packer.set_defaults(fn=_pack)
 
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
