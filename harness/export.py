@@ -17,7 +17,7 @@ import yaml
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.agents.claw import SYSTEM_PROMPT
 from envcraft.harness.farm_local import LocalFarm
-from envcraft.harness.runner import RolloutLog
+from envcraft.harness.reports.numbers import load_run
 from envcraft.harness.trainer_data import sft_row, verl_row, verl_tool_config, write_rows
 
 DEFAULT_GATEWAY = "http://127.0.0.1:8765"
@@ -37,7 +37,9 @@ async def tools_of(tasks: list[Task]) -> dict[tuple[str, ...], list[dict]]:
 
 def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: Path = TASKS_DIR,
            gateway_url: str = DEFAULT_GATEWAY, system_prompt: str = SYSTEM_PROMPT) -> int:
-    rollouts = list(RolloutLog(Path(run) / "rollouts.jsonl").done.values())
+    rollouts = load_run(run).rollouts  # a missing or empty run is an error, and nothing is created
+    if fmt not in ("sft", "verl"):
+        raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
     out = Path(out)
     if fmt == "sft":
         rows = [sft_row(r, system_prompt) for r in rollouts if r.failure is None and r.reward >= min_reward]
