@@ -44,11 +44,8 @@ def _worker_class(ray: Any) -> Any:
     class FarmWorker:
         """One node's farm: runs batches of episodes with its own pools, returns rollouts as JSON."""
 
-        def __init__(self, settings_json: str, agent_name: str):
-            from envcraft.harness.run import RunSettings
-
-            self.settings = RunSettings.model_validate_json(settings_json)
-            self.agent_name = agent_name
+        def __init__(self, settings: Any, agent_name: str, make_agent: Callable[..., Any]):
+            self.settings, self.agent_name, self.make_agent = settings, agent_name, make_agent
             self.node = ray.get_runtime_context().get_node_id()
             if self.settings.sandbox in ("bwrap", "process"):
                 os.environ["ENVCRAFT_SANDBOX"] = self.settings.sandbox
@@ -61,12 +58,11 @@ def _worker_class(ray: Any) -> Any:
             import tempfile
             from pathlib import Path
 
-            from envcraft.harness.run import make_agent
             from envcraft.harness.runner import run_pairs
             from envcraft.registry.launch import make_launcher
 
             tasks = [Task.model_validate_json(t) for t in tasks_json]
-            agent = make_agent(self.agent_name, self.settings, tasks)
+            agent = self.make_agent(self.agent_name, self.settings, tasks)
             launcher = make_launcher("docker" if self.settings.sandbox == "docker" else self.settings.launcher)
             done: list[Rollout] = []
             with tempfile.TemporaryDirectory() as scratch:  # the driver's log is the record; this is a buffer
@@ -79,8 +75,9 @@ def _worker_class(ray: Any) -> Any:
 
 
 def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog, *, run_id: str,
-               on_done: Callable[[Rollout], None] | None = None, workers_per_node: int = 1,
-               batch: int | None = None) -> list[Rollout]:
+               make_agent: Callable[..., Any], on_done: Callable[[Rollout], None] | None = None,
+               workers_per_node: int = 1, batch: int | None = None) -> list[Rollout]:
+    """`settings` is the run's RunSettings; each worker builds its agent with make_agent(name, settings, tasks)."""
     ray = connect(settings.ray)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -89,7 +86,7 @@ def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLo
     worker = _worker_class(ray)
     nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
     actors = [worker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
-        settings.model_dump_json(), agent_name) for node in nodes for _ in range(workers_per_node)]
+        settings, agent_name, make_agent) for node in nodes for _ in range(workers_per_node)]
     size = batch or max(settings.concurrency, 1)
     queue = [todo[i:i + size] for i in range(0, len(todo), size)]
     running: dict[Any, Any] = {}

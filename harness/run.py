@@ -129,7 +129,8 @@ def run_main_job(settings: RunSettings) -> int:
             if settings.ray:
                 from envcraft.harness.ray_runner import run_on_ray
 
-                rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, on_done=progress.update)
+                rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
+                                       on_done=progress.update)
                 continue
             rollouts += anyio.run(lambda: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
