@@ -126,7 +126,7 @@ def run_main_job(settings: RunSettings) -> int:
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
-            rollouts += anyio.run(lambda: run_tasks(
+            rollouts += anyio.run(lambda agent=agent, progress=progress: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
                 attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
     rows = summary_rows(rollouts)

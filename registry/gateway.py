@@ -129,7 +129,7 @@ class Gateway:
                         started = True
                         task_status.started()
                     await episode.stop.wait()
-            except Exception:  # a crashed transport is restarted and counted in /control/health
+            except Exception:  # noqa: BLE001 - a crashed transport is restarted and counted in /control/health
                 episode.restarts += 1
                 if episode.restarts > 3:
                     self._drop(episode)
@@ -203,7 +203,7 @@ class Gateway:
         try:
             body = await request.json()
         except ValueError:
-            raise ControlError(400, 'send a JSON body like {"env": "office", "task_id": "office-001"}')
+            raise ControlError(400, 'send a JSON body like {"env": "office", "task_id": "office-001"}') from None
         if not isinstance(body, dict) or not isinstance(body.get("env"), str):
             raise ControlError(400, 'the body needs "env" (an environment name; GET /control/health lists how many)')
         episode = await self.create(body["env"], body.get("task_id"))

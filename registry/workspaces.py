@@ -13,9 +13,8 @@ import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
 
-from envcraft.core.state import APP_DIR, APP_STATE, InitialState
+from envcraft.core.state import APP_STATE, InitialState
 
 # Fingerprints of workspaces this process made, taken right after a pure seed copy:
 # relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,

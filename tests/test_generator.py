@@ -261,7 +261,7 @@ def bare_venv(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", BY_KIND.keys())
 def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
-    root, python = bare_venv
+    _, python = bare_venv
     bp = BY_KIND[kind]
     alone = tmp_path / "alone" / bp.id
     shutil.copytree(compile_blueprint(bp, tmp_path / "build" / bp.id), alone)

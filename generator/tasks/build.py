@@ -227,7 +227,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
     describer.prefer = preferences(env, plan.initial, plan.steps)
     desc = describer.describe(last.entity, last.target, avoid={asked})
-    if desc is None or not desc.fields and not desc.nested:
+    if desc is None or (not desc.fields and not desc.nested):
         raise Failed("undescribable")
     describer.cache[(last.entity, last.target)] = desc
     spec = entity.field(asked) if asked != "id" else None

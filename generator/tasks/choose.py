@@ -66,7 +66,7 @@ class Chooser:
     def text(self, entity: Entity, spec: FieldSpec, tables: Tables, unique: bool, current: Any = None) -> str:
         rows = tables.get(entity.table, [])
         used = {row.get(spec.name) for row in rows} if unique else set()
-        for attempt in range(12):
+        for _ in range(12):
             if spec.template:
                 value = spec.template.format(n=len(rows) + 100 + self.rng.randint(0, 899))
             elif spec.values and spec.type == "str":

@@ -70,7 +70,7 @@ class Writer:
     def values(self, op: Operation, fields: dict[str, Any], skip: set[str], update: bool = False) -> list[str] | None:
         entity = self.env.entity(op.entity)
         parts: list[str] = []
-        pairs = {end: start for end, start in self.env.pairs(entity).items()}
+        pairs = dict(self.env.pairs(entity))
         done: set[str] = set()
         for name, value in fields.items():
             if name in skip or name in done:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from functools import lru_cache
+from functools import cache
 
 from envcraft.core.tasks import Task
 
@@ -34,7 +34,7 @@ TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
 SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def blueprint(env: str) -> Blueprint | None:
     path = BLUEPRINTS / f"{env}.yaml"
     return load_blueprint(path) if path.exists() else None
