@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks."""
+bench, generate, audit, catalog, tasks, pack."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _serve(args: argparse.Namespace) -> int:
         from envcraft.registry.gateway import serve_gateway
 
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -60,6 +60,16 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from envcraft.registry.catalog import get
+    from envcraft.registry.pack import pack
+
+    out = pack(get(args.env), args.out)
+    print(f"packed {args.env} into {out}: run `python {out / 'server.py'} --workspace <a copy of its seed/>` "
+          "with only mcp==2.3.0 installed")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -165,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--all", action="store_true", help="gateway: every environment, a URL per episode, a control API")
     serve.add_argument("--token", default=None, help="control API token for --all (default: random, printed)")
     serve.add_argument("--max-episodes", type=int, default=512, help="live episodes the gateway holds at most")
+    serve.add_argument("--idle-seconds", type=float, default=900.0,
+                       help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
@@ -229,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
+
+    packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
+    packer.add_argument("env", help="environment name (envcraft list)")
+    packer.add_argument("out", type=Path, help="a new (or empty) folder to write")
+    packer.set_defaults(fn=_pack)
 
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
