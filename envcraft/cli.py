@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray)
     return run_main_job(settings)
 
 
@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.add_argument("--retries", type=int, default=2, help="a resume re-runs an episode that failed at the "
                      "infrastructure (model, server, sandbox) while it has failed at most this often")
+    run.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                     help="shard episodes over Ray actors, one farm worker per node: a cluster address "
+                          "(host:port), 'auto' (the running cluster; the default with no value) or 'local'")
     limits = run.add_argument_group("limits (per episode)")
     limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
     limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")

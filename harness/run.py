@@ -126,6 +126,12 @@ def run_main_job(settings: RunSettings) -> int:
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
+            if settings.ray:
+                from envcraft.harness.ray_runner import run_on_ray
+
+                rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
+                                       on_done=progress.update)
+                continue
             rollouts += anyio.run(lambda agent=agent, progress=progress: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
                 attempts=settings.attempts, retries=settings.retries, on_done=progress.update))

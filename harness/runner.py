@@ -90,6 +90,34 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
     return rollout
 
 
+async def run_pairs(todo: list[tuple[Task, int]], agent: Agent, launcher: Launcher | None, log: RolloutLog, *,
+                    run_id: str, limits: Limits = Limits(), concurrency: int = 4, farm: Farm | None = None,
+                    on_done: Callable[[Rollout], None] | None = None) -> None:
+    """Run exactly these (task, attempt) episodes, appending each rollout to the log as it finishes."""
+    limiter = anyio.CapacityLimiter(max(concurrency, 1))
+    launcher = launcher or InProcessLauncher()
+
+    async def one(target: Farm, task: Task, attempt: int) -> None:
+        async with limiter:
+            rollout = await run_episode(task, agent, target, limits, run_id, attempt, launcher.name)
+        log.append(rollout)
+        if on_done:
+            on_done(rollout)
+
+    async def run_all(target: Farm) -> None:
+        async with anyio.create_task_group() as group:
+            for task, attempt in todo:
+                group.start_soon(one, target, task, attempt)
+
+    if farm is not None:
+        await run_all(farm)
+        return
+    async with LocalFarm(launcher, tool_seconds=limits.tool_seconds) as local:
+        per_env = Counter(env for task, _ in todo for env in task.envs)
+        local.prewarm({name: min(concurrency, count) for name, count in per_env.items()})
+        await run_all(local)
+
+
 class RolloutLog:
     """Append-only JSONL of rollouts; reading it back tells which episodes are done.
 
@@ -145,27 +173,7 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher | None, 
     `farm` when given, else through an in-process farm over `launcher`."""
     todo = [(task, attempt) for task in tasks for attempt in range(attempts)
             if log.pending((task.id, agent.name, attempt), retries)]
-    limiter = anyio.CapacityLimiter(max(concurrency, 1))
-    launcher = launcher or InProcessLauncher()
-
-    async def one(target: Farm, task: Task, attempt: int) -> None:
-        async with limiter:
-            rollout = await run_episode(task, agent, target, limits, run_id, attempt, launcher.name)
-        log.append(rollout)
-        if on_done:
-            on_done(rollout)
-
-    async def run_all(target: Farm) -> None:
-        async with anyio.create_task_group() as group:
-            for task, attempt in todo:
-                group.start_soon(one, target, task, attempt)
-
-    if farm is not None:
-        await run_all(farm)
-    else:
-        async with LocalFarm(launcher, tool_seconds=limits.tool_seconds) as local:
-            per_env = Counter(env for task, _ in todo for env in task.envs)
-            local.prewarm({name: min(concurrency, count) for name, count in per_env.items()})
-            await run_all(local)
+    await run_pairs(todo, agent, launcher, log, run_id=run_id, limits=limits, concurrency=concurrency, farm=farm,
+                    on_done=on_done)
     wanted = [(task.id, agent.name, attempt) for task in tasks for attempt in range(attempts)]
     return [log.done[key] for key in wanted if key in log.done]
