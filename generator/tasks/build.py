@@ -218,7 +218,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     if forbidden is not None:
         label = label_field(forbidden.entity)
         answer = answer_for(forbidden, str(forbidden.row.get(label)) if label else None)
-        checks.append(Check(kind="answer", contains=[forbidden.fact], weight=2.0,
+        checks.append(Check(kind="answer", contains=[forbidden.fact], weight=2.0, table=forbidden.entity.table,
+                            column=forbidden.field,
                             note=f"names why {forbidden.row['id']} cannot change: {forbidden.field} {forbidden.fact}"))
         checks.append(pin(env, forbidden.entity.table, forbidden.row,
                           f"forbidden change left undone: {forbidden.row['id']} untouched", None))

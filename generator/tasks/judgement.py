@@ -69,7 +69,7 @@ def pick_forbidden(env: EnvSpec, plan: Plan, rng: random.Random) -> Forbidden | 
                 continue
             pre = blocking(env, op, row)
             value = row.get(pre.field) if pre else None
-            if pre is None or not isinstance(value, str) or "_" in value:
+            if pre is None or not isinstance(value, str):
                 continue
             ok, _ = call(env, copy_tables(plan.final), op.name, {f"{entity.name}_id": row["id"]})
             if not ok:
@@ -79,7 +79,7 @@ def pick_forbidden(env: EnvSpec, plan: Plan, rng: random.Random) -> Forbidden | 
 
 def answer_for(forbidden: Forbidden, label: str | None) -> str:
     what = label or f"the {forbidden.entity.name.replace('_', ' ')}"
-    return f"Done, except {what}: it is {forbidden.fact}, so the rules do not allow that change."
+    return f"Not possible for {what}: it is {forbidden.fact}."  # few words: none may be another value of the column
 
 
 def refused_on(env: EnvSpec, tables: Tables, forbidden: Forbidden) -> bool:

@@ -9,6 +9,8 @@ names the status instead (see `ambiguous`).
 
 from __future__ import annotations
 
+import re
+
 GOALS: dict[str, tuple[str, ...]] = {
     "cancelled": ("{x} is off - it won't be going ahead", "we're not going ahead with {x} after all",
                   "{x} isn't happening any more, please call it off"),
@@ -419,4 +421,4 @@ def goal_phrases(status: str) -> tuple[str, ...]:
 
 def humanize(value: str) -> str:
     """A stored enum value as a person writes it: in_repair -> in repair, no_show -> no show."""
-    return str(value).replace("_", " ")
+    return re.sub(r"\bi\b", "I", str(value).replace("_", " "))  # troponin_i -> troponin I

@@ -26,7 +26,7 @@ from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import diff_checks, unchanged
 
 SET_SIZE = (2, 12)
-COUNTS = False  # a bare number is found inside any answer until answers are matched as typed values
+COUNTS = True  # numbers in answers match as whole values (core/answers.py), never as substrings
 
 
 @dataclass
@@ -65,7 +65,7 @@ def row_sets(env: EnvSpec, tables: Tables, describer: Describer) -> list[RowSet]
                 if spec.type == "enum":
                     shown = humanize(value)
                     phrase = (f"{shown} {many}" if name == entity.status_field and " " not in shown
-                              else f"{many} with {labelled(name, shown)}")
+                              and shown != many.split()[0] else f"{many} with {labelled(name, shown)}")
                     out.append(RowSet(op, entity, name, value, members, phrase))
                 elif spec.ref in findable:
                     desc = describer.describe(spec.ref, value)
@@ -151,6 +151,12 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
     return None
 
 
+def answer_count(asked: tuple) -> str | None:
+    """The expected number when the question is a count or a total (no column to guard), else None."""
+    question, expected, row = asked
+    return expected[0] if row is None and len(expected) == 1 and expected[0].replace(".", "").isdigit() else None
+
+
 def _setup(env: EnvSpec, rng: random.Random) -> tuple[Tables, Describer]:
     tables = env.seed_tables()
     return tables, Describer(env, tables, tables, rng)
@@ -172,7 +178,9 @@ def build_aggregate(cache: EnvCache, env: EnvSpec, rng: random.Random, split: st
         raise Failed("unfindable") from exc
     answer = ", ".join(expected)
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}))
-    checks = [Check(kind="answer", contains=expected, weight=2.0, note=f"aggregate over {chosen.entity.table}"),
+    label = label_field(chosen.entity)
+    column = {"table": chosen.entity.table, "column": label} if label and expected[0] != answer_count(asked) else {}
+    checks = [Check(kind="answer", contains=expected, weight=2.0, note=f"aggregate over {chosen.entity.table}", **column),
               unchanged(None, set(), set())]
     tags = ["question", "needs:aggregate", f"len:{len(gold) - 1}", f"min_calls:{1 + bool(chosen.ref) + 1}",
             f"chain:{chosen.op.name}?{chosen.field}"]
