@@ -91,7 +91,7 @@ def names_step(op: Operation, text: str) -> bool:
 def raw_enum(text: str) -> list[str]:
     """snake_case tokens outside paths, emails and codes."""
     found = []
-    for token in TOKEN.findall(text):
+    for token in TOKEN.findall(re.sub(r"`[^`]*`", " ", text)):  # a quoted code is written as it is
         token = token.strip(".:,-")
         if any(c in token for c in "/@") or "." in token:
             continue
@@ -104,8 +104,9 @@ def glitches(text: str) -> list[str]:
     out = []
     for name, pattern in GLITCHES.items():
         for match in pattern.finditer(text):
-            if name == "doubled_word" and match.group(1).isdigit():
-                continue
+            if name == "doubled_word" and (match.group(1).isdigit() or
+                                           match.group(0).split()[0] != match.group(0).split()[-1]):
+                continue  # "Dan dan noodles" is a name, "run run" a seam
             out.append(f"{name}: {text[max(0, match.start() - 20):match.end() + 20]!r}")
     return out
 
