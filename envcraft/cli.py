@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from envcraft import __version__
+from envcraft.core.paths import SERVERS, TASKS
 from envcraft.harness.clients import CLIENTS
 
 
@@ -263,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
-    generate.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "servers",
+    generate.add_argument("--out", type=Path, default=SERVERS,
                           help="where environment folders go (default: servers/)")
     generate.add_argument("-v", "--verbose", action="store_true", help="also print warnings of passing environments")
     generate.add_argument("--scenario", help="describe a new environment in prose; an LLM writes its blueprint")
@@ -287,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tasks = commands.add_parser("tasks", help="generate verified tasks from the tool graphs; task statistics")
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
-    tasks_dir = Path(__file__).resolve().parent.parent / "tasks"
+    tasks_dir = TASKS
     make = tasks_commands.add_parser("generate", help="tasks/<env>.jsonl for every environment compiled from a blueprint")
     make.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
     make.add_argument("--per-env", type=int, default=140, help="validated tasks per environment")

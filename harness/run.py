@@ -132,7 +132,7 @@ def run_main_job(settings: RunSettings) -> int:
                 rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
                                        on_done=progress.update)
                 continue
-            rollouts += anyio.run(lambda: run_tasks(
+            rollouts += anyio.run(lambda agent=agent, progress=progress: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
                 attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
     rows = summary_rows(rollouts)

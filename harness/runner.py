@@ -7,6 +7,7 @@ without losing or duplicating any.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -73,10 +74,8 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
             except Exception as exc:  # noqa: BLE001
                 failure = _failure(exc, TaskFailure)
             timings.grade_seconds = time.perf_counter() - grade_start
-        try:
+        with contextlib.suppress(Exception):  # a failure on teardown leaves the grade standing
             await farm.delete(info.id)
-        except Exception:  # noqa: BLE001 - a failure on teardown leaves the grade standing
-            pass
     if failure is not None:
         rollout.failure = Failure(boundary=failure.boundary, message=failure.message)
         rollout.stop_reason = f"error:{failure.boundary}"

@@ -16,7 +16,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from envcraft.core.state import APP_DIR, APP_STATE, InitialState
 from envcraft.registry import removal

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("ray", reason="install the [ray] extra: pip install -e .[ray]")
 
-from envcraft.core.rollout import Rollout  # noqa: E402
-from envcraft.core.tasks import write_tasks  # noqa: E402
-from tests.helpers import REPO, free_port, mail_task, wait_for_port  # noqa: E402
+from envcraft.core.rollout import Rollout
+from envcraft.core.tasks import write_tasks
+from tests.helpers import REPO, free_port, mail_task, wait_for_port
 
 RAY = str(Path(sys.executable).with_name("ray"))
 NODES = ("import json, ray; ray.init(address='{address}', log_to_driver=False, configure_logging=False); "
@@ -106,7 +106,7 @@ def test_a_gold_run_spreads_over_both_nodes_and_a_killed_run_resumes(cluster, tm
     kept = len(rollouts(out))
     assert kept < len(tasks)
     second = run(address, tmp_path / "tasks", out, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    stdout, stderr = second.communicate(timeout=600)
+    _, stderr = second.communicate(timeout=600)
     assert second.returncode == 0, stderr.decode()[-3000:]
     assert f"{kept} rollout(s) already recorded" in stderr.decode()
     done = rollouts(out)
