@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from envcraft.registry.gateway_pool import Worker
+from envcraft.registry.gateway_workers import Worker
 
 
 def _connect(address: str) -> Any:
@@ -32,7 +32,7 @@ def start_ray_workers(address: str, per_node: int, token: str, options: list[str
     @ray.remote(num_cpus=0)
     class GatewayWorker:
         def start(self, token: str, options: list[str]) -> str:
-            from envcraft.registry.gateway_pool import start_process_workers
+            from envcraft.registry.gateway_workers import start_process_workers
 
             ip = ray.util.get_node_ip_address()
             [self.worker] = start_process_workers(1, ip, ip, token, options)

@@ -7,14 +7,13 @@ import sys
 
 import pytest
 
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_file
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
 from tests.helpers import REPO, free_port, wait_for_port
 
 TOKEN = "groups-test-token"
-CROSS = "ach_batch_operations-0001"  # ach_batch_operations + lms_assignment_grading, each with its own S0
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +29,13 @@ def gateway():
 
 
 def cross_task():
-    task = next(t for t in load_tasks(task_file("ach_batch_operations", TASKS_DIR)) if t.id == CROSS)
-    assert len(task.envs) == 2 and task.other_initial[task.envs[1]].rows
-    return task
+    """The catalog's first task spanning two environments that both start from their own rows."""
+    for path in task_files(TASKS_DIR):
+        for task in load_tasks(path):
+            if len(task.envs) == 2 and task.initial.rows and task.other_initial.get(task.envs[1], None) \
+                    and task.other_initial[task.envs[1]].rows:
+                return task
+    pytest.fail("the task store has no cross-environment task with initial rows in both environments")
 
 
 @pytest.mark.anyio
