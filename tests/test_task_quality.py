@@ -6,12 +6,10 @@ prints); the judgement and reasoning behaviour on a fresh generation, graded by 
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
-from envcraft.core.grading import grade
 from envcraft.core.tasks import TASKS_DIR, Task, ToolCall, load_tasks
 from envcraft.generator.tasks.env import SERVERS, EnvCache, copy_tables, generated_envs
 from envcraft.generator.tasks.execute import call

@@ -153,7 +153,7 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
 
 def answer_count(asked: tuple) -> str | None:
     """The expected number when the question is a count or a total (no column to guard), else None."""
-    question, expected, row = asked
+    _, expected, row = asked
     return expected[0] if row is None and len(expected) == 1 and expected[0].replace(".", "").isdigit() else None
 
 
