@@ -29,8 +29,14 @@ def _serve(args: argparse.Namespace) -> int:
     if args.all:
         from envcraft.registry.gateway import serve_gateway
 
+        if args.workers > 1 or args.ray:
+            from envcraft.registry.gateway_pool import serve_pool
+
+            return serve_pool(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
+                              tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, workers=args.workers,
+                              advertise_host=args.advertise_host, ray=args.ray)
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -178,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-seconds", type=float, default=900.0,
                        help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
+    serve.add_argument("--advertise-host", default=None,
+                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="--all: gateway worker processes behind one control API (throughput grows with cores)")
+    serve.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="--all: gateway workers as Ray actors, --workers per node, across a cluster")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
