@@ -31,6 +31,7 @@ from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .store import APP_DIR
 
+MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
 
@@ -126,6 +127,9 @@ class Shell:
     def run(self, command: str, timeout: float | None = None) -> ShellResult:
         if not command.strip():
             raise ToolFailure("the command is empty: pass a shell command such as 'ls -la'")
+        if len(command) > MAX_COMMAND_CHARS:
+            raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
+                              "write a script with write_file and run that")
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
         argv, cwd = self.argv(command)
         cgroup = CommandCgroup(self.limits)
