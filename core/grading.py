@@ -13,8 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from envcraft.core.answers import MAX_ANSWER_CHARS, names
+from envcraft.core.collateral import damage
+from envcraft.core.diff import StateDiff
 from envcraft.core.tasks import Check, Task
 from envcraft.core.state import APP_DIR, APP_STATE
+from envcraft.core.walk import text_files
 
 
 
@@ -31,12 +35,7 @@ class Snapshot(BaseModel):
         workspace = Path(workspace)
         state = workspace / APP_STATE
         tables = json.loads(state.read_text("utf-8")) if state.exists() else {}
-        files = {}
-        for path in sorted(workspace.rglob("*")):
-            rel = path.relative_to(workspace)
-            if rel.parts[0] == APP_DIR or not path.is_file() or path.is_symlink():
-                continue
-            files[rel.as_posix()] = path.read_bytes().decode("utf-8", "replace")
+        files = text_files(workspace, skip_top=frozenset({APP_DIR}))  # bounded: the agent shaped this tree
         answer_file = workspace / APP_DIR / "answer.json"
         answer = json.loads(answer_file.read_text("utf-8")).get("answer") if answer_file.exists() else None
         return cls(tables=tables, files=files, answer=answer)
@@ -56,19 +55,35 @@ class Grade(BaseModel):
     reward: float
     passed: bool
     checks: list[CheckResult]
+    state_diff: dict[str, StateDiff] = {}  # per environment, what the episode changed (filled in by a farm)
+
+
+def _same(value: Any, expected: Any) -> bool:
+    """Equal; text after normalizing case, spacing and trailing punctuation (free text is not byte-compared)."""
+    if isinstance(value, str) and isinstance(expected, str):
+        return value == expected or normal_text(value) == normal_text(expected)
+    return value == expected
 
 
 def _matches(value: Any, expected: Any) -> bool:
     if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)).startswith("$"):
         op, operand = next(iter(expected.items()))
         if op == "$contains":
-            return isinstance(value, str) and str(operand).lower() in value.lower()
+            return isinstance(value, str) and normal_text(str(operand)) in normal_text(value)
+        if op == "$lacks":
+            return not (isinstance(value, str) and normal_text(str(operand)) in normal_text(value))
         if op == "$has":
-            return isinstance(value, list) and operand in value
+            return isinstance(value, list) and any(_same(item, operand) for item in value)
         if op == "$in":
-            return value in operand
-        raise ValueError(f"unknown match operator {op}: use $contains, $has or $in")
-    return value == expected
+            return any(_same(value, option) for option in operand)
+        if op == "$all":
+            return all(_matches(value, part) for part in operand)
+        raise ValueError(f"unknown match operator {op}: use $contains, $lacks, $has, $in or $all")
+    return _same(value, expected)
+
+
+def normal_text(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!?;:, ")
 
 
 def _rows(snapshot: Snapshot, check: Check) -> list[dict[str, Any]]:
@@ -78,6 +93,31 @@ def _rows(snapshot: Snapshot, check: Check) -> list[dict[str, Any]]:
 
 def _contains_all(text: str | None, needles: list[str]) -> bool:
     return text is not None and all(n.lower() in text.lower() for n in needles)
+
+
+def _answer_values(initial: Snapshot, check: Check) -> list[str]:
+    """The other values of the asked column in the world: stating them too is a dump."""
+    if not (check.table and check.column):
+        return []
+    out: dict[str, None] = {}
+    for row in initial.tables.get(check.table, []):
+        value = row.get(check.column)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value not in (None, "", []) and not isinstance(value, (list, dict, bool)):
+            out.setdefault(str(value).replace("T", " ") if isinstance(value, str) and len(value) == 16 else str(value))
+    return list(out)
+
+
+def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
+    if answer is None or len(answer) > MAX_ANSWER_CHARS:
+        return False
+    others = _answer_values(initial, check)
+    for expected in check.contains:
+        found, also = names(answer, expected, others)
+        if not found or also:
+            return False
+    return True
 
 
 def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
@@ -91,13 +131,14 @@ def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
     if check.kind == "file_absent":
         return (check.path or "") not in final.files
     if check.kind == "answer":
-        return _contains_all(final.answer, check.contains)
+        return answer_holds(check, initial, final.answer)
+    if check.kind == "collateral":
+        return not damage(check, initial, final)
     if check.kind == "unchanged":
         allowed = set(check.allow)
         tables = set(initial.tables) | set(final.tables)
-        files = set(initial.files) | set(final.files)
         return all(initial.tables.get(t) == final.tables.get(t) for t in tables - allowed) and all(
-            initial.files.get(f) == final.files.get(f) for f in files - allowed)
+            initial.files.get(f) == final.files.get(f) for f in set(initial.files) - allowed)
     raise ValueError(f"unknown check kind {check.kind}")
 
 

@@ -8,13 +8,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from envcraft.core.diff import StateDiff
 from envcraft.core.grading import CheckResult
 
 ROLLOUT_FORMAT = "envcraft.rollout/1"
 
 
 class Failure(BaseModel):
-    boundary: Literal["model", "server", "sandbox", "task"]
+    boundary: Literal["model", "server", "sandbox", "task", "agent"]
     message: str
 
 
@@ -45,11 +46,13 @@ class Rollout(BaseModel):
     model: str | None = None
     attempt: int = 0
     launcher: str
+    node: str | None = None  # the Ray node that served it (`envcraft run --ray`)
     messages: list[dict[str, Any]] = Field(default_factory=list)
     tools: list[dict[str, Any]] = Field(default_factory=list)
     reward: float = 0.0
     passed: bool = False
     checks: list[CheckResult] = Field(default_factory=list)
+    state_diff: dict[str, StateDiff] = Field(default_factory=dict)  # per environment: what the episode changed
     stop_reason: str = ""
     steps: int = 0
     failure: Failure | None = None

@@ -38,20 +38,31 @@ class Check(Frozen):
       no_record     no row in `table` matches `match`
       file_contains file `path` exists and contains every string of `contains` (case-insensitive)
       file_absent   file `path` does not exist
-      answer        the answer given to finish() contains every string of `contains` (case-insensitive)
+      answer        the answer given to finish() states each value of `contains` (typed: dates, times and
+                    numbers in any common format, text as whole words; core/answers.py); with `table` and
+                    `column`, an answer that also states another value of that column (a dump) fails
       unchanged     tables/files other than those listed in `allow` are exactly as in the initial state
-    Field values in `match` are equal-to, or {"$contains": s} / {"$has": item} / {"$in": [..]}.
+                    (new files are allowed: scratch work is not damage)
+      collateral    row-level: every existing row is unchanged except the fields `rows` lets the task
+                    change; each table gains exactly `grow[table]` new rows (none if unlisted; any number
+                    in a table named in `allow`: a documented side effect); existing files not in `allow`
+                    are unchanged; new files are allowed
+    Field values in `match` are equal-to (text compared after normalizing case, spacing and trailing
+    punctuation), or {"$contains": s} / {"$lacks": s} / {"$has": item} / {"$in": [..]} / {"$all": [ops]}.
     """
 
-    kind: Literal["record", "no_record", "file_contains", "file_absent", "answer", "unchanged"]
+    kind: Literal["record", "no_record", "file_contains", "file_absent", "answer", "unchanged", "collateral"]
     role: Literal["goal", "guard"] = "goal"
     env: str | None = None  # whose final state to check (default: the task's first environment)
     table: str | None = None
+    column: str | None = None  # answer: the column of `table` whose other values must not be in the answer
     match: dict[str, Any] = Field(default_factory=dict)
     count: int | None = None
     path: str | None = None
     contains: list[str] = Field(default_factory=list)
     allow: list[str] = Field(default_factory=list)
+    rows: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # collateral: table -> id -> changeable fields ("*": any, e.g. deleted)
+    grow: dict[str, int] = Field(default_factory=dict)  # collateral: table -> new rows the task creates
     weight: float = 1.0
     note: str = ""
 

@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks."""
+bench, generate, audit, catalog, tasks, pack."""
 
 from __future__ import annotations
 
@@ -7,16 +7,21 @@ import argparse
 import sys
 from pathlib import Path
 
+from envcraft import __version__
+from envcraft.core.paths import SERVERS, TASKS
+from envcraft.harness.clients import CLIENTS
+
 
 def _list(args: argparse.Namespace) -> int:
+    from envcraft.harness.terminal import console, table
     from envcraft.registry.catalog import discover
 
     environments = discover()
-    print(f"{'environment':<24} {'kind':<16} {'tools':>5}  archetypes")
-    for name, env in environments.items():
-        meta = env.manifest.env
-        print(f"{name:<24} {meta.kind:<16} {len(meta.tools):>5}  {', '.join(meta.archetypes)}")
-    print(f"{len(environments)} environment(s)")
+    rows = ([name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
+            for name, env in environments.items())
+    out = console()
+    out.print(table(["environment", "kind", "tools", "archetypes"], rows, right=["tools"]))
+    out.print(f"{len(environments)} environment(s)")
     return 0
 
 
@@ -24,22 +29,36 @@ def _serve(args: argparse.Namespace) -> int:
     if args.all:
         from envcraft.registry.gateway import serve_gateway
 
+        if args.workers > 1 or args.ray:
+            from envcraft.registry.gateway_pool import serve_pool
+
+            return serve_pool(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
+                              tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, workers=args.workers,
+                              advertise_host=args.advertise_host, ray=args.ray)
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
 
-    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
+    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace,
+                 client=args.client)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from envcraft.harness.agent_options import AgentOptions
+    from envcraft.harness.episode import Limits
     from envcraft.harness.run import RunSettings, run_main_job
 
+    limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
+                    max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
+    options = AgentOptions(temperature=args.temperature, request_timeout=args.request_timeout,
+                           model_retries=args.model_retries, system_prompt_file=args.system_prompt,
+                           return_token_ids=args.return_token_ids, logprobs=args.logprobs)
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray)
     return run_main_job(settings)
 
 
@@ -47,6 +66,16 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from envcraft.registry.catalog import get
+    from envcraft.registry.pack import pack
+
+    out = pack(get(args.env), args.out)
+    print(f"packed {args.env} into {out}: run `python {out / 'server.py'} --workspace <a copy of its seed/>` "
+          "with only mcp==2.3.0 installed")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -94,7 +123,8 @@ def _tasks_audit(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from envcraft.generator.tasks.audit import audit, cross_check, table, violations
+    from envcraft.generator.tasks.audit import audit, table, violations
+    from envcraft.replays import cross_check
 
     report = audit(args.sample, args.seed)
     print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
@@ -111,20 +141,37 @@ def _tasks_audit(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
-def _report(args: argparse.Namespace) -> int:
-    from envcraft.harness.reports.numbers import print_report
+def _tasks_replay(args: argparse.Namespace) -> int:
+    import json
 
-    return print_report(args.run)
+    import anyio
+
+    from envcraft.replays import replay_store
+
+    result = anyio.run(lambda: replay_store(args.dir, args.env, args.limit, args.concurrency, not args.no_noop,
+                                            log=lambda m: print(m, file=sys.stderr)))
+    print(json.dumps(result, indent=1) if args.json else
+          f"{result['tasks']} tasks replayed through the registry and MCP (in-process) in {result['seconds']}s "
+          f"(gold {result['gold_seconds']}s): gold below 1.0: {len(result['gold_below_one'])}, "
+          f"no-op above 0: {len(result['noop_above_zero'])}")
+    return 1 if result["gold_below_one"] or result["noop_above_zero"] else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from envcraft.harness.reports.command import report
+
+    return report(args.run, html=args.html, as_json=args.json)
 
 
 def _export(args: argparse.Namespace) -> int:
     from envcraft.harness.export import export
 
-    return export(args.run, args.format, args.out, args.min_reward)
+    return export(args.run, args.format, args.out, args.min_reward, gateway_url=args.gateway_url)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
+    parser.add_argument("--version", action="version", version=f"envcraft {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="list environments from their manifests").set_defaults(fn=_list)
@@ -134,11 +181,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--all", action="store_true", help="gateway: every environment, a URL per episode, a control API")
     serve.add_argument("--token", default=None, help="control API token for --all (default: random, printed)")
     serve.add_argument("--max-episodes", type=int, default=512, help="live episodes the gateway holds at most")
+    serve.add_argument("--idle-seconds", type=float, default=900.0,
+                       help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
+    serve.add_argument("--advertise-host", default=None,
+                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="--all: gateway worker processes behind one control API (throughput grows with cores)")
+    serve.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="--all: gateway workers as Ray actors, --workers per node, across a cluster")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--workspace", help="use this folder as the workspace instead of a fresh copy of the seed")
+    serve.add_argument("--client", choices=CLIENTS, help="print the entry this client reads (with --stdio: print "
+                       "the stdio entry and exit, the client starts the server itself)")
     serve.set_defaults(fn=_serve)
 
     run = commands.add_parser("run", help="run agents over tasks, grade, write rollouts, print a summary")
@@ -156,17 +213,41 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
     run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
+    run.add_argument("--retries", type=int, default=2, help="a resume re-runs an episode that failed at the "
+                     "infrastructure (model, server, sandbox) while it has failed at most this often")
+    run.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                     help="shard episodes over Ray actors, one farm worker per node: a cluster address "
+                          "(host:port), 'auto' (the running cluster; the default with no value) or 'local'")
+    limits = run.add_argument_group("limits (per episode)")
+    limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
+    limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")
+    limits.add_argument("--max-call-tokens", type=int, default=2_048, help="completion budget of one model call")
+    limits.add_argument("--max-seconds", type=float, default=600.0, help="wall clock per episode")
+    limits.add_argument("--tool-timeout", type=float, default=120.0, help="seconds one tool call may take")
+    model = run.add_argument_group("the claw agent's model calls")
+    model.add_argument("--temperature", type=float, default=0.0)
+    model.add_argument("--request-timeout", type=float, default=120.0, help="seconds per model request")
+    model.add_argument("--model-retries", type=int, default=2, help="retries of one failed model request")
+    model.add_argument("--system-prompt", default=None, help="file whose text replaces the built-in system prompt")
+    model.add_argument("--return-token-ids", action="store_true",
+                       help="ask the endpoint for prompt/completion token ids (vLLM return_token_ids); kept on rollouts")
+    model.add_argument("--logprobs", action="store_true", help="ask for completion logprobs; kept on rollouts")
     run.set_defaults(fn=_run)
 
-    report = commands.add_parser("report", help="per agent and split: success, reward, pass@k and pass^k")
-    report.add_argument("run", type=Path, help="a run folder (runs/<id>)")
+    report = commands.add_parser("report", help="success, reward, pass@k and pass^k; --html: plots and trajectories")
+    report.add_argument("run", type=Path, nargs="+", help="run folder(s) (runs/<id>); several are compared side by side")
+    report.add_argument("--html", type=Path, default=None, help="write a self-contained HTML report here")
+    report.add_argument("--json", nargs="?", const="-", default=None, metavar="OUT",
+                        help="the same numbers as JSON, to stdout or to OUT")
     report.set_defaults(fn=_report)
 
     export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
     export.add_argument("run", type=Path)
     export.add_argument("--format", choices=["sft", "verl"], required=True)
-    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="a .jsonl or .parquet file (verl: .parquet)")
     export.add_argument("--min-reward", type=float, default=1.0, help="sft: keep rollouts with at least this reward")
+    export.add_argument("--gateway-url", default="http://127.0.0.1:8765",
+                        help="verl: the gateway the tool config points at (its token: ENVCRAFT_GATEWAY_TOKEN)")
     export.set_defaults(fn=_export)
 
     bench = commands.add_parser("bench", help="acquire, reset and tool-call figures beside a spawn-per-episode baseline")
@@ -176,9 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
 
+    packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
+    packer.add_argument("env", help="environment name (envcraft list)")
+    packer.add_argument("out", type=Path, help="a new (or empty) folder to write")
+    packer.set_defaults(fn=_pack)
+
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
-    generate.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "servers",
+    generate.add_argument("--out", type=Path, default=SERVERS,
                           help="where environment folders go (default: servers/)")
     generate.add_argument("-v", "--verbose", action="store_true", help="also print warnings of passing environments")
     generate.add_argument("--scenario", help="describe a new environment in prose; an LLM writes its blueprint")
@@ -202,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tasks = commands.add_parser("tasks", help="generate verified tasks from the tool graphs; task statistics")
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
-    tasks_dir = Path(__file__).resolve().parent.parent / "tasks"
+    tasks_dir = TASKS
     make = tasks_commands.add_parser("generate", help="tasks/<env>.jsonl for every environment compiled from a blueprint")
     make.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
     make.add_argument("--per-env", type=int, default=140, help="validated tasks per environment")
@@ -230,11 +316,29 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
                        "MCP servers and compare rewards (default: 0)")
     check.set_defaults(fn=_tasks_audit)
+    again = tasks_commands.add_parser("replay", help="replay every task's gold (and a no-op agent) through the "
+                                      "registry and MCP; print the time and any task that is not 1.0 / 0")
+    again.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
+    again.add_argument("--env", action="append", help="only tasks whose first environment is this")
+    again.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    again.add_argument("--concurrency", type=int, default=8)
+    again.add_argument("--no-noop", action="store_true", help="skip the no-op pass")
+    again.add_argument("--json", action="store_true")
+    again.set_defaults(fn=_tasks_replay)
     return parser
+
+
+def quiet_http_loggers() -> None:
+    """Third-party clients log every request at INFO (`HTTP Request: POST ...`), burying the progress line."""
+    import logging
+
+    for name in ("httpx", "httpx2", "httpcore", "openai", "mcp", "uvicorn.access"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    quiet_http_loggers()
     try:
         return args.fn(args)
     except (KeyError, FileNotFoundError, ValueError) as exc:
@@ -242,7 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"envcraft {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        if args.command == "run":
+            print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        else:
+            print(f"envcraft {args.command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -22,7 +22,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 PY_TYPES = {"str": "str", "text": "str", "email": "str", "enum": "str", "ref": "str", "date": "str",
             "datetime": "str", "int": "int", "float": "float", "bool": "bool", "list_str": "list[str]"}
 RESERVED = {"id"}  # the row id is not a field
-# Parameter names the runtime's adapters use themselves (claw.call_operation(store, op, ...), run_cli's
+# Parameter names the runtime's adapters use themselves (envcraft_runtime.call_operation(store, op, ...), run_cli's
 # `verb` and `--help`) or the generated signatures do (`tables`, and `limit` in searches): such a
 # field's parameter gets a trailing "_".
 CLASHES = {"store", "op", "verb", "help", "tables"}

@@ -44,8 +44,7 @@ def header(bp: Blueprint, body: str) -> list[str]:
         lines.append("from datetime import datetime")
     if typing_names:
         lines.append(f"from typing import {typing_names}")
-    return lines + ["", "if __package__:", f"    from .claw import {names}", "else:", f"    from claw import {names}",
-                    "", f"TODAY = {lit(bp.today)}"]
+    return lines + ["", f"from envcraft_runtime import {names}", "", f"TODAY = {lit(bp.today)}"]
 
 
 def enums(bp: Blueprint) -> list[str]:

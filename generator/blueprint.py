@@ -237,6 +237,9 @@ class Operation(Strict):
     to_status: str | None = None  # transition: the new value of the entity's status_field
     preconditions: list[Precondition] = Field(default_factory=list)
     effects: list[Effect] = Field(default_factory=list)
+    # A documented workflow side effect (e.g. "reply on every state change"): rows it creates beside any
+    # task's own changes are not collateral damage (the collateral guard lets its table grow).
+    side_effect: bool = False
 
     @property
     def writes(self) -> bool:
@@ -324,9 +327,9 @@ class Blueprint(Strict):
                 raise ValueError(f"{self.id}: every precondition of {op.name} needs a `message` the agent can act on")
             for param in op.params + op.required:
                 entity.field(param)
-            if op.kind == "transition":
-                if not entity.status_field or op.to_status not in entity.field(entity.status_field).values:
-                    raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
+            if op.kind == "transition" and (
+                    not entity.status_field or op.to_status not in entity.field(entity.status_field).values):
+                raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
         ids = [p.id for p in self.policies]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.id}: two policies share an id")

@@ -33,8 +33,7 @@ NAME_HINTS = (("first_name", "first_name"), ("email", "email"), ("phone", "phone
               ("notes", "sentence"), ("note", "sentence"), ("summary", "sentence"), ("comment", "sentence"),
               ("reason", "sentence"), ("body", "paragraph"), ("product", "product"))
 STARTS = ("start", "starts", "starts_at", "start_at", "start_time", "start_date", "begin", "begins_at", "from_time")
-ENDS = {**{end: STARTS for end in ("end", "ends", "ends_at", "end_at", "end_time", "end_date", "until", "finish",
-                                   "finishes_at")},
+ENDS = {**dict.fromkeys(("end", "ends", "ends_at", "end_at", "end_time", "end_date", "until", "finish", "finishes_at"), STARTS),
         "check_out": ("check_in",), "checkout": ("checkin",), "departure": ("arrival",), "departs_at": ("arrives_at",)}
 
 

@@ -199,7 +199,7 @@ def _fix_capacity(bp: Blueprint, entity: Entity, tables: dict[str, list[dict]], 
             if spec.type != "ref":
                 continue
             others = {row["id"]: row for row in tables[bp.entity(spec.ref).table]}
-            counts: dict[str, int] = {key: 0 for key in others}
+            counts: dict[str, int] = dict.fromkeys(others, 0)
             for row in tables[entity.table]:
                 if not _active(entity, row) or row.get(pre.ref_field) not in others:
                     continue

@@ -177,7 +177,7 @@ def _userland(plan: _Plan) -> None:
     plan.add_data("/etc/group", ETC_GROUP)
     if os.path.exists("/etc/ld.so.cache"):
         plan.add_host("/etc/ld.so.cache")
-    for folder in ("/workspace", "/opt/env", "/proc", "/sys", "/dev", "/root", "/usr/local/bin"):
+    for folder in ("/workspace", "/opt/env", "/opt/envcraft_runtime", "/proc", "/sys", "/dev", "/root", "/usr/local/bin"):
         plan.add_dir(folder)
     plan.add_dir("/tmp", 0o1777)
 
@@ -388,13 +388,13 @@ class _BytesReader:
         return chunk
 
 
-def docker_client():  # noqa: ANN201 - docker is imported lazily
+def docker_client():
     import docker
 
     return docker.from_env(timeout=300)
 
 
-def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> RuntimeImage:  # noqa: ANN001
+def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> RuntimeImage:
     """The runtime image for this host's Python, built (offline) only if its inputs changed."""
     started = time.perf_counter()
     plan, runtime = _plan(mode)
@@ -422,7 +422,7 @@ def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> Ru
                         build_seconds=time.perf_counter() - started)
 
 
-def remove_stale_images(keep: str, client=None) -> list[str]:  # noqa: ANN001
+def remove_stale_images(keep: str, client=None) -> list[str]:
     """Remove older runtime images of the same mode; images a container still uses are kept."""
     import docker.errors
 

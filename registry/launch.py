@@ -13,15 +13,16 @@ import sys
 import types
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from envcraft_runtime import WORKSPACE
 from mcp import Client, StdioServerParameters
 
 from envcraft.registry.catalog import Environment
 from envcraft.core.state import InitialState
-from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from envcraft.registry.instance import Instance
+from envcraft.registry.workspaces import WorkspaceRoot
 
 
 class Launcher(Protocol):
@@ -49,7 +50,7 @@ class InProcessLauncher:
 
     Building a server (registering its tools) costs tens of milliseconds, so each environment's
     server is built once and shared by all its episodes: a connection names its episode's
-    workspace through the environment's `claw.WORKSPACE` context variable, which every task
+    workspace through the runtime's `envcraft_runtime.WORKSPACE` context variable, which every task
     serving that connection inherits. A tool reached without one refuses to act.
     """
 
@@ -65,8 +66,7 @@ class InProcessLauncher:
 
     @staticmethod
     def workspace_variable(env: Environment) -> contextvars.ContextVar:
-        load_server_module(env)
-        return sys.modules[f"{package_name(env)}.claw"].WORKSPACE
+        return WORKSPACE
 
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
@@ -111,7 +111,9 @@ class StdioLauncher:
         self.python = python
 
     def parameters(self, env: Environment, workspace: Path) -> StdioServerParameters:
-        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "ENVCRAFT_SANDBOX") if k in os.environ}
+        # The sandbox choice and a run's marker (how tests find a run's processes) pass through; no secrets do.
+        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "ENVCRAFT_SANDBOX", "ENVCRAFT_RUN_MARKER")
+                if k in os.environ}
         return StdioServerParameters(command=self.python, args=[str(env.entrypoint), "--workspace", str(workspace)],
                                      env=keep, cwd=str(env.folder))
 
@@ -138,25 +140,19 @@ def make_launcher(name: str) -> Launcher:
     return LAUNCHERS[name]()
 
 
-@dataclass
-class Instance:
-    """A live environment instance for one episode: the agent plane (client) and the workspace."""
-
-    env: Environment
-    workspace: Path
-    client: Client
-    initial: InitialState | None
-
-    def reset(self) -> None:
-        """Control plane: put the workspace back to the episode's initial state."""
-        materialize(self.env.seed, self.workspace, self.initial)
-
-
 @asynccontextmanager
 async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
                  initial: InitialState | None = None) -> AsyncIterator[Instance]:
     """A fresh instance; when the block exits, however it exits, its server connection is closed and
-    its workspace is rebuilt from the seed for the pool (or removed)."""
+    its workspace is rebuilt from the seed for the pool (or removed).
+
+    A launcher with an `acquire(env, root, initial)` of its own (the Docker launcher, whose warm
+    containers come with their workspaces) provides the instance itself."""
+    acquire = getattr(launcher, "acquire", None)
+    if acquire is not None:
+        async with acquire(env, root, initial) as instance:
+            yield instance
+        return
     workspace = root.checkout(env.name, env.seed, initial)
     try:
         async with launcher.connect(env, workspace) as client:

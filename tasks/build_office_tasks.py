@@ -312,7 +312,9 @@ def part_a() -> list[Task]:
         16, "Daniel wanted Jonas's Lumen estimate once it was ready. Forward it to him.",
         [sent(to=HAS(DANIEL), body=C("84,000"), weight=2, note="the v2 estimate"),
          sent(to=HAS(DANIEL), subject=C("Lumen"), note="recognisable subject"),
-         none("mail", folder="sent", to=HAS(DANIEL), body=C("92,000"), note="not the superseded draft"),
+         # the fact, not any mention: the superseded $92,000 presented without the current $84,000 figure
+         none("mail", folder="sent", to=HAS(DANIEL), body={"$all": [C("92,000"), {"$lacks": "84,000"}]},
+              note="not the superseded draft as the estimate"),
          unchanged("mail")],
         [call("mail_search", query="Lumen", folder="all"), call("mail_read", message_id="msg-0025"),
          call("mail_send", to=[DANIEL], subject="Fwd: Lumen Health estimate v2", body=LUMEN_V2_FORWARD), finish()],

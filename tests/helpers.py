@@ -70,3 +70,21 @@ def mail_task(index: int) -> Task:
                 gold=[ToolCall(tool="contacts_search", arguments={"query": contact["name"]}),
                       ToolCall(tool="mail_send", arguments={"to": [contact["email"]], "subject": subject, "body": "On track."}),
                       ToolCall(tool="finish", arguments={"answer": "sent"})])
+
+
+def marked(marker: str) -> list[int]:
+    """Live processes (zombies excluded) whose environment carries ENVCRAFT_RUN_MARKER=marker: a run's own
+    processes, found even after their parent died and they were re-parented."""
+    needle = f"ENVCRAFT_RUN_MARKER={marker}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

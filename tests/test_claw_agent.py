@@ -7,13 +7,13 @@ import socket
 import pytest
 
 from envcraft.harness.agents.claw import ClawAgent
-from envcraft.harness.episode import Episode, Limits, Toolset
+from envcraft.harness.episode import Episode, Limits
 from envcraft.harness.errors import InfraFailure
+from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.runner import run_episode
 from envcraft.harness.scripted_model import Script, ScriptedCall, build_app, serving
 from envcraft.core.tasks import Check, Task, ToolCall
-from envcraft.registry import catalog
-from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot
 
 PRIYA = "priya.shah@northwind.studio"  # in servers/office/seed/.app/state.json
@@ -45,10 +45,15 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-async def run(task: Task, root: WorkspaceRoot, script: Script | None = None, **agent_options):
+async def episode(task: Task, agent, root: WorkspaceRoot, limits: Limits = Limits()):
+    async with LocalFarm(InProcessLauncher(), root) as farm:
+        return await run_episode(task, agent, farm, limits, "test-run")
+
+
+async def run(task: Task, root: WorkspaceRoot, script: Script | None = None, limits: Limits = Limits(), **agent_options):
     with serving(build_app(script or Script.from_tasks([task]), fail_first=agent_options.pop("fail_first", 0))) as url:
         agent = ClawAgent(base_url=url, api_key="test", model="scripted", **agent_options)
-        return await run_episode(task, agent, InProcessLauncher(), root, Limits(), "test-run")
+        return await episode(task, agent, root, limits)
 
 
 def assistant(rollout) -> list[dict]:
@@ -115,13 +120,13 @@ async def test_unscripted_conversation_ends_without_tool_calls(root):
 async def test_model_endpoint_down_is_an_infra_failure_at_the_model(root):
     agent = ClawAgent(base_url=f"http://127.0.0.1:{closed_port()}/v1", api_key="test", model="scripted",
                       retries=0, request_timeout=5.0)
-    async with launch(catalog.get("office"), InProcessLauncher(), root, TASK.initial) as instance:
-        tools = (await instance.client.list_tools()).tools
-        episode = Episode(TASK.id, TASK.turns, [Toolset("office", instance.client, tools)], Limits())
+    async with LocalFarm(InProcessLauncher(), root) as farm:
+        info = await farm.create(TASK)
         with pytest.raises(InfraFailure) as caught:
-            await agent.run(episode)
+            await agent.run(Episode(info, farm, Limits()))
+        await farm.delete(info.id)
     assert caught.value.boundary == "model" and "APIConnectionError" in caught.value.message
-    rollout = await run_episode(TASK, agent, InProcessLauncher(), root, Limits(), "test-run")
+    rollout = await episode(TASK, agent, root)
     assert rollout.failure is not None and rollout.failure.boundary == "model"
     assert (rollout.stop_reason, rollout.reward) == ("error:model", 0.0)
 

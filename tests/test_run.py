@@ -59,7 +59,9 @@ def test_main_job_with_endpoint_runs_the_claw_agent(task_dir, tmp_path):
 def test_bad_arguments_get_a_clear_error(task_dir):
     folder, _ = task_dir
     done = envcraft("run", "--tasks-dir", str(folder), "--env", "nope")
-    assert done.returncode == 2 and "no task file" in done.stderr
+    assert done.returncode == 2 and "no environment named 'nope'" in done.stderr
+    done = envcraft("run", "--tasks-dir", str(folder), "--env", "vet_clinic")  # a real environment without tasks there
+    assert done.returncode == 2 and "no task file" in done.stderr and "envcraft tasks generate" in done.stderr
     done = envcraft("run", "--tasks-dir", str(folder), "--agent", "claw")
     assert done.returncode == 2 and "--base-url" in done.stderr
 
@@ -94,3 +96,26 @@ def test_each_sandbox_backend_runs_the_reference_environment(sandbox, tmp_path):
     assert done.returncode == 0, done.stderr
     [row] = [line.split() for line in done.stdout.splitlines() if line.startswith("gold")]
     assert row[2] == "4" and row[3] == "100.0%", done.stdout
+
+
+def test_an_unreachable_endpoint_fails_before_any_episode(task_dir, tmp_path):
+    folder, _ = task_dir
+    out = tmp_path / "run"
+    done = envcraft("run", "--tasks-dir", str(folder), "--out", str(out), "--base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode != 0
+    assert "http://127.0.0.1:9/v1" in done.stderr and "no episode was run" in done.stderr
+    assert not (out / "rollouts.jsonl").exists()
+
+
+def test_cli_asks_for_token_ids_and_logprobs_and_sets_limits(task_dir, tmp_path):
+    folder, tasks = task_dir
+    out = tmp_path / "run"
+    with serving(build_app(Script.from_tasks(tasks))) as url:
+        done = envcraft("run", "--tasks-dir", str(folder), "--out", str(out), "--base-url", url, "--limit", "2",
+                        "--return-token-ids", "--logprobs", "--max-steps", "2")
+    assert done.returncode == 0, done.stderr
+    assert "HTTP Request" not in done.stderr
+    rollouts = [Rollout.model_validate_json(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rollouts) == 2 and all(r.stop_reason == "max_steps" and r.steps == 3 for r in rollouts)
+    replies = [m for r in rollouts for m in r.messages if m["role"] == "assistant"]
+    assert replies and all(m["token_ids"] and m["prompt_token_ids"] and m["logprobs"] for m in replies)

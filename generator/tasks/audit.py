@@ -9,7 +9,6 @@ servers (registry, in-process launcher, gold-replay agent): both paths must give
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -83,30 +82,6 @@ def audit(sample: int = 300, seed: int = 0, tasks_dir: Path = TASKS_DIR, cache: 
     return AuditReport(sample=len(tasks), mutations=tallies)
 
 
-async def cross_check(count: int, seed: int = 0, tasks_dir: Path = TASKS_DIR,
-                      cache: EnvCache | None = None) -> list[tuple[str, str, float, float]]:
-    """(task, mutation, fast-path reward, MCP reward) for the mutants of `count` sampled tasks, run
-    through the registry's in-process servers by the gold-replay agent."""
-    import tempfile
-
-    from envcraft.harness.agents.policies import GoldReplayAgent
-    from envcraft.harness.runner import RolloutLog, run_tasks
-    from envcraft.registry.launch import InProcessLauncher
-
-    cache = cache or EnvCache(generated_envs())
-    tasks = sample_tasks(count, seed, tasks_dir, set(cache.names))
-    runs: list[tuple[Task, str, list[ToolCall], float]] = []
-    for task in tasks:
-        for name, calls in mutants(cache, task, seed).items():
-            runs.append((task.model_copy(update={"id": f"{task.id}~{name}"}), name, calls, reward(cache, task, calls)))
-    gold = {t.id: calls for t, _, calls, _ in runs}
-    with tempfile.TemporaryDirectory() as scratch:
-        rollouts = await run_tasks([t for t, *_ in runs], GoldReplayAgent(gold), InProcessLauncher(),
-                                   RolloutLog(Path(scratch) / "audit.jsonl"), run_id="audit", concurrency=4)
-    by_id = {r.task_id: r.reward for r in rollouts}
-    return [(t.id.split("~")[0], name, fast, by_id.get(t.id, -1.0)) for t, name, _, fast in runs]
-
-
 def table(report: AuditReport) -> str:
     lines = [f"reward audit over {report.sample} sampled tasks (mutated gold solutions)",
              f"{'mutation':<26}{'should':>8}{'n':>6}{'kept 1.0':>10}{'partial':>9}{'zero':>6}"]
@@ -127,4 +102,4 @@ def violations(report: AuditReport) -> dict[str, Any]:
     return out
 
 
-__all__ = ["AuditReport", "Tally", "audit", "cross_check", "table", "violations"]
+__all__ = ["AuditReport", "Tally", "audit", "mutants", "reward", "sample_tasks", "table", "violations"]

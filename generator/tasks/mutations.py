@@ -117,7 +117,7 @@ def extra_write(cache: EnvCache, task: Task, rng: random.Random, same: bool) -> 
     for name in task.envs:
         env = cache[name]
         for op in env.bp.operations:
-            if op.writes and (env.entity(op.entity).table in changed[name]) == same:
+            if op.writes and not op.side_effect and (env.entity(op.entity).table in changed[name]) == same:
                 options.append((name, op.name))
     rng.shuffle(options)
     for name, op_name in options[:12]:
@@ -203,7 +203,7 @@ def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[To
     results = world.run(task.gold)
     seen: set[str] = set()
     first_seen: list[set[str]] = []
-    for ok, result in results:
+    for _ok, result in results:
         ids = set(ID.findall(repr(result))) - seen
         seen |= ids
         first_seen.append(ids)

@@ -1,8 +1,9 @@
 """A claw-style tool-calling loop over any OpenAI-compatible chat-completions endpoint.
 
 The agent sees only the Episode (turns, tools, transcript). Each model call is booked with
-`episode.count_step`, so step and token limits stop it as EpisodeStop; a model endpoint that stays
-broken after the client's retries becomes InfraFailure("model"). When the server returns token ids
+`episode.count_step`; the reply that crosses a step or token budget is still recorded, then the
+episode stops (EpisodeStop). A model endpoint that stays broken after the client's retries is a
+ModelFailure. When the server returns token ids
 or logprobs (vLLM: `return_token_ids`, `logprobs`), they stay on the assistant message for RL
 trainers and are stripped from what is sent back to the model.
 """
@@ -15,7 +16,7 @@ import openai
 from openai import AsyncOpenAI
 
 from envcraft.harness.episode import Episode
-from envcraft.harness.errors import InfraFailure
+from envcraft.harness.errors import ModelFailure
 
 BASE_PROMPT = """\
 You work inside a stateful workspace through tools; every change you make persists for the rest of the task.
@@ -68,7 +69,7 @@ class ClawAgent:
     name = "claw"
 
     def __init__(self, base_url: str, api_key: str, model: str, temperature: float = 0.0,
-                 max_tokens_per_call: int = 2048, request_timeout: float = 120.0, retries: int = 2,
+                 max_tokens_per_call: int | None = None, request_timeout: float = 120.0, retries: int = 2,
                  system_prompt: str | None = None, extra_body: dict[str, Any] | None = None):
         self.base_url, self.api_key, self.model = base_url, api_key, model
         self.temperature, self.max_tokens_per_call = temperature, max_tokens_per_call
@@ -80,32 +81,34 @@ class ClawAgent:
         try:
             return await client.chat.completions.create(
                 model=self.model, messages=wire_messages(episode.messages), tools=episode.openai_tools,
-                temperature=self.temperature, max_tokens=self.max_tokens_per_call, extra_body=self.extra_body)
+                temperature=self.temperature, max_tokens=self.max_tokens_per_call or episode.limits.max_call_tokens, extra_body=self.extra_body)
         except openai.OpenAIError as exc:  # status, connection and timeout errors, after the client's retries
-            raise InfraFailure("model", f"{self.model} at {self.base_url}: {type(exc).__name__}: {exc}") from exc
+            raise ModelFailure(f"{self.model} at {self.base_url}: {type(exc).__name__}: {exc}") from exc
 
     async def turn(self, client: AsyncOpenAI, episode: Episode) -> str:
         """Model calls until the model calls finish or answers without tools; returns how the turn ended."""
         while True:
             completion = await self.complete(client, episode)
             if not completion.choices:
-                raise InfraFailure("model", f"{self.model} returned no choices")
+                raise ModelFailure(f"{self.model} returned no choices")
             usage, choice = completion.usage, completion.choices[0]
-            episode.count_step(usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0)
+            crossed = episode.count_step(usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0)
             message, extra = choice.message, training_extra(completion, choice)
             calls = [(call.id or f"call_{episode.steps}_{i}", call.function.name, call.function.arguments)
                      for i, call in enumerate(message.tool_calls or []) if getattr(call, "function", None)]
             if not calls:
                 episode.say(message.content or "", extra)
+                episode.stop(crossed)
                 return "no_tool_calls"
-            replies = await episode.act(calls, content=message.content, extra=extra)
+            replies = await episode.act(calls, content=message.content, extra=extra, execute=not crossed)
+            episode.stop(crossed)
             if any(r.name == "finish" and not r.is_error for r in replies):
                 return "finished"
 
     async def run(self, episode: Episode) -> str:
         if not any(m["role"] == "system" for m in episode.messages):
-            episode.system(self.system_prompt or system_prompt_for([t.name for t in episode.tools],
-                                                                   getattr(episode, "instructions", [])))
+            episode.system(self.system_prompt or system_prompt_for(
+                [tool["function"]["name"] for tool in episode.openai_tools], list(episode.info.instructions.items())))
         ended = "turns_done"
         async with AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.request_timeout,
                                max_retries=self.retries) as client:

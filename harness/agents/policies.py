@@ -20,9 +20,10 @@ class GoldReplayAgent:
         for turn, text in enumerate(episode.turns):
             episode.user(text)
             for index, call in enumerate(c for c in calls if c.turn == turn):
-                episode.count_step()
-                name = episode.exposed.get((call.env or episode.envs[0], call.tool), call.tool)
-                await episode.act([(f"call_{turn}_{index}", name, call.arguments)])
+                crossed = episode.count_step()
+                name = episode.tool_name(call.env, call.tool)
+                await episode.act([(f"call_{turn}_{index}", name, call.arguments)], execute=not crossed)
+                episode.stop(crossed)
         return "finished" if episode.finished else "gold_replayed"
 
 
@@ -35,6 +36,7 @@ class NoOpAgent:
     async def run(self, episode: Episode) -> str:
         for text in episode.turns:
             episode.user(text)
-            episode.count_step()
+            crossed = episode.count_step()
             episode.say("I will not take any action.")
+            episode.stop(crossed)
         return "no_action"

@@ -1,0 +1,210 @@
+"""Typed answers: read the values of the asked type out of a free-form answer, and compare values.
+
+An expected answer is typed by its own form: a date (2026-11-13), a date and time (2026-11-13
+12:30), a time (12:30), a number (1234.5), or text (a name, an enum value, an email, an id).
+The answer is parsed for values of that type in the common ways people write them, so
+"Nov 13, 2026", "13 November 2026" and "11/13/2026" all read as 2026-11-13, "$1,234.50" as
+1234.5, "In Progress" as in_progress. Numbers match as whole values, never as substrings ("12"
+is not in "120" or "ord-0012"). Text matches whole words after normalizing case, spacing,
+underscores/hyphens and surrounding punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+MAX_ANSWER_CHARS = 600  # longer answers are not graded: finish() says so
+
+MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                             "dec"))}
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_MDY_NAMED = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)", re.I)
+_DMY_NAMED = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})(?!\d)", re.I)
+_NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?![\d/.-])")
+_HALF = r"\s*([ap])\.?m\.?(?![a-z])"
+_TIMES = (re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?(?:" + _HALF + r")?(?!\d)", re.I),  # 12:30, 12:30 pm
+          re.compile(r"(?<![\d:.])(\d{1,2})[.h](\d{2})(?:" + _HALF + r")(?!\d)", re.I),  # 12.30pm
+          re.compile(r"(?<![\d:.])(\d{1,2})h(\d{2})()(?!\d)", re.I),  # 12h30
+          re.compile(r"(?<![\d:.])(\d{1,2})()" + _HALF, re.I))  # 12 pm
+_ID = re.compile(r"\b[A-Za-z]{2,6}-\d+\b")
+_NUMBER = re.compile(r"(?<![\w.])[-\u2212]?(?:\d{1,3}(?:[,\u202f]\d{3})+|\d+)(?:\.\d+)?(?![\d])(?!\.\d)")
+_TRAILING = ".!?;:,\"'`)]}"
+
+
+def kind_of(expected: str) -> str:
+    value = expected.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return "date"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?", value):
+        return "datetime"
+    if re.fullmatch(r"\d{1,2}:\d{2}", value):
+        return "time"
+    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return "number"
+    return "text"
+
+
+def _day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month(word: str) -> int:
+    return MONTHS[word.lower()[:3]]
+
+
+def dates(text: str) -> tuple[set[date], str]:
+    """Dates written in common forms, and the text with them blanked out."""
+    found: set[date] = set()
+
+    def take(day: date | None, match: re.Match) -> str:
+        if day:
+            found.add(day)
+        return " " * len(match.group(0))
+
+    text = _ISO_DATE.sub(lambda m: take(_day(int(m[1]), int(m[2]), int(m[3])), m), text)
+    text = _MDY_NAMED.sub(lambda m: take(_day(int(m[3]), _month(m[1]), int(m[2])), m), text)
+    text = _DMY_NAMED.sub(lambda m: take(_day(int(m[3]), _month(m[2]), int(m[1])), m), text)
+
+    def numeric(m: re.Match) -> str:  # 11/13/2026 or 13/11/2026: whichever reading is a real date
+        a, b, year = int(m[1]), int(m[2]), int(m[3])
+        for day in {_day(year, a, b), _day(year, b, a)} - {None}:
+            found.add(day)
+        return " " * len(m.group(0))
+
+    return found, _NUMERIC_DATE.sub(numeric, text)
+
+
+def times(text: str) -> tuple[set[str], str]:
+    """Times of day as HH:MM (12-hour forms converted), and the text with them blanked out."""
+    found: set[str] = set()
+
+    def take(m: re.Match) -> str:
+        hour, minute, half = int(m[1]), int(m[2] or 0), m[3]
+        if half:
+            hour = hour % 12 + (12 if half.lower() == "p" else 0)
+        if hour < 24 and minute < 60:
+            found.add(f"{hour:02d}:{minute:02d}")
+        return " " * len(m.group(0))
+
+    for pattern in _TIMES:
+        text = pattern.sub(take, text)
+    return found, text
+
+
+def numbers(text: str) -> set[Decimal]:
+    """Whole numbers and decimals, with thousands separators and currency signs, outside dates, times and ids."""
+    text = _ID.sub(" ", text)
+    text = dates(text)[1]
+    text = times(text)[1]
+    out = set()
+    for match in _NUMBER.finditer(text):
+        raw = re.sub(r"[,\u202f]", "", match.group(0)).replace("\u2212", "-")
+        try:
+            out.add(Decimal(raw))
+        except InvalidOperation:
+            continue
+    return out
+
+
+def number(value: str) -> Decimal | None:
+    try:
+        return Decimal(value.strip())
+    except InvalidOperation:
+        return None
+
+
+def normal(text: str, fold: bool = True) -> str:
+    """Case, spacing, underscores and hyphens between words, and surrounding punctuation normalized."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"(?<=[A-Za-z])[_-](?=[A-Za-z])|_", " ", text)
+    text = " ".join(text.split()).strip(_TRAILING + " ")
+    return text.lower() if fold else text
+
+
+def _spans(haystack: str, needle: str) -> list[tuple[int, int]]:
+    if not needle:
+        return []
+    pattern = r"(?<!\w)" + re.escape(needle) + r"(?!\w)"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, haystack)]
+
+
+def texts_found(answer: str, expected: str, others: list[str]) -> tuple[bool, list[str]]:
+    """Whether the answer names `expected` as whole words (any case), and which `others` it also names; where
+    two overlap, the longer is what it names. A short other value ("IT") must appear as written."""
+    raw = normal(answer, fold=False)
+    folded = raw.lower()
+    if len(folded) != len(raw):
+        raw = folded
+    hits = [(s, e, None) for s, e in _spans(folded, normal(expected))]
+    for other in set(others):
+        written = normal(other, fold=False)
+        short = len(written) <= 3  # "IT", "On": matched as written, so prose ("it is") is not a dump
+        hay, needle = (raw, written) if short else (folded, written.lower())
+        hits += [(s, e, other) for s, e in _spans(hay, needle)]
+    hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
+    taken: list[tuple[int, int]] = []
+    found, also = False, []
+    for start, end, value in hits:
+        if any(start < e and s < end for s, e in taken):
+            continue
+        taken.append((start, end))
+        if value is None:
+            found = True
+        elif value not in also:
+            also.append(value)
+    return found, also
+
+
+def values_in(answer: str, kind: str) -> set:
+    if kind == "date":
+        return dates(answer)[0]
+    if kind == "time":
+        return times(dates(answer)[1])[0]
+    if kind == "number":
+        return numbers(answer)
+    raise ValueError(kind)
+
+
+def typed(value: str, kind: str):
+    value = value.strip()
+    if kind == "date":
+        return date.fromisoformat(value)
+    if kind == "time":
+        return value
+    return number(value)
+
+
+def _same_kind(values: list[str], kind: str) -> list[str]:
+    return [v for v in values if kind_of(v) == kind]
+
+
+def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool, list[str]]:
+    """(the answer states `expected`, the other candidate values it also states)."""
+    kind = kind_of(expected)
+    others = [c for c in candidates if c.strip() != expected.strip()]
+    if kind == "datetime":
+        day, clock = re.split(r"[ T]", expected.strip())[:2]
+        days, rest = dates(answer)
+        clocks = times(rest)[0]
+        ok = date.fromisoformat(day) in days and clock[:5] in clocks
+        also = [c for c in _same_kind(others, "datetime")
+                if date.fromisoformat(re.split(r"[ T]", c.strip())[0]) in days and re.split(r"[ T]", c.strip())[1][:5] in clocks
+                and c.strip() != expected.strip()]
+        return ok, also
+    if kind in ("date", "time", "number"):
+        found = values_in(answer, kind)
+        want = typed(expected, kind)
+        also = [c for c in _same_kind(others, kind) if typed(c, kind) != want and typed(c, kind) in found]
+        return want in found, also
+    exp = normal(expected)
+    return texts_found(answer, expected, [o for o in others if normal(o) != exp])
+
+
+__all__ = ["MAX_ANSWER_CHARS", "kind_of", "names", "normal"]

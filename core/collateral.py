@@ -1,0 +1,55 @@
+"""The collateral guard: what the task did not ask for must be exactly as it was.
+
+Row-level, not table-level: in every table, each existing row is unchanged except the fields the
+task changes on it (`rows`), and the table gains exactly the rows the task creates (`grow`), so an
+extra write, a duplicate create or a bulk change anywhere is caught even in a table the task
+rightly changes. Existing files the task does not target stay as they were; new files (scratch
+notes, a saved export) are not damage. A table named in `allow` may gain rows freely: its
+operation is a documented side effect (e.g. a courtesy reply on every ticket state change).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from envcraft.core.tasks import Check
+
+
+class State(Protocol):
+    """What the guard reads of a snapshot (grading.Snapshot): app tables and workspace files."""
+
+    tables: dict[str, list[dict[str, Any]]]
+    files: dict[str, str]
+
+
+def _by_id(rows: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    return {row.get("id", index): row for index, row in enumerate(rows)}
+
+
+def damage(check: Check, initial: State, final: State) -> list[str]:
+    """What changed that the task did not ask for (empty: nothing)."""
+    out: list[str] = []
+    allowed = set(check.allow)
+    for table in sorted(set(initial.tables) | set(final.tables)):
+        before, after = _by_id(initial.tables.get(table, [])), _by_id(final.tables.get(table, []))
+        may = check.rows.get(table, {})
+        for row_id, row in before.items():
+            fields = may.get(str(row_id))
+            if fields is not None and "*" in fields:
+                continue
+            if row_id not in after:
+                out.append(f"{table} {row_id} deleted")
+                continue
+            keys = (set(row) | set(after[row_id])) - set(fields or ())
+            if any(row.get(k) != after[row_id].get(k) for k in keys):
+                out.append(f"{table} {row_id} changed")
+        new = len([i for i in after if i not in before])
+        if table not in allowed and new != check.grow.get(table, 0):
+            out.append(f"{table} gained {new} rows, expected {check.grow.get(table, 0)}")
+    for path, text in initial.files.items():
+        if path not in allowed and final.files.get(path) != text:
+            out.append(f"{path} {'deleted' if path not in final.files else 'modified'}")
+    return out
+
+
+__all__ = ["damage"]

@@ -1,0 +1,70 @@
+"""The episode API in process: the registry launches each environment, grading reads the workspaces."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from pathlib import Path
+from typing import Any
+
+from envcraft.core.diff import state_diff
+from envcraft.core.grading import Grade, Snapshot, grade
+from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
+from envcraft.harness.errors import TaskFailure
+from envcraft.harness.farm_base import FarmBase, Opened
+from envcraft.registry import catalog
+from envcraft.registry.launch import InProcessLauncher, Launcher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
+
+
+class LocalFarm(FarmBase):
+    """`async with LocalFarm() as farm:` the episode API over in-process (or stdio, docker) instances."""
+
+    def __init__(self, launcher: Launcher | None = None, root: WorkspaceRoot | None = None,
+                 tasks_dir: Path | None = None, tool_seconds: float = 120.0):
+        super().__init__(tool_seconds)
+        self.launcher = launcher or InProcessLauncher()
+        self._own_root = root is None
+        self.root = root or WorkspaceRoot()
+        self.tasks_dir = tasks_dir
+        self._tasks: dict[str, Task] | None = None
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await super().__aexit__(*exc)
+        finally:
+            if self._own_root:
+                self.root.close()
+
+    def prewarm(self, counts: dict[str, int]) -> None:
+        """Fresh workspace copies ready per environment (as many as will run at once)."""
+        known = catalog.discover()
+        for name, count in counts.items():
+            if name in known:
+                self.root.prewarm(name, known[name].seed, count)
+
+    def _task(self, task_id: str) -> Task:
+        if self._tasks is None:
+            self._tasks = {t.id: t for path in task_files(self.tasks_dir or TASKS_DIR) for t in load_tasks(path)}
+        if task_id not in self._tasks:
+            raise TaskFailure(f"no task {task_id!r} in {self.tasks_dir or TASKS_DIR}")
+        return self._tasks[task_id]
+
+    async def _open(self, stack: contextlib.AsyncExitStack, task: str | Task) -> Opened:
+        task = self._task(task) if isinstance(task, str) else task
+        try:
+            envs = [catalog.get(name) for name in task.envs]
+        except KeyError as exc:
+            raise TaskFailure(str(exc.args[0] if exc.args else exc)) from None
+        instances = [await stack.enter_async_context(launch(env, self.launcher, self.root, task.initial_for(env.name)))
+                     for env in envs]
+        baseline = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+        return Opened(id=uuid.uuid4().hex, task_id=task.id, turns=task.turns,
+                      clients={i.env.name: i.client for i in instances}, state=(task, instances, baseline))
+
+    async def _grade(self, opened: Opened) -> Grade:
+        task, instances, baseline = opened.state
+        final = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+        result = grade(task, baseline, final)
+        return result.model_copy(update={"state_diff": {name: state_diff(baseline[name], state)
+                                                        for name, state in final.items()}})
