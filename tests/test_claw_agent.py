@@ -156,6 +156,6 @@ async def test_system_prompt_fits_the_kind_and_carries_the_server_instructions(r
     assert "SKILL.md" not in system and "read_policies" in system
     assert instructions_text(load_blueprint(BLUEPRINTS / "tutor_matching_center.yaml")) in system
     replies = [m for m in rollout.messages if m["role"] == "tool"]
-    assert replies and '"enforced"' in replies[0]["content"] and not rollout.messages[1:2] == []
+    assert replies and '"enforced"' in replies[0]["content"]
     office = await run(TASK, root)
     assert "SKILL.md" in office.messages[0]["content"] and "Northwind Studio" in office.messages[0]["content"]

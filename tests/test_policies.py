@@ -17,7 +17,7 @@ from mcp import Client
 from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
 from envcraft.generator.compiler import compile_blueprint, instructions_text
-from envcraft.generator.policy import allowed_side_effects, enforced_rules, policy_records, refusal, rules
+from envcraft.generator.policy import allowed_side_effects, policy_records, refusal, rules
 from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module

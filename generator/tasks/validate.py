@@ -21,6 +21,7 @@ from envcraft.core.tasks import Task, ToolCall
 
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.env import EnvCache
+from envcraft.generator.invariants import check_invariants
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 
 WRITING = {"write_file", "edit_file", "run_shell", "finish"}
@@ -136,6 +137,16 @@ def random_calls(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCa
     return calls
 
 
+def breaks_invariants(cache: EnvCache, task: Task, start: dict, world: World) -> bool:
+    """The gold leaves a contradiction the world did not have (a shift on another day than its sitting,
+    a total that no longer adds up): generator/invariants.py."""
+    for name in task.envs:
+        bp = cache[name].bp
+        if set(check_invariants(bp, world.tables[name])) - set(check_invariants(bp, start[name].tables)):
+            return True
+    return False
+
+
 def validate(cache: EnvCache, task: Task, rng: random.Random) -> Verdict:
     world = World(cache, task)
     fresh = World(cache, task)
@@ -147,6 +158,8 @@ def validate(cache: EnvCache, task: Task, rng: random.Random) -> Verdict:
     world.run(task.gold)
     if grade(task, start, world.final()).reward < 1.0:
         return Verdict(False, "gold_fails")
+    if breaks_invariants(cache, task, start, world):
+        return Verdict(False, "gold_breaks_invariant")
     if grade(task, start, start).reward > 0.0:
         return Verdict(False, "noop_scores")
     noise = random_calls(cache, task, rng)
