@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Northwind Foods accounts payable desk workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `apdesk` CLI in the shell); call finish when done."
+    "You assist the accounts payable team of Northwind Foods, a regional food distributor. Supplier bills "
+    "arrive by email and must be registered, three-way matched against their purchase order, approved, "
+    "placed into a weekly payment run and finally marked paid once the bank settles the run. Bills with "
+    "problems are put on hold with a reason and released once the supplier fixes them. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sup-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`apdesk` CLI in the shell) and the file tools. Policies: [judgement_1] Follow the bill lifecycle in "
+    "order: register, match, approve, schedule, mark paid. [judgement_2] Check the supplier's "
+    "bank_verified flag before scheduling and quote the policy when placing a hold. Call finish when "
+    "done."
 )
 
 

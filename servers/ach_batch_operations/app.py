@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -34,18 +34,6 @@ AchEntryStatus = Literal["pending", "settled", "returned", "reinitiated"]
 ACH_ENTRY_STATUS: tuple[str, ...] = get_args(AchEntryStatus)
 AchReturnReturnCode = Literal["R01", "R02", "R03", "R04", "R10", "R29"]
 ACH_RETURN_RETURN_CODE: tuple[str, ...] = get_args(AchReturnReturnCode)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -72,11 +60,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -88,77 +71,57 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
@@ -167,32 +130,77 @@ def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[s
     return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class Originator:
@@ -201,6 +209,16 @@ class Originator:
     company_id: str
     daily_limit: float
     sec_code: OriginatorSecCode
+
+
+@dataclass
+class OriginatorPage(Page):
+    """A page of originators from a search: `note` says how to get the rest."""
+
+    results: list[Originator]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -216,6 +234,16 @@ class AchFile:
 
 
 @dataclass
+class AchFilePage(Page):
+    """A page of ach files from a search: `note` says how to get the rest."""
+
+    results: list[AchFile]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class AchEntry:
     id: str
     ach_file_id: str
@@ -227,6 +255,16 @@ class AchEntry:
 
 
 @dataclass
+class AchEntryPage(Page):
+    """A page of ach entrys from a search: `note` says how to get the rest."""
+
+    results: list[AchEntry]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class AchReturn:
     id: str
     ach_entry_id: str
@@ -234,16 +272,28 @@ class AchReturn:
     received_on: str | None
 
 
+@dataclass
+class AchReturnPage(Page):
+    """A page of ach returns from a search: `note` says how to get the rest."""
+
+    results: list[AchReturn]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- originators
 
 
 @read
 def originator_search(tables: Tables, company: str | None = None, company_id: str | None = None,
-                      sec_code: OriginatorSecCode | None = None, limit: int = 20) -> list[Originator]:
+                      sec_code: OriginatorSecCode | None = None, limit: int = 20,
+                      offset: int = 0) -> OriginatorPage:
     """Find originating clients by name, company id or SEC code.
 
     company, company_id match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(sec_code, "sec_code", ORIGINATOR_SEC_CODE)
     _rows = [
@@ -252,7 +302,7 @@ def originator_search(tables: Tables, company: str | None = None, company_id: st
         and (company_id is None or _contains(_r.get("company_id"), company_id))
         and (sec_code is None or _r.get("sec_code") == sec_code)
     ]
-    return [_as(Originator, _r) for _r in _by_id(_rows, limit)]
+    return _page(OriginatorPage, Originator, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- ach_files
@@ -260,10 +310,11 @@ def originator_search(tables: Tables, company: str | None = None, company_id: st
 
 @read
 def ach_file_search(tables: Tables, originator_id: str | None = None, status: AchFileStatus | None = None,
-                    effective_date: str | None = None, limit: int = 20) -> list[AchFile]:
+                    effective_date: str | None = None, limit: int = 20, offset: int = 0) -> AchFilePage:
     """Find ACH files by client, status or effective date.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", ACH_FILE_STATUS)
     _check_date(effective_date, "effective_date")
@@ -273,7 +324,7 @@ def ach_file_search(tables: Tables, originator_id: str | None = None, status: Ac
         and (status is None or _r.get("status") == status)
         and (effective_date is None or _r.get("effective_date") == effective_date)
     ]
-    return [_as(AchFile, _r) for _r in _by_id(_rows, limit)]
+    return _page(AchFilePage, AchFile, _rows, limit, offset)
 
 
 @read
@@ -289,8 +340,9 @@ def ach_file_accept(tables: Tables, ach_file_id: str) -> AchFile:
     _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file",
                     "find ach file ids with ach_file_search")
     _new = {**_row, "status": "accepted"}
-    if _row.get("status") not in ("uploaded", "validating", "retry_queued"):
-        raise ToolFailure("only files awaiting validation can be accepted")
+    _block = _not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file")
+    if _block:
+        _refuse("ach_file_accept.status_in", "only files awaiting validation can be accepted", _block)
     _row.update(_new)
     return _as(AchFile, _row)
 
@@ -303,8 +355,9 @@ def ach_file_reject(tables: Tables, ach_file_id: str, error_code: str | None = N
     _changes = {_k: _v for _k, _v in (("error_code", error_code),) if _v is not None}
     _fail_if_blank(error_code, "error_code")
     _new = {**_row, **_changes, "status": "rejected"}
-    if _row.get("status") not in ("uploaded", "validating", "retry_queued"):
-        raise ToolFailure("only files awaiting validation can be rejected")
+    _block = _not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file")
+    if _block:
+        _refuse("ach_file_reject.status_in", "only files awaiting validation can be rejected", _block)
     _row.update(_new)
     return _as(AchFile, _row)
 
@@ -317,8 +370,9 @@ def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     _check_range(attempt_count, "attempt_count", 0, 3)
     _new = {**_row, **_changes, "status": "retry_queued"}
-    if _row.get("status") not in ("rejected",):
-        raise ToolFailure("only rejected files can be re-queued")
+    _block = _not_among(_row, "status", ("rejected",), "ach file")
+    if _block:
+        _refuse("ach_file_requeue.status_in", "only rejected files can be re-queued", _block)
     _row.update(_new)
     return _as(AchFile, _row)
 
@@ -329,8 +383,9 @@ def ach_file_dead_letter(tables: Tables, ach_file_id: str) -> AchFile:
     _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file",
                     "find ach file ids with ach_file_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("rejected",):
-        raise ToolFailure("only rejected files can be dead-lettered")
+    _block = _not_among(_row, "status", ("rejected",), "ach file")
+    if _block:
+        _refuse("ach_file_dead_letter.status_in", "only rejected files can be dead-lettered", _block)
     _row.update(_new)
     return _as(AchFile, _row)
 
@@ -341,8 +396,9 @@ def ach_file_transmit(tables: Tables, ach_file_id: str) -> AchFile:
     _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file",
                     "find ach file ids with ach_file_search")
     _new = {**_row, "status": "transmitted"}
-    if _row.get("status") not in ("accepted",):
-        raise ToolFailure("a file must be accepted before transmission")
+    _block = _not_among(_row, "status", ("accepted",), "ach file")
+    if _block:
+        _refuse("ach_file_transmit.status_in", "a file must be accepted before transmission", _block)
     _row.update(_new)
     return _as(AchFile, _row)
 
@@ -352,12 +408,13 @@ def ach_file_transmit(tables: Tables, ach_file_id: str) -> AchFile:
 
 @read
 def ach_entry_search(tables: Tables, ach_file_id: str | None = None, status: AchEntryStatus | None = None,
-                     receiver_name: str | None = None, routing_number: str | None = None,
-                     limit: int = 20) -> list[AchEntry]:
+                     receiver_name: str | None = None, routing_number: str | None = None, limit: int = 20,
+                     offset: int = 0) -> AchEntryPage:
     """Find entries by file, status, receiver or routing number.
 
     receiver_name, routing_number match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", ACH_ENTRY_STATUS)
     _rows = [
@@ -367,7 +424,7 @@ def ach_entry_search(tables: Tables, ach_file_id: str | None = None, status: Ach
         and (receiver_name is None or _contains(_r.get("receiver_name"), receiver_name))
         and (routing_number is None or _contains(_r.get("routing_number"), routing_number))
     ]
-    return [_as(AchEntry, _r) for _r in _by_id(_rows, limit)]
+    return _page(AchEntryPage, AchEntry, _rows, limit, offset)
 
 
 @write
@@ -376,8 +433,9 @@ def ach_entry_reinitiate(tables: Tables, ach_entry_id: str) -> AchEntry:
     _row = find_row(tables, "ach_entrys", "id", ach_entry_id, "ach entry",
                     "find ach entry ids with ach_entry_search")
     _new = {**_row, "status": "reinitiated"}
-    if _row.get("status") not in ("returned",):
-        raise ToolFailure("only returned entries can be reinitiated")
+    _block = _not_among(_row, "status", ("returned",), "ach entry")
+    if _block:
+        _refuse("ach_entry_reinitiate.status_in", "only returned entries can be reinitiated", _block)
     _row.update(_new)
     return _as(AchEntry, _row)
 
@@ -402,8 +460,9 @@ def ach_return_record(tables: Tables, ach_entry_id: str, return_code: AchReturnR
         "return_code": return_code,
         "received_on": received_on,
     }
-    _check_unique(tables["ach_returns"], "ach_entry_id", _new.get("ach_entry_id"), _new["id"],
-                  "this entry already has a return on file")
+    _block = _taken(tables["ach_returns"], "ach_entry_id", _new.get("ach_entry_id"), _new["id"])
+    if _block:
+        _refuse("ach_return_record.unique", "this entry already has a return on file", _block)
     _target_ach_entry_id = _target(tables, "ach_entrys", _new.get("ach_entry_id"), "ach entry")
     tables["ach_returns"].append(_new)
     if _target_ach_entry_id is not None:
@@ -413,10 +472,12 @@ def ach_return_record(tables: Tables, ach_entry_id: str, return_code: AchReturnR
 
 @read
 def ach_return_search(tables: Tables, ach_entry_id: str | None = None,
-                      return_code: AchReturnReturnCode | None = None, limit: int = 20) -> list[AchReturn]:
+                      return_code: AchReturnReturnCode | None = None, limit: int = 20,
+                      offset: int = 0) -> AchReturnPage:
     """Find returns by entry or R-code.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(return_code, "return_code", ACH_RETURN_RETURN_CODE)
     _rows = [
@@ -424,9 +485,120 @@ def ach_return_search(tables: Tables, ach_entry_id: str | None = None,
         if (ach_entry_id is None or _r.get("ach_entry_id") == ach_entry_id)
         and (return_code is None or _r.get("return_code") == return_code)
     ]
-    return [_as(AchReturn, _r) for _r in _by_id(_rows, limit)]
+    return _page(AchReturnPage, AchReturn, _rows, limit, offset)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Consult the runbook before re-queueing a rejected file and the return table before reinitiating an entry.",
+     "tools": [], "enforced": False},
+    {"id": "ach_file_accept.status_in", "category": "state_guard",
+     "rule": "Only files awaiting validation can be accepted.", "tools": ['ach_file_accept'], "enforced": True},
+    {"id": "ach_file_reject.status_in", "category": "state_guard",
+     "rule": "Only files awaiting validation can be rejected.", "tools": ['ach_file_reject'], "enforced": True},
+    {"id": "ach_file_requeue.status_in", "category": "state_guard",
+     "rule": "Only rejected files can be re-queued.", "tools": ['ach_file_requeue'], "enforced": True},
+    {"id": "ach_file_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only rejected files can be dead-lettered.", "tools": ['ach_file_dead_letter'], "enforced": True},
+    {"id": "ach_file_transmit.status_in", "category": "state_guard",
+     "rule": "A file must be accepted before transmission.", "tools": ['ach_file_transmit'], "enforced": True},
+    {"id": "ach_return_record.unique", "category": "uniqueness",
+     "rule": "This entry already has a return on file.", "tools": ['ach_return_record'], "enforced": True},
+    {"id": "ach_entry_reinitiate.status_in", "category": "state_guard",
+     "rule": "Only returned entries can be reinitiated.", "tools": ['ach_entry_reinitiate'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def originator_report(tables: Tables, group_by: Literal["sec_code"],
+                      sec_code: OriginatorSecCode | None = None) -> Report:
+    """Count originators per value of a field with totals of daily_limit; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(sec_code, "sec_code", ORIGINATOR_SEC_CODE)
+    _check_choice(group_by, "group_by", ("sec_code",))
+    _rows = [
+        _r for _r in tables["originators"]
+        if (sec_code is None or _r.get("sec_code") == sec_code)
+    ]
+    return _report(_rows, group_by, ("daily_limit",))
+
+
+@read
+def ach_file_report(tables: Tables, group_by: Literal["originator_id", "status"],
+                    originator_id: str | None = None, status: AchFileStatus | None = None) -> Report:
+    """Count ach files per value of a field with totals of entry_count, total_amount, attempt_count; optional
+    filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", ACH_FILE_STATUS)
+    _check_choice(group_by, "group_by", ("originator_id", "status"))
+    _rows = [
+        _r for _r in tables["ach_files"]
+        if (originator_id is None or _r.get("originator_id") == originator_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("entry_count", "total_amount", "attempt_count"))
+
+
+@read
+def ach_entry_report(tables: Tables, group_by: Literal["ach_file_id", "transaction_code", "status"],
+                     ach_file_id: str | None = None, transaction_code: AchEntryTransactionCode | None = None,
+                     status: AchEntryStatus | None = None) -> Report:
+    """Count ach entrys per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(transaction_code, "transaction_code", ACH_ENTRY_TRANSACTION_CODE)
+    _check_choice(status, "status", ACH_ENTRY_STATUS)
+    _check_choice(group_by, "group_by", ("ach_file_id", "transaction_code", "status"))
+    _rows = [
+        _r for _r in tables["ach_entrys"]
+        if (ach_file_id is None or _r.get("ach_file_id") == ach_file_id)
+        and (transaction_code is None or _r.get("transaction_code") == transaction_code)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
+
+
+@read
+def ach_return_report(tables: Tables, group_by: Literal["ach_entry_id", "return_code"],
+                      ach_entry_id: str | None = None,
+                      return_code: AchReturnReturnCode | None = None) -> Report:
+    """Count ach returns per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(return_code, "return_code", ACH_RETURN_RETURN_CODE)
+    _check_choice(group_by, "group_by", ("ach_entry_id", "return_code"))
+    _rows = [
+        _r for _r in tables["ach_returns"]
+        if (ach_entry_id is None or _r.get("ach_entry_id") == ach_entry_id)
+        and (return_code is None or _r.get("return_code") == return_code)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [originator_search, ach_file_search, ach_file_get, ach_file_accept, ach_file_reject,
               ach_file_requeue, ach_file_dead_letter, ach_file_transmit, ach_entry_search, ach_return_record,
-              ach_return_search, ach_entry_reinitiate]
+              ach_return_search, ach_entry_reinitiate, read_policies, originator_report, ach_file_report,
+              ach_entry_report, ach_return_report]
+OPERATION_NAMES = {"originator_search", "ach_file_search", "ach_file_get", "ach_file_accept", "ach_file_reject",
+                   "ach_file_requeue", "ach_file_dead_letter", "ach_file_transmit", "ach_entry_search",
+                   "ach_return_record", "ach_return_search", "ach_entry_reinitiate", "read_policies",
+                   "originator_report", "ach_file_report", "ach_entry_report", "ach_return_report"}

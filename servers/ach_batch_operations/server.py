@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Commercial bank ACH operations workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `achops` CLI in the shell); call finish when done."
+    "You help the payments operations team at Summit Commercial Bank. Business clients upload NACHA files "
+    "of payroll and vendor payments. Files are validated, accepted and transmitted to the Fed; files that "
+    "fail validation are rejected with an error code and re-queued after the client corrects them, or "
+    "dead-lettered. Returned entries come back days later with R-codes. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like org-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `achops` CLI "
+    "in the shell) and the file tools. Policies: [judgement_1] Consult the runbook before re-queueing a "
+    "rejected file and the return table before reinitiating an entry. Call finish when done."
 )
 
 

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Claims adjuster assignment desk workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You run the assignment desk of Lakeshore Insurance's claims department. New claims arrive "
+    "unassigned; each must go to a field adjuster whose specialty matches the line of business, who works "
+    "the claim's region, holds a license in the loss state, is senior enough for the claim's complexity "
+    "and still has room under their caseload cap. Adjusters accept or reject offers. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fad-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Call finish when done."
 )
 
 

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Recruiting applicant tracking workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `ats` CLI in the shell); call finish when done."
+    "You assist the recruiting team of a 300-person software company. Hiring managers open job "
+    "requisitions with a seniority, location, remote policy, salary band and number of openings; "
+    "candidates come in with their experience, location and salary expectations. You match candidates to "
+    "suitable requisitions, move applications through screen and onsite, and draft offers within the band "
+    "without exceeding the requisition's openings. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like jrq-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `ats` CLI in the shell) and the "
+    "file tools. Policies: [offers_after_onsite] Offers are drafted only for candidates at the onsite "
+    "stage. [judgement_1] Match on seniority, location/remote and salary per the guidelines before "
+    "submitting an application. Call finish when done."
 )
 
 

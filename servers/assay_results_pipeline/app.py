@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -32,18 +32,6 @@ HitCallStatus = Literal["candidate", "confirmed", "rejected"]
 HIT_CALL_STATUS: tuple[str, ...] = get_args(HitCallStatus)
 ElnReportStatus = Literal["draft", "signed", "exported"]
 ELN_REPORT_STATUS: tuple[str, ...] = get_args(ElnReportStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,22 +58,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -97,100 +69,130 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class AssayPlate:
@@ -199,6 +201,16 @@ class AssayPlate:
     assay_type: AssayPlateAssayType
     plate_format: AssayPlatePlateFormat
     project: str
+
+
+@dataclass
+class AssayPlatePage(Page):
+    """A page of assay plates from a search: `note` says how to get the rest."""
+
+    results: list[AssayPlate]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -212,6 +224,16 @@ class PlateReaderRun:
 
 
 @dataclass
+class PlateReaderRunPage(Page):
+    """A page of plate reader runs from a search: `note` says how to get the rest."""
+
+    results: list[PlateReaderRun]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class HitCall:
     id: str
     plate_reader_run_id: str
@@ -219,6 +241,16 @@ class HitCall:
     well: str
     z_score: float
     status: HitCallStatus
+
+
+@dataclass
+class HitCallPage(Page):
+    """A page of hit calls from a search: `note` says how to get the rest."""
+
+    results: list[HitCall]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -230,17 +262,28 @@ class ElnReport:
     status: ElnReportStatus
 
 
+@dataclass
+class ElnReportPage(Page):
+    """A page of eln reports from a search: `note` says how to get the rest."""
+
+    results: list[ElnReport]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- assay_plates
 
 
 @read
 def assay_plate_search(tables: Tables, barcode: str | None = None,
                        assay_type: AssayPlateAssayType | None = None, project: str | None = None,
-                       limit: int = 20) -> list[AssayPlate]:
+                       limit: int = 20, offset: int = 0) -> AssayPlatePage:
     """Find plates by barcode, assay type or project.
 
     barcode, project match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(assay_type, "assay_type", ASSAY_PLATE_ASSAY_TYPE)
     _rows = [
@@ -249,7 +292,7 @@ def assay_plate_search(tables: Tables, barcode: str | None = None,
         and (assay_type is None or _r.get("assay_type") == assay_type)
         and (project is None or _contains(_r.get("project"), project))
     ]
-    return [_as(AssayPlate, _r) for _r in _by_id(_rows, limit)]
+    return _page(AssayPlatePage, AssayPlate, _rows, limit, offset)
 
 
 @write
@@ -267,8 +310,9 @@ def assay_plate_register(tables: Tables, barcode: str, assay_type: AssayPlateAss
         "plate_format": plate_format,
         "project": project,
     }
-    _check_unique(tables["assay_plates"], "barcode", _new.get("barcode"), _new["id"],
-                  "that barcode is already registered")
+    _block = _taken(tables["assay_plates"], "barcode", _new.get("barcode"), _new["id"])
+    if _block:
+        _refuse("assay_plate_register.unique", "that barcode is already registered", _block)
     tables["assay_plates"].append(_new)
     return _as(AssayPlate, _new)
 
@@ -278,12 +322,13 @@ def assay_plate_register(tables: Tables, barcode: str, assay_type: AssayPlateAss
 
 @read
 def plate_reader_run_search(tables: Tables, assay_plate_id: str | None = None, instrument: str | None = None,
-                            status: PlateReaderRunStatus | None = None,
-                            limit: int = 20) -> list[PlateReaderRun]:
+                            status: PlateReaderRunStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> PlateReaderRunPage:
     """Find reader runs by plate, instrument or status.
 
     instrument matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", PLATE_READER_RUN_STATUS)
     _rows = [
@@ -292,7 +337,7 @@ def plate_reader_run_search(tables: Tables, assay_plate_id: str | None = None, i
         and (instrument is None or _contains(_r.get("instrument"), instrument))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PlateReaderRun, _r) for _r in _by_id(_rows, limit)]
+    return _page(PlateReaderRunPage, PlateReaderRun, _rows, limit, offset)
 
 
 @write
@@ -325,8 +370,9 @@ def plate_reader_run_normalize(tables: Tables, plate_reader_run_id: str) -> Plat
     _row = find_row(tables, "plate_reader_runs", "id", plate_reader_run_id, "plate reader run",
                     "find plate reader run ids with plate_reader_run_search")
     _new = {**_row, "status": "normalized"}
-    if _row.get("status") not in ("acquired",):
-        raise ToolFailure("only freshly acquired runs are normalised")
+    _block = _not_among(_row, "status", ("acquired",), "plate reader run")
+    if _block:
+        _refuse("plate_reader_run_normalize.status_in", "only freshly acquired runs are normalised", _block)
     _row.update(_new)
     return _as(PlateReaderRun, _row)
 
@@ -337,8 +383,9 @@ def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateR
     _row = find_row(tables, "plate_reader_runs", "id", plate_reader_run_id, "plate reader run",
                     "find plate reader run ids with plate_reader_run_search")
     _new = {**_row, "status": "qc_failed"}
-    if _row.get("status") not in ("acquired", "normalized"):
-        raise ToolFailure("approved runs cannot be failed")
+    _block = _not_among(_row, "status", ("acquired", "normalized"), "plate reader run")
+    if _block:
+        _refuse("plate_reader_run_fail_qc.status_in", "approved runs cannot be failed", _block)
     _row.update(_new)
     return _as(PlateReaderRun, _row)
 
@@ -349,8 +396,9 @@ def plate_reader_run_approve(tables: Tables, plate_reader_run_id: str) -> PlateR
     _row = find_row(tables, "plate_reader_runs", "id", plate_reader_run_id, "plate reader run",
                     "find plate reader run ids with plate_reader_run_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("normalized",):
-        raise ToolFailure("normalise the run before approval")
+    _block = _not_among(_row, "status", ("normalized",), "plate reader run")
+    if _block:
+        _refuse("plate_reader_run_approve.status_in", "normalise the run before approval", _block)
     _row.update(_new)
     return _as(PlateReaderRun, _row)
 
@@ -360,11 +408,12 @@ def plate_reader_run_approve(tables: Tables, plate_reader_run_id: str) -> PlateR
 
 @read
 def hit_call_search(tables: Tables, plate_reader_run_id: str | None = None, compound_id: str | None = None,
-                    status: HitCallStatus | None = None, limit: int = 20) -> list[HitCall]:
+                    status: HitCallStatus | None = None, limit: int = 20, offset: int = 0) -> HitCallPage:
     """Find hit calls by run, compound or status.
 
     compound_id matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", HIT_CALL_STATUS)
     _rows = [
@@ -373,7 +422,7 @@ def hit_call_search(tables: Tables, plate_reader_run_id: str | None = None, comp
         and (compound_id is None or _contains(_r.get("compound_id"), compound_id))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(HitCall, _r) for _r in _by_id(_rows, limit)]
+    return _page(HitCallPage, HitCall, _rows, limit, offset)
 
 
 @write
@@ -403,8 +452,9 @@ def hit_call_confirm(tables: Tables, hit_call_id: str) -> HitCall:
     _row = find_row(tables, "hit_calls", "id", hit_call_id, "hit call",
                     "find hit call ids with hit_call_search")
     _new = {**_row, "status": "confirmed"}
-    if _row.get("status") not in ("candidate",):
-        raise ToolFailure("only candidates can be confirmed")
+    _block = _not_among(_row, "status", ("candidate",), "hit call")
+    if _block:
+        _refuse("hit_call_confirm.status_in", "only candidates can be confirmed", _block)
     _row.update(_new)
     return _as(HitCall, _row)
 
@@ -414,11 +464,12 @@ def hit_call_confirm(tables: Tables, hit_call_id: str) -> HitCall:
 
 @read
 def eln_report_search(tables: Tables, plate_reader_run_id: str | None = None, author: str | None = None,
-                      status: ElnReportStatus | None = None, limit: int = 20) -> list[ElnReport]:
+                      status: ElnReportStatus | None = None, limit: int = 20, offset: int = 0) -> ElnReportPage:
     """Find ELN reports by run, author or status.
 
     author matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", ELN_REPORT_STATUS)
     _rows = [
@@ -427,7 +478,7 @@ def eln_report_search(tables: Tables, plate_reader_run_id: str | None = None, au
         and (author is None or _contains(_r.get("author"), author))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ElnReport, _r) for _r in _by_id(_rows, limit)]
+    return _page(ElnReportPage, ElnReport, _rows, limit, offset)
 
 
 @write
@@ -445,8 +496,9 @@ def eln_report_draft(tables: Tables, plate_reader_run_id: str, author: str,
         "summary": summary,
         "status": "draft",
     }
-    _check_unique(tables["eln_reports"], "plate_reader_run_id", _new.get("plate_reader_run_id"), _new["id"],
-                  "this run already has an ELN report: edit that one")
+    _block = _taken(tables["eln_reports"], "plate_reader_run_id", _new.get("plate_reader_run_id"), _new["id"])
+    if _block:
+        _refuse("eln_report_draft.unique", "this run already has an ELN report: edit that one", _block)
     tables["eln_reports"].append(_new)
     return _as(ElnReport, _new)
 
@@ -457,8 +509,9 @@ def eln_report_sign(tables: Tables, eln_report_id: str) -> ElnReport:
     _row = find_row(tables, "eln_reports", "id", eln_report_id, "eln report",
                     "find eln report ids with eln_report_search")
     _new = {**_row, "status": "signed"}
-    if _row.get("status") not in ("draft",):
-        raise ToolFailure("only drafts can be signed")
+    _block = _not_among(_row, "status", ("draft",), "eln report")
+    if _block:
+        _refuse("eln_report_sign.status_in", "only drafts can be signed", _block)
     _row.update(_new)
     return _as(ElnReport, _row)
 
@@ -469,13 +522,132 @@ def eln_report_export(tables: Tables, eln_report_id: str) -> ElnReport:
     _row = find_row(tables, "eln_reports", "id", eln_report_id, "eln report",
                     "find eln report ids with eln_report_search")
     _new = {**_row, "status": "exported"}
-    if _row.get("status") not in ("signed",):
-        raise ToolFailure("the LIMS only accepts signed reports")
+    _block = _not_among(_row, "status", ("signed",), "eln report")
+    if _block:
+        _refuse("eln_report_export.status_in", "the LIMS only accepts signed reports", _block)
     _row.update(_new)
     return _as(ElnReport, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Pipeline: register plate -> import run -> normalise -> QC (approve or fail) -> record hits -> ELN draft -> sign -> export.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Use the QC thresholds from docs/assay_qc_criteria.md.", "tools": [], "enforced": False},
+    {"id": "assay_plate_register.unique", "category": "uniqueness",
+     "rule": "That barcode is already registered.", "tools": ['assay_plate_register'], "enforced": True},
+    {"id": "plate_reader_run_normalize.status_in", "category": "state_guard",
+     "rule": "Only freshly acquired runs are normalised.", "tools": ['plate_reader_run_normalize'],
+     "enforced": True},
+    {"id": "plate_reader_run_fail_qc.status_in", "category": "state_guard",
+     "rule": "Approved runs cannot be failed.", "tools": ['plate_reader_run_fail_qc'], "enforced": True},
+    {"id": "plate_reader_run_approve.status_in", "category": "state_guard",
+     "rule": "Normalise the run before approval.", "tools": ['plate_reader_run_approve'], "enforced": True},
+    {"id": "hit_call_confirm.status_in", "category": "state_guard", "rule": "Only candidates can be confirmed.",
+     "tools": ['hit_call_confirm'], "enforced": True},
+    {"id": "eln_report_draft.unique", "category": "uniqueness",
+     "rule": "This run already has an ELN report: edit that one.", "tools": ['eln_report_draft'],
+     "enforced": True},
+    {"id": "eln_report_sign.status_in", "category": "state_guard", "rule": "Only drafts can be signed.",
+     "tools": ['eln_report_sign'], "enforced": True},
+    {"id": "eln_report_export.status_in", "category": "state_guard",
+     "rule": "The LIMS only accepts signed reports.", "tools": ['eln_report_export'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def assay_plate_report(tables: Tables, group_by: Literal["assay_type", "plate_format"],
+                       assay_type: AssayPlateAssayType | None = None,
+                       plate_format: AssayPlatePlateFormat | None = None) -> Report:
+    """Count assay plates per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(assay_type, "assay_type", ASSAY_PLATE_ASSAY_TYPE)
+    _check_choice(plate_format, "plate_format", ASSAY_PLATE_PLATE_FORMAT)
+    _check_choice(group_by, "group_by", ("assay_type", "plate_format"))
+    _rows = [
+        _r for _r in tables["assay_plates"]
+        if (assay_type is None or _r.get("assay_type") == assay_type)
+        and (plate_format is None or _r.get("plate_format") == plate_format)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def plate_reader_run_report(tables: Tables, group_by: Literal["assay_plate_id", "status"],
+                            assay_plate_id: str | None = None,
+                            status: PlateReaderRunStatus | None = None) -> Report:
+    """Count plate reader runs per value of a field with totals of z_prime; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", PLATE_READER_RUN_STATUS)
+    _check_choice(group_by, "group_by", ("assay_plate_id", "status"))
+    _rows = [
+        _r for _r in tables["plate_reader_runs"]
+        if (assay_plate_id is None or _r.get("assay_plate_id") == assay_plate_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("z_prime",))
+
+
+@read
+def hit_call_report(tables: Tables, group_by: Literal["plate_reader_run_id", "status"],
+                    plate_reader_run_id: str | None = None, status: HitCallStatus | None = None) -> Report:
+    """Count hit calls per value of a field with totals of z_score; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", HIT_CALL_STATUS)
+    _check_choice(group_by, "group_by", ("plate_reader_run_id", "status"))
+    _rows = [
+        _r for _r in tables["hit_calls"]
+        if (plate_reader_run_id is None or _r.get("plate_reader_run_id") == plate_reader_run_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("z_score",))
+
+
+@read
+def eln_report_report(tables: Tables, group_by: Literal["plate_reader_run_id", "status"],
+                      plate_reader_run_id: str | None = None, status: ElnReportStatus | None = None) -> Report:
+    """Count eln reports per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", ELN_REPORT_STATUS)
+    _check_choice(group_by, "group_by", ("plate_reader_run_id", "status"))
+    _rows = [
+        _r for _r in tables["eln_reports"]
+        if (plate_reader_run_id is None or _r.get("plate_reader_run_id") == plate_reader_run_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [assay_plate_search, assay_plate_register, plate_reader_run_search, plate_reader_run_import,
               plate_reader_run_normalize, plate_reader_run_fail_qc, plate_reader_run_approve, hit_call_search,
               hit_call_record, hit_call_confirm, eln_report_search, eln_report_draft, eln_report_sign,
-              eln_report_export]
+              eln_report_export, read_policies, assay_plate_report, plate_reader_run_report, hit_call_report,
+              eln_report_report]
+OPERATION_NAMES = {"assay_plate_search", "assay_plate_register", "plate_reader_run_search",
+                   "plate_reader_run_import", "plate_reader_run_normalize", "plate_reader_run_fail_qc",
+                   "plate_reader_run_approve", "hit_call_search", "hit_call_record", "hit_call_confirm",
+                   "eln_report_search", "eln_report_draft", "eln_report_sign", "eln_report_export",
+                   "read_policies", "assay_plate_report", "plate_reader_run_report", "hit_call_report",
+                   "eln_report_report"}

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Screening assay data pipeline workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You support a drug-discovery screening lab. Assay plates are registered, read on plate readers, "
+    "imported as runs, normalised and QC'd; runs that pass QC yield hit calls, which scientists confirm; "
+    "each approved run is summarised in an electronic lab notebook (ELN) report that is signed and "
+    "exported to the LIMS. Raw exports and QC criteria live in the workspace. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like plt-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Pipeline: register plate -> import run -> normalise -> QC "
+    "(approve or fail) -> record hits -> ELN draft -> sign -> export. [judgement_2] Use the QC thresholds "
+    "from docs/assay_qc_criteria.md. Call finish when done."
 )
 
 

@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Year-end audit evidence requests (PBC list) workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `pbc` CLI in the shell); call finish when "
-    "done."
+    "You support the audit senior of Calder & Voss LLP during the year-end audit of Meridian Outdoor Co. "
+    "Auditors request evidence (\"prepared by client\" items) from named client contacts, chase overdue "
+    "items politely, review what comes back and either accept it or send it back for rework with a clear "
+    "note the client can act on. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like cct-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `pbc` CLI in the shell) and the "
+    "file tools. Policies: [judgement_1] Be courteous and specific with the client. [judgement_2] Confirm "
+    "with the user before cancelling a request or changing a due date by more than 7 days. Call finish "
+    "when done."
 )
 
 

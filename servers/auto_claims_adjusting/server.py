@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Sentinel Mutual auto claims desk workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `claimdesk` CLI in the shell); call finish when done."
+    "You assist an auto claims adjuster at Sentinel Mutual. A claim starts at first notice of loss "
+    "(FNOL), is assigned and inspected, a body shop estimate is approved, payments are issued out of the "
+    "claim's reserve (never beyond it without raising the reserve first), and the claim is closed or "
+    "denied under the policy's coverage. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like apl-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `claimdesk` CLI in the shell) and "
+    "the file tools. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -31,8 +31,7 @@ ALERT_NOTIFICATION_CHANNEL: tuple[str, ...] = get_args(AlertNotificationChannel)
 AlertNotificationStatus = Literal["queued", "sent", "delivered", "opened", "bounced"]
 ALERT_NOTIFICATION_STATUS: tuple[str, ...] = get_args(AlertNotificationStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
@@ -41,17 +40,9 @@ INACTIVE = frozenset({
 })
 
 
-# ---------------------------------------------------------------- checks shared by the operations
-
-
 def _as(record: type, row: dict[str, Any]) -> Any:
     """The row as its entity's dataclass (the typed output of a tool)."""
     return record(**{key: row.get(key) for key in record.__dataclass_fields__})
-
-
-def _fail_if_blank(value: str | None, field: str) -> None:
-    if value is not None and not value.strip():
-        raise ToolFailure(f"{field} is empty: give it a value")
 
 
 def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> None:
@@ -68,22 +59,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -95,59 +70,61 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -163,32 +140,77 @@ def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[s
     return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class AlertSubscriber:
@@ -197,6 +219,16 @@ class AlertSubscriber:
     first_name: str
     channel: AlertSubscriberChannel
     opted_in: bool
+
+
+@dataclass
+class AlertSubscriberPage(Page):
+    """A page of alert subscribers from a search: `note` says how to get the rest."""
+
+    results: list[AlertSubscriber]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -210,11 +242,31 @@ class WatchedVariant:
 
 
 @dataclass
+class WatchedVariantPage(Page):
+    """A page of watched variants from a search: `note` says how to get the rest."""
+
+    results: list[WatchedVariant]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class RestockSubscription:
     id: str
     alert_subscriber_id: str
     watched_variant_id: str
     status: RestockSubscriptionStatus
+
+
+@dataclass
+class RestockSubscriptionPage(Page):
+    """A page of restock subscriptions from a search: `note` says how to get the rest."""
+
+    results: list[RestockSubscription]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -227,17 +279,28 @@ class AlertNotification:
     status: AlertNotificationStatus
 
 
+@dataclass
+class AlertNotificationPage(Page):
+    """A page of alert notifications from a search: `note` says how to get the rest."""
+
+    results: list[AlertNotification]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- alert_subscribers
 
 
 @read
 def alert_subscriber_search(tables: Tables, email: str | None = None, first_name: str | None = None,
                             channel: AlertSubscriberChannel | None = None, opted_in: bool | None = None,
-                            limit: int = 20) -> list[AlertSubscriber]:
+                            limit: int = 20, offset: int = 0) -> AlertSubscriberPage:
     """Find subscribers by email, name, channel or opt-in.
 
     email, first_name match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(channel, "channel", ALERT_SUBSCRIBER_CHANNEL)
     _rows = [
@@ -247,7 +310,7 @@ def alert_subscriber_search(tables: Tables, email: str | None = None, first_name
         and (channel is None or _r.get("channel") == channel)
         and (opted_in is None or _r.get("opted_in") == opted_in)
     ]
-    return [_as(AlertSubscriber, _r) for _r in _by_id(_rows, limit)]
+    return _page(AlertSubscriberPage, AlertSubscriber, _rows, limit, offset)
 
 
 @write
@@ -270,11 +333,12 @@ def alert_subscriber_set_consent(tables: Tables, alert_subscriber_id: str, opted
 
 @read
 def watched_variant_search(tables: Tables, sku: str | None = None, title: str | None = None,
-                           size: str | None = None, limit: int = 20) -> list[WatchedVariant]:
+                           size: str | None = None, limit: int = 20, offset: int = 0) -> WatchedVariantPage:
     """Find sneaker variants by SKU, title or size.
 
     sku, title, size match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _rows = [
         _r for _r in tables["watched_variants"]
@@ -282,7 +346,7 @@ def watched_variant_search(tables: Tables, sku: str | None = None, title: str | 
         and (title is None or _contains(_r.get("title"), title))
         and (size is None or _contains(_r.get("size"), size))
     ]
-    return [_as(WatchedVariant, _r) for _r in _by_id(_rows, limit)]
+    return _page(WatchedVariantPage, WatchedVariant, _rows, limit, offset)
 
 
 @write
@@ -305,11 +369,12 @@ def watched_variant_restock(tables: Tables, watched_variant_id: str, stock_level
 @read
 def restock_subscription_search(tables: Tables, alert_subscriber_id: str | None = None,
                                 watched_variant_id: str | None = None,
-                                status: RestockSubscriptionStatus | None = None,
-                                limit: int = 20) -> list[RestockSubscription]:
+                                status: RestockSubscriptionStatus | None = None, limit: int = 20,
+                                offset: int = 0) -> RestockSubscriptionPage:
     """Find subscriptions by subscriber, variant or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", RESTOCK_SUBSCRIPTION_STATUS)
     _rows = [
@@ -318,7 +383,7 @@ def restock_subscription_search(tables: Tables, alert_subscriber_id: str | None 
         and (watched_variant_id is None or _r.get("watched_variant_id") == watched_variant_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(RestockSubscription, _r) for _r in _by_id(_rows, limit)]
+    return _page(RestockSubscriptionPage, RestockSubscription, _rows, limit, offset)
 
 
 @write
@@ -345,8 +410,9 @@ def restock_subscription_unsubscribe(tables: Tables, restock_subscription_id: st
     _row = find_row(tables, "restock_subscriptions", "id", restock_subscription_id, "restock subscription",
                     "find restock subscription ids with restock_subscription_search")
     _new = {**_row, "status": "unsubscribed"}
-    if _row.get("status") not in ("waiting", "notified"):
-        raise ToolFailure("the subscription already ended")
+    _block = _not_among(_row, "status", ("waiting", "notified"), "restock subscription")
+    if _block:
+        _refuse("restock_subscription_unsubscribe.status_in", "the subscription already ended", _block)
     _row.update(_new)
     return _as(RestockSubscription, _row)
 
@@ -357,8 +423,10 @@ def restock_subscription_convert(tables: Tables, restock_subscription_id: str) -
     _row = find_row(tables, "restock_subscriptions", "id", restock_subscription_id, "restock subscription",
                     "find restock subscription ids with restock_subscription_search")
     _new = {**_row, "status": "converted"}
-    if _row.get("status") not in ("notified",):
-        raise ToolFailure("the shopper was never notified for this subscription")
+    _block = _not_among(_row, "status", ("notified",), "restock subscription")
+    if _block:
+        _refuse("restock_subscription_convert.status_in",
+                "the shopper was never notified for this subscription", _block)
     _row.update(_new)
     return _as(RestockSubscription, _row)
 
@@ -389,8 +457,10 @@ def alert_notification_queue(tables: Tables, restock_subscription_id: str, watch
         "status": "queued",
     }
     _capacity = _field_of(tables, "watched_variants", _new.get("watched_variant_id"), "max_alerts_per_restock")
-    if _full(tables["alert_notifications"], _new, "watched_variant_id", "status", _capacity):
-        raise ToolFailure("the alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock")
+    _block = _full(tables["alert_notifications"], _new, "watched_variant_id", "status", _capacity)
+    if _block:
+        _refuse("alert_notification_queue.capacity",
+                "the alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock", _block)
     _target_restock_subscription_id = _target(tables, "restock_subscriptions",
                                               _new.get("restock_subscription_id"), "restock subscription")
     tables["alert_notifications"].append(_new)
@@ -403,11 +473,12 @@ def alert_notification_queue(tables: Tables, restock_subscription_id: str, watch
 def alert_notification_search(tables: Tables, watched_variant_id: str | None = None,
                               restock_subscription_id: str | None = None,
                               status: AlertNotificationStatus | None = None,
-                              channel: AlertNotificationChannel | None = None,
-                              limit: int = 20) -> list[AlertNotification]:
+                              channel: AlertNotificationChannel | None = None, limit: int = 20,
+                              offset: int = 0) -> AlertNotificationPage:
     """Find notifications by variant, subscription, status or channel.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", ALERT_NOTIFICATION_STATUS)
     _check_choice(channel, "channel", ALERT_NOTIFICATION_CHANNEL)
@@ -418,7 +489,7 @@ def alert_notification_search(tables: Tables, watched_variant_id: str | None = N
         and (status is None or _r.get("status") == status)
         and (channel is None or _r.get("channel") == channel)
     ]
-    return [_as(AlertNotification, _r) for _r in _by_id(_rows, limit)]
+    return _page(AlertNotificationPage, AlertNotification, _rows, limit, offset)
 
 
 @write
@@ -427,8 +498,9 @@ def alert_notification_mark_sent(tables: Tables, alert_notification_id: str) -> 
     _row = find_row(tables, "alert_notifications", "id", alert_notification_id, "alert notification",
                     "find alert notification ids with alert_notification_search")
     _new = {**_row, "status": "sent"}
-    if _row.get("status") not in ("queued",):
-        raise ToolFailure("only queued notifications can be sent")
+    _block = _not_among(_row, "status", ("queued",), "alert notification")
+    if _block:
+        _refuse("alert_notification_mark_sent.status_in", "only queued notifications can be sent", _block)
     _row.update(_new)
     return _as(AlertNotification, _row)
 
@@ -439,8 +511,10 @@ def alert_notification_mark_delivered(tables: Tables, alert_notification_id: str
     _row = find_row(tables, "alert_notifications", "id", alert_notification_id, "alert notification",
                     "find alert notification ids with alert_notification_search")
     _new = {**_row, "status": "delivered"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("only sent notifications can be delivered")
+    _block = _not_among(_row, "status", ("sent",), "alert notification")
+    if _block:
+        _refuse("alert_notification_mark_delivered.status_in",
+                "only sent notifications can be delivered", _block)
     _row.update(_new)
     return _as(AlertNotification, _row)
 
@@ -451,14 +525,121 @@ def alert_notification_bounce(tables: Tables, alert_notification_id: str) -> Ale
     _row = find_row(tables, "alert_notifications", "id", alert_notification_id, "alert notification",
                     "find alert notification ids with alert_notification_search")
     _new = {**_row, "status": "bounced"}
-    if _row.get("status") not in ("queued", "sent"):
-        raise ToolFailure("delivered notifications cannot bounce")
+    _block = _not_among(_row, "status", ("queued", "sent"), "alert notification")
+    if _block:
+        _refuse("alert_notification_bounce.status_in", "delivered notifications cannot bounce", _block)
     _row.update(_new)
     return _as(AlertNotification, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Only queue alerts for opted-in subscribers with a waiting subscription, on their preferred channel, oldest subscriptions first, and only for variants with stock_level above zero.",
+     "tools": [], "enforced": False},
+    {"id": "restock_subscription_unsubscribe.status_in", "category": "state_guard",
+     "rule": "The subscription already ended.", "tools": ['restock_subscription_unsubscribe'],
+     "enforced": True},
+    {"id": "restock_subscription_convert.status_in", "category": "state_guard",
+     "rule": "The shopper was never notified for this subscription.", "tools": ['restock_subscription_convert'],
+     "enforced": True},
+    {"id": "alert_notification_queue.capacity", "category": "capacity",
+     "rule": "The alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock.",
+     "tools": ['alert_notification_queue'], "enforced": True},
+    {"id": "alert_notification_mark_sent.status_in", "category": "state_guard",
+     "rule": "Only queued notifications can be sent.", "tools": ['alert_notification_mark_sent'],
+     "enforced": True},
+    {"id": "alert_notification_mark_delivered.status_in", "category": "state_guard",
+     "rule": "Only sent notifications can be delivered.", "tools": ['alert_notification_mark_delivered'],
+     "enforced": True},
+    {"id": "alert_notification_bounce.status_in", "category": "state_guard",
+     "rule": "Delivered notifications cannot bounce.", "tools": ['alert_notification_bounce'],
+     "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def alert_subscriber_report(tables: Tables, group_by: Literal["channel", "opted_in"],
+                            channel: AlertSubscriberChannel | None = None,
+                            opted_in: bool | None = None) -> Report:
+    """Count alert subscribers per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(channel, "channel", ALERT_SUBSCRIBER_CHANNEL)
+    _check_choice(group_by, "group_by", ("channel", "opted_in"))
+    _rows = [
+        _r for _r in tables["alert_subscribers"]
+        if (channel is None or _r.get("channel") == channel)
+        and (opted_in is None or _r.get("opted_in") == opted_in)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def restock_subscription_report(tables: Tables,
+                                group_by: Literal["alert_subscriber_id", "watched_variant_id", "status"],
+                                alert_subscriber_id: str | None = None, watched_variant_id: str | None = None,
+                                status: RestockSubscriptionStatus | None = None) -> Report:
+    """Count restock subscriptions per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", RESTOCK_SUBSCRIPTION_STATUS)
+    _check_choice(group_by, "group_by", ("alert_subscriber_id", "watched_variant_id", "status"))
+    _rows = [
+        _r for _r in tables["restock_subscriptions"]
+        if (alert_subscriber_id is None or _r.get("alert_subscriber_id") == alert_subscriber_id)
+        and (watched_variant_id is None or _r.get("watched_variant_id") == watched_variant_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def alert_notification_report(tables: Tables,
+                              group_by: Literal["restock_subscription_id", "watched_variant_id", "channel", "status"],
+                              restock_subscription_id: str | None = None, watched_variant_id: str | None = None,
+                              channel: AlertNotificationChannel | None = None,
+                              status: AlertNotificationStatus | None = None) -> Report:
+    """Count alert notifications per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(channel, "channel", ALERT_NOTIFICATION_CHANNEL)
+    _check_choice(status, "status", ALERT_NOTIFICATION_STATUS)
+    _check_choice(group_by, "group_by", ("restock_subscription_id", "watched_variant_id", "channel", "status"))
+    _rows = [
+        _r for _r in tables["alert_notifications"]
+        if (restock_subscription_id is None or _r.get("restock_subscription_id") == restock_subscription_id)
+        and (watched_variant_id is None or _r.get("watched_variant_id") == watched_variant_id)
+        and (channel is None or _r.get("channel") == channel)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [alert_subscriber_search, alert_subscriber_set_consent, watched_variant_search,
               watched_variant_restock, restock_subscription_search, restock_subscription_add,
               restock_subscription_unsubscribe, restock_subscription_convert, alert_notification_queue,
               alert_notification_search, alert_notification_mark_sent, alert_notification_mark_delivered,
-              alert_notification_bounce]
+              alert_notification_bounce, read_policies, alert_subscriber_report, restock_subscription_report,
+              alert_notification_report]
+OPERATION_NAMES = {"alert_subscriber_search", "alert_subscriber_set_consent", "watched_variant_search",
+                   "watched_variant_restock", "restock_subscription_search", "restock_subscription_add",
+                   "restock_subscription_unsubscribe", "restock_subscription_convert",
+                   "alert_notification_queue", "alert_notification_search", "alert_notification_mark_sent",
+                   "alert_notification_mark_delivered", "alert_notification_bounce", "read_policies",
+                   "alert_subscriber_report", "restock_subscription_report", "alert_notification_report"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, read, write
 
@@ -30,18 +30,6 @@ FeedBatchStatus = Literal["received", "parsing", "parsed", "failed", "retrying",
 FEED_BATCH_STATUS: tuple[str, ...] = get_args(FeedBatchStatus)
 StatementLineStatus = Literal["unmatched", "matched", "excluded", "suspense"]
 STATEMENT_LINE_STATUS: tuple[str, ...] = get_args(StatementLineStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -68,11 +56,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -84,70 +67,71 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+OPS = {"==": "equal to", "!=": "different from", "<": "below", "<=": "at most", ">": "above", ">=": "at least"}
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
+def _holds(left: Any, op: str, right: Any) -> bool | None:
+    """`left op right`, or None when a side is missing or the two cannot be compared."""
+    if left is None or right is None:
+        return None
+    try:
+        return {"==": left == right, "!=": left != right}[op] if op in ("==", "!=") else \
+            {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    except TypeError:
+        return None
 
 
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _fails(left: Any, op: str, right: Any, name: str, other: str) -> Fact | None:
+    """`name` (left) is not `op` `other` (right)."""
+    if _holds(left, op, right) is not False:
+        return None
+    return Fact(f"{name} is {_show(left)}, not {OPS[op]} {other}{' ' if other else ''}{_show(right)}", left)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -157,38 +141,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class BankConnection:
@@ -197,6 +220,16 @@ class BankConnection:
     account_mask: str
     feed_type: BankConnectionFeedType
     status: BankConnectionStatus
+
+
+@dataclass
+class BankConnectionPage(Page):
+    """A page of bank connections from a search: `note` says how to get the rest."""
+
+    results: list[BankConnection]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -211,12 +244,32 @@ class FeedBatch:
 
 
 @dataclass
+class FeedBatchPage(Page):
+    """A page of feed batchs from a search: `note` says how to get the rest."""
+
+    results: list[FeedBatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class LedgerPosting:
     id: str
     reference: str
     amount: float
     posted_on: str
     counterparty: str
+
+
+@dataclass
+class LedgerPostingPage(Page):
+    """A page of ledger postings from a search: `note` says how to get the rest."""
+
+    results: list[LedgerPosting]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -231,17 +284,29 @@ class StatementLine:
     status: StatementLineStatus
 
 
+@dataclass
+class StatementLinePage(Page):
+    """A page of statement lines from a search: `note` says how to get the rest."""
+
+    results: list[StatementLine]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- bank_connections
 
 
 @read
 def bank_connection_search(tables: Tables, bank_name: str | None = None,
                            feed_type: BankConnectionFeedType | None = None,
-                           status: BankConnectionStatus | None = None, limit: int = 20) -> list[BankConnection]:
+                           status: BankConnectionStatus | None = None, limit: int = 20,
+                           offset: int = 0) -> BankConnectionPage:
     """Find bank connections by bank, feed format or status.
 
     bank_name matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(feed_type, "feed_type", BANK_CONNECTION_FEED_TYPE)
     _check_choice(status, "status", BANK_CONNECTION_STATUS)
@@ -251,7 +316,7 @@ def bank_connection_search(tables: Tables, bank_name: str | None = None,
         and (feed_type is None or _r.get("feed_type") == feed_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(BankConnection, _r) for _r in _by_id(_rows, limit)]
+    return _page(BankConnectionPage, BankConnection, _rows, limit, offset)
 
 
 @write
@@ -260,8 +325,10 @@ def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> Bank
     _row = find_row(tables, "bank_connections", "id", bank_connection_id, "bank connection",
                     "find bank connection ids with bank_connection_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("reauth_required",):
-        raise ToolFailure("only connections waiting for re-authorisation can be reactivated; disabled ones need IT")
+    _block = _not_among(_row, "status", ("reauth_required",), "bank connection")
+    if _block:
+        _refuse("bank_connection_reauthorize.status_in",
+                "only connections waiting for re-authorisation can be reactivated; disabled ones need IT", _block)
     _row.update(_new)
     return _as(BankConnection, _row)
 
@@ -271,11 +338,12 @@ def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> Bank
 
 @read
 def feed_batch_search(tables: Tables, bank_connection_id: str | None = None,
-                      status: FeedBatchStatus | None = None, statement_date: str | None = None,
-                      limit: int = 20) -> list[FeedBatch]:
+                      status: FeedBatchStatus | None = None, statement_date: str | None = None, limit: int = 20,
+                      offset: int = 0) -> FeedBatchPage:
     """Find feed batches by connection, status or statement date.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", FEED_BATCH_STATUS)
     _check_date(statement_date, "statement_date")
@@ -285,7 +353,7 @@ def feed_batch_search(tables: Tables, bank_connection_id: str | None = None,
         and (status is None or _r.get("status") == status)
         and (statement_date is None or _r.get("statement_date") == statement_date)
     ]
-    return [_as(FeedBatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(FeedBatchPage, FeedBatch, _rows, limit, offset)
 
 
 @read
@@ -303,8 +371,10 @@ def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | No
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     _check_range(attempt_count, "attempt_count", 1, 4)
     _new = {**_row, **_changes, "status": "retrying"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches can be retried; dead-lettered batches must be re-requested from the bank")
+    _block = _not_among(_row, "status", ("failed",), "feed batch")
+    if _block:
+        _refuse("feed_batch_retry.status_in",
+                "only failed batches can be retried; dead-lettered batches must be re-requested from the bank", _block)
     _row.update(_new)
     return _as(FeedBatch, _row)
 
@@ -315,8 +385,9 @@ def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
     _row = find_row(tables, "feed_batchs", "id", feed_batch_id, "feed batch",
                     "find feed batch ids with feed_batch_search")
     _new = {**_row, "status": "parsed"}
-    if _row.get("status") not in ("received", "parsing", "retrying"):
-        raise ToolFailure("the batch is not being parsed")
+    _block = _not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch")
+    if _block:
+        _refuse("feed_batch_mark_parsed.status_in", "the batch is not being parsed", _block)
     _row.update(_new)
     return _as(FeedBatch, _row)
 
@@ -329,8 +400,9 @@ def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | Non
     _changes = {_k: _v for _k, _v in (("error_message", error_message),) if _v is not None}
     _fail_if_blank(error_message, "error_message")
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("received", "parsing", "retrying"):
-        raise ToolFailure("only batches being parsed can fail")
+    _block = _not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch")
+    if _block:
+        _refuse("feed_batch_fail.status_in", "only batches being parsed can fail", _block)
     _row.update(_new)
     return _as(FeedBatch, _row)
 
@@ -341,8 +413,9 @@ def feed_batch_dead_letter(tables: Tables, feed_batch_id: str) -> FeedBatch:
     _row = find_row(tables, "feed_batchs", "id", feed_batch_id, "feed batch",
                     "find feed batch ids with feed_batch_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches go to the dead-letter queue")
+    _block = _not_among(_row, "status", ("failed",), "feed batch")
+    if _block:
+        _refuse("feed_batch_dead_letter.status_in", "only failed batches go to the dead-letter queue", _block)
     _row.update(_new)
     return _as(FeedBatch, _row)
 
@@ -352,12 +425,13 @@ def feed_batch_dead_letter(tables: Tables, feed_batch_id: str) -> FeedBatch:
 
 @read
 def ledger_posting_search(tables: Tables, reference: str | None = None, amount: float | None = None,
-                          posted_on: str | None = None, counterparty: str | None = None,
-                          limit: int = 20) -> list[LedgerPosting]:
+                          posted_on: str | None = None, counterparty: str | None = None, limit: int = 20,
+                          offset: int = 0) -> LedgerPostingPage:
     """Find ledger postings to match against.
 
     reference, counterparty match any part of the text, ignoring case; other filters must match exactly. Returns
-    at most `limit` rows, in id order.
+    at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when
+    results were cut.
     """
     _check_date(posted_on, "posted_on")
     _rows = [
@@ -367,7 +441,7 @@ def ledger_posting_search(tables: Tables, reference: str | None = None, amount: 
         and (posted_on is None or _r.get("posted_on") == posted_on)
         and (counterparty is None or _contains(_r.get("counterparty"), counterparty))
     ]
-    return [_as(LedgerPosting, _r) for _r in _by_id(_rows, limit)]
+    return _page(LedgerPostingPage, LedgerPosting, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- statement_lines
@@ -376,12 +450,13 @@ def ledger_posting_search(tables: Tables, reference: str | None = None, amount: 
 @read
 def statement_line_search(tables: Tables, feed_batch_id: str | None = None,
                           status: StatementLineStatus | None = None, counterparty: str | None = None,
-                          amount: float | None = None, posted_on: str | None = None,
-                          limit: int = 20) -> list[StatementLine]:
+                          amount: float | None = None, posted_on: str | None = None, limit: int = 20,
+                          offset: int = 0) -> StatementLinePage:
     """Find statement lines by batch, status, counterparty, amount or date.
 
     counterparty matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", STATEMENT_LINE_STATUS)
     _check_date(posted_on, "posted_on")
@@ -393,7 +468,7 @@ def statement_line_search(tables: Tables, feed_batch_id: str | None = None,
         and (amount is None or _r.get("amount") == amount)
         and (posted_on is None or _r.get("posted_on") == posted_on)
     ]
-    return [_as(StatementLine, _r) for _r in _by_id(_rows, limit)]
+    return _page(StatementLinePage, StatementLine, _rows, limit, offset)
 
 
 @write
@@ -406,8 +481,15 @@ def statement_line_match(tables: Tables, statement_line_id: str,
     _check_ref(tables, "ledger_postings", ledger_posting_id, "ledger_posting_id", "ledger posting",
                "find ledger posting ids with ledger_posting_search")
     _new = {**_row, **_changes, "status": "matched"}
-    if _row.get("status") not in ("unmatched", "suspense"):
-        raise ToolFailure("the line is already matched or excluded")
+    _block = _not_among(_row, "status", ("unmatched", "suspense"), "statement line")
+    if _block:
+        _refuse("statement_line_match.status_in", "the line is already matched or excluded", _block)
+    _block = _fails(_new.get("amount"), "==",
+                    _field_of(tables, "ledger_postings", _new.get("ledger_posting_id"), "amount"), "amount",
+                    "the ledger posting's amount")
+    if _block:
+        _refuse("match_same_amount",
+                "A statement line is matched only to a ledger posting of exactly the same amount.", _block)
     _row.update(_new)
     return _as(StatementLine, _row)
 
@@ -418,8 +500,9 @@ def statement_line_park(tables: Tables, statement_line_id: str) -> StatementLine
     _row = find_row(tables, "statement_lines", "id", statement_line_id, "statement line",
                     "find statement line ids with statement_line_search")
     _new = {**_row, "status": "suspense"}
-    if _row.get("status") not in ("unmatched",):
-        raise ToolFailure("only unmatched lines can be parked in suspense")
+    _block = _not_among(_row, "status", ("unmatched",), "statement line")
+    if _block:
+        _refuse("statement_line_park.status_in", "only unmatched lines can be parked in suspense", _block)
     _row.update(_new)
     return _as(StatementLine, _row)
 
@@ -430,13 +513,116 @@ def statement_line_exclude(tables: Tables, statement_line_id: str) -> StatementL
     _row = find_row(tables, "statement_lines", "id", statement_line_id, "statement line",
                     "find statement line ids with statement_line_search")
     _new = {**_row, "status": "excluded"}
-    if _row.get("status") not in ("unmatched", "suspense"):
-        raise ToolFailure("matched lines cannot be excluded")
+    _block = _not_among(_row, "status", ("unmatched", "suspense"), "statement line")
+    if _block:
+        _refuse("statement_line_exclude.status_in", "matched lines cannot be excluded", _block)
     _row.update(_new)
     return _as(StatementLine, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "match_same_amount", "category": "consistency",
+     "rule": "A statement line is matched only to a ledger posting of exactly the same amount.",
+     "tools": ['statement_line_match'], "enforced": True},
+    {"id": "bank_connection_reauthorize.status_in", "category": "state_guard",
+     "rule": "Only connections waiting for re-authorisation can be reactivated; disabled ones need IT.",
+     "tools": ['bank_connection_reauthorize'], "enforced": True},
+    {"id": "feed_batch_retry.status_in", "category": "state_guard",
+     "rule": "Only failed batches can be retried; dead-lettered batches must be re-requested from the bank.",
+     "tools": ['feed_batch_retry'], "enforced": True},
+    {"id": "feed_batch_mark_parsed.status_in", "category": "state_guard",
+     "rule": "The batch is not being parsed.", "tools": ['feed_batch_mark_parsed'], "enforced": True},
+    {"id": "feed_batch_fail.status_in", "category": "state_guard",
+     "rule": "Only batches being parsed can fail.", "tools": ['feed_batch_fail'], "enforced": True},
+    {"id": "feed_batch_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed batches go to the dead-letter queue.", "tools": ['feed_batch_dead_letter'],
+     "enforced": True},
+    {"id": "statement_line_match.status_in", "category": "state_guard",
+     "rule": "The line is already matched or excluded.", "tools": ['statement_line_match'], "enforced": True},
+    {"id": "statement_line_park.status_in", "category": "state_guard",
+     "rule": "Only unmatched lines can be parked in suspense.", "tools": ['statement_line_park'],
+     "enforced": True},
+    {"id": "statement_line_exclude.status_in", "category": "state_guard",
+     "rule": "Matched lines cannot be excluded.", "tools": ['statement_line_exclude'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def bank_connection_report(tables: Tables, group_by: Literal["feed_type", "status"],
+                           feed_type: BankConnectionFeedType | None = None,
+                           status: BankConnectionStatus | None = None) -> Report:
+    """Count bank connections per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(feed_type, "feed_type", BANK_CONNECTION_FEED_TYPE)
+    _check_choice(status, "status", BANK_CONNECTION_STATUS)
+    _check_choice(group_by, "group_by", ("feed_type", "status"))
+    _rows = [
+        _r for _r in tables["bank_connections"]
+        if (feed_type is None or _r.get("feed_type") == feed_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def feed_batch_report(tables: Tables, group_by: Literal["bank_connection_id", "status"],
+                      bank_connection_id: str | None = None, status: FeedBatchStatus | None = None) -> Report:
+    """Count feed batchs per value of a field with totals of line_count, attempt_count; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", FEED_BATCH_STATUS)
+    _check_choice(group_by, "group_by", ("bank_connection_id", "status"))
+    _rows = [
+        _r for _r in tables["feed_batchs"]
+        if (bank_connection_id is None or _r.get("bank_connection_id") == bank_connection_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("line_count", "attempt_count"))
+
+
+@read
+def statement_line_report(tables: Tables, group_by: Literal["feed_batch_id", "ledger_posting_id", "status"],
+                          feed_batch_id: str | None = None, ledger_posting_id: str | None = None,
+                          status: StatementLineStatus | None = None) -> Report:
+    """Count statement lines per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", STATEMENT_LINE_STATUS)
+    _check_choice(group_by, "group_by", ("feed_batch_id", "ledger_posting_id", "status"))
+    _rows = [
+        _r for _r in tables["statement_lines"]
+        if (feed_batch_id is None or _r.get("feed_batch_id") == feed_batch_id)
+        and (ledger_posting_id is None or _r.get("ledger_posting_id") == ledger_posting_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
 
 
 OPERATIONS = [bank_connection_search, bank_connection_reauthorize, feed_batch_search, feed_batch_get,
               feed_batch_retry, feed_batch_mark_parsed, feed_batch_fail, feed_batch_dead_letter,
               statement_line_search, ledger_posting_search, statement_line_match, statement_line_park,
-              statement_line_exclude]
+              statement_line_exclude, read_policies, bank_connection_report, feed_batch_report,
+              statement_line_report]
+OPERATION_NAMES = {"bank_connection_search", "bank_connection_reauthorize", "feed_batch_search",
+                   "feed_batch_get", "feed_batch_retry", "feed_batch_mark_parsed", "feed_batch_fail",
+                   "feed_batch_dead_letter", "statement_line_search", "ledger_posting_search",
+                   "statement_line_match", "statement_line_park", "statement_line_exclude", "read_policies",
+                   "bank_connection_report", "feed_batch_report", "statement_line_report"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -35,17 +35,13 @@ ALIQUOT_RELEASE_COURIER: tuple[str, ...] = get_args(AliquotReleaseCourier)
 AliquotReleaseStatus = Literal["requested", "shipped", "received"]
 ALIQUOT_RELEASE_STATUS: tuple[str, ...] = get_args(AliquotReleaseStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -72,11 +68,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -88,70 +79,74 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -176,23 +171,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class FreezerUnit:
@@ -201,6 +246,16 @@ class FreezerUnit:
     temperature: FreezerUnitTemperature
     location: str
     slot_count: int
+
+
+@dataclass
+class FreezerUnitPage(Page):
+    """A page of freezer units from a search: `note` says how to get the rest."""
+
+    results: list[FreezerUnit]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -217,6 +272,16 @@ class BiobankSpecimen:
 
 
 @dataclass
+class BiobankSpecimenPage(Page):
+    """A page of biobank specimens from a search: `note` says how to get the rest."""
+
+    results: list[BiobankSpecimen]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class AliquotRelease:
     id: str
     biobank_specimen_id: str
@@ -226,17 +291,28 @@ class AliquotRelease:
     status: AliquotReleaseStatus
 
 
+@dataclass
+class AliquotReleasePage(Page):
+    """A page of aliquot releases from a search: `note` says how to get the rest."""
+
+    results: list[AliquotRelease]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- freezer_units
 
 
 @read
 def freezer_unit_search(tables: Tables, name: str | None = None,
                         temperature: FreezerUnitTemperature | None = None, location: str | None = None,
-                        limit: int = 20) -> list[FreezerUnit]:
+                        limit: int = 20, offset: int = 0) -> FreezerUnitPage:
     """Find freezers by name, temperature or location.
 
     name, location match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(temperature, "temperature", FREEZER_UNIT_TEMPERATURE)
     _rows = [
@@ -245,7 +321,7 @@ def freezer_unit_search(tables: Tables, name: str | None = None,
         and (temperature is None or _r.get("temperature") == temperature)
         and (location is None or _contains(_r.get("location"), location))
     ]
-    return [_as(FreezerUnit, _r) for _r in _by_id(_rows, limit)]
+    return _page(FreezerUnitPage, FreezerUnit, _rows, limit, offset)
 
 
 @read
@@ -263,12 +339,13 @@ def biobank_specimen_search(tables: Tables, accession: str | None = None, donor_
                             specimen_type: BiobankSpecimenSpecimenType | None = None,
                             freezer_unit_id: str | None = None,
                             consent_scope: BiobankSpecimenConsentScope | None = None,
-                            status: BiobankSpecimenStatus | None = None,
-                            limit: int = 20) -> list[BiobankSpecimen]:
+                            status: BiobankSpecimenStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> BiobankSpecimenPage:
     """Find specimens by accession, donor, type, freezer, consent or status.
 
     accession, donor_code match any part of the text, ignoring case; other filters must match exactly. Returns
-    at most `limit` rows, in id order.
+    at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when
+    results were cut.
     """
     _check_choice(specimen_type, "specimen_type", BIOBANK_SPECIMEN_SPECIMEN_TYPE)
     _check_choice(consent_scope, "consent_scope", BIOBANK_SPECIMEN_CONSENT_SCOPE)
@@ -282,7 +359,7 @@ def biobank_specimen_search(tables: Tables, accession: str | None = None, donor_
         and (consent_scope is None or _r.get("consent_scope") == consent_scope)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(BiobankSpecimen, _r) for _r in _by_id(_rows, limit)]
+    return _page(BiobankSpecimenPage, BiobankSpecimen, _rows, limit, offset)
 
 
 @read
@@ -321,11 +398,15 @@ def biobank_specimen_accession(tables: Tables, accession: str, donor_code: str,
         "collected_on": collected_on,
         "status": "banked",
     }
-    _check_unique(tables["biobank_specimens"], "accession", _new.get("accession"), _new["id"],
-                  "that accession number is already used: take the next free number")
+    _block = _taken(tables["biobank_specimens"], "accession", _new.get("accession"), _new["id"])
+    if _block:
+        _refuse("biobank_specimen_accession.unique",
+                "that accession number is already used: take the next free number", _block)
     _capacity = _field_of(tables, "freezer_units", _new.get("freezer_unit_id"), "slot_count")
-    if _full(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity):
-        raise ToolFailure("the freezer is full: choose another freezer at the right temperature")
+    _block = _full(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity)
+    if _block:
+        _refuse("biobank_specimen_accession.capacity",
+                "the freezer is full: choose another freezer at the right temperature", _block)
     tables["biobank_specimens"].append(_new)
     return _as(BiobankSpecimen, _new)
 
@@ -343,8 +424,9 @@ def biobank_specimen_relocate(tables: Tables, biobank_specimen_id: str,
                "find freezer unit ids with freezer_unit_search")
     _new = {**_row, **_changes}
     _capacity = _field_of(tables, "freezer_units", _new.get("freezer_unit_id"), "slot_count")
-    if _full(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity):
-        raise ToolFailure("the target freezer is full")
+    _block = _full(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity)
+    if _block:
+        _refuse("biobank_specimen_relocate.capacity", "the target freezer is full", _block)
     _row.update(_new)
     return _as(BiobankSpecimen, _row)
 
@@ -355,8 +437,9 @@ def biobank_specimen_reserve(tables: Tables, biobank_specimen_id: str) -> Bioban
     _row = find_row(tables, "biobank_specimens", "id", biobank_specimen_id, "biobank specimen",
                     "find biobank specimen ids with biobank_specimen_search")
     _new = {**_row, "status": "reserved"}
-    if _row.get("status") not in ("banked",):
-        raise ToolFailure("only banked specimens can be reserved")
+    _block = _not_among(_row, "status", ("banked",), "biobank specimen")
+    if _block:
+        _refuse("biobank_specimen_reserve.status_in", "only banked specimens can be reserved", _block)
     _row.update(_new)
     return _as(BiobankSpecimen, _row)
 
@@ -367,8 +450,9 @@ def biobank_specimen_mark_depleted(tables: Tables, biobank_specimen_id: str) -> 
     _row = find_row(tables, "biobank_specimens", "id", biobank_specimen_id, "biobank specimen",
                     "find biobank specimen ids with biobank_specimen_search")
     _new = {**_row, "status": "depleted"}
-    if _row.get("status") not in ("banked", "reserved"):
-        raise ToolFailure("the specimen is already retired")
+    _block = _not_among(_row, "status", ("banked", "reserved"), "biobank specimen")
+    if _block:
+        _refuse("biobank_specimen_mark_depleted.status_in", "the specimen is already retired", _block)
     _row.update(_new)
     return _as(BiobankSpecimen, _row)
 
@@ -379,8 +463,9 @@ def biobank_specimen_destroy(tables: Tables, biobank_specimen_id: str) -> Bioban
     _row = find_row(tables, "biobank_specimens", "id", biobank_specimen_id, "biobank specimen",
                     "find biobank specimen ids with biobank_specimen_search")
     _new = {**_row, "status": "destroyed"}
-    if _row.get("status") not in ("banked", "reserved", "depleted"):
-        raise ToolFailure("the specimen is already destroyed")
+    _block = _not_among(_row, "status", ("banked", "reserved", "depleted"), "biobank specimen")
+    if _block:
+        _refuse("biobank_specimen_destroy.status_in", "the specimen is already destroyed", _block)
     _row.update(_new)
     return _as(BiobankSpecimen, _row)
 
@@ -391,11 +476,12 @@ def biobank_specimen_destroy(tables: Tables, biobank_specimen_id: str) -> Bioban
 @read
 def aliquot_release_search(tables: Tables, biobank_specimen_id: str | None = None,
                            requesting_study: str | None = None, status: AliquotReleaseStatus | None = None,
-                           limit: int = 20) -> list[AliquotRelease]:
+                           limit: int = 20, offset: int = 0) -> AliquotReleasePage:
     """Find aliquot releases by specimen, study or status.
 
     requesting_study matches any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(status, "status", ALIQUOT_RELEASE_STATUS)
     _rows = [
@@ -404,7 +490,7 @@ def aliquot_release_search(tables: Tables, biobank_specimen_id: str | None = Non
         and (requesting_study is None or _contains(_r.get("requesting_study"), requesting_study))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(AliquotRelease, _r) for _r in _by_id(_rows, limit)]
+    return _page(AliquotReleasePage, AliquotRelease, _rows, limit, offset)
 
 
 @write
@@ -425,8 +511,11 @@ def aliquot_release_request(tables: Tables, biobank_specimen_id: str, requesting
         "status": "requested",
     }
     _have = _field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "volume_ul")
-    if _short(_have, _new.get("volume_ul")):
-        raise ToolFailure("not enough volume left in that specimen: release less or pick another specimen from the same donor")
+    _block = _short(_have, _new.get("volume_ul"), "biobank specimen", _new.get("biobank_specimen_id"),
+                    "volume_ul")
+    if _block:
+        _refuse("aliquot_release_request.at_least",
+                "not enough volume left in that specimen: release less or pick another specimen from the same donor", _block)
     _target_biobank_specimen_id = _target(tables, "biobank_specimens", _new.get("biobank_specimen_id"),
                                           "biobank specimen")
     tables["aliquot_releases"].append(_new)
@@ -441,8 +530,9 @@ def aliquot_release_ship(tables: Tables, aliquot_release_id: str) -> AliquotRele
     _row = find_row(tables, "aliquot_releases", "id", aliquot_release_id, "aliquot release",
                     "find aliquot release ids with aliquot_release_search")
     _new = {**_row, "status": "shipped"}
-    if _row.get("status") not in ("requested",):
-        raise ToolFailure("only requested aliquots can ship")
+    _block = _not_among(_row, "status", ("requested",), "aliquot release")
+    if _block:
+        _refuse("aliquot_release_ship.status_in", "only requested aliquots can ship", _block)
     _row.update(_new)
     return _as(AliquotRelease, _row)
 
@@ -453,13 +543,122 @@ def aliquot_release_confirm_receipt(tables: Tables, aliquot_release_id: str) -> 
     _row = find_row(tables, "aliquot_releases", "id", aliquot_release_id, "aliquot release",
                     "find aliquot release ids with aliquot_release_search")
     _new = {**_row, "status": "received"}
-    if _row.get("status") not in ("shipped",):
-        raise ToolFailure("the aliquot has not shipped")
+    _block = _not_among(_row, "status", ("shipped",), "aliquot release")
+    if _block:
+        _refuse("aliquot_release_confirm_receipt.status_in", "the aliquot has not shipped", _block)
     _row.update(_new)
     return _as(AliquotRelease, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Before a release, check consent_scope against the study and the remaining volume; keep the reserve the SOP requires.",
+     "tools": [], "enforced": False},
+    {"id": "biobank_specimen_accession.unique", "category": "uniqueness",
+     "rule": "That accession number is already used: take the next free number.",
+     "tools": ['biobank_specimen_accession'], "enforced": True},
+    {"id": "biobank_specimen_accession.capacity", "category": "capacity",
+     "rule": "The freezer is full: choose another freezer at the right temperature.",
+     "tools": ['biobank_specimen_accession'], "enforced": True},
+    {"id": "biobank_specimen_relocate.capacity", "category": "capacity", "rule": "The target freezer is full.",
+     "tools": ['biobank_specimen_relocate'], "enforced": True},
+    {"id": "biobank_specimen_reserve.status_in", "category": "state_guard",
+     "rule": "Only banked specimens can be reserved.", "tools": ['biobank_specimen_reserve'], "enforced": True},
+    {"id": "biobank_specimen_mark_depleted.status_in", "category": "state_guard",
+     "rule": "The specimen is already retired.", "tools": ['biobank_specimen_mark_depleted'], "enforced": True},
+    {"id": "biobank_specimen_destroy.status_in", "category": "state_guard",
+     "rule": "The specimen is already destroyed.", "tools": ['biobank_specimen_destroy'], "enforced": True},
+    {"id": "aliquot_release_request.at_least", "category": "threshold",
+     "rule": "Not enough volume left in that specimen: release less or pick another specimen from the same donor.",
+     "tools": ['aliquot_release_request'], "enforced": True},
+    {"id": "aliquot_release_ship.status_in", "category": "state_guard",
+     "rule": "Only requested aliquots can ship.", "tools": ['aliquot_release_ship'], "enforced": True},
+    {"id": "aliquot_release_confirm_receipt.status_in", "category": "state_guard",
+     "rule": "The aliquot has not shipped.", "tools": ['aliquot_release_confirm_receipt'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def freezer_unit_report(tables: Tables, group_by: Literal["temperature"],
+                        temperature: FreezerUnitTemperature | None = None) -> Report:
+    """Count freezer units per value of a field with totals of slot_count; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(temperature, "temperature", FREEZER_UNIT_TEMPERATURE)
+    _check_choice(group_by, "group_by", ("temperature",))
+    _rows = [
+        _r for _r in tables["freezer_units"]
+        if (temperature is None or _r.get("temperature") == temperature)
+    ]
+    return _report(_rows, group_by, ("slot_count",))
+
+
+@read
+def biobank_specimen_report(tables: Tables,
+                            group_by: Literal["specimen_type", "freezer_unit_id", "consent_scope", "status"],
+                            specimen_type: BiobankSpecimenSpecimenType | None = None,
+                            freezer_unit_id: str | None = None,
+                            consent_scope: BiobankSpecimenConsentScope | None = None,
+                            status: BiobankSpecimenStatus | None = None) -> Report:
+    """Count biobank specimens per value of a field with totals of volume_ul; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(specimen_type, "specimen_type", BIOBANK_SPECIMEN_SPECIMEN_TYPE)
+    _check_choice(consent_scope, "consent_scope", BIOBANK_SPECIMEN_CONSENT_SCOPE)
+    _check_choice(status, "status", BIOBANK_SPECIMEN_STATUS)
+    _check_choice(group_by, "group_by", ("specimen_type", "freezer_unit_id", "consent_scope", "status"))
+    _rows = [
+        _r for _r in tables["biobank_specimens"]
+        if (specimen_type is None or _r.get("specimen_type") == specimen_type)
+        and (freezer_unit_id is None or _r.get("freezer_unit_id") == freezer_unit_id)
+        and (consent_scope is None or _r.get("consent_scope") == consent_scope)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("volume_ul",))
+
+
+@read
+def aliquot_release_report(tables: Tables, group_by: Literal["biobank_specimen_id", "courier", "status"],
+                           biobank_specimen_id: str | None = None, courier: AliquotReleaseCourier | None = None,
+                           status: AliquotReleaseStatus | None = None) -> Report:
+    """Count aliquot releases per value of a field with totals of volume_ul; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(courier, "courier", ALIQUOT_RELEASE_COURIER)
+    _check_choice(status, "status", ALIQUOT_RELEASE_STATUS)
+    _check_choice(group_by, "group_by", ("biobank_specimen_id", "courier", "status"))
+    _rows = [
+        _r for _r in tables["aliquot_releases"]
+        if (biobank_specimen_id is None or _r.get("biobank_specimen_id") == biobank_specimen_id)
+        and (courier is None or _r.get("courier") == courier)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("volume_ul",))
 
 
 OPERATIONS = [freezer_unit_search, freezer_unit_get, biobank_specimen_search, biobank_specimen_get,
               biobank_specimen_accession, biobank_specimen_relocate, biobank_specimen_reserve,
               biobank_specimen_mark_depleted, biobank_specimen_destroy, aliquot_release_search,
-              aliquot_release_request, aliquot_release_ship, aliquot_release_confirm_receipt]
+              aliquot_release_request, aliquot_release_ship, aliquot_release_confirm_receipt, read_policies,
+              freezer_unit_report, biobank_specimen_report, aliquot_release_report]
+OPERATION_NAMES = {"freezer_unit_search", "freezer_unit_get", "biobank_specimen_search", "biobank_specimen_get",
+                   "biobank_specimen_accession", "biobank_specimen_relocate", "biobank_specimen_reserve",
+                   "biobank_specimen_mark_depleted", "biobank_specimen_destroy", "aliquot_release_search",
+                   "aliquot_release_request", "aliquot_release_ship", "aliquot_release_confirm_receipt",
+                   "read_policies", "freezer_unit_report", "biobank_specimen_report", "aliquot_release_report"}

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Biobank specimen and freezer inventory workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the biobank manager of a translational research institute. Donor specimens (plasma, serum, "
+    "DNA, tissue) are accessioned into freezers with limited slots. Studies request aliquots; each "
+    "release draws down the specimen's remaining volume and must respect donor consent. Depleted or "
+    "consent-withdrawn specimens are retired. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like frz-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
+    "Before a release, check consent_scope against the study and the remaining volume; keep the reserve "
+    "the SOP requires. Call finish when done."
 )
 
 

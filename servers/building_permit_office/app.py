@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -42,17 +42,13 @@ PERMIT_FEE_FEE_TYPE: tuple[str, ...] = get_args(PermitFeeFeeType)
 PermitFeeStatus = Literal["due", "paid", "waived"]
 PERMIT_FEE_STATUS: tuple[str, ...] = get_args(PermitFeeStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,31 +66,6 @@ def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> No
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
 
 
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
-
-
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -106,22 +77,9 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
-
-
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
-    if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
 
 
 def _check_order(row: dict[str, Any], start: str, end: str) -> None:
@@ -129,77 +87,140 @@ def _check_order(row: dict[str, Any], start: str, end: str) -> None:
         raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
+
+
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
+
+
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
+
+
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
 
 
 def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
+              status: str | None) -> Fact | None:
     """Another active row holds the same resource for part of [start, end)."""
     if not (row.get(start) and row.get(end)):
-        return False
+        return None
     for other in rows:
         if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
             continue
         if status and other.get(status) in INACTIVE:
             continue
         if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
+            return Fact(f"{other['id']} already holds {_label(resource)} {_show(row.get(resource))} from {other[start]} "
+                        f"to {other[end]}", other["id"])
     return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class PermitApplication:
@@ -214,11 +235,31 @@ class PermitApplication:
 
 
 @dataclass
+class PermitApplicationPage(Page):
+    """A page of permit applications from a search: `note` says how to get the rest."""
+
+    results: list[PermitApplication]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class BuildingInspector:
     id: str
     name: str
     discipline: BuildingInspectorDiscipline
     district: BuildingInspectorDistrict
+
+
+@dataclass
+class BuildingInspectorPage(Page):
+    """A page of building inspectors from a search: `note` says how to get the rest."""
+
+    results: list[BuildingInspector]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -234,12 +275,32 @@ class PermitInspection:
 
 
 @dataclass
+class PermitInspectionPage(Page):
+    """A page of permit inspections from a search: `note` says how to get the rest."""
+
+    results: list[PermitInspection]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PermitFee:
     id: str
     permit_application_id: str
     fee_type: PermitFeeFeeType
     amount: float
     status: PermitFeeStatus
+
+
+@dataclass
+class PermitFeePage(Page):
+    """A page of permit fees from a search: `note` says how to get the rest."""
+
+    results: list[PermitFee]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # ---------------------------------------------------------------- permit_applications
@@ -249,12 +310,13 @@ class PermitFee:
 def permit_application_search(tables: Tables, applicant: str | None = None, property_address: str | None = None,
                               parcel_number: str | None = None,
                               permit_type: PermitApplicationPermitType | None = None,
-                              status: PermitApplicationStatus | None = None,
-                              limit: int = 20) -> list[PermitApplication]:
+                              status: PermitApplicationStatus | None = None, limit: int = 20,
+                              offset: int = 0) -> PermitApplicationPage:
     """Find applications by applicant, address, parcel, type or status.
 
     applicant, property_address, parcel_number match any part of the text, ignoring case; other filters must
-    match exactly. Returns at most `limit` rows, in id order.
+    match exactly. Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to
+    get the rest when results were cut.
     """
     _check_choice(permit_type, "permit_type", PERMIT_APPLICATION_PERMIT_TYPE)
     _check_choice(status, "status", PERMIT_APPLICATION_STATUS)
@@ -266,7 +328,7 @@ def permit_application_search(tables: Tables, applicant: str | None = None, prop
         and (permit_type is None or _r.get("permit_type") == permit_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PermitApplication, _r) for _r in _by_id(_rows, limit)]
+    return _page(PermitApplicationPage, PermitApplication, _rows, limit, offset)
 
 
 @read
@@ -283,8 +345,10 @@ def permit_application_route_to_review(tables: Tables, permit_application_id: st
     _row = find_row(tables, "permit_applications", "id", permit_application_id, "permit application",
                     "find permit application ids with permit_application_search")
     _new = {**_row, "status": "plan_review"}
-    if _row.get("status") not in ("submitted", "corrections_required"):
-        raise ToolFailure("only submitted or corrected applications go to plan review")
+    _block = _not_among(_row, "status", ("submitted", "corrections_required"), "permit application")
+    if _block:
+        _refuse("permit_application_route_to_review.status_in",
+                "only submitted or corrected applications go to plan review", _block)
     _row.update(_new)
     return _as(PermitApplication, _row)
 
@@ -298,8 +362,10 @@ def permit_application_request_corrections(tables: Tables, permit_application_id
     _changes = {_k: _v for _k, _v in (("corrections_note", corrections_note),) if _v is not None}
     _fail_if_blank(corrections_note, "corrections_note")
     _new = {**_row, **_changes, "status": "corrections_required"}
-    if _row.get("status") not in ("plan_review",):
-        raise ToolFailure("corrections can only be requested during plan review")
+    _block = _not_among(_row, "status", ("plan_review",), "permit application")
+    if _block:
+        _refuse("permit_application_request_corrections.status_in",
+                "corrections can only be requested during plan review", _block)
     _row.update(_new)
     return _as(PermitApplication, _row)
 
@@ -310,8 +376,10 @@ def permit_application_approve(tables: Tables, permit_application_id: str) -> Pe
     _row = find_row(tables, "permit_applications", "id", permit_application_id, "permit application",
                     "find permit application ids with permit_application_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("plan_review",):
-        raise ToolFailure("only applications in plan review can be approved")
+    _block = _not_among(_row, "status", ("plan_review",), "permit application")
+    if _block:
+        _refuse("permit_application_approve.status_in",
+                "only applications in plan review can be approved", _block)
     _row.update(_new)
     return _as(PermitApplication, _row)
 
@@ -322,8 +390,10 @@ def permit_application_issue(tables: Tables, permit_application_id: str) -> Perm
     _row = find_row(tables, "permit_applications", "id", permit_application_id, "permit application",
                     "find permit application ids with permit_application_search")
     _new = {**_row, "status": "issued"}
-    if _row.get("status") not in ("approved",):
-        raise ToolFailure("the plans must be approved before the permit is issued")
+    _block = _not_among(_row, "status", ("approved",), "permit application")
+    if _block:
+        _refuse("permit_application_issue.status_in",
+                "the plans must be approved before the permit is issued", _block)
     _row.update(_new)
     return _as(PermitApplication, _row)
 
@@ -334,8 +404,9 @@ def permit_application_final(tables: Tables, permit_application_id: str) -> Perm
     _row = find_row(tables, "permit_applications", "id", permit_application_id, "permit application",
                     "find permit application ids with permit_application_search")
     _new = {**_row, "status": "finaled"}
-    if _row.get("status") not in ("issued",):
-        raise ToolFailure("only issued permits can be finaled")
+    _block = _not_among(_row, "status", ("issued",), "permit application")
+    if _block:
+        _refuse("permit_application_final.status_in", "only issued permits can be finaled", _block)
     _row.update(_new)
     return _as(PermitApplication, _row)
 
@@ -346,12 +417,12 @@ def permit_application_final(tables: Tables, permit_application_id: str) -> Perm
 @read
 def building_inspector_search(tables: Tables, name: str | None = None,
                               discipline: BuildingInspectorDiscipline | None = None,
-                              district: BuildingInspectorDistrict | None = None,
-                              limit: int = 20) -> list[BuildingInspector]:
+                              district: BuildingInspectorDistrict | None = None, limit: int = 20,
+                              offset: int = 0) -> BuildingInspectorPage:
     """Find inspectors by name, discipline or district.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(discipline, "discipline", BUILDING_INSPECTOR_DISCIPLINE)
     _check_choice(district, "district", BUILDING_INSPECTOR_DISTRICT)
@@ -361,7 +432,7 @@ def building_inspector_search(tables: Tables, name: str | None = None,
         and (discipline is None or _r.get("discipline") == discipline)
         and (district is None or _r.get("district") == district)
     ]
-    return [_as(BuildingInspector, _r) for _r in _by_id(_rows, limit)]
+    return _page(BuildingInspectorPage, BuildingInspector, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- permit_inspections
@@ -371,11 +442,12 @@ def building_inspector_search(tables: Tables, name: str | None = None,
 def permit_inspection_search(tables: Tables, permit_application_id: str | None = None,
                              building_inspector_id: str | None = None,
                              inspection_type: PermitInspectionInspectionType | None = None,
-                             status: PermitInspectionStatus | None = None,
-                             limit: int = 20) -> list[PermitInspection]:
+                             status: PermitInspectionStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> PermitInspectionPage:
     """Find inspections by permit, inspector, type or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(inspection_type, "inspection_type", PERMIT_INSPECTION_INSPECTION_TYPE)
     _check_choice(status, "status", PERMIT_INSPECTION_STATUS)
@@ -386,7 +458,7 @@ def permit_inspection_search(tables: Tables, permit_application_id: str | None =
         and (inspection_type is None or _r.get("inspection_type") == inspection_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PermitInspection, _r) for _r in _by_id(_rows, limit)]
+    return _page(PermitInspectionPage, PermitInspection, _rows, limit, offset)
 
 
 @write
@@ -415,10 +487,14 @@ def permit_inspection_schedule(tables: Tables, permit_application_id: str, build
         "status": "scheduled",
     }
     _check_order(_new, "scheduled_start", "scheduled_end")
-    if _in_past(_new.get("scheduled_start")):
-        raise ToolFailure("inspections are booked from today on")
-    if _overlaps(tables["permit_inspections"], _new, "building_inspector_id", "scheduled_start", "scheduled_end", "status"):
-        raise ToolFailure("the inspector already has an inspection then: pick the next free slot or another inspector of the same discipline")
+    _block = _in_past(_new.get("scheduled_start"), "scheduled_start")
+    if _block:
+        _refuse("permit_inspection_schedule.not_in_past", "inspections are booked from today on", _block)
+    _block = _overlaps(tables["permit_inspections"], _new, "building_inspector_id", "scheduled_start",
+                       "scheduled_end", "status")
+    if _block:
+        _refuse("permit_inspection_schedule.no_overlap",
+                "the inspector already has an inspection then: pick the next free slot or another inspector of the same discipline", _block)
     tables["permit_inspections"].append(_new)
     return _as(PermitInspection, _new)
 
@@ -429,8 +505,9 @@ def permit_inspection_record_pass(tables: Tables, permit_inspection_id: str) -> 
     _row = find_row(tables, "permit_inspections", "id", permit_inspection_id, "permit inspection",
                     "find permit inspection ids with permit_inspection_search")
     _new = {**_row, "status": "passed"}
-    if _row.get("status") not in ("scheduled",):
-        raise ToolFailure("only scheduled inspections can be resulted")
+    _block = _not_among(_row, "status", ("scheduled",), "permit inspection")
+    if _block:
+        _refuse("permit_inspection_record_pass.status_in", "only scheduled inspections can be resulted", _block)
     _row.update(_new)
     return _as(PermitInspection, _row)
 
@@ -444,8 +521,9 @@ def permit_inspection_record_fail(tables: Tables, permit_inspection_id: str,
     _changes = {_k: _v for _k, _v in (("inspector_notes", inspector_notes),) if _v is not None}
     _fail_if_blank(inspector_notes, "inspector_notes")
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("scheduled",):
-        raise ToolFailure("only scheduled inspections can be resulted")
+    _block = _not_among(_row, "status", ("scheduled",), "permit inspection")
+    if _block:
+        _refuse("permit_inspection_record_fail.status_in", "only scheduled inspections can be resulted", _block)
     _row.update(_new)
     return _as(PermitInspection, _row)
 
@@ -456,10 +534,11 @@ def permit_inspection_record_fail(tables: Tables, permit_inspection_id: str,
 @read
 def permit_fee_search(tables: Tables, permit_application_id: str | None = None,
                       fee_type: PermitFeeFeeType | None = None, status: PermitFeeStatus | None = None,
-                      limit: int = 20) -> list[PermitFee]:
+                      limit: int = 20, offset: int = 0) -> PermitFeePage:
     """List fees on a permit and whether they are paid.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(fee_type, "fee_type", PERMIT_FEE_FEE_TYPE)
     _check_choice(status, "status", PERMIT_FEE_STATUS)
@@ -469,7 +548,7 @@ def permit_fee_search(tables: Tables, permit_application_id: str | None = None,
         and (fee_type is None or _r.get("fee_type") == fee_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PermitFee, _r) for _r in _by_id(_rows, limit)]
+    return _page(PermitFeePage, PermitFee, _rows, limit, offset)
 
 
 @write
@@ -478,14 +557,152 @@ def permit_fee_mark_paid(tables: Tables, permit_fee_id: str) -> PermitFee:
     _row = find_row(tables, "permit_fees", "id", permit_fee_id, "permit fee",
                     "find permit fee ids with permit_fee_search")
     _new = {**_row, "status": "paid"}
-    if _row.get("status") not in ("due",):
-        raise ToolFailure("the fee is already paid or waived")
+    _block = _not_among(_row, "status", ("due",), "permit fee")
+    if _block:
+        _refuse("permit_fee_mark_paid.status_in", "the fee is already paid or waived", _block)
     _row.update(_new)
     return _as(PermitFee, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Follow the permit process order; issue only when fees are settled, and book inspections in the documented sequence with an inspector of the right discipline.",
+     "tools": [], "enforced": False},
+    {"id": "permit_application_route_to_review.status_in", "category": "state_guard",
+     "rule": "Only submitted or corrected applications go to plan review.",
+     "tools": ['permit_application_route_to_review'], "enforced": True},
+    {"id": "permit_application_request_corrections.status_in", "category": "state_guard",
+     "rule": "Corrections can only be requested during plan review.",
+     "tools": ['permit_application_request_corrections'], "enforced": True},
+    {"id": "permit_application_approve.status_in", "category": "state_guard",
+     "rule": "Only applications in plan review can be approved.", "tools": ['permit_application_approve'],
+     "enforced": True},
+    {"id": "permit_application_issue.status_in", "category": "state_guard",
+     "rule": "The plans must be approved before the permit is issued.", "tools": ['permit_application_issue'],
+     "enforced": True},
+    {"id": "permit_application_final.status_in", "category": "state_guard",
+     "rule": "Only issued permits can be finaled.", "tools": ['permit_application_final'], "enforced": True},
+    {"id": "permit_inspection_schedule.not_in_past", "category": "time_window",
+     "rule": "Inspections are booked from today on.", "tools": ['permit_inspection_schedule'],
+     "enforced": True},
+    {"id": "permit_inspection_schedule.no_overlap", "category": "capacity",
+     "rule": "The inspector already has an inspection then: pick the next free slot or another inspector of the same discipline.",
+     "tools": ['permit_inspection_schedule'], "enforced": True},
+    {"id": "permit_inspection_record_pass.status_in", "category": "state_guard",
+     "rule": "Only scheduled inspections can be resulted.", "tools": ['permit_inspection_record_pass'],
+     "enforced": True},
+    {"id": "permit_inspection_record_fail.status_in", "category": "state_guard",
+     "rule": "Only scheduled inspections can be resulted.", "tools": ['permit_inspection_record_fail'],
+     "enforced": True},
+    {"id": "permit_fee_mark_paid.status_in", "category": "state_guard",
+     "rule": "The fee is already paid or waived.", "tools": ['permit_fee_mark_paid'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def permit_application_report(tables: Tables, group_by: Literal["permit_type", "status"],
+                              permit_type: PermitApplicationPermitType | None = None,
+                              status: PermitApplicationStatus | None = None) -> Report:
+    """Count permit applications per value of a field with totals of valuation; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(permit_type, "permit_type", PERMIT_APPLICATION_PERMIT_TYPE)
+    _check_choice(status, "status", PERMIT_APPLICATION_STATUS)
+    _check_choice(group_by, "group_by", ("permit_type", "status"))
+    _rows = [
+        _r for _r in tables["permit_applications"]
+        if (permit_type is None or _r.get("permit_type") == permit_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("valuation",))
+
+
+@read
+def building_inspector_report(tables: Tables, group_by: Literal["discipline", "district"],
+                              discipline: BuildingInspectorDiscipline | None = None,
+                              district: BuildingInspectorDistrict | None = None) -> Report:
+    """Count building inspectors per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(discipline, "discipline", BUILDING_INSPECTOR_DISCIPLINE)
+    _check_choice(district, "district", BUILDING_INSPECTOR_DISTRICT)
+    _check_choice(group_by, "group_by", ("discipline", "district"))
+    _rows = [
+        _r for _r in tables["building_inspectors"]
+        if (discipline is None or _r.get("discipline") == discipline)
+        and (district is None or _r.get("district") == district)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def permit_inspection_report(tables: Tables,
+                             group_by: Literal["permit_application_id", "building_inspector_id", "inspection_type", "status"],
+                             permit_application_id: str | None = None, building_inspector_id: str | None = None,
+                             inspection_type: PermitInspectionInspectionType | None = None,
+                             status: PermitInspectionStatus | None = None) -> Report:
+    """Count permit inspections per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(inspection_type, "inspection_type", PERMIT_INSPECTION_INSPECTION_TYPE)
+    _check_choice(status, "status", PERMIT_INSPECTION_STATUS)
+    _check_choice(group_by, "group_by", ("permit_application_id", "building_inspector_id", "inspection_type", "status"))
+    _rows = [
+        _r for _r in tables["permit_inspections"]
+        if (permit_application_id is None or _r.get("permit_application_id") == permit_application_id)
+        and (building_inspector_id is None or _r.get("building_inspector_id") == building_inspector_id)
+        and (inspection_type is None or _r.get("inspection_type") == inspection_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def permit_fee_report(tables: Tables, group_by: Literal["permit_application_id", "fee_type", "status"],
+                      permit_application_id: str | None = None, fee_type: PermitFeeFeeType | None = None,
+                      status: PermitFeeStatus | None = None) -> Report:
+    """Count permit fees per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(fee_type, "fee_type", PERMIT_FEE_FEE_TYPE)
+    _check_choice(status, "status", PERMIT_FEE_STATUS)
+    _check_choice(group_by, "group_by", ("permit_application_id", "fee_type", "status"))
+    _rows = [
+        _r for _r in tables["permit_fees"]
+        if (permit_application_id is None or _r.get("permit_application_id") == permit_application_id)
+        and (fee_type is None or _r.get("fee_type") == fee_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
 
 
 OPERATIONS = [permit_application_search, permit_application_get, permit_application_route_to_review,
               permit_application_request_corrections, permit_application_approve, permit_application_issue,
               permit_application_final, building_inspector_search, permit_inspection_search,
               permit_inspection_schedule, permit_inspection_record_pass, permit_inspection_record_fail,
-              permit_fee_search, permit_fee_mark_paid]
+              permit_fee_search, permit_fee_mark_paid, read_policies, permit_application_report,
+              building_inspector_report, permit_inspection_report, permit_fee_report]
+OPERATION_NAMES = {"permit_application_search", "permit_application_get", "permit_application_route_to_review",
+                   "permit_application_request_corrections", "permit_application_approve",
+                   "permit_application_issue", "permit_application_final", "building_inspector_search",
+                   "permit_inspection_search", "permit_inspection_schedule", "permit_inspection_record_pass",
+                   "permit_inspection_record_fail", "permit_fee_search", "permit_fee_mark_paid",
+                   "read_policies", "permit_application_report", "building_inspector_report",
+                   "permit_inspection_report", "permit_fee_report"}

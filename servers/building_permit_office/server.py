@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the City of Fairhaven building permit counter workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `fairhaven-permits` CLI in the shell); call finish "
-    "when done."
+    "You assist permit technicians in the City of Fairhaven's Building Division. Residents and "
+    "contractors submit permit applications, which go through plan review (possibly several rounds of "
+    "corrections), approval once fees are paid, issuance, and a sequence of field inspections by "
+    "inspectors who each cover one discipline; a permit is finaled after the final inspection. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pma-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "(or the `fairhaven-permits` CLI in the shell) and the file tools. Policies: [judgement_1] Follow the "
+    "permit process order; issue only when fees are settled, and book inspections in the documented "
+    "sequence with an inspector of the right discipline. Call finish when done."
 )
 
 

@@ -22,9 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Northside bus depot daily duty roster workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `northside-depot` CLI in the shell); call finish when "
-    "done."
+    "You help the dispatcher at the Northside bus depot of a city transit operator. Each day's duty runs "
+    "(a route block from report time to clear time) must be covered by one bus operator and one depot "
+    "bus; neither can be on two runs at once, articulated runs need an articulated bus, and buses in "
+    "maintenance are off limits. Operators sign on, complete runs, or call in sick, which reopens the run "
+    "for the extra board. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like bop-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools (or the `northside-depot` CLI in the shell) and the file tools. "
+    "Policies: [judgement_1] Cover open runs from the extra board by seniority, honouring rest time, "
+    "articulated qualification and electric range; check both the operator's and the bus's assignments. "
+    "Call finish when done."
 )
 
 

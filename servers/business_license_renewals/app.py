@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -33,18 +33,6 @@ ComplianceViolationStatus = Literal["open", "corrected", "escalated", "dismissed
 COMPLIANCE_VIOLATION_STATUS: tuple[str, ...] = get_args(ComplianceViolationStatus)
 RenewalPaymentMethod = Literal["card", "check", "cash", "online"]
 RENEWAL_PAYMENT_METHOD: tuple[str, ...] = get_args(RenewalPaymentMethod)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -71,11 +59,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -87,111 +70,130 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class LicensedBusiness:
@@ -201,6 +203,16 @@ class LicensedBusiness:
     address: str
     business_category: LicensedBusinessBusinessCategory
     phone: str
+
+
+@dataclass
+class LicensedBusinessPage(Page):
+    """A page of licensed businesss from a search: `note` says how to get the rest."""
+
+    results: list[LicensedBusiness]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -216,6 +228,16 @@ class BusinessLicense:
 
 
 @dataclass
+class BusinessLicensePage(Page):
+    """A page of business licenses from a search: `note` says how to get the rest."""
+
+    results: list[BusinessLicense]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ComplianceViolation:
     id: str
     business_license_id: str
@@ -223,6 +245,16 @@ class ComplianceViolation:
     observed: str
     fine: float
     status: ComplianceViolationStatus
+
+
+@dataclass
+class ComplianceViolationPage(Page):
+    """A page of compliance violations from a search: `note` says how to get the rest."""
+
+    results: list[ComplianceViolation]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -241,12 +273,13 @@ class RenewalPayment:
 @read
 def licensed_business_search(tables: Tables, legal_name: str | None = None, owner: str | None = None,
                              address: str | None = None,
-                             business_category: LicensedBusinessBusinessCategory | None = None,
-                             limit: int = 20) -> list[LicensedBusiness]:
+                             business_category: LicensedBusinessBusinessCategory | None = None, limit: int = 20,
+                             offset: int = 0) -> LicensedBusinessPage:
     """Find businesses by legal name, owner, address or category.
 
     legal_name, owner, address match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(business_category, "business_category", LICENSED_BUSINESS_BUSINESS_CATEGORY)
     _rows = [
@@ -256,7 +289,7 @@ def licensed_business_search(tables: Tables, legal_name: str | None = None, owne
         and (address is None or _contains(_r.get("address"), address))
         and (business_category is None or _r.get("business_category") == business_category)
     ]
-    return [_as(LicensedBusiness, _r) for _r in _by_id(_rows, limit)]
+    return _page(LicensedBusinessPage, LicensedBusiness, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- business_licenses
@@ -266,12 +299,13 @@ def licensed_business_search(tables: Tables, legal_name: str | None = None, owne
 def business_license_search(tables: Tables, licensed_business_id: str | None = None,
                             license_number: str | None = None,
                             license_class: BusinessLicenseLicenseClass | None = None,
-                            status: BusinessLicenseStatus | None = None,
-                            limit: int = 20) -> list[BusinessLicense]:
+                            status: BusinessLicenseStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> BusinessLicensePage:
     """Find licences by business, number, class or status.
 
     license_number matches any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(license_class, "license_class", BUSINESS_LICENSE_LICENSE_CLASS)
     _check_choice(status, "status", BUSINESS_LICENSE_STATUS)
@@ -282,7 +316,7 @@ def business_license_search(tables: Tables, licensed_business_id: str | None = N
         and (license_class is None or _r.get("license_class") == license_class)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(BusinessLicense, _r) for _r in _by_id(_rows, limit)]
+    return _page(BusinessLicensePage, BusinessLicense, _rows, limit, offset)
 
 
 @read
@@ -299,8 +333,10 @@ def business_license_activate(tables: Tables, business_license_id: str) -> Busin
     _row = find_row(tables, "business_licenses", "id", business_license_id, "business license",
                     "find business license ids with business_license_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("only pending licences can be activated; use business_license_renew or _reinstate otherwise")
+    _block = _not_among(_row, "status", ("pending",), "business license")
+    if _block:
+        _refuse("business_license_activate.status_in",
+                "only pending licences can be activated; use business_license_renew or _reinstate otherwise", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -311,8 +347,10 @@ def business_license_flag_renewal(tables: Tables, business_license_id: str) -> B
     _row = find_row(tables, "business_licenses", "id", business_license_id, "business license",
                     "find business license ids with business_license_search")
     _new = {**_row, "status": "renewal_due"}
-    if _row.get("status") not in ("active",):
-        raise ToolFailure("only active licences can be flagged for renewal")
+    _block = _not_among(_row, "status", ("active",), "business license")
+    if _block:
+        _refuse("business_license_flag_renewal.status_in",
+                "only active licences can be flagged for renewal", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -328,8 +366,10 @@ def business_license_renew(tables: Tables, business_license_id: str, expires: st
     _changes = {_k: _v for _k, _v in (("expires", expires),) if _v is not None}
     _check_date(expires, "expires")
     _new = {**_row, **_changes, "status": "active"}
-    if _row.get("status") not in ("renewal_due", "lapsed"):
-        raise ToolFailure("only licences due for renewal or lapsed can be renewed; suspended ones must be reinstated first")
+    _block = _not_among(_row, "status", ("renewal_due", "lapsed"), "business license")
+    if _block:
+        _refuse("business_license_renew.status_in",
+                "only licences due for renewal or lapsed can be renewed; suspended ones must be reinstated first", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -340,8 +380,9 @@ def business_license_lapse(tables: Tables, business_license_id: str) -> Business
     _row = find_row(tables, "business_licenses", "id", business_license_id, "business license",
                     "find business license ids with business_license_search")
     _new = {**_row, "status": "lapsed"}
-    if _row.get("status") not in ("renewal_due",):
-        raise ToolFailure("only licences due for renewal can lapse")
+    _block = _not_among(_row, "status", ("renewal_due",), "business license")
+    if _block:
+        _refuse("business_license_lapse.status_in", "only licences due for renewal can lapse", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -355,8 +396,10 @@ def business_license_suspend(tables: Tables, business_license_id: str,
     _changes = {_k: _v for _k, _v in (("suspension_reason", suspension_reason),) if _v is not None}
     _fail_if_blank(suspension_reason, "suspension_reason")
     _new = {**_row, **_changes, "status": "suspended"}
-    if _row.get("status") not in ("active", "renewal_due"):
-        raise ToolFailure("only active or renewal-due licences can be suspended")
+    _block = _not_among(_row, "status", ("active", "renewal_due"), "business license")
+    if _block:
+        _refuse("business_license_suspend.status_in",
+                "only active or renewal-due licences can be suspended", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -367,8 +410,9 @@ def business_license_reinstate(tables: Tables, business_license_id: str) -> Busi
     _row = find_row(tables, "business_licenses", "id", business_license_id, "business license",
                     "find business license ids with business_license_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("suspended",):
-        raise ToolFailure("only suspended licences can be reinstated")
+    _block = _not_among(_row, "status", ("suspended",), "business license")
+    if _block:
+        _refuse("business_license_reinstate.status_in", "only suspended licences can be reinstated", _block)
     _row.update(_new)
     return _as(BusinessLicense, _row)
 
@@ -379,11 +423,12 @@ def business_license_reinstate(tables: Tables, business_license_id: str) -> Busi
 @read
 def compliance_violation_search(tables: Tables, business_license_id: str | None = None,
                                 violation: str | None = None, status: ComplianceViolationStatus | None = None,
-                                limit: int = 20) -> list[ComplianceViolation]:
+                                limit: int = 20, offset: int = 0) -> ComplianceViolationPage:
     """Find violations by licence, type or status.
 
     violation matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", COMPLIANCE_VIOLATION_STATUS)
     _rows = [
@@ -392,7 +437,7 @@ def compliance_violation_search(tables: Tables, business_license_id: str | None 
         and (violation is None or _contains(_r.get("violation"), violation))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ComplianceViolation, _r) for _r in _by_id(_rows, limit)]
+    return _page(ComplianceViolationPage, ComplianceViolation, _rows, limit, offset)
 
 
 @write
@@ -425,8 +470,9 @@ def compliance_violation_mark_corrected(tables: Tables, compliance_violation_id:
     _row = find_row(tables, "compliance_violations", "id", compliance_violation_id, "compliance violation",
                     "find compliance violation ids with compliance_violation_search")
     _new = {**_row, "status": "corrected"}
-    if _row.get("status") not in ("open", "escalated"):
-        raise ToolFailure("the violation is already closed")
+    _block = _not_among(_row, "status", ("open", "escalated"), "compliance violation")
+    if _block:
+        _refuse("compliance_violation_mark_corrected.status_in", "the violation is already closed", _block)
     _row.update(_new)
     return _as(ComplianceViolation, _row)
 
@@ -455,14 +501,146 @@ def renewal_payment_record(tables: Tables, business_license_id: str, amount: flo
         "receipt_number": receipt_number,
         "method": method,
     }
-    _check_unique(tables["renewal_payments"], "receipt_number", _new.get("receipt_number"), _new["id"],
-                  "that receipt number was already recorded: this payment may be a duplicate")
+    _block = _taken(tables["renewal_payments"], "receipt_number", _new.get("receipt_number"), _new["id"])
+    if _block:
+        _refuse("renewal_payment_record.unique",
+                "that receipt number was already recorded: this payment may be a duplicate", _block)
     tables["renewal_payments"].append(_new)
     return _as(RenewalPayment, _new)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Renew a licence only after its annual fee is recorded; the new expiry is one year after the old one.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Licences lapsed more than 90 days need a new application.", "tools": [], "enforced": False},
+    {"id": "judgement_3", "category": "judgement",
+     "rule": "Suspend for fines unpaid over 60 days; reinstate when every open violation is corrected.",
+     "tools": [], "enforced": False},
+    {"id": "business_license_activate.status_in", "category": "state_guard",
+     "rule": "Only pending licences can be activated; use business_license_renew or _reinstate otherwise.",
+     "tools": ['business_license_activate'], "enforced": True},
+    {"id": "business_license_flag_renewal.status_in", "category": "state_guard",
+     "rule": "Only active licences can be flagged for renewal.", "tools": ['business_license_flag_renewal'],
+     "enforced": True},
+    {"id": "business_license_renew.status_in", "category": "state_guard",
+     "rule": "Only licences due for renewal or lapsed can be renewed; suspended ones must be reinstated first.",
+     "tools": ['business_license_renew'], "enforced": True},
+    {"id": "business_license_lapse.status_in", "category": "state_guard",
+     "rule": "Only licences due for renewal can lapse.", "tools": ['business_license_lapse'], "enforced": True},
+    {"id": "business_license_suspend.status_in", "category": "state_guard",
+     "rule": "Only active or renewal-due licences can be suspended.", "tools": ['business_license_suspend'],
+     "enforced": True},
+    {"id": "business_license_reinstate.status_in", "category": "state_guard",
+     "rule": "Only suspended licences can be reinstated.", "tools": ['business_license_reinstate'],
+     "enforced": True},
+    {"id": "compliance_violation_mark_corrected.status_in", "category": "state_guard",
+     "rule": "The violation is already closed.", "tools": ['compliance_violation_mark_corrected'],
+     "enforced": True},
+    {"id": "renewal_payment_record.unique", "category": "uniqueness",
+     "rule": "That receipt number was already recorded: this payment may be a duplicate.",
+     "tools": ['renewal_payment_record'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def licensed_business_report(tables: Tables, group_by: Literal["business_category"],
+                             business_category: LicensedBusinessBusinessCategory | None = None) -> Report:
+    """Count licensed businesss per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(business_category, "business_category", LICENSED_BUSINESS_BUSINESS_CATEGORY)
+    _check_choice(group_by, "group_by", ("business_category",))
+    _rows = [
+        _r for _r in tables["licensed_businesss"]
+        if (business_category is None or _r.get("business_category") == business_category)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def business_license_report(tables: Tables,
+                            group_by: Literal["licensed_business_id", "license_class", "status"],
+                            licensed_business_id: str | None = None,
+                            license_class: BusinessLicenseLicenseClass | None = None,
+                            status: BusinessLicenseStatus | None = None) -> Report:
+    """Count business licenses per value of a field with totals of annual_fee; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(license_class, "license_class", BUSINESS_LICENSE_LICENSE_CLASS)
+    _check_choice(status, "status", BUSINESS_LICENSE_STATUS)
+    _check_choice(group_by, "group_by", ("licensed_business_id", "license_class", "status"))
+    _rows = [
+        _r for _r in tables["business_licenses"]
+        if (licensed_business_id is None or _r.get("licensed_business_id") == licensed_business_id)
+        and (license_class is None or _r.get("license_class") == license_class)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("annual_fee",))
+
+
+@read
+def compliance_violation_report(tables: Tables, group_by: Literal["business_license_id", "status"],
+                                business_license_id: str | None = None,
+                                status: ComplianceViolationStatus | None = None) -> Report:
+    """Count compliance violations per value of a field with totals of fine; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", COMPLIANCE_VIOLATION_STATUS)
+    _check_choice(group_by, "group_by", ("business_license_id", "status"))
+    _rows = [
+        _r for _r in tables["compliance_violations"]
+        if (business_license_id is None or _r.get("business_license_id") == business_license_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("fine",))
+
+
+@read
+def renewal_payment_report(tables: Tables, group_by: Literal["business_license_id", "method"],
+                           business_license_id: str | None = None,
+                           method: RenewalPaymentMethod | None = None) -> Report:
+    """Count renewal payments per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(method, "method", RENEWAL_PAYMENT_METHOD)
+    _check_choice(group_by, "group_by", ("business_license_id", "method"))
+    _rows = [
+        _r for _r in tables["renewal_payments"]
+        if (business_license_id is None or _r.get("business_license_id") == business_license_id)
+        and (method is None or _r.get("method") == method)
+    ]
+    return _report(_rows, group_by, ("amount",))
 
 
 OPERATIONS = [licensed_business_search, business_license_search, business_license_get,
               business_license_activate, business_license_flag_renewal, business_license_renew,
               business_license_lapse, business_license_suspend, business_license_reinstate,
               compliance_violation_search, compliance_violation_cite, compliance_violation_mark_corrected,
-              renewal_payment_record]
+              renewal_payment_record, read_policies, licensed_business_report, business_license_report,
+              compliance_violation_report, renewal_payment_report]
+OPERATION_NAMES = {"licensed_business_search", "business_license_search", "business_license_get",
+                   "business_license_activate", "business_license_flag_renewal", "business_license_renew",
+                   "business_license_lapse", "business_license_suspend", "business_license_reinstate",
+                   "compliance_violation_search", "compliance_violation_cite",
+                   "compliance_violation_mark_corrected", "renewal_payment_record", "read_policies",
+                   "licensed_business_report", "business_license_report", "compliance_violation_report",
+                   "renewal_payment_report"}

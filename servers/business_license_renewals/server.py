@@ -22,15 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with Granite Falls business licensing office. You assist clerks in the City of Granite "
-    "Falls Business Licensing Office. Every business needs an annual licence of its class. Licences move "
-    "from pending to active, are flagged for renewal 60 days before they expire, lapse if not renewed, "
-    "and can be suspended for unresolved violations and later reinstated. Renewal payments are recorded "
-    "with a receipt number. Today is 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
-    "have ids like lbz-0001: search first, then act on the id. A failed write changes nothing. Renew a "
+    "You assist clerks in the City of Granite Falls Business Licensing Office. Every business needs an "
+    "annual licence of its class. Licences move from pending to active, are flagged for renewal 60 days "
+    "before they expire, lapse if not renewed, and can be suspended for unresolved violations and later "
+    "reinstated. Renewal payments are recorded with a receipt number. Today is Tuesday 2026-12-01; dates "
+    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like lbz-0001: search first, then act on "
+    "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "
+    "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Renew a "
     "licence only after its annual fee is recorded; the new expiry is one year after the old one. "
-    "Licences lapsed more than 90 days need a new application. Suspend for fines unpaid over 60 days; "
-    "reinstate when every open violation is corrected. Call finish when done."
+    "[judgement_2] Licences lapsed more than 90 days need a new application. [judgement_3] Suspend for "
+    "fines unpaid over 60 days; reinstate when every open violation is corrected. Call finish when done."
 )
 
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -38,17 +37,13 @@ ALERT_DISPATCH_STATUS: tuple[str, ...] = get_args(AlertDispatchStatus)
 WardenAckStatus = Literal["awaiting", "acknowledged", "needs_help"]
 WARDEN_ACK_STATUS: tuple[str, ...] = get_args(WardenAckStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -75,86 +70,61 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -164,38 +134,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class AlertChannel:
@@ -208,6 +217,16 @@ class AlertChannel:
 
 
 @dataclass
+class AlertChannelPage(Page):
+    """A page of alert channels from a search: `note` says how to get the rest."""
+
+    results: list[AlertChannel]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class CampusAlert:
     id: str
     headline: str
@@ -215,6 +234,16 @@ class CampusAlert:
     campus: CampusAlertCampus
     issued_by: str
     status: CampusAlertStatus
+
+
+@dataclass
+class CampusAlertPage(Page):
+    """A page of campus alerts from a search: `note` says how to get the rest."""
+
+    results: list[CampusAlert]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -229,6 +258,16 @@ class AlertDispatch:
 
 
 @dataclass
+class AlertDispatchPage(Page):
+    """A page of alert dispatches from a search: `note` says how to get the rest."""
+
+    results: list[AlertDispatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class WardenAck:
     id: str
     campus_alert_id: str
@@ -237,17 +276,28 @@ class WardenAck:
     status: WardenAckStatus
 
 
+@dataclass
+class WardenAckPage(Page):
+    """A page of warden acks from a search: `note` says how to get the rest."""
+
+    results: list[WardenAck]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- alert_channels
 
 
 @read
 def alert_channel_search(tables: Tables, name: str | None = None,
                          channel_type: AlertChannelChannelType | None = None,
-                         status: AlertChannelStatus | None = None, limit: int = 20) -> list[AlertChannel]:
+                         status: AlertChannelStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> AlertChannelPage:
     """List channels by type or health.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(channel_type, "channel_type", ALERT_CHANNEL_CHANNEL_TYPE)
     _check_choice(status, "status", ALERT_CHANNEL_STATUS)
@@ -257,7 +307,7 @@ def alert_channel_search(tables: Tables, name: str | None = None,
         and (channel_type is None or _r.get("channel_type") == channel_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(AlertChannel, _r) for _r in _by_id(_rows, limit)]
+    return _page(AlertChannelPage, AlertChannel, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- campus_alerts
@@ -266,11 +316,13 @@ def alert_channel_search(tables: Tables, name: str | None = None,
 @read
 def campus_alert_search(tables: Tables, headline: str | None = None,
                         severity: CampusAlertSeverity | None = None, campus: CampusAlertCampus | None = None,
-                        status: CampusAlertStatus | None = None, limit: int = 20) -> list[CampusAlert]:
+                        status: CampusAlertStatus | None = None, limit: int = 20,
+                        offset: int = 0) -> CampusAlertPage:
     """Find alerts by headline, severity, campus or status.
 
     headline matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(severity, "severity", CAMPUS_ALERT_SEVERITY)
     _check_choice(campus, "campus", CAMPUS_ALERT_CAMPUS)
@@ -282,7 +334,7 @@ def campus_alert_search(tables: Tables, headline: str | None = None,
         and (campus is None or _r.get("campus") == campus)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(CampusAlert, _r) for _r in _by_id(_rows, limit)]
+    return _page(CampusAlertPage, CampusAlert, _rows, limit, offset)
 
 
 @write
@@ -311,8 +363,9 @@ def campus_alert_approve(tables: Tables, campus_alert_id: str) -> CampusAlert:
     _row = find_row(tables, "campus_alerts", "id", campus_alert_id, "campus alert",
                     "find campus alert ids with campus_alert_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("draft",):
-        raise ToolFailure("only drafts are approved")
+    _block = _not_among(_row, "status", ("draft",), "campus alert")
+    if _block:
+        _refuse("campus_alert_approve.status_in", "only drafts are approved", _block)
     _row.update(_new)
     return _as(CampusAlert, _row)
 
@@ -323,8 +376,9 @@ def campus_alert_broadcast(tables: Tables, campus_alert_id: str) -> CampusAlert:
     _row = find_row(tables, "campus_alerts", "id", campus_alert_id, "campus alert",
                     "find campus alert ids with campus_alert_search")
     _new = {**_row, "status": "broadcasting"}
-    if _row.get("status") not in ("approved",):
-        raise ToolFailure("an alert must be approved before broadcast")
+    _block = _not_among(_row, "status", ("approved",), "campus alert")
+    if _block:
+        _refuse("campus_alert_broadcast.status_in", "an alert must be approved before broadcast", _block)
     _row.update(_new)
     return _as(CampusAlert, _row)
 
@@ -335,8 +389,9 @@ def campus_alert_issue_all_clear(tables: Tables, campus_alert_id: str) -> Campus
     _row = find_row(tables, "campus_alerts", "id", campus_alert_id, "campus alert",
                     "find campus alert ids with campus_alert_search")
     _new = {**_row, "status": "all_clear"}
-    if _row.get("status") not in ("broadcasting",):
-        raise ToolFailure("only broadcasting alerts get an all-clear")
+    _block = _not_among(_row, "status", ("broadcasting",), "campus alert")
+    if _block:
+        _refuse("campus_alert_issue_all_clear.status_in", "only broadcasting alerts get an all-clear", _block)
     _row.update(_new)
     return _as(CampusAlert, _row)
 
@@ -363,8 +418,10 @@ def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id:
         "status": "queued",
     }
     _capacity = _field_of(tables, "alert_channels", _new.get("alert_channel_id"), "max_active_dispatches")
-    if _full(tables["alert_dispatches"], _new, "alert_channel_id", "status", _capacity):
-        raise ToolFailure("that channel already has its maximum of dispatches in flight: wait for confirmations or use another channel")
+    _block = _full(tables["alert_dispatches"], _new, "alert_channel_id", "status", _capacity)
+    if _block:
+        _refuse("alert_dispatch_queue.capacity",
+                "that channel already has its maximum of dispatches in flight: wait for confirmations or use another channel", _block)
     tables["alert_dispatches"].append(_new)
     return _as(AlertDispatch, _new)
 
@@ -372,11 +429,13 @@ def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id:
 @read
 def alert_dispatch_search(tables: Tables, campus_alert_id: str | None = None,
                           alert_channel_id: str | None = None, provider_error: str | None = None,
-                          status: AlertDispatchStatus | None = None, limit: int = 20) -> list[AlertDispatch]:
+                          status: AlertDispatchStatus | None = None, limit: int = 20,
+                          offset: int = 0) -> AlertDispatchPage:
     """Find dispatches by alert, channel, error or status.
 
     provider_error matches any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(status, "status", ALERT_DISPATCH_STATUS)
     _rows = [
@@ -386,7 +445,7 @@ def alert_dispatch_search(tables: Tables, campus_alert_id: str | None = None,
         and (provider_error is None or _contains(_r.get("provider_error"), provider_error))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(AlertDispatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(AlertDispatchPage, AlertDispatch, _rows, limit, offset)
 
 
 @write
@@ -395,8 +454,9 @@ def alert_dispatch_mark_sent(tables: Tables, alert_dispatch_id: str) -> AlertDis
     _row = find_row(tables, "alert_dispatches", "id", alert_dispatch_id, "alert dispatch",
                     "find alert dispatch ids with alert_dispatch_search")
     _new = {**_row, "status": "sent"}
-    if _row.get("status") not in ("queued", "retry_pending"):
-        raise ToolFailure("only queued or retrying dispatches can be sent")
+    _block = _not_among(_row, "status", ("queued", "retry_pending"), "alert dispatch")
+    if _block:
+        _refuse("alert_dispatch_mark_sent.status_in", "only queued or retrying dispatches can be sent", _block)
     _row.update(_new)
     return _as(AlertDispatch, _row)
 
@@ -407,8 +467,9 @@ def alert_dispatch_confirm(tables: Tables, alert_dispatch_id: str) -> AlertDispa
     _row = find_row(tables, "alert_dispatches", "id", alert_dispatch_id, "alert dispatch",
                     "find alert dispatch ids with alert_dispatch_search")
     _new = {**_row, "status": "confirmed"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("the dispatch has not been sent")
+    _block = _not_among(_row, "status", ("sent",), "alert dispatch")
+    if _block:
+        _refuse("alert_dispatch_confirm.status_in", "the dispatch has not been sent", _block)
     _row.update(_new)
     return _as(AlertDispatch, _row)
 
@@ -421,8 +482,9 @@ def alert_dispatch_mark_failed(tables: Tables, alert_dispatch_id: str, provider_
     _changes = {_k: _v for _k, _v in (("provider_error", provider_error),) if _v is not None}
     _fail_if_blank(provider_error, "provider_error")
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("queued", "sent", "retry_pending"):
-        raise ToolFailure("confirmed dispatches cannot fail")
+    _block = _not_among(_row, "status", ("queued", "sent", "retry_pending"), "alert dispatch")
+    if _block:
+        _refuse("alert_dispatch_mark_failed.status_in", "confirmed dispatches cannot fail", _block)
     _row.update(_new)
     return _as(AlertDispatch, _row)
 
@@ -433,8 +495,9 @@ def alert_dispatch_retry(tables: Tables, alert_dispatch_id: str) -> AlertDispatc
     _row = find_row(tables, "alert_dispatches", "id", alert_dispatch_id, "alert dispatch",
                     "find alert dispatch ids with alert_dispatch_search")
     _new = {**_row, "status": "retry_pending"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed dispatches are retried")
+    _block = _not_among(_row, "status", ("failed",), "alert dispatch")
+    if _block:
+        _refuse("alert_dispatch_retry.status_in", "only failed dispatches are retried", _block)
     _row.update(_new)
     return _as(AlertDispatch, _row)
 
@@ -444,11 +507,12 @@ def alert_dispatch_retry(tables: Tables, alert_dispatch_id: str) -> AlertDispatc
 
 @read
 def warden_ack_search(tables: Tables, campus_alert_id: str | None = None, building: str | None = None,
-                      status: WardenAckStatus | None = None, limit: int = 20) -> list[WardenAck]:
+                      status: WardenAckStatus | None = None, limit: int = 20, offset: int = 0) -> WardenAckPage:
     """Find warden acknowledgements by alert, building or status.
 
     building matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", WARDEN_ACK_STATUS)
     _rows = [
@@ -457,7 +521,7 @@ def warden_ack_search(tables: Tables, campus_alert_id: str | None = None, buildi
         and (building is None or _contains(_r.get("building"), building))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(WardenAck, _r) for _r in _by_id(_rows, limit)]
+    return _page(WardenAckPage, WardenAck, _rows, limit, offset)
 
 
 @write
@@ -466,13 +530,143 @@ def warden_ack_record(tables: Tables, warden_ack_id: str) -> WardenAck:
     _row = find_row(tables, "warden_acks", "id", warden_ack_id, "warden ack",
                     "find warden ack ids with warden_ack_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("awaiting", "needs_help"):
-        raise ToolFailure("the warden already acknowledged")
+    _block = _not_among(_row, "status", ("awaiting", "needs_help"), "warden ack")
+    if _block:
+        _refuse("warden_ack_record.status_in", "the warden already acknowledged", _block)
     _row.update(_new)
     return _as(WardenAck, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Pick channels by severity from the plan, queue one dispatch per channel, and follow up every failure.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Wardens who ask for help are escalated by phone before the all-clear.", "tools": [],
+     "enforced": False},
+    {"id": "campus_alert_approve.status_in", "category": "state_guard", "rule": "Only drafts are approved.",
+     "tools": ['campus_alert_approve'], "enforced": True},
+    {"id": "campus_alert_broadcast.status_in", "category": "state_guard",
+     "rule": "An alert must be approved before broadcast.", "tools": ['campus_alert_broadcast'],
+     "enforced": True},
+    {"id": "campus_alert_issue_all_clear.status_in", "category": "state_guard",
+     "rule": "Only broadcasting alerts get an all-clear.", "tools": ['campus_alert_issue_all_clear'],
+     "enforced": True},
+    {"id": "alert_dispatch_queue.capacity", "category": "capacity",
+     "rule": "That channel already has its maximum of dispatches in flight: wait for confirmations or use another channel.",
+     "tools": ['alert_dispatch_queue'], "enforced": True},
+    {"id": "alert_dispatch_mark_sent.status_in", "category": "state_guard",
+     "rule": "Only queued or retrying dispatches can be sent.", "tools": ['alert_dispatch_mark_sent'],
+     "enforced": True},
+    {"id": "alert_dispatch_confirm.status_in", "category": "state_guard",
+     "rule": "The dispatch has not been sent.", "tools": ['alert_dispatch_confirm'], "enforced": True},
+    {"id": "alert_dispatch_mark_failed.status_in", "category": "state_guard",
+     "rule": "Confirmed dispatches cannot fail.", "tools": ['alert_dispatch_mark_failed'], "enforced": True},
+    {"id": "alert_dispatch_retry.status_in", "category": "state_guard",
+     "rule": "Only failed dispatches are retried.", "tools": ['alert_dispatch_retry'], "enforced": True},
+    {"id": "warden_ack_record.status_in", "category": "state_guard", "rule": "The warden already acknowledged.",
+     "tools": ['warden_ack_record'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def alert_channel_report(tables: Tables, group_by: Literal["channel_type", "status"],
+                         channel_type: AlertChannelChannelType | None = None,
+                         status: AlertChannelStatus | None = None) -> Report:
+    """Count alert channels per value of a field with totals of rate_limit_per_min, max_active_dispatches; optional
+    filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(channel_type, "channel_type", ALERT_CHANNEL_CHANNEL_TYPE)
+    _check_choice(status, "status", ALERT_CHANNEL_STATUS)
+    _check_choice(group_by, "group_by", ("channel_type", "status"))
+    _rows = [
+        _r for _r in tables["alert_channels"]
+        if (channel_type is None or _r.get("channel_type") == channel_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("rate_limit_per_min", "max_active_dispatches"))
+
+
+@read
+def campus_alert_report(tables: Tables, group_by: Literal["severity", "campus", "status"],
+                        severity: CampusAlertSeverity | None = None, campus: CampusAlertCampus | None = None,
+                        status: CampusAlertStatus | None = None) -> Report:
+    """Count campus alerts per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(severity, "severity", CAMPUS_ALERT_SEVERITY)
+    _check_choice(campus, "campus", CAMPUS_ALERT_CAMPUS)
+    _check_choice(status, "status", CAMPUS_ALERT_STATUS)
+    _check_choice(group_by, "group_by", ("severity", "campus", "status"))
+    _rows = [
+        _r for _r in tables["campus_alerts"]
+        if (severity is None or _r.get("severity") == severity)
+        and (campus is None or _r.get("campus") == campus)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def alert_dispatch_report(tables: Tables, group_by: Literal["campus_alert_id", "alert_channel_id", "status"],
+                          campus_alert_id: str | None = None, alert_channel_id: str | None = None,
+                          status: AlertDispatchStatus | None = None) -> Report:
+    """Count alert dispatches per value of a field with totals of recipients; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", ALERT_DISPATCH_STATUS)
+    _check_choice(group_by, "group_by", ("campus_alert_id", "alert_channel_id", "status"))
+    _rows = [
+        _r for _r in tables["alert_dispatches"]
+        if (campus_alert_id is None or _r.get("campus_alert_id") == campus_alert_id)
+        and (alert_channel_id is None or _r.get("alert_channel_id") == alert_channel_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("recipients",))
+
+
+@read
+def warden_ack_report(tables: Tables, group_by: Literal["campus_alert_id", "status"],
+                      campus_alert_id: str | None = None, status: WardenAckStatus | None = None) -> Report:
+    """Count warden acks per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", WARDEN_ACK_STATUS)
+    _check_choice(group_by, "group_by", ("campus_alert_id", "status"))
+    _rows = [
+        _r for _r in tables["warden_acks"]
+        if (campus_alert_id is None or _r.get("campus_alert_id") == campus_alert_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [alert_channel_search, campus_alert_search, campus_alert_draft, campus_alert_approve,
               campus_alert_broadcast, campus_alert_issue_all_clear, alert_dispatch_queue, alert_dispatch_search,
               alert_dispatch_mark_sent, alert_dispatch_confirm, alert_dispatch_mark_failed,
-              alert_dispatch_retry, warden_ack_search, warden_ack_record]
+              alert_dispatch_retry, warden_ack_search, warden_ack_record, read_policies, alert_channel_report,
+              campus_alert_report, alert_dispatch_report, warden_ack_report]
+OPERATION_NAMES = {"alert_channel_search", "campus_alert_search", "campus_alert_draft", "campus_alert_approve",
+                   "campus_alert_broadcast", "campus_alert_issue_all_clear", "alert_dispatch_queue",
+                   "alert_dispatch_search", "alert_dispatch_mark_sent", "alert_dispatch_confirm",
+                   "alert_dispatch_mark_failed", "alert_dispatch_retry", "warden_ack_search",
+                   "warden_ack_record", "read_policies", "alert_channel_report", "campus_alert_report",
+                   "alert_dispatch_report", "warden_ack_report"}

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Campus emergency alert broadcasting workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `alerts` CLI in the shell); call finish when done."
+    "You assist the emergency management office of a multi-campus university. Alerts (weather closures, "
+    "police activity, utility outages) are drafted, approved and broadcast; each alert fans out to SMS, "
+    "email, app push, digital signage and sirens as dispatches that are queued, sent and confirmed "
+    "asynchronously by the channel providers, with failures retried. Building wardens acknowledge the "
+    "alert or ask for help. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like ach-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools (or the `alerts` CLI in the shell) and the file tools. Policies: "
+    "[judgement_1] Pick channels by severity from the plan, queue one dispatch per channel, and follow up "
+    "every failure. [judgement_2] Wardens who ask for help are escalated by phone before the all-clear. "
+    "Call finish when done."
 )
 
 

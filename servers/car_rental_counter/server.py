@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Skyway Car Rental airport counter workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist agents at Skyway Car Rental's airport counter. Customers arrive with reservations for a "
+    "vehicle class; the agent checks the licence, assigns a ready car of that class and opens a rental "
+    "contract (a car can never be on two contracts at once), and on return records the odometer and sends "
+    "the car to cleaning. Customers can pay extras from prepaid credit on their account, never beyond "
+    "their balance. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
+    "have ids like rcu-0001: search first, then act on the id. A failed write changes nothing, and a "
+    "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
+    "rules). Use the domain tools and the file tools. Policies: [judgement_1] Check the licence and the "
+    "reservation class, assign a ready car (upgrading per the procedures when needed), and take extras "
+    "from prepaid credit only up to the balance. Call finish when done."
 )
 
 

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Evergreen Bank card dispute desk workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You work the card dispute desk at Evergreen Bank, talking with cardholders through secure messages. "
+    "A cardholder reports a charge; you open a dispute on that transaction, ask for documents if needed, "
+    "issue provisional credit within the regulatory window, submit the chargeback to the card network and "
+    "tell the cardholder the outcome in plain language. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
+    "and times YYYY-MM-DDTHH:MM. Records have ids like chd-0001: search first, then act on the id. A "
+    "failed write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md "
+    "(the workspace, its data and its rules). Use the domain tools and the file tools. Call finish when "
+    "done."
 )
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, read, write
 
@@ -34,18 +33,6 @@ RejectedRecordError = Literal["missing_gtin", "price_below_cost", "invalid_categ
 REJECTED_RECORD_ERROR: tuple[str, ...] = get_args(RejectedRecordError)
 RejectedRecordStatus = Literal["open", "fixed", "ignored"]
 REJECTED_RECORD_STATUS: tuple[str, ...] = get_args(RejectedRecordStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -72,127 +59,122 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
 
 
-def _check_date(value: str | None, field: str) -> None:
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
-def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
-    if value is not None:
-        find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
-
-
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
-    if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
-
-
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
-
-
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
-
-
 def _starts(value: Any, prefix: str) -> bool:
     return value is not None and str(value).startswith(prefix)
 
 
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
+
+
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class FeedSource:
@@ -202,6 +184,16 @@ class FeedSource:
     schedule: str
     max_retries: int
     status: FeedSourceStatus
+
+
+@dataclass
+class FeedSourcePage(Page):
+    """A page of feed sources from a search: `note` says how to get the rest."""
+
+    results: list[FeedSource]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -217,12 +209,32 @@ class FeedRun:
 
 
 @dataclass
+class FeedRunPage(Page):
+    """A page of feed runs from a search: `note` says how to get the rest."""
+
+    results: list[FeedRun]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class RejectedRecord:
     id: str
     feed_run_id: str
     supplier_sku: str
     error: RejectedRecordError
     status: RejectedRecordStatus
+
+
+@dataclass
+class RejectedRecordPage(Page):
+    """A page of rejected records from a search: `note` says how to get the rest."""
+
+    results: list[RejectedRecord]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -235,16 +247,28 @@ class CatalogProduct:
     published: bool
 
 
+@dataclass
+class CatalogProductPage(Page):
+    """A page of catalog products from a search: `note` says how to get the rest."""
+
+    results: list[CatalogProduct]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- feed_sources
 
 
 @read
 def feed_source_search(tables: Tables, supplier_name: str | None = None, format: FeedSourceFormat | None = None,
-                       status: FeedSourceStatus | None = None, limit: int = 20) -> list[FeedSource]:
+                       status: FeedSourceStatus | None = None, limit: int = 20,
+                       offset: int = 0) -> FeedSourcePage:
     """Find feed sources by supplier, format or status.
 
     supplier_name matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(format, "format", FEED_SOURCE_FORMAT)
     _check_choice(status, "status", FEED_SOURCE_STATUS)
@@ -254,7 +278,7 @@ def feed_source_search(tables: Tables, supplier_name: str | None = None, format:
         and (format is None or _r.get("format") == format)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(FeedSource, _r) for _r in _by_id(_rows, limit)]
+    return _page(FeedSourcePage, FeedSource, _rows, limit, offset)
 
 
 @write
@@ -263,8 +287,9 @@ def feed_source_suspend(tables: Tables, feed_source_id: str) -> FeedSource:
     _row = find_row(tables, "feed_sources", "id", feed_source_id, "feed source",
                     "find feed source ids with feed_source_search")
     _new = {**_row, "status": "suspended"}
-    if _row.get("status") not in ("active",):
-        raise ToolFailure("the feed is already suspended")
+    _block = _not_among(_row, "status", ("active",), "feed source")
+    if _block:
+        _refuse("feed_source_suspend.status_in", "the feed is already suspended", _block)
     _row.update(_new)
     return _as(FeedSource, _row)
 
@@ -275,8 +300,9 @@ def feed_source_reactivate(tables: Tables, feed_source_id: str) -> FeedSource:
     _row = find_row(tables, "feed_sources", "id", feed_source_id, "feed source",
                     "find feed source ids with feed_source_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("suspended",):
-        raise ToolFailure("the feed is already active")
+    _block = _not_among(_row, "status", ("suspended",), "feed source")
+    if _block:
+        _refuse("feed_source_reactivate.status_in", "the feed is already active", _block)
     _row.update(_new)
     return _as(FeedSource, _row)
 
@@ -286,11 +312,11 @@ def feed_source_reactivate(tables: Tables, feed_source_id: str) -> FeedSource:
 
 @read
 def feed_run_search(tables: Tables, feed_source_id: str | None = None, status: FeedRunStatus | None = None,
-                    started_at: str | None = None, limit: int = 20) -> list[FeedRun]:
+                    started_at: str | None = None, limit: int = 20, offset: int = 0) -> FeedRunPage:
     """Find import runs by source, status or start time.
 
-    A time filter also takes a date (YYYY-MM-DD) to match a whole day. Returns at most `limit` rows, in id
-    order.
+    A time filter also takes a date (YYYY-MM-DD) to match a whole day. Returns at most `limit` rows in id order
+    from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", FEED_RUN_STATUS)
     _rows = [
@@ -299,7 +325,7 @@ def feed_run_search(tables: Tables, feed_source_id: str | None = None, status: F
         and (status is None or _r.get("status") == status)
         and (started_at is None or _starts(_r.get("started_at"), started_at))
     ]
-    return [_as(FeedRun, _r) for _r in _by_id(_rows, limit)]
+    return _page(FeedRunPage, FeedRun, _rows, limit, offset)
 
 
 @read
@@ -317,8 +343,9 @@ def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = N
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     _check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
-    if _row.get("status") not in ("failed", "partially_failed"):
-        raise ToolFailure("only failed or partially failed runs can be retried")
+    _block = _not_among(_row, "status", ("failed", "partially_failed"), "feed run")
+    if _block:
+        _refuse("feed_run_retry.status_in", "only failed or partially failed runs can be retried", _block)
     _row.update(_new)
     return _as(FeedRun, _row)
 
@@ -329,8 +356,9 @@ def feed_run_dead_letter(tables: Tables, feed_run_id: str) -> FeedRun:
     _row = find_row(tables, "feed_runs", "id", feed_run_id, "feed run",
                     "find feed run ids with feed_run_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed runs can be dead-lettered")
+    _block = _not_among(_row, "status", ("failed",), "feed run")
+    if _block:
+        _refuse("feed_run_dead_letter.status_in", "only failed runs can be dead-lettered", _block)
     _row.update(_new)
     return _as(FeedRun, _row)
 
@@ -341,8 +369,9 @@ def feed_run_mark_succeeded(tables: Tables, feed_run_id: str) -> FeedRun:
     _row = find_row(tables, "feed_runs", "id", feed_run_id, "feed run",
                     "find feed run ids with feed_run_search")
     _new = {**_row, "status": "succeeded"}
-    if _row.get("status") not in ("running", "retrying"):
-        raise ToolFailure("only a running or retrying run can complete")
+    _block = _not_among(_row, "status", ("running", "retrying"), "feed run")
+    if _block:
+        _refuse("feed_run_mark_succeeded.status_in", "only a running or retrying run can complete", _block)
     _row.update(_new)
     return _as(FeedRun, _row)
 
@@ -353,11 +382,13 @@ def feed_run_mark_succeeded(tables: Tables, feed_run_id: str) -> FeedRun:
 @read
 def rejected_record_search(tables: Tables, feed_run_id: str | None = None,
                            error: RejectedRecordError | None = None, status: RejectedRecordStatus | None = None,
-                           supplier_sku: str | None = None, limit: int = 20) -> list[RejectedRecord]:
+                           supplier_sku: str | None = None, limit: int = 20,
+                           offset: int = 0) -> RejectedRecordPage:
     """Find rejected records by run, error type or SKU.
 
     supplier_sku matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(error, "error", REJECTED_RECORD_ERROR)
     _check_choice(status, "status", REJECTED_RECORD_STATUS)
@@ -368,7 +399,7 @@ def rejected_record_search(tables: Tables, feed_run_id: str | None = None,
         and (status is None or _r.get("status") == status)
         and (supplier_sku is None or _contains(_r.get("supplier_sku"), supplier_sku))
     ]
-    return [_as(RejectedRecord, _r) for _r in _by_id(_rows, limit)]
+    return _page(RejectedRecordPage, RejectedRecord, _rows, limit, offset)
 
 
 @write
@@ -377,8 +408,9 @@ def rejected_record_fix(tables: Tables, rejected_record_id: str) -> RejectedReco
     _row = find_row(tables, "rejected_records", "id", rejected_record_id, "rejected record",
                     "find rejected record ids with rejected_record_search")
     _new = {**_row, "status": "fixed"}
-    if _row.get("status") not in ("open",):
-        raise ToolFailure("only open records can be fixed")
+    _block = _not_among(_row, "status", ("open",), "rejected record")
+    if _block:
+        _refuse("rejected_record_fix.status_in", "only open records can be fixed", _block)
     _row.update(_new)
     return _as(RejectedRecord, _row)
 
@@ -389,8 +421,9 @@ def rejected_record_ignore(tables: Tables, rejected_record_id: str) -> RejectedR
     _row = find_row(tables, "rejected_records", "id", rejected_record_id, "rejected record",
                     "find rejected record ids with rejected_record_search")
     _new = {**_row, "status": "ignored"}
-    if _row.get("status") not in ("open",):
-        raise ToolFailure("only open records can be ignored")
+    _block = _not_among(_row, "status", ("open",), "rejected record")
+    if _block:
+        _refuse("rejected_record_ignore.status_in", "only open records can be ignored", _block)
     _row.update(_new)
     return _as(RejectedRecord, _row)
 
@@ -400,12 +433,13 @@ def rejected_record_ignore(tables: Tables, rejected_record_id: str) -> RejectedR
 
 @read
 def catalog_product_search(tables: Tables, sku: str | None = None, title: str | None = None,
-                           category: str | None = None, published: bool | None = None,
-                           limit: int = 20) -> list[CatalogProduct]:
+                           category: str | None = None, published: bool | None = None, limit: int = 20,
+                           offset: int = 0) -> CatalogProductPage:
     """Find catalog products.
 
     sku, title, category match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _rows = [
         _r for _r in tables["catalog_products"]
@@ -414,7 +448,7 @@ def catalog_product_search(tables: Tables, sku: str | None = None, title: str | 
         and (category is None or _contains(_r.get("category"), category))
         and (published is None or _r.get("published") == published)
     ]
-    return [_as(CatalogProduct, _r) for _r in _by_id(_rows, limit)]
+    return _page(CatalogProductPage, CatalogProduct, _rows, limit, offset)
 
 
 @write
@@ -433,6 +467,118 @@ def catalog_product_amend(tables: Tables, catalog_product_id: str, price: float 
     return _as(CatalogProduct, _row)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "feed_source_suspend.status_in", "category": "state_guard", "rule": "The feed is already suspended.",
+     "tools": ['feed_source_suspend'], "enforced": True},
+    {"id": "feed_source_reactivate.status_in", "category": "state_guard", "rule": "The feed is already active.",
+     "tools": ['feed_source_reactivate'], "enforced": True},
+    {"id": "feed_run_retry.status_in", "category": "state_guard",
+     "rule": "Only failed or partially failed runs can be retried.", "tools": ['feed_run_retry'],
+     "enforced": True},
+    {"id": "feed_run_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed runs can be dead-lettered.", "tools": ['feed_run_dead_letter'], "enforced": True},
+    {"id": "feed_run_mark_succeeded.status_in", "category": "state_guard",
+     "rule": "Only a running or retrying run can complete.", "tools": ['feed_run_mark_succeeded'],
+     "enforced": True},
+    {"id": "rejected_record_fix.status_in", "category": "state_guard",
+     "rule": "Only open records can be fixed.", "tools": ['rejected_record_fix'], "enforced": True},
+    {"id": "rejected_record_ignore.status_in", "category": "state_guard",
+     "rule": "Only open records can be ignored.", "tools": ['rejected_record_ignore'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def feed_source_report(tables: Tables, group_by: Literal["format", "status"],
+                       format: FeedSourceFormat | None = None,
+                       status: FeedSourceStatus | None = None) -> Report:
+    """Count feed sources per value of a field with totals of max_retries; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(format, "format", FEED_SOURCE_FORMAT)
+    _check_choice(status, "status", FEED_SOURCE_STATUS)
+    _check_choice(group_by, "group_by", ("format", "status"))
+    _rows = [
+        _r for _r in tables["feed_sources"]
+        if (format is None or _r.get("format") == format)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("max_retries",))
+
+
+@read
+def feed_run_report(tables: Tables, group_by: Literal["feed_source_id", "status"],
+                    feed_source_id: str | None = None, status: FeedRunStatus | None = None) -> Report:
+    """Count feed runs per value of a field with totals of records_total, records_failed, retry_count; optional
+    filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", FEED_RUN_STATUS)
+    _check_choice(group_by, "group_by", ("feed_source_id", "status"))
+    _rows = [
+        _r for _r in tables["feed_runs"]
+        if (feed_source_id is None or _r.get("feed_source_id") == feed_source_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("records_total", "records_failed", "retry_count"))
+
+
+@read
+def rejected_record_report(tables: Tables, group_by: Literal["feed_run_id", "error", "status"],
+                           feed_run_id: str | None = None, error: RejectedRecordError | None = None,
+                           status: RejectedRecordStatus | None = None) -> Report:
+    """Count rejected records per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(error, "error", REJECTED_RECORD_ERROR)
+    _check_choice(status, "status", REJECTED_RECORD_STATUS)
+    _check_choice(group_by, "group_by", ("feed_run_id", "error", "status"))
+    _rows = [
+        _r for _r in tables["rejected_records"]
+        if (feed_run_id is None or _r.get("feed_run_id") == feed_run_id)
+        and (error is None or _r.get("error") == error)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def catalog_product_report(tables: Tables, group_by: Literal["published"],
+                           published: bool | None = None) -> Report:
+    """Count catalog products per value of a field with totals of price; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("published",))
+    _rows = [
+        _r for _r in tables["catalog_products"]
+        if (published is None or _r.get("published") == published)
+    ]
+    return _report(_rows, group_by, ("price",))
+
+
 OPERATIONS = [feed_source_search, feed_source_suspend, feed_source_reactivate, feed_run_search, feed_run_get,
               feed_run_retry, feed_run_dead_letter, feed_run_mark_succeeded, rejected_record_search,
-              rejected_record_fix, rejected_record_ignore, catalog_product_search, catalog_product_amend]
+              rejected_record_fix, rejected_record_ignore, catalog_product_search, catalog_product_amend,
+              read_policies, feed_source_report, feed_run_report, rejected_record_report,
+              catalog_product_report]
+OPERATION_NAMES = {"feed_source_search", "feed_source_suspend", "feed_source_reactivate", "feed_run_search",
+                   "feed_run_get", "feed_run_retry", "feed_run_dead_letter", "feed_run_mark_succeeded",
+                   "rejected_record_search", "rejected_record_fix", "rejected_record_ignore",
+                   "catalog_product_search", "catalog_product_amend", "read_policies", "feed_source_report",
+                   "feed_run_report", "rejected_record_report", "catalog_product_report"}

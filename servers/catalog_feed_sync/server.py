@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Supplier catalog feed ingestion workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You operate the catalog ingestion pipeline at Homestead Market, a multi-brand online retailer. "
+    "Suppliers push product feeds (CSV over SFTP, JSON APIs, XML EDI) on schedules. Each run imports "
+    "records into the catalog; bad records are rejected with an error for merchandisers to fix, runs that "
+    "crash are retried up to the source's retry limit and otherwise dead-lettered. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fsrc-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Call finish when done."
 )
 
 

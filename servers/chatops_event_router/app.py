@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -33,17 +33,13 @@ ChatNotificationStatus = Literal["pending", "delivered", "acknowledged", "failed
                                  "dead_lettered"]
 CHAT_NOTIFICATION_STATUS: tuple[str, ...] = get_args(ChatNotificationStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,22 +66,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -97,59 +77,61 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -159,38 +141,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class NotificationRoute:
@@ -203,12 +224,32 @@ class NotificationRoute:
 
 
 @dataclass
+class NotificationRoutePage(Page):
+    """A page of notification routes from a search: `note` says how to get the rest."""
+
+    results: list[NotificationRoute]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PipelineEvent:
     id: str
     event_type: PipelineEventEventType
     source: str
     service: str
     emitted_at: str
+
+
+@dataclass
+class PipelineEventPage(Page):
+    """A page of pipeline events from a search: `note` says how to get the rest."""
+
+    results: list[PipelineEvent]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -222,18 +263,28 @@ class ChatNotification:
     status: ChatNotificationStatus
 
 
+@dataclass
+class ChatNotificationPage(Page):
+    """A page of chat notifications from a search: `note` says how to get the rest."""
+
+    results: list[ChatNotification]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- notification_routes
 
 
 @read
 def notification_route_search(tables: Tables, name: str | None = None,
                               target: NotificationRouteTarget | None = None,
-                              status: NotificationRouteStatus | None = None,
-                              limit: int = 20) -> list[NotificationRoute]:
+                              status: NotificationRouteStatus | None = None, limit: int = 20,
+                              offset: int = 0) -> NotificationRoutePage:
     """Find routes by name, target system or status.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(target, "target", NOTIFICATION_ROUTE_TARGET)
     _check_choice(status, "status", NOTIFICATION_ROUTE_STATUS)
@@ -243,7 +294,7 @@ def notification_route_search(tables: Tables, name: str | None = None,
         and (target is None or _r.get("target") == target)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(NotificationRoute, _r) for _r in _by_id(_rows, limit)]
+    return _page(NotificationRoutePage, NotificationRoute, _rows, limit, offset)
 
 
 @write
@@ -252,8 +303,9 @@ def notification_route_mute(tables: Tables, notification_route_id: str) -> Notif
     _row = find_row(tables, "notification_routes", "id", notification_route_id, "notification route",
                     "find notification route ids with notification_route_search")
     _new = {**_row, "status": "muted"}
-    if _row.get("status") not in ("active",):
-        raise ToolFailure("only active routes can be muted")
+    _block = _not_among(_row, "status", ("active",), "notification route")
+    if _block:
+        _refuse("notification_route_mute.status_in", "only active routes can be muted", _block)
     _row.update(_new)
     return _as(NotificationRoute, _row)
 
@@ -264,8 +316,9 @@ def notification_route_unmute(tables: Tables, notification_route_id: str) -> Not
     _row = find_row(tables, "notification_routes", "id", notification_route_id, "notification route",
                     "find notification route ids with notification_route_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("muted",):
-        raise ToolFailure("the route is not muted")
+    _block = _not_among(_row, "status", ("muted",), "notification route")
+    if _block:
+        _refuse("notification_route_unmute.status_in", "the route is not muted", _block)
     _row.update(_new)
     return _as(NotificationRoute, _row)
 
@@ -275,12 +328,13 @@ def notification_route_unmute(tables: Tables, notification_route_id: str) -> Not
 
 @read
 def pipeline_event_search(tables: Tables, event_type: PipelineEventEventType | None = None,
-                          source: str | None = None, service: str | None = None,
-                          limit: int = 20) -> list[PipelineEvent]:
+                          source: str | None = None, service: str | None = None, limit: int = 20,
+                          offset: int = 0) -> PipelineEventPage:
     """Find pipeline events by type, source or service.
 
     source, service match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(event_type, "event_type", PIPELINE_EVENT_EVENT_TYPE)
     _rows = [
@@ -289,7 +343,7 @@ def pipeline_event_search(tables: Tables, event_type: PipelineEventEventType | N
         and (source is None or _contains(_r.get("source"), source))
         and (service is None or _contains(_r.get("service"), service))
     ]
-    return [_as(PipelineEvent, _r) for _r in _by_id(_rows, limit)]
+    return _page(PipelineEventPage, PipelineEvent, _rows, limit, offset)
 
 
 @read
@@ -305,12 +359,13 @@ def pipeline_event_get(tables: Tables, pipeline_event_id: str) -> PipelineEvent:
 @read
 def chat_notification_search(tables: Tables, pipeline_event_id: str | None = None,
                              notification_route_id: str | None = None, last_error: str | None = None,
-                             status: ChatNotificationStatus | None = None,
-                             limit: int = 20) -> list[ChatNotification]:
+                             status: ChatNotificationStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> ChatNotificationPage:
     """Find notifications by event, route, error or status.
 
     last_error matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", CHAT_NOTIFICATION_STATUS)
     _rows = [
@@ -320,7 +375,7 @@ def chat_notification_search(tables: Tables, pipeline_event_id: str | None = Non
         and (last_error is None or _contains(_r.get("last_error"), last_error))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ChatNotification, _r) for _r in _by_id(_rows, limit)]
+    return _page(ChatNotificationPage, ChatNotification, _rows, limit, offset)
 
 
 @read
@@ -349,8 +404,10 @@ def chat_notification_enqueue(tables: Tables, pipeline_event_id: str,
         "status": "pending",
     }
     _capacity = _field_of(tables, "notification_routes", _new.get("notification_route_id"), "max_in_flight")
-    if _full(tables["chat_notifications"], _new, "notification_route_id", "status", _capacity):
-        raise ToolFailure("the route has too many notifications in flight: wait for deliveries or dead-letter stuck ones")
+    _block = _full(tables["chat_notifications"], _new, "notification_route_id", "status", _capacity)
+    if _block:
+        _refuse("chat_notification_enqueue.capacity",
+                "the route has too many notifications in flight: wait for deliveries or dead-letter stuck ones", _block)
     tables["chat_notifications"].append(_new)
     return _as(ChatNotification, _new)
 
@@ -361,8 +418,10 @@ def chat_notification_mark_delivered(tables: Tables, chat_notification_id: str) 
     _row = find_row(tables, "chat_notifications", "id", chat_notification_id, "chat notification",
                     "find chat notification ids with chat_notification_search")
     _new = {**_row, "status": "delivered"}
-    if _row.get("status") not in ("pending", "retry_scheduled"):
-        raise ToolFailure("only pending or retrying notifications can be delivered")
+    _block = _not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification")
+    if _block:
+        _refuse("chat_notification_mark_delivered.status_in",
+                "only pending or retrying notifications can be delivered", _block)
     _row.update(_new)
     return _as(ChatNotification, _row)
 
@@ -373,8 +432,10 @@ def chat_notification_acknowledge(tables: Tables, chat_notification_id: str) -> 
     _row = find_row(tables, "chat_notifications", "id", chat_notification_id, "chat notification",
                     "find chat notification ids with chat_notification_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("delivered",):
-        raise ToolFailure("a notification must be delivered before it is acknowledged")
+    _block = _not_among(_row, "status", ("delivered",), "chat notification")
+    if _block:
+        _refuse("chat_notification_acknowledge.status_in",
+                "a notification must be delivered before it is acknowledged", _block)
     _row.update(_new)
     return _as(ChatNotification, _row)
 
@@ -388,8 +449,9 @@ def chat_notification_mark_failed(tables: Tables, chat_notification_id: str,
     _changes = {_k: _v for _k, _v in (("last_error", last_error),) if _v is not None}
     _fail_if_blank(last_error, "last_error")
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("pending", "retry_scheduled"):
-        raise ToolFailure("only notifications being sent can fail")
+    _block = _not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification")
+    if _block:
+        _refuse("chat_notification_mark_failed.status_in", "only notifications being sent can fail", _block)
     _row.update(_new)
     return _as(ChatNotification, _row)
 
@@ -407,8 +469,9 @@ def chat_notification_schedule_retry(tables: Tables, chat_notification_id: str, 
     _check_time(next_retry_at, "next_retry_at")
     _check_range(attempt, "attempt", 1, 5)
     _new = {**_row, **_changes, "status": "retry_scheduled"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed notifications are retried")
+    _block = _not_among(_row, "status", ("failed",), "chat notification")
+    if _block:
+        _refuse("chat_notification_schedule_retry.status_in", "only failed notifications are retried", _block)
     _row.update(_new)
     return _as(ChatNotification, _row)
 
@@ -419,13 +482,123 @@ def chat_notification_dead_letter(tables: Tables, chat_notification_id: str) -> 
     _row = find_row(tables, "chat_notifications", "id", chat_notification_id, "chat notification",
                     "find chat notification ids with chat_notification_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed notifications are dead-lettered")
+    _block = _not_among(_row, "status", ("failed",), "chat notification")
+    if _block:
+        _refuse("chat_notification_dead_letter.status_in",
+                "only failed notifications are dead-lettered", _block)
     _row.update(_new)
     return _as(ChatNotification, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and invalid_auth are permanent: dead-letter them.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Paging routes need a human acknowledgement.",
+     "tools": [], "enforced": False},
+    {"id": "notification_route_mute.status_in", "category": "state_guard",
+     "rule": "Only active routes can be muted.", "tools": ['notification_route_mute'], "enforced": True},
+    {"id": "notification_route_unmute.status_in", "category": "state_guard", "rule": "The route is not muted.",
+     "tools": ['notification_route_unmute'], "enforced": True},
+    {"id": "chat_notification_enqueue.capacity", "category": "capacity",
+     "rule": "The route has too many notifications in flight: wait for deliveries or dead-letter stuck ones.",
+     "tools": ['chat_notification_enqueue'], "enforced": True},
+    {"id": "chat_notification_mark_delivered.status_in", "category": "state_guard",
+     "rule": "Only pending or retrying notifications can be delivered.",
+     "tools": ['chat_notification_mark_delivered'], "enforced": True},
+    {"id": "chat_notification_acknowledge.status_in", "category": "state_guard",
+     "rule": "A notification must be delivered before it is acknowledged.",
+     "tools": ['chat_notification_acknowledge'], "enforced": True},
+    {"id": "chat_notification_mark_failed.status_in", "category": "state_guard",
+     "rule": "Only notifications being sent can fail.", "tools": ['chat_notification_mark_failed'],
+     "enforced": True},
+    {"id": "chat_notification_schedule_retry.status_in", "category": "state_guard",
+     "rule": "Only failed notifications are retried.", "tools": ['chat_notification_schedule_retry'],
+     "enforced": True},
+    {"id": "chat_notification_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed notifications are dead-lettered.", "tools": ['chat_notification_dead_letter'],
+     "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def notification_route_report(tables: Tables, group_by: Literal["target", "requires_ack", "status"],
+                              target: NotificationRouteTarget | None = None, requires_ack: bool | None = None,
+                              status: NotificationRouteStatus | None = None) -> Report:
+    """Count notification routes per value of a field with totals of max_in_flight; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(target, "target", NOTIFICATION_ROUTE_TARGET)
+    _check_choice(status, "status", NOTIFICATION_ROUTE_STATUS)
+    _check_choice(group_by, "group_by", ("target", "requires_ack", "status"))
+    _rows = [
+        _r for _r in tables["notification_routes"]
+        if (target is None or _r.get("target") == target)
+        and (requires_ack is None or _r.get("requires_ack") == requires_ack)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("max_in_flight",))
+
+
+@read
+def pipeline_event_report(tables: Tables, group_by: Literal["event_type"],
+                          event_type: PipelineEventEventType | None = None) -> Report:
+    """Count pipeline events per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(event_type, "event_type", PIPELINE_EVENT_EVENT_TYPE)
+    _check_choice(group_by, "group_by", ("event_type",))
+    _rows = [
+        _r for _r in tables["pipeline_events"]
+        if (event_type is None or _r.get("event_type") == event_type)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def chat_notification_report(tables: Tables,
+                             group_by: Literal["pipeline_event_id", "notification_route_id", "status"],
+                             pipeline_event_id: str | None = None, notification_route_id: str | None = None,
+                             status: ChatNotificationStatus | None = None) -> Report:
+    """Count chat notifications per value of a field with totals of attempt; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", CHAT_NOTIFICATION_STATUS)
+    _check_choice(group_by, "group_by", ("pipeline_event_id", "notification_route_id", "status"))
+    _rows = [
+        _r for _r in tables["chat_notifications"]
+        if (pipeline_event_id is None or _r.get("pipeline_event_id") == pipeline_event_id)
+        and (notification_route_id is None or _r.get("notification_route_id") == notification_route_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("attempt",))
 
 
 OPERATIONS = [notification_route_search, notification_route_mute, notification_route_unmute,
               pipeline_event_search, pipeline_event_get, chat_notification_search, chat_notification_get,
               chat_notification_enqueue, chat_notification_mark_delivered, chat_notification_acknowledge,
-              chat_notification_mark_failed, chat_notification_schedule_retry, chat_notification_dead_letter]
+              chat_notification_mark_failed, chat_notification_schedule_retry, chat_notification_dead_letter,
+              read_policies, notification_route_report, pipeline_event_report, chat_notification_report]
+OPERATION_NAMES = {"notification_route_search", "notification_route_mute", "notification_route_unmute",
+                   "pipeline_event_search", "pipeline_event_get", "chat_notification_search",
+                   "chat_notification_get", "chat_notification_enqueue", "chat_notification_mark_delivered",
+                   "chat_notification_acknowledge", "chat_notification_mark_failed",
+                   "chat_notification_schedule_retry", "chat_notification_dead_letter", "read_policies",
+                   "notification_route_report", "pipeline_event_report", "chat_notification_report"}

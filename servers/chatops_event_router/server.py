@@ -22,15 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with ChatOps deployment event router. You operate the ChatOps router that fans "
-    "deployment, build and alert events from the delivery pipeline out to chat channels and paging "
-    "targets. Each notification is queued, delivered by the channel's API, and, for paging targets, "
-    "acknowledged by a human. Failed sends are retried with backoff; channels have in-flight limits and "
-    "can be muted during maintenance. Today is 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like nrt-0001: search first, then act on the id. A failed write "
-    "changes nothing. Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and "
-    "invalid_auth are permanent: dead-letter them. Paging routes need a human acknowledgement. Call "
-    "finish when done."
+    "You operate the ChatOps router that fans deployment, build and alert events from the delivery "
+    "pipeline out to chat channels and paging targets. Each notification is queued, delivered by the "
+    "channel's API, and, for paging targets, acknowledged by a human. Failed sends are retried with "
+    "backoff; channels have in-flight limits and can be muted during maintenance. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like nrt-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and "
+    "invalid_auth are permanent: dead-letter them. [judgement_2] Paging routes need a human "
+    "acknowledgement. Call finish when done."
 )
 
 

@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Eastbrook County citizen service center appointments workspace. Today is "
-    "2026-12-01. Start by reading SKILL.md. Use the domain tools and the file tools; call finish when "
-    "done."
+    "You help the appointment line of Eastbrook County's Citizen Service Center, where residents renew "
+    "driving licences, apply for passports and resident ID cards, and register vehicles. Each appointment "
+    "needs a counter of the right service line and a clerk certified for that service, both free for the "
+    "slot. Residents call to book, move or cancel; on the day they check in and are served or marked "
+    "no-show. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have "
+    "ids like svt-0001: search first, then act on the id. A failed write changes nothing, and a refusal "
+    "names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). "
+    "Use the domain tools and the file tools. Policies: [judgement_1] When booking, match the counter's "
+    "service line and the clerk's certification to the service, check both are free, and tell the "
+    "resident what to bring. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -32,17 +32,8 @@ SERVICE_REQUEST_STATUS: tuple[str, ...] = get_args(ServiceRequestStatus)
 RequestUpdateAudience = Literal["resident", "internal"]
 REQUEST_UPDATE_AUDIENCE: tuple[str, ...] = get_args(RequestUpdateAudience)
 
+
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -58,15 +49,6 @@ def _fail_if_blank(value: str | None, field: str) -> None:
 def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> None:
     if value is not None and value not in choices:
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
-
-
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
 def _check_email(value: str | None, field: str) -> None:
@@ -96,100 +78,130 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class CityDepartment:
@@ -200,6 +212,16 @@ class CityDepartment:
 
 
 @dataclass
+class CityDepartmentPage(Page):
+    """A page of city departments from a search: `note` says how to get the rest."""
+
+    results: list[CityDepartment]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ResidentCaller:
     id: str
     name: str
@@ -207,6 +229,16 @@ class ResidentCaller:
     email: str | None
     neighborhood: str
     preferred_contact: ResidentCallerPreferredContact
+
+
+@dataclass
+class ResidentCallerPage(Page):
+    """A page of resident callers from a search: `note` says how to get the rest."""
+
+    results: list[ResidentCaller]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -223,6 +255,16 @@ class ServiceRequest:
 
 
 @dataclass
+class ServiceRequestPage(Page):
+    """A page of service requests from a search: `note` says how to get the rest."""
+
+    results: list[ServiceRequest]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class RequestUpdate:
     id: str
     service_request_id: str
@@ -232,21 +274,32 @@ class RequestUpdate:
     posted: str
 
 
+@dataclass
+class RequestUpdatePage(Page):
+    """A page of request updates from a search: `note` says how to get the rest."""
+
+    results: list[RequestUpdate]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- city_departments
 
 
 @read
-def city_department_search(tables: Tables, name: str | None = None, limit: int = 20) -> list[CityDepartment]:
+def city_department_search(tables: Tables, name: str | None = None, limit: int = 20,
+                           offset: int = 0) -> CityDepartmentPage:
     """Find city departments and their service-level days.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _rows = [
         _r for _r in tables["city_departments"]
         if (name is None or _contains(_r.get("name"), name))
     ]
-    return [_as(CityDepartment, _r) for _r in _by_id(_rows, limit)]
+    return _page(CityDepartmentPage, CityDepartment, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- resident_callers
@@ -254,12 +307,13 @@ def city_department_search(tables: Tables, name: str | None = None, limit: int =
 
 @read
 def resident_caller_search(tables: Tables, name: str | None = None, phone: str | None = None,
-                           email: str | None = None, neighborhood: str | None = None,
-                           limit: int = 20) -> list[ResidentCaller]:
+                           email: str | None = None, neighborhood: str | None = None, limit: int = 20,
+                           offset: int = 0) -> ResidentCallerPage:
     """Find residents by name, phone, email or neighborhood.
 
     name, phone, email, neighborhood match any part of the text, ignoring case; other filters must match
-    exactly. Returns at most `limit` rows, in id order.
+    exactly. Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the
+    rest when results were cut.
     """
     _rows = [
         _r for _r in tables["resident_callers"]
@@ -268,7 +322,7 @@ def resident_caller_search(tables: Tables, name: str | None = None, phone: str |
         and (email is None or _contains(_r.get("email"), email))
         and (neighborhood is None or _contains(_r.get("neighborhood"), neighborhood))
     ]
-    return [_as(ResidentCaller, _r) for _r in _by_id(_rows, limit)]
+    return _page(ResidentCallerPage, ResidentCaller, _rows, limit, offset)
 
 
 @write
@@ -289,8 +343,10 @@ def resident_caller_register(tables: Tables, name: str, phone: str, neighborhood
         "neighborhood": neighborhood,
         "preferred_contact": preferred_contact,
     }
-    _check_unique(tables["resident_callers"], "phone", _new.get("phone"), _new["id"],
-                  "a resident with that phone number exists: use their record")
+    _block = _taken(tables["resident_callers"], "phone", _new.get("phone"), _new["id"])
+    if _block:
+        _refuse("resident_caller_register.unique",
+                "a resident with that phone number exists: use their record", _block)
     tables["resident_callers"].append(_new)
     return _as(ResidentCaller, _new)
 
@@ -302,11 +358,12 @@ def resident_caller_register(tables: Tables, name: str, phone: str, neighborhood
 def service_request_search(tables: Tables, resident_caller_id: str | None = None,
                            category: ServiceRequestCategory | None = None, location: str | None = None,
                            city_department_id: str | None = None, status: ServiceRequestStatus | None = None,
-                           limit: int = 20) -> list[ServiceRequest]:
+                           limit: int = 20, offset: int = 0) -> ServiceRequestPage:
     """Find requests by resident, category, location, department or status.
 
     location matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(category, "category", SERVICE_REQUEST_CATEGORY)
     _check_choice(status, "status", SERVICE_REQUEST_STATUS)
@@ -318,7 +375,7 @@ def service_request_search(tables: Tables, resident_caller_id: str | None = None
         and (city_department_id is None or _r.get("city_department_id") == city_department_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ServiceRequest, _r) for _r in _by_id(_rows, limit)]
+    return _page(ServiceRequestPage, ServiceRequest, _rows, limit, offset)
 
 
 @read
@@ -365,8 +422,10 @@ def service_request_route(tables: Tables, service_request_id: str, city_departme
     _check_ref(tables, "city_departments", city_department_id, "city_department_id", "city department",
                "find city department ids with city_department_search")
     _new = {**_row, **_changes, "status": "routed"}
-    if _row.get("status") not in ("new",):
-        raise ToolFailure("only new requests can be routed; re-route by posting an internal update")
+    _block = _not_among(_row, "status", ("new",), "service request")
+    if _block:
+        _refuse("service_request_route.status_in",
+                "only new requests can be routed; re-route by posting an internal update", _block)
     _row.update(_new)
     return _as(ServiceRequest, _row)
 
@@ -380,8 +439,10 @@ def service_request_close_duplicate(tables: Tables, service_request_id: str,
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     _fail_if_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "closed_duplicate"}
-    if _row.get("status") not in ("new", "routed"):
-        raise ToolFailure("work already started or finished: it is not a duplicate to close")
+    _block = _not_among(_row, "status", ("new", "routed"), "service request")
+    if _block:
+        _refuse("service_request_close_duplicate.status_in",
+                "work already started or finished: it is not a duplicate to close", _block)
     _row.update(_new)
     return _as(ServiceRequest, _row)
 
@@ -394,8 +455,9 @@ def service_request_resolve(tables: Tables, service_request_id: str, resolution_
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     _fail_if_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "resolved"}
-    if _row.get("status") not in ("routed", "in_progress"):
-        raise ToolFailure("route the request before resolving it")
+    _block = _not_among(_row, "status", ("routed", "in_progress"), "service request")
+    if _block:
+        _refuse("service_request_resolve.status_in", "route the request before resolving it", _block)
     _row.update(_new)
     return _as(ServiceRequest, _row)
 
@@ -408,8 +470,9 @@ def service_request_reject(tables: Tables, service_request_id: str, resolution_n
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     _fail_if_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "rejected"}
-    if _row.get("status") not in ("new",):
-        raise ToolFailure("only new requests can be rejected")
+    _block = _not_among(_row, "status", ("new",), "service request")
+    if _block:
+        _refuse("service_request_reject.status_in", "only new requests can be rejected", _block)
     _row.update(_new)
     return _as(ServiceRequest, _row)
 
@@ -419,11 +482,12 @@ def service_request_reject(tables: Tables, service_request_id: str, resolution_n
 
 @read
 def request_update_search(tables: Tables, service_request_id: str | None = None,
-                          audience: RequestUpdateAudience | None = None,
-                          limit: int = 20) -> list[RequestUpdate]:
+                          audience: RequestUpdateAudience | None = None, limit: int = 20,
+                          offset: int = 0) -> RequestUpdatePage:
     """Read the update history of a request.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(audience, "audience", REQUEST_UPDATE_AUDIENCE)
     _rows = [
@@ -431,7 +495,7 @@ def request_update_search(tables: Tables, service_request_id: str | None = None,
         if (service_request_id is None or _r.get("service_request_id") == service_request_id)
         and (audience is None or _r.get("audience") == audience)
     ]
-    return [_as(RequestUpdate, _r) for _r in _by_id(_rows, limit)]
+    return _page(RequestUpdatePage, RequestUpdate, _rows, limit, offset)
 
 
 @write
@@ -459,6 +523,103 @@ def request_update_post(tables: Tables, service_request_id: str, author: str, au
     return _as(RequestUpdate, _new)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Follow the call scripts: confirm location and contact, check for duplicates, route by the routing table, and keep the resident informed with resident-visible updates.",
+     "tools": [], "enforced": False},
+    {"id": "resident_caller_register.unique", "category": "uniqueness",
+     "rule": "A resident with that phone number exists: use their record.",
+     "tools": ['resident_caller_register'], "enforced": True},
+    {"id": "service_request_route.status_in", "category": "state_guard",
+     "rule": "Only new requests can be routed; re-route by posting an internal update.",
+     "tools": ['service_request_route'], "enforced": True},
+    {"id": "service_request_close_duplicate.status_in", "category": "state_guard",
+     "rule": "Work already started or finished: it is not a duplicate to close.",
+     "tools": ['service_request_close_duplicate'], "enforced": True},
+    {"id": "service_request_resolve.status_in", "category": "state_guard",
+     "rule": "Route the request before resolving it.", "tools": ['service_request_resolve'], "enforced": True},
+    {"id": "service_request_reject.status_in", "category": "state_guard",
+     "rule": "Only new requests can be rejected.", "tools": ['service_request_reject'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def resident_caller_report(tables: Tables, group_by: Literal["preferred_contact"],
+                           preferred_contact: ResidentCallerPreferredContact | None = None) -> Report:
+    """Count resident callers per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(preferred_contact, "preferred_contact", RESIDENT_CALLER_PREFERRED_CONTACT)
+    _check_choice(group_by, "group_by", ("preferred_contact",))
+    _rows = [
+        _r for _r in tables["resident_callers"]
+        if (preferred_contact is None or _r.get("preferred_contact") == preferred_contact)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def service_request_report(tables: Tables,
+                           group_by: Literal["resident_caller_id", "category", "city_department_id", "status"],
+                           resident_caller_id: str | None = None,
+                           category: ServiceRequestCategory | None = None,
+                           city_department_id: str | None = None,
+                           status: ServiceRequestStatus | None = None) -> Report:
+    """Count service requests per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(category, "category", SERVICE_REQUEST_CATEGORY)
+    _check_choice(status, "status", SERVICE_REQUEST_STATUS)
+    _check_choice(group_by, "group_by", ("resident_caller_id", "category", "city_department_id", "status"))
+    _rows = [
+        _r for _r in tables["service_requests"]
+        if (resident_caller_id is None or _r.get("resident_caller_id") == resident_caller_id)
+        and (category is None or _r.get("category") == category)
+        and (city_department_id is None or _r.get("city_department_id") == city_department_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def request_update_report(tables: Tables, group_by: Literal["service_request_id", "audience"],
+                          service_request_id: str | None = None,
+                          audience: RequestUpdateAudience | None = None) -> Report:
+    """Count request updates per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(audience, "audience", REQUEST_UPDATE_AUDIENCE)
+    _check_choice(group_by, "group_by", ("service_request_id", "audience"))
+    _rows = [
+        _r for _r in tables["request_updates"]
+        if (service_request_id is None or _r.get("service_request_id") == service_request_id)
+        and (audience is None or _r.get("audience") == audience)
+    ]
+    return _report(_rows, group_by, ())
+
+
 OPERATIONS = [resident_caller_search, resident_caller_register, city_department_search, service_request_search,
               service_request_get, service_request_log, service_request_route, service_request_close_duplicate,
-              service_request_resolve, service_request_reject, request_update_search, request_update_post]
+              service_request_resolve, service_request_reject, request_update_search, request_update_post,
+              read_policies, resident_caller_report, service_request_report, request_update_report]
+OPERATION_NAMES = {"resident_caller_search", "resident_caller_register", "city_department_search",
+                   "service_request_search", "service_request_get", "service_request_log",
+                   "service_request_route", "service_request_close_duplicate", "service_request_resolve",
+                   "service_request_reject", "request_update_search", "request_update_post", "read_policies",
+                   "resident_caller_report", "service_request_report", "request_update_report"}

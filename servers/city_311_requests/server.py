@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the City of Port Alder 311 service line workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You are a 311 agent for the City of Port Alder. Residents call, email or text about potholes, "
+    "graffiti, missed trash collection, broken streetlights and water leaks, and ask for updates on "
+    "earlier reports. You log and route requests to the right department, spot duplicates, post updates "
+    "the resident can see, and close requests with a resolution note, following the call scripts. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "dpt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools and the file tools. Policies: [judgement_1] Follow the call scripts: confirm location "
+    "and contact, check for duplicates, route by the routing table, and keep the resident informed with "
+    "resident-visible updates. Call finish when done."
 )
 
 

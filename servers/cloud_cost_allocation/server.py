@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the FinOps cloud cost chargeback workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `finops` CLI in the shell); call finish when done."
+    "You support the FinOps lead of a mid-size software company. Monthly cloud bills are broken into "
+    "spend charges posted against engineering teams' quarterly cloud budgets; teams dispute mis-tagged "
+    "charges, which get credited back; reserved-instance and savings-plan purchases are proposed, "
+    "approved and executed only if the team's budget can absorb the upfront cost. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like etm-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`finops` CLI in the shell) and the file tools. Policies: [judgement_1] Check the chargeback policy "
+    "for who owns a charge before posting, and check budget_left before posting or proposing. Call finish "
+    "when done."
 )
 
 

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the SunShare community solar enrollment workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You handle enrollment for SunShare, which runs community solar gardens in several utility "
+    "territories. Households and small businesses subscribe to a kW share of a garden in their own "
+    "utility territory, sized to their usage; gardens have limited free kW and a cap on subscribers, and "
+    "part of each garden is reserved for income-qualified households. When nothing fits, subscribers go "
+    "on a waitlist. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
+    "have ids like sgd-0001: search first, then act on the id. A failed write changes nothing, and a "
+    "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
+    "rules). Use the domain tools and the file tools. Call finish when done."
 )
 
 

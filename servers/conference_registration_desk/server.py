@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the DevHarbor Summit attendee help desk workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You staff the attendee help desk of DevHarbor Summit, a three-day developer conference in Lisbon. "
+    "Attendees write in by email, chat or at the booth about refunds, session changes, dietary needs and "
+    "visa letters. You answer them following the FAQ, register walk-ups, and manage sign-ups for breakout "
+    "sessions, which have limited seats. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like att-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
+    "Answer attendee questions from the FAQ; when information is missing, ask the attendee rather than "
+    "guessing. [judgement_2] Check a session's sign-ups before promising a seat. Call finish when done."
 )
 
 

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Litigation docketing and e-filing notices workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the docketing department of a litigation firm. Paralegals prepare filings and transmit "
+    "them through the court's e-filing system; acceptance or rejection arrives later as notices. Court "
+    "notices (filing receipts, orders, hearing settings, deficiencies) arrive asynchronously, are routed "
+    "to the responsible attorney, docketed as deadlines and acknowledged. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ccs-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. "
+    "Policies: [judgement_1] Each incoming notice: route -> calendar the deadlines it triggers -> docket "
+    "-> acknowledge. [judgement_2] Use the rules to compute due dates. Call finish when done."
 )
 
 

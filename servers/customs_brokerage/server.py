@@ -22,8 +22,13 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Harborline customs brokerage entries workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist a licensed customs broker at Harborline Customs Services. For each import entry you "
+    "collect the commercial documents, verify them, classify the goods under the HTS to estimate duty, "
+    "file the entry with CBP, and follow it through any CBP hold until release. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like imp-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Call finish when done."
 )
 
 

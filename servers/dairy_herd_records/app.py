@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -30,18 +30,6 @@ BreedingEventStatus = Literal["bred", "confirmed_pregnant", "open", "aborted"]
 BREEDING_EVENT_STATUS: tuple[str, ...] = get_args(BreedingEventStatus)
 HealthTreatmentStatus = Literal["active", "withdrawal_complete"]
 HEALTH_TREATMENT_STATUS: tuple[str, ...] = get_args(HealthTreatmentStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -68,11 +56,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -84,111 +67,129 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class DairyCow:
@@ -204,6 +205,16 @@ class DairyCow:
 
 
 @dataclass
+class DairyCowPage(Page):
+    """A page of dairy cows from a search: `note` says how to get the rest."""
+
+    results: list[DairyCow]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class BreedingEvent:
     id: str
     dairy_cow_id: str
@@ -211,6 +222,16 @@ class BreedingEvent:
     sire: str
     technician: str
     status: BreedingEventStatus
+
+
+@dataclass
+class BreedingEventPage(Page):
+    """A page of breeding events from a search: `note` says how to get the rest."""
+
+    results: list[BreedingEvent]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -225,6 +246,16 @@ class HealthTreatment:
 
 
 @dataclass
+class HealthTreatmentPage(Page):
+    """A page of health treatments from a search: `note` says how to get the rest."""
+
+    results: list[HealthTreatment]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class MilkTest:
     id: str
     dairy_cow_id: str
@@ -234,17 +265,28 @@ class MilkTest:
     somatic_cell_count: int  # thousand cells per mL
 
 
+@dataclass
+class MilkTestPage(Page):
+    """A page of milk tests from a search: `note` says how to get the rest."""
+
+    results: list[MilkTest]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- dairy_cows
 
 
 @read
 def dairy_cow_search(tables: Tables, ear_tag: str | None = None, name: str | None = None,
                      breed: DairyCowBreed | None = None, pen: str | None = None,
-                     status: DairyCowStatus | None = None, limit: int = 20) -> list[DairyCow]:
+                     status: DairyCowStatus | None = None, limit: int = 20, offset: int = 0) -> DairyCowPage:
     """Find cows by ear tag, name, breed, pen or status.
 
     ear_tag, name, pen match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(breed, "breed", DAIRY_COW_BREED)
     _check_choice(status, "status", DAIRY_COW_STATUS)
@@ -256,7 +298,7 @@ def dairy_cow_search(tables: Tables, ear_tag: str | None = None, name: str | Non
         and (pen is None or _contains(_r.get("pen"), pen))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(DairyCow, _r) for _r in _by_id(_rows, limit)]
+    return _page(DairyCowPage, DairyCow, _rows, limit, offset)
 
 
 @read
@@ -275,8 +317,10 @@ def dairy_cow_freshen(tables: Tables, dairy_cow_id: str, parity: int, pen: str |
     _check_range(parity, "parity", 0, 7)
     _fail_if_blank(pen, "pen")
     _new = {**_row, **_changes, "status": "lactating"}
-    if _row.get("status") not in ("heifer", "dry"):
-        raise ToolFailure("only heifers or dry cows can calve; a lactating cow must be dried off first")
+    _block = _not_among(_row, "status", ("heifer", "dry"), "dairy cow")
+    if _block:
+        _refuse("dairy_cow_freshen.status_in",
+                "only heifers or dry cows can calve; a lactating cow must be dried off first", _block)
     _row.update(_new)
     return _as(DairyCow, _row)
 
@@ -287,8 +331,9 @@ def dairy_cow_dry_off(tables: Tables, dairy_cow_id: str) -> DairyCow:
     _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow",
                     "find dairy cow ids with dairy_cow_search")
     _new = {**_row, "status": "dry"}
-    if _row.get("status") not in ("lactating",):
-        raise ToolFailure("only lactating cows can be dried off")
+    _block = _not_among(_row, "status", ("lactating",), "dairy cow")
+    if _block:
+        _refuse("dairy_cow_dry_off.status_in", "only lactating cows can be dried off", _block)
     _row.update(_new)
     return _as(DairyCow, _row)
 
@@ -299,8 +344,9 @@ def dairy_cow_sell(tables: Tables, dairy_cow_id: str) -> DairyCow:
     _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow",
                     "find dairy cow ids with dairy_cow_search")
     _new = {**_row, "status": "sold"}
-    if _row.get("status") not in ("heifer", "lactating", "dry"):
-        raise ToolFailure("the animal has already left the herd")
+    _block = _not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow")
+    if _block:
+        _refuse("dairy_cow_sell.status_in", "the animal has already left the herd", _block)
     _row.update(_new)
     return _as(DairyCow, _row)
 
@@ -313,8 +359,9 @@ def dairy_cow_cull(tables: Tables, dairy_cow_id: str, cull_reason: str) -> Dairy
     _changes = {_k: _v for _k, _v in (("cull_reason", cull_reason),) if _v is not None}
     _fail_if_blank(cull_reason, "cull_reason")
     _new = {**_row, **_changes, "status": "culled"}
-    if _row.get("status") not in ("lactating", "dry"):
-        raise ToolFailure("only cows in the milking herd or dry pen can be culled")
+    _block = _not_among(_row, "status", ("lactating", "dry"), "dairy cow")
+    if _block:
+        _refuse("dairy_cow_cull.status_in", "only cows in the milking herd or dry pen can be culled", _block)
     _row.update(_new)
     return _as(DairyCow, _row)
 
@@ -329,8 +376,9 @@ def dairy_cow_move_pen(tables: Tables, dairy_cow_id: str, pen: str) -> DairyCow:
         raise ToolFailure("nothing to change: give at least one of pen")
     _fail_if_blank(pen, "pen")
     _new = {**_row, **_changes}
-    if _row.get("status") not in ("heifer", "lactating", "dry"):
-        raise ToolFailure("the animal is no longer in the herd")
+    _block = _not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow")
+    if _block:
+        _refuse("dairy_cow_move_pen.status_in", "the animal is no longer in the herd", _block)
     _row.update(_new)
     return _as(DairyCow, _row)
 
@@ -340,11 +388,12 @@ def dairy_cow_move_pen(tables: Tables, dairy_cow_id: str, pen: str) -> DairyCow:
 
 @read
 def breeding_event_search(tables: Tables, dairy_cow_id: str | None = None, sire: str | None = None,
-                          status: BreedingEventStatus | None = None, limit: int = 20) -> list[BreedingEvent]:
+                          status: BreedingEventStatus | None = None, limit: int = 20,
+                          offset: int = 0) -> BreedingEventPage:
     """Find inseminations by cow, sire or status.
 
     sire matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", BREEDING_EVENT_STATUS)
     _rows = [
@@ -353,7 +402,7 @@ def breeding_event_search(tables: Tables, dairy_cow_id: str | None = None, sire:
         and (sire is None or _contains(_r.get("sire"), sire))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(BreedingEvent, _r) for _r in _by_id(_rows, limit)]
+    return _page(BreedingEventPage, BreedingEvent, _rows, limit, offset)
 
 
 @write
@@ -386,8 +435,9 @@ def breeding_event_confirm_pregnant(tables: Tables, breeding_event_id: str) -> B
     _row = find_row(tables, "breeding_events", "id", breeding_event_id, "breeding event",
                     "find breeding event ids with breeding_event_search")
     _new = {**_row, "status": "confirmed_pregnant"}
-    if _row.get("status") not in ("bred",):
-        raise ToolFailure("only a pending service can be confirmed")
+    _block = _not_among(_row, "status", ("bred",), "breeding event")
+    if _block:
+        _refuse("breeding_event_confirm_pregnant.status_in", "only a pending service can be confirmed", _block)
     _row.update(_new)
     return _as(BreedingEvent, _row)
 
@@ -398,8 +448,9 @@ def breeding_event_mark_open(tables: Tables, breeding_event_id: str) -> Breeding
     _row = find_row(tables, "breeding_events", "id", breeding_event_id, "breeding event",
                     "find breeding event ids with breeding_event_search")
     _new = {**_row, "status": "open"}
-    if _row.get("status") not in ("bred",):
-        raise ToolFailure("only a pending service can be checked open")
+    _block = _not_among(_row, "status", ("bred",), "breeding event")
+    if _block:
+        _refuse("breeding_event_mark_open.status_in", "only a pending service can be checked open", _block)
     _row.update(_new)
     return _as(BreedingEvent, _row)
 
@@ -409,12 +460,13 @@ def breeding_event_mark_open(tables: Tables, breeding_event_id: str) -> Breeding
 
 @read
 def health_treatment_search(tables: Tables, dairy_cow_id: str | None = None, diagnosis: str | None = None,
-                            status: HealthTreatmentStatus | None = None,
-                            limit: int = 20) -> list[HealthTreatment]:
+                            status: HealthTreatmentStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> HealthTreatmentPage:
     """Find treatments by cow, diagnosis or status.
 
     diagnosis matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", HEALTH_TREATMENT_STATUS)
     _rows = [
@@ -423,7 +475,7 @@ def health_treatment_search(tables: Tables, dairy_cow_id: str | None = None, dia
         and (diagnosis is None or _contains(_r.get("diagnosis"), diagnosis))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(HealthTreatment, _r) for _r in _by_id(_rows, limit)]
+    return _page(HealthTreatmentPage, HealthTreatment, _rows, limit, offset)
 
 
 @write
@@ -448,8 +500,10 @@ def health_treatment_start(tables: Tables, dairy_cow_id: str, diagnosis: str, dr
         "milk_withdrawal_until": milk_withdrawal_until,
         "status": "active",
     }
-    if _in_past(_new.get("milk_withdrawal_until")):
-        raise ToolFailure("the withdrawal date must be today or later: use the drug label's withdrawal days from the last dose")
+    _block = _in_past(_new.get("milk_withdrawal_until"), "milk_withdrawal_until")
+    if _block:
+        _refuse("health_treatment_start.not_in_past",
+                "the withdrawal date must be today or later: use the drug label's withdrawal days from the last dose", _block)
     tables["health_treatments"].append(_new)
     return _as(HealthTreatment, _new)
 
@@ -459,10 +513,11 @@ def health_treatment_start(tables: Tables, dairy_cow_id: str, diagnosis: str, dr
 
 @read
 def milk_test_search(tables: Tables, dairy_cow_id: str | None = None, test_date: str | None = None,
-                     limit: int = 20) -> list[MilkTest]:
+                     limit: int = 20, offset: int = 0) -> MilkTestPage:
     """Read a cow's monthly milk recording results.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_date(test_date, "test_date")
     _rows = [
@@ -470,10 +525,129 @@ def milk_test_search(tables: Tables, dairy_cow_id: str | None = None, test_date:
         if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
         and (test_date is None or _r.get("test_date") == test_date)
     ]
-    return [_as(MilkTest, _r) for _r in _by_id(_rows, limit)]
+    return _page(MilkTestPage, MilkTest, _rows, limit, offset)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Milk withdrawal: Spectramast LC 3 days, Excenel RTU 0 days, Polyflex 4 days, Banamine 2 days after the last dose; cows under withdrawal go to the hospital pen.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "A cow with somatic cell count over 400 on three tests in a row is a cull candidate for chronic mastitis.",
+     "tools": [], "enforced": False},
+    {"id": "dairy_cow_freshen.status_in", "category": "state_guard",
+     "rule": "Only heifers or dry cows can calve; a lactating cow must be dried off first.",
+     "tools": ['dairy_cow_freshen'], "enforced": True},
+    {"id": "dairy_cow_dry_off.status_in", "category": "state_guard",
+     "rule": "Only lactating cows can be dried off.", "tools": ['dairy_cow_dry_off'], "enforced": True},
+    {"id": "dairy_cow_sell.status_in", "category": "state_guard",
+     "rule": "The animal has already left the herd.", "tools": ['dairy_cow_sell'], "enforced": True},
+    {"id": "dairy_cow_cull.status_in", "category": "state_guard",
+     "rule": "Only cows in the milking herd or dry pen can be culled.", "tools": ['dairy_cow_cull'],
+     "enforced": True},
+    {"id": "dairy_cow_move_pen.status_in", "category": "state_guard",
+     "rule": "The animal is no longer in the herd.", "tools": ['dairy_cow_move_pen'], "enforced": True},
+    {"id": "breeding_event_confirm_pregnant.status_in", "category": "state_guard",
+     "rule": "Only a pending service can be confirmed.", "tools": ['breeding_event_confirm_pregnant'],
+     "enforced": True},
+    {"id": "breeding_event_mark_open.status_in", "category": "state_guard",
+     "rule": "Only a pending service can be checked open.", "tools": ['breeding_event_mark_open'],
+     "enforced": True},
+    {"id": "health_treatment_start.not_in_past", "category": "time_window",
+     "rule": "The withdrawal date must be today or later: use the drug label's withdrawal days from the last dose.",
+     "tools": ['health_treatment_start'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def dairy_cow_report(tables: Tables, group_by: Literal["breed", "status"], breed: DairyCowBreed | None = None,
+                     status: DairyCowStatus | None = None) -> Report:
+    """Count dairy cows per value of a field with totals of parity; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(breed, "breed", DAIRY_COW_BREED)
+    _check_choice(status, "status", DAIRY_COW_STATUS)
+    _check_choice(group_by, "group_by", ("breed", "status"))
+    _rows = [
+        _r for _r in tables["dairy_cows"]
+        if (breed is None or _r.get("breed") == breed)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("parity",))
+
+
+@read
+def breeding_event_report(tables: Tables, group_by: Literal["dairy_cow_id", "status"],
+                          dairy_cow_id: str | None = None, status: BreedingEventStatus | None = None) -> Report:
+    """Count breeding events per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", BREEDING_EVENT_STATUS)
+    _check_choice(group_by, "group_by", ("dairy_cow_id", "status"))
+    _rows = [
+        _r for _r in tables["breeding_events"]
+        if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def health_treatment_report(tables: Tables, group_by: Literal["dairy_cow_id", "status"],
+                            dairy_cow_id: str | None = None,
+                            status: HealthTreatmentStatus | None = None) -> Report:
+    """Count health treatments per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", HEALTH_TREATMENT_STATUS)
+    _check_choice(group_by, "group_by", ("dairy_cow_id", "status"))
+    _rows = [
+        _r for _r in tables["health_treatments"]
+        if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def milk_test_report(tables: Tables, group_by: Literal["dairy_cow_id"],
+                     dairy_cow_id: str | None = None) -> Report:
+    """Count milk tests per value of a field with totals of milk_kg, fat_pct, somatic_cell_count; optional filters
+    narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("dairy_cow_id",))
+    _rows = [
+        _r for _r in tables["milk_tests"]
+        if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
+    ]
+    return _report(_rows, group_by, ("milk_kg", "fat_pct", "somatic_cell_count"))
 
 
 OPERATIONS = [dairy_cow_search, dairy_cow_get, dairy_cow_freshen, dairy_cow_dry_off, dairy_cow_sell,
               dairy_cow_cull, dairy_cow_move_pen, breeding_event_search, breeding_event_record,
               breeding_event_confirm_pregnant, breeding_event_mark_open, health_treatment_search,
-              health_treatment_start, milk_test_search]
+              health_treatment_start, milk_test_search, read_policies, dairy_cow_report, breeding_event_report,
+              health_treatment_report, milk_test_report]
+OPERATION_NAMES = {"dairy_cow_search", "dairy_cow_get", "dairy_cow_freshen", "dairy_cow_dry_off",
+                   "dairy_cow_sell", "dairy_cow_cull", "dairy_cow_move_pen", "breeding_event_search",
+                   "breeding_event_record", "breeding_event_confirm_pregnant", "breeding_event_mark_open",
+                   "health_treatment_search", "health_treatment_start", "milk_test_search", "read_policies",
+                   "dairy_cow_report", "breeding_event_report", "health_treatment_report", "milk_test_report"}

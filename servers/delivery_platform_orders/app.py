@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -32,18 +32,6 @@ CourierEventEventType = Literal["courier_assigned", "courier_arriving", "courier
 COURIER_EVENT_EVENT_TYPE: tuple[str, ...] = get_args(CourierEventEventType)
 CourierEventStatus = Literal["pending", "acknowledged"]
 COURIER_EVENT_STATUS: tuple[str, ...] = get_args(CourierEventStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,22 +58,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -97,59 +69,63 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -174,23 +150,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class DeliveryPlatform:
@@ -202,12 +228,32 @@ class DeliveryPlatform:
 
 
 @dataclass
+class DeliveryPlatformPage(Page):
+    """A page of delivery platforms from a search: `note` says how to get the rest."""
+
+    results: list[DeliveryPlatform]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class MenuItem:
     id: str
     name: str
     price: float
     available: bool
     portions_left: int
+
+
+@dataclass
+class MenuItemPage(Page):
+    """A page of menu items from a search: `note` says how to get the rest."""
+
+    results: list[MenuItem]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -225,6 +271,16 @@ class PlatformOrder:
 
 
 @dataclass
+class PlatformOrderPage(Page):
+    """A page of platform orders from a search: `note` says how to get the rest."""
+
+    results: list[PlatformOrder]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class CourierEvent:
     id: str
     platform_order_id: str
@@ -234,17 +290,27 @@ class CourierEvent:
     status: CourierEventStatus
 
 
+@dataclass
+class CourierEventPage(Page):
+    """A page of courier events from a search: `note` says how to get the rest."""
+
+    results: list[CourierEvent]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- delivery_platforms
 
 
 @read
 def delivery_platform_search(tables: Tables, name: str | None = None,
-                             status: DeliveryPlatformStatus | None = None,
-                             limit: int = 20) -> list[DeliveryPlatform]:
+                             status: DeliveryPlatformStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> DeliveryPlatformPage:
     """Find delivery platforms and their accept timeouts.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", DELIVERY_PLATFORM_STATUS)
     _rows = [
@@ -252,7 +318,7 @@ def delivery_platform_search(tables: Tables, name: str | None = None,
         if (name is None or _contains(_r.get("name"), name))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(DeliveryPlatform, _r) for _r in _by_id(_rows, limit)]
+    return _page(DeliveryPlatformPage, DeliveryPlatform, _rows, limit, offset)
 
 
 @write
@@ -261,8 +327,9 @@ def delivery_platform_pause(tables: Tables, delivery_platform_id: str) -> Delive
     _row = find_row(tables, "delivery_platforms", "id", delivery_platform_id, "delivery platform",
                     "find delivery platform ids with delivery_platform_search")
     _new = {**_row, "status": "paused"}
-    if _row.get("status") not in ("online",):
-        raise ToolFailure("the platform is already paused")
+    _block = _not_among(_row, "status", ("online",), "delivery platform")
+    if _block:
+        _refuse("delivery_platform_pause.status_in", "the platform is already paused", _block)
     _row.update(_new)
     return _as(DeliveryPlatform, _row)
 
@@ -273,8 +340,9 @@ def delivery_platform_resume(tables: Tables, delivery_platform_id: str) -> Deliv
     _row = find_row(tables, "delivery_platforms", "id", delivery_platform_id, "delivery platform",
                     "find delivery platform ids with delivery_platform_search")
     _new = {**_row, "status": "online"}
-    if _row.get("status") not in ("paused",):
-        raise ToolFailure("the platform is already online")
+    _block = _not_among(_row, "status", ("paused",), "delivery platform")
+    if _block:
+        _refuse("delivery_platform_resume.status_in", "the platform is already online", _block)
     _row.update(_new)
     return _as(DeliveryPlatform, _row)
 
@@ -283,19 +351,19 @@ def delivery_platform_resume(tables: Tables, delivery_platform_id: str) -> Deliv
 
 
 @read
-def menu_item_search(tables: Tables, name: str | None = None, available: bool | None = None,
-                     limit: int = 20) -> list[MenuItem]:
+def menu_item_search(tables: Tables, name: str | None = None, available: bool | None = None, limit: int = 20,
+                     offset: int = 0) -> MenuItemPage:
     """Find menu items and portions left.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _rows = [
         _r for _r in tables["menu_items"]
         if (name is None or _contains(_r.get("name"), name))
         and (available is None or _r.get("available") == available)
     ]
-    return [_as(MenuItem, _r) for _r in _by_id(_rows, limit)]
+    return _page(MenuItemPage, MenuItem, _rows, limit, offset)
 
 
 @write
@@ -319,11 +387,13 @@ def menu_item_set_portions(tables: Tables, menu_item_id: str, portions_left: int
 @read
 def platform_order_search(tables: Tables, delivery_platform_id: str | None = None,
                           external_id: str | None = None, menu_item_id: str | None = None,
-                          status: PlatformOrderStatus | None = None, limit: int = 20) -> list[PlatformOrder]:
+                          status: PlatformOrderStatus | None = None, limit: int = 20,
+                          offset: int = 0) -> PlatformOrderPage:
     """Find orders by platform, external id, item or status.
 
     external_id matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", PLATFORM_ORDER_STATUS)
     _rows = [
@@ -333,7 +403,7 @@ def platform_order_search(tables: Tables, delivery_platform_id: str | None = Non
         and (menu_item_id is None or _r.get("menu_item_id") == menu_item_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PlatformOrder, _r) for _r in _by_id(_rows, limit)]
+    return _page(PlatformOrderPage, PlatformOrder, _rows, limit, offset)
 
 
 @read
@@ -371,11 +441,15 @@ def platform_order_ingest(tables: Tables, delivery_platform_id: str, external_id
         "reject_reason": None,
         "status": "received",
     }
-    _check_unique(tables["platform_orders"], "external_id", _new.get("external_id"), _new["id"],
-                  "this webhook was already ingested (platform retry): ignore the duplicate")
+    _block = _taken(tables["platform_orders"], "external_id", _new.get("external_id"), _new["id"])
+    if _block:
+        _refuse("platform_order_ingest.unique",
+                "this webhook was already ingested (platform retry): ignore the duplicate", _block)
     _have = _field_of(tables, "menu_items", _new.get("menu_item_id"), "portions_left")
-    if _short(_have, _new.get("quantity")):
-        raise ToolFailure("not enough portions left: 86 the item and reject the order with 'item sold out'")
+    _block = _short(_have, _new.get("quantity"), "menu item", _new.get("menu_item_id"), "portions_left")
+    if _block:
+        _refuse("platform_order_ingest.at_least",
+                "not enough portions left: 86 the item and reject the order with 'item sold out'", _block)
     _target_menu_item_id = _target(tables, "menu_items", _new.get("menu_item_id"), "menu item")
     tables["platform_orders"].append(_new)
     if _target_menu_item_id is not None and _new.get("quantity") is not None:
@@ -389,8 +463,9 @@ def platform_order_accept(tables: Tables, platform_order_id: str) -> PlatformOrd
     _row = find_row(tables, "platform_orders", "id", platform_order_id, "platform order",
                     "find platform order ids with platform_order_search")
     _new = {**_row, "status": "accepted"}
-    if _row.get("status") not in ("received",):
-        raise ToolFailure("only newly received orders can be accepted")
+    _block = _not_among(_row, "status", ("received",), "platform order")
+    if _block:
+        _refuse("platform_order_accept.status_in", "only newly received orders can be accepted", _block)
     _row.update(_new)
     return _as(PlatformOrder, _row)
 
@@ -403,8 +478,10 @@ def platform_order_reject(tables: Tables, platform_order_id: str, reject_reason:
     _changes = {_k: _v for _k, _v in (("reject_reason", reject_reason),) if _v is not None}
     _fail_if_blank(reject_reason, "reject_reason")
     _new = {**_row, **_changes, "status": "rejected"}
-    if _row.get("status") not in ("received",):
-        raise ToolFailure("accepted orders cannot be rejected: cancel through the platform")
+    _block = _not_among(_row, "status", ("received",), "platform order")
+    if _block:
+        _refuse("platform_order_reject.status_in",
+                "accepted orders cannot be rejected: cancel through the platform", _block)
     _row.update(_new)
     return _as(PlatformOrder, _row)
 
@@ -415,8 +492,9 @@ def platform_order_mark_ready(tables: Tables, platform_order_id: str) -> Platfor
     _row = find_row(tables, "platform_orders", "id", platform_order_id, "platform order",
                     "find platform order ids with platform_order_search")
     _new = {**_row, "status": "ready"}
-    if _row.get("status") not in ("accepted",):
-        raise ToolFailure("accept the order first")
+    _block = _not_among(_row, "status", ("accepted",), "platform order")
+    if _block:
+        _refuse("platform_order_mark_ready.status_in", "accept the order first", _block)
     _row.update(_new)
     return _as(PlatformOrder, _row)
 
@@ -427,8 +505,9 @@ def platform_order_hand_off(tables: Tables, platform_order_id: str) -> PlatformO
     _row = find_row(tables, "platform_orders", "id", platform_order_id, "platform order",
                     "find platform order ids with platform_order_search")
     _new = {**_row, "status": "picked_up"}
-    if _row.get("status") not in ("ready",):
-        raise ToolFailure("the order is not ready yet")
+    _block = _not_among(_row, "status", ("ready",), "platform order")
+    if _block:
+        _refuse("platform_order_hand_off.status_in", "the order is not ready yet", _block)
     _row.update(_new)
     return _as(PlatformOrder, _row)
 
@@ -439,10 +518,12 @@ def platform_order_hand_off(tables: Tables, platform_order_id: str) -> PlatformO
 @read
 def courier_event_search(tables: Tables, platform_order_id: str | None = None,
                          event_type: CourierEventEventType | None = None,
-                         status: CourierEventStatus | None = None, limit: int = 20) -> list[CourierEvent]:
+                         status: CourierEventStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> CourierEventPage:
     """Find courier events by order, type or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(event_type, "event_type", COURIER_EVENT_EVENT_TYPE)
     _check_choice(status, "status", COURIER_EVENT_STATUS)
@@ -452,7 +533,7 @@ def courier_event_search(tables: Tables, platform_order_id: str | None = None,
         and (event_type is None or _r.get("event_type") == event_type)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(CourierEvent, _r) for _r in _by_id(_rows, limit)]
+    return _page(CourierEventPage, CourierEvent, _rows, limit, offset)
 
 
 @write
@@ -461,13 +542,138 @@ def courier_event_acknowledge(tables: Tables, courier_event_id: str) -> CourierE
     _row = find_row(tables, "courier_events", "id", courier_event_id, "courier event",
                     "find courier event ids with courier_event_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("the event is already acknowledged")
+    _block = _not_among(_row, "status", ("pending",), "courier event")
+    if _block:
+        _refuse("courier_event_acknowledge.status_in", "the event is already acknowledged", _block)
     _row.update(_new)
     return _as(CourierEvent, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Accept orders within the platform's accept_timeout_sec of received_at; reject with \"item sold out\" when portions ran out.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Time \"ready\" to the courier's ETA.", "tools": [],
+     "enforced": False},
+    {"id": "judgement_3", "category": "judgement",
+     "rule": "Pause a platform when more than 12 orders are accepted but not ready, and resume it when the backlog clears.",
+     "tools": [], "enforced": False},
+    {"id": "delivery_platform_pause.status_in", "category": "state_guard",
+     "rule": "The platform is already paused.", "tools": ['delivery_platform_pause'], "enforced": True},
+    {"id": "delivery_platform_resume.status_in", "category": "state_guard",
+     "rule": "The platform is already online.", "tools": ['delivery_platform_resume'], "enforced": True},
+    {"id": "platform_order_ingest.unique", "category": "uniqueness",
+     "rule": "This webhook was already ingested (platform retry): ignore the duplicate.",
+     "tools": ['platform_order_ingest'], "enforced": True},
+    {"id": "platform_order_ingest.at_least", "category": "threshold",
+     "rule": "Not enough portions left: 86 the item and reject the order with 'item sold out'.",
+     "tools": ['platform_order_ingest'], "enforced": True},
+    {"id": "platform_order_accept.status_in", "category": "state_guard",
+     "rule": "Only newly received orders can be accepted.", "tools": ['platform_order_accept'],
+     "enforced": True},
+    {"id": "platform_order_reject.status_in", "category": "state_guard",
+     "rule": "Accepted orders cannot be rejected: cancel through the platform.",
+     "tools": ['platform_order_reject'], "enforced": True},
+    {"id": "platform_order_mark_ready.status_in", "category": "state_guard", "rule": "Accept the order first.",
+     "tools": ['platform_order_mark_ready'], "enforced": True},
+    {"id": "platform_order_hand_off.status_in", "category": "state_guard",
+     "rule": "The order is not ready yet.", "tools": ['platform_order_hand_off'], "enforced": True},
+    {"id": "courier_event_acknowledge.status_in", "category": "state_guard",
+     "rule": "The event is already acknowledged.", "tools": ['courier_event_acknowledge'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def delivery_platform_report(tables: Tables, group_by: Literal["status"],
+                             status: DeliveryPlatformStatus | None = None) -> Report:
+    """Count delivery platforms per value of a field with totals of accept_timeout_sec, commission_pct; optional
+    filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", DELIVERY_PLATFORM_STATUS)
+    _check_choice(group_by, "group_by", ("status",))
+    _rows = [
+        _r for _r in tables["delivery_platforms"]
+        if (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("accept_timeout_sec", "commission_pct"))
+
+
+@read
+def menu_item_report(tables: Tables, group_by: Literal["available"], available: bool | None = None) -> Report:
+    """Count menu items per value of a field with totals of price, portions_left; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("available",))
+    _rows = [
+        _r for _r in tables["menu_items"]
+        if (available is None or _r.get("available") == available)
+    ]
+    return _report(_rows, group_by, ("price", "portions_left"))
+
+
+@read
+def platform_order_report(tables: Tables, group_by: Literal["delivery_platform_id", "menu_item_id", "status"],
+                          delivery_platform_id: str | None = None, menu_item_id: str | None = None,
+                          status: PlatformOrderStatus | None = None) -> Report:
+    """Count platform orders per value of a field with totals of quantity, total; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", PLATFORM_ORDER_STATUS)
+    _check_choice(group_by, "group_by", ("delivery_platform_id", "menu_item_id", "status"))
+    _rows = [
+        _r for _r in tables["platform_orders"]
+        if (delivery_platform_id is None or _r.get("delivery_platform_id") == delivery_platform_id)
+        and (menu_item_id is None or _r.get("menu_item_id") == menu_item_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("quantity", "total"))
+
+
+@read
+def courier_event_report(tables: Tables, group_by: Literal["platform_order_id", "event_type", "status"],
+                         platform_order_id: str | None = None, event_type: CourierEventEventType | None = None,
+                         status: CourierEventStatus | None = None) -> Report:
+    """Count courier events per value of a field with totals of eta_minutes; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(event_type, "event_type", COURIER_EVENT_EVENT_TYPE)
+    _check_choice(status, "status", COURIER_EVENT_STATUS)
+    _check_choice(group_by, "group_by", ("platform_order_id", "event_type", "status"))
+    _rows = [
+        _r for _r in tables["courier_events"]
+        if (platform_order_id is None or _r.get("platform_order_id") == platform_order_id)
+        and (event_type is None or _r.get("event_type") == event_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("eta_minutes",))
 
 
 OPERATIONS = [delivery_platform_search, delivery_platform_pause, delivery_platform_resume, menu_item_search,
               menu_item_set_portions, platform_order_search, platform_order_get, platform_order_ingest,
               platform_order_accept, platform_order_reject, platform_order_mark_ready, platform_order_hand_off,
-              courier_event_search, courier_event_acknowledge]
+              courier_event_search, courier_event_acknowledge, read_policies, delivery_platform_report,
+              menu_item_report, platform_order_report, courier_event_report]
+OPERATION_NAMES = {"delivery_platform_search", "delivery_platform_pause", "delivery_platform_resume",
+                   "menu_item_search", "menu_item_set_portions", "platform_order_search", "platform_order_get",
+                   "platform_order_ingest", "platform_order_accept", "platform_order_reject",
+                   "platform_order_mark_ready", "platform_order_hand_off", "courier_event_search",
+                   "courier_event_acknowledge", "read_policies", "delivery_platform_report", "menu_item_report",
+                   "platform_order_report", "courier_event_report"}

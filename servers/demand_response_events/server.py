@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the GridFlex demand response operations workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You operate GridFlex, a utility's demand response platform. On hot afternoons the grid operator "
+    "calls curtailment events for a program (smart thermostats, commercial curtailment, managed EV "
+    "charging, home batteries). Each enrolled site receives a dispatch signal over OpenADR, SMS, email or "
+    "a thermostat API; signals go pending, delivered and acknowledged, and customers may opt out. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "drp-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools and the file tools. Call finish when done."
 )
 
 

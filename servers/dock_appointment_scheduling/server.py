@@ -22,9 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Riverside DC dock appointment scheduling workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `dockyard` CLI in the shell); call finish when "
-    "done."
+    "You schedule the receiving and shipping docks at the Riverside distribution center. Trucking "
+    "companies request appointments to unload or load; each appointment needs a dock door and an unload "
+    "crew, neither of which can be double-booked. On the day, trucks check in at the gate, move to the "
+    "door and complete, or are marked no-show. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like door-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `dockyard` CLI in the shell) and "
+    "the file tools. Policies: [judgement_1] Check door type, equipment and crew shift against "
+    "docs/dock_rules.md before booking. Call finish when done."
 )
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -33,17 +32,13 @@ OCR_EXCEPTION_REASON: tuple[str, ...] = get_args(OcrExceptionReason)
 OcrExceptionStatus = Literal["open", "corrected", "waived"]
 OCR_EXCEPTION_STATUS: tuple[str, ...] = get_args(OcrExceptionStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,86 +65,61 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -159,38 +129,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class RecordsBox:
@@ -202,11 +211,31 @@ class RecordsBox:
 
 
 @dataclass
+class RecordsBoxPage(Page):
+    """A page of records boxes from a search: `note` says how to get the rest."""
+
+    results: list[RecordsBox]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ScannerStation:
     id: str
     name: str
     max_concurrent: int
     status: ScannerStationStatus
+
+
+@dataclass
+class ScannerStationPage(Page):
+    """A page of scanner stations from a search: `note` says how to get the rest."""
+
+    results: list[ScannerStation]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -222,6 +251,16 @@ class ScanBatch:
 
 
 @dataclass
+class ScanBatchPage(Page):
+    """A page of scan batches from a search: `note` says how to get the rest."""
+
+    results: list[ScanBatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class OcrException:
     id: str
     scan_batch_id: str
@@ -230,17 +269,28 @@ class OcrException:
     status: OcrExceptionStatus
 
 
+@dataclass
+class OcrExceptionPage(Page):
+    """A page of ocr exceptions from a search: `note` says how to get the rest."""
+
+    results: list[OcrException]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- records_boxes
 
 
 @read
 def records_box_search(tables: Tables, barcode: str | None = None, department: str | None = None,
-                       retention_class: RecordsBoxRetentionClass | None = None,
-                       limit: int = 20) -> list[RecordsBox]:
+                       retention_class: RecordsBoxRetentionClass | None = None, limit: int = 20,
+                       offset: int = 0) -> RecordsBoxPage:
     """Find archive boxes by barcode, department or retention class.
 
     barcode, department match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(retention_class, "retention_class", RECORDS_BOX_RETENTION_CLASS)
     _rows = [
@@ -249,7 +299,7 @@ def records_box_search(tables: Tables, barcode: str | None = None, department: s
         and (department is None or _contains(_r.get("department"), department))
         and (retention_class is None or _r.get("retention_class") == retention_class)
     ]
-    return [_as(RecordsBox, _r) for _r in _by_id(_rows, limit)]
+    return _page(RecordsBoxPage, RecordsBox, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- scanner_stations
@@ -257,11 +307,11 @@ def records_box_search(tables: Tables, barcode: str | None = None, department: s
 
 @read
 def scanner_station_search(tables: Tables, name: str | None = None, status: ScannerStationStatus | None = None,
-                           limit: int = 20) -> list[ScannerStation]:
+                           limit: int = 20, offset: int = 0) -> ScannerStationPage:
     """List scanner stations and whether they are online.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", SCANNER_STATION_STATUS)
     _rows = [
@@ -269,7 +319,7 @@ def scanner_station_search(tables: Tables, name: str | None = None, status: Scan
         if (name is None or _contains(_r.get("name"), name))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ScannerStation, _r) for _r in _by_id(_rows, limit)]
+    return _page(ScannerStationPage, ScannerStation, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- scan_batches
@@ -277,12 +327,12 @@ def scanner_station_search(tables: Tables, name: str | None = None, status: Scan
 
 @read
 def scan_batch_search(tables: Tables, records_box_id: str | None = None, scanner_station_id: str | None = None,
-                      error: str | None = None, status: ScanBatchStatus | None = None,
-                      limit: int = 20) -> list[ScanBatch]:
+                      error: str | None = None, status: ScanBatchStatus | None = None, limit: int = 20,
+                      offset: int = 0) -> ScanBatchPage:
     """Find batches by box, station, error or stage.
 
     error matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", SCAN_BATCH_STATUS)
     _rows = [
@@ -292,7 +342,7 @@ def scan_batch_search(tables: Tables, records_box_id: str | None = None, scanner
         and (error is None or _contains(_r.get("error"), error))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ScanBatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(ScanBatchPage, ScanBatch, _rows, limit, offset)
 
 
 @read
@@ -323,8 +373,10 @@ def scan_batch_enqueue(tables: Tables, records_box_id: str, scanner_station_id: 
         "status": "queued",
     }
     _capacity = _field_of(tables, "scanner_stations", _new.get("scanner_station_id"), "max_concurrent")
-    if _full(tables["scan_batches"], _new, "scanner_station_id", "status", _capacity):
-        raise ToolFailure("that station is at its concurrent batch limit: queue on another online station")
+    _block = _full(tables["scan_batches"], _new, "scanner_station_id", "status", _capacity)
+    if _block:
+        _refuse("scan_batch_enqueue.capacity",
+                "that station is at its concurrent batch limit: queue on another online station", _block)
     tables["scan_batches"].append(_new)
     return _as(ScanBatch, _new)
 
@@ -335,8 +387,9 @@ def scan_batch_start(tables: Tables, scan_batch_id: str) -> ScanBatch:
     _row = find_row(tables, "scan_batches", "id", scan_batch_id, "scan batch",
                     "find scan batch ids with scan_batch_search")
     _new = {**_row, "status": "scanning"}
-    if _row.get("status") not in ("queued", "retrying"):
-        raise ToolFailure("only queued or retrying batches can start")
+    _block = _not_among(_row, "status", ("queued", "retrying"), "scan batch")
+    if _block:
+        _refuse("scan_batch_start.status_in", "only queued or retrying batches can start", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -347,8 +400,9 @@ def scan_batch_finish_scan(tables: Tables, scan_batch_id: str) -> ScanBatch:
     _row = find_row(tables, "scan_batches", "id", scan_batch_id, "scan batch",
                     "find scan batch ids with scan_batch_search")
     _new = {**_row, "status": "ocr_pending"}
-    if _row.get("status") not in ("scanning",):
-        raise ToolFailure("the batch is not being scanned")
+    _block = _not_among(_row, "status", ("scanning",), "scan batch")
+    if _block:
+        _refuse("scan_batch_finish_scan.status_in", "the batch is not being scanned", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -359,8 +413,9 @@ def scan_batch_index(tables: Tables, scan_batch_id: str) -> ScanBatch:
     _row = find_row(tables, "scan_batches", "id", scan_batch_id, "scan batch",
                     "find scan batch ids with scan_batch_search")
     _new = {**_row, "status": "indexed"}
-    if _row.get("status") not in ("ocr_pending",):
-        raise ToolFailure("OCR has not run for this batch")
+    _block = _not_among(_row, "status", ("ocr_pending",), "scan batch")
+    if _block:
+        _refuse("scan_batch_index.status_in", "OCR has not run for this batch", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -374,8 +429,9 @@ def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: in
     _fail_if_blank(error, "error")
     _check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("scanning", "ocr_pending"):
-        raise ToolFailure("only batches in progress can fail")
+    _block = _not_among(_row, "status", ("scanning", "ocr_pending"), "scan batch")
+    if _block:
+        _refuse("scan_batch_fail.status_in", "only batches in progress can fail", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -389,8 +445,9 @@ def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str
     _check_ref(tables, "scanner_stations", scanner_station_id, "scanner_station_id", "scanner station",
                "find scanner station ids with scanner_station_search")
     _new = {**_row, **_changes, "status": "retrying"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches are retried")
+    _block = _not_among(_row, "status", ("failed",), "scan batch")
+    if _block:
+        _refuse("scan_batch_retry.status_in", "only failed batches are retried", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -401,8 +458,9 @@ def scan_batch_dead_letter(tables: Tables, scan_batch_id: str) -> ScanBatch:
     _row = find_row(tables, "scan_batches", "id", scan_batch_id, "scan batch",
                     "find scan batch ids with scan_batch_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches go to the dead-letter queue")
+    _block = _not_among(_row, "status", ("failed",), "scan batch")
+    if _block:
+        _refuse("scan_batch_dead_letter.status_in", "only failed batches go to the dead-letter queue", _block)
     _row.update(_new)
     return _as(ScanBatch, _row)
 
@@ -413,10 +471,11 @@ def scan_batch_dead_letter(tables: Tables, scan_batch_id: str) -> ScanBatch:
 @read
 def ocr_exception_search(tables: Tables, scan_batch_id: str | None = None,
                          reason: OcrExceptionReason | None = None, status: OcrExceptionStatus | None = None,
-                         limit: int = 20) -> list[OcrException]:
+                         limit: int = 20, offset: int = 0) -> OcrExceptionPage:
     """Find OCR exceptions by batch, reason or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(reason, "reason", OCR_EXCEPTION_REASON)
     _check_choice(status, "status", OCR_EXCEPTION_STATUS)
@@ -426,7 +485,7 @@ def ocr_exception_search(tables: Tables, scan_batch_id: str | None = None,
         and (reason is None or _r.get("reason") == reason)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(OcrException, _r) for _r in _by_id(_rows, limit)]
+    return _page(OcrExceptionPage, OcrException, _rows, limit, offset)
 
 
 @write
@@ -454,12 +513,132 @@ def ocr_exception_resolve(tables: Tables, ocr_exception_id: str) -> OcrException
     _row = find_row(tables, "ocr_exceptions", "id", ocr_exception_id, "ocr exception",
                     "find ocr exception ids with ocr_exception_search")
     _new = {**_row, "status": "corrected"}
-    if _row.get("status") not in ("open",):
-        raise ToolFailure("this exception is already closed")
+    _block = _not_among(_row, "status", ("open",), "ocr exception")
+    if _block:
+        _refuse("ocr_exception_resolve.status_in", "this exception is already closed", _block)
     _row.update(_new)
     return _as(OcrException, _row)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Read the error before retrying: the runbook says which errors to retry, where, and when to dead-letter.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Record attempts+1 when a batch fails.", "tools": [],
+     "enforced": False},
+    {"id": "scan_batch_enqueue.capacity", "category": "capacity",
+     "rule": "That station is at its concurrent batch limit: queue on another online station.",
+     "tools": ['scan_batch_enqueue'], "enforced": True},
+    {"id": "scan_batch_start.status_in", "category": "state_guard",
+     "rule": "Only queued or retrying batches can start.", "tools": ['scan_batch_start'], "enforced": True},
+    {"id": "scan_batch_finish_scan.status_in", "category": "state_guard",
+     "rule": "The batch is not being scanned.", "tools": ['scan_batch_finish_scan'], "enforced": True},
+    {"id": "scan_batch_index.status_in", "category": "state_guard", "rule": "OCR has not run for this batch.",
+     "tools": ['scan_batch_index'], "enforced": True},
+    {"id": "scan_batch_fail.status_in", "category": "state_guard", "rule": "Only batches in progress can fail.",
+     "tools": ['scan_batch_fail'], "enforced": True},
+    {"id": "scan_batch_retry.status_in", "category": "state_guard", "rule": "Only failed batches are retried.",
+     "tools": ['scan_batch_retry'], "enforced": True},
+    {"id": "scan_batch_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed batches go to the dead-letter queue.", "tools": ['scan_batch_dead_letter'],
+     "enforced": True},
+    {"id": "ocr_exception_resolve.status_in", "category": "state_guard",
+     "rule": "This exception is already closed.", "tools": ['ocr_exception_resolve'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def records_box_report(tables: Tables, group_by: Literal["retention_class"],
+                       retention_class: RecordsBoxRetentionClass | None = None) -> Report:
+    """Count records boxes per value of a field with totals of pages_estimate; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(retention_class, "retention_class", RECORDS_BOX_RETENTION_CLASS)
+    _check_choice(group_by, "group_by", ("retention_class",))
+    _rows = [
+        _r for _r in tables["records_boxes"]
+        if (retention_class is None or _r.get("retention_class") == retention_class)
+    ]
+    return _report(_rows, group_by, ("pages_estimate",))
+
+
+@read
+def scanner_station_report(tables: Tables, group_by: Literal["status"],
+                           status: ScannerStationStatus | None = None) -> Report:
+    """Count scanner stations per value of a field with totals of max_concurrent; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", SCANNER_STATION_STATUS)
+    _check_choice(group_by, "group_by", ("status",))
+    _rows = [
+        _r for _r in tables["scanner_stations"]
+        if (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("max_concurrent",))
+
+
+@read
+def scan_batch_report(tables: Tables, group_by: Literal["records_box_id", "scanner_station_id", "status"],
+                      records_box_id: str | None = None, scanner_station_id: str | None = None,
+                      status: ScanBatchStatus | None = None) -> Report:
+    """Count scan batches per value of a field with totals of page_count, attempts; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", SCAN_BATCH_STATUS)
+    _check_choice(group_by, "group_by", ("records_box_id", "scanner_station_id", "status"))
+    _rows = [
+        _r for _r in tables["scan_batches"]
+        if (records_box_id is None or _r.get("records_box_id") == records_box_id)
+        and (scanner_station_id is None or _r.get("scanner_station_id") == scanner_station_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("page_count", "attempts"))
+
+
+@read
+def ocr_exception_report(tables: Tables, group_by: Literal["scan_batch_id", "reason", "status"],
+                         scan_batch_id: str | None = None, reason: OcrExceptionReason | None = None,
+                         status: OcrExceptionStatus | None = None) -> Report:
+    """Count ocr exceptions per value of a field with totals of page_number; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(reason, "reason", OCR_EXCEPTION_REASON)
+    _check_choice(status, "status", OCR_EXCEPTION_STATUS)
+    _check_choice(group_by, "group_by", ("scan_batch_id", "reason", "status"))
+    _rows = [
+        _r for _r in tables["ocr_exceptions"]
+        if (scan_batch_id is None or _r.get("scan_batch_id") == scan_batch_id)
+        and (reason is None or _r.get("reason") == reason)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("page_number",))
+
+
 OPERATIONS = [records_box_search, scanner_station_search, scan_batch_search, scan_batch_get, scan_batch_enqueue,
               scan_batch_start, scan_batch_finish_scan, scan_batch_index, scan_batch_fail, scan_batch_retry,
-              scan_batch_dead_letter, ocr_exception_search, ocr_exception_log, ocr_exception_resolve]
+              scan_batch_dead_letter, ocr_exception_search, ocr_exception_log, ocr_exception_resolve,
+              read_policies, records_box_report, scanner_station_report, scan_batch_report,
+              ocr_exception_report]
+OPERATION_NAMES = {"records_box_search", "scanner_station_search", "scan_batch_search", "scan_batch_get",
+                   "scan_batch_enqueue", "scan_batch_start", "scan_batch_finish_scan", "scan_batch_index",
+                   "scan_batch_fail", "scan_batch_retry", "scan_batch_dead_letter", "ocr_exception_search",
+                   "ocr_exception_log", "ocr_exception_resolve", "read_policies", "records_box_report",
+                   "scanner_station_report", "scan_batch_report", "ocr_exception_report"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -42,17 +42,8 @@ ACKNOWLEDGEMENT_STATUS: tuple[str, ...] = get_args(AcknowledgementStatus)
 EmployerMatchStatus = Literal["pending", "submitted", "confirmed", "paid", "rejected"]
 EMPLOYER_MATCH_STATUS: tuple[str, ...] = get_args(EmployerMatchStatus)
 
+
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -70,29 +61,9 @@ def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> No
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
 
 
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
-
-
 def _check_email(value: str | None, field: str) -> None:
     if value is not None and not EMAIL.match(value):
         raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
 def _check_time(value: str | None, field: str) -> None:
@@ -106,66 +77,50 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
 def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
@@ -174,32 +129,77 @@ def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[s
     return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class Donor:
@@ -210,6 +210,16 @@ class Donor:
     preferred_channel: DonorPreferredChannel
     tier: DonorTier
     employer: str
+
+
+@dataclass
+class DonorPage(Page):
+    """A page of donors from a search: `note` says how to get the rest."""
+
+    results: list[Donor]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -225,6 +235,16 @@ class Gift:
 
 
 @dataclass
+class GiftPage(Page):
+    """A page of gifts from a search: `note` says how to get the rest."""
+
+    results: list[Gift]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Acknowledgement:
     id: str
     gift_id: str
@@ -236,6 +256,16 @@ class Acknowledgement:
 
 
 @dataclass
+class AcknowledgementPage(Page):
+    """A page of acknowledgements from a search: `note` says how to get the rest."""
+
+    results: list[Acknowledgement]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class EmployerMatch:
     id: str
     gift_id: str
@@ -244,16 +274,28 @@ class EmployerMatch:
     status: EmployerMatchStatus
 
 
+@dataclass
+class EmployerMatchPage(Page):
+    """A page of employer matches from a search: `note` says how to get the rest."""
+
+    results: list[EmployerMatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- donors
 
 
 @read
 def donor_search(tables: Tables, name: str | None = None, email: str | None = None,
-                 tier: DonorTier | None = None, employer: str | None = None, limit: int = 20) -> list[Donor]:
+                 tier: DonorTier | None = None, employer: str | None = None, limit: int = 20,
+                 offset: int = 0) -> DonorPage:
     """Find donors by name, email, tier or employer.
 
     name, email, employer match any part of the text, ignoring case; other filters must match exactly. Returns
-    at most `limit` rows, in id order.
+    at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when
+    results were cut.
     """
     _check_choice(tier, "tier", DONOR_TIER)
     _rows = [
@@ -263,7 +305,7 @@ def donor_search(tables: Tables, name: str | None = None, email: str | None = No
         and (tier is None or _r.get("tier") == tier)
         and (employer is None or _contains(_r.get("employer"), employer))
     ]
-    return [_as(Donor, _r) for _r in _by_id(_rows, limit)]
+    return _page(DonorPage, Donor, _rows, limit, offset)
 
 
 @read
@@ -295,11 +337,12 @@ def donor_update_contact(tables: Tables, donor_id: str, email: str | None = None
 @read
 def gift_search(tables: Tables, donor_id: str | None = None, campaign: str | None = None,
                 method: GiftMethod | None = None, ack_state: GiftAckState | None = None,
-                status: GiftStatus | None = None, limit: int = 20) -> list[Gift]:
+                status: GiftStatus | None = None, limit: int = 20, offset: int = 0) -> GiftPage:
     """Find gifts by donor, campaign, method, acknowledgement state or status.
 
     campaign matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(method, "method", GIFT_METHOD)
     _check_choice(ack_state, "ack_state", GIFT_ACK_STATE)
@@ -312,7 +355,7 @@ def gift_search(tables: Tables, donor_id: str | None = None, campaign: str | Non
         and (ack_state is None or _r.get("ack_state") == ack_state)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(Gift, _r) for _r in _by_id(_rows, limit)]
+    return _page(GiftPage, Gift, _rows, limit, offset)
 
 
 @write
@@ -320,8 +363,9 @@ def gift_mark_acknowledged(tables: Tables, gift_id: str) -> Gift:
     """Close a gift once its acknowledgement was delivered."""
     _row = find_row(tables, "gifts", "id", gift_id, "gift", "find gift ids with gift_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("recorded",):
-        raise ToolFailure("the gift is already acknowledged or refunded")
+    _block = _not_among(_row, "status", ("recorded",), "gift")
+    if _block:
+        _refuse("gift_mark_acknowledged.status_in", "the gift is already acknowledged or refunded", _block)
     _row.update(_new)
     return _as(Gift, _row)
 
@@ -333,11 +377,12 @@ def gift_mark_acknowledged(tables: Tables, gift_id: str) -> Gift:
 def acknowledgement_search(tables: Tables, gift_id: str | None = None, donor_id: str | None = None,
                            channel: AcknowledgementChannel | None = None,
                            template: AcknowledgementTemplate | None = None,
-                           status: AcknowledgementStatus | None = None,
-                           limit: int = 20) -> list[Acknowledgement]:
+                           status: AcknowledgementStatus | None = None, limit: int = 20,
+                           offset: int = 0) -> AcknowledgementPage:
     """Find acknowledgements by gift, donor, channel, template or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(channel, "channel", ACKNOWLEDGEMENT_CHANNEL)
     _check_choice(template, "template", ACKNOWLEDGEMENT_TEMPLATE)
@@ -350,7 +395,7 @@ def acknowledgement_search(tables: Tables, gift_id: str | None = None, donor_id:
         and (template is None or _r.get("template") == template)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(Acknowledgement, _r) for _r in _by_id(_rows, limit)]
+    return _page(AcknowledgementPage, Acknowledgement, _rows, limit, offset)
 
 
 @write
@@ -387,8 +432,9 @@ def acknowledgement_mark_sent(tables: Tables, acknowledgement_id: str) -> Acknow
     _row = find_row(tables, "acknowledgements", "id", acknowledgement_id, "acknowledgement",
                     "find acknowledgement ids with acknowledgement_search")
     _new = {**_row, "status": "sent"}
-    if _row.get("status") not in ("queued",):
-        raise ToolFailure("only queued acknowledgements can be sent")
+    _block = _not_among(_row, "status", ("queued",), "acknowledgement")
+    if _block:
+        _refuse("acknowledgement_mark_sent.status_in", "only queued acknowledgements can be sent", _block)
     _row.update(_new)
     return _as(Acknowledgement, _row)
 
@@ -399,8 +445,10 @@ def acknowledgement_mark_delivered(tables: Tables, acknowledgement_id: str) -> A
     _row = find_row(tables, "acknowledgements", "id", acknowledgement_id, "acknowledgement",
                     "find acknowledgement ids with acknowledgement_search")
     _new = {**_row, "status": "delivered"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("only sent acknowledgements can be delivered")
+    _block = _not_among(_row, "status", ("sent",), "acknowledgement")
+    if _block:
+        _refuse("acknowledgement_mark_delivered.status_in",
+                "only sent acknowledgements can be delivered", _block)
     _row.update(_new)
     return _as(Acknowledgement, _row)
 
@@ -411,8 +459,9 @@ def acknowledgement_mark_bounced(tables: Tables, acknowledgement_id: str) -> Ack
     _row = find_row(tables, "acknowledgements", "id", acknowledgement_id, "acknowledgement",
                     "find acknowledgement ids with acknowledgement_search")
     _new = {**_row, "status": "bounced"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("only sent acknowledgements can bounce")
+    _block = _not_among(_row, "status", ("sent",), "acknowledgement")
+    if _block:
+        _refuse("acknowledgement_mark_bounced.status_in", "only sent acknowledgements can bounce", _block)
     _row.update(_new)
     return _as(Acknowledgement, _row)
 
@@ -422,11 +471,13 @@ def acknowledgement_mark_bounced(tables: Tables, acknowledgement_id: str) -> Ack
 
 @read
 def employer_match_search(tables: Tables, gift_id: str | None = None, employer: str | None = None,
-                          status: EmployerMatchStatus | None = None, limit: int = 20) -> list[EmployerMatch]:
+                          status: EmployerMatchStatus | None = None, limit: int = 20,
+                          offset: int = 0) -> EmployerMatchPage:
     """Find matching-gift requests by gift, employer or status.
 
     employer matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", EMPLOYER_MATCH_STATUS)
     _rows = [
@@ -435,7 +486,7 @@ def employer_match_search(tables: Tables, gift_id: str | None = None, employer: 
         and (employer is None or _contains(_r.get("employer"), employer))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(EmployerMatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(EmployerMatchPage, EmployerMatch, _rows, limit, offset)
 
 
 @write
@@ -444,8 +495,9 @@ def employer_match_submit(tables: Tables, employer_match_id: str) -> EmployerMat
     _row = find_row(tables, "employer_matches", "id", employer_match_id, "employer match",
                     "find employer match ids with employer_match_search")
     _new = {**_row, "status": "submitted"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("only pending match requests can be submitted")
+    _block = _not_among(_row, "status", ("pending",), "employer match")
+    if _block:
+        _refuse("employer_match_submit.status_in", "only pending match requests can be submitted", _block)
     _row.update(_new)
     return _as(EmployerMatch, _row)
 
@@ -456,13 +508,141 @@ def employer_match_confirm(tables: Tables, employer_match_id: str) -> EmployerMa
     _row = find_row(tables, "employer_matches", "id", employer_match_id, "employer match",
                     "find employer match ids with employer_match_search")
     _new = {**_row, "status": "confirmed"}
-    if _row.get("status") not in ("submitted",):
-        raise ToolFailure("submit the match request first")
+    _block = _not_among(_row, "status", ("submitted",), "employer match")
+    if _block:
+        _refuse("employer_match_confirm.status_in", "submit the match request first", _block)
     _row.update(_new)
     return _as(EmployerMatch, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Keep every gift moving: queue the right template on the right channel, follow delivery events, handle bounces by fixing contact details, and close gifts once delivered.",
+     "tools": [], "enforced": False},
+    {"id": "gift_mark_acknowledged.status_in", "category": "state_guard",
+     "rule": "The gift is already acknowledged or refunded.", "tools": ['gift_mark_acknowledged'],
+     "enforced": True},
+    {"id": "acknowledgement_mark_sent.status_in", "category": "state_guard",
+     "rule": "Only queued acknowledgements can be sent.", "tools": ['acknowledgement_mark_sent'],
+     "enforced": True},
+    {"id": "acknowledgement_mark_delivered.status_in", "category": "state_guard",
+     "rule": "Only sent acknowledgements can be delivered.", "tools": ['acknowledgement_mark_delivered'],
+     "enforced": True},
+    {"id": "acknowledgement_mark_bounced.status_in", "category": "state_guard",
+     "rule": "Only sent acknowledgements can bounce.", "tools": ['acknowledgement_mark_bounced'],
+     "enforced": True},
+    {"id": "employer_match_submit.status_in", "category": "state_guard",
+     "rule": "Only pending match requests can be submitted.", "tools": ['employer_match_submit'],
+     "enforced": True},
+    {"id": "employer_match_confirm.status_in", "category": "state_guard",
+     "rule": "Submit the match request first.", "tools": ['employer_match_confirm'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def donor_report(tables: Tables, group_by: Literal["preferred_channel", "tier"],
+                 preferred_channel: DonorPreferredChannel | None = None,
+                 tier: DonorTier | None = None) -> Report:
+    """Count donors per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(preferred_channel, "preferred_channel", DONOR_PREFERRED_CHANNEL)
+    _check_choice(tier, "tier", DONOR_TIER)
+    _check_choice(group_by, "group_by", ("preferred_channel", "tier"))
+    _rows = [
+        _r for _r in tables["donors"]
+        if (preferred_channel is None or _r.get("preferred_channel") == preferred_channel)
+        and (tier is None or _r.get("tier") == tier)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def gift_report(tables: Tables, group_by: Literal["donor_id", "method", "ack_state", "status"],
+                donor_id: str | None = None, method: GiftMethod | None = None,
+                ack_state: GiftAckState | None = None, status: GiftStatus | None = None) -> Report:
+    """Count gifts per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(method, "method", GIFT_METHOD)
+    _check_choice(ack_state, "ack_state", GIFT_ACK_STATE)
+    _check_choice(status, "status", GIFT_STATUS)
+    _check_choice(group_by, "group_by", ("donor_id", "method", "ack_state", "status"))
+    _rows = [
+        _r for _r in tables["gifts"]
+        if (donor_id is None or _r.get("donor_id") == donor_id)
+        and (method is None or _r.get("method") == method)
+        and (ack_state is None or _r.get("ack_state") == ack_state)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
+
+
+@read
+def acknowledgement_report(tables: Tables,
+                           group_by: Literal["gift_id", "donor_id", "channel", "template", "status"],
+                           gift_id: str | None = None, donor_id: str | None = None,
+                           channel: AcknowledgementChannel | None = None,
+                           template: AcknowledgementTemplate | None = None,
+                           status: AcknowledgementStatus | None = None) -> Report:
+    """Count acknowledgements per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(channel, "channel", ACKNOWLEDGEMENT_CHANNEL)
+    _check_choice(template, "template", ACKNOWLEDGEMENT_TEMPLATE)
+    _check_choice(status, "status", ACKNOWLEDGEMENT_STATUS)
+    _check_choice(group_by, "group_by", ("gift_id", "donor_id", "channel", "template", "status"))
+    _rows = [
+        _r for _r in tables["acknowledgements"]
+        if (gift_id is None or _r.get("gift_id") == gift_id)
+        and (donor_id is None or _r.get("donor_id") == donor_id)
+        and (channel is None or _r.get("channel") == channel)
+        and (template is None or _r.get("template") == template)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def employer_match_report(tables: Tables, group_by: Literal["gift_id", "status"], gift_id: str | None = None,
+                          status: EmployerMatchStatus | None = None) -> Report:
+    """Count employer matches per value of a field with totals of match_ratio; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", EMPLOYER_MATCH_STATUS)
+    _check_choice(group_by, "group_by", ("gift_id", "status"))
+    _rows = [
+        _r for _r in tables["employer_matches"]
+        if (gift_id is None or _r.get("gift_id") == gift_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("match_ratio",))
 
 
 OPERATIONS = [donor_search, donor_get, donor_update_contact, gift_search, gift_mark_acknowledged,
               acknowledgement_search, acknowledgement_queue, acknowledgement_mark_sent,
               acknowledgement_mark_delivered, acknowledgement_mark_bounced, employer_match_search,
-              employer_match_submit, employer_match_confirm]
+              employer_match_submit, employer_match_confirm, read_policies, donor_report, gift_report,
+              acknowledgement_report, employer_match_report]
+OPERATION_NAMES = {"donor_search", "donor_get", "donor_update_contact", "gift_search", "gift_mark_acknowledged",
+                   "acknowledgement_search", "acknowledgement_queue", "acknowledgement_mark_sent",
+                   "acknowledgement_mark_delivered", "acknowledgement_mark_bounced", "employer_match_search",
+                   "employer_match_submit", "employer_match_confirm", "read_policies", "donor_report",
+                   "gift_report", "acknowledgement_report", "employer_match_report"}

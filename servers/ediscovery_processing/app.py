@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -29,17 +29,13 @@ ProcessingBatchStatus = Literal["ingesting", "extracting", "deduplicating", "rea
                                 "retrying", "quarantined"]
 PROCESSING_BATCH_STATUS: tuple[str, ...] = get_args(ProcessingBatchStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -66,11 +62,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -82,70 +73,61 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -155,38 +137,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class DiscoveryMatter:
@@ -195,6 +216,16 @@ class DiscoveryMatter:
     court: str
     production_deadline: str
     max_active_batches: int
+
+
+@dataclass
+class DiscoveryMatterPage(Page):
+    """A page of discovery matters from a search: `note` says how to get the rest."""
+
+    results: list[DiscoveryMatter]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -207,12 +238,32 @@ class DataCustodian:
 
 
 @dataclass
+class DataCustodianPage(Page):
+    """A page of data custodians from a search: `note` says how to get the rest."""
+
+    results: list[DataCustodian]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class CollectionSet:
     id: str
     data_custodian_id: str
     source: CollectionSetSource
     size_gb: float
     collected_on: str | None
+
+
+@dataclass
+class CollectionSetPage(Page):
+    """A page of collection sets from a search: `note` says how to get the rest."""
+
+    results: list[CollectionSet]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -226,23 +277,34 @@ class ProcessingBatch:
     status: ProcessingBatchStatus
 
 
+@dataclass
+class ProcessingBatchPage(Page):
+    """A page of processing batches from a search: `note` says how to get the rest."""
+
+    results: list[ProcessingBatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- discovery_matters
 
 
 @read
 def discovery_matter_search(tables: Tables, caption: str | None = None, court: str | None = None,
-                            limit: int = 20) -> list[DiscoveryMatter]:
+                            limit: int = 20, offset: int = 0) -> DiscoveryMatterPage:
     """Find matters by caption or court.
 
     caption, court match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["discovery_matters"]
         if (caption is None or _contains(_r.get("caption"), caption))
         and (court is None or _contains(_r.get("court"), court))
     ]
-    return [_as(DiscoveryMatter, _r) for _r in _by_id(_rows, limit)]
+    return _page(DiscoveryMatterPage, DiscoveryMatter, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- data_custodians
@@ -250,11 +312,12 @@ def discovery_matter_search(tables: Tables, caption: str | None = None, court: s
 
 @read
 def data_custodian_search(tables: Tables, name: str | None = None, discovery_matter_id: str | None = None,
-                          hold_acknowledged: bool | None = None, limit: int = 20) -> list[DataCustodian]:
+                          hold_acknowledged: bool | None = None, limit: int = 20,
+                          offset: int = 0) -> DataCustodianPage:
     """Find custodians by name, matter or hold acknowledgement.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _rows = [
         _r for _r in tables["data_custodians"]
@@ -262,7 +325,7 @@ def data_custodian_search(tables: Tables, name: str | None = None, discovery_mat
         and (discovery_matter_id is None or _r.get("discovery_matter_id") == discovery_matter_id)
         and (hold_acknowledged is None or _r.get("hold_acknowledged") == hold_acknowledged)
     ]
-    return [_as(DataCustodian, _r) for _r in _by_id(_rows, limit)]
+    return _page(DataCustodianPage, DataCustodian, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- collection_sets
@@ -270,10 +333,12 @@ def data_custodian_search(tables: Tables, name: str | None = None, discovery_mat
 
 @read
 def collection_set_search(tables: Tables, data_custodian_id: str | None = None,
-                          source: CollectionSetSource | None = None, limit: int = 20) -> list[CollectionSet]:
+                          source: CollectionSetSource | None = None, limit: int = 20,
+                          offset: int = 0) -> CollectionSetPage:
     """Find collections by custodian or source.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(source, "source", COLLECTION_SET_SOURCE)
     _rows = [
@@ -281,7 +346,7 @@ def collection_set_search(tables: Tables, data_custodian_id: str | None = None,
         if (data_custodian_id is None or _r.get("data_custodian_id") == data_custodian_id)
         and (source is None or _r.get("source") == source)
     ]
-    return [_as(CollectionSet, _r) for _r in _by_id(_rows, limit)]
+    return _page(CollectionSetPage, CollectionSet, _rows, limit, offset)
 
 
 @write
@@ -313,12 +378,12 @@ def collection_set_register(tables: Tables, data_custodian_id: str, source: Coll
 @read
 def processing_batch_search(tables: Tables, collection_set_id: str | None = None,
                             discovery_matter_id: str | None = None, error: str | None = None,
-                            status: ProcessingBatchStatus | None = None,
-                            limit: int = 20) -> list[ProcessingBatch]:
+                            status: ProcessingBatchStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> ProcessingBatchPage:
     """Find batches by collection, matter, error or stage.
 
     error matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", PROCESSING_BATCH_STATUS)
     _rows = [
@@ -328,7 +393,7 @@ def processing_batch_search(tables: Tables, collection_set_id: str | None = None
         and (error is None or _contains(_r.get("error"), error))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ProcessingBatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(ProcessingBatchPage, ProcessingBatch, _rows, limit, offset)
 
 
 @read
@@ -358,8 +423,10 @@ def processing_batch_ingest(tables: Tables, collection_set_id: str, discovery_ma
         "status": "ingesting",
     }
     _capacity = _field_of(tables, "discovery_matters", _new.get("discovery_matter_id"), "max_active_batches")
-    if _full(tables["processing_batches"], _new, "discovery_matter_id", "status", _capacity):
-        raise ToolFailure("the matter is at its processing allocation: finish or quarantine batches first")
+    _block = _full(tables["processing_batches"], _new, "discovery_matter_id", "status", _capacity)
+    if _block:
+        _refuse("processing_batch_ingest.capacity",
+                "the matter is at its processing allocation: finish or quarantine batches first", _block)
     tables["processing_batches"].append(_new)
     return _as(ProcessingBatch, _new)
 
@@ -370,8 +437,10 @@ def processing_batch_extract(tables: Tables, processing_batch_id: str) -> Proces
     _row = find_row(tables, "processing_batches", "id", processing_batch_id, "processing batch",
                     "find processing batch ids with processing_batch_search")
     _new = {**_row, "status": "extracting"}
-    if _row.get("status") not in ("ingesting", "retrying"):
-        raise ToolFailure("only ingesting or retrying batches go to extraction")
+    _block = _not_among(_row, "status", ("ingesting", "retrying"), "processing batch")
+    if _block:
+        _refuse("processing_batch_extract.status_in",
+                "only ingesting or retrying batches go to extraction", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
 
@@ -382,8 +451,9 @@ def processing_batch_dedupe(tables: Tables, processing_batch_id: str) -> Process
     _row = find_row(tables, "processing_batches", "id", processing_batch_id, "processing batch",
                     "find processing batch ids with processing_batch_search")
     _new = {**_row, "status": "deduplicating"}
-    if _row.get("status") not in ("extracting",):
-        raise ToolFailure("extract text before deduplication")
+    _block = _not_among(_row, "status", ("extracting",), "processing batch")
+    if _block:
+        _refuse("processing_batch_dedupe.status_in", "extract text before deduplication", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
 
@@ -394,8 +464,9 @@ def processing_batch_publish(tables: Tables, processing_batch_id: str) -> Proces
     _row = find_row(tables, "processing_batches", "id", processing_batch_id, "processing batch",
                     "find processing batch ids with processing_batch_search")
     _new = {**_row, "status": "ready_for_review"}
-    if _row.get("status") not in ("deduplicating",):
-        raise ToolFailure("deduplicate before publishing")
+    _block = _not_among(_row, "status", ("deduplicating",), "processing batch")
+    if _block:
+        _refuse("processing_batch_publish.status_in", "deduplicate before publishing", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
 
@@ -410,8 +481,9 @@ def processing_batch_fail(tables: Tables, processing_batch_id: str, error: str,
     _fail_if_blank(error, "error")
     _check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("ingesting", "extracting", "deduplicating"):
-        raise ToolFailure("only batches in progress can fail")
+    _block = _not_among(_row, "status", ("ingesting", "extracting", "deduplicating"), "processing batch")
+    if _block:
+        _refuse("processing_batch_fail.status_in", "only batches in progress can fail", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
 
@@ -422,8 +494,9 @@ def processing_batch_retry(tables: Tables, processing_batch_id: str) -> Processi
     _row = find_row(tables, "processing_batches", "id", processing_batch_id, "processing batch",
                     "find processing batch ids with processing_batch_search")
     _new = {**_row, "status": "retrying"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches are retried")
+    _block = _not_among(_row, "status", ("failed",), "processing batch")
+    if _block:
+        _refuse("processing_batch_retry.status_in", "only failed batches are retried", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
 
@@ -434,13 +507,118 @@ def processing_batch_quarantine(tables: Tables, processing_batch_id: str) -> Pro
     _row = find_row(tables, "processing_batches", "id", processing_batch_id, "processing batch",
                     "find processing batch ids with processing_batch_search")
     _new = {**_row, "status": "quarantined"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches are quarantined")
+    _block = _not_among(_row, "status", ("failed",), "processing batch")
+    if _block:
+        _refuse("processing_batch_quarantine.status_in", "only failed batches are quarantined", _block)
     _row.update(_new)
     return _as(ProcessingBatch, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Retry worker timeouts and OCR crashes (up to 3 attempts).", "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Corrupt PSTs and password-protected archives are not retryable: quarantine them for the forensic team.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_3", "category": "judgement",
+     "rule": "Prioritise matters with the nearest production deadline.", "tools": [], "enforced": False},
+    {"id": "processing_batch_ingest.capacity", "category": "capacity",
+     "rule": "The matter is at its processing allocation: finish or quarantine batches first.",
+     "tools": ['processing_batch_ingest'], "enforced": True},
+    {"id": "processing_batch_extract.status_in", "category": "state_guard",
+     "rule": "Only ingesting or retrying batches go to extraction.", "tools": ['processing_batch_extract'],
+     "enforced": True},
+    {"id": "processing_batch_dedupe.status_in", "category": "state_guard",
+     "rule": "Extract text before deduplication.", "tools": ['processing_batch_dedupe'], "enforced": True},
+    {"id": "processing_batch_publish.status_in", "category": "state_guard",
+     "rule": "Deduplicate before publishing.", "tools": ['processing_batch_publish'], "enforced": True},
+    {"id": "processing_batch_fail.status_in", "category": "state_guard",
+     "rule": "Only batches in progress can fail.", "tools": ['processing_batch_fail'], "enforced": True},
+    {"id": "processing_batch_retry.status_in", "category": "state_guard",
+     "rule": "Only failed batches are retried.", "tools": ['processing_batch_retry'], "enforced": True},
+    {"id": "processing_batch_quarantine.status_in", "category": "state_guard",
+     "rule": "Only failed batches are quarantined.", "tools": ['processing_batch_quarantine'],
+     "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def data_custodian_report(tables: Tables, group_by: Literal["discovery_matter_id", "hold_acknowledged"],
+                          discovery_matter_id: str | None = None,
+                          hold_acknowledged: bool | None = None) -> Report:
+    """Count data custodians per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("discovery_matter_id", "hold_acknowledged"))
+    _rows = [
+        _r for _r in tables["data_custodians"]
+        if (discovery_matter_id is None or _r.get("discovery_matter_id") == discovery_matter_id)
+        and (hold_acknowledged is None or _r.get("hold_acknowledged") == hold_acknowledged)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def collection_set_report(tables: Tables, group_by: Literal["data_custodian_id", "source"],
+                          data_custodian_id: str | None = None,
+                          source: CollectionSetSource | None = None) -> Report:
+    """Count collection sets per value of a field with totals of size_gb; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(source, "source", COLLECTION_SET_SOURCE)
+    _check_choice(group_by, "group_by", ("data_custodian_id", "source"))
+    _rows = [
+        _r for _r in tables["collection_sets"]
+        if (data_custodian_id is None or _r.get("data_custodian_id") == data_custodian_id)
+        and (source is None or _r.get("source") == source)
+    ]
+    return _report(_rows, group_by, ("size_gb",))
+
+
+@read
+def processing_batch_report(tables: Tables,
+                            group_by: Literal["collection_set_id", "discovery_matter_id", "status"],
+                            collection_set_id: str | None = None, discovery_matter_id: str | None = None,
+                            status: ProcessingBatchStatus | None = None) -> Report:
+    """Count processing batches per value of a field with totals of documents, attempts; optional filters narrow
+    the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", PROCESSING_BATCH_STATUS)
+    _check_choice(group_by, "group_by", ("collection_set_id", "discovery_matter_id", "status"))
+    _rows = [
+        _r for _r in tables["processing_batches"]
+        if (collection_set_id is None or _r.get("collection_set_id") == collection_set_id)
+        and (discovery_matter_id is None or _r.get("discovery_matter_id") == discovery_matter_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("documents", "attempts"))
 
 
 OPERATIONS = [discovery_matter_search, data_custodian_search, collection_set_search, collection_set_register,
               processing_batch_search, processing_batch_get, processing_batch_ingest, processing_batch_extract,
               processing_batch_dedupe, processing_batch_publish, processing_batch_fail, processing_batch_retry,
-              processing_batch_quarantine]
+              processing_batch_quarantine, read_policies, data_custodian_report, collection_set_report,
+              processing_batch_report]
+OPERATION_NAMES = {"discovery_matter_search", "data_custodian_search", "collection_set_search",
+                   "collection_set_register", "processing_batch_search", "processing_batch_get",
+                   "processing_batch_ingest", "processing_batch_extract", "processing_batch_dedupe",
+                   "processing_batch_publish", "processing_batch_fail", "processing_batch_retry",
+                   "processing_batch_quarantine", "read_policies", "data_custodian_report",
+                   "collection_set_report", "processing_batch_report"}

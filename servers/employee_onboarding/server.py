@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the New-hire onboarding orchestration workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the People Operations team onboard new hires. After an offer is signed, each hire goes "
+    "through preboarding (I-9, background clearance, accounts, benefits), is marked day-one ready, "
+    "starts, and is signed off as onboarded after 30 days. Tasks are owned by HR, IT, facilities, payroll "
+    "or the manager; laptops are requested from limited site stock and shipped. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like nhr-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Create the checklist tasks with due dates computed from the "
+    "hire's start_date; gate day-one readiness on the required tasks. Call finish when done."
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -34,18 +34,6 @@ WageRecordErrorErrorCode = Literal["invalid_ssn", "missing_wages", "negative_hou
 WAGE_RECORD_ERROR_ERROR_CODE: tuple[str, ...] = get_args(WageRecordErrorErrorCode)
 WageRecordErrorStatus = Literal["open", "corrected", "waived"]
 WAGE_RECORD_ERROR_STATUS: tuple[str, ...] = get_args(WageRecordErrorStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -72,22 +60,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -99,100 +71,130 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class EmployerAccount:
@@ -202,6 +204,16 @@ class EmployerAccount:
     filing_method: EmployerAccountFilingMethod
     payroll_contact: str
     employees: int
+
+
+@dataclass
+class EmployerAccountPage(Page):
+    """A page of employer accounts from a search: `note` says how to get the rest."""
+
+    results: list[EmployerAccount]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -219,6 +231,16 @@ class WageFiling:
 
 
 @dataclass
+class WageFilingPage(Page):
+    """A page of wage filings from a search: `note` says how to get the rest."""
+
+    results: list[WageFiling]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class WageRecordError:
     id: str
     wage_filing_id: str
@@ -227,17 +249,28 @@ class WageRecordError:
     status: WageRecordErrorStatus
 
 
+@dataclass
+class WageRecordErrorPage(Page):
+    """A page of wage record errors from a search: `note` says how to get the rest."""
+
+    results: list[WageRecordError]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- employer_accounts
 
 
 @read
 def employer_account_search(tables: Tables, legal_name: str | None = None, ui_account_number: str | None = None,
-                            filing_method: EmployerAccountFilingMethod | None = None,
-                            limit: int = 20) -> list[EmployerAccount]:
+                            filing_method: EmployerAccountFilingMethod | None = None, limit: int = 20,
+                            offset: int = 0) -> EmployerAccountPage:
     """Find employers by name, UI account number or filing method.
 
     legal_name, ui_account_number match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(filing_method, "filing_method", EMPLOYER_ACCOUNT_FILING_METHOD)
     _rows = [
@@ -246,7 +279,7 @@ def employer_account_search(tables: Tables, legal_name: str | None = None, ui_ac
         and (ui_account_number is None or _contains(_r.get("ui_account_number"), ui_account_number))
         and (filing_method is None or _r.get("filing_method") == filing_method)
     ]
-    return [_as(EmployerAccount, _r) for _r in _by_id(_rows, limit)]
+    return _page(EmployerAccountPage, EmployerAccount, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- wage_filings
@@ -255,11 +288,12 @@ def employer_account_search(tables: Tables, legal_name: str | None = None, ui_ac
 @read
 def wage_filing_search(tables: Tables, employer_account_id: str | None = None, filing_ref: str | None = None,
                        quarter: WageFilingQuarter | None = None, status: WageFilingStatus | None = None,
-                       limit: int = 20) -> list[WageFiling]:
+                       limit: int = 20, offset: int = 0) -> WageFilingPage:
     """Find filings by employer, reference, quarter or status.
 
     filing_ref matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(quarter, "quarter", WAGE_FILING_QUARTER)
     _check_choice(status, "status", WAGE_FILING_STATUS)
@@ -270,7 +304,7 @@ def wage_filing_search(tables: Tables, employer_account_id: str | None = None, f
         and (quarter is None or _r.get("quarter") == quarter)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(WageFiling, _r) for _r in _by_id(_rows, limit)]
+    return _page(WageFilingPage, WageFiling, _rows, limit, offset)
 
 
 @read
@@ -308,8 +342,10 @@ def wage_filing_receive(tables: Tables, employer_account_id: str, filing_ref: st
         "rejection_summary": None,
         "status": "received",
     }
-    _check_unique(tables["wage_filings"], "filing_ref", _new.get("filing_ref"), _new["id"],
-                  "this filing reference was already received: it is a re-sent duplicate, do not ingest it again")
+    _block = _taken(tables["wage_filings"], "filing_ref", _new.get("filing_ref"), _new["id"])
+    if _block:
+        _refuse("wage_filing_receive.unique",
+                "this filing reference was already received: it is a re-sent duplicate, do not ingest it again", _block)
     tables["wage_filings"].append(_new)
     return _as(WageFiling, _new)
 
@@ -322,8 +358,10 @@ def wage_filing_start_validation(tables: Tables, wage_filing_id: str, attempts: 
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     _check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "validating"}
-    if _row.get("status") not in ("received", "processing_error"):
-        raise ToolFailure("only received filings or filings with a processing error can be validated")
+    _block = _not_among(_row, "status", ("received", "processing_error"), "wage filing")
+    if _block:
+        _refuse("wage_filing_start_validation.status_in",
+                "only received filings or filings with a processing error can be validated", _block)
     _row.update(_new)
     return _as(WageFiling, _row)
 
@@ -334,8 +372,9 @@ def wage_filing_accept(tables: Tables, wage_filing_id: str) -> WageFiling:
     _row = find_row(tables, "wage_filings", "id", wage_filing_id, "wage filing",
                     "find wage filing ids with wage_filing_search")
     _new = {**_row, "status": "accepted"}
-    if _row.get("status") not in ("validating",):
-        raise ToolFailure("the filing must be validated first")
+    _block = _not_among(_row, "status", ("validating",), "wage filing")
+    if _block:
+        _refuse("wage_filing_accept.status_in", "the filing must be validated first", _block)
     _row.update(_new)
     return _as(WageFiling, _row)
 
@@ -348,8 +387,9 @@ def wage_filing_reject(tables: Tables, wage_filing_id: str, rejection_summary: s
     _changes = {_k: _v for _k, _v in (("rejection_summary", rejection_summary),) if _v is not None}
     _fail_if_blank(rejection_summary, "rejection_summary")
     _new = {**_row, **_changes, "status": "rejected"}
-    if _row.get("status") not in ("validating",):
-        raise ToolFailure("only filings under validation can be rejected")
+    _block = _not_among(_row, "status", ("validating",), "wage filing")
+    if _block:
+        _refuse("wage_filing_reject.status_in", "only filings under validation can be rejected", _block)
     _row.update(_new)
     return _as(WageFiling, _row)
 
@@ -360,8 +400,10 @@ def wage_filing_mark_processing_error(tables: Tables, wage_filing_id: str) -> Wa
     _row = find_row(tables, "wage_filings", "id", wage_filing_id, "wage filing",
                     "find wage filing ids with wage_filing_search")
     _new = {**_row, "status": "processing_error"}
-    if _row.get("status") not in ("validating",):
-        raise ToolFailure("only a filing being validated can hit a processing error")
+    _block = _not_among(_row, "status", ("validating",), "wage filing")
+    if _block:
+        _refuse("wage_filing_mark_processing_error.status_in",
+                "only a filing being validated can hit a processing error", _block)
     _row.update(_new)
     return _as(WageFiling, _row)
 
@@ -372,8 +414,9 @@ def wage_filing_quarantine(tables: Tables, wage_filing_id: str) -> WageFiling:
     _row = find_row(tables, "wage_filings", "id", wage_filing_id, "wage filing",
                     "find wage filing ids with wage_filing_search")
     _new = {**_row, "status": "quarantined"}
-    if _row.get("status") not in ("processing_error", "rejected"):
-        raise ToolFailure("only failing filings can be quarantined")
+    _block = _not_among(_row, "status", ("processing_error", "rejected"), "wage filing")
+    if _block:
+        _refuse("wage_filing_quarantine.status_in", "only failing filings can be quarantined", _block)
     _row.update(_new)
     return _as(WageFiling, _row)
 
@@ -384,11 +427,12 @@ def wage_filing_quarantine(tables: Tables, wage_filing_id: str) -> WageFiling:
 @read
 def wage_record_error_search(tables: Tables, wage_filing_id: str | None = None,
                              error_code: WageRecordErrorErrorCode | None = None,
-                             status: WageRecordErrorStatus | None = None,
-                             limit: int = 20) -> list[WageRecordError]:
+                             status: WageRecordErrorStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> WageRecordErrorPage:
     """List line errors of a filing.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(error_code, "error_code", WAGE_RECORD_ERROR_ERROR_CODE)
     _check_choice(status, "status", WAGE_RECORD_ERROR_STATUS)
@@ -398,7 +442,7 @@ def wage_record_error_search(tables: Tables, wage_filing_id: str | None = None,
         and (error_code is None or _r.get("error_code") == error_code)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(WageRecordError, _r) for _r in _by_id(_rows, limit)]
+    return _page(WageRecordErrorPage, WageRecordError, _rows, limit, offset)
 
 
 @write
@@ -426,13 +470,119 @@ def wage_record_error_waive(tables: Tables, wage_record_error_id: str) -> WageRe
     _row = find_row(tables, "wage_record_errors", "id", wage_record_error_id, "wage record error",
                     "find wage record error ids with wage_record_error_search")
     _new = {**_row, "status": "waived"}
-    if _row.get("status") not in ("open",):
-        raise ToolFailure("only open errors can be waived")
+    _block = _not_among(_row, "status", ("open",), "wage record error")
+    if _block:
+        _refuse("wage_record_error_waive.status_in", "only open errors can be waived", _block)
     _row.update(_new)
     return _as(WageRecordError, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Treat a re-sent file as a duplicate, re-run crashed validations up to three attempts, then quarantine.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Apply the 5% threshold and the waiver rules from the validation rules.", "tools": [],
+     "enforced": False},
+    {"id": "wage_filing_receive.unique", "category": "uniqueness",
+     "rule": "This filing reference was already received: it is a re-sent duplicate, do not ingest it again.",
+     "tools": ['wage_filing_receive'], "enforced": True},
+    {"id": "wage_filing_start_validation.status_in", "category": "state_guard",
+     "rule": "Only received filings or filings with a processing error can be validated.",
+     "tools": ['wage_filing_start_validation'], "enforced": True},
+    {"id": "wage_filing_accept.status_in", "category": "state_guard",
+     "rule": "The filing must be validated first.", "tools": ['wage_filing_accept'], "enforced": True},
+    {"id": "wage_filing_reject.status_in", "category": "state_guard",
+     "rule": "Only filings under validation can be rejected.", "tools": ['wage_filing_reject'],
+     "enforced": True},
+    {"id": "wage_filing_mark_processing_error.status_in", "category": "state_guard",
+     "rule": "Only a filing being validated can hit a processing error.",
+     "tools": ['wage_filing_mark_processing_error'], "enforced": True},
+    {"id": "wage_filing_quarantine.status_in", "category": "state_guard",
+     "rule": "Only failing filings can be quarantined.", "tools": ['wage_filing_quarantine'], "enforced": True},
+    {"id": "wage_record_error_waive.status_in", "category": "state_guard",
+     "rule": "Only open errors can be waived.", "tools": ['wage_record_error_waive'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def employer_account_report(tables: Tables, group_by: Literal["filing_method"],
+                            filing_method: EmployerAccountFilingMethod | None = None) -> Report:
+    """Count employer accounts per value of a field with totals of employees; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(filing_method, "filing_method", EMPLOYER_ACCOUNT_FILING_METHOD)
+    _check_choice(group_by, "group_by", ("filing_method",))
+    _rows = [
+        _r for _r in tables["employer_accounts"]
+        if (filing_method is None or _r.get("filing_method") == filing_method)
+    ]
+    return _report(_rows, group_by, ("employees",))
+
+
+@read
+def wage_filing_report(tables: Tables, group_by: Literal["employer_account_id", "quarter", "status"],
+                       employer_account_id: str | None = None, quarter: WageFilingQuarter | None = None,
+                       status: WageFilingStatus | None = None) -> Report:
+    """Count wage filings per value of a field with totals of record_count, total_wages, attempts; optional filters
+    narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(quarter, "quarter", WAGE_FILING_QUARTER)
+    _check_choice(status, "status", WAGE_FILING_STATUS)
+    _check_choice(group_by, "group_by", ("employer_account_id", "quarter", "status"))
+    _rows = [
+        _r for _r in tables["wage_filings"]
+        if (employer_account_id is None or _r.get("employer_account_id") == employer_account_id)
+        and (quarter is None or _r.get("quarter") == quarter)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("record_count", "total_wages", "attempts"))
+
+
+@read
+def wage_record_error_report(tables: Tables, group_by: Literal["wage_filing_id", "error_code", "status"],
+                             wage_filing_id: str | None = None,
+                             error_code: WageRecordErrorErrorCode | None = None,
+                             status: WageRecordErrorStatus | None = None) -> Report:
+    """Count wage record errors per value of a field with totals of line_number; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(error_code, "error_code", WAGE_RECORD_ERROR_ERROR_CODE)
+    _check_choice(status, "status", WAGE_RECORD_ERROR_STATUS)
+    _check_choice(group_by, "group_by", ("wage_filing_id", "error_code", "status"))
+    _rows = [
+        _r for _r in tables["wage_record_errors"]
+        if (wage_filing_id is None or _r.get("wage_filing_id") == wage_filing_id)
+        and (error_code is None or _r.get("error_code") == error_code)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("line_number",))
 
 
 OPERATIONS = [employer_account_search, wage_filing_search, wage_filing_get, wage_filing_receive,
               wage_filing_start_validation, wage_filing_accept, wage_filing_reject,
               wage_filing_mark_processing_error, wage_filing_quarantine, wage_record_error_search,
-              wage_record_error_log, wage_record_error_waive]
+              wage_record_error_log, wage_record_error_waive, read_policies, employer_account_report,
+              wage_filing_report, wage_record_error_report]
+OPERATION_NAMES = {"employer_account_search", "wage_filing_search", "wage_filing_get", "wage_filing_receive",
+                   "wage_filing_start_validation", "wage_filing_accept", "wage_filing_reject",
+                   "wage_filing_mark_processing_error", "wage_filing_quarantine", "wage_record_error_search",
+                   "wage_record_error_log", "wage_record_error_waive", "read_policies",
+                   "employer_account_report", "wage_filing_report", "wage_record_error_report"}

@@ -22,9 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the State Workforce Agency quarterly wage-report intake workspace. Today is "
-    "2026-12-01. Start by reading SKILL.md. Use the domain tools and the file tools; call finish when "
-    "done."
+    "You support the wage-records unit of the State Workforce Agency. Every quarter employers file wage "
+    "reports by portal upload, SFTP or paper. Each filing is received once (re-sent files are detected by "
+    "their filing reference), validated line by line, and accepted or rejected with line errors. "
+    "Validation jobs sometimes crash on malformed files and are re-run; filings that keep failing are "
+    "quarantined for a specialist. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like emp-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
+    "Treat a re-sent file as a duplicate, re-run crashed validations up to three attempts, then "
+    "quarantine. [judgement_2] Apply the 5% threshold and the waiver rules from the validation rules. "
+    "Call finish when done."
 )
 
 

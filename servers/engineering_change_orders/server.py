@@ -22,9 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Engineering change orders at Velo Dynamics workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `ecoflow` CLI in the shell); call finish when "
-    "done."
+    "You coordinate engineering change orders (ECOs) at Velo Dynamics, an e-bike manufacturer. An ECO "
+    "changes a part's design or supplier; it is drafted, submitted, reviewed by design, manufacturing, "
+    "quality and supply chain, approved by the change board, and implemented on its effectivity date "
+    "after every affected drawing, BOM and work instruction is updated. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like epn-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `ecoflow` CLI "
+    "in the shell) and the file tools. Call finish when done."
 )
 
 

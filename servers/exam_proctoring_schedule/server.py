@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Final exam halls and proctor scheduling workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the university exams office build the final exam timetable. Each exam sitting needs a hall "
+    "large enough for its students and free for the whole slot; proctors are assigned shifts and cannot "
+    "be in two sittings at once. Sittings are drafted, published to students, run and closed; the exam "
+    "regulations are in the workspace. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like hal-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[hall_fits_students] A sitting is only held in a hall with at least as many seats as its expected "
+    "students. [judgement_1] Use the regulations to size proctor teams and set shift times. Call finish "
+    "when done."
 )
 
 

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Facilities maintenance work orders workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the facilities help desk of a 12-storey office building. Staff report broken lights, HVAC "
+    "faults, stuck doors and leaks; you triage each work order with a priority, dispatch it to a "
+    "technician of the right trade who is not overloaded, follow it through hold and resolution, and "
+    "raise parts requisitions when a job waits on parts. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ast-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] Triage with the SLA matrix, then dispatch to a technician whose trade matches the "
+    "asset type. Call finish when done."
 )
 
 

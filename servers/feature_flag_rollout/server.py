@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Feature flag progressive rollout workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help product engineers at a consumer app roll features out safely. Every feature flag moves "
+    "through fixed stages: draft, internal dogfood, canary, ramping and general availability, then "
+    "retirement. Rollback goes back to internal. Targeting rules per environment are added in review and "
+    "go live after approval; a live rule can be paused instantly. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ffl-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] Flags move one stage at a time; pair each stage change with the matching targeting "
+    "rule. Call finish when done."
 )
 
 

@@ -22,9 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Northern Valley Utilities field crew dispatch workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `crewboard` CLI in the shell); call finish "
-    "when done."
+    "You are the dispatcher's assistant at Northern Valley Utilities, an electric and gas utility. "
+    "Service orders (new service connections, meter exchanges, pole replacements, gas leak checks) are "
+    "scheduled as crew jobs that tie up both a line crew with the right specialty and a suitable truck "
+    "for the whole window. Jobs move from planned to en route, on site and done. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like lcr-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`crewboard` CLI in the shell) and the file tools. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Pulse & Flow fitness studio member desk workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `pulseflow` CLI in the shell); call finish when done."
+    "You answer members of Pulse & Flow, a boutique studio running reformer Pilates, spin, HIIT, yoga and "
+    "boxing classes. Members message through the app, email or SMS to book or cancel classes, freeze "
+    "their membership or ask about credits. Booking uses class credits and a spot in the class; "
+    "cancellations follow the 12-hour policy. Replies follow the studio's templates. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like mbr-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`pulseflow` CLI in the shell) and the file tools. Policies: [judgement_1] Reply in the studio's "
+    "friendly voice using the templates. [judgement_2] Apply the credit costs and the 12-hour "
+    "cancellation rule, and return credits by setting the member's balance. Call finish when done."
 )
 
 

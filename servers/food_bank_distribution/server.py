@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Tri-County Food Bank warehouse and partner distribution workspace. Today is "
-    "2026-12-01. Start by reading SKILL.md. Use the domain tools (or the `foodbank` CLI in the shell); "
-    "call finish when done."
+    "You help the inventory coordinator at Tri-County Food Bank. Grocery rescue, food drives, farms and "
+    "the USDA TEFAP program deliver donations, each with a manifest dropped in the inbox folder; you "
+    "record them into warehouse stock. Partner pantries order cases for pick-up, and allocations can "
+    "never exceed what is on the shelf. Allocation follows the fair-share policy. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fdi-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`foodbank` CLI in the shell) and the file tools. Policies: [judgement_1] Record each manifest line "
+    "as a donation against the matching item (skip expired lines), then allocate orders under the "
+    "fair-share policy without exceeding cases on hand. Call finish when done."
 )
 
 

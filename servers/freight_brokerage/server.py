@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Crossroads Logistics freight brokerage desk workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist a carrier sales rep at Crossroads Logistics, a truckload freight broker. Shippers post "
+    "loads with an equipment type, region, weight and pickup date. You find qualified motor carriers "
+    "(right equipment, operating region, acceptable safety rating, enough insurance, trucks available), "
+    "tender loads to them at a rate near the lane benchmark, and track covered loads to delivery. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "mcr-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools and the file tools. Call finish when done."
 )
 
 

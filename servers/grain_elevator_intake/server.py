@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Prairie Gold Co-op grain elevator scale house workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `prairiegold` CLI in the shell); call finish "
-    "when done."
+    "You assist the scale-house operator at the Prairie Gold Co-op elevator during harvest. Growers' "
+    "trucks are weighed in; each load goes into a bin of the same commodity with enough free space and is "
+    "applied against the grower's open delivery contract. Loads are then graded for moisture and test "
+    "weight and settled for payment; mistaken tickets are voided. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like grw-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `prairiegold` CLI in "
+    "the shell) and the file tools. Policies: [judgement_1] Weigh each load into a bin of the matching "
+    "commodity with room, against the grower's oldest open contract; grade it and apply the shrink and "
+    "discount schedule before settling. Call finish when done."
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -30,18 +30,6 @@ GrantAwardStatus = Literal["pending_agreement", "active", "closed", "rescinded"]
 GRANT_AWARD_STATUS: tuple[str, ...] = get_args(GrantAwardStatus)
 DisbursementStatus = Literal["scheduled", "paid", "held"]
 DISBURSEMENT_STATUS: tuple[str, ...] = get_args(DisbursementStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -68,11 +56,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -84,70 +67,81 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _row_of(tables: Tables, table: str, row_id: Any) -> dict[str, Any] | None:
+    return next((row for row in tables.get(table, []) if row_id is not None and row.get("id") == row_id), None)
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
+OPS = {"==": "equal to", "!=": "different from", "<": "below", "<=": "at most", ">": "above", ">=": "at least"}
 
 
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _holds(left: Any, op: str, right: Any) -> bool | None:
+    """`left op right`, or None when a side is missing or the two cannot be compared."""
+    if left is None or right is None:
+        return None
+    try:
+        return {"==": left == right, "!=": left != right}[op] if op in ("==", "!=") else \
+            {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    except TypeError:
+        return None
+
+
+def _fails(left: Any, op: str, right: Any, name: str, other: str) -> Fact | None:
+    """`name` (left) is not `op` `other` (right)."""
+    if _holds(left, op, right) is not False:
+        return None
+    return Fact(f"{name} is {_show(left)}, not {OPS[op]} {other}{' ' if other else ''}{_show(right)}", left)
+
+
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -172,23 +166,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class GrantProgram:
@@ -197,6 +241,16 @@ class GrantProgram:
     cycle: str
     budget_remaining: float
     max_award: float
+
+
+@dataclass
+class GrantProgramPage(Page):
+    """A page of grant programs from a search: `note` says how to get the rest."""
+
+    results: list[GrantProgram]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -211,12 +265,32 @@ class GrantApplication:
 
 
 @dataclass
+class GrantApplicationPage(Page):
+    """A page of grant applications from a search: `note` says how to get the rest."""
+
+    results: list[GrantApplication]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PanelScore:
     id: str
     grant_application_id: str
     reviewer: str
     score: int
     conflict_of_interest: bool
+
+
+@dataclass
+class PanelScorePage(Page):
+    """A page of panel scores from a search: `note` says how to get the rest."""
+
+    results: list[PanelScore]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -230,6 +304,16 @@ class GrantAward:
 
 
 @dataclass
+class GrantAwardPage(Page):
+    """A page of grant awards from a search: `note` says how to get the rest."""
+
+    results: list[GrantAward]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Disbursement:
     id: str
     grant_award_id: str
@@ -238,23 +322,34 @@ class Disbursement:
     status: DisbursementStatus
 
 
+@dataclass
+class DisbursementPage(Page):
+    """A page of disbursements from a search: `note` says how to get the rest."""
+
+    results: list[Disbursement]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- grant_programs
 
 
 @read
-def grant_program_search(tables: Tables, name: str | None = None, cycle: str | None = None,
-                         limit: int = 20) -> list[GrantProgram]:
+def grant_program_search(tables: Tables, name: str | None = None, cycle: str | None = None, limit: int = 20,
+                         offset: int = 0) -> GrantProgramPage:
     """Find grant programs and their remaining budget.
 
     name, cycle match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["grant_programs"]
         if (name is None or _contains(_r.get("name"), name))
         and (cycle is None or _contains(_r.get("cycle"), cycle))
     ]
-    return [_as(GrantProgram, _r) for _r in _by_id(_rows, limit)]
+    return _page(GrantProgramPage, GrantProgram, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- grant_applications
@@ -263,12 +358,13 @@ def grant_program_search(tables: Tables, name: str | None = None, cycle: str | N
 @read
 def grant_application_search(tables: Tables, grant_program_id: str | None = None,
                              organization: str | None = None, project_title: str | None = None,
-                             status: GrantApplicationStatus | None = None,
-                             limit: int = 20) -> list[GrantApplication]:
+                             status: GrantApplicationStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> GrantApplicationPage:
     """Find applications by program, organization, project or status.
 
     organization, project_title match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", GRANT_APPLICATION_STATUS)
     _rows = [
@@ -278,7 +374,7 @@ def grant_application_search(tables: Tables, grant_program_id: str | None = None
         and (project_title is None or _contains(_r.get("project_title"), project_title))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(GrantApplication, _r) for _r in _by_id(_rows, limit)]
+    return _page(GrantApplicationPage, GrantApplication, _rows, limit, offset)
 
 
 @read
@@ -295,8 +391,9 @@ def grant_application_screen(tables: Tables, grant_application_id: str) -> Grant
     _row = find_row(tables, "grant_applications", "id", grant_application_id, "grant application",
                     "find grant application ids with grant_application_search")
     _new = {**_row, "status": "eligibility_check"}
-    if _row.get("status") not in ("submitted",):
-        raise ToolFailure("only submitted applications can be screened")
+    _block = _not_among(_row, "status", ("submitted",), "grant application")
+    if _block:
+        _refuse("grant_application_screen.status_in", "only submitted applications can be screened", _block)
     _row.update(_new)
     return _as(GrantApplication, _row)
 
@@ -307,8 +404,10 @@ def grant_application_advance_to_panel(tables: Tables, grant_application_id: str
     _row = find_row(tables, "grant_applications", "id", grant_application_id, "grant application",
                     "find grant application ids with grant_application_search")
     _new = {**_row, "status": "panel_review"}
-    if _row.get("status") not in ("eligibility_check",):
-        raise ToolFailure("screen the application for eligibility first")
+    _block = _not_among(_row, "status", ("eligibility_check",), "grant application")
+    if _block:
+        _refuse("grant_application_advance_to_panel.status_in",
+                "screen the application for eligibility first", _block)
     _row.update(_new)
     return _as(GrantApplication, _row)
 
@@ -322,8 +421,10 @@ def grant_application_decline(tables: Tables, grant_application_id: str,
     _changes = {_k: _v for _k, _v in (("decline_reason", decline_reason),) if _v is not None}
     _fail_if_blank(decline_reason, "decline_reason")
     _new = {**_row, **_changes, "status": "declined"}
-    if _row.get("status") not in ("eligibility_check", "panel_review"):
-        raise ToolFailure("only applications being screened or reviewed can be declined")
+    _block = _not_among(_row, "status", ("eligibility_check", "panel_review"), "grant application")
+    if _block:
+        _refuse("grant_application_decline.status_in",
+                "only applications being screened or reviewed can be declined", _block)
     _row.update(_new)
     return _as(GrantApplication, _row)
 
@@ -333,18 +434,19 @@ def grant_application_decline(tables: Tables, grant_application_id: str,
 
 @read
 def panel_score_search(tables: Tables, grant_application_id: str | None = None, reviewer: str | None = None,
-                       limit: int = 20) -> list[PanelScore]:
+                       limit: int = 20, offset: int = 0) -> PanelScorePage:
     """List panel scores for an application.
 
     reviewer matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["panel_scores"]
         if (grant_application_id is None or _r.get("grant_application_id") == grant_application_id)
         and (reviewer is None or _contains(_r.get("reviewer"), reviewer))
     ]
-    return [_as(PanelScore, _r) for _r in _by_id(_rows, limit)]
+    return _page(PanelScorePage, PanelScore, _rows, limit, offset)
 
 
 @write
@@ -372,10 +474,11 @@ def panel_score_submit(tables: Tables, grant_application_id: str, reviewer: str,
 @read
 def grant_award_search(tables: Tables, grant_application_id: str | None = None,
                        grant_program_id: str | None = None, status: GrantAwardStatus | None = None,
-                       limit: int = 20) -> list[GrantAward]:
+                       limit: int = 20, offset: int = 0) -> GrantAwardPage:
     """Find awards by application, program or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", GRANT_AWARD_STATUS)
     _rows = [
@@ -384,7 +487,7 @@ def grant_award_search(tables: Tables, grant_application_id: str | None = None,
         and (grant_program_id is None or _r.get("grant_program_id") == grant_program_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(GrantAward, _r) for _r in _by_id(_rows, limit)]
+    return _page(GrantAwardPage, GrantAward, _rows, limit, offset)
 
 
 @write
@@ -406,8 +509,16 @@ def grant_award_issue(tables: Tables, grant_application_id: str, grant_program_i
         "status": "pending_agreement",
     }
     _have = _field_of(tables, "grant_programs", _new.get("grant_program_id"), "budget_remaining")
-    if _short(_have, _new.get("amount")):
-        raise ToolFailure("the program's remaining budget cannot cover this award: reduce the award or fund it from another program")
+    _block = _short(_have, _new.get("amount"), "grant program", _new.get("grant_program_id"),
+                    "budget_remaining")
+    if _block:
+        _refuse("grant_award_issue.at_least",
+                "the program's remaining budget cannot cover this award: reduce the award or fund it from another program", _block)
+    _block = _fails(_new.get("amount"), "<=",
+                    _field_of(tables, "grant_programs", _new.get("grant_program_id"), "max_award"), "amount",
+                    "the grant program's max award")
+    if _block:
+        _refuse("award_within_cap", "An award is never above its program's maximum award.", _block)
     _target_grant_program_id = _target(tables, "grant_programs", _new.get("grant_program_id"), "grant program")
     _target_grant_application_id = _target(tables, "grant_applications", _new.get("grant_application_id"),
                                            "grant application")
@@ -425,8 +536,9 @@ def grant_award_activate(tables: Tables, grant_award_id: str) -> GrantAward:
     _row = find_row(tables, "grant_awards", "id", grant_award_id, "grant award",
                     "find grant award ids with grant_award_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("pending_agreement",):
-        raise ToolFailure("the award is not waiting on an agreement")
+    _block = _not_among(_row, "status", ("pending_agreement",), "grant award")
+    if _block:
+        _refuse("grant_award_activate.status_in", "the award is not waiting on an agreement", _block)
     _row.update(_new)
     return _as(GrantAward, _row)
 
@@ -436,10 +548,12 @@ def grant_award_activate(tables: Tables, grant_award_id: str) -> GrantAward:
 
 @read
 def disbursement_search(tables: Tables, grant_award_id: str | None = None,
-                        status: DisbursementStatus | None = None, limit: int = 20) -> list[Disbursement]:
+                        status: DisbursementStatus | None = None, limit: int = 20,
+                        offset: int = 0) -> DisbursementPage:
     """List disbursements of an award.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", DISBURSEMENT_STATUS)
     _rows = [
@@ -447,7 +561,7 @@ def disbursement_search(tables: Tables, grant_award_id: str | None = None,
         if (grant_award_id is None or _r.get("grant_award_id") == grant_award_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(Disbursement, _r) for _r in _by_id(_rows, limit)]
+    return _page(DisbursementPage, Disbursement, _rows, limit, offset)
 
 
 @write
@@ -468,8 +582,14 @@ def disbursement_schedule(tables: Tables, grant_award_id: str, amount: float, sc
         "status": "scheduled",
     }
     _have = _field_of(tables, "grant_awards", _new.get("grant_award_id"), "undisbursed")
-    if _short(_have, _new.get("amount")):
-        raise ToolFailure("that is more than is left on the award: schedule at most the undisbursed amount")
+    _block = _short(_have, _new.get("amount"), "grant award", _new.get("grant_award_id"), "undisbursed")
+    if _block:
+        _refuse("disbursement_schedule.at_least",
+                "that is more than is left on the award: schedule at most the undisbursed amount", _block)
+    _other = _row_of(tables, "grant_awards", _new.get("grant_award_id"))
+    _block = _not_among(_other, "status", ("active",), "grant award")
+    if _block:
+        _refuse("disburse_active_awards", "Disbursements are scheduled only on active awards.", _block)
     _target_grant_award_id = _target(tables, "grant_awards", _new.get("grant_award_id"), "grant award")
     tables["disbursements"].append(_new)
     if _target_grant_award_id is not None and _new.get("amount") is not None:
@@ -483,13 +603,143 @@ def disbursement_mark_paid(tables: Tables, disbursement_id: str) -> Disbursement
     _row = find_row(tables, "disbursements", "id", disbursement_id, "disbursement",
                     "find disbursement ids with disbursement_search")
     _new = {**_row, "status": "paid"}
-    if _row.get("status") not in ("scheduled",):
-        raise ToolFailure("only scheduled disbursements can be paid")
+    _block = _not_among(_row, "status", ("scheduled",), "disbursement")
+    if _block:
+        _refuse("disbursement_mark_paid.status_in", "only scheduled disbursements can be paid", _block)
     _row.update(_new)
     return _as(Disbursement, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "award_within_cap", "category": "threshold",
+     "rule": "An award is never above its program's maximum award.", "tools": ['grant_award_issue'],
+     "enforced": True},
+    {"id": "disburse_active_awards", "category": "state_guard",
+     "rule": "Disbursements are scheduled only on active awards.", "tools": ['disbursement_schedule'],
+     "enforced": True},
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Award only applications in panel review whose average score (excluding conflicted reviewers) is 70 or more.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Pay 50% on activation and the rest after the interim report.", "tools": [], "enforced": False},
+    {"id": "grant_application_screen.status_in", "category": "state_guard",
+     "rule": "Only submitted applications can be screened.", "tools": ['grant_application_screen'],
+     "enforced": True},
+    {"id": "grant_application_advance_to_panel.status_in", "category": "state_guard",
+     "rule": "Screen the application for eligibility first.", "tools": ['grant_application_advance_to_panel'],
+     "enforced": True},
+    {"id": "grant_application_decline.status_in", "category": "state_guard",
+     "rule": "Only applications being screened or reviewed can be declined.",
+     "tools": ['grant_application_decline'], "enforced": True},
+    {"id": "grant_award_issue.at_least", "category": "threshold",
+     "rule": "The program's remaining budget cannot cover this award: reduce the award or fund it from another program.",
+     "tools": ['grant_award_issue'], "enforced": True},
+    {"id": "grant_award_activate.status_in", "category": "state_guard",
+     "rule": "The award is not waiting on an agreement.", "tools": ['grant_award_activate'], "enforced": True},
+    {"id": "disbursement_schedule.at_least", "category": "threshold",
+     "rule": "That is more than is left on the award: schedule at most the undisbursed amount.",
+     "tools": ['disbursement_schedule'], "enforced": True},
+    {"id": "disbursement_mark_paid.status_in", "category": "state_guard",
+     "rule": "Only scheduled disbursements can be paid.", "tools": ['disbursement_mark_paid'],
+     "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def grant_application_report(tables: Tables, group_by: Literal["grant_program_id", "status"],
+                             grant_program_id: str | None = None,
+                             status: GrantApplicationStatus | None = None) -> Report:
+    """Count grant applications per value of a field with totals of amount_requested; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", GRANT_APPLICATION_STATUS)
+    _check_choice(group_by, "group_by", ("grant_program_id", "status"))
+    _rows = [
+        _r for _r in tables["grant_applications"]
+        if (grant_program_id is None or _r.get("grant_program_id") == grant_program_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount_requested",))
+
+
+@read
+def panel_score_report(tables: Tables, group_by: Literal["grant_application_id", "conflict_of_interest"],
+                       grant_application_id: str | None = None,
+                       conflict_of_interest: bool | None = None) -> Report:
+    """Count panel scores per value of a field with totals of score; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("grant_application_id", "conflict_of_interest"))
+    _rows = [
+        _r for _r in tables["panel_scores"]
+        if (grant_application_id is None or _r.get("grant_application_id") == grant_application_id)
+        and (conflict_of_interest is None or _r.get("conflict_of_interest") == conflict_of_interest)
+    ]
+    return _report(_rows, group_by, ("score",))
+
+
+@read
+def grant_award_report(tables: Tables, group_by: Literal["grant_application_id", "grant_program_id", "status"],
+                       grant_application_id: str | None = None, grant_program_id: str | None = None,
+                       status: GrantAwardStatus | None = None) -> Report:
+    """Count grant awards per value of a field with totals of amount, undisbursed; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", GRANT_AWARD_STATUS)
+    _check_choice(group_by, "group_by", ("grant_application_id", "grant_program_id", "status"))
+    _rows = [
+        _r for _r in tables["grant_awards"]
+        if (grant_application_id is None or _r.get("grant_application_id") == grant_application_id)
+        and (grant_program_id is None or _r.get("grant_program_id") == grant_program_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount", "undisbursed"))
+
+
+@read
+def disbursement_report(tables: Tables, group_by: Literal["grant_award_id", "status"],
+                        grant_award_id: str | None = None, status: DisbursementStatus | None = None) -> Report:
+    """Count disbursements per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", DISBURSEMENT_STATUS)
+    _check_choice(group_by, "group_by", ("grant_award_id", "status"))
+    _rows = [
+        _r for _r in tables["disbursements"]
+        if (grant_award_id is None or _r.get("grant_award_id") == grant_award_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
 
 
 OPERATIONS = [grant_program_search, grant_application_search, grant_application_get, grant_application_screen,
               grant_application_advance_to_panel, grant_application_decline, panel_score_search,
               panel_score_submit, grant_award_search, grant_award_issue, grant_award_activate,
-              disbursement_search, disbursement_schedule, disbursement_mark_paid]
+              disbursement_search, disbursement_schedule, disbursement_mark_paid, read_policies,
+              grant_application_report, panel_score_report, grant_award_report, disbursement_report]
+OPERATION_NAMES = {"grant_program_search", "grant_application_search", "grant_application_get",
+                   "grant_application_screen", "grant_application_advance_to_panel",
+                   "grant_application_decline", "panel_score_search", "panel_score_submit",
+                   "grant_award_search", "grant_award_issue", "grant_award_activate", "disbursement_search",
+                   "disbursement_schedule", "disbursement_mark_paid", "read_policies",
+                   "grant_application_report", "panel_score_report", "grant_award_report",
+                   "disbursement_report"}

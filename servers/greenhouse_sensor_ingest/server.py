@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Verdant Valley Growers greenhouse telemetry desk workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the growing-systems technician at Verdant Valley Growers, a 12-hectare glasshouse operation "
+    "growing tomatoes, cucumbers, peppers and lettuce. Sensor gateways in each zone upload five-minute "
+    "batches of climate readings. Batches fail on checksum errors, clock drift or upload timeouts and are "
+    "retried, dead-lettered, or backfilled from the gateway's SD card. Climate excursions detected in "
+    "processed data must be acknowledged by a grower. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
+    "and times YYYY-MM-DDTHH:MM. Records have ids like ghz-0001: search first, then act on the id. A "
+    "failed write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md "
+    "(the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] Work failed batches by the runbook's error table; dead-letter what retrying cannot fix "
+    "and backfill gaps after a gateway comes back. [judgement_2] Excursions need a named grower's "
+    "acknowledgement. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Kessler Custom Harvesting crew scheduler workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the dispatcher of Kessler Custom Harvesting, which harvests clients' fields across three "
+    "counties. Each harvest job puts one machine and one operator on a field for a time window; a machine "
+    "or operator can never be in two places at once, machines in repair cannot be used, and rain delays "
+    "jobs. Client field notes and crew rules are in the workspace. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fld-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] A combine job comes as a set: combine, grain cart and semi on the same field and "
+    "window, each with a qualified operator. [judgement_2] Respect ready dates, headers and the crew "
+    "rules. Call finish when done."
 )
 
 

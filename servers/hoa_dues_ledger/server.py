@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Willow Creek HOA dues and collections workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `hoa` CLI in the shell); call finish when done."
+    "You keep the books for the Willow Creek Homeowners Association (212 lots) on behalf of its "
+    "management company. Quarterly dues, special assessments, late fees and violation fines are levied on "
+    "owner accounts; payments are posted against the balance due; delinquent owners move through the "
+    "collection process defined by the board. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like hoa-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `hoa` CLI in the shell) and the "
+    "file tools. Call finish when done."
 )
 
 

@@ -22,9 +22,13 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Incoming inspection lab at Norvik Medical Devices workspace. Today is "
-    "2026-12-01. Start by reading SKILL.md. Use the domain tools and the file tools; call finish when "
-    "done."
+    "You run the incoming inspection queue at Norvik Medical Devices. Each supplier lot that arrives is "
+    "sampled per the AQL plan, tested in the lab (dimensional, hardness, tensile, coating, visual), then "
+    "accepted into stock or rejected. Rejected lots trigger a supplier corrective action request (SCAR), "
+    "and repeat offenders move to probation. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like csup-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -38,17 +38,13 @@ BOARD_MEETING_PANEL: tuple[str, ...] = get_args(BoardMeetingPanel)
 BoardAgendaItemStatus = Literal["scheduled", "discussed", "deferred"]
 BOARD_AGENDA_ITEM_STATUS: tuple[str, ...] = get_args(BoardAgendaItemStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -66,20 +62,6 @@ def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> No
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
 
 
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
-
-
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -91,70 +73,68 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -164,38 +144,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class IrbReviewer:
@@ -204,6 +223,16 @@ class IrbReviewer:
     email: str
     expertise: IrbReviewerExpertise
     max_assignments: int
+
+
+@dataclass
+class IrbReviewerPage(Page):
+    """A page of irb reviewers from a search: `note` says how to get the rest."""
+
+    results: list[IrbReviewer]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -220,6 +249,16 @@ class StudyProtocol:
 
 
 @dataclass
+class StudyProtocolPage(Page):
+    """A page of study protocols from a search: `note` says how to get the rest."""
+
+    results: list[StudyProtocol]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ProtocolAmendment:
     id: str
     study_protocol_id: str
@@ -228,11 +267,31 @@ class ProtocolAmendment:
 
 
 @dataclass
+class ProtocolAmendmentPage(Page):
+    """A page of protocol amendments from a search: `note` says how to get the rest."""
+
+    results: list[ProtocolAmendment]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class BoardMeeting:
     id: str
     meeting_date: str
     panel: BoardMeetingPanel
     agenda_slots: int
+
+
+@dataclass
+class BoardMeetingPage(Page):
+    """A page of board meetings from a search: `note` says how to get the rest."""
+
+    results: list[BoardMeeting]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -248,11 +307,11 @@ class BoardAgendaItem:
 
 @read
 def irb_reviewer_search(tables: Tables, name: str | None = None, expertise: IrbReviewerExpertise | None = None,
-                        limit: int = 20) -> list[IrbReviewer]:
+                        limit: int = 20, offset: int = 0) -> IrbReviewerPage:
     """Find reviewers by name or expertise.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(expertise, "expertise", IRB_REVIEWER_EXPERTISE)
     _rows = [
@@ -260,7 +319,7 @@ def irb_reviewer_search(tables: Tables, name: str | None = None, expertise: IrbR
         if (name is None or _contains(_r.get("name"), name))
         and (expertise is None or _r.get("expertise") == expertise)
     ]
-    return [_as(IrbReviewer, _r) for _r in _by_id(_rows, limit)]
+    return _page(IrbReviewerPage, IrbReviewer, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- study_protocols
@@ -270,11 +329,13 @@ def irb_reviewer_search(tables: Tables, name: str | None = None, expertise: IrbR
 def study_protocol_search(tables: Tables, protocol_number: str | None = None, pi_name: str | None = None,
                           review_path: StudyProtocolReviewPath | None = None,
                           population: StudyProtocolPopulation | None = None, irb_reviewer_id: str | None = None,
-                          status: StudyProtocolStatus | None = None, limit: int = 20) -> list[StudyProtocol]:
+                          status: StudyProtocolStatus | None = None, limit: int = 20,
+                          offset: int = 0) -> StudyProtocolPage:
     """Find protocols by number, PI, path, population, reviewer or status.
 
     protocol_number, pi_name match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(review_path, "review_path", STUDY_PROTOCOL_REVIEW_PATH)
     _check_choice(population, "population", STUDY_PROTOCOL_POPULATION)
@@ -288,7 +349,7 @@ def study_protocol_search(tables: Tables, protocol_number: str | None = None, pi
         and (irb_reviewer_id is None or _r.get("irb_reviewer_id") == irb_reviewer_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(StudyProtocol, _r) for _r in _by_id(_rows, limit)]
+    return _page(StudyProtocolPage, StudyProtocol, _rows, limit, offset)
 
 
 @write
@@ -312,8 +373,9 @@ def study_protocol_submit(tables: Tables, protocol_number: str, title: str, pi_n
         "expires_on": None,
         "status": "submitted",
     }
-    _check_unique(tables["study_protocols"], "protocol_number", _new.get("protocol_number"), _new["id"],
-                  "that protocol number exists: take the next number")
+    _block = _taken(tables["study_protocols"], "protocol_number", _new.get("protocol_number"), _new["id"])
+    if _block:
+        _refuse("study_protocol_submit.unique", "that protocol number exists: take the next number", _block)
     tables["study_protocols"].append(_new)
     return _as(StudyProtocol, _new)
 
@@ -324,8 +386,9 @@ def study_protocol_prescreen(tables: Tables, study_protocol_id: str) -> StudyPro
     _row = find_row(tables, "study_protocols", "id", study_protocol_id, "study protocol",
                     "find study protocol ids with study_protocol_search")
     _new = {**_row, "status": "prescreening"}
-    if _row.get("status") not in ("submitted",):
-        raise ToolFailure("only new submissions are prescreened")
+    _block = _not_among(_row, "status", ("submitted",), "study protocol")
+    if _block:
+        _refuse("study_protocol_prescreen.status_in", "only new submissions are prescreened", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -340,11 +403,15 @@ def study_protocol_assign_reviewer(tables: Tables, study_protocol_id: str,
     _check_ref(tables, "irb_reviewers", irb_reviewer_id, "irb_reviewer_id", "irb reviewer",
                "find irb reviewer ids with irb_reviewer_search")
     _new = {**_row, **_changes, "status": "under_review"}
-    if _row.get("status") not in ("prescreening",):
-        raise ToolFailure("prescreen the protocol before assigning a reviewer")
+    _block = _not_among(_row, "status", ("prescreening",), "study protocol")
+    if _block:
+        _refuse("study_protocol_assign_reviewer.status_in",
+                "prescreen the protocol before assigning a reviewer", _block)
     _capacity = _field_of(tables, "irb_reviewers", _new.get("irb_reviewer_id"), "max_assignments")
-    if _full(tables["study_protocols"], _new, "irb_reviewer_id", "status", _capacity):
-        raise ToolFailure("that reviewer has a full load: choose another reviewer with the same expertise")
+    _block = _full(tables["study_protocols"], _new, "irb_reviewer_id", "status", _capacity)
+    if _block:
+        _refuse("study_protocol_assign_reviewer.capacity",
+                "that reviewer has a full load: choose another reviewer with the same expertise", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -355,8 +422,10 @@ def study_protocol_request_revisions(tables: Tables, study_protocol_id: str) -> 
     _row = find_row(tables, "study_protocols", "id", study_protocol_id, "study protocol",
                     "find study protocol ids with study_protocol_search")
     _new = {**_row, "status": "revisions_requested"}
-    if _row.get("status") not in ("under_review",):
-        raise ToolFailure("only protocols under review can be sent back")
+    _block = _not_among(_row, "status", ("under_review",), "study protocol")
+    if _block:
+        _refuse("study_protocol_request_revisions.status_in",
+                "only protocols under review can be sent back", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -367,8 +436,9 @@ def study_protocol_resubmit(tables: Tables, study_protocol_id: str) -> StudyProt
     _row = find_row(tables, "study_protocols", "id", study_protocol_id, "study protocol",
                     "find study protocol ids with study_protocol_search")
     _new = {**_row, "status": "under_review"}
-    if _row.get("status") not in ("revisions_requested",):
-        raise ToolFailure("no revisions were requested")
+    _block = _not_among(_row, "status", ("revisions_requested",), "study protocol")
+    if _block:
+        _refuse("study_protocol_resubmit.status_in", "no revisions were requested", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -384,8 +454,9 @@ def study_protocol_approve(tables: Tables, study_protocol_id: str, expires_on: s
     _changes = {_k: _v for _k, _v in (("expires_on", expires_on),) if _v is not None}
     _check_date(expires_on, "expires_on")
     _new = {**_row, **_changes, "status": "approved"}
-    if _row.get("status") not in ("under_review",):
-        raise ToolFailure("only protocols under review can be approved")
+    _block = _not_among(_row, "status", ("under_review",), "study protocol")
+    if _block:
+        _refuse("study_protocol_approve.status_in", "only protocols under review can be approved", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -396,8 +467,9 @@ def study_protocol_disapprove(tables: Tables, study_protocol_id: str) -> StudyPr
     _row = find_row(tables, "study_protocols", "id", study_protocol_id, "study protocol",
                     "find study protocol ids with study_protocol_search")
     _new = {**_row, "status": "disapproved"}
-    if _row.get("status") not in ("under_review",):
-        raise ToolFailure("only protocols under review can be disapproved")
+    _block = _not_among(_row, "status", ("under_review",), "study protocol")
+    if _block:
+        _refuse("study_protocol_disapprove.status_in", "only protocols under review can be disapproved", _block)
     _row.update(_new)
     return _as(StudyProtocol, _row)
 
@@ -407,11 +479,12 @@ def study_protocol_disapprove(tables: Tables, study_protocol_id: str) -> StudyPr
 
 @read
 def protocol_amendment_search(tables: Tables, study_protocol_id: str | None = None,
-                              status: ProtocolAmendmentStatus | None = None,
-                              limit: int = 20) -> list[ProtocolAmendment]:
+                              status: ProtocolAmendmentStatus | None = None, limit: int = 20,
+                              offset: int = 0) -> ProtocolAmendmentPage:
     """Find amendments by protocol or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", PROTOCOL_AMENDMENT_STATUS)
     _rows = [
@@ -419,7 +492,7 @@ def protocol_amendment_search(tables: Tables, study_protocol_id: str | None = No
         if (study_protocol_id is None or _r.get("study_protocol_id") == study_protocol_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ProtocolAmendment, _r) for _r in _by_id(_rows, limit)]
+    return _page(ProtocolAmendmentPage, ProtocolAmendment, _rows, limit, offset)
 
 
 @write
@@ -444,8 +517,9 @@ def protocol_amendment_approve(tables: Tables, protocol_amendment_id: str) -> Pr
     _row = find_row(tables, "protocol_amendments", "id", protocol_amendment_id, "protocol amendment",
                     "find protocol amendment ids with protocol_amendment_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("submitted",):
-        raise ToolFailure("only submitted amendments can be approved")
+    _block = _not_among(_row, "status", ("submitted",), "protocol amendment")
+    if _block:
+        _refuse("protocol_amendment_approve.status_in", "only submitted amendments can be approved", _block)
     _row.update(_new)
     return _as(ProtocolAmendment, _row)
 
@@ -455,10 +529,12 @@ def protocol_amendment_approve(tables: Tables, protocol_amendment_id: str) -> Pr
 
 @read
 def board_meeting_search(tables: Tables, meeting_date: str | None = None,
-                         panel: BoardMeetingPanel | None = None, limit: int = 20) -> list[BoardMeeting]:
+                         panel: BoardMeetingPanel | None = None, limit: int = 20,
+                         offset: int = 0) -> BoardMeetingPage:
     """Find board meetings by date or panel.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_date(meeting_date, "meeting_date")
     _check_choice(panel, "panel", BOARD_MEETING_PANEL)
@@ -467,7 +543,7 @@ def board_meeting_search(tables: Tables, meeting_date: str | None = None,
         if (meeting_date is None or _r.get("meeting_date") == meeting_date)
         and (panel is None or _r.get("panel") == panel)
     ]
-    return [_as(BoardMeeting, _r) for _r in _by_id(_rows, limit)]
+    return _page(BoardMeetingPage, BoardMeeting, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- board_agenda_items
@@ -487,15 +563,172 @@ def board_agenda_item_add(tables: Tables, board_meeting_id: str, study_protocol_
         "status": "scheduled",
     }
     _capacity = _field_of(tables, "board_meetings", _new.get("board_meeting_id"), "agenda_slots")
-    if _full(tables["board_agenda_items"], _new, "board_meeting_id", "status", _capacity):
-        raise ToolFailure("that meeting's agenda is full: use the next meeting of the same panel")
-    _check_unique(tables["board_agenda_items"], "study_protocol_id", _new.get("study_protocol_id"), _new["id"],
-                  "the protocol is already on an agenda")
+    _block = _full(tables["board_agenda_items"], _new, "board_meeting_id", "status", _capacity)
+    if _block:
+        _refuse("board_agenda_item_add.capacity",
+                "that meeting's agenda is full: use the next meeting of the same panel", _block)
+    _block = _taken(tables["board_agenda_items"], "study_protocol_id", _new.get("study_protocol_id"),
+                    _new["id"])
+    if _block:
+        _refuse("board_agenda_item_add.unique", "the protocol is already on an agenda", _block)
     tables["board_agenda_items"].append(_new)
     return _as(BoardAgendaItem, _new)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Match reviewer expertise to the protocol's population and topic, and set expires_on from the SOP when approving.",
+     "tools": [], "enforced": False},
+    {"id": "study_protocol_submit.unique", "category": "uniqueness",
+     "rule": "That protocol number exists: take the next number.", "tools": ['study_protocol_submit'],
+     "enforced": True},
+    {"id": "study_protocol_prescreen.status_in", "category": "state_guard",
+     "rule": "Only new submissions are prescreened.", "tools": ['study_protocol_prescreen'], "enforced": True},
+    {"id": "study_protocol_assign_reviewer.status_in", "category": "state_guard",
+     "rule": "Prescreen the protocol before assigning a reviewer.", "tools": ['study_protocol_assign_reviewer'],
+     "enforced": True},
+    {"id": "study_protocol_assign_reviewer.capacity", "category": "capacity",
+     "rule": "That reviewer has a full load: choose another reviewer with the same expertise.",
+     "tools": ['study_protocol_assign_reviewer'], "enforced": True},
+    {"id": "study_protocol_request_revisions.status_in", "category": "state_guard",
+     "rule": "Only protocols under review can be sent back.", "tools": ['study_protocol_request_revisions'],
+     "enforced": True},
+    {"id": "study_protocol_resubmit.status_in", "category": "state_guard",
+     "rule": "No revisions were requested.", "tools": ['study_protocol_resubmit'], "enforced": True},
+    {"id": "study_protocol_approve.status_in", "category": "state_guard",
+     "rule": "Only protocols under review can be approved.", "tools": ['study_protocol_approve'],
+     "enforced": True},
+    {"id": "study_protocol_disapprove.status_in", "category": "state_guard",
+     "rule": "Only protocols under review can be disapproved.", "tools": ['study_protocol_disapprove'],
+     "enforced": True},
+    {"id": "protocol_amendment_approve.status_in", "category": "state_guard",
+     "rule": "Only submitted amendments can be approved.", "tools": ['protocol_amendment_approve'],
+     "enforced": True},
+    {"id": "board_agenda_item_add.capacity", "category": "capacity",
+     "rule": "That meeting's agenda is full: use the next meeting of the same panel.",
+     "tools": ['board_agenda_item_add'], "enforced": True},
+    {"id": "board_agenda_item_add.unique", "category": "uniqueness",
+     "rule": "The protocol is already on an agenda.", "tools": ['board_agenda_item_add'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def irb_reviewer_report(tables: Tables, group_by: Literal["expertise"],
+                        expertise: IrbReviewerExpertise | None = None) -> Report:
+    """Count irb reviewers per value of a field with totals of max_assignments; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(expertise, "expertise", IRB_REVIEWER_EXPERTISE)
+    _check_choice(group_by, "group_by", ("expertise",))
+    _rows = [
+        _r for _r in tables["irb_reviewers"]
+        if (expertise is None or _r.get("expertise") == expertise)
+    ]
+    return _report(_rows, group_by, ("max_assignments",))
+
+
+@read
+def study_protocol_report(tables: Tables,
+                          group_by: Literal["review_path", "population", "irb_reviewer_id", "status"],
+                          review_path: StudyProtocolReviewPath | None = None,
+                          population: StudyProtocolPopulation | None = None, irb_reviewer_id: str | None = None,
+                          status: StudyProtocolStatus | None = None) -> Report:
+    """Count study protocols per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(review_path, "review_path", STUDY_PROTOCOL_REVIEW_PATH)
+    _check_choice(population, "population", STUDY_PROTOCOL_POPULATION)
+    _check_choice(status, "status", STUDY_PROTOCOL_STATUS)
+    _check_choice(group_by, "group_by", ("review_path", "population", "irb_reviewer_id", "status"))
+    _rows = [
+        _r for _r in tables["study_protocols"]
+        if (review_path is None or _r.get("review_path") == review_path)
+        and (population is None or _r.get("population") == population)
+        and (irb_reviewer_id is None or _r.get("irb_reviewer_id") == irb_reviewer_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def protocol_amendment_report(tables: Tables, group_by: Literal["study_protocol_id", "status"],
+                              study_protocol_id: str | None = None,
+                              status: ProtocolAmendmentStatus | None = None) -> Report:
+    """Count protocol amendments per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", PROTOCOL_AMENDMENT_STATUS)
+    _check_choice(group_by, "group_by", ("study_protocol_id", "status"))
+    _rows = [
+        _r for _r in tables["protocol_amendments"]
+        if (study_protocol_id is None or _r.get("study_protocol_id") == study_protocol_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def board_meeting_report(tables: Tables, group_by: Literal["panel"],
+                         panel: BoardMeetingPanel | None = None) -> Report:
+    """Count board meetings per value of a field with totals of agenda_slots; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(panel, "panel", BOARD_MEETING_PANEL)
+    _check_choice(group_by, "group_by", ("panel",))
+    _rows = [
+        _r for _r in tables["board_meetings"]
+        if (panel is None or _r.get("panel") == panel)
+    ]
+    return _report(_rows, group_by, ("agenda_slots",))
+
+
+@read
+def board_agenda_item_report(tables: Tables,
+                             group_by: Literal["board_meeting_id", "study_protocol_id", "status"],
+                             board_meeting_id: str | None = None, study_protocol_id: str | None = None,
+                             status: BoardAgendaItemStatus | None = None) -> Report:
+    """Count board agenda items per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", BOARD_AGENDA_ITEM_STATUS)
+    _check_choice(group_by, "group_by", ("board_meeting_id", "study_protocol_id", "status"))
+    _rows = [
+        _r for _r in tables["board_agenda_items"]
+        if (board_meeting_id is None or _r.get("board_meeting_id") == board_meeting_id)
+        and (study_protocol_id is None or _r.get("study_protocol_id") == study_protocol_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [study_protocol_search, study_protocol_submit, study_protocol_prescreen,
               study_protocol_assign_reviewer, study_protocol_request_revisions, study_protocol_resubmit,
               study_protocol_approve, study_protocol_disapprove, irb_reviewer_search, protocol_amendment_search,
-              protocol_amendment_file, protocol_amendment_approve, board_meeting_search, board_agenda_item_add]
+              protocol_amendment_file, protocol_amendment_approve, board_meeting_search, board_agenda_item_add,
+              read_policies, irb_reviewer_report, study_protocol_report, protocol_amendment_report,
+              board_meeting_report, board_agenda_item_report]
+OPERATION_NAMES = {"study_protocol_search", "study_protocol_submit", "study_protocol_prescreen",
+                   "study_protocol_assign_reviewer", "study_protocol_request_revisions",
+                   "study_protocol_resubmit", "study_protocol_approve", "study_protocol_disapprove",
+                   "irb_reviewer_search", "protocol_amendment_search", "protocol_amendment_file",
+                   "protocol_amendment_approve", "board_meeting_search", "board_agenda_item_add",
+                   "read_policies", "irb_reviewer_report", "study_protocol_report", "protocol_amendment_report",
+                   "board_meeting_report", "board_agenda_item_report"}

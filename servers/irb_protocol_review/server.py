@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the IRB human-subjects protocol review office workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `irb` CLI in the shell); call finish when done."
+    "You support the Institutional Review Board office of a university hospital. Investigators submit "
+    "study protocols; staff prescreen them, assign a reviewer with matching expertise who is not "
+    "overloaded, request revisions, and approve or disapprove. Full-board protocols are placed on a board "
+    "meeting agenda with a fixed number of slots. Amendments to approved studies are tracked. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like irv-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "(or the `irb` CLI in the shell) and the file tools. Policies: [judgement_1] Match reviewer expertise "
+    "to the protocol's population and topic, and set expires_on from the SOP when approving. Call finish "
+    "when done."
 )
 
 

@@ -22,8 +22,13 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Lease renewals at Crescent Residential workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the renewals coordinator at Crescent Residential. Ninety days before a lease ends a "
+    "renewal case is opened, an offer is drafted within the property's allowed rent increase, approved by "
+    "the portfolio manager and sent to the tenant. Tenants accept, decline or give notice; departing "
+    "tenants get a move-out inspection. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like mpr-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Call finish when done."
 )
 
 

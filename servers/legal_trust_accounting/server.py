@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Client trust (IOLTA) accounting workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `trustbook` CLI in the shell); call finish when done."
+    "You help the accounting manager of a small law firm keep its client trust (IOLTA) account in order. "
+    "Retainers and settlement funds are deposited to per-matter client ledgers; disbursements for filing "
+    "fees, experts, settlement payouts and earned fees may never exceed that client's ledger balance. "
+    "Disbursements are requested, approved by a partner and paid; each month a three-way reconciliation "
+    "is run. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have "
+    "ids like cld-0001: search first, then act on the id. A failed write changes nothing, and a refusal "
+    "names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). "
+    "Use the domain tools (or the `trustbook` CLI in the shell) and the file tools. Policies: "
+    "[judgement_1] Check the client's own ledger balance before every disbursement and apply the "
+    "check-clearing rule. [judgement_2] Voiding a disbursement does not re-credit the ledger: record a "
+    "deposit with source \"cost deposit\" for the voided amount. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the LMS grading and SIS grade sync workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `gradebook` CLI in the shell); call finish when done."
+    "You are a teaching assistant's helper for several courses in the learning management system. "
+    "Students' submissions come in, run through a similarity (plagiarism) check, are graded against the "
+    "assignment's maximum points, and grades are released to students and then synced to the student "
+    "information system (SIS). High-similarity submissions are flagged to academic integrity. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like crs-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "(or the `gradebook` CLI in the shell) and the file tools. Policies: [judgement_1] Pipeline: "
+    "similarity check -> (flag, or grade within max_points) -> release -> SIS sync. [judgement_2] Apply "
+    "the late penalty from submitted_at vs the assignment's due_at. Call finish when done."
 )
 
 

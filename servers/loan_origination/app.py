@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -32,17 +31,13 @@ LOAN_APPLICATION_STATUS: tuple[str, ...] = get_args(LoanApplicationStatus)
 UnderwritingConditionStatus = Literal["outstanding", "received", "cleared", "waived"]
 UNDERWRITING_CONDITION_STATUS: tuple[str, ...] = get_args(UnderwritingConditionStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -69,86 +64,61 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -158,38 +128,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class Borrower:
@@ -202,11 +211,31 @@ class Borrower:
 
 
 @dataclass
+class BorrowerPage(Page):
+    """A page of borrowers from a search: `note` says how to get the rest."""
+
+    results: list[Borrower]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class LoanOfficer:
     id: str
     name: str
     nmls_id: str
     max_pipeline: int
+
+
+@dataclass
+class LoanOfficerPage(Page):
+    """A page of loan officers from a search: `note` says how to get the rest."""
+
+    results: list[LoanOfficer]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -221,6 +250,16 @@ class LoanApplication:
 
 
 @dataclass
+class LoanApplicationPage(Page):
+    """A page of loan applications from a search: `note` says how to get the rest."""
+
+    results: list[LoanApplication]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class UnderwritingCondition:
     id: str
     loan_application_id: str
@@ -228,16 +267,28 @@ class UnderwritingCondition:
     status: UnderwritingConditionStatus
 
 
+@dataclass
+class UnderwritingConditionPage(Page):
+    """A page of underwriting conditions from a search: `note` says how to get the rest."""
+
+    results: list[UnderwritingCondition]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- borrowers
 
 
 @read
 def borrower_search(tables: Tables, name: str | None = None, email: str | None = None,
-                    employment: BorrowerEmployment | None = None, limit: int = 20) -> list[Borrower]:
+                    employment: BorrowerEmployment | None = None, limit: int = 20,
+                    offset: int = 0) -> BorrowerPage:
     """Find borrowers by name, email or employment type.
 
     name, email match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(employment, "employment", BORROWER_EMPLOYMENT)
     _rows = [
@@ -246,26 +297,27 @@ def borrower_search(tables: Tables, name: str | None = None, email: str | None =
         and (email is None or _contains(_r.get("email"), email))
         and (employment is None or _r.get("employment") == employment)
     ]
-    return [_as(Borrower, _r) for _r in _by_id(_rows, limit)]
+    return _page(BorrowerPage, Borrower, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- loan_officers
 
 
 @read
-def loan_officer_search(tables: Tables, name: str | None = None, nmls_id: str | None = None,
-                        limit: int = 20) -> list[LoanOfficer]:
+def loan_officer_search(tables: Tables, name: str | None = None, nmls_id: str | None = None, limit: int = 20,
+                        offset: int = 0) -> LoanOfficerPage:
     """Find loan officers and their pipeline limits.
 
     name, nmls_id match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["loan_officers"]
         if (name is None or _contains(_r.get("name"), name))
         and (nmls_id is None or _contains(_r.get("nmls_id"), nmls_id))
     ]
-    return [_as(LoanOfficer, _r) for _r in _by_id(_rows, limit)]
+    return _page(LoanOfficerPage, LoanOfficer, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- loan_applications
@@ -274,11 +326,12 @@ def loan_officer_search(tables: Tables, name: str | None = None, nmls_id: str | 
 @read
 def loan_application_search(tables: Tables, borrower_id: str | None = None, loan_officer_id: str | None = None,
                             product: LoanApplicationProduct | None = None,
-                            status: LoanApplicationStatus | None = None,
-                            limit: int = 20) -> list[LoanApplication]:
+                            status: LoanApplicationStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> LoanApplicationPage:
     """Find applications by borrower, officer, product or stage.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(product, "product", LOAN_APPLICATION_PRODUCT)
     _check_choice(status, "status", LOAN_APPLICATION_STATUS)
@@ -289,7 +342,7 @@ def loan_application_search(tables: Tables, borrower_id: str | None = None, loan
         and (product is None or _r.get("product") == product)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(LoanApplication, _r) for _r in _by_id(_rows, limit)]
+    return _page(LoanApplicationPage, LoanApplication, _rows, limit, offset)
 
 
 @read
@@ -321,8 +374,10 @@ def loan_application_start(tables: Tables, borrower_id: str, loan_officer_id: st
         "status": "started",
     }
     _capacity = _field_of(tables, "loan_officers", _new.get("loan_officer_id"), "max_pipeline")
-    if _full(tables["loan_applications"], _new, "loan_officer_id", "status", _capacity):
-        raise ToolFailure("this loan officer's pipeline is full: assign the borrower to another officer")
+    _block = _full(tables["loan_applications"], _new, "loan_officer_id", "status", _capacity)
+    if _block:
+        _refuse("loan_application_start.capacity",
+                "this loan officer's pipeline is full: assign the borrower to another officer", _block)
     tables["loan_applications"].append(_new)
     return _as(LoanApplication, _new)
 
@@ -333,8 +388,9 @@ def loan_application_submit(tables: Tables, loan_application_id: str) -> LoanApp
     _row = find_row(tables, "loan_applications", "id", loan_application_id, "loan application",
                     "find loan application ids with loan_application_search")
     _new = {**_row, "status": "submitted"}
-    if _row.get("status") not in ("started",):
-        raise ToolFailure("only started applications can be submitted")
+    _block = _not_among(_row, "status", ("started",), "loan application")
+    if _block:
+        _refuse("loan_application_submit.status_in", "only started applications can be submitted", _block)
     _row.update(_new)
     return _as(LoanApplication, _row)
 
@@ -345,8 +401,10 @@ def loan_application_conditionally_approve(tables: Tables, loan_application_id: 
     _row = find_row(tables, "loan_applications", "id", loan_application_id, "loan application",
                     "find loan application ids with loan_application_search")
     _new = {**_row, "status": "conditionally_approved"}
-    if _row.get("status") not in ("submitted", "in_underwriting"):
-        raise ToolFailure("the application must be in underwriting to be approved")
+    _block = _not_among(_row, "status", ("submitted", "in_underwriting"), "loan application")
+    if _block:
+        _refuse("loan_application_conditionally_approve.status_in",
+                "the application must be in underwriting to be approved", _block)
     _row.update(_new)
     return _as(LoanApplication, _row)
 
@@ -357,8 +415,10 @@ def loan_application_clear_to_close(tables: Tables, loan_application_id: str) ->
     _row = find_row(tables, "loan_applications", "id", loan_application_id, "loan application",
                     "find loan application ids with loan_application_search")
     _new = {**_row, "status": "clear_to_close"}
-    if _row.get("status") not in ("conditionally_approved",):
-        raise ToolFailure("only conditionally approved loans can be cleared to close; check the outstanding conditions")
+    _block = _not_among(_row, "status", ("conditionally_approved",), "loan application")
+    if _block:
+        _refuse("loan_application_clear_to_close.status_in",
+                "only conditionally approved loans can be cleared to close; check the outstanding conditions", _block)
     _row.update(_new)
     return _as(LoanApplication, _row)
 
@@ -369,8 +429,9 @@ def loan_application_fund(tables: Tables, loan_application_id: str) -> LoanAppli
     _row = find_row(tables, "loan_applications", "id", loan_application_id, "loan application",
                     "find loan application ids with loan_application_search")
     _new = {**_row, "status": "funded"}
-    if _row.get("status") not in ("clear_to_close",):
-        raise ToolFailure("the loan must be clear-to-close before funding")
+    _block = _not_among(_row, "status", ("clear_to_close",), "loan application")
+    if _block:
+        _refuse("loan_application_fund.status_in", "the loan must be clear-to-close before funding", _block)
     _row.update(_new)
     return _as(LoanApplication, _row)
 
@@ -381,8 +442,10 @@ def loan_application_deny(tables: Tables, loan_application_id: str) -> LoanAppli
     _row = find_row(tables, "loan_applications", "id", loan_application_id, "loan application",
                     "find loan application ids with loan_application_search")
     _new = {**_row, "status": "denied"}
-    if _row.get("status") not in ("submitted", "in_underwriting", "conditionally_approved"):
-        raise ToolFailure("only applications in underwriting can be denied")
+    _block = _not_among(_row, "status", ("submitted", "in_underwriting", "conditionally_approved"),
+                        "loan application")
+    if _block:
+        _refuse("loan_application_deny.status_in", "only applications in underwriting can be denied", _block)
     _row.update(_new)
     return _as(LoanApplication, _row)
 
@@ -392,11 +455,12 @@ def loan_application_deny(tables: Tables, loan_application_id: str) -> LoanAppli
 
 @read
 def underwriting_condition_search(tables: Tables, loan_application_id: str | None = None,
-                                  status: UnderwritingConditionStatus | None = None,
-                                  limit: int = 20) -> list[UnderwritingCondition]:
+                                  status: UnderwritingConditionStatus | None = None, limit: int = 20,
+                                  offset: int = 0) -> UnderwritingConditionPage:
     """List the conditions of an application.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", UNDERWRITING_CONDITION_STATUS)
     _rows = [
@@ -404,7 +468,7 @@ def underwriting_condition_search(tables: Tables, loan_application_id: str | Non
         if (loan_application_id is None or _r.get("loan_application_id") == loan_application_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(UnderwritingCondition, _r) for _r in _by_id(_rows, limit)]
+    return _page(UnderwritingConditionPage, UnderwritingCondition, _rows, limit, offset)
 
 
 @write
@@ -431,8 +495,9 @@ def underwriting_condition_receive(tables: Tables, underwriting_condition_id: st
                     "underwriting condition",
                     "find underwriting condition ids with underwriting_condition_search")
     _new = {**_row, "status": "received"}
-    if _row.get("status") not in ("outstanding",):
-        raise ToolFailure("the condition is not outstanding")
+    _block = _not_among(_row, "status", ("outstanding",), "underwriting condition")
+    if _block:
+        _refuse("underwriting_condition_receive.status_in", "the condition is not outstanding", _block)
     _row.update(_new)
     return _as(UnderwritingCondition, _row)
 
@@ -444,14 +509,126 @@ def underwriting_condition_clear(tables: Tables, underwriting_condition_id: str)
                     "underwriting condition",
                     "find underwriting condition ids with underwriting_condition_search")
     _new = {**_row, "status": "cleared"}
-    if _row.get("status") not in ("received",):
-        raise ToolFailure("the borrower's document must be received before the condition is cleared")
+    _block = _not_among(_row, "status", ("received",), "underwriting condition")
+    if _block:
+        _refuse("underwriting_condition_clear.status_in",
+                "the borrower's document must be received before the condition is cleared", _block)
     _row.update(_new)
     return _as(UnderwritingCondition, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Check the borrower's credit score and LTV against the product table before starting an application.",
+     "tools": [], "enforced": False},
+    {"id": "loan_application_start.capacity", "category": "capacity",
+     "rule": "This loan officer's pipeline is full: assign the borrower to another officer.",
+     "tools": ['loan_application_start'], "enforced": True},
+    {"id": "loan_application_submit.status_in", "category": "state_guard",
+     "rule": "Only started applications can be submitted.", "tools": ['loan_application_submit'],
+     "enforced": True},
+    {"id": "loan_application_conditionally_approve.status_in", "category": "state_guard",
+     "rule": "The application must be in underwriting to be approved.",
+     "tools": ['loan_application_conditionally_approve'], "enforced": True},
+    {"id": "loan_application_clear_to_close.status_in", "category": "state_guard",
+     "rule": "Only conditionally approved loans can be cleared to close; check the outstanding conditions.",
+     "tools": ['loan_application_clear_to_close'], "enforced": True},
+    {"id": "loan_application_fund.status_in", "category": "state_guard",
+     "rule": "The loan must be clear-to-close before funding.", "tools": ['loan_application_fund'],
+     "enforced": True},
+    {"id": "loan_application_deny.status_in", "category": "state_guard",
+     "rule": "Only applications in underwriting can be denied.", "tools": ['loan_application_deny'],
+     "enforced": True},
+    {"id": "underwriting_condition_receive.status_in", "category": "state_guard",
+     "rule": "The condition is not outstanding.", "tools": ['underwriting_condition_receive'],
+     "enforced": True},
+    {"id": "underwriting_condition_clear.status_in", "category": "state_guard",
+     "rule": "The borrower's document must be received before the condition is cleared.",
+     "tools": ['underwriting_condition_clear'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def borrower_report(tables: Tables, group_by: Literal["employment"],
+                    employment: BorrowerEmployment | None = None) -> Report:
+    """Count borrowers per value of a field with totals of credit_score, annual_income; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(employment, "employment", BORROWER_EMPLOYMENT)
+    _check_choice(group_by, "group_by", ("employment",))
+    _rows = [
+        _r for _r in tables["borrowers"]
+        if (employment is None or _r.get("employment") == employment)
+    ]
+    return _report(_rows, group_by, ("credit_score", "annual_income"))
+
+
+@read
+def loan_application_report(tables: Tables,
+                            group_by: Literal["borrower_id", "loan_officer_id", "product", "status"],
+                            borrower_id: str | None = None, loan_officer_id: str | None = None,
+                            product: LoanApplicationProduct | None = None,
+                            status: LoanApplicationStatus | None = None) -> Report:
+    """Count loan applications per value of a field with totals of amount, ltv; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(product, "product", LOAN_APPLICATION_PRODUCT)
+    _check_choice(status, "status", LOAN_APPLICATION_STATUS)
+    _check_choice(group_by, "group_by", ("borrower_id", "loan_officer_id", "product", "status"))
+    _rows = [
+        _r for _r in tables["loan_applications"]
+        if (borrower_id is None or _r.get("borrower_id") == borrower_id)
+        and (loan_officer_id is None or _r.get("loan_officer_id") == loan_officer_id)
+        and (product is None or _r.get("product") == product)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount", "ltv"))
+
+
+@read
+def underwriting_condition_report(tables: Tables, group_by: Literal["loan_application_id", "status"],
+                                  loan_application_id: str | None = None,
+                                  status: UnderwritingConditionStatus | None = None) -> Report:
+    """Count underwriting conditions per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", UNDERWRITING_CONDITION_STATUS)
+    _check_choice(group_by, "group_by", ("loan_application_id", "status"))
+    _rows = [
+        _r for _r in tables["underwriting_conditions"]
+        if (loan_application_id is None or _r.get("loan_application_id") == loan_application_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [borrower_search, loan_officer_search, loan_application_search, loan_application_get,
               loan_application_start, loan_application_submit, loan_application_conditionally_approve,
               loan_application_clear_to_close, loan_application_fund, loan_application_deny,
               underwriting_condition_search, underwriting_condition_add, underwriting_condition_receive,
-              underwriting_condition_clear]
+              underwriting_condition_clear, read_policies, borrower_report, loan_application_report,
+              underwriting_condition_report]
+OPERATION_NAMES = {"borrower_search", "loan_officer_search", "loan_application_search", "loan_application_get",
+                   "loan_application_start", "loan_application_submit",
+                   "loan_application_conditionally_approve", "loan_application_clear_to_close",
+                   "loan_application_fund", "loan_application_deny", "underwriting_condition_search",
+                   "underwriting_condition_add", "underwriting_condition_receive",
+                   "underwriting_condition_clear", "read_policies", "borrower_report",
+                   "loan_application_report", "underwriting_condition_report"}

@@ -22,9 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Cedar Ridge Credit Union mortgage origination workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `loanops` CLI in the shell); call finish "
-    "when done."
+    "You are the processing assistant for the mortgage team at Cedar Ridge Credit Union. Loan officers "
+    "take applications; each officer carries a limited pipeline. Applications move through submission, "
+    "underwriting, conditional approval, clear-to-close and funding; underwriters attach conditions that "
+    "borrowers satisfy before closing. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like bor-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `loanops` CLI in the shell) and the "
+    "file tools. Policies: [judgement_1] Check the borrower's credit score and LTV against the product "
+    "table before starting an application. Call finish when done."
 )
 
 

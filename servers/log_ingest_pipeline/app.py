@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -29,18 +29,6 @@ LogSourcePipelineState = Literal["active", "throttled", "disabled"]
 LOG_SOURCE_PIPELINE_STATE: tuple[str, ...] = get_args(LogSourcePipelineState)
 IngestBatchStatus = Literal["queued", "indexed", "failed", "retrying", "dead_lettered", "dropped"]
 INGEST_BATCH_STATUS: tuple[str, ...] = get_args(IngestBatchStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -67,22 +55,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -94,59 +66,56 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -171,23 +140,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class LogSource:
@@ -199,11 +218,31 @@ class LogSource:
 
 
 @dataclass
+class LogSourcePage(Page):
+    """A page of log sources from a search: `note` says how to get the rest."""
+
+    results: list[LogSource]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class LogIndex:
     id: str
     name: str
     retention_days: int
     quota_left_mb: int  # ingest quota left today; resets 00:00 UTC
+
+
+@dataclass
+class LogIndexPage(Page):
+    """A page of log indexs from a search: `note` says how to get the rest."""
+
+    results: list[LogIndex]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -219,17 +258,28 @@ class IngestBatch:
     status: IngestBatchStatus
 
 
+@dataclass
+class IngestBatchPage(Page):
+    """A page of ingest batchs from a search: `note` says how to get the rest."""
+
+    results: list[IngestBatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- log_sources
 
 
 @read
 def log_source_search(tables: Tables, name: str | None = None, format: LogSourceFormat | None = None,
                       owner_team: str | None = None, pipeline_state: LogSourcePipelineState | None = None,
-                      limit: int = 20) -> list[LogSource]:
+                      limit: int = 20, offset: int = 0) -> LogSourcePage:
     """Find log sources by name, format, owner team or pipeline state.
 
     name, owner_team match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(format, "format", LOG_SOURCE_FORMAT)
     _check_choice(pipeline_state, "pipeline_state", LOG_SOURCE_PIPELINE_STATE)
@@ -240,7 +290,7 @@ def log_source_search(tables: Tables, name: str | None = None, format: LogSource
         and (owner_team is None or _contains(_r.get("owner_team"), owner_team))
         and (pipeline_state is None or _r.get("pipeline_state") == pipeline_state)
     ]
-    return [_as(LogSource, _r) for _r in _by_id(_rows, limit)]
+    return _page(LogSourcePage, LogSource, _rows, limit, offset)
 
 
 @write
@@ -249,8 +299,9 @@ def log_source_throttle(tables: Tables, log_source_id: str) -> LogSource:
     _row = find_row(tables, "log_sources", "id", log_source_id, "log source",
                     "find log source ids with log_source_search")
     _new = {**_row, "pipeline_state": "throttled"}
-    if _row.get("pipeline_state") not in ("active",):
-        raise ToolFailure("only active sources can be throttled")
+    _block = _not_among(_row, "pipeline_state", ("active",), "log source")
+    if _block:
+        _refuse("log_source_throttle.status_in", "only active sources can be throttled", _block)
     _row.update(_new)
     return _as(LogSource, _row)
 
@@ -261,8 +312,9 @@ def log_source_disable(tables: Tables, log_source_id: str) -> LogSource:
     _row = find_row(tables, "log_sources", "id", log_source_id, "log source",
                     "find log source ids with log_source_search")
     _new = {**_row, "pipeline_state": "disabled"}
-    if _row.get("pipeline_state") not in ("active", "throttled"):
-        raise ToolFailure("the source is already disabled")
+    _block = _not_among(_row, "pipeline_state", ("active", "throttled"), "log source")
+    if _block:
+        _refuse("log_source_disable.status_in", "the source is already disabled", _block)
     _row.update(_new)
     return _as(LogSource, _row)
 
@@ -273,8 +325,9 @@ def log_source_enable(tables: Tables, log_source_id: str) -> LogSource:
     _row = find_row(tables, "log_sources", "id", log_source_id, "log source",
                     "find log source ids with log_source_search")
     _new = {**_row, "pipeline_state": "active"}
-    if _row.get("pipeline_state") not in ("throttled", "disabled"):
-        raise ToolFailure("the source is already active")
+    _block = _not_among(_row, "pipeline_state", ("throttled", "disabled"), "log source")
+    if _block:
+        _refuse("log_source_enable.status_in", "the source is already active", _block)
     _row.update(_new)
     return _as(LogSource, _row)
 
@@ -283,17 +336,17 @@ def log_source_enable(tables: Tables, log_source_id: str) -> LogSource:
 
 
 @read
-def log_index_search(tables: Tables, name: str | None = None, limit: int = 20) -> list[LogIndex]:
+def log_index_search(tables: Tables, name: str | None = None, limit: int = 20, offset: int = 0) -> LogIndexPage:
     """Find indexes and their remaining daily quota.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _rows = [
         _r for _r in tables["log_indexs"]
         if (name is None or _contains(_r.get("name"), name))
     ]
-    return [_as(LogIndex, _r) for _r in _by_id(_rows, limit)]
+    return _page(LogIndexPage, LogIndex, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- ingest_batchs
@@ -301,12 +354,12 @@ def log_index_search(tables: Tables, name: str | None = None, limit: int = 20) -
 
 @read
 def ingest_batch_search(tables: Tables, log_source_id: str | None = None, log_index_id: str | None = None,
-                        error: str | None = None, status: IngestBatchStatus | None = None,
-                        limit: int = 20) -> list[IngestBatch]:
+                        error: str | None = None, status: IngestBatchStatus | None = None, limit: int = 20,
+                        offset: int = 0) -> IngestBatchPage:
     """Find batches by source, index, error or status.
 
     error matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", INGEST_BATCH_STATUS)
     _rows = [
@@ -316,7 +369,7 @@ def ingest_batch_search(tables: Tables, log_source_id: str | None = None, log_in
         and (error is None or _contains(_r.get("error"), error))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(IngestBatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(IngestBatchPage, IngestBatch, _rows, limit, offset)
 
 
 @read
@@ -353,8 +406,10 @@ def ingest_batch_enqueue(tables: Tables, log_source_id: str, log_index_id: str, 
         "status": "queued",
     }
     _have = _field_of(tables, "log_indexs", _new.get("log_index_id"), "quota_left_mb")
-    if _short(_have, _new.get("size_mb")):
-        raise ToolFailure("the index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset")
+    _block = _short(_have, _new.get("size_mb"), "log index", _new.get("log_index_id"), "quota_left_mb")
+    if _block:
+        _refuse("ingest_batch_enqueue.at_least",
+                "the index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset", _block)
     _target_log_index_id = _target(tables, "log_indexs", _new.get("log_index_id"), "log index")
     tables["ingest_batchs"].append(_new)
     if _target_log_index_id is not None and _new.get("size_mb") is not None:
@@ -368,8 +423,9 @@ def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBat
     _row = find_row(tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch",
                     "find ingest batch ids with ingest_batch_search")
     _new = {**_row, "status": "indexed"}
-    if _row.get("status") not in ("queued", "retrying"):
-        raise ToolFailure("only queued or retrying batches can be indexed")
+    _block = _not_among(_row, "status", ("queued", "retrying"), "ingest batch")
+    if _block:
+        _refuse("ingest_batch_mark_indexed.status_in", "only queued or retrying batches can be indexed", _block)
     _row.update(_new)
     return _as(IngestBatch, _row)
 
@@ -382,8 +438,9 @@ def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     _fail_if_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("queued", "retrying"):
-        raise ToolFailure("only batches in flight can fail")
+    _block = _not_among(_row, "status", ("queued", "retrying"), "ingest batch")
+    if _block:
+        _refuse("ingest_batch_mark_failed.status_in", "only batches in flight can fail", _block)
     _row.update(_new)
     return _as(IngestBatch, _row)
 
@@ -396,8 +453,9 @@ def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> I
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     _check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "retrying"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches can be retried")
+    _block = _not_among(_row, "status", ("failed",), "ingest batch")
+    if _block:
+        _refuse("ingest_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return _as(IngestBatch, _row)
 
@@ -408,8 +466,9 @@ def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatc
     _row = find_row(tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch",
                     "find ingest batch ids with ingest_batch_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed batches go to dead letter")
+    _block = _not_among(_row, "status", ("failed",), "ingest batch")
+    if _block:
+        _refuse("ingest_batch_dead_letter.status_in", "only failed batches go to dead letter", _block)
     _row.update(_new)
     return _as(IngestBatch, _row)
 
@@ -420,12 +479,100 @@ def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     _row = find_row(tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch",
                     "find ingest batch ids with ingest_batch_search")
     _new = {**_row, "status": "dropped"}
-    if _row.get("status") not in ("dead_lettered",):
-        raise ToolFailure("only dead-lettered batches can be dropped")
+    _block = _not_among(_row, "status", ("dead_lettered",), "ingest batch")
+    if _block:
+        _refuse("ingest_batch_drop.status_in", "only dead-lettered batches can be dropped", _block)
     _row.update(_new)
     return _as(IngestBatch, _row)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Triage failed batches by their error class from the runbook: transient errors are retried, permanent ones dead-lettered.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Never drop or throttle security sources.",
+     "tools": [], "enforced": False},
+    {"id": "log_source_throttle.status_in", "category": "state_guard",
+     "rule": "Only active sources can be throttled.", "tools": ['log_source_throttle'], "enforced": True},
+    {"id": "log_source_disable.status_in", "category": "state_guard", "rule": "The source is already disabled.",
+     "tools": ['log_source_disable'], "enforced": True},
+    {"id": "log_source_enable.status_in", "category": "state_guard", "rule": "The source is already active.",
+     "tools": ['log_source_enable'], "enforced": True},
+    {"id": "ingest_batch_enqueue.at_least", "category": "threshold",
+     "rule": "The index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset.",
+     "tools": ['ingest_batch_enqueue'], "enforced": True},
+    {"id": "ingest_batch_mark_indexed.status_in", "category": "state_guard",
+     "rule": "Only queued or retrying batches can be indexed.", "tools": ['ingest_batch_mark_indexed'],
+     "enforced": True},
+    {"id": "ingest_batch_mark_failed.status_in", "category": "state_guard",
+     "rule": "Only batches in flight can fail.", "tools": ['ingest_batch_mark_failed'], "enforced": True},
+    {"id": "ingest_batch_retry.status_in", "category": "state_guard",
+     "rule": "Only failed batches can be retried.", "tools": ['ingest_batch_retry'], "enforced": True},
+    {"id": "ingest_batch_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed batches go to dead letter.", "tools": ['ingest_batch_dead_letter'], "enforced": True},
+    {"id": "ingest_batch_drop.status_in", "category": "state_guard",
+     "rule": "Only dead-lettered batches can be dropped.", "tools": ['ingest_batch_drop'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def log_source_report(tables: Tables, group_by: Literal["format", "pipeline_state"],
+                      format: LogSourceFormat | None = None,
+                      pipeline_state: LogSourcePipelineState | None = None) -> Report:
+    """Count log sources per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(format, "format", LOG_SOURCE_FORMAT)
+    _check_choice(pipeline_state, "pipeline_state", LOG_SOURCE_PIPELINE_STATE)
+    _check_choice(group_by, "group_by", ("format", "pipeline_state"))
+    _rows = [
+        _r for _r in tables["log_sources"]
+        if (format is None or _r.get("format") == format)
+        and (pipeline_state is None or _r.get("pipeline_state") == pipeline_state)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def ingest_batch_report(tables: Tables, group_by: Literal["log_source_id", "log_index_id", "status"],
+                        log_source_id: str | None = None, log_index_id: str | None = None,
+                        status: IngestBatchStatus | None = None) -> Report:
+    """Count ingest batchs per value of a field with totals of size_mb, events, attempts; optional filters narrow
+    the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", INGEST_BATCH_STATUS)
+    _check_choice(group_by, "group_by", ("log_source_id", "log_index_id", "status"))
+    _rows = [
+        _r for _r in tables["ingest_batchs"]
+        if (log_source_id is None or _r.get("log_source_id") == log_source_id)
+        and (log_index_id is None or _r.get("log_index_id") == log_index_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("size_mb", "events", "attempts"))
+
+
 OPERATIONS = [log_source_search, log_source_throttle, log_source_disable, log_source_enable, log_index_search,
               ingest_batch_search, ingest_batch_get, ingest_batch_enqueue, ingest_batch_mark_indexed,
-              ingest_batch_mark_failed, ingest_batch_retry, ingest_batch_dead_letter, ingest_batch_drop]
+              ingest_batch_mark_failed, ingest_batch_retry, ingest_batch_dead_letter, ingest_batch_drop,
+              read_policies, log_source_report, ingest_batch_report]
+OPERATION_NAMES = {"log_source_search", "log_source_throttle", "log_source_disable", "log_source_enable",
+                   "log_index_search", "ingest_batch_search", "ingest_batch_get", "ingest_batch_enqueue",
+                   "ingest_batch_mark_indexed", "ingest_batch_mark_failed", "ingest_batch_retry",
+                   "ingest_batch_dead_letter", "ingest_batch_drop", "read_policies", "log_source_report",
+                   "ingest_batch_report"}

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Quarry observability log-ingest pipeline workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `quarry` CLI in the shell); call finish when done."
+    "You operate the log-ingest pipeline of Quarry, an internal observability platform. Shippers on each "
+    "log source send batches that are queued against a target index; each index has a daily ingest quota "
+    "in megabytes. Batches get indexed, or fail on parse errors and mapping conflicts and are retried "
+    "with backoff, dead-lettered after three attempts, and finally replayed or dropped. Noisy sources can "
+    "be throttled or disabled. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like src-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `quarry` CLI in the shell) and the "
+    "file tools. Policies: [judgement_1] Triage failed batches by their error class from the runbook: "
+    "transient errors are retried, permanent ones dead-lettered. [judgement_2] Never drop or throttle "
+    "security sources. Call finish when done."
 )
 
 

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Magazine print ad sales to press workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `adsales` CLI in the shell); call finish when done."
+    "You support the ad operations coordinator of a monthly lifestyle magazine. Sales books insertion "
+    "orders for advertisers into upcoming issues, each issue having a fixed number of ad pages and each "
+    "advertiser a credit line. Advertisers upload creative files that must pass preflight (CMYK, 300 "
+    "dpi); passing ads are placed on pages before the issue goes to the printer and are invoiced "
+    "afterwards. Rate card and ad specs are in the workspace. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like adv-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `adsales` CLI in the "
+    "shell) and the file tools. Policies: [judgement_1] Price bookings from the rate card (agency "
+    "discount, volume discount), then check issue ad pages and advertiser credit. [judgement_2] Preflight "
+    "with the spec: colour profile and dpi decide pass or fail. Call finish when done."
 )
 
 

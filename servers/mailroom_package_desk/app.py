@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -36,17 +36,13 @@ PICKUP_NOTICE_CHANNEL: tuple[str, ...] = get_args(PickupNoticeChannel)
 PickupNoticeStatus = Literal["pending", "delivered", "acknowledged", "bounced"]
 PICKUP_NOTICE_STATUS: tuple[str, ...] = get_args(PickupNoticeStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -73,22 +69,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -100,59 +80,68 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -168,32 +157,77 @@ def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[s
     return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class MailRecipient:
@@ -206,12 +240,32 @@ class MailRecipient:
 
 
 @dataclass
+class MailRecipientPage(Page):
+    """A page of mail recipients from a search: `note` says how to get the rest."""
+
+    results: list[MailRecipient]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ParcelLocker:
     id: str
     slot_code: str
     bank: ParcelLockerBank
     size: ParcelLockerSize
     slots: int
+
+
+@dataclass
+class ParcelLockerPage(Page):
+    """A page of parcel lockers from a search: `note` says how to get the rest."""
+
+    results: list[ParcelLocker]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -227,6 +281,16 @@ class InboundParcel:
 
 
 @dataclass
+class InboundParcelPage(Page):
+    """A page of inbound parcels from a search: `note` says how to get the rest."""
+
+    results: list[InboundParcel]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PickupNotice:
     id: str
     inbound_parcel_id: str
@@ -236,16 +300,27 @@ class PickupNotice:
     status: PickupNoticeStatus
 
 
+@dataclass
+class PickupNoticePage(Page):
+    """A page of pickup notices from a search: `note` says how to get the rest."""
+
+    results: list[PickupNotice]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- mail_recipients
 
 
 @read
 def mail_recipient_search(tables: Tables, name: str | None = None, email: str | None = None,
-                          department: str | None = None, limit: int = 20) -> list[MailRecipient]:
+                          department: str | None = None, limit: int = 20, offset: int = 0) -> MailRecipientPage:
     """Find a recipient by name, email or department.
 
     name, email, department match any part of the text, ignoring case; other filters must match exactly. Returns
-    at most `limit` rows, in id order.
+    at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when
+    results were cut.
     """
     _rows = [
         _r for _r in tables["mail_recipients"]
@@ -253,7 +328,7 @@ def mail_recipient_search(tables: Tables, name: str | None = None, email: str | 
         and (email is None or _contains(_r.get("email"), email))
         and (department is None or _contains(_r.get("department"), department))
     ]
-    return [_as(MailRecipient, _r) for _r in _by_id(_rows, limit)]
+    return _page(MailRecipientPage, MailRecipient, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- parcel_lockers
@@ -261,10 +336,12 @@ def mail_recipient_search(tables: Tables, name: str | None = None, email: str | 
 
 @read
 def parcel_locker_search(tables: Tables, bank: ParcelLockerBank | None = None,
-                         size: ParcelLockerSize | None = None, limit: int = 20) -> list[ParcelLocker]:
+                         size: ParcelLockerSize | None = None, limit: int = 20,
+                         offset: int = 0) -> ParcelLockerPage:
     """Find locker slots by bank or size.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(bank, "bank", PARCEL_LOCKER_BANK)
     _check_choice(size, "size", PARCEL_LOCKER_SIZE)
@@ -273,7 +350,7 @@ def parcel_locker_search(tables: Tables, bank: ParcelLockerBank | None = None,
         if (bank is None or _r.get("bank") == bank)
         and (size is None or _r.get("size") == size)
     ]
-    return [_as(ParcelLocker, _r) for _r in _by_id(_rows, limit)]
+    return _page(ParcelLockerPage, ParcelLocker, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- inbound_parcels
@@ -283,11 +360,12 @@ def parcel_locker_search(tables: Tables, bank: ParcelLockerBank | None = None,
 def inbound_parcel_search(tables: Tables, tracking_number: str | None = None,
                           carrier: InboundParcelCarrier | None = None, mail_recipient_id: str | None = None,
                           parcel_locker_id: str | None = None, status: InboundParcelStatus | None = None,
-                          limit: int = 20) -> list[InboundParcel]:
+                          limit: int = 20, offset: int = 0) -> InboundParcelPage:
     """Find parcels by tracking number, carrier, recipient, locker or status.
 
     tracking_number matches any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(carrier, "carrier", INBOUND_PARCEL_CARRIER)
     _check_choice(status, "status", INBOUND_PARCEL_STATUS)
@@ -299,7 +377,7 @@ def inbound_parcel_search(tables: Tables, tracking_number: str | None = None,
         and (parcel_locker_id is None or _r.get("parcel_locker_id") == parcel_locker_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(InboundParcel, _r) for _r in _by_id(_rows, limit)]
+    return _page(InboundParcelPage, InboundParcel, _rows, limit, offset)
 
 
 @read
@@ -334,11 +412,15 @@ def inbound_parcel_log(tables: Tables, tracking_number: str, carrier: InboundPar
         "perishable": perishable if perishable is not None else False,
         "status": "logged",
     }
-    _check_unique(tables["inbound_parcels"], "tracking_number", _new.get("tracking_number"), _new["id"],
-                  "this tracking number is already logged: search it instead of logging twice")
+    _block = _taken(tables["inbound_parcels"], "tracking_number", _new.get("tracking_number"), _new["id"])
+    if _block:
+        _refuse("inbound_parcel_log.unique",
+                "this tracking number is already logged: search it instead of logging twice", _block)
     _capacity = _field_of(tables, "parcel_lockers", _new.get("parcel_locker_id"), "slots")
-    if _full(tables["inbound_parcels"], _new, "parcel_locker_id", "status", _capacity):
-        raise ToolFailure("that locker is full: pick another slot of the same size (parcel_locker_search)")
+    _block = _full(tables["inbound_parcels"], _new, "parcel_locker_id", "status", _capacity)
+    if _block:
+        _refuse("inbound_parcel_log.capacity",
+                "that locker is full: pick another slot of the same size (parcel_locker_search)", _block)
     tables["inbound_parcels"].append(_new)
     return _as(InboundParcel, _new)
 
@@ -349,8 +431,9 @@ def inbound_parcel_release(tables: Tables, inbound_parcel_id: str) -> InboundPar
     _row = find_row(tables, "inbound_parcels", "id", inbound_parcel_id, "inbound parcel",
                     "find inbound parcel ids with inbound_parcel_search")
     _new = {**_row, "status": "picked_up"}
-    if _row.get("status") not in ("logged", "notified"):
-        raise ToolFailure("this parcel is no longer in the mailroom")
+    _block = _not_among(_row, "status", ("logged", "notified"), "inbound parcel")
+    if _block:
+        _refuse("inbound_parcel_release.status_in", "this parcel is no longer in the mailroom", _block)
     _row.update(_new)
     return _as(InboundParcel, _row)
 
@@ -361,8 +444,10 @@ def inbound_parcel_return_to_sender(tables: Tables, inbound_parcel_id: str) -> I
     _row = find_row(tables, "inbound_parcels", "id", inbound_parcel_id, "inbound parcel",
                     "find inbound parcel ids with inbound_parcel_search")
     _new = {**_row, "status": "returned_to_sender"}
-    if _row.get("status") not in ("notified",):
-        raise ToolFailure("notify the recipient before returning a parcel")
+    _block = _not_among(_row, "status", ("notified",), "inbound parcel")
+    if _block:
+        _refuse("inbound_parcel_return_to_sender.status_in",
+                "notify the recipient before returning a parcel", _block)
     _row.update(_new)
     return _as(InboundParcel, _row)
 
@@ -397,10 +482,11 @@ def pickup_notice_queue(tables: Tables, inbound_parcel_id: str, channel: PickupN
 @read
 def pickup_notice_search(tables: Tables, inbound_parcel_id: str | None = None,
                          channel: PickupNoticeChannel | None = None, status: PickupNoticeStatus | None = None,
-                         limit: int = 20) -> list[PickupNotice]:
+                         limit: int = 20, offset: int = 0) -> PickupNoticePage:
     """Find notices by parcel, channel or delivery status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(channel, "channel", PICKUP_NOTICE_CHANNEL)
     _check_choice(status, "status", PICKUP_NOTICE_STATUS)
@@ -410,7 +496,7 @@ def pickup_notice_search(tables: Tables, inbound_parcel_id: str | None = None,
         and (channel is None or _r.get("channel") == channel)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PickupNotice, _r) for _r in _by_id(_rows, limit)]
+    return _page(PickupNoticePage, PickupNotice, _rows, limit, offset)
 
 
 @write
@@ -419,8 +505,9 @@ def pickup_notice_mark_delivered(tables: Tables, pickup_notice_id: str) -> Picku
     _row = find_row(tables, "pickup_notices", "id", pickup_notice_id, "pickup notice",
                     "find pickup notice ids with pickup_notice_search")
     _new = {**_row, "status": "delivered"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("only pending notices get a delivery receipt")
+    _block = _not_among(_row, "status", ("pending",), "pickup notice")
+    if _block:
+        _refuse("pickup_notice_mark_delivered.status_in", "only pending notices get a delivery receipt", _block)
     _row.update(_new)
     return _as(PickupNotice, _row)
 
@@ -431,8 +518,9 @@ def pickup_notice_mark_bounced(tables: Tables, pickup_notice_id: str) -> PickupN
     _row = find_row(tables, "pickup_notices", "id", pickup_notice_id, "pickup notice",
                     "find pickup notice ids with pickup_notice_search")
     _new = {**_row, "status": "bounced"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("only pending notices can bounce")
+    _block = _not_among(_row, "status", ("pending",), "pickup notice")
+    if _block:
+        _refuse("pickup_notice_mark_bounced.status_in", "only pending notices can bounce", _block)
     _row.update(_new)
     return _as(PickupNotice, _row)
 
@@ -443,13 +531,141 @@ def pickup_notice_acknowledge(tables: Tables, pickup_notice_id: str) -> PickupNo
     _row = find_row(tables, "pickup_notices", "id", pickup_notice_id, "pickup notice",
                     "find pickup notice ids with pickup_notice_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("delivered",):
-        raise ToolFailure("the notice has not been delivered yet")
+    _block = _not_among(_row, "status", ("delivered",), "pickup notice")
+    if _block:
+        _refuse("pickup_notice_acknowledge.status_in", "the notice has not been delivered yet", _block)
     _row.update(_new)
     return _as(PickupNotice, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement", "rule": "A parcel is only done when it is picked_up.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "When a notice bounces, queue a new one on a different channel with attempt+1.", "tools": [],
+     "enforced": False},
+    {"id": "inbound_parcel_log.unique", "category": "uniqueness",
+     "rule": "This tracking number is already logged: search it instead of logging twice.",
+     "tools": ['inbound_parcel_log'], "enforced": True},
+    {"id": "inbound_parcel_log.capacity", "category": "capacity",
+     "rule": "That locker is full: pick another slot of the same size (parcel_locker_search).",
+     "tools": ['inbound_parcel_log'], "enforced": True},
+    {"id": "pickup_notice_mark_delivered.status_in", "category": "state_guard",
+     "rule": "Only pending notices get a delivery receipt.", "tools": ['pickup_notice_mark_delivered'],
+     "enforced": True},
+    {"id": "pickup_notice_mark_bounced.status_in", "category": "state_guard",
+     "rule": "Only pending notices can bounce.", "tools": ['pickup_notice_mark_bounced'], "enforced": True},
+    {"id": "pickup_notice_acknowledge.status_in", "category": "state_guard",
+     "rule": "The notice has not been delivered yet.", "tools": ['pickup_notice_acknowledge'],
+     "enforced": True},
+    {"id": "inbound_parcel_release.status_in", "category": "state_guard",
+     "rule": "This parcel is no longer in the mailroom.", "tools": ['inbound_parcel_release'],
+     "enforced": True},
+    {"id": "inbound_parcel_return_to_sender.status_in", "category": "state_guard",
+     "rule": "Notify the recipient before returning a parcel.", "tools": ['inbound_parcel_return_to_sender'],
+     "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def mail_recipient_report(tables: Tables, group_by: Literal["preferred_channel"],
+                          preferred_channel: MailRecipientPreferredChannel | None = None) -> Report:
+    """Count mail recipients per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(preferred_channel, "preferred_channel", MAIL_RECIPIENT_PREFERRED_CHANNEL)
+    _check_choice(group_by, "group_by", ("preferred_channel",))
+    _rows = [
+        _r for _r in tables["mail_recipients"]
+        if (preferred_channel is None or _r.get("preferred_channel") == preferred_channel)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def parcel_locker_report(tables: Tables, group_by: Literal["bank", "size"],
+                         bank: ParcelLockerBank | None = None, size: ParcelLockerSize | None = None) -> Report:
+    """Count parcel lockers per value of a field with totals of slots; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(bank, "bank", PARCEL_LOCKER_BANK)
+    _check_choice(size, "size", PARCEL_LOCKER_SIZE)
+    _check_choice(group_by, "group_by", ("bank", "size"))
+    _rows = [
+        _r for _r in tables["parcel_lockers"]
+        if (bank is None or _r.get("bank") == bank)
+        and (size is None or _r.get("size") == size)
+    ]
+    return _report(_rows, group_by, ("slots",))
+
+
+@read
+def inbound_parcel_report(tables: Tables,
+                          group_by: Literal["carrier", "mail_recipient_id", "parcel_locker_id", "perishable", "status"],
+                          carrier: InboundParcelCarrier | None = None, mail_recipient_id: str | None = None,
+                          parcel_locker_id: str | None = None, perishable: bool | None = None,
+                          status: InboundParcelStatus | None = None) -> Report:
+    """Count inbound parcels per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(carrier, "carrier", INBOUND_PARCEL_CARRIER)
+    _check_choice(status, "status", INBOUND_PARCEL_STATUS)
+    _check_choice(group_by, "group_by", ("carrier", "mail_recipient_id", "parcel_locker_id", "perishable", "status"))
+    _rows = [
+        _r for _r in tables["inbound_parcels"]
+        if (carrier is None or _r.get("carrier") == carrier)
+        and (mail_recipient_id is None or _r.get("mail_recipient_id") == mail_recipient_id)
+        and (parcel_locker_id is None or _r.get("parcel_locker_id") == parcel_locker_id)
+        and (perishable is None or _r.get("perishable") == perishable)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def pickup_notice_report(tables: Tables, group_by: Literal["inbound_parcel_id", "channel", "status"],
+                         inbound_parcel_id: str | None = None, channel: PickupNoticeChannel | None = None,
+                         status: PickupNoticeStatus | None = None) -> Report:
+    """Count pickup notices per value of a field with totals of attempt; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(channel, "channel", PICKUP_NOTICE_CHANNEL)
+    _check_choice(status, "status", PICKUP_NOTICE_STATUS)
+    _check_choice(group_by, "group_by", ("inbound_parcel_id", "channel", "status"))
+    _rows = [
+        _r for _r in tables["pickup_notices"]
+        if (inbound_parcel_id is None or _r.get("inbound_parcel_id") == inbound_parcel_id)
+        and (channel is None or _r.get("channel") == channel)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("attempt",))
 
 
 OPERATIONS = [mail_recipient_search, parcel_locker_search, inbound_parcel_search, inbound_parcel_get,
               inbound_parcel_log, pickup_notice_queue, pickup_notice_search, pickup_notice_mark_delivered,
               pickup_notice_mark_bounced, pickup_notice_acknowledge, inbound_parcel_release,
-              inbound_parcel_return_to_sender]
+              inbound_parcel_return_to_sender, read_policies, mail_recipient_report, parcel_locker_report,
+              inbound_parcel_report, pickup_notice_report]
+OPERATION_NAMES = {"mail_recipient_search", "parcel_locker_search", "inbound_parcel_search",
+                   "inbound_parcel_get", "inbound_parcel_log", "pickup_notice_queue", "pickup_notice_search",
+                   "pickup_notice_mark_delivered", "pickup_notice_mark_bounced", "pickup_notice_acknowledge",
+                   "inbound_parcel_release", "inbound_parcel_return_to_sender", "read_policies",
+                   "mail_recipient_report", "parcel_locker_report", "inbound_parcel_report",
+                   "pickup_notice_report"}

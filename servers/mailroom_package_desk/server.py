@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Mailroom parcel lockers and pickup notices workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the mailroom at Fenwick Tower. Carriers drop parcels all day; each one is logged, put in "
+    "a locker bank slot, and the recipient is notified by email, Slack or SMS. Notices go out "
+    "asynchronously and come back delivered, bounced or acknowledged; parcels unclaimed after 10 days go "
+    "back to the sender. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like rcp-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools and the file tools. Policies: [judgement_1] A parcel is only done "
+    "when it is picked_up. [judgement_2] When a notice bounces, queue a new one on a different channel "
+    "with attempt+1. Call finish when done."
 )
 
 

@@ -22,14 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with Bazaarly marketplace seller onboarding. You coordinate seller onboarding at "
-    "Bazaarly, an online marketplace. Each applicant is assigned to a reviewer with open capacity, passes "
-    "KYC checks (business registration, owner ID, bank account, tax id), has sample listings reviewed for "
-    "catalog quality, receives a contract and finally goes live. Today is 2026-12-01; dates are "
-    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like orv-0001: search first, then act on the "
-    "id. A failed write changes nothing. An application moves to catalog review only when all four KYC "
-    "checks passed, and to contract only when at least three sample listings are approved (each needs 3+ "
-    "images). Grocery sellers need a compliance-team reviewer. Call finish when done."
+    "You coordinate seller onboarding at Bazaarly, an online marketplace. Each applicant is assigned to a "
+    "reviewer with open capacity, passes KYC checks (business registration, owner ID, bank account, tax "
+    "id), has sample listings reviewed for catalog quality, receives a contract and finally goes live. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "orv-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
+    "Policies: [judgement_1] An application moves to catalog review only when all four KYC checks passed, "
+    "and to contract only when at least three sample listings are approved (each needs 3+ images). "
+    "[judgement_2] Grocery sellers need a compliance-team reviewer. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -33,27 +33,10 @@ METER_READ_STATUS: tuple[str, ...] = get_args(MeterReadStatus)
 CustomerBillStatus = Literal["drafted", "held_for_review", "approved", "posted"]
 CUSTOMER_BILL_STATUS: tuple[str, ...] = get_args(CustomerBillStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
-
 
 def _as(record: type, row: dict[str, Any]) -> Any:
     """The row as its entity's dataclass (the typed output of a tool)."""
     return record(**{key: row.get(key) for key in record.__dataclass_fields__})
-
-
-def _fail_if_blank(value: str | None, field: str) -> None:
-    if value is not None and not value.strip():
-        raise ToolFailure(f"{field} is empty: give it a value")
 
 
 def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> None:
@@ -70,11 +53,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -86,77 +64,57 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
@@ -165,32 +123,77 @@ def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[s
     return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class ServicePoint:
@@ -203,11 +206,31 @@ class ServicePoint:
 
 
 @dataclass
+class ServicePointPage(Page):
+    """A page of service points from a search: `note` says how to get the rest."""
+
+    results: list[ServicePoint]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class BillingCycleRun:
     id: str
     cycle: str
     period: str
     status: BillingCycleRunStatus
+
+
+@dataclass
+class BillingCycleRunPage(Page):
+    """A page of billing cycle runs from a search: `note` says how to get the rest."""
+
+    results: list[BillingCycleRun]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -221,6 +244,16 @@ class MeterRead:
 
 
 @dataclass
+class MeterReadPage(Page):
+    """A page of meter reads from a search: `note` says how to get the rest."""
+
+    results: list[MeterRead]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class CustomerBill:
     id: str
     service_point_id: str
@@ -229,17 +262,28 @@ class CustomerBill:
     status: CustomerBillStatus
 
 
+@dataclass
+class CustomerBillPage(Page):
+    """A page of customer bills from a search: `note` says how to get the rest."""
+
+    results: list[CustomerBill]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- service_points
 
 
 @read
 def service_point_search(tables: Tables, meter_number: str | None = None, premise_address: str | None = None,
                          rate_class: ServicePointRateClass | None = None, cycle: str | None = None,
-                         limit: int = 20) -> list[ServicePoint]:
+                         limit: int = 20, offset: int = 0) -> ServicePointPage:
     """Find service points by meter, address, rate class or cycle.
 
     meter_number, premise_address, cycle match any part of the text, ignoring case; other filters must match
-    exactly. Returns at most `limit` rows, in id order.
+    exactly. Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the
+    rest when results were cut.
     """
     _check_choice(rate_class, "rate_class", SERVICE_POINT_RATE_CLASS)
     _rows = [
@@ -249,7 +293,7 @@ def service_point_search(tables: Tables, meter_number: str | None = None, premis
         and (rate_class is None or _r.get("rate_class") == rate_class)
         and (cycle is None or _contains(_r.get("cycle"), cycle))
     ]
-    return [_as(ServicePoint, _r) for _r in _by_id(_rows, limit)]
+    return _page(ServicePointPage, ServicePoint, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- billing_cycle_runs
@@ -257,12 +301,13 @@ def service_point_search(tables: Tables, meter_number: str | None = None, premis
 
 @read
 def billing_cycle_run_search(tables: Tables, cycle: str | None = None, period: str | None = None,
-                             status: BillingCycleRunStatus | None = None,
-                             limit: int = 20) -> list[BillingCycleRun]:
+                             status: BillingCycleRunStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> BillingCycleRunPage:
     """Find billing cycle runs.
 
     cycle, period match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", BILLING_CYCLE_RUN_STATUS)
     _rows = [
@@ -271,7 +316,7 @@ def billing_cycle_run_search(tables: Tables, cycle: str | None = None, period: s
         and (period is None or _contains(_r.get("period"), period))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(BillingCycleRun, _r) for _r in _by_id(_rows, limit)]
+    return _page(BillingCycleRunPage, BillingCycleRun, _rows, limit, offset)
 
 
 @write
@@ -280,8 +325,10 @@ def billing_cycle_run_close_reads(tables: Tables, billing_cycle_run_id: str) -> 
     _row = find_row(tables, "billing_cycle_runs", "id", billing_cycle_run_id, "billing cycle run",
                     "find billing cycle run ids with billing_cycle_run_search")
     _new = {**_row, "status": "reads_complete"}
-    if _row.get("status") not in ("open",):
-        raise ToolFailure("read collection is already closed for this cycle")
+    _block = _not_among(_row, "status", ("open",), "billing cycle run")
+    if _block:
+        _refuse("billing_cycle_run_close_reads.status_in",
+                "read collection is already closed for this cycle", _block)
     _row.update(_new)
     return _as(BillingCycleRun, _row)
 
@@ -292,10 +339,11 @@ def billing_cycle_run_close_reads(tables: Tables, billing_cycle_run_id: str) -> 
 @read
 def meter_read_search(tables: Tables, service_point_id: str | None = None,
                       status: MeterReadStatus | None = None, read_type: MeterReadReadType | None = None,
-                      read_date: str | None = None, limit: int = 20) -> list[MeterRead]:
+                      read_date: str | None = None, limit: int = 20, offset: int = 0) -> MeterReadPage:
     """Find reads by service point, status, type or date.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", METER_READ_STATUS)
     _check_choice(read_type, "read_type", METER_READ_READ_TYPE)
@@ -307,7 +355,7 @@ def meter_read_search(tables: Tables, service_point_id: str | None = None,
         and (read_type is None or _r.get("read_type") == read_type)
         and (read_date is None or _r.get("read_date") == read_date)
     ]
-    return [_as(MeterRead, _r) for _r in _by_id(_rows, limit)]
+    return _page(MeterReadPage, MeterRead, _rows, limit, offset)
 
 
 @read
@@ -323,8 +371,9 @@ def meter_read_validate(tables: Tables, meter_read_id: str) -> MeterRead:
     _row = find_row(tables, "meter_reads", "id", meter_read_id, "meter read",
                     "find meter read ids with meter_read_search")
     _new = {**_row, "status": "validated"}
-    if _row.get("status") not in ("received",):
-        raise ToolFailure("only received reads can be validated")
+    _block = _not_among(_row, "status", ("received",), "meter read")
+    if _block:
+        _refuse("meter_read_validate.status_in", "only received reads can be validated", _block)
     _row.update(_new)
     return _as(MeterRead, _row)
 
@@ -335,8 +384,9 @@ def meter_read_fail_validation(tables: Tables, meter_read_id: str) -> MeterRead:
     _row = find_row(tables, "meter_reads", "id", meter_read_id, "meter read",
                     "find meter read ids with meter_read_search")
     _new = {**_row, "status": "failed_validation"}
-    if _row.get("status") not in ("received",):
-        raise ToolFailure("only received reads can fail validation")
+    _block = _not_among(_row, "status", ("received",), "meter read")
+    if _block:
+        _refuse("meter_read_fail_validation.status_in", "only received reads can fail validation", _block)
     _row.update(_new)
     return _as(MeterRead, _row)
 
@@ -351,8 +401,9 @@ def meter_read_estimate(tables: Tables, meter_read_id: str, kwh: float | None = 
     _check_range(kwh, "kwh", 0, 9000)
     _check_choice(read_type, "read_type", METER_READ_READ_TYPE)
     _new = {**_row, **_changes, "status": "estimated"}
-    if _row.get("status") not in ("failed_validation",):
-        raise ToolFailure("only failed reads are estimated")
+    _block = _not_among(_row, "status", ("failed_validation",), "meter read")
+    if _block:
+        _refuse("meter_read_estimate.status_in", "only failed reads are estimated", _block)
     _row.update(_new)
     return _as(MeterRead, _row)
 
@@ -376,8 +427,9 @@ def customer_bill_calculate(tables: Tables, service_point_id: str, meter_read_id
         "amount": amount,
         "status": "drafted",
     }
-    _check_unique(tables["customer_bills"], "meter_read_id", _new.get("meter_read_id"), _new["id"],
-                  "this read was already billed")
+    _block = _taken(tables["customer_bills"], "meter_read_id", _new.get("meter_read_id"), _new["id"])
+    if _block:
+        _refuse("customer_bill_calculate.unique", "this read was already billed", _block)
     _target_meter_read_id = _target(tables, "meter_reads", _new.get("meter_read_id"), "meter read")
     tables["customer_bills"].append(_new)
     if _target_meter_read_id is not None:
@@ -387,10 +439,12 @@ def customer_bill_calculate(tables: Tables, service_point_id: str, meter_read_id
 
 @read
 def customer_bill_search(tables: Tables, service_point_id: str | None = None, meter_read_id: str | None = None,
-                         status: CustomerBillStatus | None = None, limit: int = 20) -> list[CustomerBill]:
+                         status: CustomerBillStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> CustomerBillPage:
     """Find bills by service point, read or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", CUSTOMER_BILL_STATUS)
     _rows = [
@@ -399,7 +453,7 @@ def customer_bill_search(tables: Tables, service_point_id: str | None = None, me
         and (meter_read_id is None or _r.get("meter_read_id") == meter_read_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(CustomerBill, _r) for _r in _by_id(_rows, limit)]
+    return _page(CustomerBillPage, CustomerBill, _rows, limit, offset)
 
 
 @write
@@ -408,8 +462,9 @@ def customer_bill_hold(tables: Tables, customer_bill_id: str) -> CustomerBill:
     _row = find_row(tables, "customer_bills", "id", customer_bill_id, "customer bill",
                     "find customer bill ids with customer_bill_search")
     _new = {**_row, "status": "held_for_review"}
-    if _row.get("status") not in ("drafted",):
-        raise ToolFailure("only drafted bills can be held")
+    _block = _not_among(_row, "status", ("drafted",), "customer bill")
+    if _block:
+        _refuse("customer_bill_hold.status_in", "only drafted bills can be held", _block)
     _row.update(_new)
     return _as(CustomerBill, _row)
 
@@ -420,8 +475,9 @@ def customer_bill_approve(tables: Tables, customer_bill_id: str) -> CustomerBill
     _row = find_row(tables, "customer_bills", "id", customer_bill_id, "customer bill",
                     "find customer bill ids with customer_bill_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("drafted", "held_for_review"):
-        raise ToolFailure("the bill is already approved or posted")
+    _block = _not_among(_row, "status", ("drafted", "held_for_review"), "customer bill")
+    if _block:
+        _refuse("customer_bill_approve.status_in", "the bill is already approved or posted", _block)
     _row.update(_new)
     return _as(CustomerBill, _row)
 
@@ -432,13 +488,127 @@ def customer_bill_post(tables: Tables, customer_bill_id: str) -> CustomerBill:
     _row = find_row(tables, "customer_bills", "id", customer_bill_id, "customer bill",
                     "find customer bill ids with customer_bill_search")
     _new = {**_row, "status": "posted"}
-    if _row.get("status") not in ("approved",):
-        raise ToolFailure("bills must be approved before posting")
+    _block = _not_among(_row, "status", ("approved",), "customer bill")
+    if _block:
+        _refuse("customer_bill_post.status_in", "bills must be approved before posting", _block)
     _row.update(_new)
     return _as(CustomerBill, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "billing_cycle_run_close_reads.status_in", "category": "state_guard",
+     "rule": "Read collection is already closed for this cycle.", "tools": ['billing_cycle_run_close_reads'],
+     "enforced": True},
+    {"id": "meter_read_validate.status_in", "category": "state_guard",
+     "rule": "Only received reads can be validated.", "tools": ['meter_read_validate'], "enforced": True},
+    {"id": "meter_read_fail_validation.status_in", "category": "state_guard",
+     "rule": "Only received reads can fail validation.", "tools": ['meter_read_fail_validation'],
+     "enforced": True},
+    {"id": "meter_read_estimate.status_in", "category": "state_guard",
+     "rule": "Only failed reads are estimated.", "tools": ['meter_read_estimate'], "enforced": True},
+    {"id": "customer_bill_calculate.unique", "category": "uniqueness", "rule": "This read was already billed.",
+     "tools": ['customer_bill_calculate'], "enforced": True},
+    {"id": "customer_bill_hold.status_in", "category": "state_guard", "rule": "Only drafted bills can be held.",
+     "tools": ['customer_bill_hold'], "enforced": True},
+    {"id": "customer_bill_approve.status_in", "category": "state_guard",
+     "rule": "The bill is already approved or posted.", "tools": ['customer_bill_approve'], "enforced": True},
+    {"id": "customer_bill_post.status_in", "category": "state_guard",
+     "rule": "Bills must be approved before posting.", "tools": ['customer_bill_post'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def service_point_report(tables: Tables, group_by: Literal["rate_class"],
+                         rate_class: ServicePointRateClass | None = None) -> Report:
+    """Count service points per value of a field with totals of avg_monthly_kwh; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(rate_class, "rate_class", SERVICE_POINT_RATE_CLASS)
+    _check_choice(group_by, "group_by", ("rate_class",))
+    _rows = [
+        _r for _r in tables["service_points"]
+        if (rate_class is None or _r.get("rate_class") == rate_class)
+    ]
+    return _report(_rows, group_by, ("avg_monthly_kwh",))
+
+
+@read
+def billing_cycle_run_report(tables: Tables, group_by: Literal["status"],
+                             status: BillingCycleRunStatus | None = None) -> Report:
+    """Count billing cycle runs per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", BILLING_CYCLE_RUN_STATUS)
+    _check_choice(group_by, "group_by", ("status",))
+    _rows = [
+        _r for _r in tables["billing_cycle_runs"]
+        if (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def meter_read_report(tables: Tables, group_by: Literal["service_point_id", "read_type", "status"],
+                      service_point_id: str | None = None, read_type: MeterReadReadType | None = None,
+                      status: MeterReadStatus | None = None) -> Report:
+    """Count meter reads per value of a field with totals of kwh; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(read_type, "read_type", METER_READ_READ_TYPE)
+    _check_choice(status, "status", METER_READ_STATUS)
+    _check_choice(group_by, "group_by", ("service_point_id", "read_type", "status"))
+    _rows = [
+        _r for _r in tables["meter_reads"]
+        if (service_point_id is None or _r.get("service_point_id") == service_point_id)
+        and (read_type is None or _r.get("read_type") == read_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("kwh",))
+
+
+@read
+def customer_bill_report(tables: Tables, group_by: Literal["service_point_id", "meter_read_id", "status"],
+                         service_point_id: str | None = None, meter_read_id: str | None = None,
+                         status: CustomerBillStatus | None = None) -> Report:
+    """Count customer bills per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", CUSTOMER_BILL_STATUS)
+    _check_choice(group_by, "group_by", ("service_point_id", "meter_read_id", "status"))
+    _rows = [
+        _r for _r in tables["customer_bills"]
+        if (service_point_id is None or _r.get("service_point_id") == service_point_id)
+        and (meter_read_id is None or _r.get("meter_read_id") == meter_read_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
 
 
 OPERATIONS = [service_point_search, billing_cycle_run_search, billing_cycle_run_close_reads, meter_read_search,
               meter_read_get, meter_read_validate, meter_read_fail_validation, meter_read_estimate,
               customer_bill_calculate, customer_bill_search, customer_bill_hold, customer_bill_approve,
-              customer_bill_post]
+              customer_bill_post, read_policies, service_point_report, billing_cycle_run_report,
+              meter_read_report, customer_bill_report]
+OPERATION_NAMES = {"service_point_search", "billing_cycle_run_search", "billing_cycle_run_close_reads",
+                   "meter_read_search", "meter_read_get", "meter_read_validate", "meter_read_fail_validation",
+                   "meter_read_estimate", "customer_bill_calculate", "customer_bill_search",
+                   "customer_bill_hold", "customer_bill_approve", "customer_bill_post", "read_policies",
+                   "service_point_report", "billing_cycle_run_report", "meter_read_report",
+                   "customer_bill_report"}

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Meter-to-bill pipeline at Coastal Power & Light workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You work in billing operations at Coastal Power & Light. Each billing cycle, smart-meter reads come "
+    "in and go through validation, editing and estimation (VEE): good reads are validated, bad reads fail "
+    "and are replaced by estimates. Each usable read produces one customer bill, which is reviewed if "
+    "unusual, approved and posted to the customer's account. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like spt-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Call "
+    "finish when done."
 )
 
 

@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Imaging core facility instrument booking workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `corebook` CLI in the shell); call finish when "
-    "done."
+    "You assist the manager of a university imaging core. Researchers from many labs book sessions on "
+    "shared microscopes; a scope runs one session at a time and a user cannot be on two scopes at once. "
+    "Users must be trained on a microscope before booking it unassisted, sessions are confirmed, run and "
+    "finished, and scopes go offline for service. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like mic-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `corebook` CLI in the shell) and "
+    "the file tools. Policies: [judgement_1] Before booking an unassisted session, check "
+    "scope_training_search for a passed training on that microscope; otherwise book an assisted session "
+    "in working hours. Call finish when done."
 )
 
 

@@ -22,8 +22,13 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Month-end close for Larkspur Software workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the controller of Larkspur Software close the November 2026 books. The close runs as a "
+    "pipeline: reconcile each balance-sheet account against its statement, raise adjusting journal "
+    "entries for the differences, submit and post them, and tick off the close checklist. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like gla-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "and the file tools. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -38,17 +38,13 @@ PHOTO_ASSET_RIGHTS: tuple[str, ...] = get_args(PhotoAssetRights)
 PhotoAssetStatus = Literal["pending", "cleared", "rejected"]
 PHOTO_ASSET_STATUS: tuple[str, ...] = get_args(PhotoAssetStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -75,11 +71,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -91,70 +82,68 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -164,38 +153,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class StaffReporter:
@@ -207,11 +235,31 @@ class StaffReporter:
 
 
 @dataclass
+class StaffReporterPage(Page):
+    """A page of staff reporters from a search: `note` says how to get the rest."""
+
+    results: list[StaffReporter]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PrintEdition:
     id: str
     edition_date: str
     section: PrintEditionSection
     story_slots: int
+
+
+@dataclass
+class PrintEditionPage(Page):
+    """A page of print editions from a search: `note` says how to get the rest."""
+
+    results: list[PrintEdition]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -228,6 +276,16 @@ class NewsStory:
 
 
 @dataclass
+class NewsStoryPage(Page):
+    """A page of news stories from a search: `note` says how to get the rest."""
+
+    results: list[NewsStory]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class PhotoAsset:
     id: str
     news_story_id: str
@@ -237,16 +295,26 @@ class PhotoAsset:
     status: PhotoAssetStatus
 
 
+@dataclass
+class PhotoAssetPage(Page):
+    """A page of photo assets from a search: `note` says how to get the rest."""
+
+    results: list[PhotoAsset]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- staff_reporters
 
 
 @read
 def staff_reporter_search(tables: Tables, name: str | None = None, beat: StaffReporterBeat | None = None,
-                          limit: int = 20) -> list[StaffReporter]:
+                          limit: int = 20, offset: int = 0) -> StaffReporterPage:
     """Find reporters by name or beat.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(beat, "beat", STAFF_REPORTER_BEAT)
     _rows = [
@@ -254,7 +322,7 @@ def staff_reporter_search(tables: Tables, name: str | None = None, beat: StaffRe
         if (name is None or _contains(_r.get("name"), name))
         and (beat is None or _r.get("beat") == beat)
     ]
-    return [_as(StaffReporter, _r) for _r in _by_id(_rows, limit)]
+    return _page(StaffReporterPage, StaffReporter, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- print_editions
@@ -262,10 +330,12 @@ def staff_reporter_search(tables: Tables, name: str | None = None, beat: StaffRe
 
 @read
 def print_edition_search(tables: Tables, edition_date: str | None = None,
-                         section: PrintEditionSection | None = None, limit: int = 20) -> list[PrintEdition]:
+                         section: PrintEditionSection | None = None, limit: int = 20,
+                         offset: int = 0) -> PrintEditionPage:
     """Find print editions by date or section.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_date(edition_date, "edition_date")
     _check_choice(section, "section", PRINT_EDITION_SECTION)
@@ -274,7 +344,7 @@ def print_edition_search(tables: Tables, edition_date: str | None = None,
         if (edition_date is None or _r.get("edition_date") == edition_date)
         and (section is None or _r.get("section") == section)
     ]
-    return [_as(PrintEdition, _r) for _r in _by_id(_rows, limit)]
+    return _page(PrintEditionPage, PrintEdition, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- news_stories
@@ -284,11 +354,12 @@ def print_edition_search(tables: Tables, edition_date: str | None = None,
 def news_story_search(tables: Tables, slug: str | None = None, headline: str | None = None,
                       beat: NewsStoryBeat | None = None, staff_reporter_id: str | None = None,
                       legal_sensitivity: NewsStoryLegalSensitivity | None = None,
-                      status: NewsStoryStatus | None = None, limit: int = 20) -> list[NewsStory]:
+                      status: NewsStoryStatus | None = None, limit: int = 20, offset: int = 0) -> NewsStoryPage:
     """Find stories by slug, headline, beat, reporter, sensitivity or stage.
 
     slug, headline match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(beat, "beat", NEWS_STORY_BEAT)
     _check_choice(legal_sensitivity, "legal_sensitivity", NEWS_STORY_LEGAL_SENSITIVITY)
@@ -302,7 +373,7 @@ def news_story_search(tables: Tables, slug: str | None = None, headline: str | N
         and (legal_sensitivity is None or _r.get("legal_sensitivity") == legal_sensitivity)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(NewsStory, _r) for _r in _by_id(_rows, limit)]
+    return _page(NewsStoryPage, NewsStory, _rows, limit, offset)
 
 
 @write
@@ -326,8 +397,9 @@ def news_story_pitch(tables: Tables, slug: str, headline: str, beat: NewsStoryBe
         "print_edition_id": None,
         "status": "pitched",
     }
-    _check_unique(tables["news_stories"], "slug", _new.get("slug"), _new["id"],
-                  "that slug is taken: add a suffix")
+    _block = _taken(tables["news_stories"], "slug", _new.get("slug"), _new["id"])
+    if _block:
+        _refuse("news_story_pitch.unique", "that slug is taken: add a suffix", _block)
     tables["news_stories"].append(_new)
     return _as(NewsStory, _new)
 
@@ -341,11 +413,14 @@ def news_story_assign(tables: Tables, news_story_id: str, staff_reporter_id: str
     _check_ref(tables, "staff_reporters", staff_reporter_id, "staff_reporter_id", "staff reporter",
                "find staff reporter ids with staff_reporter_search")
     _new = {**_row, **_changes, "status": "assigned"}
-    if _row.get("status") not in ("pitched",):
-        raise ToolFailure("only pitched stories are assigned")
+    _block = _not_among(_row, "status", ("pitched",), "news story")
+    if _block:
+        _refuse("news_story_assign.status_in", "only pitched stories are assigned", _block)
     _capacity = _field_of(tables, "staff_reporters", _new.get("staff_reporter_id"), "max_active_stories")
-    if _full(tables["news_stories"], _new, "staff_reporter_id", "status", _capacity):
-        raise ToolFailure("that reporter is at their active-story limit: assign someone else on the beat")
+    _block = _full(tables["news_stories"], _new, "staff_reporter_id", "status", _capacity)
+    if _block:
+        _refuse("news_story_assign.capacity",
+                "that reporter is at their active-story limit: assign someone else on the beat", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -356,8 +431,9 @@ def news_story_file_to_copy(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "copy_edit"}
-    if _row.get("status") not in ("assigned", "drafting"):
-        raise ToolFailure("the story has not been assigned to a reporter")
+    _block = _not_among(_row, "status", ("assigned", "drafting"), "news story")
+    if _block:
+        _refuse("news_story_file_to_copy.status_in", "the story has not been assigned to a reporter", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -368,8 +444,9 @@ def news_story_send_to_legal(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "legal_review"}
-    if _row.get("status") not in ("copy_edit",):
-        raise ToolFailure("copy-edit before legal review")
+    _block = _not_among(_row, "status", ("copy_edit",), "news story")
+    if _block:
+        _refuse("news_story_send_to_legal.status_in", "copy-edit before legal review", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -380,10 +457,13 @@ def news_story_mark_ready(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "ready"}
-    if _row.get("status") not in ("copy_edit",):
-        raise ToolFailure("the story has not been copy-edited")
-    if _row.get("legal_sensitivity") not in ("routine",):
-        raise ToolFailure("this story names a private person or alleges wrongdoing: send it to legal")
+    _block = _not_among(_row, "status", ("copy_edit",), "news story")
+    if _block:
+        _refuse("news_story_mark_ready.status_in", "the story has not been copy-edited", _block)
+    _block = _not_among(_row, "legal_sensitivity", ("routine",), "news story")
+    if _block:
+        _refuse("news_story_mark_ready.field_equals",
+                "this story names a private person or alleges wrongdoing: send it to legal", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -394,8 +474,9 @@ def news_story_clear_legal(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "ready"}
-    if _row.get("status") not in ("legal_review",):
-        raise ToolFailure("the story is not with legal")
+    _block = _not_among(_row, "status", ("legal_review",), "news story")
+    if _block:
+        _refuse("news_story_clear_legal.status_in", "the story is not with legal", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -406,8 +487,9 @@ def news_story_publish(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "published"}
-    if _row.get("status") not in ("ready",):
-        raise ToolFailure("only ready stories are published")
+    _block = _not_among(_row, "status", ("ready",), "news story")
+    if _block:
+        _refuse("news_story_publish.status_in", "only ready stories are published", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -423,11 +505,14 @@ def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_i
     _check_ref(tables, "print_editions", print_edition_id, "print_edition_id", "print edition",
                "find print edition ids with print_edition_search")
     _new = {**_row, **_changes}
-    if _row.get("status") not in ("ready", "published"):
-        raise ToolFailure("only ready or published stories go in print")
+    _block = _not_among(_row, "status", ("ready", "published"), "news story")
+    if _block:
+        _refuse("news_story_slot_in_print.status_in", "only ready or published stories go in print", _block)
     _capacity = _field_of(tables, "print_editions", _new.get("print_edition_id"), "story_slots")
-    if _full(tables["news_stories"], _new, "print_edition_id", "status", _capacity):
-        raise ToolFailure("that edition's section is full: use the next day's edition")
+    _block = _full(tables["news_stories"], _new, "print_edition_id", "status", _capacity)
+    if _block:
+        _refuse("news_story_slot_in_print.capacity",
+                "that edition's section is full: use the next day's edition", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -438,8 +523,10 @@ def news_story_spike(tables: Tables, news_story_id: str) -> NewsStory:
     _row = find_row(tables, "news_stories", "id", news_story_id, "news story",
                     "find news story ids with news_story_search")
     _new = {**_row, "status": "spiked"}
-    if _row.get("status") not in ("pitched", "assigned", "drafting", "copy_edit", "legal_review"):
-        raise ToolFailure("ready or published stories are corrected, not spiked")
+    _block = _not_among(_row, "status", ("pitched", "assigned", "drafting", "copy_edit", "legal_review"),
+                        "news story")
+    if _block:
+        _refuse("news_story_spike.status_in", "ready or published stories are corrected, not spiked", _block)
     _row.update(_new)
     return _as(NewsStory, _row)
 
@@ -450,11 +537,12 @@ def news_story_spike(tables: Tables, news_story_id: str) -> NewsStory:
 @read
 def photo_asset_search(tables: Tables, news_story_id: str | None = None, photographer: str | None = None,
                        rights: PhotoAssetRights | None = None, status: PhotoAssetStatus | None = None,
-                       limit: int = 20) -> list[PhotoAsset]:
+                       limit: int = 20, offset: int = 0) -> PhotoAssetPage:
     """Find photos by story, photographer, rights or status.
 
     photographer matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(rights, "rights", PHOTO_ASSET_RIGHTS)
     _check_choice(status, "status", PHOTO_ASSET_STATUS)
@@ -465,7 +553,7 @@ def photo_asset_search(tables: Tables, news_story_id: str | None = None, photogr
         and (rights is None or _r.get("rights") == rights)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(PhotoAsset, _r) for _r in _by_id(_rows, limit)]
+    return _page(PhotoAssetPage, PhotoAsset, _rows, limit, offset)
 
 
 @write
@@ -474,13 +562,154 @@ def photo_asset_clear_rights(tables: Tables, photo_asset_id: str) -> PhotoAsset:
     _row = find_row(tables, "photo_assets", "id", photo_asset_id, "photo asset",
                     "find photo asset ids with photo_asset_search")
     _new = {**_row, "status": "cleared"}
-    if _row.get("status") not in ("pending",):
-        raise ToolFailure("this photo was already reviewed")
+    _block = _not_among(_row, "status", ("pending",), "photo asset")
+    if _block:
+        _refuse("photo_asset_clear_rights.status_in", "this photo was already reviewed", _block)
     _row.update(_new)
     return _as(PhotoAsset, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Move each story one stage at a time, routing sensitive stories through legal.", "tools": [],
+     "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Check the edition's section and free slots before slotting into print.", "tools": [],
+     "enforced": False},
+    {"id": "news_story_pitch.unique", "category": "uniqueness", "rule": "That slug is taken: add a suffix.",
+     "tools": ['news_story_pitch'], "enforced": True},
+    {"id": "news_story_assign.status_in", "category": "state_guard",
+     "rule": "Only pitched stories are assigned.", "tools": ['news_story_assign'], "enforced": True},
+    {"id": "news_story_assign.capacity", "category": "capacity",
+     "rule": "That reporter is at their active-story limit: assign someone else on the beat.",
+     "tools": ['news_story_assign'], "enforced": True},
+    {"id": "news_story_file_to_copy.status_in", "category": "state_guard",
+     "rule": "The story has not been assigned to a reporter.", "tools": ['news_story_file_to_copy'],
+     "enforced": True},
+    {"id": "news_story_send_to_legal.status_in", "category": "state_guard",
+     "rule": "Copy-edit before legal review.", "tools": ['news_story_send_to_legal'], "enforced": True},
+    {"id": "news_story_mark_ready.status_in", "category": "state_guard",
+     "rule": "The story has not been copy-edited.", "tools": ['news_story_mark_ready'], "enforced": True},
+    {"id": "news_story_mark_ready.field_equals", "category": "eligibility",
+     "rule": "This story names a private person or alleges wrongdoing: send it to legal.",
+     "tools": ['news_story_mark_ready'], "enforced": True},
+    {"id": "news_story_clear_legal.status_in", "category": "state_guard",
+     "rule": "The story is not with legal.", "tools": ['news_story_clear_legal'], "enforced": True},
+    {"id": "news_story_publish.status_in", "category": "state_guard",
+     "rule": "Only ready stories are published.", "tools": ['news_story_publish'], "enforced": True},
+    {"id": "news_story_slot_in_print.status_in", "category": "state_guard",
+     "rule": "Only ready or published stories go in print.", "tools": ['news_story_slot_in_print'],
+     "enforced": True},
+    {"id": "news_story_slot_in_print.capacity", "category": "capacity",
+     "rule": "That edition's section is full: use the next day's edition.",
+     "tools": ['news_story_slot_in_print'], "enforced": True},
+    {"id": "news_story_spike.status_in", "category": "state_guard",
+     "rule": "Ready or published stories are corrected, not spiked.", "tools": ['news_story_spike'],
+     "enforced": True},
+    {"id": "photo_asset_clear_rights.status_in", "category": "state_guard",
+     "rule": "This photo was already reviewed.", "tools": ['photo_asset_clear_rights'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def staff_reporter_report(tables: Tables, group_by: Literal["beat"],
+                          beat: StaffReporterBeat | None = None) -> Report:
+    """Count staff reporters per value of a field with totals of max_active_stories; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(beat, "beat", STAFF_REPORTER_BEAT)
+    _check_choice(group_by, "group_by", ("beat",))
+    _rows = [
+        _r for _r in tables["staff_reporters"]
+        if (beat is None or _r.get("beat") == beat)
+    ]
+    return _report(_rows, group_by, ("max_active_stories",))
+
+
+@read
+def print_edition_report(tables: Tables, group_by: Literal["section"],
+                         section: PrintEditionSection | None = None) -> Report:
+    """Count print editions per value of a field with totals of story_slots; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(section, "section", PRINT_EDITION_SECTION)
+    _check_choice(group_by, "group_by", ("section",))
+    _rows = [
+        _r for _r in tables["print_editions"]
+        if (section is None or _r.get("section") == section)
+    ]
+    return _report(_rows, group_by, ("story_slots",))
+
+
+@read
+def news_story_report(tables: Tables,
+                      group_by: Literal["beat", "staff_reporter_id", "legal_sensitivity", "print_edition_id", "status"],
+                      beat: NewsStoryBeat | None = None, staff_reporter_id: str | None = None,
+                      legal_sensitivity: NewsStoryLegalSensitivity | None = None,
+                      print_edition_id: str | None = None, status: NewsStoryStatus | None = None) -> Report:
+    """Count news stories per value of a field with totals of word_count; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(beat, "beat", NEWS_STORY_BEAT)
+    _check_choice(legal_sensitivity, "legal_sensitivity", NEWS_STORY_LEGAL_SENSITIVITY)
+    _check_choice(status, "status", NEWS_STORY_STATUS)
+    _check_choice(group_by, "group_by", ("beat", "staff_reporter_id", "legal_sensitivity", "print_edition_id", "status"))
+    _rows = [
+        _r for _r in tables["news_stories"]
+        if (beat is None or _r.get("beat") == beat)
+        and (staff_reporter_id is None or _r.get("staff_reporter_id") == staff_reporter_id)
+        and (legal_sensitivity is None or _r.get("legal_sensitivity") == legal_sensitivity)
+        and (print_edition_id is None or _r.get("print_edition_id") == print_edition_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("word_count",))
+
+
+@read
+def photo_asset_report(tables: Tables, group_by: Literal["news_story_id", "rights", "status"],
+                       news_story_id: str | None = None, rights: PhotoAssetRights | None = None,
+                       status: PhotoAssetStatus | None = None) -> Report:
+    """Count photo assets per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(rights, "rights", PHOTO_ASSET_RIGHTS)
+    _check_choice(status, "status", PHOTO_ASSET_STATUS)
+    _check_choice(group_by, "group_by", ("news_story_id", "rights", "status"))
+    _rows = [
+        _r for _r in tables["photo_assets"]
+        if (news_story_id is None or _r.get("news_story_id") == news_story_id)
+        and (rights is None or _r.get("rights") == rights)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [staff_reporter_search, news_story_search, news_story_pitch, news_story_assign,
               news_story_file_to_copy, news_story_send_to_legal, news_story_mark_ready, news_story_clear_legal,
               news_story_publish, print_edition_search, news_story_slot_in_print, news_story_spike,
-              photo_asset_search, photo_asset_clear_rights]
+              photo_asset_search, photo_asset_clear_rights, read_policies, staff_reporter_report,
+              print_edition_report, news_story_report, photo_asset_report]
+OPERATION_NAMES = {"staff_reporter_search", "news_story_search", "news_story_pitch", "news_story_assign",
+                   "news_story_file_to_copy", "news_story_send_to_legal", "news_story_mark_ready",
+                   "news_story_clear_legal", "news_story_publish", "print_edition_search",
+                   "news_story_slot_in_print", "news_story_spike", "photo_asset_search",
+                   "photo_asset_clear_rights", "read_policies", "staff_reporter_report", "print_edition_report",
+                   "news_story_report", "photo_asset_report"}

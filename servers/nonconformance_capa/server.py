@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Precision Aero Components NCR and CAPA tracker workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You support the quality team at Precision Aero Components, an AS9100 machine shop. Defects found at "
+    "receiving, in process, at final inspection or in customer returns are logged as nonconformance "
+    "reports (NCRs), contained, dispositioned by the material review board and closed. Systemic problems "
+    "get a corrective and preventive action (CAPA) owned by a quality engineer with limited bandwidth. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "ppt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools and the file tools. Call finish when done."
 )
 
 

@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the CareBridge nurse staffing agency workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `carebridge` CLI in the shell); call finish when "
-    "done."
+    "You work for CareBridge, a per-diem nurse staffing agency. Hospitals post shift requests with a unit "
+    "specialty, a licence level, minimum experience and a number of positions. You propose agency nurses "
+    "who fit, without double-booking them or exceeding how many shifts they want a week, then confirm "
+    "placements once the nurse accepts. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like nrs-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `carebridge` CLI in the shell) and "
+    "the file tools. Policies: [judgement_1] Apply all five matching rules (licence, specialty, "
+    "experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry "
+    "against today. Call finish when done."
 )
 
 

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Northgate HQ supply room workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `supplies` CLI in the shell); call finish when done."
+    "You help Dana, the office manager at Northgate's headquarters, run the supply room. Staff "
+    "requisition paper, toner and kitchen supplies against their department's monthly supply budget; Dana "
+    "picks and delivers requisitions, and reorders from vendors when stock drops below the reorder level. "
+    "Every requisition draws down both shelf stock and the department budget. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sup-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`supplies` CLI in the shell) and the file tools. Policies: [judgement_1] Compute `charge` as "
+    "quantity x the item's unit_cost before submitting a requisition. [judgement_2] Kitchen items are "
+    "charged to the Facilities budget. [judgement_3] Check stock first; if it is short, tell the "
+    "requester and offer to place a restock order. Call finish when done."
 )
 
 

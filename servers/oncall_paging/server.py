@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Lumen Pay on-call paging console workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the site reliability team at Lumen Pay, a payments start-up. Monitoring tools fire alerts "
+    "on services; each alert pages the on-call engineer, and pages go pending, delivered and acknowledged "
+    "- or expire, which triggers a page to the next escalation level. During planned maintenance windows, "
+    "alerts from that service are suppressed instead of paged. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like eng-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] Follow the escalation policy: page the owning team's level-1 engineer, expire pages "
+    "that time out, then page the next level. [judgement_2] Suppress alerts covered by maintenance "
+    "windows. Call finish when done."
 )
 
 

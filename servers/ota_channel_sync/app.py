@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -30,18 +30,6 @@ ChannelMessageStatus = Literal["received", "applied", "failed", "retrying", "dea
 CHANNEL_MESSAGE_STATUS: tuple[str, ...] = get_args(ChannelMessageStatus)
 SyncBatchStatus = Literal["running", "completed", "partial", "aborted"]
 SYNC_BATCH_STATUS: tuple[str, ...] = get_args(SyncBatchStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -68,22 +56,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -95,59 +67,56 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -172,23 +141,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class SalesChannel:
@@ -198,6 +217,16 @@ class SalesChannel:
     max_retries: int
     api_calls_left: int  # today's remaining pull quota
     status: SalesChannelStatus
+
+
+@dataclass
+class SalesChannelPage(Page):
+    """A page of sales channels from a search: `note` says how to get the rest."""
+
+    results: list[SalesChannel]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -214,6 +243,16 @@ class ChannelMessage:
 
 
 @dataclass
+class ChannelMessagePage(Page):
+    """A page of channel messages from a search: `note` says how to get the rest."""
+
+    results: list[ChannelMessage]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class SyncBatch:
     id: str
     sales_channel_id: str
@@ -223,16 +262,26 @@ class SyncBatch:
     status: SyncBatchStatus
 
 
+@dataclass
+class SyncBatchPage(Page):
+    """A page of sync batchs from a search: `note` says how to get the rest."""
+
+    results: list[SyncBatch]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- sales_channels
 
 
 @read
 def sales_channel_search(tables: Tables, name: str | None = None, status: SalesChannelStatus | None = None,
-                         limit: int = 20) -> list[SalesChannel]:
+                         limit: int = 20, offset: int = 0) -> SalesChannelPage:
     """Find sales channels by name or connection status.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(status, "status", SALES_CHANNEL_STATUS)
     _rows = [
@@ -240,7 +289,7 @@ def sales_channel_search(tables: Tables, name: str | None = None, status: SalesC
         if (name is None or _contains(_r.get("name"), name))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(SalesChannel, _r) for _r in _by_id(_rows, limit)]
+    return _page(SalesChannelPage, SalesChannel, _rows, limit, offset)
 
 
 @read
@@ -256,8 +305,9 @@ def sales_channel_pause(tables: Tables, sales_channel_id: str) -> SalesChannel:
     _row = find_row(tables, "sales_channels", "id", sales_channel_id, "sales channel",
                     "find sales channel ids with sales_channel_search")
     _new = {**_row, "status": "paused"}
-    if _row.get("status") not in ("connected", "degraded"):
-        raise ToolFailure("the channel is already paused")
+    _block = _not_among(_row, "status", ("connected", "degraded"), "sales channel")
+    if _block:
+        _refuse("sales_channel_pause.status_in", "the channel is already paused", _block)
     _row.update(_new)
     return _as(SalesChannel, _row)
 
@@ -268,8 +318,9 @@ def sales_channel_resume(tables: Tables, sales_channel_id: str) -> SalesChannel:
     _row = find_row(tables, "sales_channels", "id", sales_channel_id, "sales channel",
                     "find sales channel ids with sales_channel_search")
     _new = {**_row, "status": "connected"}
-    if _row.get("status") not in ("paused", "degraded"):
-        raise ToolFailure("the channel is already connected")
+    _block = _not_among(_row, "status", ("paused", "degraded"), "sales channel")
+    if _block:
+        _refuse("sales_channel_resume.status_in", "the channel is already connected", _block)
     _row.update(_new)
     return _as(SalesChannel, _row)
 
@@ -281,11 +332,13 @@ def sales_channel_resume(tables: Tables, sales_channel_id: str) -> SalesChannel:
 def channel_message_search(tables: Tables, sales_channel_id: str | None = None,
                            message_type: ChannelMessageMessageType | None = None,
                            external_ref: str | None = None, property: str | None = None,
-                           status: ChannelMessageStatus | None = None, limit: int = 20) -> list[ChannelMessage]:
+                           status: ChannelMessageStatus | None = None, limit: int = 20,
+                           offset: int = 0) -> ChannelMessagePage:
     """Find OTA messages by channel, type, reference, property or status.
 
     external_ref, property match any part of the text, ignoring case; other filters must match exactly. Returns
-    at most `limit` rows, in id order.
+    at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when
+    results were cut.
     """
     _check_choice(message_type, "message_type", CHANNEL_MESSAGE_MESSAGE_TYPE)
     _check_choice(status, "status", CHANNEL_MESSAGE_STATUS)
@@ -297,7 +350,7 @@ def channel_message_search(tables: Tables, sales_channel_id: str | None = None,
         and (property is None or _contains(_r.get("property"), property))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ChannelMessage, _r) for _r in _by_id(_rows, limit)]
+    return _page(ChannelMessagePage, ChannelMessage, _rows, limit, offset)
 
 
 @read
@@ -313,8 +366,10 @@ def channel_message_apply(tables: Tables, channel_message_id: str) -> ChannelMes
     _row = find_row(tables, "channel_messages", "id", channel_message_id, "channel message",
                     "find channel message ids with channel_message_search")
     _new = {**_row, "status": "applied"}
-    if _row.get("status") not in ("received", "retrying"):
-        raise ToolFailure("only received or retrying messages can be applied; retry failed ones first")
+    _block = _not_among(_row, "status", ("received", "retrying"), "channel message")
+    if _block:
+        _refuse("channel_message_apply.status_in",
+                "only received or retrying messages can be applied; retry failed ones first", _block)
     _row.update(_new)
     return _as(ChannelMessage, _row)
 
@@ -329,8 +384,9 @@ def channel_message_mark_failed(tables: Tables, channel_message_id: str, error: 
     _fail_if_blank(error, "error")
     _check_range(attempts, "attempts", 0, 6)
     _new = {**_row, **_changes, "status": "failed"}
-    if _row.get("status") not in ("received", "retrying"):
-        raise ToolFailure("only messages being processed can fail")
+    _block = _not_among(_row, "status", ("received", "retrying"), "channel message")
+    if _block:
+        _refuse("channel_message_mark_failed.status_in", "only messages being processed can fail", _block)
     _row.update(_new)
     return _as(ChannelMessage, _row)
 
@@ -343,8 +399,9 @@ def channel_message_retry(tables: Tables, channel_message_id: str, attempts: int
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     _check_range(attempts, "attempts", 0, 6)
     _new = {**_row, **_changes, "status": "retrying"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed messages can be retried")
+    _block = _not_among(_row, "status", ("failed",), "channel message")
+    if _block:
+        _refuse("channel_message_retry.status_in", "only failed messages can be retried", _block)
     _row.update(_new)
     return _as(ChannelMessage, _row)
 
@@ -355,8 +412,9 @@ def channel_message_dead_letter(tables: Tables, channel_message_id: str) -> Chan
     _row = find_row(tables, "channel_messages", "id", channel_message_id, "channel message",
                     "find channel message ids with channel_message_search")
     _new = {**_row, "status": "dead_lettered"}
-    if _row.get("status") not in ("failed",):
-        raise ToolFailure("only failed messages can be dead-lettered")
+    _block = _not_among(_row, "status", ("failed",), "channel message")
+    if _block:
+        _refuse("channel_message_dead_letter.status_in", "only failed messages can be dead-lettered", _block)
     _row.update(_new)
     return _as(ChannelMessage, _row)
 
@@ -367,8 +425,9 @@ def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelM
     _row = find_row(tables, "channel_messages", "id", channel_message_id, "channel message",
                     "find channel message ids with channel_message_search")
     _new = {**_row, "status": "discarded"}
-    if _row.get("status") not in ("failed", "dead_lettered"):
-        raise ToolFailure("applied or pending messages cannot be discarded")
+    _block = _not_among(_row, "status", ("failed", "dead_lettered"), "channel message")
+    if _block:
+        _refuse("channel_message_discard.status_in", "applied or pending messages cannot be discarded", _block)
     _row.update(_new)
     return _as(ChannelMessage, _row)
 
@@ -378,10 +437,11 @@ def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelM
 
 @read
 def sync_batch_search(tables: Tables, sales_channel_id: str | None = None,
-                      status: SyncBatchStatus | None = None, limit: int = 20) -> list[SyncBatch]:
+                      status: SyncBatchStatus | None = None, limit: int = 20, offset: int = 0) -> SyncBatchPage:
     """Find sync batches by channel or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", SYNC_BATCH_STATUS)
     _rows = [
@@ -389,7 +449,7 @@ def sync_batch_search(tables: Tables, sales_channel_id: str | None = None,
         if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(SyncBatch, _r) for _r in _by_id(_rows, limit)]
+    return _page(SyncBatchPage, SyncBatch, _rows, limit, offset)
 
 
 @write
@@ -413,8 +473,11 @@ def sync_batch_start(tables: Tables, sales_channel_id: str, started_at: str, mes
         "status": "running",
     }
     _have = _field_of(tables, "sales_channels", _new.get("sales_channel_id"), "api_calls_left")
-    if _short(_have, _new.get("message_count")):
-        raise ToolFailure("the channel's API quota for today is too low: pull fewer messages or wait for the daily reset at 00:00 UTC")
+    _block = _short(_have, _new.get("message_count"), "sales channel", _new.get("sales_channel_id"),
+                    "api_calls_left")
+    if _block:
+        _refuse("sync_batch_start.at_least",
+                "the channel's API quota for today is too low: pull fewer messages or wait for the daily reset at 00:00 UTC", _block)
     _target_sales_channel_id = _target(tables, "sales_channels", _new.get("sales_channel_id"), "sales channel")
     tables["sync_batchs"].append(_new)
     if _target_sales_channel_id is not None and _new.get("message_count") is not None:
@@ -428,13 +491,124 @@ def sync_batch_abort(tables: Tables, sync_batch_id: str) -> SyncBatch:
     _row = find_row(tables, "sync_batchs", "id", sync_batch_id, "sync batch",
                     "find sync batch ids with sync_batch_search")
     _new = {**_row, "status": "aborted"}
-    if _row.get("status") not in ("running",):
-        raise ToolFailure("only running batches can be aborted")
+    _block = _not_among(_row, "status", ("running",), "sync batch")
+    if _block:
+        _refuse("sync_batch_abort.status_in", "only running batches can be aborted", _block)
     _row.update(_new)
     return _as(SyncBatch, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "A failed message is retried while its attempts are below the channel's max_retries; at the limit it is dead-lettered.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Duplicates (\"duplicate external reference\") are discarded, never retried.", "tools": [],
+     "enforced": False},
+    {"id": "judgement_3", "category": "judgement",
+     "rule": "Pause a channel whose messages keep failing with PMS timeouts.", "tools": [], "enforced": False},
+    {"id": "sales_channel_pause.status_in", "category": "state_guard", "rule": "The channel is already paused.",
+     "tools": ['sales_channel_pause'], "enforced": True},
+    {"id": "sales_channel_resume.status_in", "category": "state_guard",
+     "rule": "The channel is already connected.", "tools": ['sales_channel_resume'], "enforced": True},
+    {"id": "channel_message_apply.status_in", "category": "state_guard",
+     "rule": "Only received or retrying messages can be applied; retry failed ones first.",
+     "tools": ['channel_message_apply'], "enforced": True},
+    {"id": "channel_message_mark_failed.status_in", "category": "state_guard",
+     "rule": "Only messages being processed can fail.", "tools": ['channel_message_mark_failed'],
+     "enforced": True},
+    {"id": "channel_message_retry.status_in", "category": "state_guard",
+     "rule": "Only failed messages can be retried.", "tools": ['channel_message_retry'], "enforced": True},
+    {"id": "channel_message_dead_letter.status_in", "category": "state_guard",
+     "rule": "Only failed messages can be dead-lettered.", "tools": ['channel_message_dead_letter'],
+     "enforced": True},
+    {"id": "channel_message_discard.status_in", "category": "state_guard",
+     "rule": "Applied or pending messages cannot be discarded.", "tools": ['channel_message_discard'],
+     "enforced": True},
+    {"id": "sync_batch_start.at_least", "category": "threshold",
+     "rule": "The channel's API quota for today is too low: pull fewer messages or wait for the daily reset at 00:00 UTC.",
+     "tools": ['sync_batch_start'], "enforced": True},
+    {"id": "sync_batch_abort.status_in", "category": "state_guard",
+     "rule": "Only running batches can be aborted.", "tools": ['sync_batch_abort'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def sales_channel_report(tables: Tables, group_by: Literal["status"],
+                         status: SalesChannelStatus | None = None) -> Report:
+    """Count sales channels per value of a field with totals of max_retries, api_calls_left; optional filters
+    narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", SALES_CHANNEL_STATUS)
+    _check_choice(group_by, "group_by", ("status",))
+    _rows = [
+        _r for _r in tables["sales_channels"]
+        if (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("max_retries", "api_calls_left"))
+
+
+@read
+def channel_message_report(tables: Tables, group_by: Literal["sales_channel_id", "message_type", "status"],
+                           sales_channel_id: str | None = None,
+                           message_type: ChannelMessageMessageType | None = None,
+                           status: ChannelMessageStatus | None = None) -> Report:
+    """Count channel messages per value of a field with totals of attempts; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(message_type, "message_type", CHANNEL_MESSAGE_MESSAGE_TYPE)
+    _check_choice(status, "status", CHANNEL_MESSAGE_STATUS)
+    _check_choice(group_by, "group_by", ("sales_channel_id", "message_type", "status"))
+    _rows = [
+        _r for _r in tables["channel_messages"]
+        if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
+        and (message_type is None or _r.get("message_type") == message_type)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("attempts",))
+
+
+@read
+def sync_batch_report(tables: Tables, group_by: Literal["sales_channel_id", "status"],
+                      sales_channel_id: str | None = None, status: SyncBatchStatus | None = None) -> Report:
+    """Count sync batchs per value of a field with totals of message_count, failed_count; optional filters narrow
+    the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", SYNC_BATCH_STATUS)
+    _check_choice(group_by, "group_by", ("sales_channel_id", "status"))
+    _rows = [
+        _r for _r in tables["sync_batchs"]
+        if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("message_count", "failed_count"))
 
 
 OPERATIONS = [sales_channel_search, sales_channel_get, sales_channel_pause, sales_channel_resume,
               channel_message_search, channel_message_get, channel_message_apply, channel_message_mark_failed,
               channel_message_retry, channel_message_dead_letter, channel_message_discard, sync_batch_search,
-              sync_batch_start, sync_batch_abort]
+              sync_batch_start, sync_batch_abort, read_policies, sales_channel_report, channel_message_report,
+              sync_batch_report]
+OPERATION_NAMES = {"sales_channel_search", "sales_channel_get", "sales_channel_pause", "sales_channel_resume",
+                   "channel_message_search", "channel_message_get", "channel_message_apply",
+                   "channel_message_mark_failed", "channel_message_retry", "channel_message_dead_letter",
+                   "channel_message_discard", "sync_batch_search", "sync_batch_start", "sync_batch_abort",
+                   "read_policies", "sales_channel_report", "channel_message_report", "sync_batch_report"}

@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Cascade Orchards packhouse QC and packing workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `cascade-pack` CLI in the shell); call finish when "
-    "done."
+    "You support the quality and shipping office of Cascade Orchards' apple and pear packhouse. Grower "
+    "lots arrive in bins and go to QC; the lab drops its daily results as a CSV in the workspace. You "
+    "record each inspection, release, hold or reject lots per the QC spec, then build pallets from "
+    "released lots against buyer pack orders, which can never be over-packed, and mark orders shipped. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "lot-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `cascade-pack` CLI in the shell) and the file tools. Policies: [judgement_1] "
+    "Work the lab CSV line by line: find the lot by lot_code, record the inspection with the result from "
+    "the QC spec for its variety, then release, hold or reject the lot. Call finish when done."
 )
 
 

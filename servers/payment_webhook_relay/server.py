@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Payment gateway webhook delivery console workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You are on the integrations support rota at Parcelpay, a card payment gateway. Payment, refund, "
+    "dispute and payout events are queued for each merchant's webhook endpoint, delivered over HTTPS, and "
+    "acknowledged by the merchant. Failed deliveries are retried with backoff and eventually expire; "
+    "support can pause a misbehaving endpoint and redeliver events once the merchant has fixed it. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "gm-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools and the file tools. Call finish when done."
 )
 
 

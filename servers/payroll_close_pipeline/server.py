@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Semi-monthly payroll close workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `payclose` CLI in the shell); call finish when done."
+    "You assist the payroll specialist of a 150-employee services firm that pays semi-monthly. Hourly "
+    "staff submit timesheets that managers approve and payroll exports into the open pay run; the run is "
+    "calculated, payslips are issued, the run is approved, the bank file is sent and the journal is "
+    "posted to the general ledger. The payroll calendar and exports sit in the workspace. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pem-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "(or the `payclose` CLI in the shell) and the file tools. Policies: [judgement_1] Work the close in "
+    "calendar order and compute hourly gross with the overtime rule before issuing payslips. Call finish "
+    "when done."
 )
 
 

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Maison Hart personal shopping studio workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `studio` CLI in the shell); call finish when done."
+    "You coordinate the personal shopping studio at Maison Hart, a department store with three locations. "
+    "New clients are paired with a stylist whose specialty, budget tier, language and store fit the "
+    "client, and who still has room in their client book; then styling sessions are booked in a fitting "
+    "suite without double-booking the stylist. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like sty-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `studio` CLI in the shell) and the "
+    "file tools. Policies: [judgement_1] Propose at most one stylist per client at a time; end the old "
+    "pairing before proposing a new one. Call finish when done."
 )
 
 

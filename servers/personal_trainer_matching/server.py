@@ -22,9 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the IronWorks Gyms personal-training matchmaking workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `ironworks-pt` CLI in the shell); call "
-    "finish when done."
+    "You run personal-training matchmaking for IronWorks Gyms' three clubs. New members fill in a goals "
+    "form; you match each prospect to a trainer at the same club whose specialty fits the goal, whose "
+    "availability matches the prospect's preferred slot, whose rate fits the budget, and who has room for "
+    "another client. A free intro session is booked, then the coaching relationship becomes active. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "ptr-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `ironworks-pt` CLI in the shell) and the file tools. Policies: [judgement_1] "
+    "Apply the hard criteria first, rank the rest by the soft criteria, then propose the match and book "
+    "the intro session in the prospect's preferred slot. Call finish when done."
 )
 
 

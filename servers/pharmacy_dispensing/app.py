@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -28,18 +28,6 @@ PrescriptionStatus = Literal["received", "verified", "on_hold", "cancelled"]
 PRESCRIPTION_STATUS: tuple[str, ...] = get_args(PrescriptionStatus)
 FillStatus = Literal["prepared", "checked", "picked_up", "returned_to_stock"]
 FILL_STATUS: tuple[str, ...] = get_args(FillStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -66,11 +54,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -82,70 +65,62 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -170,23 +145,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class Patient:
@@ -199,6 +224,16 @@ class Patient:
 
 
 @dataclass
+class PatientPage(Page):
+    """A page of patients from a search: `note` says how to get the rest."""
+
+    results: list[Patient]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Drug:
     id: str
     name: str
@@ -207,6 +242,16 @@ class Drug:
     on_hand: int  # units on the shelf
     reorder_point: int
     unit_cost: float
+
+
+@dataclass
+class DrugPage(Page):
+    """A page of drugs from a search: `note` says how to get the rest."""
+
+    results: list[Drug]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -224,6 +269,16 @@ class Prescription:
 
 
 @dataclass
+class PrescriptionPage(Page):
+    """A page of prescriptions from a search: `note` says how to get the rest."""
+
+    results: list[Prescription]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Fill:
     id: str
     prescription_id: str
@@ -231,6 +286,16 @@ class Fill:
     quantity: int
     days_supply: int
     status: FillStatus
+
+
+@dataclass
+class FillPage(Page):
+    """A page of fills from a search: `note` says how to get the rest."""
+
+    results: list[Fill]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -248,11 +313,12 @@ class DrugDelivery:
 
 @read
 def patient_search(tables: Tables, name: str | None = None, insurance_plan: str | None = None,
-                   allergies: str | None = None, limit: int = 20) -> list[Patient]:
+                   allergies: str | None = None, limit: int = 20, offset: int = 0) -> PatientPage:
     """Find patients by name, insurance plan or allergy.
 
     name, insurance_plan, allergies match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _rows = [
         _r for _r in tables["patients"]
@@ -260,7 +326,7 @@ def patient_search(tables: Tables, name: str | None = None, insurance_plan: str 
         and (insurance_plan is None or _contains(_r.get("insurance_plan"), insurance_plan))
         and (allergies is None or _contains(_r.get("allergies"), allergies))
     ]
-    return [_as(Patient, _r) for _r in _by_id(_rows, limit)]
+    return _page(PatientPage, Patient, _rows, limit, offset)
 
 
 @read
@@ -275,11 +341,13 @@ def patient_get(tables: Tables, patient_id: str) -> Patient:
 
 @read
 def drug_search(tables: Tables, name: str | None = None, ndc: str | None = None,
-                controlled_schedule: DrugControlledSchedule | None = None, limit: int = 20) -> list[Drug]:
+                controlled_schedule: DrugControlledSchedule | None = None, limit: int = 20,
+                offset: int = 0) -> DrugPage:
     """Find stocked drugs by name, NDC or controlled-substance schedule.
 
     name, ndc match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(controlled_schedule, "controlled_schedule", DRUG_CONTROLLED_SCHEDULE)
     _rows = [
@@ -288,7 +356,7 @@ def drug_search(tables: Tables, name: str | None = None, ndc: str | None = None,
         and (ndc is None or _contains(_r.get("ndc"), ndc))
         and (controlled_schedule is None or _r.get("controlled_schedule") == controlled_schedule)
     ]
-    return [_as(Drug, _r) for _r in _by_id(_rows, limit)]
+    return _page(DrugPage, Drug, _rows, limit, offset)
 
 
 @read
@@ -303,11 +371,12 @@ def drug_get(tables: Tables, drug_id: str) -> Drug:
 @read
 def prescription_search(tables: Tables, patient_id: str | None = None, drug_id: str | None = None,
                         prescriber: str | None = None, status: PrescriptionStatus | None = None,
-                        limit: int = 20) -> list[Prescription]:
+                        limit: int = 20, offset: int = 0) -> PrescriptionPage:
     """Find prescriptions by patient, drug, prescriber or status.
 
     prescriber matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(status, "status", PRESCRIPTION_STATUS)
     _rows = [
@@ -317,7 +386,7 @@ def prescription_search(tables: Tables, patient_id: str | None = None, drug_id: 
         and (prescriber is None or _contains(_r.get("prescriber"), prescriber))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(Prescription, _r) for _r in _by_id(_rows, limit)]
+    return _page(PrescriptionPage, Prescription, _rows, limit, offset)
 
 
 @read
@@ -333,8 +402,10 @@ def prescription_verify(tables: Tables, prescription_id: str) -> Prescription:
     _row = find_row(tables, "prescriptions", "id", prescription_id, "prescription",
                     "find prescription ids with prescription_search")
     _new = {**_row, "status": "verified"}
-    if _row.get("status") not in ("received", "on_hold"):
-        raise ToolFailure("only received or on-hold prescriptions can be verified; cancelled ones need a new prescription")
+    _block = _not_among(_row, "status", ("received", "on_hold"), "prescription")
+    if _block:
+        _refuse("prescription_verify.status_in",
+                "only received or on-hold prescriptions can be verified; cancelled ones need a new prescription", _block)
     _row.update(_new)
     return _as(Prescription, _row)
 
@@ -347,8 +418,10 @@ def prescription_hold(tables: Tables, prescription_id: str, hold_reason: str) ->
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     _fail_if_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
-    if _row.get("status") not in ("received", "verified"):
-        raise ToolFailure("only received or verified prescriptions can be put on hold")
+    _block = _not_among(_row, "status", ("received", "verified"), "prescription")
+    if _block:
+        _refuse("prescription_hold.status_in",
+                "only received or verified prescriptions can be put on hold", _block)
     _row.update(_new)
     return _as(Prescription, _row)
 
@@ -373,8 +446,10 @@ def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: i
         "status": "prepared",
     }
     _have = _field_of(tables, "drugs", _new.get("drug_id"), "on_hand")
-    if _short(_have, _new.get("quantity")):
-        raise ToolFailure("not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity")
+    _block = _short(_have, _new.get("quantity"), "drug", _new.get("drug_id"), "on_hand")
+    if _block:
+        _refuse("fill_prepare.at_least",
+                "not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity", _block)
     _target_drug_id = _target(tables, "drugs", _new.get("drug_id"), "drug")
     tables["fills"].append(_new)
     if _target_drug_id is not None and _new.get("quantity") is not None:
@@ -384,10 +459,11 @@ def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: i
 
 @read
 def fill_search(tables: Tables, prescription_id: str | None = None, drug_id: str | None = None,
-                status: FillStatus | None = None, limit: int = 20) -> list[Fill]:
+                status: FillStatus | None = None, limit: int = 20, offset: int = 0) -> FillPage:
     """Find fills by prescription, drug or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", FILL_STATUS)
     _rows = [
@@ -396,7 +472,7 @@ def fill_search(tables: Tables, prescription_id: str | None = None, drug_id: str
         and (drug_id is None or _r.get("drug_id") == drug_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(Fill, _r) for _r in _by_id(_rows, limit)]
+    return _page(FillPage, Fill, _rows, limit, offset)
 
 
 @write
@@ -404,8 +480,9 @@ def fill_check(tables: Tables, fill_id: str) -> Fill:
     """Pharmacist final check of a prepared fill before it goes to the pick-up bin."""
     _row = find_row(tables, "fills", "id", fill_id, "fill", "find fill ids with fill_search")
     _new = {**_row, "status": "checked"}
-    if _row.get("status") not in ("prepared",):
-        raise ToolFailure("only a prepared fill can be checked")
+    _block = _not_among(_row, "status", ("prepared",), "fill")
+    if _block:
+        _refuse("fill_check.status_in", "only a prepared fill can be checked", _block)
     _row.update(_new)
     return _as(Fill, _row)
 
@@ -415,8 +492,9 @@ def fill_hand_out(tables: Tables, fill_id: str) -> Fill:
     """Hand a checked fill to the patient at the counter."""
     _row = find_row(tables, "fills", "id", fill_id, "fill", "find fill ids with fill_search")
     _new = {**_row, "status": "picked_up"}
-    if _row.get("status") not in ("checked",):
-        raise ToolFailure("the pharmacist must check the fill first (fill_check)")
+    _block = _not_among(_row, "status", ("checked",), "fill")
+    if _block:
+        _refuse("fill_hand_out.status_in", "the pharmacist must check the fill first (fill_check)", _block)
     _row.update(_new)
     return _as(Fill, _row)
 
@@ -444,8 +522,10 @@ def drug_delivery_receive(tables: Tables, drug_id: str, quantity: int, wholesale
         "lot_number": lot_number,
         "expiry": expiry,
     }
-    if _in_past(_new.get("expiry")):
-        raise ToolFailure("the lot is already expired: refuse the delivery and return it to the wholesaler")
+    _block = _in_past(_new.get("expiry"), "expiry")
+    if _block:
+        _refuse("drug_delivery_receive.not_in_past",
+                "the lot is already expired: refuse the delivery and return it to the wholesaler", _block)
     _target_drug_id = _target(tables, "drugs", _new.get("drug_id"), "drug")
     tables["drug_deliveries"].append(_new)
     if _target_drug_id is not None and _new.get("quantity") is not None:
@@ -453,6 +533,122 @@ def drug_delivery_receive(tables: Tables, drug_id: str, quantity: int, wholesale
     return _as(DrugDelivery, _new)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "A prescription is filled only after it is verified.", "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement",
+     "rule": "Filling draws shelf stock; if stock is short, record any pending delivery before filling.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_3", "category": "judgement", "rule": "Always check the patient's allergies.", "tools": [],
+     "enforced": False},
+    {"id": "prescription_verify.status_in", "category": "state_guard",
+     "rule": "Only received or on-hold prescriptions can be verified; cancelled ones need a new prescription.",
+     "tools": ['prescription_verify'], "enforced": True},
+    {"id": "prescription_hold.status_in", "category": "state_guard",
+     "rule": "Only received or verified prescriptions can be put on hold.", "tools": ['prescription_hold'],
+     "enforced": True},
+    {"id": "fill_prepare.at_least", "category": "threshold",
+     "rule": "Not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity.",
+     "tools": ['fill_prepare'], "enforced": True},
+    {"id": "fill_check.status_in", "category": "state_guard", "rule": "Only a prepared fill can be checked.",
+     "tools": ['fill_check'], "enforced": True},
+    {"id": "fill_hand_out.status_in", "category": "state_guard",
+     "rule": "The pharmacist must check the fill first (fill_check).", "tools": ['fill_hand_out'],
+     "enforced": True},
+    {"id": "drug_delivery_receive.not_in_past", "category": "time_window",
+     "rule": "The lot is already expired: refuse the delivery and return it to the wholesaler.",
+     "tools": ['drug_delivery_receive'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def drug_report(tables: Tables, group_by: Literal["controlled_schedule"],
+                controlled_schedule: DrugControlledSchedule | None = None) -> Report:
+    """Count drugs per value of a field with totals of on_hand, reorder_point, unit_cost; optional filters narrow
+    the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(controlled_schedule, "controlled_schedule", DRUG_CONTROLLED_SCHEDULE)
+    _check_choice(group_by, "group_by", ("controlled_schedule",))
+    _rows = [
+        _r for _r in tables["drugs"]
+        if (controlled_schedule is None or _r.get("controlled_schedule") == controlled_schedule)
+    ]
+    return _report(_rows, group_by, ("on_hand", "reorder_point", "unit_cost"))
+
+
+@read
+def prescription_report(tables: Tables, group_by: Literal["patient_id", "drug_id", "status"],
+                        patient_id: str | None = None, drug_id: str | None = None,
+                        status: PrescriptionStatus | None = None) -> Report:
+    """Count prescriptions per value of a field with totals of quantity, refills_left; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", PRESCRIPTION_STATUS)
+    _check_choice(group_by, "group_by", ("patient_id", "drug_id", "status"))
+    _rows = [
+        _r for _r in tables["prescriptions"]
+        if (patient_id is None or _r.get("patient_id") == patient_id)
+        and (drug_id is None or _r.get("drug_id") == drug_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("quantity", "refills_left"))
+
+
+@read
+def fill_report(tables: Tables, group_by: Literal["prescription_id", "drug_id", "status"],
+                prescription_id: str | None = None, drug_id: str | None = None,
+                status: FillStatus | None = None) -> Report:
+    """Count fills per value of a field with totals of quantity, days_supply; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", FILL_STATUS)
+    _check_choice(group_by, "group_by", ("prescription_id", "drug_id", "status"))
+    _rows = [
+        _r for _r in tables["fills"]
+        if (prescription_id is None or _r.get("prescription_id") == prescription_id)
+        and (drug_id is None or _r.get("drug_id") == drug_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("quantity", "days_supply"))
+
+
+@read
+def drug_delivery_report(tables: Tables, group_by: Literal["drug_id"], drug_id: str | None = None) -> Report:
+    """Count drug deliveries per value of a field with totals of quantity; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("drug_id",))
+    _rows = [
+        _r for _r in tables["drug_deliveries"]
+        if (drug_id is None or _r.get("drug_id") == drug_id)
+    ]
+    return _report(_rows, group_by, ("quantity",))
+
+
 OPERATIONS = [patient_search, patient_get, drug_search, drug_get, prescription_search, prescription_get,
               prescription_verify, prescription_hold, fill_prepare, fill_search, fill_check, fill_hand_out,
-              drug_delivery_receive]
+              drug_delivery_receive, read_policies, drug_report, prescription_report, fill_report,
+              drug_delivery_report]
+OPERATION_NAMES = {"patient_search", "patient_get", "drug_search", "drug_get", "prescription_search",
+                   "prescription_get", "prescription_verify", "prescription_hold", "fill_prepare",
+                   "fill_search", "fill_check", "fill_hand_out", "drug_delivery_receive", "read_policies",
+                   "drug_report", "prescription_report", "fill_report", "drug_delivery_report"}

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Podcast network studio booking workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the production coordinator of a podcast network. Shows book recording sessions in studios "
+    "of different sizes, each with an audio engineer; a studio and an engineer can only be in one session "
+    "at a time, and the studio must seat the host plus guests. Sessions are pencilled, confirmed, "
+    "recorded and wrapped, or cancelled; the studio house rules are in the workspace. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rst-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Count host plus guests as `people` and check the studio's seats. "
+    "[judgement_2] Video podcasts need a video studio and a video engineer. Call finish when done."
 )
 
 

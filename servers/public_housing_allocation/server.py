@@ -22,9 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Millbrook Housing Authority unit allocation workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools (or the `millbrook` CLI in the shell); call finish "
-    "when done."
+    "You assist allocation officers at the Millbrook Housing Authority. Households wait on a list with a "
+    "priority category, household size, income and accessibility needs; vacant units have a district, "
+    "bedroom count, maximum occupancy and rent. Officers match households to units under the allocation "
+    "policy, make one offer per unit at a time, and sign a tenancy when an offer is accepted. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like hap-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
+    "(or the `millbrook` CLI in the shell) and the file tools. Policies: [judgement_1] Match by the "
+    "allocation policy: priority order, bedroom standard, occupancy, accessibility, 30%-of-income rent "
+    "cap, then district preference. [judgement_2] Explain why a household was chosen. Call finish when "
+    "done."
 )
 
 

@@ -22,13 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with Raw material stores at Brightwater Coatings. You run the raw material stores of "
-    "Brightwater Coatings, a paint and coatings plant. Supplier lots arrive into quarantine until QC "
-    "releases them; released lots are issued to production jobs, and an issue can never exceed what "
-    "remains in the lot. Jobs are kitted, produced and closed. Today is 2026-12-01; dates are YYYY-MM-DD "
-    "and times YYYY-MM-DDTHH:MM. Records have ids like rmt-0001: search first, then act on the id. A "
-    "failed write changes nothing. Issue only from released, unexpired lots, first-expiry-first-out, and "
-    "from a lot of the same material as the issue's raw_material_id. Call finish when done."
+    "You run the raw material stores of Brightwater Coatings, a paint and coatings plant. Supplier lots "
+    "arrive into quarantine until QC releases them; released lots are issued to production jobs, and an "
+    "issue can never exceed what remains in the lot. Jobs are kitted, produced and closed. Today is "
+    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rmt-0001: "
+    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
+    "blocks it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] Issue only from released, unexpired lots, first-expiry-first-out, and from a lot of "
+    "the same material as the issue's raw_material_id. Call finish when done."
 )
 
 

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Reinsurance bordereaux processing workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `bordx` CLI in the shell); call finish when done."
+    "You work in the reinsurance accounting team of Atlas Re. Ceding insurers send quarterly premium and "
+    "claims bordereaux under each treaty. The pipeline registers each file, validates it row by row, logs "
+    "issues for the cedant to correct (or waives immaterial ones), reconciles the totals to the treaty "
+    "terms and produces a settlement statement that is agreed and paid. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like trt-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `bordx` CLI "
+    "in the shell) and the file tools. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -34,17 +34,13 @@ PRODUCTION_DEPLOY_ENVIRONMENT: tuple[str, ...] = get_args(ProductionDeployEnviro
 ProductionDeployStatus = Literal["scheduled", "completed", "cancelled"]
 PRODUCTION_DEPLOY_STATUS: tuple[str, ...] = get_args(ProductionDeployStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -60,20 +56,6 @@ def _fail_if_blank(value: str | None, field: str) -> None:
 def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> None:
     if value is not None and value not in choices:
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
-
-
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
-
-
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
 
 
 def _check_date(value: str | None, field: str) -> None:
@@ -98,22 +80,9 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
-
-
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
-    if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
 
 
 def _check_order(row: dict[str, Any], start: str, end: str) -> None:
@@ -121,77 +90,176 @@ def _check_order(row: dict[str, Any], start: str, end: str) -> None:
         raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
+
+
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
+
+
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
+
+
+def _row_of(tables: Tables, table: str, row_id: Any) -> dict[str, Any] | None:
+    return next((row for row in tables.get(table, []) if row_id is not None and row.get("id") == row_id), None)
+
+
+def _holds(left: Any, op: str, right: Any) -> bool | None:
+    """`left op right`, or None when a side is missing or the two cannot be compared."""
+    if left is None or right is None:
+        return None
+    try:
+        return {"==": left == right, "!=": left != right}[op] if op in ("==", "!=") else \
+            {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    except TypeError:
+        return None
+
+
+def _outside_window(value: str | None, days: tuple[str, ...], start: str | None, end: str | None) -> Fact | None:
+    """A date or time not on one of `days`, or (a time) not within [start, end]."""
+    if not value:
+        return None
+    moment = datetime.strptime(value[:10], "%Y-%m-%d")
+    weekday = moment.strftime("%A").lower()
+    if days and weekday not in days:
+        return Fact(f"{value} falls on a {weekday.capitalize()}", weekday)
+    clock = value[11:16]
+    if clock and ((start and clock < start) or (end and clock > end)):
+        return Fact(f"{value} is outside {start or '00:00'}-{end or '24:00'}", clock)
+    return None
+
+
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
+
+
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
+              status: str | None) -> Fact | None:
     """Another active row holds the same resource for part of [start, end)."""
     if not (row.get(start) and row.get(end)):
-        return False
+        return None
     for other in rows:
         if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
             continue
         if status and other.get(status) in INACTIVE:
             continue
         if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
+            return Fact(f"{other['id']} already holds {_label(resource)} {_show(row.get(resource))} from {other[start]} "
+                        f"to {other[end]}", other["id"])
     return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class ServiceComponent:
@@ -199,6 +267,16 @@ class ServiceComponent:
     name: str
     owning_team: str
     tier: ServiceComponentTier
+
+
+@dataclass
+class ServiceComponentPage(Page):
+    """A page of service components from a search: `note` says how to get the rest."""
+
+    results: list[ServiceComponent]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -212,12 +290,32 @@ class ReleaseCandidate:
 
 
 @dataclass
+class ReleaseCandidatePage(Page):
+    """A page of release candidates from a search: `note` says how to get the rest."""
+
+    results: list[ReleaseCandidate]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ChangeTicket:
     id: str
     release_candidate_id: str
     jira_key: str
     summary: str
     risk: ChangeTicketRisk
+
+
+@dataclass
+class ChangeTicketPage(Page):
+    """A page of change tickets from a search: `note` says how to get the rest."""
+
+    results: list[ChangeTicket]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -230,17 +328,28 @@ class ProductionDeploy:
     status: ProductionDeployStatus
 
 
+@dataclass
+class ProductionDeployPage(Page):
+    """A page of production deploys from a search: `note` says how to get the rest."""
+
+    results: list[ProductionDeploy]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- service_components
 
 
 @read
 def service_component_search(tables: Tables, name: str | None = None, owning_team: str | None = None,
-                             tier: ServiceComponentTier | None = None,
-                             limit: int = 20) -> list[ServiceComponent]:
+                             tier: ServiceComponentTier | None = None, limit: int = 20,
+                             offset: int = 0) -> ServiceComponentPage:
     """Find services by name, team or tier.
 
     name, owning_team match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(tier, "tier", SERVICE_COMPONENT_TIER)
     _rows = [
@@ -249,7 +358,7 @@ def service_component_search(tables: Tables, name: str | None = None, owning_tea
         and (owning_team is None or _contains(_r.get("owning_team"), owning_team))
         and (tier is None or _r.get("tier") == tier)
     ]
-    return [_as(ServiceComponent, _r) for _r in _by_id(_rows, limit)]
+    return _page(ServiceComponentPage, ServiceComponent, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- release_candidates
@@ -258,12 +367,13 @@ def service_component_search(tables: Tables, name: str | None = None, owning_tea
 @read
 def release_candidate_search(tables: Tables, service_component_id: str | None = None,
                              version: str | None = None, release_manager: str | None = None,
-                             status: ReleaseCandidateStatus | None = None,
-                             limit: int = 20) -> list[ReleaseCandidate]:
+                             status: ReleaseCandidateStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> ReleaseCandidatePage:
     """Find release candidates by service, version, manager or stage.
 
     version, release_manager match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", RELEASE_CANDIDATE_STATUS)
     _rows = [
@@ -273,7 +383,7 @@ def release_candidate_search(tables: Tables, service_component_id: str | None = 
         and (release_manager is None or _contains(_r.get("release_manager"), release_manager))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ReleaseCandidate, _r) for _r in _by_id(_rows, limit)]
+    return _page(ReleaseCandidatePage, ReleaseCandidate, _rows, limit, offset)
 
 
 @read
@@ -304,10 +414,12 @@ def release_candidate_plan(tables: Tables, service_component_id: str, version: s
         "target_date": target_date,
         "status": "planned",
     }
-    _check_unique(tables["release_candidates"], "version", _new.get("version"), _new["id"],
-                  "that version already exists: bump the patch number")
-    if _in_past(_new.get("target_date")):
-        raise ToolFailure("target dates are today or later")
+    _block = _taken(tables["release_candidates"], "version", _new.get("version"), _new["id"])
+    if _block:
+        _refuse("release_candidate_plan.unique", "that version already exists: bump the patch number", _block)
+    _block = _in_past(_new.get("target_date"), "target_date")
+    if _block:
+        _refuse("release_candidate_plan.not_in_past", "target dates are today or later", _block)
     tables["release_candidates"].append(_new)
     return _as(ReleaseCandidate, _new)
 
@@ -318,8 +430,9 @@ def release_candidate_freeze(tables: Tables, release_candidate_id: str) -> Relea
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "code_frozen"}
-    if _row.get("status") not in ("planned",):
-        raise ToolFailure("only planned candidates can be frozen")
+    _block = _not_among(_row, "status", ("planned",), "release candidate")
+    if _block:
+        _refuse("release_candidate_freeze.status_in", "only planned candidates can be frozen", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -330,8 +443,9 @@ def release_candidate_qa_signoff(tables: Tables, release_candidate_id: str) -> R
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "qa_signed_off"}
-    if _row.get("status") not in ("code_frozen",):
-        raise ToolFailure("freeze the code before QA sign-off")
+    _block = _not_among(_row, "status", ("code_frozen",), "release candidate")
+    if _block:
+        _refuse("release_candidate_qa_signoff.status_in", "freeze the code before QA sign-off", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -342,8 +456,9 @@ def release_candidate_cab_approve(tables: Tables, release_candidate_id: str) -> 
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "cab_approved"}
-    if _row.get("status") not in ("qa_signed_off",):
-        raise ToolFailure("CAB only reviews QA-signed-off candidates")
+    _block = _not_among(_row, "status", ("qa_signed_off",), "release candidate")
+    if _block:
+        _refuse("release_candidate_cab_approve.status_in", "CAB only reviews QA-signed-off candidates", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -354,8 +469,10 @@ def release_candidate_mark_deployed(tables: Tables, release_candidate_id: str) -
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "deployed"}
-    if _row.get("status") not in ("cab_approved",):
-        raise ToolFailure("a candidate must be CAB-approved before it is deployed")
+    _block = _not_among(_row, "status", ("cab_approved",), "release candidate")
+    if _block:
+        _refuse("release_candidate_mark_deployed.status_in",
+                "a candidate must be CAB-approved before it is deployed", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -366,8 +483,9 @@ def release_candidate_roll_back(tables: Tables, release_candidate_id: str) -> Re
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "rolled_back"}
-    if _row.get("status") not in ("deployed",):
-        raise ToolFailure("only deployed candidates can be rolled back")
+    _block = _not_among(_row, "status", ("deployed",), "release candidate")
+    if _block:
+        _refuse("release_candidate_roll_back.status_in", "only deployed candidates can be rolled back", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -378,8 +496,10 @@ def release_candidate_abort(tables: Tables, release_candidate_id: str) -> Releas
     _row = find_row(tables, "release_candidates", "id", release_candidate_id, "release candidate",
                     "find release candidate ids with release_candidate_search")
     _new = {**_row, "status": "aborted"}
-    if _row.get("status") not in ("planned", "code_frozen", "qa_signed_off", "cab_approved"):
-        raise ToolFailure("deployed candidates are rolled back, not aborted")
+    _block = _not_among(_row, "status", ("planned", "code_frozen", "qa_signed_off", "cab_approved"),
+                        "release candidate")
+    if _block:
+        _refuse("release_candidate_abort.status_in", "deployed candidates are rolled back, not aborted", _block)
     _row.update(_new)
     return _as(ReleaseCandidate, _row)
 
@@ -389,11 +509,13 @@ def release_candidate_abort(tables: Tables, release_candidate_id: str) -> Releas
 
 @read
 def change_ticket_search(tables: Tables, release_candidate_id: str | None = None, jira_key: str | None = None,
-                         risk: ChangeTicketRisk | None = None, limit: int = 20) -> list[ChangeTicket]:
+                         risk: ChangeTicketRisk | None = None, limit: int = 20,
+                         offset: int = 0) -> ChangeTicketPage:
     """Find change tickets by candidate, key or risk.
 
     jira_key matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(risk, "risk", CHANGE_TICKET_RISK)
     _rows = [
@@ -402,7 +524,7 @@ def change_ticket_search(tables: Tables, release_candidate_id: str | None = None
         and (jira_key is None or _contains(_r.get("jira_key"), jira_key))
         and (risk is None or _r.get("risk") == risk)
     ]
-    return [_as(ChangeTicket, _r) for _r in _by_id(_rows, limit)]
+    return _page(ChangeTicketPage, ChangeTicket, _rows, limit, offset)
 
 
 @write
@@ -421,8 +543,9 @@ def change_ticket_attach(tables: Tables, release_candidate_id: str, jira_key: st
         "summary": summary,
         "risk": risk,
     }
-    _check_unique(tables["change_tickets"], "jira_key", _new.get("jira_key"), _new["id"],
-                  "that Jira key is already attached to a candidate")
+    _block = _taken(tables["change_tickets"], "jira_key", _new.get("jira_key"), _new["id"])
+    if _block:
+        _refuse("change_ticket_attach.unique", "that Jira key is already attached to a candidate", _block)
     tables["change_tickets"].append(_new)
     return _as(ChangeTicket, _new)
 
@@ -433,11 +556,12 @@ def change_ticket_attach(tables: Tables, release_candidate_id: str, jira_key: st
 @read
 def production_deploy_search(tables: Tables, release_candidate_id: str | None = None,
                              environment: ProductionDeployEnvironment | None = None,
-                             status: ProductionDeployStatus | None = None,
-                             limit: int = 20) -> list[ProductionDeploy]:
+                             status: ProductionDeployStatus | None = None, limit: int = 20,
+                             offset: int = 0) -> ProductionDeployPage:
     """Find deploy windows by candidate, environment or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(environment, "environment", PRODUCTION_DEPLOY_ENVIRONMENT)
     _check_choice(status, "status", PRODUCTION_DEPLOY_STATUS)
@@ -447,7 +571,7 @@ def production_deploy_search(tables: Tables, release_candidate_id: str | None = 
         and (environment is None or _r.get("environment") == environment)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ProductionDeploy, _r) for _r in _by_id(_rows, limit)]
+    return _page(ProductionDeployPage, ProductionDeploy, _rows, limit, offset)
 
 
 @write
@@ -472,16 +596,177 @@ def production_deploy_book_window(tables: Tables, release_candidate_id: str,
         "status": "scheduled",
     }
     _check_order(_new, "start", "end")
-    if _in_past(_new.get("start")):
-        raise ToolFailure("deploy windows start today or later")
-    if _overlaps(tables["production_deploys"], _new, "environment", "start", "end", "status"):
-        raise ToolFailure("another deploy holds that environment then: pick the next free window")
+    _block = _in_past(_new.get("start"), "start")
+    if _block:
+        _refuse("production_deploy_book_window.not_in_past", "deploy windows start today or later", _block)
+    _block = _overlaps(tables["production_deploys"], _new, "environment", "start", "end", "status")
+    if _block:
+        _refuse("production_deploy_book_window.no_overlap",
+                "another deploy holds that environment then: pick the next free window", _block)
+    _other = _row_of(tables, "release_candidates", _new.get("release_candidate_id"))
+    _block = _not_among(_other, "status", ("cab_approved",), "release candidate")
+    if _block:
+        _refuse("deploy_cab_approved_only",
+                "Deploy windows are booked only for CAB-approved candidates.", _block)
+    _block = _outside_window(_new.get("start"), ("tuesday", "wednesday", "thursday"), None, None)
+    if _holds(_new.get("environment"), "!=", "staging") and _block:
+        _refuse("prod_deploy_days",
+                "Production deploys happen Tuesday to Thursday only, never on a Friday or at the weekend.", _block)
+    _block = _outside_window(_new.get("start"), (), "06:00", "08:00")
+    if _holds(_new.get("environment"), "==", "prod_eu") and _block:
+        _refuse("prod_eu_window", "prod_eu deploys start between 06:00 and 08:00 UTC.", _block)
+    _block = _outside_window(_new.get("start"), (), "14:00", "16:00")
+    if _holds(_new.get("environment"), "==", "prod_us") and _block:
+        _refuse("prod_us_window", "prod_us deploys start between 14:00 and 16:00 UTC.", _block)
     tables["production_deploys"].append(_new)
     return _as(ProductionDeploy, _new)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "deploy_cab_approved_only", "category": "approval",
+     "rule": "Deploy windows are booked only for CAB-approved candidates.",
+     "tools": ['production_deploy_book_window'], "enforced": True},
+    {"id": "prod_deploy_days", "category": "time_window",
+     "rule": "Production deploys happen Tuesday to Thursday only, never on a Friday or at the weekend.",
+     "tools": ['production_deploy_book_window'], "enforced": True},
+    {"id": "prod_eu_window", "category": "time_window",
+     "rule": "Prod_eu deploys start between 06:00 and 08:00 UTC.", "tools": ['production_deploy_book_window'],
+     "enforced": True},
+    {"id": "prod_us_window", "category": "time_window",
+     "rule": "Prod_us deploys start between 14:00 and 16:00 UTC.", "tools": ['production_deploy_book_window'],
+     "enforced": True},
+    {"id": "judgement_1", "category": "judgement", "rule": "Move candidates one stage at a time.", "tools": [],
+     "enforced": False},
+    {"id": "release_candidate_plan.unique", "category": "uniqueness",
+     "rule": "That version already exists: bump the patch number.", "tools": ['release_candidate_plan'],
+     "enforced": True},
+    {"id": "release_candidate_plan.not_in_past", "category": "time_window",
+     "rule": "Target dates are today or later.", "tools": ['release_candidate_plan'], "enforced": True},
+    {"id": "release_candidate_freeze.status_in", "category": "state_guard",
+     "rule": "Only planned candidates can be frozen.", "tools": ['release_candidate_freeze'], "enforced": True},
+    {"id": "release_candidate_qa_signoff.status_in", "category": "state_guard",
+     "rule": "Freeze the code before QA sign-off.", "tools": ['release_candidate_qa_signoff'],
+     "enforced": True},
+    {"id": "release_candidate_cab_approve.status_in", "category": "state_guard",
+     "rule": "CAB only reviews QA-signed-off candidates.", "tools": ['release_candidate_cab_approve'],
+     "enforced": True},
+    {"id": "release_candidate_mark_deployed.status_in", "category": "state_guard",
+     "rule": "A candidate must be CAB-approved before it is deployed.",
+     "tools": ['release_candidate_mark_deployed'], "enforced": True},
+    {"id": "release_candidate_roll_back.status_in", "category": "state_guard",
+     "rule": "Only deployed candidates can be rolled back.", "tools": ['release_candidate_roll_back'],
+     "enforced": True},
+    {"id": "release_candidate_abort.status_in", "category": "state_guard",
+     "rule": "Deployed candidates are rolled back, not aborted.", "tools": ['release_candidate_abort'],
+     "enforced": True},
+    {"id": "change_ticket_attach.unique", "category": "uniqueness",
+     "rule": "That Jira key is already attached to a candidate.", "tools": ['change_ticket_attach'],
+     "enforced": True},
+    {"id": "production_deploy_book_window.not_in_past", "category": "time_window",
+     "rule": "Deploy windows start today or later.", "tools": ['production_deploy_book_window'],
+     "enforced": True},
+    {"id": "production_deploy_book_window.no_overlap", "category": "capacity",
+     "rule": "Another deploy holds that environment then: pick the next free window.",
+     "tools": ['production_deploy_book_window'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def service_component_report(tables: Tables, group_by: Literal["tier"],
+                             tier: ServiceComponentTier | None = None) -> Report:
+    """Count service components per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(tier, "tier", SERVICE_COMPONENT_TIER)
+    _check_choice(group_by, "group_by", ("tier",))
+    _rows = [
+        _r for _r in tables["service_components"]
+        if (tier is None or _r.get("tier") == tier)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def release_candidate_report(tables: Tables, group_by: Literal["service_component_id", "status"],
+                             service_component_id: str | None = None,
+                             status: ReleaseCandidateStatus | None = None) -> Report:
+    """Count release candidates per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", RELEASE_CANDIDATE_STATUS)
+    _check_choice(group_by, "group_by", ("service_component_id", "status"))
+    _rows = [
+        _r for _r in tables["release_candidates"]
+        if (service_component_id is None or _r.get("service_component_id") == service_component_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def change_ticket_report(tables: Tables, group_by: Literal["release_candidate_id", "risk"],
+                         release_candidate_id: str | None = None,
+                         risk: ChangeTicketRisk | None = None) -> Report:
+    """Count change tickets per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(risk, "risk", CHANGE_TICKET_RISK)
+    _check_choice(group_by, "group_by", ("release_candidate_id", "risk"))
+    _rows = [
+        _r for _r in tables["change_tickets"]
+        if (release_candidate_id is None or _r.get("release_candidate_id") == release_candidate_id)
+        and (risk is None or _r.get("risk") == risk)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def production_deploy_report(tables: Tables, group_by: Literal["release_candidate_id", "environment", "status"],
+                             release_candidate_id: str | None = None,
+                             environment: ProductionDeployEnvironment | None = None,
+                             status: ProductionDeployStatus | None = None) -> Report:
+    """Count production deploys per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(environment, "environment", PRODUCTION_DEPLOY_ENVIRONMENT)
+    _check_choice(status, "status", PRODUCTION_DEPLOY_STATUS)
+    _check_choice(group_by, "group_by", ("release_candidate_id", "environment", "status"))
+    _rows = [
+        _r for _r in tables["production_deploys"]
+        if (release_candidate_id is None or _r.get("release_candidate_id") == release_candidate_id)
+        and (environment is None or _r.get("environment") == environment)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [service_component_search, release_candidate_search, release_candidate_get, release_candidate_plan,
               release_candidate_freeze, release_candidate_qa_signoff, release_candidate_cab_approve,
               release_candidate_mark_deployed, release_candidate_roll_back, release_candidate_abort,
               change_ticket_search, change_ticket_attach, production_deploy_search,
-              production_deploy_book_window]
+              production_deploy_book_window, read_policies, service_component_report, release_candidate_report,
+              change_ticket_report, production_deploy_report]
+OPERATION_NAMES = {"service_component_search", "release_candidate_search", "release_candidate_get",
+                   "release_candidate_plan", "release_candidate_freeze", "release_candidate_qa_signoff",
+                   "release_candidate_cab_approve", "release_candidate_mark_deployed",
+                   "release_candidate_roll_back", "release_candidate_abort", "change_ticket_search",
+                   "change_ticket_attach", "production_deploy_search", "production_deploy_book_window",
+                   "read_policies", "service_component_report", "release_candidate_report",
+                   "change_ticket_report", "production_deploy_report"}

@@ -22,8 +22,18 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Release train and change approvals workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the release manager of a fintech platform that ships on a two-week train. Each service's "
+    "release candidate passes code freeze, QA sign-off and change advisory board (CAB) approval before it "
+    "gets a production deploy window; windows in the same environment may not overlap. Change tickets are "
+    "attached to candidates, and bad releases are rolled back. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like svc-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[deploy_cab_approved_only] Deploy windows are booked only for CAB-approved candidates. "
+    "[prod_deploy_days] Production deploys happen Tuesday to Thursday only, never on a Friday or at the "
+    "weekend. [prod_eu_window] Prod_eu deploys start between 06:00 and 08:00 UTC. [prod_us_window] "
+    "Prod_us deploys start between 14:00 and 16:00 UTC. [judgement_1] Move candidates one stage at a "
+    "time. Call finish when done."
 )
 
 

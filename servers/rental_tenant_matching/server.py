@@ -22,8 +22,20 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Parkside Rentals leasing office workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `leasing` CLI in the shell); call finish when done."
+    "You assist the leasing office of Parkside Rentals, which manages apartments across four "
+    "neighborhoods. Prospective renters list their budget, household size, pets and preferred area; units "
+    "have rent, bedrooms, pet policy and an availability date. You suggest units that fit both sides, "
+    "take applications (each unit accepts only a few at a time), screen them and send lease offers. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "unt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `leasing` CLI in the shell) and the file tools. Policies: "
+    "[approved_before_offer] A lease offer goes only to an applicant whose application for that same unit "
+    "is approved. [offer_available_units] Only an available unit can be offered; a pending, leased or "
+    "offline unit is never offered again. [apply_to_open_units] Applications are taken only for units "
+    "that are available or have an offer pending. [credit_floor] An application is approved only when the "
+    "applicant's credit score is at least 600. [deposit_judgement] Applicants scoring 600-639 are "
+    "approved with a double deposit; say so in the offer conversation. Call finish when done."
 )
 
 

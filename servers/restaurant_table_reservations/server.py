@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Osteria Lume reservations and host stand workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You run reservations and the host stand at Osteria Lume, a 20-table Italian restaurant with a main "
+    "room, patio, bar and private room. Guests book by phone, email and the website; each reservation "
+    "holds one table large enough for the party for its seating window, and a table is never "
+    "double-booked. Walk-ins join the waitlist and are texted when a table frees up. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like din-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Book tables by the seating-window rule, the smallest suitable "
+    "table, and the section rules; the private room takes 9+. [judgement_2] Check the table's bookings "
+    "before promising a time. Call finish when done."
 )
 
 

@@ -22,8 +22,14 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Voltbox electronics returns center workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You work in the returns center of Voltbox, a consumer-electronics retailer. Customers request a "
+    "return merchandise authorisation (RMA) for a purchase; approved RMAs get a prepaid label; the "
+    "warehouse receives and inspects the item and grades it; then the customer is refunded (less any "
+    "restocking fee) or sent an exchange. Every step follows the return policy. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pur-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -34,18 +34,6 @@ SupportCaseStatus = Literal["new", "open", "pending_customer", "solved", "closed
 SUPPORT_CASE_STATUS: tuple[str, ...] = get_args(SupportCaseStatus)
 CaseReplyVisibility = Literal["public", "internal"]
 CASE_REPLY_VISIBILITY: tuple[str, ...] = get_args(CaseReplyVisibility)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -72,22 +60,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -99,59 +71,56 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -176,23 +145,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class CustomerAccount:
@@ -205,12 +224,32 @@ class CustomerAccount:
 
 
 @dataclass
+class CustomerAccountPage(Page):
+    """A page of customer accounts from a search: `note` says how to get the rest."""
+
+    results: list[CustomerAccount]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class AccountContact:
     id: str
     customer_account_id: str
     name: str
     email: str
     role: str
+
+
+@dataclass
+class AccountContactPage(Page):
+    """A page of account contacts from a search: `note` says how to get the rest."""
+
+    results: list[AccountContact]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -226,6 +265,16 @@ class SupportCase:
 
 
 @dataclass
+class SupportCasePage(Page):
+    """A page of support cases from a search: `note` says how to get the rest."""
+
+    results: list[SupportCase]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class CaseReply:
     id: str
     support_case_id: str
@@ -233,6 +282,16 @@ class CaseReply:
     visibility: CaseReplyVisibility
     body: str
     sent_at: str
+
+
+@dataclass
+class CaseReplyPage(Page):
+    """A page of case replies from a search: `note` says how to get the rest."""
+
+    results: list[CaseReply]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -244,17 +303,27 @@ class ServiceCredit:
     reason: str
 
 
+@dataclass
+class ServiceCreditPage(Page):
+    """A page of service credits from a search: `note` says how to get the rest."""
+
+    results: list[ServiceCredit]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- customer_accounts
 
 
 @read
 def customer_account_search(tables: Tables, name: str | None = None, plan: CustomerAccountPlan | None = None,
-                            region: CustomerAccountRegion | None = None,
-                            limit: int = 20) -> list[CustomerAccount]:
+                            region: CustomerAccountRegion | None = None, limit: int = 20,
+                            offset: int = 0) -> CustomerAccountPage:
     """Find customer accounts by company name, plan or region.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(plan, "plan", CUSTOMER_ACCOUNT_PLAN)
     _check_choice(region, "region", CUSTOMER_ACCOUNT_REGION)
@@ -264,7 +333,7 @@ def customer_account_search(tables: Tables, name: str | None = None, plan: Custo
         and (plan is None or _r.get("plan") == plan)
         and (region is None or _r.get("region") == region)
     ]
-    return [_as(CustomerAccount, _r) for _r in _by_id(_rows, limit)]
+    return _page(CustomerAccountPage, CustomerAccount, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- account_contacts
@@ -272,11 +341,12 @@ def customer_account_search(tables: Tables, name: str | None = None, plan: Custo
 
 @read
 def account_contact_search(tables: Tables, customer_account_id: str | None = None, name: str | None = None,
-                           email: str | None = None, limit: int = 20) -> list[AccountContact]:
+                           email: str | None = None, limit: int = 20, offset: int = 0) -> AccountContactPage:
     """Find contacts by account, name or email.
 
     name, email match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["account_contacts"]
@@ -284,7 +354,7 @@ def account_contact_search(tables: Tables, customer_account_id: str | None = Non
         and (name is None or _contains(_r.get("name"), name))
         and (email is None or _contains(_r.get("email"), email))
     ]
-    return [_as(AccountContact, _r) for _r in _by_id(_rows, limit)]
+    return _page(AccountContactPage, AccountContact, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- support_cases
@@ -294,11 +364,13 @@ def account_contact_search(tables: Tables, customer_account_id: str | None = Non
 def support_case_search(tables: Tables, account_contact_id: str | None = None, subject: str | None = None,
                         category: SupportCaseCategory | None = None,
                         priority: SupportCasePriority | None = None, assignee: str | None = None,
-                        status: SupportCaseStatus | None = None, limit: int = 20) -> list[SupportCase]:
+                        status: SupportCaseStatus | None = None, limit: int = 20,
+                        offset: int = 0) -> SupportCasePage:
     """Find cases by contact, subject, category, priority, assignee or status.
 
     subject, assignee match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(category, "category", SUPPORT_CASE_CATEGORY)
     _check_choice(priority, "priority", SUPPORT_CASE_PRIORITY)
@@ -312,7 +384,7 @@ def support_case_search(tables: Tables, account_contact_id: str | None = None, s
         and (assignee is None or _contains(_r.get("assignee"), assignee))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(SupportCase, _r) for _r in _by_id(_rows, limit)]
+    return _page(SupportCasePage, SupportCase, _rows, limit, offset)
 
 
 @read
@@ -364,8 +436,10 @@ def support_case_triage(tables: Tables, support_case_id: str, priority: SupportC
     _check_choice(category, "category", SUPPORT_CASE_CATEGORY)
     _fail_if_blank(assignee, "assignee")
     _new = {**_row, **_changes}
-    if _row.get("status") not in ("new", "open", "pending_customer"):
-        raise ToolFailure("solved or closed cases are not re-triaged: reopen first")
+    _block = _not_among(_row, "status", ("new", "open", "pending_customer"), "support case")
+    if _block:
+        _refuse("support_case_triage.status_in",
+                "solved or closed cases are not re-triaged: reopen first", _block)
     _row.update(_new)
     return _as(SupportCase, _row)
 
@@ -376,8 +450,10 @@ def support_case_await_customer(tables: Tables, support_case_id: str) -> Support
     _row = find_row(tables, "support_cases", "id", support_case_id, "support case",
                     "find support case ids with support_case_search")
     _new = {**_row, "status": "pending_customer"}
-    if _row.get("status") not in ("new", "open"):
-        raise ToolFailure("only new or open cases can wait on the customer")
+    _block = _not_among(_row, "status", ("new", "open"), "support case")
+    if _block:
+        _refuse("support_case_await_customer.status_in",
+                "only new or open cases can wait on the customer", _block)
     _row.update(_new)
     return _as(SupportCase, _row)
 
@@ -388,8 +464,10 @@ def support_case_reopen(tables: Tables, support_case_id: str) -> SupportCase:
     _row = find_row(tables, "support_cases", "id", support_case_id, "support case",
                     "find support case ids with support_case_search")
     _new = {**_row, "status": "open"}
-    if _row.get("status") not in ("new", "pending_customer", "solved"):
-        raise ToolFailure("closed cases cannot be reopened: open a follow-up case")
+    _block = _not_among(_row, "status", ("new", "pending_customer", "solved"), "support case")
+    if _block:
+        _refuse("support_case_reopen.status_in",
+                "closed cases cannot be reopened: open a follow-up case", _block)
     _row.update(_new)
     return _as(SupportCase, _row)
 
@@ -400,8 +478,9 @@ def support_case_solve(tables: Tables, support_case_id: str) -> SupportCase:
     _row = find_row(tables, "support_cases", "id", support_case_id, "support case",
                     "find support case ids with support_case_search")
     _new = {**_row, "status": "solved"}
-    if _row.get("status") not in ("open", "pending_customer"):
-        raise ToolFailure("only open or pending cases can be solved")
+    _block = _not_among(_row, "status", ("open", "pending_customer"), "support case")
+    if _block:
+        _refuse("support_case_solve.status_in", "only open or pending cases can be solved", _block)
     _row.update(_new)
     return _as(SupportCase, _row)
 
@@ -411,11 +490,13 @@ def support_case_solve(tables: Tables, support_case_id: str) -> SupportCase:
 
 @read
 def case_reply_search(tables: Tables, support_case_id: str | None = None, author: str | None = None,
-                      visibility: CaseReplyVisibility | None = None, limit: int = 20) -> list[CaseReply]:
+                      visibility: CaseReplyVisibility | None = None, limit: int = 20,
+                      offset: int = 0) -> CaseReplyPage:
     """Read the conversation on a case.
 
     author matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(visibility, "visibility", CASE_REPLY_VISIBILITY)
     _rows = [
@@ -424,7 +505,7 @@ def case_reply_search(tables: Tables, support_case_id: str | None = None, author
         and (author is None or _contains(_r.get("author"), author))
         and (visibility is None or _r.get("visibility") == visibility)
     ]
-    return [_as(CaseReply, _r) for _r in _by_id(_rows, limit)]
+    return _page(CaseReplyPage, CaseReply, _rows, limit, offset)
 
 
 @write
@@ -457,17 +538,19 @@ def case_reply_send(tables: Tables, support_case_id: str, author: str, visibilit
 
 @read
 def service_credit_search(tables: Tables, customer_account_id: str | None = None,
-                          support_case_id: str | None = None, limit: int = 20) -> list[ServiceCredit]:
+                          support_case_id: str | None = None, limit: int = 20,
+                          offset: int = 0) -> ServiceCreditPage:
     """List service credits issued to an account.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _rows = [
         _r for _r in tables["service_credits"]
         if (customer_account_id is None or _r.get("customer_account_id") == customer_account_id)
         and (support_case_id is None or _r.get("support_case_id") == support_case_id)
     ]
-    return [_as(ServiceCredit, _r) for _r in _by_id(_rows, limit)]
+    return _page(ServiceCreditPage, ServiceCredit, _rows, limit, offset)
 
 
 @write
@@ -488,8 +571,11 @@ def service_credit_issue(tables: Tables, customer_account_id: str, support_case_
         "reason": reason,
     }
     _have = _field_of(tables, "customer_accounts", _new.get("customer_account_id"), "credit_allowance")
-    if _short(_have, _new.get("amount")):
-        raise ToolFailure("the account's remaining credit allowance is too small: escalate to the CSM for approval")
+    _block = _short(_have, _new.get("amount"), "customer account", _new.get("customer_account_id"),
+                    "credit_allowance")
+    if _block:
+        _refuse("service_credit_issue.at_least",
+                "the account's remaining credit allowance is too small: escalate to the CSM for approval", _block)
     _target_customer_account_id = _target(tables, "customer_accounts", _new.get("customer_account_id"),
                                           "customer account")
     tables["service_credits"].append(_new)
@@ -498,7 +584,143 @@ def service_credit_issue(tables: Tables, customer_account_id: str, support_case_
     return _as(ServiceCredit, _new)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Reply to customers in the playbook's tone using the macros; use internal notes for anything the customer should not see.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Check the account's plan for the response target.",
+     "tools": [], "enforced": False},
+    {"id": "support_case_triage.status_in", "category": "state_guard",
+     "rule": "Solved or closed cases are not re-triaged: reopen first.", "tools": ['support_case_triage'],
+     "enforced": True},
+    {"id": "support_case_await_customer.status_in", "category": "state_guard",
+     "rule": "Only new or open cases can wait on the customer.", "tools": ['support_case_await_customer'],
+     "enforced": True},
+    {"id": "support_case_reopen.status_in", "category": "state_guard",
+     "rule": "Closed cases cannot be reopened: open a follow-up case.", "tools": ['support_case_reopen'],
+     "enforced": True},
+    {"id": "support_case_solve.status_in", "category": "state_guard",
+     "rule": "Only open or pending cases can be solved.", "tools": ['support_case_solve'], "enforced": True},
+    {"id": "service_credit_issue.at_least", "category": "threshold",
+     "rule": "The account's remaining credit allowance is too small: escalate to the CSM for approval.",
+     "tools": ['service_credit_issue'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def customer_account_report(tables: Tables, group_by: Literal["plan", "region"],
+                            plan: CustomerAccountPlan | None = None,
+                            region: CustomerAccountRegion | None = None) -> Report:
+    """Count customer accounts per value of a field with totals of credit_allowance; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(plan, "plan", CUSTOMER_ACCOUNT_PLAN)
+    _check_choice(region, "region", CUSTOMER_ACCOUNT_REGION)
+    _check_choice(group_by, "group_by", ("plan", "region"))
+    _rows = [
+        _r for _r in tables["customer_accounts"]
+        if (plan is None or _r.get("plan") == plan)
+        and (region is None or _r.get("region") == region)
+    ]
+    return _report(_rows, group_by, ("credit_allowance",))
+
+
+@read
+def account_contact_report(tables: Tables, group_by: Literal["customer_account_id"],
+                           customer_account_id: str | None = None) -> Report:
+    """Count account contacts per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("customer_account_id",))
+    _rows = [
+        _r for _r in tables["account_contacts"]
+        if (customer_account_id is None or _r.get("customer_account_id") == customer_account_id)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def support_case_report(tables: Tables,
+                        group_by: Literal["account_contact_id", "category", "priority", "status"],
+                        account_contact_id: str | None = None, category: SupportCaseCategory | None = None,
+                        priority: SupportCasePriority | None = None,
+                        status: SupportCaseStatus | None = None) -> Report:
+    """Count support cases per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(category, "category", SUPPORT_CASE_CATEGORY)
+    _check_choice(priority, "priority", SUPPORT_CASE_PRIORITY)
+    _check_choice(status, "status", SUPPORT_CASE_STATUS)
+    _check_choice(group_by, "group_by", ("account_contact_id", "category", "priority", "status"))
+    _rows = [
+        _r for _r in tables["support_cases"]
+        if (account_contact_id is None or _r.get("account_contact_id") == account_contact_id)
+        and (category is None or _r.get("category") == category)
+        and (priority is None or _r.get("priority") == priority)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def case_reply_report(tables: Tables, group_by: Literal["support_case_id", "visibility"],
+                      support_case_id: str | None = None,
+                      visibility: CaseReplyVisibility | None = None) -> Report:
+    """Count case replies per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(visibility, "visibility", CASE_REPLY_VISIBILITY)
+    _check_choice(group_by, "group_by", ("support_case_id", "visibility"))
+    _rows = [
+        _r for _r in tables["case_replies"]
+        if (support_case_id is None or _r.get("support_case_id") == support_case_id)
+        and (visibility is None or _r.get("visibility") == visibility)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def service_credit_report(tables: Tables, group_by: Literal["customer_account_id", "support_case_id"],
+                          customer_account_id: str | None = None, support_case_id: str | None = None) -> Report:
+    """Count service credits per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("customer_account_id", "support_case_id"))
+    _rows = [
+        _r for _r in tables["service_credits"]
+        if (customer_account_id is None or _r.get("customer_account_id") == customer_account_id)
+        and (support_case_id is None or _r.get("support_case_id") == support_case_id)
+    ]
+    return _report(_rows, group_by, ("amount",))
+
+
 OPERATIONS = [customer_account_search, account_contact_search, support_case_search, support_case_get,
               support_case_open, support_case_triage, case_reply_search, case_reply_send,
               support_case_await_customer, support_case_reopen, support_case_solve, service_credit_search,
-              service_credit_issue]
+              service_credit_issue, read_policies, customer_account_report, account_contact_report,
+              support_case_report, case_reply_report, service_credit_report]
+OPERATION_NAMES = {"customer_account_search", "account_contact_search", "support_case_search",
+                   "support_case_get", "support_case_open", "support_case_triage", "case_reply_search",
+                   "case_reply_send", "support_case_await_customer", "support_case_reopen",
+                   "support_case_solve", "service_credit_search", "service_credit_issue", "read_policies",
+                   "customer_account_report", "account_contact_report", "support_case_report",
+                   "case_reply_report", "service_credit_report"}

@@ -22,9 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Zipline e-scooter share fleet operations workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools (or the `zipline` CLI in the shell); call finish when "
-    "done."
+    "You assist the fleet operations lead at Zipline, a city e-scooter share. Each scooter moves through "
+    "a strict lifecycle - available, low battery, collected, charging, redeployed - or gets reported "
+    "damaged and goes through repair or retirement. The city permit caps how many scooters may be "
+    "deployed in each service zone, and field crews get tasks for battery swaps, collections, rebalancing "
+    "and inspections. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like sct-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools (or the `zipline` CLI in the shell) and the file tools. Policies: "
+    "[judgement_1] Move scooters only along the lifecycle, end a deployment when collecting, and deploy "
+    "only charged scooters into zones under their permit cap. [judgement_2] Task the crew that covers the "
+    "zone. Call finish when done."
 )
 
 

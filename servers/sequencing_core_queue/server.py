@@ -22,16 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with Genomics sequencing core run queue. You operate the run queue of a genomics core. "
-    "Labs submit prepared libraries that pass QC, which are queued onto Illumina and Nanopore instruments "
-    "with a limited number of queue slots. Runs move through loading, sequencing and demultiplexing to "
-    "delivery; runs that fail (flow-cell errors, low cluster density, disk full) are requeued, or "
-    "abandoned after repeated failures. Today is 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like sqr-0001: search first, then act on the id. A failed write "
-    "changes nothing. Queue only libraries whose qc_status is passed, on an instrument of the platform "
-    "the read config needs (long_read -> nanopore). Requeue at most twice (attempt 3 is the last); a "
-    "failure from \"run folder disk full\" is requeued on the same instrument without counting an attempt. "
-    "Call finish when done."
+    "You operate the run queue of a genomics core. Labs submit prepared libraries that pass QC, which are "
+    "queued onto Illumina and Nanopore instruments with a limited number of queue slots. Runs move "
+    "through loading, sequencing and demultiplexing to delivery; runs that fail (flow-cell errors, low "
+    "cluster density, disk full) are requeued, or abandoned after repeated failures. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sqr-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] Queue only libraries whose qc_status is passed, on an instrument of the platform the "
+    "read config needs (long_read -> nanopore). [judgement_2] Requeue at most twice (attempt 3 is the "
+    "last); a failure from \"run folder disk full\" is requeued on the same instrument without counting an "
+    "attempt. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Summit Peak ski & snowboard rental shop workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You help the rental counter at Summit Peak's base-area ski and snowboard shop. Guests reserve "
+    "equipment packages, which come out of the shop's available inventory; on pick-up a technician fits "
+    "boots and sets bindings to the DIN from the fitting guide; gear comes back, runs overdue, or comes "
+    "back damaged and is charged or waived under the rental terms. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rnt-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[judgement_1] Reserve from available inventory, set DIN from the fitting guide using the renter's "
+    "weight, type and age, and charge damage at the listed prices unless the waiver applies. Call finish "
+    "when done."
 )
 
 

@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Mercy General operating theatre scheduling workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the theatre bookings coordinator at Mercy General. Surgeons' secretaries request cases; "
+    "each case needs an operating room, the surgeon and an anaesthetist free for the whole slot. On the "
+    "day cases go to theatre and complete; elective cases are postponed or cancelled when an emergency "
+    "needs the room. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like orm-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools and the file tools. Policies: [judgement_1] Before booking, check "
+    "the room, surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, "
+    "paediatric cover, turnover time). Call finish when done."
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -38,17 +38,13 @@ TAKEDOWN_REQUEST_REASON: tuple[str, ...] = get_args(TakedownRequestReason)
 TakedownRequestStatus = Literal["requested", "sent", "confirmed"]
 TAKEDOWN_REQUEST_STATUS: tuple[str, ...] = get_args(TakedownRequestStatus)
 
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -66,31 +62,6 @@ def _check_choice(value: str | None, field: str, choices: tuple[str, ...]) -> No
         raise ToolFailure(f"{field} '{value}' is not allowed: use one of {', '.join(choices)}")
 
 
-def _check_range(value: float | None, field: str, low: float | None, high: float | None) -> None:
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if low is not None and high is not None else \
-            f"at least {low}" if low is not None else f"at most {high}"
-        raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
-
-
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
-def _check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
-
-
 def _check_time(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -102,59 +73,61 @@ def _check_time(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
 
 
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -164,38 +137,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class SyndicationPartner:
@@ -207,12 +219,32 @@ class SyndicationPartner:
 
 
 @dataclass
+class SyndicationPartnerPage(Page):
+    """A page of syndication partners from a search: `note` says how to get the rest."""
+
+    results: list[SyndicationPartner]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ContentItem:
     id: str
     headline: str
     section: ContentItemSection
     rights: ContentItemRights
     published_at: str
+
+
+@dataclass
+class ContentItemPage(Page):
+    """A page of content items from a search: `note` says how to get the rest."""
+
+    results: list[ContentItem]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -226,6 +258,16 @@ class FeedDelivery:
 
 
 @dataclass
+class FeedDeliveryPage(Page):
+    """A page of feed deliveries from a search: `note` says how to get the rest."""
+
+    results: list[FeedDelivery]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class TakedownRequest:
     id: str
     content_item_id: str
@@ -234,18 +276,28 @@ class TakedownRequest:
     status: TakedownRequestStatus
 
 
+@dataclass
+class TakedownRequestPage(Page):
+    """A page of takedown requests from a search: `note` says how to get the rest."""
+
+    results: list[TakedownRequest]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- syndication_partners
 
 
 @read
 def syndication_partner_search(tables: Tables, name: str | None = None,
                                feed_format: SyndicationPartnerFeedFormat | None = None,
-                               status: SyndicationPartnerStatus | None = None,
-                               limit: int = 20) -> list[SyndicationPartner]:
+                               status: SyndicationPartnerStatus | None = None, limit: int = 20,
+                               offset: int = 0) -> SyndicationPartnerPage:
     """Find partners by name, format or status.
 
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
-    rows, in id order.
+    rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
     _check_choice(feed_format, "feed_format", SYNDICATION_PARTNER_FEED_FORMAT)
     _check_choice(status, "status", SYNDICATION_PARTNER_STATUS)
@@ -255,7 +307,7 @@ def syndication_partner_search(tables: Tables, name: str | None = None,
         and (feed_format is None or _r.get("feed_format") == feed_format)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(SyndicationPartner, _r) for _r in _by_id(_rows, limit)]
+    return _page(SyndicationPartnerPage, SyndicationPartner, _rows, limit, offset)
 
 
 @write
@@ -264,8 +316,9 @@ def syndication_partner_suspend(tables: Tables, syndication_partner_id: str) -> 
     _row = find_row(tables, "syndication_partners", "id", syndication_partner_id, "syndication partner",
                     "find syndication partner ids with syndication_partner_search")
     _new = {**_row, "status": "suspended"}
-    if _row.get("status") not in ("live",):
-        raise ToolFailure("the partner is already suspended")
+    _block = _not_among(_row, "status", ("live",), "syndication partner")
+    if _block:
+        _refuse("syndication_partner_suspend.status_in", "the partner is already suspended", _block)
     _row.update(_new)
     return _as(SyndicationPartner, _row)
 
@@ -275,11 +328,13 @@ def syndication_partner_suspend(tables: Tables, syndication_partner_id: str) -> 
 
 @read
 def content_item_search(tables: Tables, headline: str | None = None, section: ContentItemSection | None = None,
-                        rights: ContentItemRights | None = None, limit: int = 20) -> list[ContentItem]:
+                        rights: ContentItemRights | None = None, limit: int = 20,
+                        offset: int = 0) -> ContentItemPage:
     """Find articles by headline, section or rights.
 
     headline matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(section, "section", CONTENT_ITEM_SECTION)
     _check_choice(rights, "rights", CONTENT_ITEM_RIGHTS)
@@ -289,7 +344,7 @@ def content_item_search(tables: Tables, headline: str | None = None, section: Co
         and (section is None or _r.get("section") == section)
         and (rights is None or _r.get("rights") == rights)
     ]
-    return [_as(ContentItem, _r) for _r in _by_id(_rows, limit)]
+    return _page(ContentItemPage, ContentItem, _rows, limit, offset)
 
 
 @read
@@ -305,11 +360,13 @@ def content_item_get(tables: Tables, content_item_id: str) -> ContentItem:
 @read
 def feed_delivery_search(tables: Tables, syndication_partner_id: str | None = None,
                          content_item_id: str | None = None, partner_response: str | None = None,
-                         status: FeedDeliveryStatus | None = None, limit: int = 20) -> list[FeedDelivery]:
+                         status: FeedDeliveryStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> FeedDeliveryPage:
     """Find deliveries by partner, article, response or status.
 
     partner_response matches any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(status, "status", FEED_DELIVERY_STATUS)
     _rows = [
@@ -319,7 +376,7 @@ def feed_delivery_search(tables: Tables, syndication_partner_id: str | None = No
         and (partner_response is None or _contains(_r.get("partner_response"), partner_response))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(FeedDelivery, _r) for _r in _by_id(_rows, limit)]
+    return _page(FeedDeliveryPage, FeedDelivery, _rows, limit, offset)
 
 
 @write
@@ -343,8 +400,10 @@ def feed_delivery_push(tables: Tables, syndication_partner_id: str, content_item
         "status": "pending",
     }
     _capacity = _field_of(tables, "syndication_partners", _new.get("syndication_partner_id"), "daily_quota")
-    if _full(tables["feed_deliveries"], _new, "syndication_partner_id", "status", _capacity):
-        raise ToolFailure("the partner's daily quota is used up: push tomorrow or prioritise another article")
+    _block = _full(tables["feed_deliveries"], _new, "syndication_partner_id", "status", _capacity)
+    if _block:
+        _refuse("feed_delivery_push.capacity",
+                "the partner's daily quota is used up: push tomorrow or prioritise another article", _block)
     tables["feed_deliveries"].append(_new)
     return _as(FeedDelivery, _new)
 
@@ -355,8 +414,10 @@ def feed_delivery_mark_delivered(tables: Tables, feed_delivery_id: str) -> FeedD
     _row = find_row(tables, "feed_deliveries", "id", feed_delivery_id, "feed delivery",
                     "find feed delivery ids with feed_delivery_search")
     _new = {**_row, "status": "delivered"}
-    if _row.get("status") not in ("pending", "retry_queued"):
-        raise ToolFailure("only pending or requeued deliveries can be delivered")
+    _block = _not_among(_row, "status", ("pending", "retry_queued"), "feed delivery")
+    if _block:
+        _refuse("feed_delivery_mark_delivered.status_in",
+                "only pending or requeued deliveries can be delivered", _block)
     _row.update(_new)
     return _as(FeedDelivery, _row)
 
@@ -367,8 +428,9 @@ def feed_delivery_acknowledge(tables: Tables, feed_delivery_id: str) -> FeedDeli
     _row = find_row(tables, "feed_deliveries", "id", feed_delivery_id, "feed delivery",
                     "find feed delivery ids with feed_delivery_search")
     _new = {**_row, "status": "acknowledged"}
-    if _row.get("status") not in ("delivered",):
-        raise ToolFailure("the delivery has not been accepted yet")
+    _block = _not_among(_row, "status", ("delivered",), "feed delivery")
+    if _block:
+        _refuse("feed_delivery_acknowledge.status_in", "the delivery has not been accepted yet", _block)
     _row.update(_new)
     return _as(FeedDelivery, _row)
 
@@ -381,8 +443,9 @@ def feed_delivery_reject(tables: Tables, feed_delivery_id: str, partner_response
     _changes = {_k: _v for _k, _v in (("partner_response", partner_response),) if _v is not None}
     _fail_if_blank(partner_response, "partner_response")
     _new = {**_row, **_changes, "status": "rejected"}
-    if _row.get("status") not in ("pending", "delivered", "retry_queued"):
-        raise ToolFailure("acknowledged deliveries cannot be rejected")
+    _block = _not_among(_row, "status", ("pending", "delivered", "retry_queued"), "feed delivery")
+    if _block:
+        _refuse("feed_delivery_reject.status_in", "acknowledged deliveries cannot be rejected", _block)
     _row.update(_new)
     return _as(FeedDelivery, _row)
 
@@ -393,8 +456,9 @@ def feed_delivery_requeue(tables: Tables, feed_delivery_id: str) -> FeedDelivery
     _row = find_row(tables, "feed_deliveries", "id", feed_delivery_id, "feed delivery",
                     "find feed delivery ids with feed_delivery_search")
     _new = {**_row, "status": "retry_queued"}
-    if _row.get("status") not in ("rejected",):
-        raise ToolFailure("only rejected deliveries are requeued")
+    _block = _not_among(_row, "status", ("rejected",), "feed delivery")
+    if _block:
+        _refuse("feed_delivery_requeue.status_in", "only rejected deliveries are requeued", _block)
     _row.update(_new)
     return _as(FeedDelivery, _row)
 
@@ -406,11 +470,12 @@ def feed_delivery_requeue(tables: Tables, feed_delivery_id: str) -> FeedDelivery
 def takedown_request_search(tables: Tables, content_item_id: str | None = None,
                             syndication_partner_id: str | None = None,
                             reason: TakedownRequestReason | None = None,
-                            status: TakedownRequestStatus | None = None,
-                            limit: int = 20) -> list[TakedownRequest]:
+                            status: TakedownRequestStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> TakedownRequestPage:
     """Find takedowns by article, partner, reason or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(reason, "reason", TAKEDOWN_REQUEST_REASON)
     _check_choice(status, "status", TAKEDOWN_REQUEST_STATUS)
@@ -421,7 +486,7 @@ def takedown_request_search(tables: Tables, content_item_id: str | None = None,
         and (reason is None or _r.get("reason") == reason)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(TakedownRequest, _r) for _r in _by_id(_rows, limit)]
+    return _page(TakedownRequestPage, TakedownRequest, _rows, limit, offset)
 
 
 @write
@@ -450,8 +515,9 @@ def takedown_request_send(tables: Tables, takedown_request_id: str) -> TakedownR
     _row = find_row(tables, "takedown_requests", "id", takedown_request_id, "takedown request",
                     "find takedown request ids with takedown_request_search")
     _new = {**_row, "status": "sent"}
-    if _row.get("status") not in ("requested",):
-        raise ToolFailure("the takedown was already sent")
+    _block = _not_among(_row, "status", ("requested",), "takedown request")
+    if _block:
+        _refuse("takedown_request_send.status_in", "the takedown was already sent", _block)
     _row.update(_new)
     return _as(TakedownRequest, _row)
 
@@ -462,13 +528,144 @@ def takedown_request_confirm(tables: Tables, takedown_request_id: str) -> Takedo
     _row = find_row(tables, "takedown_requests", "id", takedown_request_id, "takedown request",
                     "find takedown request ids with takedown_request_search")
     _new = {**_row, "status": "confirmed"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("send the takedown first")
+    _block = _not_among(_row, "status", ("sent",), "takedown request")
+    if _block:
+        _refuse("takedown_request_confirm.status_in", "send the takedown first", _block)
     _row.update(_new)
     return _as(TakedownRequest, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Check an article's rights before pushing and follow the rejection table before requeueing.",
+     "tools": [], "enforced": False},
+    {"id": "syndication_partner_suspend.status_in", "category": "state_guard",
+     "rule": "The partner is already suspended.", "tools": ['syndication_partner_suspend'], "enforced": True},
+    {"id": "feed_delivery_push.capacity", "category": "capacity",
+     "rule": "The partner's daily quota is used up: push tomorrow or prioritise another article.",
+     "tools": ['feed_delivery_push'], "enforced": True},
+    {"id": "feed_delivery_mark_delivered.status_in", "category": "state_guard",
+     "rule": "Only pending or requeued deliveries can be delivered.", "tools": ['feed_delivery_mark_delivered'],
+     "enforced": True},
+    {"id": "feed_delivery_acknowledge.status_in", "category": "state_guard",
+     "rule": "The delivery has not been accepted yet.", "tools": ['feed_delivery_acknowledge'],
+     "enforced": True},
+    {"id": "feed_delivery_reject.status_in", "category": "state_guard",
+     "rule": "Acknowledged deliveries cannot be rejected.", "tools": ['feed_delivery_reject'],
+     "enforced": True},
+    {"id": "feed_delivery_requeue.status_in", "category": "state_guard",
+     "rule": "Only rejected deliveries are requeued.", "tools": ['feed_delivery_requeue'], "enforced": True},
+    {"id": "takedown_request_send.status_in", "category": "state_guard",
+     "rule": "The takedown was already sent.", "tools": ['takedown_request_send'], "enforced": True},
+    {"id": "takedown_request_confirm.status_in", "category": "state_guard", "rule": "Send the takedown first.",
+     "tools": ['takedown_request_confirm'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def syndication_partner_report(tables: Tables, group_by: Literal["feed_format", "status"],
+                               feed_format: SyndicationPartnerFeedFormat | None = None,
+                               status: SyndicationPartnerStatus | None = None) -> Report:
+    """Count syndication partners per value of a field with totals of daily_quota; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(feed_format, "feed_format", SYNDICATION_PARTNER_FEED_FORMAT)
+    _check_choice(status, "status", SYNDICATION_PARTNER_STATUS)
+    _check_choice(group_by, "group_by", ("feed_format", "status"))
+    _rows = [
+        _r for _r in tables["syndication_partners"]
+        if (feed_format is None or _r.get("feed_format") == feed_format)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("daily_quota",))
+
+
+@read
+def content_item_report(tables: Tables, group_by: Literal["section", "rights"],
+                        section: ContentItemSection | None = None,
+                        rights: ContentItemRights | None = None) -> Report:
+    """Count content items per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(section, "section", CONTENT_ITEM_SECTION)
+    _check_choice(rights, "rights", CONTENT_ITEM_RIGHTS)
+    _check_choice(group_by, "group_by", ("section", "rights"))
+    _rows = [
+        _r for _r in tables["content_items"]
+        if (section is None or _r.get("section") == section)
+        and (rights is None or _r.get("rights") == rights)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def feed_delivery_report(tables: Tables,
+                         group_by: Literal["syndication_partner_id", "content_item_id", "status"],
+                         syndication_partner_id: str | None = None, content_item_id: str | None = None,
+                         status: FeedDeliveryStatus | None = None) -> Report:
+    """Count feed deliveries per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", FEED_DELIVERY_STATUS)
+    _check_choice(group_by, "group_by", ("syndication_partner_id", "content_item_id", "status"))
+    _rows = [
+        _r for _r in tables["feed_deliveries"]
+        if (syndication_partner_id is None or _r.get("syndication_partner_id") == syndication_partner_id)
+        and (content_item_id is None or _r.get("content_item_id") == content_item_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def takedown_request_report(tables: Tables,
+                            group_by: Literal["content_item_id", "syndication_partner_id", "reason", "status"],
+                            content_item_id: str | None = None, syndication_partner_id: str | None = None,
+                            reason: TakedownRequestReason | None = None,
+                            status: TakedownRequestStatus | None = None) -> Report:
+    """Count takedown requests per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(reason, "reason", TAKEDOWN_REQUEST_REASON)
+    _check_choice(status, "status", TAKEDOWN_REQUEST_STATUS)
+    _check_choice(group_by, "group_by", ("content_item_id", "syndication_partner_id", "reason", "status"))
+    _rows = [
+        _r for _r in tables["takedown_requests"]
+        if (content_item_id is None or _r.get("content_item_id") == content_item_id)
+        and (syndication_partner_id is None or _r.get("syndication_partner_id") == syndication_partner_id)
+        and (reason is None or _r.get("reason") == reason)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [syndication_partner_search, syndication_partner_suspend, content_item_search, content_item_get,
               feed_delivery_search, feed_delivery_push, feed_delivery_mark_delivered, feed_delivery_acknowledge,
               feed_delivery_reject, feed_delivery_requeue, takedown_request_search, takedown_request_issue,
-              takedown_request_send, takedown_request_confirm]
+              takedown_request_send, takedown_request_confirm, read_policies, syndication_partner_report,
+              content_item_report, feed_delivery_report, takedown_request_report]
+OPERATION_NAMES = {"syndication_partner_search", "syndication_partner_suspend", "content_item_search",
+                   "content_item_get", "feed_delivery_search", "feed_delivery_push",
+                   "feed_delivery_mark_delivered", "feed_delivery_acknowledge", "feed_delivery_reject",
+                   "feed_delivery_requeue", "takedown_request_search", "takedown_request_issue",
+                   "takedown_request_send", "takedown_request_confirm", "read_policies",
+                   "syndication_partner_report", "content_item_report", "feed_delivery_report",
+                   "takedown_request_report"}

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the News syndication feed distribution workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `syndicate` CLI in the shell); call finish when done."
+    "You run content syndication for a digital news publisher. Published articles that are cleared for "
+    "syndication are pushed to partners (news apps and aggregators) as feed deliveries, each partner with "
+    "a daily quota. Partners accept, acknowledge or reject deliveries asynchronously; rejections are "
+    "fixed and requeued. When an article is corrected or its rights expire, takedown requests go out and "
+    "partners confirm removal. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like spt-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `syndicate` CLI in the shell) and "
+    "the file tools. Policies: [judgement_1] Check an article's rights before pushing and follow the "
+    "rejection table before requeueing. Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -36,18 +36,6 @@ OfficeActionResponseIssue = Literal["likelihood_of_confusion", "descriptiveness"
 OFFICE_ACTION_RESPONSE_ISSUE: tuple[str, ...] = get_args(OfficeActionResponseIssue)
 OfficeActionResponseStatus = Literal["drafting", "filed"]
 OFFICE_ACTION_RESPONSE_STATUS: tuple[str, ...] = get_args(OfficeActionResponseStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -74,11 +62,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -90,111 +73,136 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
-
-
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
-
-
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
-
-
-def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
-    for row in tables.get(table, []):
-        if row_id is not None and row.get("id") == row_id:
-            return row.get(field)
-    return None
-
-
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
         return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
+
+
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class BrandClient:
@@ -205,6 +213,16 @@ class BrandClient:
 
 
 @dataclass
+class BrandClientPage(Page):
+    """A page of brand clients from a search: `note` says how to get the rest."""
+
+    results: list[BrandClient]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class ClearanceReport:
     id: str
     brand_client_id: str
@@ -212,6 +230,16 @@ class ClearanceReport:
     nice_class: int
     risk: ClearanceReportRisk
     status: ClearanceReportStatus
+
+
+@dataclass
+class ClearanceReportPage(Page):
+    """A page of clearance reports from a search: `note` says how to get the rest."""
+
+    results: list[ClearanceReport]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -227,6 +255,16 @@ class TrademarkApplication:
 
 
 @dataclass
+class TrademarkApplicationPage(Page):
+    """A page of trademark applications from a search: `note` says how to get the rest."""
+
+    results: list[TrademarkApplication]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class OfficeActionResponse:
     id: str
     trademark_application_id: str
@@ -235,16 +273,27 @@ class OfficeActionResponse:
     status: OfficeActionResponseStatus
 
 
+@dataclass
+class OfficeActionResponsePage(Page):
+    """A page of office action responses from a search: `note` says how to get the rest."""
+
+    results: list[OfficeActionResponse]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- brand_clients
 
 
 @read
 def brand_client_search(tables: Tables, name: str | None = None, contact_email: str | None = None,
-                        industry: str | None = None, limit: int = 20) -> list[BrandClient]:
+                        industry: str | None = None, limit: int = 20, offset: int = 0) -> BrandClientPage:
     """Find brand clients by name, email or industry.
 
     name, contact_email, industry match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _rows = [
         _r for _r in tables["brand_clients"]
@@ -252,7 +301,7 @@ def brand_client_search(tables: Tables, name: str | None = None, contact_email: 
         and (contact_email is None or _contains(_r.get("contact_email"), contact_email))
         and (industry is None or _contains(_r.get("industry"), industry))
     ]
-    return [_as(BrandClient, _r) for _r in _by_id(_rows, limit)]
+    return _page(BrandClientPage, BrandClient, _rows, limit, offset)
 
 
 # ---------------------------------------------------------------- clearance_reports
@@ -262,12 +311,13 @@ def brand_client_search(tables: Tables, name: str | None = None, contact_email: 
 def clearance_report_search(tables: Tables, brand_client_id: str | None = None,
                             proposed_mark: str | None = None, nice_class: int | None = None,
                             risk: ClearanceReportRisk | None = None,
-                            status: ClearanceReportStatus | None = None,
-                            limit: int = 20) -> list[ClearanceReport]:
+                            status: ClearanceReportStatus | None = None, limit: int = 20,
+                            offset: int = 0) -> ClearanceReportPage:
     """Find clearance reports by client, mark, class, risk or status.
 
     proposed_mark matches any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
     _check_choice(status, "status", CLEARANCE_REPORT_STATUS)
@@ -279,7 +329,7 @@ def clearance_report_search(tables: Tables, brand_client_id: str | None = None,
         and (risk is None or _r.get("risk") == risk)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(ClearanceReport, _r) for _r in _by_id(_rows, limit)]
+    return _page(ClearanceReportPage, ClearanceReport, _rows, limit, offset)
 
 
 @write
@@ -311,8 +361,9 @@ def clearance_report_complete(tables: Tables, clearance_report_id: str,
     _changes = {_k: _v for _k, _v in (("risk", risk),) if _v is not None}
     _check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
     _new = {**_row, **_changes, "status": "completed"}
-    if _row.get("status") not in ("ordered",):
-        raise ToolFailure("the report is already completed")
+    _block = _not_among(_row, "status", ("ordered",), "clearance report")
+    if _block:
+        _refuse("clearance_report_complete.status_in", "the report is already completed", _block)
     _row.update(_new)
     return _as(ClearanceReport, _row)
 
@@ -323,10 +374,13 @@ def clearance_report_clear(tables: Tables, clearance_report_id: str) -> Clearanc
     _row = find_row(tables, "clearance_reports", "id", clearance_report_id, "clearance report",
                     "find clearance report ids with clearance_report_search")
     _new = {**_row, "status": "cleared"}
-    if _row.get("status") not in ("completed",):
-        raise ToolFailure("wait for the search report to complete")
-    if _row.get("risk") not in ("low", "moderate"):
-        raise ToolFailure("high-risk marks cannot be cleared: advise the client to choose another mark")
+    _block = _not_among(_row, "status", ("completed",), "clearance report")
+    if _block:
+        _refuse("clearance_report_clear.status_in", "wait for the search report to complete", _block)
+    _block = _not_among(_row, "risk", ("low", "moderate"), "clearance report")
+    if _block:
+        _refuse("clearance_report_clear.field_equals",
+                "high-risk marks cannot be cleared: advise the client to choose another mark", _block)
     _row.update(_new)
     return _as(ClearanceReport, _row)
 
@@ -337,12 +391,13 @@ def clearance_report_clear(tables: Tables, clearance_report_id: str) -> Clearanc
 @read
 def trademark_application_search(tables: Tables, brand_client_id: str | None = None, mark: str | None = None,
                                  serial_number: str | None = None,
-                                 status: TrademarkApplicationStatus | None = None,
-                                 limit: int = 20) -> list[TrademarkApplication]:
+                                 status: TrademarkApplicationStatus | None = None, limit: int = 20,
+                                 offset: int = 0) -> TrademarkApplicationPage:
     """Find applications by client, mark, serial number or status.
 
     mark, serial_number match any part of the text, ignoring case; other filters must match exactly. Returns at
-    most `limit` rows, in id order.
+    most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results
+    were cut.
     """
     _check_choice(status, "status", TRADEMARK_APPLICATION_STATUS)
     _rows = [
@@ -352,7 +407,7 @@ def trademark_application_search(tables: Tables, brand_client_id: str | None = N
         and (serial_number is None or _contains(_r.get("serial_number"), serial_number))
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(TrademarkApplication, _r) for _r in _by_id(_rows, limit)]
+    return _page(TrademarkApplicationPage, TrademarkApplication, _rows, limit, offset)
 
 
 @write
@@ -377,8 +432,11 @@ def trademark_application_prepare(tables: Tables, clearance_report_id: str, bran
         "serial_number": None,
         "status": "drafting",
     }
-    _check_unique(tables["trademark_applications"], "clearance_report_id", _new.get("clearance_report_id"),
-                  _new["id"], "an application already exists for that clearance report")
+    _block = _taken(tables["trademark_applications"], "clearance_report_id", _new.get("clearance_report_id"),
+                    _new["id"])
+    if _block:
+        _refuse("trademark_application_prepare.unique",
+                "an application already exists for that clearance report", _block)
     tables["trademark_applications"].append(_new)
     return _as(TrademarkApplication, _new)
 
@@ -392,8 +450,9 @@ def trademark_application_file(tables: Tables, trademark_application_id: str,
     _changes = {_k: _v for _k, _v in (("serial_number", serial_number),) if _v is not None}
     _fail_if_blank(serial_number, "serial_number")
     _new = {**_row, **_changes, "status": "filed"}
-    if _row.get("status") not in ("drafting",):
-        raise ToolFailure("the application is already filed")
+    _block = _not_among(_row, "status", ("drafting",), "trademark application")
+    if _block:
+        _refuse("trademark_application_file.status_in", "the application is already filed", _block)
     _row.update(_new)
     return _as(TrademarkApplication, _row)
 
@@ -405,8 +464,10 @@ def trademark_application_record_office_action(tables: Tables,
     _row = find_row(tables, "trademark_applications", "id", trademark_application_id, "trademark application",
                     "find trademark application ids with trademark_application_search")
     _new = {**_row, "status": "office_action"}
-    if _row.get("status") not in ("filed",):
-        raise ToolFailure("only filed applications receive office actions")
+    _block = _not_among(_row, "status", ("filed",), "trademark application")
+    if _block:
+        _refuse("trademark_application_record_office_action.status_in",
+                "only filed applications receive office actions", _block)
     _row.update(_new)
     return _as(TrademarkApplication, _row)
 
@@ -417,8 +478,9 @@ def trademark_application_publish(tables: Tables, trademark_application_id: str)
     _row = find_row(tables, "trademark_applications", "id", trademark_application_id, "trademark application",
                     "find trademark application ids with trademark_application_search")
     _new = {**_row, "status": "published"}
-    if _row.get("status") not in ("filed", "office_action"):
-        raise ToolFailure("the application is not under examination")
+    _block = _not_among(_row, "status", ("filed", "office_action"), "trademark application")
+    if _block:
+        _refuse("trademark_application_publish.status_in", "the application is not under examination", _block)
     _row.update(_new)
     return _as(TrademarkApplication, _row)
 
@@ -429,8 +491,9 @@ def trademark_application_register(tables: Tables, trademark_application_id: str
     _row = find_row(tables, "trademark_applications", "id", trademark_application_id, "trademark application",
                     "find trademark application ids with trademark_application_search")
     _new = {**_row, "status": "registered"}
-    if _row.get("status") not in ("published",):
-        raise ToolFailure("only published marks can register")
+    _block = _not_among(_row, "status", ("published",), "trademark application")
+    if _block:
+        _refuse("trademark_application_register.status_in", "only published marks can register", _block)
     _row.update(_new)
     return _as(TrademarkApplication, _row)
 
@@ -441,11 +504,12 @@ def trademark_application_register(tables: Tables, trademark_application_id: str
 @read
 def office_action_response_search(tables: Tables, trademark_application_id: str | None = None,
                                   issue: OfficeActionResponseIssue | None = None,
-                                  status: OfficeActionResponseStatus | None = None,
-                                  limit: int = 20) -> list[OfficeActionResponse]:
+                                  status: OfficeActionResponseStatus | None = None, limit: int = 20,
+                                  offset: int = 0) -> OfficeActionResponsePage:
     """Find office-action responses by application, issue or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(issue, "issue", OFFICE_ACTION_RESPONSE_ISSUE)
     _check_choice(status, "status", OFFICE_ACTION_RESPONSE_STATUS)
@@ -455,7 +519,7 @@ def office_action_response_search(tables: Tables, trademark_application_id: str 
         and (issue is None or _r.get("issue") == issue)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(OfficeActionResponse, _r) for _r in _by_id(_rows, limit)]
+    return _page(OfficeActionResponsePage, OfficeActionResponse, _rows, limit, offset)
 
 
 @write
@@ -476,8 +540,10 @@ def office_action_response_draft(tables: Tables, trademark_application_id: str,
         "response_due": response_due,
         "status": "drafting",
     }
-    if _in_past(_new.get("response_due")):
-        raise ToolFailure("the response deadline has passed: the application must be revived with a petition")
+    _block = _in_past(_new.get("response_due"), "response_due")
+    if _block:
+        _refuse("office_action_response_draft.not_in_past",
+                "the response deadline has passed: the application must be revived with a petition", _block)
     tables["office_action_responses"].append(_new)
     return _as(OfficeActionResponse, _new)
 
@@ -489,14 +555,137 @@ def office_action_response_file(tables: Tables, office_action_response_id: str) 
                     "office action response",
                     "find office action response ids with office_action_response_search")
     _new = {**_row, "status": "filed"}
-    if _row.get("status") not in ("drafting",):
-        raise ToolFailure("the response is already filed")
+    _block = _not_among(_row, "status", ("drafting",), "office action response")
+    if _block:
+        _refuse("office_action_response_file.status_in", "the response is already filed", _block)
     _row.update(_new)
     return _as(OfficeActionResponse, _row)
+
+
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Pipeline: clearance order -> complete -> clear -> application prepare -> file -> (office action -> response) -> publish -> register.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Keep mark and class consistent along the chain.",
+     "tools": [], "enforced": False},
+    {"id": "clearance_report_complete.status_in", "category": "state_guard",
+     "rule": "The report is already completed.", "tools": ['clearance_report_complete'], "enforced": True},
+    {"id": "clearance_report_clear.status_in", "category": "state_guard",
+     "rule": "Wait for the search report to complete.", "tools": ['clearance_report_clear'], "enforced": True},
+    {"id": "clearance_report_clear.field_equals", "category": "eligibility",
+     "rule": "High-risk marks cannot be cleared: advise the client to choose another mark.",
+     "tools": ['clearance_report_clear'], "enforced": True},
+    {"id": "trademark_application_prepare.unique", "category": "uniqueness",
+     "rule": "An application already exists for that clearance report.",
+     "tools": ['trademark_application_prepare'], "enforced": True},
+    {"id": "trademark_application_file.status_in", "category": "state_guard",
+     "rule": "The application is already filed.", "tools": ['trademark_application_file'], "enforced": True},
+    {"id": "trademark_application_record_office_action.status_in", "category": "state_guard",
+     "rule": "Only filed applications receive office actions.",
+     "tools": ['trademark_application_record_office_action'], "enforced": True},
+    {"id": "trademark_application_publish.status_in", "category": "state_guard",
+     "rule": "The application is not under examination.", "tools": ['trademark_application_publish'],
+     "enforced": True},
+    {"id": "trademark_application_register.status_in", "category": "state_guard",
+     "rule": "Only published marks can register.", "tools": ['trademark_application_register'],
+     "enforced": True},
+    {"id": "office_action_response_draft.not_in_past", "category": "time_window",
+     "rule": "The response deadline has passed: the application must be revived with a petition.",
+     "tools": ['office_action_response_draft'], "enforced": True},
+    {"id": "office_action_response_file.status_in", "category": "state_guard",
+     "rule": "The response is already filed.", "tools": ['office_action_response_file'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def clearance_report_report(tables: Tables, group_by: Literal["brand_client_id", "risk", "status"],
+                            brand_client_id: str | None = None, risk: ClearanceReportRisk | None = None,
+                            status: ClearanceReportStatus | None = None) -> Report:
+    """Count clearance reports per value of a field with totals of nice_class; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
+    _check_choice(status, "status", CLEARANCE_REPORT_STATUS)
+    _check_choice(group_by, "group_by", ("brand_client_id", "risk", "status"))
+    _rows = [
+        _r for _r in tables["clearance_reports"]
+        if (brand_client_id is None or _r.get("brand_client_id") == brand_client_id)
+        and (risk is None or _r.get("risk") == risk)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("nice_class",))
+
+
+@read
+def trademark_application_report(tables: Tables,
+                                 group_by: Literal["clearance_report_id", "brand_client_id", "filing_basis", "status"],
+                                 clearance_report_id: str | None = None, brand_client_id: str | None = None,
+                                 filing_basis: TrademarkApplicationFilingBasis | None = None,
+                                 status: TrademarkApplicationStatus | None = None) -> Report:
+    """Count trademark applications per value of a field with totals of nice_class; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(filing_basis, "filing_basis", TRADEMARK_APPLICATION_FILING_BASIS)
+    _check_choice(status, "status", TRADEMARK_APPLICATION_STATUS)
+    _check_choice(group_by, "group_by", ("clearance_report_id", "brand_client_id", "filing_basis", "status"))
+    _rows = [
+        _r for _r in tables["trademark_applications"]
+        if (clearance_report_id is None or _r.get("clearance_report_id") == clearance_report_id)
+        and (brand_client_id is None or _r.get("brand_client_id") == brand_client_id)
+        and (filing_basis is None or _r.get("filing_basis") == filing_basis)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("nice_class",))
+
+
+@read
+def office_action_response_report(tables: Tables,
+                                  group_by: Literal["trademark_application_id", "issue", "status"],
+                                  trademark_application_id: str | None = None,
+                                  issue: OfficeActionResponseIssue | None = None,
+                                  status: OfficeActionResponseStatus | None = None) -> Report:
+    """Count office action responses per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(issue, "issue", OFFICE_ACTION_RESPONSE_ISSUE)
+    _check_choice(status, "status", OFFICE_ACTION_RESPONSE_STATUS)
+    _check_choice(group_by, "group_by", ("trademark_application_id", "issue", "status"))
+    _rows = [
+        _r for _r in tables["office_action_responses"]
+        if (trademark_application_id is None or _r.get("trademark_application_id") == trademark_application_id)
+        and (issue is None or _r.get("issue") == issue)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
 
 
 OPERATIONS = [brand_client_search, clearance_report_search, clearance_report_order, clearance_report_complete,
               clearance_report_clear, trademark_application_search, trademark_application_prepare,
               trademark_application_file, trademark_application_record_office_action,
               trademark_application_publish, trademark_application_register, office_action_response_search,
-              office_action_response_draft, office_action_response_file]
+              office_action_response_draft, office_action_response_file, read_policies, clearance_report_report,
+              trademark_application_report, office_action_response_report]
+OPERATION_NAMES = {"brand_client_search", "clearance_report_search", "clearance_report_order",
+                   "clearance_report_complete", "clearance_report_clear", "trademark_application_search",
+                   "trademark_application_prepare", "trademark_application_file",
+                   "trademark_application_record_office_action", "trademark_application_publish",
+                   "trademark_application_register", "office_action_response_search",
+                   "office_action_response_draft", "office_action_response_file", "read_policies",
+                   "clearance_report_report", "trademark_application_report", "office_action_response_report"}

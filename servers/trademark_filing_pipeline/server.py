@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Trademark clearance and filing practice workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You support a boutique IP firm's trademark practice. For each brand client, a proposed mark is first "
+    "cleared with a search report; cleared marks become applications that are filed with the trademark "
+    "office, examined, sometimes hit with office actions that need timely responses, then published and "
+    "registered. Docket reports and the filing checklist sit in the workspace. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like bcl-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Pipeline: clearance order -> complete -> clear -> application "
+    "prepare -> file -> (office action -> response) -> publish -> register. [judgement_2] Keep mark and "
+    "class consistent along the chain. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Meridian corporate travel desk workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `meridian` CLI in the shell); call finish when done."
+    "You work at Meridian Travel's corporate desk, which books business trips for a client's staff. Trip "
+    "requests come in from employees; you build an itinerary of flight, hotel, rail and car segments "
+    "within the travel policy, charge each segment to the department's travel budget, send the itinerary "
+    "for manager approval and then ticket it. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like trv-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `meridian` CLI in the shell) and "
+    "the file tools. Policies: [judgement_1] Build itineraries within the policy limits and charge "
+    "segments to the traveller's department budget. [judgement_2] Ticket only after the manager approves. "
+    "Call finish when done."
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -28,18 +28,6 @@ TreasuryTransferStatus = Literal["booked", "settled", "reversed"]
 TREASURY_TRANSFER_STATUS: tuple[str, ...] = get_args(TreasuryTransferStatus)
 OutgoingWireStatus = Literal["drafted", "approved", "sent", "confirmed"]
 OUTGOING_WIRE_STATUS: tuple[str, ...] = get_args(OutgoingWireStatus)
-
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
-INACTIVE = frozenset({
-    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
-    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
-    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
-})
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -66,11 +54,6 @@ def _check_range(value: float | None, field: str, low: float | None, high: float
         raise ToolFailure(f"{field} {value} is out of range: give a number {bounds}")
 
 
-def _check_email(value: str | None, field: str) -> None:
-    if value is not None and not EMAIL.match(value):
-        raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
-
-
 def _check_date(value: str | None, field: str) -> None:
     if value is None:
         return
@@ -82,70 +65,62 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
-    """The referenced row already has `capacity` active rows pointing at it."""
-    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
-    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
-             and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+def _short(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -170,23 +145,73 @@ def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class CashAccount:
@@ -199,12 +224,32 @@ class CashAccount:
 
 
 @dataclass
+class CashAccountPage(Page):
+    """A page of cash accounts from a search: `note` says how to get the rest."""
+
+    results: list[CashAccount]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Beneficiary:
     id: str
     name: str
     country: str
     swift_bic: str
     verified: bool
+
+
+@dataclass
+class BeneficiaryPage(Page):
+    """A page of beneficiarys from a search: `note` says how to get the rest."""
+
+    results: list[Beneficiary]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -219,6 +264,16 @@ class TreasuryTransfer:
 
 
 @dataclass
+class TreasuryTransferPage(Page):
+    """A page of treasury transfers from a search: `note` says how to get the rest."""
+
+    results: list[TreasuryTransfer]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class OutgoingWire:
     id: str
     cash_account_id: str
@@ -228,16 +283,28 @@ class OutgoingWire:
     status: OutgoingWireStatus
 
 
+@dataclass
+class OutgoingWirePage(Page):
+    """A page of outgoing wires from a search: `note` says how to get the rest."""
+
+    results: list[OutgoingWire]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- cash_accounts
 
 
 @read
 def cash_account_search(tables: Tables, name: str | None = None, bank: str | None = None,
-                        currency: CashAccountCurrency | None = None, limit: int = 20) -> list[CashAccount]:
+                        currency: CashAccountCurrency | None = None, limit: int = 20,
+                        offset: int = 0) -> CashAccountPage:
     """Find group cash accounts by name, bank or currency.
 
     name, bank match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(currency, "currency", CASH_ACCOUNT_CURRENCY)
     _rows = [
@@ -246,7 +313,7 @@ def cash_account_search(tables: Tables, name: str | None = None, bank: str | Non
         and (bank is None or _contains(_r.get("bank"), bank))
         and (currency is None or _r.get("currency") == currency)
     ]
-    return [_as(CashAccount, _r) for _r in _by_id(_rows, limit)]
+    return _page(CashAccountPage, CashAccount, _rows, limit, offset)
 
 
 @read
@@ -261,11 +328,12 @@ def cash_account_get(tables: Tables, cash_account_id: str) -> CashAccount:
 
 @read
 def beneficiary_search(tables: Tables, name: str | None = None, country: str | None = None,
-                       verified: bool | None = None, limit: int = 20) -> list[Beneficiary]:
+                       verified: bool | None = None, limit: int = 20, offset: int = 0) -> BeneficiaryPage:
     """Find wire beneficiaries.
 
     name, country match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _rows = [
         _r for _r in tables["beneficiarys"]
@@ -273,7 +341,7 @@ def beneficiary_search(tables: Tables, name: str | None = None, country: str | N
         and (country is None or _contains(_r.get("country"), country))
         and (verified is None or _r.get("verified") == verified)
     ]
-    return [_as(Beneficiary, _r) for _r in _by_id(_rows, limit)]
+    return _page(BeneficiaryPage, Beneficiary, _rows, limit, offset)
 
 
 @write
@@ -295,10 +363,12 @@ def beneficiary_verify(tables: Tables, beneficiary_id: str, verified: bool) -> B
 @read
 def treasury_transfer_search(tables: Tables, from_account_id: str | None = None,
                              to_account_id: str | None = None, status: TreasuryTransferStatus | None = None,
-                             value_date: str | None = None, limit: int = 20) -> list[TreasuryTransfer]:
+                             value_date: str | None = None, limit: int = 20,
+                             offset: int = 0) -> TreasuryTransferPage:
     """Find transfers between group accounts.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", TREASURY_TRANSFER_STATUS)
     _check_date(value_date, "value_date")
@@ -309,7 +379,7 @@ def treasury_transfer_search(tables: Tables, from_account_id: str | None = None,
         and (status is None or _r.get("status") == status)
         and (value_date is None or _r.get("value_date") == value_date)
     ]
-    return [_as(TreasuryTransfer, _r) for _r in _by_id(_rows, limit)]
+    return _page(TreasuryTransferPage, TreasuryTransfer, _rows, limit, offset)
 
 
 @write
@@ -335,11 +405,14 @@ def treasury_transfer_book(tables: Tables, from_account_id: str, to_account_id: 
         "purpose": purpose,
         "status": "booked",
     }
-    if _in_past(_new.get("value_date")):
-        raise ToolFailure("value date must be today or later")
+    _block = _in_past(_new.get("value_date"), "value_date")
+    if _block:
+        _refuse("treasury_transfer_book.not_in_past", "value date must be today or later", _block)
     _have = _field_of(tables, "cash_accounts", _new.get("from_account_id"), "available_balance")
-    if _short(_have, _new.get("amount")):
-        raise ToolFailure("the source account does not hold enough cash: fund it first or split the transfer")
+    _block = _short(_have, _new.get("amount"), "cash account", _new.get("from_account_id"), "available_balance")
+    if _block:
+        _refuse("treasury_transfer_book.at_least",
+                "the source account does not hold enough cash: fund it first or split the transfer", _block)
     _target_from_account_id = _target(tables, "cash_accounts", _new.get("from_account_id"), "cash account")
     _target_to_account_id = _target(tables, "cash_accounts", _new.get("to_account_id"), "cash account")
     tables["treasury_transfers"].append(_new)
@@ -356,8 +429,9 @@ def treasury_transfer_settle(tables: Tables, treasury_transfer_id: str) -> Treas
     _row = find_row(tables, "treasury_transfers", "id", treasury_transfer_id, "treasury transfer",
                     "find treasury transfer ids with treasury_transfer_search")
     _new = {**_row, "status": "settled"}
-    if _row.get("status") not in ("booked",):
-        raise ToolFailure("only booked transfers can settle")
+    _block = _not_among(_row, "status", ("booked",), "treasury transfer")
+    if _block:
+        _refuse("treasury_transfer_settle.status_in", "only booked transfers can settle", _block)
     _row.update(_new)
     return _as(TreasuryTransfer, _row)
 
@@ -367,10 +441,12 @@ def treasury_transfer_settle(tables: Tables, treasury_transfer_id: str) -> Treas
 
 @read
 def outgoing_wire_search(tables: Tables, cash_account_id: str | None = None, beneficiary_id: str | None = None,
-                         status: OutgoingWireStatus | None = None, limit: int = 20) -> list[OutgoingWire]:
+                         status: OutgoingWireStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> OutgoingWirePage:
     """Find outgoing wires.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", OUTGOING_WIRE_STATUS)
     _rows = [
@@ -379,7 +455,7 @@ def outgoing_wire_search(tables: Tables, cash_account_id: str | None = None, ben
         and (beneficiary_id is None or _r.get("beneficiary_id") == beneficiary_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(OutgoingWire, _r) for _r in _by_id(_rows, limit)]
+    return _page(OutgoingWirePage, OutgoingWire, _rows, limit, offset)
 
 
 @write
@@ -403,11 +479,14 @@ def outgoing_wire_initiate(tables: Tables, cash_account_id: str, beneficiary_id:
         "value_date": value_date,
         "status": "drafted",
     }
-    if _in_past(_new.get("value_date")):
-        raise ToolFailure("value date must be today or later")
+    _block = _in_past(_new.get("value_date"), "value_date")
+    if _block:
+        _refuse("outgoing_wire_initiate.not_in_past", "value date must be today or later", _block)
     _have = _field_of(tables, "cash_accounts", _new.get("cash_account_id"), "available_balance")
-    if _short(_have, _new.get("amount")):
-        raise ToolFailure("insufficient available balance: book a funding transfer first")
+    _block = _short(_have, _new.get("amount"), "cash account", _new.get("cash_account_id"), "available_balance")
+    if _block:
+        _refuse("outgoing_wire_initiate.at_least",
+                "insufficient available balance: book a funding transfer first", _block)
     _target_cash_account_id = _target(tables, "cash_accounts", _new.get("cash_account_id"), "cash account")
     tables["outgoing_wires"].append(_new)
     if _target_cash_account_id is not None and _new.get("amount") is not None:
@@ -421,8 +500,9 @@ def outgoing_wire_approve(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     _row = find_row(tables, "outgoing_wires", "id", outgoing_wire_id, "outgoing wire",
                     "find outgoing wire ids with outgoing_wire_search")
     _new = {**_row, "status": "approved"}
-    if _row.get("status") not in ("drafted",):
-        raise ToolFailure("only drafted wires can be approved")
+    _block = _not_among(_row, "status", ("drafted",), "outgoing wire")
+    if _block:
+        _refuse("outgoing_wire_approve.status_in", "only drafted wires can be approved", _block)
     _row.update(_new)
     return _as(OutgoingWire, _row)
 
@@ -433,8 +513,9 @@ def outgoing_wire_release(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     _row = find_row(tables, "outgoing_wires", "id", outgoing_wire_id, "outgoing wire",
                     "find outgoing wire ids with outgoing_wire_search")
     _new = {**_row, "status": "sent"}
-    if _row.get("status") not in ("approved",):
-        raise ToolFailure("wires need approval before release")
+    _block = _not_among(_row, "status", ("approved",), "outgoing wire")
+    if _block:
+        _refuse("outgoing_wire_release.status_in", "wires need approval before release", _block)
     _row.update(_new)
     return _as(OutgoingWire, _row)
 
@@ -445,12 +526,128 @@ def outgoing_wire_confirm(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     _row = find_row(tables, "outgoing_wires", "id", outgoing_wire_id, "outgoing wire",
                     "find outgoing wire ids with outgoing_wire_search")
     _new = {**_row, "status": "confirmed"}
-    if _row.get("status") not in ("sent",):
-        raise ToolFailure("only sent wires can be confirmed")
+    _block = _not_among(_row, "status", ("sent",), "outgoing wire")
+    if _block:
+        _refuse("outgoing_wire_confirm.status_in", "only sent wires can be confirmed", _block)
     _row.update(_new)
     return _as(OutgoingWire, _row)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "Wire only to verified beneficiaries, from an account in the payment currency, and keep each account at or above its minimum_balance after the move.",
+     "tools": [], "enforced": False},
+    {"id": "treasury_transfer_book.not_in_past", "category": "time_window",
+     "rule": "Value date must be today or later.", "tools": ['treasury_transfer_book'], "enforced": True},
+    {"id": "treasury_transfer_book.at_least", "category": "threshold",
+     "rule": "The source account does not hold enough cash: fund it first or split the transfer.",
+     "tools": ['treasury_transfer_book'], "enforced": True},
+    {"id": "treasury_transfer_settle.status_in", "category": "state_guard",
+     "rule": "Only booked transfers can settle.", "tools": ['treasury_transfer_settle'], "enforced": True},
+    {"id": "outgoing_wire_initiate.not_in_past", "category": "time_window",
+     "rule": "Value date must be today or later.", "tools": ['outgoing_wire_initiate'], "enforced": True},
+    {"id": "outgoing_wire_initiate.at_least", "category": "threshold",
+     "rule": "Insufficient available balance: book a funding transfer first.",
+     "tools": ['outgoing_wire_initiate'], "enforced": True},
+    {"id": "outgoing_wire_approve.status_in", "category": "state_guard",
+     "rule": "Only drafted wires can be approved.", "tools": ['outgoing_wire_approve'], "enforced": True},
+    {"id": "outgoing_wire_release.status_in", "category": "state_guard",
+     "rule": "Wires need approval before release.", "tools": ['outgoing_wire_release'], "enforced": True},
+    {"id": "outgoing_wire_confirm.status_in", "category": "state_guard",
+     "rule": "Only sent wires can be confirmed.", "tools": ['outgoing_wire_confirm'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def cash_account_report(tables: Tables, group_by: Literal["currency"],
+                        currency: CashAccountCurrency | None = None) -> Report:
+    """Count cash accounts per value of a field with totals of available_balance, minimum_balance; optional filters
+    narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(currency, "currency", CASH_ACCOUNT_CURRENCY)
+    _check_choice(group_by, "group_by", ("currency",))
+    _rows = [
+        _r for _r in tables["cash_accounts"]
+        if (currency is None or _r.get("currency") == currency)
+    ]
+    return _report(_rows, group_by, ("available_balance", "minimum_balance"))
+
+
+@read
+def beneficiary_report(tables: Tables, group_by: Literal["verified"], verified: bool | None = None) -> Report:
+    """Count beneficiarys per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(group_by, "group_by", ("verified",))
+    _rows = [
+        _r for _r in tables["beneficiarys"]
+        if (verified is None or _r.get("verified") == verified)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def treasury_transfer_report(tables: Tables, group_by: Literal["from_account_id", "to_account_id", "status"],
+                             from_account_id: str | None = None, to_account_id: str | None = None,
+                             status: TreasuryTransferStatus | None = None) -> Report:
+    """Count treasury transfers per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", TREASURY_TRANSFER_STATUS)
+    _check_choice(group_by, "group_by", ("from_account_id", "to_account_id", "status"))
+    _rows = [
+        _r for _r in tables["treasury_transfers"]
+        if (from_account_id is None or _r.get("from_account_id") == from_account_id)
+        and (to_account_id is None or _r.get("to_account_id") == to_account_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
+
+
+@read
+def outgoing_wire_report(tables: Tables, group_by: Literal["cash_account_id", "beneficiary_id", "status"],
+                         cash_account_id: str | None = None, beneficiary_id: str | None = None,
+                         status: OutgoingWireStatus | None = None) -> Report:
+    """Count outgoing wires per value of a field with totals of amount; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", OUTGOING_WIRE_STATUS)
+    _check_choice(group_by, "group_by", ("cash_account_id", "beneficiary_id", "status"))
+    _rows = [
+        _r for _r in tables["outgoing_wires"]
+        if (cash_account_id is None or _r.get("cash_account_id") == cash_account_id)
+        and (beneficiary_id is None or _r.get("beneficiary_id") == beneficiary_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ("amount",))
+
+
 OPERATIONS = [cash_account_search, cash_account_get, treasury_transfer_search, treasury_transfer_book,
               treasury_transfer_settle, beneficiary_search, beneficiary_verify, outgoing_wire_search,
-              outgoing_wire_initiate, outgoing_wire_approve, outgoing_wire_release, outgoing_wire_confirm]
+              outgoing_wire_initiate, outgoing_wire_approve, outgoing_wire_release, outgoing_wire_confirm,
+              read_policies, cash_account_report, beneficiary_report, treasury_transfer_report,
+              outgoing_wire_report]
+OPERATION_NAMES = {"cash_account_search", "cash_account_get", "treasury_transfer_search",
+                   "treasury_transfer_book", "treasury_transfer_settle", "beneficiary_search",
+                   "beneficiary_verify", "outgoing_wire_search", "outgoing_wire_initiate",
+                   "outgoing_wire_approve", "outgoing_wire_release", "outgoing_wire_confirm", "read_policies",
+                   "cash_account_report", "beneficiary_report", "treasury_transfer_report",
+                   "outgoing_wire_report"}

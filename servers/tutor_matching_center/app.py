@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, NoReturn, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
@@ -39,17 +39,16 @@ TUTORING_PAIR_STATUS: tuple[str, ...] = get_args(TutoringPairStatus)
 TutoringSessionLogAttendance = Literal["attended", "tutee_absent", "tutor_absent"]
 TUTORING_SESSION_LOG_ATTENDANCE: tuple[str, ...] = get_args(TutoringSessionLogAttendance)
 
+
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-# A row whose status is one of these no longer holds its slot or its seat.
+
+
 INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
     "abandoned", "superseded", "reversed", "written_off",
 })
-
-
-# ---------------------------------------------------------------- checks shared by the operations
 
 
 def _as(record: type, row: dict[str, Any]) -> Any:
@@ -92,70 +91,74 @@ def _check_date(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
-def _check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
-
-
-def _check_items(value: list[str] | None, field: str) -> None:
-    if value is not None and any(not item.strip() for item in value):
-        raise ToolFailure(f"{field} has an empty item: give non-empty values")
-
-
 def _check_ref(tables: Tables, table: str, value: str | None, field: str, what: str, hint: str) -> None:
     if value is not None:
         find_row(tables, table, "id", value, what, f"{field} must be an existing {what} id ({hint})")
 
 
-def _check_unique(rows: list[dict[str, Any]], field: str, value: Any, own_id: str, message: str | None = None) -> None:
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+def _refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if value is None:
-        return
-    for other in rows:
-        if other.get(field) == value and other.get("id") != own_id:
-            raise ToolFailure(message or f"{field} '{value}' is already used by {other['id']}: choose another {field}")
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
 
 
-def _check_order(row: dict[str, Any], start: str, end: str) -> None:
-    if row.get(start) and row.get(end) and row[end] <= row[start]:
-        raise ToolFailure(f"{end} ({row[end]}) is not after {start} ({row[start]}): give a later {end}")
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
 
 
-def _in_past(value: str | None) -> bool:
-    return value is not None and value[:10] < TODAY
+def _not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
 
 
-def _overlaps(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-              status: str | None) -> bool:
-    """Another active row holds the same resource for part of [start, end)."""
-    if not (row.get(start) and row.get(end)):
-        return False
-    for other in rows:
-        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
-            continue
-        if status and other.get(status) in INACTIVE:
-            continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return True
-    return False
+def _in_past(value: str | None, field: str) -> Fact | None:
+    if value is None or value[:10] >= TODAY:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({TODAY})", value)
 
 
-def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> bool:
+def _taken(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
+
+
+def _full(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None, capacity: Any) -> Fact | None:
     """The referenced row already has `capacity` active rows pointing at it."""
     if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
-        return False
+        return None
     taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
              and not (status and other.get(status) in INACTIVE)]
-    return len(taken) >= capacity
-
-
-def _short(have: Any, need: Any) -> bool:
-    return isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
 
 
 def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
@@ -165,38 +168,77 @@ def _field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any
     return None
 
 
-def _target(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
-    if row_id is None:
-        return None
-    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
-
-
-def _add(value: Any, delta: float) -> Any:
-    total = (value or 0) + delta
-    return round(total, 2) if isinstance(total, float) else total
-
-
 def _contains(value: Any, needle: str) -> bool:
     return value is not None and needle.lower().strip() in str(value).lower()
 
 
-def _has_item(value: Any, needle: str) -> bool:
-    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
 
 
-def _starts(value: Any, prefix: str) -> bool:
-    return value is not None and str(value).startswith(prefix)
-
-
-def _by_id(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _page(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
         raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
-    return sorted(rows, key=lambda row: str(row.get("id")))[:limit]
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[_as(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
 
 
-def _drop(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
-    rows[:] = [other for other in rows if other is not row]
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
 
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def _report(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
 
 @dataclass
 class PeerTutor:
@@ -212,6 +254,16 @@ class PeerTutor:
 
 
 @dataclass
+class PeerTutorPage(Page):
+    """A page of peer tutors from a search: `note` says how to get the rest."""
+
+    results: list[PeerTutor]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class Tutee:
     id: str
     name: str
@@ -220,6 +272,16 @@ class Tutee:
     level: TuteeLevel
     preferred_language: str | None
     availability: TuteeAvailability
+
+
+@dataclass
+class TuteePage(Page):
+    """A page of tutees from a search: `note` says how to get the rest."""
+
+    results: list[Tutee]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -232,6 +294,16 @@ class TutoringPair:
 
 
 @dataclass
+class TutoringPairPage(Page):
+    """A page of tutoring pairs from a search: `note` says how to get the rest."""
+
+    results: list[TutoringPair]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+@dataclass
 class TutoringSessionLog:
     id: str
     tutoring_pair_id: str
@@ -241,17 +313,29 @@ class TutoringSessionLog:
     topic: str | None
 
 
+@dataclass
+class TutoringSessionLogPage(Page):
+    """A page of tutoring session logs from a search: `note` says how to get the rest."""
+
+    results: list[TutoringSessionLog]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
 # ---------------------------------------------------------------- peer_tutors
 
 
 @read
 def peer_tutor_search(tables: Tables, name: str | None = None, subject: PeerTutorSubject | None = None,
                       max_level: PeerTutorMaxLevel | None = None, language: str | None = None,
-                      availability: PeerTutorAvailability | None = None, limit: int = 20) -> list[PeerTutor]:
+                      availability: PeerTutorAvailability | None = None, limit: int = 20,
+                      offset: int = 0) -> PeerTutorPage:
     """Find tutors by subject, level, language or availability.
 
     name, language match any part of the text, ignoring case; other filters must match exactly. Returns at most
-    `limit` rows, in id order.
+    `limit` rows in id order from `offset`, the total, and a note saying how to get the rest when results were
+    cut.
     """
     _check_choice(subject, "subject", PEER_TUTOR_SUBJECT)
     _check_choice(max_level, "max_level", PEER_TUTOR_MAX_LEVEL)
@@ -264,7 +348,7 @@ def peer_tutor_search(tables: Tables, name: str | None = None, subject: PeerTuto
         and (language is None or _contains(_r.get("language"), language))
         and (availability is None or _r.get("availability") == availability)
     ]
-    return [_as(PeerTutor, _r) for _r in _by_id(_rows, limit)]
+    return _page(PeerTutorPage, PeerTutor, _rows, limit, offset)
 
 
 @read
@@ -281,11 +365,12 @@ def peer_tutor_get(tables: Tables, peer_tutor_id: str) -> PeerTutor:
 def tutee_search(tables: Tables, name: str | None = None, email: str | None = None,
                  subject_need: TuteeSubjectNeed | None = None, level: TuteeLevel | None = None,
                  preferred_language: str | None = None, availability: TuteeAvailability | None = None,
-                 limit: int = 20) -> list[Tutee]:
+                 limit: int = 20, offset: int = 0) -> TuteePage:
     """Find tutees by need, level, language or availability.
 
     name, email, preferred_language match any part of the text, ignoring case; other filters must match exactly.
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(subject_need, "subject_need", TUTEE_SUBJECT_NEED)
     _check_choice(level, "level", TUTEE_LEVEL)
@@ -299,7 +384,7 @@ def tutee_search(tables: Tables, name: str | None = None, email: str | None = No
         and (preferred_language is None or _contains(_r.get("preferred_language"), preferred_language))
         and (availability is None or _r.get("availability") == availability)
     ]
-    return [_as(Tutee, _r) for _r in _by_id(_rows, limit)]
+    return _page(TuteePage, Tutee, _rows, limit, offset)
 
 
 @read
@@ -327,8 +412,9 @@ def tutee_intake(tables: Tables, name: str, email: str, subject_need: TuteeSubje
         "preferred_language": preferred_language,
         "availability": availability if availability is not None else "mornings",
     }
-    _check_unique(tables["tutees"], "email", _new.get("email"), _new["id"],
-                  "this student is already registered: use tutee_search")
+    _block = _taken(tables["tutees"], "email", _new.get("email"), _new["id"])
+    if _block:
+        _refuse("tutee_intake.unique", "this student is already registered: use tutee_search", _block)
     tables["tutees"].append(_new)
     return _as(Tutee, _new)
 
@@ -338,10 +424,12 @@ def tutee_intake(tables: Tables, name: str, email: str, subject_need: TuteeSubje
 
 @read
 def tutoring_pair_search(tables: Tables, peer_tutor_id: str | None = None, tutee_id: str | None = None,
-                         status: TutoringPairStatus | None = None, limit: int = 20) -> list[TutoringPair]:
+                         status: TutoringPairStatus | None = None, limit: int = 20,
+                         offset: int = 0) -> TutoringPairPage:
     """Find pairings by tutor, tutee or status.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_choice(status, "status", TUTORING_PAIR_STATUS)
     _rows = [
@@ -350,7 +438,7 @@ def tutoring_pair_search(tables: Tables, peer_tutor_id: str | None = None, tutee
         and (tutee_id is None or _r.get("tutee_id") == tutee_id)
         and (status is None or _r.get("status") == status)
     ]
-    return [_as(TutoringPair, _r) for _r in _by_id(_rows, limit)]
+    return _page(TutoringPairPage, TutoringPair, _rows, limit, offset)
 
 
 @write
@@ -371,10 +459,13 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
         "status": "proposed",
     }
     _capacity = _field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "weekly_slots")
-    if _full(tables["tutoring_pairs"], _new, "peer_tutor_id", "status", _capacity):
-        raise ToolFailure("this tutor's weekly slots are full: propose another tutor for the subject")
-    if _in_past(_new.get("start_date")):
-        raise ToolFailure("pairings start today or later")
+    _block = _full(tables["tutoring_pairs"], _new, "peer_tutor_id", "status", _capacity)
+    if _block:
+        _refuse("tutoring_pair_propose.capacity",
+                "this tutor's weekly slots are full: propose another tutor for the subject", _block)
+    _block = _in_past(_new.get("start_date"), "start_date")
+    if _block:
+        _refuse("tutoring_pair_propose.not_in_past", "pairings start today or later", _block)
     tables["tutoring_pairs"].append(_new)
     return _as(TutoringPair, _new)
 
@@ -385,8 +476,9 @@ def tutoring_pair_activate(tables: Tables, tutoring_pair_id: str) -> TutoringPai
     _row = find_row(tables, "tutoring_pairs", "id", tutoring_pair_id, "tutoring pair",
                     "find tutoring pair ids with tutoring_pair_search")
     _new = {**_row, "status": "active"}
-    if _row.get("status") not in ("proposed", "paused"):
-        raise ToolFailure("the pairing is already active or ended")
+    _block = _not_among(_row, "status", ("proposed", "paused"), "tutoring pair")
+    if _block:
+        _refuse("tutoring_pair_activate.status_in", "the pairing is already active or ended", _block)
     _row.update(_new)
     return _as(TutoringPair, _row)
 
@@ -397,8 +489,9 @@ def tutoring_pair_pause(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     _row = find_row(tables, "tutoring_pairs", "id", tutoring_pair_id, "tutoring pair",
                     "find tutoring pair ids with tutoring_pair_search")
     _new = {**_row, "status": "paused"}
-    if _row.get("status") not in ("active",):
-        raise ToolFailure("only active pairings can be paused")
+    _block = _not_among(_row, "status", ("active",), "tutoring pair")
+    if _block:
+        _refuse("tutoring_pair_pause.status_in", "only active pairings can be paused", _block)
     _row.update(_new)
     return _as(TutoringPair, _row)
 
@@ -409,8 +502,9 @@ def tutoring_pair_end(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     _row = find_row(tables, "tutoring_pairs", "id", tutoring_pair_id, "tutoring pair",
                     "find tutoring pair ids with tutoring_pair_search")
     _new = {**_row, "status": "ended"}
-    if _row.get("status") not in ("proposed", "active", "paused"):
-        raise ToolFailure("the pairing already ended")
+    _block = _not_among(_row, "status", ("proposed", "active", "paused"), "tutoring pair")
+    if _block:
+        _refuse("tutoring_pair_end.status_in", "the pairing already ended", _block)
     _row.update(_new)
     return _as(TutoringPair, _row)
 
@@ -421,11 +515,12 @@ def tutoring_pair_end(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
 @read
 def tutoring_session_log_search(tables: Tables, tutoring_pair_id: str | None = None,
                                 session_date: str | None = None,
-                                attendance: TutoringSessionLogAttendance | None = None,
-                                limit: int = 20) -> list[TutoringSessionLog]:
+                                attendance: TutoringSessionLogAttendance | None = None, limit: int = 20,
+                                offset: int = 0) -> TutoringSessionLogPage:
     """Find logged sessions by pairing, date or attendance.
 
-    Returns at most `limit` rows, in id order.
+    Returns at most `limit` rows in id order from `offset`, the total, and a note saying how to get the rest
+    when results were cut.
     """
     _check_date(session_date, "session_date")
     _check_choice(attendance, "attendance", TUTORING_SESSION_LOG_ATTENDANCE)
@@ -435,7 +530,7 @@ def tutoring_session_log_search(tables: Tables, tutoring_pair_id: str | None = N
         and (session_date is None or _r.get("session_date") == session_date)
         and (attendance is None or _r.get("attendance") == attendance)
     ]
-    return [_as(TutoringSessionLog, _r) for _r in _by_id(_rows, limit)]
+    return _page(TutoringSessionLogPage, TutoringSessionLog, _rows, limit, offset)
 
 
 @write
@@ -464,6 +559,130 @@ def tutoring_session_log_record(tables: Tables, tutoring_pair_id: str, session_d
     return _as(TutoringSessionLog, _new)
 
 
+# ---------------------------------------------------------------- rules, reports, batches
+
+
+POLICIES: list[dict[str, Any]] = [
+    {"id": "judgement_1", "category": "judgement",
+     "rule": "A tutor fits a tutee when the subject matches, the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced), the language matches and availability overlaps.",
+     "tools": [], "enforced": False},
+    {"id": "judgement_2", "category": "judgement", "rule": "Prefer higher-rated tutors.", "tools": [],
+     "enforced": False},
+    {"id": "judgement_3", "category": "judgement",
+     "rule": "Ask the student for anything missing before proposing.", "tools": [], "enforced": False},
+    {"id": "tutee_intake.unique", "category": "uniqueness",
+     "rule": "This student is already registered: use tutee_search.", "tools": ['tutee_intake'],
+     "enforced": True},
+    {"id": "tutoring_pair_propose.capacity", "category": "capacity",
+     "rule": "This tutor's weekly slots are full: propose another tutor for the subject.",
+     "tools": ['tutoring_pair_propose'], "enforced": True},
+    {"id": "tutoring_pair_propose.not_in_past", "category": "time_window",
+     "rule": "Pairings start today or later.", "tools": ['tutoring_pair_propose'], "enforced": True},
+    {"id": "tutoring_pair_activate.status_in", "category": "state_guard",
+     "rule": "The pairing is already active or ended.", "tools": ['tutoring_pair_activate'], "enforced": True},
+    {"id": "tutoring_pair_pause.status_in", "category": "state_guard",
+     "rule": "Only active pairings can be paused.", "tools": ['tutoring_pair_pause'], "enforced": True},
+    {"id": "tutoring_pair_end.status_in", "category": "state_guard", "rule": "The pairing already ended.",
+     "tools": ['tutoring_pair_end'], "enforced": True},
+]
+
+
+@read
+def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
+    """The rules of this app: id, category, text, the tools each guards, and whether the tools
+    enforce it (a refused call cites the id). Give `tool` to see only the rules of one tool.
+    """
+    if tool is not None and not any(tool in _p["tools"] for _p in POLICIES) and tool not in OPERATION_NAMES:
+        raise ToolFailure(f"unknown tool {tool!r}: give the name of one of this app's tools")
+    return [PolicyRule(**_p) for _p in POLICIES if tool is None or tool in _p["tools"]]
+
+
+@read
+def peer_tutor_report(tables: Tables, group_by: Literal["subject", "max_level", "availability"],
+                      subject: PeerTutorSubject | None = None, max_level: PeerTutorMaxLevel | None = None,
+                      availability: PeerTutorAvailability | None = None) -> Report:
+    """Count peer tutors per value of a field with totals of weekly_slots, rating; optional filters narrow the
+    rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(subject, "subject", PEER_TUTOR_SUBJECT)
+    _check_choice(max_level, "max_level", PEER_TUTOR_MAX_LEVEL)
+    _check_choice(availability, "availability", PEER_TUTOR_AVAILABILITY)
+    _check_choice(group_by, "group_by", ("subject", "max_level", "availability"))
+    _rows = [
+        _r for _r in tables["peer_tutors"]
+        if (subject is None or _r.get("subject") == subject)
+        and (max_level is None or _r.get("max_level") == max_level)
+        and (availability is None or _r.get("availability") == availability)
+    ]
+    return _report(_rows, group_by, ("weekly_slots", "rating"))
+
+
+@read
+def tutee_report(tables: Tables, group_by: Literal["subject_need", "level", "availability"],
+                 subject_need: TuteeSubjectNeed | None = None, level: TuteeLevel | None = None,
+                 availability: TuteeAvailability | None = None) -> Report:
+    """Count tutees per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(subject_need, "subject_need", TUTEE_SUBJECT_NEED)
+    _check_choice(level, "level", TUTEE_LEVEL)
+    _check_choice(availability, "availability", TUTEE_AVAILABILITY)
+    _check_choice(group_by, "group_by", ("subject_need", "level", "availability"))
+    _rows = [
+        _r for _r in tables["tutees"]
+        if (subject_need is None or _r.get("subject_need") == subject_need)
+        and (level is None or _r.get("level") == level)
+        and (availability is None or _r.get("availability") == availability)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def tutoring_pair_report(tables: Tables, group_by: Literal["peer_tutor_id", "tutee_id", "status"],
+                         peer_tutor_id: str | None = None, tutee_id: str | None = None,
+                         status: TutoringPairStatus | None = None) -> Report:
+    """Count tutoring pairs per value of a field; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(status, "status", TUTORING_PAIR_STATUS)
+    _check_choice(group_by, "group_by", ("peer_tutor_id", "tutee_id", "status"))
+    _rows = [
+        _r for _r in tables["tutoring_pairs"]
+        if (peer_tutor_id is None or _r.get("peer_tutor_id") == peer_tutor_id)
+        and (tutee_id is None or _r.get("tutee_id") == tutee_id)
+        and (status is None or _r.get("status") == status)
+    ]
+    return _report(_rows, group_by, ())
+
+
+@read
+def tutoring_session_log_report(tables: Tables, group_by: Literal["tutoring_pair_id", "attendance"],
+                                tutoring_pair_id: str | None = None,
+                                attendance: TutoringSessionLogAttendance | None = None) -> Report:
+    """Count tutoring session logs per value of a field with totals of minutes; optional filters narrow the rows.
+
+    Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
+    """
+    _check_choice(attendance, "attendance", TUTORING_SESSION_LOG_ATTENDANCE)
+    _check_choice(group_by, "group_by", ("tutoring_pair_id", "attendance"))
+    _rows = [
+        _r for _r in tables["tutoring_session_logs"]
+        if (tutoring_pair_id is None or _r.get("tutoring_pair_id") == tutoring_pair_id)
+        and (attendance is None or _r.get("attendance") == attendance)
+    ]
+    return _report(_rows, group_by, ("minutes",))
+
+
 OPERATIONS = [peer_tutor_search, peer_tutor_get, tutee_search, tutee_get, tutee_intake, tutoring_pair_search,
               tutoring_pair_propose, tutoring_pair_activate, tutoring_pair_pause, tutoring_pair_end,
-              tutoring_session_log_search, tutoring_session_log_record]
+              tutoring_session_log_search, tutoring_session_log_record, read_policies, peer_tutor_report,
+              tutee_report, tutoring_pair_report, tutoring_session_log_report]
+OPERATION_NAMES = {"peer_tutor_search", "peer_tutor_get", "tutee_search", "tutee_get", "tutee_intake",
+                   "tutoring_pair_search", "tutoring_pair_propose", "tutoring_pair_activate",
+                   "tutoring_pair_pause", "tutoring_pair_end", "tutoring_session_log_search",
+                   "tutoring_session_log_record", "read_policies", "peer_tutor_report", "tutee_report",
+                   "tutoring_pair_report", "tutoring_session_log_report"}

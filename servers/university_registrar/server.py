@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Registrar's office course registration workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools (or the `registrar` CLI in the shell); call finish when done."
+    "You assist staff in a college registrar's office during the add/drop period. Sections open and close "
+    "for registration and have seat limits; students register, change grading basis, drop before the "
+    "deadline or withdraw after it. Late adds and other exceptions go through petitions that the "
+    "registrar approves or denies, following the academic calendar in the workspace. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sec-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`registrar` CLI in the shell) and the file tools. Policies: [judgement_1] Today is 2026-12-01: adds "
+    "are still allowed, drops are drops (not withdrawals). [judgement_2] Check the student's hold before "
+    "any add. Call finish when done."
 )
 
 

@@ -22,8 +22,17 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the MetroRide regional vanpool program workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You coordinate MetroRide, the regional transit agency's commuter vanpool program. Vans run a fixed "
+    "route from a park-and-ride lot to an employer site at a set departure time; commuters sign up with "
+    "their home lot, work site, shift start and accessibility needs, and some volunteer to drive. You "
+    "offer seats on vans that fit, never beyond the van's seats, activate riders, and start or suspend "
+    "vans as groups form and shrink. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like van-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[drivers_can_drive] Driver roles (primary or backup) go only to commuters who can drive. "
+    "[judgement_1] Apply all four matching criteria and activate a forming van once it has a driver and "
+    "five riders. Call finish when done."
 )
 
 

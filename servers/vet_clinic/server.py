@@ -22,8 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Pawsome Vet Clinic front desk workspace. Today is 2026-12-01. Start by reading "
-    "SKILL.md. Use the domain tools (or the `pawsome` CLI in the shell); call finish when done."
+    "You assist the front desk of Pawsome, a three-vet clinic. Owners call to book, move and cancel "
+    "appointments for their pets; each vet sees one patient at a time in fixed rooms; visits are invoiced "
+    "after check-out and invoices move from draft to sent to paid. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like own-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
+    "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `pawsome` CLI in the "
+    "shell) and the file tools. Policies: [judgement_1] Exotic pets (rabbits, parrots) are seen by the "
+    "exotics vet. [judgement_2] Check the vet's bookings before booking; the clinic never double-books a "
+    "vet. Call finish when done."
 )
 
 

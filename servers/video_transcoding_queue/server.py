@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Video platform transcoding queue workspace. Today is 2026-12-01. Start by "
-    "reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You operate the transcoding pipeline of a video publishing platform. Creators' uploads become "
+    "transcode jobs for an HLS or DASH ladder on GPU encoder nodes with a per-node job limit. Jobs encode "
+    "and package; failures (decode errors, GPU out-of-memory, timeouts, missing audio) are retried on a "
+    "suitable node or sent to the dead-letter queue; completed renditions are published to a CDN. The "
+    "runbook with error codes is in the workspace. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like upl-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
+    "Read the job's error_code and follow the runbook: retry on the right GPU with attempt+1, or "
+    "dead-letter. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Hands Together volunteer center placements workspace. Today is 2026-12-01. Start "
-    "by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You coordinate placements at Hands Together, a county volunteer center serving food pantries, "
+    "literacy programs, senior services and park clean-ups. Partner agencies post shifts needing a skill, "
+    "sometimes a cleared background check, and a number of volunteers. You place volunteers who fit, "
+    "never in two shifts at once, confirm them, and record attendance afterwards. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like vol-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Match volunteers to shifts with the placement rules (skill, "
+    "clearance, availability, fewer hours first), checking slots and the volunteer's other placements. "
+    "Call finish when done."
 )
 
 

@@ -22,15 +22,20 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist with Inbound receiving and putaway at a 3PL warehouse. You coordinate inbound flow at "
-    "Keystone 3PL's Harrisburg warehouse. Suppliers send advance ship notices (ASNs); when a trailer "
-    "arrives its lines are received and counted, shortages and damage are recorded, the ASN is closed "
-    "(with or without discrepancy), and received pallets are put away into storage locations that each "
-    "hold a limited number of pallets. Today is 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like asn-0001: search first, then act on the id. A failed write "
-    "changes nothing. Pipeline order: arrive, start receiving, count every line, close (discrepant if any "
-    "line is short or damaged), then put away received quantities. Damaged goods are never put away. Call "
-    "finish when done."
+    "You coordinate inbound flow at Keystone 3PL's Harrisburg warehouse. Suppliers send advance ship "
+    "notices (ASNs); when a trailer arrives its lines are received and counted, shortages and damage are "
+    "recorded, the ASN is closed (with or without discrepancy), and received pallets are put away into "
+    "storage locations that each hold a limited number of pallets. Today is Tuesday 2026-12-01; dates are "
+    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like asn-0001: search first, then act on the "
+    "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
+    "here: read_policies lists every rule the tools enforce. Policies: [short_is_short] A line is "
+    "reported short only when fewer units arrived than expected. [received_is_complete] A line is "
+    "confirmed received only when the full expected quantity arrived. [count_before_close] A shipment is "
+    "closed only after every one of its lines has been counted. [clean_close_needs_clean_lines] A "
+    "shipment with a short or damaged line is closed as discrepant, never as received. "
+    "[no_putaway_of_damaged] Only lines confirmed received are put away; damaged or short goods stay at "
+    "the dock. [judgement_1] Pipeline order: arrive, start receiving, count every line, close, then put "
+    "away received quantities. Call finish when done."
 )
 
 

@@ -22,8 +22,16 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You work inside the Willowbrook Estate wedding & event coordination workspace. Today is 2026-12-01. "
-    "Start by reading SKILL.md. Use the domain tools and the file tools; call finish when done."
+    "You assist the event coordinators at Willowbrook Estate, a countryside wedding venue with five "
+    "spaces. Couples start as inquiries holding a space for their date, sign a contract, then move "
+    "through a planning checklist (deposit, tasting, floor plan, final headcount, vendor confirmations) "
+    "before the event is finalized. Each step is a task with an owner and due date. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like vsp-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
+    "file tools. Policies: [judgement_1] Walk each event through the checklist in order; an event moves "
+    "on only when its tasks for the current phase are done. [judgement_2] Use planning_task_search to see "
+    "what is outstanding. Call finish when done."
 )
 
 
