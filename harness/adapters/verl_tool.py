@@ -39,6 +39,7 @@ class _Trajectories:
 
     episodes: ClassVar[dict[str, str]] = {}  # request_id -> episode id
     finished: ClassVar[dict[str, float]] = {}  # request_id -> graded reward
+    locks: ClassVar[dict[str, anyio.Lock]] = {}  # one creation per trajectory, even with parallel tool calls
 
 
 class EnvCraftTool(BaseTool):
