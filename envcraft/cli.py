@@ -63,6 +63,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.scale:
+        from envcraft.harness.bench_scale import run_scale_bench
+
+        return run_scale_bench(args.json, seconds=args.seconds)
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
@@ -255,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("-n", type=int, default=30, help="samples per figure")
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
+    bench.add_argument("--scale", action="store_true", help="throughput instead: gateway calls/s (1 and 2 workers vs the "
+                       "SDK's standalone server), gold replay episodes/s, run --ray on 1 vs 2 nodes")
+    bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
     bench.set_defaults(fn=_bench)
 
     packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
