@@ -7,6 +7,7 @@ symlink to a host file); this walk never recurses, never follows a link, opens r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
@@ -61,10 +62,8 @@ def text_files(root: os.PathLike | str, skip_top: frozenset[str] = frozenset()) 
                 for name, is_dir in sorted(names):
                     if is_dir:
                         if depth + 1 < MAX_DEPTH:
-                            try:
+                            with contextlib.suppress(OSError):
                                 stack.append((os.open(name, _DIR, dir_fd=fd), f"{prefix}{name}/", depth + 1))
-                            except OSError:
-                                pass
                     elif budget > 0 and (data := _read(fd, name, min(MAX_FILE_BYTES, budget))) is not None:
                         budget -= len(data)
                         files[prefix + name] = data.decode("utf-8", "replace")

@@ -91,7 +91,7 @@ async def test_symlink_race_never_reaches_outside_the_workspace(tmp_path, host_s
             group.start_soon(swapper)
             for worker in range(3):
                 group.start_soon(hammer, worker)
-        swaps = int(seen[[i for i, s in enumerate(seen) if "swaps" in s][0]].split("swaps")[1].split()[0])
+        swaps = int(seen[next(i for i, s in enumerate(seen) if "swaps" in s)].split("swaps")[1].split()[0])
         assert swaps > 10_000, "the swapper did not really race"
         assert calls["n"] > 30, "too few file-tool calls ran during the race"
         assert not any(token in text for text in seen), "a host secret's content came back through a file tool"
@@ -186,9 +186,10 @@ async def test_grep_on_one_file_and_edit_of_a_large_file(tmp_path):
 
 
 def _rss() -> int:
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
     return 0
 
 

@@ -1,8 +1,10 @@
 """The contained shell of a claw workspace: agent commands run bounded, in a sandbox of their own.
 
 Backends: `bwrap` (bubblewrap namespaces: no network, read-only system, only the workspace
-writable; default where installed) and `process` (plain subprocesses with rlimits: development
-only, NOT isolating). Every command also runs in its own cgroup (pids and memory) where the host
+writable; default where installed), `container` (inside the Docker backend's container: each
+command under a uid of its own that cannot write `.app/`, and all its processes killed when it
+returns; container.py) and `process` (plain subprocesses with rlimits: development only, NOT
+isolating). Every command also runs in its own cgroup (pids and memory) where the host
 allows it, and under rlimits (CPU, memory, files, file size).
 
 Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 
 from .cgroups import CommandCgroup
+from .container import COMMAND_USERS, become_command_user
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
@@ -58,11 +61,12 @@ class ShellResult:
 
 
 def sandbox_backend() -> str:
-    """`bwrap` (isolating, default where installed) or `process` (development only: NOT isolating)."""
+    """`bwrap` (isolating, default where installed), `container` (set by container.py inside the
+    Docker backend) or `process` (development only: NOT isolating)."""
     chosen = os.environ.get("ENVCRAFT_SANDBOX", "auto")
     if chosen == "auto":
         return "bwrap" if shutil.which("bwrap") and sys.platform == "linux" else "process"
-    if chosen not in ("bwrap", "process"):
+    if chosen not in ("bwrap", "container", "process"):
         raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
     return chosen
 
@@ -98,6 +102,14 @@ class Shell:
             path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
             return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
                     "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
+        if self.backend == "container":  # the Docker backend: .app/ is the server uid's, the CLI asks the socket
+            ops = self._operation_socket()
+            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
+            socket = [f"{SOCKET_ENV}={ops.path}"] if ops else []
+            if ops:
+                os.chmod(ops.folder, 0o711)  # other uids may reach the socket, not list the folder
+            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
+                    *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
         argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                 "--tmpfs", "/tmp", "--dir", "/etc"]
@@ -131,6 +143,10 @@ class Shell:
             raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
                               "write a script with write_file and run that")
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
+        with COMMAND_USERS.lease() if self.backend == "container" else contextlib.nullcontext() as uid:
+            return self._run(command, wall, uid)
+
+    def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
         argv, cwd = self.argv(command)
         cgroup = CommandCgroup(self.limits)
         limits = self.limits
@@ -148,6 +164,8 @@ class Shell:
                 resource.setrlimit(kind, (value, value))
             if not cgroup.paths:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+            if uid is not None:
+                become_command_user(uid)
 
         try:
             proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
