@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks, pack."""
+bench, generate, audit, catalog, tasks, pack, doctor."""
 
 from __future__ import annotations
 
@@ -66,6 +66,12 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from envcraft.registry.doctor import run_doctor
+
+    return run_doctor()
 
 
 def _pack(args: argparse.Namespace) -> int:
@@ -256,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
+
+    commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \
+        .set_defaults(fn=_doctor)
 
     packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
     packer.add_argument("env", help="environment name (envcraft list)")
