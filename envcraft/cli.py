@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks, pack."""
+bench, generate, audit, catalog, tasks, pack, doctor."""
 
 from __future__ import annotations
 
@@ -70,6 +70,12 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from envcraft.registry.doctor import run_doctor
+
+    return run_doctor()
 
 
 def _pack(args: argparse.Namespace) -> int:
@@ -263,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "SDK's standalone server), gold replay episodes/s, run --ray on 1 vs 2 nodes")
     bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
     bench.set_defaults(fn=_bench)
+
+    commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \
+        .set_defaults(fn=_doctor)
 
     packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
     packer.add_argument("env", help="environment name (envcraft list)")

@@ -4,8 +4,11 @@ Backends: `bwrap` (bubblewrap namespaces: no network, read-only system, only the
 writable; default where installed), `container` (inside the Docker backend's container: each
 command under a uid of its own that cannot write `.app/`, and all its processes killed when it
 returns; container.py) and `process` (plain subprocesses with rlimits: development only, NOT
-isolating). Every command also runs in its own cgroup (pids and memory) where the host
-allows it, and under rlimits (CPU, memory, files, file size).
+isolating). Every command runs in its episode's cgroup envelope where the host allows it
+(cgroups.py: memory, pids and CPU for the episode as a whole, and a leaf of its own) and under
+rlimits (CPU, memory, files, file size). A bwrap shell on a host that gives no cgroup refuses to
+run commands (root is exempt from RLIMIT_NPROC, so rlimits alone would not stop a fork bomb)
+unless the operator accepts that with ENVCRAFT_CONTAINMENT=rlimits.
 
 Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
 through the operation socket (opsocket.py), so the shell changes app state only through the same
@@ -27,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cgroups import CommandCgroup
+from .cgroups import EpisodeCgroup, containment
 from .container import COMMAND_USERS, become_command_user
 from .failures import ToolFailure
 from .limits import Limits
@@ -84,6 +87,7 @@ class Shell:
         self.backend = backend or sandbox_backend()
         self.operations = operations
         self._socket: OperationSocket | None = None
+        self._envelope: EpisodeCgroup | None = None
 
     def _operation_socket(self) -> OperationSocket | None:
         if self.operations is not None and self._socket is None:
@@ -94,6 +98,23 @@ class Shell:
         if self._socket:
             self._socket.close()
             self._socket = None
+        if self._envelope:
+            self._envelope.close()
+            self._envelope = None
+
+    def envelope(self) -> EpisodeCgroup | None:
+        """This episode's cgroup, made on its first command; None where the host gives none."""
+        if self._envelope is None and containment().kind != "none":
+            try:
+                self._envelope = EpisodeCgroup(self.limits)
+            except OSError as exc:
+                if self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+                    raise ToolFailure(f"the sandbox cannot start: no cgroup for this episode ({exc}); "
+                                      "the operator must fix the host (see `envcraft doctor`)") from None
+        if self._envelope is None and self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+            raise ToolFailure("the sandbox cannot start: this host gives no per-episode cgroup "
+                              f"({containment().detail}); the operator must fix the host (see `envcraft doctor`)")
+        return self._envelope
 
     def argv(self, command: str) -> tuple[list[str], Path]:
         """The command line that runs `command`, and the directory to start it in."""
@@ -148,11 +169,13 @@ class Shell:
 
     def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
         argv, cwd = self.argv(command)
-        cgroup = CommandCgroup(self.limits)
+        envelope = self.envelope()
+        cgroup = envelope.command() if envelope else None
         limits = self.limits
 
         def contain() -> None:
-            cgroup.enter()
+            if cgroup:
+                cgroup.enter()
             os.setsid()
             for kind, value in (
                 (resource.RLIMIT_CPU, limits.cpu_seconds),
@@ -162,7 +185,7 @@ class Shell:
                 (resource.RLIMIT_CORE, 0),
             ):
                 resource.setrlimit(kind, (value, value))
-            if not cgroup.paths:
+            if not cgroup:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             if uid is not None:
                 become_command_user(uid)
@@ -172,7 +195,8 @@ class Shell:
                                     stderr=subprocess.PIPE, preexec_fn=contain)
             return self._collect(proc, wall)
         finally:
-            cgroup.destroy()
+            if cgroup:
+                cgroup.destroy()
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
         """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""
