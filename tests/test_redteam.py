@@ -1,0 +1,142 @@
+"""Red-team attacks on current main, each run through an episode's own MCP tools and checked on evidence
+(another episode's latency, the server's thread count, the app state the grader reads, what a later
+episode can do, what the sandbox can read, the reward paid). One test per hole found; holes not fixed
+here are xfail(strict=True) with the hole named, so they document it without breaking main."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")]
+
+
+def _threads() -> int:
+    return int(next(line for line in Path("/proc/self/status").read_text().splitlines()
+                    if line.startswith("Threads:")).split()[1])
+
+
+async def _shell(instance, command: str, timeout: float = 20.0) -> str:
+    result = await instance.client.call_tool("run_shell", {"command": command, "timeout_seconds": timeout})
+    return result.content[0].text
+
+
+# ---------------------------------------------------------------- operation socket: flood / slow loris
+
+# Forks `procs` children that each open `conns` connections to the operation socket, send a request
+# that never ends (no newline) and hold them: before the fix, every connection was a server thread.
+OPS_FLOOD = textwrap.dedent("""
+    import os, socket, sys, time
+    procs, conns, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    for p in range(procs):
+        if os.fork() == 0:
+            held = []
+            for _ in range(conns):
+                try:
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(os.environ["ENVCRAFT_OPS_SOCKET"])
+                    s.send(b'{"verb": "todo_list", "args": ')
+                    held.append(s)
+                except OSError:
+                    break
+            print("held", len(held), flush=True)
+            time.sleep(hold)
+            os._exit(0)
+    for _ in range(procs):
+        os.wait()
+""")
+
+
+async def test_operation_socket_flood_neither_piles_up_threads_nor_stalls_another_episode(tmp_path):
+    """Hole: the operation socket spawned one thread per connection, unbounded, each waiting up to 30 s
+    per read. 16 x 250 held connections made 4,000 threads in the shared server process and another
+    episode's list_dir took 76 s. Now a few connections are served at a time per socket, each with one
+    overall deadline; the rest wait in the kernel's backlog, costing the server nothing."""
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as attacker, \
+            launch(get("office"), InProcessLauncher(), root) as bystander:
+        await attacker.client.call_tool("write_file", {"path": "flood.py", "content": OPS_FLOOD})
+        baseline = _threads()
+        latencies: list[float] = []
+        peak = baseline
+        done = anyio.Event()
+
+        async def attack() -> None:
+            try:
+                await _shell(attacker, "python3 flood.py 8 200 6", timeout=8)
+            finally:
+                done.set()
+
+        async def probe() -> None:
+            nonlocal peak
+            while not done.is_set():
+                started = time.monotonic()
+                listed = await bystander.client.call_tool("list_dir", {})
+                latencies.append(time.monotonic() - started)
+                assert not listed.is_error
+                peak = max(peak, _threads())
+                await anyio.sleep(0.1)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(attack)
+            group.start_soon(probe)
+        assert peak - baseline < 64, f"the server grew {peak - baseline} threads under the flood"
+        assert max(latencies) < 1.0, f"another episode waited {max(latencies):.1f} s"
+        # the attacker's own CLI works again once its command is gone
+        after = await _shell(attacker, "office todo-list --status open | head -3")
+        assert "exit code: 0" in after, after
+
+
+# ---------------------------------------------------------------- operation socket: forged argument types
+
+FORGE = textwrap.dedent("""
+    import json, os, socket
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["ENVCRAFT_OPS_SOCKET"])
+    s.sendall(json.dumps({"verb": "mail_send", "args": {"to": ["priya.shah@northwind.studio"], "subject": "forged",
+                          "body": {"not": ["a", "string"]}}}).encode() + b"\\n")
+    print(s.makefile().readline())
+""")
+
+
+async def test_operation_socket_checks_argument_types_like_the_mcp_tool(tmp_path):
+    """Hole: a request written straight to the operation socket skipped the schema the MCP tool enforces:
+    `body` stored as an object (a `$lacks` check passes on any non-string). The CLI
+    verb must change app state only with arguments the MCP tool would accept."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        await instance.client.call_tool("write_file", {"path": "forge.py", "content": FORGE})
+        await _shell(instance, "python3 forge.py")
+        mail = json.loads((instance.workspace / ".app" / "state.json").read_text())["mail"]
+        forged = [m for m in mail if m.get("subject") == "forged"]
+        assert all(isinstance(m["body"], str) for m in forged), forged
+        # the honest path still works
+        ok = await _shell(instance, "office mail-send --to priya.shah@northwind.studio --subject hi --body 'on track'")
+        assert "exit code: 0" in ok, ok
+
+
+# ---------------------------------------------------------------- pooled workspaces: a poisoned root
+
+async def test_a_locked_workspace_root_does_not_reach_the_next_episode(tmp_path):
+    """Hole: `chmod 000 /workspace` from the sandbox (the sandbox user owns the folder) survived the
+    pool's reset, which compares only the entries under the root: the next episode on that workspace,
+    whatever its task, could not read or write a single file from its shell."""
+    root = WorkspaceRoot(tmp_path)
+    env = get("office")
+    async with launch(env, InProcessLauncher(), root) as first:
+        used = first.workspace
+        await _shell(first, "chmod 000 /workspace")
+    async with launch(env, InProcessLauncher(), root) as second:
+        assert second.workspace == used  # the pool handed the same folder on
+        text = await _shell(second, "ls SKILL.md && echo fine > scratch.txt && cat scratch.txt")
+        assert "exit code: 0" in text and "fine" in text, text
