@@ -5,8 +5,11 @@ here are xfail(strict=True) with the hole named, so they document it without bre
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+import sys
+import sysconfig
 import textwrap
 import time
 from pathlib import Path
@@ -14,6 +17,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.harness.farm_local import LocalFarm
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
@@ -140,3 +145,54 @@ async def test_a_locked_workspace_root_does_not_reach_the_next_episode(tmp_path)
         assert second.workspace == used  # the pool handed the same folder on
         text = await _shell(second, "ls SKILL.md && echo fine > scratch.txt && cat scratch.txt")
         assert "exit code: 0" in text and "fine" in text, text
+
+
+# ---------------------------------------------------------------- the sandbox's view of the host
+
+def _base_package_file() -> Path:
+    """A real file in the base interpreter's third-party package folder (where a wheel puts envcraft/tasks)."""
+    purelib = Path(sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["purelib"])
+    for metadata in sorted(purelib.glob("*.dist-info/METADATA")):
+        return metadata
+    pytest.skip(f"no installed distribution under {purelib}")
+
+
+async def test_the_sandbox_cannot_read_the_interpreters_installed_packages(tmp_path):
+    """Hole: the whole base interpreter prefix was bound into the sandbox (and /usr always is), third-party
+    packages included. Installed from a wheel into that interpreter (a system or pyenv Python, a Docker
+    image's /usr/local), envcraft/tasks/*.jsonl.gz, every task's checks and gold answers, sits there:
+    `zcat` it and finish with the expected value. Evidence: a real file's content there is not returned."""
+    target = _base_package_file()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        text = await _shell(instance, f"sha256sum '{target}'; ls '{target.parent.parent}' | head -5; python3 -c 'import json'")
+        assert digest not in text, text
+        assert "exit code: 0" in text  # the interpreter itself (stdlib) still works
+
+
+# ---------------------------------------------------------------- rewards: a dump of small numbers
+
+DUMP = " ".join(str(number) for number in range(150))  # 489 characters, under the 600-character cap
+
+
+def _answer_only_count_task():
+    for path in task_files(TASKS_DIR):
+        for task in load_tasks(path):
+            goals = [c for c in task.checks if c.role == "goal"]
+            if goals and all(c.kind == "answer" and not c.table and all(v.isdigit() and int(v) <= 5 for v in c.contains)
+                             for c in goals):
+                return task
+    pytest.skip("the task store has no task graded on a table-less count alone")
+
+
+@pytest.mark.xfail(strict=True, reason="reward hole (rewards/core.grading): an answer check with no table (a count or total) "
+                   "has no candidate values, so '0 1 2 ... 149' names every small number and pays 1.0 with no tool call: "
+                   "2,626 of 21,097 tasks on main; 1,510 expect a number <= 5, so even '0 1 2 3 4 5' wins most of them. "
+                   "Needs a rule such as 'one value of the asked kind besides those the question states'")
+async def test_a_dump_of_small_numbers_is_not_paid_for_a_count():
+    task = _answer_only_count_task()
+    async with LocalFarm() as farm:
+        episode = await farm.create(task)
+        await farm.call_tool(episode.id, "finish", {"answer": DUMP})
+        grade = await farm.grade(episode.id)
+    assert grade.reward < 1.0, f"{task.id} paid {grade.reward} for a dump"

@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -73,6 +74,20 @@ def sandbox_backend() -> str:
         raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
     return chosen
 
+
+
+def package_folders() -> list[str]:
+    """Third-party package folders of the interpreter the sandbox sees (its stdlib stays): a wheel installed
+    there (`pip install envcraft` into a system or pyenv Python, a Docker image's /usr/local) holds the task
+    store with every task's checks and gold answers, so these are covered by an empty tmpfs in the sandbox.
+    The CLI needs only the standard library and this runtime (mounted on its own)."""
+    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix,
+            "installed_platbase": sys.base_prefix}
+    paths = sysconfig.get_paths(vars=base)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = [paths["purelib"], paths["platlib"], "/usr/lib/python3/dist-packages", f"/usr/lib/{version}/dist-packages",
+             f"/usr/local/lib/{version}/dist-packages", f"/usr/local/lib/{version}/site-packages"]
+    return [folder for folder in dict.fromkeys(found) if os.path.isdir(folder)]
 
 
 class Shell:
@@ -142,6 +157,8 @@ class Shell:
                 argv += ["--ro-bind", shared, shared]
         if not str(sys.base_prefix).startswith("/usr"):
             argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
+        for folder in package_folders():
+            argv += ["--tmpfs", folder]
         argv += ["--ro-bind", str(self.env_dir), "/opt/env", "--ro-bind", str(RUNTIME_DIR), "/opt/envcraft_runtime",
                  "--bind", str(self.workspace), "/workspace"]
         ops = self._operation_socket()
