@@ -196,3 +196,26 @@ async def test_a_dump_of_small_numbers_is_not_paid_for_a_count():
         await farm.call_tool(episode.id, "finish", {"answer": DUMP})
         grade = await farm.grade(episode.id)
     assert grade.reward < 1.0, f"{task.id} paid {grade.reward} for a dump"
+
+
+# ---------------------------------------------------------------- kernel settings from inside the sandbox
+
+LEASE = Path("/proc/sys/fs/lease-break-time")  # a global (not namespaced) and harmless kernel setting
+
+
+@pytest.mark.skipif(not LEASE.exists(), reason="no /proc/sys/fs/lease-break-time on this host")
+async def test_the_sandbox_cannot_change_host_kernel_settings(tmp_path):
+    """Hole: the sandbox's uid 0 maps to the host's uid 0 and /proc/sys was writable, so a shell command
+    could set GLOBAL kernel settings, e.g. kernel.core_pattern = '|/<host path of the workspace>/x.sh'
+    (the host path is in /proc/1/cmdline): the next crash anywhere runs the agent's script as host root.
+    Shown here with the harmless fs.lease-break-time, read back on the host and restored."""
+    before = LEASE.read_text().strip()
+    try:
+        async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+            await _shell(instance, f"echo {int(before) + 7} > /proc/sys/fs/lease-break-time")
+            assert LEASE.read_text().strip() == before, "a shell command changed a host kernel setting"
+            text = await _shell(instance, "cat /proc/sys/kernel/ostype; ps -e | head -3")
+            assert "exit code: 0" in text and "Linux" in text, text  # reading /proc still works
+    finally:
+        if LEASE.read_text().strip() != before:
+            LEASE.write_text(before)

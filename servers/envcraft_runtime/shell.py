@@ -152,6 +152,12 @@ class Shell:
         argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                 "--tmpfs", "/tmp", "--dir", "/etc"]
+        # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
+        # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
+        # them read-only, as container runtimes do.
+        for kernel in ("/proc/sys", "/proc/sysrq-trigger"):
+            if Path(kernel).exists():
+                argv += ["--ro-bind", kernel, kernel]
         for link in ("bin", "lib", "lib64", "sbin"):
             if Path("/usr", link).exists():
                 argv += ["--symlink", f"usr/{link}", f"/{link}"]
