@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
 import sys
 import sysconfig
 import textwrap
@@ -219,3 +220,39 @@ async def test_the_sandbox_cannot_change_host_kernel_settings(tmp_path):
     finally:
         if LEASE.read_text().strip() != before:
             LEASE.write_text(before)
+
+
+# ---------------------------------------------------------------- host files an agent leaves behind
+
+async def test_a_setuid_file_made_in_the_sandbox_gives_no_host_user_root():
+    """Hole: the sandbox's uid 0 is the host's uid 0, so `chmod 4755` on a copy of a binary in the workspace
+    made a setuid-root executable on the host, under /tmp/envcraft/run-*/<workspace>, a path every host user
+    could traverse (0755): any local user ran it as root. The run folder is now the registry's alone (0700).
+    Evidence: the file run as the host's `nobody` does not get euid 0."""
+    root = WorkspaceRoot()  # the default base, /tmp/envcraft: where a real registry puts workspaces
+    try:
+        async with launch(get("office"), InProcessLauncher(), root) as instance:
+            await _shell(instance, "cp /usr/bin/id ./sid && chmod 4755 ./sid && ls -la ./sid")
+            made = instance.workspace / "sid"
+            assert made.exists()
+            try:
+                out = subprocess.run([str(made)], capture_output=True, text=True, timeout=30, user=65534, group=65534,
+                                     extra_groups=[]).stdout
+            except PermissionError:  # nobody cannot even reach it
+                out = ""
+            assert "euid=0" not in out, f"a host user became root: {out}"
+    finally:
+        root.close()
+
+
+@pytest.mark.xfail(strict=True, reason="host DoS left to runtime (issue 8 item 3, workspace disk/inode quota): RLIMIT_FSIZE caps one "
+                   "file at 64 MB but not their number; one 5 s command wrote 1,020 MB to the host disk (about 4 GB per 20 s "
+                   "command; 76 GB free here fill in ~19 commands, and every episode on the host fails with it)")
+async def test_one_episode_cannot_fill_the_host_disk(tmp_path):
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as instance:
+        await _shell(instance, "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > fill$i || break; done", timeout=15)
+        written = sum(p.stat().st_size for p in instance.workspace.glob("fill*"))
+        for path in instance.workspace.glob("fill*"):
+            path.unlink()
+    assert written <= 256 * 2**20, f"one command wrote {written // 2**20} MB to the host disk"
