@@ -448,7 +448,10 @@ def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int,
 
     gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir,
                       idle_seconds=idle_seconds, advertise_host=advertise_host)
+    from envcraft_runtime.cgroups import containment
+
     print(f"gateway: {len(gateway.envs)} environment(s) at {gateway.base_url}/env/<name>/<episode>/mcp\n"
+          f"{containment().banner()}\n"
           f"control API: {gateway.base_url}/control (Authorization: Bearer {gateway.token})\n"
           f"create an episode: curl -X POST -H 'Authorization: Bearer {gateway.token}' "
           f"-d '{{\"env\": \"office\"}}' {gateway.base_url}/control/episodes", file=sys.stderr, flush=True)
