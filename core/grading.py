@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, names
 from envcraft.core.collateral import damage
+from envcraft.core.diff import StateDiff
 from envcraft.core.tasks import Check, Task
 from envcraft.core.state import APP_DIR, APP_STATE
 
@@ -58,6 +59,7 @@ class Grade(BaseModel):
     reward: float
     passed: bool
     checks: list[CheckResult]
+    state_diff: dict[str, StateDiff] = {}  # per environment, what the episode changed (filled in by a farm)
 
 
 def _same(value: Any, expected: Any) -> bool:

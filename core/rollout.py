@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from envcraft.core.diff import StateDiff
 from envcraft.core.grading import CheckResult
 
 ROLLOUT_FORMAT = "envcraft.rollout/1"
@@ -50,6 +51,7 @@ class Rollout(BaseModel):
     reward: float = 0.0
     passed: bool = False
     checks: list[CheckResult] = Field(default_factory=list)
+    state_diff: dict[str, StateDiff] = Field(default_factory=dict)  # per environment: what the episode changed
     stop_reason: str = ""
     steps: int = 0
     failure: Failure | None = None

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-APP_DIR = ".app"  # the app state inside a workspace (the runtime, claw.py, owns its layout)
+APP_DIR = ".app"  # the app state inside a workspace (the runtime, envcraft_runtime, owns its layout)
 APP_STATE = Path(APP_DIR) / "state.json"
 
 

@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks."""
+bench, generate, audit, catalog, tasks, pack."""
 
 from __future__ import annotations
 
@@ -7,16 +7,20 @@ import argparse
 import sys
 from pathlib import Path
 
+from envcraft import __version__
+from envcraft.harness.clients import CLIENTS
+
 
 def _list(args: argparse.Namespace) -> int:
+    from envcraft.harness.terminal import console, table
     from envcraft.registry.catalog import discover
 
     environments = discover()
-    print(f"{'environment':<24} {'kind':<16} {'tools':>5}  archetypes")
-    for name, env in environments.items():
-        meta = env.manifest.env
-        print(f"{name:<24} {meta.kind:<16} {len(meta.tools):>5}  {', '.join(meta.archetypes)}")
-    print(f"{len(environments)} environment(s)")
+    rows = ([name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
+            for name, env in environments.items())
+    out = console()
+    out.print(table(["environment", "kind", "tools", "archetypes"], rows, right=["tools"]))
+    out.print(f"{len(environments)} environment(s)")
     return 0
 
 
@@ -25,12 +29,13 @@ def _serve(args: argparse.Namespace) -> int:
         from envcraft.registry.gateway import serve_gateway
 
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
 
-    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace)
+    return serve(args.env, http=not args.stdio, host=args.host, port=args.port, workspace=args.workspace,
+                 client=args.client)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -54,6 +59,16 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from envcraft.registry.catalog import get
+    from envcraft.registry.pack import pack
+
+    out = pack(get(args.env), args.out)
+    print(f"packed {args.env} into {out}: run `python {out / 'server.py'} --workspace <a copy of its seed/>` "
+          "with only mcp==2.3.0 installed")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -136,19 +151,20 @@ def _tasks_replay(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from envcraft.harness.reports.numbers import print_report
+    from envcraft.harness.reports.command import report
 
-    return print_report(args.run)
+    return report(args.run, html=args.html, as_json=args.json)
 
 
 def _export(args: argparse.Namespace) -> int:
     from envcraft.harness.export import export
 
-    return export(args.run, args.format, args.out, args.min_reward)
+    return export(args.run, args.format, args.out, args.min_reward, gateway_url=args.gateway_url)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="envcraft", description="An MCP server farm for tool-using agents.")
+    parser.add_argument("--version", action="version", version=f"envcraft {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="list environments from their manifests").set_defaults(fn=_list)
@@ -158,11 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--all", action="store_true", help="gateway: every environment, a URL per episode, a control API")
     serve.add_argument("--token", default=None, help="control API token for --all (default: random, printed)")
     serve.add_argument("--max-episodes", type=int, default=512, help="live episodes the gateway holds at most")
+    serve.add_argument("--idle-seconds", type=float, default=900.0,
+                       help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--workspace", help="use this folder as the workspace instead of a fresh copy of the seed")
+    serve.add_argument("--client", choices=CLIENTS, help="print the entry this client reads (with --stdio: print "
+                       "the stdio entry and exit, the client starts the server itself)")
     serve.set_defaults(fn=_serve)
 
     run = commands.add_parser("run", help="run agents over tasks, grade, write rollouts, print a summary")
@@ -198,15 +218,20 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--logprobs", action="store_true", help="ask for completion logprobs; kept on rollouts")
     run.set_defaults(fn=_run)
 
-    report = commands.add_parser("report", help="per agent and split: success, reward, pass@k and pass^k")
-    report.add_argument("run", type=Path, help="a run folder (runs/<id>)")
+    report = commands.add_parser("report", help="success, reward, pass@k and pass^k; --html: plots and trajectories")
+    report.add_argument("run", type=Path, nargs="+", help="run folder(s) (runs/<id>); several are compared side by side")
+    report.add_argument("--html", type=Path, default=None, help="write a self-contained HTML report here")
+    report.add_argument("--json", nargs="?", const="-", default=None, metavar="OUT",
+                        help="the same numbers as JSON, to stdout or to OUT")
     report.set_defaults(fn=_report)
 
     export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
     export.add_argument("run", type=Path)
     export.add_argument("--format", choices=["sft", "verl"], required=True)
-    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="a .jsonl or .parquet file (verl: .parquet)")
     export.add_argument("--min-reward", type=float, default=1.0, help="sft: keep rollouts with at least this reward")
+    export.add_argument("--gateway-url", default="http://127.0.0.1:8765",
+                        help="verl: the gateway the tool config points at (its token: ENVCRAFT_GATEWAY_TOKEN)")
     export.set_defaults(fn=_export)
 
     bench = commands.add_parser("bench", help="acquire, reset and tool-call figures beside a spawn-per-episode baseline")
@@ -215,6 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
+
+    packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
+    packer.add_argument("env", help="environment name (envcraft list)")
+    packer.add_argument("out", type=Path, help="a new (or empty) folder to write")
+    packer.set_defaults(fn=_pack)
 
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
@@ -300,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"envcraft {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        if args.command == "run":
+            print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)
+        else:
+            print(f"envcraft {args.command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -26,7 +26,6 @@ import anyio
 from pydantic import BaseModel, Field
 
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.generator.compiler import OFFICE, runtime_files
 from envcraft.generator.probe import Explorer, Probe
 from envcraft.registry.catalog import Environment
 from envcraft.registry.manifest import TOOL_NAME, read_manifest
@@ -105,9 +104,9 @@ def _static(folder: Path, report: AuditReport) -> Environment | None:
             ast.parse(path.read_text("utf-8"), filename=str(path))
         except SyntaxError as exc:
             report.add("static", f"{path.name} does not parse: {exc.msg} (line {exc.lineno})")
-    for name in runtime_files():
-        if (folder / name).exists() and (folder / name).read_bytes() != (OFFICE / name).read_bytes():
-            report.add("static", f"{name} differs from servers/office/{name}, the runtime's single source")
+    for name in ("claw.py", "sandbox.py", "cli.py"):  # the runtime lives once, in envcraft_runtime
+        if (folder / name).exists():
+            report.add("static", f"{name} is a stale copy of the runtime: remove it (servers import envcraft_runtime)")
     try:
         manifest = read_manifest(folder)
     except Exception as exc:  # noqa: BLE001 - any manifest problem rejects the environment

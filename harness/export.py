@@ -1,47 +1,60 @@
 """What trainers read from a run folder (`envcraft export`; the `report` command lives in reports/).
 
-- `export --format sft`: successful rollouts as chat transcripts (messages + tools), infrastructure
-  failures excluded.
-- `export --format verl`: one prompt row per task in verl's dataset layout (data_source, prompt,
-  ability, reward_model, extra_info); the reward comes from grading the final state by task id.
+- `--format sft`: successful rollouts as chat transcripts (system prompt first, tools as a JSON string),
+  infrastructure failures excluded; `.jsonl` or `.parquet` by the output's suffix. Both load with
+  `datasets.load_dataset("json" | "parquet", data_files=...)`.
+- `--format verl`: one prompt row per task in verl's dataset layout (parquet; see trainer_data.py), and
+  beside it `<name>.tools.yaml`, the tool config pointing verl's tool agent loop at a gateway.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from envcraft.harness.runner import RolloutLog
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+import anyio
+import yaml
 
-EXPORT_FORMAT = "envcraft.export/1"
+from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
+from envcraft.harness.agents.claw import SYSTEM_PROMPT
+from envcraft.harness.farm_local import LocalFarm
+from envcraft.harness.reports.numbers import load_run
+from envcraft.harness.trainer_data import sft_row, verl_row, verl_tool_config, write_rows
+
+DEFAULT_GATEWAY = "http://127.0.0.1:8765"
 
 
-def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: Path = TASKS_DIR) -> int:
-    rollouts = list(RolloutLog(Path(run) / "rollouts.jsonl").done.values())
+async def tools_of(tasks: list[Task]) -> dict[tuple[str, ...], list[dict]]:
+    """The OpenAI tools an episode of each environment set exposes (read from the real servers)."""
+    found: dict[tuple[str, ...], list[dict]] = {}
+    async with LocalFarm() as farm:
+        for task in tasks:
+            if tuple(task.envs) not in found:
+                info = await farm.create(task)
+                found[tuple(task.envs)] = info.tools
+                await farm.delete(info.id)
+    return found
+
+
+def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: Path = TASKS_DIR,
+           gateway_url: str = DEFAULT_GATEWAY, system_prompt: str = SYSTEM_PROMPT) -> int:
+    rollouts = load_run(run).rollouts  # a missing or empty run is an error, and nothing is created
+    if fmt not in ("sft", "verl"):
+        raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    written = 0
-    with open(out, "w", encoding="utf-8") as handle:
-        if fmt == "sft":
-            for r in rollouts:
-                if r.failure is None and r.reward >= min_reward:
-                    handle.write(json.dumps({"format": EXPORT_FORMAT, "messages": r.messages, "tools": r.tools,
-                                             "reward": r.reward, "task_id": r.task_id, "envs": r.envs}) + "\n")
-                    written += 1
-        elif fmt == "verl":
-            wanted = {r.task_id for r in rollouts}
-            for path in task_files(tasks_dir):
-                for task in load_tasks(path):
-                    if task.id in wanted:
-                        handle.write(json.dumps({
-                            "data_source": f"envcraft/{task.envs[0]}", "ability": "agentic-tool-use",
-                            "prompt": [{"role": "user", "content": task.turns[0]}],
-                            "reward_model": {"style": "rule", "ground_truth": task.id},
-                            "extra_info": {"task_id": task.id, "envs": task.envs, "turns": task.turns,
-                                           "split": task.split, "task_hash": task.content_hash}}) + "\n")
-                        written += 1
-        else:
-            raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
-    print(f"wrote {written} row(s) to {out}")
+    if fmt == "sft":
+        rows = [sft_row(r, system_prompt) for r in rollouts if r.failure is None and r.reward >= min_reward]
+        write_rows(rows, out, "sft")
+    elif fmt == "verl":
+        wanted = {r.task_id for r in rollouts}
+        tasks = [t for path in task_files(tasks_dir) for t in load_tasks(path) if t.id in wanted]
+        tools = anyio.run(tools_of, tasks)
+        rows = [verl_row(task, i, system_prompt, tools[tuple(task.envs)]) for i, task in enumerate(tasks)]
+        write_rows(rows, out, "verl")
+        union = list({t["function"]["name"]: t for group in tools.values() for t in group}.values())
+        config = out.with_name(out.stem + ".tools.yaml")
+        config.write_text(yaml.safe_dump(verl_tool_config(union, gateway_url), sort_keys=False), "utf-8")
+        print(f"wrote verl's tool config to {config} ({len(union)} tools; gateway {gateway_url})")
+    else:
+        raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
+    print(f"wrote {len(rows)} row(s) to {out}")
     return 0

@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from envcraft.core.diff import state_diff
 from envcraft.core.grading import Grade, Snapshot, grade
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.errors import TaskFailure
@@ -63,4 +64,7 @@ class LocalFarm(FarmBase):
 
     async def _grade(self, opened: Opened) -> Grade:
         task, instances, baseline = opened.state
-        return grade(task, baseline, {i.env.name: Snapshot.of(i.workspace) for i in instances})
+        final = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+        result = grade(task, baseline, final)
+        return result.model_copy(update={"state_diff": {name: state_diff(baseline[name], state)
+                                                        for name, state in final.items()}})

@@ -1,4 +1,4 @@
-"""The main job: launch environments, run agents over their tasks, grade, write rollouts, summarize.
+"""`envcraft run`, the main job: launch environments, run agents over their tasks, grade, write rollouts, summarize.
 
 With no OpenAI-compatible endpoint configured it runs the built-in policies (gold replay proves
 every task solvable, no-op proves none is free) and says that no LLM was used.
@@ -6,9 +6,9 @@ every task solvable, no-op proves none is free) and says that no LLM was used.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -20,13 +20,15 @@ from envcraft.harness.agents.base import Agent
 from envcraft.harness.agent_options import AgentOptions, preflight
 from envcraft.harness.episode import Limits
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.progress import Progress, summary_rows, summary_table
+from envcraft.harness.progress import RunProgress
+from envcraft.harness.reports.numbers import summary_rows
 from envcraft.harness.runner import RolloutLog, run_tasks
+from envcraft.harness.terminal import console, table
 from envcraft.core.tasks import TASKS_DIR, Task, task_file, tasks_for
-from envcraft.registry.catalog import discover
+from envcraft.registry.catalog import discover, unknown_environment
 from envcraft.registry.launch import make_launcher
 
-REPO = Path(__file__).resolve().parent.parent
+AGENTS = ("gold", "noop", "claw")
 SAMPLE_PER_ENV = 5  # the default run over the whole catalog is a sample; --limit 0 runs everything
 
 
@@ -68,14 +70,22 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
         from envcraft.harness.agents.claw import ClawAgent
 
         return ClawAgent(base_url=base_url, api_key=api_key, model=model, **settings.agent_options.claw_kwargs())
-    raise ValueError(f"unknown agent {name!r}: use gold, noop or claw")
+    close = difflib.get_close_matches(name, AGENTS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ValueError(f"unknown agent {name!r}: {hint}use gold, noop or claw")
 
 
 def load_run_tasks(settings: RunSettings) -> list[Task]:
     tasks_dir = Path(settings.tasks_dir) if settings.tasks_dir else TASKS_DIR
-    names = settings.envs or [name for name in discover() if task_file(name, tasks_dir)]
+    if not tasks_dir.is_dir():
+        raise FileNotFoundError(f"no task folder {tasks_dir}: pass --tasks-dir, or generate tasks (envcraft tasks generate)")
+    known = discover()
+    for name in settings.envs or []:
+        if name not in known:  # a typo, not a missing task file
+            raise unknown_environment(name, known)
+    names = settings.envs or [name for name in known if task_file(name, tasks_dir)]
     if not names:
-        raise FileNotFoundError(f"no environment has tasks in {tasks_dir}")
+        raise FileNotFoundError(f"no environment has tasks in {tasks_dir}: generate them (envcraft tasks generate)")
     tasks = []
     for name in names:
         chosen = [t for t in tasks_for(name, tasks_dir) if settings.split in ("all", t.split)]
@@ -87,36 +97,47 @@ def load_run_tasks(settings: RunSettings) -> list[Task]:
 def run_main_job(settings: RunSettings) -> int:
     base_url, _, model = settings.endpoint()
     agents = settings.agents or (["claw"] if base_url else ["gold", "noop"])
-    if not base_url and "claw" not in agents:
-        print("No LLM endpoint configured (--base-url or ENVCRAFT_BASE_URL): running the built-in gold-replay and "
-              "no-op policies. No LLM is used in this run.", file=sys.stderr)
+    talk = console(stderr=True)
     tasks = load_run_tasks(settings)
     built = {name: make_agent(name, settings, tasks) for name in agents}  # bad settings fail before any work
     if "claw" in built:
         preflight(*settings.endpoint(), settings.agent_options)  # an unreachable model fails here, not per episode
-    out = Path(settings.out) if settings.out else REPO / "runs" / (time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
+    else:
+        policies = " and ".join({"gold": "gold-replay", "noop": "no-op"}[name] for name in agents)
+        why = "no LLM endpoint configured (--base-url or ENVCRAFT_BASE_URL)" if not base_url else "--agent chose them"
+        talk.print(f"Running the built-in {policies} {'policy' if len(agents) == 1 else 'policies'}: {why}. "
+                   "No LLM is used in this run.")
+    out = Path(settings.out) if settings.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
     out.mkdir(parents=True, exist_ok=True)
     meta_path = out / "run.json"
     run_id = json.loads(meta_path.read_text())["run_id"] if meta_path.exists() else out.name
     meta_path.write_text(json.dumps({"run_id": run_id, **settings.model_dump(exclude={"api_key"})}, indent=1))
     log = RolloutLog(out / "rollouts.jsonl")
     if log.done:
-        print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept", file=sys.stderr)
+        talk.print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept")
     launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
     if settings.sandbox in ("bwrap", "process"):
         os.environ["ENVCRAFT_SANDBOX"] = settings.sandbox  # read by each server's shell when it is built
     elif settings.sandbox not in ("auto", "docker"):
         raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
-    print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
-          f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}", file=sys.stderr)
+    talk.print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
+               f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}")
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
-        progress = Progress(len(tasks) * settings.attempts, label)
-        rollouts += anyio.run(lambda: run_tasks(
-            tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
-            attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
-    (out / "summary.json").write_text(json.dumps(summary_rows(rollouts), indent=1))
-    print(summary_table(rollouts))
-    print(f"rollouts: {log.path}")
+        with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
+            rollouts += anyio.run(lambda: run_tasks(
+                tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
+                attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
+    rows = summary_rows(rollouts)
+    (out / "summary.json").write_text(json.dumps(rows, indent=1))
+    console().print(summary_table(rows))
+    talk.print(f"rollouts: {log.path}; a report: envcraft report {out} --html {out / 'report.html'}")
     return 0
+
+
+def summary_table(rows: list[dict]):
+    return table(["agent", "model", "episodes", "success", "reward", "steps", "sec/ep", "infra"], (
+        [r["agent"], r["model"], r["episodes"], f"{r['success_rate']:.1%}", f"{r['mean_reward']:.3f}",
+         f"{r['mean_steps']:.1f}", f"{r['mean_seconds']:.3f}", r["infra_failures"]] for r in rows),
+        right=["episodes", "success", "reward", "steps", "sec/ep", "infra"])

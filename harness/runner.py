@@ -69,6 +69,7 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
             try:
                 result = await farm.grade(info.id)
                 rollout.reward, rollout.passed, rollout.checks = result.reward, result.passed, result.checks
+                rollout.state_diff = result.state_diff
             except Exception as exc:  # noqa: BLE001
                 failure = _failure(exc, TaskFailure)
             timings.grade_seconds = time.perf_counter() - grade_start
@@ -98,8 +99,7 @@ class RolloutLog:
     """
 
     def __init__(self, path: Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)  # its folder is made on the first append: reading a log creates nothing
         self.done: dict[tuple[str, str, int], Rollout] = {}
         self.failures: Counter[tuple[str, str, int]] = Counter()
         if self.path.exists():
@@ -130,6 +130,7 @@ class RolloutLog:
         return kept is None or (kept.failure is not None and self.failures[key] <= retries)
 
     def append(self, rollout: Rollout) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(rollout.model_dump_json() + "\n")
             handle.flush()

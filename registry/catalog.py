@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,12 @@ def get(name: str, root: Path = SERVERS) -> Environment:
         return env
     environments = discover(root)
     if name not in environments:
-        known = ", ".join(sorted(environments)) or "none"
-        raise KeyError(f"no environment named {name!r} in {root}; known: {known} (run `envcraft list`)")
+        raise unknown_environment(name, environments)
     return environments[name]
+
+
+def unknown_environment(name: str, known: dict[str, Environment] | list[str]) -> KeyError:
+    """The error for a name that is not an environment: the closest names, never the whole catalog."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return KeyError(f"no environment named {name!r}{hint} (`envcraft list` shows all {len(known)})")

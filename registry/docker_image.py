@@ -177,7 +177,7 @@ def _userland(plan: _Plan) -> None:
     plan.add_data("/etc/group", ETC_GROUP)
     if os.path.exists("/etc/ld.so.cache"):
         plan.add_host("/etc/ld.so.cache")
-    for folder in ("/workspace", "/opt/env", "/proc", "/sys", "/dev", "/root", "/usr/local/bin"):
+    for folder in ("/workspace", "/opt/env", "/opt/envcraft_runtime", "/proc", "/sys", "/dev", "/root", "/usr/local/bin"):
         plan.add_dir(folder)
     plan.add_dir("/tmp", 0o1777)
 

@@ -7,7 +7,8 @@ Each instance is one container, created through the Docker API and then attached
 `docker start --attach --interactive`, whose stdin/stdout carry the MCP stream. Inside it:
 
 - the root filesystem is read-only; writable are /workspace (the episode workspace, bind-mounted
-  from the host) and a small /tmp tmpfs; the environment's folder is /opt/env, read-only;
+  from the host) and a small /tmp tmpfs; the environment's folder is /opt/env and the runtime
+  package it imports /opt/envcraft_runtime (on PYTHONPATH), both read-only;
 - no network (`--network none`), all capabilities dropped, no-new-privileges, memory 512 MB
   without swap, 128 processes, 1 CPU, docker-init as PID 1 so orphans are reaped;
 - the server runs as the host user's uid:gid, so the files it writes stay the host's to read,
@@ -41,6 +42,7 @@ import anyio.to_thread
 import docker
 import docker.errors
 from docker.types import LogConfig
+from envcraft_runtime.shell import RUNTIME_DIR
 from mcp import Client, StdioServerParameters
 
 from envcraft.registry.catalog import Environment
@@ -168,7 +170,8 @@ class DockerLauncher:
         env_folder = env.folder.resolve()
         entrypoint = "/opt/env/" + env.entrypoint.resolve().relative_to(env_folder).as_posix()
         binds = {str(workspace): {"bind": "/workspace", "mode": "rw"},
-                 str(env_folder): {"bind": "/opt/env", "mode": "ro"}}
+                 str(env_folder): {"bind": "/opt/env", "mode": "ro"},
+                 str(RUNTIME_DIR): {"bind": "/opt/envcraft_runtime", "mode": "ro"}}
         for mount in runtime.mounts:
             binds[mount] = {"bind": mount, "mode": "ro"}
         host_config = self.client.api.create_host_config(
@@ -195,7 +198,7 @@ class DockerLauncher:
             stdin_open=True,  # with detach=False: StdinOnce, so the server sees EOF when we detach
             detach=False,
             environment={"ENVCRAFT_SANDBOX": "process", "HOME": "/tmp", "LANG": "C.UTF-8",
-                         "PATH": runtime.path, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
+                         "PATH": runtime.path, "PYTHONPATH": "/opt", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
             labels={**run_labels(), LABEL_ENV: env.name},
             host_config=host_config,
         )

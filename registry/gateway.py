@@ -1,40 +1,44 @@
 """The HTTP gateway: every environment over streamable HTTP, one URL per episode, and a control API.
 
 Agent plane: `/env/<name>/<episode>/mcp`, the episode's own MCP server, bound to its own
-workspace; its tools cannot name another episode's files. Control plane: `/control/...`, creating,
-resetting, grading and deleting episodes, behind a bearer token that agents are never given.
-Shell commands inside episodes have no network at all, so they cannot reach either.
+workspace; its tools cannot name another episode's files. Control plane: `/control/...`
+(registry/control_api.py), creating, resetting, grading and deleting episodes, behind a bearer
+token that agents are never given. Shell commands inside episodes have no network at all, so
+they cannot reach either.
+
+One episode cannot take the gateway down: every background task (an episode's server, the idle
+reaper, a workspace's cleanup) runs guarded, so an exception in one is recorded (and shown by
+/control/health) and never ends the task group the others live in. Work on a workspace (copy,
+reset, snapshot for grading, removal) runs on worker threads of a limiter of its own, one call per
+episode at a time and under a time limit, so a huge or deep tree made by one agent stalls neither
+the event loop nor another episode. Agent-plane requests are capped per episode (in flight and
+in body size) and in time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import secrets
 import time
+import traceback
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
-from starlette.applications import Starlette
-from starlette.requests import Request
+import anyio.to_thread
 from starlette.responses import JSONResponse
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
-from envcraft.registry.catalog import Environment, discover
-from envcraft.registry.launch import InProcessLauncher
 from envcraft.core.state import InitialState
-from envcraft.registry.workspaces import WorkspaceRoot
+from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.control_api import ControlError, control_app
+from envcraft.registry.launch import InProcessLauncher
+from envcraft.registry.workspaces import WorkspaceRoot, materialize
 
-
-class ControlError(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
+AGENT_BODY_BYTES = 8 * 2**20  # an MCP request: write_file content is capped at 2 MB before JSON escaping
 
 
 @dataclass
@@ -50,6 +54,8 @@ class GatewayEpisode:
     last_used: float = field(default_factory=time.monotonic)
     restarts: int = 0
     baseline: Any = None  # initial Snapshot, taken before the agent acts
+    busy: str | None = None  # the control call running on its workspace (one at a time)
+    in_flight: int = 0  # agent-plane POSTs being answered
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
@@ -58,37 +64,48 @@ class GatewayEpisode:
                 "idle_seconds": round(time.monotonic() - self.last_used, 1), "restarts": self.restarts}
 
 
+@dataclass
+class Failures:
+    """Exceptions caught in background work, counted and kept (the last few) for /control/health."""
+
+    count: int = 0
+    recent: list[str] = field(default_factory=list)
+
+    def add(self, what: str, exc: BaseException) -> None:
+        self.count += 1
+        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        self.recent = [*self.recent[-4:], f"{what}: {line[:300]}"]
+
+
 class Gateway:
     def __init__(self, token: str | None = None, *, host: str = "127.0.0.1", port: int = 8765,
                  max_episodes: int = 512, idle_seconds: float = 900.0, ttl_seconds: float = 4 * 3600.0,
-                 tasks_dir: Path | None = None, root: WorkspaceRoot | None = None):
+                 tasks_dir: Path | None = None, root: WorkspaceRoot | None = None,
+                 call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4):
         self.token = token or secrets.token_urlsafe(24)
         self.host, self.port = host, port
         self.max_episodes, self.idle_seconds, self.ttl_seconds = max_episodes, idle_seconds, ttl_seconds
+        self.call_seconds, self.agent_calls_per_episode = call_seconds, agent_calls_per_episode
         self.tasks_dir = tasks_dir
         self.envs = discover()
         self.root = root or WorkspaceRoot()
         self.launcher = InProcessLauncher()
         self.episodes: dict[str, GatewayEpisode] = {}
         self.reaped = 0
+        self.failures = Failures()
+        self._workspace_threads = anyio.CapacityLimiter(workspace_threads)
         self._group: anyio.abc.TaskGroup | None = None
+        self._reaper_beat = 0.0
         self._tasks: dict[str, Any] | None = None
-        self.control = Starlette(routes=[
-            Route("/control/health", self._health, methods=["GET"]),
-            Route("/control/episodes", self._list, methods=["GET"]),
-            Route("/control/episodes", self._create, methods=["POST"]),
-            Route("/control/episodes/{episode}/reset", self._reset, methods=["POST"]),
-            Route("/control/episodes/{episode}/grade", self._grade, methods=["POST"]),
-            Route("/control/episodes/{episode}", self._delete, methods=["DELETE"]),
-        ], exception_handlers={ControlError: self._error})
-
-    @staticmethod
-    async def _error(request: Request, exc: ControlError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        self.control = control_app(self)
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    @property
+    def reaper_interval(self) -> float:
+        return min(self.idle_seconds, self.ttl_seconds, 30.0) / 2
 
     # ------------------------------------------------------------ lifecycle
 
@@ -96,27 +113,57 @@ class Gateway:
     async def running(self) -> AsyncIterator[Gateway]:
         async with anyio.create_task_group() as group:
             self._group = group
+            self._reaper_beat = time.monotonic()
             group.start_soon(self._reaper)
             try:
                 yield self
             finally:
                 for episode in list(self.episodes.values()):
-                    self._drop(episode)
+                    self.episodes.pop(episode.id, None)
+                    episode.stop.set()
                 group.cancel_scope.cancel()
+        self._group = None
         self.root.close()
 
+    def _spawn(self, what: str, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run fn in the gateway's task group; whatever it raises is recorded, never propagated."""
+        async def guarded() -> None:
+            try:
+                await fn(*args)
+            except Exception as exc:  # noqa: BLE001 - one episode's failure must not end the group
+                self.failures.add(what, exc)
+
+        if self._group is None:
+            raise ControlError(503, "the gateway is not running (it is starting up or shutting down): retry shortly")
+        self._group.start_soon(guarded)
+
     async def _reaper(self) -> None:
-        """Delete episodes idle longer than idle_seconds or older than ttl_seconds."""
+        """Retire episodes idle longer than idle_seconds or older than ttl_seconds."""
         while True:
-            await anyio.sleep(min(self.idle_seconds, self.ttl_seconds, 30.0) / 2)
+            self._reaper_beat = time.monotonic()
+            await anyio.sleep(self.reaper_interval)
             now = time.monotonic()
             for episode in list(self.episodes.values()):
-                if now - episode.last_used > self.idle_seconds or now - episode.created > self.ttl_seconds:
-                    self._drop(episode)
-                    self.reaped += 1
+                idle = now - episode.last_used > self.idle_seconds and not episode.in_flight  # a long call is not idleness
+                try:
+                    if idle or now - episode.created > self.ttl_seconds:
+                        self.retire(episode)
+                        self.reaped += 1
+                except Exception as exc:  # noqa: BLE001 - the reaper goes on with the next episode
+                    self.failures.add(f"reaping {episode.id}", exc)
+
+    def health(self) -> dict[str, Any]:
+        """What is true now: ok only while the task group runs and the reaper keeps its beat."""
+        group_alive = self._group is not None and not self._group.cancel_scope.cancel_called
+        reaper_alive = time.monotonic() - self._reaper_beat < 3 * self.reaper_interval + 5
+        return {"ok": group_alive and reaper_alive, "task_group": group_alive, "reaper": reaper_alive,
+                "live": len(self.episodes), "max": self.max_episodes, "reaped": self.reaped,
+                "busy": sum(1 for e in self.episodes.values() if e.busy),
+                "restarts": sum(e.restarts for e in self.episodes.values()), "envs": len(self.envs),
+                "failures": self.failures.count, "recent_failures": self.failures.recent}
 
     async def _serve(self, episode: GatewayEpisode, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
-        """Run the episode's session manager until the episode is deleted; restart it if it crashes."""
+        """Run the episode's session manager until the episode is retired; restart it if it crashes."""
         started = False
         self.launcher.workspace_variable(episode.env).set(episode.workspace)  # inherited by this episode's sessions
         while not episode.stop.is_set():
@@ -129,11 +176,56 @@ class Gateway:
                         started = True
                         task_status.started()
                     await episode.stop.wait()
-            except Exception:  # a crashed transport is restarted and counted in /control/health
+            except Exception as exc:  # a crashed transport is restarted and counted in /control/health
                 episode.restarts += 1
+                self.failures.add(f"episode {episode.id} transport", exc)
                 if episode.restarts > 3:
-                    self._drop(episode)
+                    self.retire(episode)
+                    if not started:
+                        raise
                     return
+
+    # ------------------------------------------------------------ work on workspaces, off the event loop
+
+    async def _offload(self, what: str, fn: Callable[..., Any], *args: Any, episode: GatewayEpisode | None = None,
+                       late: Callable[[Any], None] | None = None) -> Any:
+        """fn(*args) on a workspace thread, waited for at most call_seconds.
+
+        On timeout the caller gets a 504 at once; the thread finishes in the background (a thread
+        cannot be stopped), keeps its episode busy until then, and its result goes to `late`.
+        """
+        if episode is not None:
+            if episode.busy:
+                raise ControlError(409, f"episode {episode.id} is still busy with {episode.busy}: "
+                                        "retry when that finishes")
+            episode.busy = what
+        done, box = anyio.Event(), {}
+
+        async def run() -> None:
+            try:
+                box["value"] = await anyio.to_thread.run_sync(fn, *args, limiter=self._workspace_threads)
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting request, or recorded below
+                box["error"] = exc
+            finally:
+                if episode is not None:
+                    episode.busy = None
+                done.set()
+                if box.get("abandoned"):
+                    if "error" in box:
+                        self.failures.add(f"{what} (after its timeout)", box["error"])
+                    elif late is not None:
+                        late(box["value"])
+
+        self._spawn(what, run)
+        with anyio.move_on_after(self.call_seconds):
+            await done.wait()
+        if not done.is_set():
+            box["abandoned"] = True
+            raise ControlError(504, f"{what} did not finish within {self.call_seconds:.0f}s; it goes on in the "
+                                    "background and the episode answers 409 until it is done")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
 
     # ------------------------------------------------------------ episodes
 
@@ -150,9 +242,18 @@ class Gateway:
             raise ControlError(404, f"no task {task_id!r} in {folder}")
         return self._tasks[task_id]
 
-    async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
+    def _prepare(self, env: Environment, initial: InitialState | None) -> tuple[Path, Any]:
+        """A fresh workspace and the snapshot the grader compares against (worker thread)."""
         from envcraft.core.grading import Snapshot
 
+        workspace = self.root.checkout(env.name, env.seed, initial)
+        try:
+            return workspace, Snapshot.of(workspace)
+        except BaseException:
+            self.root.checkin(env.seed, workspace)
+            raise
+
+    async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
         if env_name not in self.envs:
             raise ControlError(404, f"no environment {env_name!r}; known: {', '.join(sorted(self.envs))}")
         if len(self.episodes) >= self.max_episodes:
@@ -163,75 +264,64 @@ class Gateway:
         if task and env_name not in task.envs:
             raise ControlError(400, f"task {task_id} runs on {task.envs}, not {env_name}")
         initial = task.initial if task else None
-        workspace = self.root.checkout(env.name, env.seed, initial)
-        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id)
-        episode.baseline = Snapshot.of(workspace)
+        workspace, baseline = await self._offload(
+            f"preparing a {env.name} workspace", self._prepare, env, initial,
+            late=lambda prepared: self._spawn("returning a late workspace", self._recycle, env, prepared[0]))
+        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline)
         self.episodes[episode.id] = episode
-        await self._group.start(self._serve, episode)
+        try:
+            await self._group.start(self._serve, episode)
+        except Exception as exc:
+            self.retire(episode)
+            raise ControlError(500, f"the {env.name} server did not start: {exc}") from exc
         return episode
 
-    def _drop(self, episode: GatewayEpisode) -> None:
+    def episode(self, episode_id: str) -> GatewayEpisode:
+        episode = self.episodes.get(episode_id)
+        if episode is None:
+            raise ControlError(404, f"no live episode {episode_id!r}: it was deleted or reaped")
+        return episode
+
+    def retire(self, episode: GatewayEpisode) -> None:
+        """End the episode now; its workspace is rebuilt (or removed) in the background. Never raises."""
         if self.episodes.pop(episode.id, None) is None:
             return
         episode.stop.set()
-        self.root.checkin(episode.env.seed, episode.workspace)
+        self._spawn(f"cleaning up episode {episode.id}", self._recycle, episode.env, episode.workspace, episode)
 
-    def _episode(self, request: Request) -> GatewayEpisode:
-        episode = self.episodes.get(request.path_params["episode"])
-        if episode is None:
-            raise ControlError(404, f"no live episode {request.path_params['episode']!r}: it was deleted or reaped")
+    async def _recycle(self, env: Environment, workspace: Path, episode: GatewayEpisode | None = None) -> None:
+        if episode is not None:  # a control call still on it (past its timeout) finishes first
+            while episode.busy:
+                await anyio.sleep(0.05)
+        await anyio.to_thread.run_sync(self.root.checkin, env.seed, workspace, limiter=self._workspace_threads)
+
+    async def reset(self, episode: GatewayEpisode) -> GatewayEpisode:
+        try:
+            await self._offload("a reset", materialize, episode.env.seed, episode.workspace, episode.initial,
+                                episode=episode)
+        except ControlError:
+            raise
+        except Exception as exc:
+            self.failures.add(f"resetting {episode.id}", exc)
+            self.retire(episode)
+            raise ControlError(503, f"episode {episode.id} could not be reset ({type(exc).__name__}: {exc}); "
+                                    "it was deleted: create a new one") from exc
         return episode
 
-    # ------------------------------------------------------------ control API
-
-    def _authorized(self, request: Request) -> None:
-        offered = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(offered.encode(), self.token.encode()):
-            raise ControlError(401, "the control API needs 'Authorization: Bearer <token>' (printed when the gateway starts)")
-
-    async def _health(self, request: Request) -> JSONResponse:
-        self._authorized(request)
-        return JSONResponse({"ok": True, "live": len(self.episodes), "max": self.max_episodes, "reaped": self.reaped,
-                             "restarts": sum(e.restarts for e in self.episodes.values()), "envs": len(self.envs)})
-
-    async def _list(self, request: Request) -> JSONResponse:
-        self._authorized(request)
-        return JSONResponse([e.describe(self.base_url) for e in self.episodes.values()])
-
-    async def _create(self, request: Request) -> JSONResponse:
-        self._authorized(request)
-        try:
-            body = await request.json()
-        except ValueError:
-            raise ControlError(400, 'send a JSON body like {"env": "office", "task_id": "office-001"}')
-        if not isinstance(body, dict) or not isinstance(body.get("env"), str):
-            raise ControlError(400, 'the body needs "env" (an environment name; GET /control/health lists how many)')
-        episode = await self.create(body["env"], body.get("task_id"))
-        return JSONResponse(episode.describe(self.base_url), status_code=201)
-
-    async def _reset(self, request: Request) -> JSONResponse:
-        from envcraft.registry.workspaces import materialize
-
-        self._authorized(request)
-        episode = self._episode(request)
-        materialize(episode.env.seed, episode.workspace, episode.initial)
-        return JSONResponse({"episode": episode.id, "reset": True})
-
-    async def _grade(self, request: Request) -> JSONResponse:
+    async def grade(self, episode: GatewayEpisode) -> Any:
         from envcraft.core.grading import Snapshot, grade
 
-        self._authorized(request)
-        episode = self._episode(request)
         if not episode.task_id:
             raise ControlError(400, "this episode was created without a task_id, so there is nothing to grade against")
-        result = grade(self._task(episode.task_id), episode.baseline, Snapshot.of(episode.workspace))
-        return JSONResponse(result.model_dump())
-
-    async def _delete(self, request: Request) -> JSONResponse:
-        self._authorized(request)
-        episode = self._episode(request)
-        self._drop(episode)
-        return JSONResponse({"episode": episode.id, "deleted": True})
+        task = self._task(episode.task_id)
+        try:
+            final = await self._offload("grading", Snapshot.of, episode.workspace, episode=episode)
+        except ControlError:
+            raise
+        except Exception as exc:  # the agent made its workspace unreadable (too deep, too big, ...): its caller is told
+            raise ControlError(422, f"the workspace of episode {episode.id} could not be read for grading "
+                                    f"({type(exc).__name__}: {str(exc)[:300]}); reset or delete it") from exc
+        return grade(task, episode.baseline, final)
 
     # ------------------------------------------------------------ ASGI
 
@@ -241,18 +331,40 @@ class Gateway:
             return
         path: str = scope.get("path", "")
         if scope["type"] == "http" and path.startswith("/env/"):
-            parts = path.split("/")  # "", "env", name, episode, "mcp", ...
-            episode = self.episodes.get(parts[3]) if len(parts) > 4 else None
-            if episode is None or episode.env.name != parts[2] or parts[4] != "mcp":
-                await JSONResponse({"error": f"no live episode at {path}: create one through the control API"},
-                                   status_code=404)(scope, receive, send)
-                return
-            episode.last_used = time.monotonic()
-            # Tools may run in this request's task or in the session's: bind the workspace in both.
-            self.launcher.workspace_variable(episode.env).set(episode.workspace)
-            await episode.app({**scope, "path": "/mcp", "raw_path": b"/mcp"}, receive, send)
+            await self._agent_plane(scope, receive, send, path)
             return
         await self.control(scope, receive, send)
+
+    async def _agent_plane(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        parts = path.split("/")  # "", "env", name, episode, "mcp", ...
+        episode = self.episodes.get(parts[3]) if len(parts) > 4 else None
+        if episode is None or episode.env.name != parts[2] or parts[4] != "mcp":
+            await _refuse(send, 404, f"no live episode at {path}: create one through the control API")
+            return
+        episode.last_used = time.monotonic()
+        if _declared_length(scope) > AGENT_BODY_BYTES:
+            await _refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
+            return
+        calls = scope["method"] == "POST"  # a GET is the long-lived event stream: neither counted nor timed
+        if calls and episode.in_flight >= self.agent_calls_per_episode:
+            await _refuse(send, 429, f"episode {episode.id} already has {episode.in_flight} calls in flight: "
+                                     "wait for one to finish")
+            return
+        # Tools may run in this request's task or in the session's: bind the workspace in both.
+        self.launcher.workspace_variable(episode.env).set(episode.workspace)
+        capped, sent = _CappedReceive(receive, AGENT_BODY_BYTES), _Tracked(send)
+        episode.in_flight += calls
+        try:
+            with anyio.move_on_after(self.call_seconds if calls else float("inf")) as timer:
+                await episode.app({**scope, "path": "/mcp", "raw_path": b"/mcp"}, capped, sent)
+        finally:
+            episode.in_flight -= calls
+            episode.last_used = time.monotonic()
+        if not sent.started:
+            if capped.over:
+                await _refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
+            elif timer.cancelled_caught:
+                await _refuse(send, 504, f"no answer within {self.call_seconds:.0f}s")
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
@@ -263,12 +375,57 @@ class Gateway:
             await send({"type": "lifespan.shutdown.complete"})
 
 
-def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Path | None = None) -> int:
+async def _refuse(send: Send, status: int, message: str) -> None:
+    await JSONResponse({"error": message}, status_code=status)({"type": "http"}, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            return int(value) if value.isdigit() else AGENT_BODY_BYTES + 1
+    return 0
+
+
+class _CappedReceive:
+    """Hands the body through until it passes the cap, then tells the app the client has gone."""
+
+    def __init__(self, receive: Receive, cap: int):
+        self.receive, self.cap, self.seen, self.over = receive, cap, 0, False
+
+    async def __call__(self) -> Message:
+        if self.over:
+            return {"type": "http.disconnect"}
+        message = await self.receive()
+        if message["type"] == "http.request":
+            self.seen += len(message.get("body", b""))
+            if self.seen > self.cap:
+                self.over = True
+                return {"type": "http.disconnect"}
+        return message
+
+
+class _Tracked:
+    def __init__(self, send: Send):
+        self.send, self.started = send, False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
+
+
+def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Path | None = None,
+                  idle_seconds: float = 900.0) -> int:
     import sys
 
     import uvicorn
 
-    gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir)
+    gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir,
+                      idle_seconds=idle_seconds)
     print(f"gateway: {len(gateway.envs)} environment(s) at {gateway.base_url}/env/<name>/<episode>/mcp\n"
           f"control API: {gateway.base_url}/control (Authorization: Bearer {gateway.token})\n"
           f"create an episode: curl -X POST -H 'Authorization: Bearer {gateway.token}' "

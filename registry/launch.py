@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from envcraft_runtime import WORKSPACE
 from mcp import Client, StdioServerParameters
 
 from envcraft.registry.catalog import Environment
@@ -49,7 +50,7 @@ class InProcessLauncher:
 
     Building a server (registering its tools) costs tens of milliseconds, so each environment's
     server is built once and shared by all its episodes: a connection names its episode's
-    workspace through the environment's `claw.WORKSPACE` context variable, which every task
+    workspace through the runtime's `envcraft_runtime.WORKSPACE` context variable, which every task
     serving that connection inherits. A tool reached without one refuses to act.
     """
 
@@ -65,8 +66,7 @@ class InProcessLauncher:
 
     @staticmethod
     def workspace_variable(env: Environment) -> contextvars.ContextVar:
-        load_server_module(env)
-        return sys.modules[f"{package_name(env)}.claw"].WORKSPACE
+        return WORKSPACE
 
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:

@@ -10,44 +10,70 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from envcraft.core.state import APP_DIR, APP_STATE, InitialState
+from envcraft.registry import removal
 
 # Fingerprints of workspaces this process made, taken right after a pure seed copy:
 # relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,
 # replace) moves its ctime, which no user can set, so a reset only restores what changed.
 _PRINTS: dict[Path, tuple[Path, dict[str, tuple[bool, int, int]]]] = {}
+# A seed is a few folders deep and holds a few hundred entries; a workspace past these bounds was
+# reshaped by its agent and is rebuilt whole instead of compared entry by entry.
+SCAN_MAX_ENTRIES = 50_000
+SCAN_MAX_DEPTH = 48
+REMOVE_SECONDS = 60.0
+
+
+class _Reshaped(Exception):
+    """The workspace is past the scan bounds (or unreadable): rebuild it whole."""
 
 
 def _scan(root: Path) -> dict[str, tuple[bool, int, int]]:
     found = {}
-    stack = [(root, "")]
+    stack = [(root, "", 0)]
     while stack:
-        folder, prefix = stack.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                info = entry.stat(follow_symlinks=False)
-                is_dir = entry.is_dir(follow_symlinks=False)
-                rel = prefix + entry.name
-                found[rel] = (is_dir, info.st_ino, info.st_ctime_ns)
-                if is_dir:
-                    stack.append((Path(entry.path), rel + "/"))
+        folder, prefix, depth = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    rel = prefix + entry.name
+                    found[rel] = (is_dir, info.st_ino, info.st_ctime_ns)
+                    if len(found) > SCAN_MAX_ENTRIES:
+                        raise _Reshaped(f"more than {SCAN_MAX_ENTRIES} entries")
+                    if is_dir:
+                        if depth >= SCAN_MAX_DEPTH:
+                            raise _Reshaped(f"folders deeper than {SCAN_MAX_DEPTH} levels")
+                        stack.append((Path(entry.path), rel + "/", depth + 1))
+        except OSError as exc:  # unreadable folder, path past PATH_MAX, ...
+            raise _Reshaped(str(exc)) from exc
     return found
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
+def _copy_in(source: Path, target: Path) -> None:
+    if source.is_dir():
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+        shutil.copystat(source, target)
+    elif source.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
 
 
 def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]]) -> None:
-    """Put back every entry whose fingerprint moved, drop every entry the seed does not have."""
+    """Put back every entry whose fingerprint moved, drop every entry the seed does not have.
+
+    A folder that is still a folder stays in place (only its mode is put back; its entries are
+    compared one by one), so a bind mount of it, as the Docker backend makes of `.app`, holds.
+    """
     now = _scan(workspace)
     changed = sorted({rel for rel, sig in now.items() if clean.get(rel) != sig} | (clean.keys() - now.keys()), key=len)
     done: list[str] = []
@@ -55,13 +81,22 @@ def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]
         if any(rel.startswith(parent + "/") for parent in done):
             continue  # restored with its folder
         target, source = workspace / rel, seed / rel
-        _remove(target)
-        if source.is_dir():
-            shutil.copytree(source, target, symlinks=True)
-        elif source.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+        if rel in now and rel in clean and now[rel][0] and clean[rel][0]:
+            shutil.copystat(source, target)
+            continue
+        removal.remove(target, seconds=REMOVE_SECONDS)
+        _copy_in(source, target)
         done.append(rel)
+
+
+def _rebuild(seed: Path, workspace: Path) -> None:
+    """Empty the workspace in place (itself and its app-state folder stay: they may be mount points) and copy the seed in."""
+    app = workspace / APP_DIR
+    keep = frozenset({APP_DIR}) if app.is_dir() and not app.is_symlink() else frozenset()
+    removal.clear(workspace, keep=keep, seconds=REMOVE_SECONDS)
+    if keep:
+        removal.clear(app, seconds=REMOVE_SECONDS)
+    _copy_in(seed, workspace)
 
 
 def forget(workspace: Path) -> None:
@@ -71,15 +106,18 @@ def forget(workspace: Path) -> None:
 def materialize(seed: Path, workspace: Path, initial: InitialState | None = None) -> None:
     """Make `workspace` hold exactly the seed plus the initial-state patch (also used to reset).
 
-    A workspace this process made before is restored in place, entry by entry; any other is
-    copied whole.
+    A workspace this process made before is restored in place, entry by entry (rebuilt in place
+    if its agent reshaped it past the scan bounds); any other is copied whole. Never recursive:
+    any tree an agent can make is removed (registry/removal.py).
     """
     known = _PRINTS.get(workspace)
-    if known and known[0] == seed and workspace.is_dir():
-        _restore(seed, workspace, known[1])
+    if known and known[0] == seed and workspace.is_dir() and not workspace.is_symlink():
+        try:
+            _restore(seed, workspace, known[1])
+        except _Reshaped:
+            _rebuild(seed, workspace)
     else:
-        if workspace.exists() or workspace.is_symlink():
-            _remove(workspace)
+        removal.remove(workspace, seconds=REMOVE_SECONDS)
         shutil.copytree(seed, workspace, symlinks=True)
     _PRINTS[workspace] = (seed, _scan(workspace))
     if initial is None:
@@ -121,32 +159,50 @@ class WorkspaceRoot:
     time by `prewarm` or when an earlier episode checked its workspace back in), so acquiring an
     episode costs no copy. `checkin` rebuilds the workspace from the seed before it can be handed
     out again: nothing an episode did survives into the next one. Reusing paths also lets a
-    launcher reuse a server already built for that path.
+    launcher reuse a server already built for that path. Safe to call from worker threads.
     """
 
-    def __init__(self, base: Path | None = None, max_idle: int = 64):
+    def __init__(self, base: Path | None = None, max_idle: int = 64, reap_seconds: float = 20.0):
         self.base = Path(base or Path(tempfile.gettempdir()) / "envcraft")
         self.base.mkdir(parents=True, exist_ok=True)
-        self.reap()
+        self.reap(reap_seconds)
         self.path = self.base / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.path.mkdir()
         self.max_idle = max_idle
         self._ready: dict[Path, list[Path]] = {}  # seed -> fresh workspaces
+        self._lock = threading.Lock()
 
-    def reap(self) -> list[Path]:
-        """Remove run folders whose registry process is gone (killed without cleaning up), and empty shell cgroups."""
+    def reap(self, seconds: float = 20.0) -> list[Path]:
+        """Remove run folders whose registry process is gone (killed without cleaning up), and empty shell cgroups.
+
+        Whatever such a folder holds (any depth, odd permissions, FIFOs), this never stops a
+        start: a folder that cannot be removed within the time budget is named on stderr and
+        left for the next start.
+        """
         from envcraft.registry.reaper import reap_cgroups
 
-        reap_cgroups()
+        deadline = time.monotonic() + seconds
+        try:
+            reap_cgroups()
+        except Exception as exc:  # noqa: BLE001 - housekeeping must not stop a start
+            _warn(f"could not reap shell cgroups: {exc}")
         removed = []
-        for run in self.base.glob("run-*"):
+        for run in sorted(self.base.glob("run-*")):
             try:
                 pid = int(run.name.split("-")[1])
             except (IndexError, ValueError):
                 continue
-            if not _alive(pid):
-                shutil.rmtree(run, ignore_errors=True)
+            if _alive(pid):
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _warn(f"left {run} for a later start (time budget spent)")
+                continue
+            try:
+                removal.remove(run, seconds=left)
                 removed.append(run)
+            except Exception as exc:  # noqa: BLE001 - see above
+                _warn(f"could not remove the leftover run folder {run}: {exc}")
         return removed
 
     def create(self, env: str) -> Path:
@@ -154,17 +210,18 @@ class WorkspaceRoot:
         return self.path / f"{env}-{uuid.uuid4().hex[:10]}"
 
     def prewarm(self, env: str, seed: Path, count: int) -> None:
-        ready = self._ready.setdefault(seed, [])
-        while len(ready) < min(count, self.max_idle):
+        while self.idle(seed) < min(count, self.max_idle):
             workspace = self.create(env)
             materialize(seed, workspace)
-            ready.append(workspace)
+            with self._lock:
+                self._ready.setdefault(seed, []).append(workspace)
 
     def checkout(self, env: str, seed: Path, initial: InitialState | None = None) -> Path:
         """A workspace holding the seed plus `initial`, from the pool when one is ready."""
-        ready = self._ready.get(seed)
-        if ready:
-            workspace = ready.pop()
+        with self._lock:
+            ready = self._ready.get(seed)
+            workspace = ready.pop() if ready else None
+        if workspace is not None:
             if initial is not None and (initial.files or initial.rows or initial.updates):
                 materialize(seed, workspace, initial)
             return workspace
@@ -173,21 +230,44 @@ class WorkspaceRoot:
         return workspace
 
     def checkin(self, seed: Path, workspace: Path) -> bool:
-        """Rebuild the workspace from the seed and pool it; returns False if it was removed instead."""
-        ready = self._ready.setdefault(seed, [])
-        if len(ready) >= self.max_idle or not self.path.exists():
-            shutil.rmtree(workspace, ignore_errors=True)
-            forget(workspace)
-            return False
-        materialize(seed, workspace)
-        ready.append(workspace)
-        return True
+        """Rebuild the workspace from the seed and pool it; returns False if it was removed instead.
+
+        Raises only if the workspace could be neither rebuilt nor removed (RemovalIncomplete);
+        it is then no longer pooled, and the run folder's removal at close takes it.
+        """
+        with self._lock:
+            full = len(self._ready.get(seed, [])) >= self.max_idle
+        if not full and self.path.exists():
+            try:
+                materialize(seed, workspace)
+            except Exception as exc:  # noqa: BLE001 - an unrebuildable workspace is dropped, below
+                _warn(f"could not rebuild {workspace} for reuse ({exc}); removing it")
+            else:
+                with self._lock:
+                    self._ready.setdefault(seed, []).append(workspace)
+                return True
+        self.discard(workspace)
+        return False
+
+    def discard(self, workspace: Path) -> None:
+        """Remove a workspace for good (it is not pooled again)."""
+        forget(workspace)
+        removal.remove(workspace, seconds=REMOVE_SECONDS)
 
     def idle(self, seed: Path) -> int:
-        return len(self._ready.get(seed, []))
+        with self._lock:
+            return len(self._ready.get(seed, []))
 
     def close(self) -> None:
-        self._ready.clear()
-        for workspace in [w for w in _PRINTS if self.path in w.parents]:
+        with self._lock:
+            self._ready.clear()
+        for workspace in [w for w in list(_PRINTS) if self.path in w.parents]:
             forget(workspace)
-        shutil.rmtree(self.path, ignore_errors=True)
+        try:
+            removal.remove(self.path, seconds=REMOVE_SECONDS)
+        except Exception as exc:  # noqa: BLE001 - the next start's reap() takes what is left
+            _warn(f"could not remove the run folder {self.path} ({exc}); the next start removes it")
+
+
+def _warn(message: str) -> None:
+    print(f"envcraft: {message}", file=sys.stderr, flush=True)

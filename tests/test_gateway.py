@@ -144,3 +144,100 @@ async def test_idle_episodes_are_reaped(tmp_path):
             assert health["reaped"] == 1
             gone = await http.post(f"/control/episodes/{created['episode']}/reset", headers=headers)
             assert gone.status_code == 404 and "reaped" in gone.json()["error"]
+
+
+def raw(port: int, method: str, path: str, body: bytes = b"", headers: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, data=body or None,
+                                     headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_control_api_takes_only_a_strict_bearer_token(gateway):
+    port, _ = gateway
+    for header in (TOKEN, f"Token {TOKEN}", f"Basic {TOKEN}", f"Bearer{TOKEN}", f"Bearer  {TOKEN}",
+                   f"Bearer {TOKEN[:-1]}", "Bearer ", "Bearer", f"Bearer {TOKEN}x", "Bearer \u00e9\u00e9"):
+        status, body = raw(port, "GET", "/control/health", headers={"Authorization": header})
+        assert status == 401 and "Bearer" in body["error"], (header, status, body)
+        status, _ = raw(port, "POST", "/control/episodes", b'{"env": "office"}', {"Authorization": header})
+        assert status == 401, header
+    assert control(port, "GET", "/health")[1]["live"] == 0  # nothing was created by any refused call
+    assert raw(port, "GET", "/control/health", headers={"Authorization": f"bearer {TOKEN}"})[0] == 200
+
+
+def _send_until_answered(port: int, head: bytes, chunked: bool) -> tuple[bytes, int]:
+    """Send `head`, then body bytes until the gateway answers; returns (answer, body bytes sent)."""
+    import select
+    import socket
+
+    sent = 0
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head)
+        piece = b"x" * 65536
+        while sent < 100 * 2**20:
+            if select.select([sock], [], [], 0)[0]:
+                break
+            try:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(piece)
+        sock.settimeout(30)
+        answer = sock.recv(4096)
+    return answer, sent
+
+
+def test_control_api_refuses_a_huge_body_without_reading_it(gateway):
+    port, _ = gateway
+    auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    declared = (b"POST /control/episodes HTTP/1.1\r\nHost: x\r\n" + auth +
+                b"Content-Type: application/json\r\nContent-Length: 104857600\r\n\r\n")
+    answer, sent = _send_until_answered(port, declared, chunked=False)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert sent < 20 * 2**20, sent  # answered long before 100 MB went out
+    streamed = (b"POST /control/episodes HTTP/1.1\r\nHost: x\r\n" + auth +
+                b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    answer, sent = _send_until_answered(port, streamed, chunked=True)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert sent < 20 * 2**20, sent
+    _, episode = control(port, "POST", "/episodes", {"env": "office"})
+    agent_path = f"/env/office/{episode['episode']}/mcp".encode()
+    answer, sent = _send_until_answered(port, b"POST " + agent_path + b" HTTP/1.1\r\nHost: x\r\n"
+                                        b"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                                        b"Content-Length: 104857600\r\n\r\n", chunked=False)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert control(port, "GET", "/health")[1]["ok"]
+
+
+def test_control_api_answers_malformed_input_with_a_clear_400_never_a_500(gateway):
+    port, _ = gateway
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    cases = {
+        b'{"env": "office", "task_id": ["runner-000"]}': "task_id",
+        b'{"env": ["office"]}': "env",
+        b'{"env": 7}': "env",
+        b'{"env": "office", "task_id": 3}': "task_id",
+        b'{"env": null}': "env",
+        b'{}': "env",
+        b'{"env": "office", "tasks": "x"}': "tasks",
+        b'["office"]': "JSON object",
+        b'"office"': "JSON object",
+        b'null': "JSON object",
+        b'{"env": "office"': "JSON body",
+        b'\xff\xfe{"env": "office"}': "JSON body",
+        b'': "JSON body",
+        b'{"env": "' + b"o" * 5000 + b'"}': "env",
+    }
+    for body, named in cases.items():
+        status, answer = raw(port, "POST", "/control/episodes", body, auth)
+        assert status == 400 and named in answer["error"], (body[:60], status, answer)
+    for method, path in (("POST", "/control/episodes/%00/reset"), ("POST", "/control/episodes/..%2f..%2fetc/grade"),
+                         ("DELETE", "/control/episodes/" + "x" * 3000), ("POST", "/control/episodes/nope/grade")):
+        assert raw(port, method, path, headers=auth)[0] == 404
+    status, answer = raw(port, "POST", "/control/episodes", b'{"env": "office", "task_id": "no-such-task"}', auth)
+    assert status == 404 and "no-such-task" in answer["error"]
+    status, health = control(port, "GET", "/health")
+    assert status == 200 and health["ok"] and health["live"] == 0 and health["failures"] == 0

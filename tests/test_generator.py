@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.compiler import MARKER, OFFICE, compile_blueprint, render_cli, render_server, runtime_files
+from envcraft.generator.compiler import OFFICE, compile_blueprint, render_server, render_shim
 from envcraft.generator.seed import seed_tables, state_json
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft.registry.pack import pack
 from tests.helpers import REPO, inspector
 
 TEST_BLUEPRINTS = REPO / "tests" / "blueprints"
@@ -50,7 +51,7 @@ def test_same_blueprint_gives_byte_identical_trees(tmp_path):
     first = tree(compile_blueprint(VET, tmp_path / "a" / "vet_clinic"))
     second = tree(compile_blueprint(VET, tmp_path / "b" / "vet_clinic"))
     assert first == second
-    assert {"server.py", "app.py", "claw.py", "cli.py", "bin/pawsome", "server.json", "README.md",
+    assert {"server.py", "app.py", "bin/pawsome", "server.json", "README.md",
             "seed/.app/state.json", "seed/SKILL.md", "seed/data/pets.csv", "seed/docs/clinic_policies.md"} <= set(first)
 
 
@@ -62,20 +63,15 @@ def test_server_template_renders_the_office_server_exactly():
     assert rendered == (OFFICE / "server.py").read_text("utf-8")
 
 
-def test_cli_template_renders_the_office_cli_exactly():
-    assert render_cli("office") == (OFFICE / "cli.py").read_text("utf-8")
+def test_shim_template_renders_the_office_shim_exactly():
+    assert render_shim("office") == (OFFICE / "bin" / "office").read_text("utf-8")
 
 
-def test_runtime_files_are_copies_of_the_office_runtime(tmp_path):
-    """claw.py (and what it imports) has one source: servers/office/. Installed builds must match it."""
-    assert "claw.py" in runtime_files()
-    folders = [compile_blueprint(bp, tmp_path / bp.id) for bp in BY_KIND.values()]
-    folders += [env.folder for env in discover().values()
-                if (env.folder / "app.py").exists() and MARKER in (env.folder / "app.py").read_text("utf-8")]
-    for folder in folders:
-        for name in runtime_files():
-            assert (folder / name).read_bytes() == (OFFICE / name).read_bytes(), \
-                f"{folder}/{name} is stale: run `envcraft generate`"
+def test_generated_folders_hold_no_copy_of_the_runtime(tmp_path):
+    """The runtime lives once (servers/envcraft_runtime); a build holds only what is its own."""
+    for bp in BY_KIND.values():
+        names = set(tree(compile_blueprint(bp, tmp_path / bp.id)))
+        assert {n for n in names if n.endswith(".py")} == {"server.py", "app.py"}, names
 
 
 def test_installed_vet_clinic_matches_its_blueprint(tmp_path):
@@ -229,7 +225,7 @@ def test_no_overlap_and_not_in_past_on_times(tmp_path):
 
 
 def test_generated_cli_prints_json(tmp_path):
-    folder = compile_blueprint(VET, tmp_path / "vet_clinic")
+    folder = REPO / "servers" / "vet_clinic"  # its shim finds the runtime beside it, in servers/
     workspace = tmp_path / "ws"
     shutil.copytree(folder / "seed", workspace)
     env = {"PATH": os.environ["PATH"], "ENVCRAFT_WORKSPACE": str(workspace)}
@@ -263,11 +259,25 @@ def bare_venv(tmp_path_factory):
 def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
     root, python = bare_venv
     bp = BY_KIND[kind]
-    alone = tmp_path / "alone" / bp.id
-    shutil.copytree(compile_blueprint(bp, tmp_path / "build" / bp.id), alone)
+    build = compile_blueprint(bp, tmp_path / "build" / bp.id)
+    alone = pack(Environment(bp.id, build, read_manifest(build)), tmp_path / "alone" / bp.id)
     workspace = tmp_path / "workspace"
     shutil.copytree(alone / "seed", workspace)
     listed = inspector(str(python), str(alone / "server.py"), "--workspace", str(workspace), "--method", "tools/list")
     assert listed.returncode == 0, listed.stderr
     names = [tool["name"] for tool in json.loads(listed.stdout)["tools"]]
     assert names == [t.name for t in read_manifest(alone).env.tools]
+
+
+def test_packed_workspace_shell_runs_its_cli_with_only_mcp(bare_venv, tmp_path):
+    """The shell's CLI verbs in a packed folder use the vendored runtime, with nothing but mcp installed."""
+    root, python = bare_venv
+    build = compile_blueprint(VET, tmp_path / "build" / VET.id)
+    alone = pack(Environment(VET.id, build, read_manifest(build)), tmp_path / "alone" / VET.id)
+    workspace = tmp_path / "workspace"
+    shutil.copytree(alone / "seed", workspace)
+    called = inspector(str(python), str(alone / "server.py"), "--workspace", str(workspace), "--method", "tools/call",
+                       "--tool-name", "run_shell", "--tool-arg", "command=pawsome vet-list --specialty exotics")
+    assert called.returncode == 0, called.stderr
+    text = json.loads(called.stdout)["content"][0]["text"]
+    assert "exit code: 0" in text and "Dr. Chloe Lam" in text, text

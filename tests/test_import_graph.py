@@ -14,14 +14,17 @@ import networkx as nx
 REPO = Path(__file__).resolve().parent.parent
 # Top folder -> import name (pyproject's package-dir mapping).
 PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "registry": "envcraft.registry",
-            "harness": "envcraft.harness", "generator": "envcraft.generator"}
+            "harness": "envcraft.harness", "generator": "envcraft.generator",
+            "servers/envcraft_runtime": "envcraft_runtime"}
 # What each package may import besides itself: dependencies point one way, the CLI on top.
+# envcraft_runtime (the servers' runtime, stdlib only) sits below everything and imports none of ours.
 ALLOWED = {
+    "envcraft_runtime": set(),
     "envcraft.core": set(),
-    "envcraft.registry": {"envcraft.core"},
-    "envcraft.generator": {"envcraft.core", "envcraft.registry"},
-    "envcraft.harness": {"envcraft.core", "envcraft.registry"},
-    "envcraft": {"envcraft.core", "envcraft.registry", "envcraft.generator", "envcraft.harness"},
+    "envcraft.registry": {"envcraft.core", "envcraft_runtime"},
+    "envcraft.generator": {"envcraft.core", "envcraft.registry", "envcraft_runtime"},
+    "envcraft.harness": {"envcraft.core", "envcraft.registry", "envcraft_runtime"},
+    "envcraft": {"envcraft.core", "envcraft.registry", "envcraft.generator", "envcraft.harness", "envcraft_runtime"},
 }
 
 
@@ -51,7 +54,7 @@ def imports_of(module: str, path: Path, known: dict[str, Path]) -> list[tuple[st
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 found.append((sub, []) if sub in known else (base, [alias.name]))
-    return [(target, names) for target, names in found if target.split(".")[0] == "envcraft"]
+    return [(target, names) for target, names in found if target.split(".")[0] in ("envcraft", "envcraft_runtime")]
 
 
 def graph() -> tuple[nx.DiGraph, list[str]]:
@@ -64,7 +67,7 @@ def graph() -> tuple[nx.DiGraph, list[str]]:
             assert target in known, f"{module} imports {target}, which is not one of our modules"
             if target != module:
                 g.add_edge(module, target)
-            private += [f"{module} imports {target}.{n}" for n in names if n.startswith("_")]
+            private += [f"{module} imports {target}.{n}" for n in names if n.startswith("_") and not n.startswith("__")]
     return g, private
 
 

@@ -59,7 +59,9 @@ def test_main_job_with_endpoint_runs_the_claw_agent(task_dir, tmp_path):
 def test_bad_arguments_get_a_clear_error(task_dir):
     folder, _ = task_dir
     done = envcraft("run", "--tasks-dir", str(folder), "--env", "nope")
-    assert done.returncode == 2 and "no task file" in done.stderr
+    assert done.returncode == 2 and "no environment named 'nope'" in done.stderr
+    done = envcraft("run", "--tasks-dir", str(folder), "--env", "vet_clinic")  # a real environment without tasks there
+    assert done.returncode == 2 and "no task file" in done.stderr and "envcraft tasks generate" in done.stderr
     done = envcraft("run", "--tasks-dir", str(folder), "--agent", "claw")
     assert done.returncode == 2 and "--base-url" in done.stderr
 

@@ -122,7 +122,7 @@ def _package(name: str, folder: Path) -> str:
 
 
 def import_app(name: str, folder: Path) -> types.ModuleType:
-    """Import <folder>/app.py as a package module (its `from .claw import ...` works)."""
+    """Import <folder>/app.py as a package module (it imports envcraft_runtime)."""
     package = _package(name, folder)
     if package not in sys.modules:
         module = types.ModuleType(package)

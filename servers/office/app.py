@@ -11,10 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-if __package__:
-    from .claw import Tables, ToolFailure, find_row, next_id, read, write
-else:
-    from claw import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
 TODAY = "2026-12-01"
 ME = "alex.morgan@northwind.studio"

@@ -11,15 +11,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from envcraft_runtime import add_claw_tools
 from mcp.server import MCPServer
 
 # Standalone (`python server.py`) or imported as a package by the registry.
 if __package__:
     from . import app
-    from .claw import add_claw_tools
 else:
     import app
-    from claw import add_claw_tools
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
@@ -30,7 +29,7 @@ INSTRUCTIONS = (
 
 def build_server(workspace: Path | str | None = None) -> MCPServer:
     """An MCP server bound to one workspace, or (None) shared by many: the registry then names each
-    connection's workspace through claw.WORKSPACE."""
+    connection's workspace through envcraft_runtime.WORKSPACE."""
     server = MCPServer("policyholder_service_desk", instructions=INSTRUCTIONS, version="1.0.0")
     add_claw_tools(server, Path(workspace) if workspace else None, HERE, None, app.OPERATIONS, scaffold="files")
     return server

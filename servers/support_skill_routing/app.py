@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-if __package__:
-    from .claw import Tables, ToolFailure, find_row, next_id, read, write
-else:
-    from claw import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 
 TODAY = "2026-12-01"
 

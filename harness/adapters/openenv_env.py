@@ -1,0 +1,112 @@
+"""OpenEnv: every EnvCraft task served as an OpenEnv environment.
+
+Infrastructure side (what trainers and the OpenEnv server call): `reset(task_id=...)` starts an
+episode of that task, `step(action)`, `state`. Agent side (RFC 003, MCP through step):
+`ListToolsAction` lists the episode's tools, `CallToolAction` calls one. Reset, grading and
+deletion are never tools. When the agent calls `finish` the episode is graded from outside the
+agent's reach: that observation is `done` and carries the reward. With a gateway farm the reset
+observation also names each environment's MCP URL, for agents that speak MCP directly.
+
+    app = openenv_app()                               # a FastAPI app: /ws, /reset, /step, /state, /mcp
+    async with MCPToolClient(base_url=URL) as env:    # OpenEnv's own client
+        await env.reset(task_id="office-001")
+        await env.call_tool("list_dir")
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.mcp_types import (CallToolAction, CallToolObservation, ListToolsAction,
+                                               ListToolsObservation, Tool, ToolError, ToolErrorType)
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+
+from envcraft.harness.adapters.sync_farm import shared_farm
+
+
+class TaskObservation(Observation):
+    """What reset returns: the task's user turns, its tools (OpenEnv's MCPToolClient reads these as a tool
+    listing) and, on a gateway farm, each environment's MCP URL."""
+
+    task_id: str
+    turns: list[str]
+    envs: list[str]
+    tools: list[Tool]
+    mcp_urls: dict[str, str] = {}
+
+
+def _tools(info: Any) -> list[Tool]:
+    return [Tool(name=t["function"]["name"], description=t["function"]["description"],
+                 input_schema=t["function"]["parameters"]) for t in info.tools]
+
+
+class EnvCraftEnvironment(Environment):
+    """One OpenEnv session = one EnvCraft episode at a time (a new reset ends the previous one)."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True  # each session has its own episode, workspace and server binding
+
+    def __init__(self, gateway_url: str | None = None, token: str | None = None, farm: Any = None):
+        super().__init__()
+        self.farm = farm or shared_farm(gateway_url, token)
+        self.info = None
+        self._state = State(episode_id=None, step_count=0)
+        self.done = False
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None,
+              **kwargs: Any) -> Observation:
+        if not task_id:
+            raise ValueError("reset needs task_id: the EnvCraft task to start (e.g. reset(task_id='office-001'))")
+        self.close()
+        self.info = self.farm.create(task_id)
+        self.done = False
+        self._state = State(episode_id=episode_id or self.info.id, step_count=0, task_id=task_id)
+        return TaskObservation(task_id=task_id, turns=self.info.turns, envs=self.info.envs, tools=_tools(self.info),
+                               mcp_urls=self.info.urls)
+
+    def step(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> Observation:
+        if self.info is None:
+            raise ValueError("call reset(task_id=...) before step")
+        self._state.step_count += 1
+        if isinstance(action, ListToolsAction):
+            return ListToolsObservation(tools=_tools(self.info))
+        if not isinstance(action, CallToolAction):
+            raise ValueError(f"EnvCraft environments take list_tools and call_tool actions, not {type(action).__name__}")
+        if self.done:
+            return CallToolObservation(tool_name=action.tool_name, done=True, reward=self._state.reward, error=ToolError(
+                error_type=ToolErrorType.EXECUTION_ERROR, message="the episode is over: reset for a new one"))
+        reply = self.farm.call_tool(self.info.id, action.tool_name, action.arguments)
+        error = ToolError(error_type=ToolErrorType.EXECUTION_ERROR, message=reply.text) if reply.is_error else None
+        if action.tool_name == self.info.tool_name(None, "finish") and not reply.is_error:
+            grade = self.farm.grade(self.info.id)
+            self.done, self._state.reward = True, grade.reward
+            return CallToolObservation(tool_name=action.tool_name, result=reply.text, done=True, reward=grade.reward,
+                                       metadata={"passed": grade.passed,
+                                                 "checks": [c.model_dump() for c in grade.checks]})
+        return CallToolObservation(tool_name=action.tool_name, result=reply.text, error=error, reward=0.0)
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        return EnvironmentMetadata(name="envcraft", version="1", description=(
+            "EnvCraft tasks: stateful MCP tool environments graded on their final state; reset(task_id=...)"))
+
+    def close(self) -> None:
+        if self.info is not None:
+            self.farm.delete(self.info.id)
+            self.info = None
+
+
+def openenv_app(gateway_url: str | None = None, token: str | None = None, max_sessions: int = 64,
+                farm: Any = None) -> Any:
+    """The OpenEnv HTTP/WebSocket server app for every task (in-process farm, a gateway's, or `farm`)."""
+    from openenv.core.env_server.http_server import create_fastapi_app
+
+    def factory() -> EnvCraftEnvironment:
+        return EnvCraftEnvironment(gateway_url, token, farm=farm)
+
+    factory.__name__ = f"envcraft-{uuid.uuid4().hex[:6]}"
+    return create_fastapi_app(factory, CallToolAction, CallToolObservation, max_concurrent_envs=max_sessions)

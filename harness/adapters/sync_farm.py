@@ -1,0 +1,62 @@
+"""The episode API for synchronous callers (SkyRL-gym's `step`, OpenEnv's `reset`/`step`).
+
+One event loop in a daemon thread holds the farm; calls cross into it through an anyio portal.
+One SyncFarm per (url, token) per process is shared by every environment object that asks.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from contextlib import ExitStack
+from typing import Any
+
+from anyio.from_thread import start_blocking_portal
+
+from envcraft.core.grading import Grade
+from envcraft.harness.client import EpisodeInfo, ToolResult
+from envcraft.harness.farms import open_farm
+
+_SHARED: dict[tuple[str | None, str | None], SyncFarm] = {}
+_LOCK = threading.Lock()
+
+
+class SyncFarm:
+    def __init__(self, url: str | None = None, token: str | None = None, **options: Any):
+        self._stack = ExitStack()
+        self._portal = self._stack.enter_context(start_blocking_portal())
+        self.farm = self._stack.enter_context(self._portal.wrap_async_context_manager(
+            open_farm(url, token=token, **options)))
+
+    def create(self, task: Any) -> EpisodeInfo:
+        return self._portal.call(self.farm.create, task)
+
+    def call_tool(self, episode_id: str, name: str, arguments: Any) -> ToolResult:
+        return self._portal.call(self.farm.call_tool, episode_id, name, arguments)
+
+    def grade(self, episode_id: str) -> Grade:
+        return self._portal.call(self.farm.grade, episode_id)
+
+    def delete(self, episode_id: str) -> None:
+        self._portal.call(self.farm.delete, episode_id)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def shared_farm(url: str | None = None, token: str | None = None) -> SyncFarm:
+    """The process's farm for (url, token): in-process when url is None."""
+    with _LOCK:
+        if (url, token) not in _SHARED:
+            _SHARED[(url, token)] = SyncFarm(url, token)
+        return _SHARED[(url, token)]
+
+
+@atexit.register
+def _close_all() -> None:
+    for farm in _SHARED.values():
+        try:
+            farm.close()
+        except Exception:  # noqa: BLE001 - the interpreter is exiting
+            pass
+    _SHARED.clear()

@@ -1,0 +1,30 @@
+"""envcraft_runtime: the one runtime every environment in servers/ stands on.
+
+Standard library only (the MCP adapter imports `mcp` when it registers tools), so it also runs
+inside the shell sandbox, where an environment's CLI verbs use it. Its parts:
+
+- workspace.py: file access confined to one directory (the file tools);
+- store.py: the app state, JSON tables under `.app/`, locked so MCP tools and CLI verbs share it;
+- operations.py: `read` / `write` tags for domain operations, and how they are called;
+- shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds;
+- mcp_adapter.py and cli.py: the two ways an app's operations are exposed.
+
+Trust boundary: this code is ours and trusted; every argument an agent sends (paths, text, shell
+commands and whatever those commands run) is not, and is checked or contained here.
+"""
+
+from __future__ import annotations
+
+from .failures import ToolFailure
+from .limits import Limits
+from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools
+from .operations import call_operation, read, refuse_non_finite, to_jsonable, write
+from .shell import Shell, ShellResult, sandbox_backend
+from .store import ANSWER_FILE, APP_DIR, STATE_FILE, Store, Tables, find_row, next_id
+from .workspace import Workspace
+
+__all__ = [
+    "ANSWER_FILE", "APP_DIR", "Limits", "SCAFFOLDS", "STATE_FILE", "Shell", "ShellResult", "Store", "Tables",
+    "ToolFailure", "WORKSPACE", "Workspace", "add_claw_tools", "call_operation", "find_row", "next_id", "read",
+    "refuse_non_finite", "sandbox_backend", "to_jsonable", "write",
+]

@@ -1,0 +1,138 @@
+"""The MCP adapter: scaffold tools (files, shell, finish) and an app's domain operations as MCP tools.
+
+`mcp` is imported only when tools are registered, so the CLI inside the sandbox never loads it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .failures import ToolFailure
+from .limits import Limits
+from .operations import call_operation, public_signature, refuse_non_finite, to_jsonable
+from .shell import Shell
+from .store import Store
+from .workspace import Workspace
+
+SCAFFOLDS = {
+    "full": ("read_file", "write_file", "edit_file", "list_dir", "find_files", "grep", "run_shell", "finish"),
+    "files": ("read_file", "write_file", "edit_file", "list_dir", "find_files", "grep", "finish"),
+    "none": ("finish",),
+}
+
+
+WORKSPACE: contextvars.ContextVar[Path] = contextvars.ContextVar("envcraft_workspace")
+"""The workspace of the current connection, for a server that serves many (set by the registry)."""
+
+
+class _Episode:
+    """What the tools of one workspace act through; made once per workspace path, then reused."""
+
+    def __init__(self, root: Path, env_dir: Path, cli_name: str | None, operations: list[Callable], limits: Limits):
+        self.workspace, self.store = Workspace(root), Store(root)
+        self.by_name = {op.__name__: op for op in operations}
+        self.cli_name = cli_name
+        self.shell = Shell(root, env_dir, cli_name, limits, operations=self.operation)
+
+    def operation(self, verb: str, arguments: dict[str, Any]) -> Any:
+        """A CLI verb sent from inside the sandbox, run with the same checks as the MCP tool."""
+        if verb not in self.by_name:
+            raise ToolFailure(f"unknown verb {verb!r}: run `{self.cli_name} --help`")
+        try:
+            return to_jsonable(call_operation(self.store, self.by_name[verb], **arguments))
+        except TypeError as exc:
+            raise ToolFailure(f"bad arguments for {verb}: {exc}") from None
+
+
+def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str | None, operations: list[Callable],
+                   limits: Limits = Limits(), scaffold: str = "full") -> None:
+    """Register scaffold tools and the domain verbs on an MCPServer.
+
+    root: the one workspace this server acts on, or None for a server shared by many episodes,
+    where each connection's workspace is WORKSPACE (a context variable the registry sets before
+    it connects; every task serving that connection inherits it).
+    scaffold: "full" (files + shell + finish: claw workspace), "files" (no shell: claw tool),
+    "none" (finish only: general tool-use over app state).
+    """
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    episodes: dict[Path, _Episode] = {}
+
+    def current() -> _Episode:
+        path = root if root is not None else WORKSPACE.get(None)
+        if path is None:  # fail closed: a shared server never guesses a workspace
+            raise ToolFailure("no workspace is bound to this connection: connect through the registry")
+        episode = episodes.get(path)
+        if episode is None:
+            if len(episodes) >= 4096:
+                for stale in [p for p in episodes if not p.exists()] or list(episodes)[:1]:
+                    episodes.pop(stale).shell.close()
+            episode = episodes[path] = _Episode(Path(path), env_dir, cli_name, operations, limits)
+        return episode
+
+    def tool(fn: Callable, read_only: bool, name: str | None = None) -> None:
+        def guarded(**kwargs: Any) -> Any:
+            try:
+                refuse_non_finite(kwargs)
+                return fn(**kwargs)
+            except ToolFailure as exc:
+                raise ToolError(str(exc)) from None
+
+        guarded.__name__ = name or fn.__name__
+        guarded.__doc__ = fn.__doc__
+        guarded.__signature__ = inspect.signature(fn, eval_str=True)
+        server.add_tool(guarded, name=guarded.__name__, annotations=ToolAnnotations(readOnlyHint=read_only), structured_output=True)
+
+    def read_file(path: str, offset: int = 0, limit: int = 2000) -> str:
+        """Read a text file in the workspace; offset/limit select lines (0-based)."""
+        return current().workspace.read(path, offset, limit)
+
+    def write_file(path: str, content: str) -> str:
+        """Create or overwrite a text file in the workspace (parent folders are created)."""
+        return f"wrote {current().workspace.write(path, content)} bytes to {path}"
+
+    def edit_file(path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+        """Replace exact text in a file; old_text must occur once unless replace_all is set."""
+        return f"replaced {current().workspace.edit(path, old_text, new_text, replace_all)} occurrence(s) in {path}"
+
+    def list_dir(path: str = ".") -> list[str]:
+        """List a folder of the workspace; folders end with '/'."""
+        return current().workspace.list(path)
+
+    def find_files(pattern: str, path: str = ".") -> list[str]:
+        """Find files whose path or name matches a glob pattern such as '*.csv' or 'docs/*'."""
+        return current().workspace.find(pattern, path)
+
+    def grep(pattern: str, path: str = ".", glob: str = "*") -> list[str]:
+        """Search file contents with a regular expression; returns 'path:line:text' matches."""
+        return current().workspace.grep(pattern, path, glob)
+
+    def run_shell(command: str, timeout_seconds: float = 20.0) -> str:
+        """Run a shell command in the workspace (no network; writes only inside the workspace).
+        The app's verbs are a CLI here: run `%s --help`."""
+        return current().shell.run(command, timeout_seconds).render()
+
+    run_shell.__doc__ = run_shell.__doc__ % (cli_name or "ls")
+
+    def finish(answer: str = "") -> str:
+        """Declare the task done; put the answer here when the task asks a question."""
+        current().store.record_answer(answer)
+        return "recorded: the episode is complete"
+
+    for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
+                          (find_files, True), (grep, True), (run_shell, False), (finish, False)):
+        if fn.__name__ in SCAFFOLDS[scaffold]:
+            tool(fn, read_only)
+
+    for op in operations:
+        def bound(_op: Callable = op, **kwargs: Any) -> Any:
+            return call_operation(current().store, _op, **kwargs)
+
+        bound.__name__, bound.__doc__ = op.__name__, op.__doc__
+        bound.__signature__ = public_signature(op)
+        tool(bound, not op.writes)

@@ -1,0 +1,192 @@
+"""The contained shell of a claw workspace: agent commands run bounded, in a sandbox of their own.
+
+Backends: `bwrap` (bubblewrap namespaces: no network, read-only system, only the workspace
+writable; default where installed) and `process` (plain subprocesses with rlimits: development
+only, NOT isolating). Every command also runs in its own cgroup (pids and memory) where the host
+allows it, and under rlimits (CPU, memory, files, file size).
+
+Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
+through the operation socket (opsocket.py), so the shell changes app state only through the same
+checked operations as the MCP tools. The runtime package itself is mounted read-only at
+/opt/envcraft_runtime, beside the environment at /opt/env, where the CLI shim finds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .cgroups import CommandCgroup
+from .failures import ToolFailure
+from .limits import Limits
+from .opsocket import SOCKET_ENV, Handler, OperationSocket
+from .store import APP_DIR
+
+RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
+
+
+@dataclasses.dataclass
+class ShellResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    truncated: bool = False
+
+    def render(self) -> str:
+        parts = [f"exit code: {self.exit_code}"]
+        if self.timed_out:
+            parts.append("the command hit its time limit and was killed")
+        if self.truncated:
+            parts.append("output was cut at the size limit")
+        if self.stdout:
+            parts.append("stdout:\n" + self.stdout)
+        if self.stderr:
+            parts.append("stderr:\n" + self.stderr)
+        return "\n".join(parts)
+
+
+
+def sandbox_backend() -> str:
+    """`bwrap` (isolating, default where installed) or `process` (development only: NOT isolating)."""
+    chosen = os.environ.get("ENVCRAFT_SANDBOX", "auto")
+    if chosen == "auto":
+        return "bwrap" if shutil.which("bwrap") and sys.platform == "linux" else "process"
+    if chosen not in ("bwrap", "process"):
+        raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
+    return chosen
+
+
+
+class Shell:
+    """Runs one agent command at a time in the workspace, contained and bounded."""
+
+    def __init__(self, workspace: Path, env_dir: Path, cli_name: str | None, limits: Limits = Limits(),
+                 backend: str | None = None, operations: Handler | None = None):
+        self.workspace = Path(workspace).resolve()
+        self.env_dir = Path(env_dir).resolve()
+        self.cli_name = cli_name
+        self.limits = limits
+        self.backend = backend or sandbox_backend()
+        self.operations = operations
+        self._socket: OperationSocket | None = None
+
+    def _operation_socket(self) -> OperationSocket | None:
+        if self.operations is not None and self._socket is None:
+            self._socket = OperationSocket(self.operations)
+        return self._socket
+
+    def close(self) -> None:
+        if self._socket:
+            self._socket.close()
+            self._socket = None
+
+    def argv(self, command: str) -> tuple[list[str], Path]:
+        """The command line that runs `command`, and the directory to start it in."""
+        python_bin = Path(sys.base_prefix) / "bin"
+        if self.backend == "process":
+            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
+            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
+                    "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
+        argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+                "--tmpfs", "/tmp", "--dir", "/etc"]
+        for link in ("bin", "lib", "lib64", "sbin"):
+            if Path("/usr", link).exists():
+                argv += ["--symlink", f"usr/{link}", f"/{link}"]
+        for shared in ("/etc/alternatives", "/etc/ld.so.cache"):
+            if Path(shared).exists():
+                argv += ["--ro-bind", shared, shared]
+        if not str(sys.base_prefix).startswith("/usr"):
+            argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
+        argv += ["--ro-bind", str(self.env_dir), "/opt/env", "--ro-bind", str(RUNTIME_DIR), "/opt/envcraft_runtime",
+                 "--bind", str(self.workspace), "/workspace"]
+        ops = self._operation_socket()
+        if ops and (self.workspace / APP_DIR).is_dir():
+            argv += ["--ro-bind", str(self.workspace / APP_DIR), f"/workspace/{APP_DIR}",
+                     "--ro-bind", str(ops.folder), "/run/envcraft"]
+        argv += ["--chdir", "/workspace", "--clearenv"]
+        if ops:
+            argv += ["--setenv", SOCKET_ENV, "/run/envcraft/ops.sock"]
+        argv += [
+                 "--setenv", "PATH", f"/opt/env/bin:{python_bin}:/usr/local/bin:/usr/bin:/bin",
+                 "--setenv", "HOME", "/workspace", "--setenv", "ENVCRAFT_WORKSPACE", "/workspace",
+                 "--setenv", "LANG", "C.UTF-8", "/bin/sh", "-c", command]
+        return argv, self.workspace
+
+    def run(self, command: str, timeout: float | None = None) -> ShellResult:
+        if not command.strip():
+            raise ToolFailure("the command is empty: pass a shell command such as 'ls -la'")
+        wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
+        argv, cwd = self.argv(command)
+        cgroup = CommandCgroup(self.limits)
+        limits = self.limits
+
+        def contain() -> None:
+            cgroup.enter()
+            os.setsid()
+            for kind, value in (
+                (resource.RLIMIT_CPU, limits.cpu_seconds),
+                (resource.RLIMIT_AS, limits.memory_mb * 2**20),
+                (resource.RLIMIT_NOFILE, limits.open_files),
+                (resource.RLIMIT_FSIZE, limits.file_mb * 2**20),
+                (resource.RLIMIT_CORE, 0),
+            ):
+                resource.setrlimit(kind, (value, value))
+            if not cgroup.paths:
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, preexec_fn=contain)
+            return self._collect(proc, wall)
+        finally:
+            cgroup.destroy()
+
+    def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
+        """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""
+        cap = self.limits.output_bytes
+        chunks = {"stdout": bytearray(), "stderr": bytearray()}
+        truncated = timed_out = False
+        deadline = time.monotonic() + wall
+        selector = selectors.DefaultSelector()
+        selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
+        selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(timeout=remaining):
+                data = os.read(key.fileobj.fileno(), 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                buffer = chunks[key.data]
+                room = cap - len(chunks["stdout"]) - len(chunks["stderr"])
+                if len(data) > room:
+                    truncated = True
+                buffer.extend(data[: max(room, 0)])
+        selector.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        return ShellResult(exit_code=124 if timed_out else code, stdout=chunks["stdout"].decode("utf-8", "replace"),
+                           stderr=chunks["stderr"].decode("utf-8", "replace"), timed_out=timed_out, truncated=truncated)
+
+

@@ -1,9 +1,0 @@
-"""The `race-timing-results` CLI: the same domain verbs as the MCP tools, run with ENVCRAFT_WORKSPACE set."""
-
-import sys
-
-import app
-from claw import run_cli
-
-if __name__ == "__main__":
-    sys.exit(run_cli("race-timing-results", app.OPERATIONS))

@@ -1,9 +1,0 @@
-"""The `ski-rental-shop` CLI: the same domain verbs as the MCP tools, run with ENVCRAFT_WORKSPACE set."""
-
-import sys
-
-import app
-from claw import run_cli
-
-if __name__ == "__main__":
-    sys.exit(run_cli("ski-rental-shop", app.OPERATIONS))
