@@ -121,3 +121,19 @@ def test_a_datetime_answer_is_not_a_dump_of_itself_written_with_a_space():
     assert names("2026-11-27T13:00", "2026-11-27T13:00", others) == (True, [])
     assert names("Nov 27, 2026 1:00 pm", "2026-11-27T13:00", others) == (True, [])
     assert names("2026-11-27 13:00 or 2026-11-28 15:00", "2026-11-27T13:00", others) == (True, ["2026-11-28 15:00"])
+
+
+def test_the_finish_tool_states_the_answer_cap_the_grader_applies():
+    import anyio
+    from mcp import Client
+
+    from envcraft.registry import catalog
+    from envcraft.registry.launch import load_server_module
+
+    async def description() -> str:
+        server = load_server_module(catalog.get("vet_clinic")).build_server(REPO / "servers" / "vet_clinic" / "seed")
+        async with Client(server) as client:
+            return next(t.description for t in (await client.list_tools()).tools if t.name == "finish")
+
+    text = anyio.run(description)
+    assert f"at most {MAX_ANSWER_CHARS} characters" in " ".join(text.split())

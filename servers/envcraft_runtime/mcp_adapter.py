@@ -15,7 +15,7 @@ from .failures import ToolFailure
 from .limits import Limits
 from .operations import call_operation, public_signature, refuse_non_finite, to_jsonable
 from .shell import Shell
-from .store import Store
+from .store import ANSWER_LIMIT, Store
 from .workspace import Workspace
 
 SCAFFOLDS = {
@@ -120,9 +120,13 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     run_shell.__doc__ = run_shell.__doc__ % (cli_name or "ls")
 
     def finish(answer: str = "") -> str:
-        """Declare the task done; put the answer here when the task asks a question."""
+        """Declare the task done; put the answer here when the task asks a question: the value asked for, in
+        any common format, at most %d characters. An answer that also lists other candidate values is not
+        credited."""
         current().store.record_answer(answer)
         return "recorded: the episode is complete"
+
+    finish.__doc__ = finish.__doc__ % ANSWER_LIMIT
 
     for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
                           (find_files, True), (grep, True), (run_shell, False), (finish, False)):
