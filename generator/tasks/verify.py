@@ -134,6 +134,16 @@ def bystanders(env: EnvSpec, initial: Tables, final: Tables, touched: set[str], 
     return out
 
 
+def side_tables(env: EnvSpec) -> set[str]:
+    """Tables a documented workflow adds rows to beside any task's own changes: created by an operation marked
+    `side_effect`, or named by a `side_effect` policy's `creates`."""
+    out = {env.entity(op.entity).table for op in env.bp.operations if op.kind == "create" and op.side_effect}
+    for policy in getattr(env.bp, "policies", None) or []:
+        if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None):
+            out.add(env.entity(policy.creates).table)
+    return out
+
+
 def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset()) -> Check:
     """The row-level guard: only the gold's changes (fields of existing rows, counts of new rows) may happen;
     tables of operations the blueprint marks as documented side effects may gain rows freely."""
@@ -151,7 +161,6 @@ def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, 
         new = sum(1 for row_id in after if row_id not in before)
         if new:
             grow[table] = new
-    side = {env.entity(op.entity).table for op in env.bp.operations
-            if op.kind == "create" and getattr(op, "side_effect", False)}
+    side = side_tables(env)
     return Check(kind="collateral", role="guard", env=where, allow=sorted(side | set(files)), rows=rows, grow=grow,
                  note="no collateral changes")
