@@ -191,6 +191,16 @@ def _key(value: str, kind: str) -> str:
     return value.replace("T", " ")[:16] if kind == "datetime" else value
 
 
+def same_value(a: str, b: str) -> bool:
+    """Two written values are the same value (typed by the second)."""
+    kind = kind_of(b)
+    if kind == "text":
+        return normal(a) == normal(b)
+    if kind_of(a) != kind:
+        return False
+    return _key(a, kind) == _key(b, kind) if kind in ("datetime", "time") else typed(a, kind) == typed(b, kind)
+
+
 def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool, list[str]]:
     """(the answer states `expected`, the other candidate values it also states)."""
     kind = kind_of(expected)

@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from envcraft.core.answers import MAX_ANSWER_CHARS, names
+from envcraft.core.answers import MAX_ANSWER_CHARS, names, same_value
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.tasks import Check, Task
 from envcraft.core.state import APP_DIR, APP_STATE
+from envcraft.core.walk import text_files
 
 
 
@@ -34,12 +35,7 @@ class Snapshot(BaseModel):
         workspace = Path(workspace)
         state = workspace / APP_STATE
         tables = json.loads(state.read_text("utf-8")) if state.exists() else {}
-        files = {}
-        for path in sorted(workspace.rglob("*")):
-            rel = path.relative_to(workspace)
-            if rel.parts[0] == APP_DIR or not path.is_file() or path.is_symlink():
-                continue
-            files[rel.as_posix()] = path.read_bytes().decode("utf-8", "replace")
+        files = text_files(workspace, skip_top=frozenset({APP_DIR}))  # bounded: the agent shaped this tree
         answer_file = workspace / APP_DIR / "answer.json"
         answer = json.loads(answer_file.read_text("utf-8")).get("answer") if answer_file.exists() else None
         return cls(tables=tables, files=files, answer=answer)
@@ -116,8 +112,8 @@ def _answer_values(initial: Snapshot, check: Check) -> list[str]:
 def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
-    others = _answer_values(initial, check)
-    for expected in check.contains:
+    others = [v for v in _answer_values(initial, check) if not any(same_value(v, e) for e in check.contains)]
+    for expected in check.contains:  # every expected value stated, and no other value of the asked column
         found, also = names(answer, expected, others)
         if not found or also:
             return False

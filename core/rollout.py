@@ -46,6 +46,7 @@ class Rollout(BaseModel):
     model: str | None = None
     attempt: int = 0
     launcher: str
+    node: str | None = None  # the Ray node that served it (`envcraft run --ray`)
     messages: list[dict[str, Any]] = Field(default_factory=list)
     tools: list[dict[str, Any]] = Field(default_factory=list)
     reward: float = 0.0

@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks, pack."""
+bench, generate, audit, catalog, tasks, pack, doctor."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from envcraft import __version__
+from envcraft.core.paths import SERVERS, TASKS
 from envcraft.harness.clients import CLIENTS
 
 
@@ -28,8 +29,14 @@ def _serve(args: argparse.Namespace) -> int:
     if args.all:
         from envcraft.registry.gateway import serve_gateway
 
+        if args.workers > 1 or args.ray:
+            from envcraft.registry.gateway_pool import serve_pool
+
+            return serve_pool(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
+                              tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, workers=args.workers,
+                              advertise_host=args.advertise_host, ray=args.ray)
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -51,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray)
     return run_main_job(settings)
 
 
@@ -59,6 +66,12 @@ def _bench(args: argparse.Namespace) -> int:
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from envcraft.registry.doctor import run_doctor
+
+    return run_doctor()
 
 
 def _pack(args: argparse.Namespace) -> int:
@@ -177,6 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-seconds", type=float, default=900.0,
                        help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
+    serve.add_argument("--advertise-host", default=None,
+                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="--all: gateway worker processes behind one control API (throughput grows with cores)")
+    serve.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="--all: gateway workers as Ray actors, --workers per node, across a cluster")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
@@ -202,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")
     run.add_argument("--retries", type=int, default=2, help="a resume re-runs an episode that failed at the "
                      "infrastructure (model, server, sandbox) while it has failed at most this often")
+    run.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                     help="shard episodes over Ray actors, one farm worker per node: a cluster address "
+                          "(host:port), 'auto' (the running cluster; the default with no value) or 'local'")
     limits = run.add_argument_group("limits (per episode)")
     limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
     limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")
@@ -241,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
     bench.set_defaults(fn=_bench)
 
+    commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \
+        .set_defaults(fn=_doctor)
+
     packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
     packer.add_argument("env", help="environment name (envcraft list)")
     packer.add_argument("out", type=Path, help="a new (or empty) folder to write")
@@ -248,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     generate = commands.add_parser("generate", help="compile blueprints into servers/, audit each, install those that pass")
     generate.add_argument("--blueprint", action="append", type=Path, help="blueprint YAML (default: all of generator/blueprints/)")
-    generate.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "servers",
+    generate.add_argument("--out", type=Path, default=SERVERS,
                           help="where environment folders go (default: servers/)")
     generate.add_argument("-v", "--verbose", action="store_true", help="also print warnings of passing environments")
     generate.add_argument("--scenario", help="describe a new environment in prose; an LLM writes its blueprint")
@@ -272,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tasks = commands.add_parser("tasks", help="generate verified tasks from the tool graphs; task statistics")
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
-    tasks_dir = Path(__file__).resolve().parent.parent / "tasks"
+    tasks_dir = TASKS
     make = tasks_commands.add_parser("generate", help="tasks/<env>.jsonl for every environment compiled from a blueprint")
     make.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
     make.add_argument("--per-env", type=int, default=140, help="validated tasks per environment")

@@ -177,9 +177,9 @@ class Blueprint(Strict):
             entity = entities[op.entity]
             for param in op.params + op.required:
                 entity.field(param)
-            if op.kind == "transition":
-                if not entity.status_field or op.to_status not in entity.field(entity.status_field).values:
-                    raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
+            if op.kind == "transition" and (
+                    not entity.status_field or op.to_status not in entity.field(entity.status_field).values):
+                raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
         for file in self.files:
             if file.export and file.export not in entities:
                 raise ValueError(f"{self.id}: file {file.path} exports unknown entity {file.export!r}")

@@ -106,21 +106,15 @@ def tool_list(bp: Blueprint) -> list[dict]:
 
 
 def manifest(bp: Blueprint) -> dict:
-    package = {
-        "registryType": "pypi", "identifier": "envcraft", "version": "0.1.0", "transport": {"type": "stdio"},
-        "packageArguments": [{"type": "named", "name": "--workspace", "description": "Episode workspace, a copy of seed/",
-                              "isRequired": True}],
-    }
-    if bp.kind == "claw_workspace":
-        package["environmentVariables"] = [{"name": "ENVCRAFT_SANDBOX", "isRequired": False,
-                                            "description": "Shell sandbox: bwrap (default on Linux) or process (not isolating)"}]
+    """server.json. No `packages` entry: no registry package runs an environment on its own (it is served by
+    `envcraft serve <env>` from the envcraft package, or run as `python server.py --workspace <seeded dir>`)."""
     meta = {"envId": bp.id, "kind": bp.kind, "domain": bp.domain, "archetypes": list(bp.archetypes),
             "entrypoint": "server.py"}
     if shell_cli(bp):
         meta["cli"] = shell_cli(bp)
     meta |= {"seed": "seed", "tools": tool_list(bp)}
     return {"$schema": SCHEMA, "name": f"io.github.envcraft/{bp.id}", "title": bp.title, "description": bp.description,
-            "version": "1.0.0", "packages": [package], "_meta": {"io.github.envcraft/environment": meta}}
+            "version": "1.0.0", "_meta": {"io.github.envcraft/environment": meta}}
 
 
 def render_shim(name: str) -> str:

@@ -45,8 +45,7 @@ NAME_HINTS = (("first_name", "first_name"), ("email", "email"), ("phone", "phone
               ("notes", "sentence"), ("note", "sentence"), ("summary", "sentence"), ("comment", "sentence"),
               ("reason", "sentence"), ("body", "paragraph"), ("product", "product"))
 STARTS = ("start", "starts", "starts_at", "start_at", "start_time", "start_date", "begin", "begins_at", "from_time")
-ENDS = {**{end: STARTS for end in ("end", "ends", "ends_at", "end_at", "end_time", "end_date", "until", "finish",
-                                   "finishes_at")},
+ENDS = {**dict.fromkeys(("end", "ends", "ends_at", "end_at", "end_time", "end_date", "until", "finish", "finishes_at"), STARTS),
         "check_out": ("check_in",), "checkout": ("checkin",), "departure": ("arrival",), "departs_at": ("arrives_at",)}
 
 
@@ -270,7 +269,7 @@ def _fix_capacity(bp: Blueprint, entity: Entity, tables: dict[str, list[dict]], 
             if spec.type != "ref":
                 continue
             others = {row["id"]: row for row in tables[bp.entity(spec.ref).table]}
-            counts: dict[str, int] = {key: 0 for key in others}
+            counts: dict[str, int] = dict.fromkeys(others, 0)
             for row in tables[entity.table]:
                 if not _active(entity, row) or row.get(pre.ref_field) not in others:
                     continue

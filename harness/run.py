@@ -122,11 +122,21 @@ def run_main_job(settings: RunSettings) -> int:
         raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
     talk.print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
                f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}")
+    if settings.sandbox != "docker":
+        from envcraft_runtime.cgroups import containment
+
+        talk.print(containment().banner())
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
         with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
-            rollouts += anyio.run(lambda: run_tasks(
+            if settings.ray:
+                from envcraft.harness.ray_runner import run_on_ray
+
+                rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
+                                       on_done=progress.update)
+                continue
+            rollouts += anyio.run(lambda agent=agent, progress=progress: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,
                 attempts=settings.attempts, retries=settings.retries, on_done=progress.update))
     rows = summary_rows(rollouts)

@@ -7,6 +7,7 @@ without losing or duplicating any.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -73,10 +74,8 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
             except Exception as exc:  # noqa: BLE001
                 failure = _failure(exc, TaskFailure)
             timings.grade_seconds = time.perf_counter() - grade_start
-        try:
+        with contextlib.suppress(Exception):  # a failure on teardown leaves the grade standing
             await farm.delete(info.id)
-        except Exception:  # noqa: BLE001 - a failure on teardown leaves the grade standing
-            pass
     if failure is not None:
         rollout.failure = Failure(boundary=failure.boundary, message=failure.message)
         rollout.stop_reason = f"error:{failure.boundary}"
@@ -89,6 +88,34 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
         timings.tool_seconds_mean = sum(episode.tool_seconds) / len(episode.tool_seconds) if episode.tool_seconds else 0.0
     timings.total_seconds = time.perf_counter() - start
     return rollout
+
+
+async def run_pairs(todo: list[tuple[Task, int]], agent: Agent, launcher: Launcher | None, log: RolloutLog, *,
+                    run_id: str, limits: Limits = Limits(), concurrency: int = 4, farm: Farm | None = None,
+                    on_done: Callable[[Rollout], None] | None = None) -> None:
+    """Run exactly these (task, attempt) episodes, appending each rollout to the log as it finishes."""
+    limiter = anyio.CapacityLimiter(max(concurrency, 1))
+    launcher = launcher or InProcessLauncher()
+
+    async def one(target: Farm, task: Task, attempt: int) -> None:
+        async with limiter:
+            rollout = await run_episode(task, agent, target, limits, run_id, attempt, launcher.name)
+        log.append(rollout)
+        if on_done:
+            on_done(rollout)
+
+    async def run_all(target: Farm) -> None:
+        async with anyio.create_task_group() as group:
+            for task, attempt in todo:
+                group.start_soon(one, target, task, attempt)
+
+    if farm is not None:
+        await run_all(farm)
+        return
+    async with LocalFarm(launcher, tool_seconds=limits.tool_seconds) as local:
+        per_env = Counter(env for task, _ in todo for env in task.envs)
+        local.prewarm({name: min(concurrency, count) for name, count in per_env.items()})
+        await run_all(local)
 
 
 class RolloutLog:
@@ -146,27 +173,7 @@ async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher | None, 
     `farm` when given, else through an in-process farm over `launcher`."""
     todo = [(task, attempt) for task in tasks for attempt in range(attempts)
             if log.pending((task.id, agent.name, attempt), retries)]
-    limiter = anyio.CapacityLimiter(max(concurrency, 1))
-    launcher = launcher or InProcessLauncher()
-
-    async def one(target: Farm, task: Task, attempt: int) -> None:
-        async with limiter:
-            rollout = await run_episode(task, agent, target, limits, run_id, attempt, launcher.name)
-        log.append(rollout)
-        if on_done:
-            on_done(rollout)
-
-    async def run_all(target: Farm) -> None:
-        async with anyio.create_task_group() as group:
-            for task, attempt in todo:
-                group.start_soon(one, target, task, attempt)
-
-    if farm is not None:
-        await run_all(farm)
-    else:
-        async with LocalFarm(launcher, tool_seconds=limits.tool_seconds) as local:
-            per_env = Counter(env for task, _ in todo for env in task.envs)
-            local.prewarm({name: min(concurrency, count) for name, count in per_env.items()})
-            await run_all(local)
+    await run_pairs(todo, agent, launcher, log, run_id=run_id, limits=limits, concurrency=concurrency, farm=farm,
+                    on_done=on_done)
     wanted = [(task.id, agent.name, attempt) for task in tasks for attempt in range(attempts)]
     return [log.done[key] for key in wanted if key in log.done]

@@ -15,8 +15,10 @@ WIDE = 200  # a pipe or a file gets full lines, not lines cut to 80 columns
 
 
 def console(stderr: bool = False) -> Console:
-    probe = Console(stderr=stderr)
-    return probe if probe.is_terminal else Console(stderr=stderr, width=WIDE, no_color=True, highlight=False)
+    """Markup is off: paths and names print as they are, brackets included."""
+    probe = Console(stderr=stderr, markup=False)
+    return probe if probe.is_terminal else Console(stderr=stderr, markup=False, width=WIDE, no_color=True,
+                                                   highlight=False)
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[object]], *, right: Iterable[str] = (),

@@ -388,13 +388,13 @@ class _BytesReader:
         return chunk
 
 
-def docker_client():  # noqa: ANN201 - docker is imported lazily
+def docker_client():
     import docker
 
     return docker.from_env(timeout=300)
 
 
-def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> RuntimeImage:  # noqa: ANN001
+def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> RuntimeImage:
     """The runtime image for this host's Python, built (offline) only if its inputs changed."""
     started = time.perf_counter()
     plan, runtime = _plan(mode)
@@ -422,7 +422,7 @@ def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> Ru
                         build_seconds=time.perf_counter() - started)
 
 
-def remove_stale_images(keep: str, client=None) -> list[str]:  # noqa: ANN001
+def remove_stale_images(keep: str, client=None) -> list[str]:
     """Remove older runtime images of the same mode; images a container still uses are kept."""
     import docker.errors
 

@@ -16,7 +16,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from envcraft.core.state import APP_DIR, APP_STATE, InitialState
 from envcraft.registry import removal
@@ -101,6 +100,14 @@ def _rebuild(seed: Path, workspace: Path) -> None:
 
 def forget(workspace: Path) -> None:
     _PRINTS.pop(workspace, None)
+
+
+def settle(workspace: Path) -> None:
+    """Take the fingerprint of a pure seed copy again, after a launcher changed ownership or modes
+    of its entries (which moves their ctime): a later reset then restores only what the episode changed."""
+    known = _PRINTS.get(workspace)
+    if known is not None:
+        _PRINTS[workspace] = (known[0], _scan(workspace))
 
 
 def materialize(seed: Path, workspace: Path, initial: InitialState | None = None) -> None:

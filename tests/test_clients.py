@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def test_http_serving_prints_only_the_entry_on_stdout_logs_go_to_stderr():
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         wait_for_port(port)
-        with pytest.raises(Exception):  # any request at all, so the access log has a line to write
+        with pytest.raises(urllib.error.HTTPError):  # any request at all, so the access log has a line to write
             urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=10)
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)

@@ -133,17 +133,17 @@ async def test_idle_episodes_are_reaped(tmp_path):
     from envcraft.registry.workspaces import WorkspaceRoot
 
     gateway = Gateway(TOKEN, idle_seconds=0.2, root=WorkspaceRoot(tmp_path))
-    async with gateway.running():
-        async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=gateway), base_url="http://127.0.0.1") as http:
-            headers = {"Authorization": f"Bearer {TOKEN}"}
-            created = (await http.post("/control/episodes", json={"env": "office"}, headers=headers)).json()
-            with anyio.fail_after(10):
-                while (await http.get("/control/health", headers=headers)).json()["live"]:
-                    await anyio.sleep(0.05)
-            health = (await http.get("/control/health", headers=headers)).json()
-            assert health["reaped"] == 1
-            gone = await http.post(f"/control/episodes/{created['episode']}/reset", headers=headers)
-            assert gone.status_code == 404 and "reaped" in gone.json()["error"]
+    async with gateway.running(), \
+            httpx2.AsyncClient(transport=httpx2.ASGITransport(app=gateway), base_url="http://127.0.0.1") as http:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        created = (await http.post("/control/episodes", json={"env": "office"}, headers=headers)).json()
+        with anyio.fail_after(10):
+            while (await http.get("/control/health", headers=headers)).json()["live"]:
+                await anyio.sleep(0.05)
+        health = (await http.get("/control/health", headers=headers)).json()
+        assert health["reaped"] == 1
+        gone = await http.post(f"/control/episodes/{created['episode']}/reset", headers=headers)
+        assert gone.status_code == 404 and "reaped" in gone.json()["error"]
 
 
 def raw(port: int, method: str, path: str, body: bytes = b"", headers: dict | None = None) -> tuple[int, dict]:

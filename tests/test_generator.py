@@ -257,7 +257,7 @@ def bare_venv(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", BY_KIND.keys())
 def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
-    root, python = bare_venv
+    _, python = bare_venv
     bp = BY_KIND[kind]
     build = compile_blueprint(bp, tmp_path / "build" / bp.id)
     alone = pack(Environment(bp.id, build, read_manifest(build)), tmp_path / "alone" / bp.id)
@@ -271,7 +271,7 @@ def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
 
 def test_packed_workspace_shell_runs_its_cli_with_only_mcp(bare_venv, tmp_path):
     """The shell's CLI verbs in a packed folder use the vendored runtime, with nothing but mcp installed."""
-    root, python = bare_venv
+    _, python = bare_venv
     build = compile_blueprint(VET, tmp_path / "build" / VET.id)
     alone = pack(Environment(VET.id, build, read_manifest(build)), tmp_path / "alone" / VET.id)
     workspace = tmp_path / "workspace"

@@ -137,3 +137,11 @@ def test_the_finish_tool_states_the_answer_cap_the_grader_applies():
 
     text = anyio.run(description)
     assert f"at most {MAX_ANSWER_CHARS} characters" in " ".join(text.split())
+
+
+def test_an_answer_listing_several_expected_values_is_not_a_dump_of_them():
+    rows = [{"id": f"p-{i}", "name": n} for i, n in enumerate(["Ada Park", "Bo Chen", "Cy Diaz", "Di Evans"])]
+    task = _task([Check(kind="answer", contains=["Ada Park", "Cy Diaz"], table="people", column="name")])
+    start = _state({"people": rows})
+    assert grade(task, start, _state({"people": rows}, answer="Ada Park and Cy Diaz")).reward == 1.0
+    assert grade(task, start, _state({"people": rows}, answer="Ada Park, Bo Chen, Cy Diaz")).reward == 0.0

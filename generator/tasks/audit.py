@@ -9,7 +9,6 @@ servers (registry, in-process launcher, gold-replay agent): both paths must give
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 from typing import Any
 

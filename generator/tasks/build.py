@@ -20,8 +20,11 @@ from envcraft.generator.tasks.describe import Describer, answer_text, preference
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
-from envcraft.generator.tasks.instruct import Writer, join, wrap_turn
-from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten
+from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
+from envcraft.generator.tasks.judgement import HINTS, answer_for, pick_forbidden
+from envcraft.generator.tasks.notes import note_for, pick_hidden
+from envcraft.generator.tasks.tiers import minimal_calls, tier
+from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
 
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 
@@ -117,11 +120,6 @@ def archetype(env: EnvSpec, ops: list[str], cross: bool, multi: bool) -> str:
     return "cross_tool_pipeline" if cross else env.bp.archetypes[len(ops) % len(env.bp.archetypes)]
 
 
-def difficulty(calls: int, cross: bool, decoys: int, turns: int) -> str:
-    points = calls + 3 * cross + 2 * min(decoys, 2) + 2 * (turns > 1)
-    return "easy" if points <= 5 else "medium" if points <= 10 else "hard"
-
-
 def note_step(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[str, str, list[str]] | None:
     """Workspace kinds: also leave a note that names the new row's id (path, clause, required strings)."""
     if "write_file" not in env.scaffold or not plan.created:
@@ -144,34 +142,74 @@ def make_task(task_id: str, envs: list[str], turns: list[str], initial: dict[str
                 checks=checks, gold=gold, archetype=arch, difficulty=diff, split=split, tags=tags)
 
 
-def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random.Random, split: str) -> Draft:
+def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random.Random, split: str,
+                mode: str = "plain") -> Draft:
+    """A write chain; mode `judgement` adds a change the rules refuse, `note` moves a value into a note."""
     plan0 = bind(env, list(ops), env.seed_tables(), rng)
     if plan0 is None:
         raise Failed("bind")
     plan, planted, files = with_decoys(env, plan0, rng, rng.choices((0, 1, 2), (0.4, 0.4, 0.2))[0])
     if overwritten(plan):
         raise Failed("overwritten")
+    files, decoy_files = dict(files), bool(files)
+    note_path = None
     describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
     describer.prefer = preferences(env, plan.initial, plan.steps)
-    turn_of = turns_for(plan, rng, True)
+    turn_of = turns_for(plan, rng, mode == "plain")
+    who = voice(env.bp, rng)
     writer = Writer(env, describer, rng)
+    hide: dict[int, tuple[str, str]] = {}
+    hidden_turn = None
+    if mode == "note":
+        picked = pick_hidden(env, plan, rng) if "read_file" in env.scaffold else None
+        if picked is None:
+            raise Failed("nothing_to_note")
+        step, field_name, value = picked
+        path, text, phrase = note_for(env, plan, step, field_name, value, who.name, rng)
+        files[path], note_path = text, path
+        hide[id(step)] = (field_name, phrase)
+        hidden_turn = turn_of[plan.steps.index(step)]
     clauses: dict[int, list[str]] = {}
-    for step, turn in zip(plan.steps, turn_of):
-        if step.writes:
-            clause = writer.segment(step)
-            if clause is None:
-                raise Failed("undescribable")
-            clauses.setdefault(turn, []).append(clause)
+    for turn in sorted(set(turn_of)):
+        steps = [s for s, t in zip(plan.steps, turn_of) if t == turn]
+        if not any(s.writes for s in steps):
+            continue
+        said = writer.goals(steps, hide=hide)
+        if said is None:
+            raise Failed("undescribable")
+        clauses[turn] = said
     last = max(clauses)
-    note = note_step(env, plan, rng) if rng.random() < 0.2 else None
+    forbidden = None
+    if mode == "judgement":
+        forbidden = pick_forbidden(env, plan, rng)
+        if forbidden is None:
+            raise Failed("no_forbidden_change")
+        desc = describer.describe(forbidden.entity.name, forbidden.row["id"], avoid={forbidden.field})
+        if desc is None:
+            raise Failed("undescribable")
+        describer.cache[(forbidden.entity.name, forbidden.row["id"])] = desc
+        writer.mentions += desc.mentions
+        clauses[last].insert(rng.randint(0, len(clauses[last])), writer.end_state(forbidden.op, desc.phrase))
+    note = note_step(env, plan, rng) if mode == "plain" and rng.random() < 0.2 else None
     if note:
         clauses[last].append(note[1])
     shell = 0.3 if env.cli else 0.0
     try:
         gold = GoldWriter(env, plan, describer, rng, shell_rate=shell).run(turn_of)
+        if forbidden is not None:  # look the row up to learn why it cannot change
+            finder = GoldWriter(env, plan, describer, rng)
+            finder.tables = copy_tables(plan.final)
+            finder.find(forbidden.entity.name, forbidden.row["id"], last)
+            gold += finder.calls
     except Unfindable as exc:
         raise Failed("unfindable") from exc
-    texts = [wrap_turn(join(clauses[t], rng, t == 0), rng, t == 0, env.bp) for t in sorted(clauses)]
+    if hide:
+        at = next(i for i, c in enumerate(gold) if c.turn == hidden_turn)
+        gold.insert(at, ToolCall(tool="read_file", env=env.name, arguments={"path": note_path}, turn=hidden_turn))
+    bodies = {t: join(clauses[t], rng, t == 0) for t in sorted(clauses)}
+    if forbidden is not None:
+        bodies[last] += rng.choice(HINTS)
+    texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):
         raise Failed("id_leak")
     checks, changed = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
@@ -181,25 +219,37 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         gold.append(ToolCall(tool="write_file", env=env.name, arguments={"path": note[0], "content": body}, turn=last))
         checks.append(Check(kind="file_contains", path=note[0], contains=note[2], note="note names the new row"))
         extra_files.add(note[0])
+    answer = "Done."
+    if forbidden is not None:
+        label = label_field(forbidden.entity)
+        answer = answer_for(forbidden, str(forbidden.row.get(label)) if label else None)
+        checks.append(Check(kind="answer", contains=[forbidden.fact], weight=2.0, table=forbidden.entity.table,
+                            column=forbidden.field,
+                            note=f"names why {forbidden.row['id']} cannot change: {forbidden.field} {forbidden.fact}"))
+        checks.append(pin(env, forbidden.entity.table, forbidden.row,
+                          f"forbidden change left undone: {forbidden.row['id']} untouched", None))
     checks.append(collateral(env, plan.initial, plan.final, None, extra_files))
-    gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": "Done."}, turn=last))
+    gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}, turn=last))
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops or c.tool == "run_shell"]
     if len(domain) < 2:
         raise Failed("too_short")
-    tags = ["write", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if files else []) + \
+    tags = ["write", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if decoy_files else []) + \
         (["multi_turn"] if len(texts) > 1 else []) + (["shell"] if any(c.tool == "run_shell" for c in gold) else []) + \
-        (["file_note"] if note else []) + ["chain:" + ">".join(ops)]
+        (["file_note"] if note else []) + (["needs:note"] if hide else []) + \
+        (["judgement", f"blocked:{forbidden.op.name}"] if forbidden else []) + ["chain:" + ">".join(ops)]
+    rows = [forbidden.row["id"]] if forbidden else []
+    tags.insert(2, f"min_calls:{minimal_calls(plan, rows, bool(forbidden))}")
     task = make_task("", [env.name], texts, {env.name: InitialState(rows=planted, files=files)}, checks, gold,
-                     archetype(env, list(ops), False, len(texts) > 1), difficulty(len(domain), False, decoys, len(texts)),
-                     split, tags)
+                     archetype(env, list(ops), False, len(texts) > 1),
+                     tier(minimal_calls(plan, rows, bool(forbidden)), tags), split, tags)
     keep = writer.mentions + ([note[0]] if note else [])
-    return Draft(task, ops, "write", decoys, {"length": len(domain), "keep": keep})
+    return Draft(task, ops + ((mode,) if mode != "plain" else ()), "write", decoys, {"length": len(domain), "keep": keep})
 
 
 ASKABLE = ("str", "email", "date", "datetime", "int", "float", "ref")
-QUESTIONS = ("What is the {f} of {d}?", "Can you look up {d} and tell me its {f}?", "I need the {f} on file for {d}.",
-             "Please find {d} - what is its {f}?", "Tell me the {f} recorded for {d}.")
+QUESTIONS = ("What is the {f} of {d}?", "Can you look up {d} and tell me its {f}?", "I need the {f} we have for {d}.",
+             "What {f} do we have on file for {d}?", "Could you check the {f} for {d}?")
 
 
 def ask_field(env: EnvSpec, entity_name: str, row: dict[str, Any], rng: random.Random) -> str | None:
@@ -242,7 +292,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
     describer.prefer = preferences(env, plan.initial, plan.steps)
     desc = describer.describe(last.entity, last.target, avoid={asked})
-    if desc is None or not desc.fields and not desc.nested:
+    if desc is None or (not desc.fields and not desc.nested):
         raise Failed("undescribable")
     describer.cache[(last.entity, last.target)] = desc
     spec = entity.field(asked) if asked != "id" else None
@@ -255,11 +305,13 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
         if ref_row is None or ref_row.get(label_field(other)) in (None, ""):
             raise Failed("dangling_ref")
         value = ref_row[label_field(other)]
-        what = f"{words(asked)} ({words(label_field(other))})"
+        what = f"{words(asked)}'s {words(label_field(other))}"
     else:
         what = words(asked)
     expected = answer_text(spec if spec is not None and spec.type != "ref" else None, value)
     question = rng.choice(QUESTIONS).format(f=what, d=desc.phrase)
+    if asked.endswith(("_at", "_on")) and spec is not None and spec.type in ("date", "datetime"):
+        question = f"When was {desc.phrase} {words(asked.rsplit('_', 1)[0])}?"  # sent_at: when was it sent
     question = question[:1].upper() + question[1:]
     hint = rng.choice(("", " Reply with the value exactly as recorded.", " Just the value, please.",
                        " Put the answer in finish."))
@@ -268,7 +320,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
         gold = GoldWriter(env, plan, describer, rng).run(turns_of, keep_last=True)
     except Unfindable as exc:
         raise Failed("unfindable") from exc
-    text = wrap_turn(question + hint, rng, True, env.bp)
+    text = wrap_turn(question + hint, rng, True, env.bp, voice(env.bp, rng))
     if leaks(text, [plan.initial]):
         raise Failed("id_leak")
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": expected}))
@@ -281,10 +333,11 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     domain = [c.tool for c in gold if c.tool in env.ops]
     if not domain:
         raise Failed("too_short")  # a question takes at least a lookup and the answer
-    tags = ["question", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if files else []) + \
-        ["chain:" + ">".join(ops)]
+    minimal = minimal_calls(None, [last.target, *(d.row_id for d in desc.nested.values())], answer=True)
+    tags = ["question", f"len:{len(domain)}", f"min_calls:{minimal}"] + (["decoy"] if decoys else []) + \
+        (["decoy_file"] if files else []) + ["chain:" + ">".join(ops)]
     task = make_task("", [env.name], [text], {env.name: InitialState(rows=planted, files=files)}, checks, gold,
-                     archetype(env, list(ops), False, False), difficulty(len(domain), False, decoys, 1), split, tags)
+                     archetype(env, list(ops), False, False), tier(minimal, tags), split, tags)
     return Draft(task, ops + (f"?{asked}",), "question", decoys, {"length": len(domain), "keep": desc.mentions})
 
 

@@ -6,6 +6,7 @@ instruction can state them naturally. Every choice uses the caller's `random.Ran
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -16,6 +17,7 @@ from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
 TIME = "%Y-%m-%dT%H:%M"
+DOUBLED = re.compile(r"\b(\w+) \1\b")  # "Onboarding plan plan": a generator seam, not a value
 
 
 class Chooser:
@@ -66,20 +68,21 @@ class Chooser:
     def text(self, entity: Entity, spec: FieldSpec, tables: Tables, unique: bool, current: Any = None) -> str:
         rows = tables.get(entity.table, [])
         used = {row.get(spec.name) for row in rows} if unique else set()
-        for attempt in range(12):
+        for _ in range(12):
             if spec.template:
                 value = spec.template.format(n=len(rows) + 100 + self.rng.randint(0, 899))
             elif spec.values and spec.type == "str":
                 value = self.rng.choice(spec.values)
                 if unique and value in used:
-                    value = f"{value} {self.rng.randint(2, 99)}"
+                    joint = "_" if re.fullmatch(r"[a-z0-9_]+", value) else " "  # bulk_export -> bulk_export_60
+                    value = f"{value}{joint}{self.rng.randint(2, 99)}"
             elif spec.type == "email" or spec.gen == "email":
                 value = values.email_for(values.person_name(self.rng), self.rng)
             elif spec.type == "text":
                 value = values.sentence(self.rng)
             else:
                 value = values.generate(guess_gen(entity, spec), self.rng)
-            if value not in used and value != current and value.strip():
+            if value not in used and value != current and value.strip() and not DOUBLED.search(value):
                 return value
         return f"{value} {self.rng.randint(100, 999)}"
 

@@ -14,15 +14,16 @@ import random
 from envcraft.core.tasks import ToolCall
 from envcraft.core.state import InitialState
 
-from envcraft.generator.tasks.build import Draft, Failed, archetype, difficulty, leaks, make_task, pinned_rows, with_decoys
+from envcraft.generator.tasks.build import Draft, Failed, archetype, leaks, make_task, pinned_rows, with_decoys
 from envcraft.generator.tasks.decoys import plant
 from envcraft.generator.tasks.describe import Describer, preferences, words
 from envcraft.generator.tasks.env import EnvCache, copy_tables
 from envcraft.generator.tasks.execute import bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.graph import graph_of
-from envcraft.generator.tasks.instruct import Writer, join, wrap_turn
+from envcraft.generator.tasks.instruct import Writer, capital, join, voice, wrap_turn
 from envcraft.generator.tasks.sampler import repair, sample_chain
+from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten
 from envcraft.generator.tasks.workflow import Link
 
@@ -91,27 +92,27 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     desc_a.cache[(link.src_entity, source)] = source_desc
     desc_b = Describer(b, plan_b.initial, plan_b.final, rng, set(plan_b.created), plan_b.via)
     desc_b.prefer = preferences(b, plan_b.initial, plan_b.steps)
-    carried = rng.choice((f"{words(link.dst_field)}: the {words(link.src_field)} of {source_desc.phrase} in {a.bp.title}",
+    carried = rng.choice((f"{words(link.dst_field)}: the {words(link.src_field)} of {source_desc.phrase} {at(a.bp.title)}",
                           f"{words(link.dst_field)} taken from {a.bp.title} - use the {words(link.src_field)} on file "
                           f"for {source_desc.phrase}",
                           f"as {words(link.dst_field)}, the {words(link.src_field)} that {a.bp.title} has for "
                           f"{source_desc.phrase}"))
     writer_a, writer_b = Writer(a, desc_a, rng), Writer(b, desc_b, rng)
-    clauses_a = [c for s in plan_a.steps if s.writes for c in [writer_a.segment(s)]]
-    clauses_b = [c for s in plan_b.steps if s.writes
-                 for c in [writer_b.segment(s, carried if s.override else None)]]
-    if None in clauses_a or None in clauses_b or not clauses_b:
+    clauses_a = writer_a.goals(plan_a.steps)
+    clauses_b = writer_b.goals(plan_b.steps, {i: carried for i, s in enumerate(plan_b.steps) if s.override})
+    if clauses_a is None or not clauses_b:
         raise Failed("undescribable")
     two_turns = bool(clauses_a) and rng.random() < 0.4
-    where = rng.choice((f"Over in {b.bp.title}, ", f"Then, in {b.bp.title}, ") if clauses_a else
-                       (f"In {b.bp.title}: ", f"Over in {b.bp.title}, ", f"In the {b.bp.title} system, "))
+    who = voice(a.bp, rng)
+    where = rng.choice((f"Over {at(b.bp.title)}, ", f"Then, {at(b.bp.title)}, ") if clauses_a else
+                       (f"{capital(at(b.bp.title))}: ", f"Over {at(b.bp.title)}, ", f"In the {b.bp.title} system, "))
     body_b = where + lowered(join(clauses_b, rng, not clauses_a))
     if clauses_a:
-        body_a = f"In {a.bp.title}: " + lowered(join(clauses_a, rng))
-        texts = [wrap_turn(body_a, rng, True, a.bp), wrap_turn(body_b, rng, False, b.bp)] if two_turns else \
-            [wrap_turn(body_a + " " + body_b, rng, True, a.bp)]
+        body_a = f"{capital(at(a.bp.title))}: " + lowered(join(clauses_a, rng))
+        texts = [wrap_turn(body_a, rng, True, a.bp, who), wrap_turn(body_b, rng, False, b.bp, who)] if two_turns else \
+            [wrap_turn(body_a + " " + body_b, rng, True, a.bp, who)]
     else:
-        texts = [wrap_turn(body_b, rng, True, b.bp)]
+        texts = [wrap_turn(body_b, rng, True, b.bp, who)]
     turn_a = [0] * len(plan_a.steps)
     turn_b = [len(texts) - 1] * len(plan_b.steps)
     try:
@@ -131,14 +132,20 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     if len(domain) < 2:
         raise Failed("too_short")
     ops = tuple(f"{a.name}:{o}" for o in a_ops) + tuple(f"{b.name}:{o}" for o in b_ops)
-    tags = ["cross_env", f"len:{len(domain)}", f"link:{link.kind}"] + (["decoy"] if decoys else []) + \
-        (["multi_turn"] if len(texts) > 1 else []) + ["chain:" + ">".join(ops)]
+    minimal = minimal_calls(plan_a, [source]) + minimal_calls(plan_b)
+    tags = ["cross_env", f"len:{len(domain)}", f"min_calls:{minimal}", f"link:{link.kind}"] + \
+        (["decoy"] if decoys else []) + (["multi_turn"] if len(texts) > 1 else []) + ["chain:" + ">".join(ops)]
     initial = {a.name: InitialState(rows=planted_a, files=files_a), b.name: InitialState(rows=planted_b, files=files_b)}
     task = make_task("", [a.name, b.name], texts, initial, checks, gold,
-                     archetype(a, a_ops, True, len(texts) > 1), difficulty(len(domain), True, decoys, len(texts)),
+                     archetype(a, a_ops, True, len(texts) > 1), tier(minimal, tags),
                      split, tags)
     keep = writer_a.mentions + writer_b.mentions + source_desc.mentions + [a.bp.title, b.bp.title]
     return Draft(task, ops + (link.src_field, link.dst_field), "cross", decoys, {"length": len(domain), "keep": keep})
+
+
+def at(title: str) -> str:
+    """`in Pawsome Vet Clinic`, but `at In-house legal` (no "in In-house")."""
+    return f"at {title}" if title.lower().startswith("in") else f"in {title}"
 
 
 def lowered(text: str) -> str:

@@ -44,7 +44,7 @@ def shifted(env: EnvSpec, entity: Entity, spec: FieldSpec, value: Any, rng: rand
         for _ in range(6):
             delta = max((high - low) * rng.uniform(0.1, 0.4), 1)
             new = value + delta if rng.random() < 0.5 else value - delta
-            new = int(round(new)) if spec.type == "int" else round(new, 2)
+            new = round(new) if spec.type == "int" else round(new, 2)
             if low <= new <= high and new != value:
                 return new
         return value

@@ -9,13 +9,16 @@ owner of <that pet>", and a row the chain created is "the new appointment".
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from envcraft.generator.blueprint import Entity, FieldSpec
 from envcraft.generator.tasks.env import EnvSpec, Tables, label_field
+from envcraft.generator.tasks.phrases import humanize
 
 MAX_FIELDS = 4
+CODE = re.compile(r"(?<![\w/.@-])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w/.@-])")
 PREFERENCE = {"str": 0, "email": 1, "enum": 2, "date": 2, "datetime": 2, "ref": 3, "int": 4, "float": 5}
 
 
@@ -34,10 +37,32 @@ def render(spec: FieldSpec | None, value: Any) -> str:
         return str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
+    if spec is not None and spec.type == "enum":
+        return humanize(str(value))
+    if isinstance(value, str) and CODE.search(value):
+        return CODE.sub(lambda m: f"`{m.group(0)}`", value)  # a snake_case key or error code is quoted as code
     if spec is not None and spec.type == "datetime" and isinstance(value, str) and "T" in value:
         day, time = value.split("T", 1)
         return f"{day} {time}"
     return str(value)
+
+
+def plural(entity) -> str:
+    """How a person says many rows of an entity: the table name, or an English plural of the entity."""
+    if entity.plural:
+        return words(entity.plural)
+    name = words(entity.name)
+    if name.endswith("y") and name[-2:-1] not in "aeiou":
+        return name[:-1] + "ies"
+    if name.endswith(("s", "x", "ch", "sh")):
+        return name + "es"
+    return name + "s"
+
+
+def labelled(field: str, shown: str) -> str:
+    """`room 3`, but `Room 3` alone when the value already starts with the field's name."""
+    name = words(field)
+    return shown if shown.lower().startswith(name.lower().split()[-1]) else f"{name} {shown}"
 
 
 def answer_text(spec: FieldSpec | None, value: Any) -> str:
@@ -193,11 +218,12 @@ class Describer:
             shown = render(spec, value)
             desc.mentions.append(shown)
             if name == label:
-                head = f'the {what} "{shown}"' if self.rng.random() < 0.5 else f"the {what} {shown}"
+                echo = shown.lower().startswith(what.split()[-1].lower())  # the service counter "Counter 5"
+                head = f'the {what} "{shown}"' if echo or self.rng.random() < 0.5 else f"the {what} {shown}"
             elif name == entity.status_field:
-                own.append(self.rng.choice((f"status {shown}", f"currently {shown.replace('_', ' ')}")))
+                own.append(self.rng.choice((f"status {shown}", f"currently {shown}")))
             else:
-                own.append(f"{words(name)} {shown}")
+                own.append(labelled(name, shown))
         text = head + (f" ({', '.join(own)})" if own else "")
         if refs:
             text += " " + " and ".join(refs) if depth == 0 else ""

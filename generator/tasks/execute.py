@@ -100,9 +100,7 @@ class Binder:
             for e, fld, allowed in accepts(self.env.bp, consumer):
                 if e == entity and row.get(fld) not in allowed:
                     return False
-            if consumer.kind == "transition" and row.get(ent.status_field) == consumer.to_status:
-                return False
-            return True
+            return not (consumer.kind == "transition" and row.get(ent.status_field) == consumer.to_status)
         if consumer.kind == "search":  # a search filtering by a ref to this row: it must find something
             other = self.env.entity(consumer.entity)
             refs = [p for p, e in ref_params(self.env.bp, consumer).items() if e == entity]

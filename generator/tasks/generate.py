@@ -27,11 +27,14 @@ from envcraft.generator.tasks.build import Draft, Failed, build_question, build_
 from envcraft.generator.tasks.cross import build_cross
 from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs
 from envcraft.generator.tasks.graph import graph_of
+from envcraft.generator.tasks.reasoning import build_aggregate, build_conditional, build_dependent
 from envcraft.generator.tasks.sampler import Diversity, pick_length, sample_chain
 from envcraft.generator.tasks.validate import validate
 from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
-SHAPES = (("write", 0.54), ("question", 0.22), ("cross", 0.24))
+SHAPES = (("write", 0.15), ("question", 0.05), ("cross", 0.18), ("judgement", 0.16), ("aggregate", 0.18),
+          ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11))
+REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
 ATTEMPTS_PER_TASK = 8
 TEST_SHARE = 5  # one environment in five is held out
 REPORT = "generation.json"
@@ -90,6 +93,10 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
         link = rng.choices(links, [lk.weight for lk in links])[0]
         both = "test" if "test" in (split, split_of(link.dst)) else "train"
         return build_cross(cache, link, rng, both)
+    if shape == "note" and "read_file" not in env.scaffold:
+        shape = "aggregate"  # no files to leave a note in: reasoning over rows instead
+    if shape in REASONING:
+        return REASONING[shape](cache, env, rng, split)
     graph = graph_of(env)
     if shape == "question":
         reads = sorted(n for n, op in env.ops.items() if not op.writes)
@@ -100,12 +107,14 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
         ops = [op.name for op in env.bp.operations]
         focus = ops[counters["write"] % len(ops)]
         counters["write"] += 1
-        chain = sample_chain(env, graph, rng, focus, pick_length(rng))
+        chain = sample_chain(env, graph, rng, focus, pick_length(rng) if shape == "write" else rng.choice((2, 3, 4, 5)))
     if chain is None:
         raise Failed("chain")
-    if not chain.read_only and not diversity.novel(chain.signature):
+    if not chain.read_only and not diversity.novel(chain.signature + ((shape,) if shape != "write" else ())):
         raise Failed("near_duplicate_chain")
-    return (build_question if chain.read_only else build_write)(cache, env, chain.ops, rng, split)
+    if chain.read_only:
+        return build_question(cache, env, chain.ops, rng, split)
+    return build_write(cache, env, chain.ops, rng, split, "plain" if shape == "write" else shape)
 
 
 def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
@@ -155,12 +164,27 @@ def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
         diversity.add(draft.chain)
         task = draft.task
         if _REWRITER is not None:
-            task = task.model_copy(update={"turns": _REWRITER.task_turns(task.turns, draft.meta.get("keep", []))})
+            task = rewritten(cache, task, draft, random.Random(f"{seed}:{name}:{i}:rewrite"), result)
         result.tasks.append(task)
         result.lengths[draft.meta["length"]] += 1
         result.covered |= {c.tool for c in draft.task.gold if (c.env or name) == name and c.tool in env.ops}
     result.seconds = time.perf_counter() - started
     return result
+
+
+def rewritten(cache: EnvCache, task: Task, draft: Draft, rng: random.Random, result: EnvResult) -> Task:
+    """The task with LLM-rewritten turns, if they keep every value the checks need and still validate."""
+    from envcraft.generator.tasks.rewrite import needed
+
+    keep = list(dict.fromkeys(draft.meta.get("keep", []) + needed(task.turns, task.checks)))
+    turns = _REWRITER.task_turns(task.turns, keep)
+    if turns == task.turns:
+        return task
+    candidate = task.model_copy(update={"turns": turns})
+    if not validate(cache, candidate, rng).ok:  # acceptable() already refused new ids and dropped values
+        result.drops["rewrite_reverted"] += 1
+        return task
+    return candidate
 
 
 def task_line(task: Task) -> str:

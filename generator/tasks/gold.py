@@ -103,7 +103,7 @@ class GoldWriter:
             desc = self.describer.describe(entity, row_id)
             if desc is None:
                 raise Unfindable(f"{entity} {row_id} has no distinguishing description")
-            for name, inner in desc.nested.items():
+            for inner in desc.nested.values():
                 self.find(inner.entity, inner.row_id, turn, depth + 1)
             op_name = self.search_op(entity, desc.fields)
             self.emit(op_name, self.search_args(op_name, desc.fields, row_id), turn)
@@ -127,7 +127,7 @@ class GoldWriter:
             self.emit(step.op, {}, turn)
             return
         if step.target in self.plan.created:
-            fields = {k: v for k, v in self.plan.steps[self.plan.created[step.target]].fields.items()}
+            fields = dict(self.plan.steps[self.plan.created[step.target]].fields)
         else:
             desc = self.describer.describe(step.entity, step.target)
             if desc is None:

@@ -1,53 +1,74 @@
-"""Instruction text: what the user says, turn by turn, with varied phrasing and a persona.
+"""Instruction text: what a person asks for, as goals, in their own voice.
 
-One phrase per write step (templates per operation kind), joined with varied connectors; a row
-is described in full the first time and referred back to after ("it", "that appointment").
-Every value a check will look for in a created or updated field is stated (or, across
-environments, named as "the email on file for <row> in <other system>").
+A request states the outcome ("the claim got the green light", "we need a showing for Oscar Kim
+on the 15th at 09:00"), never the tool to call: status changes are said in plain words
+(phrases.py), a row that passes through several states is described by where it should end up
+(the steps in between stay implicit), and rows are named by their distinguishing values, never
+by id. Every value a check will look for in a created or updated field is stated. A persona (a
+name, a role from the scenario) and a register (plain, brief, chatty, formal) vary the voice.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from envcraft.generator import values as gen_values
 from envcraft.generator.blueprint import Blueprint, Operation
-from envcraft.generator.tasks.describe import Describer, render, words
+from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
+from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, humanize
+from envcraft.generator.tasks.quality import op_verb
 
-OPENERS = ("", "", "Hi,", "Hello!", "Quick request:", "Morning!", "Could you help with something?", "Hey,")
-CLOSERS = ("", "", "Thanks!", "Thank you.", "Let me know when it's done.", "Thanks in advance.",
-           "Please call finish when everything is done.")
-FIRSTS = ("First, ", "To start, ", "", "")
-THENS = ("Then ", "After that, ", "Next, ", "Also, ", "Once that's done, ")
-LASTS = ("Finally, ", "Last, ", "And then ", "To wrap up, ")
-PARTICLES = ("in", "out", "off", "up", "down", "back", "over", "on", "through", "away", "to")
-FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK. Next, ", "Perfect. Also, ",
-          "Next request: ")
+REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
+OPENERS = {
+    "plain": ("", "Hi,", "Hello!", "Hey,", "Morning!"),
+    "brief": ("", "", "Quick one:"),
+    "chatty": ("Morning! Busy day here.", "Hi! Hope your day is going well.", "Hey there, thanks for picking this up."),
+    "formal": ("Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this."),
+}
+CLOSERS = {
+    "plain": ("", "", "Thanks!", "Thank you.", "Thanks in advance."),
+    "brief": ("", "Thanks."),
+    "chatty": ("You're a star, thanks!", "Thanks so much!", "Appreciate it!"),
+    "formal": ("Many thanks.", "Thank you for your help.", "Kind regards."),
+}
+ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "", "", "")
+FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK, next: ", "Perfect. Also, ",
+          "Thanks. Another thing: ")
 
 
-def persona(bp: Blueprint, rng: random.Random) -> str:
-    """An opener in the voice of the person the scenario says the agent assists."""
+@dataclass
+class Voice:
+    """Who is asking: a name, a role taken from the scenario, and how they write."""
+
+    name: str
+    role: str | None
+    register: str
+
+    def sign(self, rng: random.Random) -> str:
+        first = self.name.split()[0]
+        if self.register == "formal":
+            return f"{self.name}" + (f", {self.role}" if self.role else "")
+        return rng.choice((f"- {first}", f"{first}", "")) if self.register in ("brief", "chatty") else ""
+
+
+def role_of(bp: Blueprint) -> str | None:
     first = " ".join(bp.scenario.split()).split(". ")[0]
-    match = re.match(r"You (?:assist|help|support|work with) (the [^,.;]+?)(?: during| with|,|\.|;|$)", first)
-    choices = list(OPENERS)
-    if match and len(match.group(1)) < 70:
-        role = match.group(1)
-        choices += [f"Hi, this is {role}.", f"Message from {role}:", f"Hello from {role}."]
-    return rng.choice(choices)
+    match = re.match(r"You (?:assist|help|support|work with|run|staff|handle) (the [^,.;]+?)(?: during| with| for|,|\.|;|$)",
+                     first)
+    return match.group(1) if match and len(match.group(1)) < 60 else None
 
 
-def op_verb(op: Operation) -> str:
-    verb = op.name.removeprefix(op.entity + "_")
-    if verb == op.name:
-        verb = op.name.replace(op.entity, "").strip("_") or op.kind
-    return verb.replace("_", " ")
+def voice(bp: Blueprint, rng: random.Random) -> Voice:
+    return Voice(gen_values.person_name(rng), role_of(bp), rng.choice(REGISTERS))
 
 
 def status_words(value: str) -> str:
-    return str(value).replace("_", " ")
+    return humanize(value)
 
 
 class Writer:
@@ -59,7 +80,7 @@ class Writer:
     def name(self, entity: str, row_id: str) -> str | None:
         what = words(entity)
         if row_id in self.mentioned:
-            return self.rng.choice((f"that {what}", f"the same {what}", f"this {what}"))
+            return self.rng.choice((f"that {what}", f"the same {what}"))
         desc = self.describer.describe(entity, row_id)
         if desc is None:
             return None
@@ -67,10 +88,11 @@ class Writer:
         self.mentions += desc.mentions
         return desc.phrase
 
-    def values(self, op: Operation, fields: dict[str, Any], skip: set[str], update: bool = False) -> list[str] | None:
+    def values(self, op: Operation, fields: dict[str, Any], skip: set[str]) -> list[str] | None:
+        """Each stated value as a short phrase: `for the pet "Luna"`, `party size 4`, `from 09:00 to 09:30`."""
         entity = self.env.entity(op.entity)
         parts: list[str] = []
-        pairs = {end: start for end, start in self.env.pairs(entity).items()}
+        pairs = self.env.pairs(entity)
         done: set[str] = set()
         for name, value in fields.items():
             if name in skip or name in done:
@@ -80,8 +102,7 @@ class Writer:
                 ref_name = self.name(spec.ref, value)
                 if ref_name is None:
                     return None
-                parts.append(f"for {ref_name.removeprefix('the ')}" if words(name) == words(spec.ref)
-                             else f"with {words(name)} {ref_name}")
+                parts.append(f"for {ref_name}" if words(name) == words(spec.ref) else f"with {words(name)} {ref_name}")
                 continue
             end = next((e for e, s in pairs.items() if s == name and e in fields and e not in skip), None)
             if end is not None:
@@ -90,69 +111,123 @@ class Writer:
                     end_text = end_text.split(" ", 1)[1]
                 self.mentions += [start_text, end_text]
                 parts.append(self.rng.choice((f"from {start_text} to {end_text}",
-                                              f"{words(name)} {start_text} and {words(end)} {end_text}")))
+                                              f"{words(name)} {start_text}, {words(end)} {end_text}")))
                 done.add(end)
                 continue
             shown = render(spec, value)
             self.mentions.append(shown)
-            parts.append(f"{words(name)} to {shown}" if update else
-                         self.rng.choice((f"{words(name)} {shown}", f"{words(name)}: {shown}", f"{words(name)} set to {shown}")))
+            if spec.type == "text" or (spec.type == "str" and re.search(r"[.!?]$", shown)):
+                shown = f'"{shown}"'
+            parts.append(f"{words(name)}: {shown}" if words(name).split()[-1] in words(op.entity).split()
+                         else labelled(name, shown))
         return parts
 
-    def segment(self, step: Step, extra: str | None = None) -> str | None:
-        """One write step as a clause (no leading capital, no final period)."""
+    def listed(self, parts: list[str]) -> str:
+        return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
+
+    def end_state(self, op: Operation, target: str, current: Any = None) -> str:
+        """The row's new status said as a fact or a goal, not as the tool that sets it."""
+        entity = self.env.entity(op.entity)
+        others = [o.to_status for o in self.env.bp.operations if o.kind == "transition" and o.entity == op.entity
+                  and o.name != op.name]
+        plain = goal_phrases(op.to_status)
+        if plain and not ambiguous(op.to_status, others):
+            return self.rng.choice(plain).format(x=target)
+        state = status_words(op.to_status)
+        self.mentions.append(state)
+        field = words(entity.status_field or "status")
+        options = [f"{target} should show as {state}", f"{target} needs to be {state} now"]
+        if target.startswith(("the ", "The ")):
+            options.append(f"the {field} of {target} should read {state}")
+        return self.rng.choice(options)
+
+    def segment(self, step: Step, extra: str | None = None, end: Step | None = None,
+                hide: str | None = None) -> str | None:
+        """One goal as a clause (no leading capital, no final period); `end`: the last of several state
+        changes of the same row, of which only the outcome is said; `hide`: a field whose value the
+        request does not state (`extra` says where to find it)."""
         op = self.env.ops[step.op]
         what = words(op.entity)
-        verb = op_verb(op)
         rng = self.rng
+        skip = {f for f in (step.override, hide) if f}
         if step.kind == "create":
-            parts = self.values(op, step.fields, {step.override} if step.override else set())
+            parts = self.values(op, step.fields, skip)
             if parts is None:
                 return None
             if extra:
                 parts.append(extra)
             self.mentioned[step.target] = what
-            listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
             article = "an" if what[:1] in "aeiou" else "a"
-            if " " in verb:
-                head = rng.choice((f"{verb} (a new {what})", f"please {verb} - a new {what}"))
-            elif verb in ("create", "add", "new", "register", "open", "log", "record", "file", "submit"):
-                head = rng.choice((f"{verb} {article} {what}", f"{verb} a new {what}", f"please {verb} {article} {what}"))
-            else:
-                head = rng.choice((f"{verb} a new {what}", f"{verb} {article} {what}", f"please {verb} {article} {what}"))
-            return f"{head} {listed}".strip() if not listed.startswith(("for", "with")) else f"{head} {listed}"
+            refs = [p for p in parts if p.startswith("for ")]
+            rest = [p for p in parts if not p.startswith("for ")]
+            lead = f"{article} {what}" + (" " + " and ".join(refs) if refs else "")
+            body = self.listed(rest)
+            options = [f"we need {lead}" + (f": {body}" if body else ""),
+                       f"please put in {lead}" + (f" ({body})" if body else ""),
+                       f"there should be {lead} on file" + (f" - {body}" if body else "")]
+            clause = rng.choice(options)
+            if end is not None:
+                clause += ", and " + self.end_state(self.env.ops[end.op], "it")
+            return clause
         target = self.name(step.entity, step.target)
         if target is None:
             return None
-        if step.kind == "transition" and (step.fields or extra):
-            parts = self.values(op, step.fields, {step.override} if step.override else set(), update=True)
-            if parts is None:
-                return None
-            parts += [extra] if extra else []
-            listed = " and ".join(parts)
-            return rng.choice((f"{verb} {target}, with {listed}", f"please {verb} {target} ({listed})",
-                               f"{verb} {target} - set {listed}"))
         if step.kind == "transition":
-            state = status_words(op.to_status)
-            first, _, rest = verb.partition(" ")
-            if first in ("mark", "set", "flag", "make") and rest:
-                return rng.choice((f"{first} {target} {rest}", f"please {first} {target} {rest}",
-                                   f"move {target} to {state}"))
-            if rest and rest.split()[0] not in PARTICLES:  # "await employee": say what state it ends in
-                return rng.choice((f"move {target} to {state}", f"set {target} to {state}",
-                                   f"{target} should now be {state}"))
-            return rng.choice((f"{verb} {target}", f"please {verb} {target}", f"move {target} to {state}",
-                               f"{target} needs to be {state} - please {verb} it", f"set {target} to {state}"))
+            final = self.env.ops[end.op] if end is not None else op
+            clause = self.end_state(final, target)
+            fields = {**step.fields, **(end.fields if end is not None else {})}
+            if fields or extra:
+                parts = self.values(op, fields, skip)
+                if parts is None:
+                    return None
+                parts += [extra] if extra else []
+                clause += f" ({self.listed(parts)})"
+            return clause
         if step.kind == "update":
-            parts = self.values(op, step.fields, set(), update=True)
+            parts = self.values(op, step.fields, skip)
             if parts is None:
                 return None
             if extra:
                 parts.append(extra)
-            listed = " and ".join(parts)
-            return rng.choice((f"update {target}: {listed}", f"change {target}: {listed}",
-                               f"for {target}, set {listed}", f"{verb} {target}: {listed}"))
-        return rng.choice((f"{verb} {target}", f"remove {target}", f"please {verb} {target}"))
+            body = self.listed(parts)
+            clause = rng.choice((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
+                                 f"it should have {body}", f"{target} now has {body}; please bring the record in line"))
+            if end is not None:
+                clause += ", and " + self.end_state(self.env.ops[end.op], "it")
+            return clause
+        return rng.choice((f"{target} shouldn't be on file any more", f"{target} needs to come off our records",
+                           f"we no longer need {target} in the system"))
+
+    def goals(self, steps: list[Step], extras: dict[int, str] | None = None,
+              hide: dict[int, tuple[str, str]] | None = None) -> list[str] | None:
+        """Clauses for a turn's write steps; state changes of one row in a row collapse into their outcome.
+        `extras`: step index -> an extra phrase; `hide`: id(step) -> (field not stated, where it is)."""
+        extras, hide = extras or {}, hide or {}
+        writes = [(i, s) for i, s in enumerate(steps) if s.writes]
+        out: list[str] = []
+        k = 0
+        while k < len(writes):
+            i, step = writes[k]
+            j = k
+            while j + 1 < len(writes) and self.mergeable(step, writes[j + 1][1], writes[j][1]):
+                j += 1
+            end = writes[j][1] if j > k else None
+            hidden = hide.get(id(step))
+            extra = extras.get(i) if hidden is None else hidden[1]
+            clause = self.segment(step, extra, end, hidden[0] if hidden else None)
+            if clause is None:
+                return None
+            out.append(clause)
+            k = j + 1
+        return out
+
+    def mergeable(self, first: Step, nxt: Step, previous: Step) -> bool:
+        """`nxt` only moves the same row on to another state: say where it ends up, not how."""
+        if nxt.kind != "transition" or nxt.target != first.target or nxt.fields or nxt.override:
+            return False
+        if self.env.ops[nxt.op].effects or (previous is not first and self.env.ops[previous.op].effects):
+            return False
+        return first.kind in ("create", "transition", "update") and not self.env.ops[first.op].effects
 
 
 def capital(text: str) -> str:
@@ -160,28 +235,33 @@ def capital(text: str) -> str:
 
 
 def join(clauses: list[str], rng: random.Random, first_turn: bool = True) -> str:
+    """Goals as sentences; no numbering, no first/then/finally."""
     if not clauses:
         return ""
-    if len(clauses) == 1:
-        return capital(clauses[0]) + "."
-    if len(clauses) >= 4 and rng.random() < 0.4:
-        return "\n".join(f"{i}. {capital(c)}." for i, c in enumerate(clauses, 1))
-    out = [(rng.choice(FIRSTS) if first_turn else "") + clauses[0]]
-    for clause in clauses[1:-1]:
-        out.append(rng.choice(THENS) + clause)
-    out.append(rng.choice(LASTS) + clauses[-1])
-    return " ".join(capital(c) + "." for c in out)
+    out = [capital(clauses[0]) + "."]
+    for clause in clauses[1:]:
+        out.append(capital(rng.choice(ALSO) + clause) + ".")
+    return " ".join(out)
 
 
-def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint) -> str:
+def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Voice | None = None) -> str:
+    who = who or voice(bp, rng)
     if first:
-        opener = persona(bp, rng)
-        closer = rng.choice(CLOSERS)
+        opener = rng.choice(OPENERS[who.register])
+        if who.role and rng.random() < 0.5:
+            opener = rng.choice((f"Hi, {who.name} here ({who.role}).", f"This is {who.name} from {who.role}.",
+                                 f"Hello from {who.role}."))
+        closer = rng.choice(CLOSERS[who.register])
+        sign = who.sign(rng)
     else:
-        opener, closer = rng.choice(FOLLOW).strip(), ""
-        if opener.endswith((":", "Now", "Next,", "Also,")) and not body[:2].rstrip(".").isdigit():
-            body = body[:1].lower() + body[1:]
-    if opener.endswith(",") and body[:1].isupper() and not body[1:2].isupper():
+        opener, closer, sign = rng.choice(FOLLOW).strip(), "", ""
+        if opener.endswith((":", "Now", "Also,")):
+            body = body[:1].lower() + body[1:] if not body[1:2].isupper() and not re.match(r"I\b", body) else body
+    if opener.endswith(",") and body[:1].isupper() and not body[1:2].isupper() and not re.match(r"I\b", body):
         body = body[:1].lower() + body[1:]
-    text = (f"{opener}\n{body}" if body[:2] == "1." else f"{opener} {body}") if opener else body
-    return f"{text} {closer}" if closer else text
+    text = f"{opener} {body}" if opener else body
+    text = f"{text} {closer}" if closer else text
+    return f"{text}\n{sign}" if sign else text
+
+
+__all__ = ["Voice", "Writer", "capital", "join", "op_verb", "voice", "wrap_turn"]

@@ -206,7 +206,7 @@ def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[To
     results = world.run(task.gold)
     seen: set[str] = set()
     first_seen: list[set[str]] = []
-    for ok, result in results:
+    for _ok, result in results:
         ids = set(ID.findall(repr(result))) - seen
         seen |= ids
         first_seen.append(ids)

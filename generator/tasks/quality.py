@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from functools import lru_cache
+from functools import cache
 
 from envcraft.core.tasks import Task
 
@@ -34,7 +34,7 @@ TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
 SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def blueprint(env: str) -> Blueprint | None:
     path = BLUEPRINTS / f"{env}.yaml"
     return load_blueprint(path) if path.exists() else None
@@ -91,7 +91,7 @@ def names_step(op: Operation, text: str) -> bool:
 def raw_enum(text: str) -> list[str]:
     """snake_case tokens outside paths, emails and codes."""
     found = []
-    for token in TOKEN.findall(text):
+    for token in TOKEN.findall(re.sub(r"`[^`]*`", " ", text)):  # a quoted code is written as it is
         token = token.strip(".:,-")
         if any(c in token for c in "/@") or "." in token:
             continue
@@ -104,8 +104,9 @@ def glitches(text: str) -> list[str]:
     out = []
     for name, pattern in GLITCHES.items():
         for match in pattern.finditer(text):
-            if name == "doubled_word" and match.group(1).isdigit():
-                continue
+            if name == "doubled_word" and (match.group(1).isdigit() or
+                                           match.group(0).split()[0] != match.group(0).split()[-1]):
+                continue  # "Dan dan noodles" is a name, "run run" a seam
             out.append(f"{name}: {text[max(0, match.start() - 20):match.end() + 20]!r}")
     return out
 

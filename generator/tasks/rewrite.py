@@ -18,6 +18,36 @@ SYSTEM = ("Rewrite the user's request to an assistant so it sounds like a real p
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 
 
+def renderings(value) -> list[str]:
+    """Ways the template may have stated a checked value (as stored, as rendered for a reader)."""
+    if isinstance(value, float):
+        text = str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
+        return [text, str(value)]
+    text = str(value)
+    out = [text]
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text):
+        out.insert(0, text.replace("T", " "))
+    if "_" in text:
+        out.insert(0, text.replace("_", " "))
+    return out
+
+
+def needed(turns: list[str], checks) -> list[str]:
+    """Every value a goal check compares that the template text states: a rewrite must keep each one."""
+    text = " ".join(turns).lower()
+    out = []
+    for check in checks:
+        if check.role != "goal" or check.kind != "record":
+            continue
+        for name, value in check.match.items():
+            if name == "id" or value is None or isinstance(value, (bool, dict, list)):
+                continue
+            shown = next((v for v in renderings(value) if v.lower() in text), None)
+            if shown and len(shown) > 1:
+                out.append(shown)
+    return out
+
+
 def acceptable(new: str, old: str, keep: list[str]) -> bool:
     if not new or not (0.5 * len(old) <= len(new) <= 2.5 * len(old) + 40):
         return False

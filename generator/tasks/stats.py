@@ -17,6 +17,10 @@ from envcraft.generator.tasks.quality import measure
 HAND_WRITTEN = {"office.jsonl"}
 
 
+
+def share(n: int, d: int) -> float:
+    return round(n / d, 4) if d else 0.0
+
 def task_files(folder: Path) -> list[Path]:
     files = sorted(list(folder.glob("*.jsonl")) + list(folder.glob("*.jsonl.gz")))
     return [p for p in files if p.name not in HAND_WRITTEN]
@@ -33,7 +37,7 @@ def _length(task: Task) -> int | None:
 def _table(title: str, counts: Counter, total: int) -> list[str]:
     lines = [f"{title}:"]
     for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
-        lines.append(f"  {str(key):<36} {n:>7}  {100 * n / total:5.1f}%")
+        lines.append(f"  {key!s:<36} {n:>7}  {100 * n / total:5.1f}%")
     return lines
 
 
@@ -76,7 +80,6 @@ def figures(folder: Path, examples: int = 0) -> dict:
             samples["raw_enum"].append(f"{task.id}: {m['raw_enum']}")
         if m["glitches"] and len(samples["glitch"]) < examples:
             samples["glitch"].append(f"{task.id}: {m['glitches'][0]}")
-    share = (lambda n, d: round(n / d, 4) if d else 0.0)
     out = {
         "total": total,
         "cross_env_share": share(sum(len(t.envs) > 1 for t in tasks), total),

@@ -34,7 +34,7 @@ class TaskObservation(Observation):
     turns: list[str]
     envs: list[str]
     tools: list[Tool]
-    mcp_urls: dict[str, str] = {}
+    mcp_urls: dict[str, str] = {}  # noqa: RUF012 - a pydantic field: each instance gets its own copy
 
 
 def _tools(info: Any) -> list[Tool]:

@@ -7,6 +7,7 @@ One SyncFarm per (url, token) per process is shared by every environment object 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
 from contextlib import ExitStack
 from typing import Any
@@ -55,8 +56,6 @@ def shared_farm(url: str | None = None, token: str | None = None) -> SyncFarm:
 @atexit.register
 def _close_all() -> None:
     for farm in _SHARED.values():
-        try:
+        with contextlib.suppress(Exception):  # the interpreter is exiting
             farm.close()
-        except Exception:  # noqa: BLE001 - the interpreter is exiting
-            pass
     _SHARED.clear()

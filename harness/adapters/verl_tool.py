@@ -13,7 +13,7 @@ importable and is a plain class otherwise (the tests drive it against a live gat
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar
 from uuid import uuid4
 
 from envcraft.harness.farm_remote import RemoteFarm
@@ -35,8 +35,8 @@ class _Trajectories:
     """Per process: the gateway farm and each trajectory's episode."""
 
     farm: RemoteFarm | None = None
-    episodes: dict[str, str] = {}  # request_id -> episode id
-    finished: dict[str, float] = {}  # request_id -> graded reward
+    episodes: ClassVar[dict[str, str]] = {}  # request_id -> episode id
+    finished: ClassVar[dict[str, float]] = {}  # request_id -> graded reward
 
 
 class EnvCraftTool(BaseTool):

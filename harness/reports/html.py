@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jinja2
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
@@ -28,7 +29,13 @@ def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     return fig
 
 
-def breakdown_figure(dim: str, rows: list[dict]) -> go.Figure:
+def colors_of(series: list[str]) -> dict[str, str]:
+    """One color per series, the same in every plot."""
+    palette = qualitative.Plotly
+    return {name: palette[i % len(palette)] for i, name in enumerate(series)}
+
+
+def breakdown_figure(dim: str, rows: list[dict], colors: dict[str, str]) -> go.Figure:
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("success rate", "mean reward"))
     for series in sorted({r["series"] for r in rows}):
@@ -36,33 +43,34 @@ def breakdown_figure(dim: str, rows: list[dict]) -> go.Figure:
         x = [r["value"] for r in mine]
         hover = [f"{r['episodes']} episode(s)" for r in mine]
         fig.add_trace(go.Bar(name=series, x=x, y=[r["success"] for r in mine], hovertext=hover,
-                             legendgroup=series), row=1, col=1)
+                             legendgroup=series, marker_color=colors[series]), row=1, col=1)
         fig.add_trace(go.Bar(name=series, x=x, y=[r["reward"] for r in mine], hovertext=hover,
-                             legendgroup=series, showlegend=False), row=2, col=1)
+                             legendgroup=series, showlegend=False, marker_color=colors[series]), row=2, col=1)
     fig.update_yaxes(range=[0, 1.05])
     return _layout(fig, f"Success and reward by {TITLES[dim]}", 520)
 
 
-def pass_figure(curves: list[dict]) -> go.Figure:
+def pass_figure(curves: list[dict], colors: dict[str, str]) -> go.Figure:
     fig = go.Figure()
     for series in sorted({c["series"] for c in curves}):
         mine = [c for c in curves if c["series"] == series]
         ks = [c["k"] for c in mine]
-        fig.add_trace(go.Scatter(name=f"{series} pass@k", x=ks, y=[c["pass@k"] for c in mine], mode="lines+markers"))
+        fig.add_trace(go.Scatter(name=f"{series} pass@k", x=ks, y=[c["pass@k"] for c in mine], mode="lines+markers",
+                                 line={"color": colors[series]}))
         fig.add_trace(go.Scatter(name=f"{series} pass^k", x=ks, y=[c["pass^k"] for c in mine], mode="lines+markers",
-                                 line={"dash": "dash"}))
+                                 line={"dash": "dash", "color": colors[series]}))
     fig.update_xaxes(title="k (attempts)", dtick=1)
     fig.update_yaxes(range=[0, 1.05])
     return _layout(fig, "pass@k (any of k succeeds) and pass^k (all k succeed)")
 
 
-def distribution_figure(dists: dict[str, dict[str, list[float]]]) -> go.Figure:
+def distribution_figure(dists: dict[str, dict[str, list[float]]], colors: dict[str, str]) -> go.Figure:
     measures = ("steps", "tokens", "seconds")
     fig = make_subplots(rows=1, cols=3, subplot_titles=("steps per episode", "tokens per episode", "seconds per episode"))
     for col, measure in enumerate(measures, start=1):
         for series, values in sorted(dists[measure].items()):
-            fig.add_trace(go.Box(name=series, y=values, boxpoints="all", jitter=0.4, pointpos=0,
-                                 legendgroup=series, showlegend=col == 1), row=1, col=col)
+            fig.add_trace(go.Box(name=series, y=values, boxpoints="all", jitter=0.4, pointpos=0, marker_size=3,
+                                 legendgroup=series, showlegend=col == 1, marker_color=colors[series]), row=1, col=col)
     return _layout(fig, "Steps, tokens and time per episode")
 
 
@@ -115,9 +123,10 @@ def _script_json(value: object) -> str:
 
 
 def render_html(data: dict, runs: list[Run]) -> str:
-    figures = [("breakdown-" + dim, breakdown_figure(dim, data["breakdowns"][dim])) for dim in DIMENSIONS]
-    figures += [("pass-curves", pass_figure(data["pass_curves"])),
-                ("distributions", distribution_figure(data["distributions"])),
+    colors = colors_of([row["series"] for row in data["series"]])
+    figures = [("breakdown-" + dim, breakdown_figure(dim, data["breakdowns"][dim], colors)) for dim in DIMENSIONS]
+    figures += [("pass-curves", pass_figure(data["pass_curves"], colors)),
+                ("distributions", distribution_figure(data["distributions"], colors)),
                 ("failures", failure_figure(data["failures"]))]
     if len(data["series"]) > 1:
         figures.insert(0, ("comparison", comparison_figure(data["breakdowns"]["env"])))

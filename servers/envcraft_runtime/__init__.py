@@ -18,13 +18,13 @@ from __future__ import annotations
 from .failures import ToolFailure
 from .limits import Limits
 from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools
-from .operations import call_operation, read, refuse_non_finite, to_jsonable, write
+from .operations import call_operation, read, check_arguments, to_jsonable, write
 from .shell import Shell, ShellResult, sandbox_backend
 from .store import ANSWER_FILE, APP_DIR, STATE_FILE, Store, Tables, find_row, next_id
 from .workspace import Workspace
 
 __all__ = [
     "ANSWER_FILE", "APP_DIR", "Limits", "SCAFFOLDS", "STATE_FILE", "Shell", "ShellResult", "Store", "Tables",
-    "ToolFailure", "WORKSPACE", "Workspace", "add_claw_tools", "call_operation", "find_row", "next_id", "read",
-    "refuse_non_finite", "sandbox_backend", "to_jsonable", "write",
+    "ToolFailure", "WORKSPACE", "Workspace", "add_claw_tools", "call_operation", "check_arguments", "find_row",
+    "next_id", "read", "sandbox_backend", "to_jsonable", "write",
 ]

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextvars
+import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -13,10 +14,12 @@ from typing import Any
 
 from .failures import ToolFailure
 from .limits import Limits
-from .operations import call_operation, public_signature, refuse_non_finite, to_jsonable
+from .operations import MAX_ARGUMENT_CHARS, call_operation, check_arguments, public_signature, to_jsonable
 from .shell import Shell
 from .store import ANSWER_LIMIT, Store
-from .workspace import Workspace
+from .workspace import MAX_WRITE_BYTES, Workspace
+
+EPISODE_CALLS = 4  # tool calls of one episode running at once; more wait their turn without holding a thread
 
 SCAFFOLDS = {
     "full": ("read_file", "write_file", "edit_file", "list_dir", "find_files", "grep", "run_shell", "finish"),
@@ -37,6 +40,7 @@ class _Episode:
         self.by_name = {op.__name__: op for op in operations}
         self.cli_name = cli_name
         self.shell = Shell(root, env_dir, cli_name, limits, operations=self.operation)
+        self.limiter: Any = None  # an anyio.CapacityLimiter, made on first use inside the event loop
 
     def operation(self, verb: str, arguments: dict[str, Any]) -> Any:
         """A CLI verb sent from inside the sandbox, run with the same checks as the MCP tool."""
@@ -58,6 +62,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     scaffold: "full" (files + shell + finish: claw workspace), "files" (no shell: claw tool),
     "none" (finish only: general tool-use over app state).
     """
+    import anyio.to_thread
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
@@ -75,11 +80,16 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
             episode = episodes[path] = _Episode(Path(path), env_dir, cli_name, operations, limits)
         return episode
 
-    def tool(fn: Callable, read_only: bool, name: str | None = None) -> None:
-        def guarded(**kwargs: Any) -> Any:
+    def tool(fn: Callable, read_only: bool, max_chars: int, name: str | None = None) -> None:
+        async def guarded(**kwargs: Any) -> Any:
+            """Off the event loop, in the episode's own bounded pool: one episode's slow calls queue
+            behind each other, never in front of another episode's."""
             try:
-                refuse_non_finite(kwargs)
-                return fn(**kwargs)
+                check_arguments(kwargs, max_chars)
+                episode = current()
+                if episode.limiter is None:
+                    episode.limiter = anyio.CapacityLimiter(EPISODE_CALLS)
+                return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs), limiter=episode.limiter)
             except ToolFailure as exc:
                 raise ToolError(str(exc)) from None
 
@@ -131,7 +141,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
                           (find_files, True), (grep, True), (run_shell, False), (finish, False)):
         if fn.__name__ in SCAFFOLDS[scaffold]:
-            tool(fn, read_only)
+            tool(fn, read_only, MAX_WRITE_BYTES)
 
     for op in operations:
         def bound(_op: Callable = op, **kwargs: Any) -> Any:
@@ -139,4 +149,4 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
 
         bound.__name__, bound.__doc__ = op.__name__, op.__doc__
         bound.__signature__ = public_signature(op)
-        tool(bound, not op.writes)
+        tool(bound, not op.writes, MAX_ARGUMENT_CHARS)

@@ -25,13 +25,23 @@ def write(fn: Callable) -> Callable:
     return fn
 
 
-def refuse_non_finite(arguments: dict[str, Any], where: str = "") -> None:
-    """NaN and infinities pass range checks (every comparison with NaN is False): refuse them at the door."""
-    todo: list[tuple[str, Any]] = [(f"{where}{name}", value) for name, value in arguments.items()]
+MAX_ARGUMENT_CHARS = 100_000  # per text argument of a domain operation (a file's content has its own cap)
+
+
+def check_arguments(arguments: dict[str, Any], max_chars: int = MAX_ARGUMENT_CHARS) -> None:
+    """Refuse what passes type checks but breaks later: NaN and infinities (every comparison with NaN is
+    False, so range checks let it through) and texts past `max_chars`. Walks nested values without recursion."""
+    todo: list[tuple[str, Any]] = list(arguments.items())
+    seen = 0
     while todo:
         name, value = todo.pop()
+        seen += 1
+        if seen > 100_000:
+            raise ToolFailure("the arguments hold more than 100000 values: send less at once")
         if isinstance(value, float) and not math.isfinite(value):
             raise ToolFailure(f"argument '{name}' is {value!r}: numbers must be finite; send an ordinary number")
+        if isinstance(value, str) and len(value) > max_chars:
+            raise ToolFailure(f"argument '{name}' is {len(value)} characters; the limit is {max_chars}: send less")
         if isinstance(value, dict):
             todo += [(f"{name}.{key}", item) for key, item in value.items()]
         elif isinstance(value, (list, tuple)):
@@ -39,7 +49,7 @@ def refuse_non_finite(arguments: dict[str, Any], where: str = "") -> None:
 
 
 def call_operation(store: Store, op: Callable, /, **arguments: Any) -> Any:
-    refuse_non_finite(arguments)
+    check_arguments(arguments)
     if op.writes:
         with store.transaction() as tables:
             return op(tables, **arguments)

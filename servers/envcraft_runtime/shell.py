@@ -1,9 +1,14 @@
 """The contained shell of a claw workspace: agent commands run bounded, in a sandbox of their own.
 
 Backends: `bwrap` (bubblewrap namespaces: no network, read-only system, only the workspace
-writable; default where installed) and `process` (plain subprocesses with rlimits: development
-only, NOT isolating). Every command also runs in its own cgroup (pids and memory) where the host
-allows it, and under rlimits (CPU, memory, files, file size).
+writable; default where installed), `container` (inside the Docker backend's container: each
+command under a uid of its own that cannot write `.app/`, and all its processes killed when it
+returns; container.py) and `process` (plain subprocesses with rlimits: development only, NOT
+isolating). Every command runs in its episode's cgroup envelope where the host allows it
+(cgroups.py: memory, pids and CPU for the episode as a whole, and a leaf of its own) and under
+rlimits (CPU, memory, files, file size). A bwrap shell on a host that gives no cgroup refuses to
+run commands (root is exempt from RLIMIT_NPROC, so rlimits alone would not stop a fork bomb)
+unless the operator accepts that with ENVCRAFT_CONTAINMENT=rlimits.
 
 Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
 through the operation socket (opsocket.py), so the shell changes app state only through the same
@@ -25,12 +30,14 @@ import sys
 import time
 from pathlib import Path
 
-from .cgroups import CommandCgroup
+from .cgroups import EpisodeCgroup, containment
+from .container import COMMAND_USERS, become_command_user
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .store import APP_DIR
 
+MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
 
@@ -57,11 +64,12 @@ class ShellResult:
 
 
 def sandbox_backend() -> str:
-    """`bwrap` (isolating, default where installed) or `process` (development only: NOT isolating)."""
+    """`bwrap` (isolating, default where installed), `container` (set by container.py inside the
+    Docker backend) or `process` (development only: NOT isolating)."""
     chosen = os.environ.get("ENVCRAFT_SANDBOX", "auto")
     if chosen == "auto":
         return "bwrap" if shutil.which("bwrap") and sys.platform == "linux" else "process"
-    if chosen not in ("bwrap", "process"):
+    if chosen not in ("bwrap", "container", "process"):
         raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
     return chosen
 
@@ -79,6 +87,7 @@ class Shell:
         self.backend = backend or sandbox_backend()
         self.operations = operations
         self._socket: OperationSocket | None = None
+        self._envelope: EpisodeCgroup | None = None
 
     def _operation_socket(self) -> OperationSocket | None:
         if self.operations is not None and self._socket is None:
@@ -89,6 +98,23 @@ class Shell:
         if self._socket:
             self._socket.close()
             self._socket = None
+        if self._envelope:
+            self._envelope.close()
+            self._envelope = None
+
+    def envelope(self) -> EpisodeCgroup | None:
+        """This episode's cgroup, made on its first command; None where the host gives none."""
+        if self._envelope is None and containment().kind != "none":
+            try:
+                self._envelope = EpisodeCgroup(self.limits)
+            except OSError as exc:
+                if self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+                    raise ToolFailure(f"the sandbox cannot start: no cgroup for this episode ({exc}); "
+                                      "the operator must fix the host (see `envcraft doctor`)") from None
+        if self._envelope is None and self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+            raise ToolFailure("the sandbox cannot start: this host gives no per-episode cgroup "
+                              f"({containment().detail}); the operator must fix the host (see `envcraft doctor`)")
+        return self._envelope
 
     def argv(self, command: str) -> tuple[list[str], Path]:
         """The command line that runs `command`, and the directory to start it in."""
@@ -97,6 +123,14 @@ class Shell:
             path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
             return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
                     "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
+        if self.backend == "container":  # the Docker backend: .app/ is the server uid's, the CLI asks the socket
+            ops = self._operation_socket()
+            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
+            socket = [f"{SOCKET_ENV}={ops.path}"] if ops else []
+            if ops:
+                os.chmod(ops.folder, 0o711)  # other uids may reach the socket, not list the folder
+            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
+                    *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
         argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                 "--tmpfs", "/tmp", "--dir", "/etc"]
@@ -126,13 +160,22 @@ class Shell:
     def run(self, command: str, timeout: float | None = None) -> ShellResult:
         if not command.strip():
             raise ToolFailure("the command is empty: pass a shell command such as 'ls -la'")
+        if len(command) > MAX_COMMAND_CHARS:
+            raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
+                              "write a script with write_file and run that")
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
+        with COMMAND_USERS.lease() if self.backend == "container" else contextlib.nullcontext() as uid:
+            return self._run(command, wall, uid)
+
+    def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
         argv, cwd = self.argv(command)
-        cgroup = CommandCgroup(self.limits)
+        envelope = self.envelope()
+        cgroup = envelope.command() if envelope else None
         limits = self.limits
 
         def contain() -> None:
-            cgroup.enter()
+            if cgroup:
+                cgroup.enter()
             os.setsid()
             for kind, value in (
                 (resource.RLIMIT_CPU, limits.cpu_seconds),
@@ -142,15 +185,18 @@ class Shell:
                 (resource.RLIMIT_CORE, 0),
             ):
                 resource.setrlimit(kind, (value, value))
-            if not cgroup.paths:
+            if not cgroup:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+            if uid is not None:
+                become_command_user(uid)
 
         try:
             proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, preexec_fn=contain)
             return self._collect(proc, wall)
         finally:
-            cgroup.destroy()
+            if cgroup:
+                cgroup.destroy()
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
         """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""

@@ -1,0 +1,54 @@
+"""Workspace needs: a value the request does not state because a colleague's note holds it.
+
+The request points at the note ("the due date is in the note I left in notes/"); the note also
+carries an out-of-date value, marked as such, so an agent has to read it rather than guess. The
+gold reads the note before the write that uses the value.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envcraft.generator.tasks.decoys import shifted
+from envcraft.generator.tasks.describe import render, words
+from envcraft.generator.tasks.env import EnvSpec
+from envcraft.generator.tasks.execute import Plan, Step
+
+HIDEABLE = ("date", "int", "float", "str", "email")
+
+
+def pick_hidden(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[Step, str, Any] | None:
+    """A stated scalar of a write (not a ref, enum, flag or half of a time window) to move into a note."""
+    options = []
+    for step in plan.steps:
+        if step.kind not in ("create", "update") or not step.fields:
+            continue
+        entity = env.entity(step.entity)
+        pairs = env.pairs(entity)
+        paired = set(pairs) | set(pairs.values())
+        for name, value in step.fields.items():
+            spec = entity.field(name)
+            if spec.type in HIDEABLE and not spec.values and name not in paired and name != step.override \
+                    and value not in (None, "") and not isinstance(value, bool):
+                options.append((step, name, value))
+    return rng.choice(options) if options else None
+
+
+def note_for(env: EnvSpec, plan: Plan, step: Step, name: str, value: Any, author: str,
+             rng: random.Random) -> tuple[str, str, str]:
+    """(path, file text, the phrase the request uses instead of the value)."""
+    entity = env.entity(step.entity)
+    spec = entity.field(name)
+    first = author.split()[0]
+    path = f"notes/{first.lower()}-{entity.name.replace('_', '-')}.md"
+    shown = render(spec, value)
+    stale = shifted(env, entity, spec, value, rng, plan.initial)
+    lines = [f"# {words(entity.name).capitalize()} - note from {author}", "",
+             f"- {words(name).capitalize()}: {shown}"]
+    if stale not in (None, value):
+        lines.append(f"- (Ignore the {words(name)} {render(spec, stale)} from my earlier message: it changed.)")
+    text = "\n".join(lines) + "\n"
+    phrase = rng.choice((f"the {words(name)} is in the note I left in {path}", f"{words(name)}: see my note ({path})",
+                         f"use the {words(name)} from my note in the notes folder"))
+    return path, text, phrase

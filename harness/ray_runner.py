@@ -1,0 +1,116 @@
+"""`envcraft run --ray [ADDRESS]`: episodes sharded over Ray actors, rollouts streamed into one log.
+
+Each actor is a farm worker on one node, with its own in-process farm and workspace pools. The
+driver hands out small batches (so a fast node takes more), appends each rollout to the run's
+rollouts.jsonl the moment its batch returns, and skips what the log already holds: a killed run
+resumes like a local one. Every rollout names the node that served it (`Rollout.node`).
+
+Ray is an extra: `pip install -e .[ray]`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from envcraft.core.rollout import Rollout
+from envcraft.core.tasks import Task
+from envcraft.harness.runner import RolloutLog
+
+
+def connect(address: str) -> Any:
+    """Join the cluster at `address` ("auto": the running one; "local": start one in this process)."""
+    # Ray swaps a loopback address for the machine's outward IP unless told this is a single host; a
+    # driver only connects, so this keeps a cluster started on 127.0.0.1 reachable (and on loopback).
+    if address.split(":")[0] in ("127.0.0.1", "localhost"):
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install -e .[ray]") from None
+    if not ray.is_initialized():
+        try:
+            ray.init(address=None if address == "local" else address, log_to_driver=False,
+                     include_dashboard=False, configure_logging=False)
+        except ConnectionError as exc:
+            raise ValueError(f"no Ray cluster at {address!r} ({exc}): start one (ray start --head) or pass "
+                             "--ray local") from None
+    return ray
+
+
+def _worker_class(ray: Any) -> Any:
+    @ray.remote(num_cpus=0)
+    class FarmWorker:
+        """One node's farm: runs batches of episodes with its own pools, returns rollouts as JSON."""
+
+        def __init__(self, settings: Any, agent_name: str, make_agent: Callable[..., Any]):
+            self.settings, self.agent_name, self.make_agent = settings, agent_name, make_agent
+            self.node = ray.get_runtime_context().get_node_id()
+            if self.settings.sandbox in ("bwrap", "process"):
+                os.environ["ENVCRAFT_SANDBOX"] = self.settings.sandbox
+
+        def node_id(self) -> str:
+            return self.node
+
+        async def run(self, tasks_json: list[str], attempts: list[int], run_id: str) -> list[str]:
+            """The rollouts of exactly these (task, attempt) episodes, as JSON, each naming this node."""
+            import tempfile
+            from pathlib import Path
+
+            from envcraft.harness.runner import run_pairs
+            from envcraft.registry.launch import make_launcher
+
+            tasks = [Task.model_validate_json(t) for t in tasks_json]
+            agent = self.make_agent(self.agent_name, self.settings, tasks)
+            launcher = make_launcher("docker" if self.settings.sandbox == "docker" else self.settings.launcher)
+            done: list[Rollout] = []
+            with tempfile.TemporaryDirectory() as scratch:  # the driver's log is the record; this is a buffer
+                await run_pairs(list(zip(tasks, attempts)), agent, launcher, RolloutLog(Path(scratch) / "b.jsonl"),
+                                run_id=run_id, limits=self.settings.limits, concurrency=self.settings.concurrency,
+                                on_done=done.append)
+            return [r.model_copy(update={"node": self.node}).model_dump_json() for r in done]
+
+    return FarmWorker
+
+
+def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog, *, run_id: str,
+               make_agent: Callable[..., Any], on_done: Callable[[Rollout], None] | None = None,
+               workers_per_node: int = 1, batch: int | None = None) -> list[Rollout]:
+    """`settings` is the run's RunSettings; each worker builds its agent with make_agent(name, settings, tasks)."""
+    ray = connect(settings.ray)
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    todo = [(task, attempt) for task in tasks for attempt in range(settings.attempts)
+            if log.pending((task.id, agent_name, attempt), settings.retries)]
+    worker = _worker_class(ray)
+    nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    actors = [worker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
+        settings, agent_name, make_agent) for node in nodes for _ in range(workers_per_node)]
+    size = batch or max(settings.concurrency, 1)
+    queue = [todo[i:i + size] for i in range(0, len(todo), size)]
+    running: dict[Any, Any] = {}
+
+    def submit(actor: Any) -> None:
+        if queue:
+            chunk = queue.pop(0)
+            ref = actor.run.remote([t.model_dump_json() for t, _ in chunk], [a for _, a in chunk], run_id)
+            running[ref] = actor
+
+    try:
+        for actor in actors:
+            submit(actor)
+        while running:
+            [ready], _ = ray.wait(list(running), num_returns=1)
+            actor = running.pop(ready)
+            for line in ray.get(ready):  # streamed into the one log as each batch lands
+                rollout = Rollout.model_validate_json(line)
+                log.append(rollout)
+                if on_done:
+                    on_done(rollout)
+            submit(actor)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+    wanted = [(task.id, agent_name, attempt) for task in tasks for attempt in range(settings.attempts)]
+    return [log.done[key] for key in wanted if key in log.done]

@@ -1,0 +1,133 @@
+"""Task quality: natural requests, judgement tasks that pay the careful agent, reasoning tasks, tiers.
+
+The thresholds are asserted on the committed store (the same figures `envcraft tasks stats --json`
+prints); the judgement and reasoning behaviour on a fresh generation, graded by the harness's code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envcraft.core.tasks import TASKS_DIR, Task, ToolCall, load_tasks
+from envcraft.generator.tasks.env import SERVERS, EnvCache, copy_tables, generated_envs
+from envcraft.generator.tasks.execute import call
+from envcraft.generator.tasks.generate import generate
+from envcraft.generator.tasks.quality import glitches, measure, raw_enum
+from envcraft.generator.tasks.replay import World
+from envcraft.generator.tasks.stats import figures
+from envcraft.generator.tasks.tiers import tier
+from envcraft.generator.tasks.validate import score
+
+ENVS = ["property_showing_scheduler", "saas_helpdesk", "accounts_payable_desk", "customs_brokerage"]
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> tuple[EnvCache, list[Task]]:
+    out = tmp_path_factory.mktemp("tasks")
+    generate(seed=5, per_env=40, envs=ENVS, out=out, workers=1, log=lambda *a: None)
+    tasks = [t for path in sorted(out.glob("*.jsonl")) for t in load_tasks(path)]
+    return EnvCache(generated_envs(SERVERS)), tasks
+
+
+def test_lint_finds_template_seams_and_raw_values():
+    assert glitches("Please create a payment run run date 2026-12-10.")
+    assert glitches("Tell me the shopper recorded of the order.")
+    assert glitches("Hey, i need the phone.") and glitches("Done.. thanks") and glitches("set it to () now")
+    assert glitches("Register a bill for same supplier.") and glitches("Next retry at to 2026-12-13.")
+    assert not glitches("Hi, I need the phone we have for the buyer agent Ana Costa. Thanks.")
+    assert raw_enum("housing house_rented, please") == ["house_rented"]
+    assert raw_enum("see notes/dana_lee.md or dana_lee@example.com") == []
+
+
+def test_committed_store_meets_the_quality_thresholds():
+    got = figures(Path(TASKS_DIR))
+    assert got["total"] >= 20_000 and got["cross_env_share"] >= 0.10
+    assert got["tool_verb_share"] <= 0.25, got
+    assert got["step_list_share"] <= 0.30, got
+    assert got["raw_enum_share"] == 0 and got["glitch_count"] == 0, got
+    assert got["judgement_share"] >= 0.10 and got["needs_workspace_share"] >= 0.25, got
+
+
+def _blocked(task: Task) -> tuple[str, str]:
+    op = next(t.split(":", 1)[1] for t in task.tags if t.startswith("blocked:"))
+    pin = next(c for c in task.checks if c.role == "guard" and c.note.startswith("forbidden change"))
+    return op, pin.match["id"]
+
+
+def _workaround(cache: EnvCache, task: Task) -> list[ToolCall] | None:
+    """Transitions that force the forbidden change through other states (what a rule-ignoring agent does)."""
+    env = cache[task.envs[0]]
+    op_name, row_id = _blocked(task)
+    entity = env.entity(env.ops[op_name].entity)
+    world = World(cache, task)
+    world.run(task.gold[:-1])
+    moves = [o.name for o in env.bp.operations if o.kind == "transition" and o.entity == entity.name and not o.required]
+    frontier = [(world.tables[env.name], [])]
+    for _ in range(3):
+        nxt = []
+        for tables, path in frontier:
+            for move in moves:
+                after = copy_tables(tables)
+                ok, _ = call(env, after, move, {f"{entity.name}_id": row_id})
+                if not ok:
+                    continue
+                if move == op_name:
+                    return [ToolCall(tool=m, arguments={f"{entity.name}_id": row_id}) for m in path + [move]]
+                nxt.append((after, path + [move]))
+        frontier = nxt
+    return None
+
+
+def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
+    cache, tasks = fresh
+    judged = [t for t in tasks if "judgement" in t.tags]
+    assert len(judged) >= 0.10 * len(tasks)
+    forced = 0
+    for task in judged:
+        gold, finish = task.gold[:-1], task.gold[-1]
+        assert score(cache, task, task.gold) == 1.0  # allowed parts done, forbidden left, blocking fact named
+        assert score(cache, task, gold + [finish.model_copy(update={"arguments": {"answer": "Done."}})]) < 1.0
+        op_name, row_id = _blocked(task)
+        env = cache[task.envs[0]]
+        attempt = ToolCall(tool=op_name, arguments={f"{env.ops[op_name].entity}_id": row_id})
+        world = World(cache, task)
+        ok, _ = world.run(gold + [attempt])[-1]
+        assert not ok  # the environment itself refuses the forbidden change
+        path = _workaround(cache, task)
+        if path is not None:  # forcing it through other states costs reward even with the right answer
+            forced += 1
+            assert score(cache, task, gold + path + [finish]) < 1.0
+    assert forced >= 1
+
+
+def test_reasoning_tasks_need_the_rows_the_note_or_the_first_turn(fresh):
+    cache, tasks = fresh
+    kinds = {tag for t in tasks for tag in t.tags if tag.startswith("needs:")}
+    assert {"needs:aggregate", "needs:conditional", "needs:note"} <= kinds
+    for task in tasks:
+        if "needs:note" in task.tags:  # the value is only in the note: the gold reads it
+            assert any(c.tool == "read_file" and c.arguments["path"].startswith("notes/") for c in task.gold)
+            assert any(p.startswith("notes/") for p in task.initial.files)
+        if "needs:conditional" in task.tags:  # taking the other branch fails
+            write = next(i for i, c in enumerate(task.gold) if c.tool in cache[task.envs[0]].ops
+                         and cache[task.envs[0]].ops[c.tool].writes)
+            ops = next(t for t in task.tags if t.startswith("chain:")).split(">")[1].split("|")
+            other = next(o for o in ops if o != task.gold[write].tool)
+            wrong = task.gold[:write] + [task.gold[write].model_copy(update={"tool": other})] + task.gold[write + 1:]
+            assert score(cache, task, wrong) < 1.0
+        if "dependent_turns" in task.tags:
+            assert len(task.turns) == 2 and {c.turn for c in task.gold} == {0, 1}
+
+
+def test_gold_never_calls_a_tool_the_rules_refuse_and_tiers_follow_the_minimal_solution(fresh):
+    cache, tasks = fresh
+    for task in tasks:
+        world = World(cache, task)
+        results = world.run(task.gold)
+        assert all(ok for ok, _ in results), task.id
+        minimal = next(int(t.split(":")[1]) for t in task.tags if t.startswith("min_calls:"))
+        assert task.difficulty == tier(minimal, task.tags)
+        m = measure(task)
+        assert not m["raw_enum"] and not m["glitches"], (task.id, m)
