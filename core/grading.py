@@ -112,6 +112,7 @@ def _answer_values(initial: Snapshot, check: Check) -> list[str]:
 def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
+    # values the check asks for are not a dump of the column (an "all that match" answer lists several)
     others = [v for v in _answer_values(initial, check) if not any(same_value(v, e) for e in check.contains)]
     for expected in check.contains:  # every expected value stated, and no other value of the asked column
         found, also = names(answer, expected, others)

@@ -63,6 +63,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.scale:
+        from envcraft.harness.bench_scale import run_scale_bench
+
+        return run_scale_bench(args.json, seconds=args.seconds)
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
@@ -115,7 +119,7 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "sample":
         from envcraft.generator.tasks.sample import render_sample
 
-        print(render_sample(args.dir, args.seed, args.n), end="")
+        print(render_sample(args.dir, args.seed, args.n, args.like), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
@@ -261,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("-n", type=int, default=30, help="samples per figure")
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
+    bench.add_argument("--scale", action="store_true", help="throughput instead: gateway calls/s (1 and 2 workers vs the "
+                       "SDK's standalone server), gold replay episodes/s, run --ray on 1 vs 2 nodes")
+    bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
     bench.set_defaults(fn=_bench)
 
     commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \
@@ -317,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
     pick.add_argument("--seed", type=int, default=12)
     pick.add_argument("--n", type=int, default=12)
+    pick.add_argument("--like", type=Path, default=None, help="the same ids as an earlier sample file")
     pick.set_defaults(fn=_tasks)
     check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
     check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")

@@ -15,6 +15,8 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import httpx2
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -101,8 +103,10 @@ class Pool:
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
         try:
             yield
-        finally:
+        finally:  # here, not after uvicorn.run: uvicorn re-raises SIGTERM once it has shut down
             await self.http.aclose()
+            for worker in self.workers:
+                await anyio.to_thread.run_sync(worker.stop)
 
 
 def serve_pool(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Any = None,
@@ -128,11 +132,7 @@ def serve_pool(*, host: str, port: int, token: str | None, max_episodes: int, ta
           f"control API: http://{advertise}:{port}/control (Authorization: Bearer {token}); "
           f"create an episode: POST /control/groups {{\"task_id\": ...}} or /control/episodes {{\"env\": ...}}",
           file=sys.stderr, flush=True)
-    try:
-        uvicorn.run(pool.app(), host=host, port=port, log_level="warning")
-    finally:
-        for worker in started:
-            worker.stop()
+    uvicorn.run(pool.app(), host=host, port=port, log_level="warning")
     return 0
 
 

@@ -11,6 +11,17 @@ from typing import Any
 import httpx2
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when the front dies, however it dies (Linux; elsewhere stop() alone ends it)."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 @dataclass
 class Worker:
     url: str  # control + agent plane of this worker, at its advertised address
@@ -46,7 +57,7 @@ def start_process_workers(count: int, host: str, advertise: str, token: str, opt
         port = _free_port(host)
         process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--host", host,
                                     "--port", str(port), "--token", token, "--advertise-host", advertise, *options],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
 
         def stop(process: subprocess.Popen = process) -> None:
             process.terminate()

@@ -126,6 +126,9 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
     else:
         removal.remove(workspace, seconds=REMOVE_SECONDS)
         shutil.copytree(seed, workspace, symlinks=True)
+    # The root is no entry of the scan, yet the sandbox user owns it: a `chmod 000 /workspace` would
+    # otherwise lock every later episode on this folder out of its own files.
+    shutil.copystat(seed, workspace)
     _PRINTS[workspace] = (seed, _scan(workspace))
     if initial is None:
         return
