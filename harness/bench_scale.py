@@ -66,12 +66,18 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen]:
 
 def drive(urls: list[str], seconds: float, clients: int = 2) -> dict[str, float]:
     """Calls/s of `len(urls)` concurrent sessions, spread over `clients` load processes."""
-    start_at = time.time() + 5 + len(urls) * 0.05  # every session opened before the clock starts
     shares = [urls[i::clients] for i in range(clients)]
-    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds),
-                               str(start_at)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO)
+    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO, text=True)
              for share in shares if share]
-    counts = [json.loads(p.communicate(timeout=600)[0].decode().strip().splitlines()[-1]) for p in procs]
+    for proc in procs:  # every session is open before the clock starts
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("a load process failed to open its sessions")
+    start_at = time.time() + 0.5
+    for proc in procs:
+        proc.stdin.write(f"{start_at}\n")
+        proc.stdin.flush()
+    counts = [json.loads(proc.communicate(timeout=600)[0].strip().splitlines()[-1]) for proc in procs]
     calls, errors = sum(c["calls"] for c in counts), sum(c["errors"] for c in counts)
     return {"calls_per_s": round(calls / seconds, 1), "errors": errors, "episodes": len(urls)}
 
