@@ -1,5 +1,5 @@
 """`envcraft`: one console script, thin over the packages. Subcommands: list, serve, run, report, export,
-bench, generate, audit, catalog, tasks, pack."""
+bench, generate, audit, catalog, tasks, pack, doctor."""
 
 from __future__ import annotations
 
@@ -29,8 +29,14 @@ def _serve(args: argparse.Namespace) -> int:
     if args.all:
         from envcraft.registry.gateway import serve_gateway
 
+        if args.workers > 1 or args.ray:
+            from envcraft.registry.gateway_pool import serve_pool
+
+            return serve_pool(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
+                              tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, workers=args.workers,
+                              advertise_host=args.advertise_host, ray=args.ray)
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -57,9 +63,19 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.scale:
+        from envcraft.harness.bench_scale import run_scale_bench
+
+        return run_scale_bench(args.json, seconds=args.seconds)
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from envcraft.registry.doctor import run_doctor
+
+    return run_doctor()
 
 
 def _pack(args: argparse.Namespace) -> int:
@@ -103,7 +119,7 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "sample":
         from envcraft.generator.tasks.sample import render_sample
 
-        print(render_sample(args.dir, args.seed, args.n), end="")
+        print(render_sample(args.dir, args.seed, args.n, args.like), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
@@ -178,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-seconds", type=float, default=900.0,
                        help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
+    serve.add_argument("--advertise-host", default=None,
+                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="--all: gateway worker processes behind one control API (throughput grows with cores)")
+    serve.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="--all: gateway workers as Ray actors, --workers per node, across a cluster")
     serve.add_argument("--stdio", action="store_true", help="serve over stdio (for an mcpServers 'command' entry)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
@@ -243,7 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("-n", type=int, default=30, help="samples per figure")
     bench.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     bench.add_argument("--live", type=int, default=256, help="episodes held live at once for the concurrency figure")
+    bench.add_argument("--scale", action="store_true", help="throughput instead: gateway calls/s (1 and 2 workers vs the "
+                       "SDK's standalone server), gold replay episodes/s, run --ray on 1 vs 2 nodes")
+    bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
     bench.set_defaults(fn=_bench)
+
+    commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \
+        .set_defaults(fn=_doctor)
 
     packer = commands.add_parser("pack", help="write a standalone copy of one environment, runtime vendored in")
     packer.add_argument("env", help="environment name (envcraft list)")
@@ -296,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
     pick.add_argument("--seed", type=int, default=12)
     pick.add_argument("--n", type=int, default=12)
+    pick.add_argument("--like", type=Path, default=None, help="the same ids as an earlier sample file")
     pick.set_defaults(fn=_tasks)
     check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
     check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")

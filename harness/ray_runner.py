@@ -76,7 +76,7 @@ def _worker_class(ray: Any) -> Any:
 
 def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog, *, run_id: str,
                make_agent: Callable[..., Any], on_done: Callable[[Rollout], None] | None = None,
-               workers_per_node: int = 1, batch: int | None = None) -> list[Rollout]:
+               workers_per_node: int = 1, batch: int | None = None, max_nodes: int | None = None) -> list[Rollout]:
     """`settings` is the run's RunSettings; each worker builds its agent with make_agent(name, settings, tasks)."""
     ray = connect(settings.ray)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -84,7 +84,7 @@ def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLo
     todo = [(task, attempt) for task in tasks for attempt in range(settings.attempts)
             if log.pending((task.id, agent_name, attempt), settings.retries)]
     worker = _worker_class(ray)
-    nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]][:max_nodes]
     actors = [worker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
         settings, agent_name, make_agent) for node in nodes for _ in range(workers_per_node)]
     size = batch or max(settings.concurrency, 1)

@@ -122,6 +122,10 @@ def run_main_job(settings: RunSettings) -> int:
         raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
     talk.print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
                f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}")
+    if settings.sandbox != "docker":
+        from envcraft_runtime.cgroups import containment
+
+        talk.print(containment().banner())
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name

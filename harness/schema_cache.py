@@ -10,6 +10,7 @@ new session after its tools are listed.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 _VALIDATORS: dict[str, Any] = {}
@@ -22,6 +23,8 @@ def _session(client: Any) -> Any:
 
 def share_output_validators(client: Any) -> None:
     """Fill the session's per-tool validator cache from the process-wide one (and grow the latter)."""
+    if os.environ.get("ENVCRAFT_SCHEMA_CACHE", "1") == "0":  # the SDK's own behaviour (bench baseline)
+        return
     session = _session(client)
     schemas = getattr(session, "_tool_output_schemas", None)
     validators = getattr(session, "_tool_output_validators", None)

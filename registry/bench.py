@@ -83,7 +83,7 @@ def _row(figure: str, ours: list[float], baseline: list[float] | None = None, ta
 
 
 async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, live: int = 256,
-                  docker_n: int = 5) -> dict:
+                  docker_n: int = 10) -> dict:
     from envcraft.registry import bench_figures
 
     env, root = get(env_name), WorkspaceRoot()
@@ -107,10 +107,13 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
             rows.append(_row(f"SDK floor: bare echo tool ({transport})", floor))
         shells = await bench_figures.shell_calls(env, root, n)
         if "bwrap" in shells:
+            plain = await bench_figures.plain_subprocess_calls(n)
+            rows.append(_row("shell command 'true': bwrap vs plain subprocess", shells["bwrap"], plain, "p50<=15ms"))
             rows.append(_row("shell command 'true': bwrap vs process", shells["bwrap"], shells["process"]))
         docker = await bench_figures.docker_acquire(env, docker_n)
-        if isinstance(docker, list):
-            rows.append(_row("acquire (docker container)", docker, spawn))
+        if isinstance(docker, dict):
+            rows.append(_row("acquire (docker, warm pool) vs docker cold", docker["warm"], docker["cold"], "p50<=100ms"))
+            rows.append(_row("acquire (docker, cold) vs stdio spawn", docker["cold"], spawn))
         concurrency = await bench_figures.many_live(env, live)
     finally:
         root.close()
@@ -143,7 +146,7 @@ def run_bench(env: str, n: int, out: Path | None, live: int = 256) -> int:
 
     for name in ("httpx", "httpx2", "mcp"):
         logging.getLogger(name).setLevel(logging.WARNING)
-    figures = anyio.run(measure, env, n, 5, live)
+    figures = anyio.run(measure, env, n, 5, live, 10)
     print(table(figures))
     print(json.dumps(figures))
     if out:

@@ -1,20 +1,24 @@
 """Docker sandbox backend: the environment's server runs inside a locked-down container, over stdio.
 
     launcher = DockerLauncher()          # runtime image built offline from this host (registry/docker_image.py)
+    launcher = DockerLauncher(warm=2)    # plus started containers kept ready per environment (docker_pool.py)
     launcher = DockerLauncher(image="envcraft/runtime:py311")   # or one built from registry/Dockerfile
 
-Each instance is one container, created through the Docker API and then attached with
-`docker start --attach --interactive`, whose stdin/stdout carry the MCP stream. Inside it:
+Each instance is one container, created through the Docker API; its stdin/stdout carry the MCP
+stream (`docker start --attach --interactive` for a cold start, `docker attach` for a container
+the warm pool started ahead of time). Inside it:
 
 - the root filesystem is read-only; writable are /workspace (the episode workspace, bind-mounted
-  from the host) and a small /tmp tmpfs; the environment's folder is /opt/env and the runtime
-  package it imports /opt/envcraft_runtime (on PYTHONPATH), both read-only;
-- no network (`--network none`), all capabilities dropped, no-new-privileges, memory 512 MB
-  without swap, 128 processes, 1 CPU, docker-init as PID 1 so orphans are reaped;
-- the server runs as the host user's uid:gid, so the files it writes stay the host's to read,
-  reset and delete;
-- the container is the sandbox, so the server's shell uses the `process` backend
-  (ENVCRAFT_SANDBOX=process) and still applies its own per-command rlimits and timeouts.
+  from the host), a small /tmp tmpfs and the server's own /run/envcraft; the environment's folder
+  is /opt/env and the runtime package it imports /opt/envcraft_runtime (on PYTHONPATH), both
+  read-only; `.app/` is bind-mounted on its own, so no command can rename it away;
+- no network (`--network none`), every capability dropped but CAP_SETUID/CAP_SETGID/CAP_KILL,
+  no-new-privileges, memory 512 MB without swap, 128 processes, 1 CPU;
+- privileges split at once (envcraft_runtime/container.py): PID 1 becomes `nobody` and reaps
+  orphans, the server runs as a uid of its own, and each agent command as another uid that cannot
+  write `.app/` (CLI verbs go through the operation socket, as under bwrap) and whose processes,
+  daemonized ones too, are all killed when the command returns. No process stays root. The host
+  hands the workspace to those uids first (docker_workspace.py).
 
 The container is removed when the block exits, however it exits (normal close, server crash,
 cancellation); the container is created before the `docker` client process starts, so its id is
@@ -42,11 +46,18 @@ import anyio.to_thread
 import docker
 import docker.errors
 from docker.types import LogConfig
+from envcraft_runtime.container import SERVER_GID, SERVER_TMP, SERVER_UID
 from envcraft_runtime.shell import RUNTIME_DIR
 from mcp import Client, StdioServerParameters
 
+from envcraft.core.state import APP_DIR, InitialState
 from envcraft.registry.catalog import Environment
+from envcraft.registry.docker_attach import attach, engine_socket
 from envcraft.registry.docker_image import RuntimeImage, docker_client, ensure_image
+from envcraft.registry.docker_pool import WarmPool
+from envcraft.registry.docker_workspace import hand_over
+from envcraft.registry.instance import Instance
+from envcraft.registry.workspaces import WorkspaceRoot, materialize
 
 LABEL_MANAGED = "envcraft.managed"
 LABEL_RUN = "envcraft.run"
@@ -56,6 +67,9 @@ LABEL_ENV = "envcraft.env"
 # What the `docker` client needs from our environment to reach the same engine.
 DOCKER_ENV = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH",
               "DOCKER_API_VERSION")
+
+# The container's first process: splits privileges, then runs the server (envcraft_runtime/container.py).
+ENTRY = "import sys; from envcraft_runtime.container import main; main(sys.argv[1:])"
 
 _runtimes: dict[str, RuntimeImage] = {}
 _runtime_lock = threading.Lock()
@@ -137,13 +151,15 @@ class DockerLauncher:
 
     def __init__(self, image: str | None = None, *, mode: str = "embed", python: str = "python3",
                  memory: str = "512m", pids_limit: int = 128, cpus: float = 1.0, tmp_size: str = "64m",
-                 docker_cli: str | None = None):
+                 docker_cli: str | None = None, warm: int = 0):
         """`image` None builds (or reuses) the offline runtime image in `mode` ('embed' or 'bind');
-        an explicit image (e.g. from registry/Dockerfile) runs `python` from its PATH."""
+        an explicit image (e.g. from registry/Dockerfile) runs `python` from its PATH. `warm` > 0
+        keeps that many started containers ready per environment (call close() when done)."""
         self.image, self.mode, self.python = image, mode, python
         self.memory, self.pids_limit, self.cpus, self.tmp_size = memory, pids_limit, cpus, tmp_size
         self.docker_cli = docker_cli or shutil.which("docker") or "docker"
         self._client: Any = None
+        self.pool = WarmPool(self, warm) if warm > 0 else None
 
     @property
     def client(self) -> Any:
@@ -174,50 +190,64 @@ class DockerLauncher:
                  str(RUNTIME_DIR): {"bind": "/opt/envcraft_runtime", "mode": "ro"}}
         for mount in runtime.mounts:
             binds[mount] = {"bind": mount, "mode": "ro"}
+        binds[str(workspace / APP_DIR)] = {"bind": f"/workspace/{APP_DIR}", "mode": "rw"}  # its own mount point
         host_config = self.client.api.create_host_config(
             binds=binds,
             network_mode="none",
             read_only=True,
-            tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmp_size},mode=1777"},
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmp_size},mode=1777",
+                   SERVER_TMP: f"rw,nosuid,nodev,size=1m,mode=0711,uid={SERVER_UID},gid={SERVER_GID}"},
             mem_limit=self.memory,
             memswap_limit=self.memory,
             pids_limit=self.pids_limit,
             nano_cpus=int(self.cpus * 1e9),
             cap_drop=["ALL"],
+            cap_add=["SETUID", "SETGID", "KILL"],  # for container.py's split only: no process keeps root
             security_opt=["no-new-privileges"],
-            init=True,
+            init=False,  # container.py's PID 1 reaps orphans, as `nobody`
             log_config=LogConfig(type="none"),  # the MCP stream is not worth keeping twice on disk
         )
         return dict(
             image=runtime.tag,
-            command=[runtime.python, entrypoint, "--workspace", "/workspace"],
+            command=[runtime.python, "-c", ENTRY, entrypoint, "--workspace", "/workspace"],
             name=f"envcraft-{env.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}",
             hostname="sandbox",
-            user=f"{os.getuid()}:{os.getgid()}",
+            user="0:0",  # for the first milliseconds only: container.py drops to its uids at once
             working_dir="/workspace",
             stdin_open=True,  # with detach=False: StdinOnce, so the server sees EOF when we detach
             detach=False,
-            environment={"ENVCRAFT_SANDBOX": "process", "HOME": "/tmp", "LANG": "C.UTF-8",
-                         "PATH": runtime.path, "PYTHONPATH": "/opt", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
+            environment={"HOME": "/tmp", "LANG": "C.UTF-8", "PATH": runtime.path, "PYTHONPATH": "/opt",
+                         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
             labels={**run_labels(), LABEL_ENV: env.name},
             host_config=host_config,
         )
 
     def create(self, env: Environment, workspace: Path) -> str:
+        """A container for this workspace (not started); the workspace is handed to its uids first."""
         runtime = self.runtime()
+        hand_over(workspace)
         return self.client.api.create_container(**self.container_spec(env, workspace, runtime))["Id"]
 
-    def parameters(self, container_id: str) -> StdioServerParameters:
+    def parameters(self, container_id: str, *, started: bool = False) -> StdioServerParameters:
         keep = {k: os.environ[k] for k in DOCKER_ENV if k in os.environ}
-        return StdioServerParameters(command=self.docker_cli,
-                                     args=["start", "--attach", "--interactive", container_id], env=keep)
+        args = (["attach", "--sig-proxy=false", container_id] if started
+                else ["start", "--attach", "--interactive", container_id])
+        return StdioServerParameters(command=self.docker_cli, args=args, env=keep)
 
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
         # Not abandoned on cancellation: the id is always known, so the finally below can remove it.
         container_id = await anyio.to_thread.run_sync(self.create, env, workspace)
+        async with self.attached(container_id) as client:
+            yield client
+
+    @asynccontextmanager
+    async def attached(self, container_id: str, *, started: bool = False) -> AsyncIterator[Client]:
+        """The MCP client of a container; the container is removed when the block exits."""
+        engine = engine_socket() if started else None
+        server = attach(container_id, engine) if engine else self.parameters(container_id, started=started)
         try:
-            async with Client(self.parameters(container_id), raise_exceptions=False) as client:
+            async with Client(server, raise_exceptions=False) as client:
                 try:
                     yield client
                 except BaseException:
@@ -229,3 +259,41 @@ class DockerLauncher:
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(remove_container, self.client, container_id)
+
+    @asynccontextmanager
+    async def acquire(self, env: Environment, root: WorkspaceRoot,
+                      initial: InitialState | None = None) -> AsyncIterator[Instance]:
+        """An instance for launch(): a warm container when one is ready, else a cold start."""
+        warm = self.pool.take(env, root) if self.pool else None
+        if warm is None:
+            workspace = await anyio.to_thread.run_sync(root.checkout, env.name, env.seed, initial)
+        else:
+            workspace = warm.workspace
+        try:
+            if warm is None:
+                async with self.connect(env, workspace) as client:
+                    if self.pool:
+                        self.pool.fill(env, root)
+                    yield Instance(env, workspace, client, initial, after_reset=hand_over)
+            else:
+                if initial is not None and (initial.files or initial.rows or initial.updates):
+                    await anyio.to_thread.run_sync(_patch, env, workspace, initial)
+                async with self.attached(warm.container_id, started=True) as client:
+                    self.pool.fill(env, root)  # top up in the background, once this one is served
+                    yield Instance(env, workspace, client, initial, after_reset=hand_over)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(root.checkin, env.seed, workspace)
+
+    def remove(self, container_id: str) -> None:
+        remove_container(self.client, container_id)
+
+    def close(self) -> None:
+        """Remove the warm containers (a run killed before this leaves them to reap())."""
+        if self.pool:
+            self.pool.close()
+
+
+def _patch(env: Environment, workspace: Path, initial: InitialState) -> None:
+    materialize(env.seed, workspace, initial)
+    hand_over(workspace)

@@ -34,6 +34,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from envcraft.core.state import InitialState
 from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.episode_groups import grade_group, group_routes
+from envcraft.registry.episode_groups import group as group_of
 from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
@@ -56,6 +58,7 @@ class GatewayEpisode:
     baseline: Any = None  # initial Snapshot, taken before the agent acts
     busy: str | None = None  # the control call running on its workspace (one at a time)
     in_flight: int = 0  # agent-plane POSTs being answered
+    group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
@@ -81,9 +84,11 @@ class Gateway:
     def __init__(self, token: str | None = None, *, host: str = "127.0.0.1", port: int = 8765,
                  max_episodes: int = 512, idle_seconds: float = 900.0, ttl_seconds: float = 4 * 3600.0,
                  tasks_dir: Path | None = None, root: WorkspaceRoot | None = None,
-                 call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4):
+                 call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4,
+                 advertise_host: str | None = None):
         self.token = token or secrets.token_urlsafe(24)
         self.host, self.port = host, port
+        self.advertise_host = advertise_host or reachable_host(host)
         self.max_episodes, self.idle_seconds, self.ttl_seconds = max_episodes, idle_seconds, ttl_seconds
         self.call_seconds, self.agent_calls_per_episode = call_seconds, agent_calls_per_episode
         self.tasks_dir = tasks_dir
@@ -98,10 +103,12 @@ class Gateway:
         self._reaper_beat = 0.0
         self._tasks: dict[str, Any] | None = None
         self.control = control_app(self)
+        self.control.router.routes.extend(group_routes(self))
+        self.groups: dict[str, Any] = {}
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{self.advertise_host}:{self.port}"  # what episode URLs name: never 0.0.0.0
 
     @property
     def reaper_interval(self) -> float:
@@ -263,7 +270,7 @@ class Gateway:
         task = self._task(task_id) if task_id else None
         if task and env_name not in task.envs:
             raise ControlError(400, f"task {task_id} runs on {task.envs}, not {env_name}")
-        initial = task.initial if task else None
+        initial = task.initial_for(env_name) if task else None  # each environment its own S0
         workspace, baseline = await self._offload(
             f"preparing a {env.name} workspace", self._prepare, env, initial,
             late=lambda prepared: self._spawn("returning a late workspace", self._recycle, env, prepared[0]))
@@ -314,6 +321,11 @@ class Gateway:
         if not episode.task_id:
             raise ControlError(400, "this episode was created without a task_id, so there is nothing to grade against")
         task = self._task(episode.task_id)
+        if episode.group:
+            return await grade_group(self, group_of(self, episode.group))
+        if len(task.envs) > 1:
+            raise ControlError(400, f"task {task.id} spans {', '.join(task.envs)}: one grade needs all of them; "
+                                    'create its episode with POST /control/groups {"task_id": ...}')
         try:
             final = await self._offload("grading", Snapshot.of, episode.workspace, episode=episode)
         except ControlError:
@@ -418,15 +430,28 @@ class _Tracked:
         await self.send(message)
 
 
+def reachable_host(host: str) -> str:
+    """The address episode URLs should name when serving on `host`: a wildcard bind is not an address a
+    client can reach, so it becomes this machine's name (pass --advertise-host to choose)."""
+    import socket
+
+    if host in ("0.0.0.0", "::", ""):
+        return socket.getfqdn() or "127.0.0.1"
+    return host
+
+
 def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Path | None = None,
-                  idle_seconds: float = 900.0) -> int:
+                  idle_seconds: float = 900.0, advertise_host: str | None = None) -> int:
     import sys
 
     import uvicorn
 
     gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir,
-                      idle_seconds=idle_seconds)
+                      idle_seconds=idle_seconds, advertise_host=advertise_host)
+    from envcraft_runtime.cgroups import containment
+
     print(f"gateway: {len(gateway.envs)} environment(s) at {gateway.base_url}/env/<name>/<episode>/mcp\n"
+          f"{containment().banner()}\n"
           f"control API: {gateway.base_url}/control (Authorization: Bearer {gateway.token})\n"
           f"create an episode: curl -X POST -H 'Authorization: Bearer {gateway.token}' "
           f"-d '{{\"env\": \"office\"}}' {gateway.base_url}/control/episodes", file=sys.stderr, flush=True)

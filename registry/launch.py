@@ -13,7 +13,6 @@ import sys
 import types
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,7 +21,8 @@ from mcp import Client, StdioServerParameters
 
 from envcraft.registry.catalog import Environment
 from envcraft.core.state import InitialState
-from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from envcraft.registry.instance import Instance
+from envcraft.registry.workspaces import WorkspaceRoot
 
 
 class Launcher(Protocol):
@@ -140,25 +140,19 @@ def make_launcher(name: str) -> Launcher:
     return LAUNCHERS[name]()
 
 
-@dataclass
-class Instance:
-    """A live environment instance for one episode: the agent plane (client) and the workspace."""
-
-    env: Environment
-    workspace: Path
-    client: Client
-    initial: InitialState | None
-
-    def reset(self) -> None:
-        """Control plane: put the workspace back to the episode's initial state."""
-        materialize(self.env.seed, self.workspace, self.initial)
-
-
 @asynccontextmanager
 async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
                  initial: InitialState | None = None) -> AsyncIterator[Instance]:
     """A fresh instance; when the block exits, however it exits, its server connection is closed and
-    its workspace is rebuilt from the seed for the pool (or removed)."""
+    its workspace is rebuilt from the seed for the pool (or removed).
+
+    A launcher with an `acquire(env, root, initial)` of its own (the Docker launcher, whose warm
+    containers come with their workspaces) provides the instance itself."""
+    acquire = getattr(launcher, "acquire", None)
+    if acquire is not None:
+        async with acquire(env, root, initial) as instance:
+            yield instance
+        return
     workspace = root.checkout(env.name, env.seed, initial)
     try:
         async with launcher.connect(env, workspace) as client:

@@ -14,7 +14,10 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
 def reap_cgroups(min_age: float = 60.0) -> int:
-    removed = 0
+    """Episode envelopes of dead servers (envcraft_runtime's layout), then the older flat per-command groups."""
+    from envcraft_runtime.cgroups import reap
+
+    removed = reap()
     now = time.time()
     for controller in ("pids", "memory"):
         parent = CGROUP_ROOT / controller / "envcraft"

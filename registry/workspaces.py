@@ -102,6 +102,14 @@ def forget(workspace: Path) -> None:
     _PRINTS.pop(workspace, None)
 
 
+def settle(workspace: Path) -> None:
+    """Take the fingerprint of a pure seed copy again, after a launcher changed ownership or modes
+    of its entries (which moves their ctime): a later reset then restores only what the episode changed."""
+    known = _PRINTS.get(workspace)
+    if known is not None:
+        _PRINTS[workspace] = (known[0], _scan(workspace))
+
+
 def materialize(seed: Path, workspace: Path, initial: InitialState | None = None) -> None:
     """Make `workspace` hold exactly the seed plus the initial-state patch (also used to reset).
 
@@ -118,6 +126,9 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
     else:
         removal.remove(workspace, seconds=REMOVE_SECONDS)
         shutil.copytree(seed, workspace, symlinks=True)
+    # The root is no entry of the scan, yet the sandbox user owns it: a `chmod 000 /workspace` would
+    # otherwise lock every later episode on this folder out of its own files.
+    shutil.copystat(seed, workspace)
     _PRINTS[workspace] = (seed, _scan(workspace))
     if initial is None:
         return

@@ -40,26 +40,6 @@ def inspector(*args: str, timeout: float = 180.0) -> subprocess.CompletedProcess
                           env={**os.environ, "npm_config_loglevel": "error"})
 
 
-def children_of(pid: int) -> list[int]:
-    """Live descendants of pid (from /proc), zombies excluded."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parents[int(entry.name)] = int(fields[1])
-    found, frontier = [], [pid]
-    while frontier:
-        current = frontier.pop()
-        kids = [child for child, parent in parents.items() if parent == current]
-        found += kids
-        frontier += kids
-    return found
-
-
 def mail_task(index: int) -> Task:
     contact = json.loads((get("office").seed / ".app" / "state.json").read_text())["contacts"][0]
     subject = f"Status update {index}"

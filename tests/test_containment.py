@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
@@ -16,19 +19,17 @@ pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")]
 
 CASES = {
-    "host file": ("cat /etc/passwd /etc/shadow; cat /root/.bashrc", ["No such file"], None),
     "task store": (f"ls {REPO}/tasks; cat {REPO}/tasks/office.jsonl", ["No such file"], None),
     "write outside": ("echo x > /usr/evil; echo x > /opt/env/evil; touch /evil", ["Read-only file system"], None),
-    "network": ("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"; "
-                "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 22), timeout=3)\"",
-                ["Network is unreachable", "Connection refused"], None),
+    "network": ("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"",
+                ["Network is unreachable"], None),
     "fork bomb": ("bomb() { bomb | bomb & }; bomb; sleep 2; echo still-here", ["fork"], None),
     "memory bomb": ("python3 -c \"x = bytearray(4 * 1024**3)\"", ["MemoryError"], None),
     "endless loop": ("while :; do :; done", ["time limit"], 2),
     "huge output": ("yes envcraft | head -c 50000000", ["cut at the size limit"], None),
     "app state forgery": ("echo '{}' > .app/state.json; echo '{\"answer\": \"forged\"}' > .app/answer.json",
                           ["Read-only file system"], None),
-    "disk fill": ("head -c 200000000 /dev/zero > big.bin; ls -la big.bin", ["File size limit exceeded"], None),
+    "big file": ("head -c 200000000 /dev/zero > big.bin; ls -la big.bin", ["File size limit exceeded"], None),
 }
 
 
@@ -68,3 +69,44 @@ async def test_cli_writes_go_through_the_server_with_its_checks(tmp_path):
         assert "exit code: 0" in good.content[0].text
         todos = (await instance.client.call_tool("todo_list", {"owner": "priya.shah@northwind.studio"})).structured_content
         assert "Ship it" in [t["title"] for t in todos["result"]]
+
+
+async def test_host_loopback_listener_receives_nothing(tmp_path):
+    """The evidence is on the listener's side: no connection, no byte, whatever the command reports."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+            await instance.client.call_tool("run_shell", {"command": (
+                f"python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), timeout=3); "
+                f"s.sendall(b'exfiltrated')\"; echo tried")})
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing ever connected
+
+
+async def test_a_planted_host_secret_never_appears(tmp_path):
+    secret_dir = tmp_path / "host"
+    secret_dir.mkdir()
+    token = "HOST-SECRET-" + secrets.token_hex(16)
+    (secret_dir / "secret.txt").write_text(token)
+    (secret_dir / "secret.txt").chmod(0o644)
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path / "ws")) as instance:
+        probe = await instance.client.call_tool("run_shell", {"command": (
+            f"cat {secret_dir}/secret.txt; ls {tmp_path}; cat /etc/shadow /root/.bashrc | head -3; "
+            "timeout 10 grep -rs HOST-SECRET /tmp /root /etc /opt /run | head")})
+        text = probe.content[0].text
+        assert f"{secret_dir}/secret.txt: No such file" in text and token not in text
+
+
+async def test_many_small_files_stay_within_the_shell_limits(tmp_path):
+    """Disk fill by count, not size: the command is bounded in time and the episode goes on."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        filled = await instance.client.call_tool("run_shell", {"command": (
+            "mkdir -p fill && cd fill && i=0; while [ $i -lt 1000000 ]; do : > f$i; i=$((i+1)); done; echo finished"),
+            "timeout_seconds": 3})
+        assert "time limit" in filled.content[0].text
+        listed = await instance.client.call_tool("list_dir", {"path": "fill"})
+        assert not listed.is_error and len(listed.structured_content["result"]) <= 1_001
+        assert Snapshot.of(instance.workspace).files  # grading still reads the workspace

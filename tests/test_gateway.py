@@ -9,6 +9,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
 import anyio
@@ -16,7 +17,7 @@ import pytest
 from mcp import Client
 
 from envcraft.core.tasks import write_tasks
-from tests.helpers import REPO, children_of, free_port, inspector, mail_task, wait_for_port
+from tests.helpers import REPO, free_port, inspector, mail_task, marked, wait_for_port
 
 TOKEN = "test-token-not-for-agents"
 
@@ -36,9 +37,12 @@ def control(port: int, method: str, path: str, body: dict | None = None, token: 
 def gateway(tmp_path):
     port = free_port()
     write_tasks(tmp_path / "office.jsonl", [mail_task(0)])
+    marker = uuid.uuid4().hex  # every process of this gateway carries it, whoever its parent becomes
     process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
                                 "--token", TOKEN, "--max-episodes", "3", "--tasks-dir", str(tmp_path)], cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, "ENVCRAFT_RUN_MARKER": marker})
+    process.marker = marker
     wait_for_port(port)
     yield port, process
     if process.poll() is None:
@@ -101,6 +105,7 @@ def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     probe = await_shell(port, episode["url"])
     run_dirs = list(Path("/tmp/envcraft").glob(f"run-{process.pid}-*"))
     assert len(run_dirs) == 2 and probe  # the workspace run folder and the shell's operation socket
+    assert process.pid in marked(process.marker)  # the marker finds this gateway's processes
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
     from envcraft.registry.workspaces import WorkspaceRoot
@@ -108,7 +113,7 @@ def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     root = WorkspaceRoot()  # what every registry start does first
     root.close()
     assert not any(path.exists() for path in run_dirs)
-    assert children_of(process.pid) == []
+    assert marked(process.marker) == []
 
 
 @pytest.mark.anyio

@@ -234,3 +234,50 @@ def test_a_start_after_a_leftover_deep_tree_run_folder_works():
         assert control(farm.port, "POST", "/episodes", {"env": "office"})[0] == 201
     finally:
         farm.stop()
+
+
+async def test_one_episode_flooding_its_calls_is_capped_and_blocks_no_one(farm):
+    """More stuck calls than an episode may hold: the surplus is refused at once (429), and another
+    episode and the gateway's health answer throughout."""
+    port = farm.port
+    _, flooder = control(port, "POST", "/episodes", {"env": "office"})
+    _, bystander = control(port, "POST", "/episodes", {"env": "office"})
+    outcomes: list[str] = []
+    everyone_sent = anyio.Event()
+
+    async def stuck_call() -> None:
+        try:
+            async with Client(flooder["url"]) as agent:
+                result = await agent.call_tool("run_shell", {"command": "sleep 8", "timeout_seconds": 20})
+                outcomes.append("answered" if not result.is_error else "tool error")
+        except Exception as exc:  # noqa: BLE001 - the refused ones surface as a client error
+            outcomes.append(f"refused: {exc!r}"[:200])
+        if len(outcomes) >= 8:
+            everyone_sent.set()
+
+    async with anyio.create_task_group() as group, Client(bystander["url"]) as other:
+        for _ in range(12):
+            group.start_soon(stuck_call)
+        with anyio.fail_after(60):
+            while not everyone_sent.is_set() and len(outcomes) < 12:
+                await health_within_one_second(port)
+                with anyio.fail_after(5):
+                    assert not (await other.call_tool("list_dir", {})).is_error
+                await anyio.sleep(0.2)
+    refused = [o for o in outcomes if o.startswith("refused")]
+    assert len(outcomes) == 12 and len(refused) >= 4 and outcomes.count("answered") >= 1, outcomes
+    report = await health_within_one_second(port)
+    assert report["failures"] == 0, report["recent_failures"]
+
+
+async def test_health_says_not_ok_when_the_task_group_is_gone(tmp_path):
+    from envcraft.registry.gateway import Gateway
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    gateway = Gateway(TOKEN, root=WorkspaceRoot(tmp_path))
+    assert gateway.health()["ok"] is False  # not running yet
+    async with gateway.running():
+        assert gateway.health()["ok"] is True
+        gateway._group.cancel_scope.cancel()  # what an escaped exception does to the group
+        assert gateway.health()["ok"] is False
+    assert gateway.health()["ok"] is False

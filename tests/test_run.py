@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 
 import pytest
 from mcp import Client
@@ -13,7 +14,7 @@ from mcp import Client
 from envcraft.core.rollout import Rollout
 from envcraft.harness.scripted_model import Script, build_app, serving
 from envcraft.core.tasks import write_tasks
-from tests.helpers import REPO, children_of, free_port, mail_task, wait_for_port
+from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 
 ENVCRAFT = [sys.executable, "-m", "envcraft.cli"]
 
@@ -69,8 +70,10 @@ def test_bad_arguments_get_a_clear_error(task_dir):
 @pytest.mark.anyio
 async def test_serve_prints_a_snippet_and_serves_any_mcp_client():
     port = free_port()
+    marker = uuid.uuid4().hex
     server = subprocess.Popen([*ENVCRAFT, "serve", "office", "--port", str(port)], cwd=REPO,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              env={**os.environ, "ENVCRAFT_RUN_MARKER": marker})
     try:
         wait_for_port(port)
         snippet = json.loads("".join(iter(server.stdout.readline, "}\n")) + "}")
@@ -81,10 +84,11 @@ async def test_serve_prints_a_snippet_and_serves_any_mcp_client():
             assert {"mail_search", "run_shell"} <= names
             listing = await client.call_tool("list_dir", {})
             assert "SKILL.md" in listing.content[0].text
+        assert server.pid in marked(marker)  # the marker finds the server's processes
     finally:
         server.terminate()
         server.wait(timeout=15)
-    assert children_of(server.pid) == []
+    assert marked(marker) == []  # found by the run's marker, even if re-parented
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "process", "docker"])

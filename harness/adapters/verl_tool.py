@@ -16,7 +16,10 @@ import os
 from typing import Any, ClassVar
 from uuid import uuid4
 
-from envcraft.harness.farm_remote import RemoteFarm
+import anyio
+import anyio.to_thread
+
+from envcraft.harness.adapters.sync_farm import SyncFarm, shared_farm
 
 try:  # pragma: no cover - verl is not installable here (torch)
     from verl.tools.base_tool import BaseTool
@@ -34,9 +37,9 @@ BINDING = "envcraft"  # the one tools_kwargs key every row carries (one schema f
 class _Trajectories:
     """Per process: the gateway farm and each trajectory's episode."""
 
-    farm: RemoteFarm | None = None
     episodes: ClassVar[dict[str, str]] = {}  # request_id -> episode id
     finished: ClassVar[dict[str, float]] = {}  # request_id -> graded reward
+    locks: ClassVar[dict[str, anyio.Lock]] = {}  # one creation per trajectory, even with parallel tool calls
 
 
 class EnvCraftTool(BaseTool):
@@ -56,10 +59,13 @@ class EnvCraftTool(BaseTool):
     def get_openai_tool_schema(self) -> Any:
         return self.tool_schema
 
-    async def _farm(self) -> RemoteFarm:
-        if _Trajectories.farm is None:
-            _Trajectories.farm = await RemoteFarm(self.gateway_url, self.token).__aenter__()
-        return _Trajectories.farm
+    def _farm(self) -> SyncFarm:
+        # The farm lives in its own thread and loop: verl calls tools from short-lived tasks, and a farm's
+        # connections must be entered and left in one task.
+        return shared_farm(self.gateway_url, self.token)
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(fn, *args)
 
     async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
         return instance_id or str(uuid4()), ToolResponse()
@@ -69,19 +75,20 @@ class EnvCraftTool(BaseTool):
         key = getattr(agent_data, "request_id", None) or instance_id
         if key in _Trajectories.finished:
             return ToolResponse(text="the task is finished: no more tool calls"), 0.0, {}
-        farm = await self._farm()
-        if key not in _Trajectories.episodes:
-            binding = (getattr(agent_data, "tools_kwargs", None) or {}).get(BINDING) or {}
-            task_id = (binding.get("create_kwargs") or {}).get("task_id")
-            if not task_id:
-                return ToolResponse(text="this trajectory has no EnvCraft task binding"), 0.0, {"error": "unbound"}
-            _Trajectories.episodes[key] = (await farm.create(task_id)).id
+        farm = self._farm()
+        async with _Trajectories.locks.setdefault(key, anyio.Lock()):
+            if key not in _Trajectories.episodes:
+                binding = (getattr(agent_data, "tools_kwargs", None) or {}).get(BINDING) or {}
+                task_id = (binding.get("create_kwargs") or {}).get("task_id")
+                if not task_id:
+                    return ToolResponse(text="this trajectory has no EnvCraft task binding"), 0.0, {"error": "unbound"}
+                _Trajectories.episodes[key] = (await self._run(farm.create, task_id)).id
         episode = _Trajectories.episodes[key]
-        reply = await farm.call_tool(episode, self.name, parameters)
+        reply = await self._run(farm.call_tool, episode, self.name, parameters)
         if self.name == "finish" and not reply.is_error:
-            grade = await farm.grade(episode)
+            grade = await self._run(farm.grade, episode)
             _Trajectories.finished[key] = grade.reward
-            await farm.delete(_Trajectories.episodes.pop(key))
+            await self._run(farm.delete, _Trajectories.episodes.pop(key))
             return ToolResponse(text=reply.text), grade.reward, {"passed": grade.passed}
         return ToolResponse(text=reply.text), 0.0, {}
 

@@ -1,4 +1,4 @@
-"""The bounds every shell command runs under."""
+"""The bounds every shell command, and every episode as a whole, runs under."""
 
 from __future__ import annotations
 
@@ -14,3 +14,7 @@ class Limits:
     open_files: int = 256
     file_mb: int = 64
     output_bytes: int = 64_000
+    # The episode as a whole (all its commands together, however many run at once).
+    episode_memory_mb: int = 1024
+    episode_processes: int = 256
+    episode_cpus: float = 1.0

@@ -38,6 +38,7 @@ class _Episode:
     def __init__(self, root: Path, env_dir: Path, cli_name: str | None, operations: list[Callable], limits: Limits):
         self.workspace, self.store = Workspace(root), Store(root)
         self.by_name = {op.__name__: op for op in operations}
+        self._schemas: dict[str, Any] = {}
         self.cli_name = cli_name
         self.shell = Shell(root, env_dir, cli_name, limits, operations=self.operation)
         self.limiter: Any = None  # an anyio.CapacityLimiter, made on first use inside the event loop
@@ -47,9 +48,28 @@ class _Episode:
         if verb not in self.by_name:
             raise ToolFailure(f"unknown verb {verb!r}: run `{self.cli_name} --help`")
         try:
+            arguments = self._checked(verb, arguments)
             return to_jsonable(call_operation(self.store, self.by_name[verb], **arguments))
         except TypeError as exc:
             raise ToolFailure(f"bad arguments for {verb}: {exc}") from None
+
+    def _checked(self, verb: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments validated against the operation's signature, as the MCP tool's schema does: a request
+        written straight to the socket cannot store an object where the tool takes text."""
+        import pydantic  # the server side only (mcp depends on it); the CLI in the sandbox never gets here
+
+        model = self._schemas.get(verb)
+        if model is None:
+            fields = {p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default)
+                      for p in public_signature(self.by_name[verb]).parameters.values()}
+            model = self._schemas[verb] = pydantic.create_model(
+                f"{verb}_arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields)
+        try:
+            validated = model.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5])
+            raise ToolFailure(f"bad arguments for {verb}: {problems}: run `{self.cli_name} {verb.replace('_', '-')} --help`") from None
+        return {name: getattr(validated, name) for name in model.model_fields}
 
 
 def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str | None, operations: list[Callable],

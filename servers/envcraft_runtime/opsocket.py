@@ -15,6 +15,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,8 @@ from .failures import ToolFailure
 
 SOCKET_ENV = "ENVCRAFT_OPS_SOCKET"
 MAX_REQUEST_BYTES = 1_000_000
+SERVED_AT_ONCE = 4  # connections answered at once per socket; more wait in the kernel's backlog, costing no thread
+REQUEST_SECONDS = 10.0  # to send the whole request: a slow sender cannot hold a slot longer
 
 Handler = Callable[[str, dict[str, Any]], Any]  # (operation name, arguments) -> JSON-able result
 
@@ -49,29 +52,57 @@ class OperationSocket:
         self._listener.bind(str(self.path))
         os.chmod(self.path, 0o666)
         self._listener.listen(16)
+        self._slots = threading.BoundedSemaphore(SERVED_AT_ONCE)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, True)  # also at interpreter exit
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
+        """Accept only while a slot is free: a flood of connections (thousands from one sandbox) waits in
+        the backlog instead of becoming thousands of threads in the server that other episodes share."""
         while True:
+            self._slots.acquire()
             try:
                 connection, _ = self._listener.accept()
             except OSError:
+                self._slots.release()
                 return
-            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+            try:
+                threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+            except RuntimeError:  # no thread to be had: refuse this one, keep serving
+                connection.close()
+                self._slots.release()
+
+    @staticmethod
+    def _read_request(connection: socket.socket) -> bytes:
+        """One line, within one overall deadline (a per-read timeout lets a byte every few seconds hold on)."""
+        deadline = time.monotonic() + REQUEST_SECONDS
+        data = bytearray()
+        while b"\n" not in data and len(data) < MAX_REQUEST_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ToolFailure(f"the request took longer than {REQUEST_SECONDS:.0f}s to arrive: send it in one go")
+            connection.settimeout(left)
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return bytes(data[:MAX_REQUEST_BYTES]).split(b"\n", 1)[0]
 
     def _answer(self, connection: socket.socket) -> None:
-        connection.settimeout(30)
-        with connection, connection.makefile("rwb") as stream:
-            try:
-                request = json.loads(stream.readline(MAX_REQUEST_BYTES) or b"{}", parse_constant=_refuse_constant)
-                reply = {"ok": self.handler(str(request.get("verb")), dict(request.get("args") or {}))}
-            except ToolFailure as exc:
-                reply = {"error": str(exc)}
-            except Exception as exc:  # a bad request must not take the server down
-                reply = {"error": f"{type(exc).__name__}: {exc}"}
-            with contextlib.suppress(OSError):
-                stream.write(json.dumps(reply).encode() + b"\n")
+        try:
+            with connection:
+                try:
+                    request = json.loads(self._read_request(connection) or b"{}", parse_constant=_refuse_constant)
+                    reply = {"ok": self.handler(str(request.get("verb")), dict(request.get("args") or {}))}
+                except ToolFailure as exc:
+                    reply = {"error": str(exc)}
+                except Exception as exc:  # a bad request must not take the server down
+                    reply = {"error": f"{type(exc).__name__}: {exc}"}
+                with contextlib.suppress(OSError):  # the sender may be gone (killed with its command)
+                    connection.settimeout(REQUEST_SECONDS)
+                    connection.sendall(json.dumps(reply).encode() + b"\n")
+        finally:
+            self._slots.release()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

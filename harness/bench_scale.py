@@ -1,0 +1,164 @@
+"""`envcraft bench --scale`: throughput figures, each beside its baseline measured in the same run.
+
+- gateway tool calls/s at 32 and 256 concurrent episodes: 1 gateway worker against the MCP SDK's own
+  standalone HTTP server (`server.py --http`) on the same load, and 2 workers against 1;
+- gold replay over the catalog (`envcraft run --agent gold --limit 2 --concurrency 8`) in episodes/s,
+  beside the same run with output-schema validators compiled per session (the SDK's default);
+- `run --ray` episodes/s on a 1-node against a 2-node local cluster (with the [ray] extra).
+
+Load comes from two separate client processes (harness/bench_load.py), the same for every variant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+
+from envcraft.registry.catalog import get
+from envcraft.registry.workspaces import WorkspaceRoot
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait(url: str, timeout: float = 120.0, headers: dict | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            httpx2.get(url, timeout=2, headers=headers or {})
+            return
+        except httpx2.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing answered at {url}")
+
+
+@contextmanager
+def _process(argv: list[str]) -> Iterator[subprocess.Popen]:
+    process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def drive(urls: list[str], seconds: float, clients: int = 2) -> dict[str, float]:
+    """Calls/s of `len(urls)` concurrent sessions, spread over `clients` load processes."""
+    start_at = time.time() + 5 + len(urls) * 0.05  # every session opened before the clock starts
+    shares = [urls[i::clients] for i in range(clients)]
+    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds),
+                               str(start_at)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO)
+             for share in shares if share]
+    counts = [json.loads(p.communicate(timeout=600)[0].decode().strip().splitlines()[-1]) for p in procs]
+    calls, errors = sum(c["calls"] for c in counts), sum(c["errors"] for c in counts)
+    return {"calls_per_s": round(calls / seconds, 1), "errors": errors, "episodes": len(urls)}
+
+
+def gateway_calls(episodes: int, workers: int, seconds: float) -> dict[str, float]:
+    port, token = _port(), secrets.token_hex(8)
+    argv = [sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port), "--token", token,
+            "--max-episodes", str(max(episodes * 2, 512))]
+    if workers > 1:
+        argv += ["--workers", str(workers)]
+    headers = {"Authorization": f"Bearer {token}"}
+    with _process(argv):
+        _wait(f"http://127.0.0.1:{port}/control/health", headers=headers)
+        urls = [httpx2.post(f"http://127.0.0.1:{port}/control/episodes", json={"env": "office"}, headers=headers,
+                            timeout=60).json()["url"] for _ in range(episodes)]
+        return drive(urls, seconds)
+
+
+def standalone_calls(episodes: int, seconds: float) -> dict[str, float]:
+    """The SDK's standalone streamable-HTTP server of the same environment, one session per client."""
+    env, root = get("office"), WorkspaceRoot()
+    try:
+        workspace = root.checkout(env.name, env.seed)
+        port = _port()
+        with _process([sys.executable, str(env.entrypoint), "--workspace", str(workspace), "--http", "--port",
+                       str(port)]):
+            _wait(f"http://127.0.0.1:{port}/mcp")
+            return drive([f"http://127.0.0.1:{port}/mcp"] * episodes, seconds)
+    finally:
+        root.close()
+
+
+def gold_replay(schema_cache: bool, limit: int = 2, concurrency: int = 8) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "ENVCRAFT_SCHEMA_CACHE": "1" if schema_cache else "0"}
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "envcraft.cli", "run", "--agent", "gold", "--limit", str(limit),
+                               "--concurrency", str(concurrency), "--out", f"{scratch}/run"], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=3600)
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"the gold run failed: {done.stderr[-2000:]}")
+        episodes = len(Path(f"{scratch}/run/rollouts.jsonl").read_text().splitlines())
+    return {"episodes": episodes, "seconds": round(seconds, 1), "episodes_per_s": round(episodes / seconds, 2)}
+
+
+def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool = True, ray: bool = True) -> list[dict]:
+    rows = []
+    for episodes in loads:
+        sdk = standalone_calls(episodes, seconds)
+        one = gateway_calls(episodes, 1, seconds)
+        two = gateway_calls(episodes, 2, seconds)
+        rows.append({"figure": f"gateway list_dir calls/s, {episodes} episodes: 1 worker vs SDK standalone",
+                     "ours": one, "baseline": sdk, "ratio": round(one["calls_per_s"] / max(sdk["calls_per_s"], 1e-9), 2),
+                     "target": ">= 1.0"})
+        rows.append({"figure": f"gateway list_dir calls/s, {episodes} episodes: 2 workers vs 1",
+                     "ours": two, "baseline": one, "ratio": round(two["calls_per_s"] / max(one["calls_per_s"], 1e-9), 2),
+                     "target": ">= 1.6 on 2 cores"})
+    if gold:
+        cached, uncached = gold_replay(True), gold_replay(False)
+        rows.append({"figure": "gold replay over the catalog (--limit 2 --concurrency 8), episodes/s: "
+                               "validators cached vs compiled per session", "ours": cached, "baseline": uncached,
+                     "ratio": round(cached["episodes_per_s"] / max(uncached["episodes_per_s"], 1e-9), 2),
+                     "target": ">= 30 ep/s"})
+    if ray:
+        try:
+            from envcraft.harness.ray_bench import ray_rows
+        except ImportError:
+            pass
+        else:
+            rows += ray_rows()
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = []
+    for row in rows:
+        ours, base = row["ours"], row["baseline"]
+        key = "calls_per_s" if "calls_per_s" in ours else "episodes_per_s"
+        lines.append(f"{row['figure']}\n    ours {ours[key]}  baseline {base[key]}  ratio {row['ratio']}x  "
+                     f"(target {row['target']}; errors {ours.get('errors', 0)}/{base.get('errors', 0)})")
+    return "\n".join(lines)
+
+
+def run_scale_bench(out: Path | None = None, seconds: float = 8.0, gold: bool = True, ray: bool = True) -> int:
+    rows = measure(seconds, gold=gold, ray=ray)
+    print(table(rows))
+    if out:
+        Path(out).write_text(json.dumps(rows, indent=1))
+    return 0

@@ -1,0 +1,57 @@
+"""Gateway workers as Ray actors: `envcraft serve --all --ray [ADDRESS] --workers N` (N per node).
+
+Each actor starts a gateway process on its node, bound to and advertising the node's address as
+Ray reports it, so episode URLs are reachable from anywhere in the cluster. Ray is an extra.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from envcraft.registry.gateway_workers import Worker
+
+
+def _connect(address: str) -> Any:
+    if address.split(":")[0] in ("127.0.0.1", "localhost"):  # see harness/ray_runner.py: keep loopback
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install -e .[ray]") from None
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, log_to_driver=False, include_dashboard=False,
+                 configure_logging=False)
+    return ray
+
+
+def start_ray_workers(address: str, per_node: int, token: str, options: list[str]) -> list[Worker]:
+    ray = _connect(address)
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=0)
+    class GatewayWorker:
+        def start(self, token: str, options: list[str]) -> str:
+            from envcraft.registry.gateway_workers import start_process_workers
+
+            ip = ray.util.get_node_ip_address()
+            [self.worker] = start_process_workers(1, ip, ip, token, options)
+            return self.worker.url
+
+        def stop(self) -> None:
+            self.worker.stop()
+
+    nodes = [(n["NodeID"], n["NodeManagerAddress"]) for n in ray.nodes() if n["Alive"]]
+    actors = [GatewayWorker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
+              for node, _ in nodes for _ in range(per_node)]
+    urls = ray.get([actor.start.remote(token, options) for actor in actors])
+    workers = []
+    for actor, url in zip(actors, urls):
+        def stop(actor: Any = actor) -> None:
+            try:
+                ray.get(actor.stop.remote(), timeout=60)
+            finally:
+                ray.kill(actor)
+
+        workers.append(Worker(url, stop))
+    return workers

@@ -1,0 +1,159 @@
+"""The per-episode resource envelope: one cgroup per episode nested under the server's own, on cgroup
+v1 (this host) and v2 (a fake cgroupfs tree, and a real cgroup2 mount in a private namespace)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+
+import envcraft_runtime.cgroups as cgroups
+from envcraft_runtime import Limits, Shell, ToolFailure
+from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Hierarchy, Host
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
+
+BWRAP = pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")
+REAL = cgroups.containment()
+NEEDS_CGROUPS = pytest.mark.skipif(REAL.kind == "none", reason=f"this host gives no cgroup: {REAL.detail}")
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_v2_code_path_on_a_fake_cgroupfs(tmp_path):
+    fs, proc = tmp_path / "cgroup", tmp_path / "proc-self-cgroup"
+    proc.write_text("0::/system.slice/envcraft.service\n")
+    _tree(fs, {"cgroup.controllers": "cpuset cpu io memory pids", "cgroup.procs": "",
+               "system.slice/envcraft.service/cgroup.controllers": "cpu memory pids",
+               "system.slice/envcraft.service/cgroup.subtree_control": "",
+               "system.slice/envcraft.service/cgroup.procs": str(os.getpid())})
+    found = Host(fs, proc).detect()
+    assert found.kind == "cgroup2" and found.hierarchies[0].controllers == ("memory", "pids", "cpu")
+    limits = Limits(memory_mb=300, processes=40, episode_memory_mb=900, episode_processes=120, episode_cpus=0.5)
+    episode = EpisodeCgroup(limits, found)
+    base = fs / "system.slice/envcraft.service"
+    [(_, group)] = episode.groups
+    assert group.parent == base / f"envcraft-{os.getpid()}"  # nested under the server's own cgroup
+    assert "+memory +pids +cpu" in (base / "cgroup.subtree_control").read_text()
+    assert "+memory +pids +cpu" in (group.parent / "cgroup.subtree_control").read_text()
+    assert (group / "memory.max").read_text() == str(900 * 2**20)
+    assert (group / "pids.max").read_text() == "120" and (group / "cpu.max").read_text() == "50000 100000"
+    assert "+memory" in (group / "cgroup.subtree_control").read_text()  # leaves below may be capped too
+    command = episode.command()
+    [leaf] = command.paths
+    assert leaf.parent == group and (leaf / "memory.max").read_text() == str(300 * 2**20)
+    assert (leaf / "pids.max").read_text() == "40" and not (leaf / "cpu.max").exists()
+
+
+def test_a_v1_host_with_an_empty_v2_mount_is_v1_and_a_bare_host_is_none(tmp_path):
+    fs, proc = tmp_path / "cgroup", tmp_path / "proc-self-cgroup"
+    proc.write_text("8:pids:/\n4:memory:/ci/job7\n1:cpu,cpuacct:/\n0::/\n")
+    _tree(fs, {"unified/cgroup.controllers": "", "unified/cgroup.procs": "", "pids/cgroup.procs": "",
+               "memory/cgroup.procs": "", "memory/ci/job7/cgroup.procs": "", "cpu,cpuacct/cgroup.procs": ""})
+    found = Host(fs, proc).detect()
+    assert found.kind == "cgroup1"
+    assert [(h.controllers, h.base) for h in found.hierarchies] == [
+        (("memory",), fs / "memory/ci/job7"), (("pids",), fs / "pids"), (("cpu",), fs / "cpu,cpuacct")]
+    assert Host(tmp_path / "nothing", proc).detect().kind == "none"
+
+
+@BWRAP
+def test_bwrap_shell_refuses_to_run_where_no_cgroup_can_be_made(tmp_path, monkeypatch):
+    monkeypatch.setattr(cgroups, "_DETECTED", Containment("none", "no cgroup on this test host"))
+    monkeypatch.delenv("ENVCRAFT_CONTAINMENT", raising=False)
+    shell = Shell(tmp_path, tmp_path, None, backend="bwrap")
+    with pytest.raises(ToolFailure, match="no per-episode cgroup"):
+        shell.run("touch ran")
+    assert not (tmp_path / "ran").exists()
+    monkeypatch.setenv("ENVCRAFT_CONTAINMENT", "rlimits")  # the operator accepts weaker containment, explicitly
+    assert shell.run("touch ran").exit_code == 0 and (tmp_path / "ran").exists()
+
+
+PROBE = textwrap.dedent("""
+    import json, os, subprocess, sys
+    from pathlib import Path
+    from envcraft_runtime import Limits
+    from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Hierarchy
+    base = Path(sys.argv[1])
+    found = Containment("cgroup2", str(base), (Hierarchy(2, (), base),))
+    episode = EpisodeCgroup(Limits(), found)
+    command = episode.command()
+    child = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300 & wait"], preexec_fn=command.enter)
+    leaf = command.paths[0]
+    while len((leaf / "cgroup.procs").read_text().split()) < 3:
+        pass
+    pids = [int(p) for p in (leaf / "cgroup.procs").read_text().split()]
+    placed = open(f"/proc/{pids[-1]}/cgroup").read()
+    command.destroy()
+    child.wait()
+    alive = []
+    for pid in pids:  # a zombie (state Z) waits for its reaper; it runs nothing
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    episode.close()
+    print(json.dumps({"placed": placed, "leaf": str(leaf.relative_to(base)), "alive": alive,
+                      "left": [str(p.relative_to(base)) for p in base.glob("envcraft-*/ep-*")]}))
+""")
+
+
+def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
+    """This host's controllers sit on v1, so a cgroup2 mount here has none to hand down: what runs for real
+    is the v2 layout, process placement, kill and removal; the limits are covered by the fake tree above."""
+    if not shutil.which("unshare"):
+        pytest.skip("no unshare(1)")
+    mount = tmp_path / "cgroup2"
+    mount.mkdir()
+    (tmp_path / "probe.py").write_text(PROBE)
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           f"mount -t cgroup2 none {mount} && exec {sys.executable} {tmp_path / 'probe.py'} {mount}"],
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode != 0 and "mount" in done.stderr and "permission" in done.stderr.lower():
+        pytest.skip(f"cannot mount cgroup2 here: {done.stderr.strip()[-200:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert f"0::/{result['leaf']}" in result["placed"]  # the command really ran in its v2 leaf
+    assert result["alive"] == [] and result["left"] == []  # killed with its leaf; nothing left behind
+
+
+@BWRAP
+@NEEDS_CGROUPS
+@pytest.mark.anyio
+async def test_parallel_commands_share_one_memory_cap_per_episode(tmp_path):
+    """Four commands of 400 MB each fit their own 512 MB caps, but not the episode's 1,024 MB together."""
+    hold = ("python3 -c \"import os, time\nx = b'x' * (400 * 2**20)\nopen('ready-%d' % os.getpid(), 'w').close()\n"
+            "end = time.time() + 8\nwhile len([f for f in os.listdir('.') if f.startswith('ready-')]) < 4 and time.time() < end:\n"
+            "    time.sleep(0.05)\nprint('HELD', flush=True)\"")
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        used = await instance.client.call_tool("run_shell", {"command": "python3 -c \"x = b'x' * (100 * 2**20)\""})
+        assert "exit code: 0" in used.content[0].text
+        memory = next(h.base for h in REAL.hierarchies if "memory" in h.controllers)
+        peaks = [int((g / "memory.max_usage_in_bytes").read_text()) for g in memory.glob(f"envcraft-{os.getpid()}/ep-*")
+                 if (g / "memory.max_usage_in_bytes").exists()]
+        assert peaks and max(peaks) >= 100 * 2**20  # the command was charged to its episode, under this server's cgroup
+        texts: list[str] = []
+
+        async def one() -> None:
+            result = await instance.client.call_tool("run_shell", {"command": hold, "timeout_seconds": 20})
+            texts.append(result.content[0].text)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(one)
+        held = sum("HELD" in text for text in texts)
+        assert 1 <= held <= 2, texts  # at most 1,024 MB of the 1,600 MB asked for was ever held at once

@@ -1,0 +1,64 @@
+"""Multi-environment episodes through the gateway, driven by the remote episode API."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
+from envcraft.harness.farm_remote import RemoteFarm
+from envcraft.harness.runner import RolloutLog, run_tasks
+from tests.helpers import REPO, free_port, wait_for_port
+
+TOKEN = "groups-test-token"
+
+
+@pytest.fixture(scope="module")
+def gateway():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
+                                "--token", TOKEN], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    wait_for_port(port)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def cross_task():
+    """The catalog's first task spanning two environments that both start from their own rows."""
+    for path in task_files(TASKS_DIR):
+        for task in load_tasks(path):
+            if len(task.envs) == 2 and task.initial.rows and task.other_initial.get(task.envs[1], None) \
+                    and task.other_initial[task.envs[1]].rows:
+                return task
+    pytest.fail("the task store has no cross-environment task with initial rows in both environments")
+
+
+@pytest.mark.anyio
+async def test_a_cross_environment_task_is_graded_one_with_gold_and_zero_with_noop(gateway, tmp_path):
+    task = cross_task()
+    log = RolloutLog(tmp_path / "rollouts.jsonl")
+    async with RemoteFarm(gateway, TOKEN) as farm:
+        [gold] = await run_tasks([task], GoldReplayAgent({task.id: task.gold}), None, log, run_id="r", farm=farm)
+        [noop] = await run_tasks([task], NoOpAgent(), None, log, run_id="r", farm=farm)
+    assert gold.failure is None and noop.failure is None, (gold.failure, noop.failure)
+    assert gold.reward == 1.0 and noop.reward == 0.0  # with the first env's S0 in both, gold scored 0.5
+
+
+@pytest.mark.anyio
+async def test_each_environment_gets_its_own_initial_state(gateway):
+    task = cross_task()
+    first, second = task.envs
+    async with RemoteFarm(gateway, TOKEN) as farm:
+        info = await farm.create(task.id)
+        assert set(info.urls) == {first, second} and all(url.startswith(gateway) for url in info.urls.values())
+        control = farm.control
+        single = await control.request("POST", "/episodes", {"env": first, "task_id": task.id})
+        refused = await control.http.post(f"/control/episodes/{single['episode']}/grade")
+        assert refused.status_code == 400 and "/control/groups" in refused.json()["error"]
+        await control.request("DELETE", f"/episodes/{single['episode']}")
+        await farm.delete(info.id)

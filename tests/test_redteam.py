@@ -1,0 +1,221 @@
+"""Red-team attacks on current main, each run through an episode's own MCP tools and checked on evidence
+(another episode's latency, the server's thread count, the app state the grader reads, what a later
+episode can do, what the sandbox can read, the reward paid). One test per hole found; holes not fixed
+here are xfail(strict=True) with the hole named, so they document it without breaking main."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import sysconfig
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.harness.farm_local import LocalFarm
+from envcraft.registry.catalog import get
+from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.workspaces import WorkspaceRoot
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")]
+
+
+def _threads() -> int:
+    return int(next(line for line in Path("/proc/self/status").read_text().splitlines()
+                    if line.startswith("Threads:")).split()[1])
+
+
+async def _shell(instance, command: str, timeout: float = 20.0) -> str:
+    result = await instance.client.call_tool("run_shell", {"command": command, "timeout_seconds": timeout})
+    return result.content[0].text
+
+
+# ---------------------------------------------------------------- operation socket: flood / slow loris
+
+# Forks `procs` children that each open `conns` connections to the operation socket, send a request
+# that never ends (no newline) and hold them: before the fix, every connection was a server thread.
+OPS_FLOOD = textwrap.dedent("""
+    import os, socket, sys, time
+    procs, conns, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    for p in range(procs):
+        if os.fork() == 0:
+            held = []
+            for _ in range(conns):
+                try:
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(os.environ["ENVCRAFT_OPS_SOCKET"])
+                    s.send(b'{"verb": "todo_list", "args": ')
+                    held.append(s)
+                except OSError:
+                    break
+            print("held", len(held), flush=True)
+            time.sleep(hold)
+            os._exit(0)
+    for _ in range(procs):
+        os.wait()
+""")
+
+
+async def test_operation_socket_flood_neither_piles_up_threads_nor_stalls_another_episode(tmp_path):
+    """Hole: the operation socket spawned one thread per connection, unbounded, each waiting up to 30 s
+    per read. 16 x 250 held connections made 4,000 threads in the shared server process and another
+    episode's list_dir took 76 s. Now a few connections are served at a time per socket, each with one
+    overall deadline; the rest wait in the kernel's backlog, costing the server nothing."""
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as attacker, \
+            launch(get("office"), InProcessLauncher(), root) as bystander:
+        await attacker.client.call_tool("write_file", {"path": "flood.py", "content": OPS_FLOOD})
+        baseline = _threads()
+        latencies: list[float] = []
+        peak = baseline
+        done = anyio.Event()
+
+        async def attack() -> None:
+            try:
+                await _shell(attacker, "python3 flood.py 8 200 6", timeout=8)
+            finally:
+                done.set()
+
+        async def probe() -> None:
+            nonlocal peak
+            while not done.is_set():
+                started = time.monotonic()
+                listed = await bystander.client.call_tool("list_dir", {})
+                latencies.append(time.monotonic() - started)
+                assert not listed.is_error
+                peak = max(peak, _threads())
+                await anyio.sleep(0.1)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(attack)
+            group.start_soon(probe)
+        assert peak - baseline < 64, f"the server grew {peak - baseline} threads under the flood"
+        assert max(latencies) < 1.0, f"another episode waited {max(latencies):.1f} s"
+        # the attacker's own CLI works again once its command is gone
+        after = await _shell(attacker, "office todo-list --status open | head -3")
+        assert "exit code: 0" in after, after
+
+
+# ---------------------------------------------------------------- operation socket: forged argument types
+
+FORGE = textwrap.dedent("""
+    import json, os, socket
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.environ["ENVCRAFT_OPS_SOCKET"])
+    s.sendall(json.dumps({"verb": "mail_send", "args": {"to": ["priya.shah@northwind.studio"], "subject": "forged",
+                          "body": {"not": ["a", "string"]}}}).encode() + b"\\n")
+    print(s.makefile().readline())
+""")
+
+
+async def test_operation_socket_checks_argument_types_like_the_mcp_tool(tmp_path):
+    """Hole: a request written straight to the operation socket skipped the schema the MCP tool enforces:
+    `body` stored as an object (a `$lacks` check passes on any non-string). The CLI
+    verb must change app state only with arguments the MCP tool would accept."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        await instance.client.call_tool("write_file", {"path": "forge.py", "content": FORGE})
+        await _shell(instance, "python3 forge.py")
+        mail = json.loads((instance.workspace / ".app" / "state.json").read_text())["mail"]
+        forged = [m for m in mail if m.get("subject") == "forged"]
+        assert all(isinstance(m["body"], str) for m in forged), forged
+        # the honest path still works
+        ok = await _shell(instance, "office mail-send --to priya.shah@northwind.studio --subject hi --body 'on track'")
+        assert "exit code: 0" in ok, ok
+
+
+# ---------------------------------------------------------------- pooled workspaces: a poisoned root
+
+async def test_a_locked_workspace_root_does_not_reach_the_next_episode(tmp_path):
+    """Hole: `chmod 000 /workspace` from the sandbox (the sandbox user owns the folder) survived the
+    pool's reset, which compares only the entries under the root: the next episode on that workspace,
+    whatever its task, could not read or write a single file from its shell."""
+    root = WorkspaceRoot(tmp_path)
+    env = get("office")
+    async with launch(env, InProcessLauncher(), root) as first:
+        used = first.workspace
+        await _shell(first, "chmod 000 /workspace")
+    async with launch(env, InProcessLauncher(), root) as second:
+        assert second.workspace == used  # the pool handed the same folder on
+        text = await _shell(second, "ls SKILL.md && echo fine > scratch.txt && cat scratch.txt")
+        assert "exit code: 0" in text and "fine" in text, text
+
+
+# ---------------------------------------------------------------- the sandbox's view of the host
+
+def _base_package_file() -> Path:
+    """A real file in the base interpreter's third-party package folder (where a wheel puts envcraft/tasks)."""
+    purelib = Path(sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["purelib"])
+    for metadata in sorted(purelib.glob("*.dist-info/METADATA")):
+        return metadata
+    pytest.skip(f"no installed distribution under {purelib}")
+
+
+async def test_the_sandbox_cannot_read_the_interpreters_installed_packages(tmp_path):
+    """Hole: the whole base interpreter prefix was bound into the sandbox (and /usr always is), third-party
+    packages included. Installed from a wheel into that interpreter (a system or pyenv Python, a Docker
+    image's /usr/local), envcraft/tasks/*.jsonl.gz, every task's checks and gold answers, sits there:
+    `zcat` it and finish with the expected value. Evidence: a real file's content there is not returned."""
+    target = _base_package_file()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        text = await _shell(instance, f"sha256sum '{target}'; ls '{target.parent.parent}' | head -5; python3 -c 'import json'")
+        assert digest not in text, text
+        assert "exit code: 0" in text  # the interpreter itself (stdlib) still works
+
+
+# ---------------------------------------------------------------- rewards: a dump of small numbers
+
+DUMP = " ".join(str(number) for number in range(150))  # 489 characters, under the 600-character cap
+
+
+def _answer_only_count_task():
+    for path in task_files(TASKS_DIR):
+        for task in load_tasks(path):
+            goals = [c for c in task.checks if c.role == "goal"]
+            if goals and all(c.kind == "answer" and not c.table and all(v.isdigit() and int(v) <= 5 for v in c.contains)
+                             for c in goals):
+                return task
+    pytest.skip("the task store has no task graded on a table-less count alone")
+
+
+@pytest.mark.xfail(strict=True, reason="reward hole (rewards/core.grading): an answer check with no table (a count or total) "
+                   "has no candidate values, so '0 1 2 ... 149' names every small number and pays 1.0 with no tool call: "
+                   "2,626 of 21,097 tasks on main; 1,510 expect a number <= 5, so even '0 1 2 3 4 5' wins most of them. "
+                   "Needs a rule such as 'one value of the asked kind besides those the question states'")
+async def test_a_dump_of_small_numbers_is_not_paid_for_a_count():
+    task = _answer_only_count_task()
+    async with LocalFarm() as farm:
+        episode = await farm.create(task)
+        await farm.call_tool(episode.id, "finish", {"answer": DUMP})
+        grade = await farm.grade(episode.id)
+    assert grade.reward < 1.0, f"{task.id} paid {grade.reward} for a dump"
+
+
+# ---------------------------------------------------------------- kernel settings from inside the sandbox
+
+LEASE = Path("/proc/sys/fs/lease-break-time")  # a global (not namespaced) and harmless kernel setting
+
+
+@pytest.mark.skipif(not LEASE.exists(), reason="no /proc/sys/fs/lease-break-time on this host")
+async def test_the_sandbox_cannot_change_host_kernel_settings(tmp_path):
+    """Hole: the sandbox's uid 0 maps to the host's uid 0 and /proc/sys was writable, so a shell command
+    could set GLOBAL kernel settings, e.g. kernel.core_pattern = '|/<host path of the workspace>/x.sh'
+    (the host path is in /proc/1/cmdline): the next crash anywhere runs the agent's script as host root.
+    Shown here with the harmless fs.lease-break-time, read back on the host and restored."""
+    before = LEASE.read_text().strip()
+    try:
+        async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+            await _shell(instance, f"echo {int(before) + 7} > /proc/sys/fs/lease-break-time")
+            assert LEASE.read_text().strip() == before, "a shell command changed a host kernel setting"
+            text = await _shell(instance, "cat /proc/sys/kernel/ostype; ps -e | head -3")
+            assert "exit code: 0" in text and "Linux" in text, text  # reading /proc still works
+    finally:
+        if LEASE.read_text().strip() != before:
+            LEASE.write_text(before)
