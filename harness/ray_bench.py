@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import ray  # noqa: F401 - the [ray] extra; bench_scale skips these rows without it
+import ray  # the [ray] extra; bench_scale skips these rows without it
 
 from envcraft.core.tasks import tasks_for
 from envcraft.harness.ray_cluster import local_cluster
@@ -27,8 +27,6 @@ def _run(address: str, tasks: list, nodes: int) -> dict[str, float]:
 
 
 def ray_rows(count: int = 64) -> list[dict]:
-    import ray
-
     tasks = tasks_for("office")[:count]
     with local_cluster(2) as (address, _):
         _run(address, tasks[:8], 2)  # workers import and build their servers once, outside the figure
