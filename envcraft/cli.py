@@ -119,7 +119,7 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.tasks_command == "sample":
         from envcraft.generator.tasks.sample import render_sample
 
-        print(render_sample(args.dir, args.seed, args.n), end="")
+        print(render_sample(args.dir, args.seed, args.n, args.like), end="")
         return 0
     from envcraft.generator.tasks.generate import generate
 
@@ -324,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     pick.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
     pick.add_argument("--seed", type=int, default=12)
     pick.add_argument("--n", type=int, default=12)
+    pick.add_argument("--like", type=Path, default=None, help="the same ids as an earlier sample file")
     pick.set_defaults(fn=_tasks)
     check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
     check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")

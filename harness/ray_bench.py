@@ -25,6 +25,8 @@ def _run(address: str, tasks: list, nodes: int) -> dict[str, float]:
 
 
 def ray_rows(count: int = 64) -> list[dict]:
+    # ray is imported by connect(), never at the top of this module: the variable that keeps a cluster on
+    # 127.0.0.1 is read when ray is first imported (see ray_runner.connect).
     from envcraft.harness.ray_runner import connect
 
     tasks = tasks_for("office")[:count]

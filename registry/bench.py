@@ -107,6 +107,8 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
             rows.append(_row(f"SDK floor: bare echo tool ({transport})", floor))
         shells = await bench_figures.shell_calls(env, root, n)
         if "bwrap" in shells:
+            plain = await bench_figures.plain_subprocess_calls(n)
+            rows.append(_row("shell command 'true': bwrap vs plain subprocess", shells["bwrap"], plain, "p50<=15ms"))
             rows.append(_row("shell command 'true': bwrap vs process", shells["bwrap"], shells["process"]))
         docker = await bench_figures.docker_acquire(env, docker_n)
         if isinstance(docker, dict):

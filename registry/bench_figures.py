@@ -176,6 +176,22 @@ async def shell_calls(env: Environment, root: WorkspaceRoot, n: int) -> dict[str
     return out
 
 
+async def plain_subprocess_calls(n: int) -> list[float]:
+    """The floor a contained command is measured against: `sh -c true` as a plain subprocess, from a worker thread
+    of this (large) process, as a tool call runs it."""
+    import subprocess
+
+    import anyio.to_thread
+
+    def once() -> float:
+        start = time.perf_counter()
+        subprocess.run(["/bin/sh", "-c", "true"], stdin=subprocess.DEVNULL, capture_output=True)
+        return time.perf_counter() - start
+
+    await anyio.to_thread.run_sync(once)
+    return [await anyio.to_thread.run_sync(once) for _ in range(n)]
+
+
 def _rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -94,10 +94,10 @@ async def test_a_planted_host_secret_never_appears(tmp_path):
     (secret_dir / "secret.txt").chmod(0o644)
     async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path / "ws")) as instance:
         probe = await instance.client.call_tool("run_shell", {"command": (
-            f"cat {secret_dir}/secret.txt; ls {tmp_path}; grep -rs HOST-SECRET /tmp /root /etc /opt /run /home /var "
-            "| head; cat /etc/shadow /root/.bashrc | head -3; echo done")})
+            f"cat {secret_dir}/secret.txt; ls {tmp_path}; cat /etc/shadow /root/.bashrc | head -3; "
+            "timeout 10 grep -rs HOST-SECRET /tmp /root /etc /opt /run | head")})
         text = probe.content[0].text
-        assert "done" in text and token not in text
+        assert f"{secret_dir}/secret.txt: No such file" in text and token not in text
 
 
 async def test_many_small_files_stay_within_the_shell_limits(tmp_path):

@@ -203,10 +203,19 @@ def _stdio_call(server: str, workspace, arguments_json: str) -> dict:
     lines = [json.dumps(m) for m in messages]
     lines.append('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": '
                  '{"name": "vendor_bill_register", "arguments": ' + arguments_json + '}}')
-    done = subprocess.run([sys.executable, server, "--workspace", str(workspace)], input="\n".join(lines) + "\n",
-                          capture_output=True, text=True, timeout=60)
-    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return next(r for r in replies if r.get("id") == 2)
+    server_proc = subprocess.Popen([sys.executable, server, "--workspace", str(workspace)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:  # stdin stays open until the reply came: at EOF the server may stop before answering
+        server_proc.stdin.write("\n".join(lines) + "\n")
+        server_proc.stdin.flush()
+        for line in server_proc.stdout:
+            reply = json.loads(line) if line.strip() else {}
+            if reply.get("id") == 2:
+                return reply
+        raise AssertionError("the server closed without answering the call")
+    finally:
+        server_proc.kill()
+        server_proc.wait()
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])

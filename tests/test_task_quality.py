@@ -131,3 +131,16 @@ def test_gold_never_calls_a_tool_the_rules_refuse_and_tiers_follow_the_minimal_s
         assert task.difficulty == tier(minimal, task.tags)
         m = measure(task)
         assert not m["raw_enum"] and not m["glitches"], (task.id, m)
+
+
+def test_an_answer_listing_every_asked_row_passes_and_one_more_fails(fresh):
+    cache, tasks = fresh
+    listing = [t for t in tasks if "needs:aggregate" in t.tags and t.checks[0].column and len(t.checks[0].contains) > 1]
+    assert listing
+    for task in listing:
+        assert score(cache, task, task.gold) == 1.0
+        world = World(cache, task)
+        table = world.tables[task.envs[0]][task.checks[0].table]
+        extra = next(str(r[task.checks[0].column]) for r in table if str(r[task.checks[0].column]) not in task.checks[0].contains)
+        dump = task.gold[-1].model_copy(update={"arguments": {"answer": task.gold[-1].arguments["answer"] + ", " + extra}})
+        assert score(cache, task, task.gold[:-1] + [dump]) < 1.0

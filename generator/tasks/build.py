@@ -202,7 +202,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         at = next(i for i, c in enumerate(gold) if c.turn == hidden_turn)
         gold.insert(at, ToolCall(tool="read_file", env=env.name, arguments={"path": note_path}, turn=hidden_turn))
     bodies = {t: join(clauses[t], rng, t == 0) for t in sorted(clauses)}
-    if forbidden is not None:
+    if forbidden is not None or rng.random() < 0.08:  # the hint alone never gives a judgement task away
         bodies[last] += rng.choice(HINTS)
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):

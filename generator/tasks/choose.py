@@ -163,6 +163,7 @@ class Chooser:
                     fields[name] = refs[name]
                 elif searchable is None or spec.ref in searchable:
                     fields[name] = self.value(op, spec, tables)
+        self.distinct_refs(entity, fields, tables)
         caps = self.caps(op, fields, tables)
         for name in names:
             spec = entity.field(name)
@@ -171,6 +172,19 @@ class Chooser:
             fields[name] = self.value(op, spec, tables, cap=caps.get(name))
         self.times(op, fields, None)
         return {k: v for k, v in fields.items() if v is not None}
+
+    def distinct_refs(self, entity: Entity, fields: dict[str, Any], tables: Tables) -> None:
+        """Two refs to the same entity (home and away team) point at two different rows."""
+        taken: dict[str, set] = {}
+        for name in list(fields):
+            spec = entity.field(name)
+            if spec.type != "ref" or fields[name] is None:
+                continue
+            used = taken.setdefault(spec.ref, set())
+            if fields[name] in used:
+                others = [r["id"] for r in tables.get(self.env.entity(spec.ref).table, []) if r["id"] not in used]
+                fields[name] = self.rng.choice(others) if others else None
+            used.add(fields[name])
 
     def change_fields(self, op: Operation, row: dict[str, Any], tables: Tables, refs: dict[str, str] | None = None,
                       searchable: set[str] | None = None) -> dict[str, Any]:

@@ -249,7 +249,7 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
     if first:
         opener = rng.choice(OPENERS[who.register])
         if who.role and rng.random() < 0.5:
-            opener = rng.choice((f"Hi, {who.name} here ({who.role}).", f"This is {who.name} from {who.role}.",
+            opener = rng.choice((f"Hi, {who.name} here ({who.role}).", f"{who.name} here, {who.role}.",
                                  f"Hello from {who.role}."))
         closer = rng.choice(CLOSERS[who.register])
         sign = who.sign(rng)

@@ -31,13 +31,16 @@ import sysconfig
 import time
 from pathlib import Path
 
-from .cgroups import EpisodeCgroup, containment
+from .cgroups import CommandCgroup, EpisodeCgroup, containment
 from .container import COMMAND_USERS, become_command_user
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .store import APP_DIR
 
+PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
+# Arguments: cgroup.procs files to join, "--", then the command line to exec.
+JOIN_AND_EXEC = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
@@ -149,6 +152,12 @@ class Shell:
         argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                 "--tmpfs", "/tmp", "--dir", "/etc"]
+        # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
+        # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
+        # them read-only, as container runtimes do.
+        for kernel in ("/proc/sys", "/proc/sysrq-trigger"):
+            if Path(kernel).exists():
+                argv += ["--ro-bind", kernel, kernel]
         for link in ("bin", "lib", "lib64", "sbin"):
             if Path("/usr", link).exists():
                 argv += ["--symlink", f"usr/{link}", f"/{link}"]
@@ -188,32 +197,50 @@ class Shell:
         argv, cwd = self.argv(command)
         envelope = self.envelope()
         cgroup = envelope.command() if envelope else None
+        try:
+            if uid is None and PRLIMIT:
+                proc = self._spawn_fast(argv, cwd, cgroup)
+            else:
+                proc = self._spawn_with_preexec(argv, cwd, cgroup, uid)
+            return self._collect(proc, wall)
+        finally:
+            if cgroup:
+                cgroup.destroy()
+
+    def _rlimits(self, cgroup: CommandCgroup | None) -> list[tuple[str, int, int]]:
+        """(prlimit option, resource, value): the per-process bounds of every command."""
         limits = self.limits
+        chosen = [("cpu", resource.RLIMIT_CPU, limits.cpu_seconds), ("as", resource.RLIMIT_AS, limits.memory_mb * 2**20),
+                  ("nofile", resource.RLIMIT_NOFILE, limits.open_files),
+                  ("fsize", resource.RLIMIT_FSIZE, limits.file_mb * 2**20), ("core", resource.RLIMIT_CORE, 0)]
+        if not cgroup:  # binds only non-root users; with a cgroup, pids.max does the job for everyone
+            chosen.append(("nproc", resource.RLIMIT_NPROC, limits.processes))
+        return chosen
+
+    def _spawn_fast(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None) -> subprocess.Popen:
+        """No Python between fork and exec, so the server (hundreds of MB) is vforked, not copied: a small
+        sh joins the command's cgroup leaf, then prlimit sets the rlimits and execs the sandbox."""
+        joins = [str(path / "cgroup.procs") for path in (cgroup.paths if cgroup else [])]
+        bounds = [f"--{name}={value}" for name, _, value in self._rlimits(cgroup)]
+        wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", PRLIMIT, *bounds, "--", *argv]
+        return subprocess.Popen(wrapper, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+
+    def _spawn_with_preexec(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None,
+                            uid: int | None) -> subprocess.Popen:
+        bounds = self._rlimits(cgroup)
 
         def contain() -> None:
             if cgroup:
                 cgroup.enter()
             os.setsid()
-            for kind, value in (
-                (resource.RLIMIT_CPU, limits.cpu_seconds),
-                (resource.RLIMIT_AS, limits.memory_mb * 2**20),
-                (resource.RLIMIT_NOFILE, limits.open_files),
-                (resource.RLIMIT_FSIZE, limits.file_mb * 2**20),
-                (resource.RLIMIT_CORE, 0),
-            ):
+            for _, kind, value in bounds:
                 resource.setrlimit(kind, (value, value))
-            if not cgroup:
-                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             if uid is not None:
                 become_command_user(uid)
 
-        try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, preexec_fn=contain)
-            return self._collect(proc, wall)
-        finally:
-            if cgroup:
-                cgroup.destroy()
+        return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, preexec_fn=contain)
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
         """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""
