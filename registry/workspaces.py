@@ -177,7 +177,9 @@ class WorkspaceRoot:
         self.base.mkdir(parents=True, exist_ok=True)
         self.reap(reap_seconds)
         self.path = self.base / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.path.mkdir()
+        # The registry's alone: a sandbox's uid 0 is the host's, so an agent can leave a setuid-root file in its
+        # workspace; no other host user may reach it (or read another episode's files) through this folder.
+        self.path.mkdir(mode=0o700)
         self.max_idle = max_idle
         self._ready: dict[Path, list[Path]] = {}  # seed -> fresh workspaces
         self._lock = threading.Lock()

@@ -8,20 +8,25 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
 import sys
 import sysconfig
 import textwrap
 import time
+import urllib.request
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
 import pytest
+from mcp import Client
 
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files, write_tasks
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.registry.catalog import get
-from envcraft.registry.launch import InProcessLauncher, launch
+from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+from tests.helpers import REPO, free_port, mail_task, wait_for_port
 
 pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")]
@@ -219,3 +224,154 @@ async def test_the_sandbox_cannot_change_host_kernel_settings(tmp_path):
     finally:
         if LEASE.read_text().strip() != before:
             LEASE.write_text(before)
+
+
+# ---------------------------------------------------------------- host files an agent leaves behind
+
+async def test_a_setuid_file_made_in_the_sandbox_gives_no_host_user_root():
+    """Hole: the sandbox's uid 0 is the host's uid 0, so `chmod 4755` on a copy of a binary in the workspace
+    made a setuid-root executable on the host, under /tmp/envcraft/run-*/<workspace>, a path every host user
+    could traverse (0755): any local user ran it as root. The run folder is now the registry's alone (0700).
+    Evidence: the file run as the host's `nobody` does not get euid 0."""
+    root = WorkspaceRoot()  # the default base, /tmp/envcraft: where a real registry puts workspaces
+    try:
+        async with launch(get("office"), InProcessLauncher(), root) as instance:
+            await _shell(instance, "cp /usr/bin/id ./sid && chmod 4755 ./sid && ls -la ./sid")
+            made = instance.workspace / "sid"
+            assert made.exists()
+            try:
+                out = subprocess.run([str(made)], capture_output=True, text=True, timeout=30, user=65534, group=65534,
+                                     extra_groups=[]).stdout
+            except PermissionError:  # nobody cannot even reach it
+                out = ""
+            assert "euid=0" not in out, f"a host user became root: {out}"
+    finally:
+        root.close()
+
+
+@pytest.mark.xfail(strict=True, reason="host DoS left to runtime (issue 8 item 3, workspace disk/inode quota): RLIMIT_FSIZE caps one "
+                   "file at 64 MB but not their number; one 5 s command wrote 1,020 MB to the host disk (about 4 GB per 20 s "
+                   "command; 76 GB free here fill in ~19 commands, and every episode on the host fails with it)")
+async def test_one_episode_cannot_fill_the_host_disk(tmp_path):
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as instance:
+        await _shell(instance, "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > fill$i || break; done", timeout=15)
+        written = sum(p.stat().st_size for p in instance.workspace.glob("fill*"))
+        for path in instance.workspace.glob("fill*"):
+            path.unlink()
+    assert written <= 256 * 2**20, f"one command wrote {written // 2**20} MB to the host disk"
+
+
+# ---------------------------------------------------------------- the same attacks over stdio and the HTTP gateway
+
+@pytest.mark.skipif(not LEASE.exists(), reason="no /proc/sys/fs/lease-break-time on this host")
+async def test_kernel_settings_hold_over_stdio(tmp_path):
+    """The standalone path (`python server.py --workspace W` over stdio) runs the same sandbox."""
+    before = LEASE.read_text().strip()
+    try:
+        async with launch(get("office"), StdioLauncher(), WorkspaceRoot(tmp_path)) as instance:
+            await _shell(instance, f"echo {int(before) + 7} > /proc/sys/fs/lease-break-time")
+            assert LEASE.read_text().strip() == before, "a shell command changed a host kernel setting"
+    finally:
+        if LEASE.read_text().strip() != before:
+            LEASE.write_text(before)
+
+
+@pytest.fixture
+def gateway_port(tmp_path):
+    port = free_port()
+    write_tasks(tmp_path / "office.jsonl", [mail_task(0)])
+    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port), "--token",
+                                GATEWAY_TOKEN, "--max-episodes", "3", "--tasks-dir", str(tmp_path)], cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_for_port(port)
+    yield port
+    process.terminate()
+    process.wait(timeout=15)
+
+
+GATEWAY_TOKEN = "redteam-token-not-for-agents"
+
+
+def _control(port: int, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/control{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Authorization": f"Bearer {GATEWAY_TOKEN}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.loads(response.read())
+
+
+@pytest.mark.skipif(not LEASE.exists(), reason="no /proc/sys/fs/lease-break-time on this host")
+async def test_attacks_through_the_gateway_leave_the_host_and_other_episodes_alone(gateway_port):
+    """Over HTTP, one episode writes a host kernel setting and floods its operation socket; the host value
+    stays, and another episode and the gateway's health keep answering within 1 s."""
+    port, before = gateway_port, LEASE.read_text().strip()
+    _, a = _control(port, "POST", "/episodes", {"env": "office"})
+    _, b = _control(port, "POST", "/episodes", {"env": "office"})
+    latencies: list[float] = []
+    try:
+        async with Client(a["url"]) as attacker, Client(b["url"]) as bystander:
+            await attacker.call_tool("write_file", {"path": "flood.py", "content": OPS_FLOOD})
+            done = anyio.Event()
+
+            async def attack() -> None:
+                try:
+                    await attacker.call_tool("run_shell", {"command": f"echo {int(before) + 7} > /proc/sys/fs/lease-break-time; "
+                                                                      "python3 flood.py 8 200 6", "timeout_seconds": 8})
+                finally:
+                    done.set()
+
+            async def probe() -> None:
+                while not done.is_set():
+                    started = time.monotonic()
+                    assert not (await bystander.call_tool("list_dir", {})).is_error
+                    await anyio.to_thread.run_sync(_control, port, "GET", "/health")
+                    latencies.append(time.monotonic() - started)
+                    await anyio.sleep(0.1)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(attack)
+                group.start_soon(probe)
+        assert LEASE.read_text().strip() == before, "a shell command changed a host kernel setting"
+        assert latencies and max(latencies) < 1.0, f"another episode + health took {max(latencies):.1f} s"
+    finally:
+        if LEASE.read_text().strip() != before:
+            LEASE.write_text(before)
+
+
+# ---------------------------------------------------------------- what grading and teardown cost when an agent makes many files
+
+MANY_FILES = "python3 -c \"import os\nos.makedirs('junk', exist_ok=True)\nfor i in range(20000): open(f'junk/{i:05d}.txt', 'w').write('x' * 2100)\""
+
+
+async def test_many_files_neither_bloat_the_grade_nor_stall_other_episodes_at_teardown():
+    """Holes: (1) the grade's state diff listed every added file with 2,000 characters of it: 60,000 small
+    files made by one command gave a 121 MB Grade (20,000 here: 42 MB), returned to the trainer and logged
+    per rollout; (2) `launch()` rebuilt the workspace for the pool synchronously on the event loop, so an
+    in-process farm (envcraft run, LocalFarm) froze every other episode while 20,000+ files were removed."""
+    async with LocalFarm() as farm:
+        attacker, bystander = await farm.create(mail_task(0)), await farm.create(mail_task(1))
+        await farm.call_tool(attacker.id, "run_shell", {"command": MANY_FILES, "timeout_seconds": 20})
+        grade = await farm.grade(attacker.id)
+        size = len(grade.model_dump_json())
+        assert size < 1_000_000, f"the grade is {size / 1e6:.0f} MB"
+        latencies: list[float] = []
+        done = anyio.Event()
+
+        async def teardown() -> None:
+            try:
+                await farm.delete(attacker.id)
+            finally:
+                done.set()
+
+        async def probe() -> None:
+            while not done.is_set():
+                started = time.monotonic()
+                await farm.call_tool(bystander.id, "list_dir", {})
+                latencies.append(time.monotonic() - started)
+                await anyio.sleep(0.05)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(probe)
+            group.start_soon(teardown)
+        assert latencies and max(latencies) < 1.0, f"another episode waited {max(latencies):.1f} s during a teardown"
