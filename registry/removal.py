@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from envcraft.registry import quota
+
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -139,6 +141,7 @@ def remove(path: Path | str, *, seconds: float = 30.0) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         return
+    quota.unmount_under(path)  # a workspace may be a tmpfs of its own
     clear(path, seconds=seconds)
     try:
         os.rmdir(path)
