@@ -34,7 +34,7 @@ def checks() -> list[tuple[str, bool, str]]:
     found.append(("shell backend", backend == "bwrap", backend + ("" if backend == "bwrap" else " (NOT isolating)")))
     envelope = containment()
     found.append(("episode envelope", envelope.kind != "none", envelope.banner()))
-    found.append(("workspace quota", _quota_works(), quota.describe()))
+    found.append(("workspace quota", quota.enabled() and _quota_works(), quota.describe()))
     found.append(("grep engine", re2 is not None, "RE2 (linear time)" if re2 is not None else
                   "re in a killable worker (pip install google-re2 for linear time)"))
     docker = shutil.which("docker")

@@ -31,12 +31,14 @@ _refused: str | None = None
 
 
 def enabled() -> bool:
-    return os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "1") != "0" and _refused is None
+    """Opt-in for now (ENVCRAFT_WORKSPACE_QUOTA=1): folders holding mounted workspaces must be removed
+    through registry/removal.py, and not every caller that makes a WorkspaceRoot in a temporary folder does."""
+    return os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") == "1" and _refused is None
 
 
 def describe() -> str:
-    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "1") == "0":
-        return "off (ENVCRAFT_WORKSPACE_QUOTA=0)"
+    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") != "1":
+        return "off: set ENVCRAFT_WORKSPACE_QUOTA=1 for a tmpfs per workspace"
     if _refused:
         return f"none: cannot mount a tmpfs per workspace ({_refused})"
     return f"{WORKSPACE_MB} MB and {WORKSPACE_FILES} files per workspace (tmpfs)"
@@ -61,15 +63,15 @@ def _unescape(field: str) -> str:
     return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
 
 
-def unmount_under(path: Path | str) -> None:
-    """Detach every mount at or below `path` (deepest first), so the folder can be removed."""
+def unmount_under(path: Path | str, *, below_only: bool = False) -> None:
+    """Detach every mount at (unless below_only) or below `path`, deepest first, so the folder can be removed."""
     prefix = os.path.realpath(str(path))
     try:
         with open("/proc/self/mountinfo") as f:
             points = [_unescape(line.split()[4]) for line in f]
     except OSError:
         return
-    for point in sorted((p for p in points if p == prefix or p.startswith(prefix + "/")), key=len, reverse=True):
+    for point in sorted((p for p in points if (p == prefix and not below_only) or p.startswith(prefix + "/")), key=len, reverse=True):
         _libc.umount2(point.encode(), MNT_DETACH)
         with _lock:
             _mounted.discard(point)

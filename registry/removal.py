@@ -69,6 +69,7 @@ def clear(path: Path | str, *, keep: frozenset[str] = frozenset(), seconds: floa
 
     Raises RemovalIncomplete if the time budget runs out or an entry resists removal.
     """
+    quota.unmount_under(path, below_only=True)  # workspaces below may be tmpfs mounts of their own
     deadline = time.monotonic() + seconds
     fd = _open_dir(str(path), None)
     stack = [_Level(_identity(fd), "")]

@@ -236,12 +236,14 @@ def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number)
 
 
 
-async def test_workspace_disk_and_file_quota(tmp_path):
+async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
     from envcraft.registry import quota
 
+    monkeypatch.setenv("ENVCRAFT_WORKSPACE_QUOTA", "1")
     if not quota.enabled():
         pytest.skip(f"no workspace quota on this host: {quota.describe()}")
-    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as instance:
         files = await instance.client.call_tool("run_shell", {"command": (
             "mkdir many && cd many && i=0; while [ $i -lt 30000 ]; do true > f$i || break; i=$((i+1)); done; echo made $i"),
             "timeout_seconds": 20})
@@ -260,3 +262,5 @@ async def test_workspace_disk_and_file_quota(tmp_path):
         assert again.is_error and "workspace is full" in again.content[0].text
         instance.reset()  # the episode's workspace comes back clean, still under its quota
         assert not (instance.workspace / "big1").exists() and (instance.workspace / "SKILL.md").exists()
+    root.close()
+    assert not any(str(tmp_path) in line for line in open("/proc/self/mountinfo"))  # nothing left mounted
