@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import anyio
 import pytest
@@ -263,4 +264,5 @@ async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
         instance.reset()  # the episode's workspace comes back clean, still under its quota
         assert not (instance.workspace / "big1").exists() and (instance.workspace / "SKILL.md").exists()
     root.close()
-    assert not any(str(tmp_path) in line for line in open("/proc/self/mountinfo"))  # nothing left mounted
+    mounts = Path("/proc/self/mountinfo").read_text()
+    assert str(tmp_path) not in mounts  # nothing left mounted
