@@ -212,7 +212,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):
         raise Failed("id_leak")
-    checks, changed = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
+    checks, _ = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
     extra_files: set[str] = set()
     if note:
         body = f"Done: {' '.join(note[2])}"

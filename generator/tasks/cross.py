@@ -122,8 +122,8 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
         raise Failed("unfindable") from exc
     if leaks(" ".join(texts), [plan_a.initial, plan_a.final, plan_b.initial, plan_b.final]):
         raise Failed("id_leak")
-    checks_a, changed_a = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
-    checks_b, changed_b = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
+    checks_a, _ = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
+    checks_b, _ = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
     checks = checks_a + checks_b + [collateral(a, plan_a.initial, plan_a.final, a.name),
                                      collateral(b, plan_b.initial, plan_b.final, b.name)]
     gold.append(ToolCall(tool="finish", env=a.name, arguments={"answer": "Done."}, turn=len(texts) - 1))

@@ -209,7 +209,7 @@ def moves(env: EnvSpec, entity: Entity, row: dict[str, Any], tables: Tables) -> 
 def _state_task(env: EnvSpec, tables: Tables, after: Tables, op: Operation, row: dict[str, Any],
                 rng: random.Random) -> list[Check]:
     plan = Plan(env.name, [Step(env.name, op.name, "transition", op.entity, row["id"])], tables, after)
-    checks, changed = diff_checks(env, plan, tables, after, False, [], rng)
+    checks, _ = diff_checks(env, plan, tables, after, False, [], rng)
     return checks + [collateral(env, tables, after, None)]
 
 
