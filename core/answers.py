@@ -185,18 +185,34 @@ def _same_kind(values: list[str], kind: str) -> list[str]:
     return [v for v in values if kind_of(v) == kind]
 
 
+def _key(value: str, kind: str) -> str:
+    """What makes two written values the same value: 2026-11-13T12:30 is 2026-11-13 12:30."""
+    value = value.strip()
+    return value.replace("T", " ")[:16] if kind == "datetime" else value
+
+
+def same_value(a: str, b: str) -> bool:
+    """Two written values are the same value (typed by the second)."""
+    kind = kind_of(b)
+    if kind == "text":
+        return normal(a) == normal(b)
+    if kind_of(a) != kind:
+        return False
+    return _key(a, kind) == _key(b, kind) if kind in ("datetime", "time") else typed(a, kind) == typed(b, kind)
+
+
 def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool, list[str]]:
     """(the answer states `expected`, the other candidate values it also states)."""
     kind = kind_of(expected)
-    others = [c for c in candidates if c.strip() != expected.strip()]
+    same = _key(expected, kind)
+    others = [c for c in candidates if _key(c, kind) != same]
     if kind == "datetime":
         day, clock = re.split(r"[ T]", expected.strip())[:2]
         days, rest = dates(answer)
         clocks = times(rest)[0]
         ok = date.fromisoformat(day) in days and clock[:5] in clocks
         also = [c for c in _same_kind(others, "datetime")
-                if date.fromisoformat(re.split(r"[ T]", c.strip())[0]) in days and re.split(r"[ T]", c.strip())[1][:5] in clocks
-                and c.strip() != expected.strip()]
+                if date.fromisoformat(re.split(r"[ T]", c.strip())[0]) in days and re.split(r"[ T]", c.strip())[1][:5] in clocks]
         return ok, also
     if kind in ("date", "time", "number"):
         found = values_in(answer, kind)

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 TEXT_LIMIT = 2000  # characters of a changed file kept in the diff
+FILES_LISTED = 100  # paths per kind (added, removed, changed): an agent can make 100,000 files, a rollout keeps a sample
 
 
 class State(Protocol):
@@ -40,11 +41,13 @@ class StateDiff(BaseModel):
     files_added: dict[str, str] = Field(default_factory=dict)  # path -> text (cut at TEXT_LIMIT)
     files_removed: list[str] = Field(default_factory=list)
     files_changed: dict[str, str] = Field(default_factory=dict)  # path -> new text (cut at TEXT_LIMIT)
+    files_unlisted: int = 0  # paths past FILES_LISTED per kind, counted, not listed
     answer: str | None = None
 
     @property
     def empty(self) -> bool:
-        return not (self.tables or self.files_added or self.files_removed or self.files_changed or self.answer)
+        return not (self.tables or self.files_added or self.files_removed or self.files_changed or self.files_unlisted
+                    or self.answer)
 
 
 def _key(row: dict[str, Any], index: int) -> str:
@@ -71,10 +74,14 @@ def state_diff(initial: State, final: State) -> StateDiff:
         if (table := _table(initial.tables.get(name, []), final.tables.get(name, []))) is not None:
             tables[name] = table
     files_before, files_after = initial.files, final.files
+    added = sorted(files_after.keys() - files_before.keys())
+    removed = sorted(files_before.keys() - files_after.keys())
+    changed = [p for p in sorted(files_before.keys() & files_after.keys()) if files_before[p] != files_after[p]]
+    unlisted = sum(max(len(paths) - FILES_LISTED, 0) for paths in (added, removed, changed))
     return StateDiff(
         tables=tables,
-        files_added={p: files_after[p][:TEXT_LIMIT] for p in sorted(files_after.keys() - files_before.keys())},
-        files_removed=sorted(files_before.keys() - files_after.keys()),
-        files_changed={p: files_after[p][:TEXT_LIMIT] for p in sorted(files_before.keys() & files_after.keys())
-                       if files_before[p] != files_after[p]},
+        files_added={p: files_after[p][:TEXT_LIMIT] for p in added[:FILES_LISTED]},
+        files_removed=removed[:FILES_LISTED],
+        files_changed={p: files_after[p][:TEXT_LIMIT] for p in changed[:FILES_LISTED]},
+        files_unlisted=unlisted,
         answer=final.answer if final.answer != initial.answer else None)

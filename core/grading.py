@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from envcraft.core.answers import MAX_ANSWER_CHARS, names
+from envcraft.core.answers import MAX_ANSWER_CHARS, names, same_value
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.tasks import Check, Task
@@ -112,8 +112,9 @@ def _answer_values(initial: Snapshot, check: Check) -> list[str]:
 def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
-    others = [v for v in _answer_values(initial, check) if v not in check.contains]  # asked for several: not a dump
-    for expected in check.contains:
+    # values the check asks for are not a dump of the column (an "all that match" answer lists several)
+    others = [v for v in _answer_values(initial, check) if not any(same_value(v, e) for e in check.contains)]
+    for expected in check.contains:  # every expected value stated, and no other value of the asked column
         found, also = names(answer, expected, others)
         if not found or also:
             return False

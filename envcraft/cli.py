@@ -158,12 +158,12 @@ def _tasks_replay(args: argparse.Namespace) -> int:
 
     from envcraft.replays import replay_store
 
-    result = anyio.run(lambda: replay_store(args.dir, args.env, args.limit, args.concurrency, not args.no_noop,
+    result = anyio.run(lambda: replay_store(args.dir, args.env, args.limit, args.concurrency,
                                             log=lambda m: print(m, file=sys.stderr)))
     print(json.dumps(result, indent=1) if args.json else
-          f"{result['tasks']} tasks replayed through the registry and MCP (in-process) in {result['seconds']}s "
-          f"(gold {result['gold_seconds']}s): gold below 1.0: {len(result['gold_below_one'])}, "
-          f"no-op above 0: {len(result['noop_above_zero'])}")
+          f"{result['tasks']} tasks' gold replayed through the registry and MCP (in-process) in {result['seconds']}s: "
+          f"gold below 1.0: {len(result['gold_below_one'])}, no-op above 0: {len(result['noop_above_zero'])}"
+          + "".join(f"\n  {t} gold {r}: {why}" for t, r, why in result["gold_below_one"][:20]))
     return 1 if result["gold_below_one"] or result["noop_above_zero"] else 0
 
 
@@ -333,13 +333,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
                        "MCP servers and compare rewards (default: 0)")
     check.set_defaults(fn=_tasks_audit)
-    again = tasks_commands.add_parser("replay", help="replay every task's gold (and a no-op agent) through the "
-                                      "registry and MCP; print the time and any task that is not 1.0 / 0")
+    again = tasks_commands.add_parser("replay", help="replay every task's gold through the registry and MCP; "
+                                      "print the time and any task whose gold is not 1.0 or no-op not 0")
     again.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
     again.add_argument("--env", action="append", help="only tasks whose first environment is this")
     again.add_argument("--limit", type=int, default=None, help="only the first N tasks")
-    again.add_argument("--concurrency", type=int, default=8)
-    again.add_argument("--no-noop", action="store_true", help="skip the no-op pass")
+    again.add_argument("--concurrency", type=int, default=4)
     again.add_argument("--json", action="store_true")
     again.set_defaults(fn=_tasks_replay)
     return parser

@@ -66,12 +66,18 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen]:
 
 def drive(urls: list[str], seconds: float, clients: int = 2) -> dict[str, float]:
     """Calls/s of `len(urls)` concurrent sessions, spread over `clients` load processes."""
-    start_at = time.time() + 5 + len(urls) * 0.05  # every session opened before the clock starts
     shares = [urls[i::clients] for i in range(clients)]
-    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds),
-                               str(start_at)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO)
+    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO, text=True)
              for share in shares if share]
-    counts = [json.loads(p.communicate(timeout=600)[0].decode().strip().splitlines()[-1]) for p in procs]
+    for proc in procs:  # every session is open before the clock starts
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("a load process failed to open its sessions")
+    start_at = time.time() + 0.5
+    for proc in procs:
+        proc.stdin.write(f"{start_at}\n")
+        proc.stdin.flush()
+    counts = [json.loads(proc.communicate(timeout=600)[0].strip().splitlines()[-1]) for proc in procs]
     calls, errors = sum(c["calls"] for c in counts), sum(c["errors"] for c in counts)
     return {"calls_per_s": round(calls / seconds, 1), "errors": errors, "episodes": len(urls)}
 
@@ -118,8 +124,10 @@ def gold_replay(schema_cache: bool, limit: int = 2, concurrency: int = 8) -> dic
     return {"episodes": episodes, "seconds": round(seconds, 1), "episodes_per_s": round(episodes / seconds, 2)}
 
 
-def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool = True, ray: bool = True) -> list[dict]:
-    rows = []
+def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool = True, ray: bool = True,
+            show=None) -> list[dict]:
+    """Every figure; `show(row)` is called as each lands (a long bench shows its figures as it goes)."""
+    rows = _Rows(show)
     for episodes in loads:
         sdk = standalone_calls(episodes, seconds)
         one = gateway_calls(episodes, 1, seconds)
@@ -137,13 +145,25 @@ def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool
                      "ratio": round(cached["episodes_per_s"] / max(uncached["episodes_per_s"], 1e-9), 2),
                      "target": ">= 30 ep/s"})
     if ray:
-        try:
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is not None:  # the [ray] extra
             from envcraft.harness.ray_bench import ray_rows
-        except ImportError:
-            pass
-        else:
-            rows += ray_rows()
-    return rows
+
+            for row in ray_rows():
+                rows.append(row)
+    return list(rows)
+
+
+class _Rows(list):
+    def __init__(self, show=None):
+        super().__init__()
+        self.show = show
+
+    def append(self, row: dict) -> None:
+        super().append(row)
+        if self.show:
+            self.show(row)
 
 
 def table(rows: list[dict]) -> str:
@@ -157,8 +177,7 @@ def table(rows: list[dict]) -> str:
 
 
 def run_scale_bench(out: Path | None = None, seconds: float = 8.0, gold: bool = True, ray: bool = True) -> int:
-    rows = measure(seconds, gold=gold, ray=ray)
-    print(table(rows))
+    rows = measure(seconds, gold=gold, ray=ray, show=lambda row: print(table([row]), flush=True))
     if out:
         Path(out).write_text(json.dumps(rows, indent=1))
     return 0

@@ -6,8 +6,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import ray  # noqa: F401 - the [ray] extra; bench_scale skips these rows without it
-
 from envcraft.core.tasks import tasks_for
 from envcraft.harness.ray_cluster import local_cluster
 from envcraft.harness.run import RunSettings, make_agent
@@ -27,10 +25,13 @@ def _run(address: str, tasks: list, nodes: int) -> dict[str, float]:
 
 
 def ray_rows(count: int = 64) -> list[dict]:
-    import ray
+    # ray is imported by connect(), never at the top of this module: the variable that keeps a cluster on
+    # 127.0.0.1 is read when ray is first imported (see ray_runner.connect).
+    from envcraft.harness.ray_runner import connect
 
     tasks = tasks_for("office")[:count]
     with local_cluster(2) as (address, _):
+        ray = connect(address)  # before anything imports ray: it keeps the loopback address
         _run(address, tasks[:8], 2)  # workers import and build their servers once, outside the figure
         one, two = _run(address, tasks, 1), _run(address, tasks, 2)
         ray.shutdown()

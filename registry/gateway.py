@@ -29,10 +29,10 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from starlette.responses import JSONResponse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from envcraft.core.state import InitialState
+from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.episode_groups import grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
@@ -351,20 +351,20 @@ class Gateway:
         parts = path.split("/")  # "", "env", name, episode, "mcp", ...
         episode = self.episodes.get(parts[3]) if len(parts) > 4 else None
         if episode is None or episode.env.name != parts[2] or parts[4] != "mcp":
-            await _refuse(send, 404, f"no live episode at {path}: create one through the control API")
+            await refuse(send, 404, f"no live episode at {path}: create one through the control API")
             return
         episode.last_used = time.monotonic()
-        if _declared_length(scope) > AGENT_BODY_BYTES:
-            await _refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
+        if declared_length(scope) > AGENT_BODY_BYTES:
+            await refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
             return
         calls = scope["method"] == "POST"  # a GET is the long-lived event stream: neither counted nor timed
         if calls and episode.in_flight >= self.agent_calls_per_episode:
-            await _refuse(send, 429, f"episode {episode.id} already has {episode.in_flight} calls in flight: "
+            await refuse(send, 429, f"episode {episode.id} already has {episode.in_flight} calls in flight: "
                                      "wait for one to finish")
             return
         # Tools may run in this request's task or in the session's: bind the workspace in both.
         self.launcher.workspace_variable(episode.env).set(episode.workspace)
-        capped, sent = _CappedReceive(receive, AGENT_BODY_BYTES), _Tracked(send)
+        capped, sent = CappedReceive(receive, AGENT_BODY_BYTES), Tracked(send)
         episode.in_flight += calls
         try:
             with anyio.move_on_after(self.call_seconds if calls else float("inf")) as timer:
@@ -374,9 +374,9 @@ class Gateway:
             episode.last_used = time.monotonic()
         if not sent.started:
             if capped.over:
-                await _refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
+                await refuse(send, 413, f"the request is over {AGENT_BODY_BYTES} bytes")
             elif timer.cancelled_caught:
-                await _refuse(send, 504, f"no answer within {self.call_seconds:.0f}s")
+                await refuse(send, 504, f"no answer within {self.call_seconds:.0f}s")
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
@@ -385,49 +385,6 @@ class Gateway:
             message = await receive()
         if message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
-
-
-async def _refuse(send: Send, status: int, message: str) -> None:
-    await JSONResponse({"error": message}, status_code=status)({"type": "http"}, _no_receive, send)
-
-
-async def _no_receive() -> Message:
-    return {"type": "http.disconnect"}
-
-
-def _declared_length(scope: Scope) -> int:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            return int(value) if value.isdigit() else AGENT_BODY_BYTES + 1
-    return 0
-
-
-class _CappedReceive:
-    """Hands the body through until it passes the cap, then tells the app the client has gone."""
-
-    def __init__(self, receive: Receive, cap: int):
-        self.receive, self.cap, self.seen, self.over = receive, cap, 0, False
-
-    async def __call__(self) -> Message:
-        if self.over:
-            return {"type": "http.disconnect"}
-        message = await self.receive()
-        if message["type"] == "http.request":
-            self.seen += len(message.get("body", b""))
-            if self.seen > self.cap:
-                self.over = True
-                return {"type": "http.disconnect"}
-        return message
-
-
-class _Tracked:
-    def __init__(self, send: Send):
-        self.send, self.started = send, False
-
-    async def __call__(self, message: Message) -> None:
-        if message["type"] == "http.response.start":
-            self.started = True
-        await self.send(message)
 
 
 def reachable_host(host: str) -> str:

@@ -13,13 +13,12 @@ import httpx2
 
 def _die_with_parent() -> None:
     """In the child: SIGTERM when the front dies, however it dies (Linux; elsewhere stop() alone ends it)."""
+    import contextlib
     import ctypes
     import signal
 
-    try:
+    with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 @dataclass

@@ -16,6 +16,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+import anyio
+import anyio.to_thread
 from envcraft_runtime import WORKSPACE
 from mcp import Client, StdioServerParameters
 
@@ -158,4 +160,6 @@ async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
         async with launcher.connect(env, workspace) as client:
             yield Instance(env, workspace, client, initial)
     finally:
-        root.checkin(env.seed, workspace)
+        # Off the event loop (an agent can leave 100,000 files to remove), and finished even when cancelled.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(root.checkin, env.seed, workspace)

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from envcraft.registry import quota
+
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -67,6 +69,7 @@ def clear(path: Path | str, *, keep: frozenset[str] = frozenset(), seconds: floa
 
     Raises RemovalIncomplete if the time budget runs out or an entry resists removal.
     """
+    quota.unmount_under(path, below_only=True)  # workspaces below may be tmpfs mounts of their own
     deadline = time.monotonic() + seconds
     fd = _open_dir(str(path), None)
     stack = [_Level(_identity(fd), "")]
@@ -139,6 +142,7 @@ def remove(path: Path | str, *, seconds: float = 30.0) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         return
+    quota.unmount_under(path)  # a workspace may be a tmpfs of its own
     clear(path, seconds=seconds)
     try:
         os.rmdir(path)

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 
 from envcraft.core.state import APP_DIR, APP_STATE, InitialState
-from envcraft.registry import removal
+from envcraft.registry import quota, removal
 
 # Fingerprints of workspaces this process made, taken right after a pure seed copy:
 # relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,
@@ -125,7 +125,8 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
             _rebuild(seed, workspace)
     else:
         removal.remove(workspace, seconds=REMOVE_SECONDS)
-        shutil.copytree(seed, workspace, symlinks=True)
+        quota.mount(workspace)  # its own tmpfs: disk and file-count quota (registry/quota.py), where allowed
+        shutil.copytree(seed, workspace, symlinks=True, dirs_exist_ok=True)
     # The root is no entry of the scan, yet the sandbox user owns it: a `chmod 000 /workspace` would
     # otherwise lock every later episode on this folder out of its own files.
     shutil.copystat(seed, workspace)

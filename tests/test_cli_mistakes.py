@@ -62,7 +62,7 @@ def test_ctrl_c_and_sigterm_stop_serve_cleanly_and_remove_its_workspace(tmp_path
         server = subprocess.Popen([*ENVCRAFT, "serve", "office", "--port", str(port)], cwd=REPO, env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            wait_for_port(port)
+            wait_for_port(port, timeout=120)  # a loaded 2-core machine can take a while to start a server
             assert any((tmp_path / "envcraft").iterdir())  # the run's workspace folder exists while serving
             server.send_signal(sig)
             out, err = server.communicate(timeout=30)

@@ -61,7 +61,7 @@ def test_http_serving_prints_only_the_entry_on_stdout_logs_go_to_stderr():
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        wait_for_port(port)
+        wait_for_port(port, timeout=120)  # a loaded 2-core machine can take a while to start a server
         with pytest.raises(urllib.error.HTTPError):  # any request at all, so the access log has a line to write
             urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=10)
         server.send_signal(signal.SIGINT)

@@ -16,7 +16,7 @@ import pytest
 
 import envcraft_runtime.cgroups as cgroups
 from envcraft_runtime import Limits, Shell, ToolFailure
-from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Hierarchy, Host
+from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Host
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import anyio
 import pytest
@@ -234,3 +235,34 @@ def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number)
     assert cli.returncode == 2 and "finite" in cli.stderr
     assert _digest(workspace / ".app" / "state.json") == before
 
+
+
+async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
+    from envcraft.registry import quota
+
+    monkeypatch.setenv("ENVCRAFT_WORKSPACE_QUOTA", "1")
+    if not quota.enabled():
+        pytest.skip(f"no workspace quota on this host: {quota.describe()}")
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as instance:
+        files = await instance.client.call_tool("run_shell", {"command": (
+            "mkdir many && cd many && i=0; while [ $i -lt 30000 ]; do true > f$i || break; i=$((i+1)); done; echo made $i"),
+            "timeout_seconds": 20})
+        made = int(files.content[0].text.split("made ")[1].split()[0])
+        assert made < quota.WORKSPACE_FILES, files.content[0].text[-500:]  # the file count hit the quota
+        full = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x"})
+        assert full.is_error and "workspace is full" in full.content[0].text
+        await instance.client.call_tool("run_shell", {"command": "rm -rf many"})
+        blocks = await instance.client.call_tool("run_shell", {"command": (
+            "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > big$i || break; done; du -sm . | cut -f1")})
+        used = int(blocks.content[0].text.split("stdout:\n")[1].split()[0])
+        assert used <= quota.WORKSPACE_MB, blocks.content[0].text  # 360 MB asked, the size quota held
+        os_view = os.statvfs(instance.workspace)
+        assert os_view.f_blocks * os_view.f_frsize <= quota.WORKSPACE_MB * 2**20
+        again = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x" * 1000})
+        assert again.is_error and "workspace is full" in again.content[0].text
+        instance.reset()  # the episode's workspace comes back clean, still under its quota
+        assert not (instance.workspace / "big1").exists() and (instance.workspace / "SKILL.md").exists()
+    root.close()
+    mounts = Path("/proc/self/mountinfo").read_text()
+    assert str(tmp_path) not in mounts  # nothing left mounted

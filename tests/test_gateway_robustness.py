@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -103,10 +104,16 @@ def farm():
 
 
 async def health_within_one_second(port: int) -> dict:
-    with anyio.fail_after(1):
-        status, report = await anyio.to_thread.run_sync(lambda: control(port, "GET", "/health", timeout=1),
-                                                        abandon_on_cancel=True)
-    assert status == 200 and report["ok"], report
+    """The gateway's answer time, taken on the thread that asks (this test's own event loop may be
+    busy driving a dozen clients, which is not the gateway's delay)."""
+    def ask() -> tuple[float, int, dict]:
+        start = time.monotonic()
+        status, report = control(port, "GET", "/health", timeout=1)
+        return time.monotonic() - start, status, report
+
+    with anyio.fail_after(30):
+        seconds, status, report = await anyio.to_thread.run_sync(ask)
+    assert seconds < 1.0 and status == 200 and report["ok"], (seconds, report)
     return report
 
 

@@ -337,3 +337,41 @@ async def test_attacks_through_the_gateway_leave_the_host_and_other_episodes_alo
     finally:
         if LEASE.read_text().strip() != before:
             LEASE.write_text(before)
+
+
+# ---------------------------------------------------------------- what grading and teardown cost when an agent makes many files
+
+MANY_FILES = "python3 -c \"import os\nos.makedirs('junk', exist_ok=True)\nfor i in range(20000): open(f'junk/{i:05d}.txt', 'w').write('x' * 2100)\""
+
+
+async def test_many_files_neither_bloat_the_grade_nor_stall_other_episodes_at_teardown():
+    """Holes: (1) the grade's state diff listed every added file with 2,000 characters of it: 60,000 small
+    files made by one command gave a 121 MB Grade (20,000 here: 42 MB), returned to the trainer and logged
+    per rollout; (2) `launch()` rebuilt the workspace for the pool synchronously on the event loop, so an
+    in-process farm (envcraft run, LocalFarm) froze every other episode while 20,000+ files were removed."""
+    async with LocalFarm() as farm:
+        attacker, bystander = await farm.create(mail_task(0)), await farm.create(mail_task(1))
+        await farm.call_tool(attacker.id, "run_shell", {"command": MANY_FILES, "timeout_seconds": 20})
+        grade = await farm.grade(attacker.id)
+        size = len(grade.model_dump_json())
+        assert size < 1_000_000, f"the grade is {size / 1e6:.0f} MB"
+        latencies: list[float] = []
+        done = anyio.Event()
+
+        async def teardown() -> None:
+            try:
+                await farm.delete(attacker.id)
+            finally:
+                done.set()
+
+        async def probe() -> None:
+            while not done.is_set():
+                started = time.monotonic()
+                await farm.call_tool(bystander.id, "list_dir", {})
+                latencies.append(time.monotonic() - started)
+                await anyio.sleep(0.05)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(probe)
+            group.start_soon(teardown)
+        assert latencies and max(latencies) < 1.0, f"another episode waited {max(latencies):.1f} s during a teardown"

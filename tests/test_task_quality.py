@@ -144,3 +144,19 @@ def test_an_answer_listing_every_asked_row_passes_and_one_more_fails(fresh):
         extra = next(str(r[task.checks[0].column]) for r in table if str(r[task.checks[0].column]) not in task.checks[0].contains)
         dump = task.gold[-1].model_copy(update={"arguments": {"answer": task.gold[-1].arguments["answer"] + ", " + extra}})
         assert score(cache, task, task.gold[:-1] + [dump]) < 1.0
+
+
+def test_rewrite_must_keep_every_value_a_check_compares(fresh):
+    from envcraft.generator.tasks.rewrite import Rewriter, needed
+    from envcraft.harness.scripted_model import Script, build_app, serving
+
+    _, tasks = fresh
+    task = next(t for t in tasks if "write" in t.tags and len(t.turns) == 1 and len(needed(t.turns, t.checks)) >= 2)
+    text, keep = task.turns[0], needed(task.turns, task.checks)
+    faithful = "Hey there - " + text
+    dropped = text.replace(keep[-1], "the usual value")
+    script = Script().add_replies(text, [dropped]).add_replies(text + " Cheers.", [faithful])
+    with serving(build_app(script)) as base_url:
+        rewriter = Rewriter(base_url, "scripted", "key")
+        assert rewriter.rewrite(text, keep) == text  # a checked value went missing: the template stays
+        assert rewriter.rewrite(text + " Cheers.", keep) == faithful

@@ -24,7 +24,7 @@ from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import HINTS, answer_for, pick_forbidden
 from envcraft.generator.tasks.notes import note_for, pick_hidden
 from envcraft.generator.tasks.tiers import minimal_calls, tier
-from envcraft.generator.tasks.verify import diff_checks, pin, unchanged
+from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
 
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 
@@ -125,6 +125,9 @@ def note_step(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[str, str, l
     if "write_file" not in env.scaffold or not plan.created:
         return None
     row_id = sorted(plan.created, key=plan.created.get)[-1]
+    entity = plan.steps[plan.created[row_id]].entity
+    if sum(plan.steps[i].entity == entity for i in plan.created.values()) > 1:
+        return None  # "the new X" would be ambiguous
     what = words(plan.steps[plan.created[row_id]].entity)
     path = f"notes/{rng.choice(('handoff', 'today', 'followup', 'log'))}_{row_id.split('-')[0]}.md"
     clause = rng.choice((f"write a short note to {path} that mentions the new {what}'s id",
@@ -146,6 +149,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     if plan0 is None:
         raise Failed("bind")
     plan, planted, files = with_decoys(env, plan0, rng, rng.choices((0, 1, 2), (0.4, 0.4, 0.2))[0])
+    if overwritten(plan):
+        raise Failed("overwritten")
     files, decoy_files = dict(files), bool(files)
     note_path = None
     describer = Describer(env, plan.initial, plan.final, rng, set(plan.created), plan.via)
@@ -207,7 +212,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):
         raise Failed("id_leak")
-    checks, changed = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
+    checks, _ = diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)
     extra_files: set[str] = set()
     if note:
         body = f"Done: {' '.join(note[2])}"
@@ -223,7 +228,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             note=f"names why {forbidden.row['id']} cannot change: {forbidden.field} {forbidden.fact}"))
         checks.append(pin(env, forbidden.entity.table, forbidden.row,
                           f"forbidden change left undone: {forbidden.row['id']} untouched", None))
-    checks.append(unchanged(None, changed, extra_files))
+    checks.append(collateral(env, plan.initial, plan.final, None, extra_files))
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}, turn=last))
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops or c.tool == "run_shell"]
@@ -260,6 +265,16 @@ def ask_field(env: EnvSpec, entity_name: str, row: dict[str, Any], rng: random.R
             continue
         options.append(spec.name)
     return rng.choice(options) if options else None
+
+
+def asked_column(env: EnvSpec, entity, spec, asked: str) -> tuple[str | None, str | None]:
+    """(table, column) holding the other candidate values of the asked field: what a dump would list."""
+    if spec is None:
+        return entity.table, "id"
+    if spec.type == "ref":
+        other = env.entity(spec.ref)
+        return other.table, label_field(other)
+    return (entity.table, asked) if spec.type != "list_str" else (None, None)
 
 
 def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random.Random, split: str) -> Draft:
@@ -309,9 +324,11 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     if leaks(text, [plan.initial]):
         raise Failed("id_leak")
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": expected}))
-    checks = [Check(kind="answer", contains=[expected], weight=2.0, note=f"answer: {asked} of {last.target}"),
+    table, column = asked_column(env, entity, spec, asked)
+    checks = [Check(kind="answer", contains=[expected], table=table, column=column, weight=2.0,
+                    note=f"answer: {asked} of {last.target}"),
               *diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)[0],
-              unchanged(None, set(), set())]
+              collateral(env, plan.initial, plan.final, None)]
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops]
     if not domain:

@@ -24,7 +24,7 @@ from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.instruct import Writer, capital, join, voice, wrap_turn
 from envcraft.generator.tasks.sampler import repair, sample_chain
 from envcraft.generator.tasks.tiers import minimal_calls, tier
-from envcraft.generator.tasks.verify import diff_checks, unchanged
+from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten
 from envcraft.generator.tasks.workflow import Link
 
 
@@ -82,6 +82,8 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
             if plan_a is plan_a0:
                 planted_a = {}
     plan_b, planted_b, files_b = with_decoys(b, plan_b0, rng, rng.choice((0, 0, 1)))
+    if overwritten(plan_a) or overwritten(plan_b):
+        raise Failed("overwritten")
     desc_a = Describer(a, plan_a.initial, plan_a.final, rng, set(plan_a.created), plan_a.via)
     desc_a.prefer = preferences(a, plan_a.initial, plan_a.steps)
     source_desc = desc_a.describe(link.src_entity, source, avoid={link.src_field})
@@ -120,9 +122,10 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
         raise Failed("unfindable") from exc
     if leaks(" ".join(texts), [plan_a.initial, plan_a.final, plan_b.initial, plan_b.final]):
         raise Failed("id_leak")
-    checks_a, changed_a = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
-    checks_b, changed_b = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
-    checks = checks_a + checks_b + [unchanged(a.name, changed_a, set()), unchanged(b.name, changed_b, set())]
+    checks_a, _ = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
+    checks_b, _ = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
+    checks = checks_a + checks_b + [collateral(a, plan_a.initial, plan_a.final, a.name),
+                                     collateral(b, plan_b.initial, plan_b.final, b.name)]
     gold.append(ToolCall(tool="finish", env=a.name, arguments={"answer": "Done."}, turn=len(texts) - 1))
     decoys = sum(len(r) for r in planted_a.values()) + sum(len(r) for r in planted_b.values())
     domain = [c.tool for c in gold if c.tool != "finish" and not c.tool.endswith("_file")]

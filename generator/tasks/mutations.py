@@ -21,6 +21,7 @@ from envcraft.generator.tasks.describe import answer_text
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 from envcraft.generator.tasks.validate import is_write
+from envcraft.generator.tasks.verify import side_tables
 
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -117,7 +118,9 @@ def extra_write(cache: EnvCache, task: Task, rng: random.Random, same: bool) -> 
     for name in task.envs:
         env = cache[name]
         for op in env.bp.operations:
-            if op.writes and not op.side_effect and (env.entity(op.entity).table in changed[name]) == same:
+            table = env.entity(op.entity).table
+            documented = op.kind == "create" and table in side_tables(env)  # a declared side effect, not damage
+            if op.writes and not documented and (table in changed[name]) == same:
                 options.append((name, op.name))
     rng.shuffle(options)
     for name, op_name in options[:12]:

@@ -23,7 +23,7 @@ from envcraft.generator.tasks.instruct import Writer, capital, voice, wrap_turn
 from envcraft.generator.tasks.judgement import blocking
 from envcraft.generator.tasks.phrases import humanize
 from envcraft.generator.tasks.tiers import tier
-from envcraft.generator.tasks.verify import diff_checks, unchanged
+from envcraft.generator.tasks.verify import collateral, diff_checks
 
 SET_SIZE = (2, 12)
 COUNTS = True  # numbers in answers match as whole values (core/answers.py), never as substrings
@@ -181,7 +181,7 @@ def build_aggregate(cache: EnvCache, env: EnvSpec, rng: random.Random, split: st
     label = label_field(chosen.entity)
     column = {"table": chosen.entity.table, "column": label} if label and expected[0] != answer_count(asked) else {}
     checks = [Check(kind="answer", contains=expected, weight=2.0, note=f"aggregate over {chosen.entity.table}", **column),
-              unchanged(None, set(), set())]
+              collateral(env, tables, tables, None)]
     tags = ["question", "needs:aggregate", f"len:{len(gold) - 1}", f"min_calls:{1 + bool(chosen.ref) + 1}",
             f"chain:{chosen.op.name}?{chosen.field}"]
     text = wrap_turn(question, rng, True, env.bp, voice(env.bp, rng))
@@ -209,8 +209,8 @@ def moves(env: EnvSpec, entity: Entity, row: dict[str, Any], tables: Tables) -> 
 def _state_task(env: EnvSpec, tables: Tables, after: Tables, op: Operation, row: dict[str, Any],
                 rng: random.Random) -> list[Check]:
     plan = Plan(env.name, [Step(env.name, op.name, "transition", op.entity, row["id"])], tables, after)
-    checks, changed = diff_checks(env, plan, tables, after, False, [], rng)
-    return checks + [unchanged(None, changed, set())]
+    checks, _ = diff_checks(env, plan, tables, after, False, [], rng)
+    return checks + [collateral(env, tables, after, None)]
 
 
 def build_dependent(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:

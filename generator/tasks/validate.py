@@ -6,12 +6,14 @@
   ablation_remove    the gold without any one of its write calls scores below 1.0
   ablation_alter     the gold with one argument of a write call altered scores below 1.0
   random_agent       a few random calls with plausible arguments do not pass (the rate is reported)
+  ambiguous_reference the instruction says "the new X" while the task creates several X (lint)
 A task that fails any of these is dropped, counted under that reason.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,7 @@ from envcraft.core.grading import credited_at_start, grade
 from envcraft.core.tasks import Task, ToolCall
 
 from envcraft.generator.tasks.decoys import shifted
+from envcraft.generator.tasks.describe import words
 from envcraft.generator.tasks.env import EnvCache
 from envcraft.generator.invariants import check_invariants
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
@@ -147,7 +150,26 @@ def breaks_invariants(cache: EnvCache, task: Task, start: dict, world: World) ->
     return False
 
 
+def ambiguous(cache: EnvCache, task: Task) -> str | None:
+    """A reference to "the new X" (or "the X you just created") when the task creates more than one X."""
+    text = " ".join(task.turns).lower()
+    for check in task.checks:
+        if check.kind != "collateral":
+            continue
+        env = cache[check.env or task.envs[0]]
+        for table, count in check.grow.items():
+            entity = env.entity_of_table(table)
+            if entity is None or count < 2:
+                continue
+            what = re.escape(words(entity.name))
+            if re.search(rf"\b(the|that) new {what}\b|\b{what} you just created\b", text):
+                return f"{count} new {entity.name} rows but the instruction says 'the new {words(entity.name)}'"
+    return None
+
+
 def validate(cache: EnvCache, task: Task, rng: random.Random) -> Verdict:
+    if ambiguous(cache, task):
+        return Verdict(False, "ambiguous_reference")
     world = World(cache, task)
     fresh = World(cache, task)
     start = world.start

@@ -2,9 +2,9 @@
 
 Goals: a created row (`record` with the values the instruction states, count 1), a changed row
 (`record` with its id and new values), a deleted row (`no_record` on its id), a written file
-(`file_contains`), an answer (`answer`). Guards: `unchanged` outside the tables and files the
-chain changes, and `record` pins on decoys and on bystander rows in the same state as a changed
-row (a bulk change would hit them), which halve the reward when touched.
+(`file_contains`), an answer (`answer`). Guards: `collateral` (row level: only the gold's changes
+and exactly its new rows, anywhere), and `record` pins on decoys and on bystander rows in the same
+state as a changed row (a bulk change would hit them), which halve the reward when touched.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ PINS_PER_TABLE = 2
 
 
 def specified(env: EnvSpec, plan: Plan, row_id: str) -> set[str]:
-    """Fields of a created row the instruction states: its create and update arguments, its status."""
+    """Fields of a created row the instruction states: its create, update and transition arguments, its status."""
     out: set[str] = set()
     for step in plan.steps:
-        if step.target == row_id and step.kind in ("create", "update"):
+        if step.target == row_id and step.writes and step.kind != "delete":  # transition arguments too
             out |= set(step.fields)
     entity = env.entity(plan.steps[plan.created[row_id]].entity)
     if entity.status_field:
@@ -34,6 +34,19 @@ def specified(env: EnvSpec, plan: Plan, row_id: str) -> set[str]:
             if env.entity(op.entity).field(eff.ref_field).ref == entity.name:
                 out.add(eff.field)
     return out
+
+
+def overwritten(plan: Plan) -> bool:
+    """A value the instruction states that a later step of the chain overwrites: the final state cannot show it,
+    so no check could verify it (a wrong first value would score full). Such tasks are not built."""
+    seen: set[tuple[str | None, str]] = set()
+    for step in plan.steps:
+        if step.writes:
+            for name in step.fields:
+                if (step.target, name) in seen:
+                    return True
+                seen.add((step.target, name))
+    return False
 
 
 def mutable(env: EnvSpec, table: str) -> set[str]:
@@ -121,6 +134,33 @@ def bystanders(env: EnvSpec, initial: Tables, final: Tables, touched: set[str], 
     return out
 
 
-def unchanged(env_name: str | None, tables: set[str], files: set[str]) -> Check:
-    return Check(kind="unchanged", role="guard", env=env_name, allow=sorted(tables | files),
+def side_tables(env: EnvSpec) -> set[str]:
+    """Tables a documented workflow adds rows to beside any task's own changes: created by an operation marked
+    `side_effect`, or named by a `side_effect` policy's `creates`."""
+    out = {env.entity(op.entity).table for op in env.bp.operations if op.kind == "create" and op.side_effect}
+    for policy in getattr(env.bp, "policies", None) or []:
+        if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None):
+            out.add(env.entity(policy.creates).table)
+    return out
+
+
+def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset()) -> Check:
+    """The row-level guard: only the gold's changes (fields of existing rows, counts of new rows) may happen;
+    tables of operations the blueprint marks as documented side effects may gain rows freely."""
+    rows: dict[str, dict[str, list[str]]] = {}
+    grow: dict[str, int] = {}
+    for table in sorted(set(initial) | set(final)):
+        before = {r["id"]: r for r in initial.get(table, [])}
+        after = {r["id"]: r for r in final.get(table, [])}
+        for row_id, row in before.items():
+            if row_id not in after:
+                rows.setdefault(table, {})[row_id] = ["*"]
+            elif after[row_id] != row:
+                keys = set(row) | set(after[row_id])
+                rows.setdefault(table, {})[row_id] = sorted(k for k in keys if row.get(k) != after[row_id].get(k))
+        new = sum(1 for row_id in after if row_id not in before)
+        if new:
+            grow[table] = new
+    side = side_tables(env)
+    return Check(kind="collateral", role="guard", env=where, allow=sorted(side | set(files)), rows=rows, grow=grow,
                  note="no collateral changes")

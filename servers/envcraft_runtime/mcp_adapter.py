@@ -16,7 +16,7 @@ from .failures import ToolFailure
 from .limits import Limits
 from .operations import MAX_ARGUMENT_CHARS, call_operation, check_arguments, public_signature, to_jsonable
 from .shell import Shell
-from .store import Store
+from .store import ANSWER_LIMIT, Store
 from .workspace import MAX_WRITE_BYTES, Workspace
 
 EPISODE_CALLS = 4  # tool calls of one episode running at once; more wait their turn without holding a thread
@@ -150,9 +150,13 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     run_shell.__doc__ = run_shell.__doc__ % (cli_name or "ls")
 
     def finish(answer: str = "") -> str:
-        """Declare the task done; put the answer here when the task asks a question."""
+        """Declare the task done; put the answer here when the task asks a question: the value asked for, in
+        any common format, at most %d characters. An answer that also lists other candidate values is not
+        credited."""
         current().store.record_answer(answer)
         return "recorded: the episode is complete"
+
+    finish.__doc__ = finish.__doc__ % ANSWER_LIMIT
 
     for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
                           (find_files, True), (grep, True), (run_shell, False), (finish, False)):

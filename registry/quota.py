@@ -1,0 +1,86 @@
+"""Workspace disk and inode quotas: every workspace is a small tmpfs of its own.
+
+A tmpfs mount takes well under a millisecond, is enforced by the kernel for every writer (file
+tools, the bwrap shell, a Docker container binding the folder) and caps bytes (`size=`) and files
+(`nr_inodes=`) separately; a full workspace fails writes with ENOSPC, which the file tools turn
+into an error saying the workspace is full. Its pages are memory, charged to the episode's cgroup
+when the shell writes them, so the per-episode memory cap bounds them too. Where mounting is not
+allowed (not root), workspaces are plain folders and `envcraft doctor` says there is no quota.
+
+Every mount this process made is lazily unmounted at exit and before its folder is removed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import ctypes.util
+import os
+import threading
+from pathlib import Path
+
+WORKSPACE_MB = int(os.environ.get("ENVCRAFT_WORKSPACE_MB", "256"))
+WORKSPACE_FILES = int(os.environ.get("ENVCRAFT_WORKSPACE_FILES", "20000"))
+MS_NOSUID, MS_NODEV = 2, 4
+MNT_DETACH = 2
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+_mounted: set[str] = set()
+_lock = threading.Lock()
+_refused: str | None = None
+
+
+def enabled() -> bool:
+    """Opt-in for now (ENVCRAFT_WORKSPACE_QUOTA=1): folders holding mounted workspaces must be removed
+    through registry/removal.py, and not every caller that makes a WorkspaceRoot in a temporary folder does."""
+    return os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") == "1" and _refused is None
+
+
+def describe() -> str:
+    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") != "1":
+        return "off: set ENVCRAFT_WORKSPACE_QUOTA=1 for a tmpfs per workspace"
+    if _refused:
+        return f"none: cannot mount a tmpfs per workspace ({_refused})"
+    return f"{WORKSPACE_MB} MB and {WORKSPACE_FILES} files per workspace (tmpfs)"
+
+
+def mount(path: Path) -> bool:
+    """Make `path` (a new, empty folder) a tmpfs of the workspace's size; False where that is not possible."""
+    global _refused
+    if not enabled():
+        return False
+    path.mkdir(parents=True, exist_ok=True)
+    options = f"size={WORKSPACE_MB}m,nr_inodes={WORKSPACE_FILES},mode=0755".encode()
+    if _libc.mount(b"tmpfs", str(path).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        _refused = os.strerror(ctypes.get_errno())
+        return False
+    with _lock:
+        _mounted.add(str(path))
+    return True
+
+
+def _unescape(field: str) -> str:
+    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+
+
+def unmount_under(path: Path | str, *, below_only: bool = False) -> None:
+    """Detach every mount at (unless below_only) or below `path`, deepest first, so the folder can be removed."""
+    prefix = os.path.realpath(str(path))
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [_unescape(line.split()[4]) for line in f]
+    except OSError:
+        return
+    for point in sorted((p for p in points if (p == prefix and not below_only) or p.startswith(prefix + "/")), key=len, reverse=True):
+        _libc.umount2(point.encode(), MNT_DETACH)
+        with _lock:
+            _mounted.discard(point)
+
+
+@atexit.register
+def _unmount_all() -> None:
+    with _lock:
+        points = sorted(_mounted, key=len, reverse=True)
+        _mounted.clear()
+    for point in points:
+        _libc.umount2(point.encode(), MNT_DETACH)

@@ -1,0 +1,147 @@
+"""The grading rules an RL policy would probe: typed answers (formats, whole values, dumps, length),
+free text compared normalized, the row-level collateral guard (extra, duplicate and bulk writes cost
+reward; scratch files do not), and negative checks that target the fact rather than any mention."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from envcraft.core.answers import MAX_ANSWER_CHARS, names
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task, load_tasks
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("It is Nov 13, 2026.", "2026-11-13"), ("13 November 2026", "2026-11-13"), ("11/13/2026", "2026-11-13"),
+    ("Friday, November 13th, 2026", "2026-11-13"), ("Nov 13, 2026 12:30", "2026-11-13 12:30"),
+    ("12:30 PM on 2026-11-13", "2026-11-13T12:30"), ("$1,234.50", "1234.5"), ("1234.50 USD", "1234.5"),
+    ("That comes to 3 kg.", "3"), ("In Progress", "in_progress"), ("status: ON HOLD", "on_hold"),
+    ("Reach her at Dana.Scott@Example.com", "dana.scott@example.com"), ("5 pm", "17:00"), ("It is 12.50", "12.5"),
+])
+def test_the_right_value_in_another_common_format_is_credited(answer, expected):
+    assert names(answer, expected) == (True, [])
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("ord-0012 has 120 units", "12"), ("in 2012", "12"), ("1,234.5", "234.5"), ("2026-11-14", "2026-11-13"),
+    ("Nov 13, 2026 13:30", "2026-11-13 12:30"), ("Ann Leeson", "Ann Lee"), ("not in progress yet? no: done", "pending"),
+])
+def test_short_numbers_and_names_match_as_whole_values_only(answer, expected):
+    assert names(answer, expected)[0] is False
+
+
+def test_an_answer_that_also_states_other_values_of_the_field_is_a_dump():
+    others = ["2026-11-13", "2026-11-20", "2026-12-01"]
+    assert names("2026-11-13", "2026-11-13", others) == (True, [])
+    assert names("Nov 13, 2026 or Nov 20, 2026", "2026-11-13", others) == (True, ["2026-11-20"])
+    teams = ["Warehouse Ops", "IT", "Fleet"]
+    assert names("It is warehouse ops.", "Warehouse Ops", teams) == (True, [])  # "it" is prose, not the IT team
+    found, also = names("IT, Fleet, Warehouse Ops", "Warehouse Ops", teams)
+    assert found and sorted(also) == ["Fleet", "IT"]
+
+
+def _task(checks: list[Check]) -> Task:
+    return Task(id="t-1", envs=["x"], turns=["do it"], checks=checks, gold=[])
+
+
+def _state(tables=None, files=None, answer=None) -> Snapshot:
+    return Snapshot(tables=tables or {}, files=files or {}, answer=answer)
+
+
+def test_answer_checks_grade_typed_values_dumps_and_length():
+    rows = [{"id": f"inv-{i:04d}", "due": day} for i, day in enumerate(["2026-11-13", "2026-11-20", "2026-12-01"])]
+    task = _task([Check(kind="answer", contains=["2026-11-13"], table="invoices", column="due")])
+    start = _state({"invoices": rows})
+    assert grade(task, start, _state({"invoices": rows}, answer="It's due Nov 13, 2026.")).reward == 1.0
+    assert grade(task, start, _state({"invoices": rows}, answer="2026-11-13, 2026-11-20, 2026-12-01")).reward == 0.0
+    padded = "2026-11-13 " + "x" * MAX_ANSWER_CHARS
+    assert grade(task, start, _state({"invoices": rows}, answer=padded)).reward == 0.0
+
+
+def test_free_text_is_compared_after_normalizing_case_spacing_and_final_punctuation():
+    task = _task([Check(kind="record", table="notes", match={"body": "Call the client back tomorrow."}, count=1)])
+    for body in ("call the client back  tomorrow", "Call the client back tomorrow!", "CALL THE CLIENT BACK TOMORROW."):
+        assert grade(task, _state(), _state({"notes": [{"id": "n-1", "body": body}]})).reward == 1.0
+    assert grade(task, _state(), _state({"notes": [{"id": "n-1", "body": "Call the client back today."}]})).reward == 0.0
+
+
+def test_the_collateral_guard_is_row_level_and_lets_scratch_files_be():
+    rows = [{"id": "w-1", "status": "draft", "amount": 5}, {"id": "w-2", "status": "draft", "amount": 7}]
+    start = _state({"wires": rows}, files={"docs/policy.md": "rules"})
+    goal = Check(kind="record", table="wires", match={"id": "w-1", "status": "sent"})
+    guard = Check(kind="collateral", role="guard", rows={"wires": {"w-1": ["status"]}}, grow={"wires": 1})
+    task = _task([goal, Check(kind="record", table="wires", match={"amount": 9}, count=1), guard])
+    done = [{**rows[0], "status": "sent"}, rows[1], {"id": "w-3", "status": "draft", "amount": 9}]
+    files = {"docs/policy.md": "rules"}
+    assert grade(task, start, _state({"wires": done}, files)).reward == 1.0
+    assert grade(task, start, _state({"wires": done}, {**files, "notes/scratch.md": "todo"})).reward == 1.0
+    cases = {
+        "an extra row in a table the task changes": {"wires": done + [{"id": "w-4", "status": "draft", "amount": 1}]},
+        "another row of that table changed": {"wires": [done[0], {**rows[1], "status": "sent"}, done[2]]},
+        "another field of the changed row": {"wires": [{**done[0], "amount": 500}, rows[1], done[2]]},
+        "a row deleted": {"wires": [done[0], done[2]]},
+        "a row in another table": {"wires": done, "audit": [{"id": "a-1"}]},
+    }
+    for what, tables in cases.items():
+        assert grade(task, start, _state(tables, files)).reward < 1.0, what
+    assert grade(task, start, _state({"wires": done}, {"docs/policy.md": "edited"})).reward < 1.0
+    assert grade(task, start, _state({"wires": done}, {})).reward < 1.0
+
+
+def test_a_documented_side_effect_table_may_grow():
+    start = _state({"replies": [], "tickets": [{"id": "t-1", "status": "new"}]})
+    task = _task([Check(kind="record", table="tickets", match={"id": "t-1", "status": "resolved"}),
+                  Check(kind="collateral", role="guard", rows={"tickets": {"t-1": ["status"]}}, allow=["replies"])])
+    final = _state({"replies": [{"id": "r-1", "body": "Resolved, thanks!"}], "tickets": [{"id": "t-1", "status": "resolved"}]})
+    assert grade(task, start, final).reward == 1.0
+
+
+def test_office_016_negative_check_targets_the_superseded_figure_not_any_mention():
+    task = next(t for t in load_tasks(REPO / "tasks" / "office.jsonl") if t.id == "office-016")
+    state = json.loads((REPO / "servers" / "office" / "seed" / ".app" / "state.json").read_text())
+    start = Snapshot(tables=state, files={})
+
+    def forward(body: str) -> float:
+        mail = {"id": "msg-0041", "folder": "sent", "sender": "alex.morgan@northwind.studio",
+                "to": ["daniel.okafor@northwind.studio"], "cc": [], "subject": "Fwd: Lumen Health estimate v2",
+                "body": body, "date": "2026-12-01T09:00", "read": True, "in_reply_to": None}
+        return grade(task, start, Snapshot(tables={**state, "mail": state["mail"] + [mail]}, files={})).reward
+
+    assert forward("Here is v2: $84,000. It replaces the $92,000 draft.") == 1.0
+    assert forward("Here is the estimate: $92,000.") < 1.0
+
+
+def test_a_datetime_answer_is_not_a_dump_of_itself_written_with_a_space():
+    others = ["2026-11-27 13:00", "2026-11-28 15:00"]
+    assert names("2026-11-27T13:00", "2026-11-27T13:00", others) == (True, [])
+    assert names("Nov 27, 2026 1:00 pm", "2026-11-27T13:00", others) == (True, [])
+    assert names("2026-11-27 13:00 or 2026-11-28 15:00", "2026-11-27T13:00", others) == (True, ["2026-11-28 15:00"])
+
+
+def test_the_finish_tool_states_the_answer_cap_the_grader_applies():
+    import anyio
+    from mcp import Client
+
+    from envcraft.registry import catalog
+    from envcraft.registry.launch import load_server_module
+
+    async def description() -> str:
+        server = load_server_module(catalog.get("vet_clinic")).build_server(REPO / "servers" / "vet_clinic" / "seed")
+        async with Client(server) as client:
+            return next(t.description for t in (await client.list_tools()).tools if t.name == "finish")
+
+    text = anyio.run(description)
+    assert f"at most {MAX_ANSWER_CHARS} characters" in " ".join(text.split())
+
+
+def test_an_answer_listing_several_expected_values_is_not_a_dump_of_them():
+    rows = [{"id": f"p-{i}", "name": n} for i, n in enumerate(["Ada Park", "Bo Chen", "Cy Diaz", "Di Evans"])]
+    task = _task([Check(kind="answer", contains=["Ada Park", "Cy Diaz"], table="people", column="name")])
+    start = _state({"people": rows})
+    assert grade(task, start, _state({"people": rows}, answer="Ada Park and Cy Diaz")).reward == 1.0
+    assert grade(task, start, _state({"people": rows}, answer="Ada Park, Bo Chen, Cy Diaz")).reward == 0.0
