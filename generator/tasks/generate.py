@@ -32,7 +32,7 @@ from envcraft.generator.tasks.sampler import Diversity, pick_length, sample_chai
 from envcraft.generator.tasks.validate import validate
 from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
-SHAPES = (("write", 0.15), ("question", 0.05), ("cross", 0.18), ("judgement", 0.16), ("aggregate", 0.18),
+SHAPES = (("write", 0.05), ("question", 0.05), ("cross", 0.34), ("judgement", 0.16), ("aggregate", 0.18),
           ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11))
 REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
 ATTEMPTS_PER_TASK = 8

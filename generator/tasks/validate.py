@@ -25,6 +25,7 @@ from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import words
 from envcraft.generator.tasks.env import EnvCache
 from envcraft.generator.invariants import check_invariants
+from envcraft.generator.tasks.quality import glitches
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 
 WRITING = {"write_file", "edit_file", "run_shell", "finish"}
@@ -205,4 +206,6 @@ def validate(cache: EnvCache, task: Task, rng: random.Random) -> Verdict:
         return Verdict(False, "ablation_alter_none", random_reward, verdict.random_passed)
     if verdict.random_passed:
         return Verdict(False, "random_agent_passes", random_reward, True)
+    if any(glitches(turn) for turn in task.turns):  # last, so the RNG stream of every other task is unchanged
+        return Verdict(False, "text_glitch", random_reward, False)
     return verdict
