@@ -27,12 +27,7 @@ def test_audit_of_300_tasks_keeps_the_rules(capsys):
     for name in SHOULD_DROP:
         assert report["mutations"][name]["kept_full"] == 0, (name, report["mutations"][name])
     for name in SHOULD_KEEP:
-        tally = report["mutations"][name]
-        # Open: on the store regenerated for the stricter link rule, 2 of 157 swaps of "independent" steps
-        # lose reward (the audit's independence test or those tasks' checks are wrong); tracked in the
-        # closing note. Every other keep-rule must hold on every task.
-        slack = 2 if name == "swap_independent" else 0
-        assert tally["kept_full"] >= tally["n"] - slack, (name, tally)
+        assert report["mutations"][name]["kept_full"] == report["mutations"][name]["n"], (name, report["mutations"][name])
 
 
 def test_mutants_are_graded_the_same_through_the_real_servers():
@@ -58,3 +53,27 @@ def test_an_ambiguous_reference_to_the_new_row_is_rejected():
         task = Task(id="t", envs=["vet_clinic"], turns=[text], checks=checks, gold=[ToolCall(tool="finish")])
         verdict = validate(cache, task, random.Random(0))
         assert (verdict.reason == "ambiguous_reference") == (reason is not None), (text, verdict.reason)
+
+
+def test_two_writes_to_one_field_are_not_swapped_as_independent():
+    """ski_rental_shop-0109 (store of 2026-11-30): reserve a package (available 2 -> 1), then set its
+    availability to 34. Swapped, the reservation lands after the reset and leaves 33: the calls do not
+    commute, so swapping them is another outcome, not the same work reordered (it lost reward)."""
+    import random
+
+    from envcraft.core.tasks import Task, ToolCall
+    from envcraft.generator.tasks.env import EnvCache, generated_envs
+    from envcraft.generator.tasks.mutations import swap_independent
+
+    cache = EnvCache({k: v for k, v in generated_envs().items() if k == "ski_rental_shop"})
+    reserve = ToolCall(tool="rental_agreement_reserve", arguments={
+        "renter_id": "rnt-0031", "rental_package_id": "pkg-0002", "quantity": 1, "start_date": "2026-12-13", "days": 5})
+    gold = [ToolCall(tool="renter_search", arguments={"name": "Quentin Okafor"}),
+            ToolCall(tool="rental_package_search", arguments={"name": "Adult Ski Performance"}), reserve,
+            ToolCall(tool="rental_package_set_available", arguments={"rental_package_id": "pkg-0002", "available": 34}),
+            ToolCall(tool="finish", arguments={"answer": "Done."})]
+    task = Task(id="t", envs=["ski_rental_shop"], turns=["..."], checks=[], gold=gold)
+    for seed in range(8):
+        swapped = swap_independent(cache, task, random.Random(seed))
+        assert swapped is not None  # the two searches commute
+        assert swapped.index(reserve) == 2, [c.tool for c in swapped]

@@ -7,6 +7,7 @@ not apply to that task (no create to duplicate, no file tools for a scratch file
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shlex
@@ -200,10 +201,21 @@ def drop_write(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall
     return task.gold[:index] + task.gold[index + 1:]
 
 
+def outcome(world: World) -> str:
+    """The world's tables and files, rows compared without their ids (two creates swapped swap their ids)."""
+    rows = {name: {table: sorted(json.dumps({k: v for k, v in row.items() if k != "id"}, sort_keys=True, default=str)
+                                 for row in table_rows) for table, table_rows in tables.items()}
+            for name, tables in world.tables.items()}
+    return json.dumps([rows, world.files], sort_keys=True)
+
+
 def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
-    """Two adjacent calls in the same turn where the second uses nothing the first revealed."""
+    """Two adjacent calls in the same turn that commute: the second uses nothing the first revealed, and
+    either order leaves the same world. Two writes to one field do not commute (set a reserve, then pay
+    from it; or pay, then set it): swapping them is a different outcome, not the same work reordered."""
     world = World(cache, task)
     results = world.run(task.gold)
+    done = outcome(world)
     seen: set[str] = set()
     first_seen: list[set[str]] = []
     for _ok, result in results:
@@ -216,8 +228,9 @@ def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[To
     rng.shuffle(pairs)
     for i in pairs:
         calls = task.gold[:i] + [task.gold[i + 1], task.gold[i]] + task.gold[i + 2:]
-        again = World(cache, task).run(calls)
-        if [ok for ok, _ in again] == [ok for ok, _ in results]:
+        swapped = World(cache, task)
+        again = swapped.run(calls)
+        if [ok for ok, _ in again] == [ok for ok, _ in results] and outcome(swapped) == done:
             return calls
     return None
 
