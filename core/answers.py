@@ -30,8 +30,14 @@ _TIMES = (re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?(?:" + _HALF + r")?
           re.compile(r"(?<![\d:.])(\d{1,2})[.h](\d{2})(?:" + _HALF + r")(?!\d)", re.I),  # 12.30pm
           re.compile(r"(?<![\d:.])(\d{1,2})h(\d{2})()(?!\d)", re.I),  # 12h30
           re.compile(r"(?<![\d:.])(\d{1,2})()" + _HALF, re.I))  # 12 pm
-_ID = re.compile(r"\b[A-Za-z]{2,6}-\d+\b")
+_ID = re.compile(r"(?<![\w-])[A-Za-z][\w-]*\d[\w-]*")  # T-104, PO-00004, INV-2026-0042, net30, Q4: names, not numbers
+_CAPITAL_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"  # capitalized: "3 may be" is prose
+_MONTH_DAY = re.compile(_CAPITAL_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)|(?<!\d)\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+                        + _CAPITAL_MONTH + r"(?![a-z])")  # a day without its year: "as of Nov 30"
 _NUMBER = re.compile(r"(?<![\w.])[-\u2212]?(?:\d{1,3}(?:[,\u202f]\d{3})+|\d+)(?:\.\d+)?(?![\d])(?!\.\d)")
+_NOT_IT = re.compile(r"\b(?:old|previous|former|outdated|superseded|not|instead\s+of|replac(?:es|ing))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
+                     re.I)  # "the old code 1193", "not 3 but 4": named as not the answer
+_OF = re.compile(r"\d\s*(?:/\s*|(?:out\s+)?of\s+(?:all\s+)?(?:the\s+|our\s+)?)$", re.I)  # "3 of 12", "3 out of the 12", "3/12"
 _TRAILING = ".!?;:,\"'`)]}"
 
 
@@ -98,19 +104,34 @@ def times(text: str) -> tuple[set[str], str]:
     return found, text
 
 
-def numbers(text: str) -> set[Decimal]:
-    """Whole numbers and decimals, with thousands separators and currency signs, outside dates, times and ids."""
-    text = _ID.sub(" ", text)
-    text = dates(text)[1]
-    text = times(text)[1]
-    out = set()
+def _blank(match: re.Match) -> str:
+    return " " * len(match.group(0))
+
+
+def _number_spans(text: str) -> list[tuple[Decimal, int]]:
+    """(value, where it starts) of each number written outside dates, times and ids (blanked in place)."""
+    text = _ID.sub(_blank, text)
+    text = times(dates(text)[1])[1]
+    text = _MONTH_DAY.sub(_blank, text)
+    out = []
     for match in _NUMBER.finditer(text):
         raw = re.sub(r"[,\u202f]", "", match.group(0)).replace("\u2212", "-")
         try:
-            out.add(Decimal(raw))
+            out.append((Decimal(raw), match.start()))
         except InvalidOperation:
             continue
     return out
+
+
+def numbers(text: str) -> set[Decimal]:
+    """Whole numbers and decimals, with thousands separators and currency signs, outside dates, times and ids."""
+    return {value for value, _ in _number_spans(text)}
+
+
+def stated_numbers(text: str) -> set[Decimal]:
+    """The numbers a text states as values: not the "12" of "3 of 12" or "3/12" (what the value is out of), nor
+    one it names as not the answer ("the old code 1193"). Leaving a number out is safe: it cannot be the answer either."""
+    return {value for value, start in _number_spans(text) if not (_OF.search(text[:start]) or _NOT_IT.search(text[:start]))}
 
 
 def number(value: str) -> Decimal | None:
@@ -223,4 +244,24 @@ def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool,
     return texts_found(answer, expected, [o for o in others if normal(o) != exp])
 
 
-__all__ = ["MAX_ANSWER_CHARS", "kind_of", "names", "normal"]
+ALONE = ("number",)  # what a question asks for with no column of candidates: a count, a total, a code
+
+
+def _whole(value: Decimal) -> bool:
+    return value == value.to_integral_value()
+
+
+def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
+    """The answer states each expected number and no other number of its class (whole or not), besides those
+    `given` (the question's own text, the task's other expected values) states. A count or a total has no column
+    of candidates to call a dump, so "0 1 2 ... 149" must not name every small count at once: the answer gets one
+    guess. Not stated values: ids (T-104), dates, times, what a count is out of ("3 of 12"), one named as not the
+    answer ("the old code 1193"); a count is whole, so "$275,925.12 across 8 orders" states one total."""
+    want = {typed(e, "number") for e in expected}
+    stated = stated_numbers(answer)
+    classes = {_whole(w) for w in want}
+    others = {v for v in stated - want - numbers(given) if _whole(v) in classes}
+    return want <= stated and not others
+
+
+__all__ = ["ALONE", "MAX_ANSWER_CHARS", "kind_of", "names", "normal", "stands_alone"]

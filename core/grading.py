@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from envcraft.core.answers import MAX_ANSWER_CHARS, names, same_value
+from envcraft.core.answers import ALONE, MAX_ANSWER_CHARS, kind_of, names, same_value, stands_alone
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.tasks import Check, Task
@@ -109,9 +109,13 @@ def _answer_values(initial: Snapshot, check: Check) -> list[str]:
     return list(out)
 
 
-def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
+def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "") -> bool:
+    """`given`: what the task itself states (its turns, its expected answers); restating it is no dump."""
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
+    kinds = {kind_of(e) for e in check.contains}
+    if not (check.table and check.column) and len(kinds) == 1 and kinds <= set(ALONE):
+        return stands_alone(answer, check.contains, given)  # a count or a total: one value, no column to dump
     # values the check asks for are not a dump of the column (an "all that match" answer lists several)
     others = [v for v in _answer_values(initial, check) if not any(same_value(v, e) for e in check.contains)]
     for expected in check.contains:  # every expected value stated, and no other value of the asked column
@@ -121,7 +125,7 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None) -> bool:
     return True
 
 
-def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
+def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
     if check.kind == "record":
         found = _rows(final, check)
         return len(found) == check.count if check.count is not None else bool(found)
@@ -132,7 +136,7 @@ def holds(check: Check, initial: Snapshot, final: Snapshot) -> bool:
     if check.kind == "file_absent":
         return (check.path or "") not in final.files
     if check.kind == "answer":
-        return answer_holds(check, initial, final.answer)
+        return answer_holds(check, initial, final.answer, given)
     if check.kind == "collateral":
         return not damage(check, initial, final)
     if check.kind == "unchanged":
@@ -152,8 +156,15 @@ def _of(task: Task, states: States, check: Check) -> Snapshot:
     return states[check.env or task.envs[0]]
 
 
+def given(task: Task) -> str:
+    """What the task states itself: its turns and every value its answer checks expect."""
+    return "\n".join([*task.turns, *(v for c in task.checks if c.kind == "answer" for v in c.contains)])
+
+
 def grade(task: Task, initial: States, final: States) -> Grade:
-    results = [CheckResult(kind=c.kind, role=c.role, passed=holds(c, _of(task, initial, c), _of(task, final, c)),
+    stated = given(task)
+    results = [CheckResult(kind=c.kind, role=c.role,
+                           passed=holds(c, _of(task, initial, c), _of(task, final, c), stated),
                            weight=c.weight, note=c.note) for c in task.checks]
     goals = [r for r in results if r.role == "goal"]
     total = sum(r.weight for r in goals)
@@ -165,4 +176,5 @@ def grade(task: Task, initial: States, final: States) -> Grade:
 
 def credited_at_start(task: Task, initial: States) -> list[Check]:
     """Goal checks that the initial state already satisfies: free reward, so the task is rejected."""
-    return [c for c in task.checks if c.role == "goal" and holds(c, _of(task, initial, c), _of(task, initial, c))]
+    stated = given(task)
+    return [c for c in task.checks if c.role == "goal" and holds(c, _of(task, initial, c), _of(task, initial, c), stated)]

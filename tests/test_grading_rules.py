@@ -145,3 +145,37 @@ def test_an_answer_listing_several_expected_values_is_not_a_dump_of_them():
     start = _state({"people": rows})
     assert grade(task, start, _state({"people": rows}, answer="Ada Park and Cy Diaz")).reward == 1.0
     assert grade(task, start, _state({"people": rows}, answer="Ada Park, Bo Chen, Cy Diaz")).reward == 0.0
+
+
+COUNT_QUESTION = "How many open tickets over $500 do we have right now (as of 2026-11-30)? Just the number, please."
+
+
+@pytest.mark.parametrize("answer", [
+    "3", "There are 3 open tickets (T-104, T-107, T-111).", "3 of 12", "3 of the 12 open tickets are over $500.",
+    "3/12", "As of Nov 30 there are 3.", "As of 2026-11-30, 3 tickets.", "PO-00004 has 3 vendor bills, all net30.",
+    "It's not 2 but 3: I missed one.", "Not counting 2 drafts, there are 3.", "3.0",
+])
+def test_a_count_answered_naturally_is_credited(answer):
+    task = Task(id="t-1", envs=["x"], turns=[COUNT_QUESTION], checks=[Check(kind="answer", contains=["3"])], gold=[])
+    assert grade(task, _state(), _state(answer=answer)).reward == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    " ".join(str(n) for n in range(150)), "0 1 2 3 4 5", "3 4", "3, or 4 if you count the pending one",
+    "0 of 1 of 2 of 3 of 4", "old 0, old 1, old 2, 3, 4", "2/3/4", "T-3", "three",
+])
+def test_a_count_gets_one_guess(answer):
+    """A count or total has no column of candidates, so an answer stating several numbers of its class is a
+    dump; what a count is out of, or a number named as not the answer, is not a stated value (nor can it pay)."""
+    task = Task(id="t-1", envs=["x"], turns=[COUNT_QUESTION], checks=[Check(kind="answer", contains=["3"])], gold=[])
+    assert grade(task, _state(), _state(answer=answer)).reward == 0.0
+
+
+def test_a_total_may_mention_the_count_it_sums_but_not_a_second_total():
+    task = Task(id="t-1", envs=["x"], turns=["What do the received purchase orders come to, all together?"],
+                checks=[Check(kind="answer", contains=["275925.12"])], gold=[])
+    assert grade(task, _state(), _state(answer="They come to $275,925.12 across 8 orders.")).reward == 1.0
+    assert grade(task, _state(), _state(answer="$275,925.11, $275,925.12 or $275,925.13")).reward == 0.0
+    two = Task(id="t-2", envs=["x"], turns=["Engineering's Q4 budget and actual spend?"], gold=[],
+               checks=[Check(kind="answer", contains=["17000"]), Check(kind="answer", contains=["13070"])])
+    assert grade(two, _state(), _state(answer="Budget 17000, actual 13070.")).reward == 1.0  # each expects the other

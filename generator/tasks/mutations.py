@@ -13,8 +13,10 @@ import re
 import shlex
 from collections.abc import Callable
 from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from envcraft.core.answers import kind_of
 from envcraft.core.tasks import Check, Task, ToolCall
 
 from envcraft.generator.tasks.decoys import shifted
@@ -325,8 +327,26 @@ def answer_other_format(cache: EnvCache, task: Task, rng: random.Random) -> list
     return _with_answer(task, text.format(v=other_format(expected, rng)))
 
 
+def number_dump(expected: str) -> str | None:
+    """The values a guesser would try around a count or a total: every small count at once (0..max(20, n+10)),
+    the whole numbers either side of a large one, the cent either side of an amount."""
+    try:
+        value = Decimal(expected.strip())
+    except InvalidOperation:
+        return None
+    if value != value.to_integral_value():
+        cent = Decimal("0.01")
+        return ", ".join(f"{v:,.2f}" for v in (value - cent, value, value + cent))
+    if 0 <= value < 140:
+        return " ".join(str(n) for n in range(max(20, int(value) + 11)))
+    return ", ".join(str(int(value) + step) for step in (-1, 0, 1))
+
+
 def answer_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
     check = answer_check(task)
+    if check is not None and not check.table and len(check.contains) == 1 and kind_of(check.contains[0]) == "number":
+        text = number_dump(check.contains[0])  # a count or a total: no column, the dump is of numbers
+        return _with_answer(task, text) if text else None
     where = asked_column(cache, task, check) if check else None
     if where is None:
         return None
