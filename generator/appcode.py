@@ -3,8 +3,8 @@
 One dataclass per entity (typed output schemas), one function per operation tagged `@read` or
 `@write`, typed parameters (enums as Literal types), and validation that raises `ToolFailure` with a
 message that tells the agent what to do. Every check runs before any change, so a failed write
-changes nothing even outside a Store transaction. The runtime helpers the functions share live in
-templates/app_helpers.py.tmpl and are copied in verbatim, so each generated app.py stands alone.
+changes nothing even outside a Store transaction. The helpers the functions share live once in the
+runtime (envcraft_runtime.arguments, .rules, .records), and each app.py imports the ones it calls.
 """
 
 from __future__ import annotations
@@ -13,19 +13,21 @@ import json
 import keyword
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
+
+from envcraft_runtime import arguments, records, rules
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.seed import time_pairs
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 PY_TYPES = {"str": "str", "text": "str", "email": "str", "enum": "str", "ref": "str", "date": "str",
             "datetime": "str", "int": "int", "float": "float", "bool": "bool", "list_str": "list[str]"}
 RESERVED = {"id"}  # the row id is not a field
+# The runtime helpers an app.py may import (module-level names it must not shadow).
+HELPERS = frozenset(arguments.__all__) | frozenset(records.__all__) | frozenset(rules.__all__)
 # Parameter names the runtime's adapters use themselves (envcraft_runtime.call_operation(store, op, ...), run_cli's
-# `verb` and `--help`) or the generated signatures do (`tables`, and `limit` in searches): such a
-# field's parameter gets a trailing "_".
-CLASHES = {"store", "op", "verb", "help", "tables"}
+# `verb` and `--help`), the generated signatures do (`tables`, and `limit` in searches) or a helper has
+# (a parameter named `holds` would hide the helper inside its function): such a field's parameter gets a trailing "_".
+CLASHES = {"store", "op", "verb", "help", "tables"} | HELPERS
 WIDTH = 112
 
 
@@ -71,8 +73,7 @@ def typed(spec: FieldSpec, raw: str) -> object:
     return raw
 
 
-TAKEN = {"Tables", "ToolFailure", "Any", "Literal", "Page", "Fact", "PolicyRefusal", "NamedTuple", "NoReturn",
-         "PolicyRule", "Report", "ReportRow"}  # names app.py imports
+TAKEN = {"Tables", "ToolFailure", "Any", "Literal"} | {name for name in HELPERS if name[0].isupper()}  # names app.py imports
 
 
 def docline(text: str) -> str:
@@ -113,6 +114,8 @@ def check(bp: Blueprint) -> None:
     if len({e.table for e in bp.entities}) != len(bp.entities) or len({e.id_prefix for e in bp.entities}) != len(bp.entities):
         problems.append("two entities share a table name or an id_prefix")
     for op in bp.operations:
+        if op.name in HELPERS:
+            problems.append(f"{op.name}: the runtime helper of that name would be hidden; rename the operation")
         entity = bp.entity(op.entity)
         names = {f.name for f in entity.fields}
         if f"{entity.name}_id" in names and op.kind in ("get", "update", "transition", "delete"):

@@ -36,28 +36,28 @@ def _validate(bp: Blueprint, op: Operation, params: list[Param]) -> list[str]:
             continue
         if op.kind == "search":
             if spec.type == "enum":
-                out.append(f"{IND}_check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+                out.append(f"{IND}check_choice({name}, {quoted}, {enum_const(entity, spec)})")
             elif spec.type == "date":
-                out.append(f"{IND}_check_date({name}, {quoted})")
+                out.append(f"{IND}check_date({name}, {quoted})")
             continue
         if spec.type in ("str", "text"):
-            out.append(f"{IND}_fail_if_blank({name}, {quoted})")
+            out.append(f"{IND}check_not_blank({name}, {quoted})")
         elif spec.type == "email":
-            out.append(f"{IND}_check_email({name}, {quoted})")
+            out.append(f"{IND}check_email({name}, {quoted})")
         elif spec.type == "enum":
-            out.append(f"{IND}_check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+            out.append(f"{IND}check_choice({name}, {quoted}, {enum_const(entity, spec)})")
         elif spec.type == "ref":
             other = bp.entity(spec.ref)
-            out += wrap("_check_ref(", ["tables", lit(other.table), name, quoted, lit(what(other)), lit(id_hint(bp, other))],
+            out += wrap("check_ref(", ["tables", lit(other.table), name, quoted, lit(what(other)), lit(id_hint(bp, other))],
                         ")", IND)
         elif spec.type in ("int", "float") and (spec.min is not None or spec.max is not None):
-            out.append(f"{IND}_check_range({name}, {quoted}, {lit(spec.min)}, {lit(spec.max)})")
+            out.append(f"{IND}check_range({name}, {quoted}, {lit(spec.min)}, {lit(spec.max)})")
         elif spec.type == "date":
-            out.append(f"{IND}_check_date({name}, {quoted})")
+            out.append(f"{IND}check_date({name}, {quoted})")
         elif spec.type == "datetime":
-            out.append(f"{IND}_check_time({name}, {quoted})")
+            out.append(f"{IND}check_time({name}, {quoted})")
         elif spec.type == "list_str":
-            out.append(f"{IND}_check_items({name}, {quoted})")
+            out.append(f"{IND}check_items({name}, {quoted})")
     return out
 
 
@@ -68,9 +68,9 @@ def _search(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -
             continue
         value = f"_r.get({lit(p.spec.name)})"
         kind = p.spec.type
-        test = (f"_contains({value}, {p.name})" if kind in ("str", "text", "email") else
-                f"_has_item({value}, {p.name})" if kind == "list_str" else
-                f"_starts({value}, {p.name})" if kind == "datetime" else f"{value} == {p.name}")
+        test = (f"text_contains({value}, {p.name})" if kind in ("str", "text", "email") else
+                f"has_item({value}, {p.name})" if kind == "list_str" else
+                f"starts_with({value}, {p.name})" if kind == "datetime" else f"{value} == {p.name}")
         conditions.append(f"({p.name} is None or {test})")
     lines = _validate(bp, op, params)
     if conditions:
@@ -78,7 +78,7 @@ def _search(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -
         lines += [f"{IND * 2}and {c}" for c in conditions[1:]] + [f"{IND}]"]
     else:
         lines.append(f"{IND}_rows = tables[{lit(entity.table)}]")
-    return lines + [f"{IND}return _page({page_class(entity)}, {record_class(entity)}, _rows, limit, offset)"]
+    return lines + [f"{IND}return page_of({page_class(entity)}, {record_class(entity)}, _rows, limit, offset)"]
 
 
 def _find(bp: Blueprint, entity: Entity) -> list[str]:
@@ -93,18 +93,18 @@ def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> l
     status = lit(entity.status_field)
     lines: list[str] = []
     if pre.kind in ("status_in", "field_equals"):
-        fact = f"_not_among({subject}, {lit(pre.field)}, {_choices(entity, pre.field, pre.values)}, {lit(what(entity))})"
+        fact = f"not_among({subject}, {lit(pre.field)}, {_choices(entity, pre.field, pre.values)}, {lit(what(entity))})"
     elif pre.kind == "ref_in":
         other = bp.entity(entity.field(pre.ref_field).ref)
-        lines = wrap("_other = _row_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})"], ")", IND)
-        fact = f"_not_among(_other, {lit(pre.other_field)}, {_choices(other, pre.other_field, pre.values)}, {lit(what(other))})"
+        lines = wrap("_other = row_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})"], ")", IND)
+        fact = f"not_among(_other, {lit(pre.other_field)}, {_choices(other, pre.other_field, pre.values)}, {lit(what(other))})"
     elif pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
         other = bp.entity(entity.field(pre.ref_field).ref)
         spec = other.field(pre.other_field)
-        left = f"_field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+        left = f"field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
         right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
         name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
-        fact = f"_fails({left}, {lit(pre.op)}, {right}, {name}, \"\")"
+        fact = f"comparison_fails({left}, {lit(pre.op)}, {right}, {name}, \"\")"
     elif pre.kind == "compare":
         left = f"_new.get({lit(pre.field)})"
         if pre.value is not None:
@@ -114,34 +114,34 @@ def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> l
             right, name = f"_new.get({lit(pre.than)})", lit(pre.than.replace("_", " "))
         else:
             other = bp.entity(entity.field(pre.ref_field).ref)
-            right = f"_field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+            right = f"field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
             name = lit(f"the {what(other)}'s {pre.other_field.replace('_', ' ')}")
-        fact = f"_fails({left}, {lit(pre.op)}, {right}, {lit(pre.field.replace('_', ' '))}, {name})"
+        fact = f"comparison_fails({left}, {lit(pre.op)}, {right}, {lit(pre.field.replace('_', ' '))}, {name})"
     elif pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
-        helper = "_missing" if pre.kind == "requires" else "_present"
+        helper = "missing_related" if pre.kind == "requires" else "present_related"
         allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
         fact = f"{helper}(tables[{lit(other.table)}], {match}, {lit(pre.field)}, {allowed}, {lit(what(other))})"
     elif pre.kind == "time_window":
         days = "(" + ", ".join(lit(d) for d in pre.days) + ("," if len(pre.days) == 1 else "") + ")"
-        fact = f"_outside_window(_new.get({lit(pre.field)}), {days}, {lit(pre.from_time)}, {lit(pre.to_time)})"
+        fact = f"outside_window(_new.get({lit(pre.field)}), {days}, {lit(pre.from_time)}, {lit(pre.to_time)})"
     elif pre.kind == "no_overlap":
-        fact = f"_overlaps({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
+        fact = f"overlapping({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
     elif pre.kind in ("capacity", "at_least"):
         other = bp.entity(entity.field(pre.ref_field).ref)
         local = "_capacity" if pre.kind == "capacity" else "_have"
-        lines = wrap(f"{local} = _field_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
+        lines = wrap(f"{local} = field_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
                                                 lit(pre.other_field)], ")", IND)
-        fact = (f"_full({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity" else
-                f"_short(_have, _new.get({lit(pre.field)}), {lit(what(other))}, _new.get({lit(pre.ref_field)}), "
+        fact = (f"at_capacity({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity" else
+                f"short_of(_have, _new.get({lit(pre.field)}), {lit(what(other))}, _new.get({lit(pre.ref_field)}), "
                 f"{lit(pre.other_field)})")
     elif pre.kind == "unique":
-        fact = f'_taken({table}, {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
+        fact = f'taken_by_other({table}, {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
     else:  # not_in_past: an argument when the operation takes it, else the row's own value
         given = op.kind != "create" and pre.field in op.params + op.required
         var = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
-        fact = f"_in_past({var}, {lit(pre.field)})"
+        fact = f"in_past({var}, {lit(pre.field)}, TODAY)"
     name, args = fact.split("(", 1)
     lines += wrap(f"_block = {name}(", _top_level(args[:-1]), ")", IND)
     condition = "_block"
@@ -151,9 +151,9 @@ def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> l
             test = f"_new.get({lit(when.field)}) {'in' if when.op == 'in' else 'not in'} {_choices(entity, when.field, when.values)}"
         else:
             value = typed(entity.field(when.field), str(when.value)) if not isinstance(when.value, bool) else when.value
-            test = f"_holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)})"
+            test = f"holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)})"
         condition = f"{test} and _block"
-    return lines + [f"{IND}if {condition}:"] + wrap("_refuse(", [lit(precondition_id(op, index)), lit(pre.message)],
+    return lines + [f"{IND}if {condition}:"] + wrap("refuse(", [lit(precondition_id(op, index)), lit(pre.message)],
                                                     ", _block)", IND * 2)
 
 
@@ -187,11 +187,11 @@ def _choices(entity: Entity, field: str, values: list[str]) -> str:
 
 def _checks(bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> list[str]:
     """Order of paired times, unique fields, then the blueprint's preconditions, in its order."""
-    lines = [f"{IND}_check_order(_new, {lit(start)}, {lit(end)})" for start, end in starts_and_ends(bp, entity, touched)]
+    lines = [f"{IND}check_order(_new, {lit(start)}, {lit(end)})" for start, end in starts_and_ends(bp, entity, touched)]
     declared = {pre.field for pre in op.preconditions if pre.kind == "unique"}
     for spec in entity.fields:
         if spec.unique and spec.name in touched and spec.name not in declared:
-            lines.append(f'{IND}_check_unique(tables[{lit(entity.table)}], {lit(spec.name)}, _new.get({lit(spec.name)}), _new["id"])')
+            lines.append(f'{IND}check_unique(tables[{lit(entity.table)}], {lit(spec.name)}, _new.get({lit(spec.name)}), _new["id"])')
     for index in range(len(op.preconditions)):
         lines += _precondition(bp, op, entity, index)
     return lines
@@ -207,7 +207,7 @@ def _targets(bp: Blueprint, op: Operation, entity: Entity) -> tuple[list[str], l
         local = f"_target_{eff.ref_field}"
         if local not in seen:
             seen.add(local)
-            lookups += wrap(f"{local} = _target(", ["tables", lit(other.table), f"_new.get({lit(eff.ref_field)})",
+            lookups += wrap(f"{local} = target_row(", ["tables", lit(other.table), f"_new.get({lit(eff.ref_field)})",
                                                      lit(what(other))], ")", IND)
         changes += _effect(eff, local, other)
     return lookups, changes
@@ -219,7 +219,7 @@ def _effect(eff: Effect, local: str, other: Entity) -> list[str]:
         arg = lit(eff.by_argument)
         sign = "-" if eff.sign == -1 else ""
         return [f"{IND}if {local} is not None and _new.get({arg}) is not None:",
-                f"{IND * 2}{local}[{key}] = _add({local}.get({key}), {sign}_new[{arg}])"]
+                f"{IND * 2}{local}[{key}] = add_amount({local}.get({key}), {sign}_new[{arg}])"]
     value = f"_new.get({lit(eff.by_argument)})" if eff.by_argument else lit(typed(other.field(eff.field), eff.value))
     return [f"{IND}if {local} is not None:", f"{IND * 2}{local}[{key}] = {value}"]
 
@@ -239,7 +239,7 @@ def _create(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -
     lookups, changes = _targets(bp, op, entity)
     lines += _checks(bp, op, entity, {f.name for f in entity.fields}) + lookups
     lines.append(f"{IND}tables[{lit(entity.table)}].append(_new)")
-    return lines + changes + [f"{IND}return _as({record_class(entity)}, _new)"]
+    return lines + changes + [f"{IND}return as_record({record_class(entity)}, _new)"]
 
 
 def _change(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
@@ -259,14 +259,14 @@ def _change(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -
     lines.append(f"{IND}_new = {{{', '.join(parts)}}}")
     lookups, changes = _targets(bp, op, entity)
     lines += _checks(bp, op, entity, {p.spec.name for p in fields}) + lookups + [f"{IND}_row.update(_new)"]
-    return lines + changes + [f"{IND}return _as({record_class(entity)}, _row)"]
+    return lines + changes + [f"{IND}return as_record({record_class(entity)}, _row)"]
 
 
 def _delete(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
     lookups, changes = _targets(bp, op, entity)
     checks = _checks(bp, op, entity, set())
     lines = _find(bp, entity) + ([f"{IND}_new = _row"] if checks or lookups else []) + checks + lookups
-    return lines + [f"{IND}_drop(tables[{lit(entity.table)}], _row)"] + changes + [f"{IND}return _as({record_class(entity)}, _row)"]
+    return lines + [f"{IND}drop_row(tables[{lit(entity.table)}], _row)"] + changes + [f"{IND}return as_record({record_class(entity)}, _row)"]
 
 
 def render_operation(bp: Blueprint, op: Operation) -> list[str]:
@@ -278,7 +278,7 @@ def render_operation(bp: Blueprint, op: Operation) -> list[str]:
     if op.kind == "search":
         return head + _search(bp, op, entity, params)
     if op.kind == "get":
-        return head + wrap(f"return _as({cls}, find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id",
+        return head + wrap(f"return as_record({cls}, find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id",
                                                                 lit(what(entity)), lit(id_hint(bp, entity))], "))", IND)
     if op.kind == "create":
         return head + _create(bp, op, entity, params)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 import copy
 import json
-import re
 
 import anyio
 import pytest
 import yaml
+from envcraft_runtime.rules import PolicyRefusal
 from mcp import Client
 
 from envcraft.generator.appfile import render_app
@@ -164,13 +164,15 @@ def test_hostile_text_reaches_the_app_only_as_literals_and_docstrings():
     assert "__import__" in ast.get_docstring(fn)
 
 
-def test_app_py_carries_only_the_helpers_it_uses(rentals):
+def test_app_py_imports_only_the_helpers_it_uses_and_defines_none(rentals):
+    """The helpers live once in the runtime: app.py defines none and imports only names its code uses."""
     folder, _ = rentals
-    source = (folder / "app.py").read_text("utf-8")
-    tree = ast.parse(source)
-    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name.startswith("_")]
-    for name in defined:
-        assert len(re.findall(rf"\b{name}\b", source)) > 1, f"{name} is defined but never used"
+    tree = ast.parse((folder / "app.py").read_text("utf-8"))
+    assert not [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name.startswith("_")]
+    imported = [a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.module != "__future__"
+                for a in n.names]
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert "refuse" in imported and not [name for name in imported if name not in used]
 
 
 # ---------------------------------------------------------------- untrusted builds are audited apart
@@ -212,7 +214,7 @@ def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
     ok = [t for t in tickets if t["status"] == "resolved"][:2]
     blocked = next(t for t in tickets if t["status"] == "new")
     before = copy.deepcopy(tables)
-    with pytest.raises(app.PolicyRefusal) as refused:
+    with pytest.raises(PolicyRefusal) as refused:
         app.support_ticket_close_many(tables, [ok[0]["id"], blocked["id"]])
     assert refused.value.policy == "support_ticket_close.status_in" and blocked["id"] in str(refused.value)
     assert tables == before

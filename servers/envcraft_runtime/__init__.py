@@ -6,6 +6,8 @@ inside the shell sandbox, where an environment's CLI verbs use it. Its parts:
 - workspace.py: file access confined to one directory (the file tools);
 - store.py: the app state, JSON tables under `.app/`, locked so MCP tools and CLI verbs share it;
 - operations.py: `read` / `write` tags for domain operations, and how they are called;
+- arguments.py, rules.py, records.py: what generated apps share (argument checks, business rules
+  as refusals, pages / reports / batches), imported by each app.py rather than copied into it;
 - shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds;
 - mcp_adapter.py and cli.py: the two ways an app's operations are exposed.
 

@@ -1,0 +1,141 @@
+"""Rows and results of a generated app's operations: typed records, pages of search results,
+grouped reports, all-or-nothing batches, and the small row look-ups the operations share."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .failures import ToolFailure
+from .rules import PolicyRefusal
+from .store import Tables, find_row
+
+
+def as_record(record: type, row: dict[str, Any]) -> Any:
+    """The row as its entity's dataclass (the typed output of a tool)."""
+    return record(**{key: row.get(key) for key in record.__dataclass_fields__})
+
+
+def row_of(tables: Tables, table: str, row_id: Any) -> dict[str, Any] | None:
+    return next((row for row in tables.get(table, []) if row_id is not None and row.get("id") == row_id), None)
+
+
+def field_of(tables: Tables, table: str, row_id: str | None, field: str) -> Any:
+    for row in tables.get(table, []):
+        if row_id is not None and row.get("id") == row_id:
+            return row.get(field)
+    return None
+
+
+def target_row(tables: Tables, table: str, row_id: str | None, what: str) -> dict[str, Any] | None:
+    """The row an effect changes (None when the reference is empty)."""
+    if row_id is None:
+        return None
+    return find_row(tables, table, "id", row_id, what, "the record it refers to no longer exists")
+
+
+def add_amount(value: Any, delta: float) -> Any:
+    total = (value or 0) + delta
+    return round(total, 2) if isinstance(total, float) else total
+
+
+def drop_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    rows[:] = [other for other in rows if other is not row]
+
+
+def text_contains(value: Any, needle: str) -> bool:
+    return value is not None and needle.lower().strip() in str(value).lower()
+
+
+def has_item(value: Any, needle: str) -> bool:
+    return isinstance(value, list) and any(needle.lower().strip() == str(item).lower() for item in value)
+
+
+def starts_with(value: Any, prefix: str) -> bool:
+    return value is not None and str(value).startswith(prefix)
+
+
+class Page:
+    """A search's results, iterable like a list; `note` says whether the results were cut."""
+
+    results: list[Any]
+
+    def __iter__(self) -> Any:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.results[index]
+
+
+def page_of(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
+    """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
+    if limit < 1:
+        raise ToolFailure(f"limit {limit} is too small: ask for at least 1 result")
+    if offset < 0:
+        raise ToolFailure(f"offset {offset} is negative: start at 0")
+    ordered = sorted(rows, key=lambda row: str(row.get("id")))
+    shown = ordered[offset:offset + limit]
+    end = offset + len(shown)
+    if end < len(ordered):
+        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
+    elif offset:
+        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
+    else:
+        note = f"all {len(ordered)} shown"
+    return page(results=[as_record(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
+
+
+@dataclass
+class ReportRow:
+    value: str | int | float | bool | None  # the group's value of the group_by field
+    count: int
+    totals: dict[str, float]  # sums of the numeric fields over the group
+
+
+@dataclass
+class Report:
+    group_by: str
+    rows: int  # rows that matched the filters
+    groups: list[ReportRow]
+
+
+def report_of(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...]) -> Report:
+    """Rows counted per value of `group_by`, largest group first, with the sums of the `numeric` fields."""
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row.get(group_by), []).append(row)
+    out = [ReportRow(value=value, count=len(members),
+                     totals={f: round(sum(m.get(f) or 0 for m in members), 2) for f in numeric})
+           for value, members in groups.items()]
+    out.sort(key=lambda g: (-g.count, str(g.value)))
+    return Report(group_by=group_by, rows=len(rows), groups=out)
+
+
+def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> list[Any]:
+    """Run a one-record operation on each id, on a copy: every change is kept, or none."""
+    if not ids:
+        raise ToolFailure(f"{field} is empty: give at least one id")
+    if len(set(ids)) != len(ids):
+        raise ToolFailure(f"{field} repeats an id: give each record once")
+    if len(ids) > 100:
+        raise ToolFailure(f"{field} has {len(ids)} ids: give at most 100 per call")
+    work = copy.deepcopy(tables)
+    done = []
+    for row_id in ids:
+        try:
+            done.append(operation(work, row_id))
+        except PolicyRefusal as exc:
+            raise PolicyRefusal(exc.policy, exc.rule, f"{row_id}: {exc.fact}; nothing was changed", exc.value) from None
+        except ToolFailure as exc:
+            raise ToolFailure(f"{row_id}: {exc}; nothing was changed") from None
+    tables.clear()
+    tables.update(work)
+    return done
+
+
+__all__ = ["Page", "Report", "ReportRow", "add_amount", "as_record", "drop_row", "field_of", "has_item", "page_of",
+           "report_of", "row_of", "run_batch", "starts_with", "target_row", "text_contains"]

@@ -1,0 +1,191 @@
+"""A generated app's business rules, as code: each check works out the fact that would block a write
+(or None), and `refuse` turns it into a PolicyRefusal that cites the rule's id and text.
+
+The facts are written for people ("appointment apt-0004 has status cancelled"), so a refusal tells
+the agent what blocks the write; `value` is what the fact turns on, for graders and task builders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple, NoReturn
+
+from .failures import ToolFailure
+
+# A row whose status is one of these no longer holds its slot or its seat.
+INACTIVE = frozenset({
+    "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
+    "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
+    "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
+    "abandoned", "superseded", "reversed", "written_off",
+})
+COMPARISONS = {"==": "equal to", "!=": "different from", "<": "below", "<=": "at most", ">": "above", ">=": "at least"}
+
+
+class PolicyRefusal(ToolFailure):
+    """A write one of the app's rules forbids: the rule's id and text, and the fact that blocks it."""
+
+    def __init__(self, policy: str, rule: str, fact: str, value: Any = None):
+        super().__init__(f"{rule} (rule {policy}: {fact})")
+        self.policy, self.rule, self.fact, self.value = policy, rule, fact, value
+
+
+class Fact(NamedTuple):
+    """What blocks a write, in words, and the value it turns on."""
+
+    text: str
+    value: Any = None
+
+
+@dataclass
+class PolicyRule:
+    """One rule of this app, as read_policies lists it."""
+
+    id: str
+    category: str
+    rule: str
+    tools: list[str]  # the tools that check it
+    enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+def refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
+    raise PolicyRefusal(policy, rule, fact.text, fact.value)
+
+
+def _show(value: Any) -> str:
+    """A value as a person writes it: no snake_case, yes/no for flags."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).replace("_", " ") if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value) else str(value)
+
+
+def _label(field: str) -> str:
+    return field.removesuffix("_id").replace("_", " ")
+
+
+def not_among(row: dict[str, Any] | None, field: str, allowed: tuple[Any, ...], what: str) -> Fact | None:
+    """The row's field is not one of `allowed`."""
+    if row is None or row.get(field) in allowed:
+        return None
+    return Fact(f"{what} {row.get('id')} has {_label(field)} {_show(row.get(field))}", row.get(field))
+
+
+def holds(left: Any, op: str, right: Any) -> bool | None:
+    """`left op right`, or None when a side is missing or the two cannot be compared."""
+    if left is None or right is None:
+        return None
+    try:
+        return {"==": left == right, "!=": left != right}[op] if op in ("==", "!=") else \
+            {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    except TypeError:
+        return None
+
+
+def comparison_fails(left: Any, op: str, right: Any, name: str, other: str) -> Fact | None:
+    """`name` (left) is not `op` `other` (right)."""
+    if holds(left, op, right) is not False:
+        return None
+    return Fact(f"{name} is {_show(left)}, not {COMPARISONS[op]} {other}{' ' if other else ''}{_show(right)}", left)
+
+
+def _related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None,
+             allowed: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The first row whose `match` fields hold those values and whose `field` is one of `allowed`."""
+    for row in rows:
+        if all(row.get(key) == value for key, value in match.items()) and (field is None or row.get(field) in allowed):
+            return row
+    return None
+
+
+def missing_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
+                    what: str) -> Fact | None:
+    """No row matches `match` (with `field` among `allowed`): a rule that requires one is broken."""
+    if _related(rows, match, field, allowed) is not None:
+        return None
+    which = " or ".join(_show(v) for v in allowed)
+    of = " and ".join(f"{_label(key)} {_show(value)}" for key, value in match.items())
+    return Fact(f"no {which + ' ' if which else ''}{what} for {of}")
+
+
+def present_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
+                    what: str) -> Fact | None:
+    """A row matches `match` (with `field` among `allowed`): a rule that forbids one is broken."""
+    row = _related(rows, match, field, allowed)
+    if row is None:
+        return None
+    return Fact(f"{what} {row.get('id')} is {_show(row.get(field))}" if field else f"{what} {row.get('id')} exists",
+                row.get(field) if field else row.get("id"))
+
+
+def outside_window(value: str | None, days: tuple[str, ...], start: str | None, end: str | None) -> Fact | None:
+    """A date or time not on one of `days`, or (a time) not within [start, end]."""
+    if not value:
+        return None
+    moment = datetime.strptime(value[:10], "%Y-%m-%d")
+    weekday = moment.strftime("%A").lower()
+    if days and weekday not in days:
+        return Fact(f"{value} falls on a {weekday.capitalize()}", weekday)
+    clock = value[11:16]
+    if clock and ((start and clock < start) or (end and clock > end)):
+        return Fact(f"{value} is outside {start or '00:00'}-{end or '24:00'}", clock)
+    return None
+
+
+def in_past(value: str | None, field: str, today: str) -> Fact | None:
+    """A date or time before `today` (YYYY-MM-DD, the app's own today)."""
+    if value is None or value[:10] >= today:
+        return None
+    return Fact(f"{_label(field)} {value} is before today ({today})", value)
+
+
+def taken_by_other(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
+    if value is None:
+        return None
+    other = next((row for row in rows if row.get(field) == value and row.get("id") != own_id), None)
+    return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
+
+
+def overlapping(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
+                status: str | None) -> Fact | None:
+    """Another active row holds the same resource for part of [start, end)."""
+    if not (row.get(start) and row.get(end)):
+        return None
+    for other in rows:
+        if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
+            continue
+        if status and other.get(status) in INACTIVE:
+            continue
+        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
+            return Fact(f"{other['id']} already holds {_label(resource)} {_show(row.get(resource))} from {other[start]} "
+                        f"to {other[end]}", other["id"])
+    return None
+
+
+def at_capacity(rows: list[dict[str, Any]], row: dict[str, Any], ref_field: str, status: str | None,
+                capacity: Any) -> Fact | None:
+    """The referenced row already has `capacity` active rows pointing at it."""
+    if not isinstance(capacity, (int, float)) or row.get(ref_field) is None:
+        return None
+    taken = [other for other in rows if other.get("id") != row.get("id") and other.get(ref_field) == row[ref_field]
+             and not (status and other.get(status) in INACTIVE)]
+    if len(taken) < capacity:
+        return None
+    return Fact(f"{_label(ref_field)} {row[ref_field]} already has {len(taken)} of {_show(capacity)}", len(taken))
+
+
+def short_of(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact | None:
+    """The referenced row's `field` (have) is below what the write needs."""
+    if not (isinstance(have, (int, float)) and isinstance(need, (int, float)) and have < need):
+        return None
+    return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
+
+
+__all__ = ["COMPARISONS", "INACTIVE", "Fact", "PolicyRefusal", "PolicyRule", "at_capacity", "comparison_fails",
+           "holds", "in_past", "missing_related", "not_among", "outside_window", "overlapping", "present_related",
+           "refuse", "short_of", "taken_by_other"]

@@ -1,0 +1,75 @@
+"""How app.py is written: it imports the helpers it calls from the one runtime (and defines none), a
+blueprint name can never hide one of them, and every app of the catalog stays small and clean."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+import pytest
+import yaml
+
+from envcraft.generator.appcode import BlueprintError
+from envcraft.generator.appfile import render_app
+from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.seed import seed_tables
+from envcraft.registry.catalog import Environment
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.manifest import read_manifest
+from tests.helpers import REPO
+
+LIBRARY_YAML = REPO / "tests" / "blueprints" / "tool_library.yaml"
+SERVERS = REPO / "servers"
+
+
+def library(**renames: str) -> Blueprint:
+    """tool_library with loan fields or operations renamed (old name -> new name)."""
+    data = yaml.safe_load(LIBRARY_YAML.read_text("utf-8"))
+    for entity in data["entities"]:
+        for spec in entity["fields"]:
+            spec["name"] = renames.get(spec["name"], spec["name"])
+    for op in data["operations"]:
+        op["name"] = renames.get(op["name"], op["name"])
+        for key in ("params", "required"):
+            op[key] = [renames.get(name, name) for name in op.get(key, [])]
+    return Blueprint.model_validate(data)
+
+
+def test_a_field_named_like_a_helper_gets_its_own_parameter_name(tmp_path):
+    """loan_open calls the runtime's in_past (its start must not be in the past): a parameter named
+    `in_past` would hide that function inside loan_open, so the field's parameter is `in_past_`."""
+    bp = library(note="in_past")
+    folder = compile_blueprint(bp, tmp_path / bp.id)
+    app = load_server_module(Environment(bp.id, folder, read_manifest(folder))).app
+    assert "in_past_" in inspect.signature(app.loan_open).parameters
+    tables = seed_tables(bp)
+    member = next(m for m in tables["members"] if m["active"])
+    tool = max(tables["tools"], key=lambda t: t["copies"])
+    tables["loans"] = []
+    loan = app.loan_open(tables, member["id"], tool["id"], 1, "2026-12-02", "2026-12-05", in_past_="left at the desk")
+    assert loan.in_past == "left at the desk"
+    with pytest.raises(app.ToolFailure, match="a loan starts today or later"):
+        app.loan_open(tables, member["id"], tool["id"], 1, "2026-11-02", "2026-12-05")
+
+
+def test_an_operation_named_like_a_helper_is_refused():
+    with pytest.raises(BlueprintError, match="refuse: the runtime helper of that name would be hidden"):
+        render_app(library(loan_delete="refuse"))
+
+
+def apps() -> list[tuple[str, ast.Module]]:
+    return [(path.parent.name, ast.parse(path.read_text("utf-8"))) for path in sorted(SERVERS.glob("*/app.py"))
+            if path.parent.name != "office"]
+
+
+def test_every_generated_app_imports_only_what_it_uses_and_copies_no_helper():
+    found = apps()
+    assert len(found) >= 150
+    for env, tree in found:
+        private = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name.startswith("_")]
+        assert not private, f"{env}/app.py defines helpers {private}: they belong in envcraft_runtime"
+        imported = [a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.module != "__future__"
+                    for a in n.names]
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        assert not [name for name in imported if name not in used], f"{env}/app.py imports names it never uses"
