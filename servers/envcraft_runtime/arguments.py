@@ -37,26 +37,23 @@ def check_email(value: str | None, field: str) -> None:
         raise ToolFailure(f"{field} '{value}' is not an email address like 'name@example.com'")
 
 
-def check_date(value: str | None, field: str) -> None:
-    if value is None:
-        return
+def _written_as(value: str, pattern: str, length: int) -> bool:
+    """`value` parses with the strptime `pattern` and has the pattern's exact length (no single-digit parts)."""
     try:
-        datetime.strptime(value, "%Y-%m-%d")
-        if len(value) != 10:
-            raise ValueError(value)
+        datetime.strptime(value, pattern)
     except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
+        return False
+    return len(value) == length
+
+
+def check_date(value: str | None, field: str) -> None:
+    if value is not None and not _written_as(value, "%Y-%m-%d", 10):
+        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)")
 
 
 def check_time(value: str | None, field: str) -> None:
-    if value is None:
-        return
-    try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M")
-        if len(value) != 16:
-            raise ValueError(value)
-    except ValueError:
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)") from None
+    if value is not None and not _written_as(value, "%Y-%m-%dT%H:%M", 16):
+        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)")
 
 
 def check_items(value: list[str] | None, field: str) -> None:
