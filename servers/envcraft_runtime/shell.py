@@ -37,10 +37,12 @@ from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .store import APP_DIR
+from .warm import IDLE_SECONDS, Running, WarmSandbox
 
 PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
 # Arguments: cgroup.procs files to join, "--", then the command line to exec.
 JOIN_AND_EXEC = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+WARM = os.environ.get("ENVCRAFT_WARM_SHELL", "1") != "0"  # 0: a new bwrap per command (the cold path) always
 MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
@@ -106,6 +108,7 @@ class Shell:
         self.operations = operations
         self._socket: OperationSocket | None = None
         self._envelope: EpisodeCgroup | None = None
+        self._warm: WarmSandbox | None = None
 
     def _operation_socket(self) -> OperationSocket | None:
         if self.operations is not None and self._socket is None:
@@ -113,6 +116,9 @@ class Shell:
         return self._socket
 
     def close(self) -> None:
+        if self._warm:
+            self._warm.close()
+            self._warm = None
         if self._socket:
             self._socket.close()
             self._socket = None
@@ -149,9 +155,13 @@ class Shell:
                 os.chmod(ops.folder, 0o711)  # other uids may reach the socket, not list the folder
             return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
                     *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
-        argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        return ["bwrap", "--die-with-parent", *self._bwrap_options(), "/bin/sh", "-c", command], self.workspace
+
+    def _bwrap_options(self) -> list[str]:
+        """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them)."""
+        argv = ["--unshare-all", "--new-session", "--cap-drop", "ALL",
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                "--tmpfs", "/tmp", "--dir", "/etc"]
+                "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--dir", "/etc"]
         # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
         # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
         # them read-only, as container runtimes do.
@@ -174,14 +184,19 @@ class Shell:
         if ops and (self.workspace / APP_DIR).is_dir():
             argv += ["--ro-bind", str(self.workspace / APP_DIR), f"/workspace/{APP_DIR}",
                      "--ro-bind", str(ops.folder), "/run/envcraft"]
-        argv += ["--chdir", "/workspace", "--clearenv"]
-        if ops:
-            argv += ["--setenv", SOCKET_ENV, "/run/envcraft/ops.sock"]
-        argv += [
-                 "--setenv", "PATH", f"/opt/env/bin:{python_bin}:/usr/local/bin:/usr/bin:/bin",
-                 "--setenv", "HOME", "/workspace", "--setenv", "ENVCRAFT_WORKSPACE", "/workspace",
-                 "--setenv", "LANG", "C.UTF-8", "/bin/sh", "-c", command]
-        return argv, self.workspace
+        # Only the workspace, /tmp and /dev/shm stay writable: nothing else can carry from one command to the next.
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace", "--clearenv"]
+        for name, value in self._sandbox_env().items():
+            argv += ["--setenv", name, value]
+        return argv
+
+    def _sandbox_env(self) -> dict[str, str]:
+        python_bin = Path(sys.base_prefix) / "bin"
+        env = {"PATH": f"/opt/env/bin:{python_bin}:/usr/local/bin:/usr/bin:/bin", "HOME": "/workspace",
+               "ENVCRAFT_WORKSPACE": "/workspace", "LANG": "C.UTF-8"}
+        if self._operation_socket():
+            env[SOCKET_ENV] = "/run/envcraft/ops.sock"
+        return env
 
     def run(self, command: str, timeout: float | None = None) -> ShellResult:
         if not command.strip():
@@ -194,41 +209,101 @@ class Shell:
             return self._run(command, wall, uid)
 
     def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
-        argv, cwd = self.argv(command)
         envelope = self.envelope()
+        if self.backend == "bwrap" and envelope is not None and WARM:
+            return self._run_warm(command, wall, envelope)
+        argv, cwd = self.argv(command)
         cgroup = envelope.command() if envelope else None
+        args_fd = None
         try:
+            if self.backend == "bwrap":  # options through a descriptor: /proc/1/cmdline in the sandbox shows no host path
+                args_fd = _args_file(argv[1:-3])
+                argv = [argv[0], "--args", str(args_fd), *argv[-3:]]
             if uid is None and PRLIMIT:
-                proc = self._spawn_fast(argv, cwd, cgroup)
+                proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=[args_fd] if args_fd is not None else [])
             else:
-                proc = self._spawn_with_preexec(argv, cwd, cgroup, uid)
+                proc = self._spawn_with_preexec(argv, cwd, cgroup, uid, pass_fds=[args_fd] if args_fd is not None else [])
             return self._collect(proc, wall)
         finally:
+            if args_fd is not None:
+                os.close(args_fd)
             if cgroup:
                 cgroup.destroy()
 
-    def _rlimits(self, cgroup: CommandCgroup | None) -> list[tuple[str, int, int]]:
+    def _run_warm(self, command: str, wall: float, envelope: EpisodeCgroup) -> ShellResult:
+        """In the episode's warm sandbox (warm.py): the same leaf, rlimits and caps as a cold command."""
+        if self._warm is None:
+            self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
+        request = {"command": command, "cwd": "/workspace", "env": self._sandbox_env(),
+                   "rlimits": [(kind, value) for _, kind, value in self._rlimits(in_cgroup=True)]}
+        for attempt in (1, 2):
+            running, control = self._warm.start_command(request)
+            try:
+                stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
+                running.cgroup.destroy()  # whatever the command left running ends here, from outside the sandbox
+                running.wait(5.0)
+            finally:
+                running.cgroup.destroy()
+                running.close()
+            if running.started or timed_out:
+                break
+            if running.refused and "error" in running.refused:
+                raise ToolFailure(running.refused["error"])
+            self._warm.stop_if(control)  # it never ran: the sandbox was gone or asked to be replaced
+            if attempt == 2:
+                raise ToolFailure("the sandbox could not start the command: try again")
+        self._warm.prepare()
+        code = 124 if timed_out else 137 if running.exit is None else running.exit  # 137: the runner was killed
+        return ShellResult(exit_code=code, stdout=stdout, stderr=stderr, timed_out=timed_out, truncated=truncated)
+
+    def _identity(self) -> tuple:
+        """What the warm sandbox bound: a workspace (or app-state) folder replaced since needs a new sandbox."""
+        found = []
+        for path in (self.workspace, self.workspace / APP_DIR):
+            try:
+                info = os.stat(path)
+                found.append((info.st_dev, info.st_ino))
+            except OSError:
+                found.append(None)
+        return tuple(found)
+
+    def _spawn_sandbox(self, control_fd: int, cgroup: CommandCgroup) -> subprocess.Popen:
+        """bwrap + the runner, in the sandbox's own leaf of the envelope; no rlimits (each command takes its own)."""
+        python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        args_fd = _args_file(self._bwrap_options())
+        try:
+            argv = ["bwrap", "--args", str(args_fd), str(python if python.exists() else "python3"), "-I", "-S",
+                    "/opt/envcraft_runtime/warm_runner.py", str(control_fd), str(IDLE_SECONDS)]
+            joins = [str(path / "cgroup.procs") for path in cgroup.paths]
+            wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
+            return subprocess.Popen(wrapper, cwd=self.workspace, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=[args_fd, control_fd])
+        finally:
+            os.close(args_fd)
+
+    def _rlimits(self, in_cgroup: bool) -> list[tuple[str, int, int]]:
         """(prlimit option, resource, value): the per-process bounds of every command."""
         limits = self.limits
         chosen = [("cpu", resource.RLIMIT_CPU, limits.cpu_seconds), ("as", resource.RLIMIT_AS, limits.memory_mb * 2**20),
                   ("nofile", resource.RLIMIT_NOFILE, limits.open_files),
                   ("fsize", resource.RLIMIT_FSIZE, limits.file_mb * 2**20), ("core", resource.RLIMIT_CORE, 0)]
-        if not cgroup:  # binds only non-root users; with a cgroup, pids.max does the job for everyone
+        if not in_cgroup:  # binds only non-root users; with a cgroup, pids.max does the job for everyone
             chosen.append(("nproc", resource.RLIMIT_NPROC, limits.processes))
         return chosen
 
-    def _spawn_fast(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None) -> subprocess.Popen:
+    def _spawn_fast(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None,
+                    pass_fds: list[int] | tuple = ()) -> subprocess.Popen:
         """No Python between fork and exec, so the server (hundreds of MB) is vforked, not copied: a small
         sh joins the command's cgroup leaf, then prlimit sets the rlimits and execs the sandbox."""
         joins = [str(path / "cgroup.procs") for path in (cgroup.paths if cgroup else [])]
-        bounds = [f"--{name}={value}" for name, _, value in self._rlimits(cgroup)]
+        bounds = [f"--{name}={value}" for name, _, value in self._rlimits(cgroup is not None)]
         wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", PRLIMIT, *bounds, "--", *argv]
         return subprocess.Popen(wrapper, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True, pass_fds=pass_fds)
 
     def _spawn_with_preexec(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None,
-                            uid: int | None) -> subprocess.Popen:
-        bounds = self._rlimits(cgroup)
+                            uid: int | None, pass_fds: list[int] | tuple = ()) -> subprocess.Popen:
+        bounds = self._rlimits(cgroup is not None)
 
         def contain() -> None:
             if cgroup:
@@ -240,33 +315,10 @@ class Shell:
                 become_command_user(uid)
 
         return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, preexec_fn=contain)
+                                stderr=subprocess.PIPE, preexec_fn=contain, pass_fds=pass_fds)
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
-        """Read both pipes up to the output limit, draining the rest, until exit or the deadline."""
-        cap = self.limits.output_bytes
-        chunks = {"stdout": bytearray(), "stderr": bytearray()}
-        truncated = timed_out = False
-        deadline = time.monotonic() + wall
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
-        selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
-        while selector.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in selector.select(timeout=remaining):
-                data = os.read(key.fileobj.fileno(), 65536)
-                if not data:
-                    selector.unregister(key.fileobj)
-                    continue
-                buffer = chunks[key.data]
-                room = cap - len(chunks["stdout"]) - len(chunks["stderr"])
-                if len(data) > room:
-                    truncated = True
-                buffer.extend(data[: max(room, 0)])
-        selector.close()
+        stdout, stderr, truncated, timed_out = self._read_output(proc.stdout.fileno(), proc.stderr.fileno(), wall)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         try:
@@ -276,7 +328,52 @@ class Shell:
             code = proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-        return ShellResult(exit_code=124 if timed_out else code, stdout=chunks["stdout"].decode("utf-8", "replace"),
-                           stderr=chunks["stderr"].decode("utf-8", "replace"), timed_out=timed_out, truncated=truncated)
+        return ShellResult(exit_code=124 if timed_out else code, stdout=stdout, stderr=stderr, timed_out=timed_out,
+                           truncated=truncated)
+
+    def _read_output(self, stdout: int, stderr: int, wall: float, running: Running | None = None) -> tuple[str, str, bool, bool]:
+        """Read both pipes up to the output limit, draining the rest, until both close or the deadline:
+        (stdout, stderr, truncated, timed_out). A warm command's leaf is killed as soon as its shell exits,
+        so what it left in the background ends then (and lets go of the pipes), as a cold sandbox's would."""
+        cap = self.limits.output_bytes
+        chunks = {stdout: bytearray(), stderr: bytearray()}
+        truncated = timed_out = False
+        deadline = time.monotonic() + wall
+        selector = selectors.DefaultSelector()
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        if running is not None:
+            selector.register(running.status, selectors.EVENT_READ)
+        pipes = 2
+        while pipes:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(timeout=remaining):
+                if key.fd not in chunks:  # news from the runner; once the shell exited, end what it left behind
+                    running.read_status()
+                    if running.ended:
+                        selector.unregister(key.fileobj)
+                        running.cgroup.destroy()
+                    continue
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fd)
+                    pipes -= 1
+                    continue
+                room = cap - len(chunks[stdout]) - len(chunks[stderr])
+                if len(data) > room:
+                    truncated = True
+                chunks[key.fd].extend(data[: max(room, 0)])
+        selector.close()
+        return (chunks[stdout].decode("utf-8", "replace"), chunks[stderr].decode("utf-8", "replace"), truncated,
+                timed_out)
 
 
+def _args_file(options: list[str]) -> int:
+    """A memory file holding bwrap options, NUL-separated, for `bwrap --args FD`."""
+    fd = os.memfd_create("envcraft-bwrap-args", os.MFD_CLOEXEC)
+    os.write(fd, b"".join(option.encode() + b"\0" for option in options))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

@@ -1,0 +1,228 @@
+"""A warm sandbox per episode: one long-lived bubblewrap and a tiny command runner inside it.
+
+Starting bubblewrap costs tens of milliseconds (namespaces, mounts, a new network stack); a
+command in an already-running sandbox costs a fork and an exec. So the first command of an
+episode starts the sandbox with warm_runner.py inside, and every command then is a fresh child
+of that runner, with the same bounds as a cold command:
+
+- its own cgroup leaf in the episode's envelope (the server makes it and hands the runner only
+  write descriptors for its cgroup.procs files; the child joins before it execs), so its memory
+  and pids caps hold, and whatever it leaves behind (a daemon, a double fork, a background job
+  holding the output pipe) is killed when its shell exits, by the server, from outside the
+  sandbox. Joining a cgroup costs milliseconds, so the next command's leaf is made, and a spare
+  child placed in it, right after a command ends (warm_runner.py);
+- the same rlimits, output cap and time limit, the same namespaces, mounts and environment;
+- nothing carries over between commands: the sandbox's root, /etc and /dev are read-only, and the
+  runner empties /tmp and /dev/shm (and requires System V IPC objects to be gone) before a
+  command starts while no other one runs, or the sandbox is replaced.
+
+Where the warm path would give less than the cold one it is not used (shell.py): without a
+cgroup envelope a command's leftovers could only be ended by its pid namespace dying, which the
+cold path gives and a shared sandbox cannot. Commands running at the same time in one episode
+share the sandbox's /tmp and see each other's processes (the same agent's, never another
+episode's).
+
+The runner holds no privilege the commands lack (same uid, no capability, not dumpable, so no
+ptrace); a command that kills it ends its own sandbox, and the next command starts a new one. It
+ends when the server closes the control socket or dies, after ENVCRAFT_WARM_IDLE seconds (60)
+without a command, and when the workspace folder it binds was replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from .cgroups import CommandCgroup, EpisodeCgroup
+
+IDLE_SECONDS = float(os.environ.get("ENVCRAFT_WARM_IDLE", "60"))
+
+
+class SandboxGone(Exception):
+    """The runner is not there (it ended, was killed, or asks to be replaced): start another."""
+
+
+class Running:
+    """One command in the warm sandbox: its leaf, its output pipes and the socket its status comes on.
+
+    Status lines: {"started": true} from the child just before exec, then {"exit": code} from the
+    runner; or {"restart": why} / {"error": why} instead of both; end of stream if the runner died."""
+
+    def __init__(self, cgroup: CommandCgroup, stdout: int, stderr: int, status: socket.socket):
+        self.cgroup, self.stdout, self.stderr, self.status = cgroup, stdout, stderr, status
+        self.started = self.gone = False
+        self.exit: int | None = None
+        self.refused: dict | None = None
+        self._buffer = b""
+
+    def read_status(self, seconds: float | None = 0) -> None:
+        """Take in what the status socket holds (waiting up to `seconds` for something)."""
+        self.status.settimeout(seconds)
+        try:
+            data = self.status.recv(4096)
+        except (TimeoutError, BlockingIOError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.gone = True
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            answer = json.loads(line)
+            self.started |= bool(answer.get("started"))
+            if "exit" in answer:
+                code = answer["exit"]
+                self.exit = 128 - code if code < 0 else code  # killed by signal N: 128 + N, as a shell reports it
+            if "restart" in answer or "error" in answer:
+                self.refused = answer
+
+    @property
+    def ended(self) -> bool:
+        return self.gone or self.exit is not None or self.refused is not None
+
+    def wait(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.ended and time.monotonic() < deadline:
+            self.read_status(max(deadline - time.monotonic(), 0.001))
+
+    def close(self) -> None:
+        for fd in (self.stdout, self.stderr):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.status.close()
+
+
+class _Spare:
+    """The next command's leaf with a zygote in it: the link to hand it the command, the status socket."""
+
+    def __init__(self, cgroup: CommandCgroup, link: socket.socket, status: socket.socket):
+        self.cgroup, self.link, self.status = cgroup, link, status
+
+    def drop(self) -> None:
+        self.link.close()
+        self.status.close()
+        self.cgroup.destroy()
+
+
+class WarmSandbox:
+    """One episode's sandbox and runner; `start_command` is safe to call from many threads."""
+
+    def __init__(self, spawn: Callable[[int, CommandCgroup], subprocess.Popen], envelope: EpisodeCgroup,
+                 identity: Callable[[], tuple]):
+        self._spawn, self._envelope, self._identity = spawn, envelope, identity
+        self._lock = threading.Lock()
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen | None = None
+        self._leaf: CommandCgroup | None = None  # the sandbox's own processes
+        self._spare: _Spare | None = None
+        self._made_for: tuple = ()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._leaf = self._envelope.command()
+        try:
+            self._process = self._spawn(theirs.fileno(), self._leaf)
+        except BaseException:
+            self._leaf.destroy()
+            self._leaf = None
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self._control = ours
+        self._made_for = self._identity()
+
+    def _stop(self) -> None:
+        if self._control:
+            self._control.close()
+            self._control = None
+        if self._spare:
+            self._spare.drop()
+            self._spare = None
+        if self._leaf:
+            self._leaf.destroy()  # kills the sandbox's processes, whatever they do
+            self._leaf = None
+        if self._process:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=5)
+            self._process = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def stop_if(self, control: socket.socket | None) -> None:
+        """Replace the sandbox (on the next command) if it is still the one that failed."""
+        with self._lock:
+            if control is None or self._control is control:
+                self._stop()
+
+    def prepare(self) -> None:
+        """Make the next command's leaf and have the runner place a zygote in it (off the command's path)."""
+        with self._lock:
+            if self._control is None or self._spare is not None:
+                return
+            leaf = self._envelope.command()
+            link, link_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            status, status_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            spare = _Spare(leaf, link, status)
+            joins = _open_joins(leaf)
+            try:
+                socket.send_fds(self._control, [b'{"op": "prepare"}'], [link_theirs.fileno(), status_theirs.fileno(), *joins])
+            except OSError:
+                spare.drop()
+                return
+            finally:
+                for fd in joins:
+                    os.close(fd)
+                link_theirs.close()
+                status_theirs.close()
+            self._spare = spare
+
+    def start_command(self, request: dict) -> tuple[Running, socket.socket | None]:
+        """Hand one command to the zygote, or to the runner (starting the sandbox first if need be).
+        Returns the command and the control socket it went through (to replace that sandbox if it never started)."""
+        with self._lock:
+            if self._control is not None and (self._process.poll() is not None or self._identity() != self._made_for):
+                self._stop()  # the runner ended, or the workspace folder it binds was replaced
+            if self._control is None:
+                self._start()
+            control, spare, self._spare = self._control, self._spare, None
+        memfd = os.memfd_create("envcraft-request", os.MFD_CLOEXEC)
+        out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        err_r, err_w = os.pipe2(os.O_CLOEXEC)
+        try:
+            os.write(memfd, json.dumps(request).encode())
+            if spare is not None:
+                try:
+                    socket.send_fds(spare.link, [b"go"], [memfd, out_w, err_w])
+                    spare.link.close()
+                    return Running(spare.cgroup, out_r, err_r, spare.status), control
+                except OSError:
+                    spare.drop()  # the runner made no zygote (another command ran), or it was killed
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            cgroup = self._envelope.command()
+            joins = _open_joins(cgroup)
+            try:
+                socket.send_fds(control, [b'{"op": "run"}'], [memfd, out_w, err_w, theirs.fileno(), *joins])
+            except OSError:
+                pass  # the runner is gone: the command reads as never started, and is retried
+            finally:
+                for fd in joins:
+                    os.close(fd)
+                theirs.close()
+            return Running(cgroup, out_r, err_r, ours), control
+        finally:
+            for fd in (memfd, out_w, err_w):
+                os.close(fd)
+
+
+def _open_joins(cgroup: CommandCgroup) -> list[int]:
+    return [os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for path in cgroup.paths]

@@ -1,0 +1,238 @@
+"""The command runner inside a warm sandbox (warm.py): one per episode, started inside bubblewrap.
+
+Run as `python3 -I -S warm_runner.py CONTROL_FD IDLE_SECONDS`. Each message on the control socket
+(a SOCK_SEQPACKET whose other end the server holds) is a small JSON object with descriptors the
+server opened attached:
+
+- {"op": "prepare"} + [zygote link, status socket, cgroup.procs of a new leaf ...]: fork a spare
+  child (a "zygote") that joins that leaf now and waits on the link. Joining a cgroup costs
+  milliseconds (the kernel waits for an RCU grace period), so it is done between commands; the
+  server then hands the next command's descriptors [request memfd, stdout, stderr] straight to the
+  zygote, which needs no other process to wake up before it execs. A zygote is only made while
+  no command runs and the scratch space is clean; otherwise the link is closed and the server
+  falls back to:
+- {"op": "run"} + [request memfd, stdout, stderr, status socket, cgroup.procs of the command's
+  leaf ...]: a new child joins the leaf, then execs.
+Either way the child starts its own session, takes the command's rlimits and execs
+`/bin/sh -c COMMAND`; the status socket gets {"started": true} from the child just before it
+execs (or {"restart": why} / {"error": why} from the runner), then {"exit": code} from the runner.
+
+Nothing carries from one command to the next: before a command starts while no other one runs,
+the writable places outside the workspace (/tmp, /dev/shm) are emptied and System V IPC objects
+must be gone; if they cannot be, the runner says so and exits (the server starts a fresh sandbox).
+It exits too when the server closes the control socket (or dies), or after IDLE_SECONDS idle.
+Standard library only; it imports nothing of the runtime, so it starts fast.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import selectors
+import signal
+import socket
+import sys
+import time
+
+SCRATCH = ("/tmp", "/dev/shm")
+MAX_FDS = 16
+_PR_SET_DUMPABLE = 4
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def clean() -> bool:
+    """Empty the scratch folders; False when something would carry over to the next command."""
+    try:
+        for top in SCRATCH:
+            for folder, dirs, files in os.walk(top, topdown=False, onerror=_raise):
+                for name in files:
+                    os.unlink(os.path.join(folder, name))
+                for name in dirs:
+                    path = os.path.join(folder, name)
+                    if os.path.islink(path):
+                        os.unlink(path)
+                    else:
+                        os.rmdir(path)
+        for kind in ("shm", "msg", "sem"):
+            with open(f"/proc/sysvipc/{kind}") as f:
+                if len(f.read().splitlines()) > 1:
+                    return False
+    except (OSError, RecursionError):
+        return False
+    return True
+
+
+def _close_all_but(keep: set[int]) -> None:
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) not in keep:
+            try:
+                os.close(int(name))
+            except OSError:
+                pass
+
+
+def _exec(memfd: int, stdout: int, stderr: int, status: int) -> None:
+    """The command's child, already in its leaf: session, signals, rlimits, descriptors, exec. Never returns."""
+    try:
+        request = json.loads(os.pread(memfd, os.fstat(memfd).st_size, 0))
+        os.setsid()
+        for name in ("SIGPIPE", "SIGXFSZ", "SIGCHLD"):  # as a shell started by a plain exec would have them
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        for kind, value in request["rlimits"]:
+            resource.setrlimit(kind, (value, value))
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        os.chdir(request["cwd"])
+        os.write(status, b'{"started": true}\n')
+        os.closerange(3, 1 << 16)
+        os.execve("/bin/sh", ["/bin/sh", "-c", request["command"]], request["env"])
+    except BaseException as exc:  # noqa: BLE001 - report and leave, whatever happened
+        os.write(2, f"envcraft: the command could not start: {exc}\n".encode())
+    finally:
+        os._exit(126)
+
+
+def _join(cgroups: list[int]) -> None:
+    for fd in cgroups:  # first, so everything after is charged to (and killed with) the command's leaf
+        os.write(fd, b"0")
+
+
+def _zygote(link: int, status: int, cgroups: list[int]) -> None:
+    """A spare child: join the prepared leaf now, then wait for the command's descriptors. Never returns."""
+    try:
+        _close_all_but({link, status, *cgroups})
+        _join(cgroups)
+        for fd in cgroups:
+            os.close(fd)
+        _, fds, _, _ = socket.recv_fds(socket.socket(fileno=link), 16, 4)
+        if len(fds) == 3:
+            _exec(*fds, status)
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(0)
+
+
+def _reply(status: socket.socket, answer: dict, last: bool = True) -> None:
+    try:
+        status.sendall(json.dumps(answer).encode() + b"\n")
+    except OSError:
+        pass  # the server stopped waiting (time limit): nothing to tell
+    if last:
+        status.close()
+
+
+class Runner:
+    def __init__(self, control: socket.socket):
+        self.control = control
+        self.running: dict[int, socket.socket] = {}  # pid (a command, or a zygote that may run one) -> status socket
+        self.zygotes: set[int] = set()
+        with open("/proc/self/comm") as f:
+            self.comm = f.read()
+
+    def prepare(self, fds: list[int]) -> bool:
+        """Fork a zygote, if nothing runs and the scratch space is clean; False when the sandbox must be replaced."""
+        link, status, *cgroups = fds
+        if self.running:
+            return True  # not now: the link closes, and the server starts its next command the slow way
+        if not clean():
+            return False
+        try:
+            pid = os.fork()
+        except OSError:
+            return True
+        if pid == 0:
+            _zygote(link, status, cgroups)
+        self.running[pid] = socket.socket(fileno=os.dup(status))
+        self.zygotes.add(pid)
+        return True
+
+    def run(self, fds: list[int]) -> bool:
+        """Start one command the slow way (no zygote); False when the sandbox must be replaced."""
+        memfd, stdout, stderr, status, *cgroups = fds
+        if not self.running and not clean():
+            _reply(socket.socket(fileno=os.dup(status)), {"restart": "the sandbox's scratch space could not be emptied"})
+            return False
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            _reply(socket.socket(fileno=os.dup(status)), {"error": f"could not start the command: {exc}"})
+            return True
+        if pid == 0:
+            _join(cgroups)
+            _exec(memfd, stdout, stderr, status)
+        self.running[pid] = socket.socket(fileno=os.dup(status))
+        return True
+
+    def busy(self) -> bool:
+        """A command runs: a child that is no zygote, or a zygote that has exec'd its command."""
+        for pid in self.running:
+            if pid not in self.zygotes:
+                return True
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read() != self.comm:
+                        return True
+            except OSError:
+                continue
+        return False
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, code = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.zygotes.discard(pid)
+            if pid in self.running:
+                _reply(self.running.pop(pid), {"exit": os.waitstatus_to_exitcode(code)})
+
+    def serve(self, idle: float) -> int:
+        wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        selector = selectors.DefaultSelector()
+        selector.register(self.control, selectors.EVENT_READ, "control")
+        selector.register(wake_read, selectors.EVENT_READ, "child")
+        last = time.monotonic()
+        while True:
+            wait = None if self.busy() else max(0.0, last + idle - time.monotonic())
+            events = selector.select(wait)
+            if not events and not self.busy() and time.monotonic() >= last + idle:
+                return 0
+            for key, _ in events:
+                if key.data == "child":
+                    while len(os.read(wake_read, 4096)) == 4096:
+                        pass
+                    continue
+                message, fds, _, _ = socket.recv_fds(self.control, 4096, MAX_FDS)
+                if not message and not fds:
+                    return 0  # the server closed its end, or died
+                order = json.loads(message)
+                try:
+                    if order.get("op") == "prepare" and len(fds) >= 2 and not self.prepare(fds):
+                        return 0
+                    if order.get("op") == "run" and len(fds) >= 4 and not self.run(fds):
+                        return 0
+                finally:  # the children have their own copies
+                    for fd in fds:
+                        os.close(fd)
+            self.reap()
+            last = time.monotonic()
+
+
+def main(argv: list[str]) -> int:
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # commands (same uid) cannot ptrace or read our memory
+    return Runner(socket.socket(fileno=int(argv[0]))).serve(float(argv[1]))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
