@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 import shutil
 import socket
 from pathlib import Path
@@ -112,3 +113,74 @@ async def test_many_small_files_stay_within_the_shell_limits(tmp_path):
         names = [e for e in entries if not e.startswith("[")]  # "[...]" lines say the listing was cut
         assert not listed.is_error and len(names) <= 1_000 and len(entries) - len(names) <= 2
         assert Snapshot.of(instance.workspace).files  # grading still reads the workspace
+
+
+def _host_processes_with(text: str) -> list[int]:
+    """Host pids whose command line holds `text` (zombies excluded): the evidence a process outlived its command."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            if text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def test_a_daemonized_process_ends_when_its_command_returns(tmp_path):
+    """A setsid'd daemon holding no pipe and a background job holding stdout both end when the shell exits, and
+    the command returns at once, not at its time limit (as a cold sandbox's pid namespace would end them)."""
+    mark = "envcraft-daemon-" + secrets.token_hex(4)
+    sleeper = f"python3 -c 'import time; time.sleep(300)' {mark}"
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        await instance.client.call_tool("run_shell", {"command": "true"})  # the sandbox is warm
+        started = time.monotonic()
+        result = await instance.client.call_tool("run_shell", {"command": (
+            f"setsid {sleeper} </dev/null >/dev/null 2>&1 & {sleeper} & sleep 1; ps -eo args | grep -c '^python3.*{mark}'"),
+            "timeout_seconds": 15})
+        elapsed = time.monotonic() - started
+        text = result.content[0].text
+        assert "exit code: 0" in text and int(text.split("stdout:\n")[1].split()[0]) == 2, text  # both ran
+        assert elapsed < 8, f"the command took {elapsed:.1f} s: a background job held it to its time limit"
+        assert _host_processes_with(mark) == []
+        again = await instance.client.call_tool("run_shell", {"command": "echo next"})
+        assert "next" in again.content[0].text
+
+
+async def test_nothing_carries_from_one_command_to_the_next(tmp_path):
+    """Outside the workspace nothing a command writes is there for the next one: /tmp and /dev/shm are emptied,
+    System V IPC objects go with the sandbox, and the sandbox's root, /etc and /dev are read-only."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        first = await instance.client.call_tool("run_shell", {"command": (
+            "echo x > /tmp/left && echo y > /dev/shm/left && ipcmk -M 4096; touch /left /etc/left /dev/left")})
+        assert "Shared memory id" in first.content[0].text and first.content[0].text.count("Read-only file system") == 3
+        second = await instance.client.call_tool("run_shell", {"command": "ls -A /tmp /dev/shm; ipcs -m | grep -c 0x"})
+        text = second.content[0].text
+        assert "left" not in text and text.split("stdout:\n")[1].split()[-1] == "0", text
+        deep = await instance.client.call_tool("run_shell", {"command": (
+            "mkdir -p /tmp/d && cd /tmp/d && i=0; while [ $i -lt 1500 ]; do mkdir d && cd d; i=$((i+1)); done; echo $i")})
+        assert "1500" in deep.content[0].text  # a tree too deep to empty: the sandbox is replaced instead
+        third = await instance.client.call_tool("run_shell", {"command": "ls -A /tmp | wc -l"})
+        assert third.content[0].text.split("stdout:\n")[1].strip() == "0", third.content[0].text
+
+
+async def test_no_host_path_shows_in_the_sandbox_process_table(tmp_path):
+    """Every process's command line and environment inside the sandbox, the sandbox's own (pid 1) included,
+    names no host path: bwrap reads its options from a descriptor."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        result = await instance.client.call_tool("run_shell", {"command": (
+            "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; tr '\\0' ' ' < $p/environ; echo; done")})
+        text = result.content[0].text
+        assert "bwrap" in text and "--args" in text, text  # pid 1 was read
+        for host in (str(instance.workspace), str(tmp_path), str(REPO)):
+            assert host not in text, f"{host} shows inside the sandbox: {text[:1500]}"
+
+
+async def test_a_command_that_kills_the_sandbox_only_ends_its_own_run(tmp_path):
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        killed = await instance.client.call_tool("run_shell", {"command": "kill -9 -1; sleep 1; echo survived"})
+        assert not killed.is_error
+        after = await instance.client.call_tool("run_shell", {"command": "office contacts-search --query design | head -3"})
+        assert "exit code: 0" in after.content[0].text, after.content[0].text

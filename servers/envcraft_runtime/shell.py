@@ -47,6 +47,15 @@ MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
 
+def _launch_env() -> dict[str, str]:
+    """The environment bwrap itself runs with. Its pid 1 in the sandbox keeps it, readable from inside
+    (/proc/1/environ), so the server's own (API keys, host paths) never gets there; a run's marker may."""
+    keep = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    if "ENVCRAFT_RUN_MARKER" in os.environ:  # how tests find a run's processes; no secret
+        keep["ENVCRAFT_RUN_MARKER"] = os.environ["ENVCRAFT_RUN_MARKER"]
+    return keep
+
+
 @dataclasses.dataclass
 class ShellResult:
     exit_code: int
@@ -155,7 +164,8 @@ class Shell:
                 os.chmod(ops.folder, 0o711)  # other uids may reach the socket, not list the folder
             return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
                     *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
-        return ["bwrap", "--die-with-parent", *self._bwrap_options(), "/bin/sh", "-c", command], self.workspace
+        # bwrap starts in / (its sh wrapper exports PWD, which the sandbox's pid 1 keeps): no host path inside.
+        return ["bwrap", "--die-with-parent", *self._bwrap_options(), "/bin/sh", "-c", command], Path("/")
 
     def _bwrap_options(self) -> list[str]:
         """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them)."""
@@ -276,8 +286,8 @@ class Shell:
                     "/opt/envcraft_runtime/warm_runner.py", str(control_fd), str(IDLE_SECONDS)]
             joins = [str(path / "cgroup.procs") for path in cgroup.paths]
             wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
-            return subprocess.Popen(wrapper, cwd=self.workspace, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True, pass_fds=[args_fd, control_fd])
+            return subprocess.Popen(wrapper, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True, env=_launch_env(), pass_fds=[args_fd, control_fd])
         finally:
             os.close(args_fd)
 
@@ -299,7 +309,7 @@ class Shell:
         bounds = [f"--{name}={value}" for name, _, value in self._rlimits(cgroup is not None)]
         wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", PRLIMIT, *bounds, "--", *argv]
         return subprocess.Popen(wrapper, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, pass_fds=pass_fds)
+                                stderr=subprocess.PIPE, start_new_session=True, env=_launch_env(), pass_fds=pass_fds)
 
     def _spawn_with_preexec(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None,
                             uid: int | None, pass_fds: list[int] | tuple = ()) -> subprocess.Popen:
@@ -315,7 +325,7 @@ class Shell:
                 become_command_user(uid)
 
         return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, preexec_fn=contain, pass_fds=pass_fds)
+                                stderr=subprocess.PIPE, preexec_fn=contain, env=_launch_env(), pass_fds=pass_fds)
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
         stdout, stderr, truncated, timed_out = self._read_output(proc.stdout.fileno(), proc.stderr.fileno(), wall)
