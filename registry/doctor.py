@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
 from envcraft_runtime.cgroups import containment
 from envcraft_runtime.regex import re2
 from envcraft_runtime.shell import sandbox_backend
 
 from envcraft.registry import quota
-
-
-def _quota_works() -> bool:
-    with tempfile.TemporaryDirectory(prefix="envcraft-doctor-") as folder:
-        made = quota.mount(Path(folder) / "ws")
-        quota.unmount_under(folder)
-    return made
 
 
 def checks() -> list[tuple[str, bool, str]]:
@@ -34,7 +25,7 @@ def checks() -> list[tuple[str, bool, str]]:
     found.append(("shell backend", backend == "bwrap", backend + ("" if backend == "bwrap" else " (NOT isolating)")))
     envelope = containment()
     found.append(("episode envelope", envelope.kind != "none", envelope.banner()))
-    found.append(("workspace quota", quota.enabled() and _quota_works(), quota.describe()))
+    found.append(("workspace quota", quota.enabled() and quota.probe(), quota.describe()))
     found.append(("grep engine", re2 is not None, "RE2 (linear time)" if re2 is not None else
                   "re in a killable worker (pip install google-re2 for linear time)"))
     docker = shutil.which("docker")

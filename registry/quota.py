@@ -7,6 +7,13 @@ into an error saying the workspace is full. Its pages are memory, charged to the
 when the shell writes them, so the per-episode memory cap bounds them too. Where mounting is not
 allowed (not root), workspaces are plain folders and `envcraft doctor` says there is no quota.
 
+On by default for workspaces in the registry's own run folders (<tmp>/envcraft/run-*: every
+`envcraft run`, `serve`, gateway and bench), which only the registry removes, unmounting first
+(registry/removal.py; at exit; a dead registry's by the next start's reap). A caller that puts a
+WorkspaceRoot in a folder of its own may remove that folder with `shutil.rmtree`, which cannot
+remove a mount point: there the quota is on only with ENVCRAFT_WORKSPACE_QUOTA=1.
+ENVCRAFT_WORKSPACE_QUOTA=0 turns it off everywhere.
+
 Every mount this process made is lazily unmounted at exit and before its folder is removed.
 """
 
@@ -16,6 +23,7 @@ import atexit
 import ctypes
 import ctypes.util
 import os
+import tempfile
 import threading
 from pathlib import Path
 
@@ -30,24 +38,33 @@ _lock = threading.Lock()
 _refused: str | None = None
 
 
-def enabled() -> bool:
-    """Opt-in for now (ENVCRAFT_WORKSPACE_QUOTA=1): folders holding mounted workspaces must be removed
-    through registry/removal.py, and not every caller that makes a WorkspaceRoot in a temporary folder does."""
-    return os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") == "1" and _refused is None
+def _registry_base() -> str:
+    return os.path.realpath(os.path.join(tempfile.gettempdir(), "envcraft"))
+
+
+def enabled(path: Path | str | None = None) -> bool:
+    """Whether a workspace at `path` gets a quota (None: whether the registry's own workspaces do)."""
+    setting = os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "auto")
+    if _refused is not None or setting == "0":
+        return False
+    return setting == "1" or path is None or os.path.realpath(str(path)).startswith(_registry_base() + os.sep)
 
 
 def describe() -> str:
-    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "0") != "1":
-        return "off: set ENVCRAFT_WORKSPACE_QUOTA=1 for a tmpfs per workspace"
+    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "auto") == "0":
+        return "off (ENVCRAFT_WORKSPACE_QUOTA=0)"
     if _refused:
         return f"none: cannot mount a tmpfs per workspace ({_refused})"
-    return f"{WORKSPACE_MB} MB and {WORKSPACE_FILES} files per workspace (tmpfs)"
+    where = "every workspace" if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA") == "1" else \
+        f"every workspace under {_registry_base()} (ENVCRAFT_WORKSPACE_QUOTA=1: under any folder)"
+    return f"{WORKSPACE_MB} MB and {WORKSPACE_FILES} files per workspace (tmpfs), for {where}"
 
 
-def mount(path: Path) -> bool:
-    """Make `path` (a new, empty folder) a tmpfs of the workspace's size; False where that is not possible."""
+def mount(path: Path, *, force: bool = False) -> bool:
+    """Make `path` (a new, empty folder) a tmpfs of the workspace's size; False where that is not possible
+    or not wanted (see enabled(); `force` skips the where-check, not the env switch)."""
     global _refused
-    if not enabled():
+    if not (enabled(path) or (force and enabled())):
         return False
     path.mkdir(parents=True, exist_ok=True)
     options = f"size={WORKSPACE_MB}m,nr_inodes={WORKSPACE_FILES},mode=0755".encode()
@@ -57,6 +74,14 @@ def mount(path: Path) -> bool:
     with _lock:
         _mounted.add(str(path))
     return True
+
+
+def probe() -> bool:
+    """Can this process give a workspace its quota? (Mounts one on a scratch folder and removes it.)"""
+    with tempfile.TemporaryDirectory(prefix="envcraft-quota-probe-") as folder:
+        made = mount(Path(folder) / "ws", force=True)
+        unmount_under(folder)
+    return made
 
 
 def _unescape(field: str) -> str:

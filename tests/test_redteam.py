@@ -248,17 +248,40 @@ async def test_a_setuid_file_made_in_the_sandbox_gives_no_host_user_root():
         root.close()
 
 
-@pytest.mark.xfail(strict=True, reason="host DoS left to runtime (issue 8 item 3, workspace disk/inode quota): RLIMIT_FSIZE caps one "
-                   "file at 64 MB but not their number; one 5 s command wrote 1,020 MB to the host disk (about 4 GB per 20 s "
-                   "command; 76 GB free here fill in ~19 commands, and every episode on the host fails with it)")
-async def test_one_episode_cannot_fill_the_host_disk(tmp_path):
-    root = WorkspaceRoot(tmp_path)
-    async with launch(get("office"), InProcessLauncher(), root) as instance:
-        await _shell(instance, "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > fill$i || break; done", timeout=15)
-        written = sum(p.stat().st_size for p in instance.workspace.glob("fill*"))
-        for path in instance.workspace.glob("fill*"):
-            path.unlink()
-    assert written <= 256 * 2**20, f"one command wrote {written // 2**20} MB to the host disk"
+async def test_one_episode_cannot_fill_the_host_disk():
+    """Hole: RLIMIT_FSIZE capped one file at 64 MB but not their number: one 5 s command wrote 1,020 MB to the
+    host disk (about 4 GB per 20 s command). A registry's workspace is now a tmpfs of its own (registry/quota.py),
+    on by default. Evidence: the host disk holding the run folder barely moves, the workspace holds at most its
+    quota, the file tools say the workspace is full, grading reads it, another episode answers, and the run
+    folder is removed with nothing left mounted."""
+    from envcraft.core.grading import Snapshot
+    from envcraft.registry import quota
+
+    if not quota.enabled():
+        pytest.skip(f"no workspace quota on this host: {quota.describe()}")
+    root = WorkspaceRoot()  # the default base, /tmp/envcraft: where a real registry puts workspaces
+    host = root.path.parent.parent  # the folder /tmp/envcraft sits in: the host disk
+    before = shutil.disk_usage(host).used
+    try:
+        async with launch(get("office"), InProcessLauncher(), root) as instance, \
+                launch(get("office"), InProcessLauncher(), root) as bystander:
+            text = await _shell(instance, "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > fill$i || break; done; "
+                                          "ls fill* | wc -l", timeout=20)
+            grown = shutil.disk_usage(host).used - before
+            written = sum(p.stat().st_size for p in instance.workspace.glob("fill*"))
+            assert 0 < written <= quota.WORKSPACE_MB * 2**20 and "No space left" in text, text[-500:]
+            assert grown < 64 * 2**20, f"the host disk grew {grown // 2**20} MB"
+            full = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x" * 100_000})
+            assert full.is_error and "workspace is full" in full.content[0].text
+            assert (instance.workspace / ".app" / "state.json").stat().st_size > 1000
+            assert Snapshot.of(instance.workspace).tables["contacts"]  # grading still reads the app state
+            started = time.monotonic()
+            other = await bystander.client.call_tool("run_shell", {"command": "echo fine > ok.txt && cat ok.txt"})
+            assert "fine" in other.content[0].text and time.monotonic() - started < 5
+    finally:
+        root.close()
+    assert not root.path.exists()
+    assert str(root.path) not in Path("/proc/self/mountinfo").read_text()  # every workspace tmpfs is gone
 
 
 # ---------------------------------------------------------------- the same attacks over stdio and the HTTP gateway
