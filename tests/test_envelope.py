@@ -71,14 +71,78 @@ def test_a_v1_host_with_an_empty_v2_mount_is_v1_and_a_bare_host_is_none(tmp_path
 
 @BWRAP
 def test_bwrap_shell_refuses_to_run_where_no_cgroup_can_be_made(tmp_path, monkeypatch):
+    """Refusal is what is left where no unprivileged uid can be had (or the operator asks for it)."""
     monkeypatch.setattr(cgroups, "_DETECTED", Containment("none", "no cgroup on this test host"))
-    monkeypatch.delenv("ENVCRAFT_CONTAINMENT", raising=False)
+    monkeypatch.setenv("ENVCRAFT_CONTAINMENT", "refuse")
     shell = Shell(tmp_path, tmp_path, None, backend="bwrap")
     with pytest.raises(ToolFailure, match="no per-episode cgroup"):
         shell.run("touch ran")
     assert not (tmp_path / "ran").exists()
     monkeypatch.setenv("ENVCRAFT_CONTAINMENT", "rlimits")  # the operator accepts weaker containment, explicitly
     assert shell.run("touch ran").exit_code == 0 and (tmp_path / "ran").exists()
+
+
+def _uid_processes(uid: int) -> int:
+    count = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid and \
+                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def _children() -> int:
+    return len([p for p in Path("/proc").iterdir() if p.name.isdigit() and _parent_is_us(p)])
+
+
+def _parent_is_us(entry: Path) -> bool:
+    try:
+        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid()
+    except (OSError, IndexError, ValueError):
+        return False
+
+
+@BWRAP
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="the unprivileged-uid fallback needs root and setpriv")
+@pytest.mark.anyio
+async def test_without_a_cgroup_commands_run_as_an_unprivileged_uid_and_a_fork_bomb_is_bounded(tmp_path, monkeypatch):
+    """ENVCRAFT_CGROUPS=off forces the no-cgroup path: the episode's commands run as a host uid of their own, so
+    RLIMIT_NPROC binds a fork bomb (root would be exempt), and when the command returns that uid runs nothing."""
+    monkeypatch.setenv("ENVCRAFT_CGROUPS", "off")
+    monkeypatch.delenv("ENVCRAFT_CONTAINMENT", raising=False)
+    monkeypatch.setattr(cgroups, "_DETECTED", None)  # detect again, under the variable
+    assert "unprivileged uid" in cgroups.containment().banner()
+    children = _children()
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        who = await instance.client.call_tool("run_shell", {"command": "id -u; echo ok > mine.txt; cat mine.txt"})
+        text = who.content[0].text
+        uid = int(text.split("stdout:\n")[1].split()[0])
+        assert uid >= 1000 and "ok" in text, text  # not root, and the workspace is its to write
+        peak = 0
+        done = anyio.Event()
+
+        async def watch() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, _uid_processes(uid))
+                await anyio.sleep(0.02)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch)
+            bomb = await instance.client.call_tool("run_shell", {"command": (
+                "bomb() { bomb | bomb & }; bomb; sleep 3; echo still-here"), "timeout_seconds": 10})
+            done.set()
+        assert "fork" in bomb.content[0].text.lower(), bomb.content[0].text[-500:]
+        assert 8 < peak <= Limits().processes + 2, f"{peak} processes of the episode's uid at once"
+        assert _uid_processes(uid) == 0  # nothing of the command is left
+        after = await instance.client.call_tool("run_shell", {"command": "office contacts-search --query design | head -3"})
+        assert "exit code: 0" in after.content[0].text, after.content[0].text
+        state = await instance.client.call_tool("run_shell", {"command": "echo x > .app/state.json"})
+        assert "Read-only file system" in state.content[0].text
+    assert _children() <= children  # and no process of ours is left either
 
 
 PROBE = textwrap.dedent("""

@@ -21,6 +21,7 @@ import atexit
 import contextlib
 import dataclasses
 import os
+import shutil
 import signal
 import time
 import uuid
@@ -47,8 +48,27 @@ class Containment:
 
     def banner(self) -> str:
         if self.kind == "none":
-            return f"containment: NO per-episode cgroup ({self.detail}); the bwrap shell refuses to run commands"
+            return f"containment: NO per-episode cgroup ({self.detail}); {FALLBACKS[fallback()]}"
         return f"containment: {self.kind} per-episode envelope (memory, pids, cpu) under {self.detail}"
+
+
+FALLBACKS = {
+    "uid": "bwrap commands run as an unprivileged uid per episode, so RLIMIT_NPROC binds (no memory or CPU cap "
+           "for the episode as a whole)",
+    "rlimits": "bwrap commands run under rlimits only, as the server's uid (ENVCRAFT_CONTAINMENT=rlimits; root is "
+               "exempt from RLIMIT_NPROC: a fork bomb is not bounded)",
+    "refuse": "the bwrap shell refuses to run commands (not root, or no setpriv: no unprivileged uid to run them as; "
+              "ENVCRAFT_CONTAINMENT=rlimits accepts rlimits only)",
+}
+
+
+def fallback() -> str:
+    """What a bwrap shell does where no cgroup can be made: 'uid' (the default where this process is root and has
+    setpriv), 'rlimits' (ENVCRAFT_CONTAINMENT=rlimits) or 'refuse' (otherwise, or ENVCRAFT_CONTAINMENT=refuse)."""
+    chosen = os.environ.get("ENVCRAFT_CONTAINMENT", "")
+    if chosen in ("rlimits", "refuse"):
+        return chosen
+    return "uid" if os.geteuid() == 0 and shutil.which("setpriv") else "refuse"
 
 
 def _write(path: Path, value: str) -> None:
@@ -114,7 +134,8 @@ def containment() -> Containment:
     """What this host gives (detected once per process)."""
     global _DETECTED
     if _DETECTED is None:
-        _DETECTED = Host().detect()
+        off = os.environ.get("ENVCRAFT_CGROUPS") == "off"  # as on a host that gives none (tests, or by choice)
+        _DETECTED = Containment("none", "turned off by ENVCRAFT_CGROUPS=off") if off else Host().detect()
     return _DETECTED
 
 

@@ -28,15 +28,17 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from pathlib import Path
 
-from .cgroups import CommandCgroup, EpisodeCgroup, containment
-from .container import COMMAND_USERS, become_command_user
+from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback
+from .container import COMMAND_USERS, become_command_user, kill_everything_of
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .store import APP_DIR
+from .unprivileged import drop_to, episode_uid, hand_over
 from .warm import IDLE_SECONDS, Running, WarmSandbox
 
 PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
@@ -118,6 +120,8 @@ class Shell:
         self._socket: OperationSocket | None = None
         self._envelope: EpisodeCgroup | None = None
         self._warm: WarmSandbox | None = None
+        self._uid: int | None = None  # no cgroup: the unprivileged uid this episode's commands run as
+        self._one_at_a_time = threading.Lock()
 
     def _operation_socket(self) -> OperationSocket | None:
         if self.operations is not None and self._socket is None:
@@ -136,21 +140,22 @@ class Shell:
             self._envelope = None
 
     def envelope(self) -> EpisodeCgroup | None:
-        """This episode's cgroup, made on its first command; None where the host gives none."""
+        """This episode's cgroup, made on its first command; None where the host gives none (then a bwrap shell
+        runs commands as an unprivileged uid, or refuses: cgroups.fallback())."""
         if self._envelope is None and containment().kind != "none":
             try:
                 self._envelope = EpisodeCgroup(self.limits)
             except OSError as exc:
-                if self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+                if self.backend == "bwrap" and fallback() == "refuse":
                     raise ToolFailure(f"the sandbox cannot start: no cgroup for this episode ({exc}); "
                                       "the operator must fix the host (see `envcraft doctor`)") from None
-        if self._envelope is None and self.backend == "bwrap" and os.environ.get("ENVCRAFT_CONTAINMENT") != "rlimits":
+        if self._envelope is None and self.backend == "bwrap" and fallback() == "refuse":
             raise ToolFailure("the sandbox cannot start: this host gives no per-episode cgroup "
                               f"({containment().detail}); the operator must fix the host (see `envcraft doctor`)")
         return self._envelope
 
-    def argv(self, command: str) -> tuple[list[str], Path]:
-        """The command line that runs `command`, and the directory to start it in."""
+    def argv(self, command: str, uid: int | None = None) -> tuple[list[str], Path]:
+        """The command line that runs `command` (under bwrap as `uid`, if given), and the directory to start it in."""
         python_bin = Path(sys.base_prefix) / "bin"
         if self.backend == "process":
             path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
@@ -165,13 +170,19 @@ class Shell:
             return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
                     *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
         # bwrap starts in / (its sh wrapper exports PWD, which the sandbox's pid 1 keeps): no host path inside.
-        return ["bwrap", "--die-with-parent", *self._bwrap_options(), "/bin/sh", "-c", command], Path("/")
+        shell = ["/bin/sh", "-c", command]
+        return ["bwrap", "--die-with-parent", *self._bwrap_options(uid), "--", *(drop_to(uid, shell) if uid else shell)], \
+            Path("/")
 
-    def _bwrap_options(self) -> list[str]:
-        """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them)."""
-        argv = ["--unshare-all", "--new-session", "--cap-drop", "ALL",
-                "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--dir", "/etc"]
+    def _bwrap_options(self, uid: int | None = None) -> list[str]:
+        """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them). With `uid`
+        (no cgroup: unprivileged.py) no user namespace, so that uid is a real host uid RLIMIT_NPROC binds, and
+        only the capabilities setpriv needs to become it."""
+        argv = ["--unshare-all", "--cap-drop", "ALL"] if uid is None else \
+            ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
+             *[flag for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for flag in ("--cap-add", cap)]]
+        argv += ["--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+                 "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--dir", "/etc"]
         # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
         # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
         # them read-only, as container runtimes do.
@@ -185,6 +196,8 @@ class Shell:
             if Path(shared).exists():
                 argv += ["--ro-bind", shared, shared]
         if not str(sys.base_prefix).startswith("/usr"):
+            for parent in reversed(Path(sys.base_prefix).parents[:-1]):  # traversable by an unprivileged uid (/root is 0700)
+                argv += ["--perms", "0755", "--dir", str(parent)]
             argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
         for folder in package_folders():
             argv += ["--tmpfs", folder]
@@ -222,13 +235,34 @@ class Shell:
         envelope = self.envelope()
         if self.backend == "bwrap" and envelope is not None and WARM:
             return self._run_warm(command, wall, envelope)
-        argv, cwd = self.argv(command)
+        if self.backend == "bwrap" and envelope is None and fallback() == "uid":
+            return self._run_as_episode_uid(command, wall)
+        return self._run_cold(command, wall, uid, envelope)
+
+    def _run_as_episode_uid(self, command: str, wall: float) -> ShellResult:
+        """No cgroup: a cold sandbox whose command becomes this episode's unprivileged uid (unprivileged.py)."""
+        with self._one_at_a_time:
+            if self._uid is None:
+                self._uid = episode_uid()
+            hand_over(self.workspace, self._uid)
+            ops = self._operation_socket()
+            if ops:
+                os.chmod(ops.folder, 0o711)  # the uid may reach the socket, not list the folder
+            try:
+                return self._run_cold(command, wall, None, None, drop=self._uid)
+            finally:
+                kill_everything_of(self._uid)  # whatever that uid still runs anywhere
+
+    def _run_cold(self, command: str, wall: float, uid: int | None, envelope: EpisodeCgroup | None,
+                  drop: int | None = None) -> ShellResult:
+        argv, cwd = self.argv(command, drop)
         cgroup = envelope.command() if envelope else None
         args_fd = None
         try:
             if self.backend == "bwrap":  # options through a descriptor: /proc/1/cmdline in the sandbox shows no host path
-                args_fd = _args_file(argv[1:-3])
-                argv = [argv[0], "--args", str(args_fd), *argv[-3:]]
+                split = argv.index("--")
+                args_fd = _args_file(argv[1:split])
+                argv = [argv[0], "--args", str(args_fd), *argv[split + 1:]]
             if uid is None and PRLIMIT:
                 proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=[args_fd] if args_fd is not None else [])
             else:
