@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import anyio
@@ -221,3 +222,27 @@ async def test_parallel_commands_share_one_memory_cap_per_episode(tmp_path):
                 group.start_soon(one)
         held = sum("HELD" in text for text in texts)
         assert 1 <= held <= 2, texts  # at most 1,024 MB of the 1,600 MB asked for was ever held at once
+
+
+@BWRAP
+@NEEDS_CGROUPS
+def test_an_idle_warm_sandbox_goes_away_and_comes_back(tmp_path, monkeypatch):
+    """The warm sandbox (and the spare child waiting in the next command's leaf) ends after ENVCRAFT_WARM_IDLE
+    seconds without a command: no process of the episode is left in its cgroup. The next command starts a new one."""
+    monkeypatch.setenv("ENVCRAFT_WARM_IDLE", "1")
+    shell = Shell(tmp_path, tmp_path, None, backend="bwrap")
+    try:
+        assert shell.run("true").exit_code == 0
+        groups = [group for _, group in shell.envelope().groups]
+
+        def processes() -> list[str]:
+            return [pid for group in groups for procs in group.rglob("cgroup.procs") for pid in procs.read_text().split()]
+
+        assert len(processes()) >= 3  # bwrap, its init, the runner (and the spare child) wait for the next command
+        deadline = time.monotonic() + 15
+        while processes() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert processes() == []
+        assert shell.run("echo again").stdout == "again\n"
+    finally:
+        shell.close()

@@ -317,7 +317,7 @@ class Shell:
         args_fd = _args_file(self._bwrap_options())
         try:
             argv = ["bwrap", "--args", str(args_fd), str(python if python.exists() else "python3"), "-I", "-S",
-                    "/opt/envcraft_runtime/warm_runner.py", str(control_fd), str(IDLE_SECONDS)]
+                    "/opt/envcraft_runtime/warm_runner.py", str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]
             joins = [str(path / "cgroup.procs") for path in cgroup.paths]
             wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
             return subprocess.Popen(wrapper, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

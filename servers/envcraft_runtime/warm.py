@@ -41,7 +41,7 @@ from collections.abc import Callable
 
 from .cgroups import CommandCgroup, EpisodeCgroup
 
-IDLE_SECONDS = float(os.environ.get("ENVCRAFT_WARM_IDLE", "60"))
+IDLE_SECONDS = "60"  # default of ENVCRAFT_WARM_IDLE, read when a sandbox starts
 
 
 class SandboxGone(Exception):

@@ -38,7 +38,8 @@ import time
 
 SCRATCH = ("/tmp", "/dev/shm")
 MAX_FDS = 16
-_PR_SET_DUMPABLE = 4
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
+_LIBC = ctypes.CDLL(None)
 
 
 def _raise(error: OSError) -> None:
@@ -90,6 +91,7 @@ def _exec(memfd: int, stdout: int, stderr: int, status: int) -> None:
         os.dup2(stdout, 1)
         os.dup2(stderr, 2)
         os.chdir(request["cwd"])
+        _LIBC.prctl(_PR_SET_PDEATHSIG, 0, 0, 0, 0)  # a zygote's tie to the runner: the command outlives it like any
         os.write(status, b'{"started": true}\n')
         os.closerange(3, 1 << 16)
         os.execve("/bin/sh", ["/bin/sh", "-c", request["command"]], request["env"])
@@ -104,9 +106,12 @@ def _join(cgroups: list[int]) -> None:
         os.write(fd, b"0")
 
 
-def _zygote(link: int, status: int, cgroups: list[int]) -> None:
+def _zygote(runner: int, link: int, status: int, cgroups: list[int]) -> None:
     """A spare child: join the prepared leaf now, then wait for the command's descriptors. Never returns."""
     try:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # an idle spare ends with the runner
+        if os.getppid() != runner:
+            os._exit(0)
         _close_all_but({link, status, *cgroups})
         _join(cgroups)
         for fd in cgroups:
@@ -143,12 +148,13 @@ class Runner:
             return True  # not now: the link closes, and the server starts its next command the slow way
         if not clean():
             return False
+        runner = os.getpid()
         try:
             pid = os.fork()
         except OSError:
             return True
         if pid == 0:
-            _zygote(link, status, cgroups)
+            _zygote(runner, link, status, cgroups)
         self.running[pid] = socket.socket(fileno=os.dup(status))
         self.zygotes.add(pid)
         return True
@@ -196,6 +202,16 @@ class Runner:
                 _reply(self.running.pop(pid), {"exit": os.waitstatus_to_exitcode(code)})
 
     def serve(self, idle: float) -> int:
+        try:
+            return self._serve(idle)
+        finally:  # a spare waiting for a command would keep the sandbox's pid namespace alive
+            for pid in self.zygotes:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def _serve(self, idle: float) -> int:
         wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wake_write)
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -230,7 +246,7 @@ class Runner:
 
 
 def main(argv: list[str]) -> int:
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # commands (same uid) cannot ptrace or read our memory
+    _LIBC.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # commands (same uid) cannot ptrace or read our memory
     return Runner(socket.socket(fileno=int(argv[0]))).serve(float(argv[1]))
 
 
