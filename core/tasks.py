@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -92,11 +93,15 @@ class Task(Frozen):
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def load_tasks(path: Path) -> list[Task]:
-    """Tasks of a JSONL file, plain or gzip-compressed (`.jsonl.gz`)."""
+def iter_tasks(path: Path) -> Iterator[Task]:
+    """Tasks of a JSONL file, plain or gzip-compressed (`.jsonl.gz`), parsed one at a time as they are read."""
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as handle:
-        return [Task.model_validate_json(line) for line in handle if line.strip()]
+        yield from (Task.model_validate_json(line) for line in handle if line.strip())
+
+
+def load_tasks(path: Path) -> list[Task]:
+    return list(iter_tasks(path))
 
 
 def write_tasks(path: Path, tasks: list[Task]) -> None:

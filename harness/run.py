@@ -7,6 +7,7 @@ every task solvable, no-op proves none is free) and says that no LLM was used.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import os
 import time
@@ -24,7 +25,7 @@ from envcraft.harness.progress import RunProgress
 from envcraft.harness.reports.numbers import summary_rows
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.harness.terminal import console, table
-from envcraft.core.tasks import TASKS_DIR, Task, task_file, tasks_for
+from envcraft.core.tasks import TASKS_DIR, Task, iter_tasks, task_file
 from envcraft.registry.catalog import discover, unknown_environment
 from envcraft.registry.launch import make_launcher
 
@@ -86,11 +87,15 @@ def load_run_tasks(settings: RunSettings) -> list[Task]:
     names = settings.envs or [name for name in known if task_file(name, tasks_dir)]
     if not names:
         raise FileNotFoundError(f"no environment has tasks in {tasks_dir}: generate them (envcraft tasks generate)")
+    limit = settings.limit if settings.limit is not None else (None if settings.envs else SAMPLE_PER_ENV)
     tasks = []
     for name in names:
-        chosen = [t for t in tasks_for(name, tasks_dir) if settings.split in ("all", t.split)]
-        limit = settings.limit if settings.limit is not None else (None if settings.envs else SAMPLE_PER_ENV)
-        tasks += chosen[:limit] if limit else chosen
+        path = task_file(name, tasks_dir)
+        if path is None:
+            raise FileNotFoundError(f"no task file {tasks_dir / name}.jsonl: generate tasks for {name!r} first "
+                                    "(envcraft tasks generate)")
+        chosen = (t for t in iter_tasks(path) if settings.split in ("all", t.split))
+        tasks += itertools.islice(chosen, limit or None)  # a sample parses only the lines it takes
     return tasks
 
 

@@ -84,9 +84,11 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     """
     import anyio.to_thread
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import ToolAnnotations
+
+    from .tool_cache import ToolSpec, register
 
     episodes: dict[Path, _Episode] = {}
+    specs: list[ToolSpec] = []
 
     def current() -> _Episode:
         path = root if root is not None else WORKSPACE.get(None)
@@ -116,7 +118,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
         guarded.__name__ = name or fn.__name__
         guarded.__doc__ = fn.__doc__
         guarded.__signature__ = inspect.signature(fn, eval_str=True)
-        server.add_tool(guarded, name=guarded.__name__, annotations=ToolAnnotations(readOnlyHint=read_only), structured_output=True)
+        specs.append(ToolSpec(guarded, read_only))
 
     def read_file(path: str, offset: int = 0, limit: int = 2000) -> str:
         """Read a text file in the workspace; offset/limit select lines (0-based)."""
@@ -170,3 +172,5 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
         bound.__name__, bound.__doc__ = op.__name__, op.__doc__
         bound.__signature__ = public_signature(op)
         tool(bound, not op.writes, MAX_ARGUMENT_CHARS)
+
+    register(server, env_dir, specs)  # schemas derived by the SDK once per machine (tool_cache.py)

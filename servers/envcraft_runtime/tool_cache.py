@@ -1,0 +1,155 @@
+"""Tool schemas computed once per machine, not once per server build.
+
+The SDK derives each tool's input and output JSON schemas by building pydantic models from its
+signature (`Tool.from_function`): ~5-10 ms a tool, ~0.1-0.4 s per environment, so a run over the
+whole catalog spent most of its time there. The schemas depend only on source code, so they are
+derived by the SDK itself once and kept, like bytecode in __pycache__, in a cache folder keyed by a
+hash of every source they come from (the environment's .py files, this runtime, the SDK and
+pydantic versions, each tool's name and docstring). A server built from the cache lists exactly
+what the SDK would; each tool's argument model is made on its first call (in the SDK's own way,
+`func_metadata`), and results are converted by the SDK's own `FuncMetadata.convert_result`.
+
+ENVCRAFT_TOOL_CACHE=0 registers every tool through `MCPServer.add_tool` (the SDK's default path);
+ENVCRAFT_CACHE_DIR moves the cache (default: $XDG_CACHE_HOME/envcraft or ~/.cache/envcraft).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+RUNTIME = Path(__file__).resolve().parent
+
+
+@dataclass
+class ToolSpec:
+    """One tool as the adapter defines it: an async function whose signature is the tool's schema."""
+
+    fn: Callable[..., Any]
+    read_only: bool
+
+
+def cache_dir() -> Path:
+    if os.environ.get("ENVCRAFT_CACHE_DIR"):
+        return Path(os.environ["ENVCRAFT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "envcraft"
+
+
+def fingerprint(env_dir: Path, specs: list[ToolSpec]) -> str:
+    """A hash of everything the schemas are derived from."""
+    import mcp
+    import pydantic
+
+    digest = hashlib.sha256(f"{FORMAT}|{getattr(mcp, '__version__', '')}|{pydantic.VERSION}".encode())
+    for path in sorted(Path(env_dir).glob("*.py")) + sorted(RUNTIME.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for spec in specs:
+        digest.update(f"{spec.fn.__name__}\0{spec.fn.__doc__}\0{spec.read_only}\0".encode())
+    return digest.hexdigest()[:24]
+
+
+def _load(path: Path, specs: list[ToolSpec]) -> list[dict[str, Any]] | None:
+    try:
+        entries = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entries, list) or [e.get("name") for e in entries] != [s.fn.__name__ for s in specs]:
+        return None  # a torn or foreign file: derive again
+    return entries
+
+
+def _store(path: Path, entries: list[dict[str, Any]]) -> None:
+    """Atomically (another process may be writing the same entry); an unwritable cache is only slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as handle:
+            json.dump(entries, handle)
+        os.replace(handle.name, path)
+    except OSError:
+        pass
+
+
+_ARG_MODELS: dict[tuple[str, str], Any] = {}  # (name, signature) -> the SDK's argument model, shared by servers
+
+
+def _arguments_model(fn: Callable[..., Any]) -> Any:
+    import inspect
+
+    from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+
+    key = (fn.__name__, repr(inspect.signature(fn)))
+    if key not in _ARG_MODELS:
+        _ARG_MODELS[key] = func_metadata(fn, structured_output=False).arg_model
+    return _ARG_MODELS[key]
+
+
+def _precomputed_tool_class() -> type:
+    """An SDK `Tool` whose schemas were read from the cache and whose argument model is made on first use."""
+    from typing import Any as AnyType
+
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+    from pydantic import Field
+
+    class PrecomputedTool(Tool):
+        published_output: dict[str, AnyType] | None = Field(default=None, exclude=True)
+        wrap_output: bool = Field(default=False, exclude=True)
+
+        @property
+        def output_schema(self) -> dict[str, AnyType] | None:  # the SDK's is derived from fn_metadata
+            return self.published_output
+
+        async def run(self, arguments: dict[str, AnyType], context: AnyType, convert_result: bool = False) -> AnyType:
+            if self.fn_metadata is None:
+                # The published schema is given, so FuncMetadata derives nothing; results are dumped as they are
+                # (the client validates them against that schema), the way convert_result dumps any value.
+                self.fn_metadata = FuncMetadata(arg_model=_arguments_model(self.fn), output_schema=self.published_output,
+                                                output_model=AnyType if self.published_output else None,
+                                                wrap_output=self.wrap_output)
+            return await super().run(arguments, context, convert_result)
+
+    return PrecomputedTool
+
+
+_TOOL_CLASS: list[type] = []
+
+
+def register(server: Any, env_dir: Path, specs: list[ToolSpec]) -> str:
+    """Register `specs` on an MCPServer; returns how: "sdk" (MCPServer.add_tool), "derived" (derived now and
+    cached) or "cached" (read from the cache)."""
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp.types import ToolAnnotations
+
+    tools = getattr(getattr(server, "_tool_manager", None), "_tools", None)
+    if os.environ.get("ENVCRAFT_TOOL_CACHE", "1") == "0" or not isinstance(tools, dict):
+        for spec in specs:  # the SDK's own path (and any SDK whose tool table we do not know)
+            server.add_tool(spec.fn, name=spec.fn.__name__, annotations=ToolAnnotations(readOnlyHint=spec.read_only),
+                            structured_output=True)
+        return "sdk"
+    path = cache_dir() / "tool-schemas" / f"{Path(env_dir).name}-{fingerprint(env_dir, specs)}.json"
+    entries = _load(path, specs)
+    if entries is None:
+        built = [Tool.from_function(spec.fn, name=spec.fn.__name__, structured_output=True,
+                                    annotations=ToolAnnotations(readOnlyHint=spec.read_only)) for spec in specs]
+        for tool in built:
+            tools[tool.name] = tool
+        _store(path, [{"name": t.name, "description": t.description, "input": t.parameters, "output": t.output_schema,
+                       "wrap": t.fn_metadata.wrap_output} for t in built])
+        return "derived"
+    if not _TOOL_CLASS:
+        _TOOL_CLASS.append(_precomputed_tool_class())
+    for spec, entry in zip(specs, entries, strict=True):
+        tools[entry["name"]] = _TOOL_CLASS[0].model_construct(
+            fn=spec.fn, name=entry["name"], title=None, description=entry["description"], parameters=entry["input"],
+            fn_metadata=None, is_async=True, context_kwarg=None, resolved_params={}, resolver_plans={},
+            annotations=ToolAnnotations(readOnlyHint=spec.read_only), icons=None, meta=None,
+            published_output=entry["output"], wrap_output=entry["wrap"])
+    return "cached"
