@@ -60,6 +60,7 @@ class InProcessLauncher:
 
     def __init__(self) -> None:
         self._servers: dict[str, object] = {}
+        self._listings: dict[str, Any] = {}  # env -> the tools/list answer of its shared server
 
     def server(self, env: Environment) -> object:
         if env.name not in self._servers:
@@ -73,7 +74,7 @@ class InProcessLauncher:
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
         async with Client(self.server(env), raise_exceptions=False) as client:
-            yield BoundClient(client, self.workspace_variable(env), workspace)
+            yield BoundClient(client, self.workspace_variable(env), workspace, self._listings, env.name)
 
 
 class BoundClient:
@@ -84,8 +85,10 @@ class BoundClient:
     workspaces.
     """
 
-    def __init__(self, client: Client, variable: contextvars.ContextVar, workspace: Path):
+    def __init__(self, client: Client, variable: contextvars.ContextVar, workspace: Path,
+                 listings: dict[str, Any] | None = None, key: str = ""):
         self._client, self._variable, self.workspace = client, variable, workspace
+        self._listings, self._key = listings if listings is not None else {}, key
 
     async def _bound(self, method: str, *args: Any, **kwargs: Any) -> Any:
         token = self._variable.set(self.workspace)
@@ -98,7 +101,17 @@ class BoundClient:
         return await self._bound("call_tool", *args, **kwargs)
 
     async def list_tools(self, *args: Any, **kwargs: Any) -> Any:
-        return await self._bound("list_tools", *args, **kwargs)
+        """The shared server's listing is the same for every connection: after the first, each new session is
+        handed that answer (as the SDK's response cache would serve it, minus its deep copy and serialization
+        round trip, ~10 ms for a catalog server) and absorbs it as if it had asked."""
+        listing = self._listings.get(self._key)
+        absorb = getattr(self._client.session, "_absorb_tool_listing", None)  # mcp 2.3's; absent: ask every time
+        if args or kwargs or listing is None or absorb is None:
+            result = await self._bound("list_tools", *args, **kwargs)
+            if not (args or kwargs) and result.next_cursor is None:
+                self._listings[self._key] = result.model_copy()
+            return result
+        return absorb(listing.model_copy(), complete=True)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
