@@ -14,6 +14,7 @@ cache folder, so a later process compiles such a schema exactly as the SDK does,
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,10 +34,8 @@ def _checked_file():
 def _known_valid(key: str) -> bool:
     if not _LOADED:
         _LOADED.append(True)
-        try:
+        with contextlib.suppress(OSError):
             _CHECKED.update(_checked_file().read_text("ascii").split())
-        except OSError:
-            pass
     return hashlib.sha256(key.encode()).hexdigest() in _CHECKED
 
 
@@ -45,12 +44,10 @@ def _remember_valid(key: str) -> None:
     if digest in _CHECKED:
         return
     _CHECKED.add(digest)
-    try:  # one short line per append: concurrent writers do not tear each other's lines
+    with contextlib.suppress(OSError):  # one short line per append: concurrent writers do not tear each other's
         _checked_file().parent.mkdir(parents=True, exist_ok=True)
         with open(_checked_file(), "a", encoding="ascii") as handle:
             handle.write(digest + "\n")
-    except OSError:
-        pass
 
 
 def _compile(schema: dict[str, Any]) -> Any:

@@ -62,8 +62,6 @@ async def test_cached_schemas_list_and_answer_as_the_sdk_does(env_name, cache, t
     module = load_server_module(env)
     root = WorkspaceRoot(tmp_path / "ws")
     workspace = root.checkout(env.name, env.seed)
-    from envcraft_runtime import tool_cache
-
     sdk = _server(module, workspace, monkeypatch, cached=False)
     first = _server(module, workspace, monkeypatch, cached=True)  # derives and stores
     assert len(list((cache / "tool-schemas").glob(f"{env_name}-*.json"))) == 1

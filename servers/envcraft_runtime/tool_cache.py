@@ -109,8 +109,8 @@ def _precomputed_tool_class() -> type:
 
         async def run(self, arguments: dict[str, AnyType], context: AnyType, convert_result: bool = False) -> AnyType:
             if self.fn_metadata is None:
-                # The published schema is given, so FuncMetadata derives nothing; results are dumped as they are
-                # (the client validates them against that schema), the way convert_result dumps any value.
+                # The published schema is given, so FuncMetadata derives nothing; results are dumped as they
+                # are (the client validates them against that schema), the way convert_result dumps any value.
                 self.fn_metadata = FuncMetadata(arg_model=_arguments_model(self.fn), output_schema=self.published_output,
                                                 output_model=AnyType if self.published_output else None,
                                                 wrap_output=self.wrap_output)
