@@ -3,7 +3,8 @@
 The plan is replayed on its starting tables; before a call uses an id the agent has not yet seen
 in an earlier reply, a search for that row (by the values the instruction describes it with), a
 read of the parent row it hangs off, or a read of the export file that lists it is inserted. A
-row that cannot be found that way makes the task unsound and it is dropped.
+search pages as an agent would: the default page first, then `offset` as its cut notice says, until
+the row shows. A row that cannot be found that way makes the task unsound and it is dropped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from envcraft.generator.tasks.describe import Describer
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call, row_of, searchable, write_args
 from envcraft.generator.tasks.replay import shell_command
+
+
+ALL = 100_000  # a page size that lists every row: to learn which filter lists a row, never in a gold call
 
 
 class Unfindable(Exception):
@@ -51,6 +55,7 @@ class GoldWriter:
         self.read_files: set[str] = set()
         self.recent: set[tuple[str, str]] = set()  # reads made since the last write: not repeated
         self.revealed: dict[int, set[str]] = {}  # call index -> ids a chain read showed (prunable if unused)
+        self.pages: list[list[int]] = []  # call indexes of one paged chain read: kept or pruned together
 
     def emit(self, tool: str, args: dict[str, Any], turn: int) -> Any:
         writes = self.env.ops[tool].writes if tool in self.env.ops else tool != "read_file"
@@ -76,18 +81,31 @@ class GoldWriter:
         return options[0].name
 
     def search_args(self, op_name: str, fields: dict[str, Any], target: str) -> dict[str, Any]:
+        """The filters that list `target` (the row's described fields, or none), without a page size."""
         params = {p.spec.name: p for p in self.env.params[op_name] if p.spec is not None}
         args = {params[f].name: v for f, v in fields.items()
                 if f in params and params[f].spec.type != "list_str" and not isinstance(v, list)}
-        ok, rows = call(self.env, self.tables, op_name, {**args, "limit": 1000})
+        ok, rows = call(self.env, self.tables, op_name, {**args, "limit": ALL})
         if not ok or target not in {r.id for r in rows}:
             args = {}
-            ok, rows = call(self.env, self.tables, op_name, {"limit": 1000})
+            ok, rows = call(self.env, self.tables, op_name, {"limit": ALL})
             if not ok or target not in {r.id for r in rows}:
                 raise Unfindable(f"{op_name} does not list {target}")
-        if len(rows) > 20:
-            args["limit"] = len(rows)
         return args
+
+    def search(self, op_name: str, args: dict[str, Any], target: str, turn: int) -> list[int]:
+        """The search as an agent runs it: the default page, then the next `offset` the cut notice names
+        ("20 of 57 shown; pass offset=20 for the rest") until the target shows. The indexes of its calls."""
+        first, offset = len(self.calls), 0
+        while True:
+            page_args = {**args, "offset": offset} if offset else dict(args)
+            ok, page = call(self.env, self.tables, op_name, page_args)
+            if not ok:
+                raise Unfindable(f"{op_name} refused during gold: {page}")
+            self.emit(op_name, page_args, turn)
+            offset = page.offset + len(page.results)
+            if target in {r.id for r in page.results} or offset >= page.total:
+                return list(range(first, len(self.calls)))
 
     def find(self, entity: str, row_id: str, turn: int, depth: int = 0) -> None:
         if row_id in self.known:
@@ -106,7 +124,7 @@ class GoldWriter:
             for inner in desc.nested.values():
                 self.find(inner.entity, inner.row_id, turn, depth + 1)
             op_name = self.search_op(entity, desc.fields)
-            self.emit(op_name, self.search_args(op_name, desc.fields, row_id), turn)
+            self.search(op_name, self.search_args(op_name, desc.fields, row_id), row_id, turn)
             return
         parent = self.plan.via.get((entity, row_id))
         if parent is None:
@@ -140,19 +158,25 @@ class GoldWriter:
             if spec.type == "ref" and name in self.env.ops[step.op].params:
                 self.find(spec.ref, value, turn)
         before = set(self.known)
-        self.emit(step.op, self.search_args(step.op, fields, step.target), turn)
-        self.revealed[len(self.calls) - 1] = (self.known - before) | {step.target}
+        pages = self.search(step.op, self.search_args(step.op, fields, step.target), step.target, turn)
+        for index in pages:
+            self.revealed[index] = (self.known - before) | {step.target}
+        self.pages.append(pages)
 
     def prune(self, keep_last: bool) -> None:
         """Drop chain reads whose rows nothing later uses (the walk passed by them; the task does not)."""
         text = [repr(sorted(c.arguments.items())) for c in self.calls]
-        keep = []
-        for index, tool_call in enumerate(self.calls):
+        kept = set()
+        for index in range(len(self.calls)):
             ids = self.revealed.get(index)
-            used = ids is None or any(i in later for i in ids for later in text[index + 1:])
-            if used or (keep_last and index == len(self.calls) - 1):
-                keep.append(tool_call)
-        self.calls = keep
+            if ids is None or any(i in later for i in ids for later in text[index + 1:]):
+                kept.add(index)
+        if keep_last:
+            kept.add(len(self.calls) - 1)
+        for pages in self.pages:  # a later page needs the cut notice of the one before it
+            if kept & set(pages):
+                kept |= set(pages)
+        self.calls = [c for index, c in enumerate(self.calls) if index in kept]
 
     def write(self, step: Step, turn: int) -> None:
         op = self.env.ops[step.op]

@@ -1,0 +1,58 @@
+"""Gold solutions page honestly (issue 9 item 5): a search cut at its default page size says so ("20 of 57
+shown; pass offset=20 for the rest"), and the gold follows that notice with `offset` as an agent would,
+instead of asking for a page size no agent would guess. Checked on freshly generated tasks: every paged
+call follows a reply that named its offset, and the paged golds still score 1.0 (no-op 0) through the
+real servers over MCP."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from envcraft.core.tasks import load_tasks, write_tasks
+from envcraft.generator.tasks.env import EnvCache, generated_envs
+from envcraft.generator.tasks.generate import generate
+from envcraft.generator.tasks.replay import World
+from envcraft.replays import replay_store
+
+ENV = "public_housing_allocation"  # many of its golds find a row past the first page of a search
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tasks")
+    generate(seed=0, per_env=60, envs=[ENV], out=out, workers=1, log=lambda *a: None)
+    return out
+
+
+def test_gold_searches_page_with_the_offset_the_cut_notice_names(fresh):
+    cache = EnvCache(generated_envs())
+    tasks = load_tasks(fresh / f"{ENV}.jsonl")
+    paged = 0
+    for task in tasks:
+        world = World(cache, task)
+        previous = None
+        for call in task.gold:
+            ok, result = world.apply(call)
+            op = cache[call.env or task.envs[0]].ops.get(call.tool)
+            if op is not None and op.kind == "search":
+                assert "limit" not in call.arguments, (task.id, call)  # the default page, as an agent asks
+                offset = call.arguments.get("offset")
+                if offset:
+                    paged += 1
+                    same = {k: v for k, v in call.arguments.items() if k != "offset"}
+                    assert previous is not None and previous[0].tool == call.tool, (task.id, call)
+                    assert {k: v for k, v in previous[0].arguments.items() if k != "offset"} == same, (task.id, call)
+                    assert f"pass offset={offset} for the rest" in previous[1].note, (task.id, call, previous[1].note)
+            previous = (call, result) if ok else None
+    print(f"{paged} paged search calls in {len(tasks)} tasks")
+    assert paged >= 5, f"only {paged} paged search calls in {len(tasks)} tasks: the test would prove little"
+
+
+def test_paged_golds_score_one_through_the_real_servers(fresh, tmp_path):
+    paged = [t for t in load_tasks(fresh / f"{ENV}.jsonl") if any("offset" in c.arguments for c in t.gold)]
+    assert paged
+    write_tasks(tmp_path / f"{ENV}.jsonl", paged)
+    report = anyio.run(lambda: replay_store(tmp_path, [ENV], concurrency=2, log=lambda *a: None))
+    assert report["tasks"] == len(paged)
+    assert report["gold_below_one"] == [] and report["noop_above_zero"] == [], report
