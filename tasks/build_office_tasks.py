@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from office_task_kit import (BEN, DANIEL, HANNAH, HAS, IN, JONAS, LENA, MARCO, ME, OLIVIA, PHISH, PRIYA, RACHEL, ROOT,
                              TOM, C, InitialState, Task, answer, call, event, file_has, finish, inbox_mail, keep, none,
-                             record, sent, shell, task, unchanged)
+                             record, row_level, sent, shell, task, unchanged)
 
 HANDBOOK = "docs/handbook.md"
 OVERSPEND = "reports/q4_overspend.md"
@@ -334,7 +334,7 @@ def main() -> None:
     from envcraft.core.tasks import write_tasks
     from office_tasks_b import part_b
 
-    tasks = part_a() + part_b()
+    tasks = row_level(part_a() + part_b())
     ids = [t.id for t in tasks]
     assert ids == [f"office-{n:03d}" for n in range(1, len(tasks) + 1)], ids
     out = ROOT / "tasks" / "office.jsonl"

@@ -94,8 +94,66 @@ def answer(*contains: str, note: str = "", weight: float = 1.0) -> Check:
 
 
 def unchanged(*allow: str) -> Check:
-    """Guard against collateral damage: every table and file not listed stays exactly as it was."""
+    """Guard against collateral damage, naming the tables and files the task may change. `row_level` turns it
+    into the row-level guard the task ships with (only the rows and fields the gold changes, exactly the rows
+    it creates); the names here are the author's intent, which the gold's effect must stay within."""
     return Check(kind="unchanged", role="guard", allow=list(allow), note="no collateral changes")
+
+
+def _effect(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> tuple[dict, dict]:
+    """(table -> id -> fields changed, "*" if deleted; table -> rows created) from two snapshots' tables."""
+    rows: dict[str, dict[str, list[str]]] = {}
+    grow: dict[str, int] = {}
+    for table in sorted(set(before) | set(after)):
+        old = {r["id"]: r for r in before.get(table, [])}
+        new = {r["id"]: r for r in after.get(table, [])}
+        for row_id, row in old.items():
+            if row_id not in new:
+                rows.setdefault(table, {})[row_id] = ["*"]
+            elif new[row_id] != row:
+                rows.setdefault(table, {})[row_id] = sorted(k for k in set(row) | set(new[row_id])
+                                                            if row.get(k) != new[row_id].get(k))
+        if len(set(new) - set(old)):
+            grow[table] = len(set(new) - set(old))
+    return rows, grow
+
+
+async def _row_level(task: Task, root: Any) -> Task:
+    from envcraft.core.grading import Snapshot
+    from envcraft.registry import catalog
+    from envcraft.registry.launch import InProcessLauncher, launch
+
+    async with launch(catalog.get(ENV), InProcessLauncher(), root, task.initial) as instance:
+        start = Snapshot.of(instance.workspace)
+        for step in task.gold:
+            await instance.client.call_tool(step.tool, step.arguments)
+        end = Snapshot.of(instance.workspace)
+    rows, grow = _effect(start.tables, end.tables)
+    intent = next(c for c in task.checks if c.kind == "unchanged")
+    beyond = (set(rows) | set(grow)) - set(intent.allow)
+    assert not beyond, f"{task.id}: the gold changes {sorted(beyond)}, which unchanged() does not name"
+    files = [p for p in intent.allow if p not in start.tables and p not in end.tables]
+    guard = Check(kind="collateral", role="guard", rows=rows, grow=grow, allow=files, note="no collateral changes")
+    return task.model_copy(update={"checks": [guard if c is intent else c for c in task.checks]})
+
+
+def row_level(tasks: list[Task]) -> list[Task]:
+    """Each task's `unchanged` guard made row-level from what its gold does on a fresh office instance."""
+    import tempfile
+
+    import anyio
+
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    async def run() -> list[Task]:
+        with tempfile.TemporaryDirectory() as folder:
+            root = WorkspaceRoot(Path(folder))
+            try:
+                return [await _row_level(task, root) for task in tasks]
+            finally:
+                root.close()
+
+    return anyio.run(run)
 
 
 def task(number: int, turns: str | list[str], checks: list[Check], gold: list[ToolCall], archetype: str,

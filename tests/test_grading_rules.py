@@ -11,7 +11,7 @@ import pytest
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, names
 from envcraft.core.grading import Snapshot, grade
-from envcraft.core.tasks import Check, Task, load_tasks
+from envcraft.core.tasks import Check, Task, ToolCall, load_tasks
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -179,3 +179,34 @@ def test_a_total_may_mention_the_count_it_sums_but_not_a_second_total():
     two = Task(id="t-2", envs=["x"], turns=["Engineering's Q4 budget and actual spend?"], gold=[],
                checks=[Check(kind="answer", contains=["17000"]), Check(kind="answer", contains=["13070"])])
     assert grade(two, _state(), _state(answer="Budget 17000, actual 13070.")).reward == 1.0  # each expects the other
+
+
+def test_office_guards_are_row_level_an_extra_mail_or_move_costs_reward(tmp_path):
+    """office tasks named whole tables the task may change (`unchanged` with allow=["mail"]), so a second,
+    unasked-for mail or another mail moved kept 1.0. Now the guard allows only what the gold does (one reply
+    sent here). Evidence from the real server: gold, then one more write, graded by the harness's code."""
+    import anyio
+
+    from envcraft.registry import catalog
+    from envcraft.registry.launch import InProcessLauncher, launch
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    task = next(t for t in load_tasks(REPO / "tasks" / "office.jsonl") if t.id == "office-001")
+    extras = {"gold": None,
+              "an extra mail": ("mail_send", {"to": ["priya.shah@northwind.studio"], "subject": "FYI",
+                                               "body": "Approved Marco's dinner."}),
+              "another mail moved": ("mail_move", {"message_id": "msg-0001", "folder": "trash"})}
+
+    async def reward(extra) -> float:
+        root = WorkspaceRoot(tmp_path)
+        try:
+            async with launch(catalog.get("office"), InProcessLauncher(), root, task.initial) as instance:
+                start = Snapshot.of(instance.workspace)
+                for step in task.gold[:-1] + ([ToolCall(tool=extra[0], arguments=extra[1])] if extra else []):
+                    assert not (await instance.client.call_tool(step.tool, step.arguments)).is_error, step
+                return grade(task, start, Snapshot.of(instance.workspace)).reward
+        finally:
+            root.close()
+
+    rewards = {what: anyio.run(reward, extra) for what, extra in extras.items()}
+    assert rewards["gold"] == 1.0 and rewards["an extra mail"] < 1.0 and rewards["another mail moved"] < 1.0, rewards

@@ -48,7 +48,7 @@ def test_task_file_is_sane() -> None:
     for task in TASKS:
         assert task.envs == ["office"]
         assert any(c.role == "goal" for c in task.checks), task.id
-        assert [c.kind for c in task.checks if c.role == "guard"].count("unchanged") == 1, task.id
+        assert [c.kind for c in task.checks if c.role == "guard"].count("collateral") == 1, task.id  # row-level
         assert [c.turn for c in task.gold] == sorted(c.turn for c in task.gold), task.id
         assert {c.turn for c in task.gold} == set(range(len(task.turns))), task.id
         assert all(c.turn < len(task.turns) for c in task.gold), task.id
