@@ -279,7 +279,7 @@ class DockerLauncher:
                 if initial is not None and (initial.files or initial.rows or initial.updates):
                     await anyio.to_thread.run_sync(_patch, env, workspace, initial)
                 async with self.attached(warm.container_id, started=True) as client:
-                    self.pool.fill(env, root)  # top up in the background, once this one is served
+                    self.pool.fill_later(env, root)  # top up in the background, once this one is served
                     yield Instance(env, workspace, client, initial, after_reset=hand_over)
         finally:
             with anyio.CancelScope(shield=True):

@@ -4,7 +4,9 @@ already imported and waiting on stdin, so acquiring one costs an attach and the 
 
 A container is ready once its server process has renamed itself (envcraft_runtime.container's
 READY_NAME, seen in /proc from the host): until then it is not handed out. The pool refills on a
-background thread after every take; each container serves one episode and is removed after it,
+background thread shortly after every take (REFILL_DELAY: starting a container and importing its
+server costs over a second of CPU, and begun at once it slowed the very acquire it refills for from
+~50 ms to 104-177 ms on two cores); each container serves one episode and is removed after it,
 so nothing an episode did reaches the next. A run killed without close() leaves its warm
 containers to the next run's reap() (they carry the run's labels).
 """
@@ -24,6 +26,7 @@ from envcraft.registry.docker_workspace import hand_over
 from envcraft.registry.workspaces import WorkspaceRoot, settle
 
 READY_SECONDS = 120.0
+REFILL_DELAY = 1.0  # seconds after a take: the episode's attach, handshake and first calls are done by then
 
 
 @dataclass
@@ -77,6 +80,12 @@ class WarmPool:
         with self._changed:
             return self._changed.wait_for(lambda: len(self._ready.get(self._key(env, root), [])) >= wanted
                                           or bool(self.errors), timeout)
+
+    def fill_later(self, env: Environment, root: WorkspaceRoot, delay: float = REFILL_DELAY) -> None:
+        """fill(), once the episode just handed out has been served its first answers."""
+        timer = threading.Timer(delay, self.fill, (env, root))
+        timer.daemon = True
+        timer.start()
 
     def fill(self, env: Environment, root: WorkspaceRoot) -> None:
         """Top the environment's warm set up to `size`, on a background thread."""
