@@ -150,13 +150,16 @@ async def test_a_daemonized_process_ends_when_its_command_returns(tmp_path):
 
 
 async def test_nothing_carries_from_one_command_to_the_next(tmp_path):
-    """Outside the workspace nothing a command writes is there for the next one: /tmp and /dev/shm are emptied,
-    System V IPC objects go with the sandbox, and the sandbox's root, /etc and /dev are read-only."""
+    """Outside the workspace nothing a command writes is there for the next one: /tmp, /dev/shm and POSIX message
+    queues are emptied, System V IPC objects go with the sandbox, and the sandbox's root, /etc and /dev are read-only."""
     async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
         first = await instance.client.call_tool("run_shell", {"command": (
-            "echo x > /tmp/left && echo y > /dev/shm/left && ipcmk -M 4096; touch /left /etc/left /dev/left")})
+            "echo x > /tmp/left && echo y > /dev/shm/left && ipcmk -M 4096; touch /left /etc/left /dev/left; "
+            "python3 -c \"import ctypes, os; ctypes.CDLL('librt.so.1').mq_open(b'/left', os.O_CREAT | os.O_RDWR, 0o600, None)\"; "
+            "ls /dev/mqueue")})
         assert "Shared memory id" in first.content[0].text and first.content[0].text.count("Read-only file system") == 3
-        second = await instance.client.call_tool("run_shell", {"command": "ls -A /tmp /dev/shm; ipcs -m | grep -c 0x"})
+        assert "left" in first.content[0].text.split("stdout:")[1], first.content[0].text  # the queue was made
+        second = await instance.client.call_tool("run_shell", {"command": "ls -A /tmp /dev/shm /dev/mqueue; ipcs -m | grep -c 0x"})
         text = second.content[0].text
         assert "left" not in text and text.split("stdout:\n")[1].split()[-1] == "0", text
         deep = await instance.client.call_tool("run_shell", {"command": (

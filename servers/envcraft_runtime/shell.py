@@ -6,9 +6,15 @@ command under a uid of its own that cannot write `.app/`, and all its processes 
 returns; container.py) and `process` (plain subprocesses with rlimits: development only, NOT
 isolating). Every command runs in its episode's cgroup envelope where the host allows it
 (cgroups.py: memory, pids and CPU for the episode as a whole, and a leaf of its own) and under
-rlimits (CPU, memory, files, file size). A bwrap shell on a host that gives no cgroup refuses to
-run commands (root is exempt from RLIMIT_NPROC, so rlimits alone would not stop a fork bomb)
-unless the operator accepts that with ENVCRAFT_CONTAINMENT=rlimits.
+rlimits (CPU, memory, files, file size).
+
+Under bwrap with an envelope, an episode's commands run in one warm sandbox (warm.py: bwrap and a
+small runner started on the first command, each command a fresh child in its own leaf), which
+costs a fork and an exec per command instead of a new sandbox. Without an envelope every command
+gets a sandbox of its own (the cold path: its pid namespace ends what it left), run as an
+unprivileged uid of the episode's where the server is root, since root is exempt from
+RLIMIT_NPROC (unprivileged.py); where that cannot be either, the shell refuses to run commands
+unless the operator accepts rlimits alone (cgroups.fallback()).
 
 Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
 through the operation socket (opsocket.py), so the shell changes app state only through the same
@@ -182,7 +188,7 @@ class Shell:
             ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
              *[flag for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for flag in ("--cap-add", cap)]]
         argv += ["--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                 "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--dir", "/etc"]
+                 "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue", "--tmpfs", "/tmp", "--dir", "/etc"]
         # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
         # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
         # them read-only, as container runtimes do.
@@ -207,7 +213,8 @@ class Shell:
         if ops and (self.workspace / APP_DIR).is_dir():
             argv += ["--ro-bind", str(self.workspace / APP_DIR), f"/workspace/{APP_DIR}",
                      "--ro-bind", str(ops.folder), "/run/envcraft"]
-        # Only the workspace, /tmp and /dev/shm stay writable: nothing else can carry from one command to the next.
+        # Only the workspace, /tmp, /dev/shm and /dev/mqueue (POSIX message queues, listed there) stay writable:
+        # nothing else can carry from one command to the next.
         argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace", "--clearenv"]
         for name, value in self._sandbox_env().items():
             argv += ["--setenv", name, value]

@@ -13,8 +13,10 @@ of that runner, with the same bounds as a cold command:
   child placed in it, right after a command ends (warm_runner.py);
 - the same rlimits, output cap and time limit, the same namespaces, mounts and environment;
 - nothing carries over between commands: the sandbox's root, /etc and /dev are read-only, and the
-  runner empties /tmp and /dev/shm (and requires System V IPC objects to be gone) before a
-  command starts while no other one runs, or the sandbox is replaced.
+  runner empties /tmp, /dev/shm and /dev/mqueue (and requires System V IPC objects to be gone)
+  before a command starts while no other one runs, or the sandbox is replaced. So nothing carries
+  from one episode to the next either, though a pool that reuses a workspace folder reuses its
+  sandbox too (until it has been idle ENVCRAFT_WARM_IDLE seconds).
 
 Where the warm path would give less than the cold one it is not used (shell.py): without a
 cgroup envelope a command's leftovers could only be ended by its pid namespace dying, which the
@@ -42,10 +44,6 @@ from collections.abc import Callable
 from .cgroups import CommandCgroup, EpisodeCgroup
 
 IDLE_SECONDS = "60"  # default of ENVCRAFT_WARM_IDLE, read when a sandbox starts
-
-
-class SandboxGone(Exception):
-    """The runner is not there (it ended, was killed, or asks to be replaced): start another."""
 
 
 class Running:

@@ -18,7 +18,7 @@ Either way the child starts its own session, takes the command's rlimits and exe
 execs (or {"restart": why} / {"error": why} from the runner), then {"exit": code} from the runner.
 
 Nothing carries from one command to the next: before a command starts while no other one runs,
-the writable places outside the workspace (/tmp, /dev/shm) are emptied and System V IPC objects
+the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied and System V IPC objects
 must be gone; if they cannot be, the runner says so and exits (the server starts a fresh sandbox).
 It exits too when the server closes the control socket (or dies), or after IDLE_SECONDS idle.
 Standard library only; it imports nothing of the runtime, so it starts fast.
@@ -26,6 +26,7 @@ Standard library only; it imports nothing of the runtime, so it starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -36,7 +37,7 @@ import socket
 import sys
 import time
 
-SCRATCH = ("/tmp", "/dev/shm")
+SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")  # unlinking a file in /dev/mqueue removes that message queue
 MAX_FDS = 16
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 _LIBC = ctypes.CDLL(None)
@@ -49,7 +50,7 @@ def _raise(error: OSError) -> None:
 def clean() -> bool:
     """Empty the scratch folders; False when something would carry over to the next command."""
     try:
-        for top in SCRATCH:
+        for top in filter(os.path.isdir, SCRATCH):
             for folder, dirs, files in os.walk(top, topdown=False, onerror=_raise):
                 for name in files:
                     os.unlink(os.path.join(folder, name))
@@ -71,10 +72,8 @@ def clean() -> bool:
 def _close_all_but(keep: set[int]) -> None:
     for name in os.listdir("/proc/self/fd"):
         if int(name) not in keep:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(int(name))
-            except OSError:
-                pass
 
 
 def _exec(memfd: int, stdout: int, stderr: int, status: int) -> None:
@@ -125,10 +124,8 @@ def _zygote(runner: int, link: int, status: int, cgroups: list[int]) -> None:
 
 
 def _reply(status: socket.socket, answer: dict, last: bool = True) -> None:
-    try:
+    with contextlib.suppress(OSError):  # else the server stopped waiting (time limit): nothing to tell
         status.sendall(json.dumps(answer).encode() + b"\n")
-    except OSError:
-        pass  # the server stopped waiting (time limit): nothing to tell
     if last:
         status.close()
 
@@ -206,10 +203,8 @@ class Runner:
             return self._serve(idle)
         finally:  # a spare waiting for a command would keep the sandbox's pid namespace alive
             for pid in self.zygotes:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
 
     def _serve(self, idle: float) -> int:
         wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
