@@ -13,6 +13,7 @@ from typing import Any
 from envcraft.generator import values
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Entity, FieldSpec, Operation
+from envcraft.generator.invariants import invariants
 from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
@@ -109,6 +110,8 @@ class Chooser:
             return sorted(set(self.rng.sample(pool, min(len(pool), self.rng.randint(1, 2)))))
         if spec.type == "ref":
             rows = tables.get(self.env.entity(spec.ref).table, [])
+            if op.kind == "create":
+                rows = [r for r in rows if self.fits(op, spec.ref, r, tables, {})] or rows
             return self.rng.choice(rows)["id"] if rows else None
         return self.text(entity, spec, tables, unique, current)
 
@@ -171,7 +174,65 @@ class Chooser:
                 continue
             fields[name] = self.value(op, spec, tables, cap=caps.get(name))
         self.times(op, fields, None)
+        self.owned_emails(entity, fields, tables)
+        self.matching(op, fields, tables)
         return {k: v for k, v in fields.items() if v is not None}
+
+    def fits(self, op: Operation, entity: str, row: dict[str, Any], tables: Tables, focus: dict[str, str]) -> bool:
+        """A row a create may refer to under the create's own rules: the referenced row's state (`ref_in`), and an
+        approval that must exist for it together with the rows already in focus (`requires`)."""
+        own = self.env.entity(op.entity)
+
+        def ref_of(name: str) -> str | None:
+            spec = next((f for f in own.fields if f.name == name), None)
+            return spec.ref if spec is not None and spec.type == "ref" else None
+
+        for pre in op.preconditions:
+            if pre.when is not None:
+                continue
+            if pre.kind == "ref_in" and pre.ref_field and ref_of(pre.ref_field) == entity:
+                spec = self.env.entity(entity).field(pre.other_field)
+                if row.get(pre.other_field) not in [typed(spec, v) for v in pre.values]:
+                    return False
+            elif pre.kind == "requires" and pre.entity and pre.field:
+                mine = [theirs for theirs, ours in pre.match.items() if ref_of(ours) == entity]
+                if not mine:
+                    continue
+                fixed = {theirs: focus[ref_of(ours)] for theirs, ours in pre.match.items()
+                         if ref_of(ours) not in (None, entity) and ref_of(ours) in focus}
+                other = self.env.entity(pre.entity)
+                allowed = [typed(other.field(pre.field), v) for v in pre.values]
+                if not any(r.get(pre.field) in allowed and all(r.get(t) == row["id"] for t in mine)
+                           and all(r.get(t) == v for t, v in fixed.items()) for r in tables.get(other.table, [])):
+                    return False
+        return True
+
+    def matching(self, op: Operation, fields: dict[str, Any], tables: Tables) -> None:
+        """A value the rules tie to the referenced row (`compare ==`: a payout is the report's total) is that value."""
+        entity = self.env.entity(op.entity)
+        for pre in op.preconditions:
+            if pre.kind != "compare" or pre.op != "==" or not pre.ref_field or not pre.other_field \
+                    or pre.field not in fields or pre.when is not None:
+                continue
+            other = self.env.entity(entity.field(pre.ref_field).ref)
+            row = next((r for r in tables.get(other.table, []) if r["id"] == fields.get(pre.ref_field)), None)
+            if row is not None and row.get(pre.other_field) is not None:
+                fields[pre.field] = row[pre.other_field]
+
+    def owned_emails(self, entity: Entity, fields: dict[str, Any], tables: Tables) -> None:
+        """A new person's email is made from their own name (the world's email_of invariant), kept unique."""
+        for inv in invariants(self.env.bp):
+            if inv.kind != "email_of" or inv.entity != entity.name or not isinstance(fields.get(inv.name_field), str) \
+                    or inv.field not in fields:
+                continue
+            taken = {str(r.get(inv.field)) for r in tables.get(entity.table, [])}
+            email = values.email_for(fields[inv.name_field], self.rng)
+            local, domain = email.split("@", 1)
+            bump = 1
+            while email in taken:
+                bump += 1
+                email = f"{local}{bump}@{domain}"
+            fields[inv.field] = email
 
     def distinct_refs(self, entity: Entity, fields: dict[str, Any], tables: Tables) -> None:
         """Two refs to the same entity (home and away team) point at two different rows."""

@@ -105,6 +105,8 @@ class Binder:
             other = self.env.entity(consumer.entity)
             refs = [p for p, e in ref_params(self.env.bp, consumer).items() if e == entity]
             return any(r.get(p) == row["id"] for r in self.tables.get(other.table, []) for p in refs)
+        if consumer.kind == "create" and not self.chooser.fits(consumer, entity, row, self.tables, self.focus):
+            return False  # the create's own rules refuse this row (not approved, no approval for the pair)
         return is_active(ent, row)
 
     def consumer(self, chain: list[str], index: int, entity: str) -> Operation | None:
