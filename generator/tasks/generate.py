@@ -36,6 +36,7 @@ SHAPES = (("write", 0.05), ("question", 0.05), ("cross", 0.34), ("judgement", 0.
           ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11))
 REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
 ATTEMPTS_PER_TASK = 8
+COVER_ATTEMPTS = 24  # per operation no task used
 TEST_SHARE = 5  # one environment in five is held out
 REPORT = "generation.json"
 
@@ -85,11 +86,14 @@ def _init(folders: dict[str, Path], rewrite: tuple[str, str | None] | None = Non
 
 
 def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[Link], diversity: Diversity,
-           counters: dict[str, int]) -> Draft:
+           counters: dict[str, int], focus: str | None = None) -> Draft:
+    """One candidate task; `focus` (the coverage pass) asks for a plain chain around that operation."""
     env = cache[name]
     shape = rng.choices([s for s, _ in SHAPES], [w if s != "cross" or links else 0 for s, w in SHAPES])[0]
     split = split_of(name)
-    if shape == "cross":
+    if focus is not None:
+        shape = "write" if env.ops[focus].writes else "question"
+    elif shape == "cross":
         link = rng.choices(links, [lk.weight for lk in links])[0]
         both = "test" if "test" in (split, split_of(link.dst)) else "train"
         return build_cross(cache, link, rng, both)
@@ -100,13 +104,15 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     graph = graph_of(env)
     if shape == "question":
         reads = sorted(n for n, op in env.ops.items() if not op.writes)
-        focus = reads[counters["question"] % len(reads)]
-        counters["question"] += 1
+        if focus is None:
+            focus = reads[counters["question"] % len(reads)]
+            counters["question"] += 1
         chain = sample_chain(env, graph, rng, focus, rng.choice((1, 2, 2, 3, 3, 4)), read_only=True)
     else:
         ops = [op.name for op in env.bp.operations]
-        focus = ops[counters["write"] % len(ops)]
-        counters["write"] += 1
+        if focus is None:
+            focus = ops[counters["write"] % len(ops)]
+            counters["write"] += 1
         chain = sample_chain(env, graph, rng, focus, pick_length(rng) if shape == "write" else rng.choice((2, 3, 4, 5)))
     if chain is None:
         raise Failed("chain")
@@ -115,6 +121,55 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     if chain.read_only:
         return build_question(cache, env, chain.ops, rng, split)
     return build_write(cache, env, chain.ops, rng, split, "plain" if shape == "write" else shape)
+
+
+def tools_of(task: Task, name: str, env) -> set[str]:
+    return {c.tool for c in task.gold if (c.env or name) == name and c.tool in env.ops}
+
+
+def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity: Diversity, counters: dict[str, int],
+             result: EnvResult, hashes: set[str], focus: str | None = None) -> tuple[Task, Draft] | None:
+    """Draft, validate and de-duplicate one candidate (RNG streams keyed by `key`); drops are counted."""
+    result.attempts += 1
+    rng = random.Random(key)
+    try:
+        draft = _draft(cache, name, 0, rng, links, diversity, counters, focus)
+    except Failed as exc:
+        result.drops[f"build:{exc}"] += 1
+        return None
+    except Exception as exc:  # noqa: BLE001 - a broken environment or an engine bug: counted, never fatal
+        result.drops[f"error:{type(exc).__name__}"] += 1
+        result.errors.append(f"attempt {key}: {type(exc).__name__}: {exc}"[:300])
+        return None
+    if draft.shape != "write" and not diversity.novel(draft.chain):
+        result.drops["build:near_duplicate_chain"] += 1
+        return None
+    try:
+        verdict = validate(cache, draft.task, random.Random(f"{key}:validate"))
+    except Exception as exc:  # noqa: BLE001
+        result.drops[f"error:validate:{type(exc).__name__}"] += 1
+        result.errors.append(f"attempt {key} validate: {type(exc).__name__}: {exc}"[:300])
+        return None
+    if verdict.reason not in ("credited_at_start", "gold_fails", "noop_scores", "no_goal"):
+        result.validated += 1
+        result.random_passed += verdict.random_passed
+        result.random_reward += verdict.random_reward
+    if not verdict.ok:
+        result.drops[verdict.reason] += 1
+        return None
+    if focus is not None and focus not in tools_of(draft.task, name, cache[name]):
+        result.drops["cover:focus_not_in_gold"] += 1
+        return None
+    digest = draft.task.content_hash
+    if digest in hashes:
+        result.drops["duplicate"] += 1
+        return None
+    hashes.add(digest)
+    diversity.add(draft.chain)
+    task = draft.task
+    if _REWRITER is not None:
+        task = rewritten(cache, task, draft, random.Random(f"{key}:rewrite"), result)
+    return task, draft
 
 
 def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
@@ -126,50 +181,49 @@ def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
     diversity = Diversity()
     hashes: set[str] = set()
     counters = {"write": 0, "question": 0}
+    lengths: list[int] = []
     for i in range(count * ATTEMPTS_PER_TASK):
         if len(result.tasks) >= count:
             break
-        result.attempts += 1
-        rng = random.Random(f"{seed}:{name}:{i}")
-        try:
-            draft = _draft(cache, name, i, rng, links, diversity, counters)
-        except Failed as exc:
-            result.drops[f"build:{exc}"] += 1
+        found = _attempt(cache, name, f"{seed}:{name}:{i}", links, diversity, counters, result, hashes)
+        if found is not None:
+            result.tasks.append(found[0])
+            lengths.append(found[1].meta["length"])
+    # Coverage pass: an operation no task used gets a chain around it; the task it brings takes the place of
+    # the last one whose operations other tasks still cover, so the count holds and no operation is lost.
+    for op in env.bp.operations:
+        if op.name in set().union(*(tools_of(t, name, env) for t in result.tasks)) or not result.tasks:
             continue
-        except Exception as exc:  # noqa: BLE001 - a broken environment or an engine bug: counted, never fatal
-            result.drops[f"error:{type(exc).__name__}"] += 1
-            result.errors.append(f"attempt {i}: {type(exc).__name__}: {exc}"[:300])
-            continue
-        if draft.shape != "write" and not diversity.novel(draft.chain):
-            result.drops["build:near_duplicate_chain"] += 1
-            continue
-        try:
-            verdict = validate(cache, draft.task, random.Random(f"{seed}:{name}:{i}:validate"))
-        except Exception as exc:  # noqa: BLE001
-            result.drops[f"error:validate:{type(exc).__name__}"] += 1
-            result.errors.append(f"attempt {i} validate: {type(exc).__name__}: {exc}"[:300])
-            continue
-        if verdict.reason not in ("credited_at_start", "gold_fails", "noop_scores", "no_goal"):
-            result.validated += 1
-            result.random_passed += verdict.random_passed
-            result.random_reward += verdict.random_reward
-        if not verdict.ok:
-            result.drops[verdict.reason] += 1
-            continue
-        digest = draft.task.content_hash
-        if digest in hashes:
-            result.drops["duplicate"] += 1
-            continue
-        hashes.add(digest)
-        diversity.add(draft.chain)
-        task = draft.task
-        if _REWRITER is not None:
-            task = rewritten(cache, task, draft, random.Random(f"{seed}:{name}:{i}:rewrite"), result)
-        result.tasks.append(task)
-        result.lengths[draft.meta["length"]] += 1
-        result.covered |= {c.tool for c in draft.task.gold if (c.env or name) == name and c.tool in env.ops}
+        for j in range(COVER_ATTEMPTS):
+            found = _attempt(cache, name, f"{seed}:{name}:cover:{op.name}:{j}", links, diversity, counters, result,
+                             hashes, focus=op.name)
+            if found is None:
+                continue
+            if len(result.tasks) >= count:
+                spare = _spare(result.tasks, name, env)
+                if spare is None:
+                    break
+                result.tasks.pop(spare)
+                lengths.pop(spare)
+                result.drops["cover:replaced"] += 1
+            result.tasks.append(found[0])
+            lengths.append(found[1].meta["length"])
+            break
+    result.lengths = Counter(lengths)
+    result.covered = set().union(*(tools_of(t, name, env) for t in result.tasks)) if result.tasks else set()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _spare(tasks: list[Task], name: str, env) -> int | None:
+    """The last task whose every operation another task also uses."""
+    uses: Counter = Counter()
+    for task in tasks:
+        uses.update(tools_of(task, name, env))
+    for index in range(len(tasks) - 1, -1, -1):
+        if all(uses[tool] > 1 for tool in tools_of(tasks[index], name, env)):
+            return index
+    return None
 
 
 def rewritten(cache: EnvCache, task: Task, draft: Draft, rng: random.Random, result: EnvResult) -> Task:
