@@ -15,16 +15,12 @@ from typing import Any
 
 from envcraft.generator.blueprint import Entity, FieldSpec
 from envcraft.generator.tasks.env import EnvSpec, Tables, label_field
-from envcraft.generator.tasks.phrases import humanize
+from envcraft.generator.humanize import field_words as words  # the one spelling of a name in prose
+from envcraft.generator.humanize import humanize
 
 MAX_FIELDS = 4
 CODE = re.compile(r"(?<![\w/.@-])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w/.@-])")
 PREFERENCE = {"str": 0, "email": 1, "enum": 2, "date": 2, "datetime": 2, "ref": 3, "int": 4, "float": 5}
-
-
-def words(name: str) -> str:
-    name = name.removesuffix("_id")
-    return name.replace("_", " ")
 
 
 def render(spec: FieldSpec | None, value: Any) -> str:

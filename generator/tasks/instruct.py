@@ -20,7 +20,8 @@ from envcraft.generator.blueprint import Blueprint, Operation
 from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
-from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, humanize
+from envcraft.generator.humanize import humanize
+from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
 from envcraft.generator.tasks.quality import op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")

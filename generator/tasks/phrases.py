@@ -9,7 +9,6 @@ names the status instead (see `ambiguous`).
 
 from __future__ import annotations
 
-import re
 
 GOALS: dict[str, tuple[str, ...]] = {
     "cancelled": ("{x} is off - it won't be going ahead", "we're not going ahead with {x} after all",
@@ -417,8 +416,3 @@ def ambiguous(status: str, others: list[str]) -> bool:
 
 def goal_phrases(status: str) -> tuple[str, ...]:
     return GOALS.get(status, ())
-
-
-def humanize(value: str) -> str:
-    """A stored enum value as a person writes it: in_repair -> in repair, no_show -> no show."""
-    return re.sub(r"\bi\b", "I", str(value).replace("_", " "))  # troponin_i -> troponin I

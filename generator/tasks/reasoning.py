@@ -21,7 +21,7 @@ from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, capital, voice, wrap_turn
 from envcraft.generator.tasks.judgement import blocking
-from envcraft.generator.tasks.phrases import humanize
+from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 
