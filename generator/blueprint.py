@@ -237,9 +237,7 @@ class Operation(Strict):
     to_status: str | None = None  # transition: the new value of the entity's status_field
     preconditions: list[Precondition] = Field(default_factory=list)
     effects: list[Effect] = Field(default_factory=list)
-    # A documented workflow side effect (e.g. "reply on every state change"): rows it creates beside any
-    # task's own changes are not collateral damage (the collateral guard lets its table grow).
-    side_effect: bool = False
+    # A documented workflow side effect (a reply on every state change) is a `side_effect` policy, not a flag here.
 
     @property
     def writes(self) -> bool:

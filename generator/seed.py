@@ -21,6 +21,7 @@ from envcraft.generator.fields import (COMPANY_ENTITIES, ENDS, INACTIVE, NAME_HI
                                        PERSON_ENTITIES, PRODUCT_ENTITIES, STARTS, TIME_FORMAT, guess_gen, pair_start,
                                        time_pairs)
 from envcraft.generator.invariants import repair
+from envcraft.generator.stated_rules import expand
 
 def rng_for(bp: Blueprint) -> random.Random:
     return random.Random(f"{bp.id}:{bp.seed}")
@@ -288,10 +289,12 @@ def export(bp: Blueprint, entity_name: str, fmt: str, tables: dict[str, list[dic
 
 
 def seed_files(bp: Blueprint, tables: dict[str, list[dict]]) -> dict[str, str]:
-    """Workspace data files: path -> text (the compiler adds SKILL.md, see skill.py)."""
+    """Workspace data files: path -> text (the compiler adds SKILL.md, see skill.py); a doc's `{{rule:id}}`
+    placeholders become the text of those policies (generator/stated_rules.py)."""
     files = {}
     for file in bp.files:
-        files[file.path] = file.content if file.content is not None else export(bp, file.export, file.format, tables)
+        files[file.path] = expand(bp, file.content) if file.content is not None else \
+            export(bp, file.export, file.format, tables)
     return files
 
 

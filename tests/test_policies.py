@@ -223,3 +223,61 @@ def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
     assert {t["id"]: t["status"] for t in tables["support_tickets"]}[ok[1]["id"]] == "closed"
     with pytest.raises(app.ToolFailure, match="repeats"):
         app.support_ticket_close_many(tables, [ok[0]["id"], ok[0]["id"]])
+
+
+# ---------------------------------------------------------------- rules a doc states come from policies
+
+
+def test_every_rule_a_doc_states_is_a_policy_and_the_doc_is_generated_from_it():
+    """No workspace doc of any environment states a rule in prose of its own: each rule sentence is a
+    `{{rule:id}}` placeholder of a blueprint policy, expanded from that policy's text."""
+    from envcraft.generator.seed import seed_files
+    from envcraft.generator.stated_rules import PLACEHOLDER, statements, unmapped
+
+    cited = 0
+    for bp in load_all():
+        assert not unmapped(bp), f"{bp.id}: prose rules with no policy: {[s.text for s in unmapped(bp)]}"
+        by_id = {r.id: r for r in rules(bp)}
+        files = seed_files(bp, seed_tables(bp))
+        for statement in statements(bp):
+            rule = by_id[statement.policy]
+            assert rule.enforced or rule.category in ("judgement", "side_effect"), f"{bp.id}: {rule.id}"
+            assert next(p.rule for p in bp.policies if p.id == rule.id) in files[statement.path]
+            cited += 1
+        assert not any(PLACEHOLDER.search(files[f.path]) for f in bp.files if f.content is not None)
+    assert cited >= 150
+    # the check reads prose as a rule: a doc sentence added by hand is caught
+    bp = load_blueprint(BLUEPRINTS / "car_rental_counter.yaml")
+    doc = next(f for f in bp.files if f.format == "md")
+    edited = bp.model_copy(update={"files": [doc.model_copy(update={
+        "content": doc.content + "\n7. Customers under 25 must never rent a premium car.\n"})]})
+    assert [s.text for s in unmapped(edited)] == ["Customers under 25 must never rent a premium car."]
+
+
+def test_a_doc_rule_turned_into_a_policy_blocks_the_call_through_the_real_server(tmp_path):
+    """The counter procedures' licence rule is stated in the doc from the policy and refused by the tool."""
+    bp = load_blueprint(BLUEPRINTS / "car_rental_counter.yaml")
+    folder = compile_blueprint(bp, tmp_path / bp.id)
+    module = load(folder)
+    doc = (folder / "seed" / "docs" / "counter_procedures.md").read_text("utf-8")
+    policy = next(p for p in bp.policies if p.id == "counter_procedures_1")
+    assert policy.check is not None and policy.rule in doc and "counter_procedures_1" in (
+        folder / "seed" / "SKILL.md").read_text("utf-8")
+    state = json.loads((folder / "seed" / ".app" / "state.json").read_text())
+    car = next(v for v in state["rental_vehicles"] if v["status"] == "ready")
+    customer = min(state["rental_customers"], key=lambda c: c["license_expiry"])
+    expiry = customer["license_expiry"]
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            args = {"rental_customer_id": customer["id"], "rental_vehicle_id": car["id"], "out_at": "2027-06-01T10:00",
+                    "due_back": "2027-06-03T10:00", "odometer_out": 1000}
+            assert expiry < "2027-06-03"
+            refused = await client.call_tool("rental_contract_open", args)
+            assert refused.is_error and "(rule counter_procedures_1:" in refused.content[0].text
+            assert expiry in refused.content[0].text  # the blocking fact: the licence's expiry date
+            fine = dict(args, rental_customer_id=max(state["rental_customers"], key=lambda c: c["license_expiry"])["id"])
+            done = await client.call_tool("rental_contract_open", fine)
+            assert not done.is_error, done.content[0].text
+
+    anyio.run(main)

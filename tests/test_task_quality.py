@@ -24,11 +24,54 @@ ENVS = ["property_showing_scheduler", "saas_helpdesk", "accounts_payable_desk", 
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory) -> tuple[EnvCache, list[Task]]:
+def generation(tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("tasks")
-    generate(seed=5, per_env=40, envs=ENVS, out=out, workers=1, log=lambda *a: None)
+    return out, generate(seed=5, per_env=40, envs=ENVS, out=out, workers=1, log=lambda *a: None)
+
+
+@pytest.fixture(scope="module")
+def fresh(generation) -> tuple[EnvCache, list[Task]]:
+    out, _ = generation
     tasks = [t for path in sorted(out.glob("*.jsonl")) for t in load_tasks(path)]
     return EnvCache(generated_envs(SERVERS)), tasks
+
+
+def test_no_task_is_dropped_for_its_wording(generation):
+    """The templates say every field and value without a seam; the lint at validation is only a guard."""
+    _, report = generation
+    assert report["tasks"] == 40 * len(ENVS)
+    assert "text_glitch" not in report["drops"], report["drops"]
+
+
+def test_every_field_of_every_environment_reads_as_a_noun_in_the_request_templates():
+    """A field named for a verb and its preposition ("ship_to", "next_retry_at") is said as a noun, so the
+    phrasings the templates build around a field name never pile up prepositions."""
+    from envcraft.generator.blueprint import load_all
+    from envcraft.generator.tasks.describe import labelled, words
+
+    for bp in load_all():
+        for entity in bp.entities:
+            for spec in entity.fields:
+                name, what = words(spec.name), words(entity.name)
+                for text in (f"What is the {name} of the {what}?", f"Please check the {name} for the {what}.",
+                             f"Set the {name} to 2026-12-13.", f"A {what} with {labelled(spec.name, '2026-12-13')}, please.",
+                             f"The {what} should have {name} 4 from now on."):
+                    assert not glitches(text) and not raw_enum(text), (bp.id, spec.name, text, glitches(text))
+
+
+def test_one_humanize_and_one_way_to_declare_a_side_effect():
+    import envcraft.generator.tasks.phrases as phrases
+    from envcraft.generator.blueprint import BLUEPRINTS, Operation, load_blueprint
+    from envcraft.generator.humanize import field_words, humanize
+    from envcraft.generator.policy import allowed_side_effects
+    from envcraft.generator.tasks import describe, instruct, judgement, reasoning
+
+    assert not hasattr(phrases, "humanize") and describe.words is field_words
+    assert instruct.humanize is describe.humanize is judgement.humanize is reasoning.humanize is humanize
+    assert humanize("troponin_i") == "troponin I" and humanize("no_show") == "no-show"
+    assert "side_effect" not in Operation.model_fields  # a follow-up is a `side_effect` policy, nothing else
+    tenants = load_blueprint(BLUEPRINTS / "tenant_maintenance_requests.yaml")
+    assert allowed_side_effects(tenants, "repair_visit_schedule") == ["resident_notice"]
 
 
 def test_lint_finds_template_seams_and_raw_values():

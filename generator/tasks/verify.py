@@ -135,13 +135,10 @@ def bystanders(env: EnvSpec, initial: Tables, final: Tables, touched: set[str], 
 
 
 def side_tables(env: EnvSpec) -> set[str]:
-    """Tables a documented workflow adds rows to beside any task's own changes: created by an operation marked
-    `side_effect`, or named by a `side_effect` policy's `creates`."""
-    out = {env.entity(op.entity).table for op in env.bp.operations if op.kind == "create" and op.side_effect}
-    for policy in getattr(env.bp, "policies", None) or []:
-        if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None):
-            out.add(env.entity(policy.creates).table)
-    return out
+    """Tables a documented workflow adds rows to beside any task's own changes: those a `side_effect` policy
+    `creates` (generator/policy.py)."""
+    return {env.entity(policy.creates).table for policy in getattr(env.bp, "policies", None) or []
+            if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None)}
 
 
 def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset()) -> Check:
