@@ -281,3 +281,22 @@ def test_a_doc_rule_turned_into_a_policy_blocks_the_call_through_the_real_server
             assert not done.is_error, done.content[0].text
 
     anyio.run(main)
+
+
+def test_every_enforced_rule_a_doc_states_blocks_a_call_built_to_break_it(tmp_path):
+    """For each environment whose docs state an enforced rule, the audit (real server, real calls) arranges a
+    world where only that rule breaks, and the tool refuses citing it; a rule that does not block fails it."""
+    from envcraft.generator.audit import audit
+    from envcraft.generator.stated_rules import statements
+
+    audited = []
+    for bp in load_all():
+        enforced = {r.id for r in rules(bp) if r.enforced}
+        stated = {s.policy for s in statements(bp)} & enforced
+        if not stated:
+            continue
+        report = audit(compile_blueprint(bp, tmp_path / bp.id), bp)
+        unproven = [f.message for f in report.findings if "never shown to block" in f.message]
+        assert report.passed and not unproven, (bp.id, unproven)
+        audited.append(bp.id)
+    assert len(audited) >= 12, audited
