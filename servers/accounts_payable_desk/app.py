@@ -18,7 +18,8 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import (Page, Report, as_record, page_of, report_of, row_of, run_batch,
+                                      text_contains)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -282,6 +283,10 @@ def vendor_bill_schedule(tables: Tables, vendor_bill_id: str, payment_run_id: st
     _block = not_among(_row, "status", ("approved",), "vendor bill")
     if _block:
         refuse("vendor_bill_schedule.status_in", "only approved bills can be scheduled for payment", _block)
+    _other = row_of(tables, "suppliers", _new.get("supplier_id"))
+    _block = not_among(_other, "bank_verified", (True,), "supplier")
+    if _block:
+        refuse("ap_policy_2", "Never schedule a bill for a supplier whose bank details are unverified.", _block)
     _row.update(_new)
     return as_record(VendorBill, _row)
 
@@ -351,6 +356,12 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_2", "category": "judgement",
      "rule": "Check the supplier's bank_verified flag before scheduling and quote the policy when placing a hold.",
      "tools": [], "enforced": False},
+    {"id": "ap_policy_1", "category": "judgement",
+     "rule": "Every bill must reference an open or received purchase order. Bills without a PO go on hold with reason \"missing PO reference\".",
+     "tools": [], "enforced": False},
+    {"id": "ap_policy_2", "category": "approval",
+     "rule": "Never schedule a bill for a supplier whose bank details are unverified.",
+     "tools": ['vendor_bill_schedule'], "enforced": True},
     {"id": "vendor_bill_register.unique", "category": "uniqueness",
      "rule": "This supplier invoice number is already registered: search it instead of entering a duplicate.",
      "tools": ['vendor_bill_register'], "enforced": True},

@@ -31,8 +31,10 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`apdesk` CLI in the shell) and the file tools. Policies: [judgement_1] Follow the bill lifecycle in "
     "order: register, match, approve, schedule, mark paid. [judgement_2] Check the supplier's "
-    "bank_verified flag before scheduling and quote the policy when placing a hold. Call finish when "
-    "done."
+    "bank_verified flag before scheduling and quote the policy when placing a hold. [ap_policy_1] Every "
+    "bill must reference an open or received purchase order. Bills without a PO go on hold with reason "
+    "\"missing PO reference\". [ap_policy_2] Never schedule a bill for a supplier whose bank details are "
+    "unverified. Call finish when done."
 )
 
 

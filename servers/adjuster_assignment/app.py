@@ -326,6 +326,12 @@ def claim_assignment_reassign(tables: Tables, claim_assignment_id: str) -> Claim
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "assignment_rules_1", "category": "judgement",
+     "rule": "Seniority: simple -> any; moderate -> adjuster, senior or complex_loss; complex -> complex_loss only (senior may take complex claims under $100,000 estimated severity);.",
+     "tools": [], "enforced": False},
+    {"id": "assignment_rules_2", "category": "judgement",
+     "rule": "The adjuster is under max_caseload (open offers and accepted assignments count). Tie-breakers: most free caseload, then seniority closest to the complexity (don't waste a complex_loss adjuster on a simple claim). Workers' comp claims must be contacted within 24 hours of assignment.",
+     "tools": [], "enforced": False},
     {"id": "claim_assignment_offer.capacity", "category": "capacity",
      "rule": "This adjuster is at their caseload cap: offer the claim to the next best-matching adjuster.",
      "tools": ['claim_assignment_offer'], "enforced": True},

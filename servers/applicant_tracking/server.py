@@ -32,7 +32,12 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `ats` CLI in the shell) and the "
     "file tools. Policies: [offers_after_onsite] Offers are drafted only for candidates at the onsite "
     "stage. [judgement_1] Match on seniority, location/remote and salary per the guidelines before "
-    "submitting an application. Call finish when done."
+    "submitting an application. [hiring_guidelines_1] Location: the candidate's city must equal the "
+    "requisition's location unless the requisition is remote_ok and the candidate is open_to_remote "
+    "(Remote EU requisitions accept any EU city). [hiring_guidelines_2] Salary: put forward only "
+    "candidates whose desired_salary is at most 110% of salary_max; offers never exceed salary_max "
+    "without VP approval. [hiring_guidelines_3] Rejections always include a short, kind reason; never "
+    "mention age, family or nationality. Call finish when done."
 )
 
 

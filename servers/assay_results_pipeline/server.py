@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Pipeline: register plate -> import run -> normalise -> QC "
     "(approve or fail) -> record hits -> ELN draft -> sign -> export. [judgement_2] Use the QC thresholds "
-    "from docs/assay_qc_criteria.md. Call finish when done."
+    "from docs/assay_qc_criteria.md. [assay_qc_criteria_1] Confirm a hit only after a duplicate retest on "
+    "a fresh plate gives z_score >= 2.5. [assay_qc_criteria_2] Export to the LIMS (Benchling) only signed "
+    "reports; the export file is named <barcode>_<run id>.json. Call finish when done."
 )
 
 

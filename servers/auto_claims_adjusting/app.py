@@ -351,6 +351,12 @@ def claim_payment_issue(tables: Tables, auto_claim_id: str, payee: str, amount: 
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "coverage_rules_1", "category": "judgement",
+     "rule": "Liability_only policies cover third_party_liability losses only: deny collision and comprehensive claims on them.",
+     "tools": [], "enforced": False},
+    {"id": "claims_authority_1", "category": "judgement",
+     "rule": "Adjusters may set reserves and pay up to $15,000 per claim. Above that, a claims manager (Denise Harlow) must approve in writing before the reserve is raised.",
+     "tools": [], "enforced": False},
     {"id": "auto_claim_assign.status_in", "category": "state_guard", "rule": "The claim is already assigned.",
      "tools": ['auto_claim_assign'], "enforced": True},
     {"id": "auto_claim_record_inspection.status_in", "category": "state_guard",

@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
+from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of, row_of,
                                       target_row, text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of, taken_by_other
 
@@ -315,6 +315,11 @@ def aliquot_release_request(tables: Tables, biobank_specimen_id: str, requesting
     if _block:
         refuse("aliquot_release_request.at_least",
                "not enough volume left in that specimen: release less or pick another specimen from the same donor", _block)
+    _other = row_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"))
+    _block = not_among(_other, "consent_scope", ("general_research", "disease_specific"), "biobank specimen")
+    if _block:
+        refuse("biobank_sop_1",
+               "the donor withdrew consent for this specimen: nothing is released from it", _block)
     _target_biobank_specimen_id = target_row(tables, "biobank_specimens", _new.get("biobank_specimen_id"),
                                              "biobank specimen")
     tables["aliquot_releases"].append(_new)
@@ -355,6 +360,12 @@ def aliquot_release_confirm_receipt(tables: Tables, aliquot_release_id: str) -> 
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Before a release, check consent_scope against the study and the remaining volume; keep the reserve the SOP requires.",
+     "tools": [], "enforced": False},
+    {"id": "biobank_sop_1", "category": "eligibility",
+     "rule": "Never release from a specimen whose consent_scope is `withdrawn`; such specimens are destroyed within 30 days.",
+     "tools": ['aliquot_release_request'], "enforced": True},
+    {"id": "biobank_sop_2", "category": "judgement",
+     "rule": "`disease_specific` consent covers only CARDIO-2026 and DIAB-GEN; `general_research` covers every study.",
      "tools": [], "enforced": False},
     {"id": "biobank_specimen_accession.unique", "category": "uniqueness",
      "rule": "That accession number is already used: take the next free number.",

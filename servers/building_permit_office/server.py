@@ -31,7 +31,14 @@ INSTRUCTIONS = (
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
     "(or the `fairhaven-permits` CLI in the shell) and the file tools. Policies: [judgement_1] Follow the "
     "permit process order; issue only when fees are settled, and book inspections in the documented "
-    "sequence with an inspector of the right discipline. Call finish when done."
+    "sequence with an inspector of the right discipline. [permit_process_1] Plan_review -> "
+    "corrections_required when the reviewer has comments; the applicant resubmits and it goes back to "
+    "plan_review. After 3 rounds, a meeting is required. [permit_process_2] Plan_review -> approved; the "
+    "permit is issued only when every fee is paid or waived. [permit_process_3] Inspection sequence: "
+    "footing -> framing (with electrical_rough and plumbing_rough by the matching disciplines) -> "
+    "insulation -> final. Solar PV needs only electrical_rough and final. Decks need footing and final. "
+    "[permit_process_4] A failed inspection must be rebooked after the contractor fixes the work; the "
+    "cashier bills a 95.00 reinspection fee separately. Call finish when done."
 )
 
 

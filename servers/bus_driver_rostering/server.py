@@ -32,7 +32,10 @@ INSTRUCTIONS = (
     "its rules). Use the domain tools (or the `northside-depot` CLI in the shell) and the file tools. "
     "Policies: [judgement_1] Cover open runs from the extra board by seniority, honouring rest time, "
     "articulated qualification and electric range; check both the operator's and the bus's assignments. "
-    "Call finish when done."
+    "[rostering_rules_1] An operator must have 10 hours off between the clear time of one run and the "
+    "report time of the next. [rostering_rules_2] Electric buses may take a run only if battery_range_km "
+    "is at least distance_km + 20%. [rostering_rules_3] Open runs are covered from the extra board first, "
+    "by seniority (highest first); regular operators only on voluntary overtime. Call finish when done."
 )
 
 

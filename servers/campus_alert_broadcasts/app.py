@@ -19,7 +19,8 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of,
+                                      text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -256,6 +257,11 @@ def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id:
     if _block:
         refuse("alert_dispatch_queue.capacity",
                "that channel already has its maximum of dispatches in flight: wait for confirmations or use another channel", _block)
+    _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
+    _block = not_among(_other, "status", ("operational", "degraded"), "alert channel")
+    if _block:
+        refuse("emergency_notification_plan_1",
+               "that channel is offline: queue the alert on another channel and note it in the log", _block)
     tables["alert_dispatches"].append(_new)
     return as_record(AlertDispatch, _new)
 
@@ -332,6 +338,11 @@ def alert_dispatch_retry(tables: Tables, alert_dispatch_id: str) -> AlertDispatc
     _block = not_among(_row, "status", ("failed",), "alert dispatch")
     if _block:
         refuse("alert_dispatch_retry.status_in", "only failed dispatches are retried", _block)
+    _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
+    _block = not_among(_other, "status", ("operational", "degraded"), "alert channel")
+    if _block:
+        refuse("emergency_notification_plan_1",
+               "that channel is offline: queue the alert on another channel and note it in the log", _block)
     _row.update(_new)
     return as_record(AlertDispatch, _row)
 
@@ -381,6 +392,12 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_2", "category": "judgement",
      "rule": "Wardens who ask for help are escalated by phone before the all-clear.", "tools": [],
      "enforced": False},
+    {"id": "emergency_notification_plan_1", "category": "eligibility",
+     "rule": "Never queue on an `offline` channel; use the others and note it in the log.",
+     "tools": ['alert_dispatch_queue', 'alert_dispatch_retry'], "enforced": True},
+    {"id": "emergency_notification_plan_2", "category": "judgement",
+     "rule": "Issue the all-clear only after every warden of the affected campus has acknowledged or been contacted.",
+     "tools": [], "enforced": False},
     {"id": "campus_alert_approve.status_in", "category": "state_guard", "rule": "Only drafts are approved.",
      "tools": ['campus_alert_approve'], "enforced": True},
     {"id": "campus_alert_broadcast.status_in", "category": "state_guard",

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "its rules). Use the domain tools (or the `alerts` CLI in the shell) and the file tools. Policies: "
     "[judgement_1] Pick channels by severity from the plan, queue one dispatch per channel, and follow up "
     "every failure. [judgement_2] Wardens who ask for help are escalated by phone before the all-clear. "
-    "Call finish when done."
+    "[emergency_notification_plan_1] Never queue on an `offline` channel; use the others and note it in "
+    "the log. [emergency_notification_plan_2] Issue the all-clear only after every warden of the affected "
+    "campus has acknowledged or been contacted. Call finish when done."
 )
 
 

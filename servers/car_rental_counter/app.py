@@ -21,7 +21,7 @@ from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
 from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
                                       run_batch, target_row, text_contains)
-from envcraft_runtime.rules import PolicyRule, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, overlapping, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -328,6 +328,12 @@ def rental_contract_open(tables: Tables, rental_customer_id: str, rental_vehicle
     if _block:
         refuse("rental_contract_open.no_overlap",
                "that car is on another contract for those dates: assign another car of the class", _block)
+    _block = comparison_fails(_new.get("due_back"), "<=",
+                              field_of(tables, "rental_customers", _new.get("rental_customer_id"), "license_expiry"),
+                              "due back", "the rental customer's license expiry")
+    if _block:
+        refuse("counter_procedures_1",
+               "the licence expires before the due-back date: shorten the rental or ask for a valid licence", _block)
     _target_rental_vehicle_id = target_row(tables, "rental_vehicles", _new.get("rental_vehicle_id"),
                                            "rental vehicle")
     tables["rental_contracts"].append(_new)
@@ -411,6 +417,12 @@ def credit_redemption_apply(tables: Tables, rental_customer_id: str, rental_cont
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Check the licence and the reservation class, assign a ready car (upgrading per the procedures when needed), and take extras from prepaid credit only up to the balance.",
+     "tools": [], "enforced": False},
+    {"id": "counter_procedures_1", "category": "eligibility",
+     "rule": "Find the reservation; check the licence: it must not expire before the due-back date.",
+     "tools": ['rental_contract_open'], "enforced": True},
+    {"id": "counter_procedures_2", "category": "judgement",
+     "rule": "Assign a `ready` car of the reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); skyway_elite members always get a free upgrade.",
      "tools": [], "enforced": False},
     {"id": "car_reservation_mark_picked_up.status_in", "category": "state_guard",
      "rule": "Only reserved bookings can be picked up.", "tools": ['car_reservation_mark_picked_up'],

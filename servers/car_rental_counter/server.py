@@ -31,7 +31,10 @@ INSTRUCTIONS = (
     "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
     "rules). Use the domain tools and the file tools. Policies: [judgement_1] Check the licence and the "
     "reservation class, assign a ready car (upgrading per the procedures when needed), and take extras "
-    "from prepaid credit only up to the balance. Call finish when done."
+    "from prepaid credit only up to the balance. [counter_procedures_1] Find the reservation; check the "
+    "licence: it must not expire before the due-back date. [counter_procedures_2] Assign a `ready` car of "
+    "the reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); "
+    "skyway_elite members always get a free upgrade. Call finish when done."
 )
 
 

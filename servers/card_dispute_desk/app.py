@@ -359,6 +359,9 @@ def dispute_message_search(tables: Tables, card_dispute_id: str | None = None,
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "reg_e_timelines_1", "category": "judgement",
+     "rule": "Provisional credit must be posted within 10 business days of the dispute being opened if the investigation is not finished.",
+     "tools": [], "enforced": False},
     {"id": "card_dispute_open.unique", "category": "uniqueness",
      "rule": "This transaction already has a dispute: continue that case instead of opening a new one.",
      "tools": ['card_dispute_open'], "enforced": True},

@@ -28,8 +28,9 @@ INSTRUCTIONS = (
     "tell the cardholder the outcome in plain language. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
     "and times YYYY-MM-DDTHH:MM. Records have ids like chd-0001: search first, then act on the id. A "
     "failed write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md "
-    "(the workspace, its data and its rules). Use the domain tools and the file tools. Call finish when "
-    "done."
+    "(the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[reg_e_timelines_1] Provisional credit must be posted within 10 business days of the dispute being "
+    "opened if the investigation is not finished. Call finish when done."
 )
 
 

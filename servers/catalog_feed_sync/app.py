@@ -332,6 +332,12 @@ def catalog_product_amend(tables: Tables, catalog_product_id: str, price: float 
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "feed_ops_runbook_1", "category": "judgement",
+     "rule": "401 unauthorized: do not retry - the supplier rotated credentials. Dead-letter and suspend the source.",
+     "tools": [], "enforced": False},
+    {"id": "feed_ops_runbook_2", "category": "judgement",
+     "rule": "Rejected records: price_below_cost is never published - fix the price or ignore the record. duplicate_sku records are ignored. image_url_404 records are fixed by unpublishing until new images arrive.",
+     "tools": [], "enforced": False},
     {"id": "feed_source_suspend.status_in", "category": "state_guard", "rule": "The feed is already suspended.",
      "tools": ['feed_source_suspend'], "enforced": True},
     {"id": "feed_source_reactivate.status_in", "category": "state_guard", "rule": "The feed is already active.",

@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). "
     "Use the domain tools and the file tools. Policies: [judgement_1] When booking, match the counter's "
     "service line and the clerk's certification to the service, check both are free, and tell the "
-    "resident what to bring. Call finish when done."
+    "resident what to bring. [booking_rules_1] Residents may hold at most one appointment per service; "
+    "move it rather than double-book. Call finish when done."
 )
 
 

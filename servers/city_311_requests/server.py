@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools and the file tools. Policies: [judgement_1] Follow the call scripts: confirm location "
     "and contact, check for duplicates, route by the routing table, and keep the resident informed with "
-    "resident-visible updates. Call finish when done."
+    "resident-visible updates. [call_scripts_1] Always confirm the exact location (street and nearest "
+    "cross street) and a call-back number before logging. [call_scripts_2] Never share another resident's "
+    "name or contact details. Call finish when done."
 )
 
 

@@ -30,8 +30,11 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`finops` CLI in the shell) and the file tools. Policies: [judgement_1] Check the chargeback policy "
-    "for who owns a charge before posting, and check budget_left before posting or proposing. Call finish "
-    "when done."
+    "for who owns a charge before posting, and check budget_left before posting or proposing. "
+    "[chargeback_policy_1] A team may dispute a charge within 30 days of posting; disputes are credited "
+    "only if the resource tag shows another owner. [chargeback_policy_2] Reservations over 25,000 upfront "
+    "need the CFO's approval; three_year terms only for tier-1 production. [chargeback_policy_3] Budgets "
+    "reset at the start of each quarter; `budget_left` never goes negative. Call finish when done."
 )
 
 

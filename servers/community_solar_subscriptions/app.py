@@ -343,6 +343,9 @@ def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> Wait
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "program_rules_1", "category": "judgement",
+     "rule": "A subscriber may only join a garden in their own utility_territory, and only an operational one.",
+     "tools": [], "enforced": False},
     {"id": "garden_subscription_enroll.capacity", "category": "capacity",
      "rule": "This garden has reached its subscriber cap: try another garden in the territory or add a waitlist entry.",
      "tools": ['garden_subscription_enroll'], "enforced": True},

@@ -30,7 +30,11 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
     "Answer attendee questions from the FAQ; when information is missing, ask the attendee rather than "
-    "guessing. [judgement_2] Check a session's sign-ups before promising a seat. Call finish when done."
+    "guessing. [judgement_2] Check a session's sign-ups before promising a seat. [attendee_faq_1] "
+    "Refunds: full refund until 15 November 2026; after that, tickets can be transferred to a colleague "
+    "free of charge but not refunded. Student passes are never refundable. [attendee_faq_2] Dietary "
+    "needs: update the attendee profile; changes after 2 December reach catering only for days 2 and 3. "
+    "[attendee_faq_3] Day passes cannot sign up for workshops in Workshop Lab 1. Call finish when done."
 )
 
 

@@ -30,7 +30,9 @@ INSTRUCTIONS = (
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. "
     "Policies: [judgement_1] Each incoming notice: route -> calendar the deadlines it triggers -> docket "
-    "-> acknowledge. [judgement_2] Use the rules to compute due dates. Call finish when done."
+    "-> acknowledge. [judgement_2] Use the rules to compute due dates. [docketing_rules_1] Every notice "
+    "is routed to the case's responsible attorney the same day; acknowledge only after the attorney "
+    "replies. Call finish when done."
 )
 
 

@@ -356,6 +356,9 @@ def tariff_line_lookup(tables: Tables, hts_code: str | None = None, description:
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "entry_checklist_1", "category": "judgement",
+     "rule": "Certificate_of_origin only when claiming USMCA or another preference. Duty estimate = declared_value x duty_rate of the HTS line. Entries over $2,500 with a single_entry bond need the bond posted before filing.",
+     "tools": [], "enforced": False},
     {"id": "customs_entry_open.unique", "category": "uniqueness",
      "rule": "That entry number is already used: take the next number in the broker's filer-code sequence.",
      "tools": ['customs_entry_open'], "enforced": True},

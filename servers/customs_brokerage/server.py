@@ -28,7 +28,9 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like imp-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Call finish when done."
+    "file tools. Policies: [entry_checklist_1] Certificate_of_origin only when claiming USMCA or another "
+    "preference. Duty estimate = declared_value x duty_rate of the HTS line. Entries over $2,500 with a "
+    "single_entry bond need the bond posted before filing. Call finish when done."
 )
 
 

@@ -363,6 +363,12 @@ def dispatch_signal_opt_out(tables: Tables, dispatch_signal_id: str) -> Dispatch
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "program_operations_1", "category": "judgement",
+     "rule": "Channels: thermostats via thermostat_api, batteries and C&I via openadr, EV via openadr; sms or email only as a fallback after a failed signal.",
+     "tools": [], "enforced": False},
+    {"id": "program_operations_2", "category": "judgement",
+     "rule": "Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
+     "tools": [], "enforced": False},
     {"id": "curtailment_event_schedule.not_in_past", "category": "time_window",
      "rule": "Events are scheduled from now on (day-ahead by 16:00 for residential programs).",
      "tools": ['curtailment_event_schedule'], "enforced": True},

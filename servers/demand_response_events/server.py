@@ -29,7 +29,10 @@ INSTRUCTIONS = (
     "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "drp-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Call finish when done."
+    "domain tools and the file tools. Policies: [program_operations_1] Channels: thermostats via "
+    "thermostat_api, batteries and C&I via openadr, EV via openadr; sms or email only as a fallback after "
+    "a failed signal. [program_operations_2] Sites with 3 opt-outs this season are removed from the next "
+    "event (do not signal them). Call finish when done."
 )
 
 

@@ -30,7 +30,10 @@ INSTRUCTIONS = (
     "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `dockyard` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Check door type, equipment and crew shift against "
-    "docs/dock_rules.md before booking. Call finish when done."
+    "docs/dock_rules.md before booking. [dock_rules_1] Refrigerated (reefer) loads only at reefer_capable "
+    "doors. [dock_rules_2] Outbound live loads only at outbound or both doors; inbound at inbound or "
+    "both. [dock_rules_3] A truck more than 2 hours late is marked no_show and must rebook. Call finish "
+    "when done."
 )
 
 

@@ -363,6 +363,8 @@ POLICIES: list[dict[str, Any]] = [
      "tools": [], "enforced": False},
     {"id": "judgement_2", "category": "judgement", "rule": "Record attempts+1 when a batch fails.", "tools": [],
      "enforced": False},
+    {"id": "scanning_runbook_1", "category": "judgement", "rule": "Never queue on a station in `maintenance`.",
+     "tools": [], "enforced": False},
     {"id": "scan_batch_enqueue.capacity", "category": "capacity",
      "rule": "That station is at its concurrent batch limit: queue on another online station.",
      "tools": ['scan_batch_enqueue'], "enforced": True},

@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`scanq` CLI in the shell) and the file tools. Policies: [judgement_1] Read the error before "
     "retrying: the runbook says which errors to retry, where, and when to dead-letter. [judgement_2] "
-    "Record attempts+1 when a batch fails. Call finish when done."
+    "Record attempts+1 when a batch fails. [scanning_runbook_1] Never queue on a station in "
+    "`maintenance`. Call finish when done."
 )
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_ref, check_time
 from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, target_row, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -210,6 +210,10 @@ def gift_mark_acknowledged(tables: Tables, gift_id: str) -> Gift:
     _block = not_among(_row, "status", ("recorded",), "gift")
     if _block:
         refuse("gift_mark_acknowledged.status_in", "the gift is already acknowledged or refunded", _block)
+    _block = missing_related(tables["acknowledgements"], {"gift_id": _new.get("id")}, "status", ("delivered",),
+                             "acknowledgement")
+    if _block:
+        refuse("acknowledgement_policy_2", "no delivered acknowledgement for this gift yet", _block)
     _row.update(_new)
     return as_record(Gift, _row)
 
@@ -366,6 +370,12 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Keep every gift moving: queue the right template on the right channel, follow delivery events, handle bounces by fixing contact details, and close gifts once delivered.",
      "tools": [], "enforced": False},
+    {"id": "acknowledgement_policy_1", "category": "judgement",
+     "rule": "Channel: the donor's preferred_channel, except major gift letters (always postal).", "tools": [],
+     "enforced": False},
+    {"id": "acknowledgement_policy_2", "category": "approval",
+     "rule": "Close the gift (acknowledged) only when an acknowledgement is delivered.",
+     "tools": ['gift_mark_acknowledged'], "enforced": True},
     {"id": "gift_mark_acknowledged.status_in", "category": "state_guard",
      "rule": "The gift is already acknowledged or refunded.", "tools": ['gift_mark_acknowledged'],
      "enforced": True},

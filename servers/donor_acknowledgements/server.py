@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `lighthouse` "
     "CLI in the shell) and the file tools. Policies: [judgement_1] Keep every gift moving: queue the "
     "right template on the right channel, follow delivery events, handle bounces by fixing contact "
-    "details, and close gifts once delivered. Call finish when done."
+    "details, and close gifts once delivered. [acknowledgement_policy_1] Channel: the donor's "
+    "preferred_channel, except major gift letters (always postal). [acknowledgement_policy_2] Close the "
+    "gift (acknowledged) only when an acknowledgement is delivered. Call finish when done."
 )
 
 

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `shopops` CLI in the "
     "shell) and the file tools. Policies: [judgement_1] Allocate stock with order_line_allocate rather "
-    "than editing on_hand directly; use stock_item_recount only for physical count corrections. Call "
-    "finish when done."
+    "than editing on_hand directly; use stock_item_recount only for physical count corrections. "
+    "[fulfillment_sop_1] Store_pickup orders are packed and held at the front counter; they never get a "
+    "tracking number. Call finish when done."
 )
 
 

@@ -360,6 +360,9 @@ def affected_document_search(tables: Tables, change_order_id: str | None = None,
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "eco_procedure_1", "category": "judgement",
+     "rule": "Regulatory: design_engineering, quality, program_manager The board approves only when every required sign-off is approved; one rejection sends the ECO back (reject it and redraft). Implement only when every affected document is updated. Production parts need at least 14 days between approval and effectivity.",
+     "tools": [], "enforced": False},
     {"id": "change_order_draft.unique", "category": "uniqueness",
      "rule": "That ECO number exists: use the next free ECO-nnnn.", "tools": ['change_order_draft'],
      "enforced": True},

@@ -19,10 +19,10 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import (check_choice, check_not_blank, check_order, check_range, check_ref,
                                         check_time)
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       text_contains)
-from envcraft_runtime.rules import (PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse,
-                                    short_of)
+from envcraft_runtime.rules import (PolicyRule, comparison_fails, holds, in_past, not_among, overlapping,
+                                    refuse, short_of)
 
 TODAY = "2026-12-01"
 
@@ -230,6 +230,10 @@ def exam_sitting_schedule(tables: Tables, course_code: str, exam_hall_id: str, s
     if _block:
         refuse("exam_sitting_schedule.no_overlap",
                "the hall is taken then: choose another hall or slot", _block)
+    _other = row_of(tables, "exam_halls", _new.get("exam_hall_id"))
+    _block = not_among(_other, "computer_based", (True,), "exam hall")
+    if holds(_new.get("exam_format"), "==", "computer_based") and _block:
+        refuse("exam_regulations_1", "Computer-based exams only in halls with computer_based = true.", _block)
     tables["exam_sittings"].append(_new)
     return as_record(ExamSitting, _new)
 
@@ -411,6 +415,9 @@ POLICIES: list[dict[str, Any]] = [
      "tools": ['exam_sitting_move'], "enforced": True},
     {"id": "judgement_1", "category": "judgement",
      "rule": "Use the regulations to size proctor teams and set shift times.", "tools": [], "enforced": False},
+    {"id": "exam_regulations_1", "category": "eligibility",
+     "rule": "Computer-based exams only in halls with computer_based = true.",
+     "tools": ['exam_sitting_schedule'], "enforced": True},
     {"id": "exam_sitting_schedule.not_in_past", "category": "time_window",
      "rule": "Exams are scheduled from today on.", "tools": ['exam_sitting_schedule'], "enforced": True},
     {"id": "exam_sitting_schedule.at_least", "category": "threshold",

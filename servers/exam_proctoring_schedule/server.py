@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[hall_fits_students] A sitting is only held in a hall with at least as many seats as its expected "
-    "students. [judgement_1] Use the regulations to size proctor teams and set shift times. Call finish "
-    "when done."
+    "students. [judgement_1] Use the regulations to size proctor teams and set shift times. "
+    "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. Call finish when "
+    "done."
 )
 
 

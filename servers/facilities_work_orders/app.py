@@ -373,6 +373,8 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Triage with the SLA matrix, then dispatch to a technician whose trade matches the asset type.",
      "tools": [], "enforced": False},
+    {"id": "sla_matrix_1", "category": "judgement",
+     "rule": "Assets with criticality `high` are never below p2.", "tools": [], "enforced": False},
     {"id": "work_order_triage.status_in", "category": "state_guard",
      "rule": "Only open work orders are triaged.", "tools": ['work_order_triage'], "enforced": True},
     {"id": "work_order_dispatch.status_in", "category": "state_guard",

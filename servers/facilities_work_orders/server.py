@@ -30,7 +30,7 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Triage with the SLA matrix, then dispatch to a technician whose trade matches the "
-    "asset type. Call finish when done."
+    "asset type. [sla_matrix_1] Assets with criticality `high` are never below p2. Call finish when done."
 )
 
 

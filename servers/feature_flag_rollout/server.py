@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Flags move one stage at a time; pair each stage change with the matching targeting "
-    "rule. Call finish when done."
+    "rule. [rollout_playbook_1] Flags with `kill_switch: true` must stay registered even after GA until "
+    "the owner team retires them. Call finish when done."
 )
 
 

@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`pulseflow` CLI in the shell) and the file tools. Policies: [judgement_1] Reply in the studio's "
     "friendly voice using the templates. [judgement_2] Apply the credit costs and the 12-hour "
-    "cancellation rule, and return credits by setting the member's balance. Call finish when done."
+    "cancellation rule, and return credits by setting the member's balance. [reply_templates_1] Late "
+    "cancel: \"Done - as it's within 12 hours the credit can't be returned, sorry!\". Call finish when "
+    "done."
 )
 
 

@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
 from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
                                       run_batch, target_row, text_contains)
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, not_among, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -150,6 +150,11 @@ def fleet_vehicle_return_to_service(tables: Tables, fleet_vehicle_id: str) -> Fl
     _block = not_among(_row, "status", ("in_shop",), "fleet vehicle")
     if _block:
         refuse("fleet_vehicle_return_to_service.status_in", "the truck is not in the shop", _block)
+    _block = present_related(tables["repair_orders"], {"fleet_vehicle_id": _new.get("id")}, "status",
+                             ("opened", "diagnosed", "awaiting_parts", "in_repair", "quality_check"),
+                             "repair order")
+    if _block:
+        refuse("shop_procedures_2", "the truck still has an open repair order: close it first", _block)
     _row.update(_new)
     return as_record(FleetVehicle, _row)
 
@@ -357,6 +362,12 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Issue parts with part_issue_record; if stock is short, move the order to awaiting_parts.",
      "tools": [], "enforced": False},
+    {"id": "shop_procedures_1", "category": "judgement",
+     "rule": "Dot_critical complaints (brakes, lights, tires) take the next free bay; the truck may not leave until the repair order is closed.",
+     "tools": [], "enforced": False},
+    {"id": "shop_procedures_2", "category": "state_guard",
+     "rule": "Return a truck to service only when all its repair orders are closed.",
+     "tools": ['fleet_vehicle_return_to_service'], "enforced": True},
     {"id": "repair_order_diagnose.status_in", "category": "state_guard",
      "rule": "Only newly opened orders can be diagnosed.", "tools": ['repair_order_diagnose'],
      "enforced": True},

@@ -18,9 +18,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
+from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of, row_of,
                                       run_batch, target_row, text_contains)
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -196,6 +196,10 @@ def donation_receipt_record(tables: Tables, donor: str, food_item_id: str, cases
     if _block:
         refuse("donation_receipt_record.not_in_past",
                "the product is past its best-by date: do not receive it into stock (dispose or compost)", _block)
+    _block = comparison_fails(_new.get("best_by"), ">=", _new.get("received"), "best by", "received")
+    if _block:
+        refuse("distribution_policy_4",
+               "the donation is past its best-by date: it is not received into stock", _block)
     _target_food_item_id = target_row(tables, "food_items", _new.get("food_item_id"), "food item")
     tables["donation_receipts"].append(_new)
     if _target_food_item_id is not None and _new.get("cases") is not None:
@@ -307,6 +311,10 @@ def pantry_order_allocate(tables: Tables, pantry_partner_id: str, food_item_id: 
     if _block:
         refuse("pantry_order_allocate.at_least",
                "not enough cases on hand: allocate what is left under the fair-share rule or offer a similar item", _block)
+    _other = row_of(tables, "pantry_partners", _new.get("pantry_partner_id"))
+    _block = not_among(_other, "status", ("active",), "pantry partner")
+    if _block:
+        refuse("distribution_policy_1", "Only active partners may order.", _block)
     _target_food_item_id = target_row(tables, "food_items", _new.get("food_item_id"), "food item")
     tables["pantry_orders"].append(_new)
     if _target_food_item_id is not None and _new.get("cases") is not None:
@@ -347,6 +355,16 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Record each manifest line as a donation against the matching item (skip expired lines), then allocate orders under the fair-share policy without exceeding cases on hand.",
      "tools": [], "enforced": False},
+    {"id": "distribution_policy_1", "category": "eligibility", "rule": "Only active partners may order.",
+     "tools": ['pantry_order_allocate'], "enforced": True},
+    {"id": "distribution_policy_2", "category": "judgement",
+     "rule": "Fair share for scarce items (under 100 cases on hand): a partner gets at most cases_on_hand x (its households_served / total households of partners ordering it), rounded down, minimum 1 case.",
+     "tools": [], "enforced": False},
+    {"id": "distribution_policy_3", "category": "judgement",
+     "rule": "Infant formula and eggs are always treated as scarce.", "tools": [], "enforced": False},
+    {"id": "distribution_policy_4", "category": "threshold",
+     "rule": "Donations with a best-by date in the past are never received into stock.",
+     "tools": ['donation_receipt_record'], "enforced": True},
     {"id": "donation_receipt_record.not_in_past", "category": "time_window",
      "rule": "The product is past its best-by date: do not receive it into stock (dispose or compost).",
      "tools": ['donation_receipt_record'], "enforced": True},

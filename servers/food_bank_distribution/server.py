@@ -31,7 +31,12 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`foodbank` CLI in the shell) and the file tools. Policies: [judgement_1] Record each manifest line "
     "as a donation against the matching item (skip expired lines), then allocate orders under the "
-    "fair-share policy without exceeding cases on hand. Call finish when done."
+    "fair-share policy without exceeding cases on hand. [distribution_policy_1] Only active partners may "
+    "order. [distribution_policy_2] Fair share for scarce items (under 100 cases on hand): a partner gets "
+    "at most cases_on_hand x (its households_served / total households of partners ordering it), rounded "
+    "down, minimum 1 case. [distribution_policy_3] Infant formula and eggs are always treated as scarce. "
+    "[distribution_policy_4] Donations with a best-by date in the past are never received into stock. "
+    "Call finish when done."
 )
 
 

@@ -361,6 +361,12 @@ def lane_rate_lookup(tables: Tables, origin_region: LaneRateOriginRegion | None 
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "carrier_matching_rules_1", "category": "judgement",
+     "rule": "Safety_rating is satisfactory (conditional only with the manager's written OK; unrated never);.",
+     "tools": [], "enforced": False},
+    {"id": "carrier_matching_rules_2", "category": "judgement",
+     "rule": "The carrier has a free truck. Among qualified carriers prefer the one with the most trucks available. Tender at or below the load's offered_rate; never more than 10% above the lane benchmark.",
+     "tools": [], "enforced": False},
     {"id": "load_tender_offer.capacity", "category": "capacity",
      "rule": "This carrier has no free trucks for another tender: pick another qualified carrier.",
      "tools": ['load_tender_offer'], "enforced": True},

@@ -29,7 +29,11 @@ INSTRUCTIONS = (
     "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "mcr-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Call finish when done."
+    "domain tools and the file tools. Policies: [carrier_matching_rules_1] Safety_rating is satisfactory "
+    "(conditional only with the manager's written OK; unrated never);. [carrier_matching_rules_2] The "
+    "carrier has a free truck. Among qualified carriers prefer the one with the most trucks available. "
+    "Tender at or below the load's offered_rate; never more than 10% above the lane benchmark. Call "
+    "finish when done."
 )
 
 

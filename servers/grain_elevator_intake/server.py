@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `prairiegold` CLI in "
     "the shell) and the file tools. Policies: [judgement_1] Weigh each load into a bin of the matching "
     "commodity with room, against the grower's oldest open contract; grade it and apply the shrink and "
-    "discount schedule before settling. Call finish when done."
+    "discount schedule before settling. [receiving_rules_1] Dump each load into a bin of the same "
+    "commodity; wet corn (over 17% moisture) goes only to aerated bins. Call finish when done."
 )
 
 

@@ -18,8 +18,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+                                      text_contains)
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -278,6 +279,11 @@ def harvest_job_schedule(tables: Tables, farm_field_id: str, harvest_machine_id:
     if _block:
         refuse("harvest_job_schedule.no_overlap2",
                "that operator is already on another job then: pick another operator with the skill", _block)
+    _block = comparison_fails(_new.get("start"), ">=",
+                              field_of(tables, "farm_fields", _new.get("farm_field_id"), "ready_date"), "start",
+                              "the farm field's ready date")
+    if _block:
+        refuse("crew_rules_3", "the field is not ready yet: schedule on or after its ready date", _block)
     tables["harvest_jobs"].append(_new)
     return as_record(HarvestJob, _new)
 
@@ -344,6 +350,13 @@ POLICIES: list[dict[str, Any]] = [
      "tools": [], "enforced": False},
     {"id": "judgement_2", "category": "judgement", "rule": "Respect ready dates, headers and the crew rules.",
      "tools": [], "enforced": False},
+    {"id": "crew_rules_1", "category": "judgement",
+     "rule": "Every combine job needs a grain cart and one semi truck on the same field for the same window; semi drivers must hold a CDL.",
+     "tools": [], "enforced": False},
+    {"id": "crew_rules_2", "category": "judgement",
+     "rule": "Operators work at most 14 hours a day; jobs run 08:00-22:00.", "tools": [], "enforced": False},
+    {"id": "crew_rules_3", "category": "time_window", "rule": "Never schedule a field before its ready_date.",
+     "tools": ['harvest_job_schedule'], "enforced": True},
     {"id": "harvest_machine_send_to_repair.status_in", "category": "state_guard",
      "rule": "The machine is already in repair.", "tools": ['harvest_machine_send_to_repair'],
      "enforced": True},

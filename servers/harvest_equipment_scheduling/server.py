@@ -31,7 +31,10 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] A combine job comes as a set: combine, grain cart and semi on the same field and "
     "window, each with a qualified operator. [judgement_2] Respect ready dates, headers and the crew "
-    "rules. Call finish when done."
+    "rules. [crew_rules_1] Every combine job needs a grain cart and one semi truck on the same field for "
+    "the same window; semi drivers must hold a CDL. [crew_rules_2] Operators work at most 14 hours a day; "
+    "jobs run 08:00-22:00. [crew_rules_3] Never schedule a field before its ready_date. Call finish when "
+    "done."
 )
 
 

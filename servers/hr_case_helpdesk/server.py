@@ -31,8 +31,12 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Listen first, answer from policy where possible, then log and "
-    "route. [judgement_2] Mark sensitive topics confidential and keep notes internal. Call finish when "
-    "done."
+    "route. [judgement_2] Mark sensitive topics confidential and keep notes internal. "
+    "[hr_service_guide_1] Answer from the policy library when a policy covers the question; cite the "
+    "title and version. Log a case only when action or judgement is needed. [hr_service_guide_2] Anything "
+    "about harassment, discrimination, whistleblowing or a manager conflict is `confidential` "
+    "employee_relations; use internal notes only and never share other employees' details. "
+    "[hr_service_guide_3] Never disclose another employee's salary, leave or case. Call finish when done."
 )
 
 

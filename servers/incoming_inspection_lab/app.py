@@ -358,6 +358,9 @@ def scar_search(tables: Tables, component_supplier_id: str | None = None, inboun
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "sampling_plan_1", "category": "judgement",
+     "rule": "Visual; pouches visual (seal); PCBAs visual; tubing dimensional. A lot is accepted only if every test passes. Any rejection needs a SCAR; a supplier with 2 SCARs in 90 days goes to probation (probation suppliers: tighten to double sample size).",
+     "tools": [], "enforced": False},
     {"id": "inbound_lot_start_sampling.status_in", "category": "state_guard",
      "rule": "Only newly received lots can be sampled.", "tools": ['inbound_lot_start_sampling'],
      "enforced": True},

@@ -28,7 +28,10 @@ INSTRUCTIONS = (
     "and repeat offenders move to probation. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like csup-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
-    "workspace, its data and its rules). Use the domain tools and the file tools. Call finish when done."
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[sampling_plan_1] Visual; pouches visual (seal); PCBAs visual; tubing dimensional. A lot is accepted "
+    "only if every test passes. Any rejection needs a SCAR; a supplier with 2 SCARs in 90 days goes to "
+    "probation (probation suppliers: tighten to double sample size). Call finish when done."
 )
 
 

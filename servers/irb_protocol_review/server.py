@@ -30,8 +30,11 @@ INSTRUCTIONS = (
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
     "(or the `irb` CLI in the shell) and the file tools. Policies: [judgement_1] Match reviewer expertise "
-    "to the protocol's population and topic, and set expires_on from the SOP when approving. Call finish "
-    "when done."
+    "to the protocol's population and topic, and set expires_on from the SOP when approving. [irb_sop_1] "
+    "Prescreen within 3 working days: consent form, recruitment material and data security plan must be "
+    "attached. [irb_sop_2] Reviewer expertise must match: children -> pediatrics; device studies -> "
+    "devices; surveys/interviews -> social_behavioral; cancer trials -> oncology; everything else -> "
+    "biomedical. Call finish when done."
 )
 
 

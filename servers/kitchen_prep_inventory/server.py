@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `commissary` CLI in the shell) and the file tools. "
     "Policies: [judgement_1] Turn each prep-list line into batches, record every recipe-card ingredient "
-    "as a draw (scale if stock is short), and set use-by dates from the food-safety sheet. Call finish "
-    "when done."
+    "as a draw (scale if stock is short), and set use-by dates from the food-safety sheet. "
+    "[food_safety_1] Pickled red onions, Lemon vinaigrette: 14 days, but label no more than 10. Call "
+    "finish when done."
 )
 
 

@@ -344,6 +344,9 @@ def move_out_inspection_search(tables: Tables, tenancy_id: str | None = None, in
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "renewal_policy_1", "category": "judgement",
+     "rule": "Proposed_rent may not exceed current_rent x (1 + max_increase_pct/100) of the property.",
+     "tools": [], "enforced": False},
     {"id": "renewal_case_open.unique", "category": "uniqueness",
      "rule": "This tenancy already has a renewal case: continue it.", "tools": ['renewal_case_open'],
      "enforced": True},

@@ -28,7 +28,9 @@ INSTRUCTIONS = (
     "tenants get a move-out inspection. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like mpr-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
-    "workspace, its data and its rules). Use the domain tools and the file tools. Call finish when done."
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[renewal_policy_1] Proposed_rent may not exceed current_rent x (1 + max_increase_pct/100) of the "
+    "property. Call finish when done."
 )
 
 

@@ -31,7 +31,10 @@ INSTRUCTIONS = (
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
     "(or the `gradebook` CLI in the shell) and the file tools. Policies: [judgement_1] Pipeline: "
     "similarity check -> (flag, or grade within max_points) -> release -> SIS sync. [judgement_2] Apply "
-    "the late penalty from submitted_at vs the assignment's due_at. Call finish when done."
+    "the late penalty from submitted_at vs the assignment's due_at. [grading_policy_1] Late work loses "
+    "the assignment's late_penalty_pct per day late (of max_points), for at most 3 days; after that it "
+    "scores 0. [grading_policy_2] Grades are released to students on Mondays; SIS sync runs after "
+    "release, never before. Call finish when done."
 )
 
 

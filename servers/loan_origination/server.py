@@ -30,7 +30,9 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `loanops` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Check the borrower's credit score and LTV against the product "
-    "table before starting an application. Call finish when done."
+    "table before starting an application. [underwriting_guidelines_1] Loans above $766,550 must be "
+    "jumbo. Self-employed borrowers always get the \"Two years of tax returns\" condition. An application "
+    "is clear-to-close only when every condition is cleared or waived. Call finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `adsales` CLI in the "
     "shell) and the file tools. Policies: [judgement_1] Price bookings from the rate card (agency "
     "discount, volume discount), then check issue ad pages and advertiser credit. [judgement_2] Preflight "
-    "with the spec: colour profile and dpi decide pass or fail. Call finish when done."
+    "with the spec: colour profile and dpi decide pass or fail. [ad_specs_1] PDF/X-1a, CMYK only: "
+    "cmyk_fogra39 (preferred) or cmyk_swop. RGB files fail preflight. Call finish when done."
 )
 
 

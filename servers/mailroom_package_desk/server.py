@@ -30,7 +30,9 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools and the file tools. Policies: [judgement_1] A parcel is only done "
     "when it is picked_up. [judgement_2] When a notice bounces, queue a new one on a different channel "
-    "with attempt+1. Call finish when done."
+    "with attempt+1. [mailroom_sop_1] Parcels unclaimed 10 days after `received_at` are returned to "
+    "sender (only after at least one notice). [mailroom_sop_2] Never release a parcel to anyone but the "
+    "named recipient without a written delegation email. Call finish when done."
 )
 
 

@@ -338,6 +338,9 @@ def maintenance_ticket_search(tables: Tables, machine_asset_id: str | None = Non
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "ingest_runbook_1", "category": "judgement",
+     "rule": "Checksum mismatch and unsupported schema versions never succeed on retry: dead-letter at once and tell the controls engineer (Ana Brandt, ext. 2214).",
+     "tools": [], "enforced": False},
     {"id": "telemetry_batch_validate.status_in", "category": "state_guard",
      "rule": "Only received or retrying batches can be validated.", "tools": ['telemetry_batch_validate'],
      "enforced": True},

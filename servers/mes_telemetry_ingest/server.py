@@ -29,7 +29,9 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like mas-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
-    "`mesops` CLI in the shell) and the file tools. Call finish when done."
+    "`mesops` CLI in the shell) and the file tools. Policies: [ingest_runbook_1] Checksum mismatch and "
+    "unsupported schema versions never succeed on retry: dead-letter at once and tell the controls "
+    "engineer (Ana Brandt, ext. 2214). Call finish when done."
 )
 
 

@@ -361,6 +361,12 @@ def close_task_complete(tables: Tables, close_task_id: str) -> CloseTask:
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "close_calendar_1", "category": "judgement",
+     "rule": "Day 5 (Dec 5): reconciliations reviewed, flux analysis sent, close package to CFO. Only the November (2026-11) period is open; October is locked.",
+     "tools": [], "enforced": False},
+    {"id": "reconciliation_guide_1", "category": "judgement",
+     "rule": "A reconciliation compares the ledger balance with an external statement (bank, subledger, payroll provider). Record the statement balance when preparing. Any unexplained difference above $500 is flagged and an adjusting entry is drafted in the same period. Reviewers never review their own preparations.",
+     "tools": [], "enforced": False},
     {"id": "reconciliation_start.status_in", "category": "state_guard",
      "rule": "This reconciliation is already under way or finished.", "tools": ['reconciliation_start'],
      "enforced": True},

@@ -28,7 +28,12 @@ INSTRUCTIONS = (
     "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like gla-0001: "
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
-    "and the file tools. Call finish when done."
+    "and the file tools. Policies: [close_calendar_1] Day 5 (Dec 5): reconciliations reviewed, flux "
+    "analysis sent, close package to CFO. Only the November (2026-11) period is open; October is locked. "
+    "[reconciliation_guide_1] A reconciliation compares the ledger balance with an external statement "
+    "(bank, subledger, payroll provider). Record the statement balance when preparing. Any unexplained "
+    "difference above $500 is flagged and an adjusting entry is drafted in the same period. Reviewers "
+    "never review their own preparations. Call finish when done."
 )
 
 

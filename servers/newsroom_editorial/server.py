@@ -31,8 +31,13 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `newsdesk` CLI in the shell) and the file tools. Policies: "
     "[judgement_1] Move each story one stage at a time, routing sensitive stories through legal. "
-    "[judgement_2] Check the edition's section and free slots before slotting into print. Call finish "
-    "when done."
+    "[judgement_2] Check the edition's section and free slots before slotting into print. "
+    "[editorial_standards_1] Assign stories to a reporter on the same beat; courts stories go only to the "
+    "courts beat. [editorial_standards_2] Stories with legal_sensitivity other than `routine` must pass "
+    "legal_review before they are ready. [editorial_standards_3] Print: front gets at most 5 stories; "
+    "metro section stories over 1,800 words are trimmed or held for weekend. [editorial_standards_4] "
+    "Photos: `handout` images need the source credited; `licensed` images only if the licence covers "
+    "print. Call finish when done."
 )
 
 

@@ -372,6 +372,12 @@ def capa_close(tables: Tables, capa_id: str) -> Capa:
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "mrb_procedure_1", "category": "judgement",
+     "rule": "Safety_critical parts may never be dispositioned use_as_is; rework needs an approved repair instruction; otherwise scrap.",
+     "tools": [], "enforced": False},
+    {"id": "mrb_procedure_2", "category": "judgement",
+     "rule": "Return_to_supplier only for NCRs detected at incoming inspection.", "tools": [],
+     "enforced": False},
     {"id": "nonconformance_contain.status_in", "category": "state_guard",
      "rule": "Only open NCRs can be contained.", "tools": ['nonconformance_contain'], "enforced": True},
     {"id": "nonconformance_disposition.status_in", "category": "state_guard",

@@ -29,7 +29,10 @@ INSTRUCTIONS = (
     "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "ppt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Call finish when done."
+    "domain tools and the file tools. Policies: [mrb_procedure_1] Safety_critical parts may never be "
+    "dispositioned use_as_is; rework needs an approved repair instruction; otherwise scrap. "
+    "[mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. Call finish when "
+    "done."
 )
 
 

@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `carebridge` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Apply all five matching rules (licence, specialty, "
     "experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry "
-    "against today. Call finish when done."
+    "against today. [matching_rules_1] `license_type` equals `license_required` (an RN may cover an LPN "
+    "request only if the facility agrees in writing; never the other way round). Call finish when done."
 )
 
 

@@ -30,7 +30,10 @@ INSTRUCTIONS = (
     "the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `movedesk` "
     "CLI in the shell) and the file tools. Policies: [judgement_1] Follow the ticket sequence strictly. "
-    "[judgement_2] Before closing, check needs_it_reconnect on the ticket. Call finish when done."
+    "[judgement_2] Before closing, check needs_it_reconnect on the ticket. [move_playbook_1] Packing must "
+    "be finished by 15:00 on the Friday before the project's move weekend. [move_playbook_2] A ticket "
+    "with `needs_it_reconnect: true` must not be closed straight from `moved`: IT reconnects first. "
+    "[move_playbook_3] Tickets can be cancelled only before crates are issued. Call finish when done."
 )
 
 

@@ -32,7 +32,10 @@ INSTRUCTIONS = (
     "`supplies` CLI in the shell) and the file tools. Policies: [judgement_1] Compute `charge` as "
     "quantity x the item's unit_cost before submitting a requisition. [judgement_2] Kitchen items are "
     "charged to the Facilities budget. [judgement_3] Check stock first; if it is short, tell the "
-    "requester and offer to place a restock order. Call finish when done."
+    "requester and offer to place a restock order. [supply_room_policy_1] Kitchen supplies are charged to "
+    "Facilities (CC code of the Facilities budget), never to the requesting team. [supply_room_policy_2] "
+    "Budgets reset on the 1st of each month; the budget owner may approve overspend in writing only. Call "
+    "finish when done."
 )
 
 

@@ -31,7 +31,10 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Follow the escalation policy: page the owning team's level-1 engineer, expire pages "
     "that time out, then page the next level. [judgement_2] Suppress alerts covered by maintenance "
-    "windows. Call finish when done."
+    "windows. [escalation_policy_1] Sev1 and sev2 page the service owner team's level-1 engineer "
+    "immediately by their notification preference; sev3 pages by push only during 09:00-18:00; sev4 never "
+    "pages. [runbook_checkout_api_1] Resolve the alert only once the metric has been back under threshold "
+    "for 10 minutes. Call finish when done."
 )
 
 

@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools (or the `cascade-pack` CLI in the shell) and the file tools. Policies: [judgement_1] "
     "Work the lab CSV line by line: find the lot by lot_code, record the inspection with the result from "
-    "the QC spec for its variety, then release, hold or reject the lot. Call finish when done."
+    "the QC spec for its variety, then release, hold or reject the lot. [qc_spec_1] Pallets hold 40-80 "
+    "cartons; only released lots of the order's variety may be packed. Call finish when done."
 )
 
 

@@ -370,6 +370,12 @@ def delivery_attempt_log(tables: Tables, payment_event_id: str, response_code: i
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "webhook_retry_policy_1", "category": "judgement",
+     "rule": "A 410 Gone response disables the endpoint; merchants must re-register it.", "tools": [],
+     "enforced": False},
+    {"id": "merchant_escalations_1", "category": "judgement",
+     "rule": "Enterprise merchants get a reply within 1 hour. For dispute.opened events always confirm delivery: merchants have 7 days to respond to a dispute and miss the deadline if they never see it.",
+     "tools": [], "enforced": False},
     {"id": "webhook_endpoint_pause.status_in", "category": "state_guard",
      "rule": "Only enabled endpoints can be paused.", "tools": ['webhook_endpoint_pause'], "enforced": True},
     {"id": "webhook_endpoint_resume.status_in", "category": "state_guard",

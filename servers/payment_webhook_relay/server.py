@@ -29,7 +29,10 @@ INSTRUCTIONS = (
     "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "gm-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Call finish when done."
+    "domain tools and the file tools. Policies: [webhook_retry_policy_1] A 410 Gone response disables the "
+    "endpoint; merchants must re-register it. [merchant_escalations_1] Enterprise merchants get a reply "
+    "within 1 hour. For dispute.opened events always confirm delivery: merchants have 7 days to respond "
+    "to a dispute and miss the deadline if they never see it. Call finish when done."
 )
 
 

@@ -30,8 +30,11 @@ INSTRUCTIONS = (
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
     "(or the `payclose` CLI in the shell) and the file tools. Policies: [judgement_1] Work the close in "
-    "calendar order and compute hourly gross with the overtime rule before issuing payslips. Call finish "
-    "when done."
+    "calendar order and compute hourly gross with the overtime rule before issuing payslips. "
+    "[payroll_calendar_1] Only exported timesheets are paid in the run; late timesheets roll to the next "
+    "period. [payroll_calendar_2] Employees without bank_verified get a paper cheque: flag them to the "
+    "specialist, do not put them in the bank file. [payroll_calendar_3] The bank file must reach the bank "
+    "two business days before the pay date. Call finish when done."
 )
 
 

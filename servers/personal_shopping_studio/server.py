@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `studio` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Propose at most one stylist per client at a time; end the old "
-    "pairing before proposing a new one. Call finish when done."
+    "pairing before proposing a new one. [matching_guidelines_1] Budget tier: equal is best; a luxury "
+    "stylist may take premium clients, never essential,. Call finish when done."
 )
 
 

@@ -31,7 +31,14 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`rxdesk` CLI in the shell) and the file tools. Policies: [judgement_1] A prescription is filled only "
     "after it is verified. [judgement_2] Filling draws shelf stock; if stock is short, record any pending "
-    "delivery before filling. [judgement_3] Always check the patient's allergies. Call finish when done."
+    "delivery before filling. [judgement_3] Always check the patient's allergies. [dispensing_sop_1] A "
+    "prescription must be `verified` by the pharmacist before anything is counted. [dispensing_sop_2] "
+    "Fill the quantity written unless stock is short; a partial fill is allowed for non-controlled drugs "
+    "only, and the balance is owed to the patient within 72 hours. [dispensing_sop_3] C-II drugs (e.g. "
+    "Oxycodone) are never partially filled and never put on hold for stock: call the prescriber instead. "
+    "[dispensing_sop_4] Check the patient's allergies against the drug before preparing: "
+    "penicillin-allergic patients must not receive Amoxicillin - put the prescription on hold with "
+    "\"interaction flagged\". Call finish when done."
 )
 
 

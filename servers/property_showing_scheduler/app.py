@@ -363,6 +363,9 @@ def showing_feedback_search(tables: Tables, showing_id: str | None = None,
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "showing_instructions_1", "category": "judgement",
+     "rule": "Occupied homes need the seller's confirmation and 24 hours' notice; vacant homes are auto-confirmed and use the lockbox (code given only after confirmation).",
+     "tools": [], "enforced": False},
     {"id": "showing_request.not_in_past", "category": "time_window", "rule": "Showings are booked from now on.",
      "tools": ['showing_request'], "enforced": True},
     {"id": "showing_request.no_overlap1", "category": "capacity",

@@ -28,7 +28,10 @@ INSTRUCTIONS = (
     "collected for the listing agent. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like hls-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
-    "workspace, its data and its rules). Use the domain tools and the file tools. Call finish when done."
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[showing_instructions_1] Occupied homes need the seller's confirmation and 24 hours' notice; vacant "
+    "homes are auto-confirmed and use the lockbox (code given only after confirmation). Call finish when "
+    "done."
 )
 
 

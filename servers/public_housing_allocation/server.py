@@ -31,8 +31,11 @@ INSTRUCTIONS = (
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
     "(or the `millbrook` CLI in the shell) and the file tools. Policies: [judgement_1] Match by the "
     "allocation policy: priority order, bedroom standard, occupancy, accessibility, 30%-of-income rent "
-    "cap, then district preference. [judgement_2] Explain why a household was chosen. Call finish when "
-    "done."
+    "cap, then district preference. [judgement_2] Explain why a household was chosen. "
+    "[allocation_policy_1] Household size may not exceed the unit's max_occupancy. [allocation_policy_2] "
+    "Households needing an accessible unit get accessible units first; accessible units go to others only "
+    "if no waiting household needs one. [allocation_policy_3] Rent may not exceed 30% of the household's "
+    "monthly income (annual_income / 12). Call finish when done."
 )
 
 

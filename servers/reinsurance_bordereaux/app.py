@@ -357,6 +357,17 @@ def settlement_statement_mark_paid(tables: Tables, settlement_statement_id: str)
 
 
 POLICIES: list[dict[str, Any]] = [
+    {"id": "bordereau_spec_1", "category": "judgement",
+     "rule": "Duplicate_row and missing_policy_number issues are blocking: the cedant must correct them.",
+     "tools": [], "enforced": False},
+    {"id": "bordereau_spec_2", "category": "judgement", "rule": "Currency_mismatch: always blocking.",
+     "tools": [], "enforced": False},
+    {"id": "bordereau_spec_3", "category": "judgement",
+     "rule": "Out_of_period rows: waive if amount_impact < 5,000 (they roll into next quarter), else block. A bordereau is validated only when no blocking issue is open. If more than 5% of rows have blocking issues, reject the whole file instead.",
+     "tools": [], "enforced": False},
+    {"id": "settlement_method_1", "category": "judgement",
+     "rule": "Net = ceded premium x (1 - ceding_commission_pct/100) - ceded claims, where ceded = bordereau total_amount x cession_pct/100. Positive net is payable_to_reinsurer; negative is receivable_from_reinsurer (use the absolute value). Excess-of-loss treaties settle claims only, per event, outside this process.",
+     "tools": [], "enforced": False},
     {"id": "bordereau_validate.status_in", "category": "state_guard",
      "rule": "Only uploaded bordereaux can be validated.", "tools": ['bordereau_validate'], "enforced": True},
     {"id": "bordereau_reject.status_in", "category": "state_guard",

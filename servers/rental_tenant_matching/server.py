@@ -35,7 +35,9 @@ INSTRUCTIONS = (
     "offline unit is never offered again. [apply_to_open_units] Applications are taken only for units "
     "that are available or have an offer pending. [credit_floor] An application is approved only when the "
     "applicant's credit score is at least 600. [deposit_judgement] Applicants scoring 600-639 are "
-    "approved with a double deposit; say so in the offer conversation. Call finish when done."
+    "approved with a double deposit; say so in the offer conversation. [screening_criteria_1] "
+    "Neighborhood equals preferred_neighborhood (otherwise offer it only as a second choice);. Call "
+    "finish when done."
 )
 
 

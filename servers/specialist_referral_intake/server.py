@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Work the inbox in order: register each faxed letter, triage it, "
     "then book a consult within the window its urgency allows. [judgement_2] Check the specialist's "
-    "existing consults before booking. Call finish when done."
+    "existing consults before booking. [triage_guidelines_1] Out-of-network practices: register the "
+    "referral, but note that the patient must confirm self-pay before a consult is booked. Call finish "
+    "when done."
 )
 
 

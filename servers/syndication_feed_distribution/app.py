@@ -19,7 +19,8 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of,
+                                      text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -235,6 +236,10 @@ def feed_delivery_push(tables: Tables, syndication_partner_id: str, content_item
     if _block:
         refuse("feed_delivery_push.capacity",
                "the partner's daily quota is used up: push tomorrow or prioritise another article", _block)
+    _other = row_of(tables, "content_items", _new.get("content_item_id"))
+    _block = not_among(_other, "rights", ("syndicatable",), "content item")
+    if _block:
+        refuse("syndication_terms_1", "the article is not cleared for syndication", _block)
     tables["feed_deliveries"].append(_new)
     return as_record(FeedDelivery, _new)
 
@@ -372,6 +377,17 @@ def takedown_request_confirm(tables: Tables, takedown_request_id: str) -> Takedo
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Check an article's rights before pushing and follow the rejection table before requeueing.",
+     "tools": [], "enforced": False},
+    {"id": "syndication_terms_1", "category": "eligibility",
+     "rule": "Only `syndicatable` articles may be pushed. `wire_restricted` (AP/Reuters copy) never leaves our site; `embargoed` waits until the embargo lifts; `no_syndication` never.",
+     "tools": ['feed_delivery_push'], "enforced": True},
+    {"id": "syndication_terms_2", "category": "judgement",
+     "rule": "Opinion goes only to Apple News and Flipboard.", "tools": [], "enforced": False},
+    {"id": "syndication_terms_3", "category": "judgement",
+     "rule": "Rejections: \"image too small\" -> swap the lead image (min 1200 px) and requeue; \"category not mapped\" -> map the section and requeue; \"duplicate guid\" -> do not requeue; \"HTTP 500 from partner\" -> requeue once.",
+     "tools": [], "enforced": False},
+    {"id": "syndication_terms_4", "category": "judgement",
+     "rule": "Corrections: issue a takedown with reason `correction` to every partner that received the article, then push the corrected version. Legal takedowns must be confirmed within 4 hours.",
      "tools": [], "enforced": False},
     {"id": "syndication_partner_suspend.status_in", "category": "state_guard",
      "rule": "The partner is already suspended.", "tools": ['syndication_partner_suspend'], "enforced": True},

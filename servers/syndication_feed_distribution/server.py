@@ -31,7 +31,14 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `syndicate` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Check an article's rights before pushing and follow the "
-    "rejection table before requeueing. Call finish when done."
+    "rejection table before requeueing. [syndication_terms_1] Only `syndicatable` articles may be pushed. "
+    "`wire_restricted` (AP/Reuters copy) never leaves our site; `embargoed` waits until the embargo "
+    "lifts; `no_syndication` never. [syndication_terms_2] Opinion goes only to Apple News and Flipboard. "
+    "[syndication_terms_3] Rejections: \"image too small\" -> swap the lead image (min 1200 px) and "
+    "requeue; \"category not mapped\" -> map the section and requeue; \"duplicate guid\" -> do not requeue; "
+    "\"HTTP 500 from partner\" -> requeue once. [syndication_terms_4] Corrections: issue a takedown with "
+    "reason `correction` to every partner that received the article, then push the corrected version. "
+    "Legal takedowns must be confirmed within 4 hours. Call finish when done."
 )
 
 

@@ -31,7 +31,10 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`registrar` CLI in the shell) and the file tools. Policies: [judgement_1] Today is 2026-12-01: adds "
     "are still allowed, drops are drops (not withdrawals). [judgement_2] Check the student's hold before "
-    "any add. Call finish when done."
+    "any add. [academic_calendar_1] Students with any hold other than `none` cannot add courses until the "
+    "hold is cleared. [academic_calendar_2] Audit registrations do not count toward seat_limit "
+    "exceptions: they need instructor consent. [academic_calendar_3] Pass/fail is allowed for at most one "
+    "course per term and never for courses in the student's major. Call finish when done."
 )
 
 

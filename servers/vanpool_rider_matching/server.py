@@ -32,7 +32,13 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[drivers_can_drive] Driver roles (primary or backup) go only to commuters who can drive. "
     "[judgement_1] Apply all four matching criteria and activate a forming van once it has a driver and "
-    "five riders. Call finish when done."
+    "five riders. [matching_criteria_1] The van arrives before the shift: travel time is 45 minutes, plus "
+    "a 10-minute buffer, so a 07:30 shift needs a departure at 06:35 or earlier - but no more than 90 "
+    "minutes before the shift start;. [matching_criteria_2] Commuters with needs_lift ride only vans with "
+    "a wheelchair_lift. [matching_criteria_3] Every active van needs one primary_driver and should have a "
+    "backup_driver; only commuters with can_drive may hold driver roles. Drivers ride free. Prefer active "
+    "vans over forming ones; a forming van starts once it has a driver and at least 5 riders. Call finish "
+    "when done."
 )
 
 

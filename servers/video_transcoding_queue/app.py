@@ -19,9 +19,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       text_contains)
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -241,6 +241,14 @@ def transcode_job_submit(tables: Tables, source_upload_id: str, encoder_node_id:
     if _block:
         refuse("transcode_job_submit.capacity",
                "that node is at its job limit: submit to another healthy node", _block)
+    _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
+    _block = not_among(_other, "state", ("healthy",), "encoder node")
+    if _block:
+        refuse("transcode_runbook_2", "Never submit or retry onto a `degraded` or `offline` node.", _block)
+    _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
+    _block = not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")
+    if holds(_new.get("ladder"), "==", "hls_4k") and _block:
+        refuse("transcode_runbook_3", "hls_4k only on nvidia_a10g or nvidia_l4 nodes.", _block)
     tables["transcode_jobs"].append(_new)
     return as_record(TranscodeJob, _new)
 
@@ -318,6 +326,14 @@ def transcode_job_retry(tables: Tables, transcode_job_id: str, encoder_node_id: 
     _block = at_capacity(tables["transcode_jobs"], _new, "encoder_node_id", "status", _capacity)
     if _block:
         refuse("transcode_job_retry.capacity", "the target node is at its job limit", _block)
+    _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
+    _block = not_among(_other, "state", ("healthy",), "encoder node")
+    if _block:
+        refuse("transcode_runbook_2", "Never submit or retry onto a `degraded` or `offline` node.", _block)
+    _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
+    _block = not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")
+    if holds(_new.get("ladder"), "==", "hls_4k") and _block:
+        refuse("transcode_runbook_3", "hls_4k only on nvidia_a10g or nvidia_l4 nodes.", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
 
@@ -381,6 +397,15 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Read the job's error_code and follow the runbook: retry on the right GPU with attempt+1, or dead-letter.",
      "tools": [], "enforced": False},
+    {"id": "transcode_runbook_1", "category": "judgement",
+     "rule": "At most 3 attempts; the 4th failure goes to dead_letter regardless of error.", "tools": [],
+     "enforced": False},
+    {"id": "transcode_runbook_2", "category": "eligibility",
+     "rule": "Never submit or retry onto a `degraded` or `offline` node.",
+     "tools": ['transcode_job_submit', 'transcode_job_retry'], "enforced": True},
+    {"id": "transcode_runbook_3", "category": "eligibility",
+     "rule": "Hls_4k only on nvidia_a10g or nvidia_l4 nodes.",
+     "tools": ['transcode_job_submit', 'transcode_job_retry'], "enforced": True},
     {"id": "encoder_node_mark_degraded.status_in", "category": "state_guard",
      "rule": "The node is not healthy.", "tools": ['encoder_node_mark_degraded'], "enforced": True},
     {"id": "transcode_job_submit.capacity", "category": "capacity",

@@ -30,7 +30,10 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
     "Talk to the guest: confirm their name and host before searching, and explain any refusal with the "
-    "next step (e.g. asking the host to pre-register). Call finish when done."
+    "next step (e.g. asking the host to pre-register). [front_desk_guide_1] Guests without a signed NDA "
+    "may not go above floor 5; ask them to sign the paper NDA at the desk. [front_desk_guide_2] "
+    "Contractors get a `contractor` badge and must check out by 18:00. [front_desk_guide_3] Guests more "
+    "than 45 minutes late are marked no_show only after the host confirms. Call finish when done."
 )
 
 

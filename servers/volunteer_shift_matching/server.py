@@ -31,7 +31,12 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Match volunteers to shifts with the placement rules (skill, "
     "clearance, availability, fewer hours first), checking slots and the volunteer's other placements. "
-    "Call finish when done."
+    "[placement_rules_1] The volunteer's skill must equal the shift's skill_required; `general` shifts "
+    "take anyone. [placement_rules_2] Shifts with needs_background_check take only volunteers with "
+    "background_check `cleared` (youth and senior programs always need it). [placement_rules_3] Meal "
+    "delivery drivers must have skill `driving`. [placement_rules_4] Volunteers with two no-shows this "
+    "year are offered only general shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies "
+    "Tuesday and Thursday 16:30-18:00, cleared only. Call finish when done."
 )
 
 
