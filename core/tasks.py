@@ -41,9 +41,9 @@ class Check(Frozen):
       file_absent   file `path` does not exist
       answer        the answer given to finish() states each value of `contains` (typed: dates, times and
                     numbers in any common format, text as whole words; core/answers.py); with `table` and
-                    `column`, an answer that also states another value of that column (a dump) fails; without
-                    them, an expected number (a count, a total) must be the only number of its class the
-                    answer states, besides those the task's own text states
+                    `column`, an answer that also states another value of that column (a dump) fails; an
+                    expected number (a count, a total, an amount) must be the only number of its class the
+                    answer states, besides those the task's own text states (one guess)
       unchanged     tables/files other than those listed in `allow` are exactly as in the initial state
                     (new files are allowed: scratch work is not damage)
       collateral    row-level: every existing row is unchanged except the fields `rows` lets the task

@@ -210,3 +210,16 @@ def test_office_guards_are_row_level_an_extra_mail_or_move_costs_reward(tmp_path
 
     rewards = {what: anyio.run(reward, extra) for what, extra in extras.items()}
     assert rewards["gold"] == 1.0 and rewards["an extra mail"] < 1.0 and rewards["another mail moved"] < 1.0, rewards
+
+
+def test_a_number_from_a_column_gets_one_guess_too():
+    """kitchen_prep_inventory-0127 (store of 2026-11-30): the other on-hand values were all above 149, so
+    '0 1 2 ... 149' named none of them and paid 1.0. A number answer gets one guess whether or not a column
+    lists its candidates."""
+    rows = [{"id": f"itm-{i:04d}", "on_hand": v} for i, v in enumerate([65, 212.5, 310])]
+    task = Task(id="t-1", envs=["x"], turns=["How many of item itm-0000 are on hand?"], gold=[],
+                checks=[Check(kind="answer", contains=["65"], table="items", column="on_hand")])
+    start = _state({"items": rows})
+    assert grade(task, start, _state({"items": rows}, answer="itm-0000 has 65 on hand.")).reward == 1.0
+    assert grade(task, start, _state({"items": rows}, answer=" ".join(str(n) for n in range(150)))).reward == 0.0
+    assert grade(task, start, _state({"items": rows}, answer="65 or 310")).reward == 0.0
