@@ -41,6 +41,7 @@ class Tally(BaseModel):
 class AuditReport(BaseModel):
     sample: int
     mutations: dict[str, Tally]
+    gold_below_one: list[str] = []  # sampled tasks whose own gold fails on this catalog: stale, not mutated
 
 
 def sample_tasks(count: int, seed: int, tasks_dir: Path = TASKS_DIR, envs: set[str] | None = None) -> list[Task]:
@@ -72,14 +73,18 @@ def audit(sample: int = 300, seed: int = 0, tasks_dir: Path = TASKS_DIR, cache: 
     cache = cache or EnvCache(generated_envs())
     tasks = sample_tasks(sample, seed, tasks_dir, set(cache.names))
     tallies = {name: Tally() for name in NAMES}
+    stale = []
     for task in tasks:
+        if reward(cache, task, task.gold) < 1.0:  # a mutant of a failing gold says nothing about the grader
+            stale.append(task.id)
+            continue
         for name, calls in mutants(cache, task, seed).items():
             value = reward(cache, task, calls)
             tallies[name].add(value)
             wrong = (name in SHOULD_DROP and value >= 1.0) or (name in SHOULD_KEEP and value < 1.0)
             if examples is not None and wrong:
                 examples.setdefault(name, []).append((task.id, value))
-    return AuditReport(sample=len(tasks), mutations=tallies)
+    return AuditReport(sample=len(tasks), mutations=tallies, gold_below_one=stale)
 
 
 def table(report: AuditReport) -> str:
@@ -88,12 +93,17 @@ def table(report: AuditReport) -> str:
     for name, tally in report.mutations.items():
         should = "drop" if name in SHOULD_DROP else "keep"
         lines.append(f"{name:<26}{should:>8}{tally.n:>6}{tally.kept_full:>10}{tally.partial:>9}{tally.zero:>6}")
+    if report.gold_below_one:
+        lines.append(f"not mutated: {len(report.gold_below_one)} tasks whose gold scores below 1.0 on this catalog "
+                     f"(the store is stale): {', '.join(report.gold_below_one[:5])}")
     return "\n".join(lines)
 
 
 def violations(report: AuditReport) -> dict[str, Any]:
     """Mutations that broke their rule: a drop mutation keeping 1.0, a keep mutation losing it."""
-    out = {}
+    out: dict[str, Any] = {}
+    if report.gold_below_one:
+        out["gold_below_one"] = f"{len(report.gold_below_one)} sampled tasks' gold fails: regenerate the store"
     for name, tally in report.mutations.items():
         if name in SHOULD_DROP and tally.kept_full:
             out[name] = f"{tally.kept_full}/{tally.n} kept full reward"
