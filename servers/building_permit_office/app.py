@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
 from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -216,6 +216,10 @@ def permit_application_issue(tables: Tables, permit_application_id: str) -> Perm
     if _block:
         refuse("permit_application_issue.status_in",
                "the plans must be approved before the permit is issued", _block)
+    _block = present_related(tables["permit_fees"], {"permit_application_id": _new.get("id")}, "status",
+                             ("due",), "permit fee")
+    if _block:
+        refuse("permit_process_2", "a fee of this permit is still due: it must be paid or waived first", _block)
     _row.update(_new)
     return as_record(PermitApplication, _row)
 
@@ -396,9 +400,9 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "permit_process_1", "category": "judgement",
      "rule": "Plan_review -> corrections_required when the reviewer has comments; the applicant resubmits and it goes back to plan_review. After 3 rounds, a meeting is required.",
      "tools": [], "enforced": False},
-    {"id": "permit_process_2", "category": "judgement",
+    {"id": "permit_process_2", "category": "state_guard",
      "rule": "Plan_review -> approved; the permit is issued only when every fee is paid or waived.",
-     "tools": [], "enforced": False},
+     "tools": ['permit_application_issue'], "enforced": True},
     {"id": "permit_process_3", "category": "judgement",
      "rule": "Inspection sequence: footing -> framing (with electrical_rough and plumbing_rough by the matching disciplines) -> insulation -> final. Solar PV needs only electrical_rough and final. Decks need footing and final.",
      "tools": [], "enforced": False},

@@ -18,7 +18,8 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of,
+                                      text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -211,6 +212,11 @@ def scan_batch_enqueue(tables: Tables, records_box_id: str, scanner_station_id: 
     if _block:
         refuse("scan_batch_enqueue.capacity",
                "that station is at its concurrent batch limit: queue on another online station", _block)
+    _other = row_of(tables, "scanner_stations", _new.get("scanner_station_id"))
+    _block = not_among(_other, "status", ("online",), "scanner station")
+    if _block:
+        refuse("scanning_runbook_1",
+               "that scanner station is in maintenance: queue the batch on an online station", _block)
     tables["scan_batches"].append(_new)
     return as_record(ScanBatch, _new)
 
@@ -282,6 +288,11 @@ def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str
     _block = not_among(_row, "status", ("failed",), "scan batch")
     if _block:
         refuse("scan_batch_retry.status_in", "only failed batches are retried", _block)
+    _other = row_of(tables, "scanner_stations", _new.get("scanner_station_id"))
+    _block = not_among(_other, "status", ("online",), "scanner station")
+    if _block:
+        refuse("scanning_runbook_1",
+               "that scanner station is in maintenance: queue the batch on an online station", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
 
@@ -363,8 +374,9 @@ POLICIES: list[dict[str, Any]] = [
      "tools": [], "enforced": False},
     {"id": "judgement_2", "category": "judgement", "rule": "Record attempts+1 when a batch fails.", "tools": [],
      "enforced": False},
-    {"id": "scanning_runbook_1", "category": "judgement", "rule": "Never queue on a station in `maintenance`.",
-     "tools": [], "enforced": False},
+    {"id": "scanning_runbook_1", "category": "eligibility",
+     "rule": "Never queue on a station in `maintenance`.", "tools": ['scan_batch_enqueue', 'scan_batch_retry'],
+     "enforced": True},
     {"id": "scan_batch_enqueue.capacity", "category": "capacity",
      "rule": "That station is at its concurrent batch limit: queue on another online station.",
      "tools": ['scan_batch_enqueue'], "enforced": True},

@@ -20,7 +20,8 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import (check_choice, check_email, check_not_blank, check_order, check_ref,
                                         check_time)
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import (Page, Report, as_record, page_of, report_of, row_of, run_batch,
+                                      text_contains)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -369,6 +370,11 @@ def intake_consultation_schedule(tables: Tables, legal_matter_id: str, attorney:
     if _block:
         refuse("intake_consultation_schedule.no_overlap",
                "the attorney is booked then: offer another time or attorney in the practice area", _block)
+    _other = row_of(tables, "legal_matters", _new.get("legal_matter_id"))
+    _block = not_among(_other, "status", ("conflict_cleared", "engagement_sent", "engaged"), "legal matter")
+    if _block:
+        refuse("intake_script_2",
+               "conflicts are not cleared for this matter yet: run and clear the conflict check first", _block)
     tables["intake_consultations"].append(_new)
     return as_record(IntakeConsultation, _new)
 
@@ -385,8 +391,9 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "intake_script_1", "category": "judgement",
      "rule": "Do not give legal advice or predict outcomes; say \"an attorney will discuss that in the consultation\".",
      "tools": [], "enforced": False},
-    {"id": "intake_script_2", "category": "judgement",
-     "rule": "Book the consultation only after conflicts are cleared.", "tools": [], "enforced": False},
+    {"id": "intake_script_2", "category": "state_guard",
+     "rule": "Book the consultation only after conflicts are cleared.",
+     "tools": ['intake_consultation_schedule'], "enforced": True},
     {"id": "prospective_client_register.unique", "category": "uniqueness",
      "rule": "This person is already on file: reuse their record.", "tools": ['prospective_client_register'],
      "enforced": True},

@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -253,6 +253,11 @@ def loan_application_clear_to_close(tables: Tables, loan_application_id: str) ->
     if _block:
         refuse("loan_application_clear_to_close.status_in",
                "only conditionally approved loans can be cleared to close; check the outstanding conditions", _block)
+    _block = present_related(tables["underwriting_conditions"], {"loan_application_id": _new.get("id")},
+                             "status", ("outstanding", "received"), "underwriting condition")
+    if _block:
+        refuse("clear_to_close_conditions",
+               "a condition of this application is not cleared or waived yet", _block)
     _row.update(_new)
     return as_record(LoanApplication, _row)
 
@@ -359,8 +364,11 @@ POLICIES: list[dict[str, Any]] = [
      "rule": "Check the borrower's credit score and LTV against the product table before starting an application.",
      "tools": [], "enforced": False},
     {"id": "underwriting_guidelines_1", "category": "judgement",
-     "rule": "Loans above $766,550 must be jumbo. Self-employed borrowers always get the \"Two years of tax returns\" condition. An application is clear-to-close only when every condition is cleared or waived.",
+     "rule": "Loans above $766,550 must be jumbo. Self-employed borrowers always get the \"Two years of tax returns\" condition.",
      "tools": [], "enforced": False},
+    {"id": "clear_to_close_conditions", "category": "state_guard",
+     "rule": "An application is clear-to-close only when every condition is cleared or waived.",
+     "tools": ['loan_application_clear_to_close'], "enforced": True},
     {"id": "loan_application_start.capacity", "category": "capacity",
      "rule": "This loan officer's pipeline is full: assign the borrower to another officer.",
      "tools": ['loan_application_start'], "enforced": True},

@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -236,6 +236,12 @@ def news_story_assign(tables: Tables, news_story_id: str, staff_reporter_id: str
     if _block:
         refuse("news_story_assign.capacity",
                "that reporter is at their active-story limit: assign someone else on the beat", _block)
+    _block = comparison_fails(_new.get("beat"), "==",
+                              field_of(tables, "staff_reporters", _new.get("staff_reporter_id"), "beat"),
+                              "beat", "the staff reporter's beat")
+    if _block:
+        refuse("editorial_standards_1",
+               "the reporter covers another beat: assign a reporter on the story's beat", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
 
@@ -394,9 +400,9 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_2", "category": "judgement",
      "rule": "Check the edition's section and free slots before slotting into print.", "tools": [],
      "enforced": False},
-    {"id": "editorial_standards_1", "category": "judgement",
+    {"id": "editorial_standards_1", "category": "eligibility",
      "rule": "Assign stories to a reporter on the same beat; courts stories go only to the courts beat.",
-     "tools": [], "enforced": False},
+     "tools": ['news_story_assign'], "enforced": True},
     {"id": "editorial_standards_2", "category": "judgement",
      "rule": "Stories with legal_sensitivity other than `routine` must pass legal_review before they are ready.",
      "tools": [], "enforced": False},

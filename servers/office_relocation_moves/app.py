@@ -265,8 +265,7 @@ def move_ticket_cancel(tables: Tables, move_ticket_id: str) -> MoveTicket:
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("requested", "surveyed"), "move ticket")
     if _block:
-        refuse("move_ticket_cancel.status_in",
-               "crates are already out: finish or reverse the move instead", _block)
+        refuse("move_playbook_3", "crates are already out: finish or reverse the move instead", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
 
@@ -376,8 +375,9 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "move_playbook_2", "category": "judgement",
      "rule": "A ticket with `needs_it_reconnect: true` must not be closed straight from `moved`: IT reconnects first.",
      "tools": [], "enforced": False},
-    {"id": "move_playbook_3", "category": "judgement",
-     "rule": "Tickets can be cancelled only before crates are issued.", "tools": [], "enforced": False},
+    {"id": "move_playbook_3", "category": "state_guard",
+     "rule": "Tickets can be cancelled only before crates are issued.", "tools": ['move_ticket_cancel'],
+     "enforced": True},
     {"id": "move_ticket_survey.status_in", "category": "state_guard",
      "rule": "Only newly requested tickets are surveyed.", "tools": ['move_ticket_survey'], "enforced": True},
     {"id": "crate_issue_record.at_least", "category": "threshold",
@@ -394,9 +394,6 @@ POLICIES: list[dict[str, Any]] = [
      "rule": "IT reconnects only after the move.", "tools": ['move_ticket_reconnect_it'], "enforced": True},
     {"id": "move_ticket_close.status_in", "category": "state_guard", "rule": "The move has not happened yet.",
      "tools": ['move_ticket_close'], "enforced": True},
-    {"id": "move_ticket_cancel.status_in", "category": "state_guard",
-     "rule": "Crates are already out: finish or reverse the move instead.", "tools": ['move_ticket_cancel'],
-     "enforced": True},
 ]
 
 
