@@ -21,10 +21,13 @@ import atexit
 import contextlib
 import dataclasses
 import os
+import queue
 import shutil
 import signal
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from .limits import Limits
@@ -267,12 +270,51 @@ class CommandCgroup:
         for path in self.paths:
             _write(path / "cgroup.procs", "0")
 
+    def kill(self) -> None:
+        """Kill what runs in the leaf, until nothing does (or 2 s pass); the leaf stays, for destroy()."""
+        deadline = time.monotonic() + 2
+        for path in self.paths:
+            while time.monotonic() < deadline:
+                if (path / "cgroup.kill").exists():
+                    with contextlib.suppress(OSError):
+                        _write(path / "cgroup.kill", "1")
+                pids = _read(path / "cgroup.procs").split()
+                if not pids:
+                    break
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
+                        os.kill(int(pid), signal.SIGKILL)
+                time.sleep(0.001)
+
     def destroy(self) -> None:
         """Kill what runs in the leaf and remove it (once; later calls do nothing)."""
         deadline = time.monotonic() + 2
         paths, self.paths = self.paths, []
         for path in paths:
             _kill_and_remove(path, deadline)
+
+
+def later(job: Callable[[], object]) -> None:
+    """Run `job` on this process's housekeeping thread (started on first use): removing a memory cgroup or
+    making the next command's leaf costs milliseconds that no command needs to wait for."""
+    with _HOUSEKEEPING_LOCK:
+        global _HOUSEKEEPER
+        if _HOUSEKEEPER is None or not _HOUSEKEEPER.is_alive():
+            _HOUSEKEEPER = threading.Thread(target=_housekeeping, name="envcraft-housekeeping", daemon=True)
+            _HOUSEKEEPER.start()
+    _JOBS.put(job)
+
+
+def _housekeeping() -> None:
+    while True:
+        job = _JOBS.get()
+        with contextlib.suppress(Exception):  # a failed cleanup is the reaper's (registry) to finish
+            job()
+
+
+_JOBS: queue.SimpleQueue = queue.SimpleQueue()
+_HOUSEKEEPING_LOCK = threading.Lock()
+_HOUSEKEEPER: threading.Thread | None = None
 
 
 def reap(found: Containment | None = None) -> int:

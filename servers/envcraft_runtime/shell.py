@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback
+from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback, later
 from .container import COMMAND_USERS, become_command_user, kill_everything_of
 from .failures import ToolFailure
 from .limits import Limits
@@ -291,10 +291,11 @@ class Shell:
             running, control = self._warm.start_command(request)
             try:
                 stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
-                running.cgroup.destroy()  # whatever the command left running ends here, from outside the sandbox
+                running.cgroup.kill()  # whatever the command left running ends here, from outside the sandbox
                 running.wait(5.0)
             finally:
-                running.cgroup.destroy()
+                running.cgroup.kill()
+                later(running.cgroup.destroy)  # the emptied leaf is removed off the command's path
                 running.close()
             if running.started or timed_out:
                 break
@@ -303,7 +304,7 @@ class Shell:
             self._warm.stop_if(control)  # it never ran: the sandbox was gone or asked to be replaced
             if attempt == 2:
                 raise ToolFailure("the sandbox could not start the command: try again")
-        self._warm.prepare()
+        later(self._warm.prepare)  # the next command's leaf and spare child, off this command's path
         code = 124 if timed_out else 137 if running.exit is None else running.exit  # 137: the runner was killed
         return ShellResult(exit_code=code, stdout=stdout, stderr=stderr, timed_out=timed_out, truncated=truncated)
 
@@ -406,7 +407,7 @@ class Shell:
                     running.read_status()
                     if running.ended:
                         selector.unregister(key.fileobj)
-                        running.cgroup.destroy()
+                        running.cgroup.kill()
                     continue
                 data = os.read(key.fd, 65536)
                 if not data:

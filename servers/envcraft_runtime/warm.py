@@ -10,7 +10,8 @@ of that runner, with the same bounds as a cold command:
   and pids caps hold, and whatever it leaves behind (a daemon, a double fork, a background job
   holding the output pipe) is killed when its shell exits, by the server, from outside the
   sandbox. Joining a cgroup costs milliseconds, so the next command's leaf is made, and a spare
-  child placed in it, right after a command ends (warm_runner.py);
+  child placed in it, right after a command ends, on a housekeeping thread (cgroups.later, which
+  also removes the emptied leaves): no command waits for either (warm_runner.py);
 - the same rlimits, output cap and time limit, the same namespaces, mounts and environment;
 - nothing carries over between commands: the sandbox's root, /etc and /dev are read-only, and the
   runner empties /tmp, /dev/shm and /dev/mqueue (and requires System V IPC objects to be gone)
