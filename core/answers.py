@@ -35,8 +35,9 @@ _CAPITAL_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]
 _MONTH_DAY = re.compile(_CAPITAL_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)|(?<!\d)\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
                         + _CAPITAL_MONTH + r"(?![a-z])")  # a day without its year: "as of Nov 30"
 _NUMBER = re.compile(r"(?<![\w.])[-\u2212]?(?:\d{1,3}(?:[,\u202f]\d{3})+|\d+)(?:\.\d+)?(?![\d])(?!\.\d)")
-_NOT_IT = re.compile(r"\b(?:old|previous|former|outdated|superseded|not|instead\s+of|replac(?:es|ing))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
-                     re.I)  # "the old code 1193", "not 3 but 4": named as not the answer
+_NOT_IT = re.compile(r"\b(?:old|previous(?:ly)?|former(?:ly)?|outdated|supersed(?:ed|es|ing)|not|no\s+longer|instead\s+of"
+                     r"|replac(?:es|ed|ing)(?!\s+by))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
+                     re.I)  # "the old code 1193", "not 3 but 4", "(previously 5)": named as not the answer
 _OF = re.compile(r"\d\s*(?:/\s*|(?:out\s+)?of\s+(?:all\s+)?(?:the\s+|our\s+)?)$", re.I)  # "3 of 12", "3 out of the 12", "3/12"
 _TRAILING = ".!?;:,\"'`)]}"
 

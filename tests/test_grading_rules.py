@@ -153,7 +153,8 @@ COUNT_QUESTION = "How many open tickets over $500 do we have right now (as of 20
 @pytest.mark.parametrize("answer", [
     "3", "There are 3 open tickets (T-104, T-107, T-111).", "3 of 12", "3 of the 12 open tickets are over $500.",
     "3/12", "As of Nov 30 there are 3.", "As of 2026-11-30, 3 tickets.", "PO-00004 has 3 vendor bills, all net30.",
-    "It's not 2 but 3: I missed one.", "Not counting 2 drafts, there are 3.", "3.0",
+    "It's not 2 but 3: I missed one.", "Not counting 2 drafts, there are 3.", "3.0", "3 (previously 5, before two closed)",
+    "3; this replaced the 4 from last week's report.",
 ])
 def test_a_count_answered_naturally_is_credited(answer):
     task = Task(id="t-1", envs=["x"], turns=[COUNT_QUESTION], checks=[Check(kind="answer", contains=["3"])], gold=[])
