@@ -3,10 +3,16 @@
 - gateway tool calls/s at 32 and 256 concurrent episodes: 1 gateway worker against the MCP SDK's own
   standalone HTTP server (`server.py --http`) on the same load, and 2 workers against 1;
 - gold replay over the catalog (`envcraft run --agent gold --limit 2 --concurrency 8`) in episodes/s,
-  beside the same run with output-schema validators compiled per session (the SDK's default);
+  beside the same run on the SDK's default path (tools registered by `MCPServer.add_tool`, output
+  validators compiled per session), and a cold start of ours (an empty schema cache);
 - `run --ray` episodes/s on a 1-node against a 2-node local cluster (with the [ray] extra).
 
-Load comes from two separate client processes (harness/bench_load.py), the same for every variant.
+Load comes from two separate client processes (harness/bench_load.py), the same for every variant; by
+default they send the SDK client's own request bytes over kept-alive connections ("wire"), which costs
+~0.5 ms of client CPU a call where the SDK's `Client` costs ~5 ms (more than the server's ~2 ms), so the
+servers set the pace. Every gateway figure carries the CPU seconds the servers and the load used while
+the clock ran: on a machine whose cores are shared, calls per server CPU-second is the fair comparison,
+and cores used (server CPU / seconds) says how much of the machine the servers actually got.
 """
 
 from __future__ import annotations
@@ -64,48 +70,83 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen]:
             process.wait()
 
 
-def drive(urls: list[str], seconds: float, clients: int = 2) -> dict[str, float]:
-    """Calls/s of `len(urls)` concurrent sessions, spread over `clients` load processes."""
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by a process and every live descendant (Linux /proc)."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+        used[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tree, grew = {pid}, True
+    while grew:
+        more = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return sum(used.get(p, 0.0) for p in tree)
+
+
+def drive(urls: list[str], seconds: float, clients: int = 2, server_pid: int | None = None,
+          client: str = "wire") -> dict[str, float]:
+    """Calls/s of `len(urls)` concurrent sessions, spread over `clients` load processes; with the CPU seconds
+    the load processes and (given its pid) the server's process tree used while the clock ran."""
+    import resource
+
     shares = [urls[i::clients] for i in range(clients)]
-    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds)],
+    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds),
+                               client],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO, text=True)
              for share in shares if share]
     for proc in procs:  # every session is open before the clock starts
         if proc.stdout.readline().strip() != "ready":
             raise RuntimeError("a load process failed to open its sessions")
     start_at = time.time() + 0.5
+    load_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = tree_cpu(server_pid) if server_pid else 0.0
     for proc in procs:
         proc.stdin.write(f"{start_at}\n")
         proc.stdin.flush()
     counts = [json.loads(proc.communicate(timeout=600)[0].strip().splitlines()[-1]) for proc in procs]
+    server_cpu = tree_cpu(server_pid) - server_before if server_pid else None
+    load_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the load processes have exited: theirs alone
+    load_cpu = (load_after.ru_utime - load_before.ru_utime) + (load_after.ru_stime - load_before.ru_stime)
     calls, errors = sum(c["calls"] for c in counts), sum(c["errors"] for c in counts)
-    return {"calls_per_s": round(calls / seconds, 1), "errors": errors, "episodes": len(urls)}
+    figures = {"calls_per_s": round(calls / seconds, 1), "errors": errors, "episodes": len(urls),
+               "load_cpu_s": round(load_cpu, 1)}  # includes opening the sessions, before the clock
+    if server_cpu is not None:
+        figures["server_cpu_s"] = round(server_cpu, 1)
+        figures["calls_per_server_cpu_s"] = round(calls / max(server_cpu, 1e-9), 1)
+    return figures
 
 
-def gateway_calls(episodes: int, workers: int, seconds: float) -> dict[str, float]:
+def gateway_calls(episodes: int, workers: int, seconds: float, client: str = "wire") -> dict[str, float]:
     port, token = _port(), secrets.token_hex(8)
     argv = [sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port), "--token", token,
             "--max-episodes", str(max(episodes * 2, 512))]
     if workers > 1:
         argv += ["--workers", str(workers)]
     headers = {"Authorization": f"Bearer {token}"}
-    with _process(argv):
+    with _process(argv) as process:
         _wait(f"http://127.0.0.1:{port}/control/health", headers=headers)
         urls = [httpx2.post(f"http://127.0.0.1:{port}/control/episodes", json={"env": "office"}, headers=headers,
                             timeout=60).json()["url"] for _ in range(episodes)]
-        return drive(urls, seconds)
+        return drive(urls, seconds, server_pid=process.pid, client=client)
 
 
-def standalone_calls(episodes: int, seconds: float) -> dict[str, float]:
+def standalone_calls(episodes: int, seconds: float, client: str = "wire") -> dict[str, float]:
     """The SDK's standalone streamable-HTTP server of the same environment, one session per client."""
     env, root = get("office"), WorkspaceRoot()
     try:
         workspace = root.checkout(env.name, env.seed)
         port = _port()
         with _process([sys.executable, str(env.entrypoint), "--workspace", str(workspace), "--http", "--port",
-                       str(port)]):
+                       str(port)]) as process:
             _wait(f"http://127.0.0.1:{port}/mcp")
-            return drive([f"http://127.0.0.1:{port}/mcp"] * episodes, seconds)
+            return drive([f"http://127.0.0.1:{port}/mcp"] * episodes, seconds, server_pid=process.pid,
+                         client=client)
     finally:
         root.close()
 
@@ -166,6 +207,8 @@ def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool
         rows.append({"figure": f"gateway list_dir calls/s, {episodes} episodes: 2 workers vs 1",
                      "ours": two, "baseline": one, "ratio": round(two["calls_per_s"] / max(one["calls_per_s"], 1e-9), 2),
                      "target": ">= 1.6 on 2 cores"})
+        for figures in (sdk, one, two):
+            figures["server_cores"] = round(figures.get("server_cpu_s", 0.0) / seconds, 2)
     if gold:
         for row in gold_rows():
             rows.append(row)
@@ -198,6 +241,10 @@ def table(rows: list[dict]) -> str:
         key = "calls_per_s" if "calls_per_s" in ours else "episodes_per_s"
         lines.append(f"{row['figure']}\n    ours {ours[key]}  baseline {base[key]}  ratio {row['ratio']}x  "
                      f"(target {row['target']}; errors {ours.get('errors', 0)}/{base.get('errors', 0)})")
+        if "server_cpu_s" in ours:
+            lines.append(f"    calls per server CPU-s: ours {ours['calls_per_server_cpu_s']} baseline "
+                         f"{base['calls_per_server_cpu_s']}; server cores used: ours {ours.get('server_cores')} baseline "
+                         f"{base.get('server_cores')}; load CPU s: {ours['load_cpu_s']}/{base['load_cpu_s']}")
         if "cpu_seconds" in ours:
             cold = row.get("cold_start", {})
             lines.append(f"    CPU s: ours {ours['cpu_seconds']} ({ours['episodes_per_cpu_s']} ep/CPU-s), baseline "

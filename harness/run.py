@@ -131,6 +131,9 @@ def run_main_job(settings: RunSettings) -> int:
         from envcraft_runtime.cgroups import containment
 
         talk.print(containment().banner())
+    from envcraft.registry.gc_tuning import collect_less
+
+    collect_less()  # what lives for the whole run is loaded: the collector rescans it far less often
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name

@@ -412,5 +412,8 @@ def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int,
           f"control API: {gateway.base_url}/control (Authorization: Bearer {gateway.token})\n"
           f"create an episode: curl -X POST -H 'Authorization: Bearer {gateway.token}' "
           f"-d '{{\"env\": \"office\"}}' {gateway.base_url}/control/episodes", file=sys.stderr, flush=True)
+    from envcraft.registry.gc_tuning import collect_less
+
+    collect_less()
     uvicorn.run(gateway, host=host, port=port, log_level="warning", lifespan="on")
     return 0
