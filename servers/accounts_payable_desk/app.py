@@ -210,6 +210,11 @@ def vendor_bill_register(tables: Tables, bill_number: str, supplier_id: str, pur
     if _block:
         refuse("vendor_bill_register.unique",
                "this supplier invoice number is already registered: search it instead of entering a duplicate", _block)
+    _other = row_of(tables, "purchase_orders", _new.get("purchase_order_id"))
+    _block = not_among(_other, "status", ("open", "partially_received", "received"), "purchase order")
+    if _block:
+        refuse("ap_policy_1",
+               "Every bill must reference an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go on hold with reason \"missing PO reference\".", _block)
     tables["vendor_bills"].append(_new)
     return as_record(VendorBill, _new)
 
@@ -356,9 +361,9 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_2", "category": "judgement",
      "rule": "Check the supplier's bank_verified flag before scheduling and quote the policy when placing a hold.",
      "tools": [], "enforced": False},
-    {"id": "ap_policy_1", "category": "judgement",
-     "rule": "Every bill must reference an open or received purchase order. Bills without a PO go on hold with reason \"missing PO reference\".",
-     "tools": [], "enforced": False},
+    {"id": "ap_policy_1", "category": "eligibility",
+     "rule": "Every bill must reference an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go on hold with reason \"missing PO reference\".",
+     "tools": ['vendor_bill_register'], "enforced": True},
     {"id": "ap_policy_2", "category": "approval",
      "rule": "Never schedule a bill for a supplier whose bank details are unverified.",
      "tools": ['vendor_bill_schedule'], "enforced": True},

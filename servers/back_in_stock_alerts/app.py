@@ -18,9 +18,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_ref, check_time
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, target_row,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, target_row,
                                       text_contains)
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -283,6 +283,16 @@ def alert_notification_queue(tables: Tables, restock_subscription_id: str, watch
     if _block:
         refuse("alert_notification_queue.capacity",
                "the alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock", _block)
+    _other = row_of(tables, "restock_subscriptions", _new.get("restock_subscription_id"))
+    _block = not_among(_other, "status", ("waiting",), "restock subscription")
+    if _block:
+        refuse("queue_waiting_only",
+               "An alert is queued only for a subscription that is still waiting.", _block)
+    _block = comparison_fails(field_of(tables, "watched_variants", _new.get("watched_variant_id"), "stock_level"),
+                              ">", 0, "watched variant stock level", "")
+    if _block:
+        refuse("queue_in_stock_only",
+               "An alert is queued only for a variant whose stock_level is above zero.", _block)
     _target_restock_subscription_id = target_row(tables, "restock_subscriptions",
                                                  _new.get("restock_subscription_id"), "restock subscription")
     tables["alert_notifications"].append(_new)
@@ -359,8 +369,14 @@ def alert_notification_bounce(tables: Tables, alert_notification_id: str) -> Ale
 
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
-     "rule": "Only queue alerts for opted-in subscribers with a waiting subscription, on their preferred channel, oldest subscriptions first, and only for variants with stock_level above zero.",
+     "rule": "Queue alerts only for opted-in subscribers, on their preferred channel, oldest subscriptions first.",
      "tools": [], "enforced": False},
+    {"id": "queue_waiting_only", "category": "state_guard",
+     "rule": "An alert is queued only for a subscription that is still waiting.",
+     "tools": ['alert_notification_queue'], "enforced": True},
+    {"id": "queue_in_stock_only", "category": "threshold",
+     "rule": "An alert is queued only for a variant whose stock_level is above zero.",
+     "tools": ['alert_notification_queue'], "enforced": True},
     {"id": "restock_subscription_unsubscribe.status_in", "category": "state_guard",
      "rule": "The subscription already ended.", "tools": ['restock_subscription_unsubscribe'],
      "enforced": True},

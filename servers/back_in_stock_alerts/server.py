@@ -28,9 +28,11 @@ INSTRUCTIONS = (
     "so that a few pairs are not promised to hundreds of people. Today is Tuesday 2026-12-01; dates are "
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like asub-0001: search first, then act on "
     "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "
-    "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Only queue "
-    "alerts for opted-in subscribers with a waiting subscription, on their preferred channel, oldest "
-    "subscriptions first, and only for variants with stock_level above zero. Call finish when done."
+    "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Queue alerts "
+    "only for opted-in subscribers, on their preferred channel, oldest subscriptions first. "
+    "[queue_waiting_only] An alert is queued only for a subscription that is still waiting. "
+    "[queue_in_stock_only] An alert is queued only for a variant whose stock_level is above zero. Call "
+    "finish when done."
 )
 
 

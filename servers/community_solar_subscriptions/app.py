@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
+from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of, row_of,
                                       run_batch, target_row, text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
 
@@ -217,6 +217,11 @@ def garden_subscription_enroll(tables: Tables, solar_garden_id: str, solar_subsc
     if _block:
         refuse("garden_subscription_enroll.at_least",
                "the garden does not have that many free kW: offer a smaller share or another garden", _block)
+    _other = row_of(tables, "solar_gardens", _new.get("solar_garden_id"))
+    _block = not_among(_other, "status", ("operational",), "solar garden")
+    if _block:
+        refuse("program_rules_1b",
+               "Only an operational garden takes subscribers; one under construction takes none.", _block)
     _target_solar_garden_id = target_row(tables, "solar_gardens", _new.get("solar_garden_id"), "solar garden")
     tables["garden_subscriptions"].append(_new)
     if _target_solar_garden_id is not None and _new.get("share_kw") is not None:
@@ -344,8 +349,11 @@ def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> Wait
 
 POLICIES: list[dict[str, Any]] = [
     {"id": "program_rules_1", "category": "judgement",
-     "rule": "A subscriber may only join a garden in their own utility_territory, and only an operational one.",
-     "tools": [], "enforced": False},
+     "rule": "A subscriber may only join a garden in their own utility_territory.", "tools": [],
+     "enforced": False},
+    {"id": "program_rules_1b", "category": "eligibility",
+     "rule": "Only an operational garden takes subscribers; one under construction takes none.",
+     "tools": ['garden_subscription_enroll'], "enforced": True},
     {"id": "garden_subscription_enroll.capacity", "category": "capacity",
      "rule": "This garden has reached its subscriber cap: try another garden in the territory or add a waitlist entry.",
      "tools": ['garden_subscription_enroll'], "enforced": True},

@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "have ids like sgd-0001: search first, then act on the id. A failed write changes nothing, and a "
     "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
     "rules). Use the domain tools and the file tools. Policies: [program_rules_1] A subscriber may only "
-    "join a garden in their own utility_territory, and only an operational one. Call finish when done."
+    "join a garden in their own utility_territory. [program_rules_1b] Only an operational garden takes "
+    "subscribers; one under construction takes none. Call finish when done."
 )
 
 

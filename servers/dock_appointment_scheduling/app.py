@@ -19,8 +19,9 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import (check_choice, check_not_blank, check_order, check_range, check_ref,
                                         check_time)
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import (Page, Report, as_record, page_of, report_of, row_of, run_batch,
+                                      text_contains)
+from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -254,6 +255,14 @@ def dock_appointment_book(tables: Tables, dock_door_id: str, unload_crew_id: str
     if _block:
         refuse("dock_appointment_book.no_overlap2",
                "that crew is busy then: pick another crew on the same shift", _block)
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    _block = not_among(_other, "door_type", ("outbound", "both"), "dock door")
+    if holds(_new.get("load_type"), "==", "live_load") and _block:
+        refuse("dock_rules_2", "Outbound live loads only at outbound or both doors.", _block)
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    _block = not_among(_other, "door_type", ("inbound", "both"), "dock door")
+    if holds(_new.get("load_type"), "==", "live_unload") and _block:
+        refuse("dock_rules_2b", "Inbound live unloads only at inbound or both doors.", _block)
     tables["dock_appointments"].append(_new)
     return as_record(DockAppointment, _new)
 
@@ -282,6 +291,14 @@ def dock_appointment_reschedule(tables: Tables, dock_appointment_id: str, dock_d
     _block = overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status")
     if _block:
         refuse("dock_appointment_reschedule.no_overlap", "that door is booked at the new time", _block)
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    _block = not_among(_other, "door_type", ("outbound", "both"), "dock door")
+    if holds(_new.get("load_type"), "==", "live_load") and _block:
+        refuse("dock_rules_2", "Outbound live loads only at outbound or both doors.", _block)
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    _block = not_among(_other, "door_type", ("inbound", "both"), "dock door")
+    if holds(_new.get("load_type"), "==", "live_unload") and _block:
+        refuse("dock_rules_2b", "Inbound live unloads only at inbound or both doors.", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
 
@@ -361,9 +378,12 @@ POLICIES: list[dict[str, Any]] = [
      "tools": [], "enforced": False},
     {"id": "dock_rules_1", "category": "judgement",
      "rule": "Refrigerated (reefer) loads only at reefer_capable doors.", "tools": [], "enforced": False},
-    {"id": "dock_rules_2", "category": "judgement",
-     "rule": "Outbound live loads only at outbound or both doors; inbound at inbound or both.", "tools": [],
-     "enforced": False},
+    {"id": "dock_rules_2", "category": "eligibility",
+     "rule": "Outbound live loads only at outbound or both doors.",
+     "tools": ['dock_appointment_book', 'dock_appointment_reschedule'], "enforced": True},
+    {"id": "dock_rules_2b", "category": "eligibility",
+     "rule": "Inbound live unloads only at inbound or both doors.",
+     "tools": ['dock_appointment_book', 'dock_appointment_reschedule'], "enforced": True},
     {"id": "dock_rules_3", "category": "judgement",
      "rule": "A truck more than 2 hours late is marked no_show and must rebook.", "tools": [],
      "enforced": False},

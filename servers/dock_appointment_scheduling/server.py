@@ -31,9 +31,9 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `dockyard` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Check door type, equipment and crew shift against "
     "docs/dock_rules.md before booking. [dock_rules_1] Refrigerated (reefer) loads only at reefer_capable "
-    "doors. [dock_rules_2] Outbound live loads only at outbound or both doors; inbound at inbound or "
-    "both. [dock_rules_3] A truck more than 2 hours late is marked no_show and must rebook. Call finish "
-    "when done."
+    "doors. [dock_rules_2] Outbound live loads only at outbound or both doors. [dock_rules_2b] Inbound "
+    "live unloads only at inbound or both doors. [dock_rules_3] A truck more than 2 hours late is marked "
+    "no_show and must rebook. Call finish when done."
 )
 
 

@@ -244,7 +244,7 @@ def trust_disbursement_request(tables: Tables, client_ledger_id: str, payee: str
     _have = field_of(tables, "client_ledgers", _new.get("client_ledger_id"), "trust_balance")
     _block = short_of(_have, _new.get("amount"), "client ledger", _new.get("client_ledger_id"), "trust_balance")
     if _block:
-        refuse("trust_disbursement_request.at_least",
+        refuse("trust_account_rules_1",
                "the client's trust balance is too low: never pay one client's costs from another's funds; ask the client for a deposit", _block)
     _target_client_ledger_id = target_row(tables, "client_ledgers", _new.get("client_ledger_id"),
                                           "client ledger")
@@ -375,15 +375,12 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_2", "category": "judgement",
      "rule": "Voiding a disbursement does not re-credit the ledger: record a deposit with source \"cost deposit\" for the voided amount.",
      "tools": [], "enforced": False},
-    {"id": "trust_account_rules_1", "category": "judgement",
+    {"id": "trust_account_rules_1", "category": "threshold",
      "rule": "Never disburse more than the individual client's ledger balance; no negative ledgers, ever.",
-     "tools": [], "enforced": False},
+     "tools": ['trust_disbursement_request'], "enforced": True},
     {"id": "trust_account_rules_2", "category": "judgement",
      "rule": "Earned fees are transferred out only after an invoice has been sent to the client at least 10 days earlier.",
      "tools": [], "enforced": False},
-    {"id": "trust_disbursement_request.at_least", "category": "threshold",
-     "rule": "The client's trust balance is too low: never pay one client's costs from another's funds; ask the client for a deposit.",
-     "tools": ['trust_disbursement_request'], "enforced": True},
     {"id": "trust_disbursement_approve.status_in", "category": "state_guard",
      "rule": "Only requested disbursements need approval.", "tools": ['trust_disbursement_approve'],
      "enforced": True},

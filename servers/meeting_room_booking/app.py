@@ -19,9 +19,10 @@ from typing import Any, Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import (check_choice, check_email, check_not_blank, check_order, check_range,
                                         check_ref, check_time)
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       text_contains)
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import (PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse,
+                                    short_of)
 
 TODAY = "2026-12-01"
 
@@ -244,6 +245,12 @@ def room_reservation_hold(tables: Tables, conference_room_id: str, organizer: st
     if _block:
         refuse("room_reservation_hold.no_overlap",
                "the room is already held then: pick another room or time", _block)
+    _block = comparison_fails(_new.get("attendees"), "<=",
+                              field_of(tables, "conference_rooms", _new.get("conference_room_id"), "seats"),
+                              "attendees", "the conference room's seats")
+    if _block:
+        refuse("room_seats_cover_attendees",
+               "A room is booked only when its seats cover the attendee count.", _block)
     tables["room_reservations"].append(_new)
     return as_record(RoomReservation, _new)
 
@@ -272,6 +279,12 @@ def room_reservation_move(tables: Tables, room_reservation_id: str, conference_r
     _block = overlapping(tables["room_reservations"], _new, "conference_room_id", "start", "end", "status")
     if _block:
         refuse("room_reservation_move.no_overlap", "the target room is taken then: choose another slot", _block)
+    _block = comparison_fails(_new.get("attendees"), "<=",
+                              field_of(tables, "conference_rooms", _new.get("conference_room_id"), "seats"),
+                              "attendees", "the conference room's seats")
+    if _block:
+        refuse("room_seats_cover_attendees",
+               "A room is booked only when its seats cover the attendee count.", _block)
     _row.update(_new)
     return as_record(RoomReservation, _row)
 
@@ -364,6 +377,10 @@ def kit_loan_reserve(tables: Tables, av_kit_id: str, room_reservation_id: str, s
     if _block:
         refuse("kit_loan_reserve.no_overlap",
                "that kit is already out then: pick another kit of the same type", _block)
+    _other = row_of(tables, "av_kits", _new.get("av_kit_id"))
+    _block = not_among(_other, "condition", ("good", "worn"), "av kit")
+    if _block:
+        refuse("no_kit_needing_repair", "Never book a kit in `needs_repair` condition.", _block)
     tables["kit_loans"].append(_new)
     return as_record(KitLoan, _new)
 
@@ -398,9 +415,13 @@ def kit_loan_return(tables: Tables, kit_loan_id: str) -> KitLoan:
 
 
 POLICIES: list[dict[str, Any]] = [
-    {"id": "judgement_1", "category": "judgement",
-     "rule": "Always pick a room whose seats cover the attendee count, prefer rooms with video for hybrid meetings, and never book a kit in `needs_repair` condition.",
+    {"id": "judgement_1", "category": "judgement", "rule": "Prefer rooms with video for hybrid meetings.",
      "tools": [], "enforced": False},
+    {"id": "room_seats_cover_attendees", "category": "capacity",
+     "rule": "A room is booked only when its seats cover the attendee count.",
+     "tools": ['room_reservation_hold', 'room_reservation_move'], "enforced": True},
+    {"id": "no_kit_needing_repair", "category": "eligibility",
+     "rule": "Never book a kit in `needs_repair` condition.", "tools": ['kit_loan_reserve'], "enforced": True},
     {"id": "room_reservation_hold.not_in_past", "category": "time_window",
      "rule": "That time has passed: hold from today on.", "tools": ['room_reservation_hold'], "enforced": True},
     {"id": "room_reservation_hold.at_least", "category": "threshold",

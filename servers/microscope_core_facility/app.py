@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import (check_choice, check_date, check_not_blank, check_order, check_ref,
                                         check_time)
 from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, holds, in_past, missing_related, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -240,6 +240,12 @@ def scope_session_request(tables: Tables, microscope_id: str, core_user_id: str,
     _block = overlapping(tables["scope_sessions"], _new, "core_user_id", "start", "end", "status")
     if _block:
         refuse("scope_session_request.no_overlap2", "this user already has a session then", _block)
+    _block = missing_related(tables["scope_trainings"],
+                             {"microscope_id": _new.get("microscope_id"), "core_user_id": _new.get("core_user_id")},
+                             "status", ("passed",), "scope training")
+    if holds(_new.get("assisted"), "==", False) and _block:
+        refuse("core_rules_1",
+               "Unassisted sessions require a `passed` training on that exact microscope; untrained users book `assisted: true` sessions.", _block)
     tables["scope_sessions"].append(_new)
     return as_record(ScopeSession, _new)
 
@@ -379,9 +385,11 @@ POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
      "rule": "Before booking an unassisted session, check scope_training_search for a passed training on that microscope; otherwise book an assisted session in working hours.",
      "tools": [], "enforced": False},
-    {"id": "core_rules_1", "category": "judgement",
-     "rule": "Unassisted sessions require a `passed` training on that exact microscope. Untrained users book `assisted: true` sessions, which only run 09:00-17:00 on weekdays.",
-     "tools": [], "enforced": False},
+    {"id": "core_rules_1", "category": "approval",
+     "rule": "Unassisted sessions require a `passed` training on that exact microscope; untrained users book `assisted: true` sessions.",
+     "tools": ['scope_session_request'], "enforced": True},
+    {"id": "core_rules_2", "category": "judgement",
+     "rule": "Assisted sessions only run 09:00-17:00 on weekdays.", "tools": [], "enforced": False},
     {"id": "microscope_take_offline.status_in", "category": "state_guard",
      "rule": "The scope is already offline.", "tools": ['microscope_take_offline'], "enforced": True},
     {"id": "scope_session_request.not_in_past", "category": "time_window",

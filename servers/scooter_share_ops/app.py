@@ -18,9 +18,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       target_row, text_contains)
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -270,6 +270,14 @@ def deployment_deploy(tables: Tables, scooter_id: str, service_zone_id: str, dep
     if _block:
         refuse("deployment_deploy.capacity",
                "the zone is at its city permit cap: deploy to another zone or end a deployment first", _block)
+    _block = comparison_fails(field_of(tables, "scooters", _new.get("scooter_id"), "battery_pct"), ">=", 95,
+                              "scooter battery pct", "")
+    if _block:
+        refuse("fleet_rules_1", "Only scooters at 95%+ battery may be deployed.", _block)
+    _other = row_of(tables, "scooters", _new.get("scooter_id"))
+    _block = not_among(_other, "status", ("charging", "in_repair"), "scooter")
+    if _block:
+        refuse("fleet_rules_1b", "Only scooters that are charging or in_repair may be deployed.", _block)
     _target_scooter_id = target_row(tables, "scooters", _new.get("scooter_id"), "scooter")
     tables["deployments"].append(_new)
     if _target_scooter_id is not None:
@@ -359,9 +367,11 @@ POLICIES: list[dict[str, Any]] = [
      "tools": [], "enforced": False},
     {"id": "judgement_2", "category": "judgement", "rule": "Task the crew that covers the zone.", "tools": [],
      "enforced": False},
-    {"id": "fleet_rules_1", "category": "judgement",
-     "rule": "Only scooters at 95%+ battery that are charging or in_repair may be deployed.", "tools": [],
-     "enforced": False},
+    {"id": "fleet_rules_1", "category": "threshold", "rule": "Only scooters at 95%+ battery may be deployed.",
+     "tools": ['deployment_deploy'], "enforced": True},
+    {"id": "fleet_rules_1b", "category": "state_guard",
+     "rule": "Only scooters that are charging or in_repair may be deployed.", "tools": ['deployment_deploy'],
+     "enforced": True},
     {"id": "scooter_flag_low_battery.status_in", "category": "state_guard",
      "rule": "Only available scooters can be flagged low battery.", "tools": ['scooter_flag_low_battery'],
      "enforced": True},

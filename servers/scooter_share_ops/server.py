@@ -32,8 +32,8 @@ INSTRUCTIONS = (
     "its rules). Use the domain tools (or the `zipline` CLI in the shell) and the file tools. Policies: "
     "[judgement_1] Move scooters only along the lifecycle, end a deployment when collecting, and deploy "
     "only charged scooters into zones under their permit cap. [judgement_2] Task the crew that covers the "
-    "zone. [fleet_rules_1] Only scooters at 95%+ battery that are charging or in_repair may be deployed. "
-    "Call finish when done."
+    "zone. [fleet_rules_1] Only scooters at 95%+ battery may be deployed. [fleet_rules_1b] Only scooters "
+    "that are charging or in_repair may be deployed. Call finish when done."
 )
 
 

@@ -18,9 +18,9 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       text_contains)
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -222,6 +222,14 @@ def sequencing_run_queue(tables: Tables, sequencer_id: str, library_prep_id: str
     if _block:
         refuse("sequencing_run_queue.capacity",
                "that instrument's queue is full: queue on another instrument of the same platform", _block)
+    _other = row_of(tables, "library_preps", _new.get("library_prep_id"))
+    _block = not_among(_other, "qc_status", ("passed",), "library prep")
+    if _block:
+        refuse("queue_passed_qc_only", "Queue only libraries whose qc_status is passed.", _block)
+    _other = row_of(tables, "sequencers", _new.get("sequencer_id"))
+    _block = not_among(_other, "platform", ("nanopore",), "sequencer")
+    if holds(_new.get("read_config"), "==", "long_read") and _block:
+        refuse("long_read_on_nanopore", "A long_read run goes on a nanopore instrument.", _block)
     tables["sequencing_runs"].append(_new)
     return as_record(SequencingRun, _new)
 
@@ -329,8 +337,13 @@ def sequencing_run_abandon(tables: Tables, sequencing_run_id: str) -> Sequencing
 
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
-     "rule": "Queue only libraries whose qc_status is passed, on an instrument of the platform the read config needs (long_read -> nanopore).",
-     "tools": [], "enforced": False},
+     "rule": "Queue each library on an instrument whose platform suits it.", "tools": [], "enforced": False},
+    {"id": "queue_passed_qc_only", "category": "eligibility",
+     "rule": "Queue only libraries whose qc_status is passed.", "tools": ['sequencing_run_queue'],
+     "enforced": True},
+    {"id": "long_read_on_nanopore", "category": "eligibility",
+     "rule": "A long_read run goes on a nanopore instrument.", "tools": ['sequencing_run_queue'],
+     "enforced": True},
     {"id": "judgement_2", "category": "judgement",
      "rule": "Requeue at most twice (attempt 3 is the last); a failure from \"run folder disk full\" is requeued on the same instrument without counting an attempt.",
      "tools": [], "enforced": False},

@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of,
+from envcraft_runtime.records import (Page, Report, add_amount, as_record, field_of, page_of, report_of, row_of,
                                       target_row, text_contains)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
 
@@ -308,6 +308,10 @@ def outgoing_wire_initiate(tables: Tables, cash_account_id: str, beneficiary_id:
     if _block:
         refuse("outgoing_wire_initiate.at_least",
                "insufficient available balance: book a funding transfer first", _block)
+    _other = row_of(tables, "beneficiarys", _new.get("beneficiary_id"))
+    _block = not_among(_other, "verified", (True,), "beneficiary")
+    if _block:
+        refuse("verified_beneficiaries_only", "Wire only to verified beneficiaries.", _block)
     _target_cash_account_id = target_row(tables, "cash_accounts", _new.get("cash_account_id"), "cash account")
     tables["outgoing_wires"].append(_new)
     if _target_cash_account_id is not None and _new.get("amount") is not None:
@@ -359,8 +363,10 @@ def outgoing_wire_confirm(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
 
 POLICIES: list[dict[str, Any]] = [
     {"id": "judgement_1", "category": "judgement",
-     "rule": "Wire only to verified beneficiaries, from an account in the payment currency, and keep each account at or above its minimum_balance after the move.",
+     "rule": "Wire from an account in the payment currency, and keep each account at or above its minimum_balance after the move.",
      "tools": [], "enforced": False},
+    {"id": "verified_beneficiaries_only", "category": "eligibility",
+     "rule": "Wire only to verified beneficiaries.", "tools": ['outgoing_wire_initiate'], "enforced": True},
     {"id": "treasury_transfer_book.not_in_past", "category": "time_window",
      "rule": "Value date must be today or later.", "tools": ['treasury_transfer_book'], "enforced": True},
     {"id": "treasury_transfer_book.at_least", "category": "threshold",

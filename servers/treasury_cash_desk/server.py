@@ -28,9 +28,9 @@ INSTRUCTIONS = (
     "four-eyes approval before release. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like cac-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Policies: [judgement_1] Wire only to verified beneficiaries, "
-    "from an account in the payment currency, and keep each account at or above its minimum_balance after "
-    "the move. Call finish when done."
+    "lists every rule the tools enforce. Policies: [judgement_1] Wire from an account in the payment "
+    "currency, and keep each account at or above its minimum_balance after the move. "
+    "[verified_beneficiaries_only] Wire only to verified beneficiaries. Call finish when done."
 )
 
 

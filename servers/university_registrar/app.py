@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref
-from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, run_batch,
+from envcraft_runtime.records import (Page, Report, as_record, field_of, page_of, report_of, row_of, run_batch,
                                       text_contains)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
@@ -254,6 +254,11 @@ def course_registration_add(tables: Tables, enrolled_student_id: str, course_sec
     if _block:
         refuse("course_registration_add.capacity",
                "the section is full: offer another section of the course or a late_add petition", _block)
+    _other = row_of(tables, "enrolled_students", _new.get("enrolled_student_id"))
+    _block = not_among(_other, "hold", ("none",), "enrolled student")
+    if _block:
+        refuse("academic_calendar_1",
+               "Students with any hold other than `none` cannot add courses until the hold is cleared.", _block)
     tables["course_registrations"].append(_new)
     return as_record(CourseRegistration, _new)
 
@@ -388,9 +393,9 @@ POLICIES: list[dict[str, Any]] = [
      "enforced": False},
     {"id": "judgement_2", "category": "judgement", "rule": "Check the student's hold before any add.",
      "tools": [], "enforced": False},
-    {"id": "academic_calendar_1", "category": "judgement",
+    {"id": "academic_calendar_1", "category": "eligibility",
      "rule": "Students with any hold other than `none` cannot add courses until the hold is cleared.",
-     "tools": [], "enforced": False},
+     "tools": ['course_registration_add'], "enforced": True},
     {"id": "academic_calendar_2", "category": "judgement",
      "rule": "Audit registrations do not count toward seat_limit exceptions: they need instructor consent.",
      "tools": [], "enforced": False},
