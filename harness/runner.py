@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
 
 from envcraft.core.rollout import Failure, Rollout
 from envcraft.core.tasks import Task
@@ -95,12 +96,15 @@ async def run_pairs(todo: list[tuple[Task, int]], agent: Agent, launcher: Launch
                     on_done: Callable[[Rollout], None] | None = None) -> None:
     """Run exactly these (task, attempt) episodes, appending each rollout to the log as it finishes."""
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
+    writer = anyio.CapacityLimiter(1)  # one append at a time, in finishing order
     launcher = launcher or InProcessLauncher()
 
     async def one(target: Farm, task: Task, attempt: int) -> None:
         async with limiter:
             rollout = await run_episode(task, agent, target, limits, run_id, attempt, launcher.name)
-        log.append(rollout)
+        # Off the event loop: each append waits for its fsync, which must not stall the other episodes.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(log.append, rollout, limiter=writer)
         if on_done:
             on_done(rollout)
 
