@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import platform
 import secrets
 import time
 import shutil
@@ -187,3 +190,56 @@ async def test_a_command_that_kills_the_sandbox_only_ends_its_own_run(tmp_path):
         assert not killed.is_error
         after = await instance.client.call_tool("run_shell", {"command": "office contacts-search --query design | head -3"})
         assert "exit code: 0" in after.content[0].text, after.content[0].text
+
+
+def _stopped_runners() -> list[int]:
+    """Host pids of warm runners in the stopped state: a sandbox no command could ever start in again."""
+    stopped = []
+    for pid in _host_processes_with("warm_runner.py"):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                stopped.append(pid)
+    return stopped
+
+
+async def test_a_command_that_stops_the_runner_does_not_hang_the_next_one(tmp_path):
+    """Hole: the runner is the commands' uid, so `kill -STOP` reached it; it then never reaped nor started a command,
+    and every later command of the episode hit its time limit with no output (25 s each), for good. Now the server
+    sees the runner stopped (or its exit status never coming) and starts a fresh sandbox. Evidence: the next command's
+    own output, at once, and no stopped runner left on the host."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        await instance.client.call_tool("run_shell", {"command": "true"})
+        for attack in ("pkill -STOP -f 'warm_[r]unner'; echo stopped",  # the runner never reports this command's exit
+                       "me=$$; (while [ -e /proc/$me ]; do :; done; pkill -STOP -f 'warm_[r]unner') & exit 0"):  # after it
+            await instance.client.call_tool("run_shell", {"command": attack, "timeout_seconds": 10})
+            started = time.monotonic()
+            after = await instance.client.call_tool("run_shell", {"command": "echo next-$((6 * 7))", "timeout_seconds": 10})
+            assert "next-42" in after.content[0].text and time.monotonic() - started < 5, after.content[0].text
+            assert _stopped_runners() == []
+
+
+def _keys_holding(text: str) -> list[int]:
+    return [int(line.split()[0], 16) for line in Path("/proc/keys").read_text().splitlines() if text in line]
+
+
+@pytest.mark.skipif(not Path("/proc/keys").exists() or platform.machine() not in ("x86_64", "aarch64"),
+                    reason="needs /proc/keys and a known add_key number")
+async def test_no_key_reaches_a_host_keyring(tmp_path):
+    """Hole: kernel keyrings are not namespaced by owner, and the sandbox's uid 0 is the host's: a command added a key
+    to host root's user-session keyring (listed in its /proc/keys), where it stayed after the episode ended, readable by
+    the next episode; a key in the sandbox's own user keyring carried from one command to the next. Keyring calls are
+    now refused by a seccomp filter (seccomp.py). Evidence: the host's key list and a later command's hold no key."""
+    mark = "envcraft-redteam-" + secrets.token_hex(6)
+    number = {"x86_64": 248, "aarch64": 217}[platform.machine()]
+    add = (f"python3 -c \"import ctypes; libc = ctypes.CDLL(None); rings = [-3, -4, -5] + [int(l.split()[0], 16) "
+           f"for l in open('/proc/keys') if ' keyring ' in l]; "
+           f"[libc.syscall({number}, b'user', b'{mark}', b'secret', 6, ring) for ring in rings]\"; cat /proc/keys")
+    try:
+        async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+            await instance.client.call_tool("run_shell", {"command": add})
+            later = await instance.client.call_tool("run_shell", {"command": "cat /proc/keys"})
+            assert mark not in later.content[0].text
+        assert _keys_holding(mark) == []
+    finally:
+        for key in _keys_holding(mark):  # KEYCTL_INVALIDATE: leave the host's keyrings as they were
+            ctypes.CDLL(None).syscall({"x86_64": 250, "aarch64": 219}[platform.machine()], 21, key)

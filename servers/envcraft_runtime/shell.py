@@ -43,6 +43,7 @@ from .container import COMMAND_USERS, become_command_user, kill_everything_of
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
+from .seccomp import filter_file
 from .store import APP_DIR
 from .unprivileged import drop_to, episode_uid, hand_over
 from .warm import IDLE_SECONDS, Running, WarmSandbox
@@ -264,20 +265,21 @@ class Shell:
                   drop: int | None = None) -> ShellResult:
         argv, cwd = self.argv(command, drop)
         cgroup = envelope.command() if envelope else None
-        args_fd = None
+        fds: list[int] = []
         try:
             if self.backend == "bwrap":  # options through a descriptor: /proc/1/cmdline in the sandbox shows no host path
                 split = argv.index("--")
-                args_fd = _args_file(argv[1:split])
-                argv = [argv[0], "--args", str(args_fd), *argv[split + 1:]]
+                fds.append(filter_file())
+                fds.append(_args_file(["--seccomp", str(fds[0]), *argv[1:split]]))
+                argv = [argv[0], "--args", str(fds[1]), *argv[split + 1:]]
             if uid is None and PRLIMIT:
-                proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=[args_fd] if args_fd is not None else [])
+                proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=fds)
             else:
-                proc = self._spawn_with_preexec(argv, cwd, cgroup, uid, pass_fds=[args_fd] if args_fd is not None else [])
+                proc = self._spawn_with_preexec(argv, cwd, cgroup, uid, pass_fds=fds)
             return self._collect(proc, wall)
         finally:
-            if args_fd is not None:
-                os.close(args_fd)
+            for fd in fds:
+                os.close(fd)
             if cgroup:
                 cgroup.destroy()
 
@@ -304,6 +306,8 @@ class Shell:
             self._warm.stop_if(control)  # it never ran: the sandbox was gone or asked to be replaced
             if attempt == 2:
                 raise ToolFailure("the sandbox could not start the command: try again")
+        if running.exit is None and not running.gone:  # the runner was stopped (SIGSTOP) or is wedged: never reuse it
+            self._warm.stop_if(control)
         later(self._warm.prepare)  # the next command's leaf and spare child, off this command's path
         code = 124 if timed_out else 137 if running.exit is None else running.exit  # 137: the runner was killed
         return ShellResult(exit_code=code, stdout=stdout, stderr=stderr, timed_out=timed_out, truncated=truncated)
@@ -322,16 +326,19 @@ class Shell:
     def _spawn_sandbox(self, control_fd: int, cgroup: CommandCgroup) -> subprocess.Popen:
         """bwrap + the runner, in the sandbox's own leaf of the envelope; no rlimits (each command takes its own)."""
         python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-        args_fd = _args_file(self._bwrap_options())
+        seccomp_fd = filter_file()
+        args_fd = _args_file(["--seccomp", str(seccomp_fd), *self._bwrap_options()])
         try:
             argv = ["bwrap", "--args", str(args_fd), str(python if python.exists() else "python3"), "-I", "-S",
                     "/opt/envcraft_runtime/warm_runner.py", str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]
             joins = [str(path / "cgroup.procs") for path in cgroup.paths]
             wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
             return subprocess.Popen(wrapper, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True, env=_launch_env(), pass_fds=[args_fd, control_fd])
+                                    stderr=subprocess.DEVNULL, start_new_session=True, env=_launch_env(),
+                                    pass_fds=[args_fd, seccomp_fd, control_fd])
         finally:
             os.close(args_fd)
+            os.close(seccomp_fd)
 
     def _rlimits(self, in_cgroup: bool) -> list[tuple[str, int, int]]:
         """(prlimit option, resource, value): the per-process bounds of every command."""

@@ -41,6 +41,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from .cgroups import CommandCgroup, EpisodeCgroup
 
@@ -135,6 +136,7 @@ class WarmSandbox:
             raise
         finally:
             theirs.close()
+        ours.settimeout(5)  # a stopped runner stops reading: a full socket must not hold a tool call forever
         self._control = ours
         self._made_for = self._identity()
 
@@ -163,6 +165,17 @@ class WarmSandbox:
             if control is None or self._control is control:
                 self._stop()
 
+    def _stopped(self) -> bool:
+        """A process of the sandbox itself (the runner) is stopped or traced: a command sent it SIGSTOP, and it
+        would never start nor reap the next one. (A command's leftovers are killed before the next one starts.)"""
+        for path in self._leaf.paths[:1]:
+            with contextlib.suppress(OSError):
+                for pid in (path / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(OSError, IndexError):
+                        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                            return True
+        return False
+
     def prepare(self) -> None:
         """Make the next command's leaf and have the runner place a zygote in it (off the command's path)."""
         with self._lock:
@@ -189,8 +202,9 @@ class WarmSandbox:
         """Hand one command to the zygote, or to the runner (starting the sandbox first if need be).
         Returns the command and the control socket it went through (to replace that sandbox if it never started)."""
         with self._lock:
-            if self._control is not None and (self._process.poll() is not None or self._identity() != self._made_for):
-                self._stop()  # the runner ended, or the workspace folder it binds was replaced
+            if self._control is not None and (self._process.poll() is not None or self._identity() != self._made_for
+                                              or self._stopped()):
+                self._stop()  # the runner ended or was stopped, or the workspace folder it binds was replaced
             if self._control is None:
                 self._start()
             control, spare, self._spare = self._control, self._spare, None

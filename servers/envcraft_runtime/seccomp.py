@@ -1,0 +1,51 @@
+"""The seccomp filter bwrap loads into every sandbox (`--seccomp FD`): the kernel keyring calls fail with EPERM.
+
+Kernel keyrings are not namespaced by owner: the sandbox's uid 0 is the host's uid 0, so a command could add a
+key to host root's user-session keyring (it stays there after the sandbox ends: state on the host, and a
+channel from one episode to the next or to another episode) and read any root-owned key whose permissions let
+its owner read it. Container runtimes refuse these calls for the same reason (Docker's default profile does);
+nothing a task needs uses them. A classic BPF program, built here so the runtime needs no library:
+native and 32-bit compat numbers per architecture; an architecture not listed is let through unfiltered.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+
+_LD_ABS, _JEQ, _AND, _RET = 0x20, 0x15, 0x54, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_ALU|AND|K, BPF_RET|K
+_NR, _ARCH = 0, 4  # offsets in struct seccomp_data
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_X32_BIT = 0x40000000
+# AUDIT_ARCH_* -> (add_key, request_key, keyctl) numbers, and whether the x32 bit is masked off first
+KEYRING_CALLS = {
+    0xC000003E: ((248, 249, 250), True),   # x86_64 (and x32)
+    0x40000003: ((286, 287, 288), False),  # i386
+    0xC00000B7: ((217, 218, 219), False),  # aarch64
+    0x40000028: ((309, 310, 311), False),  # arm
+}
+
+
+def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def program() -> bytes:
+    """The filter as bwrap reads it: struct sock_filter instructions, back to back."""
+    out = [_op(_LD_ABS, _ARCH)]
+    for arch, (calls, x32) in KEYRING_CALLS.items():
+        block = [_op(_LD_ABS, _NR)] + ([_op(_AND, 0xFFFFFFFF & ~_X32_BIT)] if x32 else [])
+        block += [_op(_JEQ, nr, jt=len(calls) - i) for i, nr in enumerate(calls)]  # jump to the EPERM below
+        block += [_op(_RET, _ALLOW), _op(_RET, _ERRNO | errno.EPERM)]
+        out += [_op(_JEQ, arch, jt=0, jf=len(block)), *block]
+    out.append(_op(_RET, _ALLOW))
+    return b"".join(out)
+
+
+def filter_file() -> int:
+    """A memory file holding the program, at offset 0, for `bwrap --seccomp FD` (bwrap reads and closes it)."""
+    fd = os.memfd_create("envcraft-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, program())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
