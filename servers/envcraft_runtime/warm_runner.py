@@ -168,7 +168,10 @@ class Runner:
             _reply(socket.socket(fileno=os.dup(status)), {"error": f"could not start the command: {exc}"})
             return True
         if pid == 0:
-            _join(cgroups)
+            try:
+                _join(cgroups)
+            except BaseException:  # noqa: BLE001 - never go on as a second runner outside the command's leaf
+                os._exit(125)
             _exec(memfd, stdout, stderr, status)
         self.running[pid] = socket.socket(fileno=os.dup(status))
         return True
