@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import ctypes
 import platform
 import secrets
@@ -11,6 +12,7 @@ import shutil
 import socket
 from pathlib import Path
 
+import anyio
 import pytest
 
 from envcraft.core.grading import Snapshot
@@ -243,3 +245,20 @@ async def test_no_key_reaches_a_host_keyring(tmp_path):
     finally:
         for key in _keys_holding(mark):  # KEYCTL_INVALIDATE: leave the host's keyrings as they were
             ctypes.CDLL(None).syscall({"x86_64": 250, "aarch64": 219}[platform.machine()], 21, key)
+
+
+async def test_a_command_cannot_use_up_host_roots_inotify_instances(tmp_path):
+    """Hole: inotify instances are counted per host user up the user-namespace tree, and the sandbox's uid 0 is host
+    root: one command holding 128 left the server, every other episode and the host's root daemons unable to make one
+    (EMFILE). inotify_init/fanotify_init are now refused in the sandbox (seccomp.py). Evidence: while the command
+    holds all it could get, this (host, root) process still makes an inotify instance."""
+    hold = ("python3 -c \"import ctypes, time; libc = ctypes.CDLL(None); "
+            "held = [fd for fd in iter(libc.inotify_init, -1)]; open('held', 'w').write(str(len(held))); time.sleep(4)\"")
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance, anyio.create_task_group() as tg:
+        tg.start_soon(instance.client.call_tool, "run_shell", {"command": hold, "timeout_seconds": 10})
+        with anyio.fail_after(8):
+            while not (instance.workspace / "held").exists():
+                await anyio.sleep(0.05)
+        fd = ctypes.CDLL(None).inotify_init()
+        assert fd >= 0, f"the host ran out of inotify instances while the command held {(instance.workspace / 'held').read_text()}"
+        os.close(fd)
