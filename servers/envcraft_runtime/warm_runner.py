@@ -21,6 +21,7 @@ Nothing carries from one command to the next: before a command starts while no o
 the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied and System V IPC objects
 must be gone; if they cannot be, the runner says so and exits (the server starts a fresh sandbox).
 It exits too when the server closes the control socket (or dies), or after IDLE_SECONDS idle.
+It is the sandbox's pid 1 (bwrap --as-pid-1), so it also reaps what a command orphans.
 Standard library only; it imports nothing of the runtime, so it starts fast.
 """
 
