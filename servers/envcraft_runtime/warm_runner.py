@@ -18,8 +18,10 @@ Either way the child starts its own session, takes the command's rlimits and exe
 execs (or {"restart": why} / {"error": why} from the runner), then {"exit": code} from the runner.
 
 Nothing carries from one command to the next: before a command starts while no other one runs,
-the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied and System V IPC objects
-must be gone; if they cannot be, the runner says so and exits (the server starts a fresh sandbox).
+the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied, System V IPC objects
+must be gone and the runner's own nice value, CPU affinity, scheduling policy and rlimits (which a command
+may change from outside, and the next would inherit) must be as they were; if not, the runner says so and
+exits (the server starts a fresh sandbox).
 It exits too when the server closes the control socket (or dies), or after IDLE_SECONDS idle.
 It is the sandbox's pid 1 (bwrap --as-pid-1), so it also reaps what a command orphans.
 Standard library only; it imports nothing of the runtime, so it starts fast.
@@ -67,7 +69,17 @@ def clean() -> bool:
                     return False
     except (OSError, RecursionError):
         return False
-    return True
+    return inherited() == INHERITED_AT_START
+
+
+def inherited() -> tuple:
+    """What a command inherits from the runner and may change in it from outside (same uid: renice, taskset,
+    chrt, prlimit on pid 1) but could not always undo in itself (a nice value cannot be lowered again)."""
+    limits = tuple(resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_"))
+    return os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0), limits
+
+
+INHERITED_AT_START = inherited()
 
 
 def _close_all_but(keep: set[int]) -> None:
