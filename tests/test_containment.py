@@ -7,6 +7,7 @@ import os
 import ctypes
 import platform
 import secrets
+import signal
 import textwrap
 import time
 import shutil
@@ -310,3 +311,64 @@ async def test_a_command_cannot_ptrace_the_sandbox_init_into_a_process_that_outl
         assert _host_processes_with(mark) == [], attack.content[0].text
         victim = await instance.client.call_tool("run_shell", {"command": "echo victim; sleep 0.5"})
         assert victim.content[0].text.split("stdout:\n")[1] == "victim\n", victim.content[0].text
+
+
+async def test_a_command_cannot_change_what_the_next_one_inherits(tmp_path):
+    """Hole: the runner is the commands' uid, so a command reniced it (or pinned it to one CPU) from outside, and
+    every later command, forked from it, ran at nice 19, unable to lower it again. The runner now checks its own
+    nice value, affinity, policy and rlimits before a command and is replaced if they changed."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        probe = "nice; taskset -p $$ | sed 's/.*: //'"
+        before = (await instance.client.call_tool("run_shell", {"command": probe})).content[0].text
+        await instance.client.call_tool("run_shell", {"command": "renice -n 19 -p 1; taskset -p 1 1"})
+        after = (await instance.client.call_tool("run_shell", {"command": probe})).content[0].text
+        assert after == before
+
+
+def _runner_of(workspace: Path) -> int:
+    """The host pid of the warm runner whose sandbox binds `workspace` (found through /proc/PID/root)."""
+    mark = next(workspace.glob("runner-mark-*")).name
+    [pid] = [pid for pid in _host_processes_with("warm_runner.py") if Path(f"/proc/{pid}/root/workspace/{mark}").exists()
+             and "\nNSpid:" in (status := Path(f"/proc/{pid}/status").read_text())  # pid 1 inside: not the spare
+             and status.split("\nNSpid:")[1].split("\n")[0].split()[-1] == "1"]
+    return pid
+
+
+async def test_episodes_and_the_spare_child_are_out_of_reach_and_a_killed_runner_is_replaced(tmp_path):
+    """While episode A's command runs, episode B's sees no process of A's and signals none (kill -9 -1, pkill), and
+    no spare child: one runner (pid 1) and its own command. A runner killed from outside mid-command ends that
+    command with an error code; the next starts a fresh sandbox, and no process of the old one is left."""
+    mark = "envcraft-other-" + secrets.token_hex(4)
+    root = WorkspaceRoot(tmp_path)
+    async with launch(get("office"), InProcessLauncher(), root) as a, launch(get("office"), InProcessLauncher(), root) as b:
+        results = {}
+
+        async def run_a() -> None:
+            results["a"] = (await a.client.call_tool("run_shell", {"command": (
+                f"touch runner-mark-{mark}; python3 -c 'import time; time.sleep(2.5)' {mark}; echo a-done"),
+                "timeout_seconds": 10})).content[0].text
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run_a)
+            with anyio.fail_after(8):
+                while not _host_processes_with(mark):
+                    await anyio.sleep(0.05)
+            seen = (await b.client.call_tool("run_shell", {"command": (
+                f"ps -eo args; pkill -9 -f '{mark[:-1]}[{mark[-1]}]'; kill -9 -1")})).content[0].text
+        assert "a-done" in results["a"] and mark not in seen, (results["a"], seen)
+        assert seen.count("warm_runner.py") == 1, seen  # pid 1 only: no spare child in sight
+        runner = _runner_of(a.workspace)
+        killed = {}
+
+        async def run_long() -> None:
+            killed["text"] = (await a.client.call_tool("run_shell", {"command": "sleep 5; echo never",
+                                                                     "timeout_seconds": 10})).content[0].text
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run_long)
+            await anyio.sleep(0.5)
+            os.kill(runner, signal.SIGKILL)
+        assert "never" not in killed["text"] and "exit code: 137" in killed["text"], killed["text"]
+        after = (await a.client.call_tool("run_shell", {"command": "echo fresh"})).content[0].text
+        assert "fresh" in after and _runner_of(a.workspace) != runner
+        assert not Path(f"/proc/{runner}").exists() and _host_processes_with("sleep 5; echo never") == []
