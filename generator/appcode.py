@@ -263,32 +263,9 @@ def params_of(bp: Blueprint, op: Operation) -> list[Param]:
     return [p for p in params if p.required] + [p for p in params if not p.required]
 
 
-def wrap(head: str, items: list[str], tail: str, indent: str = "") -> list[str]:
-    """`head(item, item) tail` on one line, or continued lines aligned after the opening bracket."""
-    line = f"{indent}{head}{', '.join(items)}{tail}"
-    if len(line) <= WIDTH or not items:
-        return [line]
-    pad = " " * (len(indent) + len(head))
-    out, current = [], ""
-    for i, item in enumerate(items):
-        piece = item + ("," if i < len(items) - 1 else tail)
-        candidate = f"{current} {piece}" if current else piece
-        if current and len(pad) + len(candidate) > WIDTH:
-            out.append(current)
-            current = piece
-        else:
-            current = candidate
-    out.append(current)
-    return [f"{indent}{head}{out[0]}"] + [pad + text for text in out[1:]]
-
-
-def signature(bp: Blueprint, op: Operation, returns: str) -> list[str]:
-    items = ["tables: Tables"] + [f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default}")
-                                  for p in params_of(bp, op)]
-    return wrap(f"def {op.name}(", items, f") -> {returns}:")
-
-
-def docstring(bp: Blueprint, op: Operation) -> list[str]:
+def doc_lines(bp: Blueprint, op: Operation) -> list[str]:
+    """The operation's docstring, line by line: its description, then (after a blank line) the
+    conventions of its arguments. Escaped for a docstring (see `docline`)."""
     entity = bp.entity(op.entity)
     notes = []
     if op.kind == "search":
@@ -308,10 +285,7 @@ def docstring(bp: Blueprint, op: Operation) -> list[str]:
         if times:
             notes.append(f"{', '.join(times)}: times as YYYY-MM-DDTHH:MM (24-hour).")
     body = [op.description.strip()] + ([""] + textwrap.wrap(" ".join(notes), WIDTH - 4) if notes else [])
-    escaped = [docline(line) for line in body]
-    if len(escaped) == 1:
-        return [f'    """{escaped[0]}"""']
-    return [f'    """{escaped[0]}'] + [f"    {line}".rstrip() for line in escaped[1:]] + ['    """']
+    return [docline(line) for line in body]
 
 
 def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tuple[str, str]]:

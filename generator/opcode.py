@@ -1,18 +1,24 @@
-"""Render one blueprint operation as a Python function of the generated app.py.
+"""What one blueprint operation's function in app.py does, as values for templates/operation.py.jinja.
 
-The shape every write follows: find or build the row, validate the arguments, work out the row as
-it would be (`_new`), check the preconditions, look up the rows the effects touch, and only then
-change anything. The semantics are documented in generator/README.md.
+The shape every write follows (the template lays it out): find or build the row, validate the
+arguments, work out the row as it would be (`_new`), check the rules, look up the rows the effects
+touch, and only then change anything. Here each step becomes a Python expression whose blueprint
+values are literals (`lit`); the semantics are documented in generator/README.md.
 """
 
 from __future__ import annotations
 
-from envcraft.generator.appcode import (Param, docstring, enum_const, fill_default, lit, page_class, params_of,
-                               precondition_subject, pyname, record_class, signature, starts_and_ends, typed, wrap)
+from dataclasses import dataclass, field
+
+from envcraft.generator.appcode import (Param, doc_lines, enum_const, fill_default, lit, page_class, params_of,
+                                        precondition_subject, pyname, record_class, starts_and_ends, typed)
 from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
 from envcraft.generator.policy import precondition_id
 
-IND = "    "
+
+def call(function: str, *args: str) -> str:
+    """The expression `function(arg, ...)`; the arguments are expressions already."""
+    return f"{function}({', '.join(args)})"
 
 
 def id_hint(bp: Blueprint, entity: Entity) -> str:
@@ -27,6 +33,56 @@ def what(entity: Entity) -> str:
     return entity.name.replace("_", " ")
 
 
+@dataclass
+class RuleCheck:
+    """One rule as code: an optional set-up statement, the blocking fact, and the refusal that cites it."""
+
+    id: str
+    message: str
+    fact: str
+    setup: str | None = None
+    when: str | None = None  # the rule applies only when this holds
+
+
+@dataclass
+class EffectChange:
+    """A change to a referenced row (`target`, looked up before anything changes)."""
+
+    target: str
+    field: str
+    value: str
+    needs: str | None = None  # the argument whose value the change needs (an adjustment by None is skipped)
+
+
+@dataclass
+class OperationView:
+    """Everything templates/operation.py.jinja needs to write one operation's function."""
+
+    name: str
+    kind: str
+    writes: bool
+    params: list[Param]
+    returns: str
+    doc: list[str]
+    table: str
+    record: str
+    checks: list[str] = field(default_factory=list)  # argument checks, before anything else
+    find: str | None = None  # the look-up of the row a get / update / transition / delete acts on
+    filters: list[str] = field(default_factory=list)  # search conditions
+    page: str | None = None
+    values: list[tuple[str, str]] = field(default_factory=list)  # create: field -> value expression
+    id_expr: str | None = None
+    changes: list[tuple[str, str]] = field(default_factory=list)  # update / transition: (field, argument)
+    nothing_to_change: str | None = None  # update: the message when no field is given
+    new_status: tuple[str, str] | None = None  # transition: (status field, value)
+    needs_new: bool = False  # delete: whether rules or effects read the row as `_new`
+    orders: list[tuple[str, str]] = field(default_factory=list)  # (start, end) fields that must be in order
+    uniques: list[str] = field(default_factory=list)
+    rules: list[RuleCheck] = field(default_factory=list)
+    lookups: list[tuple[str, str]] = field(default_factory=list)  # (local, expression) rows the effects change
+    effects: list[EffectChange] = field(default_factory=list)
+
+
 def _validate(bp: Blueprint, op: Operation, params: list[Param]) -> list[str]:
     entity = bp.entity(op.entity)
     out = []
@@ -36,76 +92,72 @@ def _validate(bp: Blueprint, op: Operation, params: list[Param]) -> list[str]:
             continue
         if op.kind == "search":
             if spec.type == "enum":
-                out.append(f"{IND}check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+                out.append(call("check_choice", name, quoted, enum_const(entity, spec)))
             elif spec.type == "date":
-                out.append(f"{IND}check_date({name}, {quoted})")
+                out.append(call("check_date", name, quoted))
             continue
         if spec.type in ("str", "text"):
-            out.append(f"{IND}check_not_blank({name}, {quoted})")
+            out.append(call("check_not_blank", name, quoted))
         elif spec.type == "email":
-            out.append(f"{IND}check_email({name}, {quoted})")
+            out.append(call("check_email", name, quoted))
         elif spec.type == "enum":
-            out.append(f"{IND}check_choice({name}, {quoted}, {enum_const(entity, spec)})")
+            out.append(call("check_choice", name, quoted, enum_const(entity, spec)))
         elif spec.type == "ref":
             other = bp.entity(spec.ref)
-            out += wrap("check_ref(", ["tables", lit(other.table), name, quoted, lit(what(other)), lit(id_hint(bp, other))],
-                        ")", IND)
+            out.append(call("check_ref", "tables", lit(other.table), name, quoted, lit(what(other)),
+                            lit(id_hint(bp, other))))
         elif spec.type in ("int", "float") and (spec.min is not None or spec.max is not None):
-            out.append(f"{IND}check_range({name}, {quoted}, {lit(spec.min)}, {lit(spec.max)})")
+            out.append(call("check_range", name, quoted, lit(spec.min), lit(spec.max)))
         elif spec.type == "date":
-            out.append(f"{IND}check_date({name}, {quoted})")
+            out.append(call("check_date", name, quoted))
         elif spec.type == "datetime":
-            out.append(f"{IND}check_time({name}, {quoted})")
+            out.append(call("check_time", name, quoted))
         elif spec.type == "list_str":
-            out.append(f"{IND}check_items({name}, {quoted})")
+            out.append(call("check_items", name, quoted))
     return out
 
 
-def _search(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
-    conditions = []
+def _filters(params: list[Param]) -> list[str]:
+    """A search's conditions on a row `_r`: each holds when its filter is not given."""
+    out = []
     for p in params:
         if p.spec is None:
             continue
         value = f"_r.get({lit(p.spec.name)})"
         kind = p.spec.type
-        test = (f"text_contains({value}, {p.name})" if kind in ("str", "text", "email") else
-                f"has_item({value}, {p.name})" if kind == "list_str" else
-                f"starts_with({value}, {p.name})" if kind == "datetime" else f"{value} == {p.name}")
-        conditions.append(f"({p.name} is None or {test})")
-    lines = _validate(bp, op, params)
-    if conditions:
-        lines += [f"{IND}_rows = [", f"{IND * 2}_r for _r in tables[{lit(entity.table)}]", f"{IND * 2}if {conditions[0]}"]
-        lines += [f"{IND * 2}and {c}" for c in conditions[1:]] + [f"{IND}]"]
-    else:
-        lines.append(f"{IND}_rows = tables[{lit(entity.table)}]")
-    return lines + [f"{IND}return page_of({page_class(entity)}, {record_class(entity)}, _rows, limit, offset)"]
+        test = (call("text_contains", value, p.name) if kind in ("str", "text", "email") else
+                call("has_item", value, p.name) if kind == "list_str" else
+                call("starts_with", value, p.name) if kind == "datetime" else f"{value} == {p.name}")
+        out.append(f"({p.name} is None or {test})")
+    return out
 
 
-def _find(bp: Blueprint, entity: Entity) -> list[str]:
-    return wrap("_row = find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id", lit(what(entity)),
-                                     lit(id_hint(bp, entity))], ")", IND)
+def _find(bp: Blueprint, entity: Entity) -> str:
+    return call("find_row", "tables", lit(entity.table), lit("id"), f"{entity.name}_id", lit(what(entity)),
+                lit(id_hint(bp, entity)))
 
 
-def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> list[str]:
-    """One rule as code: work out the fact that would block the write; refuse, citing the rule, if there is one."""
+def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str | None, str]:
+    """(a set-up statement or None, the expression of the fact that blocks the write, or None)."""
     pre = op.preconditions[index]
     subject, table = precondition_subject(op, pre), f"tables[{lit(entity.table)}]"
     status = lit(entity.status_field)
-    lines: list[str] = []
     if pre.kind in ("status_in", "field_equals"):
-        fact = f"not_among({subject}, {lit(pre.field)}, {_choices(entity, pre.field, pre.values)}, {lit(what(entity))})"
-    elif pre.kind == "ref_in":
+        return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
+                          lit(what(entity)))
+    if pre.kind == "ref_in":
         other = bp.entity(entity.field(pre.ref_field).ref)
-        lines = wrap("_other = row_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})"], ")", IND)
-        fact = f"not_among(_other, {lit(pre.other_field)}, {_choices(other, pre.other_field, pre.values)}, {lit(what(other))})"
-    elif pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
+        setup = "_other = " + call("row_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})")
+        return setup, call("not_among", "_other", lit(pre.other_field), _choices(other, pre.other_field, pre.values),
+                           lit(what(other)))
+    if pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
         other = bp.entity(entity.field(pre.ref_field).ref)
         spec = other.field(pre.other_field)
-        left = f"field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+        left = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
         right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
         name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
-        fact = f"comparison_fails({left}, {lit(pre.op)}, {right}, {name}, \"\")"
-    elif pre.kind == "compare":
+        return None, call("comparison_fails", left, lit(pre.op), right, name, '""')
+    if pre.kind == "compare":
         left = f"_new.get({lit(pre.field)})"
         if pre.value is not None:
             right, name = lit(typed(entity.field(pre.field), str(pre.value)) if not isinstance(pre.value, bool)
@@ -114,174 +166,135 @@ def _precondition(bp: Blueprint, op: Operation, entity: Entity, index: int) -> l
             right, name = f"_new.get({lit(pre.than)})", lit(pre.than.replace("_", " "))
         else:
             other = bp.entity(entity.field(pre.ref_field).ref)
-            right = f"field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
+            right = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
             name = lit(f"the {what(other)}'s {pre.other_field.replace('_', ' ')}")
-        fact = f"comparison_fails({left}, {lit(pre.op)}, {right}, {lit(pre.field.replace('_', ' '))}, {name})"
-    elif pre.kind in ("requires", "forbids"):
+        return None, call("comparison_fails", left, lit(pre.op), right, lit(pre.field.replace("_", " ")), name)
+    if pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
-        helper = "missing_related" if pre.kind == "requires" else "present_related"
         allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
-        fact = f"{helper}(tables[{lit(other.table)}], {match}, {lit(pre.field)}, {allowed}, {lit(what(other))})"
-    elif pre.kind == "time_window":
-        days = "(" + ", ".join(lit(d) for d in pre.days) + ("," if len(pre.days) == 1 else "") + ")"
-        fact = f"outside_window(_new.get({lit(pre.field)}), {days}, {lit(pre.from_time)}, {lit(pre.to_time)})"
-    elif pre.kind == "no_overlap":
-        fact = f"overlapping({table}, _new, {lit(pre.resource)}, {lit(pre.start)}, {lit(pre.end)}, {status})"
-    elif pre.kind in ("capacity", "at_least"):
+        return None, call("missing_related" if pre.kind == "requires" else "present_related",
+                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)))
+    if pre.kind == "time_window":
+        return None, call("outside_window", f"_new.get({lit(pre.field)})", _tuple([lit(d) for d in pre.days]),
+                          lit(pre.from_time), lit(pre.to_time))
+    if pre.kind == "no_overlap":
+        return None, call("overlapping", table, "_new", lit(pre.resource), lit(pre.start), lit(pre.end), status)
+    if pre.kind in ("capacity", "at_least"):
         other = bp.entity(entity.field(pre.ref_field).ref)
         local = "_capacity" if pre.kind == "capacity" else "_have"
-        lines = wrap(f"{local} = field_of(", ["tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
-                                                lit(pre.other_field)], ")", IND)
-        fact = (f"at_capacity({table}, _new, {lit(pre.ref_field)}, {status}, _capacity)" if pre.kind == "capacity" else
-                f"short_of(_have, _new.get({lit(pre.field)}), {lit(what(other))}, _new.get({lit(pre.ref_field)}), "
-                f"{lit(pre.other_field)})")
-    elif pre.kind == "unique":
-        fact = f'taken_by_other({table}, {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
-    else:  # not_in_past: an argument when the operation takes it, else the row's own value
-        given = op.kind != "create" and pre.field in op.params + op.required
-        var = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
-        fact = f"in_past({var}, {lit(pre.field)}, TODAY)"
-    name, args = fact.split("(", 1)
-    lines += wrap(f"_block = {name}(", _top_level(args[:-1]), ")", IND)
-    condition = "_block"
+        setup = f"{local} = " + call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
+                                     lit(pre.other_field))
+        if pre.kind == "capacity":
+            return setup, call("at_capacity", table, "_new", lit(pre.ref_field), status, "_capacity")
+        return setup, call("short_of", "_have", f"_new.get({lit(pre.field)})", lit(what(other)),
+                           f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
+    if pre.kind == "unique":
+        return None, call("taken_by_other", table, lit(pre.field), f"_new.get({lit(pre.field)})", '_new["id"]')
+    # not_in_past: an argument when the operation takes it, else the row's own value
+    given = op.kind != "create" and pre.field in op.params + op.required
+    value = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
+    return None, call("in_past", value, lit(pre.field), "TODAY")
+
+
+def _rule(bp: Blueprint, op: Operation, entity: Entity, index: int) -> RuleCheck:
+    pre = op.preconditions[index]
+    setup, fact = _fact(bp, op, entity, index)
+    when = None
     if pre.when is not None:
-        when = pre.when
-        if when.op in ("in", "not_in"):
-            test = f"_new.get({lit(when.field)}) {'in' if when.op == 'in' else 'not in'} {_choices(entity, when.field, when.values)}"
+        cond = pre.when
+        if cond.op in ("in", "not_in"):
+            when = (f"_new.get({lit(cond.field)}) {'in' if cond.op == 'in' else 'not in'} "
+                    f"{_choices(entity, cond.field, cond.values)}")
         else:
-            value = typed(entity.field(when.field), str(when.value)) if not isinstance(when.value, bool) else when.value
-            test = f"holds(_new.get({lit(when.field)}), {lit(when.op)}, {lit(value)})"
-        condition = f"{test} and _block"
-    return lines + [f"{IND}if {condition}:"] + wrap("refuse(", [lit(precondition_id(op, index)), lit(pre.message)],
-                                                    ", _block)", IND * 2)
+            value = typed(entity.field(cond.field), str(cond.value)) if not isinstance(cond.value, bool) else cond.value
+            when = call("holds", f"_new.get({lit(cond.field)})", lit(cond.op), lit(value))
+    return RuleCheck(precondition_id(op, index), pre.message, fact, setup, when)
 
 
-def _top_level(text: str) -> list[str]:
-    """Split call arguments at the commas outside brackets and string literals."""
-    items, depth, quote, current = [], 0, None, ""
-    for i, char in enumerate(text):
-        if quote:
-            current += char
-            if char == quote and text[i - 1] != "\\":
-                quote = None
-            continue
-        if char in "\"'":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-            continue
-        current += char
-    return items + ([current.strip()] if current.strip() else [])
+def _tuple(items: list[str]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def _choices(entity: Entity, field: str, values: list[str]) -> str:
-    allowed = [lit(typed(entity.field(field), v)) for v in values]
-    return "(" + ", ".join(allowed) + ("," if len(allowed) == 1 else "") + ")"
+    return _tuple([lit(typed(entity.field(field), v)) for v in values])
 
 
-def _checks(bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> list[str]:
+def _rules(view: OperationView, bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> None:
     """Order of paired times, unique fields, then the blueprint's preconditions, in its order."""
-    lines = [f"{IND}check_order(_new, {lit(start)}, {lit(end)})" for start, end in starts_and_ends(bp, entity, touched)]
+    view.orders = starts_and_ends(bp, entity, touched)
     declared = {pre.field for pre in op.preconditions if pre.kind == "unique"}
-    for spec in entity.fields:
-        if spec.unique and spec.name in touched and spec.name not in declared:
-            lines.append(f'{IND}check_unique(tables[{lit(entity.table)}], {lit(spec.name)}, _new.get({lit(spec.name)}), _new["id"])')
-    for index in range(len(op.preconditions)):
-        lines += _precondition(bp, op, entity, index)
-    return lines
+    view.uniques = [spec.name for spec in entity.fields if spec.unique and spec.name in touched and spec.name not in declared]
+    view.rules = [_rule(bp, op, entity, index) for index in range(len(op.preconditions))]
 
 
-def _targets(bp: Blueprint, op: Operation, entity: Entity) -> tuple[list[str], list[str]]:
+def _targets(view: OperationView, bp: Blueprint, op: Operation, entity: Entity) -> None:
     """Look-ups of the rows the effects change (before any change), and the changes themselves."""
-    lookups: list[str] = []
-    changes: list[str] = []
-    seen: set[str] = set()
     for eff in op.effects:
         other = bp.entity(entity.field(eff.ref_field).ref)
         local = f"_target_{eff.ref_field}"
-        if local not in seen:
-            seen.add(local)
-            lookups += wrap(f"{local} = target_row(", ["tables", lit(other.table), f"_new.get({lit(eff.ref_field)})",
-                                                     lit(what(other))], ")", IND)
-        changes += _effect(eff, local, other)
-    return lookups, changes
+        if local not in dict(view.lookups):
+            view.lookups.append((local, call("target_row", "tables", lit(other.table), f"_new.get({lit(eff.ref_field)})",
+                                              lit(what(other)))))
+        view.effects.append(_effect(eff, local, other))
 
 
-def _effect(eff: Effect, local: str, other: Entity) -> list[str]:
+def _effect(eff: Effect, local: str, other: Entity) -> EffectChange:
     key = lit(eff.field)
     if eff.kind == "adjust":
         arg = lit(eff.by_argument)
         sign = "-" if eff.sign == -1 else ""
-        return [f"{IND}if {local} is not None and _new.get({arg}) is not None:",
-                f"{IND * 2}{local}[{key}] = add_amount({local}.get({key}), {sign}_new[{arg}])"]
+        return EffectChange(local, eff.field, call("add_amount", f"{local}.get({key})", f"{sign}_new[{arg}]"),
+                            eff.by_argument)
     value = f"_new.get({lit(eff.by_argument)})" if eff.by_argument else lit(typed(other.field(eff.field), eff.value))
-    return [f"{IND}if {local} is not None:", f"{IND * 2}{local}[{key}] = {value}"]
+    return EffectChange(local, eff.field, value)
 
 
-def _create(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+def _create(view: OperationView, bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> None:
     given = {p.spec.name: p.name for p in params if p.spec is not None}
-    lines = _validate(bp, op, params) + [f"{IND}_new = {{", f'{IND * 2}"id": next_id(tables, {lit(entity.table)}, {lit(entity.id_prefix)}),']
+    view.id_expr = call("next_id", "tables", lit(entity.table), lit(entity.id_prefix))
     for spec in entity.fields:
         default = fill_default(entity, spec)
         if spec.name in given:
-            var = given[spec.name]
-            value = var if spec.name in op.required or default is None else f"{var} if {var} is not None else {lit(default)}"
+            arg = given[spec.name]
+            value = arg if spec.name in op.required or default is None else f"{arg} if {arg} is not None else {lit(default)}"
         else:
             value = lit(default)
-        lines.append(f"{IND * 2}{lit(spec.name)}: {value},")
-    lines.append(f"{IND}}}")
-    lookups, changes = _targets(bp, op, entity)
-    lines += _checks(bp, op, entity, {f.name for f in entity.fields}) + lookups
-    lines.append(f"{IND}tables[{lit(entity.table)}].append(_new)")
-    return lines + changes + [f"{IND}return as_record({record_class(entity)}, _new)"]
+        view.values.append((spec.name, value))
+    _rules(view, bp, op, entity, {f.name for f in entity.fields})
+    _targets(view, bp, op, entity)
 
 
-def _change(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
+def _change(view: OperationView, bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> None:
     """update and transition: the same steps; a transition also moves the status field."""
     fields = [p for p in params if p.spec is not None]
-    lines = _find(bp, entity)
-    if fields:
-        pairs = ", ".join(f"({lit(p.spec.name)}, {p.name})" for p in fields) + ("," if len(fields) == 1 else "")
-        lines.append(f"{IND}_changes = {{_k: _v for _k, _v in ({pairs}) if _v is not None}}")
+    view.changes = [(p.spec.name, p.name) for p in fields]
     if op.kind == "update":
-        names = ", ".join(p.name for p in fields)
-        lines += [f"{IND}if not _changes:", f"{IND * 2}raise ToolFailure({lit('nothing to change: give at least one of ' + names)})"]
-    lines += _validate(bp, op, params)
-    parts = ["**_row"] + (["**_changes"] if fields else [])
+        view.nothing_to_change = "nothing to change: give at least one of " + ", ".join(p.name for p in fields)
     if op.kind == "transition":
-        parts.append(f"{lit(entity.status_field)}: {lit(op.to_status)}")
-    lines.append(f"{IND}_new = {{{', '.join(parts)}}}")
-    lookups, changes = _targets(bp, op, entity)
-    lines += _checks(bp, op, entity, {p.spec.name for p in fields}) + lookups + [f"{IND}_row.update(_new)"]
-    return lines + changes + [f"{IND}return as_record({record_class(entity)}, _row)"]
+        view.new_status = (entity.status_field, op.to_status)
+    _rules(view, bp, op, entity, {p.spec.name for p in fields})
+    _targets(view, bp, op, entity)
 
 
-def _delete(bp: Blueprint, op: Operation, entity: Entity, params: list[Param]) -> list[str]:
-    lookups, changes = _targets(bp, op, entity)
-    checks = _checks(bp, op, entity, set())
-    lines = _find(bp, entity) + ([f"{IND}_new = _row"] if checks or lookups else []) + checks + lookups
-    return lines + [f"{IND}drop_row(tables[{lit(entity.table)}], _row)"] + changes + [f"{IND}return as_record({record_class(entity)}, _row)"]
-
-
-def render_operation(bp: Blueprint, op: Operation) -> list[str]:
+def operation_view(bp: Blueprint, op: Operation) -> OperationView:
     entity = bp.entity(op.entity)
     params = params_of(bp, op)
-    cls = record_class(entity)
-    head = ["@write" if op.writes else "@read"] + signature(bp, op, page_class(entity) if op.kind == "search" else cls)
-    head += docstring(bp, op)
+    record = record_class(entity)
+    view = OperationView(op.name, op.kind, op.writes, params, page_class(entity) if op.kind == "search" else record,
+                         doc_lines(bp, op), entity.table, record)
+    if op.kind in ("get", "update", "transition", "delete"):
+        view.find = _find(bp, entity)
+    if op.kind != "get":
+        view.checks = _validate(bp, op, params)
     if op.kind == "search":
-        return head + _search(bp, op, entity, params)
-    if op.kind == "get":
-        return head + wrap(f"return as_record({cls}, find_row(", ["tables", lit(entity.table), lit("id"), f"{entity.name}_id",
-                                                                lit(what(entity)), lit(id_hint(bp, entity))], "))", IND)
-    if op.kind == "create":
-        return head + _create(bp, op, entity, params)
-    if op.kind == "delete":
-        return head + _delete(bp, op, entity, params)
-    return head + _change(bp, op, entity, params)
+        view.filters, view.page = _filters(params), page_class(entity)
+    elif op.kind == "create":
+        _create(view, bp, op, entity, params)
+    elif op.kind == "delete":
+        _rules(view, bp, op, entity, set())
+        _targets(view, bp, op, entity)
+        view.needs_new = bool(view.rules or view.orders or view.uniques or view.lookups)
+    elif op.kind in ("update", "transition"):
+        _change(view, bp, op, entity, params)
+    return view

@@ -61,7 +61,7 @@ def test_hand_written_office_gets_the_schema_only_probes():
 
 
 def test_a_tool_that_raises_a_bare_exception_is_rejected(vet):
-    patch_app(vet, '        _r for _r in tables["owners"]\n', '        _r for _r in tables["owners"][0]["boom"]\n')
+    patch_app(vet, '        for _r in tables["owners"]\n', '        for _r in tables["owners"][0]["boom"]\n')
     report = audit(vet, VET)
     assert not report.passed
     assert any(tool == "owner_search" and "crashed" in message for tool, message in errors(report)), errors(report)

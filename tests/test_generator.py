@@ -61,7 +61,7 @@ def test_server_template_renders_the_office_server_exactly():
                     "Start by reading SKILL.md; the team's policies are in docs/handbook.md. ",
                     "Use the mail, calendar, contacts and docs tools (or the `office` CLI in the shell); call finish when done."]
     rendered = render_server("Office workspace MCP server: mail, calendar, contacts and documents of a small team.",
-                             [json.dumps(piece) for piece in instructions], "office", "1.0.0", "office", "full")
+                             instructions, "office", "1.0.0", "office", "full")
     assert rendered == (OFFICE / "server.py").read_text("utf-8")
 
 
