@@ -111,6 +111,8 @@ def _catalog(args: argparse.Namespace) -> int:
 
 
 def _tasks(args: argparse.Namespace) -> int:
+    if args.tasks_command in ("stats", "sample") and not Path(args.dir).is_dir():
+        raise FileNotFoundError(f"no task folder {args.dir}: `envcraft tasks generate --out {args.dir}` writes one")
     if args.tasks_command == "stats":
         from envcraft.generator.tasks.stats import stats
 

@@ -27,6 +27,15 @@ def test_report_and_export_on_a_missing_run_fail_and_create_nothing(tmp_path):
     assert not (tmp_path / "runs").exists() and not (tmp_path / "out").exists() and not (tmp_path / "r.html").exists()
 
 
+def test_task_stats_and_sample_on_a_missing_folder_fail_and_create_nothing(tmp_path):
+    missing = tmp_path / "tasks" / "nope"
+    for command in ("stats", "sample"):
+        done = envcraft("tasks", command, "--dir", str(missing))
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        assert f"no task folder {missing}" in done.stderr and "envcraft tasks generate --out" in done.stderr
+    assert not (tmp_path / "tasks").exists()
+
+
 def test_a_folder_that_is_not_a_run_is_named_as_such(tmp_path):
     done = envcraft("report", str(tmp_path))
     assert done.returncode == 2 and "holds no rollouts.jsonl" in done.stderr
