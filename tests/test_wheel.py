@@ -56,6 +56,8 @@ def test_the_installed_package_is_the_wheel_and_nothing_top_level_but_envcraft(i
     for name in ("registry", "harness", "generator", "core"):
         gone = run(python, "-c", f"import {name}", cwd=tmp_path)
         assert gone.returncode == 1 and f"No module named '{name}'" in gone.stderr
+    tasks = next(installed.glob("lib/python*/site-packages/envcraft/tasks"))
+    assert (tasks / "office.jsonl").exists() and not list(tasks.rglob("*.py"))  # task data, not the build scripts
 
 
 def test_every_environment_is_listed(installed, tmp_path):

@@ -1,6 +1,6 @@
 """Builds tasks/office.jsonl: the tasks of the office reference environment (Northwind Studio).
 
-    python tasks/build_office_tasks.py
+    python tasks/office_build/build_office_tasks.py
 
 Tasks are code here so they can be reviewed; office-001..017 are below, office-018..034 in office_tasks_b.py,
 shared helpers in office_task_kit.py. Every gold solution replays to reward 1.0 on a fresh workspace and every

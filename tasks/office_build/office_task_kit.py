@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository (this folder is tasks/office_build/)
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
