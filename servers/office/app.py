@@ -85,14 +85,16 @@ def _parse_time(value: str, field: str) -> datetime:
     try:
         return datetime.strptime(value, "%Y-%m-%dT%H:%M")
     except (TypeError, ValueError):
-        raise ToolFailure(f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)")
+        raise ToolFailure(
+            f"{field} '{value}' is not a time like '2026-12-03T14:30' (YYYY-MM-DDTHH:MM, 24-hour)"
+        ) from None
 
 
 def _parse_day(value: str, field: str) -> date:
     try:
         return date.fromisoformat(value)
     except (TypeError, ValueError):
-        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)")
+        raise ToolFailure(f"{field} '{value}' is not a date like '2026-12-03' (YYYY-MM-DD)") from None
 
 
 def _check_addresses(addresses: list[str], field: str) -> None:
@@ -110,25 +112,32 @@ def _check_addresses(addresses: list[str], field: str) -> None:
 def contacts_search(tables: Tables, query: str) -> list[Contact]:
     """Find people by name, email, team or role (case-insensitive substring)."""
     needle = query.lower().strip()
-    return [Contact(**row) for row in tables["contacts"]
-            if not needle or any(needle in str(row[f]).lower() for f in ("name", "email", "team", "role"))]
+    return [
+        Contact(**row)
+        for row in tables["contacts"]
+        if not needle or any(needle in str(row[f]).lower() for f in ("name", "email", "team", "role"))
+    ]
 
 
 # ---------------------------------------------------------------- mail
 
 
 @read
-def mail_search(tables: Tables, query: str = "", folder: str = "inbox", sender: str = "", unread_only: bool = False,
-                limit: int = 20) -> list[MailSummary]:
+def mail_search(
+    tables: Tables, query: str = "", folder: str = "inbox", sender: str = "", unread_only: bool = False, limit: int = 20
+) -> list[MailSummary]:
     """Search a mail folder (inbox, sent, archive, trash, or 'all'); query matches subject and body. Newest first."""
     if folder != "all" and folder not in FOLDERS:
         raise ToolFailure(f"folder '{folder}' does not exist: use one of {', '.join(FOLDERS)} or 'all'")
     needle, who = query.lower().strip(), sender.lower().strip()
-    rows = [row for row in tables["mail"]
-            if (folder == "all" or row["folder"] == folder)
-            and (not needle or needle in row["subject"].lower() or needle in row["body"].lower())
-            and (not who or who in row["sender"].lower())
-            and (not unread_only or not row["read"])]
+    rows = [
+        row
+        for row in tables["mail"]
+        if (folder == "all" or row["folder"] == folder)
+        and (not needle or needle in row["subject"].lower() or needle in row["body"].lower())
+        and (not who or who in row["sender"].lower())
+        and (not unread_only or not row["read"])
+    ]
     rows.sort(key=lambda row: (row["date"], row["id"]), reverse=True)
     return [MailSummary(**{k: row[k] for k in MailSummary.__dataclass_fields__}) for row in rows[: max(limit, 1)]]
 
@@ -140,8 +149,9 @@ def mail_read(tables: Tables, message_id: str) -> Mail:
 
 
 @write
-def mail_send(tables: Tables, to: list[str], subject: str, body: str, cc: list[str] | None = None,
-              in_reply_to: str | None = None) -> Mail:
+def mail_send(
+    tables: Tables, to: list[str], subject: str, body: str, cc: list[str] | None = None, in_reply_to: str | None = None
+) -> Mail:
     """Send an email from alex.morgan@northwind.studio; set in_reply_to to a message id to reply in its thread."""
     cc = cc or []
     _check_addresses(to, "to")
@@ -150,8 +160,18 @@ def mail_send(tables: Tables, to: list[str], subject: str, body: str, cc: list[s
         raise ToolFailure("subject is empty: give the email a subject line")
     if in_reply_to is not None:
         find_row(tables, "mail", "id", in_reply_to, "message", "in_reply_to must be an id from mail_search")
-    row = {"id": next_id(tables, "mail", "msg"), "folder": "sent", "sender": ME, "to": to, "cc": cc,
-           "subject": subject, "body": body, "date": f"{TODAY}T09:00", "read": True, "in_reply_to": in_reply_to}
+    row = {
+        "id": next_id(tables, "mail", "msg"),
+        "folder": "sent",
+        "sender": ME,
+        "to": to,
+        "cc": cc,
+        "subject": subject,
+        "body": body,
+        "date": f"{TODAY}T09:00",
+        "read": True,
+        "in_reply_to": in_reply_to,
+    }
     tables["mail"].append(row)
     return _mail(row)
 
@@ -187,8 +207,11 @@ def calendar_list(tables: Tables, date_from: str, date_to: str, attendee: str = 
     first, last = _parse_day(date_from, "date_from"), _parse_day(date_to, "date_to")
     if last < first:
         raise ToolFailure("date_to is before date_from: swap them")
-    rows = [row for row in tables["events"]
-            if first <= _parse_time(row["start"], "start").date() <= last and (not attendee or attendee in row["attendees"])]
+    rows = [
+        row
+        for row in tables["events"]
+        if first <= _parse_time(row["start"], "start").date() <= last and (not attendee or attendee in row["attendees"])
+    ]
     return [_event(row) for row in sorted(rows, key=lambda r: (r["start"], r["id"]))]
 
 
@@ -208,7 +231,9 @@ def calendar_free_slots(tables: Tables, day: str, duration_minutes: int, attende
 
 
 @write
-def calendar_create(tables: Tables, title: str, start: str, end: str, attendees: list[str], location: str = "") -> Event:
+def calendar_create(
+    tables: Tables, title: str, start: str, end: str, attendees: list[str], location: str = ""
+) -> Event:
     """Create a confirmed event; fails if an attendee is already busy then (see calendar_free_slots)."""
     begin, finish = _parse_time(start, "start"), _parse_time(end, "end")
     if finish <= begin:
@@ -219,8 +244,15 @@ def calendar_create(tables: Tables, title: str, start: str, end: str, attendees:
     clashes = _busy(tables, attendees, begin, finish)
     if clashes:
         raise ToolFailure(f"busy at that time: {', '.join(clashes)}; pick a slot from calendar_free_slots")
-    row = {"id": next_id(tables, "events", "evt"), "title": title, "start": start, "end": end,
-           "attendees": attendees, "location": location, "status": "confirmed"}
+    row = {
+        "id": next_id(tables, "events", "evt"),
+        "title": title,
+        "start": start,
+        "end": end,
+        "attendees": attendees,
+        "location": location,
+        "status": "confirmed",
+    }
     tables["events"].append(row)
     return _event(row)
 
@@ -243,8 +275,11 @@ def todo_list(tables: Tables, owner: str = "", status: str = "open") -> list[Tod
     """To-dos filtered by owner email and status (open, done or all)."""
     if status not in ("open", "done", "all"):
         raise ToolFailure(f"status '{status}' is unknown: use open, done or all")
-    return [Todo(**row) for row in tables["todos"]
-            if (not owner or row["owner"] == owner) and (status == "all" or row["status"] == status)]
+    return [
+        Todo(**row)
+        for row in tables["todos"]
+        if (not owner or row["owner"] == owner) and (status == "all" or row["status"] == status)
+    ]
 
 
 @write
@@ -269,5 +304,17 @@ def todo_complete(tables: Tables, todo_id: str) -> Todo:
     return Todo(**row)
 
 
-OPERATIONS = [contacts_search, mail_search, mail_read, mail_send, mail_move, calendar_list, calendar_free_slots,
-              calendar_create, calendar_cancel, todo_list, todo_add, todo_complete]
+OPERATIONS = [
+    contacts_search,
+    mail_search,
+    mail_read,
+    mail_send,
+    mail_move,
+    calendar_list,
+    calendar_free_slots,
+    calendar_create,
+    calendar_cancel,
+    todo_list,
+    todo_add,
+    todo_complete,
+]
