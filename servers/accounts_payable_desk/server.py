@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "order: register, match, approve, schedule, mark paid. [judgement_2] Check the supplier's "
     "bank_verified flag before scheduling and quote the policy when placing a hold. [ap_policy_1] Every "
     "bill must reference an open (or partially or fully received) purchase order, never a closed one. "
-    "Bills without a PO go on hold with reason \"missing PO reference\". [ap_policy_2] Never schedule a "
+    'Bills without a PO go on hold with reason "missing PO reference". [ap_policy_2] Never schedule a '
     "bill for a supplier whose bank details are unverified. Call finish when done."
 )
 

@@ -30,8 +30,8 @@ INSTRUCTIONS = (
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `achops` CLI "
     "in the shell) and the file tools. Policies: [judgement_1] Consult the runbook before re-queueing a "
-    "rejected file and the return table before reinitiating an entry. [file_retry_runbook_1] \"file "
-    "exceeds daily limit\": never re-queue without a limit increase approved by credit. Call finish when "
+    'rejected file and the return table before reinitiating an entry. [file_retry_runbook_1] "file '
+    'exceeds daily limit": never re-queue without a limit increase approved by credit. Call finish when '
     "done."
 )
 

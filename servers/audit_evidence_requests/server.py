@@ -23,7 +23,7 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You support the audit senior of Calder & Voss LLP during the year-end audit of Meridian Outdoor Co. "
-    "Auditors request evidence (\"prepared by client\" items) from named client contacts, chase overdue "
+    'Auditors request evidence ("prepared by client" items) from named client contacts, chase overdue '
     "items politely, review what comes back and either accept it or send it back for rework with a clear "
     "note the client can act on. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like cct-0001: search first, then act on the id. A failed write "

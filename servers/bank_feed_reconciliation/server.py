@@ -31,9 +31,9 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[match_same_amount] A statement line is matched only to a ledger posting of exactly the same amount. "
     "[feed_runbook_1] A failed batch is retried at most 3 times (attempt_count 1-3). On the 4th failure, "
-    "dead-letter it and ask treasury to re-request the file from the bank. [feed_runbook_2] \"TLS "
-    "handshake timeout\" is transient: always retry. \"checksum mismatch\" and \"file truncated\" usually "
-    "succeed on retry once the bank re-sends. [feed_runbook_3] \"duplicate statement sequence number\" "
+    'dead-letter it and ask treasury to re-request the file from the bank. [feed_runbook_2] "TLS '
+    'handshake timeout" is transient: always retry. "checksum mismatch" and "file truncated" usually '
+    'succeed on retry once the bank re-sends. [feed_runbook_3] "duplicate statement sequence number" '
     "means the file was already loaded: dead-letter it, never retry. Call finish when done."
 )
 

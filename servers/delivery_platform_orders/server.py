@@ -30,8 +30,8 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like dpl-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
     "lists every rule the tools enforce. Policies: [judgement_1] Accept orders within the platform's "
-    "accept_timeout_sec of received_at; reject with \"item sold out\" when portions ran out. [judgement_2] "
-    "Time \"ready\" to the courier's ETA. [judgement_3] Pause a platform when more than 12 orders are "
+    'accept_timeout_sec of received_at; reject with "item sold out" when portions ran out. [judgement_2] '
+    'Time "ready" to the courier\'s ETA. [judgement_3] Pause a platform when more than 12 orders are '
     "accepted but not ready, and resume it when the backlog clears. Call finish when done."
 )
 

@@ -32,7 +32,7 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `intake` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Be empathetic and careful: collect facts, never advise. "
     "[judgement_2] Run the conflict search on every party before anything is booked. [intake_script_1] Do "
-    "not give legal advice or predict outcomes; say \"an attorney will discuss that in the consultation\". "
+    'not give legal advice or predict outcomes; say "an attorney will discuss that in the consultation". '
     "[intake_script_2] Book the consultation only after conflicts are cleared. Call finish when done."
 )
 

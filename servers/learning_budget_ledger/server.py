@@ -29,7 +29,7 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like lac-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
     "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] When a request is "
-    "rejected or refunded, the reserved cost goes back via budget_adjustment_grant with reason \"refund of "
+    'rejected or refunded, the reserved cost goes back via budget_adjustment_grant with reason "refund of '
     "rejected purchase\". [judgement_2] Conferences over 1,500 need the employee's manager named as "
     "approver. Call finish when done."
 )

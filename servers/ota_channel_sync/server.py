@@ -31,7 +31,7 @@ INSTRUCTIONS = (
     "names the rule that blocks it. There are no files here: read_policies lists every rule the tools "
     "enforce. Policies: [judgement_1] A failed message is retried while its attempts are below the "
     "channel's max_retries; at the limit it is dead-lettered. [judgement_2] Duplicates (\"duplicate "
-    "external reference\") are discarded, never retried. [judgement_3] Pause a channel whose messages keep "
+    'external reference") are discarded, never retried. [judgement_3] Pause a channel whose messages keep '
     "failing with PMS timeouts. Call finish when done."
 )
 

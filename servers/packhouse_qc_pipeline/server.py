@@ -40,7 +40,9 @@ def build_server(workspace: Path | str | None = None) -> MCPServer:
     """An MCP server bound to one workspace, or (None) shared by many: the registry then names each
     connection's workspace through envcraft_runtime.WORKSPACE."""
     server = MCPServer("packhouse_qc_pipeline", instructions=INSTRUCTIONS, version="1.0.0")
-    add_claw_tools(server, Path(workspace) if workspace else None, HERE, "cascade-pack", app.OPERATIONS, scaffold="full")
+    add_claw_tools(
+        server, Path(workspace) if workspace else None, HERE, "cascade-pack", app.OPERATIONS, scaffold="full"
+    )
     return server
 
 

@@ -38,7 +38,7 @@ INSTRUCTIONS = (
     "Oxycodone) are never partially filled and never put on hold for stock: call the prescriber instead. "
     "[dispensing_sop_4] Check the patient's allergies against the drug before preparing: "
     "penicillin-allergic patients must not receive Amoxicillin - put the prescription on hold with "
-    "\"interaction flagged\". Call finish when done."
+    '"interaction flagged". Call finish when done.'
 )
 
 

@@ -32,7 +32,7 @@ INSTRUCTIONS = (
     "[judgement_1] Queue each library on an instrument whose platform suits it. [queue_passed_qc_only] "
     "Queue only libraries whose qc_status is passed. [long_read_on_nanopore] A long_read run goes on a "
     "nanopore instrument. [judgement_2] Requeue at most twice (attempt 3 is the last); a failure from "
-    "\"run folder disk full\" is requeued on the same instrument without counting an attempt. Call finish "
+    '"run folder disk full" is requeued on the same instrument without counting an attempt. Call finish '
     "when done."
 )
 

@@ -34,9 +34,9 @@ INSTRUCTIONS = (
     "rejection table before requeueing. [syndication_terms_1] Only `syndicatable` articles may be pushed. "
     "`wire_restricted` (AP/Reuters copy) never leaves our site; `embargoed` waits until the embargo "
     "lifts; `no_syndication` never. [syndication_terms_2] Opinion goes only to Apple News and Flipboard. "
-    "[syndication_terms_3] Rejections: \"image too small\" -> swap the lead image (min 1200 px) and "
-    "requeue; \"category not mapped\" -> map the section and requeue; \"duplicate guid\" -> do not requeue; "
-    "\"HTTP 500 from partner\" -> requeue once. [syndication_terms_4] Corrections: issue a takedown with "
+    '[syndication_terms_3] Rejections: "image too small" -> swap the lead image (min 1200 px) and '
+    'requeue; "category not mapped" -> map the section and requeue; "duplicate guid" -> do not requeue; '
+    '"HTTP 500 from partner" -> requeue once. [syndication_terms_4] Corrections: issue a takedown with '
     "reason `correction` to every partner that received the article, then push the corrected version. "
     "Legal takedowns must be confirmed within 4 hours. Call finish when done."
 )
