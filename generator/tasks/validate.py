@@ -7,6 +7,7 @@
   ablation_alter     the gold with one argument of a write call altered scores below 1.0
   random_agent       a few random calls with plausible arguments do not pass (the rate is reported)
   ambiguous_reference the instruction says "the new X" while the task creates several X (lint)
+  answer_in_question a question states its own expected answer ("... for the report (total 1475.31)?")
 A task that fails any of these is dropped, counted under that reason.
 """
 
@@ -18,6 +19,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from envcraft.core.answers import names
 from envcraft.core.grading import credited_at_start, grade
 from envcraft.core.tasks import Task, ToolCall
 
@@ -168,9 +170,23 @@ def ambiguous(cache: EnvCache, task: Task) -> str | None:
     return None
 
 
+def answer_given(task: Task) -> str | None:
+    """An expected answer the task's own text already states (read as the answer is: typed, whole values),
+    so the question pays for copying it back."""
+    text = "\n".join(task.turns)
+    for check in task.checks:
+        if check.kind == "answer":
+            for expected in check.contains:
+                if names(text, expected)[0]:
+                    return expected
+    return None
+
+
 def validate(cache: EnvCache, task: Task, rng: random.Random) -> Verdict:
     if ambiguous(cache, task):
         return Verdict(False, "ambiguous_reference")
+    if answer_given(task) is not None:
+        return Verdict(False, "answer_in_question")
     world = World(cache, task)
     fresh = World(cache, task)
     start = world.start
