@@ -26,7 +26,6 @@ from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 
 SET_SIZE = (2, 12)
-COUNTS = True  # numbers in answers match as whole values (core/answers.py), never as substrings
 
 
 @dataclass
@@ -100,13 +99,14 @@ def unique_extreme(rows: list[dict], field: str, highest: bool) -> dict | None:
     return winners[0] if len(winners) == 1 else None
 
 
-def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, list[str], dict | None] | None:
-    """(question, strings the answer must hold, the row it singles out) for one row set."""
+def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, list[str], dict | None, str | None] | None:
+    """(question, strings the answer must hold, the row it singles out, the column whose other values in
+    the answer make it a dump) for one row set."""
     entity = chosen.entity
     label = label_field(entity)
     labels = [r.get(label) for r in chosen.rows] if label else []
     distinct_labels = label and all(labels) and len(set(labels)) == len(labels)
-    options = ["count"] if COUNTS else []
+    options = ["count"]
     for spec in entity.fields:
         if spec.name in (chosen.field, label, entity.status_field):
             continue
@@ -119,22 +119,26 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
     rng.shuffle(options)
     for option in options:
         kind, _, name = option.partition(":")
-        if kind == "count":
+        if kind == "count":  # "how many, and which": a bare count is a small number one constant guess often hits
+            key = label if distinct_labels else "id"  # no name to list them by: their record ids, as a search shows
             n = len(chosen.rows)
-            q = rng.choice((f"How many {chosen.phrase} do we have right now?", f"Can you count the {chosen.phrase} for me?",
-                            f"What's the number of {chosen.phrase}?"))
-            return q + " Just the number, please.", [str(n)], None
+            q = rng.choice((f"How many {chosen.phrase} do we have right now, and which are they?",
+                            f"Can you count the {chosen.phrase} for me and say which they are?",
+                            f"What's the number of {chosen.phrase}, and which ones are they?"))
+            what = words(key) if key != "id" else "record id"
+            return (q + f" Give me the number and the {what} of each.", [str(n)] + [str(r[key]) for r in chosen.rows],
+                    None, key)
         if kind == "all":
             q = rng.choice((f"Which {chosen.phrase} do we have? Give me the {words(label)} of every one.",
                             f"List all the {chosen.phrase} for me, by {words(label)}."))
-            return q, [str(v) for v in labels], None
+            return q, [str(v) for v in labels], None, label
         spec = entity.field(name)
         if kind == "total":
             total = round(sum(r.get(name) or 0 for r in chosen.rows), 2)
             q = rng.choice((f"What is the total {words(name)} across the {chosen.phrase}?",
                             f"What do the {chosen.phrase} come to in {words(name)}, all together?")) \
                 if "total" not in name else f"What do the {words(name)}s of the {chosen.phrase} add up to?"
-            return q, [render(spec, float(total))], None
+            return q, [render(spec, float(total))], None, None
         highest = kind == "max"
         row = unique_extreme(chosen.rows, name, highest)
         if row is None:
@@ -147,14 +151,8 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
             which = "highest" if highest else "lowest"
             q = rng.choice((f"Which of the {chosen.phrase} has the {which} {words(name)}?",
                             f"Among the {chosen.phrase}, which one has the {which} {words(name)}?"))
-        return q + f" Tell me its {words(label)}.", [str(row[label])], row
+        return q + f" Tell me its {words(label)}.", [str(row[label])], row, label
     return None
-
-
-def answer_count(asked: tuple) -> str | None:
-    """The expected number when the question is a count or a total (no column to guard), else None."""
-    _, expected, row = asked
-    return expected[0] if row is None and len(expected) == 1 and expected[0].replace(".", "").isdigit() else None
 
 
 def _setup(env: EnvSpec, rng: random.Random) -> tuple[Tables, Describer]:
@@ -171,15 +169,14 @@ def build_aggregate(cache: EnvCache, env: EnvSpec, rng: random.Random, split: st
     asked = aggregate(env, chosen, rng)
     if asked is None:
         raise Failed("no_aggregate")
-    question, expected, _ = asked
+    question, expected, _, asked_column = asked
     try:
         gold = lookup(env, tables, describer, rng, chosen)
     except Unfindable as exc:
         raise Failed("unfindable") from exc
     answer = ", ".join(expected)
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}))
-    label = label_field(chosen.entity)
-    column = {"table": chosen.entity.table, "column": label} if label and expected[0] != answer_count(asked) else {}
+    column = {"table": chosen.entity.table, "column": asked_column} if asked_column else {}  # a total has none
     checks = [Check(kind="answer", contains=expected, weight=2.0, note=f"aggregate over {chosen.entity.table}", **column),
               collateral(env, tables, tables, None)]
     tags = ["question", "needs:aggregate", f"len:{len(gold) - 1}", f"min_calls:{1 + bool(chosen.ref) + 1}",
@@ -222,7 +219,7 @@ def build_dependent(cache: EnvCache, env: EnvSpec, rng: random.Random, split: st
         asked = aggregate(env, chosen, rng)
         if asked is None or asked[2] is None:
             continue
-        question, expected, row = asked
+        question, expected, row, _ = asked
         options = moves(env, chosen.entity, row, tables)
         if not options:
             continue
