@@ -23,6 +23,7 @@ from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import HINTS, answer_for, pick_forbidden
 from envcraft.generator.tasks.notes import note_for, pick_hidden
+from envcraft.generator.tasks.order import ordered_turns
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
 
@@ -206,7 +207,11 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     if hide:
         at = next(i for i, c in enumerate(gold) if c.turn == hidden_turn)
         gold.insert(at, ToolCall(tool="read_file", env=env.name, arguments={"path": note_path}, turn=hidden_turn))
-    bodies = {t: join(clauses[t], rng, t == 0) for t in sorted(clauses)}
+    ordered = ordered_turns(cache, Task(id="", envs=[env.name], turns=[], initial=InitialState(rows=planted, files=files),
+                                        checks=[], gold=gold),
+                            [i for i, c in enumerate(gold) if (c.tool in env.ops and env.ops[c.tool].writes)
+                             or c.tool == "run_shell"])
+    bodies = {t: join(clauses[t], rng, t == 0, t in ordered) for t in sorted(clauses)}
     if forbidden is not None or rng.random() < 0.08:  # the hint alone never gives a judgement task away
         bodies[last] += rng.choice(HINTS)
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]

@@ -38,6 +38,7 @@ CLOSERS = {
     "formal": ("Many thanks.", "Thank you for your help.", "Kind regards."),
 }
 ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "", "", "")
+THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ")  # only where the order changes the outcome
 FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK, next: ", "Perfect. Also, ",
           "Thanks. Another thing: ")
 
@@ -235,13 +236,14 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def join(clauses: list[str], rng: random.Random, first_turn: bool = True) -> str:
-    """Goals as sentences; no numbering, no first/then/finally."""
+def join(clauses: list[str], rng: random.Random, first_turn: bool = True, ordered: bool = False) -> str:
+    """Goals as sentences; no numbering, no first/then/finally unless `ordered`: the turn's steps do not
+    commute (generator/tasks/order.py), so the text says which comes first (the same RNG draws either way)."""
     if not clauses:
         return ""
     out = [capital(clauses[0]) + "."]
     for clause in clauses[1:]:
-        out.append(capital(rng.choice(ALSO) + clause) + ".")
+        out.append(capital(rng.choice(THEN if ordered else ALSO) + clause) + ".")
     return " ".join(out)
 
 

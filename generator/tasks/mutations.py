@@ -7,7 +7,6 @@ not apply to that task (no create to duplicate, no file tools for a scratch file
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import shlex
@@ -22,11 +21,11 @@ from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import answer_text
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field
+from envcraft.generator.tasks.order import ID, Swaps, swappable
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 from envcraft.generator.tasks.validate import is_write
 from envcraft.generator.tasks.verify import side_tables
 
-ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 SHOULD_DROP = ("drop_write", "wrong_argument", "extra_write_same_table", "extra_write_other_table",
@@ -203,37 +202,16 @@ def drop_write(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall
     return task.gold[:index] + task.gold[index + 1:]
 
 
-def outcome(world: World) -> str:
-    """The world's tables and files, rows compared without their ids (two creates swapped swap their ids)."""
-    rows = {name: {table: sorted(json.dumps({k: v for k, v in row.items() if k != "id"}, sort_keys=True, default=str)
-                                 for row in table_rows) for table, table_rows in tables.items()}
-            for name, tables in world.tables.items()}
-    return json.dumps([rows, world.files], sort_keys=True)
-
-
 def swap_independent(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
-    """Two adjacent calls in the same turn that commute: the second uses nothing the first revealed, and
-    either order leaves the same world. Two writes to one field do not commute (set a reserve, then pay
-    from it; or pay, then set it): swapping them is a different outcome, not the same work reordered."""
-    world = World(cache, task)
-    results = world.run(task.gold)
-    done = outcome(world)
-    seen: set[str] = set()
-    first_seen: list[set[str]] = []
-    for _ok, result in results:
-        ids = set(ID.findall(repr(result))) - seen
-        seen |= ids
-        first_seen.append(ids)
-    pairs = [i for i in range(len(task.gold) - 1)
-             if "finish" not in (task.gold[i].tool, task.gold[i + 1].tool) and task.gold[i].turn == task.gold[i + 1].turn
-             and not first_seen[i] & set(ID.findall(repr(task.gold[i + 1].arguments)))]
+    """Two adjacent calls in the same turn that commute (generator/tasks/order.py): the second uses nothing
+    the first revealed, and either order leaves the same world. Two writes to one field do not commute (set a
+    reserve, then pay from it): swapping them is a different outcome, not the same work reordered."""
+    swaps = Swaps(cache, task)
+    pairs = [i for i in range(len(task.gold) - 1) if swappable(swaps.calls, swaps.first_seen, i, i + 1)]
     rng.shuffle(pairs)
     for i in pairs:
-        calls = task.gold[:i] + [task.gold[i + 1], task.gold[i]] + task.gold[i + 2:]
-        swapped = World(cache, task)
-        again = swapped.run(calls)
-        if [ok for ok, _ in again] == [ok for ok, _ in results] and outcome(swapped) == done:
-            return calls
+        if swaps.commutes(i, i + 1):
+            return swaps.swapped(i, i + 1)
     return None
 
 
