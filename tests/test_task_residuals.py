@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -68,7 +69,7 @@ def test_writes_whose_order_matters_are_ordered_in_the_instruction(cache):
     task = _ordered_write(cache)
     env = cache["auto_claims_adjusting"]
     writes = [i for i, c in enumerate(task.gold) if c.tool in env.ops and env.ops[c.tool].writes]
-    i, j = next((a, b) for a, b in zip(writes, writes[1:]) if Swaps(cache, task).ambiguous(a, b))
+    i, j = next((a, b) for a, b in pairwise(writes) if Swaps(cache, task).ambiguous(a, b))
     assert {task.gold[i].tool, task.gold[j].tool} == {"auto_claim_set_reserve", "claim_payment_issue"}
     turn = task.turns[task.gold[i].turn]
     assert ORDERED.search(turn), turn
