@@ -49,6 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     from envcraft.harness.agent_options import AgentOptions
     from envcraft.harness.episode import Limits
     from envcraft.harness.run import RunSettings, run_main_job
+    from envcraft.harness.shards import parse_workers
 
     limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
                     max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
@@ -58,7 +59,8 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
-        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray)
+        split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray,
+        workers=parse_workers(args.workers))
     return run_main_job(settings)
 
 
@@ -230,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
                      help="shard episodes over Ray actors, one farm worker per node: a cluster address "
                           "(host:port), 'auto' (the running cluster; the default with no value) or 'local'")
+    run.add_argument("--workers", default="1", metavar="N",
+                     help="local worker processes sharing the episodes, each with its own farm and --concurrency "
+                          "(default 1: one process; 'auto': one per core)")
     limits = run.add_argument_group("limits (per episode)")
     limits.add_argument("--max-steps", type=int, default=40, help="model calls per episode")
     limits.add_argument("--max-tokens", type=int, default=32_768, help="episode budget: transcript length in tokens")

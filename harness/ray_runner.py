@@ -17,6 +17,7 @@ from typing import Any
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.runner import RolloutLog
+from envcraft.harness.shards import batches, land, recorded, run_batch, todo
 
 
 def connect(address: str) -> Any:
@@ -55,21 +56,8 @@ def _worker_class(ray: Any) -> Any:
 
         async def run(self, tasks_json: list[str], attempts: list[int], run_id: str) -> list[str]:
             """The rollouts of exactly these (task, attempt) episodes, as JSON, each naming this node."""
-            import tempfile
-            from pathlib import Path
-
-            from envcraft.harness.runner import run_pairs
-            from envcraft.registry.launch import make_launcher
-
-            tasks = [Task.model_validate_json(t) for t in tasks_json]
-            agent = self.make_agent(self.agent_name, self.settings, tasks)
-            launcher = make_launcher("docker" if self.settings.sandbox == "docker" else self.settings.launcher)
-            done: list[Rollout] = []
-            with tempfile.TemporaryDirectory() as scratch:  # the driver's log is the record; this is a buffer
-                await run_pairs(list(zip(tasks, attempts)), agent, launcher, RolloutLog(Path(scratch) / "b.jsonl"),
-                                run_id=run_id, limits=self.settings.limits, concurrency=self.settings.concurrency,
-                                on_done=done.append)
-            return [r.model_copy(update={"node": self.node}).model_dump_json() for r in done]
+            return await run_batch(self.settings, self.agent_name, self.make_agent, tasks_json, attempts, run_id,
+                                   self.node)
 
     return FarmWorker
 
@@ -81,14 +69,13 @@ def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLo
     ray = connect(settings.ray)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    todo = [(task, attempt) for task in tasks for attempt in range(settings.attempts)
-            if log.pending((task.id, agent_name, attempt), settings.retries)]
+    pairs = todo(settings, agent_name, tasks, log)
     worker = _worker_class(ray)
     nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]][:max_nodes]
     actors = [worker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
         settings, agent_name, make_agent) for node in nodes for _ in range(workers_per_node)]
     size = batch or max(settings.concurrency, 1)
-    queue = [todo[i:i + size] for i in range(0, len(todo), size)]
+    queue = batches(pairs, size)
     running: dict[Any, Any] = {}
 
     def submit(actor: Any) -> None:
@@ -103,14 +90,9 @@ def run_on_ray(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLo
         while running:
             [ready], _ = ray.wait(list(running), num_returns=1)
             actor = running.pop(ready)
-            for line in ray.get(ready):  # streamed into the one log as each batch lands
-                rollout = Rollout.model_validate_json(line)
-                log.append(rollout)
-                if on_done:
-                    on_done(rollout)
+            land(ray.get(ready), log, on_done)  # streamed into the one log as each batch lands
             submit(actor)
     finally:
         for actor in actors:
             ray.kill(actor)
-    wanted = [(task.id, agent_name, attempt) for task in tasks for attempt in range(settings.attempts)]
-    return [log.done[key] for key in wanted if key in log.done]
+    return recorded(settings, agent_name, tasks, log)

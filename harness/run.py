@@ -51,6 +51,7 @@ class RunSettings(BaseModel):
     limits: Limits = Limits()
     agent_options: AgentOptions = AgentOptions()
     ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
+    workers: int = 1  # local worker processes sharing the episodes (harness/shards.py); 1: this process alone
 
     def endpoint(self) -> tuple[str | None, str, str]:
         return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
@@ -126,7 +127,8 @@ def run_main_job(settings: RunSettings) -> int:
     elif settings.sandbox not in ("auto", "docker"):
         raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
     talk.print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
-               f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}")
+               f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}"
+               + (f" per worker, {settings.workers} worker processes" if settings.workers > 1 and not settings.ray else ""))
     if settings.sandbox != "docker":
         from envcraft_runtime.cgroups import containment
 
@@ -143,6 +145,12 @@ def run_main_job(settings: RunSettings) -> int:
 
                 rollouts += run_on_ray(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
                                        on_done=progress.update)
+                continue
+            if settings.workers > 1:
+                from envcraft.harness.shards import run_on_processes
+
+                rollouts += run_on_processes(settings, name, tasks, log, run_id=run_id, make_agent=make_agent,
+                                             workers=settings.workers, on_done=progress.update)
                 continue
             rollouts += anyio.run(lambda agent=agent, progress=progress: run_tasks(
                 tasks, agent, launcher, log, run_id=run_id, concurrency=settings.concurrency, limits=settings.limits,

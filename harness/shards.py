@@ -1,0 +1,115 @@
+"""Episodes sharded over farm workers, rollouts streamed into one log: `run --workers N` and `run --ray`.
+
+A worker (a local process here, a Ray actor in ray_runner) runs one batch of (task, attempt) episodes at
+a time with its own in-process farm and pools, and hands the rollouts back as JSON. The driver alone
+appends them to the run's rollouts.jsonl as each batch lands (one writer: nothing twice, a killed run
+resumes from what the log holds), and hands out small batches so a busy worker takes fewer.
+
+`run --workers N` starts N spawned processes on this machine (one per core gets past one interpreter's
+CPU bound); "auto" is one per core. The default is 1: the run stays in one process, as before.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from envcraft.core.rollout import Rollout
+from envcraft.core.tasks import Task
+from envcraft.harness.runner import RolloutLog, run_pairs
+
+Pair = tuple[Task, int]
+
+
+def parse_workers(value: str) -> int:
+    """`--workers`: a count, or "auto" for one per core."""
+    if value == "auto":
+        return os.cpu_count() or 1
+    count = int(value)
+    if count < 1:
+        raise ValueError(f"--workers must be at least 1 or 'auto', not {value!r}")
+    return count
+
+
+def todo(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog) -> list[Pair]:
+    """The (task, attempt) episodes the log does not hold yet (or holds as a retryable infra failure)."""
+    return [(task, attempt) for task in tasks for attempt in range(settings.attempts)
+            if log.pending((task.id, agent_name, attempt), settings.retries)]
+
+
+def batches(pairs: list[Pair], size: int) -> list[list[Pair]]:
+    return [pairs[i:i + size] for i in range(0, len(pairs), max(size, 1))]
+
+
+def recorded(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog) -> list[Rollout]:
+    """This agent's rollouts, old and new, in task order."""
+    wanted = [(task.id, agent_name, attempt) for task in tasks for attempt in range(settings.attempts)]
+    return [log.done[key] for key in wanted if key in log.done]
+
+
+def land(lines: Iterable[str], log: RolloutLog, on_done: Callable[[Rollout], None] | None) -> None:
+    """A worker's batch into the one log, as it arrives."""
+    for line in lines:
+        rollout = Rollout.model_validate_json(line)
+        log.append(rollout)
+        if on_done:
+            on_done(rollout)
+
+
+async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., Any], tasks_json: list[str],
+                    attempts: list[int], run_id: str, node: str) -> list[str]:
+    """The rollouts of exactly these (task, attempt) episodes, as JSON, each naming the worker's `node`."""
+    from envcraft.registry.launch import make_launcher
+
+    tasks = [Task.model_validate_json(t) for t in tasks_json]
+    agent = make_agent(agent_name, settings, tasks)
+    launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
+    done: list[Rollout] = []
+    with tempfile.TemporaryDirectory() as scratch:  # the driver's log is the record; this is a buffer
+        await run_pairs(list(zip(tasks, attempts)), agent, launcher, RolloutLog(Path(scratch) / "b.jsonl"),
+                        run_id=run_id, limits=settings.limits, concurrency=settings.concurrency, on_done=done.append)
+    return [r.model_copy(update={"node": node}).model_dump_json() for r in done]
+
+
+def _start_worker(sandbox: str) -> None:
+    if sandbox in ("bwrap", "process"):
+        os.environ["ENVCRAFT_SANDBOX"] = sandbox
+    from envcraft.registry.gc_tuning import collect_less
+
+    collect_less()
+
+
+def _work(settings: Any, agent_name: str, make_agent: Callable[..., Any], tasks_json: list[str],
+          attempts: list[int], run_id: str) -> list[str]:
+    node = f"local:{os.getpid()}"  # which worker process served it
+    return anyio.run(run_batch, settings, agent_name, make_agent, tasks_json, attempts, run_id, node)
+
+
+def run_on_processes(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog, *, run_id: str,
+                     make_agent: Callable[..., Any], workers: int,
+                     on_done: Callable[[Rollout], None] | None = None, batch: int | None = None) -> list[Rollout]:
+    """`settings` is the run's RunSettings; each worker builds its agent with make_agent(name, settings, tasks)."""
+    pairs = todo(settings, agent_name, tasks, log)
+    # Batches a few times the concurrency: each builds one farm, and the log still fills as they land.
+    size = batch or max(settings.concurrency, len(pairs) // (workers * 8), 1)
+    # Spawned, not forked: the driver already runs threads (the progress bar), which a fork would not carry.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                                initargs=(settings.sandbox,)) as pool:
+        futures = [pool.submit(_work, settings, agent_name, make_agent, [t.model_dump_json() for t, _ in chunk],
+                               [a for _, a in chunk], run_id) for chunk in batches(pairs, size)]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                land(future.result(), log, on_done)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return recorded(settings, agent_name, tasks, log)
