@@ -12,9 +12,11 @@ CPU bound); "auto" is one per core. The default is 1: the run stays in one proce
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -78,12 +80,17 @@ async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., An
     return [r.model_copy(update={"node": node}).model_dump_json() for r in done]
 
 
-def _start_worker(sandbox: str) -> None:
+def _start_worker(sandbox: str, ready: Any) -> None:
     if sandbox in ("bwrap", "process"):
         os.environ["ENVCRAFT_SANDBOX"] = sandbox
+    import envcraft.harness.run  # noqa: F401 - the agents and the farm: the slow part of a start
     from envcraft.registry.gc_tuning import collect_less
 
     collect_less()
+    # No worker takes a batch before every one has started: else the first up, while the others still
+    # import, takes the queue's head, and a short run never reaches the other cores.
+    with contextlib.suppress(threading.BrokenBarrierError):
+        ready.wait(timeout=120)
 
 
 def _work(settings: Any, agent_name: str, make_agent: Callable[..., Any], tasks_json: list[str],
@@ -99,12 +106,14 @@ def run_on_processes(settings: Any, agent_name: str, tasks: list[Task], log: Rol
     pairs = todo(settings, agent_name, tasks, log)
     # Batches a few times the concurrency: each builds one farm, and the log still fills as they land.
     size = batch or max(settings.concurrency, len(pairs) // (workers * 8), 1)
+    chunks = batches(pairs, size)
+    workers = max(min(workers, len(chunks)), 1)  # the pool starts a process per waiting batch, at most `workers`
     # Spawned, not forked: the driver already runs threads (the progress bar), which a fork would not carry.
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                                initargs=(settings.sandbox,)) as pool:
+                                                initargs=(settings.sandbox, context.Barrier(workers))) as pool:
         futures = [pool.submit(_work, settings, agent_name, make_agent, [t.model_dump_json() for t, _ in chunk],
-                               [a for _, a in chunk], run_id) for chunk in batches(pairs, size)]
+                               [a for _, a in chunk], run_id) for chunk in chunks]
         try:
             for future in concurrent.futures.as_completed(futures):
                 land(future.result(), log, on_done)
