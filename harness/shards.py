@@ -83,7 +83,7 @@ async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., An
 def _start_worker(sandbox: str, ready: Any) -> None:
     if sandbox in ("bwrap", "process"):
         os.environ["ENVCRAFT_SANDBOX"] = sandbox
-    import envcraft.harness.run  # noqa: F401 - the agents and the farm: the slow part of a start
+    import envcraft.harness.agents.policies  # noqa: F401 - with the farm (runner): the slow part of a start
     from envcraft.registry.gc_tuning import collect_less
 
     collect_less()
