@@ -111,7 +111,9 @@ class Precondition(Strict):
     status_in / field_equals: the row's `field` (as it is; create: the argument) is one of `values`.
     ref_in: the row that `ref_field` points at has `other_field` among `values` (eligibility).
     compare: the row's `field` `op` a literal `value`, another field `than`, or the `other_field` of the
-        row `ref_field` points at (thresholds, matching amounts, seats >= candidates).
+        row `ref_field` points at (thresholds, matching amounts, seats >= candidates). With `via`, `field` is a
+        ref and its row's `via` field is compared (the candidate's city == the requisition's location); with
+        `factor`, the right side is scaled (desired salary <= 1.1 x salary max).
     requires / forbids: a row of `entity` whose `match` fields (theirs: ours) equal this row's, and whose
         `field` is among `values`, must exist / must not exist (approvals, open items blocking a close).
     time_window: the date/time `field` falls on one of `days` and (times) within [from_time, to_time].
@@ -130,6 +132,8 @@ class Precondition(Strict):
     op: Comparison | None = None  # compare
     value: str | float | bool | None = None  # compare: a literal
     than: str | None = Field(default=None, pattern=IDENT)  # compare: another field of the same row
+    via: str | None = Field(default=None, pattern=IDENT)  # compare: a field of the row `field` points at
+    factor: float | None = Field(default=None, gt=0)  # compare: the right side times this
     entity: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: the related entity
     match: dict[str, str] = Field(default_factory=dict)  # requires / forbids: their field -> our field
     days: list[Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]] = \
@@ -142,6 +146,10 @@ class Precondition(Strict):
 
     @model_validator(mode="after")
     def _values_one_line(self) -> Precondition:
+        if (self.via or self.factor) and (self.kind != "compare" or self.field is None or self.value is not None):
+            raise ValueError("`via` and `factor` belong to a compare of `field` with `than` or a referenced row's field")
+        if self.factor and self.op in ("==", "!="):
+            raise ValueError("a scaled comparison is an inequality")
         for v in self.values + list(self.match) + list(self.match.values()):
             if not re.fullmatch(ONE_LINE, v):
                 raise ValueError(f"precondition value {v!r} must be one line of text")

@@ -158,17 +158,28 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
         return None, call("comparison_fails", left, lit(pre.op), right, name, '""')
     if pre.kind == "compare":
-        left = f"_new.get({lit(pre.field)})"
+        left, left_name = f"_new.get({lit(pre.field)})", pre.field.replace("_", " ")
+        if pre.via:  # the field is a ref: compare a field of the row it points at
+            mine = bp.entity(entity.field(pre.field).ref)
+            left = call("field_of", "tables", lit(mine.table), f"_new.get({lit(pre.field)})", lit(pre.via))
+            left_name = f"the {what(mine)}'s {pre.via.replace('_', ' ')}"
+        setup = None
         if pre.value is not None:
             right, name = lit(typed(entity.field(pre.field), str(pre.value)) if not isinstance(pre.value, bool)
                               else pre.value), '""'
-        elif pre.than is not None:
-            right, name = f"_new.get({lit(pre.than)})", lit(pre.than.replace("_", " "))
         else:
-            other = bp.entity(entity.field(pre.ref_field).ref)
-            right = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
-            name = lit(f"the {what(other)}'s {pre.other_field.replace('_', ' ')}")
-        return None, call("comparison_fails", left, lit(pre.op), right, lit(pre.field.replace("_", " ")), name)
+            if pre.than is not None:
+                right, name = f"_new.get({lit(pre.than)})", pre.than.replace("_", " ")
+            else:
+                other = bp.entity(entity.field(pre.ref_field).ref)
+                right = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
+                             lit(pre.other_field))
+                name = f"the {what(other)}'s {pre.other_field.replace('_', ' ')}"
+            if pre.factor:  # scaled: the fact names the factor and shows the product
+                setup, right = f"_right = {right}", f"None if _right is None else _right * {pre.factor!r}"
+                name = f"{pre.factor:g} x {name}"
+            name = lit(name)
+        return setup, call("comparison_fails", left, lit(pre.op), right, lit(left_name), name)
     if pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"

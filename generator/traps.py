@@ -9,6 +9,7 @@ holds all the others, so the refusal it gets must cite that rule.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
@@ -59,6 +60,14 @@ def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None) 
                  "==": (text, later), "!=": (later, text)}
         return table[op][0 if hold else 1]
     return text if (op in ("==", ">=", "<=")) == hold else text + " (other)"
+
+
+def _scaled(op: str, left: float, factor: float, hold: bool, whole: bool) -> float:
+    """A right-hand value v for which `left op factor * v` holds (or fails), a unit clear of the boundary."""
+    bound = left / factor
+    up, down = math.floor(bound) + 1, math.ceil(bound) - 1
+    value = (up if hold else down) if op in ("<", "<=") else (down if hold else up)
+    return value if whole else float(value)
 
 
 def _flip(op: str) -> str:
@@ -137,16 +146,31 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             right = typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value
             if not put(pre.field, _satisfying(pre.op, right, hold, spec)):
                 return None
+        elif pre.than is not None and pre.via:  # a field of the referenced row against one of ours
+            mine, target, right = bp.entity(spec.ref), new.get(pre.field), new.get(pre.than)
+            if target is None or right is None:
+                return None
+            value = (_scaled(_flip(pre.op), right, 1 / pre.factor, hold, mine.field(pre.via).type == "int")
+                     if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via)))
+            patches.append(_set(mine.table, target, pre.via, value))
         elif pre.than is not None:
             right = new.get(pre.than)
+            if right is not None and pre.factor:
+                right = right * pre.factor
             if right is None or not put(pre.field, _satisfying(pre.op, right, hold)):
                 return None
         else:
             other = bp.entity(entity.field(pre.ref_field).ref)
             target, left = new.get(pre.ref_field), new.get(pre.field)
+            if pre.via:  # the left side is a field of the row `field` points at
+                mine = bp.entity(spec.ref)
+                left = next((r.get(pre.via) for r in tables.get(mine.table, []) if r.get("id") == left), None)
             if target is None or left is None:
                 return None
-            patches.append(_set(other.table, target, pre.other_field, _satisfying(_flip(pre.op), left, hold)))
+            spec = other.field(pre.other_field)
+            value = (_scaled(pre.op, left, pre.factor, hold, spec.type == "int") if pre.factor else
+                     _satisfying(_flip(pre.op), left, hold, spec))
+            patches.append(_set(other.table, target, pre.other_field, value))
     elif pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = {theirs: new.get(ours) for theirs, ours in pre.match.items()}

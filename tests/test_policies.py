@@ -300,3 +300,21 @@ def test_every_enforced_rule_a_doc_states_blocks_a_call_built_to_break_it(tmp_pa
         assert report.passed and not unproven, (bp.id, unproven)
         audited.append(bp.id)
     assert len(audited) >= 12, audited
+
+
+def test_a_field_of_one_referenced_row_is_compared_with_another_scaled(tmp_path):
+    """`via` + `factor`: the candidate's desired salary against 110% of the requisition's salary max, at the
+    boundary; the refusal names the factor and both rows' values."""
+    bp = load_blueprint(BLUEPRINTS / "applicant_tracking.yaml")
+    app = load(compile_blueprint(bp, tmp_path / bp.id)).app
+    tables = seed_tables(bp)
+    req = next(r for r in tables["job_requisitions"] if r["status"] == "open")
+    cand = tables["candidate_profiles"][0]
+    tables["job_applications"] = [a for a in tables["job_applications"] if a["candidate_profile_id"] != cand["id"]]
+    req["salary_max"], cand["desired_salary"] = 100000.0, 110000.0
+    call = dict(candidate_profile_id=cand["id"], job_requisition_id=req["id"])
+    assert refusal(app.job_application_submit, tables, **call) is None  # exactly 110%: allowed
+    cand["desired_salary"] = 110001.0
+    found = refusal(app.job_application_submit, tables, **call)
+    assert found is not None and found.rule == "hiring_guidelines_2" and found.value == 110001.0
+    assert "candidate profile's desired salary is 110001" in found.fact and "1.1 x the job requisition's salary max" in found.fact
