@@ -35,9 +35,9 @@ INSTRUCTIONS = (
     "submitting an application. [hiring_guidelines_1] Location: the candidate's city must equal the "
     "requisition's location unless the requisition is remote_ok and the candidate is open_to_remote "
     "(Remote EU requisitions accept any EU city). [hiring_guidelines_2] Salary: put forward only "
-    "candidates whose desired_salary is at most 110% of salary_max; offers never exceed salary_max "
-    "without VP approval. [hiring_guidelines_3] Rejections always include a short, kind reason; never "
-    "mention age, family or nationality. Call finish when done."
+    "candidates whose desired_salary is at most 110% of salary_max. [hiring_guidelines_2b] Offers never "
+    "exceed salary_max without VP approval. [hiring_guidelines_3] Rejections always include a short, kind "
+    "reason; never mention age, family or nationality. Call finish when done."
 )
 
 

@@ -30,9 +30,9 @@ INSTRUCTIONS = (
     "ppt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools and the file tools. Policies: [mrb_procedure_1] Safety_critical parts may never be "
-    "dispositioned use_as_is; rework needs an approved repair instruction; otherwise scrap. "
-    "[mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. Call finish when "
-    "done."
+    "dispositioned use_as_is. [mrb_procedure_1b] Rework needs an approved repair instruction; otherwise "
+    "scrap. [mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. Call "
+    "finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "domain tools (or the `cascade-pack` CLI in the shell) and the file tools. Policies: [judgement_1] "
     "Work the lab CSV line by line: find the lot by lot_code, record the inspection with the result from "
     "the QC spec for its variety, then release, hold or reject the lot. [qc_spec_1] Pallets hold 40-80 "
-    "cartons; only released lots of the order's variety may be packed. Call finish when done."
+    "cartons. [qc_spec_2] Only released lots may be packed. [qc_spec_3] A lot is packed only into an "
+    "order of its own variety. Call finish when done."
 )
 
 

@@ -31,9 +31,9 @@ INSTRUCTIONS = (
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
     "[judgement_1] Fee = base_fee x usage multiplier (web_editorial 1.0, print_editorial 1.5, broadcast "
     "2.0, advertising 3.0) x 1.5 for Worldwide; enterprise clients get 20% off. [judgement_2] Advertising "
-    "and creative use need model_release `released` or `not_required`; never license a photo with a "
-    "missing release for advertising. [judgement_3] Archive images are editorial-only. Call finish when "
-    "done."
+    "use needs model_release `released` or `not_required`; never license a photo with a missing release "
+    "for advertising. [judgement_3] Archive images are editorial-only: never licensed for advertising or "
+    "broadcast. Call finish when done."
 )
 
 

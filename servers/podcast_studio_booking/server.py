@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rst-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [judgement_1] Count host plus guests as `people` and check the studio's seats. "
-    "[judgement_2] Video podcasts need a video studio and a video engineer. Call finish when done."
+    "file tools. Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] "
+    "A session goes only in a studio whose seats cover its people. [judgement_2] Video podcasts need a "
+    "video studio and a video engineer. Call finish when done."
 )
 
 

@@ -28,8 +28,9 @@ INSTRUCTIONS = (
     "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rmt-0001: "
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Issue only from released, unexpired lots, first-expiry-first-out, and from a lot of "
-    "the same material as the issue's raw_material_id. Call finish when done."
+    "[judgement_1] Issue only from unexpired lots, first-expiry-first-out. [issue_released_lots_only] "
+    "Issue only from released lots. [issue_same_material] Issue from a lot of the same material as the "
+    "issue's raw_material_id. Call finish when done."
 )
 
 

@@ -32,9 +32,9 @@ INSTRUCTIONS = (
     "file tools. Policies: [judgement_1] Pipeline: clearance order -> complete -> clear -> application "
     "prepare -> file -> (office action -> response) -> publish -> register. [judgement_2] Keep mark and "
     "class consistent along the chain. [filing_checklist_1] Clear before filing: only `low` or `moderate` "
-    "risk reports are cleared; `moderate` needs the client's written acknowledgement of risk. "
-    "[filing_checklist_2] The application's mark and class must match the cleared report exactly; a new "
-    "class needs a new search. Call finish when done."
+    "risk reports are cleared. [filing_checklist_1b] A `moderate` report needs the client's written "
+    "acknowledgement of risk before it is cleared. [filing_checklist_2] The application's mark and class "
+    "must match the cleared report exactly; a new class needs a new search. Call finish when done."
 )
 
 

@@ -32,10 +32,10 @@ INSTRUCTIONS = (
     "file tools. Policies: [judgement_1] Walk each event through the checklist in order; an event moves "
     "on only when its tasks for the current phase are done. [judgement_2] Use planning_task_search to see "
     "what is outstanding. [planning_checklist_1] An event may move to planning only after deposit_paid is "
-    "done, and may be finalized only when every task of the event is done. [packages_1] Classic: "
-    "essentials + 3-course dinner + bar package; vendors from the preferred list only. [packages_2] "
-    "Signature: classic + rehearsal dinner + any vendor (non-preferred vendors must show insurance 30 "
-    "days before). Call finish when done."
+    "done. [planning_checklist_1b] An event may be finalized only when every task of the event is done. "
+    "[packages_1] Classic: essentials + 3-course dinner + bar package; vendors from the preferred list "
+    "only. [packages_2] Signature: classic + rehearsal dinner + any vendor (non-preferred vendors must "
+    "show insurance 30 days before). Call finish when done."
 )
 
 
