@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -302,6 +302,20 @@ def job_application_submit(
         "applied_on": applied_on,
         "stage": "applied",
     }
+    _right = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "salary_max")
+    _block = comparison_fails(
+        field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "desired_salary"),
+        "<=",
+        None if _right is None else _right * 1.1,
+        "the candidate profile's desired salary",
+        "1.1 x the job requisition's salary max",
+    )
+    if _block:
+        refuse(
+            "hiring_guidelines_2",
+            "Salary: put forward only candidates whose desired_salary is at most 110% of salary_max.",
+            _block,
+        )
     tables["job_applications"].append(_new)
     return as_record(JobApplication, _new)
 
@@ -515,8 +529,15 @@ POLICIES = [
     ),
     PolicyRule(
         id="hiring_guidelines_2",
+        category="threshold",
+        rule="Salary: put forward only candidates whose desired_salary is at most 110% of salary_max.",
+        tools=["job_application_submit"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="hiring_guidelines_2b",
         category="judgement",
-        rule="Salary: put forward only candidates whose desired_salary is at most 110% of salary_max; offers never exceed salary_max without VP approval.",
+        rule="Offers never exceed salary_max without VP approval.",
         tools=[],
         enforced=False,
     ),

@@ -18,8 +18,18 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    row_of,
+    run_batch,
+    text_contains,
+)
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -270,6 +280,15 @@ def charge_session_reserve(
     _block = not_among(_other, "status", ("available",), "charger port")
     if _block:
         refuse("available_ports_only", "Only available ports may be reserved.", _block)
+    _block = comparison_fails(
+        field_of(tables, "fleet_evs", _new.get("fleet_ev_id"), "connector"),
+        "==",
+        field_of(tables, "charger_ports", _new.get("charger_port_id"), "connector"),
+        "the fleet ev's connector",
+        "the charger port's connector",
+    )
+    if _block:
+        refuse("judgement_1", "The van's connector must equal the port's connector.", _block)
     tables["charge_sessions"].append(_new)
     return as_record(ChargeSession, _new)
 
@@ -406,10 +425,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_1",
-        category="judgement",
+        category="eligibility",
         rule="The van's connector must equal the port's connector.",
-        tools=[],
-        enforced=False,
+        tools=["charge_session_reserve"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -18,8 +18,18 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, refuse
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    row_of,
+    run_batch,
+    text_contains,
+)
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -264,6 +274,13 @@ def nonconformance_disposition(
     _block = not_among(_row, "status", ("contained",), "nonconformance")
     if _block:
         refuse("nonconformance_disposition.status_in", "contain the material before the MRB dispositions it", _block)
+    _other = row_of(tables, "product_parts", _new.get("product_part_id"))
+    _block = not_among(_other, "criticality", ("standard", "key"), "product part")
+    if holds(_new.get("disposition"), "==", "use_as_is") and _block:
+        refuse("mrb_procedure_1", "safety_critical parts may never be dispositioned use_as_is.", _block)
+    _block = comparison_fails(_new.get("detected_at"), "==", "incoming", "detected at", "")
+    if holds(_new.get("disposition"), "==", "return_to_supplier") and _block:
+        refuse("mrb_procedure_2", "return_to_supplier only for NCRs detected at incoming inspection.", _block)
     _row.update(_new)
     return as_record(Nonconformance, _row)
 
@@ -438,17 +455,24 @@ def capa_close(tables: Tables, capa_id: str) -> Capa:
 POLICIES = [
     PolicyRule(
         id="mrb_procedure_1",
+        category="eligibility",
+        rule="Safety_critical parts may never be dispositioned use_as_is.",
+        tools=["nonconformance_disposition"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="mrb_procedure_1b",
         category="judgement",
-        rule="Safety_critical parts may never be dispositioned use_as_is; rework needs an approved repair instruction; otherwise scrap.",
+        rule="Rework needs an approved repair instruction; otherwise scrap.",
         tools=[],
         enforced=False,
     ),
     PolicyRule(
         id="mrb_procedure_2",
-        category="judgement",
+        category="eligibility",
         rule="Return_to_supplier only for NCRs detected at incoming inspection.",
-        tools=[],
-        enforced=False,
+        tools=["nonconformance_disposition"],
+        enforced=True,
     ),
     PolicyRule(
         id="nonconformance_contain.status_in",

@@ -26,11 +26,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -417,6 +418,19 @@ def pallet_build(
         refuse(
             "pallet_build.at_least", "the order needs fewer cartons than this pallet: build a partial pallet", _block
         )
+    _other = row_of(tables, "produce_lots", _new.get("produce_lot_id"))
+    _block = not_among(_other, "status", ("released",), "produce lot")
+    if _block:
+        refuse("qc_spec_2", "Only released lots may be packed.", _block)
+    _block = comparison_fails(
+        field_of(tables, "produce_lots", _new.get("produce_lot_id"), "variety"),
+        "==",
+        field_of(tables, "pack_orders", _new.get("pack_order_id"), "variety"),
+        "the produce lot's variety",
+        "the pack order's variety",
+    )
+    if _block:
+        refuse("qc_spec_3", "A lot is packed only into an order of its own variety.", _block)
     _target_pack_order_id = target_row(tables, "pack_orders", _new.get("pack_order_id"), "pack order")
     tables["pallets"].append(_new)
     if _target_pack_order_id is not None and _new.get("cartons") is not None:
@@ -462,12 +476,20 @@ POLICIES = [
         tools=[],
         enforced=False,
     ),
+    PolicyRule(id="qc_spec_1", category="judgement", rule="Pallets hold 40-80 cartons.", tools=[], enforced=False),
     PolicyRule(
-        id="qc_spec_1",
-        category="judgement",
-        rule="Pallets hold 40-80 cartons; only released lots of the order's variety may be packed.",
-        tools=[],
-        enforced=False,
+        id="qc_spec_2",
+        category="state_guard",
+        rule="Only released lots may be packed.",
+        tools=["pallet_build"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="qc_spec_3",
+        category="consistency",
+        rule="A lot is packed only into an order of its own variety.",
+        tools=["pallet_build"],
+        enforced=True,
     ),
     PolicyRule(
         id="produce_lot_send_to_qc.status_in",

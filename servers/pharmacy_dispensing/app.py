@@ -26,6 +26,7 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -321,6 +322,14 @@ def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: i
             "not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity",
             _block,
         )
+    _other = row_of(tables, "prescriptions", _new.get("prescription_id"))
+    _block = not_among(_other, "status", ("verified",), "prescription")
+    if _block:
+        refuse(
+            "dispensing_sop_1",
+            "A prescription must be `verified` by the pharmacist before anything is counted.",
+            _block,
+        )
     _target_drug_id = target_row(tables, "drugs", _new.get("drug_id"), "drug")
     tables["fills"].append(_new)
     if _target_drug_id is not None and _new.get("quantity") is not None:
@@ -438,10 +447,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="dispensing_sop_1",
-        category="judgement",
+        category="state_guard",
         rule="A prescription must be `verified` by the pharmacist before anything is counted.",
-        tools=[],
-        enforced=False,
+        tools=["fill_prepare"],
+        enforced=True,
     ),
     PolicyRule(
         id="dispensing_sop_2",

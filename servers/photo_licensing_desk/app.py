@@ -26,11 +26,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -311,6 +312,18 @@ def license_grant_issue(
             "the client's prepaid credit does not cover this fee: record a top-up first",
             _block,
         )
+    _other = row_of(tables, "stock_photos", _new.get("stock_photo_id"))
+    _block = not_among(_other, "model_release", ("released", "not_required"), "stock photo")
+    if holds(_new.get("usage"), "==", "advertising") and _block:
+        refuse(
+            "judgement_2",
+            "Advertising use needs model_release `released` or `not_required`; never license a photo with a missing release for advertising.",
+            _block,
+        )
+    _other = row_of(tables, "stock_photos", _new.get("stock_photo_id"))
+    _block = not_among(_other, "collection", ("editorial", "creative"), "stock photo")
+    if _new.get("usage") in ("advertising", "broadcast") and _block:
+        refuse("judgement_3", "Archive images are editorial-only: never licensed for advertising or broadcast.", _block)
     _target_licensing_client_id = target_row(
         tables, "licensing_clients", _new.get("licensing_client_id"), "licensing client"
     )
@@ -436,13 +449,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
-        rule="Advertising and creative use need model_release `released` or `not_required`; never license a photo with a missing release for advertising.",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="Advertising use needs model_release `released` or `not_required`; never license a photo with a missing release for advertising.",
+        tools=["license_grant_issue"],
+        enforced=True,
     ),
     PolicyRule(
-        id="judgement_3", category="judgement", rule="Archive images are editorial-only.", tools=[], enforced=False
+        id="judgement_3",
+        category="eligibility",
+        rule="Archive images are editorial-only: never licensed for advertising or broadcast.",
+        tools=["license_grant_issue"],
+        enforced=True,
     ),
     PolicyRule(
         id="license_grant_issue.at_least",

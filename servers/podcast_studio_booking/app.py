@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -314,6 +314,15 @@ def studio_session_pencil(
     _block = overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status")
     if _block:
         refuse("studio_session_pencil.no_overlap2", "the engineer is booked then: choose another engineer", _block)
+    _block = comparison_fails(
+        _new.get("people"),
+        "<=",
+        field_of(tables, "recording_studios", _new.get("recording_studio_id"), "seats"),
+        "people",
+        "the recording studio's seats",
+    )
+    if _block:
+        refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
     tables["studio_sessions"].append(_new)
     return as_record(StudioSession, _new)
 
@@ -375,6 +384,15 @@ def studio_session_move(
     _block = overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status")
     if _block:
         refuse("studio_session_move.no_overlap2", "the engineer is booked then", _block)
+    _block = comparison_fails(
+        _new.get("people"),
+        "<=",
+        field_of(tables, "recording_studios", _new.get("recording_studio_id"), "seats"),
+        "people",
+        "the recording studio's seats",
+    )
+    if _block:
+        refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
 
@@ -460,11 +478,14 @@ def studio_session_cancel(tables: Tables, studio_session_id: str) -> StudioSessi
 
 POLICIES = [
     PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Count host plus guests as `people` and check the studio's seats.",
-        tools=[],
-        enforced=False,
+        id="judgement_1", category="judgement", rule="Count host plus guests as `people`.", tools=[], enforced=False
+    ),
+    PolicyRule(
+        id="studio_seats_cover_people",
+        category="capacity",
+        rule="A session goes only in a studio whose seats cover its people.",
+        tools=["studio_session_pencil", "studio_session_move"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

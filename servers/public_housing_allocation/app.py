@@ -29,7 +29,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -355,7 +355,7 @@ def unit_offer_make(
     _block = short_of(_have, _new.get("household_size"), "housing unit", _new.get("housing_unit_id"), "max_occupancy")
     if _block:
         refuse(
-            "unit_offer_make.at_least",
+            "allocation_policy_1",
             "the household is larger than the unit's maximum occupancy: pick a larger unit",
             _block,
         )
@@ -475,6 +475,20 @@ def housing_tenancy_start(
         "monthly_rent": monthly_rent,
         "status": "active",
     }
+    _right = field_of(tables, "housing_applicants", _new.get("housing_applicant_id"), "annual_income")
+    _block = comparison_fails(
+        _new.get("monthly_rent"),
+        "<=",
+        None if _right is None else _right * 0.025,
+        "monthly rent",
+        "0.025 x the housing applicant's annual income",
+    )
+    if _block:
+        refuse(
+            "allocation_policy_3",
+            "Rent may not exceed 30% of the household's monthly income (annual_income / 12).",
+            _block,
+        )
     _target_housing_unit_id = target_row(tables, "housing_units", _new.get("housing_unit_id"), "housing unit")
     _target_housing_applicant_id = target_row(
         tables, "housing_applicants", _new.get("housing_applicant_id"), "housing applicant"
@@ -503,10 +517,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="allocation_policy_1",
-        category="judgement",
+        category="capacity",
         rule="Household size may not exceed the unit's max_occupancy.",
-        tools=[],
-        enforced=False,
+        tools=["unit_offer_make"],
+        enforced=True,
     ),
     PolicyRule(
         id="allocation_policy_2",
@@ -517,10 +531,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="allocation_policy_3",
-        category="judgement",
+        category="threshold",
         rule="Rent may not exceed 30% of the household's monthly income (annual_income / 12).",
-        tools=[],
-        enforced=False,
+        tools=["housing_tenancy_start"],
+        enforced=True,
     ),
     PolicyRule(
         id="housing_applicant_withdraw.status_in",
@@ -547,13 +561,6 @@ POLICIES = [
         id="unit_offer_make.capacity",
         category="capacity",
         rule="This unit already has an open offer: wait for the answer or pick another unit.",
-        tools=["unit_offer_make"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_make.at_least",
-        category="threshold",
-        rule="The household is larger than the unit's maximum occupancy: pick a larger unit.",
         tools=["unit_offer_make"],
         enforced=True,
     ),

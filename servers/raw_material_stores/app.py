@@ -25,11 +25,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -381,6 +382,19 @@ def material_issue_post(
             "the lot does not hold that much: split the issue across lots (oldest expiry first)",
             _block,
         )
+    _other = row_of(tables, "material_lots", _new.get("material_lot_id"))
+    _block = not_among(_other, "status", ("released",), "material lot")
+    if _block:
+        refuse("issue_released_lots_only", "Issue only from released lots.", _block)
+    _block = comparison_fails(
+        field_of(tables, "material_lots", _new.get("material_lot_id"), "raw_material_id"),
+        "==",
+        _new.get("raw_material_id"),
+        "the material lot's raw material id",
+        "raw material id",
+    )
+    if _block:
+        refuse("issue_same_material", "Issue from a lot of the same material as the issue's raw_material_id.", _block)
     _target_material_lot_id = target_row(tables, "material_lots", _new.get("material_lot_id"), "material lot")
     _target_raw_material_id = target_row(tables, "raw_materials", _new.get("raw_material_id"), "raw material")
     tables["material_issues"].append(_new)
@@ -426,9 +440,23 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="Issue only from released, unexpired lots, first-expiry-first-out, and from a lot of the same material as the issue's raw_material_id.",
+        rule="Issue only from unexpired lots, first-expiry-first-out.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="issue_released_lots_only",
+        category="state_guard",
+        rule="Issue only from released lots.",
+        tools=["material_issue_post"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="issue_same_material",
+        category="consistency",
+        rule="Issue from a lot of the same material as the issue's raw_material_id.",
+        tools=["material_issue_post"],
+        enforced=True,
     ),
     PolicyRule(
         id="material_lot_receive.unique",

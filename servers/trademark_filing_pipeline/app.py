@@ -246,9 +246,7 @@ def clearance_report_clear(tables: Tables, clearance_report_id: str) -> Clearanc
     _block = not_among(_row, "risk", ("low", "moderate"), "clearance report")
     if _block:
         refuse(
-            "clearance_report_clear.field_equals",
-            "high-risk marks cannot be cleared: advise the client to choose another mark",
-            _block,
+            "filing_checklist_1", "high-risk marks cannot be cleared: advise the client to choose another mark", _block
         )
     _row.update(_new)
     return as_record(ClearanceReport, _row)
@@ -523,8 +521,15 @@ POLICIES = [
     ),
     PolicyRule(
         id="filing_checklist_1",
+        category="eligibility",
+        rule="Clear before filing: only `low` or `moderate` risk reports are cleared.",
+        tools=["clearance_report_clear"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="filing_checklist_1b",
         category="judgement",
-        rule="Clear before filing: only `low` or `moderate` risk reports are cleared; `moderate` needs the client's written acknowledgement of risk.",
+        rule="A `moderate` report needs the client's written acknowledgement of risk before it is cleared.",
         tools=[],
         enforced=False,
     ),
@@ -546,13 +551,6 @@ POLICIES = [
         id="clearance_report_clear.status_in",
         category="state_guard",
         rule="Wait for the search report to complete.",
-        tools=["clearance_report_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clearance_report_clear.field_equals",
-        category="eligibility",
-        rule="High-risk marks cannot be cleared: advise the client to choose another mark.",
         tools=["clearance_report_clear"],
         enforced=True,
     ),

@@ -28,7 +28,7 @@ from envcraft_runtime.arguments import (
     check_time,
 )
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -316,6 +316,15 @@ def wedding_event_finalize(tables: Tables, wedding_event_id: str, guest_count: i
     _block = not_among(_row, "status", ("planning",), "wedding event")
     if _block:
         refuse("wedding_event_finalize.status_in", "only events in planning can be finalized", _block)
+    _block = present_related(
+        tables["planning_tasks"],
+        {"wedding_event_id": _new.get("id")},
+        "status",
+        ("todo", "in_progress", "awaiting_client"),
+        "planning task",
+    )
+    if _block:
+        refuse("planning_checklist_1b", "An event may be finalized only when every task of the event is done.", _block)
     _row.update(_new)
     return as_record(WeddingEvent, _row)
 
@@ -525,9 +534,16 @@ POLICIES = [
     PolicyRule(
         id="planning_checklist_1",
         category="judgement",
-        rule="An event may move to planning only after deposit_paid is done, and may be finalized only when every task of the event is done.",
+        rule="An event may move to planning only after deposit_paid is done.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="planning_checklist_1b",
+        category="approval",
+        rule="An event may be finalized only when every task of the event is done.",
+        tools=["wedding_event_finalize"],
+        enforced=True,
     ),
     PolicyRule(
         id="packages_1",
