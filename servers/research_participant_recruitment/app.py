@@ -28,7 +28,16 @@ from envcraft_runtime.arguments import (
     check_time,
 )
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    in_past,
+    not_among,
+    overlapping,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -323,6 +332,37 @@ def study_enrollment_propose(
             "the study has reached its enrollment cap: propose the volunteer to another study",
             _block,
         )
+    _block = comparison_fails(
+        field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "condition"),
+        "==",
+        field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "target_condition"),
+        "the study volunteer's condition",
+        "the clinical study's target condition",
+    )
+    if _block:
+        refuse(
+            "volunteer_condition_matches",
+            "Propose a volunteer only when their condition equals the study's target_condition.",
+            _block,
+        )
+    _block = comparison_fails(
+        field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "age"),
+        ">=",
+        field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "min_age"),
+        "the study volunteer's age",
+        "the clinical study's min age",
+    )
+    if _block:
+        refuse("volunteer_min_age", "Propose a volunteer only when their age is at least the study's min_age.", _block)
+    _block = comparison_fails(
+        field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "age"),
+        "<=",
+        field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "max_age"),
+        "the study volunteer's age",
+        "the clinical study's max age",
+    )
+    if _block:
+        refuse("volunteer_max_age", "Propose a volunteer only when their age is at most the study's max_age.", _block)
     tables["study_enrollments"].append(_new)
     return as_record(StudyEnrollment, _new)
 
@@ -481,9 +521,30 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="A volunteer fits a study when their age is within [min_age, max_age], their condition equals the study's target_condition, and, if the study needs weekend visits, they are available weekends.",
+        rule="A volunteer fits a study needing weekend visits only if they are available weekends.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="volunteer_condition_matches",
+        category="eligibility",
+        rule="Propose a volunteer only when their condition equals the study's target_condition.",
+        tools=["study_enrollment_propose"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="volunteer_min_age",
+        category="eligibility",
+        rule="Propose a volunteer only when their age is at least the study's min_age.",
+        tools=["study_enrollment_propose"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="volunteer_max_age",
+        category="eligibility",
+        rule="Propose a volunteer only when their age is at most the study's max_age.",
+        tools=["study_enrollment_propose"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -29,9 +29,11 @@ INSTRUCTIONS = (
     "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cst-0001: "
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] A volunteer fits a study when their age is within [min_age, max_age], their condition "
-    "equals the study's target_condition, and, if the study needs weekend visits, they are available "
-    "weekends. [judgement_2] Never propose a volunteer already active in another study. Call finish when "
+    "[judgement_1] A volunteer fits a study needing weekend visits only if they are available weekends. "
+    "[volunteer_condition_matches] Propose a volunteer only when their condition equals the study's "
+    "target_condition. [volunteer_min_age] Propose a volunteer only when their age is at least the "
+    "study's min_age. [volunteer_max_age] Propose a volunteer only when their age is at most the study's "
+    "max_age. [judgement_2] Never propose a volunteer already active in another study. Call finish when "
     "done."
 )
 

@@ -29,7 +29,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -310,6 +310,15 @@ def dispatch_offer_send(
             "the driver already has an open offer: wait for it to resolve or offer the next nearest driver",
             _block,
         )
+    _block = comparison_fails(
+        field_of(tables, "rideshare_drivers", _new.get("rideshare_driver_id"), "vehicle_class"),
+        "==",
+        field_of(tables, "ride_requests", _new.get("ride_request_id"), "vehicle_class"),
+        "the rideshare driver's vehicle class",
+        "the ride request's vehicle class",
+    )
+    if _block:
+        refuse("offer_requested_class", "Offer a ride only to a driver of the requested vehicle class.", _block)
     tables["dispatch_offers"].append(_new)
     return as_record(DispatchOffer, _new)
 
@@ -453,9 +462,16 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="Offer to available drivers of the requested vehicle class, nearest ETA first, one offer at a time.",
+        rule="Offer to available drivers, nearest ETA first, one offer at a time.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="offer_requested_class",
+        category="eligibility",
+        rule="Offer a ride only to a driver of the requested vehicle class.",
+        tools=["dispatch_offer_send"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range, check_ref
 from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -308,6 +308,17 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
     _block = in_past(_new.get("start_date"), "start_date", TODAY)
     if _block:
         refuse("tutoring_pair_propose.not_in_past", "pairings start today or later", _block)
+    _block = comparison_fails(
+        field_of(tables, "tutees", _new.get("tutee_id"), "subject_need"),
+        "==",
+        field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "subject"),
+        "the tutee's subject need",
+        "the peer tutor's subject",
+    )
+    if _block:
+        refuse(
+            "tutor_subject_matches", "Pair a tutor only with a tutee whose subject_need is the tutor's subject.", _block
+        )
     tables["tutoring_pairs"].append(_new)
     return as_record(TutoringPair, _new)
 
@@ -442,9 +453,16 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="A tutor fits a tutee when the subject matches, the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced), the language matches and availability overlaps.",
+        rule="A tutor fits a tutee when the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced), the language matches and availability overlaps.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="tutor_subject_matches",
+        category="eligibility",
+        rule="Pair a tutor only with a tutee whose subject_need is the tutor's subject.",
+        tools=["tutoring_pair_propose"],
+        enforced=True,
     ),
     PolicyRule(id="judgement_2", category="judgement", rule="Prefer higher-rated tutors.", tools=[], enforced=False),
     PolicyRule(

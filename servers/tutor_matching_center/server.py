@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like tut-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] A tutor fits a tutee when the subject matches, the tutor's max_level is at or above "
-    "the tutee's level (intro < intermediate < advanced), the language matches and availability overlaps. "
+    "[judgement_1] A tutor fits a tutee when the tutor's max_level is at or above the tutee's level "
+    "(intro < intermediate < advanced), the language matches and availability overlaps. "
+    "[tutor_subject_matches] Pair a tutor only with a tutee whose subject_need is the tutor's subject. "
     "[judgement_2] Prefer higher-rated tutors. [judgement_3] Ask the student for anything missing before "
     "proposing. Call finish when done."
 )
