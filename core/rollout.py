@@ -46,7 +46,7 @@ class Rollout(BaseModel):
     model: str | None = None
     attempt: int = 0
     launcher: str
-    node: str | None = None  # the Ray node that served it (`envcraft run --ray`)
+    node: str | None = None  # the Ray node (`run --ray`) or local worker (`run --workers`: "local:PID") that served it
     messages: list[dict[str, Any]] = Field(default_factory=list)
     tools: list[dict[str, Any]] = Field(default_factory=list)
     reward: float = 0.0

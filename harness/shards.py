@@ -14,9 +14,11 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
+import queue
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -66,21 +68,33 @@ def land(lines: Iterable[str], log: RolloutLog, on_done: Callable[[Rollout], Non
 
 
 async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., Any], tasks_json: list[str],
-                    attempts: list[int], run_id: str, node: str) -> list[str]:
-    """The rollouts of exactly these (task, attempt) episodes, as JSON, each naming the worker's `node`."""
+                    attempts: list[int], run_id: str, node: str,
+                    stream: Callable[[str], None] | None = None) -> list[str]:
+    """The rollouts of exactly these (task, attempt) episodes, as JSON, each naming the worker's `node`;
+    `stream` gets each one as it finishes (and then none are returned)."""
     from envcraft.registry.launch import make_launcher
 
     tasks = [Task.model_validate_json(t) for t in tasks_json]
     agent = make_agent(agent_name, settings, tasks)
     launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
-    done: list[Rollout] = []
+    done: list[str] = []
+    send = stream or done.append
+
+    def finished(rollout: Rollout) -> None:
+        send(rollout.model_copy(update={"node": node}).model_dump_json())
+
     with tempfile.TemporaryDirectory() as scratch:  # the driver's log is the record; this is a buffer
         await run_pairs(list(zip(tasks, attempts)), agent, launcher, RolloutLog(Path(scratch) / "b.jsonl"),
-                        run_id=run_id, limits=settings.limits, concurrency=settings.concurrency, on_done=done.append)
-    return [r.model_copy(update={"node": node}).model_dump_json() for r in done]
+                        run_id=run_id, limits=settings.limits, concurrency=settings.concurrency, on_done=finished)
+    return done
 
 
-def _start_worker(sandbox: str, ready: Any) -> None:
+_stream: Any = None  # this worker's queue to the driver
+
+
+def _start_worker(sandbox: str, ready: Any, stream: Any) -> None:
+    global _stream
+    _stream = stream
     if sandbox in ("bwrap", "process"):
         os.environ["ENVCRAFT_SANDBOX"] = sandbox
     import envcraft.harness.agents.policies  # noqa: F401 - with the farm (runner): the slow part of a start
@@ -96,7 +110,7 @@ def _start_worker(sandbox: str, ready: Any) -> None:
 def _work(settings: Any, agent_name: str, make_agent: Callable[..., Any], tasks_json: list[str],
           attempts: list[int], run_id: str) -> list[str]:
     node = f"local:{os.getpid()}"  # which worker process served it
-    return anyio.run(run_batch, settings, agent_name, make_agent, tasks_json, attempts, run_id, node)
+    return anyio.run(run_batch, settings, agent_name, make_agent, tasks_json, attempts, run_id, node, _stream.put)
 
 
 def run_on_processes(settings: Any, agent_name: str, tasks: list[Task], log: RolloutLog, *, run_id: str,
@@ -104,19 +118,33 @@ def run_on_processes(settings: Any, agent_name: str, tasks: list[Task], log: Rol
                      on_done: Callable[[Rollout], None] | None = None, batch: int | None = None) -> list[Rollout]:
     """`settings` is the run's RunSettings; each worker builds its agent with make_agent(name, settings, tasks)."""
     pairs = todo(settings, agent_name, tasks, log)
-    # Batches a few times the concurrency: each builds one farm, and the log still fills as they land.
-    size = batch or max(settings.concurrency, len(pairs) // (workers * 8), 1)
+    # Two large batches per worker: each builds one farm and drains its concurrency at its end (many small
+    # ones cost a third of the speed-up), while rollouts stream back one by one as they finish.
+    size = batch or max(settings.concurrency, -(-len(pairs) // (workers * 2)), 1)
     chunks = batches(pairs, size)
     workers = max(min(workers, len(chunks)), 1)  # the pool starts a process per waiting batch, at most `workers`
     # Spawned, not forked: the driver already runs threads (the progress bar), which a fork would not carry.
     context = multiprocessing.get_context("spawn")
+    stream = context.Queue()
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                                initargs=(settings.sandbox, context.Barrier(workers))) as pool:
+                                                initargs=(settings.sandbox, context.Barrier(workers), stream)) as pool:
         futures = [pool.submit(_work, settings, agent_name, make_agent, [t.model_dump_json() for t, _ in chunk],
                                [a for _, a in chunk], run_id) for chunk in chunks]
         try:
-            for future in concurrent.futures.as_completed(futures):
-                land(future.result(), log, on_done)
+            landed, settled = 0, None
+            while landed < len(pairs):
+                try:
+                    line = stream.get(timeout=0.2)
+                except queue.Empty:
+                    if all(future.done() for future in futures):
+                        for future in futures:
+                            future.result()  # a worker's crash ends the run here, with what landed kept
+                        settled = settled or time.monotonic()  # the rest is still in the queue's pipe
+                        if time.monotonic() - settled > 30:
+                            raise RuntimeError(f"{len(pairs) - landed} rollout(s) never came back") from None
+                    continue
+                land([line], log, on_done)
+                landed += 1
         except BaseException:
             for future in futures:
                 future.cancel()
