@@ -11,15 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from envcraft.core.answers import ALONE, MAX_ANSWER_CHARS, kind_of, names, same_value, stands_alone
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
-from envcraft.core.tasks import Check, Task
 from envcraft.core.state import APP_DIR, APP_STATE
+from envcraft.core.tasks import Check, Task
 from envcraft.core.walk import text_files
-
+from pydantic import BaseModel, ConfigDict
 
 
 class Snapshot(BaseModel):

@@ -6,10 +6,9 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from envcraft.core.diff import StateDiff
 from envcraft.core.grading import CheckResult
+from pydantic import BaseModel, Field
 
 ROLLOUT_FORMAT = "envcraft.rollout/1"
 

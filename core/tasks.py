@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from envcraft.core.state import InitialState
+from pydantic import BaseModel, ConfigDict, Field
 
 TASK_FORMAT = "envcraft.task/1"
 

@@ -14,10 +14,9 @@ import keyword
 import textwrap
 from dataclasses import dataclass
 
-from envcraft_runtime import arguments, records, rules
-
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.seed import time_pairs
+from envcraft_runtime import arguments, records, rules
 
 PY_TYPES = {"str": "str", "text": "str", "email": "str", "enum": "str", "ref": "str", "date": "str",
             "datetime": "str", "int": "int", "float": "float", "bool": "bool", "list_str": "list[str]"}

@@ -12,15 +12,24 @@ import ast
 import textwrap
 from typing import Any
 
-from envcraft_runtime import arguments, records, rules
-
-from envcraft.generator.appcode import PY_TYPES, WIDTH, check, docline, enum_alias, enum_const, lit, nullable, page_class, \
-    record_class
+from envcraft.generator.appcode import (
+    PY_TYPES,
+    WIDTH,
+    check,
+    docline,
+    enum_alias,
+    enum_const,
+    lit,
+    nullable,
+    page_class,
+    record_class,
+)
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.extras import Extra, extras, group_fields, sum_fields
 from envcraft.generator.opcode import OperationView, operation_view
 from envcraft.generator.policy import policy_records
 from envcraft.generator.render import render_python
+from envcraft_runtime import arguments, records, rules
 
 # What app.py may import, by module: only the names its code uses are imported.
 IMPORTABLE = {"typing": ("Any", "Literal", "get_args"),

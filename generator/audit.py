@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from pydantic import BaseModel, Field
-
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.extras import domain_tool_names, extras, group_fields
 from envcraft.generator.policy import enforced_rules
 from envcraft.generator.probe import Explorer, Probe
 from envcraft.registry.catalog import Environment
 from envcraft.registry.manifest import TOOL_NAME, read_manifest
+from pydantic import BaseModel, Field
 
 CALL_TIMEOUT = 10.0
 TOTAL_TIMEOUT = 300.0

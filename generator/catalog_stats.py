@@ -11,13 +11,12 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from envcraft.generator.appcode import params_of
 from envcraft.generator.blueprint import ARCHETYPES, Blueprint, load_all
 from envcraft.generator.extras import domain_tool_names
 from envcraft.generator.invariants import invariants
 from envcraft.generator.policy import enforced_rules, judgement_rules
+from pydantic import BaseModel
 
 
 class CatalogStats(BaseModel):

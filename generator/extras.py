@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.fields import INACTIVE
 
+
 @dataclass(frozen=True)
 class Extra:
     name: str

@@ -12,13 +12,12 @@ import re
 import tempfile
 from pathlib import Path
 
-from openai import OpenAI
-from pydantic import BaseModel, ValidationError
-
 from envcraft.generator.audit import AuditReport
-from envcraft.generator.isolated_audit import audit_isolated
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint
 from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.isolated_audit import audit_isolated
+from openai import OpenAI
+from pydantic import BaseModel, ValidationError
 
 SYSTEM = """You design executable environments for training tool-using agents.
 Reply with ONE JSON object that validates against the Blueprint JSON schema below: no prose, no code fences.

@@ -10,8 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envcraft.generator.appcode import (Param, doc_lines, enum_const, fill_default, lit, page_class, params_of,
-                                        precondition_subject, pyname, record_class, starts_and_ends, typed)
+from envcraft.generator.appcode import (
+    Param,
+    doc_lines,
+    enum_const,
+    fill_default,
+    lit,
+    page_class,
+    params_of,
+    precondition_subject,
+    pyname,
+    record_class,
+    starts_and_ends,
+    typed,
+)
 from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
 from envcraft.generator.policy import precondition_id
 

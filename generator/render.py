@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from ruff.__main__ import find_ruff_bin
-
 from envcraft.generator.appcode import docline, lit
+from ruff.__main__ import find_ruff_bin
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 RUFF_FORMAT = ("format", "--isolated", "--no-cache", "--line-length", "120", "--target-version", "py311")

@@ -17,11 +17,23 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
-from envcraft.generator.fields import (COMPANY_ENTITIES, ENDS, INACTIVE, NAME_HINTS, NEVER_HAPPENED,  # noqa: F401
-                                       PERSON_ENTITIES, PRODUCT_ENTITIES, STARTS, TIME_FORMAT, guess_gen, pair_start,
-                                       time_pairs)
+from envcraft.generator.fields import (  # noqa: F401
+    COMPANY_ENTITIES,
+    ENDS,
+    INACTIVE,
+    NAME_HINTS,
+    NEVER_HAPPENED,
+    PERSON_ENTITIES,
+    PRODUCT_ENTITIES,
+    STARTS,
+    TIME_FORMAT,
+    guess_gen,
+    pair_start,
+    time_pairs,
+)
 from envcraft.generator.invariants import repair
 from envcraft.generator.stated_rules import expand
+
 
 def rng_for(bp: Blueprint) -> random.Random:
     return random.Random(f"{bp.id}:{bp.seed}")

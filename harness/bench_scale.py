@@ -30,7 +30,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
-
 from envcraft.registry.catalog import get
 from envcraft.registry.workspaces import WorkspaceRoot
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from mcp.types import Tool
-from pydantic import BaseModel, ConfigDict, Field
-
 from envcraft.core.grading import Grade
 from envcraft.core.tasks import Task
+from mcp.types import Tool
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ToolResult(BaseModel):

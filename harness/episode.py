@@ -10,11 +10,10 @@ import json
 import time
 from typing import Any
 
-from pydantic import BaseModel
-
 from envcraft.core.rollout import Usage
 from envcraft.harness.client import EpisodeInfo, Farm, ToolResult
 from envcraft.harness.errors import EpisodeStop
+from pydantic import BaseModel
 
 
 class Limits(BaseModel):

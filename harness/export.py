@@ -13,7 +13,6 @@ from pathlib import Path
 
 import anyio
 import yaml
-
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.agents.claw import SYSTEM_PROMPT
 from envcraft.harness.farm_local import LocalFarm

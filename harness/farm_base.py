@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-
 from envcraft.core.grading import Grade
 from envcraft.harness.client import EpisodeInfo, ToolResult, episode_tools, parse_arguments, reply_text
 from envcraft.harness.errors import InfraFailure, SandboxFailure, ServerFailure, TaskFailure, leaf

@@ -7,12 +7,11 @@ import contextlib
 from typing import Any
 
 import httpx2
-from mcp import Client
-
 from envcraft.core.grading import Grade
 from envcraft.core.tasks import Task
 from envcraft.harness.errors import ServerFailure, TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
+from mcp import Client
 
 
 class ControlClient:

@@ -3,11 +3,10 @@ success rate, mean reward and an ETA (a line every 10% instead when stderr is no
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
 from envcraft.core.rollout import Rollout
 from envcraft.harness.terminal import console as make_console
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 
 class RunProgress:

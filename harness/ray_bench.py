@@ -8,8 +8,8 @@ from pathlib import Path
 
 from envcraft.core.tasks import tasks_for
 from envcraft.harness.ray_cluster import local_cluster
-from envcraft.harness.run import RunSettings, make_agent
 from envcraft.harness.ray_runner import run_on_ray
+from envcraft.harness.run import RunSettings, make_agent
 from envcraft.harness.runner import RolloutLog
 
 

@@ -15,19 +15,18 @@ import uuid
 from pathlib import Path
 
 import anyio
-from pydantic import BaseModel
-
-from envcraft.harness.agents.base import Agent
+from envcraft.core.tasks import TASKS_DIR, Task, iter_tasks, task_file
 from envcraft.harness.agent_options import AgentOptions, preflight
-from envcraft.harness.episode import Limits
+from envcraft.harness.agents.base import Agent
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
+from envcraft.harness.episode import Limits
 from envcraft.harness.progress import RunProgress
 from envcraft.harness.reports.numbers import summary_rows
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.harness.terminal import console, table
-from envcraft.core.tasks import TASKS_DIR, Task, iter_tasks, task_file
 from envcraft.registry.catalog import discover, unknown_environment
 from envcraft.registry.launch import make_launcher
+from pydantic import BaseModel
 
 AGENTS = ("gold", "noop", "claw")
 SAMPLE_PER_ENV = 5  # the default run over the whole catalog is a sample; --limit 0 runs everything

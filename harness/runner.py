@@ -16,7 +16,6 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-
 from envcraft.core.rollout import Failure, Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.agents.base import Agent

@@ -30,13 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from envcraft.core.tasks import Task, load_tasks
 from pydantic import BaseModel, ConfigDict
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-
-from envcraft.core.tasks import Task, load_tasks
 
 MODEL = "scripted"
 DONE = "Done."

@@ -14,8 +14,8 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
-import queue
 import os
+import queue
 import tempfile
 import threading
 import time
@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.runner import RolloutLog, run_pairs

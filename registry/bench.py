@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
-
 from envcraft.registry.catalog import Environment, get
 from envcraft.registry.launch import InProcessLauncher, Launcher, StdioLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-from mcp import Client, StdioServerParameters
-
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+from mcp import Client, StdioServerParameters
 
 # The SDK's own figure: the smallest server the SDK can serve, one trivial tool.
 SDK_BASELINE = '''

@@ -46,10 +46,6 @@ import anyio.to_thread
 import docker
 import docker.errors
 from docker.types import LogConfig
-from envcraft_runtime.container import SERVER_GID, SERVER_TMP, SERVER_UID
-from envcraft_runtime.shell import RUNTIME_DIR
-from mcp import Client, StdioServerParameters
-
 from envcraft.core.state import APP_DIR, InitialState
 from envcraft.registry.catalog import Environment
 from envcraft.registry.docker_attach import attach, engine_socket
@@ -58,6 +54,9 @@ from envcraft.registry.docker_pool import WarmPool
 from envcraft.registry.docker_workspace import hand_over
 from envcraft.registry.instance import Instance
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from envcraft_runtime.container import SERVER_GID, SERVER_TMP, SERVER_UID
+from envcraft_runtime.shell import RUNTIME_DIR
+from mcp import Client, StdioServerParameters
 
 LABEL_MANAGED = "envcraft.managed"
 LABEL_RUN = "envcraft.run"

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from envcraft_runtime.container import READY_NAME
-
 from envcraft.registry.catalog import Environment
 from envcraft.registry.docker_workspace import hand_over
 from envcraft.registry.workspaces import WorkspaceRoot, settle
+from envcraft_runtime.container import READY_NAME
 
 READY_SECONDS = 120.0
 REFILL_DELAY = 1.0  # seconds after a take: the episode's attach, handshake and first calls are done by then

@@ -18,9 +18,8 @@ import os
 import stat
 from pathlib import Path
 
-from envcraft_runtime.container import SERVER_GID, SERVER_UID, WORKSPACE_GID
-
 from envcraft.core.state import APP_DIR
+from envcraft_runtime.container import SERVER_GID, SERVER_UID, WORKSPACE_GID
 
 MAX_ENTRIES = 100_000
 

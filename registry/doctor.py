@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from envcraft.registry import quota
 from envcraft_runtime.cgroups import FALLBACKS, containment, fallback
 from envcraft_runtime.regex import re2
 from envcraft_runtime.shell import sandbox_backend
-
-from envcraft.registry import quota
 
 
 def checks() -> list[tuple[str, bool, str]]:

@@ -16,11 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from envcraft.registry.control_api import ControlError, check_bearer, read_json
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-
-from envcraft.registry.control_api import ControlError, check_bearer, read_json
 
 Gateway = Any  # registry.gateway.Gateway: not imported, it imports this module
 GatewayEpisode = Any

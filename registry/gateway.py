@@ -29,16 +29,15 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from starlette.types import Receive, Scope, Send
-
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.episode_groups import grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
-from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from starlette.types import Receive, Scope, Send
 
 AGENT_BODY_BYTES = 8 * 2**20  # an MCP request: write_file content is capped at 2 MB before JSON escaping
 

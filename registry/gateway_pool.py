@@ -18,13 +18,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import httpx2
+from envcraft.registry.control_api import ControlError, check_bearer, read_json
+from envcraft.registry.gateway_workers import Worker, start_process_workers
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-
-from envcraft.registry.control_api import ControlError, check_bearer, read_json
-from envcraft.registry.gateway_workers import Worker, start_process_workers
 
 
 class Pool:
@@ -113,7 +112,6 @@ def serve_pool(*, host: str, port: int, token: str | None, max_episodes: int, ta
                idle_seconds: float = 900.0, workers: int = 2, advertise_host: str | None = None,
                ray: str | None = None) -> int:
     import uvicorn
-
     from envcraft.registry.gateway import reachable_host
 
     token = token or secrets.token_urlsafe(24)

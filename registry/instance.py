@@ -6,11 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp import Client
-
 from envcraft.core.state import InitialState
 from envcraft.registry.catalog import Environment
 from envcraft.registry.workspaces import materialize
+from mcp import Client
 
 
 @dataclass

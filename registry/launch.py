@@ -18,13 +18,12 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
-from envcraft_runtime import WORKSPACE
-from mcp import Client, StdioServerParameters
-
-from envcraft.registry.catalog import Environment
 from envcraft.core.state import InitialState
+from envcraft.registry.catalog import Environment
 from envcraft.registry.instance import Instance
 from envcraft.registry.workspaces import WorkspaceRoot
+from envcraft_runtime import WORKSPACE
+from mcp import Client, StdioServerParameters
 
 
 class Launcher(Protocol):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from envcraft_runtime.shell import RUNTIME_DIR
-
 from envcraft.registry.catalog import Environment
+from envcraft_runtime.shell import RUNTIME_DIR
 
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc")
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 from envcraft.generator.audit import audit
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.commands import audit_envs, generate
 from envcraft.generator.compiler import compile_blueprint
+
 from tests.helpers import REPO
 
 VET = load_blueprint(BLUEPRINTS / "vet_clinic.yaml")

@@ -8,10 +8,10 @@ import sys
 
 import anyio
 import pytest
-
 from envcraft.harness.bench_load import WireSession
 from envcraft.registry.catalog import get
 from envcraft.registry.workspaces import WorkspaceRoot
+
 from tests.helpers import free_port, wait_for_port
 
 pytestmark = pytest.mark.anyio

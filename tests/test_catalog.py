@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from envcraft.generator.audit import audit
 from envcraft.generator.blueprint import ARCHETYPES, load_all
 from envcraft.generator.catalog_stats import compute

@@ -5,14 +5,13 @@ from __future__ import annotations
 import socket
 
 import pytest
-
+from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.harness.agents.claw import ClawAgent
 from envcraft.harness.episode import Episode, Limits
 from envcraft.harness.errors import InfraFailure
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.runner import run_episode
 from envcraft.harness.scripted_model import Script, ScriptedCall, build_app, serving
-from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot
 

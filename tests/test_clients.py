@@ -12,9 +12,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from envcraft.harness.clients import client_entry
 from mcp import Client, StdioServerParameters
 
-from envcraft.harness.clients import client_entry
 from tests.helpers import REPO, free_port, wait_for_port
 from tests.test_run import ENVCRAFT, envcraft
 

@@ -8,7 +8,6 @@ import inspect
 
 import pytest
 import yaml
-
 from envcraft.generator.appcode import BlueprintError
 from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import Blueprint
@@ -17,6 +16,7 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+
 from tests.helpers import REPO
 
 LIBRARY_YAML = REPO / "tests" / "blueprints" / "tool_library.yaml"

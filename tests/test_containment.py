@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import ctypes
+import os
 import platform
 import secrets
+import shutil
 import signal
+import socket
 import textwrap
 import time
-import shutil
-import socket
 from pathlib import Path
 
 import anyio
 import pytest
-
 from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+
 from tests.helpers import REPO
 
 pytestmark = [pytest.mark.anyio,

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-
-from tests.test_containment import CASES as SHELL_CASES
-
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import launch
 from envcraft.registry.workspaces import WorkspaceRoot
+
 from tests.helpers import REPO
+from tests.test_containment import CASES as SHELL_CASES
 
 
 def _engine_problem() -> str | None:
@@ -255,6 +254,7 @@ attempt("hard link", lambda: (os.link(".app/state.json", "linked.json"), open("l
 
 async def test_the_shell_cannot_forge_the_state_the_grader_reads(tmp_path, launcher):
     from envcraft.core.grading import Snapshot, grade
+
     from tests.helpers import mail_task
 
     task = mail_task(0)

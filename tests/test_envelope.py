@@ -13,14 +13,13 @@ import time
 from pathlib import Path
 
 import anyio
-import pytest
-
 import envcraft_runtime.cgroups as cgroups
-from envcraft_runtime import Limits, Shell, ToolFailure
-from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Host
+import pytest
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+from envcraft_runtime import Limits, Shell, ToolFailure
+from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Host
 
 BWRAP = pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")
 REAL = cgroups.containment()

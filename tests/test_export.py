@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from envcraft.harness.reports.numbers import pass_at as _pass_at, pass_hat as _pass_hat
+from envcraft.harness.reports.numbers import pass_at as _pass_at
+from envcraft.harness.reports.numbers import pass_hat as _pass_hat
+
 from tests.test_run import envcraft
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from envcraft.core.tasks import write_tasks
 from mcp import Client
 
-from envcraft.core.tasks import write_tasks
 from tests.helpers import REPO, free_port, inspector, mail_task, marked, wait_for_port
 
 TOKEN = "test-token-not-for-agents"
@@ -133,7 +133,6 @@ async def test_control_api_grades_an_episode_on_its_final_state(gateway):
 @pytest.mark.anyio
 async def test_idle_episodes_are_reaped(tmp_path):
     import httpx2
-
     from envcraft.registry.gateway import Gateway
     from envcraft.registry.workspaces import WorkspaceRoot
 

@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 import pytest
-
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
+
 from tests.helpers import REPO, free_port, wait_for_port
 
 TOKEN = "groups-test-token"

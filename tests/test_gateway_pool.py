@@ -10,12 +10,12 @@ import time
 import uuid
 
 import pytest
-
+from envcraft.core.tasks import write_tasks
 from envcraft.harness.agents.policies import GoldReplayAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
+
 from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
-from envcraft.core.tasks import write_tasks
 
 TOKEN = "pool-test-token"
 

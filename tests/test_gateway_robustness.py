@@ -20,9 +20,9 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
+from envcraft.core.tasks import write_tasks
 from mcp import Client
 
-from envcraft.core.tasks import write_tasks
 from tests.helpers import REPO, free_port, mail_task, wait_for_port
 
 TOKEN = "robustness-token"

@@ -14,15 +14,15 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.extras import extras
 from envcraft.generator.compiler import OFFICE, compile_blueprint, render_server, render_shim
+from envcraft.generator.extras import extras
 from envcraft.generator.seed import seed_tables, state_json
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
 from envcraft.registry.pack import pack
+
 from tests.helpers import REPO, inspector
 
 TEST_BLUEPRINTS = REPO / "tests" / "blueprints"

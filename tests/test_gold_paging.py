@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import anyio
 import pytest
-
 from envcraft.core.tasks import load_tasks, write_tasks
 from envcraft.generator.tasks.env import EnvCache, generated_envs
 from envcraft.generator.tasks.generate import generate
 from envcraft.generator.tasks.replay import World
+
 from envcraft.replays import replay_store
 
 ENV = "public_housing_allocation"  # many of its golds find a row past the first page of a search

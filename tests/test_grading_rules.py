@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from envcraft.core.answers import MAX_ANSWER_CHARS, names
 from envcraft.core.grading import Snapshot, grade
 from envcraft.core.tasks import Check, Task, ToolCall, load_tasks
@@ -125,10 +124,9 @@ def test_a_datetime_answer_is_not_a_dump_of_itself_written_with_a_space():
 
 def test_the_finish_tool_states_the_answer_cap_the_grader_applies():
     import anyio
-    from mcp import Client
-
     from envcraft.registry import catalog
     from envcraft.registry.launch import load_server_module
+    from mcp import Client
 
     async def description() -> str:
         server = load_server_module(catalog.get("vet_clinic")).build_server(REPO / "servers" / "vet_clinic" / "seed")
@@ -187,7 +185,6 @@ def test_office_guards_are_row_level_an_extra_mail_or_move_costs_reward(tmp_path
     unasked-for mail or another mail moved kept 1.0. Now the guard allows only what the gold does (one reply
     sent here). Evidence from the real server: gold, then one more write, graded by the harness's code."""
     import anyio
-
     from envcraft.registry import catalog
     from envcraft.registry.launch import InProcessLauncher, launch
     from envcraft.registry.workspaces import WorkspaceRoot

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
 from envcraft.generator.compiler import compile_blueprint
 from envcraft.generator.humanize import field_words, humanize, is_raw

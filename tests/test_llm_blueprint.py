@@ -11,7 +11,6 @@ import copy
 import json
 
 import yaml
-
 from envcraft.generator.blueprint import BLUEPRINTS
 from envcraft.generator.llm import synthesize
 from envcraft.harness.scripted_model import Script, build_app, serving

@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from mcp import Client
-
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from mcp import Client
+
 from tests.helpers import REPO, free_port, inspector, wait_for_port
 
 SERVER = REPO / "servers" / "office" / "server.py"

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from envcraft.core.grading import Snapshot, credited_at_start, grade
 from envcraft.core.tasks import Task, load_tasks
 from envcraft.registry import catalog

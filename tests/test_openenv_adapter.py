@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("openenv.core", reason="install the [trainers] extra: pip install -e .[trainers]")
 
-from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
-from openenv.core.mcp_client import MCPToolClient
-
 from envcraft.core.tasks import write_tasks
 from envcraft.harness.adapters.openenv_env import openenv_app
 from envcraft.harness.adapters.sync_farm import SyncFarm
 from envcraft.harness.scripted_model import serving
+from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
+from openenv.core.mcp_client import MCPToolClient
+
 from tests.helpers import mail_task
 
 

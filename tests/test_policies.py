@@ -11,9 +11,6 @@ import json
 import anyio
 import pytest
 import yaml
-from envcraft_runtime.rules import PolicyRefusal
-from mcp import Client
-
 from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
 from envcraft.generator.compiler import compile_blueprint, instructions_text
@@ -22,6 +19,8 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft_runtime.rules import PolicyRefusal
+from mcp import Client
 
 RENTALS = load_blueprint(BLUEPRINTS / "rental_tenant_matching.yaml")
 

@@ -16,6 +16,7 @@ pytest.importorskip("ray", reason="install the [ray] extra: pip install -e .[ray
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import write_tasks
 from envcraft.harness.ray_cluster import local_cluster, loopback_alias
+
 from tests.helpers import REPO, mail_task
 
 

@@ -19,13 +19,13 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
-from mcp import Client
-
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files, write_tasks
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+from mcp import Client
+
 from tests.helpers import REPO, free_port, mail_task, wait_for_port
 
 pytestmark = [pytest.mark.anyio,

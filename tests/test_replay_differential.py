@@ -6,7 +6,6 @@ reached over MCP through the registry (in-process launcher)."""
 from __future__ import annotations
 
 import anyio
-
 from envcraft.generator.tasks.differential import compare
 from envcraft.generator.tasks.env import EnvCache, generated_envs
 

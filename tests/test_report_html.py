@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from envcraft.core.rollout import Rollout
+
 from tests.test_run import envcraft
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

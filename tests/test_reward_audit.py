@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 import anyio
+from envcraft.generator.tasks.mutations import NAMES, SHOULD_DROP, SHOULD_KEEP
 
 from envcraft.cli import main
-from envcraft.generator.tasks.mutations import NAMES, SHOULD_DROP, SHOULD_KEEP
 
 
 def test_audit_of_300_tasks_keeps_the_rules(capsys):

@@ -9,11 +9,11 @@ import sys
 import uuid
 
 import pytest
+from envcraft.core.rollout import Rollout
+from envcraft.core.tasks import write_tasks
+from envcraft.harness.scripted_model import Script, build_app, serving
 from mcp import Client
 
-from envcraft.core.rollout import Rollout
-from envcraft.harness.scripted_model import Script, build_app, serving
-from envcraft.core.tasks import write_tasks
 from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 
 ENVCRAFT = [sys.executable, "-m", "envcraft.cli"]

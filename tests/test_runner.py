@@ -9,12 +9,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-
+from envcraft.core.rollout import Rollout
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.episode import Episode, Limits
-from envcraft.core.rollout import Rollout
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher
+
 from tests.helpers import mail_task, marked
 
 pytestmark = pytest.mark.anyio

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import write_tasks
+
 from tests.helpers import REPO, mail_task
 
 

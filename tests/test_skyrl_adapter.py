@@ -11,6 +11,7 @@ skyrl_gym = pytest.importorskip("skyrl_gym", reason="install the [trainers] extr
 from envcraft.core.tasks import write_tasks  # noqa: E402
 from envcraft.harness.adapters.skyrl_env import register_env  # noqa: E402
 from envcraft.harness.adapters.sync_farm import SyncFarm  # noqa: E402
+
 from tests.helpers import mail_task  # noqa: E402
 
 

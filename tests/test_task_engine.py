@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
-
+from envcraft.core.tasks import Check, Task, ToolCall, load_tasks, tasks_for
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.compiler import compile_blueprint
 from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs, load_env
@@ -21,7 +21,6 @@ from envcraft.generator.tasks.validate import is_write, score, validate
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.harness.scripted_model import Script, build_app, serving
-from envcraft.core.tasks import Check, Task, ToolCall, load_tasks, tasks_for
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from envcraft.core.tasks import TASKS_DIR, Task, ToolCall, load_tasks
 from envcraft.generator.tasks.env import SERVERS, EnvCache, copy_tables, generated_envs
 from envcraft.generator.tasks.execute import call

@@ -14,7 +14,6 @@ import re
 from itertools import pairwise
 
 import pytest
-
 from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.tasks.build import Failed, build_write
 from envcraft.generator.tasks.env import EnvCache, generated_envs

@@ -5,8 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from envcraft.generator.tasks.generate import generate
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_file
+from envcraft.generator.tasks.generate import generate
 
 SAMPLE = ["vet_clinic", "saas_helpdesk", "tutor_matching_center"]  # a claw workspace, a claw tool, a general env
 

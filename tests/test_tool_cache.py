@@ -15,12 +15,11 @@ import types
 from pathlib import Path
 
 import pytest
-from mcp import Client
-
 from envcraft.harness import schema_cache
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch, load_server_module
 from envcraft.registry.workspaces import WorkspaceRoot
+from mcp import Client
 
 pytestmark = pytest.mark.anyio
 

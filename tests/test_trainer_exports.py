@@ -7,11 +7,11 @@ import json
 
 import pytest
 import yaml
-
 from envcraft.core.tasks import write_tasks
 from envcraft.harness.agents.policies import GoldReplayAgent
 from envcraft.harness.export import export
 from envcraft.harness.runner import RolloutLog, run_tasks
+
 from tests.helpers import mail_task
 
 datasets = pytest.importorskip("datasets", reason="install the [trainers] extra: pip install -e .[trainers]")

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 
 import anyio
 import pytest
-
 from envcraft.core.tasks import write_tasks
 from envcraft.harness.adapters.verl_reward import compute_score
 from envcraft.harness.adapters.verl_tool import EnvCraftTool
 from envcraft.harness.farm_local import LocalFarm
+
 from tests.helpers import REPO, free_port, mail_task, wait_for_port
 
 TOKEN = "verl-test-token"

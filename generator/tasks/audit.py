@@ -12,14 +12,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from envcraft.core.grading import grade
 from envcraft.core.tasks import TASKS_DIR, Task, ToolCall, load_tasks, task_files
-
 from envcraft.generator.tasks.env import EnvCache, generated_envs
 from envcraft.generator.tasks.mutations import MUTATIONS, NAMES, SHOULD_DROP, SHOULD_KEEP
 from envcraft.generator.tasks.replay import World
+from pydantic import BaseModel
 
 
 class Tally(BaseModel):

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.core.state import InitialState
-
+from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.tasks.decoys import decoy_file, plant
 from envcraft.generator.tasks.describe import Describer, answer_text, preferences, render, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import random
 
-from envcraft.core.tasks import ToolCall
 from envcraft.core.state import InitialState
-
+from envcraft.core.tasks import ToolCall
 from envcraft.generator.tasks.build import Draft, Failed, archetype, leaks, make_task, pinned_rows, with_decoys
 from envcraft.generator.tasks.decoys import plant
 from envcraft.generator.tasks.describe import Describer, preferences, words

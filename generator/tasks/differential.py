@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from envcraft.core.grading import Snapshot
-
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables
 from envcraft.generator.tasks.execute import call
 from envcraft.generator.tasks.mutations import plausible_args

@@ -14,12 +14,10 @@ import random
 from typing import Any
 
 from envcraft.core.tasks import ToolCall
-
 from envcraft.generator.tasks.describe import Describer
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call, row_of, searchable, write_args
 from envcraft.generator.tasks.replay import shell_command
-
 
 ALL = 100_000  # a page size that lists every row: to learn which filter lists a row, never in a gold call
 

@@ -11,7 +11,6 @@ An edge keeps its strongest kind in `kind`/`weight` and every kind in `kinds`.
 from __future__ import annotations
 
 import networkx as nx
-
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Blueprint, Operation
 from envcraft.generator.tasks.env import EnvSpec

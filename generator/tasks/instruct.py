@@ -17,10 +17,10 @@ from typing import Any
 
 from envcraft.generator import values as gen_values
 from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
-from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
 from envcraft.generator.tasks.quality import op_verb
 

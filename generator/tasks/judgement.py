@@ -15,9 +15,9 @@ from typing import Any
 
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Entity, Operation, Precondition
+from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, call, searchable
-from envcraft.generator.humanize import humanize
 
 HINTS = ("", "", " If any of that goes against our rules, skip that part and tell me what's in the way.",
          " If something can't be done, leave it and let me know why.")

@@ -17,7 +17,6 @@ from typing import Any
 
 from envcraft.core.answers import kind_of
 from envcraft.core.tasks import Check, Task, ToolCall
-
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import answer_text
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field

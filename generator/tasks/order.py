@@ -15,7 +15,6 @@ from itertools import pairwise
 from typing import Any
 
 from envcraft.core.tasks import Task, ToolCall
-
 from envcraft.generator.tasks.env import EnvCache
 from envcraft.generator.tasks.replay import World
 

@@ -9,7 +9,6 @@ names the status instead (see `ambiguous`).
 
 from __future__ import annotations
 
-
 GOALS: dict[str, tuple[str, ...]] = {
     "cancelled": ("{x} is off - it won't be going ahead", "we're not going ahead with {x} after all",
                   "{x} isn't happening any more, please call it off"),

@@ -17,7 +17,6 @@ import shlex
 from functools import cache
 
 from envcraft.core.tasks import Task
-
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Operation, load_blueprint
 
 GLITCHES = {

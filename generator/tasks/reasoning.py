@@ -14,6 +14,7 @@ from typing import Any
 from envcraft.core.state import InitialState
 from envcraft.core.tasks import Check, ToolCall
 from envcraft.generator.blueprint import Entity, Operation
+from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.build import Draft, Failed, make_task
 from envcraft.generator.tasks.describe import Describer, labelled, plural, render, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
@@ -21,7 +22,6 @@ from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, capital, voice, wrap_turn
 from envcraft.generator.tasks.judgement import blocking
-from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 

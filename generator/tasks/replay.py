@@ -14,9 +14,8 @@ import typing
 from typing import Any
 
 from envcraft.core.grading import Snapshot
-from envcraft.core.tasks import Task, ToolCall
 from envcraft.core.state import InitialState
-
+from envcraft.core.tasks import Task, ToolCall
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_row
 from envcraft.generator.tasks.execute import call
 

@@ -13,7 +13,6 @@ import random
 from dataclasses import dataclass
 
 import networkx as nx
-
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.graph import accepts, domain_predecessors, domain_successors, needs, produces
 

@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 from envcraft.core.tasks import Task, load_tasks
-
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.env import SERVERS
 from envcraft.generator.tasks.generate import REPORT

@@ -22,11 +22,10 @@ from typing import Any
 from envcraft.core.answers import names
 from envcraft.core.grading import credited_at_start, grade
 from envcraft.core.tasks import Task, ToolCall
-
+from envcraft.generator.invariants import check_invariants
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import words
 from envcraft.generator.tasks.env import EnvCache
-from envcraft.generator.invariants import check_invariants
 from envcraft.generator.tasks.quality import glitches
 from envcraft.generator.tasks.replay import World, parse_flags, shell_command
 

@@ -13,7 +13,6 @@ import random
 from typing import Any
 
 from envcraft.core.tasks import Check
-
 from envcraft.generator.tasks.env import EnvSpec, Tables
 from envcraft.generator.tasks.execute import Plan
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import networkx as nx
-
 from envcraft.generator.blueprint import Blueprint
 from envcraft.generator.tasks.env import semantic_kind
 

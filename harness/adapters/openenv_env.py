@@ -18,12 +18,18 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.mcp_types import (CallToolAction, CallToolObservation, ListToolsAction,
-                                               ListToolsObservation, Tool, ToolError, ToolErrorType)
-from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
-
 from envcraft.harness.adapters.sync_farm import shared_farm
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.mcp_types import (
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ListToolsObservation,
+    Tool,
+    ToolError,
+    ToolErrorType,
+)
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 
 
 class TaskObservation(Observation):

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
-from skyrl_gym.envs.registration import register, registry
-
 from envcraft.harness.adapters.sync_farm import shared_farm
 from envcraft.harness.adapters.tool_text import parse_tool_calls, tools_prompt
+from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
+from skyrl_gym.envs.registration import register, registry
 
 ENV_ID = "envcraft"
 

@@ -13,7 +13,6 @@ from contextlib import ExitStack
 from typing import Any
 
 from anyio.from_thread import start_blocking_portal
-
 from envcraft.core.grading import Grade
 from envcraft.harness.client import EpisodeInfo, ToolResult
 from envcraft.harness.farms import open_farm

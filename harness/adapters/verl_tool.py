@@ -18,7 +18,6 @@ from uuid import uuid4
 
 import anyio
 import anyio.to_thread
-
 from envcraft.harness.adapters.sync_farm import SyncFarm, shared_farm
 
 try:  # pragma: no cover - verl is not installable here (torch)

@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
-
 from envcraft.harness.episode import Episode
 from envcraft.harness.errors import ModelFailure
+from openai import AsyncOpenAI
 
 BASE_PROMPT = """\
 You work inside a stateful workspace through tools; every change you make persists for the rest of the task.

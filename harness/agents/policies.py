@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envcraft.harness.episode import Episode
 from envcraft.core.tasks import ToolCall
+from envcraft.harness.episode import Episode
 
 
 class GoldReplayAgent:

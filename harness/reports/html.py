@@ -12,11 +12,10 @@ from pathlib import Path
 
 import jinja2
 import plotly.graph_objects as go
+from envcraft.harness.reports.numbers import BOUNDARIES, DIMENSIONS, Run
 from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
-
-from envcraft.harness.reports.numbers import BOUNDARIES, DIMENSIONS, Run
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEXT_LIMIT = 4000  # characters of one message kept in the page

@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import mean
 
 from envcraft.core.rollout import Rollout
-from envcraft.core.tasks import TASKS_DIR, Task, task_file, load_tasks
+from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_file
 from envcraft.harness.runner import RolloutLog
 
 REPORT_FORMAT = "envcraft.report/1"

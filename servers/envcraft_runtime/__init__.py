@@ -20,13 +20,31 @@ from __future__ import annotations
 from .failures import ToolFailure
 from .limits import Limits
 from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools
-from .operations import call_operation, read, check_arguments, to_jsonable, write
+from .operations import call_operation, check_arguments, read, to_jsonable, write
 from .shell import Shell, ShellResult, sandbox_backend
 from .store import ANSWER_FILE, APP_DIR, STATE_FILE, Store, Tables, find_row, next_id
 from .workspace import Workspace
 
 __all__ = [
-    "ANSWER_FILE", "APP_DIR", "Limits", "SCAFFOLDS", "STATE_FILE", "Shell", "ShellResult", "Store", "Tables",
-    "ToolFailure", "WORKSPACE", "Workspace", "add_claw_tools", "call_operation", "check_arguments", "find_row",
-    "next_id", "read", "sandbox_backend", "to_jsonable", "write",
+    "ANSWER_FILE",
+    "APP_DIR",
+    "SCAFFOLDS",
+    "STATE_FILE",
+    "WORKSPACE",
+    "Limits",
+    "Shell",
+    "ShellResult",
+    "Store",
+    "Tables",
+    "ToolFailure",
+    "Workspace",
+    "add_claw_tools",
+    "call_operation",
+    "check_arguments",
+    "find_row",
+    "next_id",
+    "read",
+    "sandbox_backend",
+    "to_jsonable",
+    "write",
 ]

@@ -36,7 +36,7 @@ def _finite_float(text: str) -> float:
 def _base_type(kind: typing.Any) -> typing.Any:
     """`int | None` -> int; other annotations as they are."""
     if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        return [a for a in typing.get_args(kind) if a is not type(None)][0]
+        return next(a for a in typing.get_args(kind) if a is not type(None))
     return kind
 
 

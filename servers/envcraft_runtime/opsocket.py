@@ -96,7 +96,7 @@ class OperationSocket:
                     reply = {"ok": self.handler(str(request.get("verb")), dict(request.get("args") or {}))}
                 except ToolFailure as exc:
                     reply = {"error": str(exc)}
-                except Exception as exc:  # a bad request must not take the server down
+                except Exception as exc:  # noqa: BLE001 - a bad request must not take the server down
                     reply = {"error": f"{type(exc).__name__}: {exc}"}
                 with contextlib.suppress(OSError):  # the sender may be gone (killed with its command)
                     connection.settimeout(REQUEST_SECONDS)

@@ -32,7 +32,7 @@ class _Fallback:
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise ToolFailure(f"'{pattern[:200]}' is not a valid regular expression ({exc}): escape special characters")
+            raise ToolFailure(f"'{pattern[:200]}' is not a valid regular expression ({exc}): escape special characters") from None
         self.pattern = pattern
 
     def matching(self, lines: list[str], deadline: float) -> list[int]:

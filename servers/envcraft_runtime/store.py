@@ -33,7 +33,7 @@ class Store:
         try:
             return json.loads(self.path.read_text("utf-8"))
         except FileNotFoundError:
-            raise ToolFailure("this workspace has no app state (.app/state.json): it was not initialised by the launcher")
+            raise ToolFailure("this workspace has no app state (.app/state.json): it was not initialised by the launcher") from None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Tables]:

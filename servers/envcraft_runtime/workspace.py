@@ -23,8 +23,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .failures import ToolFailure
-from .fdpath import (DIR_FLAGS, MAX_DEPTH, READ_FLAGS, Identity, identity, open_dir, parts_of, refuse_not_regular,
-                     walk_error)
+from .fdpath import (
+    DIR_FLAGS,
+    MAX_DEPTH,
+    READ_FLAGS,
+    Identity,
+    identity,
+    open_dir,
+    parts_of,
+    refuse_not_regular,
+    walk_error,
+)
 from .regex import compile_linear, search_lines
 from .store import APP_DIR
 
@@ -208,14 +217,13 @@ class Workspace:
         parts = [] if path in (".", "./", "") else parts_of(path)
         budget = _Budget()
         entries: list[str] = []
-        with self._root_fd() as root, open_dir(root, parts, path) as folder:
-            with os.scandir(folder) as scan:
-                for entry in scan:
-                    if not budget.spend():
-                        break
-                    if entry.name == APP_DIR and not parts:
-                        continue
-                    entries.append(entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name)
+        with self._root_fd() as root, open_dir(root, parts, path) as folder, os.scandir(folder) as scan:
+            for entry in scan:
+                if not budget.spend():
+                    break
+                if entry.name == APP_DIR and not parts:
+                    continue
+                entries.append(entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name)
         entries.sort()
         if len(entries) > MAX_LIST_ENTRIES:
             more = len(entries) - MAX_LIST_ENTRIES

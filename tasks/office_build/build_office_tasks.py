@@ -9,9 +9,40 @@ goal check is false in the initial state (tests/test_office_tasks.py checks both
 
 from __future__ import annotations
 
-from office_task_kit import (BEN, DANIEL, HANNAH, HAS, IN, JONAS, LENA, MARCO, ME, OLIVIA, PHISH, PRIYA, RACHEL, ROOT,
-                             TOM, C, InitialState, Task, answer, call, event, file_has, finish, inbox_mail, keep, none,
-                             record, row_level, sent, shell, task, unchanged)
+from office_task_kit import (
+    BEN,
+    DANIEL,
+    HANNAH,
+    HAS,
+    IN,
+    JONAS,
+    LENA,
+    MARCO,
+    ME,
+    OLIVIA,
+    PHISH,
+    PRIYA,
+    RACHEL,
+    ROOT,
+    TOM,
+    C,
+    InitialState,
+    Task,
+    answer,
+    call,
+    event,
+    file_has,
+    finish,
+    inbox_mail,
+    keep,
+    none,
+    record,
+    row_level,
+    sent,
+    shell,
+    task,
+    unchanged,
+)
 
 HANDBOOK = "docs/handbook.md"
 OVERSPEND = "reports/q4_overspend.md"

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]  # the repository (this folder is tas
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from envcraft.core.tasks import Check, Task, ToolCall  # noqa: E402
 from envcraft.core.state import InitialState  # noqa: E402
+from envcraft.core.tasks import Check, Task, ToolCall  # noqa: E402
 
 ENV = "office"
 NW = "@northwind.studio"
@@ -142,7 +142,6 @@ def row_level(tasks: list[Task]) -> list[Task]:
     import tempfile
 
     import anyio
-
     from envcraft.registry.workspaces import WorkspaceRoot
 
     async def run() -> list[Task]:

@@ -2,9 +2,38 @@
 
 from __future__ import annotations
 
-from office_task_kit import (AISHA, DANIEL, HANNAH, HAS, IN, JONAS, LENA, MARCO, ME, OLIVIA, PRIYA, RACHEL, SAMIRA,
-                             SOFIA, TOM, C, InitialState, Task, answer, call, event, file_has, finish, inbox_mail,
-                             none, record, sent, shell, task, unchanged)
+from office_task_kit import (
+    AISHA,
+    DANIEL,
+    HANNAH,
+    HAS,
+    IN,
+    JONAS,
+    LENA,
+    MARCO,
+    ME,
+    OLIVIA,
+    PRIYA,
+    RACHEL,
+    SAMIRA,
+    SOFIA,
+    TOM,
+    C,
+    InitialState,
+    Task,
+    answer,
+    call,
+    event,
+    file_has,
+    finish,
+    inbox_mail,
+    none,
+    record,
+    sent,
+    shell,
+    task,
+    unchanged,
+)
 
 HANDBOOK = "docs/handbook.md"
 ONCALL = "reports/oncall_contacts.md"
