@@ -180,26 +180,35 @@ async def test_the_sandbox_cannot_read_the_interpreters_installed_packages(tmp_p
 DUMP = " ".join(str(number) for number in range(150))  # 489 characters, under the 600-character cap
 
 
-def _answer_only_count_task():
+def _answer_only_number_task():
+    """A task graded on one number alone, with no column of candidates (a total or a count)."""
     for path in task_files(TASKS_DIR):
         for task in load_tasks(path):
             goals = [c for c in task.checks if c.role == "goal"]
-            if goals and all(c.kind == "answer" and not c.table and all(v.isdigit() and int(v) <= 5 for v in c.contains)
-                             for c in goals):
-                return task
-    pytest.skip("the task store has no task graded on a table-less count alone")
+            if goals and all(c.kind == "answer" and not c.table and len(c.contains) == 1
+                             and c.contains[0].replace(".", "", 1).isdigit() for c in goals):
+                return task, goals[0].contains[0]
+    raise AssertionError("the task store has no question graded on a number alone: the store changed shape")
 
 
-async def test_a_dump_of_small_numbers_is_not_paid_for_a_count():
-    """Hole: an answer check with no table (a count or a total) had no candidate values, so '0 1 2 ... 149'
-    named every small count and paid 1.0 with no tool call (2,626 of 21,097 tasks). A count's answer now
-    gets one guess: no other number of its class besides those the question states (core/answers.py)."""
-    task = _answer_only_count_task()
+async def _pays(task, answer: str) -> float:
     async with LocalFarm() as farm:
         episode = await farm.create(task)
-        await farm.call_tool(episode.id, "finish", {"answer": DUMP})
-        grade = await farm.grade(episode.id)
-    assert grade.reward < 1.0, f"{task.id} paid {grade.reward} for a dump"
+        await farm.call_tool(episode.id, "finish", {"answer": answer})
+        return (await farm.grade(episode.id)).reward
+
+
+async def test_a_dump_of_numbers_is_not_paid_for_a_count_or_total():
+    """Hole: an answer check with no table (a count or a total) had no candidate values, so '0 1 2 ... 149'
+    named every small count and paid 1.0 with no tool call (2,626 of 21,097 tasks). A number's answer now
+    gets one guess: no other number of its class besides those the question states (core/answers.py). Counts
+    now also ask which rows, so the store's table-less numbers are totals: the right total inside a dump fails,
+    the right total alone is paid."""
+    task, expected = _answer_only_number_task()
+    assert await _pays(task, f"The total is {expected}.") == 1.0, task.id
+    whole = expected.split(".")[0]
+    dump = f"{DUMP} {expected} {int(whole) + 1}{expected[len(whole):]} {int(whole) - 1}{expected[len(whole):]}"
+    assert await _pays(task, dump) < 1.0, f"{task.id} paid for a dump"
 
 
 # ---------------------------------------------------------------- kernel settings from inside the sandbox

@@ -111,6 +111,8 @@ async def test_a_changed_source_is_never_served_a_stale_schema(cache, tmp_path, 
 async def test_sessions_share_output_validators_compiled_on_first_use(cache, tmp_path):
     env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path / "ws")
     schema_cache._VALIDATORS.clear()
+    schema_cache._CHECKED.clear()  # as a new process would start: an earlier test's memory is not this cache's
+    schema_cache._LOADED.clear()
     validators = []
     for _ in range(2):
         async with launch(env, launcher, root) as instance:

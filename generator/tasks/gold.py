@@ -174,7 +174,24 @@ class GoldWriter:
         for pages in self.pages:  # a later page needs the cut notice of the one before it
             if kept & set(pages):
                 kept |= set(pages)
+        for index in sorted(kept, reverse=True):  # also when that page was an earlier read's, not re-emitted
+            kept |= self.earlier_pages(index)
         self.calls = [c for index, c in enumerate(self.calls) if index in kept]
+
+    def earlier_pages(self, index: int) -> set[int]:
+        """The calls that showed the pages before call `index` of a paged search (none if it is a first page)."""
+        out: set[int] = set()
+        while self.calls[index].arguments.get("offset"):
+            call_ = self.calls[index]
+            same = {k: v for k, v in call_.arguments.items() if k != "offset"}
+            earlier = [i for i in range(index) if self.calls[i].tool == call_.tool
+                       and {k: v for k, v in self.calls[i].arguments.items() if k != "offset"} == same
+                       and (self.calls[i].arguments.get("offset") or 0) < call_.arguments["offset"]]
+            if not earlier:
+                break
+            index = max(earlier, key=lambda i: (self.calls[i].arguments.get("offset") or 0, i))
+            out.add(index)
+        return out
 
     def write(self, step: Step, turn: int) -> None:
         op = self.env.ops[step.op]
