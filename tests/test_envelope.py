@@ -133,7 +133,8 @@ async def test_without_a_cgroup_commands_run_as_an_unprivileged_uid_and_a_fork_b
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
             bomb = await instance.client.call_tool("run_shell", {"command": (
-                "bomb() { bomb | bomb & }; bomb; sleep 3; echo still-here"), "timeout_seconds": 10})
+                "bomb() { bomb | bomb & sleep 2; }; bomb; sleep 3; echo still-here"), "timeout_seconds": 10})
+            # each fork waits 2 s before it returns, so the bound is held long enough for the 20 ms watcher to see
             done.set()
         assert "fork" in bomb.content[0].text.lower(), bomb.content[0].text[-500:]
         assert 8 < peak <= Limits().processes + 2, f"{peak} processes of the episode's uid at once"
