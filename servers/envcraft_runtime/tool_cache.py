@@ -15,6 +15,7 @@ ENVCRAFT_CACHE_DIR moves the cache (default: $XDG_CACHE_HOME/envcraft or ~/.cach
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -43,13 +44,22 @@ def cache_dir() -> Path:
     return Path(base) / "envcraft"
 
 
-def fingerprint(env_dir: Path, specs: list[ToolSpec]) -> str:
-    """A hash of everything the schemas are derived from."""
+@functools.cache
+def _shared_digest() -> bytes:
+    """The versions and the runtime's sources: read and hashed once per process, not once per server built."""
     import mcp
     import pydantic
 
     digest = hashlib.sha256(f"{FORMAT}|{getattr(mcp, '__version__', '')}|{pydantic.VERSION}".encode())
-    for path in sorted(Path(env_dir).glob("*.py")) + sorted(RUNTIME.glob("*.py")):
+    for path in sorted(RUNTIME.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def fingerprint(env_dir: Path, specs: list[ToolSpec]) -> str:
+    """A hash of everything the schemas are derived from."""
+    digest = hashlib.sha256(_shared_digest())
+    for path in sorted(Path(env_dir).glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for spec in specs:
         digest.update(f"{spec.fn.__name__}\0{spec.fn.__doc__}\0{spec.read_only}\0".encode())
