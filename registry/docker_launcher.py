@@ -17,8 +17,10 @@ the warm pool started ahead of time). Inside it:
 - privileges split at once (envcraft_runtime/container.py): PID 1 becomes `nobody` and reaps
   orphans, the server runs as a uid of its own, and each agent command as another uid that cannot
   write `.app/` (CLI verbs go through the operation socket, as under bwrap) and whose processes,
-  daemonized ones too, are all killed when the command returns. No process stays root. The host
-  hands the workspace to those uids first (docker_workspace.py).
+  daemonized ones too, are all killed when the command returns. No process stays root. Those uids
+  are a block no other live container holds (docker_uids.py: without a user namespace the kernel
+  counts processes per host uid, so a shared uid would let one container's fork bomb starve
+  another's commands). The host hands the workspace to them first (docker_workspace.py).
 
 The container is removed when the block exits, however it exits (normal close, server crash,
 cancellation); the container is created before the `docker` client process starts, so its id is
@@ -30,12 +32,12 @@ the first launch of a process calls it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import socket
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -51,10 +53,11 @@ from envcraft.registry.catalog import Environment
 from envcraft.registry.docker_attach import attach, engine_socket
 from envcraft.registry.docker_image import RuntimeImage, docker_client, ensure_image
 from envcraft.registry.docker_pool import WarmPool
+from envcraft.registry.docker_uids import create_with_uid_block
 from envcraft.registry.docker_workspace import hand_over
 from envcraft.registry.instance import Instance
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
-from envcraft_runtime.container import SERVER_GID, SERVER_TMP, SERVER_UID
+from envcraft_runtime.container import SERVER_TMP, UID_BLOCK_ENV, UidBlock
 from envcraft_runtime.shell import RUNTIME_DIR
 from mcp import Client, StdioServerParameters
 
@@ -63,6 +66,7 @@ LABEL_RUN = "envcraft.run"
 LABEL_RUN_START = "envcraft.run-start"
 LABEL_HOST = "envcraft.host"
 LABEL_ENV = "envcraft.env"
+LABEL_UIDS = "envcraft.uid-base"  # the first uid of the container's block (docker_uids.py)
 # What the `docker` client needs from our environment to reach the same engine.
 DOCKER_ENV = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH",
               "DOCKER_API_VERSION")
@@ -179,8 +183,10 @@ class DockerLauncher:
                 _runtimes[self.mode] = ensure_image(self.mode, client=self.client)
             return _runtimes[self.mode]
 
-    def container_spec(self, env: Environment, workspace: Path, runtime: RuntimeImage) -> dict[str, Any]:
-        """Keyword arguments of the Docker API's create_container for one instance."""
+    def container_spec(self, env: Environment, workspace: Path, runtime: RuntimeImage,
+                       uids: UidBlock) -> dict[str, Any]:
+        """Keyword arguments of the Docker API's create_container for one instance (but its name,
+        which claims the uid block: docker_uids.py)."""
         workspace = Path(workspace).resolve()
         env_folder = env.folder.resolve()
         entrypoint = "/opt/env/" + env.entrypoint.resolve().relative_to(env_folder).as_posix()
@@ -195,7 +201,7 @@ class DockerLauncher:
             network_mode="none",
             read_only=True,
             tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmp_size},mode=1777",
-                   SERVER_TMP: f"rw,nosuid,nodev,size=1m,mode=0711,uid={SERVER_UID},gid={SERVER_GID}"},
+                   SERVER_TMP: f"rw,nosuid,nodev,size=1m,mode=0711,uid={uids.server},gid={uids.server}"},
             mem_limit=self.memory,
             memswap_limit=self.memory,
             pids_limit=self.pids_limit,
@@ -209,23 +215,29 @@ class DockerLauncher:
         return dict(
             image=runtime.tag,
             command=[runtime.python, "-c", ENTRY, entrypoint, "--workspace", "/workspace"],
-            name=f"envcraft-{env.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}",
             hostname="sandbox",
             user="0:0",  # for the first milliseconds only: container.py drops to its uids at once
             working_dir="/workspace",
             stdin_open=True,  # with detach=False: StdinOnce, so the server sees EOF when we detach
             detach=False,
             environment={"HOME": "/tmp", "LANG": "C.UTF-8", "PATH": runtime.path, "PYTHONPATH": "/opt",
-                         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"},
-            labels={**run_labels(), LABEL_ENV: env.name},
+                         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", UID_BLOCK_ENV: str(uids.base)},
+            labels={**run_labels(), LABEL_ENV: env.name, LABEL_UIDS: str(uids.base)},
             host_config=host_config,
         )
 
-    def create(self, env: Environment, workspace: Path) -> str:
-        """A container for this workspace (not started); the workspace is handed to its uids first."""
+    def create(self, env: Environment, workspace: Path) -> tuple[str, UidBlock]:
+        """A container for this workspace (not started) under a uid block of its own, to which the
+        workspace is handed before it starts."""
         runtime = self.runtime()
-        hand_over(workspace)
-        return self.client.api.create_container(**self.container_spec(env, workspace, runtime))["Id"]
+        container_id, uids = create_with_uid_block(
+            self.client, lambda block: self.container_spec(env, workspace, runtime, block))
+        try:
+            hand_over(workspace, uids)
+        except BaseException:
+            remove_container(self.client, container_id)
+            raise
+        return container_id, uids
 
     def parameters(self, container_id: str, *, started: bool = False) -> StdioServerParameters:
         keep = {k: os.environ[k] for k in DOCKER_ENV if k in os.environ}
@@ -235,10 +247,15 @@ class DockerLauncher:
 
     @asynccontextmanager
     async def connect(self, env: Environment, workspace: Path) -> AsyncIterator[Client]:
-        # Not abandoned on cancellation: the id is always known, so the finally below can remove it.
-        container_id = await anyio.to_thread.run_sync(self.create, env, workspace)
-        async with self.attached(container_id) as client:
+        async with self._cold(env, workspace) as (client, _uids):
             yield client
+
+    @asynccontextmanager
+    async def _cold(self, env: Environment, workspace: Path) -> AsyncIterator[tuple[Client, UidBlock]]:
+        # Not abandoned on cancellation: the id is always known, so attached() can remove it.
+        container_id, uids = await anyio.to_thread.run_sync(self.create, env, workspace)
+        async with self.attached(container_id) as client:
+            yield client, uids
 
     @asynccontextmanager
     async def attached(self, container_id: str, *, started: bool = False) -> AsyncIterator[Client]:
@@ -270,16 +287,17 @@ class DockerLauncher:
             workspace = warm.workspace
         try:
             if warm is None:
-                async with self.connect(env, workspace) as client:
+                async with self._cold(env, workspace) as (client, uids):
                     if self.pool:
                         self.pool.fill(env, root)
-                    yield Instance(env, workspace, client, initial, after_reset=hand_over)
+                    yield Instance(env, workspace, client, initial, after_reset=functools.partial(hand_over, uids=uids))
             else:
                 if initial is not None and (initial.files or initial.rows or initial.updates):
-                    await anyio.to_thread.run_sync(_patch, env, workspace, initial)
+                    await anyio.to_thread.run_sync(_patch, env, workspace, initial, warm.uids)
                 async with self.attached(warm.container_id, started=True) as client:
                     self.pool.fill_later(env, root)  # top up in the background, once this one is served
-                    yield Instance(env, workspace, client, initial, after_reset=hand_over)
+                    yield Instance(env, workspace, client, initial,
+                                   after_reset=functools.partial(hand_over, uids=warm.uids))
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(root.checkin, env.seed, workspace)
@@ -293,6 +311,6 @@ class DockerLauncher:
             self.pool.close()
 
 
-def _patch(env: Environment, workspace: Path, initial: InitialState) -> None:
+def _patch(env: Environment, workspace: Path, initial: InitialState, uids: UidBlock) -> None:
     materialize(env.seed, workspace, initial)
-    hand_over(workspace)
+    hand_over(workspace, uids)

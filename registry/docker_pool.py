@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.registry.catalog import Environment
-from envcraft.registry.docker_workspace import hand_over
 from envcraft.registry.workspaces import WorkspaceRoot, settle
-from envcraft_runtime.container import READY_NAME
+from envcraft_runtime.container import READY_NAME, UidBlock
 
 READY_SECONDS = 120.0
 REFILL_DELAY = 1.0  # seconds after a take: the episode's attach, handshake and first calls are done by then
@@ -32,6 +31,7 @@ REFILL_DELAY = 1.0  # seconds after a take: the episode's attach, handshake and 
 class Warm:
     container_id: str
     workspace: Path
+    uids: UidBlock
 
 
 def server_ready(client: Any, container_id: str) -> bool:
@@ -124,9 +124,8 @@ class WarmPool:
         workspace = root.checkout(env.name, env.seed)
         container_id = None
         try:
-            hand_over(workspace)
+            container_id, uids = self.launcher.create(env, workspace)  # handed over to the container's uids
             settle(workspace)  # a pure seed copy: a later reset compares against it as handed over
-            container_id = self.launcher.create(env, workspace)
             self.launcher.client.api.start(container_id)
             deadline = time.monotonic() + READY_SECONDS
             while not server_ready(self.launcher.client, container_id):
@@ -134,9 +133,11 @@ class WarmPool:
                     raise TimeoutError(f"the {env.name} server in {container_id[:12]} was not ready "
                                        f"after {READY_SECONDS:.0f}s")
                 time.sleep(0.02)
-            return Warm(container_id, workspace)
+            return Warm(container_id, workspace, uids)
         except BaseException:
-            self._discard(Warm(container_id, workspace) if container_id else None, root, workspace)
+            if container_id:
+                self.launcher.remove(container_id)
+            self._discard(None, root, workspace)
             raise
 
     def _discard(self, warm: Warm | None, root: WorkspaceRoot, workspace: Path | None = None) -> None:

@@ -39,6 +39,13 @@ PROBLEM = _engine_problem()
 pytestmark = [pytest.mark.anyio, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")]
 
 
+def _uid_block(container: dict):
+    from envcraft.registry.docker_launcher import LABEL_UIDS
+    from envcraft_runtime.container import UidBlock
+
+    return UidBlock.parse(container["Labels"][LABEL_UIDS])
+
+
 def _containers(run: int | None = None) -> list[dict]:
     from envcraft.registry.docker_image import docker_client
 
@@ -79,13 +86,13 @@ async def test_office_end_to_end(tmp_path, launcher):
         text = shell.content[0].text
         assert "exit code: 0" in text and "@northwind.studio" in text, text[-1500:]
         # The server's files are its uid's, the command's its own uid's, both in the workspace group.
-        from envcraft_runtime.container import COMMAND_UIDS, SERVER_UID, WORKSPACE_GID
-
-        server_made, shell_made = (instance.workspace / "notes" / "hello.txt").stat(), (instance.workspace / "by-shell.txt").stat()
-        assert (server_made.st_uid, server_made.st_gid) == (SERVER_UID, WORKSPACE_GID)
-        assert shell_made.st_uid in COMMAND_UIDS and shell_made.st_gid == WORKSPACE_GID
+        from envcraft_runtime.container import WORKSPACE_GID
 
         [container] = _containers()
+        uids = _uid_block(container)
+        server_made, shell_made = (instance.workspace / "notes" / "hello.txt").stat(), (instance.workspace / "by-shell.txt").stat()
+        assert (server_made.st_uid, server_made.st_gid) == (uids.server, WORKSPACE_GID)
+        assert shell_made.st_uid in uids.commands and shell_made.st_gid == WORKSPACE_GID
         assert container["Labels"]["envcraft.managed"] == "1" and container["State"] == "running"
         from envcraft.registry.docker_image import docker_client
 
@@ -165,8 +172,6 @@ async def test_cancellation_removes_the_container_promptly(tmp_path, launcher):
 
 
 async def test_server_crash_removes_the_container(tmp_path, launcher):
-    from envcraft_runtime.container import SERVER_UID
-
     with pytest.raises(Exception):  # noqa: B017 - whatever the client reports, the container must go
         async with launch(get("office"), launcher, WorkspaceRoot(tmp_path)) as instance:
             # The agent cannot kill its server (another uid)...
@@ -175,7 +180,7 @@ async def test_server_crash_removes_the_container(tmp_path, launcher):
             assert not (await instance.client.call_tool("list_dir", {})).is_error
             # ...so the crash comes from outside: the host kills the server process.
             [container] = _containers()
-            [server] = [pid for pid, uid, _ in _container_processes(container["Id"]) if uid == SERVER_UID]
+            [server] = [pid for pid, uid, _ in _container_processes(container["Id"]) if uid == _uid_block(container).server]
             os.kill(server, signal.SIGKILL)
             await instance.client.list_tools()
 

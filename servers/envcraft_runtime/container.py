@@ -11,15 +11,24 @@ is root:
 
 - PID 1 becomes `nobody` with no capabilities: it reaps orphans, forwards termination signals to
   the server and exits with it;
-- the server runs as SERVER_UID (primary group SERVER_GID, supplementary WORKSPACE_GID) and keeps
-  CAP_SETUID/CAP_SETGID/CAP_KILL only, to start each agent command under a uid of its own and end it.
+- the server runs as the server uid of the container's uid block (primary group the same number,
+  supplementary WORKSPACE_GID) and keeps CAP_SETUID/CAP_SETGID/CAP_KILL only, to start each agent
+  command under a uid of its own and end it.
 
-An agent command runs as one of COMMAND_UIDS (group WORKSPACE_GID), one uid per command in flight;
-execve leaves it no capability, and RLIMIT_NPROC binds it (it is not root). When the command
-returns, everything that uid still runs is killed (`kill(-1)` sent as that uid), so a daemonized
-process (setsid, double fork) does not outlive its command.
+An agent command runs as one of the block's command uids (group WORKSPACE_GID), one uid per command
+in flight; execve leaves it no capability, and RLIMIT_NPROC binds it (it is not root). When the
+command returns, everything that uid still runs is killed (`kill(-1)` sent as that uid), so a
+daemonized process (setsid, double fork) does not outlive its command.
 
-The app state `.app/` is owned by SERVER_UID:SERVER_GID, not group-writable, and mounted on its
+Without a user namespace these uids are host uids, and the kernel counts per host uid: RLIMIT_NPROC
+(processes), pending signals, POSIX message queue bytes, inotify instances. Were two containers to
+share a uid, a fork bomb in one would leave the other's commands unable to fork. So every live
+container gets a uid block no other live container holds (UidBlock; the launcher claims it in the
+engine, registry/docker_uids.py, and passes it in ENVCRAFT_UID_BASE, checked here before anything
+runs). The workspace gid is shared: a gid carries no kernel accounting, and each container sees
+only its own workspace.
+
+The app state `.app/` is owned by the server uid and group, not group-writable, and mounted on its
 own (a mount point cannot be renamed or removed): commands read it but cannot write it, and change
 app state only through the operation socket, as under bwrap. The rest of the workspace belongs to
 the workspace group (setgid folders, umask 002), so the server's file tools and every command can
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import functools
 import os
 import runpy
@@ -41,10 +51,12 @@ from collections.abc import Iterator
 
 from .failures import ToolFailure
 
-SERVER_UID = SERVER_GID = 10001
 WORKSPACE_GID = 10000
-COMMAND_UID_BASE, COMMAND_SLOTS = 10100, 32
-COMMAND_UIDS = range(COMMAND_UID_BASE, COMMAND_UID_BASE + COMMAND_SLOTS)
+COMMAND_SLOTS = 32  # commands in flight per container
+UID_BLOCK_ENV = "ENVCRAFT_UID_BASE"
+UID_BLOCK_SIZE = 64  # the server uid, then COMMAND_SLOTS command uids
+UID_BLOCKS_FIRST = 1_900_000_000  # far above any account (and below unprivileged.py's episode uids)
+UID_BLOCKS = 4096  # live containers at most, per engine
 NOBODY = 65534
 SERVER_TMP = "/run/envcraft"  # a tmpfs of the server's own; the operation socket lives there
 
@@ -52,6 +64,52 @@ _CAP_KILL, _CAP_SETGID, _CAP_SETUID = 5, 6, 7
 _PR_SET_NAME, _PR_SET_KEEPCAPS = 15, 8
 READY_NAME = b"envcraft-ready"  # the server's process name once it is built (the warm pool waits for it)
 _CAPABILITY_VERSION_3 = 0x20080522
+
+
+@dataclasses.dataclass(frozen=True)
+class UidBlock:
+    """The host uids one container runs as: its server's, then one per command in flight."""
+
+    index: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < UID_BLOCKS:
+            raise ValueError(f"uid block {self.index} is outside 0..{UID_BLOCKS - 1}")
+
+    @property
+    def base(self) -> int:
+        return UID_BLOCKS_FIRST + self.index * UID_BLOCK_SIZE
+
+    @property
+    def server(self) -> int:
+        """The server's uid, and its primary gid (which owns `.app/`)."""
+        return self.base
+
+    @property
+    def commands(self) -> range:
+        return range(self.base + 1, self.base + 1 + COMMAND_SLOTS)
+
+    @property
+    def uids(self) -> range:
+        return range(self.base, self.base + UID_BLOCK_SIZE)
+
+    @classmethod
+    def parse(cls, text: str | None) -> UidBlock:
+        """The block whose first uid is `text` (ENVCRAFT_UID_BASE), refusing anything else."""
+        try:
+            base = int(text or "")
+        except ValueError:
+            base = -1
+        offset = base - UID_BLOCKS_FIRST
+        if offset < 0 or offset % UID_BLOCK_SIZE or offset // UID_BLOCK_SIZE >= UID_BLOCKS:
+            raise ValueError(f"{UID_BLOCK_ENV}={text!r}: the container's first uid must be {UID_BLOCKS_FIRST} + "
+                             f"k * {UID_BLOCK_SIZE} for k < {UID_BLOCKS}, one no other live container holds "
+                             "(the Docker launcher sets it)")
+        return cls(offset // UID_BLOCK_SIZE)
+
+    @classmethod
+    def of_this_container(cls) -> UidBlock:
+        return cls.parse(os.environ.get(UID_BLOCK_ENV))
 
 
 class _CapHeader(ctypes.Structure):
@@ -81,13 +139,13 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(error, f"prctl: {os.strerror(error)}")
 
 
-def become_server() -> None:
-    """Root -> SERVER_UID, keeping CAP_SETUID, CAP_SETGID and CAP_KILL (to end a command's
-    process group at its time limit), and nothing else."""
+def become_server(block: UidBlock) -> None:
+    """Root -> the block's server uid, keeping CAP_SETUID, CAP_SETGID and CAP_KILL (to end a
+    command's process group at its time limit), and nothing else."""
     _prctl(_PR_SET_KEEPCAPS, 1)
     os.setgroups([WORKSPACE_GID])
-    os.setresgid(SERVER_GID, SERVER_GID, SERVER_GID)
-    os.setresuid(SERVER_UID, SERVER_UID, SERVER_UID)
+    os.setresgid(block.server, block.server, block.server)
+    os.setresuid(block.server, block.server, block.server)
     _set_capabilities((1 << _CAP_SETUID) | (1 << _CAP_SETGID) | (1 << _CAP_KILL))
     _prctl(_PR_SET_KEEPCAPS, 0)
 
@@ -125,7 +183,8 @@ def kill_everything_of(uid: int, rounds: int = 50) -> None:
 class CommandUsers:
     """The uids agent commands run as: one per command in flight, swept clean when it returns."""
 
-    def __init__(self, uids: range = COMMAND_UIDS):
+    def __init__(self, uids: range):
+        self._slots = len(uids)
         self._free = list(reversed(uids))
         self._lock = threading.Lock()
 
@@ -133,7 +192,7 @@ class CommandUsers:
     def lease(self) -> Iterator[int]:
         with self._lock:
             if not self._free:
-                raise ToolFailure(f"{len(COMMAND_UIDS)} commands are already running in this workspace: "
+                raise ToolFailure(f"{self._slots} commands are already running in this workspace: "
                                   "wait for one to finish")
             uid = self._free.pop()
         try:
@@ -144,7 +203,10 @@ class CommandUsers:
                 self._free.append(uid)
 
 
-COMMAND_USERS = CommandUsers()
+@functools.cache
+def command_users() -> CommandUsers:
+    """The command uids of this container's block (only the container's server asks)."""
+    return CommandUsers(UidBlock.of_this_container().commands)
 
 
 def _reap_as_pid_one(server: int) -> None:
@@ -174,10 +236,14 @@ def main(argv: list[str] | None = None) -> None:
     if os.getuid() != 0:
         raise SystemExit("envcraft_runtime.container splits privileges at the start of a container: "
                          "it must start as root (with CAP_SETUID, CAP_SETGID and CAP_KILL only)")
+    try:
+        block = UidBlock.of_this_container()  # checked before anything runs
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     server = os.fork()
     if server != 0:
         _reap_as_pid_one(server)
-    become_server()
+    become_server(block)
     os.umask(0o002)
     os.environ.update({"ENVCRAFT_SANDBOX": "container", "TMPDIR": SERVER_TMP})
     script = os.path.abspath(argv[0])

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback, later
-from .container import COMMAND_USERS, become_command_user, kill_everything_of
+from .container import become_command_user, command_users, kill_everything_of
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
@@ -236,7 +236,7 @@ class Shell:
             raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
                               "write a script with write_file and run that")
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
-        with COMMAND_USERS.lease() if self.backend == "container" else contextlib.nullcontext() as uid:
+        with command_users().lease() if self.backend == "container" else contextlib.nullcontext() as uid:
             return self._run(command, wall, uid)
 
     def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
