@@ -199,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
     serve.add_argument("--advertise-host", default=None,
-                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0)")
+                       help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0); "
+                       "with --ray it names the control API, and each worker's URLs name its own node's address")
     serve.add_argument("--workers", type=int, default=1,
                        help="--all: gateway worker processes behind one control API (throughput grows with cores)")
     serve.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",

@@ -78,7 +78,8 @@ class Pool:
             reports = [(await self.http.get(f"{w.url}/control/health")).json() for w in self.workers]
             return JSONResponse({"ok": all(r.get("ok") for r in reports), "workers": len(self.workers),
                                  "live": sum(r.get("live", 0) for r in reports),
-                                 "urls": [w.url for w in self.workers], "per_worker": reports})
+                                 "urls": [w.url for w in self.workers], "nodes": [w.node for w in self.workers],
+                                 "per_worker": reports})
 
         async def listing(request: Request) -> JSONResponse:
             authorized(request)

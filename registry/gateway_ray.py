@@ -31,27 +31,31 @@ def start_ray_workers(address: str, per_node: int, token: str, options: list[str
 
     @ray.remote(num_cpus=0)
     class GatewayWorker:
-        def start(self, token: str, options: list[str]) -> str:
+        def start(self, token: str, options: list[str]) -> tuple[str, str]:
             from envcraft.registry.gateway_workers import start_process_workers
 
             ip = ray.util.get_node_ip_address()
             [self.worker] = start_process_workers(1, ip, ip, token, options)
-            return self.worker.url
+            return self.worker.url, ray.get_runtime_context().get_node_id()
 
         def stop(self) -> None:
             self.worker.stop()
 
-    nodes = [(n["NodeID"], n["NodeManagerAddress"]) for n in ray.nodes() if n["Alive"]]
-    actors = [GatewayWorker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
-              for node, _ in nodes for _ in range(per_node)]
-    urls = ray.get([actor.start.remote(token, options) for actor in actors])
+    nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    # The run's marker (how tests find a run's processes) reaches the actors' processes and the gateways they start.
+    marker = {"env_vars": {"ENVCRAFT_RUN_MARKER": os.environ["ENVCRAFT_RUN_MARKER"]}} \
+        if "ENVCRAFT_RUN_MARKER" in os.environ else None
+    actors = [GatewayWorker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
+                                    runtime_env=marker).remote()
+              for node in nodes for _ in range(per_node)]
+    started = ray.get([actor.start.remote(token, options) for actor in actors])
     workers = []
-    for actor, url in zip(actors, urls):
+    for actor, (url, node) in zip(actors, started):
         def stop(actor: Any = actor) -> None:
             try:
                 ray.get(actor.stop.remote(), timeout=60)
             finally:
                 ray.kill(actor)
 
-        workers.append(Worker(url, stop))
+        workers.append(Worker(url, stop, node=node))
     return workers

@@ -25,6 +25,7 @@ def _die_with_parent() -> None:
 class Worker:
     url: str  # control + agent plane of this worker, at its advertised address
     stop: Any = None  # how to end it
+    node: str | None = None  # the Ray node it runs on (None: this machine)
     episodes: set[str] = field(default_factory=set)
 
 
