@@ -7,6 +7,12 @@ deletion are never tools. When the agent calls `finish` the episode is graded fr
 agent's reach: that observation is `done` and carries the reward. With a gateway farm the reset
 observation also names each environment's MCP URL, for agents that speak MCP directly.
 
+OpenEnv's own MCP path (`/mcp`, JSON-RPC tools/list and tools/call, which MCPToolClient uses in
+production mode, and the `mcp` message on `/ws`) reaches the same episode through `mcp_client`, the
+attribute OpenEnv's handler calls. A `/ws` session's MCP calls go to the episode its reset started;
+an app serving one task (`openenv_app(task_id=...)`) starts that task's episode on a session's first
+MCP call, so an MCP-only client needs no reset.
+
     app = openenv_app()                               # a FastAPI app: /ws, /reset, /step, /state, /mcp
     async with MCPToolClient(base_url=URL) as env:    # OpenEnv's own client
         await env.reset(task_id="office-001")
@@ -18,6 +24,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import anyio.to_thread
 from envcraft.harness.adapters.sync_farm import shared_farm
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.mcp_types import (
@@ -53,15 +60,19 @@ class EnvCraftEnvironment(Environment):
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # each session has its own episode, workspace and server binding
 
-    def __init__(self, gateway_url: str | None = None, token: str | None = None, farm: Any = None):
+    def __init__(self, gateway_url: str | None = None, token: str | None = None, farm: Any = None,
+                 task_id: str | None = None):
         super().__init__()
         self.farm = farm or shared_farm(gateway_url, token)
+        self.task_id = task_id  # the one task this environment serves, if the app was built for one
         self.info = None
         self._state = State(episode_id=None, step_count=0)
         self.done = False
+        self.mcp_client = EpisodeMCP(self)
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None,
               **kwargs: Any) -> Observation:
+        task_id = task_id or self.task_id
         if not task_id:
             raise ValueError("reset needs task_id: the EnvCraft task to start (e.g. reset(task_id='office-001'))")
         self.close()
@@ -79,6 +90,11 @@ class EnvCraftEnvironment(Environment):
             return ListToolsObservation(tools=_tools(self.info))
         if not isinstance(action, CallToolAction):
             raise ValueError(f"EnvCraft environments take list_tools and call_tool actions, not {type(action).__name__}")
+        return self.call(action.tool_name, action.arguments)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> CallToolObservation:
+        """One tool call on the episode, from step or from MCP; `finish` grades it."""
+        action = CallToolAction(tool_name=name, arguments=arguments)
         if self.done:
             return CallToolObservation(tool_name=action.tool_name, done=True, reward=self._state.reward, error=ToolError(
                 error_type=ToolErrorType.EXECUTION_ERROR, message="the episode is over: reset for a new one"))
@@ -106,13 +122,55 @@ class EnvCraftEnvironment(Environment):
             self.info = None
 
 
+class EpisodeMCP:
+    """What OpenEnv's `/mcp` handler calls as the environment's MCP client (is_connected, list_tools,
+    call_tool): the farm's tools of this session's episode. A tool error is raised, as FastMCP's client
+    raises it, so OpenEnv answers a JSON-RPC error; `finish`'s grade rides in the result's `_meta`."""
+
+    def __init__(self, env: EnvCraftEnvironment):
+        self.env = env
+
+    async def __aenter__(self) -> EpisodeMCP:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+    def is_connected(self) -> bool:
+        return True  # nothing to open: the farm is reached through the environment
+
+    def _episode(self) -> Any:
+        if self.env.info is None:
+            if not self.env.task_id:
+                raise ValueError("no episode in this session: reset(task_id=...) it first, or serve one task "
+                                 "with openenv_app(task_id=...)")
+            self.env.reset()
+        return self.env.info
+
+    async def list_tools(self) -> list[Tool]:
+        return _tools(await anyio.to_thread.run_sync(self._episode))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        def call() -> CallToolObservation:
+            self._episode()
+            return self.env.call(name, arguments or {})
+
+        seen = await anyio.to_thread.run_sync(call)
+        if seen.error is not None:
+            raise RuntimeError(seen.error.message)
+        meta = {"envcraft/done": True, "envcraft/reward": seen.reward, **seen.metadata} if seen.done else {}
+        return {"content": [{"type": "text", "text": seen.result}], "isError": False, "data": seen.result,
+                "_meta": meta}
+
+
 def openenv_app(gateway_url: str | None = None, token: str | None = None, max_sessions: int = 64,
-                farm: Any = None) -> Any:
-    """The OpenEnv HTTP/WebSocket server app for every task (in-process farm, a gateway's, or `farm`)."""
+                farm: Any = None, task_id: str | None = None) -> Any:
+    """The OpenEnv HTTP/WebSocket server app for every task (in-process farm, a gateway's, or `farm`);
+    with `task_id`, for that one task (reset needs no task_id, and MCP alone starts an episode)."""
     from openenv.core.env_server.http_server import create_fastapi_app
 
     def factory() -> EnvCraftEnvironment:
-        return EnvCraftEnvironment(gateway_url, token, farm=farm)
+        return EnvCraftEnvironment(gateway_url, token, farm=farm, task_id=task_id)
 
     factory.__name__ = f"envcraft-{uuid.uuid4().hex[:6]}"
     return create_fastapi_app(factory, CallToolAction, CallToolObservation, max_concurrent_envs=max_sessions)
