@@ -85,7 +85,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     import anyio.to_thread
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from .tool_cache import ToolSpec, register
+    from .tool_cache import ToolSpec, evaluated_signature, register
 
     episodes: dict[Path, _Episode] = {}
     specs: list[ToolSpec] = []
@@ -117,7 +117,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
 
         guarded.__name__ = name or fn.__name__
         guarded.__doc__ = fn.__doc__
-        guarded.__signature__ = inspect.signature(fn, eval_str=True)
+        guarded.__signature__ = evaluated_signature(fn)
         specs.append(ToolSpec(guarded, read_only))
 
     def read_file(path: str, offset: int = 0, limit: int = 2000) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .failures import ToolFailure
 from .store import Store
+from .tool_cache import evaluated_signature
 
 
 def read(fn: Callable) -> Callable:
@@ -66,5 +67,5 @@ def to_jsonable(value: Any) -> Any:
 
 def public_signature(op: Callable) -> inspect.Signature:
     """The operation's signature without its leading `tables` parameter: what callers supply."""
-    signature = inspect.signature(op, eval_str=True)
+    signature = evaluated_signature(op)
     return signature.replace(parameters=list(signature.parameters.values())[1:])

@@ -15,11 +15,15 @@ ENVCRAFT_CACHE_DIR moves the cache (default: $XDG_CACHE_HOME/envcraft or ~/.cach
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import inspect
 import json
+import operator
 import os
 import tempfile
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +39,36 @@ class ToolSpec:
 
     fn: Callable[..., Any]
     read_only: bool
+
+
+def evaluated_signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """`inspect.signature(fn, eval_str=True)`, but every `A | B` in an annotation is a union made for it.
+
+    typing caches unions by their members, and `Literal`s with the same values in another order compare
+    equal, so `Channel | None` could come back holding another environment's `Literal["phone", "chat"]`
+    and its schema would list that order: which one depended on what this process had built before.
+    """
+    signature = inspect.signature(fn)
+    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+
+    def evaluate(annotation: Any) -> Any:
+        return _evaluate(ast.parse(annotation, mode="eval").body, namespace) if isinstance(annotation, str) \
+            else annotation
+
+    return signature.replace(
+        parameters=[p.replace(annotation=evaluate(p.annotation)) for p in signature.parameters.values()],
+        return_annotation=evaluate(signature.return_annotation))
+
+
+def _evaluate(node: ast.expr, namespace: dict[str, Any]) -> Any:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members: list[Any] = []
+        for side in (node.left, node.right):
+            value = _evaluate(side, namespace)
+            members += typing.get_args(value) if typing.get_origin(value) is typing.Union else [value]
+        uncached = getattr(typing.Union, "_getitem", None)  # what Union[...] runs under its cache (3.11-3.13)
+        return uncached(typing.Union, tuple(members)) if uncached else functools.reduce(operator.or_, members)
+    return eval(compile(ast.Expression(node), "<annotation>", "eval"), namespace)
 
 
 def cache_dir() -> Path:
@@ -91,8 +125,6 @@ _ARG_MODELS: dict[tuple[str, str], Any] = {}  # (name, signature) -> the SDK's a
 
 
 def _arguments_model(fn: Callable[..., Any]) -> Any:
-    import inspect
-
     from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 
     key = (fn.__name__, repr(inspect.signature(fn)))
