@@ -20,7 +20,8 @@ MAX_ANSWER_CHARS = 600  # longer answers are not graded: finish() says so
 
 MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                              "dec"))}
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
+          r"|nov(?:ember)?|dec(?:ember)?)(?![a-z])\.?")  # the names themselves: "NovaSeq 6000" is no date
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _MDY_NAMED = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)", re.I)
 _DMY_NAMED = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})(?!\d)", re.I)
@@ -31,14 +32,22 @@ _TIMES = (re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?(?:" + _HALF + r")?
           re.compile(r"(?<![\d:.])(\d{1,2})h(\d{2})()(?!\d)", re.I),  # 12h30
           re.compile(r"(?<![\d:.])(\d{1,2})()" + _HALF, re.I))  # 12 pm
 _ID = re.compile(r"(?<![\w-])[A-Za-z][\w-]*\d[\w-]*")  # T-104, PO-00004, INV-2026-0042, net30, Q4: names, not numbers
-_CAPITAL_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"  # capitalized: "3 may be" is prose
+_CAPITAL_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+                  r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?![a-z])\.?")  # capitalized: "3 may be" is prose
 _MONTH_DAY = re.compile(_CAPITAL_MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)|(?<!\d)\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
                         + _CAPITAL_MONTH + r"(?![a-z])")  # a day without its year: "as of Nov 30"
 _NUMBER = re.compile(r"(?<![\w.])[-\u2212]?(?:\d{1,3}(?:[,\u202f]\d{3})+|\d+)(?:\.\d+)?(?![\d])(?!\.\d)")
-_NOT_IT = re.compile(r"\b(?:old|previous(?:ly)?|former(?:ly)?|outdated|supersed(?:ed|es|ing)|not|no\s+longer|instead\s+of"
-                     r"|replac(?:es|ed|ing)(?!\s+by))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
-                     re.I)  # "the old code 1193", "not 3 but 4", "(previously 5)": named as not the answer
-_OF = re.compile(r"\d\s*(?:/\s*|(?:out\s+)?of\s+(?:all\s+)?(?:the\s+|our\s+)?)$", re.I)  # "3 of 12", "3 out of the 12", "3/12"
+_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]  # numbers in words
+_TENS = {w: 10 * i for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 2)}
+_WORD_VALUE = {**{w: i for i, w in enumerate(_SMALL)}, **_TENS, "hundred": 100, "thousand": 1000}
+_WORD = re.compile(r"(?<!\w)(" + "|".join(sorted(_WORD_VALUE, key=len, reverse=True)) + r")(?![\w])", re.I)
+NUMBER_WORD = r"(?:" + "|".join(_WORD_VALUE) + r")"
+_JOIN = re.compile(r"^(?:-|\s+|\s+and\s+)$", re.I)  # what may stand between two words of one number
+# "one" as a pronoun: "one of them", "the one", "no one", "one by one"; as a count it is still read ("one ticket")
+_PRONOUN_BEFORE = re.compile(r"\b(?:the|no|each|every|any|which|that|this|another|some|someone)\s+$", re.I)
+_PRONOUN_AFTER = re.compile(r"^(?:\s+(?:of|by|another|or\s+(?:two|more|other))\b|-[a-z])", re.I)  # "one-off"
+
 _TRAILING = ".!?;:,\"'`)]}"
 
 
@@ -88,16 +97,16 @@ def dates(text: str) -> tuple[set[date], str]:
     return found, _NUMERIC_DATE.sub(numeric, text)
 
 
-def times(text: str) -> tuple[set[str], str]:
-    """Times of day as HH:MM (12-hour forms converted), and the text with them blanked out."""
-    found: set[str] = set()
+def time_spans(text: str) -> tuple[list[tuple[str, int, int]], str]:
+    """(HH:MM, start, end) of each time of day (12-hour forms converted), and the text with them blanked out."""
+    found: list[tuple[str, int, int]] = []
 
     def take(m: re.Match) -> str:
         hour, minute, half = int(m[1]), int(m[2] or 0), m[3]
         if half:
             hour = hour % 12 + (12 if half.lower() == "p" else 0)
         if hour < 24 and minute < 60:
-            found.add(f"{hour:02d}:{minute:02d}")
+            found.append((f"{hour:02d}:{minute:02d}", m.start(), m.end()))
         return " " * len(m.group(0))
 
     for pattern in _TIMES:
@@ -105,12 +114,69 @@ def times(text: str) -> tuple[set[str], str]:
     return found, text
 
 
+def times(text: str) -> tuple[set[str], str]:
+    """Times of day as HH:MM (12-hour forms converted), and the text with them blanked out."""
+    found, text = time_spans(text)
+    return {value for value, _, _ in found}, text
+
+
 def _blank(match: re.Match) -> str:
     return " " * len(match.group(0))
 
 
-def _number_spans(text: str) -> list[tuple[Decimal, int]]:
-    """(value, where it starts) of each number written outside dates, times and ids (blanked in place)."""
+def _words(text: str) -> list[tuple[Decimal, int, int]]:
+    """(value, start, end) of each number written in words: "three", "twenty-one", "one hundred and five". Two
+    words that cannot form one number ("one two") are two numbers, so a dump in words is read as one."""
+    out: list[tuple[Decimal, int, int]] = []
+    total = current = 0
+    last = start = end = None
+
+    def close() -> None:
+        nonlocal total, current, last
+        if last is not None:
+            out.append((Decimal(total + current), start, end))
+        total = current = 0
+        last = None
+
+    for match in _WORD.finditer(text):
+        word, value = match.group(1).lower(), _WORD_VALUE[match.group(1).lower()]
+        joined = last is not None and _JOIN.match(text[end:match.start()]) is not None
+        kind = "scale" if value >= 100 else "tens" if word in _TENS else "small"
+        if not joined or not _continues(last, kind, word, current):
+            close()
+            start = match.start()
+        if word == "hundred":
+            current = (current or 1) * 100
+        elif word == "thousand":
+            total, current = (total + (current or 1)) * 1000, 0
+        else:
+            current += value
+        last, end = (word if kind == "scale" else kind), match.end()
+    close()
+    return [(v, s, e) for v, s, e in out if not (v == 1 and e - s == 3 and _pronoun(text, s, e))]
+
+
+def _pronoun(text: str, start: int, end: int) -> bool:
+    """A lone "one" that stands for a thing, not a count: "one of them", "the one", "one-off", "I missed one." (at
+    a clause's end it is a count only as the whole answer: "One.")."""
+    if _PRONOUN_BEFORE.search(text[:start]) or _PRONOUN_AFTER.match(text[end:]):
+        return True
+    return bool(re.match(r"\s*(?:[.,;:!?)]|$)", text[end:])) and text.strip(" .!\n").lower() != "one"
+
+
+def _continues(last: str | None, kind: str, word: str, current: int) -> bool:
+    """Whether `word` extends the number read so far ("twenty" + "one", "three" + "hundred")."""
+    if word == "hundred":
+        return last in ("small", "tens") and 0 < current < 100
+    if word == "thousand":
+        return last in ("small", "tens", "hundred")
+    if last in ("hundred", "thousand"):
+        return True
+    return last == "tens" and kind == "small" and current % 10 == 0 and word != "zero"
+
+
+def number_spans(text: str, words: bool = True) -> list[tuple[Decimal, int, int]]:
+    """(value, start, end) of each number written outside dates, times and ids, in digits (and in words)."""
     text = _ID.sub(_blank, text)
     text = times(dates(text)[1])[1]
     text = _MONTH_DAY.sub(_blank, text)
@@ -118,21 +184,16 @@ def _number_spans(text: str) -> list[tuple[Decimal, int]]:
     for match in _NUMBER.finditer(text):
         raw = re.sub(r"[,\u202f]", "", match.group(0)).replace("\u2212", "-")
         try:
-            out.append((Decimal(raw), match.start()))
+            out.append((Decimal(raw), match.start(), match.end()))
         except InvalidOperation:
             continue
-    return out
+    return out + (_words(text) if words else [])
 
 
-def numbers(text: str) -> set[Decimal]:
-    """Whole numbers and decimals, with thousands separators and currency signs, outside dates, times and ids."""
-    return {value for value, _ in _number_spans(text)}
-
-
-def stated_numbers(text: str) -> set[Decimal]:
-    """The numbers a text states as values: not the "12" of "3 of 12" or "3/12" (what the value is out of), nor
-    one it names as not the answer ("the old code 1193"). Leaving a number out is safe: it cannot be the answer either."""
-    return {value for value, start in _number_spans(text) if not (_OF.search(text[:start]) or _NOT_IT.search(text[:start]))}
+def numbers(text: str, words: bool = True) -> set[Decimal]:
+    """Whole numbers and decimals, with thousands separators and currency signs, or in words, outside dates,
+    times and ids."""
+    return {value for value, _, _ in number_spans(text, words)}
 
 
 def number(value: str) -> Decimal | None:
@@ -239,30 +300,12 @@ def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool,
     if kind in ("date", "time", "number"):
         found = values_in(answer, kind)
         want = typed(expected, kind)
+        if kind == "number" and want in numbers(answer, words=False):
+            found = numbers(answer, words=False)  # written in digits: its prose ("two of them") is not a guess
         also = [c for c in _same_kind(others, kind) if typed(c, kind) != want and typed(c, kind) in found]
         return want in found, also
     exp = normal(expected)
     return texts_found(answer, expected, [o for o in others if normal(o) != exp])
 
 
-ALONE = ("number",)  # what a question asks for with no column of candidates: a count, a total, a code
-
-
-def _whole(value: Decimal) -> bool:
-    return value == value.to_integral_value()
-
-
-def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
-    """The answer states each expected number and no other number of its class (whole or not), besides those
-    `given` (the question's own text, the task's other expected values) states. A count or a total has no column
-    of candidates to call a dump, so "0 1 2 ... 149" must not name every small count at once: the answer gets one
-    guess. Not stated values: ids (T-104), dates, times, what a count is out of ("3 of 12"), one named as not the
-    answer ("the old code 1193"); a count is whole, so "$275,925.12 across 8 orders" states one total."""
-    want = {typed(e, "number") for e in expected}
-    stated = stated_numbers(answer)
-    classes = {_whole(w) for w in want}
-    others = {v for v in stated - want - numbers(given) if _whole(v) in classes}
-    return want <= stated and not others
-
-
-__all__ = ["ALONE", "MAX_ANSWER_CHARS", "kind_of", "names", "normal", "stands_alone"]
+__all__ = ["MAX_ANSWER_CHARS", "NUMBER_WORD", "kind_of", "names", "normal", "number_spans", "numbers", "time_spans", "times"]

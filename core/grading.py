@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envcraft.core.answers import ALONE, MAX_ANSWER_CHARS, kind_of, names, same_value, stands_alone
+from envcraft.core.answers import MAX_ANSWER_CHARS, names, same_value
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
+from envcraft.core.guesses import shaped, stands_alone
 from envcraft.core.state import APP_DIR, APP_STATE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.walk import text_files
@@ -93,13 +94,10 @@ def _contains_all(text: str | None, needles: list[str]) -> bool:
     return text is not None and all(n.lower() in text.lower() for n in needles)
 
 
-def _answer_values(initial: Snapshot, check: Check) -> list[str]:
-    """The other values of the asked column in the world: stating them too is a dump."""
-    if not (check.table and check.column):
-        return []
+def _column_values(snapshot: Snapshot, table: str, column: str) -> list[str]:
     out: dict[str, None] = {}
-    for row in initial.tables.get(check.table, []):
-        value = row.get(check.column)
+    for row in snapshot.tables.get(table, []):
+        value = row.get(column)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if value not in (None, "", []) and not isinstance(value, (list, dict, bool)):
@@ -107,21 +105,63 @@ def _answer_values(initial: Snapshot, check: Check) -> list[str]:
     return list(out)
 
 
+def _about(check: Check, initial: Snapshot, final: Snapshot) -> tuple[str, str] | None:
+    """(table, column) whose values a check's expected values are: its own, or, for a file check that names a
+    record id (stores built before file checks carried it), the table holding that row."""
+    if check.table and check.column:
+        return check.table, check.column
+    if check.kind != "file_contains" or len(check.contains) != 1:
+        return None
+    wanted = check.contains[0].strip()
+    for snapshot in (final, initial):
+        for table, rows in snapshot.tables.items():
+            if any(isinstance(row, dict) and row.get("id") == wanted for row in rows):
+                return table, "id"
+    return None
+
+
+def _candidates(check: Check, about: tuple[str, str] | None, snapshots: tuple[Snapshot, ...], text: str) -> list[str]:
+    """The other values of the asked column in the world, and the words of the text written in the shape of an
+    expected id (the ids a guesser would try past the last one): stating them too is a dump."""
+    if about is None:
+        return []
+    values = dict.fromkeys(v for s in snapshots for v in _column_values(s, *about))
+    for expected in check.contains:
+        if about[1] == "id" or (values and all(shaped(v, expected) for v in values)):
+            values.update(dict.fromkeys(shaped(text, expected)))
+    # values the check asks for are not a dump of the column (an "all that match" answer lists several)
+    return [v for v in values if not any(same_value(v, e) for e in check.contains)]
+
+
+def states_only(check: Check, text: str, others: list[str], given: str = "") -> bool:
+    """Every expected value stated, each count, total or time as the text's one guess of its class, and no other
+    value of the asked column (or shape): the rule a finish answer and a note file share."""
+    if not stands_alone(text, check.contains, given):
+        return False  # a number gets one guess: a count or a total has no column to call a dump, and a column's
+        # other values need not cover the small numbers a dump lists ("0 1 2 ... 149" for an on-hand of 65)
+    for expected in check.contains:
+        found, also = names(text, expected, others)
+        if not found or also:
+            return False
+    return True
+
+
 def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "") -> bool:
     """`given`: what the task itself states (its turns, its expected answers); restating it is no dump."""
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
-    kinds = {kind_of(e) for e in check.contains}
-    if len(kinds) == 1 and kinds <= set(ALONE) and not stands_alone(answer, check.contains, given):
-        return False  # a number gets one guess: a count or a total has no column to call a dump, and a column's
-        # other values need not cover the small numbers a dump lists ("0 1 2 ... 149" for an on-hand of 65)
-    # values the check asks for are not a dump of the column (an "all that match" answer lists several)
-    others = [v for v in _answer_values(initial, check) if not any(same_value(v, e) for e in check.contains)]
-    for expected in check.contains:  # every expected value stated, and no other value of the asked column
-        found, also = names(answer, expected, others)
-        if not found or also:
-            return False
-    return True
+    about = (check.table, check.column) if check.table and check.column else None
+    return states_only(check, answer, _candidates(check, about, (initial,), answer), given)
+
+
+def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
+    """A file check about a column (a note naming the new row's id) grades the file as an answer; one about
+    nothing in the world (a report's figures) keeps the case-insensitive substring match."""
+    text = final.files.get(check.path or "")
+    about = _about(check, initial, final)
+    if text is None or about is None:
+        return _contains_all(text, check.contains)
+    return states_only(check, text, _candidates(check, about, (initial, final), text), given)
 
 
 def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
@@ -131,7 +171,7 @@ def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> 
     if check.kind == "no_record":
         return not _rows(final, check)
     if check.kind == "file_contains":
-        return _contains_all(final.files.get(check.path or ""), check.contains)
+        return file_holds(check, initial, final, given)
     if check.kind == "file_absent":
         return (check.path or "") not in final.files
     if check.kind == "answer":

@@ -36,13 +36,17 @@ class Check(Frozen):
     kinds:
       record        a row in `table` matches every field of `match` (`count` rows if given)
       no_record     no row in `table` matches `match`
-      file_contains file `path` exists and contains every string of `contains` (case-insensitive)
+      file_contains file `path` exists and contains every string of `contains` (case-insensitive); with `table`
+                    and `column` (a note naming the new row's id), or when it names a record's id, the file is
+                    graded like an answer: the id as a whole word, and no other value of that column nor word of
+                    the id's shape (a note listing every id is a dump)
       file_absent   file `path` does not exist
       answer        the answer given to finish() states each value of `contains` (typed: dates, times and
                     numbers in any common format, text as whole words; core/answers.py); with `table` and
                     `column`, an answer that also states another value of that column (a dump) fails; an
-                    expected number (a count, a total, an amount) must be the only number of its class the
-                    answer states, besides those the task's own text states (one guess)
+                    expected number (a count, a total, an amount, in digits or words) or time must be the only
+                    one of its class the answer states as a guess, besides those the task's own text states
+                    (one guess; core/guesses.py says what is context rather than a guess)
       unchanged     tables/files other than those listed in `allow` are exactly as in the initial state
                     (new files are allowed: scratch work is not damage)
       collateral    row-level: every existing row is unchanged except the fields `rows` lets the task
@@ -57,7 +61,7 @@ class Check(Frozen):
     role: Literal["goal", "guard"] = "goal"
     env: str | None = None  # whose final state to check (default: the task's first environment)
     table: str | None = None
-    column: str | None = None  # answer: the column of `table` whose other values must not be in the answer
+    column: str | None = None  # answer, file_contains: the column of `table` whose other values must not be named
     match: dict[str, Any] = Field(default_factory=dict)
     count: int | None = None
     path: str | None = None

@@ -161,7 +161,7 @@ def test_a_count_answered_naturally_is_credited(answer):
 
 @pytest.mark.parametrize("answer", [
     " ".join(str(n) for n in range(150)), "0 1 2 3 4 5", "3 4", "3, or 4 if you count the pending one",
-    "0 of 1 of 2 of 3 of 4", "old 0, old 1, old 2, 3, 4", "2/3/4", "T-3", "three",
+    "0 of 1 of 2 of 3 of 4", "old 0, old 1, old 2, 3, 4", "2/3/4", "T-3", "three, four", "2 or three",
 ])
 def test_a_count_gets_one_guess(answer):
     """A count or total has no column of candidates, so an answer stating several numbers of its class is a

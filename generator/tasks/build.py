@@ -221,7 +221,9 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     if note:
         body = f"Done: {' '.join(note[2])}"
         gold.append(ToolCall(tool="write_file", env=env.name, arguments={"path": note[0], "content": body}, turn=last))
-        checks.append(Check(kind="file_contains", path=note[0], contains=note[2], note="note names the new row"))
+        table = env.entity(plan.steps[plan.created[note[2][0]]].entity).table  # what the note names: a dump fails
+        checks.append(Check(kind="file_contains", path=note[0], contains=note[2], table=table, column="id",
+                            note="note names the new row"))
         extra_files.add(note[0])
     answer = "Done."
     if forbidden is not None:

@@ -319,12 +319,44 @@ def number_dump(expected: str) -> str | None:
     return ", ".join(str(int(value) + step) for step in (-1, 0, 1))
 
 
+def note_check(task: Task) -> Check | None:
+    """A file check that names one record's id (the note about the new row)."""
+    return next((c for c in task.checks if c.kind == "file_contains" and len(c.contains) == 1 and ID.fullmatch(
+        c.contains[0]) and c.column in (None, "id")), None)
+
+
+def note_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The note the task asks for names every id of the new row's table (after the gold's writes), not just the
+    new row's: a note that guesses."""
+    check = note_check(task)
+    writes = [i for i, c in enumerate(task.gold) if c.tool == "write_file" and check and c.arguments.get("path") == check.path]
+    if not writes:
+        return None
+    world = World(cache, task)
+    world.run(task.gold)
+    wanted = check.contains[0]
+    ids = next(([r["id"] for r in rows] for name in task.envs for rows in world.tables[name].values()
+                if any(r.get("id") == wanted for r in rows)), [])
+    if len(ids) < 2:
+        return None
+    rng.shuffle(ids)
+    index = writes[-1]
+    call = task.gold[index]
+    dumped = call.model_copy(update={"arguments": {**call.arguments, "content": "Done: " + ", ".join(ids) + "\n"}})
+    return task.gold[:index] + [dumped] + task.gold[index + 1:]
+
+
 def answer_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The answer (or, for a task that reads no answer, the note it asks for) lists every value of the asked field."""
     check = answer_check(task)
-    if check is not None and not check.table and len(check.contains) == 1 and kind_of(check.contains[0]) == "number":
+    if check is None:
+        return note_dump(cache, task, rng)
+    if not check.table and len(check.contains) == 1 and kind_of(check.contains[0]) == "number":
         text = number_dump(check.contains[0])  # a count or a total: no column, the dump is of numbers
         return _with_answer(task, text) if text else None
-    where = asked_column(cache, task, check) if check else None
+    if not check.table and len(check.contains) == 1 and kind_of(check.contains[0]) == "time":
+        return _with_answer(task, " ".join(f"{h:02d}:{m:02d}" for h in range(7, 20) for m in (0, 30)))  # the day's slots
+    where = asked_column(cache, task, check)
     if where is None:
         return None
     values = world_values(cache, task, *where)

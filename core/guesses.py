@@ -1,0 +1,95 @@
+"""One guess: the values an answer or a note states as its guesses, so that stating several is a dump.
+
+A count, a total or a time has no column of candidates to call a dump, and a note that names a new
+row's id has candidates the world does not hold yet (ids a guesser would try past the last one). So
+each value an answer states counts as one guess, however it is written: "3", "three", "twenty-one",
+"16:00", "4 pm". What the answer presents as something else is context, not a guess, and is never
+credited either: what a count is out of ("3 of 12"), a value named as not the answer ("not 2 but 3",
+"the 12:30 lunch is cancelled"), the count of what a total sums ("$5,000 across 3 orders"). Leaving a
+value out of the guesses is safe: a value that is not a guess cannot pay.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from envcraft.core.answers import NUMBER_WORD, dates, kind_of, number_spans, time_spans, typed
+
+_NOT_IT = re.compile(r"\b(?:old|previous(?:ly)?|former(?:ly)?|outdated|supersed(?:ed|es|ing)|not|no\s+longer|instead\s+of"
+                     r"|replac(?:es|ed|ing)(?!\s+by))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
+                     re.I)  # "the old code 1193", "not 3 but 4", "(previously 5)": named as not the answer
+_CALLED_OFF = re.compile(r"^(?:\s+[\w'-]+){0,4}\s+(?:is|was|were|has\s+been|got)\s+(?:now\s+)?"
+                         r"(?:cancell?ed|called\s+off|postponed|rescheduled|moved)\b|^\s*\(?(?:cancell?ed|called\s+off)\b",
+                         re.I)  # "the 12:30 vendor lunch is cancelled": a value named as not going ahead
+_OF = re.compile(r"(?:\d|\b" + NUMBER_WORD + r")\s*(?:/\s*|(?:out\s+)?of\s+(?:all\s+)?(?:the\s+|our\s+)?)$",
+                 re.I)  # "3 of 12", "3 out of the 12", "3/12", "three of the twelve"
+# "$5,000 across 3 orders": the count of the rows a total sums (a whole number before a plural noun, after a
+# preposition that a total is taken over) is context. It is never credited, so it cannot carry a dump either.
+_OVER = re.compile(r"\b(?:across|over|from|among|between)\s+(?:the\s+|all\s+|these\s+|those\s+)?$", re.I)
+_ROWS_AFTER = re.compile(r"^(?:\s+[a-z][a-z-]*){0,2}?\s+(?!(?:dollars|euros|pounds|cents|usd|eur|gbp)\b)[a-z][a-z-]*s\b",
+                         re.I)  # "3 orders", "3 received orders"
+
+
+def _not_a_guess(text: str, start: int, end: int) -> bool:
+    before, after = text[:start], text[end:]
+    return bool(_OF.search(before) or _NOT_IT.search(before) or _CALLED_OFF.match(after))
+
+
+def _context_count(text: str, value: Decimal, start: int, end: int) -> bool:
+    return value == value.to_integral_value() and bool(_OVER.search(text[:start]) and _ROWS_AFTER.match(text[end:]))
+
+
+def guesses(text: str, kind: str, words: bool = True) -> set:
+    """The values of `kind` ("number" or "time") that a text states as its answer (numbers in words too)."""
+    if kind == "time":
+        spans = time_spans(dates(text)[1])[0]
+        return {value for value, start, end in spans if not _not_a_guess(text, start, end)}
+    return {value for value, start, end in number_spans(text, words)
+            if not (_not_a_guess(text, start, end) or _context_count(text, value, start, end))}
+
+
+def _all(text: str, kind: str) -> set:
+    """Every value of `kind` a text writes, guess or not (what the task states itself)."""
+    spans = time_spans(dates(text)[1])[0] if kind == "time" else number_spans(text)
+    return {value for value, _, _ in spans}
+
+
+def _whole(value: Decimal) -> bool:
+    return value == value.to_integral_value()
+
+
+def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
+    """The answer states each expected number or time as a guess, and no other guess of its class besides what
+    `given` (the question's own text, the task's other expected values) states. A number's class is whole or
+    not: a count is whole, so "$275,925.12 across 8 orders" states one total."""
+    for kind in ("number", "time"):
+        want = {typed(e, kind) for e in expected if kind_of(e) == kind}
+        if not want:
+            continue
+        stated = guesses(answer, kind)
+        if kind == "number" and want <= (digits := guesses(answer, kind, words=False)):
+            stated = digits  # the value written in digits: the answer's prose ("before two closed") is not a guess;
+            # a value in words is one guess among every number (so only one value can ever pay)
+        others = stated - want - _all(given, kind)
+        if kind == "number":
+            others = {v for v in others if _whole(v) in {_whole(w) for w in want}}
+        if not want <= stated or others:
+            return False
+    return True
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def shaped(text: str, value: str) -> list[str]:
+    """The words of `text` written in the shape of the id `value` (its letters, its digits any digits): "spc-0047"
+    makes "spc-0048" and "SPC-1" the same kind of value. Empty if `value` has no letter prefix and digits."""
+    if not re.fullmatch(r"[A-Za-z][\w-]*\d[\w-]*", value.strip()):
+        return []
+    parts = _DIGITS.split(value.strip())
+    pattern = r"\d+".join(re.escape(p) for p in parts)
+    return list(dict.fromkeys(m.group(0) for m in re.finditer(r"(?<![\w-])" + pattern + r"(?![\w-])", text, re.I)))
+
+
+__all__ = ["guesses", "shaped", "stands_alone"]

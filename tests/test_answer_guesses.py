@@ -1,0 +1,89 @@
+"""One guess per answer (core/guesses.py): times, numbers in words, and the count a total is taken over.
+
+Each case is graded by the harness's own grading code. A dump (several values of the asked kind) never
+pays; the right value written as a person would write it, with its context, does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task, load_tasks
+
+REPO = Path(__file__).resolve().parent.parent
+COUNT = "How many open tickets over $500 do we have right now (as of 2026-11-30)? Just the number, please."
+TOTAL = "What do the received purchase orders come to, all together?"
+
+
+def _paid(question: str, expected: list[str], answer: str) -> float:
+    task = Task(id="t-1", envs=["x"], turns=[question], checks=[Check(kind="answer", contains=expected)], gold=[])
+    return grade(task, Snapshot(tables={}, files={}), Snapshot(tables={}, files={}, answer=answer)).reward
+
+
+def test_office_014_a_dump_of_every_time_is_not_paid_the_right_time_with_its_context_is():
+    """office-014 asks for the first event after 12:00 that goes ahead (16:00; the 12:30 lunch is cancelled).
+    Every half hour of the day named 16:00 and paid 1.0: a time now gets one guess, like a count."""
+    task = next(t for t in load_tasks(REPO / "tasks" / "office.jsonl") if t.id == "office-014")
+    state = json.loads((REPO / "servers" / "office" / "seed" / ".app" / "state.json").read_text())
+    start = Snapshot(tables=state, files={})
+
+    def paid(answer: str) -> float:
+        return grade(task, start, Snapshot(tables=state, files={}, answer=answer)).reward
+
+    gold = next(c.arguments["answer"] for c in task.gold if c.tool == "finish")
+    assert paid(gold) == 1.0  # "... at 16:00 (the 12:30 PrintWorks vendor lunch is cancelled)"
+    assert paid("The dentist (out of office), 4 pm.") == 1.0
+    assert paid("Dentist at 16:00; the 12:30 lunch was called off.") == 1.0
+    every = " ".join(f"{h:02d}:{m:02d}" for h in range(24) for m in (0, 30))
+    assert paid(f"dentist {every}") < 1.0
+    assert paid("dentist at 12:30 or 16:00") < 1.0
+    assert paid("dentist, 2 pm, 3 pm or 4 pm") < 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "three", "Three.", "There are three open tickets.", "three of the twelve open tickets",
+    "There are three; one of them is T-104.", "Three (I missed one).", "3, and two of them are urgent",
+])
+def test_a_count_in_words_is_credited(answer):
+    assert _paid(COUNT, ["3"], answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "zero one two three four five six seven eight nine ten", "three or four", "two, three, four",
+    "3 or four", "three, 4", "twenty-one twenty-two twenty-three three",
+])
+def test_a_dump_in_words_is_not_paid(answer):
+    """Stated in words, the value is one guess among every number the answer states, in words or digits, so
+    only one value can ever pay ("3, or four" pays for 3 alone, never for 4)."""
+    assert _paid(COUNT, ["4"] if answer.startswith("3 or") else ["3"], answer) < 1.0
+
+
+def test_words_read_as_the_numbers_they_are():
+    from envcraft.core.answers import numbers
+
+    cases = {"twenty-one": {21}, "one hundred and five": {105}, "five thousand": {5000}, "seven, eight": {7, 8},
+             "no one came": set(), "the one with the dent": set(), "a one-off fee": set(), "one ticket": {1},
+             "zero one two": {0, 1, 2}}
+    for text, want in cases.items():
+        assert numbers(text) == want, text
+
+
+@pytest.mark.parametrize("answer", [
+    "$5,000 across 3 orders", "They come to $5,000 across 3 orders.", "5,000 USD over the 3 orders",
+    "$5,000.00 from 3 received orders", "five thousand dollars across three orders", "5000",
+])
+def test_a_total_may_name_the_count_of_the_rows_it_sums(answer):
+    assert _paid(TOTAL, ["5000"], answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "$4,999, $5,000 or $5,001", "$5,000 or $5,001 across 3 orders", "across 5000 orders",
+    "$5,000 across 4999 orders, $5,001", "4999 across 5000 orders",
+])
+def test_the_count_of_rows_is_context_never_a_guess(answer):
+    """The count a total is taken over is never credited, so it cannot carry a dump: 'across 5000 orders'
+    does not pay a total of 5000, and a second total beside it still fails."""
+    assert _paid(TOTAL, ["5000"], answer) < 1.0
