@@ -101,6 +101,14 @@ def enum_const(entity: Entity, spec: FieldSpec) -> str:
     return f"{entity.name}_{spec.name}".upper()
 
 
+def rows_const(bp: Blueprint, entity: Entity) -> str:
+    """The module constant through which operations look up the entity's rows (envcraft_runtime.records.Rows)."""
+    name = entity.table.upper()
+    taken = {enum_const(e, spec) for e in bp.entities for spec in e.fields if spec.type == "enum"} | \
+        {"TODAY", "POLICIES", "OPERATIONS", "OPERATION_NAMES"} | HELPERS
+    return name + "_ROWS" if name in taken else name
+
+
 def check(bp: Blueprint) -> None:
     """Raise BlueprintError for what the model accepts but Python or the semantics cannot."""
     problems = []

@@ -26,7 +26,7 @@ from envcraft.generator.appcode import (
 )
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.extras import Extra, extras, group_fields, sum_fields
-from envcraft.generator.opcode import OperationView, operation_view
+from envcraft.generator.opcode import OperationView, operation_view, rows_values
 from envcraft.generator.policy import policy_records
 from envcraft.generator.render import render_python
 from envcraft_runtime import arguments, records, rules
@@ -84,6 +84,7 @@ def template_values(bp: Blueprint) -> dict[str, Any]:
         "enums": [{"alias": enum_alias(bp, entity, spec), "const": enum_const(entity, spec), "choices": spec.values}
                   for entity in bp.entities for spec in entity.fields if spec.type == "enum"],
         "records": [record_values(bp, entity) for entity in bp.entities],
+        "rows": rows_values(bp),
         "sections": [(entity.table, sections[entity.table]) for entity in bp.entities if entity.table in sections],
         "policies": policy_records(bp),
         "reports": [report_values(bp, extra) for extra in derived if extra.kind == "report"],

@@ -21,6 +21,7 @@ from envcraft.generator.appcode import (
     precondition_subject,
     pyname,
     record_class,
+    rows_const,
     starts_and_ends,
     typed,
 )
@@ -115,9 +116,7 @@ def _validate(bp: Blueprint, op: Operation, params: list[Param]) -> list[str]:
         elif spec.type == "enum":
             out.append(call("check_choice", name, quoted, enum_const(entity, spec)))
         elif spec.type == "ref":
-            other = bp.entity(spec.ref)
-            out.append(call("check_ref", "tables", lit(other.table), name, quoted, lit(what(other)),
-                            lit(id_hint(bp, other))))
+            out.append(call(f"{rows_const(bp, bp.entity(spec.ref))}.check_ref", "tables", name, quoted))
         elif spec.type in ("int", "float") and (spec.min is not None or spec.max is not None):
             out.append(call("check_range", name, quoted, lit(spec.min), lit(spec.max)))
         elif spec.type == "date":
@@ -145,8 +144,25 @@ def _filters(params: list[Param]) -> list[str]:
 
 
 def _find(bp: Blueprint, entity: Entity) -> str:
-    return call("find_row", "tables", lit(entity.table), lit("id"), f"{entity.name}_id", lit(what(entity)),
-                lit(id_hint(bp, entity)))
+    return call(f"{rows_const(bp, entity)}.find", "tables", f"{entity.name}_id")
+
+
+def looked_up(bp: Blueprint) -> list[Entity]:
+    """The entities whose rows operations find by id or whose ids arguments name (each gets a `Rows` constant),
+    in blueprint order."""
+    names = set()
+    for op in bp.operations:
+        if op.kind in ("get", "update", "transition", "delete"):
+            names.add(op.entity)
+        if op.kind != "search":
+            names.update(p.spec.ref for p in params_of(bp, op) if p.spec is not None and p.spec.type == "ref")
+    return [entity for entity in bp.entities if entity.name in names]
+
+
+def rows_values(bp: Blueprint) -> list[dict[str, str]]:
+    """The `Rows` constants app.py declares: name, table, what a row is called, how to find ids."""
+    return [{"const": rows_const(bp, entity), "table": entity.table, "what": what(entity), "hint": id_hint(bp, entity)}
+            for entity in looked_up(bp)]
 
 
 def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str | None, str]:

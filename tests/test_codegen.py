@@ -73,3 +73,20 @@ def test_every_generated_app_imports_only_what_it_uses_and_copies_no_helper():
                     for a in n.names]
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         assert not [name for name in imported if name not in used], f"{env}/app.py imports names it never uses"
+
+
+def test_every_operation_finds_rows_through_one_declaration_per_entity():
+    """A table, how a row is named and how to find ids are spelled once per app (a `Rows` constant): an
+    operation finds its row, or checks an id argument, in one line."""
+    for env, tree in apps():
+        calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert not calls & {"find_row", "check_ref"}, f"{env}/app.py spells out a look-up: use its Rows constant"
+        declared = [n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                    and getattr(n.value.func, "id", "") == "Rows"]
+        assert len(set(declared)) == len(declared)
+        used = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        assert set(declared) <= used, f"{env}/app.py declares Rows it never uses: {set(declared) - used}"
+        lookups = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                   and n.func.attr in ("find", "check_ref") and getattr(n.func.value, "id", "") in declared]
+        assert all(n.lineno == n.end_lineno for n in lookups), f"{env}/app.py has a look-up over several lines"
+    assert sum(1 for _ in apps()) >= 150

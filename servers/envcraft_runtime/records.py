@@ -7,9 +7,28 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from .arguments import check_ref
 from .failures import ToolFailure
 from .rules import PolicyRefusal
 from .store import Tables, find_row
+
+
+@dataclass(frozen=True)
+class Rows:
+    """One entity's table as an app's operations look rows up in it, declared once per app: what its
+    messages call a row (`what`) and how the agent finds ids (`hint`)."""
+
+    table: str
+    what: str
+    hint: str
+
+    def find(self, tables: Tables, row_id: str) -> dict[str, Any]:
+        """The row with this id, or a ToolFailure that says how to find one."""
+        return find_row(tables, self.table, "id", row_id, self.what, self.hint)
+
+    def check_ref(self, tables: Tables, value: str | None, field: str) -> None:
+        """The argument `field`, when given, is the id of an existing row."""
+        check_ref(tables, self.table, value, field, self.what, self.hint)
 
 
 def as_record(record: type, row: dict[str, Any]) -> Any:
@@ -137,5 +156,5 @@ def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> lis
     return done
 
 
-__all__ = ["Page", "Report", "ReportRow", "add_amount", "as_record", "drop_row", "field_of", "has_item", "page_of",
+__all__ = ["Page", "Report", "ReportRow", "Rows", "add_amount", "as_record", "drop_row", "field_of", "has_item", "page_of",
            "report_of", "row_of", "run_batch", "starts_with", "target_row", "text_contains"]
