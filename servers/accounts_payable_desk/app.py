@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -103,6 +103,13 @@ class PaymentRun:
     bank_account: str
     prepared_by: str | None
     status: PaymentRunStatus
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SUPPLIERS = Rows("suppliers", "supplier", "find supplier ids with supplier_lookup")
+PURCHASE_ORDERS = Rows("purchase_orders", "purchase order", "find purchase order ids with purchase_order_search")
+VENDOR_BILLS = Rows("vendor_bills", "vendor bill", "find vendor bill ids with vendor_bill_search")
+PAYMENT_RUNS = Rows("payment_runs", "payment run", "payment run ids look like run-0001")
 
 
 # ---------------------------------------------------------------- suppliers
@@ -196,12 +203,7 @@ def vendor_bill_search(
 @read
 def vendor_bill_get(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Read one supplier bill."""
-    return as_record(
-        VendorBill,
-        find_row(
-            tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-        ),
-    )
+    return as_record(VendorBill, VENDOR_BILLS.find(tables, vendor_bill_id))
 
 
 @write
@@ -213,15 +215,8 @@ def vendor_bill_register(
     due_date: dates as YYYY-MM-DD.
     """
     check_not_blank(bill_number, "bill_number")
-    check_ref(tables, "suppliers", supplier_id, "supplier_id", "supplier", "find supplier ids with supplier_lookup")
-    check_ref(
-        tables,
-        "purchase_orders",
-        purchase_order_id,
-        "purchase_order_id",
-        "purchase order",
-        "find purchase order ids with purchase_order_search",
-    )
+    SUPPLIERS.check_ref(tables, supplier_id, "supplier_id")
+    PURCHASE_ORDERS.check_ref(tables, purchase_order_id, "purchase_order_id")
     check_range(amount, "amount", 120, 47000)
     check_date(due_date, "due_date")
     _new = {
@@ -257,9 +252,7 @@ def vendor_bill_register(
 @write
 def vendor_bill_match(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Mark a bill three-way matched (PO, receipt and bill agree)."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "matched"}
     _block = not_among(_row, "status", ("received",), "vendor bill")
     if _block:
@@ -273,9 +266,7 @@ def vendor_bill_match(tables: Tables, vendor_bill_id: str) -> VendorBill:
 @write
 def vendor_bill_approve(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Approve a matched bill for payment."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("matched",), "vendor bill")
     if _block:
@@ -291,9 +282,7 @@ def vendor_bill_approve(tables: Tables, vendor_bill_id: str) -> VendorBill:
 @write
 def vendor_bill_hold(tables: Tables, vendor_bill_id: str, hold_reason: str | None = None) -> VendorBill:
     """Put a bill on hold with a reason."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
@@ -311,9 +300,7 @@ def vendor_bill_hold(tables: Tables, vendor_bill_id: str, hold_reason: str | Non
 @write
 def vendor_bill_release_hold(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Release a held bill back to the matching queue."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("on_hold",), "vendor bill")
     if _block:
@@ -325,13 +312,9 @@ def vendor_bill_release_hold(tables: Tables, vendor_bill_id: str) -> VendorBill:
 @write
 def vendor_bill_schedule(tables: Tables, vendor_bill_id: str, payment_run_id: str | None = None) -> VendorBill:
     """Place an approved bill into a draft payment run."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _changes = {_k: _v for _k, _v in (("payment_run_id", payment_run_id),) if _v is not None}
-    check_ref(
-        tables, "payment_runs", payment_run_id, "payment_run_id", "payment run", "payment run ids look like run-0001"
-    )
+    PAYMENT_RUNS.check_ref(tables, payment_run_id, "payment_run_id")
     _new = {**_row, **_changes, "status": "scheduled"}
     _block = not_among(_row, "status", ("approved",), "vendor bill")
     if _block:
@@ -347,9 +330,7 @@ def vendor_bill_schedule(tables: Tables, vendor_bill_id: str, payment_run_id: st
 @write
 def vendor_bill_mark_paid(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Mark a scheduled bill paid after the run settles."""
-    _row = find_row(
-        tables, "vendor_bills", "id", vendor_bill_id, "vendor bill", "find vendor bill ids with vendor_bill_search"
-    )
+    _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("scheduled",), "vendor bill")
     if _block:
@@ -393,7 +374,7 @@ def payment_run_create(tables: Tables, run_date: str, bank_account: str, prepare
 @write
 def payment_run_release(tables: Tables, payment_run_id: str) -> PaymentRun:
     """Release a draft payment run to the bank."""
-    _row = find_row(tables, "payment_runs", "id", payment_run_id, "payment run", "payment run ids look like run-0001")
+    _row = PAYMENT_RUNS.find(tables, payment_run_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("draft",), "payment run")
     if _block:

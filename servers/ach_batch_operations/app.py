@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -117,6 +117,11 @@ class AchReturnPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ACH_FILES = Rows("ach_files", "ach file", "find ach file ids with ach_file_search")
+ACH_ENTRYS = Rows("ach_entrys", "ach entry", "find ach entry ids with ach_entry_search")
+
+
 # ---------------------------------------------------------------- originators
 
 
@@ -178,15 +183,13 @@ def ach_file_search(
 @read
 def ach_file_get(tables: Tables, ach_file_id: str) -> AchFile:
     """Read one ACH file with its error code and attempt count."""
-    return as_record(
-        AchFile, find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
-    )
+    return as_record(AchFile, ACH_FILES.find(tables, ach_file_id))
 
 
 @write
 def ach_file_accept(tables: Tables, ach_file_id: str) -> AchFile:
     """Accept a file that passed validation."""
-    _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
+    _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file")
     if _block:
@@ -198,7 +201,7 @@ def ach_file_accept(tables: Tables, ach_file_id: str) -> AchFile:
 @write
 def ach_file_reject(tables: Tables, ach_file_id: str, error_code: str | None = None) -> AchFile:
     """Reject a file with a validation error code."""
-    _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
+    _row = ACH_FILES.find(tables, ach_file_id)
     _changes = {_k: _v for _k, _v in (("error_code", error_code),) if _v is not None}
     check_not_blank(error_code, "error_code")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -212,7 +215,7 @@ def ach_file_reject(tables: Tables, ach_file_id: str, error_code: str | None = N
 @write
 def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None = None) -> AchFile:
     """Re-queue a corrected file for validation (increase attempt_count)."""
-    _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
+    _row = ACH_FILES.find(tables, ach_file_id)
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, "attempt_count", 0, 3)
     _new = {**_row, **_changes, "status": "retry_queued"}
@@ -226,7 +229,7 @@ def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None
 @write
 def ach_file_dead_letter(tables: Tables, ach_file_id: str) -> AchFile:
     """Dead-letter a file that cannot be fixed; the client must upload a new one."""
-    _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
+    _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("rejected",), "ach file")
     if _block:
@@ -238,7 +241,7 @@ def ach_file_dead_letter(tables: Tables, ach_file_id: str) -> AchFile:
 @write
 def ach_file_transmit(tables: Tables, ach_file_id: str) -> AchFile:
     """Transmit an accepted file to the Fed."""
-    _row = find_row(tables, "ach_files", "id", ach_file_id, "ach file", "find ach file ids with ach_file_search")
+    _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "transmitted"}
     _block = not_among(_row, "status", ("accepted",), "ach file")
     if _block:
@@ -281,7 +284,7 @@ def ach_entry_search(
 @write
 def ach_entry_reinitiate(tables: Tables, ach_entry_id: str) -> AchEntry:
     """Reinitiate a returned entry (only allowed for R01 and R09 returns)."""
-    _row = find_row(tables, "ach_entrys", "id", ach_entry_id, "ach entry", "find ach entry ids with ach_entry_search")
+    _row = ACH_ENTRYS.find(tables, ach_entry_id)
     _new = {**_row, "status": "reinitiated"}
     _block = not_among(_row, "status", ("returned",), "ach entry")
     if _block:
@@ -301,9 +304,7 @@ def ach_return_record(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables, "ach_entrys", ach_entry_id, "ach_entry_id", "ach entry", "find ach entry ids with ach_entry_search"
-    )
+    ACH_ENTRYS.check_ref(tables, ach_entry_id, "ach_entry_id")
     check_choice(return_code, "return_code", ACH_RETURN_RETURN_CODE)
     check_date(received_on, "received_on")
     _new = {

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -113,6 +114,14 @@ class ClaimAssignmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FIELD_ADJUSTERS = Rows("field_adjusters", "field adjuster", "find field adjuster ids with field_adjuster_search")
+PENDING_CLAIMS = Rows("pending_claims", "pending claim", "find pending claim ids with pending_claim_search")
+CLAIM_ASSIGNMENTS = Rows(
+    "claim_assignments", "claim assignment", "find claim assignment ids with claim_assignment_search"
+)
+
+
 # ---------------------------------------------------------------- field_adjusters
 
 
@@ -153,17 +162,7 @@ def field_adjuster_search(
 @read
 def field_adjuster_get(tables: Tables, field_adjuster_id: str) -> FieldAdjuster:
     """Read an adjuster's profile and caseload cap."""
-    return as_record(
-        FieldAdjuster,
-        find_row(
-            tables,
-            "field_adjusters",
-            "id",
-            field_adjuster_id,
-            "field adjuster",
-            "find field adjuster ids with field_adjuster_search",
-        ),
-    )
+    return as_record(FieldAdjuster, FIELD_ADJUSTERS.find(tables, field_adjuster_id))
 
 
 @write
@@ -171,14 +170,7 @@ def field_adjuster_update_availability(
     tables: Tables, field_adjuster_id: str, max_caseload: int | None = None, catastrophe_deployable: bool | None = None
 ) -> FieldAdjuster:
     """Change an adjuster's caseload cap or CAT deployability."""
-    _row = find_row(
-        tables,
-        "field_adjusters",
-        "id",
-        field_adjuster_id,
-        "field adjuster",
-        "find field adjuster ids with field_adjuster_search",
-    )
+    _row = FIELD_ADJUSTERS.find(tables, field_adjuster_id)
     _changes = {
         _k: _v
         for _k, _v in (("max_caseload", max_caseload), ("catastrophe_deployable", catastrophe_deployable))
@@ -233,30 +225,13 @@ def pending_claim_search(
 @read
 def pending_claim_get(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Read one claim."""
-    return as_record(
-        PendingClaim,
-        find_row(
-            tables,
-            "pending_claims",
-            "id",
-            pending_claim_id,
-            "pending claim",
-            "find pending claim ids with pending_claim_search",
-        ),
-    )
+    return as_record(PendingClaim, PENDING_CLAIMS.find(tables, pending_claim_id))
 
 
 @write
 def pending_claim_release(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Put a claim back in the queue after a rejection."""
-    _row = find_row(
-        tables,
-        "pending_claims",
-        "id",
-        pending_claim_id,
-        "pending claim",
-        "find pending claim ids with pending_claim_search",
-    )
+    _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "unassigned"}
     _block = not_among(_row, "status", ("assigned",), "pending claim")
     if _block:
@@ -268,14 +243,7 @@ def pending_claim_release(tables: Tables, pending_claim_id: str) -> PendingClaim
 @write
 def pending_claim_start(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Record the adjuster's first contact with the claimant."""
-    _row = find_row(
-        tables,
-        "pending_claims",
-        "id",
-        pending_claim_id,
-        "pending claim",
-        "find pending claim ids with pending_claim_search",
-    )
+    _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("assigned",), "pending claim")
     if _block:
@@ -287,14 +255,7 @@ def pending_claim_start(tables: Tables, pending_claim_id: str) -> PendingClaim:
 @write
 def pending_claim_close(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Close a worked claim."""
-    _row = find_row(
-        tables,
-        "pending_claims",
-        "id",
-        pending_claim_id,
-        "pending claim",
-        "find pending claim ids with pending_claim_search",
-    )
+    _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("in_progress",), "pending claim")
     if _block:
@@ -309,22 +270,8 @@ def pending_claim_close(tables: Tables, pending_claim_id: str) -> PendingClaim:
 @write
 def claim_assignment_offer(tables: Tables, pending_claim_id: str, field_adjuster_id: str) -> ClaimAssignment:
     """Offer a claim to an adjuster with caseload room; the claim becomes assigned."""
-    check_ref(
-        tables,
-        "pending_claims",
-        pending_claim_id,
-        "pending_claim_id",
-        "pending claim",
-        "find pending claim ids with pending_claim_search",
-    )
-    check_ref(
-        tables,
-        "field_adjusters",
-        field_adjuster_id,
-        "field_adjuster_id",
-        "field adjuster",
-        "find field adjuster ids with field_adjuster_search",
-    )
+    PENDING_CLAIMS.check_ref(tables, pending_claim_id, "pending_claim_id")
+    FIELD_ADJUSTERS.check_ref(tables, field_adjuster_id, "field_adjuster_id")
     _new = {
         "id": next_id(tables, "claim_assignments", "cas"),
         "pending_claim_id": pending_claim_id,
@@ -374,14 +321,7 @@ def claim_assignment_search(
 @write
 def claim_assignment_accept(tables: Tables, claim_assignment_id: str) -> ClaimAssignment:
     """Record the adjuster accepting the claim."""
-    _row = find_row(
-        tables,
-        "claim_assignments",
-        "id",
-        claim_assignment_id,
-        "claim assignment",
-        "find claim assignment ids with claim_assignment_search",
-    )
+    _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("offered",), "claim assignment")
     if _block:
@@ -393,14 +333,7 @@ def claim_assignment_accept(tables: Tables, claim_assignment_id: str) -> ClaimAs
 @write
 def claim_assignment_reject(tables: Tables, claim_assignment_id: str) -> ClaimAssignment:
     """Record the adjuster rejecting the claim (conflict, vacation)."""
-    _row = find_row(
-        tables,
-        "claim_assignments",
-        "id",
-        claim_assignment_id,
-        "claim assignment",
-        "find claim assignment ids with claim_assignment_search",
-    )
+    _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("offered",), "claim assignment")
     if _block:
@@ -412,14 +345,7 @@ def claim_assignment_reject(tables: Tables, claim_assignment_id: str) -> ClaimAs
 @write
 def claim_assignment_reassign(tables: Tables, claim_assignment_id: str) -> ClaimAssignment:
     """Retire an assignment because the claim moves to another adjuster."""
-    _row = find_row(
-        tables,
-        "claim_assignments",
-        "id",
-        claim_assignment_id,
-        "claim assignment",
-        "find claim assignment ids with claim_assignment_search",
-    )
+    _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "reassigned"}
     _block = not_among(_row, "status", ("offered", "accepted"), "claim assignment")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -122,6 +123,14 @@ class FosterPlacement:
     status: FosterPlacementStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SHELTER_ANIMALS = Rows("shelter_animals", "shelter animal", "find shelter animal ids with shelter_animal_search")
+ADOPTER_APPLICATIONS = Rows(
+    "adopter_applications", "adopter application", "find adopter application ids with adopter_application_search"
+)
+FOSTER_HOMES = Rows("foster_homes", "foster home", "find foster home ids with foster_home_search")
+
+
 # ---------------------------------------------------------------- shelter_animals
 
 
@@ -159,30 +168,13 @@ def shelter_animal_search(
 @read
 def shelter_animal_get(tables: Tables, shelter_animal_id: str) -> ShelterAnimal:
     """Read one animal's record."""
-    return as_record(
-        ShelterAnimal,
-        find_row(
-            tables,
-            "shelter_animals",
-            "id",
-            shelter_animal_id,
-            "shelter animal",
-            "find shelter animal ids with shelter_animal_search",
-        ),
-    )
+    return as_record(ShelterAnimal, SHELTER_ANIMALS.find(tables, shelter_animal_id))
 
 
 @write
 def shelter_animal_clear_hold(tables: Tables, shelter_animal_id: str) -> ShelterAnimal:
     """End the 5-day stray hold and send the animal to medical review."""
-    _row = find_row(
-        tables,
-        "shelter_animals",
-        "id",
-        shelter_animal_id,
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
+    _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "medical_review"}
     _block = not_among(_row, "status", ("stray_hold",), "shelter animal")
     if _block:
@@ -194,14 +186,7 @@ def shelter_animal_clear_hold(tables: Tables, shelter_animal_id: str) -> Shelter
 @write
 def shelter_animal_make_available(tables: Tables, shelter_animal_id: str) -> ShelterAnimal:
     """List an animal for adoption after medical review, a foster stay or a denied application."""
-    _row = find_row(
-        tables,
-        "shelter_animals",
-        "id",
-        shelter_animal_id,
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
+    _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "available"}
     _block = not_among(_row, "status", ("medical_review", "in_foster", "adoption_pending"), "shelter animal")
     if _block:
@@ -217,14 +202,7 @@ def shelter_animal_make_available(tables: Tables, shelter_animal_id: str) -> She
 @write
 def shelter_animal_mark_adopted(tables: Tables, shelter_animal_id: str) -> ShelterAnimal:
     """Mark an animal on adoption hold as adopted when its application completes."""
-    _row = find_row(
-        tables,
-        "shelter_animals",
-        "id",
-        shelter_animal_id,
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
+    _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "adopted"}
     _block = not_among(_row, "status", ("adoption_pending",), "shelter animal")
     if _block:
@@ -236,14 +214,7 @@ def shelter_animal_mark_adopted(tables: Tables, shelter_animal_id: str) -> Shelt
 @write
 def shelter_animal_transfer(tables: Tables, shelter_animal_id: str) -> ShelterAnimal:
     """Transfer an animal to a partner rescue."""
-    _row = find_row(
-        tables,
-        "shelter_animals",
-        "id",
-        shelter_animal_id,
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
+    _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "transferred"}
     _block = not_among(_row, "status", ("medical_review", "available"), "shelter animal")
     if _block:
@@ -303,14 +274,7 @@ def adopter_application_submit(
     """Take an adoption application for an available animal; the animal goes on adoption hold."""
     check_not_blank(applicant, "applicant")
     check_email(email, "email")
-    check_ref(
-        tables,
-        "shelter_animals",
-        shelter_animal_id,
-        "shelter_animal_id",
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
+    SHELTER_ANIMALS.check_ref(tables, shelter_animal_id, "shelter_animal_id")
     check_choice(housing, "housing", ADOPTER_APPLICATION_HOUSING)
     check_not_blank(other_pets, "other_pets")
     _new = {
@@ -334,14 +298,7 @@ def adopter_application_submit(
 @write
 def adopter_application_start_home_check(tables: Tables, adopter_application_id: str) -> AdopterApplication:
     """Schedule the home check for a submitted application."""
-    _row = find_row(
-        tables,
-        "adopter_applications",
-        "id",
-        adopter_application_id,
-        "adopter application",
-        "find adopter application ids with adopter_application_search",
-    )
+    _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "home_check"}
     _block = not_among(_row, "status", ("submitted",), "adopter application")
     if _block:
@@ -366,14 +323,7 @@ def adopter_application_start_home_check(tables: Tables, adopter_application_id:
 @write
 def adopter_application_approve(tables: Tables, adopter_application_id: str) -> AdopterApplication:
     """Approve an application after a good home check."""
-    _row = find_row(
-        tables,
-        "adopter_applications",
-        "id",
-        adopter_application_id,
-        "adopter application",
-        "find adopter application ids with adopter_application_search",
-    )
+    _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("home_check",), "adopter application")
     if _block:
@@ -392,14 +342,7 @@ def adopter_application_approve(tables: Tables, adopter_application_id: str) -> 
 @write
 def adopter_application_deny(tables: Tables, adopter_application_id: str, denial_reason: str) -> AdopterApplication:
     """Deny an application with a reason (then list the animal again)."""
-    _row = find_row(
-        tables,
-        "adopter_applications",
-        "id",
-        adopter_application_id,
-        "adopter application",
-        "find adopter application ids with adopter_application_search",
-    )
+    _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _changes = {_k: _v for _k, _v in (("denial_reason", denial_reason),) if _v is not None}
     check_not_blank(denial_reason, "denial_reason")
     _new = {**_row, **_changes, "status": "denied"}
@@ -413,14 +356,7 @@ def adopter_application_deny(tables: Tables, adopter_application_id: str, denial
 @write
 def adopter_application_complete(tables: Tables, adopter_application_id: str) -> AdopterApplication:
     """Complete an approved adoption when the fee is paid and the animal goes home."""
-    _row = find_row(
-        tables,
-        "adopter_applications",
-        "id",
-        adopter_application_id,
-        "adopter application",
-        "find adopter application ids with adopter_application_search",
-    )
+    _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("approved",), "adopter application")
     if _block:
@@ -464,22 +400,8 @@ def foster_placement_start(tables: Tables, shelter_animal_id: str, foster_home_i
 
     start: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "shelter_animals",
-        shelter_animal_id,
-        "shelter_animal_id",
-        "shelter animal",
-        "find shelter animal ids with shelter_animal_search",
-    )
-    check_ref(
-        tables,
-        "foster_homes",
-        foster_home_id,
-        "foster_home_id",
-        "foster home",
-        "find foster home ids with foster_home_search",
-    )
+    SHELTER_ANIMALS.check_ref(tables, shelter_animal_id, "shelter_animal_id")
+    FOSTER_HOMES.check_ref(tables, foster_home_id, "foster_home_id")
     check_date(start, "start")
     _new = {
         "id": next_id(tables, "foster_placements", "fpl"),

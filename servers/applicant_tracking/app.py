@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -135,6 +136,15 @@ class JobOfferPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+JOB_REQUISITIONS = Rows("job_requisitions", "job requisition", "find job requisition ids with job_requisition_search")
+CANDIDATE_PROFILES = Rows(
+    "candidate_profiles", "candidate profile", "find candidate profile ids with candidate_profile_search"
+)
+JOB_APPLICATIONS = Rows("job_applications", "job application", "find job application ids with job_application_search")
+JOB_OFFERS = Rows("job_offers", "job offer", "find job offer ids with job_offer_search")
+
+
 # ---------------------------------------------------------------- job_requisitions
 
 
@@ -174,30 +184,13 @@ def job_requisition_search(
 @read
 def job_requisition_get(tables: Tables, job_requisition_id: str) -> JobRequisition:
     """Read a requisition with its band and openings."""
-    return as_record(
-        JobRequisition,
-        find_row(
-            tables,
-            "job_requisitions",
-            "id",
-            job_requisition_id,
-            "job requisition",
-            "find job requisition ids with job_requisition_search",
-        ),
-    )
+    return as_record(JobRequisition, JOB_REQUISITIONS.find(tables, job_requisition_id))
 
 
 @write
 def job_requisition_pause(tables: Tables, job_requisition_id: str) -> JobRequisition:
     """Put a requisition on hold (hiring freeze)."""
-    _row = find_row(
-        tables,
-        "job_requisitions",
-        "id",
-        job_requisition_id,
-        "job requisition",
-        "find job requisition ids with job_requisition_search",
-    )
+    _row = JOB_REQUISITIONS.find(tables, job_requisition_id)
     _new = {**_row, "status": "on_hold"}
     _block = not_among(_row, "status", ("open",), "job requisition")
     if _block:
@@ -278,22 +271,8 @@ def job_application_submit(
 
     applied_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "candidate_profiles",
-        candidate_profile_id,
-        "candidate_profile_id",
-        "candidate profile",
-        "find candidate profile ids with candidate_profile_search",
-    )
-    check_ref(
-        tables,
-        "job_requisitions",
-        job_requisition_id,
-        "job_requisition_id",
-        "job requisition",
-        "find job requisition ids with job_requisition_search",
-    )
+    CANDIDATE_PROFILES.check_ref(tables, candidate_profile_id, "candidate_profile_id")
+    JOB_REQUISITIONS.check_ref(tables, job_requisition_id, "job_requisition_id")
     check_date(applied_on, "applied_on")
     _new = {
         "id": next_id(tables, "job_applications", "app"),
@@ -323,14 +302,7 @@ def job_application_submit(
 @write
 def job_application_advance_to_screen(tables: Tables, job_application_id: str) -> JobApplication:
     """Move an applicant to the recruiter screen."""
-    _row = find_row(
-        tables,
-        "job_applications",
-        "id",
-        job_application_id,
-        "job application",
-        "find job application ids with job_application_search",
-    )
+    _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "screen"}
     _block = not_among(_row, "stage", ("applied",), "job application")
     if _block:
@@ -342,14 +314,7 @@ def job_application_advance_to_screen(tables: Tables, job_application_id: str) -
 @write
 def job_application_advance_to_onsite(tables: Tables, job_application_id: str) -> JobApplication:
     """Invite a screened candidate onsite."""
-    _row = find_row(
-        tables,
-        "job_applications",
-        "id",
-        job_application_id,
-        "job application",
-        "find job application ids with job_application_search",
-    )
+    _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "onsite"}
     _block = not_among(_row, "stage", ("screen",), "job application")
     if _block:
@@ -361,14 +326,7 @@ def job_application_advance_to_onsite(tables: Tables, job_application_id: str) -
 @write
 def job_application_reject(tables: Tables, job_application_id: str) -> JobApplication:
     """Reject an application with a reason sent to the candidate."""
-    _row = find_row(
-        tables,
-        "job_applications",
-        "id",
-        job_application_id,
-        "job application",
-        "find job application ids with job_application_search",
-    )
+    _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "rejected"}
     _block = not_among(_row, "stage", ("applied", "screen", "onsite"), "job application")
     if _block:
@@ -413,22 +371,8 @@ def job_offer_draft(
 
     start_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "job_applications",
-        job_application_id,
-        "job_application_id",
-        "job application",
-        "find job application ids with job_application_search",
-    )
-    check_ref(
-        tables,
-        "job_requisitions",
-        job_requisition_id,
-        "job_requisition_id",
-        "job requisition",
-        "find job requisition ids with job_requisition_search",
-    )
+    JOB_APPLICATIONS.check_ref(tables, job_application_id, "job_application_id")
+    JOB_REQUISITIONS.check_ref(tables, job_requisition_id, "job_requisition_id")
     check_range(base_salary, "base_salary", 40000, 160000)
     check_date(start_date, "start_date")
     _new = {
@@ -469,7 +413,7 @@ def job_offer_draft(
 @write
 def job_offer_extend(tables: Tables, job_offer_id: str) -> JobOffer:
     """Send the drafted offer to the candidate."""
-    _row = find_row(tables, "job_offers", "id", job_offer_id, "job offer", "find job offer ids with job_offer_search")
+    _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "extended"}
     _block = not_among(_row, "status", ("drafted",), "job offer")
     if _block:
@@ -481,7 +425,7 @@ def job_offer_extend(tables: Tables, job_offer_id: str) -> JobOffer:
 @write
 def job_offer_record_acceptance(tables: Tables, job_offer_id: str) -> JobOffer:
     """Record the candidate's signed acceptance."""
-    _row = find_row(tables, "job_offers", "id", job_offer_id, "job offer", "find job offer ids with job_offer_search")
+    _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("extended",), "job offer")
     if _block:
@@ -493,7 +437,7 @@ def job_offer_record_acceptance(tables: Tables, job_offer_id: str) -> JobOffer:
 @write
 def job_offer_record_decline(tables: Tables, job_offer_id: str) -> JobOffer:
     """Record that the candidate declined."""
-    _row = find_row(tables, "job_offers", "id", job_offer_id, "job offer", "find job offer ids with job_offer_search")
+    _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("extended",), "job offer")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -113,6 +113,15 @@ class ElnReportPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ASSAY_PLATES = Rows("assay_plates", "assay plate", "find assay plate ids with assay_plate_search")
+PLATE_READER_RUNS = Rows(
+    "plate_reader_runs", "plate reader run", "find plate reader run ids with plate_reader_run_search"
+)
+HIT_CALLS = Rows("hit_calls", "hit call", "find hit call ids with hit_call_search")
+ELN_REPORTS = Rows("eln_reports", "eln report", "find eln report ids with eln_report_search")
+
+
 # ---------------------------------------------------------------- assay_plates
 
 
@@ -202,14 +211,7 @@ def plate_reader_run_import(
 
     read_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "assay_plates",
-        assay_plate_id,
-        "assay_plate_id",
-        "assay plate",
-        "find assay plate ids with assay_plate_search",
-    )
+    ASSAY_PLATES.check_ref(tables, assay_plate_id, "assay_plate_id")
     check_not_blank(instrument, "instrument")
     check_range(z_prime, "z_prime", 0.1, 0.9)
     check_time(read_at, "read_at")
@@ -228,14 +230,7 @@ def plate_reader_run_import(
 @write
 def plate_reader_run_normalize(tables: Tables, plate_reader_run_id: str) -> PlateReaderRun:
     """Normalise raw signal to plate controls."""
-    _row = find_row(
-        tables,
-        "plate_reader_runs",
-        "id",
-        plate_reader_run_id,
-        "plate reader run",
-        "find plate reader run ids with plate_reader_run_search",
-    )
+    _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "normalized"}
     _block = not_among(_row, "status", ("acquired",), "plate reader run")
     if _block:
@@ -247,14 +242,7 @@ def plate_reader_run_normalize(tables: Tables, plate_reader_run_id: str) -> Plat
 @write
 def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateReaderRun:
     """Fail a run whose controls do not meet QC."""
-    _row = find_row(
-        tables,
-        "plate_reader_runs",
-        "id",
-        plate_reader_run_id,
-        "plate reader run",
-        "find plate reader run ids with plate_reader_run_search",
-    )
+    _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "qc_failed"}
     _block = not_among(_row, "status", ("acquired", "normalized"), "plate reader run")
     if _block:
@@ -266,14 +254,7 @@ def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateR
 @write
 def plate_reader_run_approve(tables: Tables, plate_reader_run_id: str) -> PlateReaderRun:
     """Approve a normalised run that passes QC."""
-    _row = find_row(
-        tables,
-        "plate_reader_runs",
-        "id",
-        plate_reader_run_id,
-        "plate reader run",
-        "find plate reader run ids with plate_reader_run_search",
-    )
+    _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("normalized",), "plate reader run")
     if _block:
@@ -314,14 +295,7 @@ def hit_call_search(
 @write
 def hit_call_record(tables: Tables, plate_reader_run_id: str, compound_id: str, well: str, z_score: float) -> HitCall:
     """Record a candidate hit from an approved run."""
-    check_ref(
-        tables,
-        "plate_reader_runs",
-        plate_reader_run_id,
-        "plate_reader_run_id",
-        "plate reader run",
-        "find plate reader run ids with plate_reader_run_search",
-    )
+    PLATE_READER_RUNS.check_ref(tables, plate_reader_run_id, "plate_reader_run_id")
     check_not_blank(compound_id, "compound_id")
     check_not_blank(well, "well")
     check_range(z_score, "z_score", -4, 9)
@@ -340,7 +314,7 @@ def hit_call_record(tables: Tables, plate_reader_run_id: str, compound_id: str, 
 @write
 def hit_call_confirm(tables: Tables, hit_call_id: str) -> HitCall:
     """Confirm a candidate hit after retest."""
-    _row = find_row(tables, "hit_calls", "id", hit_call_id, "hit call", "find hit call ids with hit_call_search")
+    _row = HIT_CALLS.find(tables, hit_call_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("candidate",), "hit call")
     if _block:
@@ -381,14 +355,7 @@ def eln_report_search(
 @write
 def eln_report_draft(tables: Tables, plate_reader_run_id: str, author: str, summary: str | None = None) -> ElnReport:
     """Draft the ELN report for a run."""
-    check_ref(
-        tables,
-        "plate_reader_runs",
-        plate_reader_run_id,
-        "plate_reader_run_id",
-        "plate reader run",
-        "find plate reader run ids with plate_reader_run_search",
-    )
+    PLATE_READER_RUNS.check_ref(tables, plate_reader_run_id, "plate_reader_run_id")
     check_not_blank(author, "author")
     check_not_blank(summary, "summary")
     _new = {
@@ -408,9 +375,7 @@ def eln_report_draft(tables: Tables, plate_reader_run_id: str, author: str, summ
 @write
 def eln_report_sign(tables: Tables, eln_report_id: str) -> ElnReport:
     """Sign a draft report."""
-    _row = find_row(
-        tables, "eln_reports", "id", eln_report_id, "eln report", "find eln report ids with eln_report_search"
-    )
+    _row = ELN_REPORTS.find(tables, eln_report_id)
     _new = {**_row, "status": "signed"}
     _block = not_among(_row, "status", ("draft",), "eln report")
     if _block:
@@ -422,9 +387,7 @@ def eln_report_sign(tables: Tables, eln_report_id: str) -> ElnReport:
 @write
 def eln_report_export(tables: Tables, eln_report_id: str) -> ElnReport:
     """Export a signed report to the LIMS."""
-    _row = find_row(
-        tables, "eln_reports", "id", eln_report_id, "eln report", "find eln report ids with eln_report_search"
-    )
+    _row = ELN_REPORTS.find(tables, eln_report_id)
     _new = {**_row, "status": "exported"}
     _block = not_among(_row, "status", ("signed",), "eln report")
     if _block:

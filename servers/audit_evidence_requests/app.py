@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -107,6 +107,12 @@ class AuditorNotePage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CLIENT_CONTACTS = Rows("client_contacts", "client contact", "find client contact ids with client_contact_search")
+AUDIT_AREAS = Rows("audit_areas", "audit area", "find audit area ids with audit_area_list")
+PBC_REQUESTS = Rows("pbc_requests", "pbc request", "find pbc request ids with pbc_request_search")
 
 
 # ---------------------------------------------------------------- client_contacts
@@ -203,12 +209,7 @@ def pbc_request_search(
 @read
 def pbc_request_get(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Read one evidence request."""
-    return as_record(
-        PbcRequest,
-        find_row(
-            tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-        ),
-    )
+    return as_record(PbcRequest, PBC_REQUESTS.find(tables, pbc_request_id))
 
 
 @write
@@ -220,17 +221,8 @@ def pbc_request_draft(
     due_date: dates as YYYY-MM-DD.
     """
     check_not_blank(reference, "reference")
-    check_ref(
-        tables, "audit_areas", audit_area_id, "audit_area_id", "audit area", "find audit area ids with audit_area_list"
-    )
-    check_ref(
-        tables,
-        "client_contacts",
-        client_contact_id,
-        "client_contact_id",
-        "client contact",
-        "find client contact ids with client_contact_search",
-    )
+    AUDIT_AREAS.check_ref(tables, audit_area_id, "audit_area_id")
+    CLIENT_CONTACTS.check_ref(tables, client_contact_id, "client_contact_id")
     check_not_blank(description, "description")
     check_date(due_date, "due_date")
     _new = {
@@ -256,9 +248,7 @@ def pbc_request_draft(
 @write
 def pbc_request_send(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Send a drafted request to the client."""
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("drafted",), "pbc request")
     if _block:
@@ -270,9 +260,7 @@ def pbc_request_send(tables: Tables, pbc_request_id: str) -> PbcRequest:
 @write
 def pbc_request_record_response(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Record that the client uploaded evidence."""
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "client_responded"}
     _block = not_among(_row, "status", ("sent", "returned_for_rework"), "pbc request")
     if _block:
@@ -284,9 +272,7 @@ def pbc_request_record_response(tables: Tables, pbc_request_id: str) -> PbcReque
 @write
 def pbc_request_accept(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Accept the client's evidence."""
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("client_responded",), "pbc request")
     if _block:
@@ -298,9 +284,7 @@ def pbc_request_accept(tables: Tables, pbc_request_id: str) -> PbcRequest:
 @write
 def pbc_request_return(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Send evidence back to the client for rework (add a shared note saying why)."""
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "returned_for_rework"}
     _block = not_among(_row, "status", ("client_responded",), "pbc request")
     if _block:
@@ -317,9 +301,7 @@ def pbc_request_nudge(
 
     due_date: dates as YYYY-MM-DD.
     """
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _changes = {_k: _v for _k, _v in (("follow_up_count", follow_up_count), ("due_date", due_date)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of follow_up_count, due_date")
@@ -336,9 +318,7 @@ def pbc_request_nudge(
 @write
 def pbc_request_cancel(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Withdraw a request that is no longer needed."""
-    _row = find_row(
-        tables, "pbc_requests", "id", pbc_request_id, "pbc request", "find pbc request ids with pbc_request_search"
-    )
+    _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("drafted", "sent"), "pbc request")
     if _block:
@@ -355,14 +335,7 @@ def auditor_note_add(
     tables: Tables, pbc_request_id: str, body: str, visibility: AuditorNoteVisibility, author: str | None = None
 ) -> AuditorNote:
     """Add an internal or client-visible note to a request."""
-    check_ref(
-        tables,
-        "pbc_requests",
-        pbc_request_id,
-        "pbc_request_id",
-        "pbc request",
-        "find pbc request ids with pbc_request_search",
-    )
+    PBC_REQUESTS.check_ref(tables, pbc_request_id, "pbc_request_id")
     check_not_blank(body, "body")
     check_choice(visibility, "visibility", AUDITOR_NOTE_VISIBILITY)
     check_not_blank(author, "author")

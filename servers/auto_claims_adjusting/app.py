@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -114,6 +115,11 @@ class ClaimPayment:
     kind: ClaimPaymentKind
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+AUTO_POLICYS = Rows("auto_policys", "auto policy", "find auto policy ids with auto_policy_search")
+AUTO_CLAIMS = Rows("auto_claims", "auto claim", "find auto claim ids with auto_claim_search")
+
+
 # ---------------------------------------------------------------- auto_policys
 
 
@@ -175,12 +181,7 @@ def auto_claim_search(
 @read
 def auto_claim_get(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Read one claim with its remaining reserve."""
-    return as_record(
-        AutoClaim,
-        find_row(
-            tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-        ),
-    )
+    return as_record(AutoClaim, AUTO_CLAIMS.find(tables, auto_claim_id))
 
 
 @write
@@ -191,14 +192,7 @@ def auto_claim_report(
 
     loss_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "auto_policys",
-        auto_policy_id,
-        "auto_policy_id",
-        "auto policy",
-        "find auto policy ids with auto_policy_search",
-    )
+    AUTO_POLICYS.check_ref(tables, auto_policy_id, "auto_policy_id")
     check_date(loss_date, "loss_date")
     check_choice(loss_type, "loss_type", AUTO_CLAIM_LOSS_TYPE)
     check_range(reserve_amount, "reserve_amount", 500, 40000)
@@ -217,9 +211,7 @@ def auto_claim_report(
 @write
 def auto_claim_assign(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Assign a new claim to an adjuster."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "assigned"}
     _block = not_among(_row, "status", ("fnol",), "auto claim")
     if _block:
@@ -231,9 +223,7 @@ def auto_claim_assign(tables: Tables, auto_claim_id: str) -> AutoClaim:
 @write
 def auto_claim_record_inspection(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Record the vehicle inspection."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "inspected"}
     _block = not_among(_row, "status", ("assigned",), "auto claim")
     if _block:
@@ -245,9 +235,7 @@ def auto_claim_record_inspection(tables: Tables, auto_claim_id: str) -> AutoClai
 @write
 def auto_claim_approve_estimate(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Approve the repair estimate."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "estimate_approved"}
     _block = not_among(_row, "status", ("inspected",), "auto claim")
     if _block:
@@ -263,9 +251,7 @@ def auto_claim_approve_estimate(tables: Tables, auto_claim_id: str) -> AutoClaim
 @write
 def auto_claim_set_reserve(tables: Tables, auto_claim_id: str, reserve_amount: float) -> AutoClaim:
     """Raise or lower a claim's reserve."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _changes = {_k: _v for _k, _v in (("reserve_amount", reserve_amount),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of reserve_amount")
@@ -283,9 +269,7 @@ def auto_claim_set_reserve(tables: Tables, auto_claim_id: str, reserve_amount: f
 @write
 def auto_claim_close(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Close a paid claim."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("payment_issued",), "auto claim")
     if _block:
@@ -297,9 +281,7 @@ def auto_claim_close(tables: Tables, auto_claim_id: str) -> AutoClaim:
 @write
 def auto_claim_deny(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Deny a claim that is not covered."""
-    _row = find_row(
-        tables, "auto_claims", "id", auto_claim_id, "auto claim", "find auto claim ids with auto_claim_search"
-    )
+    _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "denied"}
     _block = not_among(_row, "status", ("fnol", "assigned", "inspected"), "auto claim")
     if _block:
@@ -322,14 +304,7 @@ def damage_estimate_submit(
     total_loss: bool | None = None,
 ) -> DamageEstimate:
     """Record a body shop's estimate."""
-    check_ref(
-        tables,
-        "auto_claims",
-        auto_claim_id,
-        "auto_claim_id",
-        "auto claim",
-        "find auto claim ids with auto_claim_search",
-    )
+    AUTO_CLAIMS.check_ref(tables, auto_claim_id, "auto_claim_id")
     check_not_blank(body_shop, "body_shop")
     check_range(total, "total", 300, 27000)
     check_range(labor, "labor", 200, 9000)
@@ -380,14 +355,7 @@ def claim_payment_issue(
     tables: Tables, auto_claim_id: str, payee: str, amount: float, kind: ClaimPaymentKind
 ) -> ClaimPayment:
     """Pay a shop, the insured, a rental or a tow out of the claim's reserve."""
-    check_ref(
-        tables,
-        "auto_claims",
-        auto_claim_id,
-        "auto_claim_id",
-        "auto claim",
-        "find auto claim ids with auto_claim_search",
-    )
+    AUTO_CLAIMS.check_ref(tables, auto_claim_id, "auto_claim_id")
     check_not_blank(payee, "payee")
     check_range(amount, "amount", 100, 25000)
     check_choice(kind, "kind", CLAIM_PAYMENT_KIND)

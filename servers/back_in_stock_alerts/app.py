@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -120,6 +121,19 @@ class AlertNotificationPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ALERT_SUBSCRIBERS = Rows(
+    "alert_subscribers", "alert subscriber", "find alert subscriber ids with alert_subscriber_search"
+)
+WATCHED_VARIANTS = Rows("watched_variants", "watched variant", "find watched variant ids with watched_variant_search")
+RESTOCK_SUBSCRIPTIONS = Rows(
+    "restock_subscriptions", "restock subscription", "find restock subscription ids with restock_subscription_search"
+)
+ALERT_NOTIFICATIONS = Rows(
+    "alert_notifications", "alert notification", "find alert notification ids with alert_notification_search"
+)
+
+
 # ---------------------------------------------------------------- alert_subscribers
 
 
@@ -159,14 +173,7 @@ def alert_subscriber_set_consent(
     channel: AlertSubscriberChannel | None = None,
 ) -> AlertSubscriber:
     """Change a subscriber's consent or preferred channel."""
-    _row = find_row(
-        tables,
-        "alert_subscribers",
-        "id",
-        alert_subscriber_id,
-        "alert subscriber",
-        "find alert subscriber ids with alert_subscriber_search",
-    )
+    _row = ALERT_SUBSCRIBERS.find(tables, alert_subscriber_id)
     _changes = {_k: _v for _k, _v in (("opted_in", opted_in), ("channel", channel)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of opted_in, channel")
@@ -207,14 +214,7 @@ def watched_variant_search(
 @write
 def watched_variant_restock(tables: Tables, watched_variant_id: str, stock_level: int) -> WatchedVariant:
     """Record the new stock level after a restock."""
-    _row = find_row(
-        tables,
-        "watched_variants",
-        "id",
-        watched_variant_id,
-        "watched variant",
-        "find watched variant ids with watched_variant_search",
-    )
+    _row = WATCHED_VARIANTS.find(tables, watched_variant_id)
     _changes = {_k: _v for _k, _v in (("stock_level", stock_level),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of stock_level")
@@ -255,22 +255,8 @@ def restock_subscription_search(
 @write
 def restock_subscription_add(tables: Tables, alert_subscriber_id: str, watched_variant_id: str) -> RestockSubscription:
     """Subscribe a shopper to a sold-out variant."""
-    check_ref(
-        tables,
-        "alert_subscribers",
-        alert_subscriber_id,
-        "alert_subscriber_id",
-        "alert subscriber",
-        "find alert subscriber ids with alert_subscriber_search",
-    )
-    check_ref(
-        tables,
-        "watched_variants",
-        watched_variant_id,
-        "watched_variant_id",
-        "watched variant",
-        "find watched variant ids with watched_variant_search",
-    )
+    ALERT_SUBSCRIBERS.check_ref(tables, alert_subscriber_id, "alert_subscriber_id")
+    WATCHED_VARIANTS.check_ref(tables, watched_variant_id, "watched_variant_id")
     _new = {
         "id": next_id(tables, "restock_subscriptions", "rsb"),
         "alert_subscriber_id": alert_subscriber_id,
@@ -284,14 +270,7 @@ def restock_subscription_add(tables: Tables, alert_subscriber_id: str, watched_v
 @write
 def restock_subscription_unsubscribe(tables: Tables, restock_subscription_id: str) -> RestockSubscription:
     """Stop alerts for a waiting subscription."""
-    _row = find_row(
-        tables,
-        "restock_subscriptions",
-        "id",
-        restock_subscription_id,
-        "restock subscription",
-        "find restock subscription ids with restock_subscription_search",
-    )
+    _row = RESTOCK_SUBSCRIPTIONS.find(tables, restock_subscription_id)
     _new = {**_row, "status": "unsubscribed"}
     _block = not_among(_row, "status", ("waiting", "notified"), "restock subscription")
     if _block:
@@ -303,14 +282,7 @@ def restock_subscription_unsubscribe(tables: Tables, restock_subscription_id: st
 @write
 def restock_subscription_convert(tables: Tables, restock_subscription_id: str) -> RestockSubscription:
     """Record that a notified shopper bought the pair."""
-    _row = find_row(
-        tables,
-        "restock_subscriptions",
-        "id",
-        restock_subscription_id,
-        "restock subscription",
-        "find restock subscription ids with restock_subscription_search",
-    )
+    _row = RESTOCK_SUBSCRIPTIONS.find(tables, restock_subscription_id)
     _new = {**_row, "status": "converted"}
     _block = not_among(_row, "status", ("notified",), "restock subscription")
     if _block:
@@ -334,22 +306,8 @@ def alert_notification_queue(
 
     queued_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "restock_subscriptions",
-        restock_subscription_id,
-        "restock_subscription_id",
-        "restock subscription",
-        "find restock subscription ids with restock_subscription_search",
-    )
-    check_ref(
-        tables,
-        "watched_variants",
-        watched_variant_id,
-        "watched_variant_id",
-        "watched variant",
-        "find watched variant ids with watched_variant_search",
-    )
+    RESTOCK_SUBSCRIPTIONS.check_ref(tables, restock_subscription_id, "restock_subscription_id")
+    WATCHED_VARIANTS.check_ref(tables, watched_variant_id, "watched_variant_id")
     check_choice(channel, "channel", ALERT_NOTIFICATION_CHANNEL)
     check_time(queued_at, "queued_at")
     _new = {
@@ -421,14 +379,7 @@ def alert_notification_search(
 @write
 def alert_notification_mark_sent(tables: Tables, alert_notification_id: str) -> AlertNotification:
     """Record the provider accepted the message."""
-    _row = find_row(
-        tables,
-        "alert_notifications",
-        "id",
-        alert_notification_id,
-        "alert notification",
-        "find alert notification ids with alert_notification_search",
-    )
+    _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("queued",), "alert notification")
     if _block:
@@ -440,14 +391,7 @@ def alert_notification_mark_sent(tables: Tables, alert_notification_id: str) -> 
 @write
 def alert_notification_mark_delivered(tables: Tables, alert_notification_id: str) -> AlertNotification:
     """Record the delivery receipt."""
-    _row = find_row(
-        tables,
-        "alert_notifications",
-        "id",
-        alert_notification_id,
-        "alert notification",
-        "find alert notification ids with alert_notification_search",
-    )
+    _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("sent",), "alert notification")
     if _block:
@@ -459,14 +403,7 @@ def alert_notification_mark_delivered(tables: Tables, alert_notification_id: str
 @write
 def alert_notification_bounce(tables: Tables, alert_notification_id: str) -> AlertNotification:
     """Record a bounce or carrier rejection."""
-    _row = find_row(
-        tables,
-        "alert_notifications",
-        "id",
-        alert_notification_id,
-        "alert notification",
-        "find alert notification ids with alert_notification_search",
-    )
+    _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "bounced"}
     _block = not_among(_row, "status", ("queued", "sent"), "alert notification")
     if _block:

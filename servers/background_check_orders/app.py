@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -124,6 +125,19 @@ class VendorWebhookEventPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SCREENING_VENDORS = Rows(
+    "screening_vendors", "screening vendor", "find screening vendor ids with screening_vendor_search"
+)
+SCREENED_CANDIDATES = Rows(
+    "screened_candidates", "screened candidate", "find screened candidate ids with screened_candidate_search"
+)
+CHECK_ORDERS = Rows("check_orders", "check order", "find check order ids with check_order_search")
+VENDOR_WEBHOOK_EVENTS = Rows(
+    "vendor_webhook_events", "vendor webhook event", "find vendor webhook event ids with vendor_webhook_event_search"
+)
+
+
 # ---------------------------------------------------------------- screening_vendors
 
 
@@ -215,12 +229,7 @@ def check_order_search(
 @read
 def check_order_get(tables: Tables, check_order_id: str) -> CheckOrder:
     """Read one order."""
-    return as_record(
-        CheckOrder,
-        find_row(
-            tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-        ),
-    )
+    return as_record(CheckOrder, CHECK_ORDERS.find(tables, check_order_id))
 
 
 @write
@@ -235,22 +244,8 @@ def check_order_place(
 
     ordered_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "screened_candidates",
-        screened_candidate_id,
-        "screened_candidate_id",
-        "screened candidate",
-        "find screened candidate ids with screened_candidate_search",
-    )
-    check_ref(
-        tables,
-        "screening_vendors",
-        screening_vendor_id,
-        "screening_vendor_id",
-        "screening vendor",
-        "find screening vendor ids with screening_vendor_search",
-    )
+    SCREENED_CANDIDATES.check_ref(tables, screened_candidate_id, "screened_candidate_id")
+    SCREENING_VENDORS.check_ref(tables, screening_vendor_id, "screening_vendor_id")
     check_choice(package, "package", CHECK_ORDER_PACKAGE)
     check_date(ordered_on, "ordered_on")
     _new = {
@@ -280,9 +275,7 @@ def check_order_place(
 @write
 def check_order_mark_in_progress(tables: Tables, check_order_id: str) -> CheckOrder:
     """Apply an order_accepted event."""
-    _row = find_row(
-        tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-    )
+    _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("submitted",), "check order")
     if _block:
@@ -294,9 +287,7 @@ def check_order_mark_in_progress(tables: Tables, check_order_id: str) -> CheckOr
 @write
 def check_order_mark_report_ready(tables: Tables, check_order_id: str) -> CheckOrder:
     """Apply a report_completed event."""
-    _row = find_row(
-        tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-    )
+    _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "report_ready"}
     _block = not_among(_row, "status", ("in_progress", "needs_review"), "check order")
     if _block:
@@ -308,9 +299,7 @@ def check_order_mark_report_ready(tables: Tables, check_order_id: str) -> CheckO
 @write
 def check_order_adjudicate_clear(tables: Tables, check_order_id: str) -> CheckOrder:
     """Adjudicate a ready report as clear."""
-    _row = find_row(
-        tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-    )
+    _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "clear"}
     _block = not_among(_row, "status", ("report_ready",), "check order")
     if _block:
@@ -322,9 +311,7 @@ def check_order_adjudicate_clear(tables: Tables, check_order_id: str) -> CheckOr
 @write
 def check_order_flag_review(tables: Tables, check_order_id: str) -> CheckOrder:
     """Send a report with findings to individualized review."""
-    _row = find_row(
-        tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-    )
+    _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "needs_review"}
     _block = not_among(_row, "status", ("report_ready",), "check order")
     if _block:
@@ -336,9 +323,7 @@ def check_order_flag_review(tables: Tables, check_order_id: str) -> CheckOrder:
 @write
 def check_order_cancel(tables: Tables, check_order_id: str) -> CheckOrder:
     """Cancel an order (candidate withdrew, vendor suspended it)."""
-    _row = find_row(
-        tables, "check_orders", "id", check_order_id, "check order", "find check order ids with check_order_search"
-    )
+    _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("submitted", "in_progress"), "check order")
     if _block:
@@ -379,14 +364,7 @@ def vendor_webhook_event_search(
 @write
 def vendor_webhook_event_process(tables: Tables, vendor_webhook_event_id: str) -> VendorWebhookEvent:
     """Mark an event processed after applying it to its order."""
-    _row = find_row(
-        tables,
-        "vendor_webhook_events",
-        "id",
-        vendor_webhook_event_id,
-        "vendor webhook event",
-        "find vendor webhook event ids with vendor_webhook_event_search",
-    )
+    _row = VENDOR_WEBHOOK_EVENTS.find(tables, vendor_webhook_event_id)
     _new = {**_row, "status": "processed"}
     _block = not_among(_row, "status", ("unprocessed",), "vendor webhook event")
     if _block:
@@ -398,14 +376,7 @@ def vendor_webhook_event_process(tables: Tables, vendor_webhook_event_id: str) -
 @write
 def vendor_webhook_event_ignore(tables: Tables, vendor_webhook_event_id: str) -> VendorWebhookEvent:
     """Ignore a duplicate or stale event."""
-    _row = find_row(
-        tables,
-        "vendor_webhook_events",
-        "id",
-        vendor_webhook_event_id,
-        "vendor webhook event",
-        "find vendor webhook event ids with vendor_webhook_event_search",
-    )
+    _row = VENDOR_WEBHOOK_EVENTS.find(tables, vendor_webhook_event_id)
     _new = {**_row, "status": "ignored"}
     _block = not_among(_row, "status", ("unprocessed",), "vendor webhook event")
     if _block:

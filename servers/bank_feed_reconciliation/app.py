@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -114,6 +114,13 @@ class StatementLinePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BANK_CONNECTIONS = Rows("bank_connections", "bank connection", "find bank connection ids with bank_connection_search")
+FEED_BATCHS = Rows("feed_batchs", "feed batch", "find feed batch ids with feed_batch_search")
+LEDGER_POSTINGS = Rows("ledger_postings", "ledger posting", "find ledger posting ids with ledger_posting_search")
+STATEMENT_LINES = Rows("statement_lines", "statement line", "find statement line ids with statement_line_search")
+
+
 # ---------------------------------------------------------------- bank_connections
 
 
@@ -147,14 +154,7 @@ def bank_connection_search(
 @write
 def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> BankConnection:
     """Mark a connection re-authorised after the treasurer renewed its credentials."""
-    _row = find_row(
-        tables,
-        "bank_connections",
-        "id",
-        bank_connection_id,
-        "bank connection",
-        "find bank connection ids with bank_connection_search",
-    )
+    _row = BANK_CONNECTIONS.find(tables, bank_connection_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("reauth_required",), "bank connection")
     if _block:
@@ -199,20 +199,13 @@ def feed_batch_search(
 @read
 def feed_batch_get(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Read one feed batch with its error and attempt count."""
-    return as_record(
-        FeedBatch,
-        find_row(
-            tables, "feed_batchs", "id", feed_batch_id, "feed batch", "find feed batch ids with feed_batch_search"
-        ),
-    )
+    return as_record(FeedBatch, FEED_BATCHS.find(tables, feed_batch_id))
 
 
 @write
 def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | None = None) -> FeedBatch:
     """Re-queue a failed batch for parsing (increase attempt_count)."""
-    _row = find_row(
-        tables, "feed_batchs", "id", feed_batch_id, "feed batch", "find feed batch ids with feed_batch_search"
-    )
+    _row = FEED_BATCHS.find(tables, feed_batch_id)
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, "attempt_count", 1, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -230,9 +223,7 @@ def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | No
 @write
 def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Record that a batch parsed cleanly."""
-    _row = find_row(
-        tables, "feed_batchs", "id", feed_batch_id, "feed batch", "find feed batch ids with feed_batch_search"
-    )
+    _row = FEED_BATCHS.find(tables, feed_batch_id)
     _new = {**_row, "status": "parsed"}
     _block = not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch")
     if _block:
@@ -244,9 +235,7 @@ def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
 @write
 def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | None = None) -> FeedBatch:
     """Record a parse failure with its error."""
-    _row = find_row(
-        tables, "feed_batchs", "id", feed_batch_id, "feed batch", "find feed batch ids with feed_batch_search"
-    )
+    _row = FEED_BATCHS.find(tables, feed_batch_id)
     _changes = {_k: _v for _k, _v in (("error_message", error_message),) if _v is not None}
     check_not_blank(error_message, "error_message")
     _new = {**_row, **_changes, "status": "failed"}
@@ -260,9 +249,7 @@ def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | Non
 @write
 def feed_batch_dead_letter(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Park a batch that keeps failing in the dead-letter queue."""
-    _row = find_row(
-        tables, "feed_batchs", "id", feed_batch_id, "feed batch", "find feed batch ids with feed_batch_search"
-    )
+    _row = FEED_BATCHS.find(tables, feed_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "feed batch")
     if _block:
@@ -339,23 +326,9 @@ def statement_line_search(
 @write
 def statement_line_match(tables: Tables, statement_line_id: str, ledger_posting_id: str | None = None) -> StatementLine:
     """Match a statement line to a ledger posting."""
-    _row = find_row(
-        tables,
-        "statement_lines",
-        "id",
-        statement_line_id,
-        "statement line",
-        "find statement line ids with statement_line_search",
-    )
+    _row = STATEMENT_LINES.find(tables, statement_line_id)
     _changes = {_k: _v for _k, _v in (("ledger_posting_id", ledger_posting_id),) if _v is not None}
-    check_ref(
-        tables,
-        "ledger_postings",
-        ledger_posting_id,
-        "ledger_posting_id",
-        "ledger posting",
-        "find ledger posting ids with ledger_posting_search",
-    )
+    LEDGER_POSTINGS.check_ref(tables, ledger_posting_id, "ledger_posting_id")
     _new = {**_row, **_changes, "status": "matched"}
     _block = not_among(_row, "status", ("unmatched", "suspense"), "statement line")
     if _block:
@@ -380,14 +353,7 @@ def statement_line_match(tables: Tables, statement_line_id: str, ledger_posting_
 @write
 def statement_line_park(tables: Tables, statement_line_id: str) -> StatementLine:
     """Park an unexplained line in the suspense account."""
-    _row = find_row(
-        tables,
-        "statement_lines",
-        "id",
-        statement_line_id,
-        "statement line",
-        "find statement line ids with statement_line_search",
-    )
+    _row = STATEMENT_LINES.find(tables, statement_line_id)
     _new = {**_row, "status": "suspense"}
     _block = not_among(_row, "status", ("unmatched",), "statement line")
     if _block:
@@ -399,14 +365,7 @@ def statement_line_park(tables: Tables, statement_line_id: str) -> StatementLine
 @write
 def statement_line_exclude(tables: Tables, statement_line_id: str) -> StatementLine:
     """Exclude an internal transfer or duplicate line from matching."""
-    _row = find_row(
-        tables,
-        "statement_lines",
-        "id",
-        statement_line_id,
-        "statement line",
-        "find statement line ids with statement_line_search",
-    )
+    _row = STATEMENT_LINES.find(tables, statement_line_id)
     _new = {**_row, "status": "excluded"}
     _block = not_among(_row, "status", ("unmatched", "suspense"), "statement line")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -110,6 +111,14 @@ class AliquotReleasePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FREEZER_UNITS = Rows("freezer_units", "freezer unit", "find freezer unit ids with freezer_unit_search")
+BIOBANK_SPECIMENS = Rows(
+    "biobank_specimens", "biobank specimen", "find biobank specimen ids with biobank_specimen_search"
+)
+ALIQUOT_RELEASES = Rows("aliquot_releases", "aliquot release", "find aliquot release ids with aliquot_release_search")
+
+
 # ---------------------------------------------------------------- freezer_units
 
 
@@ -142,17 +151,7 @@ def freezer_unit_search(
 @read
 def freezer_unit_get(tables: Tables, freezer_unit_id: str) -> FreezerUnit:
     """Read one freezer with its slot count."""
-    return as_record(
-        FreezerUnit,
-        find_row(
-            tables,
-            "freezer_units",
-            "id",
-            freezer_unit_id,
-            "freezer unit",
-            "find freezer unit ids with freezer_unit_search",
-        ),
-    )
+    return as_record(FreezerUnit, FREEZER_UNITS.find(tables, freezer_unit_id))
 
 
 # ---------------------------------------------------------------- biobank_specimens
@@ -195,17 +194,7 @@ def biobank_specimen_search(
 @read
 def biobank_specimen_get(tables: Tables, biobank_specimen_id: str) -> BiobankSpecimen:
     """Read one specimen with its remaining volume."""
-    return as_record(
-        BiobankSpecimen,
-        find_row(
-            tables,
-            "biobank_specimens",
-            "id",
-            biobank_specimen_id,
-            "biobank specimen",
-            "find biobank specimen ids with biobank_specimen_search",
-        ),
-    )
+    return as_record(BiobankSpecimen, BIOBANK_SPECIMENS.find(tables, biobank_specimen_id))
 
 
 @write
@@ -227,14 +216,7 @@ def biobank_specimen_accession(
     check_not_blank(donor_code, "donor_code")
     check_choice(specimen_type, "specimen_type", BIOBANK_SPECIMEN_SPECIMEN_TYPE)
     check_range(volume_ul, "volume_ul", 50, 2000)
-    check_ref(
-        tables,
-        "freezer_units",
-        freezer_unit_id,
-        "freezer_unit_id",
-        "freezer unit",
-        "find freezer unit ids with freezer_unit_search",
-    )
+    FREEZER_UNITS.check_ref(tables, freezer_unit_id, "freezer_unit_id")
     check_choice(consent_scope, "consent_scope", BIOBANK_SPECIMEN_CONSENT_SCOPE)
     check_date(collected_on, "collected_on")
     _new = {
@@ -270,25 +252,11 @@ def biobank_specimen_accession(
 @write
 def biobank_specimen_relocate(tables: Tables, biobank_specimen_id: str, freezer_unit_id: str) -> BiobankSpecimen:
     """Move a specimen to another freezer (e.g. during a freezer alarm)."""
-    _row = find_row(
-        tables,
-        "biobank_specimens",
-        "id",
-        biobank_specimen_id,
-        "biobank specimen",
-        "find biobank specimen ids with biobank_specimen_search",
-    )
+    _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _changes = {_k: _v for _k, _v in (("freezer_unit_id", freezer_unit_id),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of freezer_unit_id")
-    check_ref(
-        tables,
-        "freezer_units",
-        freezer_unit_id,
-        "freezer_unit_id",
-        "freezer unit",
-        "find freezer unit ids with freezer_unit_search",
-    )
+    FREEZER_UNITS.check_ref(tables, freezer_unit_id, "freezer_unit_id")
     _new = {**_row, **_changes}
     _capacity = field_of(tables, "freezer_units", _new.get("freezer_unit_id"), "slot_count")
     _block = at_capacity(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity)
@@ -301,14 +269,7 @@ def biobank_specimen_relocate(tables: Tables, biobank_specimen_id: str, freezer_
 @write
 def biobank_specimen_reserve(tables: Tables, biobank_specimen_id: str) -> BiobankSpecimen:
     """Reserve a banked specimen for an approved study."""
-    _row = find_row(
-        tables,
-        "biobank_specimens",
-        "id",
-        biobank_specimen_id,
-        "biobank specimen",
-        "find biobank specimen ids with biobank_specimen_search",
-    )
+    _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "reserved"}
     _block = not_among(_row, "status", ("banked",), "biobank specimen")
     if _block:
@@ -320,14 +281,7 @@ def biobank_specimen_reserve(tables: Tables, biobank_specimen_id: str) -> Bioban
 @write
 def biobank_specimen_mark_depleted(tables: Tables, biobank_specimen_id: str) -> BiobankSpecimen:
     """Mark a specimen used up."""
-    _row = find_row(
-        tables,
-        "biobank_specimens",
-        "id",
-        biobank_specimen_id,
-        "biobank specimen",
-        "find biobank specimen ids with biobank_specimen_search",
-    )
+    _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "depleted"}
     _block = not_among(_row, "status", ("banked", "reserved"), "biobank specimen")
     if _block:
@@ -339,14 +293,7 @@ def biobank_specimen_mark_depleted(tables: Tables, biobank_specimen_id: str) -> 
 @write
 def biobank_specimen_destroy(tables: Tables, biobank_specimen_id: str) -> BiobankSpecimen:
     """Destroy a specimen after consent withdrawal or depletion."""
-    _row = find_row(
-        tables,
-        "biobank_specimens",
-        "id",
-        biobank_specimen_id,
-        "biobank specimen",
-        "find biobank specimen ids with biobank_specimen_search",
-    )
+    _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "destroyed"}
     _block = not_among(_row, "status", ("banked", "reserved", "depleted"), "biobank specimen")
     if _block:
@@ -393,14 +340,7 @@ def aliquot_release_request(
     courier: AliquotReleaseCourier | None = None,
 ) -> AliquotRelease:
     """Release an aliquot to a study; draws down the specimen's remaining volume."""
-    check_ref(
-        tables,
-        "biobank_specimens",
-        biobank_specimen_id,
-        "biobank_specimen_id",
-        "biobank specimen",
-        "find biobank specimen ids with biobank_specimen_search",
-    )
+    BIOBANK_SPECIMENS.check_ref(tables, biobank_specimen_id, "biobank_specimen_id")
     check_not_blank(requesting_study, "requesting_study")
     check_range(volume_ul, "volume_ul", 10, 500)
     check_choice(courier, "courier", ALIQUOT_RELEASE_COURIER)
@@ -438,14 +378,7 @@ def aliquot_release_request(
 @write
 def aliquot_release_ship(tables: Tables, aliquot_release_id: str) -> AliquotRelease:
     """Ship a requested aliquot."""
-    _row = find_row(
-        tables,
-        "aliquot_releases",
-        "id",
-        aliquot_release_id,
-        "aliquot release",
-        "find aliquot release ids with aliquot_release_search",
-    )
+    _row = ALIQUOT_RELEASES.find(tables, aliquot_release_id)
     _new = {**_row, "status": "shipped"}
     _block = not_among(_row, "status", ("requested",), "aliquot release")
     if _block:
@@ -457,14 +390,7 @@ def aliquot_release_ship(tables: Tables, aliquot_release_id: str) -> AliquotRele
 @write
 def aliquot_release_confirm_receipt(tables: Tables, aliquot_release_id: str) -> AliquotRelease:
     """Record the study received the aliquot."""
-    _row = find_row(
-        tables,
-        "aliquot_releases",
-        "id",
-        aliquot_release_id,
-        "aliquot release",
-        "find aliquot release ids with aliquot_release_search",
-    )
+    _row = ALIQUOT_RELEASES.find(tables, aliquot_release_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("shipped",), "aliquot release")
     if _block:

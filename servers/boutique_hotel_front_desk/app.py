@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -119,6 +119,12 @@ class FolioChargePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+GUEST_ROOMS = Rows("guest_rooms", "guest room", "find guest room ids with guest_room_search")
+HOTEL_GUESTS = Rows("hotel_guests", "hotel guest", "find hotel guest ids with hotel_guest_search")
+STAYS = Rows("stays", "stay", "find stay ids with stay_search")
+
+
 # ---------------------------------------------------------------- guest_rooms
 
 
@@ -158,9 +164,7 @@ def guest_room_set_housekeeping(
     tables: Tables, guest_room_id: str, housekeeping_state: GuestRoomHousekeepingState
 ) -> GuestRoom:
     """Update a room's housekeeping state after cleaning or inspection."""
-    _row = find_row(
-        tables, "guest_rooms", "id", guest_room_id, "guest room", "find guest room ids with guest_room_search"
-    )
+    _row = GUEST_ROOMS.find(tables, guest_room_id)
     _changes = {_k: _v for _k, _v in (("housekeeping_state", housekeeping_state),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of housekeeping_state")
@@ -233,7 +237,7 @@ def stay_search(
 @read
 def stay_get(tables: Tables, stay_id: str) -> Stay:
     """Read one stay by id."""
-    return as_record(Stay, find_row(tables, "stays", "id", stay_id, "stay", "find stay ids with stay_search"))
+    return as_record(Stay, STAYS.find(tables, stay_id))
 
 
 @write
@@ -250,22 +254,8 @@ def stay_reserve(
 
     check_in, check_out: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "hotel_guests",
-        hotel_guest_id,
-        "hotel_guest_id",
-        "hotel guest",
-        "find hotel guest ids with hotel_guest_search",
-    )
-    check_ref(
-        tables,
-        "guest_rooms",
-        guest_room_id,
-        "guest_room_id",
-        "guest room",
-        "find guest room ids with guest_room_search",
-    )
+    HOTEL_GUESTS.check_ref(tables, hotel_guest_id, "hotel_guest_id")
+    GUEST_ROOMS.check_ref(tables, guest_room_id, "guest_room_id")
     check_date(check_in, "check_in")
     check_date(check_out, "check_out")
     check_range(adults, "adults", 1, 3)
@@ -298,7 +288,7 @@ def stay_reserve(
 @write
 def stay_check_in(tables: Tables, stay_id: str) -> Stay:
     """Check in a reserved guest on arrival."""
-    _row = find_row(tables, "stays", "id", stay_id, "stay", "find stay ids with stay_search")
+    _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "checked_in"}
     _block = not_among(_row, "status", ("reserved",), "stay")
     if _block:
@@ -314,7 +304,7 @@ def stay_check_in(tables: Tables, stay_id: str) -> Stay:
 @write
 def stay_check_out(tables: Tables, stay_id: str) -> Stay:
     """Check out an in-house guest and close the folio."""
-    _row = find_row(tables, "stays", "id", stay_id, "stay", "find stay ids with stay_search")
+    _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "checked_out"}
     _block = not_among(_row, "status", ("checked_in",), "stay")
     if _block:
@@ -326,7 +316,7 @@ def stay_check_out(tables: Tables, stay_id: str) -> Stay:
 @write
 def stay_cancel(tables: Tables, stay_id: str) -> Stay:
     """Cancel a reservation before arrival."""
-    _row = find_row(tables, "stays", "id", stay_id, "stay", "find stay ids with stay_search")
+    _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("reserved",), "stay")
     if _block:
@@ -338,7 +328,7 @@ def stay_cancel(tables: Tables, stay_id: str) -> Stay:
 @write
 def stay_mark_no_show(tables: Tables, stay_id: str) -> Stay:
     """Mark a reservation as no-show after the arrival day passes."""
-    _row = find_row(tables, "stays", "id", stay_id, "stay", "find stay ids with stay_search")
+    _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("reserved",), "stay")
     if _block:
@@ -380,7 +370,7 @@ def folio_charge_post(
 
     posted: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "stays", stay_id, "stay_id", "stay", "find stay ids with stay_search")
+    STAYS.check_ref(tables, stay_id, "stay_id")
     check_choice(category, "category", FOLIO_CHARGE_CATEGORY)
     check_range(amount, "amount", 6, 420)
     check_date(posted, "posted")

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse
 
 TODAY = "2026-12-01"
@@ -128,6 +128,19 @@ class PermitFeePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PERMIT_APPLICATIONS = Rows(
+    "permit_applications", "permit application", "find permit application ids with permit_application_search"
+)
+BUILDING_INSPECTORS = Rows(
+    "building_inspectors", "building inspector", "find building inspector ids with building_inspector_search"
+)
+PERMIT_INSPECTIONS = Rows(
+    "permit_inspections", "permit inspection", "find permit inspection ids with permit_inspection_search"
+)
+PERMIT_FEES = Rows("permit_fees", "permit fee", "find permit fee ids with permit_fee_search")
+
+
 # ---------------------------------------------------------------- permit_applications
 
 
@@ -165,30 +178,13 @@ def permit_application_search(
 @read
 def permit_application_get(tables: Tables, permit_application_id: str) -> PermitApplication:
     """Read one permit application."""
-    return as_record(
-        PermitApplication,
-        find_row(
-            tables,
-            "permit_applications",
-            "id",
-            permit_application_id,
-            "permit application",
-            "find permit application ids with permit_application_search",
-        ),
-    )
+    return as_record(PermitApplication, PERMIT_APPLICATIONS.find(tables, permit_application_id))
 
 
 @write
 def permit_application_route_to_review(tables: Tables, permit_application_id: str) -> PermitApplication:
     """Send a new or corrected application to plan review."""
-    _row = find_row(
-        tables,
-        "permit_applications",
-        "id",
-        permit_application_id,
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
+    _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "plan_review"}
     _block = not_among(_row, "status", ("submitted", "corrections_required"), "permit application")
     if _block:
@@ -206,14 +202,7 @@ def permit_application_request_corrections(
     tables: Tables, permit_application_id: str, corrections_note: str
 ) -> PermitApplication:
     """Return an application in review to the applicant with corrections."""
-    _row = find_row(
-        tables,
-        "permit_applications",
-        "id",
-        permit_application_id,
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
+    _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _changes = {_k: _v for _k, _v in (("corrections_note", corrections_note),) if _v is not None}
     check_not_blank(corrections_note, "corrections_note")
     _new = {**_row, **_changes, "status": "corrections_required"}
@@ -231,14 +220,7 @@ def permit_application_request_corrections(
 @write
 def permit_application_approve(tables: Tables, permit_application_id: str) -> PermitApplication:
     """Approve plans that passed review."""
-    _row = find_row(
-        tables,
-        "permit_applications",
-        "id",
-        permit_application_id,
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
+    _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("plan_review",), "permit application")
     if _block:
@@ -250,14 +232,7 @@ def permit_application_approve(tables: Tables, permit_application_id: str) -> Pe
 @write
 def permit_application_issue(tables: Tables, permit_application_id: str) -> PermitApplication:
     """Issue the permit once approved and every fee is paid or waived."""
-    _row = find_row(
-        tables,
-        "permit_applications",
-        "id",
-        permit_application_id,
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
+    _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "issued"}
     _block = not_among(_row, "status", ("approved",), "permit application")
     if _block:
@@ -274,14 +249,7 @@ def permit_application_issue(tables: Tables, permit_application_id: str) -> Perm
 @write
 def permit_application_final(tables: Tables, permit_application_id: str) -> PermitApplication:
     """Final an issued permit after its final inspection passed."""
-    _row = find_row(
-        tables,
-        "permit_applications",
-        "id",
-        permit_application_id,
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
+    _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "finaled"}
     _block = not_among(_row, "status", ("issued",), "permit application")
     if _block:
@@ -363,22 +331,8 @@ def permit_inspection_schedule(
 
     scheduled_start, scheduled_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "permit_applications",
-        permit_application_id,
-        "permit_application_id",
-        "permit application",
-        "find permit application ids with permit_application_search",
-    )
-    check_ref(
-        tables,
-        "building_inspectors",
-        building_inspector_id,
-        "building_inspector_id",
-        "building inspector",
-        "find building inspector ids with building_inspector_search",
-    )
+    PERMIT_APPLICATIONS.check_ref(tables, permit_application_id, "permit_application_id")
+    BUILDING_INSPECTORS.check_ref(tables, building_inspector_id, "building_inspector_id")
     check_choice(inspection_type, "inspection_type", PERMIT_INSPECTION_INSPECTION_TYPE)
     check_time(scheduled_start, "scheduled_start")
     check_time(scheduled_end, "scheduled_end")
@@ -412,14 +366,7 @@ def permit_inspection_schedule(
 @write
 def permit_inspection_record_pass(tables: Tables, permit_inspection_id: str) -> PermitInspection:
     """Record a passed inspection."""
-    _row = find_row(
-        tables,
-        "permit_inspections",
-        "id",
-        permit_inspection_id,
-        "permit inspection",
-        "find permit inspection ids with permit_inspection_search",
-    )
+    _row = PERMIT_INSPECTIONS.find(tables, permit_inspection_id)
     _new = {**_row, "status": "passed"}
     _block = not_among(_row, "status", ("scheduled",), "permit inspection")
     if _block:
@@ -431,14 +378,7 @@ def permit_inspection_record_pass(tables: Tables, permit_inspection_id: str) -> 
 @write
 def permit_inspection_record_fail(tables: Tables, permit_inspection_id: str, inspector_notes: str) -> PermitInspection:
     """Record a failed inspection with the inspector's notes."""
-    _row = find_row(
-        tables,
-        "permit_inspections",
-        "id",
-        permit_inspection_id,
-        "permit inspection",
-        "find permit inspection ids with permit_inspection_search",
-    )
+    _row = PERMIT_INSPECTIONS.find(tables, permit_inspection_id)
     _changes = {_k: _v for _k, _v in (("inspector_notes", inspector_notes),) if _v is not None}
     check_not_blank(inspector_notes, "inspector_notes")
     _new = {**_row, **_changes, "status": "failed"}
@@ -481,9 +421,7 @@ def permit_fee_search(
 @write
 def permit_fee_mark_paid(tables: Tables, permit_fee_id: str) -> PermitFee:
     """Record payment of a due fee at the counter."""
-    _row = find_row(
-        tables, "permit_fees", "id", permit_fee_id, "permit fee", "find permit fee ids with permit_fee_search"
-    )
+    _row = PERMIT_FEES.find(tables, permit_fee_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("due",), "permit fee")
     if _block:

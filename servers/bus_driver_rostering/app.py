@@ -17,9 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -118,6 +128,13 @@ class DutyAssignmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BUS_OPERATORS = Rows("bus_operators", "bus operator", "find bus operator ids with bus_operator_search")
+DEPOT_BUSS = Rows("depot_buss", "depot bus", "find depot bus ids with depot_bus_search")
+DUTY_RUNS = Rows("duty_runs", "duty run", "find duty run ids with duty_run_search")
+DUTY_ASSIGNMENTS = Rows("duty_assignments", "duty assignment", "find duty assignment ids with duty_assignment_search")
+
+
 # ---------------------------------------------------------------- bus_operators
 
 
@@ -182,7 +199,7 @@ def depot_bus_search(
 @write
 def depot_bus_send_to_maintenance(tables: Tables, depot_bus_id: str) -> DepotBus:
     """Take a bus out of service for maintenance."""
-    _row = find_row(tables, "depot_buss", "id", depot_bus_id, "depot bus", "find depot bus ids with depot_bus_search")
+    _row = DEPOT_BUSS.find(tables, depot_bus_id)
     _new = {**_row, "status": "in_maintenance"}
     _block = not_among(_row, "status", ("available",), "depot bus")
     if _block:
@@ -194,7 +211,7 @@ def depot_bus_send_to_maintenance(tables: Tables, depot_bus_id: str) -> DepotBus
 @write
 def depot_bus_release(tables: Tables, depot_bus_id: str) -> DepotBus:
     """Release a repaired bus back to service."""
-    _row = find_row(tables, "depot_buss", "id", depot_bus_id, "depot bus", "find depot bus ids with depot_bus_search")
+    _row = DEPOT_BUSS.find(tables, depot_bus_id)
     _new = {**_row, "status": "available"}
     _block = not_among(_row, "status", ("in_maintenance",), "depot bus")
     if _block:
@@ -237,15 +254,13 @@ def duty_run_search(
 @read
 def duty_run_get(tables: Tables, duty_run_id: str) -> DutyRun:
     """Read one duty run with report and clear times."""
-    return as_record(
-        DutyRun, find_row(tables, "duty_runs", "id", duty_run_id, "duty run", "find duty run ids with duty_run_search")
-    )
+    return as_record(DutyRun, DUTY_RUNS.find(tables, duty_run_id))
 
 
 @write
 def duty_run_reopen(tables: Tables, duty_run_id: str) -> DutyRun:
     """Reopen a covered run after its operator called in sick."""
-    _row = find_row(tables, "duty_runs", "id", duty_run_id, "duty run", "find duty run ids with duty_run_search")
+    _row = DUTY_RUNS.find(tables, duty_run_id)
     _new = {**_row, "status": "open"}
     _block = not_among(_row, "status", ("covered",), "duty run")
     if _block:
@@ -257,7 +272,7 @@ def duty_run_reopen(tables: Tables, duty_run_id: str) -> DutyRun:
 @write
 def duty_run_cancel(tables: Tables, duty_run_id: str) -> DutyRun:
     """Cancel an open run that cannot be covered (service cut, posted to riders)."""
-    _row = find_row(tables, "duty_runs", "id", duty_run_id, "duty run", "find duty run ids with duty_run_search")
+    _row = DUTY_RUNS.find(tables, duty_run_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("open",), "duty run")
     if _block:
@@ -304,18 +319,9 @@ def duty_assignment_assign(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "duty_runs", duty_run_id, "duty_run_id", "duty run", "find duty run ids with duty_run_search")
-    check_ref(
-        tables,
-        "bus_operators",
-        bus_operator_id,
-        "bus_operator_id",
-        "bus operator",
-        "find bus operator ids with bus_operator_search",
-    )
-    check_ref(
-        tables, "depot_buss", depot_bus_id, "depot_bus_id", "depot bus", "find depot bus ids with depot_bus_search"
-    )
+    DUTY_RUNS.check_ref(tables, duty_run_id, "duty_run_id")
+    BUS_OPERATORS.check_ref(tables, bus_operator_id, "bus_operator_id")
+    DEPOT_BUSS.check_ref(tables, depot_bus_id, "depot_bus_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -355,14 +361,7 @@ def duty_assignment_assign(
 @write
 def duty_assignment_sign_on(tables: Tables, duty_assignment_id: str) -> DutyAssignment:
     """Record the operator signing on at report time."""
-    _row = find_row(
-        tables,
-        "duty_assignments",
-        "id",
-        duty_assignment_id,
-        "duty assignment",
-        "find duty assignment ids with duty_assignment_search",
-    )
+    _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "signed_on"}
     _block = not_among(_row, "status", ("assigned",), "duty assignment")
     if _block:
@@ -374,14 +373,7 @@ def duty_assignment_sign_on(tables: Tables, duty_assignment_id: str) -> DutyAssi
 @write
 def duty_assignment_complete(tables: Tables, duty_assignment_id: str) -> DutyAssignment:
     """Record that the run was completed."""
-    _row = find_row(
-        tables,
-        "duty_assignments",
-        "id",
-        duty_assignment_id,
-        "duty assignment",
-        "find duty assignment ids with duty_assignment_search",
-    )
+    _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("signed_on",), "duty assignment")
     if _block:
@@ -393,14 +385,7 @@ def duty_assignment_complete(tables: Tables, duty_assignment_id: str) -> DutyAss
 @write
 def duty_assignment_report_sick(tables: Tables, duty_assignment_id: str) -> DutyAssignment:
     """Record a sick call for an assigned duty; then reopen the run and re-cover it."""
-    _row = find_row(
-        tables,
-        "duty_assignments",
-        "id",
-        duty_assignment_id,
-        "duty assignment",
-        "find duty assignment ids with duty_assignment_search",
-    )
+    _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "sick_called"}
     _block = not_among(_row, "status", ("assigned",), "duty assignment")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -109,6 +109,15 @@ class RenewalPayment:
     method: RenewalPaymentMethod
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BUSINESS_LICENSES = Rows(
+    "business_licenses", "business license", "find business license ids with business_license_search"
+)
+COMPLIANCE_VIOLATIONS = Rows(
+    "compliance_violations", "compliance violation", "find compliance violation ids with compliance_violation_search"
+)
+
+
 # ---------------------------------------------------------------- licensed_businesss
 
 
@@ -175,30 +184,13 @@ def business_license_search(
 @read
 def business_license_get(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Read one licence with its expiry and status."""
-    return as_record(
-        BusinessLicense,
-        find_row(
-            tables,
-            "business_licenses",
-            "id",
-            business_license_id,
-            "business license",
-            "find business license ids with business_license_search",
-        ),
-    )
+    return as_record(BusinessLicense, BUSINESS_LICENSES.find(tables, business_license_id))
 
 
 @write
 def business_license_activate(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Activate a pending licence once zoning and fire sign-offs are in."""
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("pending",), "business license")
     if _block:
@@ -214,14 +206,7 @@ def business_license_activate(tables: Tables, business_license_id: str) -> Busin
 @write
 def business_license_flag_renewal(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Flag an active licence that expires within 60 days for renewal."""
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "renewal_due"}
     _block = not_among(_row, "status", ("active",), "business license")
     if _block:
@@ -236,14 +221,7 @@ def business_license_renew(tables: Tables, business_license_id: str, expires: st
 
     expires: dates as YYYY-MM-DD.
     """
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _changes = {_k: _v for _k, _v in (("expires", expires),) if _v is not None}
     check_date(expires, "expires")
     _new = {**_row, **_changes, "status": "active"}
@@ -261,14 +239,7 @@ def business_license_renew(tables: Tables, business_license_id: str, expires: st
 @write
 def business_license_lapse(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Lapse a licence whose renewal was not paid by its expiry date."""
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "lapsed"}
     _block = not_among(_row, "status", ("renewal_due",), "business license")
     if _block:
@@ -280,14 +251,7 @@ def business_license_lapse(tables: Tables, business_license_id: str) -> Business
 @write
 def business_license_suspend(tables: Tables, business_license_id: str, suspension_reason: str) -> BusinessLicense:
     """Suspend a licence with a reason."""
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _changes = {_k: _v for _k, _v in (("suspension_reason", suspension_reason),) if _v is not None}
     check_not_blank(suspension_reason, "suspension_reason")
     _new = {**_row, **_changes, "status": "suspended"}
@@ -301,14 +265,7 @@ def business_license_suspend(tables: Tables, business_license_id: str, suspensio
 @write
 def business_license_reinstate(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Reinstate a suspended licence once the cause is resolved."""
-    _row = find_row(
-        tables,
-        "business_licenses",
-        "id",
-        business_license_id,
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("suspended",), "business license")
     if _block:
@@ -354,14 +311,7 @@ def compliance_violation_cite(
 
     observed: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "business_licenses",
-        business_license_id,
-        "business_license_id",
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    BUSINESS_LICENSES.check_ref(tables, business_license_id, "business_license_id")
     check_not_blank(violation, "violation")
     check_date(observed, "observed")
     check_range(fine, "fine", 50, 1000)
@@ -380,14 +330,7 @@ def compliance_violation_cite(
 @write
 def compliance_violation_mark_corrected(tables: Tables, compliance_violation_id: str) -> ComplianceViolation:
     """Record that an open violation was corrected and its fine paid."""
-    _row = find_row(
-        tables,
-        "compliance_violations",
-        "id",
-        compliance_violation_id,
-        "compliance violation",
-        "find compliance violation ids with compliance_violation_search",
-    )
+    _row = COMPLIANCE_VIOLATIONS.find(tables, compliance_violation_id)
     _new = {**_row, "status": "corrected"}
     _block = not_among(_row, "status", ("open", "escalated"), "compliance violation")
     if _block:
@@ -412,14 +355,7 @@ def renewal_payment_record(
 
     paid_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "business_licenses",
-        business_license_id,
-        "business_license_id",
-        "business license",
-        "find business license ids with business_license_search",
-    )
+    BUSINESS_LICENSES.check_ref(tables, business_license_id, "business_license_id")
     check_range(amount, "amount", 75, 1250)
     check_date(paid_on, "paid_on")
     check_not_blank(receipt_number, "receipt_number")

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, row_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -120,6 +120,13 @@ class WardenAckPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ALERT_CHANNELS = Rows("alert_channels", "alert channel", "find alert channel ids with alert_channel_search")
+CAMPUS_ALERTS = Rows("campus_alerts", "campus alert", "find campus alert ids with campus_alert_search")
+ALERT_DISPATCHES = Rows("alert_dispatches", "alert dispatch", "find alert dispatch ids with alert_dispatch_search")
+WARDEN_ACKS = Rows("warden_acks", "warden ack", "find warden ack ids with warden_ack_search")
+
+
 # ---------------------------------------------------------------- alert_channels
 
 
@@ -206,9 +213,7 @@ def campus_alert_draft(
 @write
 def campus_alert_approve(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Approve a draft for broadcast."""
-    _row = find_row(
-        tables, "campus_alerts", "id", campus_alert_id, "campus alert", "find campus alert ids with campus_alert_search"
-    )
+    _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("draft",), "campus alert")
     if _block:
@@ -220,9 +225,7 @@ def campus_alert_approve(tables: Tables, campus_alert_id: str) -> CampusAlert:
 @write
 def campus_alert_broadcast(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Start broadcasting an approved alert (then queue dispatches)."""
-    _row = find_row(
-        tables, "campus_alerts", "id", campus_alert_id, "campus alert", "find campus alert ids with campus_alert_search"
-    )
+    _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "broadcasting"}
     _block = not_among(_row, "status", ("approved",), "campus alert")
     if _block:
@@ -234,9 +237,7 @@ def campus_alert_broadcast(tables: Tables, campus_alert_id: str) -> CampusAlert:
 @write
 def campus_alert_issue_all_clear(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Close a broadcast alert with an all-clear."""
-    _row = find_row(
-        tables, "campus_alerts", "id", campus_alert_id, "campus alert", "find campus alert ids with campus_alert_search"
-    )
+    _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "all_clear"}
     _block = not_among(_row, "status", ("broadcasting",), "campus alert")
     if _block:
@@ -251,22 +252,8 @@ def campus_alert_issue_all_clear(tables: Tables, campus_alert_id: str) -> Campus
 @write
 def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id: str, recipients: int) -> AlertDispatch:
     """Queue the alert on one channel."""
-    check_ref(
-        tables,
-        "campus_alerts",
-        campus_alert_id,
-        "campus_alert_id",
-        "campus alert",
-        "find campus alert ids with campus_alert_search",
-    )
-    check_ref(
-        tables,
-        "alert_channels",
-        alert_channel_id,
-        "alert_channel_id",
-        "alert channel",
-        "find alert channel ids with alert_channel_search",
-    )
+    CAMPUS_ALERTS.check_ref(tables, campus_alert_id, "campus_alert_id")
+    ALERT_CHANNELS.check_ref(tables, alert_channel_id, "alert_channel_id")
     check_range(recipients, "recipients", 200, 42000)
     _new = {
         "id": next_id(tables, "alert_dispatches", "adp"),
@@ -328,14 +315,7 @@ def alert_dispatch_search(
 @write
 def alert_dispatch_mark_sent(tables: Tables, alert_dispatch_id: str) -> AlertDispatch:
     """Record that the provider accepted the dispatch."""
-    _row = find_row(
-        tables,
-        "alert_dispatches",
-        "id",
-        alert_dispatch_id,
-        "alert dispatch",
-        "find alert dispatch ids with alert_dispatch_search",
-    )
+    _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("queued", "retry_pending"), "alert dispatch")
     if _block:
@@ -347,14 +327,7 @@ def alert_dispatch_mark_sent(tables: Tables, alert_dispatch_id: str) -> AlertDis
 @write
 def alert_dispatch_confirm(tables: Tables, alert_dispatch_id: str) -> AlertDispatch:
     """Record the provider's delivery confirmation."""
-    _row = find_row(
-        tables,
-        "alert_dispatches",
-        "id",
-        alert_dispatch_id,
-        "alert dispatch",
-        "find alert dispatch ids with alert_dispatch_search",
-    )
+    _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("sent",), "alert dispatch")
     if _block:
@@ -366,14 +339,7 @@ def alert_dispatch_confirm(tables: Tables, alert_dispatch_id: str) -> AlertDispa
 @write
 def alert_dispatch_mark_failed(tables: Tables, alert_dispatch_id: str, provider_error: str) -> AlertDispatch:
     """Record a provider failure."""
-    _row = find_row(
-        tables,
-        "alert_dispatches",
-        "id",
-        alert_dispatch_id,
-        "alert dispatch",
-        "find alert dispatch ids with alert_dispatch_search",
-    )
+    _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _changes = {_k: _v for _k, _v in (("provider_error", provider_error),) if _v is not None}
     check_not_blank(provider_error, "provider_error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -387,14 +353,7 @@ def alert_dispatch_mark_failed(tables: Tables, alert_dispatch_id: str, provider_
 @write
 def alert_dispatch_retry(tables: Tables, alert_dispatch_id: str) -> AlertDispatch:
     """Queue a failed dispatch for retry."""
-    _row = find_row(
-        tables,
-        "alert_dispatches",
-        "id",
-        alert_dispatch_id,
-        "alert dispatch",
-        "find alert dispatch ids with alert_dispatch_search",
-    )
+    _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "retry_pending"}
     _block = not_among(_row, "status", ("failed",), "alert dispatch")
     if _block:
@@ -443,9 +402,7 @@ def warden_ack_search(
 @write
 def warden_ack_record(tables: Tables, warden_ack_id: str) -> WardenAck:
     """Record a building warden's acknowledgement."""
-    _row = find_row(
-        tables, "warden_acks", "id", warden_ack_id, "warden ack", "find warden ack ids with warden_ack_search"
-    )
+    _row = WARDEN_ACKS.find(tables, warden_ack_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("awaiting", "needs_help"), "warden ack")
     if _block:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -153,6 +154,13 @@ class CreditRedemptionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RENTAL_CUSTOMERS = Rows("rental_customers", "rental customer", "find rental customer ids with rental_customer_search")
+RENTAL_VEHICLES = Rows("rental_vehicles", "rental vehicle", "find rental vehicle ids with rental_vehicle_search")
+CAR_RESERVATIONS = Rows("car_reservations", "car reservation", "find car reservation ids with car_reservation_search")
+RENTAL_CONTRACTS = Rows("rental_contracts", "rental contract", "find rental contract ids with rental_contract_search")
+
+
 # ---------------------------------------------------------------- rental_customers
 
 
@@ -185,17 +193,7 @@ def rental_customer_search(
 @read
 def rental_customer_get(tables: Tables, rental_customer_id: str) -> RentalCustomer:
     """Read one customer with licence expiry and prepaid credit."""
-    return as_record(
-        RentalCustomer,
-        find_row(
-            tables,
-            "rental_customers",
-            "id",
-            rental_customer_id,
-            "rental customer",
-            "find rental customer ids with rental_customer_search",
-        ),
-    )
+    return as_record(RentalCustomer, RENTAL_CUSTOMERS.find(tables, rental_customer_id))
 
 
 # ---------------------------------------------------------------- rental_vehicles
@@ -233,14 +231,7 @@ def rental_vehicle_search(
 @write
 def rental_vehicle_send_to_cleaning(tables: Tables, rental_vehicle_id: str) -> RentalVehicle:
     """Send a returned car to the wash bay."""
-    _row = find_row(
-        tables,
-        "rental_vehicles",
-        "id",
-        rental_vehicle_id,
-        "rental vehicle",
-        "find rental vehicle ids with rental_vehicle_search",
-    )
+    _row = RENTAL_VEHICLES.find(tables, rental_vehicle_id)
     _new = {**_row, "status": "needs_cleaning"}
     _block = not_among(_row, "status", ("on_rent", "ready"), "rental vehicle")
     if _block:
@@ -256,14 +247,7 @@ def rental_vehicle_send_to_cleaning(tables: Tables, rental_vehicle_id: str) -> R
 @write
 def rental_vehicle_mark_ready(tables: Tables, rental_vehicle_id: str) -> RentalVehicle:
     """Mark a cleaned or repaired car ready to rent."""
-    _row = find_row(
-        tables,
-        "rental_vehicles",
-        "id",
-        rental_vehicle_id,
-        "rental vehicle",
-        "find rental vehicle ids with rental_vehicle_search",
-    )
+    _row = RENTAL_VEHICLES.find(tables, rental_vehicle_id)
     _new = {**_row, "status": "ready"}
     _block = not_among(_row, "status", ("needs_cleaning", "maintenance"), "rental vehicle")
     if _block:
@@ -304,14 +288,7 @@ def car_reservation_search(
 @write
 def car_reservation_mark_picked_up(tables: Tables, car_reservation_id: str) -> CarReservation:
     """Close a reservation as picked up once its contract is open."""
-    _row = find_row(
-        tables,
-        "car_reservations",
-        "id",
-        car_reservation_id,
-        "car reservation",
-        "find car reservation ids with car_reservation_search",
-    )
+    _row = CAR_RESERVATIONS.find(tables, car_reservation_id)
     _new = {**_row, "status": "picked_up"}
     _block = not_among(_row, "status", ("reserved",), "car reservation")
     if _block:
@@ -323,14 +300,7 @@ def car_reservation_mark_picked_up(tables: Tables, car_reservation_id: str) -> C
 @write
 def car_reservation_cancel(tables: Tables, car_reservation_id: str) -> CarReservation:
     """Cancel a reservation."""
-    _row = find_row(
-        tables,
-        "car_reservations",
-        "id",
-        car_reservation_id,
-        "car reservation",
-        "find car reservation ids with car_reservation_search",
-    )
+    _row = CAR_RESERVATIONS.find(tables, car_reservation_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("reserved",), "car reservation")
     if _block:
@@ -375,22 +345,8 @@ def rental_contract_open(
 
     out_at, due_back: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "rental_customers",
-        rental_customer_id,
-        "rental_customer_id",
-        "rental customer",
-        "find rental customer ids with rental_customer_search",
-    )
-    check_ref(
-        tables,
-        "rental_vehicles",
-        rental_vehicle_id,
-        "rental_vehicle_id",
-        "rental vehicle",
-        "find rental vehicle ids with rental_vehicle_search",
-    )
+    RENTAL_CUSTOMERS.check_ref(tables, rental_customer_id, "rental_customer_id")
+    RENTAL_VEHICLES.check_ref(tables, rental_vehicle_id, "rental_vehicle_id")
     check_time(out_at, "out_at")
     check_time(due_back, "due_back")
     check_range(odometer_out, "odometer_out", 800, 48000)
@@ -435,14 +391,7 @@ def rental_contract_open(
 @write
 def rental_contract_return(tables: Tables, rental_contract_id: str, odometer_in: int) -> RentalContract:
     """Check a car back in with its odometer reading."""
-    _row = find_row(
-        tables,
-        "rental_contracts",
-        "id",
-        rental_contract_id,
-        "rental contract",
-        "find rental contract ids with rental_contract_search",
-    )
+    _row = RENTAL_CONTRACTS.find(tables, rental_contract_id)
     _changes = {_k: _v for _k, _v in (("odometer_in", odometer_in),) if _v is not None}
     check_range(odometer_in, "odometer_in", 800, 50000)
     _new = {**_row, **_changes, "status": "returned"}
@@ -486,22 +435,8 @@ def credit_redemption_apply(
     tables: Tables, rental_customer_id: str, rental_contract_id: str, purpose: CreditRedemptionPurpose, amount: float
 ) -> CreditRedemption:
     """Pay an extra (upgrade, child seat, toll pass...) from the customer's prepaid credit."""
-    check_ref(
-        tables,
-        "rental_customers",
-        rental_customer_id,
-        "rental_customer_id",
-        "rental customer",
-        "find rental customer ids with rental_customer_search",
-    )
-    check_ref(
-        tables,
-        "rental_contracts",
-        rental_contract_id,
-        "rental_contract_id",
-        "rental contract",
-        "find rental contract ids with rental_contract_search",
-    )
+    RENTAL_CUSTOMERS.check_ref(tables, rental_customer_id, "rental_customer_id")
+    RENTAL_CONTRACTS.check_ref(tables, rental_contract_id, "rental_contract_id")
     check_choice(purpose, "purpose", CREDIT_REDEMPTION_PURPOSE)
     check_range(amount, "amount", 5, 150)
     _new = {

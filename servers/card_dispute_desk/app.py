@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -118,6 +118,14 @@ class DisputeMessagePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CARDHOLDERS = Rows("cardholders", "cardholder", "find cardholder ids with cardholder_search")
+CARD_TRANSACTIONS = Rows(
+    "card_transactions", "card transaction", "find card transaction ids with card_transaction_search"
+)
+CARD_DISPUTES = Rows("card_disputes", "card dispute", "find card dispute ids with card_dispute_search")
+
+
 # ---------------------------------------------------------------- cardholders
 
 
@@ -212,17 +220,7 @@ def card_dispute_search(
 @read
 def card_dispute_get(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Read one dispute."""
-    return as_record(
-        CardDispute,
-        find_row(
-            tables,
-            "card_disputes",
-            "id",
-            card_dispute_id,
-            "card dispute",
-            "find card dispute ids with card_dispute_search",
-        ),
-    )
+    return as_record(CardDispute, CARD_DISPUTES.find(tables, card_dispute_id))
 
 
 @write
@@ -238,22 +236,8 @@ def card_dispute_open(
 
     opened_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "card_transactions",
-        card_transaction_id,
-        "card_transaction_id",
-        "card transaction",
-        "find card transaction ids with card_transaction_search",
-    )
-    check_ref(
-        tables,
-        "cardholders",
-        cardholder_id,
-        "cardholder_id",
-        "cardholder",
-        "find cardholder ids with cardholder_search",
-    )
+    CARD_TRANSACTIONS.check_ref(tables, card_transaction_id, "card_transaction_id")
+    CARDHOLDERS.check_ref(tables, cardholder_id, "cardholder_id")
     check_choice(reason, "reason", CARD_DISPUTE_REASON)
     check_range(disputed_amount, "disputed_amount", 3, 2500)
     check_date(opened_on, "opened_on")
@@ -280,9 +264,7 @@ def card_dispute_open(
 @write
 def card_dispute_request_documents(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Ask the cardholder for supporting documents."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "awaiting_documents"}
     _block = not_among(_row, "status", ("opened",), "card dispute")
     if _block:
@@ -298,9 +280,7 @@ def card_dispute_request_documents(tables: Tables, card_dispute_id: str) -> Card
 @write
 def card_dispute_issue_credit(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Post provisional credit to the cardholder."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "provisional_credit_issued"}
     _block = not_among(_row, "status", ("opened", "awaiting_documents"), "card dispute")
     if _block:
@@ -316,9 +296,7 @@ def card_dispute_issue_credit(tables: Tables, card_dispute_id: str) -> CardDispu
 @write
 def card_dispute_submit_network(tables: Tables, card_dispute_id: str) -> CardDispute:
     """File the chargeback with the card network."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "submitted_to_network"}
     _block = not_among(_row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute")
     if _block:
@@ -330,9 +308,7 @@ def card_dispute_submit_network(tables: Tables, card_dispute_id: str) -> CardDis
 @write
 def card_dispute_resolve_won(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Record a chargeback decided for the cardholder."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "won"}
     _block = not_among(_row, "status", ("submitted_to_network",), "card dispute")
     if _block:
@@ -344,9 +320,7 @@ def card_dispute_resolve_won(tables: Tables, card_dispute_id: str) -> CardDisput
 @write
 def card_dispute_resolve_lost(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Record a chargeback decided for the merchant (provisional credit is reversed)."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "lost"}
     _block = not_among(_row, "status", ("submitted_to_network",), "card dispute")
     if _block:
@@ -358,9 +332,7 @@ def card_dispute_resolve_lost(tables: Tables, card_dispute_id: str) -> CardDispu
 @write
 def card_dispute_withdraw(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Close a dispute the cardholder withdrew."""
-    _row = find_row(
-        tables, "card_disputes", "id", card_dispute_id, "card dispute", "find card dispute ids with card_dispute_search"
-    )
+    _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute")
     if _block:
@@ -377,14 +349,7 @@ def dispute_message_send(
     tables: Tables, card_dispute_id: str, direction: DisputeMessageDirection, channel: DisputeMessageChannel, body: str
 ) -> DisputeMessage:
     """Send or log a message on a dispute."""
-    check_ref(
-        tables,
-        "card_disputes",
-        card_dispute_id,
-        "card_dispute_id",
-        "card dispute",
-        "find card dispute ids with card_dispute_search",
-    )
+    CARD_DISPUTES.check_ref(tables, card_dispute_id, "card_dispute_id")
     check_choice(direction, "direction", DISPUTE_MESSAGE_DIRECTION)
     check_choice(channel, "channel", DISPUTE_MESSAGE_CHANNEL)
     check_not_blank(body, "body")

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, read, write
+from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, starts_with, text_contains
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, starts_with, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +116,13 @@ class CatalogProductPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FEED_SOURCES = Rows("feed_sources", "feed source", "find feed source ids with feed_source_search")
+FEED_RUNS = Rows("feed_runs", "feed run", "find feed run ids with feed_run_search")
+REJECTED_RECORDS = Rows("rejected_records", "rejected record", "find rejected record ids with rejected_record_search")
+CATALOG_PRODUCTS = Rows("catalog_products", "catalog product", "find catalog product ids with catalog_product_search")
+
+
 # ---------------------------------------------------------------- feed_sources
 
 
@@ -149,9 +156,7 @@ def feed_source_search(
 @write
 def feed_source_suspend(tables: Tables, feed_source_id: str) -> FeedSource:
     """Suspend a supplier feed that keeps breaking."""
-    _row = find_row(
-        tables, "feed_sources", "id", feed_source_id, "feed source", "find feed source ids with feed_source_search"
-    )
+    _row = FEED_SOURCES.find(tables, feed_source_id)
     _new = {**_row, "status": "suspended"}
     _block = not_among(_row, "status", ("active",), "feed source")
     if _block:
@@ -163,9 +168,7 @@ def feed_source_suspend(tables: Tables, feed_source_id: str) -> FeedSource:
 @write
 def feed_source_reactivate(tables: Tables, feed_source_id: str) -> FeedSource:
     """Reactivate a suspended feed."""
-    _row = find_row(
-        tables, "feed_sources", "id", feed_source_id, "feed source", "find feed source ids with feed_source_search"
-    )
+    _row = FEED_SOURCES.find(tables, feed_source_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("suspended",), "feed source")
     if _block:
@@ -205,15 +208,13 @@ def feed_run_search(
 @read
 def feed_run_get(tables: Tables, feed_run_id: str) -> FeedRun:
     """Read one run with its error summary and retry count."""
-    return as_record(
-        FeedRun, find_row(tables, "feed_runs", "id", feed_run_id, "feed run", "find feed run ids with feed_run_search")
-    )
+    return as_record(FeedRun, FEED_RUNS.find(tables, feed_run_id))
 
 
 @write
 def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = None) -> FeedRun:
     """Retry a failed or partially failed run (increase retry_count)."""
-    _row = find_row(tables, "feed_runs", "id", feed_run_id, "feed run", "find feed run ids with feed_run_search")
+    _row = FEED_RUNS.find(tables, feed_run_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -227,7 +228,7 @@ def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = N
 @write
 def feed_run_dead_letter(tables: Tables, feed_run_id: str) -> FeedRun:
     """Dead-letter a run that exhausted its retries."""
-    _row = find_row(tables, "feed_runs", "id", feed_run_id, "feed run", "find feed run ids with feed_run_search")
+    _row = FEED_RUNS.find(tables, feed_run_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "feed run")
     if _block:
@@ -239,7 +240,7 @@ def feed_run_dead_letter(tables: Tables, feed_run_id: str) -> FeedRun:
 @write
 def feed_run_mark_succeeded(tables: Tables, feed_run_id: str) -> FeedRun:
     """Record a clean completion of a running or retried run."""
-    _row = find_row(tables, "feed_runs", "id", feed_run_id, "feed run", "find feed run ids with feed_run_search")
+    _row = FEED_RUNS.find(tables, feed_run_id)
     _new = {**_row, "status": "succeeded"}
     _block = not_among(_row, "status", ("running", "retrying"), "feed run")
     if _block:
@@ -283,14 +284,7 @@ def rejected_record_search(
 @write
 def rejected_record_fix(tables: Tables, rejected_record_id: str) -> RejectedRecord:
     """Mark a rejected record fixed after correcting the product."""
-    _row = find_row(
-        tables,
-        "rejected_records",
-        "id",
-        rejected_record_id,
-        "rejected record",
-        "find rejected record ids with rejected_record_search",
-    )
+    _row = REJECTED_RECORDS.find(tables, rejected_record_id)
     _new = {**_row, "status": "fixed"}
     _block = not_among(_row, "status", ("open",), "rejected record")
     if _block:
@@ -302,14 +296,7 @@ def rejected_record_fix(tables: Tables, rejected_record_id: str) -> RejectedReco
 @write
 def rejected_record_ignore(tables: Tables, rejected_record_id: str) -> RejectedRecord:
     """Ignore a rejected record (e.g. discontinued item)."""
-    _row = find_row(
-        tables,
-        "rejected_records",
-        "id",
-        rejected_record_id,
-        "rejected record",
-        "find rejected record ids with rejected_record_search",
-    )
+    _row = REJECTED_RECORDS.find(tables, rejected_record_id)
     _new = {**_row, "status": "ignored"}
     _block = not_among(_row, "status", ("open",), "rejected record")
     if _block:
@@ -357,14 +344,7 @@ def catalog_product_amend(
     published: bool | None = None,
 ) -> CatalogProduct:
     """Correct a product's price, category or publication flag."""
-    _row = find_row(
-        tables,
-        "catalog_products",
-        "id",
-        catalog_product_id,
-        "catalog product",
-        "find catalog product ids with catalog_product_search",
-    )
+    _row = CATALOG_PRODUCTS.find(tables, catalog_product_id)
     _changes = {
         _k: _v for _k, _v in (("price", price), ("category", category), ("published", published)) if _v is not None
     }

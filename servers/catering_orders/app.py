@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +116,15 @@ class StaffBookingPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CATERING_CLIENTS = Rows("catering_clients", "catering client", "find catering client ids with catering_client_search")
+CATERING_EVENTS = Rows("catering_events", "catering event", "find catering event ids with catering_event_search")
+CATERING_STAFFERS = Rows(
+    "catering_staffers", "catering staffer", "find catering staffer ids with catering_staffer_search"
+)
+STAFF_BOOKINGS = Rows("staff_bookings", "staff booking", "find staff booking ids with staff_booking_search")
+
+
 # ---------------------------------------------------------------- catering_clients
 
 
@@ -179,17 +188,7 @@ def catering_event_search(
 @read
 def catering_event_get(tables: Tables, catering_event_id: str) -> CateringEvent:
     """Read one event."""
-    return as_record(
-        CateringEvent,
-        find_row(
-            tables,
-            "catering_events",
-            "id",
-            catering_event_id,
-            "catering event",
-            "find catering event ids with catering_event_search",
-        ),
-    )
+    return as_record(CateringEvent, CATERING_EVENTS.find(tables, catering_event_id))
 
 
 @write
@@ -206,14 +205,7 @@ def catering_event_take_inquiry(
 
     event_start, event_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "catering_clients",
-        catering_client_id,
-        "catering_client_id",
-        "catering client",
-        "find catering client ids with catering_client_search",
-    )
+    CATERING_CLIENTS.check_ref(tables, catering_client_id, "catering_client_id")
     check_time(event_start, "event_start")
     check_time(event_end, "event_end")
     check_not_blank(venue, "venue")
@@ -241,14 +233,7 @@ def catering_event_take_inquiry(
 @write
 def catering_event_send_quote(tables: Tables, catering_event_id: str, quote_total: float) -> CateringEvent:
     """Send the client a quote computed from the price sheet."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _changes = {_k: _v for _k, _v in (("quote_total", quote_total),) if _v is not None}
     check_range(quote_total, "quote_total", 600, 60000)
     _new = {**_row, **_changes, "status": "quoted"}
@@ -266,14 +251,7 @@ def catering_event_send_quote(tables: Tables, catering_event_id: str, quote_tota
 @write
 def catering_event_record_deposit(tables: Tables, catering_event_id: str) -> CateringEvent:
     """Record the client's deposit (40% of the quote) which books the date."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "deposit_paid"}
     _block = not_among(_row, "status", ("quoted",), "catering event")
     if _block:
@@ -285,14 +263,7 @@ def catering_event_record_deposit(tables: Tables, catering_event_id: str) -> Cat
 @write
 def catering_event_finalize_menu(tables: Tables, catering_event_id: str, guests: int) -> CateringEvent:
     """Lock the menu and final guest count (10 days before the event)."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _changes = {_k: _v for _k, _v in (("guests", guests),) if _v is not None}
     check_range(guests, "guests", 20, 400)
     _new = {**_row, **_changes, "status": "menu_final"}
@@ -308,14 +279,7 @@ def catering_event_finalize_menu(tables: Tables, catering_event_id: str, guests:
 @write
 def catering_event_mark_staffed(tables: Tables, catering_event_id: str) -> CateringEvent:
     """Mark an event fully staffed once bookings meet the staffing ratios."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "staffed"}
     _block = not_among(_row, "status", ("menu_final",), "catering event")
     if _block:
@@ -327,14 +291,7 @@ def catering_event_mark_staffed(tables: Tables, catering_event_id: str) -> Cater
 @write
 def catering_event_complete(tables: Tables, catering_event_id: str) -> CateringEvent:
     """Mark a staffed event completed after service."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("staffed",), "catering event")
     if _block:
@@ -346,14 +303,7 @@ def catering_event_complete(tables: Tables, catering_event_id: str) -> CateringE
 @write
 def catering_event_cancel(tables: Tables, catering_event_id: str) -> CateringEvent:
     """Cancel an event before it is staffed."""
-    _row = find_row(
-        tables,
-        "catering_events",
-        "id",
-        catering_event_id,
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
+    _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("inquiry", "quoted", "deposit_paid", "menu_final"), "catering event")
     if _block:
@@ -423,22 +373,8 @@ def staff_booking_assign(
 
     call_time, release_time: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "catering_events",
-        catering_event_id,
-        "catering_event_id",
-        "catering event",
-        "find catering event ids with catering_event_search",
-    )
-    check_ref(
-        tables,
-        "catering_staffers",
-        catering_staffer_id,
-        "catering_staffer_id",
-        "catering staffer",
-        "find catering staffer ids with catering_staffer_search",
-    )
+    CATERING_EVENTS.check_ref(tables, catering_event_id, "catering_event_id")
+    CATERING_STAFFERS.check_ref(tables, catering_staffer_id, "catering_staffer_id")
     check_time(call_time, "call_time")
     check_time(release_time, "release_time")
     _new = {
@@ -467,14 +403,7 @@ def staff_booking_assign(
 @write
 def staff_booking_release(tables: Tables, staff_booking_id: str) -> StaffBooking:
     """Release a staffer from an event booking."""
-    _row = find_row(
-        tables,
-        "staff_bookings",
-        "id",
-        staff_booking_id,
-        "staff booking",
-        "find staff booking ids with staff_booking_search",
-    )
+    _row = STAFF_BOOKINGS.find(tables, staff_booking_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("booked",), "staff booking")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -102,6 +102,11 @@ class CabVotePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CONFIG_ITEMS = Rows("config_items", "config item", "find config item ids with config_item_search")
+CHANGE_REQUESTS = Rows("change_requests", "change request", "find change request ids with change_request_search")
+
+
 # ---------------------------------------------------------------- config_items
 
 
@@ -172,17 +177,7 @@ def change_request_search(
 @read
 def change_request_get(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Read one change request."""
-    return as_record(
-        ChangeRequest,
-        find_row(
-            tables,
-            "change_requests",
-            "id",
-            change_request_id,
-            "change request",
-            "find change request ids with change_request_search",
-        ),
-    )
+    return as_record(ChangeRequest, CHANGE_REQUESTS.find(tables, change_request_id))
 
 
 @write
@@ -201,14 +196,7 @@ def change_request_draft(
 
     planned_start, planned_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "config_items",
-        config_item_id,
-        "config_item_id",
-        "config item",
-        "find config item ids with config_item_search",
-    )
+    CONFIG_ITEMS.check_ref(tables, config_item_id, "config_item_id")
     check_not_blank(title, "title")
     check_choice(change_type, "change_type", CHANGE_REQUEST_CHANGE_TYPE)
     check_choice(risk, "risk", CHANGE_REQUEST_RISK)
@@ -256,14 +244,7 @@ def change_request_revise(
     backout_plan: str | None = None,
 ) -> ChangeRequest:
     """Edit a draft's title, risk, implementer or backout plan."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _changes = {
         _k: _v
         for _k, _v in (("title", title), ("risk", risk), ("implementer", implementer), ("backout_plan", backout_plan))
@@ -290,14 +271,7 @@ def change_request_revise(
 @write
 def change_request_submit(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Submit a draft to the change advisory board."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("draft",), "change request")
     if _block:
@@ -309,14 +283,7 @@ def change_request_submit(tables: Tables, change_request_id: str) -> ChangeReque
 @write
 def change_request_approve(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Approve a submitted change after the CAB vote."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("submitted",), "change request")
     if _block:
@@ -328,14 +295,7 @@ def change_request_approve(tables: Tables, change_request_id: str) -> ChangeRequ
 @write
 def change_request_reject(tables: Tables, change_request_id: str, rejection_reason: str) -> ChangeRequest:
     """Reject a submitted change with the CAB's reason."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _changes = {_k: _v for _k, _v in (("rejection_reason", rejection_reason),) if _v is not None}
     check_not_blank(rejection_reason, "rejection_reason")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -349,14 +309,7 @@ def change_request_reject(tables: Tables, change_request_id: str, rejection_reas
 @write
 def change_request_start(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Start implementing an approved change at the beginning of its window."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("approved",), "change request")
     if _block:
@@ -368,14 +321,7 @@ def change_request_start(tables: Tables, change_request_id: str) -> ChangeReques
 @write
 def change_request_complete(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Close an in-progress change as successful."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("in_progress",), "change request")
     if _block:
@@ -387,14 +333,7 @@ def change_request_complete(tables: Tables, change_request_id: str) -> ChangeReq
 @write
 def change_request_roll_back(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Record that an in-progress change failed and was backed out."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "rolled_back"}
     _block = not_among(_row, "status", ("in_progress",), "change request")
     if _block:
@@ -406,14 +345,7 @@ def change_request_roll_back(tables: Tables, change_request_id: str) -> ChangeRe
 @write
 def change_request_cancel(tables: Tables, change_request_id: str) -> ChangeRequest:
     """Withdraw a change that has not started."""
-    _row = find_row(
-        tables,
-        "change_requests",
-        "id",
-        change_request_id,
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("draft", "submitted", "approved"), "change request")
     if _block:
@@ -456,14 +388,7 @@ def cab_vote_cast(
     tables: Tables, change_request_id: str, approver: str, decision: CabVoteDecision, comment: str | None = None
 ) -> CabVote:
     """Record a CAB member's vote on a submitted change."""
-    check_ref(
-        tables,
-        "change_requests",
-        change_request_id,
-        "change_request_id",
-        "change request",
-        "find change request ids with change_request_search",
-    )
+    CHANGE_REQUESTS.check_ref(tables, change_request_id, "change_request_id")
     check_not_blank(approver, "approver")
     check_choice(decision, "decision", CAB_VOTE_DECISION)
     check_not_blank(comment, "comment")

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -95,6 +95,16 @@ class ChatNotificationPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+NOTIFICATION_ROUTES = Rows(
+    "notification_routes", "notification route", "find notification route ids with notification_route_search"
+)
+PIPELINE_EVENTS = Rows("pipeline_events", "pipeline event", "find pipeline event ids with pipeline_event_search")
+CHAT_NOTIFICATIONS = Rows(
+    "chat_notifications", "chat notification", "find chat notification ids with chat_notification_search"
+)
+
+
 # ---------------------------------------------------------------- notification_routes
 
 
@@ -127,14 +137,7 @@ def notification_route_search(
 @write
 def notification_route_mute(tables: Tables, notification_route_id: str) -> NotificationRoute:
     """Mute a route during maintenance."""
-    _row = find_row(
-        tables,
-        "notification_routes",
-        "id",
-        notification_route_id,
-        "notification route",
-        "find notification route ids with notification_route_search",
-    )
+    _row = NOTIFICATION_ROUTES.find(tables, notification_route_id)
     _new = {**_row, "status": "muted"}
     _block = not_among(_row, "status", ("active",), "notification route")
     if _block:
@@ -146,14 +149,7 @@ def notification_route_mute(tables: Tables, notification_route_id: str) -> Notif
 @write
 def notification_route_unmute(tables: Tables, notification_route_id: str) -> NotificationRoute:
     """Unmute a muted route."""
-    _row = find_row(
-        tables,
-        "notification_routes",
-        "id",
-        notification_route_id,
-        "notification route",
-        "find notification route ids with notification_route_search",
-    )
+    _row = NOTIFICATION_ROUTES.find(tables, notification_route_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("muted",), "notification route")
     if _block:
@@ -194,17 +190,7 @@ def pipeline_event_search(
 @read
 def pipeline_event_get(tables: Tables, pipeline_event_id: str) -> PipelineEvent:
     """Read one pipeline event."""
-    return as_record(
-        PipelineEvent,
-        find_row(
-            tables,
-            "pipeline_events",
-            "id",
-            pipeline_event_id,
-            "pipeline event",
-            "find pipeline event ids with pipeline_event_search",
-        ),
-    )
+    return as_record(PipelineEvent, PIPELINE_EVENTS.find(tables, pipeline_event_id))
 
 
 # ---------------------------------------------------------------- chat_notifications
@@ -241,38 +227,14 @@ def chat_notification_search(
 @read
 def chat_notification_get(tables: Tables, chat_notification_id: str) -> ChatNotification:
     """Read one notification."""
-    return as_record(
-        ChatNotification,
-        find_row(
-            tables,
-            "chat_notifications",
-            "id",
-            chat_notification_id,
-            "chat notification",
-            "find chat notification ids with chat_notification_search",
-        ),
-    )
+    return as_record(ChatNotification, CHAT_NOTIFICATIONS.find(tables, chat_notification_id))
 
 
 @write
 def chat_notification_enqueue(tables: Tables, pipeline_event_id: str, notification_route_id: str) -> ChatNotification:
     """Queue a notification of an event on a route."""
-    check_ref(
-        tables,
-        "pipeline_events",
-        pipeline_event_id,
-        "pipeline_event_id",
-        "pipeline event",
-        "find pipeline event ids with pipeline_event_search",
-    )
-    check_ref(
-        tables,
-        "notification_routes",
-        notification_route_id,
-        "notification_route_id",
-        "notification route",
-        "find notification route ids with notification_route_search",
-    )
+    PIPELINE_EVENTS.check_ref(tables, pipeline_event_id, "pipeline_event_id")
+    NOTIFICATION_ROUTES.check_ref(tables, notification_route_id, "notification_route_id")
     _new = {
         "id": next_id(tables, "chat_notifications", "ntf"),
         "pipeline_event_id": pipeline_event_id,
@@ -297,14 +259,7 @@ def chat_notification_enqueue(tables: Tables, pipeline_event_id: str, notificati
 @write
 def chat_notification_mark_delivered(tables: Tables, chat_notification_id: str) -> ChatNotification:
     """Record the target API accepted the message."""
-    _row = find_row(
-        tables,
-        "chat_notifications",
-        "id",
-        chat_notification_id,
-        "chat notification",
-        "find chat notification ids with chat_notification_search",
-    )
+    _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification")
     if _block:
@@ -320,14 +275,7 @@ def chat_notification_mark_delivered(tables: Tables, chat_notification_id: str) 
 @write
 def chat_notification_acknowledge(tables: Tables, chat_notification_id: str) -> ChatNotification:
     """Record a human ack on a paging notification."""
-    _row = find_row(
-        tables,
-        "chat_notifications",
-        "id",
-        chat_notification_id,
-        "chat notification",
-        "find chat notification ids with chat_notification_search",
-    )
+    _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "chat notification")
     if _block:
@@ -343,14 +291,7 @@ def chat_notification_acknowledge(tables: Tables, chat_notification_id: str) -> 
 @write
 def chat_notification_mark_failed(tables: Tables, chat_notification_id: str, last_error: str) -> ChatNotification:
     """Record a failed send with the API error."""
-    _row = find_row(
-        tables,
-        "chat_notifications",
-        "id",
-        chat_notification_id,
-        "chat notification",
-        "find chat notification ids with chat_notification_search",
-    )
+    _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _changes = {_k: _v for _k, _v in (("last_error", last_error),) if _v is not None}
     check_not_blank(last_error, "last_error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -369,14 +310,7 @@ def chat_notification_schedule_retry(
 
     next_retry_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "chat_notifications",
-        "id",
-        chat_notification_id,
-        "chat notification",
-        "find chat notification ids with chat_notification_search",
-    )
+    _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _changes = {_k: _v for _k, _v in (("next_retry_at", next_retry_at), ("attempt", attempt)) if _v is not None}
     check_time(next_retry_at, "next_retry_at")
     check_range(attempt, "attempt", 1, 5)
@@ -391,14 +325,7 @@ def chat_notification_schedule_retry(
 @write
 def chat_notification_dead_letter(tables: Tables, chat_notification_id: str) -> ChatNotification:
     """Give up on a notification (permanent error or 5 attempts)."""
-    _row = find_row(
-        tables,
-        "chat_notifications",
-        "id",
-        chat_notification_id,
-        "chat notification",
-        "find chat notification ids with chat_notification_search",
-    )
+    _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "chat notification")
     if _block:

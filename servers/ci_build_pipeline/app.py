@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     drop_row,
     field_of,
@@ -124,6 +125,13 @@ class BuildArtifactPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CODE_REPOSITORIES = Rows("code_repositories", "code repository", "find code repository ids with code_repository_search")
+BUILD_RUNNERS = Rows("build_runners", "build runner", "find build runner ids with build_runner_search")
+BUILD_JOBS = Rows("build_jobs", "build job", "find build job ids with build_job_search")
+BUILD_ARTIFACTS = Rows("build_artifacts", "build artifact", "find build artifact ids with build_artifact_search")
+
+
 # ---------------------------------------------------------------- code_repositories
 
 
@@ -183,9 +191,7 @@ def build_runner_search(
 @write
 def build_runner_drain(tables: Tables, build_runner_id: str) -> BuildRunner:
     """Stop scheduling new jobs on a runner before maintenance."""
-    _row = find_row(
-        tables, "build_runners", "id", build_runner_id, "build runner", "find build runner ids with build_runner_search"
-    )
+    _row = BUILD_RUNNERS.find(tables, build_runner_id)
     _new = {**_row, "status": "draining"}
     _block = not_among(_row, "status", ("online",), "build runner")
     if _block:
@@ -233,10 +239,7 @@ def build_job_search(
 @read
 def build_job_get(tables: Tables, build_job_id: str) -> BuildJob:
     """Read one build job."""
-    return as_record(
-        BuildJob,
-        find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search"),
-    )
+    return as_record(BuildJob, BUILD_JOBS.find(tables, build_job_id))
 
 
 @write
@@ -249,22 +252,8 @@ def build_job_trigger(
     trigger: BuildJobTrigger | None = None,
 ) -> BuildJob:
     """Trigger a build of a commit on a runner."""
-    check_ref(
-        tables,
-        "code_repositories",
-        code_repository_id,
-        "code_repository_id",
-        "code repository",
-        "find code repository ids with code_repository_search",
-    )
-    check_ref(
-        tables,
-        "build_runners",
-        build_runner_id,
-        "build_runner_id",
-        "build runner",
-        "find build runner ids with build_runner_search",
-    )
+    CODE_REPOSITORIES.check_ref(tables, code_repository_id, "code_repository_id")
+    BUILD_RUNNERS.check_ref(tables, build_runner_id, "build_runner_id")
     check_not_blank(commit_sha, "commit_sha")
     check_not_blank(branch, "branch")
     check_choice(trigger, "trigger", BUILD_JOB_TRIGGER)
@@ -294,7 +283,7 @@ def build_job_trigger(
 @write
 def build_job_start(tables: Tables, build_job_id: str) -> BuildJob:
     """Start a queued or retrying job."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "running"}
     _block = not_among(_row, "status", ("queued", "retrying"), "build job")
     if _block:
@@ -306,7 +295,7 @@ def build_job_start(tables: Tables, build_job_id: str) -> BuildJob:
 @write
 def build_job_pass(tables: Tables, build_job_id: str) -> BuildJob:
     """Record a green build."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "passed"}
     _block = not_among(_row, "status", ("running",), "build job")
     if _block:
@@ -318,7 +307,7 @@ def build_job_pass(tables: Tables, build_job_id: str) -> BuildJob:
 @write
 def build_job_fail(tables: Tables, build_job_id: str, failure_reason: str) -> BuildJob:
     """Record a red build with its failure reason."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _changes = {_k: _v for _k, _v in (("failure_reason", failure_reason),) if _v is not None}
     check_not_blank(failure_reason, "failure_reason")
     _new = {**_row, **_changes, "status": "failed"}
@@ -334,17 +323,10 @@ def build_job_retry(
     tables: Tables, build_job_id: str, attempt: int | None = None, build_runner_id: str | None = None
 ) -> BuildJob:
     """Retry a failed job (bump attempt; optionally move runner)."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _changes = {_k: _v for _k, _v in (("attempt", attempt), ("build_runner_id", build_runner_id)) if _v is not None}
     check_range(attempt, "attempt", 1, 3)
-    check_ref(
-        tables,
-        "build_runners",
-        build_runner_id,
-        "build_runner_id",
-        "build runner",
-        "find build runner ids with build_runner_search",
-    )
+    BUILD_RUNNERS.check_ref(tables, build_runner_id, "build_runner_id")
     _new = {**_row, **_changes, "status": "retrying"}
     _block = not_among(_row, "status", ("failed",), "build job")
     if _block:
@@ -356,7 +338,7 @@ def build_job_retry(
 @write
 def build_job_quarantine(tables: Tables, build_job_id: str) -> BuildJob:
     """Quarantine a job that keeps failing so it stops blocking the queue."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "quarantined"}
     _block = not_among(_row, "status", ("failed",), "build job")
     if _block:
@@ -368,7 +350,7 @@ def build_job_quarantine(tables: Tables, build_job_id: str) -> BuildJob:
 @write
 def build_job_cancel(tables: Tables, build_job_id: str) -> BuildJob:
     """Cancel a job that is no longer needed."""
-    _row = find_row(tables, "build_jobs", "id", build_job_id, "build job", "find build job ids with build_job_search")
+    _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("queued", "running", "retrying"), "build job")
     if _block:
@@ -409,14 +391,7 @@ def build_artifact_search(
 @write
 def build_artifact_purge(tables: Tables, build_artifact_id: str) -> BuildArtifact:
     """Delete an expired artifact to free disk."""
-    _row = find_row(
-        tables,
-        "build_artifacts",
-        "id",
-        build_artifact_id,
-        "build artifact",
-        "find build artifact ids with build_artifact_search",
-    )
+    _row = BUILD_ARTIFACTS.find(tables, build_artifact_id)
     drop_row(tables["build_artifacts"], _row)
     return as_record(BuildArtifact, _row)
 

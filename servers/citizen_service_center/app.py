@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -110,6 +110,15 @@ class ResidentAppointmentPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SERVICE_TYPES = Rows("service_types", "service type", "find service type ids with service_type_search")
+SERVICE_COUNTERS = Rows("service_counters", "service counter", "find service counter ids with service_counter_search")
+COUNTER_CLERKS = Rows("counter_clerks", "counter clerk", "find counter clerk ids with counter_clerk_search")
+RESIDENT_APPOINTMENTS = Rows(
+    "resident_appointments", "resident appointment", "find resident appointment ids with resident_appointment_search"
+)
 
 
 # ---------------------------------------------------------------- service_types
@@ -235,17 +244,7 @@ def resident_appointment_search(
 @read
 def resident_appointment_get(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
     """Read one appointment."""
-    return as_record(
-        ResidentAppointment,
-        find_row(
-            tables,
-            "resident_appointments",
-            "id",
-            resident_appointment_id,
-            "resident appointment",
-            "find resident appointment ids with resident_appointment_search",
-        ),
-    )
+    return as_record(ResidentAppointment, RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id))
 
 
 @write
@@ -266,30 +265,9 @@ def resident_appointment_book(
     """
     check_not_blank(resident_name, "resident_name")
     check_not_blank(phone, "phone")
-    check_ref(
-        tables,
-        "service_types",
-        service_type_id,
-        "service_type_id",
-        "service type",
-        "find service type ids with service_type_search",
-    )
-    check_ref(
-        tables,
-        "service_counters",
-        service_counter_id,
-        "service_counter_id",
-        "service counter",
-        "find service counter ids with service_counter_search",
-    )
-    check_ref(
-        tables,
-        "counter_clerks",
-        counter_clerk_id,
-        "counter_clerk_id",
-        "counter clerk",
-        "find counter clerk ids with counter_clerk_search",
-    )
+    SERVICE_TYPES.check_ref(tables, service_type_id, "service_type_id")
+    SERVICE_COUNTERS.check_ref(tables, service_counter_id, "service_counter_id")
+    COUNTER_CLERKS.check_ref(tables, counter_clerk_id, "counter_clerk_id")
     check_time(start, "start")
     check_time(end, "end")
     check_not_blank(confirmation_code, "confirmation_code")
@@ -335,14 +313,7 @@ def resident_appointment_book(
 @write
 def resident_appointment_check_in(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
     """Check in a resident who arrived for a booked appointment."""
-    _row = find_row(
-        tables,
-        "resident_appointments",
-        "id",
-        resident_appointment_id,
-        "resident appointment",
-        "find resident appointment ids with resident_appointment_search",
-    )
+    _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "arrived"}
     _block = not_among(_row, "status", ("booked",), "resident appointment")
     if _block:
@@ -354,14 +325,7 @@ def resident_appointment_check_in(tables: Tables, resident_appointment_id: str) 
 @write
 def resident_appointment_mark_served(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
     """Mark an arrived resident as served."""
-    _row = find_row(
-        tables,
-        "resident_appointments",
-        "id",
-        resident_appointment_id,
-        "resident appointment",
-        "find resident appointment ids with resident_appointment_search",
-    )
+    _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "served"}
     _block = not_among(_row, "status", ("arrived",), "resident appointment")
     if _block:
@@ -373,14 +337,7 @@ def resident_appointment_mark_served(tables: Tables, resident_appointment_id: st
 @write
 def resident_appointment_mark_no_show(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
     """Mark a booked resident who did not come within 15 minutes as no-show."""
-    _row = find_row(
-        tables,
-        "resident_appointments",
-        "id",
-        resident_appointment_id,
-        "resident appointment",
-        "find resident appointment ids with resident_appointment_search",
-    )
+    _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("booked",), "resident appointment")
     if _block:
@@ -392,14 +349,7 @@ def resident_appointment_mark_no_show(tables: Tables, resident_appointment_id: s
 @write
 def resident_appointment_cancel(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
     """Cancel a booked appointment at the resident's request."""
-    _row = find_row(
-        tables,
-        "resident_appointments",
-        "id",
-        resident_appointment_id,
-        "resident appointment",
-        "find resident appointment ids with resident_appointment_search",
-    )
+    _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked",), "resident appointment")
     if _block:

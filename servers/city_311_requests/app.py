@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -114,6 +114,12 @@ class RequestUpdatePage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CITY_DEPARTMENTS = Rows("city_departments", "city department", "find city department ids with city_department_search")
+RESIDENT_CALLERS = Rows("resident_callers", "resident caller", "find resident caller ids with resident_caller_search")
+SERVICE_REQUESTS = Rows("service_requests", "service request", "find service request ids with service_request_search")
 
 
 # ---------------------------------------------------------------- city_departments
@@ -229,17 +235,7 @@ def service_request_search(
 @read
 def service_request_get(tables: Tables, service_request_id: str) -> ServiceRequest:
     """Read one service request."""
-    return as_record(
-        ServiceRequest,
-        find_row(
-            tables,
-            "service_requests",
-            "id",
-            service_request_id,
-            "service request",
-            "find service request ids with service_request_search",
-        ),
-    )
+    return as_record(ServiceRequest, SERVICE_REQUESTS.find(tables, service_request_id))
 
 
 @write
@@ -255,14 +251,7 @@ def service_request_log(
 
     reported: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "resident_callers",
-        resident_caller_id,
-        "resident_caller_id",
-        "resident caller",
-        "find resident caller ids with resident_caller_search",
-    )
+    RESIDENT_CALLERS.check_ref(tables, resident_caller_id, "resident_caller_id")
     check_choice(category, "category", SERVICE_REQUEST_CATEGORY)
     check_not_blank(location, "location")
     check_not_blank(details, "details")
@@ -285,23 +274,9 @@ def service_request_log(
 @write
 def service_request_route(tables: Tables, service_request_id: str, city_department_id: str) -> ServiceRequest:
     """Route a new request to the responsible department."""
-    _row = find_row(
-        tables,
-        "service_requests",
-        "id",
-        service_request_id,
-        "service request",
-        "find service request ids with service_request_search",
-    )
+    _row = SERVICE_REQUESTS.find(tables, service_request_id)
     _changes = {_k: _v for _k, _v in (("city_department_id", city_department_id),) if _v is not None}
-    check_ref(
-        tables,
-        "city_departments",
-        city_department_id,
-        "city_department_id",
-        "city department",
-        "find city department ids with city_department_search",
-    )
+    CITY_DEPARTMENTS.check_ref(tables, city_department_id, "city_department_id")
     _new = {**_row, **_changes, "status": "routed"}
     _block = not_among(_row, "status", ("new",), "service request")
     if _block:
@@ -317,14 +292,7 @@ def service_request_route(tables: Tables, service_request_id: str, city_departme
 @write
 def service_request_close_duplicate(tables: Tables, service_request_id: str, resolution_note: str) -> ServiceRequest:
     """Close a request that duplicates an open one at the same location."""
-    _row = find_row(
-        tables,
-        "service_requests",
-        "id",
-        service_request_id,
-        "service request",
-        "find service request ids with service_request_search",
-    )
+    _row = SERVICE_REQUESTS.find(tables, service_request_id)
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "closed_duplicate"}
@@ -342,14 +310,7 @@ def service_request_close_duplicate(tables: Tables, service_request_id: str, res
 @write
 def service_request_resolve(tables: Tables, service_request_id: str, resolution_note: str) -> ServiceRequest:
     """Resolve a routed or in-progress request with what was done."""
-    _row = find_row(
-        tables,
-        "service_requests",
-        "id",
-        service_request_id,
-        "service request",
-        "find service request ids with service_request_search",
-    )
+    _row = SERVICE_REQUESTS.find(tables, service_request_id)
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "resolved"}
@@ -363,14 +324,7 @@ def service_request_resolve(tables: Tables, service_request_id: str, resolution_
 @write
 def service_request_reject(tables: Tables, service_request_id: str, resolution_note: str) -> ServiceRequest:
     """Reject a new request the city does not handle, with a referral note."""
-    _row = find_row(
-        tables,
-        "service_requests",
-        "id",
-        service_request_id,
-        "service request",
-        "find service request ids with service_request_search",
-    )
+    _row = SERVICE_REQUESTS.find(tables, service_request_id)
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -415,14 +369,7 @@ def request_update_post(
 
     posted: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "service_requests",
-        service_request_id,
-        "service_request_id",
-        "service request",
-        "find service request ids with service_request_search",
-    )
+    SERVICE_REQUESTS.check_ref(tables, service_request_id, "service_request_id")
     check_not_blank(author, "author")
     check_choice(audience, "audience", REQUEST_UPDATE_AUDIENCE)
     check_not_blank(message, "message")

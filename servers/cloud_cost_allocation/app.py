@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -123,6 +124,17 @@ class ReservedPurchasePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ENGINEERING_TEAMS = Rows(
+    "engineering_teams", "engineering team", "find engineering team ids with engineering_team_search"
+)
+CLOUD_ACCOUNTS = Rows("cloud_accounts", "cloud account", "find cloud account ids with cloud_account_search")
+SPEND_CHARGES = Rows("spend_charges", "spend charge", "find spend charge ids with spend_charge_search")
+RESERVED_PURCHASES = Rows(
+    "reserved_purchases", "reserved purchase", "find reserved purchase ids with reserved_purchase_search"
+)
+
+
 # ---------------------------------------------------------------- engineering_teams
 
 
@@ -148,17 +160,7 @@ def engineering_team_search(
 @read
 def engineering_team_get(tables: Tables, engineering_team_id: str) -> EngineeringTeam:
     """Read one team's budget and remaining balance."""
-    return as_record(
-        EngineeringTeam,
-        find_row(
-            tables,
-            "engineering_teams",
-            "id",
-            engineering_team_id,
-            "engineering team",
-            "find engineering team ids with engineering_team_search",
-        ),
-    )
+    return as_record(EngineeringTeam, ENGINEERING_TEAMS.find(tables, engineering_team_id))
 
 
 @write
@@ -166,14 +168,7 @@ def engineering_team_set_budget(
     tables: Tables, engineering_team_id: str, quarterly_budget: float | None = None, budget_left: float | None = None
 ) -> EngineeringTeam:
     """Apply a budget change approved by the CFO."""
-    _row = find_row(
-        tables,
-        "engineering_teams",
-        "id",
-        engineering_team_id,
-        "engineering team",
-        "find engineering team ids with engineering_team_search",
-    )
+    _row = ENGINEERING_TEAMS.find(tables, engineering_team_id)
     _changes = {
         _k: _v for _k, _v in (("quarterly_budget", quarterly_budget), ("budget_left", budget_left)) if _v is not None
     }
@@ -220,25 +215,11 @@ def cloud_account_search(
 @write
 def cloud_account_reassign(tables: Tables, cloud_account_id: str, engineering_team_id: str) -> CloudAccount:
     """Move an account to another owning team."""
-    _row = find_row(
-        tables,
-        "cloud_accounts",
-        "id",
-        cloud_account_id,
-        "cloud account",
-        "find cloud account ids with cloud_account_search",
-    )
+    _row = CLOUD_ACCOUNTS.find(tables, cloud_account_id)
     _changes = {_k: _v for _k, _v in (("engineering_team_id", engineering_team_id),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of engineering_team_id")
-    check_ref(
-        tables,
-        "engineering_teams",
-        engineering_team_id,
-        "engineering_team_id",
-        "engineering team",
-        "find engineering team ids with engineering_team_search",
-    )
+    ENGINEERING_TEAMS.check_ref(tables, engineering_team_id, "engineering_team_id")
     _new = {**_row, **_changes}
     _row.update(_new)
     return as_record(CloudAccount, _row)
@@ -282,22 +263,8 @@ def spend_charge_post(
     tables: Tables, cloud_account_id: str, engineering_team_id: str, service: str, usage_month: str, amount: float
 ) -> SpendCharge:
     """Post a month's spend for an account to a team; draws down the team's budget."""
-    check_ref(
-        tables,
-        "cloud_accounts",
-        cloud_account_id,
-        "cloud_account_id",
-        "cloud account",
-        "find cloud account ids with cloud_account_search",
-    )
-    check_ref(
-        tables,
-        "engineering_teams",
-        engineering_team_id,
-        "engineering_team_id",
-        "engineering team",
-        "find engineering team ids with engineering_team_search",
-    )
+    CLOUD_ACCOUNTS.check_ref(tables, cloud_account_id, "cloud_account_id")
+    ENGINEERING_TEAMS.check_ref(tables, engineering_team_id, "engineering_team_id")
     check_not_blank(service, "service")
     check_not_blank(usage_month, "usage_month")
     check_range(amount, "amount", 50, 18000)
@@ -332,9 +299,7 @@ def spend_charge_post(
 @write
 def spend_charge_dispute(tables: Tables, spend_charge_id: str) -> SpendCharge:
     """Flag a posted charge as mis-allocated."""
-    _row = find_row(
-        tables, "spend_charges", "id", spend_charge_id, "spend charge", "find spend charge ids with spend_charge_search"
-    )
+    _row = SPEND_CHARGES.find(tables, spend_charge_id)
     _new = {**_row, "status": "disputed"}
     _block = not_among(_row, "status", ("posted",), "spend charge")
     if _block:
@@ -346,9 +311,7 @@ def spend_charge_dispute(tables: Tables, spend_charge_id: str) -> SpendCharge:
 @write
 def spend_charge_credit(tables: Tables, spend_charge_id: str) -> SpendCharge:
     """Credit back a disputed charge after review."""
-    _row = find_row(
-        tables, "spend_charges", "id", spend_charge_id, "spend charge", "find spend charge ids with spend_charge_search"
-    )
+    _row = SPEND_CHARGES.find(tables, spend_charge_id)
     _new = {**_row, "status": "credited"}
     _block = not_among(_row, "status", ("disputed",), "spend charge")
     if _block:
@@ -391,14 +354,7 @@ def reserved_purchase_propose(
     tables: Tables, engineering_team_id: str, commitment: str, term: ReservedPurchaseTerm, upfront_cost: float
 ) -> ReservedPurchase:
     """Propose a reservation; its upfront cost is reserved from the team's budget."""
-    check_ref(
-        tables,
-        "engineering_teams",
-        engineering_team_id,
-        "engineering_team_id",
-        "engineering team",
-        "find engineering team ids with engineering_team_search",
-    )
+    ENGINEERING_TEAMS.check_ref(tables, engineering_team_id, "engineering_team_id")
     check_not_blank(commitment, "commitment")
     check_choice(term, "term", RESERVED_PURCHASE_TERM)
     check_range(upfront_cost, "upfront_cost", 2000, 60000)
@@ -434,14 +390,7 @@ def reserved_purchase_propose(
 @write
 def reserved_purchase_approve(tables: Tables, reserved_purchase_id: str) -> ReservedPurchase:
     """Approve a proposed reservation."""
-    _row = find_row(
-        tables,
-        "reserved_purchases",
-        "id",
-        reserved_purchase_id,
-        "reserved purchase",
-        "find reserved purchase ids with reserved_purchase_search",
-    )
+    _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("proposed",), "reserved purchase")
     if _block:
@@ -453,14 +402,7 @@ def reserved_purchase_approve(tables: Tables, reserved_purchase_id: str) -> Rese
 @write
 def reserved_purchase_execute(tables: Tables, reserved_purchase_id: str) -> ReservedPurchase:
     """Record the reservation bought in the provider console."""
-    _row = find_row(
-        tables,
-        "reserved_purchases",
-        "id",
-        reserved_purchase_id,
-        "reserved purchase",
-        "find reserved purchase ids with reserved_purchase_search",
-    )
+    _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "purchased"}
     _block = not_among(_row, "status", ("approved",), "reserved purchase")
     if _block:
@@ -472,14 +414,7 @@ def reserved_purchase_execute(tables: Tables, reserved_purchase_id: str) -> Rese
 @write
 def reserved_purchase_reject(tables: Tables, reserved_purchase_id: str) -> ReservedPurchase:
     """Reject a proposal."""
-    _row = find_row(
-        tables,
-        "reserved_purchases",
-        "id",
-        reserved_purchase_id,
-        "reserved purchase",
-        "find reserved purchase ids with reserved_purchase_search",
-    )
+    _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("proposed",), "reserved purchase")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +126,14 @@ class TemperatureAlertPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+COLD_SHIPMENTS = Rows("cold_shipments", "cold shipment", "find cold shipment ids with cold_shipment_search")
+ON_CALL_CONTACTS = Rows("on_call_contacts", "on call contact", "find on call contact ids with on_call_contact_search")
+TEMPERATURE_ALERTS = Rows(
+    "temperature_alerts", "temperature alert", "find temperature alert ids with temperature_alert_search"
+)
+
+
 # ---------------------------------------------------------------- reefer_units
 
 
@@ -175,30 +193,13 @@ def cold_shipment_search(
 @read
 def cold_shipment_get(tables: Tables, cold_shipment_id: str) -> ColdShipment:
     """Read one shipment."""
-    return as_record(
-        ColdShipment,
-        find_row(
-            tables,
-            "cold_shipments",
-            "id",
-            cold_shipment_id,
-            "cold shipment",
-            "find cold shipment ids with cold_shipment_search",
-        ),
-    )
+    return as_record(ColdShipment, COLD_SHIPMENTS.find(tables, cold_shipment_id))
 
 
 @write
 def cold_shipment_quarantine(tables: Tables, cold_shipment_id: str) -> ColdShipment:
     """Quarantine a shipment pending a quality decision."""
-    _row = find_row(
-        tables,
-        "cold_shipments",
-        "id",
-        cold_shipment_id,
-        "cold shipment",
-        "find cold shipment ids with cold_shipment_search",
-    )
+    _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
     _new = {**_row, "status": "quarantined"}
     _block = not_among(_row, "status", ("in_transit", "delivered"), "cold shipment")
     if _block:
@@ -214,14 +215,7 @@ def cold_shipment_quarantine(tables: Tables, cold_shipment_id: str) -> ColdShipm
 @write
 def cold_shipment_release_quarantine(tables: Tables, cold_shipment_id: str) -> ColdShipment:
     """Release a quarantined shipment the quality manager cleared."""
-    _row = find_row(
-        tables,
-        "cold_shipments",
-        "id",
-        cold_shipment_id,
-        "cold shipment",
-        "find cold shipment ids with cold_shipment_search",
-    )
+    _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("quarantined",), "cold shipment")
     if _block:
@@ -285,17 +279,7 @@ def temperature_alert_search(
 @read
 def temperature_alert_get(tables: Tables, temperature_alert_id: str) -> TemperatureAlert:
     """Read one alert."""
-    return as_record(
-        TemperatureAlert,
-        find_row(
-            tables,
-            "temperature_alerts",
-            "id",
-            temperature_alert_id,
-            "temperature alert",
-            "find temperature alert ids with temperature_alert_search",
-        ),
-    )
+    return as_record(TemperatureAlert, TEMPERATURE_ALERTS.find(tables, temperature_alert_id))
 
 
 @write
@@ -311,14 +295,7 @@ def temperature_alert_raise(
 
     raised_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "cold_shipments",
-        cold_shipment_id,
-        "cold_shipment_id",
-        "cold shipment",
-        "find cold shipment ids with cold_shipment_search",
-    )
+    COLD_SHIPMENTS.check_ref(tables, cold_shipment_id, "cold_shipment_id")
     check_range(reading_c, "reading_c", -30, 20)
     check_range(excursion_minutes, "excursion_minutes", 5, 240)
     check_choice(severity, "severity", TEMPERATURE_ALERT_SEVERITY)
@@ -342,23 +319,9 @@ def temperature_alert_notify(
     tables: Tables, temperature_alert_id: str, on_call_contact_id: str | None = None
 ) -> TemperatureAlert:
     """Page an on-call contact about a raised alert."""
-    _row = find_row(
-        tables,
-        "temperature_alerts",
-        "id",
-        temperature_alert_id,
-        "temperature alert",
-        "find temperature alert ids with temperature_alert_search",
-    )
+    _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _changes = {_k: _v for _k, _v in (("on_call_contact_id", on_call_contact_id),) if _v is not None}
-    check_ref(
-        tables,
-        "on_call_contacts",
-        on_call_contact_id,
-        "on_call_contact_id",
-        "on call contact",
-        "find on call contact ids with on_call_contact_search",
-    )
+    ON_CALL_CONTACTS.check_ref(tables, on_call_contact_id, "on_call_contact_id")
     _new = {**_row, **_changes, "status": "notified"}
     _block = not_among(_row, "status", ("raised",), "temperature alert")
     if _block:
@@ -378,14 +341,7 @@ def temperature_alert_notify(
 @write
 def temperature_alert_acknowledge(tables: Tables, temperature_alert_id: str) -> TemperatureAlert:
     """Record the contact's acknowledgement."""
-    _row = find_row(
-        tables,
-        "temperature_alerts",
-        "id",
-        temperature_alert_id,
-        "temperature alert",
-        "find temperature alert ids with temperature_alert_search",
-    )
+    _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("notified",), "temperature alert")
     if _block:
@@ -401,14 +357,7 @@ def temperature_alert_acknowledge(tables: Tables, temperature_alert_id: str) -> 
 @write
 def temperature_alert_resolve(tables: Tables, temperature_alert_id: str) -> TemperatureAlert:
     """Resolve an alert once temperature is back in range."""
-    _row = find_row(
-        tables,
-        "temperature_alerts",
-        "id",
-        temperature_alert_id,
-        "temperature alert",
-        "find temperature alert ids with temperature_alert_search",
-    )
+    _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("acknowledged",), "temperature alert")
     if _block:
@@ -420,14 +369,7 @@ def temperature_alert_resolve(tables: Tables, temperature_alert_id: str) -> Temp
 @write
 def temperature_alert_escalate(tables: Tables, temperature_alert_id: str) -> TemperatureAlert:
     """Escalate an alert nobody handled in time."""
-    _row = find_row(
-        tables,
-        "temperature_alerts",
-        "id",
-        temperature_alert_id,
-        "temperature alert",
-        "find temperature alert ids with temperature_alert_search",
-    )
+    _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "escalated"}
     _block = not_among(_row, "status", ("notified", "acknowledged"), "temperature alert")
     if _block:

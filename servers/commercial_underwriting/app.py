@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -123,6 +124,12 @@ class QuotePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+UNDERWRITERS = Rows("underwriters", "underwriter", "find underwriter ids with underwriter_search")
+SUBMISSIONS = Rows("submissions", "submission", "find submission ids with submission_search")
+QUOTES = Rows("quotes", "quote", "find quote ids with quote_search")
+
+
 # ---------------------------------------------------------------- broker_agencies
 
 
@@ -203,20 +210,13 @@ def submission_search(
 @read
 def submission_get(tables: Tables, submission_id: str) -> Submission:
     """Read one submission."""
-    return as_record(
-        Submission,
-        find_row(
-            tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-        ),
-    )
+    return as_record(Submission, SUBMISSIONS.find(tables, submission_id))
 
 
 @write
 def submission_clear(tables: Tables, submission_id: str) -> Submission:
     """Run clearance (no duplicate submission from another broker)."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "clearance"}
     _block = not_among(_row, "status", ("received",), "submission")
     if _block:
@@ -228,20 +228,11 @@ def submission_clear(tables: Tables, submission_id: str) -> Submission:
 @write
 def submission_assign(tables: Tables, submission_id: str, underwriter_id: str) -> Submission:
     """Assign a cleared submission to an underwriter with open capacity."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _changes = {_k: _v for _k, _v in (("underwriter_id", underwriter_id),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of underwriter_id")
-    check_ref(
-        tables,
-        "underwriters",
-        underwriter_id,
-        "underwriter_id",
-        "underwriter",
-        "find underwriter ids with underwriter_search",
-    )
+    UNDERWRITERS.check_ref(tables, underwriter_id, "underwriter_id")
     _new = {**_row, **_changes}
     _block = not_among(_row, "status", ("clearance",), "submission")
     if _block:
@@ -270,9 +261,7 @@ def submission_assign(tables: Tables, submission_id: str, underwriter_id: str) -
 @write
 def submission_start_underwriting(tables: Tables, submission_id: str) -> Submission:
     """Start underwriting an assigned submission."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "underwriting"}
     _block = not_among(_row, "status", ("clearance",), "submission")
     if _block:
@@ -284,9 +273,7 @@ def submission_start_underwriting(tables: Tables, submission_id: str) -> Submiss
 @write
 def submission_refer(tables: Tables, submission_id: str) -> Submission:
     """Refer a submission above the underwriter's authority to the line manager."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "referred"}
     _block = not_among(_row, "status", ("underwriting",), "submission")
     if _block:
@@ -298,9 +285,7 @@ def submission_refer(tables: Tables, submission_id: str) -> Submission:
 @write
 def submission_decline(tables: Tables, submission_id: str) -> Submission:
     """Decline a submission (outside appetite)."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("clearance", "underwriting", "referred"), "submission")
     if _block:
@@ -312,9 +297,7 @@ def submission_decline(tables: Tables, submission_id: str) -> Submission:
 @write
 def submission_bind(tables: Tables, submission_id: str) -> Submission:
     """Bind coverage on a quoted submission whose quote was accepted."""
-    _row = find_row(
-        tables, "submissions", "id", submission_id, "submission", "find submission ids with submission_search"
-    )
+    _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "bound"}
     _block = not_among(_row, "status", ("quoted",), "submission")
     if _block:
@@ -329,14 +312,7 @@ def submission_bind(tables: Tables, submission_id: str) -> Submission:
 @write
 def quote_prepare(tables: Tables, submission_id: str, premium: float, limit: float, deductible: float) -> Quote:
     """Prepare a quote for a submission; the submission becomes quoted."""
-    check_ref(
-        tables,
-        "submissions",
-        submission_id,
-        "submission_id",
-        "submission",
-        "find submission ids with submission_search",
-    )
+    SUBMISSIONS.check_ref(tables, submission_id, "submission_id")
     check_range(premium, "premium", 5000, 900000)
     check_range(limit, "limit", 1000000, 15000000)
     check_range(deductible, "deductible", 1000, 250000)
@@ -381,7 +357,7 @@ def quote_search(
 @write
 def quote_issue(tables: Tables, quote_id: str) -> Quote:
     """Issue a draft quote to the broker."""
-    _row = find_row(tables, "quotes", "id", quote_id, "quote", "find quote ids with quote_search")
+    _row = QUOTES.find(tables, quote_id)
     _new = {**_row, "status": "issued"}
     _block = not_among(_row, "status", ("draft",), "quote")
     if _block:
@@ -393,7 +369,7 @@ def quote_issue(tables: Tables, quote_id: str) -> Quote:
 @write
 def quote_accept(tables: Tables, quote_id: str) -> Quote:
     """Record the broker's acceptance of an issued quote."""
-    _row = find_row(tables, "quotes", "id", quote_id, "quote", "find quote ids with quote_search")
+    _row = QUOTES.find(tables, quote_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("issued",), "quote")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -132,6 +133,17 @@ class WaitlistEntryPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SOLAR_GARDENS = Rows("solar_gardens", "solar garden", "find solar garden ids with solar_garden_search")
+SOLAR_SUBSCRIBERS = Rows(
+    "solar_subscribers", "solar subscriber", "find solar subscriber ids with solar_subscriber_search"
+)
+GARDEN_SUBSCRIPTIONS = Rows(
+    "garden_subscriptions", "garden subscription", "find garden subscription ids with garden_subscription_search"
+)
+WAITLIST_ENTRIES = Rows("waitlist_entries", "waitlist entry", "find waitlist entry ids with waitlist_entry_search")
+
+
 # ---------------------------------------------------------------- solar_gardens
 
 
@@ -164,17 +176,7 @@ def solar_garden_search(
 @read
 def solar_garden_get(tables: Tables, solar_garden_id: str) -> SolarGarden:
     """Read a garden's free kW and subscriber cap."""
-    return as_record(
-        SolarGarden,
-        find_row(
-            tables,
-            "solar_gardens",
-            "id",
-            solar_garden_id,
-            "solar garden",
-            "find solar garden ids with solar_garden_search",
-        ),
-    )
+    return as_record(SolarGarden, SOLAR_GARDENS.find(tables, solar_garden_id))
 
 
 # ---------------------------------------------------------------- solar_subscribers
@@ -214,17 +216,7 @@ def solar_subscriber_search(
 @read
 def solar_subscriber_get(tables: Tables, solar_subscriber_id: str) -> SolarSubscriber:
     """Read a subscriber's usage and eligibility."""
-    return as_record(
-        SolarSubscriber,
-        find_row(
-            tables,
-            "solar_subscribers",
-            "id",
-            solar_subscriber_id,
-            "solar subscriber",
-            "find solar subscriber ids with solar_subscriber_search",
-        ),
-    )
+    return as_record(SolarSubscriber, SOLAR_SUBSCRIBERS.find(tables, solar_subscriber_id))
 
 
 # ---------------------------------------------------------------- garden_subscriptions
@@ -235,22 +227,8 @@ def garden_subscription_enroll(
     tables: Tables, solar_garden_id: str, solar_subscriber_id: str, share_kw: float
 ) -> GardenSubscription:
     """Enroll a subscriber in a garden for a kW share; checks subscriber cap and free kW."""
-    check_ref(
-        tables,
-        "solar_gardens",
-        solar_garden_id,
-        "solar_garden_id",
-        "solar garden",
-        "find solar garden ids with solar_garden_search",
-    )
-    check_ref(
-        tables,
-        "solar_subscribers",
-        solar_subscriber_id,
-        "solar_subscriber_id",
-        "solar subscriber",
-        "find solar subscriber ids with solar_subscriber_search",
-    )
+    SOLAR_GARDENS.check_ref(tables, solar_garden_id, "solar_garden_id")
+    SOLAR_SUBSCRIBERS.check_ref(tables, solar_subscriber_id, "solar_subscriber_id")
     check_range(share_kw, "share_kw", 2, 25)
     _new = {
         "id": next_id(tables, "garden_subscriptions", "gsu"),
@@ -320,14 +298,7 @@ def garden_subscription_search(
 @write
 def garden_subscription_activate(tables: Tables, garden_subscription_id: str) -> GardenSubscription:
     """Activate a pending subscription once the utility confirms the account."""
-    _row = find_row(
-        tables,
-        "garden_subscriptions",
-        "id",
-        garden_subscription_id,
-        "garden subscription",
-        "find garden subscription ids with garden_subscription_search",
-    )
+    _row = GARDEN_SUBSCRIPTIONS.find(tables, garden_subscription_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("pending",), "garden subscription")
     if _block:
@@ -339,14 +310,7 @@ def garden_subscription_activate(tables: Tables, garden_subscription_id: str) ->
 @write
 def garden_subscription_cancel(tables: Tables, garden_subscription_id: str) -> GardenSubscription:
     """Cancel a subscription (90-day notice for active ones)."""
-    _row = find_row(
-        tables,
-        "garden_subscriptions",
-        "id",
-        garden_subscription_id,
-        "garden subscription",
-        "find garden subscription ids with garden_subscription_search",
-    )
+    _row = GARDEN_SUBSCRIPTIONS.find(tables, garden_subscription_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("pending", "active"), "garden subscription")
     if _block:
@@ -363,14 +327,7 @@ def waitlist_entry_add(
     tables: Tables, solar_subscriber_id: str, utility_territory: WaitlistEntryUtilityTerritory, requested_kw: float
 ) -> WaitlistEntry:
     """Put a subscriber on the territory waitlist."""
-    check_ref(
-        tables,
-        "solar_subscribers",
-        solar_subscriber_id,
-        "solar_subscriber_id",
-        "solar subscriber",
-        "find solar subscriber ids with solar_subscriber_search",
-    )
+    SOLAR_SUBSCRIBERS.check_ref(tables, solar_subscriber_id, "solar_subscriber_id")
     check_choice(utility_territory, "utility_territory", WAITLIST_ENTRY_UTILITY_TERRITORY)
     check_range(requested_kw, "requested_kw", 2, 25)
     _new = {
@@ -413,14 +370,7 @@ def waitlist_entry_search(
 @write
 def waitlist_entry_offer(tables: Tables, waitlist_entry_id: str) -> WaitlistEntry:
     """Offer a freed-up share to a waitlisted subscriber."""
-    _row = find_row(
-        tables,
-        "waitlist_entries",
-        "id",
-        waitlist_entry_id,
-        "waitlist entry",
-        "find waitlist entry ids with waitlist_entry_search",
-    )
+    _row = WAITLIST_ENTRIES.find(tables, waitlist_entry_id)
     _new = {**_row, "status": "offered"}
     _block = not_among(_row, "status", ("waiting",), "waitlist entry")
     if _block:
@@ -432,14 +382,7 @@ def waitlist_entry_offer(tables: Tables, waitlist_entry_id: str) -> WaitlistEntr
 @write
 def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> WaitlistEntry:
     """Close a waitlist entry after enrollment."""
-    _row = find_row(
-        tables,
-        "waitlist_entries",
-        "id",
-        waitlist_entry_id,
-        "waitlist entry",
-        "find waitlist entry ids with waitlist_entry_search",
-    )
+    _row = WAITLIST_ENTRIES.find(tables, waitlist_entry_id)
     _new = {**_row, "status": "enrolled"}
     _block = not_among(_row, "status", ("offered",), "waitlist entry")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -120,6 +130,19 @@ class AttendeeInquiryPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CONFERENCE_ATTENDEES = Rows(
+    "conference_attendees", "conference attendee", "find conference attendee ids with conference_attendee_search"
+)
+BREAKOUT_SESSIONS = Rows(
+    "breakout_sessions", "breakout session", "find breakout session ids with breakout_session_search"
+)
+SESSION_SIGNUPS = Rows("session_signups", "session signup", "find session signup ids with session_signup_search")
+ATTENDEE_INQUIRIES = Rows(
+    "attendee_inquiries", "attendee inquiry", "find attendee inquiry ids with attendee_inquiry_search"
+)
+
+
 # ---------------------------------------------------------------- conference_attendees
 
 
@@ -154,17 +177,7 @@ def conference_attendee_search(
 @read
 def conference_attendee_get(tables: Tables, conference_attendee_id: str) -> ConferenceAttendee:
     """Read one attendee's registration."""
-    return as_record(
-        ConferenceAttendee,
-        find_row(
-            tables,
-            "conference_attendees",
-            "id",
-            conference_attendee_id,
-            "conference attendee",
-            "find conference attendee ids with conference_attendee_search",
-        ),
-    )
+    return as_record(ConferenceAttendee, CONFERENCE_ATTENDEES.find(tables, conference_attendee_id))
 
 
 @write
@@ -213,14 +226,7 @@ def conference_attendee_update_profile(
     country: str | None = None,
 ) -> ConferenceAttendee:
     """Change an attendee's dietary needs, company or country."""
-    _row = find_row(
-        tables,
-        "conference_attendees",
-        "id",
-        conference_attendee_id,
-        "conference attendee",
-        "find conference attendee ids with conference_attendee_search",
-    )
+    _row = CONFERENCE_ATTENDEES.find(tables, conference_attendee_id)
     _changes = {
         _k: _v for _k, _v in (("dietary", dietary), ("company", company), ("country", country)) if _v is not None
     }
@@ -294,22 +300,8 @@ def session_signup_search(
 @write
 def session_signup_reserve(tables: Tables, conference_attendee_id: str, breakout_session_id: str) -> SessionSignup:
     """Reserve a seat for an attendee in a breakout session."""
-    check_ref(
-        tables,
-        "conference_attendees",
-        conference_attendee_id,
-        "conference_attendee_id",
-        "conference attendee",
-        "find conference attendee ids with conference_attendee_search",
-    )
-    check_ref(
-        tables,
-        "breakout_sessions",
-        breakout_session_id,
-        "breakout_session_id",
-        "breakout session",
-        "find breakout session ids with breakout_session_search",
-    )
+    CONFERENCE_ATTENDEES.check_ref(tables, conference_attendee_id, "conference_attendee_id")
+    BREAKOUT_SESSIONS.check_ref(tables, breakout_session_id, "breakout_session_id")
     _new = {
         "id": next_id(tables, "session_signups", "sgp"),
         "conference_attendee_id": conference_attendee_id,
@@ -329,14 +321,7 @@ def session_signup_reserve(tables: Tables, conference_attendee_id: str, breakout
 @write
 def session_signup_cancel(tables: Tables, session_signup_id: str) -> SessionSignup:
     """Give up a confirmed seat so someone else can take it."""
-    _row = find_row(
-        tables,
-        "session_signups",
-        "id",
-        session_signup_id,
-        "session signup",
-        "find session signup ids with session_signup_search",
-    )
+    _row = SESSION_SIGNUPS.find(tables, session_signup_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("confirmed",), "session signup")
     if _block:
@@ -380,17 +365,7 @@ def attendee_inquiry_search(
 @read
 def attendee_inquiry_get(tables: Tables, attendee_inquiry_id: str) -> AttendeeInquiry:
     """Read one attendee question and any reply."""
-    return as_record(
-        AttendeeInquiry,
-        find_row(
-            tables,
-            "attendee_inquiries",
-            "id",
-            attendee_inquiry_id,
-            "attendee inquiry",
-            "find attendee inquiry ids with attendee_inquiry_search",
-        ),
-    )
+    return as_record(AttendeeInquiry, ATTENDEE_INQUIRIES.find(tables, attendee_inquiry_id))
 
 
 @write
@@ -402,14 +377,7 @@ def attendee_inquiry_log(
     message: str,
 ) -> AttendeeInquiry:
     """Log a question an attendee asked at the booth or by phone."""
-    check_ref(
-        tables,
-        "conference_attendees",
-        conference_attendee_id,
-        "conference_attendee_id",
-        "conference attendee",
-        "find conference attendee ids with conference_attendee_search",
-    )
+    CONFERENCE_ATTENDEES.check_ref(tables, conference_attendee_id, "conference_attendee_id")
     check_choice(channel, "channel", ATTENDEE_INQUIRY_CHANNEL)
     check_choice(topic, "topic", ATTENDEE_INQUIRY_TOPIC)
     check_not_blank(message, "message")
@@ -429,14 +397,7 @@ def attendee_inquiry_log(
 @write
 def attendee_inquiry_ask_attendee(tables: Tables, attendee_inquiry_id: str, reply: str) -> AttendeeInquiry:
     """Reply with a question back to the attendee (e.g. passport details for a visa letter)."""
-    _row = find_row(
-        tables,
-        "attendee_inquiries",
-        "id",
-        attendee_inquiry_id,
-        "attendee inquiry",
-        "find attendee inquiry ids with attendee_inquiry_search",
-    )
+    _row = ATTENDEE_INQUIRIES.find(tables, attendee_inquiry_id)
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "awaiting_attendee"}
@@ -452,14 +413,7 @@ def attendee_inquiry_ask_attendee(tables: Tables, attendee_inquiry_id: str, repl
 @write
 def attendee_inquiry_answer(tables: Tables, attendee_inquiry_id: str, reply: str) -> AttendeeInquiry:
     """Send the answer to the attendee."""
-    _row = find_row(
-        tables,
-        "attendee_inquiries",
-        "id",
-        attendee_inquiry_id,
-        "attendee inquiry",
-        "find attendee inquiry ids with attendee_inquiry_search",
-    )
+    _row = ATTENDEE_INQUIRIES.find(tables, attendee_inquiry_id)
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "answered"}
@@ -473,14 +427,7 @@ def attendee_inquiry_answer(tables: Tables, attendee_inquiry_id: str, reply: str
 @write
 def attendee_inquiry_close(tables: Tables, attendee_inquiry_id: str) -> AttendeeInquiry:
     """Close an answered question."""
-    _row = find_row(
-        tables,
-        "attendee_inquiries",
-        "id",
-        attendee_inquiry_id,
-        "attendee inquiry",
-        "find attendee inquiry ids with attendee_inquiry_search",
-    )
+    _row = ATTENDEE_INQUIRIES.find(tables, attendee_inquiry_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("answered",), "attendee inquiry")
     if _block:

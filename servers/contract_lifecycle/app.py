@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -109,6 +109,20 @@ class SignaturePacket:
     status: SignaturePacketStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CONTRACT_COUNTERPARTIES = Rows(
+    "contract_counterparties",
+    "contract counterparty",
+    "find contract counterparty ids with contract_counterparty_search",
+)
+COMMERCIAL_CONTRACTS = Rows(
+    "commercial_contracts", "commercial contract", "find commercial contract ids with commercial_contract_search"
+)
+CLAUSE_DEVIATIONS = Rows(
+    "clause_deviations", "clause deviation", "find clause deviation ids with clause_deviation_search"
+)
+
+
 # ---------------------------------------------------------------- contract_counterparties
 
 
@@ -183,14 +197,7 @@ def commercial_contract_draft(
 
     renewal_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "contract_counterparties",
-        contract_counterparty_id,
-        "contract_counterparty_id",
-        "contract counterparty",
-        "find contract counterparty ids with contract_counterparty_search",
-    )
+    CONTRACT_COUNTERPARTIES.check_ref(tables, contract_counterparty_id, "contract_counterparty_id")
     check_choice(contract_type, "contract_type", COMMERCIAL_CONTRACT_CONTRACT_TYPE)
     check_not_blank(business_owner, "business_owner")
     check_range(annual_value, "annual_value", 0, 900000)
@@ -211,14 +218,7 @@ def commercial_contract_draft(
 @write
 def commercial_contract_send_to_legal(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Submit a draft for legal review."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "legal_review"}
     _block = not_among(_row, "status", ("draft",), "commercial contract")
     if _block:
@@ -230,14 +230,7 @@ def commercial_contract_send_to_legal(tables: Tables, commercial_contract_id: st
 @write
 def commercial_contract_open_negotiation(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Open negotiation when the counterparty redlines."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "negotiation"}
     _block = not_among(_row, "status", ("legal_review",), "commercial contract")
     if _block:
@@ -249,14 +242,7 @@ def commercial_contract_open_negotiation(tables: Tables, commercial_contract_id:
 @write
 def commercial_contract_approve(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Legal approves the final text."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("legal_review", "negotiation"), "commercial contract")
     if _block:
@@ -268,14 +254,7 @@ def commercial_contract_approve(tables: Tables, commercial_contract_id: str) -> 
 @write
 def commercial_contract_send_for_signature(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Send an approved contract for e-signature."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "out_for_signature"}
     _block = not_among(_row, "status", ("approved",), "commercial contract")
     if _block:
@@ -289,14 +268,7 @@ def commercial_contract_send_for_signature(tables: Tables, commercial_contract_i
 @write
 def commercial_contract_execute(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Record full execution."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "executed"}
     _block = not_among(_row, "status", ("out_for_signature",), "commercial contract")
     if _block:
@@ -308,14 +280,7 @@ def commercial_contract_execute(tables: Tables, commercial_contract_id: str) -> 
 @write
 def commercial_contract_terminate(tables: Tables, commercial_contract_id: str) -> CommercialContract:
     """Terminate an executed contract."""
-    _row = find_row(
-        tables,
-        "commercial_contracts",
-        "id",
-        commercial_contract_id,
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "terminated"}
     _block = not_among(_row, "status", ("executed",), "commercial contract")
     if _block:
@@ -358,14 +323,7 @@ def clause_deviation_log(
     tables: Tables, commercial_contract_id: str, clause: ClauseDeviationClause, proposed_text: str
 ) -> ClauseDeviation:
     """Log a counterparty's proposed change to a clause."""
-    check_ref(
-        tables,
-        "commercial_contracts",
-        commercial_contract_id,
-        "commercial_contract_id",
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    COMMERCIAL_CONTRACTS.check_ref(tables, commercial_contract_id, "commercial_contract_id")
     check_choice(clause, "clause", CLAUSE_DEVIATION_CLAUSE)
     check_not_blank(proposed_text, "proposed_text")
     _new = {
@@ -382,14 +340,7 @@ def clause_deviation_log(
 @write
 def clause_deviation_accept(tables: Tables, clause_deviation_id: str) -> ClauseDeviation:
     """Accept a deviation within the playbook's fallback."""
-    _row = find_row(
-        tables,
-        "clause_deviations",
-        "id",
-        clause_deviation_id,
-        "clause deviation",
-        "find clause deviation ids with clause_deviation_search",
-    )
+    _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("proposed",), "clause deviation")
     if _block:
@@ -401,14 +352,7 @@ def clause_deviation_accept(tables: Tables, clause_deviation_id: str) -> ClauseD
 @write
 def clause_deviation_reject(tables: Tables, clause_deviation_id: str) -> ClauseDeviation:
     """Reject a deviation outside the playbook."""
-    _row = find_row(
-        tables,
-        "clause_deviations",
-        "id",
-        clause_deviation_id,
-        "clause deviation",
-        "find clause deviation ids with clause_deviation_search",
-    )
+    _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("proposed",), "clause deviation")
     if _block:
@@ -425,14 +369,7 @@ def signature_packet_send(
     tables: Tables, commercial_contract_id: str, signatory: str, signatory_email: str
 ) -> SignaturePacket:
     """Send a signature packet to a signatory."""
-    check_ref(
-        tables,
-        "commercial_contracts",
-        commercial_contract_id,
-        "commercial_contract_id",
-        "commercial contract",
-        "find commercial contract ids with commercial_contract_search",
-    )
+    COMMERCIAL_CONTRACTS.check_ref(tables, commercial_contract_id, "commercial_contract_id")
     check_not_blank(signatory, "signatory")
     check_email(signatory_email, "signatory_email")
     _new = {

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -113,6 +113,15 @@ class DocketDeadlinePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+COURT_CASES = Rows("court_cases", "court case", "find court case ids with court_case_search")
+EFILING_SUBMISSIONS = Rows(
+    "efiling_submissions", "efiling submission", "find efiling submission ids with efiling_submission_search"
+)
+COURT_NOTICES = Rows("court_notices", "court notice", "find court notice ids with court_notice_search")
+DOCKET_DEADLINES = Rows("docket_deadlines", "docket deadline", "find docket deadline ids with docket_deadline_search")
+
+
 # ---------------------------------------------------------------- court_cases
 
 
@@ -180,14 +189,7 @@ def efiling_submission_prepare(
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "court_cases",
-        court_case_id,
-        "court_case_id",
-        "court case",
-        "find court case ids with court_case_search",
-    )
+    COURT_CASES.check_ref(tables, court_case_id, "court_case_id")
     check_not_blank(document_title, "document_title")
     check_choice(filing_type, "filing_type", EFILING_SUBMISSION_FILING_TYPE)
     check_date(due_date, "due_date")
@@ -213,14 +215,7 @@ def efiling_submission_prepare(
 @write
 def efiling_submission_transmit(tables: Tables, efiling_submission_id: str) -> EfilingSubmission:
     """Transmit a prepared or corrected filing to the court."""
-    _row = find_row(
-        tables,
-        "efiling_submissions",
-        "id",
-        efiling_submission_id,
-        "efiling submission",
-        "find efiling submission ids with efiling_submission_search",
-    )
+    _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "transmitted"}
     _block = not_among(_row, "status", ("prepared", "corrected"), "efiling submission")
     if _block:
@@ -232,14 +227,7 @@ def efiling_submission_transmit(tables: Tables, efiling_submission_id: str) -> E
 @write
 def efiling_submission_record_acceptance(tables: Tables, efiling_submission_id: str) -> EfilingSubmission:
     """Record the clerk's acceptance from the filing receipt."""
-    _row = find_row(
-        tables,
-        "efiling_submissions",
-        "id",
-        efiling_submission_id,
-        "efiling submission",
-        "find efiling submission ids with efiling_submission_search",
-    )
+    _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("transmitted",), "efiling submission")
     if _block:
@@ -251,14 +239,7 @@ def efiling_submission_record_acceptance(tables: Tables, efiling_submission_id: 
 @write
 def efiling_submission_record_rejection(tables: Tables, efiling_submission_id: str) -> EfilingSubmission:
     """Record a clerk's rejection (deficiency notice)."""
-    _row = find_row(
-        tables,
-        "efiling_submissions",
-        "id",
-        efiling_submission_id,
-        "efiling submission",
-        "find efiling submission ids with efiling_submission_search",
-    )
+    _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("transmitted",), "efiling submission")
     if _block:
@@ -270,14 +251,7 @@ def efiling_submission_record_rejection(tables: Tables, efiling_submission_id: s
 @write
 def efiling_submission_correct(tables: Tables, efiling_submission_id: str) -> EfilingSubmission:
     """Mark a rejected filing corrected and ready to re-transmit."""
-    _row = find_row(
-        tables,
-        "efiling_submissions",
-        "id",
-        efiling_submission_id,
-        "efiling submission",
-        "find efiling submission ids with efiling_submission_search",
-    )
+    _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "corrected"}
     _block = not_among(_row, "status", ("rejected",), "efiling submission")
     if _block:
@@ -318,9 +292,7 @@ def court_notice_search(
 @write
 def court_notice_route(tables: Tables, court_notice_id: str) -> CourtNotice:
     """Route an unread notice to the responsible attorney."""
-    _row = find_row(
-        tables, "court_notices", "id", court_notice_id, "court notice", "find court notice ids with court_notice_search"
-    )
+    _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "routed"}
     _block = not_among(_row, "status", ("unread",), "court notice")
     if _block:
@@ -332,9 +304,7 @@ def court_notice_route(tables: Tables, court_notice_id: str) -> CourtNotice:
 @write
 def court_notice_docket(tables: Tables, court_notice_id: str) -> CourtNotice:
     """Mark a routed notice's deadlines as calendared."""
-    _row = find_row(
-        tables, "court_notices", "id", court_notice_id, "court notice", "find court notice ids with court_notice_search"
-    )
+    _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "docketed"}
     _block = not_among(_row, "status", ("routed",), "court notice")
     if _block:
@@ -346,9 +316,7 @@ def court_notice_docket(tables: Tables, court_notice_id: str) -> CourtNotice:
 @write
 def court_notice_acknowledge(tables: Tables, court_notice_id: str) -> CourtNotice:
     """Record the attorney's acknowledgement."""
-    _row = find_row(
-        tables, "court_notices", "id", court_notice_id, "court notice", "find court notice ids with court_notice_search"
-    )
+    _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("docketed",), "court notice")
     if _block:
@@ -392,14 +360,7 @@ def docket_deadline_calendar(tables: Tables, court_case_id: str, description: st
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "court_cases",
-        court_case_id,
-        "court_case_id",
-        "court case",
-        "find court case ids with court_case_search",
-    )
+    COURT_CASES.check_ref(tables, court_case_id, "court_case_id")
     check_not_blank(description, "description")
     check_date(due_date, "due_date")
     _new = {
@@ -423,14 +384,7 @@ def docket_deadline_calendar(tables: Tables, court_case_id: str, description: st
 @write
 def docket_deadline_mark_met(tables: Tables, docket_deadline_id: str) -> DocketDeadline:
     """Mark a deadline met."""
-    _row = find_row(
-        tables,
-        "docket_deadlines",
-        "id",
-        docket_deadline_id,
-        "docket deadline",
-        "find docket deadline ids with docket_deadline_search",
-    )
+    _row = DOCKET_DEADLINES.find(tables, docket_deadline_id)
     _new = {**_row, "status": "met"}
     _block = not_among(_row, "status", ("open", "extended"), "docket deadline")
     if _block:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -113,6 +113,12 @@ class TariffLinePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+IMPORTERS = Rows("importers", "importer", "find importer ids with importer_search")
+CUSTOMS_ENTRYS = Rows("customs_entrys", "customs entry", "find customs entry ids with customs_entry_search")
+ENTRY_DOCUMENTS = Rows("entry_documents", "entry document", "find entry document ids with entry_document_search")
+
+
 # ---------------------------------------------------------------- importers
 
 
@@ -179,17 +185,7 @@ def customs_entry_search(
 @read
 def customs_entry_get(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Read one entry."""
-    return as_record(
-        CustomsEntry,
-        find_row(
-            tables,
-            "customs_entrys",
-            "id",
-            customs_entry_id,
-            "customs entry",
-            "find customs entry ids with customs_entry_search",
-        ),
-    )
+    return as_record(CustomsEntry, CUSTOMS_ENTRYS.find(tables, customs_entry_id))
 
 
 @write
@@ -197,7 +193,7 @@ def customs_entry_open(
     tables: Tables, importer_id: str, entry_number: str, port: str, mode: CustomsEntryMode, declared_value: float
 ) -> CustomsEntry:
     """Open a new import entry for an importer."""
-    check_ref(tables, "importers", importer_id, "importer_id", "importer", "find importer ids with importer_search")
+    IMPORTERS.check_ref(tables, importer_id, "importer_id")
     check_not_blank(entry_number, "entry_number")
     check_not_blank(port, "port")
     check_choice(mode, "mode", CUSTOMS_ENTRY_MODE)
@@ -226,14 +222,7 @@ def customs_entry_open(
 @write
 def customs_entry_classify(tables: Tables, customs_entry_id: str, duty_estimate: float | None = None) -> CustomsEntry:
     """Record HTS classification and the duty estimate once documents are verified."""
-    _row = find_row(
-        tables,
-        "customs_entrys",
-        "id",
-        customs_entry_id,
-        "customs entry",
-        "find customs entry ids with customs_entry_search",
-    )
+    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _changes = {_k: _v for _k, _v in (("duty_estimate", duty_estimate),) if _v is not None}
     check_range(duty_estimate, "duty_estimate", 0, 120000)
     _new = {**_row, **_changes, "status": "classification"}
@@ -247,14 +236,7 @@ def customs_entry_classify(tables: Tables, customs_entry_id: str, duty_estimate:
 @write
 def customs_entry_file(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Transmit the entry to CBP (ACE)."""
-    _row = find_row(
-        tables,
-        "customs_entrys",
-        "id",
-        customs_entry_id,
-        "customs entry",
-        "find customs entry ids with customs_entry_search",
-    )
+    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "filed"}
     _block = not_among(_row, "status", ("classification",), "customs entry")
     if _block:
@@ -266,14 +248,7 @@ def customs_entry_file(tables: Tables, customs_entry_id: str) -> CustomsEntry:
 @write
 def customs_entry_record_hold(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Record a CBP exam or documentation hold."""
-    _row = find_row(
-        tables,
-        "customs_entrys",
-        "id",
-        customs_entry_id,
-        "customs entry",
-        "find customs entry ids with customs_entry_search",
-    )
+    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "cbp_hold"}
     _block = not_among(_row, "status", ("filed",), "customs entry")
     if _block:
@@ -285,14 +260,7 @@ def customs_entry_record_hold(tables: Tables, customs_entry_id: str) -> CustomsE
 @write
 def customs_entry_release(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Record CBP release of the goods."""
-    _row = find_row(
-        tables,
-        "customs_entrys",
-        "id",
-        customs_entry_id,
-        "customs entry",
-        "find customs entry ids with customs_entry_search",
-    )
+    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("filed", "cbp_hold"), "customs entry")
     if _block:
@@ -307,14 +275,7 @@ def customs_entry_release(tables: Tables, customs_entry_id: str) -> CustomsEntry
 @write
 def entry_document_request(tables: Tables, customs_entry_id: str, doc_type: EntryDocumentDocType) -> EntryDocument:
     """Request a document from the importer for an entry."""
-    check_ref(
-        tables,
-        "customs_entrys",
-        customs_entry_id,
-        "customs_entry_id",
-        "customs entry",
-        "find customs entry ids with customs_entry_search",
-    )
+    CUSTOMS_ENTRYS.check_ref(tables, customs_entry_id, "customs_entry_id")
     check_choice(doc_type, "doc_type", ENTRY_DOCUMENT_DOC_TYPE)
     _new = {
         "id": next_id(tables, "entry_documents", "edoc"),
@@ -355,14 +316,7 @@ def entry_document_search(
 @write
 def entry_document_receive(tables: Tables, entry_document_id: str) -> EntryDocument:
     """Record a document received from the importer."""
-    _row = find_row(
-        tables,
-        "entry_documents",
-        "id",
-        entry_document_id,
-        "entry document",
-        "find entry document ids with entry_document_search",
-    )
+    _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("requested", "rejected"), "entry document")
     if _block:
@@ -374,14 +328,7 @@ def entry_document_receive(tables: Tables, entry_document_id: str) -> EntryDocum
 @write
 def entry_document_verify(tables: Tables, entry_document_id: str) -> EntryDocument:
     """Verify a received document against the shipment."""
-    _row = find_row(
-        tables,
-        "entry_documents",
-        "id",
-        entry_document_id,
-        "entry document",
-        "find entry document ids with entry_document_search",
-    )
+    _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "verified"}
     _block = not_among(_row, "status", ("received",), "entry document")
     if _block:
@@ -393,14 +340,7 @@ def entry_document_verify(tables: Tables, entry_document_id: str) -> EntryDocume
 @write
 def entry_document_reject(tables: Tables, entry_document_id: str) -> EntryDocument:
     """Reject a document with errors (the importer must resend)."""
-    _row = find_row(
-        tables,
-        "entry_documents",
-        "id",
-        entry_document_id,
-        "entry document",
-        "find entry document ids with entry_document_search",
-    )
+    _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("received",), "entry document")
     if _block:

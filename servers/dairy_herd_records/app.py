@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -117,6 +117,11 @@ class MilkTestPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DAIRY_COWS = Rows("dairy_cows", "dairy cow", "find dairy cow ids with dairy_cow_search")
+BREEDING_EVENTS = Rows("breeding_events", "breeding event", "find breeding event ids with breeding_event_search")
+
+
 # ---------------------------------------------------------------- dairy_cows
 
 
@@ -154,16 +159,13 @@ def dairy_cow_search(
 @read
 def dairy_cow_get(tables: Tables, dairy_cow_id: str) -> DairyCow:
     """Read one cow's record."""
-    return as_record(
-        DairyCow,
-        find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search"),
-    )
+    return as_record(DairyCow, DAIRY_COWS.find(tables, dairy_cow_id))
 
 
 @write
 def dairy_cow_freshen(tables: Tables, dairy_cow_id: str, parity: int, pen: str | None = None) -> DairyCow:
     """Record a calving - the heifer or dry cow starts lactating in the fresh pen."""
-    _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search")
+    _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _changes = {_k: _v for _k, _v in (("parity", parity), ("pen", pen)) if _v is not None}
     check_range(parity, "parity", 0, 7)
     check_not_blank(pen, "pen")
@@ -182,7 +184,7 @@ def dairy_cow_freshen(tables: Tables, dairy_cow_id: str, parity: int, pen: str |
 @write
 def dairy_cow_dry_off(tables: Tables, dairy_cow_id: str) -> DairyCow:
     """Dry off a lactating cow about 60 days before calving."""
-    _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search")
+    _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _new = {**_row, "status": "dry"}
     _block = not_among(_row, "status", ("lactating",), "dairy cow")
     if _block:
@@ -194,7 +196,7 @@ def dairy_cow_dry_off(tables: Tables, dairy_cow_id: str) -> DairyCow:
 @write
 def dairy_cow_sell(tables: Tables, dairy_cow_id: str) -> DairyCow:
     """Record the sale of a cow or heifer."""
-    _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search")
+    _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _new = {**_row, "status": "sold"}
     _block = not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow")
     if _block:
@@ -206,7 +208,7 @@ def dairy_cow_sell(tables: Tables, dairy_cow_id: str) -> DairyCow:
 @write
 def dairy_cow_cull(tables: Tables, dairy_cow_id: str, cull_reason: str) -> DairyCow:
     """Cull a cow with a reason."""
-    _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search")
+    _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _changes = {_k: _v for _k, _v in (("cull_reason", cull_reason),) if _v is not None}
     check_not_blank(cull_reason, "cull_reason")
     _new = {**_row, **_changes, "status": "culled"}
@@ -220,7 +222,7 @@ def dairy_cow_cull(tables: Tables, dairy_cow_id: str, cull_reason: str) -> Dairy
 @write
 def dairy_cow_move_pen(tables: Tables, dairy_cow_id: str, pen: str) -> DairyCow:
     """Move a cow to another pen."""
-    _row = find_row(tables, "dairy_cows", "id", dairy_cow_id, "dairy cow", "find dairy cow ids with dairy_cow_search")
+    _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _changes = {_k: _v for _k, _v in (("pen", pen),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of pen")
@@ -269,9 +271,7 @@ def breeding_event_record(
 
     service_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables, "dairy_cows", dairy_cow_id, "dairy_cow_id", "dairy cow", "find dairy cow ids with dairy_cow_search"
-    )
+    DAIRY_COWS.check_ref(tables, dairy_cow_id, "dairy_cow_id")
     check_date(service_date, "service_date")
     check_not_blank(sire, "sire")
     check_not_blank(technician, "technician")
@@ -290,14 +290,7 @@ def breeding_event_record(
 @write
 def breeding_event_confirm_pregnant(tables: Tables, breeding_event_id: str) -> BreedingEvent:
     """Record a positive pregnancy check (30+ days after service)."""
-    _row = find_row(
-        tables,
-        "breeding_events",
-        "id",
-        breeding_event_id,
-        "breeding event",
-        "find breeding event ids with breeding_event_search",
-    )
+    _row = BREEDING_EVENTS.find(tables, breeding_event_id)
     _new = {**_row, "status": "confirmed_pregnant"}
     _block = not_among(_row, "status", ("bred",), "breeding event")
     if _block:
@@ -309,14 +302,7 @@ def breeding_event_confirm_pregnant(tables: Tables, breeding_event_id: str) -> B
 @write
 def breeding_event_mark_open(tables: Tables, breeding_event_id: str) -> BreedingEvent:
     """Record a negative pregnancy check; the cow can be re-bred."""
-    _row = find_row(
-        tables,
-        "breeding_events",
-        "id",
-        breeding_event_id,
-        "breeding event",
-        "find breeding event ids with breeding_event_search",
-    )
+    _row = BREEDING_EVENTS.find(tables, breeding_event_id)
     _new = {**_row, "status": "open"}
     _block = not_among(_row, "status", ("bred",), "breeding event")
     if _block:
@@ -362,9 +348,7 @@ def health_treatment_start(
 
     treated_on, milk_withdrawal_until: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables, "dairy_cows", dairy_cow_id, "dairy_cow_id", "dairy cow", "find dairy cow ids with dairy_cow_search"
-    )
+    DAIRY_COWS.check_ref(tables, dairy_cow_id, "dairy_cow_id")
     check_not_blank(diagnosis, "diagnosis")
     check_not_blank(drug, "drug")
     check_date(treated_on, "treated_on")

@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -128,6 +129,15 @@ class CourierEventPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DELIVERY_PLATFORMS = Rows(
+    "delivery_platforms", "delivery platform", "find delivery platform ids with delivery_platform_search"
+)
+MENU_ITEMS = Rows("menu_items", "menu item", "find menu item ids with menu_item_search")
+PLATFORM_ORDERS = Rows("platform_orders", "platform order", "find platform order ids with platform_order_search")
+COURIER_EVENTS = Rows("courier_events", "courier event", "find courier event ids with courier_event_search")
+
+
 # ---------------------------------------------------------------- delivery_platforms
 
 
@@ -156,14 +166,7 @@ def delivery_platform_search(
 @write
 def delivery_platform_pause(tables: Tables, delivery_platform_id: str) -> DeliveryPlatform:
     """Pause an online platform so it stops sending orders (kitchen slammed)."""
-    _row = find_row(
-        tables,
-        "delivery_platforms",
-        "id",
-        delivery_platform_id,
-        "delivery platform",
-        "find delivery platform ids with delivery_platform_search",
-    )
+    _row = DELIVERY_PLATFORMS.find(tables, delivery_platform_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("online",), "delivery platform")
     if _block:
@@ -175,14 +178,7 @@ def delivery_platform_pause(tables: Tables, delivery_platform_id: str) -> Delive
 @write
 def delivery_platform_resume(tables: Tables, delivery_platform_id: str) -> DeliveryPlatform:
     """Resume a paused platform."""
-    _row = find_row(
-        tables,
-        "delivery_platforms",
-        "id",
-        delivery_platform_id,
-        "delivery platform",
-        "find delivery platform ids with delivery_platform_search",
-    )
+    _row = DELIVERY_PLATFORMS.find(tables, delivery_platform_id)
     _new = {**_row, "status": "online"}
     _block = not_among(_row, "status", ("paused",), "delivery platform")
     if _block:
@@ -217,7 +213,7 @@ def menu_item_set_portions(
     tables: Tables, menu_item_id: str, portions_left: int | None = None, available: bool | None = None
 ) -> MenuItem:
     """Set portions left or 86 an item (available false)."""
-    _row = find_row(tables, "menu_items", "id", menu_item_id, "menu item", "find menu item ids with menu_item_search")
+    _row = MENU_ITEMS.find(tables, menu_item_id)
     _changes = {_k: _v for _k, _v in (("portions_left", portions_left), ("available", available)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of portions_left, available")
@@ -261,17 +257,7 @@ def platform_order_search(
 @read
 def platform_order_get(tables: Tables, platform_order_id: str) -> PlatformOrder:
     """Read one order."""
-    return as_record(
-        PlatformOrder,
-        find_row(
-            tables,
-            "platform_orders",
-            "id",
-            platform_order_id,
-            "platform order",
-            "find platform order ids with platform_order_search",
-        ),
-    )
+    return as_record(PlatformOrder, PLATFORM_ORDERS.find(tables, platform_order_id))
 
 
 @write
@@ -289,19 +275,10 @@ def platform_order_ingest(
 
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "delivery_platforms",
-        delivery_platform_id,
-        "delivery_platform_id",
-        "delivery platform",
-        "find delivery platform ids with delivery_platform_search",
-    )
+    DELIVERY_PLATFORMS.check_ref(tables, delivery_platform_id, "delivery_platform_id")
     check_not_blank(external_id, "external_id")
     check_not_blank(customer_first_name, "customer_first_name")
-    check_ref(
-        tables, "menu_items", menu_item_id, "menu_item_id", "menu item", "find menu item ids with menu_item_search"
-    )
+    MENU_ITEMS.check_ref(tables, menu_item_id, "menu_item_id")
     check_range(quantity, "quantity", 1, 4)
     check_range(total, "total", 6, 90)
     check_time(received_at, "received_at")
@@ -342,14 +319,7 @@ def platform_order_ingest(
 @write
 def platform_order_accept(tables: Tables, platform_order_id: str) -> PlatformOrder:
     """Accept a received order before the platform's timeout."""
-    _row = find_row(
-        tables,
-        "platform_orders",
-        "id",
-        platform_order_id,
-        "platform order",
-        "find platform order ids with platform_order_search",
-    )
+    _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("received",), "platform order")
     if _block:
@@ -361,14 +331,7 @@ def platform_order_accept(tables: Tables, platform_order_id: str) -> PlatformOrd
 @write
 def platform_order_reject(tables: Tables, platform_order_id: str, reject_reason: str) -> PlatformOrder:
     """Reject a received order with a reason."""
-    _row = find_row(
-        tables,
-        "platform_orders",
-        "id",
-        platform_order_id,
-        "platform order",
-        "find platform order ids with platform_order_search",
-    )
+    _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _changes = {_k: _v for _k, _v in (("reject_reason", reject_reason),) if _v is not None}
     check_not_blank(reject_reason, "reject_reason")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -384,14 +347,7 @@ def platform_order_reject(tables: Tables, platform_order_id: str, reject_reason:
 @write
 def platform_order_mark_ready(tables: Tables, platform_order_id: str) -> PlatformOrder:
     """Mark an accepted order packed and ready for the courier."""
-    _row = find_row(
-        tables,
-        "platform_orders",
-        "id",
-        platform_order_id,
-        "platform order",
-        "find platform order ids with platform_order_search",
-    )
+    _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "ready"}
     _block = not_among(_row, "status", ("accepted",), "platform order")
     if _block:
@@ -403,14 +359,7 @@ def platform_order_mark_ready(tables: Tables, platform_order_id: str) -> Platfor
 @write
 def platform_order_hand_off(tables: Tables, platform_order_id: str) -> PlatformOrder:
     """Hand a ready order to the courier."""
-    _row = find_row(
-        tables,
-        "platform_orders",
-        "id",
-        platform_order_id,
-        "platform order",
-        "find platform order ids with platform_order_search",
-    )
+    _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "picked_up"}
     _block = not_among(_row, "status", ("ready",), "platform order")
     if _block:
@@ -451,14 +400,7 @@ def courier_event_search(
 @write
 def courier_event_acknowledge(tables: Tables, courier_event_id: str) -> CourierEvent:
     """Acknowledge a courier event at the expo station."""
-    _row = find_row(
-        tables,
-        "courier_events",
-        "id",
-        courier_event_id,
-        "courier event",
-        "find courier event ids with courier_event_search",
-    )
+    _row = COURIER_EVENTS.find(tables, courier_event_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("pending",), "courier event")
     if _block:

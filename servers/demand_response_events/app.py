@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -113,6 +113,15 @@ class DispatchSignalPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DR_PROGRAMS = Rows("dr_programs", "dr program", "find dr program ids with dr_program_search")
+ENROLLED_SITES = Rows("enrolled_sites", "enrolled site", "find enrolled site ids with enrolled_site_search")
+CURTAILMENT_EVENTS = Rows(
+    "curtailment_events", "curtailment event", "find curtailment event ids with curtailment_event_search"
+)
+DISPATCH_SIGNALS = Rows("dispatch_signals", "dispatch signal", "find dispatch signal ids with dispatch_signal_search")
+
+
 # ---------------------------------------------------------------- dr_programs
 
 
@@ -201,14 +210,7 @@ def curtailment_event_schedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "dr_programs",
-        dr_program_id,
-        "dr_program_id",
-        "dr program",
-        "find dr program ids with dr_program_search",
-    )
+    DR_PROGRAMS.check_ref(tables, dr_program_id, "dr_program_id")
     check_time(start, "start")
     check_time(end, "end")
     check_range(target_mw, "target_mw", 2, 60)
@@ -238,14 +240,7 @@ def curtailment_event_schedule(
 @write
 def curtailment_event_notify(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """Mark an event notified after signals went out."""
-    _row = find_row(
-        tables,
-        "curtailment_events",
-        "id",
-        curtailment_event_id,
-        "curtailment event",
-        "find curtailment event ids with curtailment_event_search",
-    )
+    _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "notified"}
     _block = not_among(_row, "status", ("scheduled",), "curtailment event")
     if _block:
@@ -257,14 +252,7 @@ def curtailment_event_notify(tables: Tables, curtailment_event_id: str) -> Curta
 @write
 def curtailment_event_activate(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """Start the curtailment window."""
-    _row = find_row(
-        tables,
-        "curtailment_events",
-        "id",
-        curtailment_event_id,
-        "curtailment event",
-        "find curtailment event ids with curtailment_event_search",
-    )
+    _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("notified",), "curtailment event")
     if _block:
@@ -276,14 +264,7 @@ def curtailment_event_activate(tables: Tables, curtailment_event_id: str) -> Cur
 @write
 def curtailment_event_complete(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """End the curtailment window."""
-    _row = find_row(
-        tables,
-        "curtailment_events",
-        "id",
-        curtailment_event_id,
-        "curtailment event",
-        "find curtailment event ids with curtailment_event_search",
-    )
+    _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("active",), "curtailment event")
     if _block:
@@ -295,14 +276,7 @@ def curtailment_event_complete(tables: Tables, curtailment_event_id: str) -> Cur
 @write
 def curtailment_event_cancel(tables: Tables, curtailment_event_id: str) -> CurtailmentEvent:
     """Cancel an event the grid no longer needs."""
-    _row = find_row(
-        tables,
-        "curtailment_events",
-        "id",
-        curtailment_event_id,
-        "curtailment event",
-        "find curtailment event ids with curtailment_event_search",
-    )
+    _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled", "notified"), "curtailment event")
     if _block:
@@ -319,22 +293,8 @@ def dispatch_signal_send(
     tables: Tables, curtailment_event_id: str, enrolled_site_id: str, channel: DispatchSignalChannel
 ) -> DispatchSignal:
     """Queue a dispatch signal to an enrolled site."""
-    check_ref(
-        tables,
-        "curtailment_events",
-        curtailment_event_id,
-        "curtailment_event_id",
-        "curtailment event",
-        "find curtailment event ids with curtailment_event_search",
-    )
-    check_ref(
-        tables,
-        "enrolled_sites",
-        enrolled_site_id,
-        "enrolled_site_id",
-        "enrolled site",
-        "find enrolled site ids with enrolled_site_search",
-    )
+    CURTAILMENT_EVENTS.check_ref(tables, curtailment_event_id, "curtailment_event_id")
+    ENROLLED_SITES.check_ref(tables, enrolled_site_id, "enrolled_site_id")
     check_choice(channel, "channel", DISPATCH_SIGNAL_CHANNEL)
     _new = {
         "id": next_id(tables, "dispatch_signals", "dsg"),
@@ -378,14 +338,7 @@ def dispatch_signal_search(
 @write
 def dispatch_signal_mark_delivered(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record delivery of a pending (or retried failed) signal."""
-    _row = find_row(
-        tables,
-        "dispatch_signals",
-        "id",
-        dispatch_signal_id,
-        "dispatch signal",
-        "find dispatch signal ids with dispatch_signal_search",
-    )
+    _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending", "failed"), "dispatch signal")
     if _block:
@@ -397,14 +350,7 @@ def dispatch_signal_mark_delivered(tables: Tables, dispatch_signal_id: str) -> D
 @write
 def dispatch_signal_fail(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record a signal the device or inbox did not accept."""
-    _row = find_row(
-        tables,
-        "dispatch_signals",
-        "id",
-        dispatch_signal_id,
-        "dispatch signal",
-        "find dispatch signal ids with dispatch_signal_search",
-    )
+    _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "failed"}
     _block = not_among(_row, "status", ("pending",), "dispatch signal")
     if _block:
@@ -416,14 +362,7 @@ def dispatch_signal_fail(tables: Tables, dispatch_signal_id: str) -> DispatchSig
 @write
 def dispatch_signal_acknowledge(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record the site's acknowledgement."""
-    _row = find_row(
-        tables,
-        "dispatch_signals",
-        "id",
-        dispatch_signal_id,
-        "dispatch signal",
-        "find dispatch signal ids with dispatch_signal_search",
-    )
+    _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "dispatch signal")
     if _block:
@@ -435,14 +374,7 @@ def dispatch_signal_acknowledge(tables: Tables, dispatch_signal_id: str) -> Disp
 @write
 def dispatch_signal_opt_out(tables: Tables, dispatch_signal_id: str) -> DispatchSignal:
     """Record a customer opting out of this event."""
-    _row = find_row(
-        tables,
-        "dispatch_signals",
-        "id",
-        dispatch_signal_id,
-        "dispatch signal",
-        "find dispatch signal ids with dispatch_signal_search",
-    )
+    _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "opted_out"}
     _block = not_among(_row, "status", ("delivered", "acknowledged"), "dispatch signal")
     if _block:

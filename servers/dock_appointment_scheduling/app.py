@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -111,6 +111,17 @@ class DockAppointmentPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DOCK_DOORS = Rows("dock_doors", "dock door", "find dock door ids with dock_door_search")
+TRUCKING_COMPANYS = Rows(
+    "trucking_companys", "trucking company", "find trucking company ids with trucking_company_search"
+)
+UNLOAD_CREWS = Rows("unload_crews", "unload crew", "find unload crew ids with unload_crew_search")
+DOCK_APPOINTMENTS = Rows(
+    "dock_appointments", "dock appointment", "find dock appointment ids with dock_appointment_search"
+)
 
 
 # ---------------------------------------------------------------- dock_doors
@@ -221,17 +232,7 @@ def dock_appointment_search(
 @read
 def dock_appointment_get(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Read one appointment."""
-    return as_record(
-        DockAppointment,
-        find_row(
-            tables,
-            "dock_appointments",
-            "id",
-            dock_appointment_id,
-            "dock appointment",
-            "find dock appointment ids with dock_appointment_search",
-        ),
-    )
+    return as_record(DockAppointment, DOCK_APPOINTMENTS.find(tables, dock_appointment_id))
 
 
 @write
@@ -250,25 +251,9 @@ def dock_appointment_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables, "dock_doors", dock_door_id, "dock_door_id", "dock door", "find dock door ids with dock_door_search"
-    )
-    check_ref(
-        tables,
-        "unload_crews",
-        unload_crew_id,
-        "unload_crew_id",
-        "unload crew",
-        "find unload crew ids with unload_crew_search",
-    )
-    check_ref(
-        tables,
-        "trucking_companys",
-        trucking_company_id,
-        "trucking_company_id",
-        "trucking company",
-        "find trucking company ids with trucking_company_search",
-    )
+    DOCK_DOORS.check_ref(tables, dock_door_id, "dock_door_id")
+    UNLOAD_CREWS.check_ref(tables, unload_crew_id, "unload_crew_id")
+    TRUCKING_COMPANYS.check_ref(tables, trucking_company_id, "trucking_company_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(load_type, "load_type", DOCK_APPOINTMENT_LOAD_TYPE)
@@ -322,20 +307,11 @@ def dock_appointment_reschedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _changes = {_k: _v for _k, _v in (("dock_door_id", dock_door_id), ("start", start), ("end", end)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of dock_door_id, start, end")
-    check_ref(
-        tables, "dock_doors", dock_door_id, "dock_door_id", "dock door", "find dock door ids with dock_door_search"
-    )
+    DOCK_DOORS.check_ref(tables, dock_door_id, "dock_door_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -361,14 +337,7 @@ def dock_appointment_reschedule(
 @write
 def dock_appointment_check_in(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Check a truck in at the gate."""
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "checked_in"}
     _block = not_among(_row, "status", ("scheduled",), "dock appointment")
     if _block:
@@ -380,14 +349,7 @@ def dock_appointment_check_in(tables: Tables, dock_appointment_id: str) -> DockA
 @write
 def dock_appointment_call_to_door(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Call a checked-in truck to its door."""
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "at_door"}
     _block = not_among(_row, "status", ("checked_in",), "dock appointment")
     if _block:
@@ -399,14 +361,7 @@ def dock_appointment_call_to_door(tables: Tables, dock_appointment_id: str) -> D
 @write
 def dock_appointment_complete(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Close the appointment after unloading or loading."""
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("at_door",), "dock appointment")
     if _block:
@@ -422,14 +377,7 @@ def dock_appointment_complete(tables: Tables, dock_appointment_id: str) -> DockA
 @write
 def dock_appointment_no_show(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Mark a truck that never arrived."""
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("scheduled",), "dock appointment")
     if _block:
@@ -441,14 +389,7 @@ def dock_appointment_no_show(tables: Tables, dock_appointment_id: str) -> DockAp
 @write
 def dock_appointment_cancel(tables: Tables, dock_appointment_id: str) -> DockAppointment:
     """Cancel an appointment at the carrier's request."""
-    _row = find_row(
-        tables,
-        "dock_appointments",
-        "id",
-        dock_appointment_id,
-        "dock appointment",
-        "find dock appointment ids with dock_appointment_search",
-    )
+    _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled",), "dock appointment")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, row_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -113,6 +113,13 @@ class OcrExceptionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RECORDS_BOXES = Rows("records_boxes", "records box", "find records box ids with records_box_search")
+SCANNER_STATIONS = Rows("scanner_stations", "scanner station", "find scanner station ids with scanner_station_search")
+SCAN_BATCHES = Rows("scan_batches", "scan batch", "find scan batch ids with scan_batch_search")
+OCR_EXCEPTIONS = Rows("ocr_exceptions", "ocr exception", "find ocr exception ids with ocr_exception_search")
+
+
 # ---------------------------------------------------------------- records_boxes
 
 
@@ -200,12 +207,7 @@ def scan_batch_search(
 @read
 def scan_batch_get(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Read one batch with attempts and last error."""
-    return as_record(
-        ScanBatch,
-        find_row(
-            tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-        ),
-    )
+    return as_record(ScanBatch, SCAN_BATCHES.find(tables, scan_batch_id))
 
 
 @write
@@ -213,22 +215,8 @@ def scan_batch_enqueue(
     tables: Tables, records_box_id: str, scanner_station_id: str, page_count: int, operator: str | None = None
 ) -> ScanBatch:
     """Queue a batch of pages from a box on a scanner station."""
-    check_ref(
-        tables,
-        "records_boxes",
-        records_box_id,
-        "records_box_id",
-        "records box",
-        "find records box ids with records_box_search",
-    )
-    check_ref(
-        tables,
-        "scanner_stations",
-        scanner_station_id,
-        "scanner_station_id",
-        "scanner station",
-        "find scanner station ids with scanner_station_search",
-    )
+    RECORDS_BOXES.check_ref(tables, records_box_id, "records_box_id")
+    SCANNER_STATIONS.check_ref(tables, scanner_station_id, "scanner_station_id")
     check_range(page_count, "page_count", 20, 600)
     check_not_blank(operator, "operator")
     _new = {
@@ -262,9 +250,7 @@ def scan_batch_enqueue(
 @write
 def scan_batch_start(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Start scanning a queued or retrying batch."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "scanning"}
     _block = not_among(_row, "status", ("queued", "retrying"), "scan batch")
     if _block:
@@ -276,9 +262,7 @@ def scan_batch_start(tables: Tables, scan_batch_id: str) -> ScanBatch:
 @write
 def scan_batch_finish_scan(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Hand a scanned batch to OCR."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "ocr_pending"}
     _block = not_among(_row, "status", ("scanning",), "scan batch")
     if _block:
@@ -290,9 +274,7 @@ def scan_batch_finish_scan(tables: Tables, scan_batch_id: str) -> ScanBatch:
 @write
 def scan_batch_index(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Mark OCR done and the batch indexed in the records system."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "indexed"}
     _block = not_among(_row, "status", ("ocr_pending",), "scan batch")
     if _block:
@@ -304,9 +286,7 @@ def scan_batch_index(tables: Tables, scan_batch_id: str) -> ScanBatch:
 @write
 def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: int | None = None) -> ScanBatch:
     """Record a failure during scanning or OCR with its error."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error), ("attempts", attempts)) if _v is not None}
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 3)
@@ -321,18 +301,9 @@ def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: in
 @write
 def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str | None = None) -> ScanBatch:
     """Put a failed batch back for another attempt (optionally on another station)."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _changes = {_k: _v for _k, _v in (("scanner_station_id", scanner_station_id),) if _v is not None}
-    check_ref(
-        tables,
-        "scanner_stations",
-        scanner_station_id,
-        "scanner_station_id",
-        "scanner station",
-        "find scanner station ids with scanner_station_search",
-    )
+    SCANNER_STATIONS.check_ref(tables, scanner_station_id, "scanner_station_id")
     _new = {**_row, **_changes, "status": "retrying"}
     _block = not_among(_row, "status", ("failed",), "scan batch")
     if _block:
@@ -350,9 +321,7 @@ def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str
 @write
 def scan_batch_dead_letter(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Park a batch that failed three times for manual handling."""
-    _row = find_row(
-        tables, "scan_batches", "id", scan_batch_id, "scan batch", "find scan batch ids with scan_batch_search"
-    )
+    _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "scan batch")
     if _block:
@@ -393,14 +362,7 @@ def ocr_exception_search(
 @write
 def ocr_exception_log(tables: Tables, scan_batch_id: str, page_number: int, reason: OcrExceptionReason) -> OcrException:
     """Log a page that OCR could not read cleanly."""
-    check_ref(
-        tables,
-        "scan_batches",
-        scan_batch_id,
-        "scan_batch_id",
-        "scan batch",
-        "find scan batch ids with scan_batch_search",
-    )
+    SCAN_BATCHES.check_ref(tables, scan_batch_id, "scan_batch_id")
     check_range(page_number, "page_number", 1, 600)
     check_choice(reason, "reason", OCR_EXCEPTION_REASON)
     _new = {
@@ -417,14 +379,7 @@ def ocr_exception_log(tables: Tables, scan_batch_id: str, page_number: int, reas
 @write
 def ocr_exception_resolve(tables: Tables, ocr_exception_id: str) -> OcrException:
     """Mark an OCR exception corrected by hand."""
-    _row = find_row(
-        tables,
-        "ocr_exceptions",
-        "id",
-        ocr_exception_id,
-        "ocr exception",
-        "find ocr exception ids with ocr_exception_search",
-    )
+    _row = OCR_EXCEPTIONS.find(tables, ocr_exception_id)
     _new = {**_row, "status": "corrected"}
     _block = not_among(_row, "status", ("open",), "ocr exception")
     if _block:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
 from envcraft_runtime.rules import PolicyRule, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -127,6 +127,13 @@ class EmployerMatchPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DONORS = Rows("donors", "donor", "find donor ids with donor_search")
+GIFTS = Rows("gifts", "gift", "find gift ids with gift_search")
+ACKNOWLEDGEMENTS = Rows("acknowledgements", "acknowledgement", "find acknowledgement ids with acknowledgement_search")
+EMPLOYER_MATCHES = Rows("employer_matches", "employer match", "find employer match ids with employer_match_search")
+
+
 # ---------------------------------------------------------------- donors
 
 
@@ -161,7 +168,7 @@ def donor_search(
 @read
 def donor_get(tables: Tables, donor_id: str) -> Donor:
     """Read one donor."""
-    return as_record(Donor, find_row(tables, "donors", "id", donor_id, "donor", "find donor ids with donor_search"))
+    return as_record(Donor, DONORS.find(tables, donor_id))
 
 
 @write
@@ -173,7 +180,7 @@ def donor_update_contact(
     preferred_channel: DonorPreferredChannel | None = None,
 ) -> Donor:
     """Fix a donor's email, address or preferred channel (e.g. after a bounce)."""
-    _row = find_row(tables, "donors", "id", donor_id, "donor", "find donor ids with donor_search")
+    _row = DONORS.find(tables, donor_id)
     _changes = {
         _k: _v
         for _k, _v in (("email", email), ("mailing_address", mailing_address), ("preferred_channel", preferred_channel))
@@ -227,7 +234,7 @@ def gift_search(
 @write
 def gift_mark_acknowledged(tables: Tables, gift_id: str) -> Gift:
     """Close a gift once its acknowledgement was delivered."""
-    _row = find_row(tables, "gifts", "id", gift_id, "gift", "find gift ids with gift_search")
+    _row = GIFTS.find(tables, gift_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("recorded",), "gift")
     if _block:
@@ -288,8 +295,8 @@ def acknowledgement_queue(
 
     queued_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "gifts", gift_id, "gift_id", "gift", "find gift ids with gift_search")
-    check_ref(tables, "donors", donor_id, "donor_id", "donor", "find donor ids with donor_search")
+    GIFTS.check_ref(tables, gift_id, "gift_id")
+    DONORS.check_ref(tables, donor_id, "donor_id")
     check_choice(channel, "channel", ACKNOWLEDGEMENT_CHANNEL)
     check_choice(template, "template", ACKNOWLEDGEMENT_TEMPLATE)
     check_time(queued_at, "queued_at")
@@ -312,14 +319,7 @@ def acknowledgement_queue(
 @write
 def acknowledgement_mark_sent(tables: Tables, acknowledgement_id: str) -> Acknowledgement:
     """Record hand-off of a queued acknowledgement to the email service or mail house."""
-    _row = find_row(
-        tables,
-        "acknowledgements",
-        "id",
-        acknowledgement_id,
-        "acknowledgement",
-        "find acknowledgement ids with acknowledgement_search",
-    )
+    _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("queued",), "acknowledgement")
     if _block:
@@ -331,14 +331,7 @@ def acknowledgement_mark_sent(tables: Tables, acknowledgement_id: str) -> Acknow
 @write
 def acknowledgement_mark_delivered(tables: Tables, acknowledgement_id: str) -> Acknowledgement:
     """Record the delivery event for a sent acknowledgement."""
-    _row = find_row(
-        tables,
-        "acknowledgements",
-        "id",
-        acknowledgement_id,
-        "acknowledgement",
-        "find acknowledgement ids with acknowledgement_search",
-    )
+    _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("sent",), "acknowledgement")
     if _block:
@@ -350,14 +343,7 @@ def acknowledgement_mark_delivered(tables: Tables, acknowledgement_id: str) -> A
 @write
 def acknowledgement_mark_bounced(tables: Tables, acknowledgement_id: str) -> Acknowledgement:
     """Record a bounce or returned-mail event for a sent acknowledgement."""
-    _row = find_row(
-        tables,
-        "acknowledgements",
-        "id",
-        acknowledgement_id,
-        "acknowledgement",
-        "find acknowledgement ids with acknowledgement_search",
-    )
+    _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "bounced"}
     _block = not_among(_row, "status", ("sent",), "acknowledgement")
     if _block:
@@ -398,14 +384,7 @@ def employer_match_search(
 @write
 def employer_match_submit(tables: Tables, employer_match_id: str) -> EmployerMatch:
     """Record that the match request was submitted on the employer's portal."""
-    _row = find_row(
-        tables,
-        "employer_matches",
-        "id",
-        employer_match_id,
-        "employer match",
-        "find employer match ids with employer_match_search",
-    )
+    _row = EMPLOYER_MATCHES.find(tables, employer_match_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("pending",), "employer match")
     if _block:
@@ -417,14 +396,7 @@ def employer_match_submit(tables: Tables, employer_match_id: str) -> EmployerMat
 @write
 def employer_match_confirm(tables: Tables, employer_match_id: str) -> EmployerMatch:
     """Record the employer's confirmation of the match."""
-    _row = find_row(
-        tables,
-        "employer_matches",
-        "id",
-        employer_match_id,
-        "employer match",
-        "find employer match ids with employer_match_search",
-    )
+    _row = EMPLOYER_MATCHES.find(tables, employer_match_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("submitted",), "employer match")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -120,6 +121,11 @@ class StockReceiptPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STOCK_ITEMS = Rows("stock_items", "stock item", "find stock item ids with stock_item_search")
+WEB_ORDERS = Rows("web_orders", "web order", "find web order ids with web_order_search")
+
+
 # ---------------------------------------------------------------- stock_items
 
 
@@ -151,20 +157,13 @@ def stock_item_search(
 @read
 def stock_item_get(tables: Tables, stock_item_id: str) -> StockItem:
     """Read one stock item with on-hand and reorder point."""
-    return as_record(
-        StockItem,
-        find_row(
-            tables, "stock_items", "id", stock_item_id, "stock item", "find stock item ids with stock_item_search"
-        ),
-    )
+    return as_record(StockItem, STOCK_ITEMS.find(tables, stock_item_id))
 
 
 @write
 def stock_item_recount(tables: Tables, stock_item_id: str, on_hand: int, bin_location: str | None = None) -> StockItem:
     """Record a cycle count (and bin move) for an item."""
-    _row = find_row(
-        tables, "stock_items", "id", stock_item_id, "stock item", "find stock item ids with stock_item_search"
-    )
+    _row = STOCK_ITEMS.find(tables, stock_item_id)
     _changes = {_k: _v for _k, _v in (("on_hand", on_hand), ("bin_location", bin_location)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of on_hand, bin_location")
@@ -210,16 +209,13 @@ def web_order_search(
 @read
 def web_order_get(tables: Tables, web_order_id: str) -> WebOrder:
     """Read one order."""
-    return as_record(
-        WebOrder,
-        find_row(tables, "web_orders", "id", web_order_id, "web order", "find web order ids with web_order_search"),
-    )
+    return as_record(WebOrder, WEB_ORDERS.find(tables, web_order_id))
 
 
 @write
 def web_order_start_picking(tables: Tables, web_order_id: str) -> WebOrder:
     """Release a placed order to the pickers."""
-    _row = find_row(tables, "web_orders", "id", web_order_id, "web order", "find web order ids with web_order_search")
+    _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "picking"}
     _block = not_among(_row, "status", ("placed",), "web order")
     if _block:
@@ -231,7 +227,7 @@ def web_order_start_picking(tables: Tables, web_order_id: str) -> WebOrder:
 @write
 def web_order_pack(tables: Tables, web_order_id: str) -> WebOrder:
     """Mark a picked order packed."""
-    _row = find_row(tables, "web_orders", "id", web_order_id, "web order", "find web order ids with web_order_search")
+    _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "packed"}
     _block = not_among(_row, "status", ("picking",), "web order")
     if _block:
@@ -243,7 +239,7 @@ def web_order_pack(tables: Tables, web_order_id: str) -> WebOrder:
 @write
 def web_order_ship(tables: Tables, web_order_id: str, tracking_number: str | None = None) -> WebOrder:
     """Ship a packed order with its tracking number."""
-    _row = find_row(tables, "web_orders", "id", web_order_id, "web order", "find web order ids with web_order_search")
+    _row = WEB_ORDERS.find(tables, web_order_id)
     _changes = {_k: _v for _k, _v in (("tracking_number", tracking_number),) if _v is not None}
     check_not_blank(tracking_number, "tracking_number")
     _new = {**_row, **_changes, "status": "shipped"}
@@ -257,7 +253,7 @@ def web_order_ship(tables: Tables, web_order_id: str, tracking_number: str | Non
 @write
 def web_order_cancel(tables: Tables, web_order_id: str) -> WebOrder:
     """Cancel an order before it is packed."""
-    _row = find_row(tables, "web_orders", "id", web_order_id, "web order", "find web order ids with web_order_search")
+    _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("placed", "picking"), "web order")
     if _block:
@@ -294,17 +290,8 @@ def order_line_allocate(
     tables: Tables, web_order_id: str, stock_item_id: str, quantity: int, unit_price: float | None = None
 ) -> OrderLine:
     """Add a line to an order and allocate the quantity from on-hand stock."""
-    check_ref(
-        tables, "web_orders", web_order_id, "web_order_id", "web order", "find web order ids with web_order_search"
-    )
-    check_ref(
-        tables,
-        "stock_items",
-        stock_item_id,
-        "stock_item_id",
-        "stock item",
-        "find stock item ids with stock_item_search",
-    )
+    WEB_ORDERS.check_ref(tables, web_order_id, "web_order_id")
+    STOCK_ITEMS.check_ref(tables, stock_item_id, "stock_item_id")
     check_range(quantity, "quantity", 1, 4)
     check_range(unit_price, "unit_price", 9, 480)
     _new = {
@@ -340,14 +327,7 @@ def stock_receipt_post(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "stock_items",
-        stock_item_id,
-        "stock_item_id",
-        "stock item",
-        "find stock item ids with stock_item_search",
-    )
+    STOCK_ITEMS.check_ref(tables, stock_item_id, "stock_item_id")
     check_range(quantity, "quantity", 5, 60)
     check_not_blank(supplier, "supplier")
     check_date(received_on, "received_on")

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -110,6 +110,17 @@ class ProcessingBatchPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DISCOVERY_MATTERS = Rows(
+    "discovery_matters", "discovery matter", "find discovery matter ids with discovery_matter_search"
+)
+DATA_CUSTODIANS = Rows("data_custodians", "data custodian", "find data custodian ids with data_custodian_search")
+COLLECTION_SETS = Rows("collection_sets", "collection set", "find collection set ids with collection_set_search")
+PROCESSING_BATCHES = Rows(
+    "processing_batches", "processing batch", "find processing batch ids with processing_batch_search"
+)
+
+
 # ---------------------------------------------------------------- discovery_matters
 
 
@@ -193,14 +204,7 @@ def collection_set_register(
 
     collected_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "data_custodians",
-        data_custodian_id,
-        "data_custodian_id",
-        "data custodian",
-        "find data custodian ids with data_custodian_search",
-    )
+    DATA_CUSTODIANS.check_ref(tables, data_custodian_id, "data_custodian_id")
     check_choice(source, "source", COLLECTION_SET_SOURCE)
     check_range(size_gb, "size_gb", 0.2, 180)
     check_date(collected_on, "collected_on")
@@ -248,17 +252,7 @@ def processing_batch_search(
 @read
 def processing_batch_get(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Read one batch."""
-    return as_record(
-        ProcessingBatch,
-        find_row(
-            tables,
-            "processing_batches",
-            "id",
-            processing_batch_id,
-            "processing batch",
-            "find processing batch ids with processing_batch_search",
-        ),
-    )
+    return as_record(ProcessingBatch, PROCESSING_BATCHES.find(tables, processing_batch_id))
 
 
 @write
@@ -266,22 +260,8 @@ def processing_batch_ingest(
     tables: Tables, collection_set_id: str, discovery_matter_id: str, documents: int | None = None
 ) -> ProcessingBatch:
     """Start processing a collection as a batch for a matter."""
-    check_ref(
-        tables,
-        "collection_sets",
-        collection_set_id,
-        "collection_set_id",
-        "collection set",
-        "find collection set ids with collection_set_search",
-    )
-    check_ref(
-        tables,
-        "discovery_matters",
-        discovery_matter_id,
-        "discovery_matter_id",
-        "discovery matter",
-        "find discovery matter ids with discovery_matter_search",
-    )
+    COLLECTION_SETS.check_ref(tables, collection_set_id, "collection_set_id")
+    DISCOVERY_MATTERS.check_ref(tables, discovery_matter_id, "discovery_matter_id")
     check_range(documents, "documents", 500, 250000)
     _new = {
         "id": next_id(tables, "processing_batches", "pbt"),
@@ -307,14 +287,7 @@ def processing_batch_ingest(
 @write
 def processing_batch_extract(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Move an ingested or retrying batch to text extraction."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "extracting"}
     _block = not_among(_row, "status", ("ingesting", "retrying"), "processing batch")
     if _block:
@@ -326,14 +299,7 @@ def processing_batch_extract(tables: Tables, processing_batch_id: str) -> Proces
 @write
 def processing_batch_dedupe(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Run global deduplication."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "deduplicating"}
     _block = not_among(_row, "status", ("extracting",), "processing batch")
     if _block:
@@ -345,14 +311,7 @@ def processing_batch_dedupe(tables: Tables, processing_batch_id: str) -> Process
 @write
 def processing_batch_publish(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Publish the batch to the review platform."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "ready_for_review"}
     _block = not_among(_row, "status", ("deduplicating",), "processing batch")
     if _block:
@@ -366,14 +325,7 @@ def processing_batch_fail(
     tables: Tables, processing_batch_id: str, error: str, attempts: int | None = None
 ) -> ProcessingBatch:
     """Record a processing failure."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error), ("attempts", attempts)) if _v is not None}
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 3)
@@ -388,14 +340,7 @@ def processing_batch_fail(
 @write
 def processing_batch_retry(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Retry a failed batch."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "retrying"}
     _block = not_among(_row, "status", ("failed",), "processing batch")
     if _block:
@@ -407,14 +352,7 @@ def processing_batch_retry(tables: Tables, processing_batch_id: str) -> Processi
 @write
 def processing_batch_quarantine(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Quarantine a batch that cannot be processed automatically."""
-    _row = find_row(
-        tables,
-        "processing_batches",
-        "id",
-        processing_batch_id,
-        "processing batch",
-        "find processing batch ids with processing_batch_search",
-    )
+    _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "quarantined"}
     _block = not_among(_row, "status", ("failed",), "processing batch")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -142,6 +143,15 @@ class EquipmentRequestPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+NEW_HIRES = Rows("new_hires", "new hire", "find new hire ids with new_hire_search")
+ONBOARDING_TASKS = Rows("onboarding_tasks", "onboarding task", "find onboarding task ids with onboarding_task_search")
+LAPTOP_MODELS = Rows("laptop_models", "laptop model", "find laptop model ids with laptop_model_search")
+EQUIPMENT_REQUESTS = Rows(
+    "equipment_requests", "equipment request", "find equipment request ids with equipment_request_search"
+)
+
+
 # ---------------------------------------------------------------- new_hires
 
 
@@ -179,7 +189,7 @@ def new_hire_search(
 @write
 def new_hire_start_preboarding(tables: Tables, new_hire_id: str) -> NewHire:
     """Kick off preboarding for a signed hire."""
-    _row = find_row(tables, "new_hires", "id", new_hire_id, "new hire", "find new hire ids with new_hire_search")
+    _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "preboarding"}
     _block = not_among(_row, "status", ("offer_signed",), "new hire")
     if _block:
@@ -191,7 +201,7 @@ def new_hire_start_preboarding(tables: Tables, new_hire_id: str) -> NewHire:
 @write
 def new_hire_mark_day_one_ready(tables: Tables, new_hire_id: str) -> NewHire:
     """Mark a hire ready for day one once their tasks are done."""
-    _row = find_row(tables, "new_hires", "id", new_hire_id, "new hire", "find new hire ids with new_hire_search")
+    _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "day_one_ready"}
     _block = not_among(_row, "status", ("preboarding",), "new hire")
     if _block:
@@ -203,7 +213,7 @@ def new_hire_mark_day_one_ready(tables: Tables, new_hire_id: str) -> NewHire:
 @write
 def new_hire_mark_started(tables: Tables, new_hire_id: str) -> NewHire:
     """Record that the hire started."""
-    _row = find_row(tables, "new_hires", "id", new_hire_id, "new hire", "find new hire ids with new_hire_search")
+    _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "started"}
     _block = not_among(_row, "status", ("day_one_ready",), "new hire")
     if _block:
@@ -217,7 +227,7 @@ def new_hire_mark_started(tables: Tables, new_hire_id: str) -> NewHire:
 @write
 def new_hire_sign_off(tables: Tables, new_hire_id: str) -> NewHire:
     """Sign off onboarding after the 30-day check-in."""
-    _row = find_row(tables, "new_hires", "id", new_hire_id, "new hire", "find new hire ids with new_hire_search")
+    _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "onboarded"}
     _block = not_among(_row, "status", ("started",), "new hire")
     if _block:
@@ -270,7 +280,7 @@ def onboarding_task_assign(
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "new_hires", new_hire_id, "new_hire_id", "new hire", "find new hire ids with new_hire_search")
+    NEW_HIRES.check_ref(tables, new_hire_id, "new_hire_id")
     check_choice(task_type, "task_type", ONBOARDING_TASK_TASK_TYPE)
     check_choice(owner_team, "owner_team", ONBOARDING_TASK_OWNER_TEAM)
     check_date(due_date, "due_date")
@@ -289,14 +299,7 @@ def onboarding_task_assign(
 @write
 def onboarding_task_begin(tables: Tables, onboarding_task_id: str) -> OnboardingTask:
     """Start a pending or unblocked task."""
-    _row = find_row(
-        tables,
-        "onboarding_tasks",
-        "id",
-        onboarding_task_id,
-        "onboarding task",
-        "find onboarding task ids with onboarding_task_search",
-    )
+    _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("pending", "blocked"), "onboarding task")
     if _block:
@@ -308,14 +311,7 @@ def onboarding_task_begin(tables: Tables, onboarding_task_id: str) -> Onboarding
 @write
 def onboarding_task_complete(tables: Tables, onboarding_task_id: str) -> OnboardingTask:
     """Complete a task."""
-    _row = find_row(
-        tables,
-        "onboarding_tasks",
-        "id",
-        onboarding_task_id,
-        "onboarding task",
-        "find onboarding task ids with onboarding_task_search",
-    )
+    _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("in_progress",), "onboarding task")
     if _block:
@@ -327,14 +323,7 @@ def onboarding_task_complete(tables: Tables, onboarding_task_id: str) -> Onboard
 @write
 def onboarding_task_block(tables: Tables, onboarding_task_id: str) -> OnboardingTask:
     """Block a task waiting on the hire or another team."""
-    _row = find_row(
-        tables,
-        "onboarding_tasks",
-        "id",
-        onboarding_task_id,
-        "onboarding task",
-        "find onboarding task ids with onboarding_task_search",
-    )
+    _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "blocked"}
     _block = not_among(_row, "status", ("pending", "in_progress"), "onboarding task")
     if _block:
@@ -405,15 +394,8 @@ def equipment_request_place(
     tables: Tables, new_hire_id: str, laptop_model_id: str, quantity: int, ship_to: str | None = None
 ) -> EquipmentRequest:
     """Request a laptop for a hire from site stock."""
-    check_ref(tables, "new_hires", new_hire_id, "new_hire_id", "new hire", "find new hire ids with new_hire_search")
-    check_ref(
-        tables,
-        "laptop_models",
-        laptop_model_id,
-        "laptop_model_id",
-        "laptop model",
-        "find laptop model ids with laptop_model_search",
-    )
+    NEW_HIRES.check_ref(tables, new_hire_id, "new_hire_id")
+    LAPTOP_MODELS.check_ref(tables, laptop_model_id, "laptop_model_id")
     check_range(quantity, "quantity", 1, 2)
     check_not_blank(ship_to, "ship_to")
     _new = {
@@ -442,14 +424,7 @@ def equipment_request_place(
 @write
 def equipment_request_ship(tables: Tables, equipment_request_id: str) -> EquipmentRequest:
     """Ship a requested laptop."""
-    _row = find_row(
-        tables,
-        "equipment_requests",
-        "id",
-        equipment_request_id,
-        "equipment request",
-        "find equipment request ids with equipment_request_search",
-    )
+    _row = EQUIPMENT_REQUESTS.find(tables, equipment_request_id)
     _new = {**_row, "status": "shipped"}
     _block = not_among(_row, "status", ("requested",), "equipment request")
     if _block:

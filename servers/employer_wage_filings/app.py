@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -101,6 +101,16 @@ class WageRecordErrorPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+EMPLOYER_ACCOUNTS = Rows(
+    "employer_accounts", "employer account", "find employer account ids with employer_account_search"
+)
+WAGE_FILINGS = Rows("wage_filings", "wage filing", "find wage filing ids with wage_filing_search")
+WAGE_RECORD_ERRORS = Rows(
+    "wage_record_errors", "wage record error", "find wage record error ids with wage_record_error_search"
+)
+
+
 # ---------------------------------------------------------------- employer_accounts
 
 
@@ -165,12 +175,7 @@ def wage_filing_search(
 @read
 def wage_filing_get(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Read one filing with its attempts and status."""
-    return as_record(
-        WageFiling,
-        find_row(
-            tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-        ),
-    )
+    return as_record(WageFiling, WAGE_FILINGS.find(tables, wage_filing_id))
 
 
 @write
@@ -188,14 +193,7 @@ def wage_filing_receive(
 
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "employer_accounts",
-        employer_account_id,
-        "employer_account_id",
-        "employer account",
-        "find employer account ids with employer_account_search",
-    )
+    EMPLOYER_ACCOUNTS.check_ref(tables, employer_account_id, "employer_account_id")
     check_not_blank(filing_ref, "filing_ref")
     check_choice(quarter, "quarter", WAGE_FILING_QUARTER)
     check_time(received_at, "received_at")
@@ -228,9 +226,7 @@ def wage_filing_receive(
 @write
 def wage_filing_start_validation(tables: Tables, wage_filing_id: str, attempts: int) -> WageFiling:
     """Start (or re-run after a processing error) the validation job on a filing."""
-    _row = find_row(
-        tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-    )
+    _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "validating"}
@@ -248,9 +244,7 @@ def wage_filing_start_validation(tables: Tables, wage_filing_id: str, attempts: 
 @write
 def wage_filing_accept(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Accept a filing whose validation passed (errors, if any, under the threshold)."""
-    _row = find_row(
-        tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-    )
+    _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("validating",), "wage filing")
     if _block:
@@ -262,9 +256,7 @@ def wage_filing_accept(tables: Tables, wage_filing_id: str) -> WageFiling:
 @write
 def wage_filing_reject(tables: Tables, wage_filing_id: str, rejection_summary: str) -> WageFiling:
     """Reject a validated filing with a summary; the employer must file again."""
-    _row = find_row(
-        tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-    )
+    _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _changes = {_k: _v for _k, _v in (("rejection_summary", rejection_summary),) if _v is not None}
     check_not_blank(rejection_summary, "rejection_summary")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -278,9 +270,7 @@ def wage_filing_reject(tables: Tables, wage_filing_id: str, rejection_summary: s
 @write
 def wage_filing_mark_processing_error(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Record that the validation job crashed on this filing."""
-    _row = find_row(
-        tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-    )
+    _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "processing_error"}
     _block = not_among(_row, "status", ("validating",), "wage filing")
     if _block:
@@ -296,9 +286,7 @@ def wage_filing_mark_processing_error(tables: Tables, wage_filing_id: str) -> Wa
 @write
 def wage_filing_quarantine(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Quarantine a filing for a specialist after repeated processing errors."""
-    _row = find_row(
-        tables, "wage_filings", "id", wage_filing_id, "wage filing", "find wage filing ids with wage_filing_search"
-    )
+    _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "quarantined"}
     _block = not_among(_row, "status", ("processing_error", "rejected"), "wage filing")
     if _block:
@@ -341,14 +329,7 @@ def wage_record_error_log(
     tables: Tables, wage_filing_id: str, line_number: int, error_code: WageRecordErrorErrorCode
 ) -> WageRecordError:
     """Record a line error found by validation."""
-    check_ref(
-        tables,
-        "wage_filings",
-        wage_filing_id,
-        "wage_filing_id",
-        "wage filing",
-        "find wage filing ids with wage_filing_search",
-    )
+    WAGE_FILINGS.check_ref(tables, wage_filing_id, "wage_filing_id")
     check_range(line_number, "line_number", 1, 900)
     check_choice(error_code, "error_code", WAGE_RECORD_ERROR_ERROR_CODE)
     _new = {
@@ -365,14 +346,7 @@ def wage_record_error_log(
 @write
 def wage_record_error_waive(tables: Tables, wage_record_error_id: str) -> WageRecordError:
     """Waive an open line error that does not affect benefits (e.g. a name spelling)."""
-    _row = find_row(
-        tables,
-        "wage_record_errors",
-        "id",
-        wage_record_error_id,
-        "wage record error",
-        "find wage record error ids with wage_record_error_search",
-    )
+    _row = WAGE_RECORD_ERRORS.find(tables, wage_record_error_id)
     _new = {**_row, "status": "waived"}
     _block = not_among(_row, "status", ("open",), "wage record error")
     if _block:

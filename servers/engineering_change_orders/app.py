@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -116,6 +116,16 @@ class AffectedDocumentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ENGINEERING_PARTS = Rows(
+    "engineering_parts", "engineering part", "find engineering part ids with engineering_part_search"
+)
+CHANGE_ORDERS = Rows("change_orders", "change order", "find change order ids with change_order_search")
+APPROVAL_SIGNOFFS = Rows(
+    "approval_signoffs", "approval signoff", "find approval signoff ids with approval_signoff_search"
+)
+
+
 # ---------------------------------------------------------------- engineering_parts
 
 
@@ -180,17 +190,7 @@ def change_order_search(
 @read
 def change_order_get(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Read one ECO."""
-    return as_record(
-        ChangeOrder,
-        find_row(
-            tables,
-            "change_orders",
-            "id",
-            change_order_id,
-            "change order",
-            "find change order ids with change_order_search",
-        ),
-    )
+    return as_record(ChangeOrder, CHANGE_ORDERS.find(tables, change_order_id))
 
 
 @write
@@ -202,14 +202,7 @@ def change_order_draft(
     effectivity_date: dates as YYYY-MM-DD.
     """
     check_not_blank(eco_number, "eco_number")
-    check_ref(
-        tables,
-        "engineering_parts",
-        engineering_part_id,
-        "engineering_part_id",
-        "engineering part",
-        "find engineering part ids with engineering_part_search",
-    )
+    ENGINEERING_PARTS.check_ref(tables, engineering_part_id, "engineering_part_id")
     check_choice(reason, "reason", CHANGE_ORDER_REASON)
     check_date(effectivity_date, "effectivity_date")
     _new = {
@@ -233,9 +226,7 @@ def change_order_draft(
 @write
 def change_order_submit(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Submit a draft ECO to the change board."""
-    _row = find_row(
-        tables, "change_orders", "id", change_order_id, "change order", "find change order ids with change_order_search"
-    )
+    _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("draft",), "change order")
     if _block:
@@ -247,9 +238,7 @@ def change_order_submit(tables: Tables, change_order_id: str) -> ChangeOrder:
 @write
 def change_order_start_review(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Open cross-functional review of a submitted ECO."""
-    _row = find_row(
-        tables, "change_orders", "id", change_order_id, "change order", "find change order ids with change_order_search"
-    )
+    _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "in_review"}
     _block = not_among(_row, "status", ("submitted",), "change order")
     if _block:
@@ -261,9 +250,7 @@ def change_order_start_review(tables: Tables, change_order_id: str) -> ChangeOrd
 @write
 def change_order_approve(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Board approval once all required sign-offs are approved."""
-    _row = find_row(
-        tables, "change_orders", "id", change_order_id, "change order", "find change order ids with change_order_search"
-    )
+    _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("in_review",), "change order")
     if _block:
@@ -275,9 +262,7 @@ def change_order_approve(tables: Tables, change_order_id: str) -> ChangeOrder:
 @write
 def change_order_reject(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Reject an ECO."""
-    _row = find_row(
-        tables, "change_orders", "id", change_order_id, "change order", "find change order ids with change_order_search"
-    )
+    _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("submitted", "in_review"), "change order")
     if _block:
@@ -289,9 +274,7 @@ def change_order_reject(tables: Tables, change_order_id: str) -> ChangeOrder:
 @write
 def change_order_implement(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Implement an approved ECO after its documents are updated."""
-    _row = find_row(
-        tables, "change_orders", "id", change_order_id, "change order", "find change order ids with change_order_search"
-    )
+    _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "implemented"}
     _block = not_among(_row, "status", ("approved",), "change order")
     if _block:
@@ -308,14 +291,7 @@ def approval_signoff_request(
     tables: Tables, change_order_id: str, approver_role: ApprovalSignoffApproverRole, approver: str
 ) -> ApprovalSignoff:
     """Request a sign-off from a functional approver."""
-    check_ref(
-        tables,
-        "change_orders",
-        change_order_id,
-        "change_order_id",
-        "change order",
-        "find change order ids with change_order_search",
-    )
+    CHANGE_ORDERS.check_ref(tables, change_order_id, "change_order_id")
     check_choice(approver_role, "approver_role", APPROVAL_SIGNOFF_APPROVER_ROLE)
     check_not_blank(approver, "approver")
     _new = {
@@ -358,14 +334,7 @@ def approval_signoff_search(
 @write
 def approval_signoff_approve(tables: Tables, approval_signoff_id: str) -> ApprovalSignoff:
     """Record an approver's sign-off."""
-    _row = find_row(
-        tables,
-        "approval_signoffs",
-        "id",
-        approval_signoff_id,
-        "approval signoff",
-        "find approval signoff ids with approval_signoff_search",
-    )
+    _row = APPROVAL_SIGNOFFS.find(tables, approval_signoff_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("pending",), "approval signoff")
     if _block:
@@ -377,14 +346,7 @@ def approval_signoff_approve(tables: Tables, approval_signoff_id: str) -> Approv
 @write
 def approval_signoff_reject(tables: Tables, approval_signoff_id: str) -> ApprovalSignoff:
     """Record an approver's rejection."""
-    _row = find_row(
-        tables,
-        "approval_signoffs",
-        "id",
-        approval_signoff_id,
-        "approval signoff",
-        "find approval signoff ids with approval_signoff_search",
-    )
+    _row = APPROVAL_SIGNOFFS.find(tables, approval_signoff_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("pending",), "approval signoff")
     if _block:

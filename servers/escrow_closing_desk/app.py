@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -111,6 +112,11 @@ class EscrowDisbursement:
     purpose: EscrowDisbursementPurpose
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ESCROW_FILES = Rows("escrow_files", "escrow file", "find escrow file ids with escrow_file_search")
+TITLE_EXCEPTIONS = Rows("title_exceptions", "title exception", "find title exception ids with title_exception_search")
+
+
 # ---------------------------------------------------------------- escrow_files
 
 
@@ -147,20 +153,13 @@ def escrow_file_search(
 @read
 def escrow_file_get(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Read one escrow file with its trust balance."""
-    return as_record(
-        EscrowFile,
-        find_row(
-            tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-        ),
-    )
+    return as_record(EscrowFile, ESCROW_FILES.find(tables, escrow_file_id))
 
 
 @write
 def escrow_file_order_title(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Order the preliminary title report."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "title_ordered"}
     _block = not_among(_row, "status", ("opened",), "escrow file")
     if _block:
@@ -172,9 +171,7 @@ def escrow_file_order_title(tables: Tables, escrow_file_id: str) -> EscrowFile:
 @write
 def escrow_file_mark_title_clear(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Mark title clear once every exception is cleared."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "title_clear"}
     _block = not_among(_row, "status", ("title_ordered",), "escrow file")
     if _block:
@@ -186,9 +183,7 @@ def escrow_file_mark_title_clear(tables: Tables, escrow_file_id: str) -> EscrowF
 @write
 def escrow_file_draw_docs(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Draw closing documents."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "docs_drawn"}
     _block = not_among(_row, "status", ("title_clear",), "escrow file")
     if _block:
@@ -200,9 +195,7 @@ def escrow_file_draw_docs(tables: Tables, escrow_file_id: str) -> EscrowFile:
 @write
 def escrow_file_record_signing(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Record that buyer and seller signed."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "signed"}
     _block = not_among(_row, "status", ("docs_drawn",), "escrow file")
     if _block:
@@ -214,9 +207,7 @@ def escrow_file_record_signing(tables: Tables, escrow_file_id: str) -> EscrowFil
 @write
 def escrow_file_fund(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Mark the file funded once all money is in trust."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "funded"}
     _block = not_among(_row, "status", ("signed",), "escrow file")
     if _block:
@@ -228,9 +219,7 @@ def escrow_file_fund(tables: Tables, escrow_file_id: str) -> EscrowFile:
 @write
 def escrow_file_record_deed(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Record the deed with the county; escrow closes."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "recorded"}
     _block = not_among(_row, "status", ("funded",), "escrow file")
     if _block:
@@ -242,9 +231,7 @@ def escrow_file_record_deed(tables: Tables, escrow_file_id: str) -> EscrowFile:
 @write
 def escrow_file_cancel(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Cancel an escrow before signing."""
-    _row = find_row(
-        tables, "escrow_files", "id", escrow_file_id, "escrow file", "find escrow file ids with escrow_file_search"
-    )
+    _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("opened", "title_ordered", "title_clear", "docs_drawn"), "escrow file")
     if _block:
@@ -285,14 +272,7 @@ def title_exception_search(
 @write
 def title_exception_request_payoff(tables: Tables, title_exception_id: str) -> TitleException:
     """Request a payoff demand from the lienholder."""
-    _row = find_row(
-        tables,
-        "title_exceptions",
-        "id",
-        title_exception_id,
-        "title exception",
-        "find title exception ids with title_exception_search",
-    )
+    _row = TITLE_EXCEPTIONS.find(tables, title_exception_id)
     _new = {**_row, "status": "payoff_requested"}
     _block = not_among(_row, "status", ("open",), "title exception")
     if _block:
@@ -306,14 +286,7 @@ def title_exception_request_payoff(tables: Tables, title_exception_id: str) -> T
 @write
 def title_exception_clear(tables: Tables, title_exception_id: str) -> TitleException:
     """Clear a title exception (paid off, released or accepted by buyer)."""
-    _row = find_row(
-        tables,
-        "title_exceptions",
-        "id",
-        title_exception_id,
-        "title exception",
-        "find title exception ids with title_exception_search",
-    )
+    _row = TITLE_EXCEPTIONS.find(tables, title_exception_id)
     _new = {**_row, "status": "cleared"}
     _block = not_among(_row, "status", ("open", "payoff_requested"), "title exception")
     if _block:
@@ -333,14 +306,7 @@ def escrow_deposit_receive(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "escrow_files",
-        escrow_file_id,
-        "escrow_file_id",
-        "escrow file",
-        "find escrow file ids with escrow_file_search",
-    )
+    ESCROW_FILES.check_ref(tables, escrow_file_id, "escrow_file_id")
     check_range(amount, "amount", 1000, 500000)
     check_choice(source, "source", ESCROW_DEPOSIT_SOURCE)
     check_date(received_on, "received_on")
@@ -368,14 +334,7 @@ def escrow_disbursement_issue(
     tables: Tables, escrow_file_id: str, payee: str, amount: float, purpose: EscrowDisbursementPurpose
 ) -> EscrowDisbursement:
     """Pay out of a file's trust balance (never more than it holds)."""
-    check_ref(
-        tables,
-        "escrow_files",
-        escrow_file_id,
-        "escrow_file_id",
-        "escrow file",
-        "find escrow file ids with escrow_file_search",
-    )
+    ESCROW_FILES.check_ref(tables, escrow_file_id, "escrow_file_id")
     check_not_blank(payee, "payee")
     check_range(amount, "amount", 100, 400000)
     check_choice(purpose, "purpose", ESCROW_DISBURSEMENT_PURPOSE)

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -121,6 +122,12 @@ class ChargeSessionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CHARGER_PORTS = Rows("charger_ports", "charger port", "find charger port ids with charger_port_search")
+FLEET_EVS = Rows("fleet_evs", "fleet ev", "find fleet ev ids with fleet_ev_search")
+CHARGE_SESSIONS = Rows("charge_sessions", "charge session", "find charge session ids with charge_session_search")
+
+
 # ---------------------------------------------------------------- charging_sites
 
 
@@ -175,9 +182,7 @@ def charger_port_search(
 @write
 def charger_port_report_fault(tables: Tables, charger_port_id: str) -> ChargerPort:
     """Take a faulted port out of service."""
-    _row = find_row(
-        tables, "charger_ports", "id", charger_port_id, "charger port", "find charger port ids with charger_port_search"
-    )
+    _row = CHARGER_PORTS.find(tables, charger_port_id)
     _new = {**_row, "status": "faulted"}
     _block = not_among(_row, "status", ("available",), "charger port")
     if _block:
@@ -189,9 +194,7 @@ def charger_port_report_fault(tables: Tables, charger_port_id: str) -> ChargerPo
 @write
 def charger_port_restore(tables: Tables, charger_port_id: str) -> ChargerPort:
     """Return a repaired port to service."""
-    _row = find_row(
-        tables, "charger_ports", "id", charger_port_id, "charger port", "find charger port ids with charger_port_search"
-    )
+    _row = CHARGER_PORTS.find(tables, charger_port_id)
     _new = {**_row, "status": "available"}
     _block = not_among(_row, "status", ("faulted", "maintenance"), "charger port")
     if _block:
@@ -240,15 +243,8 @@ def charge_session_reserve(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "charger_ports",
-        charger_port_id,
-        "charger_port_id",
-        "charger port",
-        "find charger port ids with charger_port_search",
-    )
-    check_ref(tables, "fleet_evs", fleet_ev_id, "fleet_ev_id", "fleet ev", "find fleet ev ids with fleet_ev_search")
+    CHARGER_PORTS.check_ref(tables, charger_port_id, "charger_port_id")
+    FLEET_EVS.check_ref(tables, fleet_ev_id, "fleet_ev_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -321,30 +317,13 @@ def charge_session_search(
 @read
 def charge_session_get(tables: Tables, charge_session_id: str) -> ChargeSession:
     """Read one session."""
-    return as_record(
-        ChargeSession,
-        find_row(
-            tables,
-            "charge_sessions",
-            "id",
-            charge_session_id,
-            "charge session",
-            "find charge session ids with charge_session_search",
-        ),
-    )
+    return as_record(ChargeSession, CHARGE_SESSIONS.find(tables, charge_session_id))
 
 
 @write
 def charge_session_start(tables: Tables, charge_session_id: str) -> ChargeSession:
     """Record the van plugged in and charging."""
-    _row = find_row(
-        tables,
-        "charge_sessions",
-        "id",
-        charge_session_id,
-        "charge session",
-        "find charge session ids with charge_session_search",
-    )
+    _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "charging"}
     _block = not_among(_row, "status", ("reserved",), "charge session")
     if _block:
@@ -356,14 +335,7 @@ def charge_session_start(tables: Tables, charge_session_id: str) -> ChargeSessio
 @write
 def charge_session_complete(tables: Tables, charge_session_id: str, energy_kwh: float | None = None) -> ChargeSession:
     """Record the end of charging and energy delivered."""
-    _row = find_row(
-        tables,
-        "charge_sessions",
-        "id",
-        charge_session_id,
-        "charge session",
-        "find charge session ids with charge_session_search",
-    )
+    _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _changes = {_k: _v for _k, _v in (("energy_kwh", energy_kwh),) if _v is not None}
     check_range(energy_kwh, "energy_kwh", 0, 160)
     _new = {**_row, **_changes, "status": "completed"}
@@ -377,14 +349,7 @@ def charge_session_complete(tables: Tables, charge_session_id: str, energy_kwh: 
 @write
 def charge_session_cancel(tables: Tables, charge_session_id: str) -> ChargeSession:
     """Cancel a reservation."""
-    _row = find_row(
-        tables,
-        "charge_sessions",
-        "id",
-        charge_session_id,
-        "charge session",
-        "find charge session ids with charge_session_search",
-    )
+    _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("reserved",), "charge session")
     if _block:
@@ -396,14 +361,7 @@ def charge_session_cancel(tables: Tables, charge_session_id: str) -> ChargeSessi
 @write
 def charge_session_no_show(tables: Tables, charge_session_id: str) -> ChargeSession:
     """Release a reservation the van never arrived for."""
-    _row = find_row(
-        tables,
-        "charge_sessions",
-        "id",
-        charge_session_id,
-        "charge session",
-        "find charge session ids with charge_session_search",
-    )
+    _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("reserved",), "charge session")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -133,6 +134,13 @@ class ProctorShiftPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+EXAM_HALLS = Rows("exam_halls", "exam hall", "find exam hall ids with exam_hall_search")
+EXAM_PROCTORS = Rows("exam_proctors", "exam proctor", "find exam proctor ids with exam_proctor_search")
+EXAM_SITTINGS = Rows("exam_sittings", "exam sitting", "find exam sitting ids with exam_sitting_search")
+PROCTOR_SHIFTS = Rows("proctor_shifts", "proctor shift", "find proctor shift ids with proctor_shift_search")
+
+
 # ---------------------------------------------------------------- exam_halls
 
 
@@ -223,17 +231,7 @@ def exam_sitting_search(
 @read
 def exam_sitting_get(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Read one exam sitting."""
-    return as_record(
-        ExamSitting,
-        find_row(
-            tables,
-            "exam_sittings",
-            "id",
-            exam_sitting_id,
-            "exam sitting",
-            "find exam sitting ids with exam_sitting_search",
-        ),
-    )
+    return as_record(ExamSitting, EXAM_SITTINGS.find(tables, exam_sitting_id))
 
 
 @write
@@ -251,9 +249,7 @@ def exam_sitting_schedule(
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
     check_not_blank(course_code, "course_code")
-    check_ref(
-        tables, "exam_halls", exam_hall_id, "exam_hall_id", "exam hall", "find exam hall ids with exam_hall_search"
-    )
+    EXAM_HALLS.check_ref(tables, exam_hall_id, "exam_hall_id")
     check_time(start, "start")
     check_time(end, "end")
     check_range(expected_students, "expected_students", 20, 280)
@@ -297,15 +293,11 @@ def exam_sitting_move(tables: Tables, exam_sitting_id: str, exam_hall_id: str, s
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables, "exam_sittings", "id", exam_sitting_id, "exam sitting", "find exam sitting ids with exam_sitting_search"
-    )
+    _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _changes = {_k: _v for _k, _v in (("exam_hall_id", exam_hall_id), ("start", start), ("end", end)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of exam_hall_id, start, end")
-    check_ref(
-        tables, "exam_halls", exam_hall_id, "exam_hall_id", "exam hall", "find exam hall ids with exam_hall_search"
-    )
+    EXAM_HALLS.check_ref(tables, exam_hall_id, "exam_hall_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -336,9 +328,7 @@ def exam_sitting_move(tables: Tables, exam_sitting_id: str, exam_hall_id: str, s
 @write
 def exam_sitting_publish(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Publish a drafted sitting to students."""
-    _row = find_row(
-        tables, "exam_sittings", "id", exam_sitting_id, "exam sitting", "find exam sitting ids with exam_sitting_search"
-    )
+    _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("draft",), "exam sitting")
     if _block:
@@ -350,9 +340,7 @@ def exam_sitting_publish(tables: Tables, exam_sitting_id: str) -> ExamSitting:
 @write
 def exam_sitting_begin(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Start the exam in the hall."""
-    _row = find_row(
-        tables, "exam_sittings", "id", exam_sitting_id, "exam sitting", "find exam sitting ids with exam_sitting_search"
-    )
+    _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("published",), "exam sitting")
     if _block:
@@ -364,9 +352,7 @@ def exam_sitting_begin(tables: Tables, exam_sitting_id: str) -> ExamSitting:
 @write
 def exam_sitting_close(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Close the exam and collect scripts."""
-    _row = find_row(
-        tables, "exam_sittings", "id", exam_sitting_id, "exam sitting", "find exam sitting ids with exam_sitting_search"
-    )
+    _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("in_progress",), "exam sitting")
     if _block:
@@ -378,9 +364,7 @@ def exam_sitting_close(tables: Tables, exam_sitting_id: str) -> ExamSitting:
 @write
 def exam_sitting_cancel(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Cancel a sitting that has not started."""
-    _row = find_row(
-        tables, "exam_sittings", "id", exam_sitting_id, "exam sitting", "find exam sitting ids with exam_sitting_search"
-    )
+    _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("draft", "published"), "exam sitting")
     if _block:
@@ -428,22 +412,8 @@ def proctor_shift_assign(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "exam_proctors",
-        exam_proctor_id,
-        "exam_proctor_id",
-        "exam proctor",
-        "find exam proctor ids with exam_proctor_search",
-    )
-    check_ref(
-        tables,
-        "exam_sittings",
-        exam_sitting_id,
-        "exam_sitting_id",
-        "exam sitting",
-        "find exam sitting ids with exam_sitting_search",
-    )
+    EXAM_PROCTORS.check_ref(tables, exam_proctor_id, "exam_proctor_id")
+    EXAM_SITTINGS.check_ref(tables, exam_sitting_id, "exam_sitting_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(role, "role", PROCTOR_SHIFT_ROLE)
@@ -471,14 +441,7 @@ def proctor_shift_assign(
 @write
 def proctor_shift_confirm(tables: Tables, proctor_shift_id: str) -> ProctorShift:
     """Proctor confirms the shift."""
-    _row = find_row(
-        tables,
-        "proctor_shifts",
-        "id",
-        proctor_shift_id,
-        "proctor shift",
-        "find proctor shift ids with proctor_shift_search",
-    )
+    _row = PROCTOR_SHIFTS.find(tables, proctor_shift_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("assigned",), "proctor shift")
     if _block:
@@ -490,14 +453,7 @@ def proctor_shift_confirm(tables: Tables, proctor_shift_id: str) -> ProctorShift
 @write
 def proctor_shift_release(tables: Tables, proctor_shift_id: str) -> ProctorShift:
     """Release a proctor from a shift."""
-    _row = find_row(
-        tables,
-        "proctor_shifts",
-        "id",
-        proctor_shift_id,
-        "proctor shift",
-        "find proctor shift ids with proctor_shift_search",
-    )
+    _row = PROCTOR_SHIFTS.find(tables, proctor_shift_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("assigned", "confirmed"), "proctor shift")
     if _block:

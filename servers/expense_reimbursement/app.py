@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     drop_row,
@@ -143,6 +144,15 @@ class ReimbursementPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+EXPENSE_CLAIMANTS = Rows(
+    "expense_claimants", "expense claimant", "find expense claimant ids with expense_claimant_search"
+)
+COST_CENTERS = Rows("cost_centers", "cost center", "find cost center ids with cost_center_search")
+EXPENSE_REPORTS = Rows("expense_reports", "expense report", "find expense report ids with expense_report_search")
+EXPENSE_LINES = Rows("expense_lines", "expense line", "find expense line ids with expense_line_search")
+
+
 # ---------------------------------------------------------------- expense_claimants
 
 
@@ -233,38 +243,14 @@ def expense_report_search(
 @read
 def expense_report_get(tables: Tables, expense_report_id: str) -> ExpenseReport:
     """Read one expense report and its running total."""
-    return as_record(
-        ExpenseReport,
-        find_row(
-            tables,
-            "expense_reports",
-            "id",
-            expense_report_id,
-            "expense report",
-            "find expense report ids with expense_report_search",
-        ),
-    )
+    return as_record(ExpenseReport, EXPENSE_REPORTS.find(tables, expense_report_id))
 
 
 @write
 def expense_report_open(tables: Tables, expense_claimant_id: str, cost_center_id: str, purpose: str) -> ExpenseReport:
     """Open a new draft expense report for an employee."""
-    check_ref(
-        tables,
-        "expense_claimants",
-        expense_claimant_id,
-        "expense_claimant_id",
-        "expense claimant",
-        "find expense claimant ids with expense_claimant_search",
-    )
-    check_ref(
-        tables,
-        "cost_centers",
-        cost_center_id,
-        "cost_center_id",
-        "cost center",
-        "find cost center ids with cost_center_search",
-    )
+    EXPENSE_CLAIMANTS.check_ref(tables, expense_claimant_id, "expense_claimant_id")
+    COST_CENTERS.check_ref(tables, cost_center_id, "cost_center_id")
     check_not_blank(purpose, "purpose")
     _new = {
         "id": next_id(tables, "expense_reports", "exr"),
@@ -282,14 +268,7 @@ def expense_report_open(tables: Tables, expense_claimant_id: str, cost_center_id
 @write
 def expense_report_submit(tables: Tables, expense_report_id: str) -> ExpenseReport:
     """Submit a draft report to the manager."""
-    _row = find_row(
-        tables,
-        "expense_reports",
-        "id",
-        expense_report_id,
-        "expense report",
-        "find expense report ids with expense_report_search",
-    )
+    _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("draft",), "expense report")
     if _block:
@@ -301,14 +280,7 @@ def expense_report_submit(tables: Tables, expense_report_id: str) -> ExpenseRepo
 @write
 def expense_report_approve(tables: Tables, expense_report_id: str) -> ExpenseReport:
     """Manager approval of a submitted report."""
-    _row = find_row(
-        tables,
-        "expense_reports",
-        "id",
-        expense_report_id,
-        "expense report",
-        "find expense report ids with expense_report_search",
-    )
+    _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("submitted",), "expense report")
     if _block:
@@ -320,14 +292,7 @@ def expense_report_approve(tables: Tables, expense_report_id: str) -> ExpenseRep
 @write
 def expense_report_reject(tables: Tables, expense_report_id: str) -> ExpenseReport:
     """Reject a submitted report."""
-    _row = find_row(
-        tables,
-        "expense_reports",
-        "id",
-        expense_report_id,
-        "expense report",
-        "find expense report ids with expense_report_search",
-    )
+    _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("submitted",), "expense report")
     if _block:
@@ -349,14 +314,7 @@ def expense_line_add(
     receipt_attached: bool | None = None,
 ) -> ExpenseLine:
     """Add an itemised expense to a report; the report total grows by the amount."""
-    check_ref(
-        tables,
-        "expense_reports",
-        expense_report_id,
-        "expense_report_id",
-        "expense report",
-        "find expense report ids with expense_report_search",
-    )
+    EXPENSE_REPORTS.check_ref(tables, expense_report_id, "expense_report_id")
     check_choice(category, "category", EXPENSE_LINE_CATEGORY)
     check_range(amount, "amount", 5, 1800)
     check_not_blank(merchant, "merchant")
@@ -409,9 +367,7 @@ def expense_line_search(
 @write
 def expense_line_remove(tables: Tables, expense_line_id: str) -> ExpenseLine:
     """Remove a mistaken line item; the report total shrinks by its amount."""
-    _row = find_row(
-        tables, "expense_lines", "id", expense_line_id, "expense line", "find expense line ids with expense_line_search"
-    )
+    _row = EXPENSE_LINES.find(tables, expense_line_id)
     _new = _row
     _other = row_of(tables, "expense_reports", _new.get("expense_report_id"))
     _block = not_among(_other, "status", ("draft",), "expense report")
@@ -442,22 +398,8 @@ def reimbursement_issue(
 
     paid_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "expense_reports",
-        expense_report_id,
-        "expense_report_id",
-        "expense report",
-        "find expense report ids with expense_report_search",
-    )
-    check_ref(
-        tables,
-        "cost_centers",
-        cost_center_id,
-        "cost_center_id",
-        "cost center",
-        "find cost center ids with cost_center_search",
-    )
+    EXPENSE_REPORTS.check_ref(tables, expense_report_id, "expense_report_id")
+    COST_CENTERS.check_ref(tables, cost_center_id, "cost_center_id")
     check_range(amount, "amount", 20, 4800)
     check_choice(method, "method", REIMBURSEMENT_METHOD)
     check_date(paid_on, "paid_on")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +126,12 @@ class PartsRequisitionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BUILDING_ASSETS = Rows("building_assets", "building asset", "find building asset ids with building_asset_search")
+FACILITIES_TECHS = Rows("facilities_techs", "facilities tech", "find facilities tech ids with facilities_tech_search")
+WORK_ORDERS = Rows("work_orders", "work order", "find work order ids with work_order_search")
+
+
 # ---------------------------------------------------------------- building_assets
 
 
@@ -203,12 +219,7 @@ def work_order_search(
 @read
 def work_order_get(tables: Tables, work_order_id: str) -> WorkOrder:
     """Read one work order."""
-    return as_record(
-        WorkOrder,
-        find_row(
-            tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-        ),
-    )
+    return as_record(WorkOrder, WORK_ORDERS.find(tables, work_order_id))
 
 
 @write
@@ -219,14 +230,7 @@ def work_order_report(
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "building_assets",
-        building_asset_id,
-        "building_asset_id",
-        "building asset",
-        "find building asset ids with building_asset_search",
-    )
+    BUILDING_ASSETS.check_ref(tables, building_asset_id, "building_asset_id")
     check_not_blank(summary, "summary")
     check_not_blank(reported_by, "reported_by")
     check_date(due_date, "due_date")
@@ -252,9 +256,7 @@ def work_order_triage(
 
     due_date: dates as YYYY-MM-DD.
     """
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _changes = {_k: _v for _k, _v in (("priority", priority), ("due_date", due_date)) if _v is not None}
     check_choice(priority, "priority", WORK_ORDER_PRIORITY)
     check_date(due_date, "due_date")
@@ -269,18 +271,9 @@ def work_order_triage(
 @write
 def work_order_dispatch(tables: Tables, work_order_id: str, facilities_tech_id: str) -> WorkOrder:
     """Dispatch a triaged work order to a technician of the right trade."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _changes = {_k: _v for _k, _v in (("facilities_tech_id", facilities_tech_id),) if _v is not None}
-    check_ref(
-        tables,
-        "facilities_techs",
-        facilities_tech_id,
-        "facilities_tech_id",
-        "facilities tech",
-        "find facilities tech ids with facilities_tech_search",
-    )
+    FACILITIES_TECHS.check_ref(tables, facilities_tech_id, "facilities_tech_id")
     _new = {**_row, **_changes, "status": "assigned"}
     _block = not_among(_row, "status", ("triaged",), "work order")
     if _block:
@@ -300,9 +293,7 @@ def work_order_dispatch(tables: Tables, work_order_id: str, facilities_tech_id: 
 @write
 def work_order_start(tables: Tables, work_order_id: str) -> WorkOrder:
     """Technician starts work on site."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("assigned",), "work order")
     if _block:
@@ -314,9 +305,7 @@ def work_order_start(tables: Tables, work_order_id: str) -> WorkOrder:
 @write
 def work_order_hold(tables: Tables, work_order_id: str) -> WorkOrder:
     """Put a job on hold (waiting for parts or access)."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "on_hold"}
     _block = not_among(_row, "status", ("in_progress",), "work order")
     if _block:
@@ -328,9 +317,7 @@ def work_order_hold(tables: Tables, work_order_id: str) -> WorkOrder:
 @write
 def work_order_resume(tables: Tables, work_order_id: str) -> WorkOrder:
     """Resume a job that was on hold."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("on_hold",), "work order")
     if _block:
@@ -342,9 +329,7 @@ def work_order_resume(tables: Tables, work_order_id: str) -> WorkOrder:
 @write
 def work_order_resolve(tables: Tables, work_order_id: str) -> WorkOrder:
     """Mark the fault fixed."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("in_progress",), "work order")
     if _block:
@@ -356,9 +341,7 @@ def work_order_resolve(tables: Tables, work_order_id: str) -> WorkOrder:
 @write
 def work_order_close(tables: Tables, work_order_id: str) -> WorkOrder:
     """Close a resolved job after the reporter confirms."""
-    _row = find_row(
-        tables, "work_orders", "id", work_order_id, "work order", "find work order ids with work_order_search"
-    )
+    _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("resolved",), "work order")
     if _block:
@@ -398,14 +381,7 @@ def parts_requisition_search(
 @write
 def parts_requisition_raise(tables: Tables, work_order_id: str, part: str, quantity: int) -> PartsRequisition:
     """Request parts for a job on hold."""
-    check_ref(
-        tables,
-        "work_orders",
-        work_order_id,
-        "work_order_id",
-        "work order",
-        "find work order ids with work_order_search",
-    )
+    WORK_ORDERS.check_ref(tables, work_order_id, "work_order_id")
     check_not_blank(part, "part")
     check_range(quantity, "quantity", 1, 6)
     _new = {

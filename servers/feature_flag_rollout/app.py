@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -86,6 +86,12 @@ class FlagRulePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FEATURE_FLAGS = Rows("feature_flags", "feature flag", "find feature flag ids with feature_flag_search")
+ROLLOUT_ENVS = Rows("rollout_envs", "rollout env", "find rollout env ids with rollout_env_search")
+FLAG_RULES = Rows("flag_rules", "flag rule", "find flag rule ids with flag_rule_search")
+
+
 # ---------------------------------------------------------------- feature_flags
 
 
@@ -118,17 +124,7 @@ def feature_flag_search(
 @read
 def feature_flag_get(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Read one flag."""
-    return as_record(
-        FeatureFlag,
-        find_row(
-            tables,
-            "feature_flags",
-            "id",
-            feature_flag_id,
-            "feature flag",
-            "find feature flag ids with feature_flag_search",
-        ),
-    )
+    return as_record(FeatureFlag, FEATURE_FLAGS.find(tables, feature_flag_id))
 
 
 @write
@@ -157,9 +153,7 @@ def feature_flag_register(
 @write
 def feature_flag_dogfood(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Enable a draft flag for employees only."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
     _block = not_among(_row, "stage", ("draft",), "feature flag")
     if _block:
@@ -171,9 +165,7 @@ def feature_flag_dogfood(tables: Tables, feature_flag_id: str) -> FeatureFlag:
 @write
 def feature_flag_start_canary(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Start a small canary for real users."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "canary"}
     _block = not_among(_row, "stage", ("internal",), "feature flag")
     if _block:
@@ -185,9 +177,7 @@ def feature_flag_start_canary(tables: Tables, feature_flag_id: str) -> FeatureFl
 @write
 def feature_flag_ramp(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Ramp a healthy canary to a larger share."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "ramping"}
     _block = not_among(_row, "stage", ("canary",), "feature flag")
     if _block:
@@ -199,9 +189,7 @@ def feature_flag_ramp(tables: Tables, feature_flag_id: str) -> FeatureFlag:
 @write
 def feature_flag_launch_ga(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Launch to everyone."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "general_availability"}
     _block = not_among(_row, "stage", ("ramping",), "feature flag")
     if _block:
@@ -213,9 +201,7 @@ def feature_flag_launch_ga(tables: Tables, feature_flag_id: str) -> FeatureFlag:
 @write
 def feature_flag_roll_back(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Pull a flag back to employees only."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
     _block = not_among(_row, "stage", ("canary", "ramping", "general_availability"), "feature flag")
     if _block:
@@ -227,9 +213,7 @@ def feature_flag_roll_back(tables: Tables, feature_flag_id: str) -> FeatureFlag:
 @write
 def feature_flag_retire(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Retire a GA flag once the code path is cleaned up."""
-    _row = find_row(
-        tables, "feature_flags", "id", feature_flag_id, "feature flag", "find feature flag ids with feature_flag_search"
-    )
+    _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "retired"}
     _block = not_among(_row, "stage", ("general_availability",), "feature flag")
     if _block:
@@ -293,22 +277,8 @@ def flag_rule_search(
 @write
 def flag_rule_add(tables: Tables, feature_flag_id: str, rollout_env_id: str, segment: str, percentage: int) -> FlagRule:
     """Add a targeting rule for a flag in an environment (starts pending review)."""
-    check_ref(
-        tables,
-        "feature_flags",
-        feature_flag_id,
-        "feature_flag_id",
-        "feature flag",
-        "find feature flag ids with feature_flag_search",
-    )
-    check_ref(
-        tables,
-        "rollout_envs",
-        rollout_env_id,
-        "rollout_env_id",
-        "rollout env",
-        "find rollout env ids with rollout_env_search",
-    )
+    FEATURE_FLAGS.check_ref(tables, feature_flag_id, "feature_flag_id")
+    ROLLOUT_ENVS.check_ref(tables, rollout_env_id, "rollout_env_id")
     check_not_blank(segment, "segment")
     check_range(percentage, "percentage", 0, 100)
     _new = {
@@ -326,7 +296,7 @@ def flag_rule_add(tables: Tables, feature_flag_id: str, rollout_env_id: str, seg
 @write
 def flag_rule_activate(tables: Tables, flag_rule_id: str) -> FlagRule:
     """Make an approved rule live."""
-    _row = find_row(tables, "flag_rules", "id", flag_rule_id, "flag rule", "find flag rule ids with flag_rule_search")
+    _row = FLAG_RULES.find(tables, flag_rule_id)
     _new = {**_row, "status": "live"}
     _block = not_among(_row, "status", ("pending_review", "paused"), "flag rule")
     if _block:
@@ -338,7 +308,7 @@ def flag_rule_activate(tables: Tables, flag_rule_id: str) -> FlagRule:
 @write
 def flag_rule_pause(tables: Tables, flag_rule_id: str) -> FlagRule:
     """Pause a live rule immediately."""
-    _row = find_row(tables, "flag_rules", "id", flag_rule_id, "flag rule", "find flag rule ids with flag_rule_search")
+    _row = FLAG_RULES.find(tables, flag_rule_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("live",), "flag rule")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -121,6 +131,13 @@ class CrewJobPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+LINE_CREWS = Rows("line_crews", "line crew", "find line crew ids with line_crew_search")
+UTILITY_TRUCKS = Rows("utility_trucks", "utility truck", "find utility truck ids with utility_truck_search")
+SERVICE_ORDERS = Rows("service_orders", "service order", "find service order ids with service_order_search")
+CREW_JOBS = Rows("crew_jobs", "crew job", "find crew job ids with crew_job_search")
+
+
 # ---------------------------------------------------------------- line_crews
 
 
@@ -215,17 +232,7 @@ def service_order_search(
 @read
 def service_order_get(tables: Tables, service_order_id: str) -> ServiceOrder:
     """Read one service order."""
-    return as_record(
-        ServiceOrder,
-        find_row(
-            tables,
-            "service_orders",
-            "id",
-            service_order_id,
-            "service order",
-            "find service order ids with service_order_search",
-        ),
-    )
+    return as_record(ServiceOrder, SERVICE_ORDERS.find(tables, service_order_id))
 
 
 @write
@@ -250,14 +257,7 @@ def service_order_create(
 @write
 def service_order_complete(tables: Tables, service_order_id: str) -> ServiceOrder:
     """Complete a service order after its job is done."""
-    _row = find_row(
-        tables,
-        "service_orders",
-        "id",
-        service_order_id,
-        "service order",
-        "find service order ids with service_order_search",
-    )
+    _row = SERVICE_ORDERS.find(tables, service_order_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("scheduled",), "service order")
     if _block:
@@ -269,14 +269,7 @@ def service_order_complete(tables: Tables, service_order_id: str) -> ServiceOrde
 @write
 def service_order_cancel(tables: Tables, service_order_id: str) -> ServiceOrder:
     """Cancel a service order the customer withdrew."""
-    _row = find_row(
-        tables,
-        "service_orders",
-        "id",
-        service_order_id,
-        "service order",
-        "find service order ids with service_order_search",
-    )
+    _row = SERVICE_ORDERS.find(tables, service_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("open", "scheduled"), "service order")
     if _block:
@@ -296,25 +289,9 @@ def crew_job_schedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "service_orders",
-        service_order_id,
-        "service_order_id",
-        "service order",
-        "find service order ids with service_order_search",
-    )
-    check_ref(
-        tables, "line_crews", line_crew_id, "line_crew_id", "line crew", "find line crew ids with line_crew_search"
-    )
-    check_ref(
-        tables,
-        "utility_trucks",
-        utility_truck_id,
-        "utility_truck_id",
-        "utility truck",
-        "find utility truck ids with utility_truck_search",
-    )
+    SERVICE_ORDERS.check_ref(tables, service_order_id, "service_order_id")
+    LINE_CREWS.check_ref(tables, line_crew_id, "line_crew_id")
+    UTILITY_TRUCKS.check_ref(tables, utility_truck_id, "utility_truck_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -381,7 +358,7 @@ def crew_job_search(
 @write
 def crew_job_dispatch(tables: Tables, crew_job_id: str) -> CrewJob:
     """Send the crew on its way."""
-    _row = find_row(tables, "crew_jobs", "id", crew_job_id, "crew job", "find crew job ids with crew_job_search")
+    _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "en_route"}
     _block = not_among(_row, "status", ("planned",), "crew job")
     if _block:
@@ -393,7 +370,7 @@ def crew_job_dispatch(tables: Tables, crew_job_id: str) -> CrewJob:
 @write
 def crew_job_arrive(tables: Tables, crew_job_id: str) -> CrewJob:
     """Record arrival on site."""
-    _row = find_row(tables, "crew_jobs", "id", crew_job_id, "crew job", "find crew job ids with crew_job_search")
+    _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "on_site"}
     _block = not_among(_row, "status", ("en_route",), "crew job")
     if _block:
@@ -405,7 +382,7 @@ def crew_job_arrive(tables: Tables, crew_job_id: str) -> CrewJob:
 @write
 def crew_job_finish(tables: Tables, crew_job_id: str) -> CrewJob:
     """Record the job finished."""
-    _row = find_row(tables, "crew_jobs", "id", crew_job_id, "crew job", "find crew job ids with crew_job_search")
+    _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("on_site",), "crew job")
     if _block:
@@ -417,7 +394,7 @@ def crew_job_finish(tables: Tables, crew_job_id: str) -> CrewJob:
 @write
 def crew_job_cancel(tables: Tables, crew_job_id: str) -> CrewJob:
     """Cancel a planned job (frees crew and truck)."""
-    _row = find_row(tables, "crew_jobs", "id", crew_job_id, "crew job", "find crew job ids with crew_job_search")
+    _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("planned",), "crew job")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -130,6 +131,13 @@ class MemberMessagePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STUDIO_MEMBERS = Rows("studio_members", "studio member", "find studio member ids with studio_member_search")
+FITNESS_CLASSES = Rows("fitness_classes", "fitness class", "find fitness class ids with fitness_class_search")
+CLASS_BOOKINGS = Rows("class_bookings", "class booking", "find class booking ids with class_booking_search")
+MEMBER_MESSAGES = Rows("member_messages", "member message", "find member message ids with member_message_search")
+
+
 # ---------------------------------------------------------------- studio_members
 
 
@@ -167,30 +175,13 @@ def studio_member_search(
 @read
 def studio_member_get(tables: Tables, studio_member_id: str) -> StudioMember:
     """Read one member with credits and membership."""
-    return as_record(
-        StudioMember,
-        find_row(
-            tables,
-            "studio_members",
-            "id",
-            studio_member_id,
-            "studio member",
-            "find studio member ids with studio_member_search",
-        ),
-    )
+    return as_record(StudioMember, STUDIO_MEMBERS.find(tables, studio_member_id))
 
 
 @write
 def studio_member_set_credits(tables: Tables, studio_member_id: str, credits: int) -> StudioMember:
     """Set a member's credit balance (pack purchase or credit returned after a cancellation)."""
-    _row = find_row(
-        tables,
-        "studio_members",
-        "id",
-        studio_member_id,
-        "studio member",
-        "find studio member ids with studio_member_search",
-    )
+    _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     _changes = {_k: _v for _k, _v in (("credits", credits),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of credits")
@@ -206,14 +197,7 @@ def studio_member_set_credits(tables: Tables, studio_member_id: str, credits: in
 @write
 def studio_member_freeze(tables: Tables, studio_member_id: str) -> StudioMember:
     """Freeze an active membership (2-8 weeks)."""
-    _row = find_row(
-        tables,
-        "studio_members",
-        "id",
-        studio_member_id,
-        "studio member",
-        "find studio member ids with studio_member_search",
-    )
+    _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     _new = {**_row, "status": "frozen"}
     _block = not_among(_row, "status", ("active",), "studio member")
     if _block:
@@ -225,14 +209,7 @@ def studio_member_freeze(tables: Tables, studio_member_id: str) -> StudioMember:
 @write
 def studio_member_unfreeze(tables: Tables, studio_member_id: str) -> StudioMember:
     """Reactivate a frozen membership."""
-    _row = find_row(
-        tables,
-        "studio_members",
-        "id",
-        studio_member_id,
-        "studio member",
-        "find studio member ids with studio_member_search",
-    )
+    _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("frozen",), "studio member")
     if _block:
@@ -302,22 +279,8 @@ def class_booking_search(
 @write
 def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: str, credits_used: int) -> ClassBooking:
     """Book a member into a class; uses a spot in the class and the member's credits."""
-    check_ref(
-        tables,
-        "studio_members",
-        studio_member_id,
-        "studio_member_id",
-        "studio member",
-        "find studio member ids with studio_member_search",
-    )
-    check_ref(
-        tables,
-        "fitness_classes",
-        fitness_class_id,
-        "fitness_class_id",
-        "fitness class",
-        "find fitness class ids with fitness_class_search",
-    )
+    STUDIO_MEMBERS.check_ref(tables, studio_member_id, "studio_member_id")
+    FITNESS_CLASSES.check_ref(tables, fitness_class_id, "fitness_class_id")
     check_range(credits_used, "credits_used", 0, 2)
     _new = {
         "id": next_id(tables, "class_bookings", "bkg"),
@@ -346,14 +309,7 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
 @write
 def class_booking_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
     """Cancel a booking 12 hours or more before class (credit is returned)."""
-    _row = find_row(
-        tables,
-        "class_bookings",
-        "id",
-        class_booking_id,
-        "class booking",
-        "find class booking ids with class_booking_search",
-    )
+    _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked",), "class booking")
     if _block:
@@ -365,14 +321,7 @@ def class_booking_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
 @write
 def class_booking_late_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
     """Cancel a booking less than 12 hours before class (credit is kept)."""
-    _row = find_row(
-        tables,
-        "class_bookings",
-        "id",
-        class_booking_id,
-        "class booking",
-        "find class booking ids with class_booking_search",
-    )
+    _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "late_cancelled"}
     _block = not_among(_row, "status", ("booked",), "class booking")
     if _block:
@@ -416,14 +365,7 @@ def member_message_search(
 @write
 def member_message_reply(tables: Tables, member_message_id: str, reply: str) -> MemberMessage:
     """Reply to an unread message."""
-    _row = find_row(
-        tables,
-        "member_messages",
-        "id",
-        member_message_id,
-        "member message",
-        "find member message ids with member_message_search",
-    )
+    _row = MEMBER_MESSAGES.find(tables, member_message_id)
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "replied"}
@@ -437,14 +379,7 @@ def member_message_reply(tables: Tables, member_message_id: str, reply: str) -> 
 @write
 def member_message_resolve(tables: Tables, member_message_id: str) -> MemberMessage:
     """Mark a message resolved after the member's request is done."""
-    _row = find_row(
-        tables,
-        "member_messages",
-        "id",
-        member_message_id,
-        "member message",
-        "find member message ids with member_message_search",
-    )
+    _row = MEMBER_MESSAGES.find(tables, member_message_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("unread", "replied"), "member message")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -128,6 +129,13 @@ class PartIssue:
     quantity: int
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FLEET_VEHICLES = Rows("fleet_vehicles", "fleet vehicle", "find fleet vehicle ids with fleet_vehicle_search")
+MECHANICS = Rows("mechanics", "mechanic", "find mechanic ids with mechanic_search")
+REPAIR_ORDERS = Rows("repair_orders", "repair order", "find repair order ids with repair_order_search")
+SHOP_PARTS = Rows("shop_parts", "shop part", "find shop part ids with shop_part_search")
+
+
 # ---------------------------------------------------------------- fleet_vehicles
 
 
@@ -160,14 +168,7 @@ def fleet_vehicle_search(
 @write
 def fleet_vehicle_return_to_service(tables: Tables, fleet_vehicle_id: str) -> FleetVehicle:
     """Return a repaired truck to service."""
-    _row = find_row(
-        tables,
-        "fleet_vehicles",
-        "id",
-        fleet_vehicle_id,
-        "fleet vehicle",
-        "find fleet vehicle ids with fleet_vehicle_search",
-    )
+    _row = FLEET_VEHICLES.find(tables, fleet_vehicle_id)
     _new = {**_row, "status": "in_service"}
     _block = not_among(_row, "status", ("in_shop",), "fleet vehicle")
     if _block:
@@ -245,17 +246,7 @@ def repair_order_search(
 @read
 def repair_order_get(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Read one repair order."""
-    return as_record(
-        RepairOrder,
-        find_row(
-            tables,
-            "repair_orders",
-            "id",
-            repair_order_id,
-            "repair order",
-            "find repair order ids with repair_order_search",
-        ),
-    )
+    return as_record(RepairOrder, REPAIR_ORDERS.find(tables, repair_order_id))
 
 
 @write
@@ -263,14 +254,7 @@ def repair_order_open(
     tables: Tables, fleet_vehicle_id: str, complaint: str, priority: RepairOrderPriority
 ) -> RepairOrder:
     """Open a repair order; the truck is marked in the shop."""
-    check_ref(
-        tables,
-        "fleet_vehicles",
-        fleet_vehicle_id,
-        "fleet_vehicle_id",
-        "fleet vehicle",
-        "find fleet vehicle ids with fleet_vehicle_search",
-    )
+    FLEET_VEHICLES.check_ref(tables, fleet_vehicle_id, "fleet_vehicle_id")
     check_not_blank(complaint, "complaint")
     check_choice(priority, "priority", REPAIR_ORDER_PRIORITY)
     _new = {
@@ -294,11 +278,9 @@ def repair_order_diagnose(
     tables: Tables, repair_order_id: str, mechanic_id: str | None = None, labor_hours: float | None = None
 ) -> RepairOrder:
     """Record the mechanic's diagnosis and estimated labor hours."""
-    _row = find_row(
-        tables, "repair_orders", "id", repair_order_id, "repair order", "find repair order ids with repair_order_search"
-    )
+    _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _changes = {_k: _v for _k, _v in (("mechanic_id", mechanic_id), ("labor_hours", labor_hours)) if _v is not None}
-    check_ref(tables, "mechanics", mechanic_id, "mechanic_id", "mechanic", "find mechanic ids with mechanic_search")
+    MECHANICS.check_ref(tables, mechanic_id, "mechanic_id")
     check_range(labor_hours, "labor_hours", 0.5, 18)
     _new = {**_row, **_changes, "status": "diagnosed"}
     _block = not_among(_row, "status", ("opened",), "repair order")
@@ -311,9 +293,7 @@ def repair_order_diagnose(
 @write
 def repair_order_wait_parts(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Hold the order until parts arrive."""
-    _row = find_row(
-        tables, "repair_orders", "id", repair_order_id, "repair order", "find repair order ids with repair_order_search"
-    )
+    _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "awaiting_parts"}
     _block = not_among(_row, "status", ("diagnosed", "in_repair"), "repair order")
     if _block:
@@ -325,9 +305,7 @@ def repair_order_wait_parts(tables: Tables, repair_order_id: str) -> RepairOrder
 @write
 def repair_order_start_repair(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Start the repair."""
-    _row = find_row(
-        tables, "repair_orders", "id", repair_order_id, "repair order", "find repair order ids with repair_order_search"
-    )
+    _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "in_repair"}
     _block = not_among(_row, "status", ("diagnosed", "awaiting_parts"), "repair order")
     if _block:
@@ -339,9 +317,7 @@ def repair_order_start_repair(tables: Tables, repair_order_id: str) -> RepairOrd
 @write
 def repair_order_quality_check(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Send a finished repair to quality check / road test."""
-    _row = find_row(
-        tables, "repair_orders", "id", repair_order_id, "repair order", "find repair order ids with repair_order_search"
-    )
+    _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "quality_check"}
     _block = not_among(_row, "status", ("in_repair",), "repair order")
     if _block:
@@ -353,9 +329,7 @@ def repair_order_quality_check(tables: Tables, repair_order_id: str) -> RepairOr
 @write
 def repair_order_close(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Close an order that passed QC."""
-    _row = find_row(
-        tables, "repair_orders", "id", repair_order_id, "repair order", "find repair order ids with repair_order_search"
-    )
+    _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("quality_check",), "repair order")
     if _block:
@@ -392,17 +366,8 @@ def shop_part_search(
 @write
 def part_issue_record(tables: Tables, repair_order_id: str, shop_part_id: str, quantity: int) -> PartIssue:
     """Issue parts from the parts room to a repair order."""
-    check_ref(
-        tables,
-        "repair_orders",
-        repair_order_id,
-        "repair_order_id",
-        "repair order",
-        "find repair order ids with repair_order_search",
-    )
-    check_ref(
-        tables, "shop_parts", shop_part_id, "shop_part_id", "shop part", "find shop part ids with shop_part_search"
-    )
+    REPAIR_ORDERS.check_ref(tables, repair_order_id, "repair_order_id")
+    SHOP_PARTS.check_ref(tables, shop_part_id, "shop_part_id")
     check_range(quantity, "quantity", 1, 6)
     _new = {
         "id": next_id(tables, "part_issues", "pis"),

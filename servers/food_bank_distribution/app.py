@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -129,6 +130,12 @@ class PantryOrderPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FOOD_ITEMS = Rows("food_items", "food item", "find food item ids with food_item_search")
+PANTRY_PARTNERS = Rows("pantry_partners", "pantry partner", "find pantry partner ids with pantry_partner_search")
+PANTRY_ORDERS = Rows("pantry_orders", "pantry order", "find pantry order ids with pantry_order_search")
+
+
 # ---------------------------------------------------------------- food_items
 
 
@@ -161,10 +168,7 @@ def food_item_search(
 @read
 def food_item_get(tables: Tables, food_item_id: str) -> FoodItem:
     """Read one item with cases on hand."""
-    return as_record(
-        FoodItem,
-        find_row(tables, "food_items", "id", food_item_id, "food item", "find food item ids with food_item_search"),
-    )
+    return as_record(FoodItem, FOOD_ITEMS.find(tables, food_item_id))
 
 
 # ---------------------------------------------------------------- donation_receipts
@@ -210,9 +214,7 @@ def donation_receipt_record(
     best_by, received: dates as YYYY-MM-DD.
     """
     check_not_blank(donor, "donor")
-    check_ref(
-        tables, "food_items", food_item_id, "food_item_id", "food item", "find food item ids with food_item_search"
-    )
+    FOOD_ITEMS.check_ref(tables, food_item_id, "food_item_id")
     check_range(cases, "cases", 1, 120)
     check_date(best_by, "best_by")
     check_date(received, "received")
@@ -275,14 +277,7 @@ def pantry_partner_search(
 @write
 def pantry_partner_suspend(tables: Tables, pantry_partner_id: str, suspension_reason: str) -> PantryPartner:
     """Suspend a partner's ordering with a reason."""
-    _row = find_row(
-        tables,
-        "pantry_partners",
-        "id",
-        pantry_partner_id,
-        "pantry partner",
-        "find pantry partner ids with pantry_partner_search",
-    )
+    _row = PANTRY_PARTNERS.find(tables, pantry_partner_id)
     _changes = {_k: _v for _k, _v in (("suspension_reason", suspension_reason),) if _v is not None}
     check_not_blank(suspension_reason, "suspension_reason")
     _new = {**_row, **_changes, "status": "suspended"}
@@ -296,14 +291,7 @@ def pantry_partner_suspend(tables: Tables, pantry_partner_id: str, suspension_re
 @write
 def pantry_partner_reinstate(tables: Tables, pantry_partner_id: str) -> PantryPartner:
     """Reinstate a suspended partner."""
-    _row = find_row(
-        tables,
-        "pantry_partners",
-        "id",
-        pantry_partner_id,
-        "pantry partner",
-        "find pantry partner ids with pantry_partner_search",
-    )
+    _row = PANTRY_PARTNERS.find(tables, pantry_partner_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("suspended",), "pantry partner")
     if _block:
@@ -351,17 +339,8 @@ def pantry_order_allocate(
 
     pickup_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "pantry_partners",
-        pantry_partner_id,
-        "pantry_partner_id",
-        "pantry partner",
-        "find pantry partner ids with pantry_partner_search",
-    )
-    check_ref(
-        tables, "food_items", food_item_id, "food_item_id", "food item", "find food item ids with food_item_search"
-    )
+    PANTRY_PARTNERS.check_ref(tables, pantry_partner_id, "pantry_partner_id")
+    FOOD_ITEMS.check_ref(tables, food_item_id, "food_item_id")
     check_range(cases, "cases", 1, 60)
     check_date(pickup_date, "pickup_date")
     _new = {
@@ -397,9 +376,7 @@ def pantry_order_allocate(
 @write
 def pantry_order_mark_picked_up(tables: Tables, pantry_order_id: str) -> PantryOrder:
     """Record that the partner collected its order."""
-    _row = find_row(
-        tables, "pantry_orders", "id", pantry_order_id, "pantry order", "find pantry order ids with pantry_order_search"
-    )
+    _row = PANTRY_ORDERS.find(tables, pantry_order_id)
     _new = {**_row, "status": "picked_up"}
     _block = not_among(_row, "status", ("allocated",), "pantry order")
     if _block:
@@ -411,9 +388,7 @@ def pantry_order_mark_picked_up(tables: Tables, pantry_order_id: str) -> PantryO
 @write
 def pantry_order_cancel(tables: Tables, pantry_order_id: str) -> PantryOrder:
     """Cancel an allocated order that will not be collected."""
-    _row = find_row(
-        tables, "pantry_orders", "id", pantry_order_id, "pantry order", "find pantry order ids with pantry_order_search"
-    )
+    _row = PANTRY_ORDERS.find(tables, pantry_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("allocated",), "pantry order")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -140,6 +141,12 @@ class LaneRatePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+MOTOR_CARRIERS = Rows("motor_carriers", "motor carrier", "find motor carrier ids with motor_carrier_search")
+FREIGHT_LOADS = Rows("freight_loads", "freight load", "find freight load ids with freight_load_search")
+LOAD_TENDERS = Rows("load_tenders", "load tender", "find load tender ids with load_tender_search")
+
+
 # ---------------------------------------------------------------- motor_carriers
 
 
@@ -178,17 +185,7 @@ def motor_carrier_search(
 @read
 def motor_carrier_get(tables: Tables, motor_carrier_id: str) -> MotorCarrier:
     """Read a carrier's trucks available and insurance."""
-    return as_record(
-        MotorCarrier,
-        find_row(
-            tables,
-            "motor_carriers",
-            "id",
-            motor_carrier_id,
-            "motor carrier",
-            "find motor carrier ids with motor_carrier_search",
-        ),
-    )
+    return as_record(MotorCarrier, MOTOR_CARRIERS.find(tables, motor_carrier_id))
 
 
 # ---------------------------------------------------------------- freight_loads
@@ -232,25 +229,13 @@ def freight_load_search(
 @read
 def freight_load_get(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Read one load."""
-    return as_record(
-        FreightLoad,
-        find_row(
-            tables,
-            "freight_loads",
-            "id",
-            freight_load_id,
-            "freight load",
-            "find freight load ids with freight_load_search",
-        ),
-    )
+    return as_record(FreightLoad, FREIGHT_LOADS.find(tables, freight_load_id))
 
 
 @write
 def freight_load_cover(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Mark a tendered load covered once a carrier accepted."""
-    _row = find_row(
-        tables, "freight_loads", "id", freight_load_id, "freight load", "find freight load ids with freight_load_search"
-    )
+    _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "covered"}
     _block = not_among(_row, "status", ("tendered",), "freight load")
     if _block:
@@ -262,9 +247,7 @@ def freight_load_cover(tables: Tables, freight_load_id: str) -> FreightLoad:
 @write
 def freight_load_dispatch(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Record pickup of a covered load."""
-    _row = find_row(
-        tables, "freight_loads", "id", freight_load_id, "freight load", "find freight load ids with freight_load_search"
-    )
+    _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "in_transit"}
     _block = not_among(_row, "status", ("covered",), "freight load")
     if _block:
@@ -276,9 +259,7 @@ def freight_load_dispatch(tables: Tables, freight_load_id: str) -> FreightLoad:
 @write
 def freight_load_deliver(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Record delivery with signed proof of delivery."""
-    _row = find_row(
-        tables, "freight_loads", "id", freight_load_id, "freight load", "find freight load ids with freight_load_search"
-    )
+    _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("in_transit",), "freight load")
     if _block:
@@ -290,9 +271,7 @@ def freight_load_deliver(tables: Tables, freight_load_id: str) -> FreightLoad:
 @write
 def freight_load_cancel(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Cancel a load the shipper withdrew."""
-    _row = find_row(
-        tables, "freight_loads", "id", freight_load_id, "freight load", "find freight load ids with freight_load_search"
-    )
+    _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("posted", "tendered"), "freight load")
     if _block:
@@ -311,22 +290,8 @@ def freight_load_cancel(tables: Tables, freight_load_id: str) -> FreightLoad:
 @write
 def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: str, rate: float) -> LoadTender:
     """Tender a load to a carrier; the carrier needs a free truck."""
-    check_ref(
-        tables,
-        "freight_loads",
-        freight_load_id,
-        "freight_load_id",
-        "freight load",
-        "find freight load ids with freight_load_search",
-    )
-    check_ref(
-        tables,
-        "motor_carriers",
-        motor_carrier_id,
-        "motor_carrier_id",
-        "motor carrier",
-        "find motor carrier ids with motor_carrier_search",
-    )
+    FREIGHT_LOADS.check_ref(tables, freight_load_id, "freight_load_id")
+    MOTOR_CARRIERS.check_ref(tables, motor_carrier_id, "motor_carrier_id")
     check_range(rate, "rate", 800, 7500)
     _new = {
         "id": next_id(tables, "load_tenders", "ltd"),
@@ -378,9 +343,7 @@ def load_tender_search(
 @write
 def load_tender_accept(tables: Tables, load_tender_id: str) -> LoadTender:
     """Record the carrier's acceptance of a tender."""
-    _row = find_row(
-        tables, "load_tenders", "id", load_tender_id, "load tender", "find load tender ids with load_tender_search"
-    )
+    _row = LOAD_TENDERS.find(tables, load_tender_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("offered",), "load tender")
     if _block:
@@ -392,9 +355,7 @@ def load_tender_accept(tables: Tables, load_tender_id: str) -> LoadTender:
 @write
 def load_tender_decline(tables: Tables, load_tender_id: str) -> LoadTender:
     """Record the carrier declining a tender."""
-    _row = find_row(
-        tables, "load_tenders", "id", load_tender_id, "load tender", "find load tender ids with load_tender_search"
-    )
+    _row = LOAD_TENDERS.find(tables, load_tender_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("offered",), "load tender")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -133,6 +134,13 @@ class ScaleTicketPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+GROWERS = Rows("growers", "grower", "find grower ids with grower_search")
+STORAGE_BINS = Rows("storage_bins", "storage bin", "find storage bin ids with storage_bin_search")
+GRAIN_CONTRACTS = Rows("grain_contracts", "grain contract", "find grain contract ids with grain_contract_search")
+SCALE_TICKETS = Rows("scale_tickets", "scale ticket", "find scale ticket ids with scale_ticket_search")
+
+
 # ---------------------------------------------------------------- growers
 
 
@@ -224,30 +232,13 @@ def grain_contract_search(
 @read
 def grain_contract_get(tables: Tables, grain_contract_id: str) -> GrainContract:
     """Read one contract with bushels still open."""
-    return as_record(
-        GrainContract,
-        find_row(
-            tables,
-            "grain_contracts",
-            "id",
-            grain_contract_id,
-            "grain contract",
-            "find grain contract ids with grain_contract_search",
-        ),
-    )
+    return as_record(GrainContract, GRAIN_CONTRACTS.find(tables, grain_contract_id))
 
 
 @write
 def grain_contract_mark_filled(tables: Tables, grain_contract_id: str) -> GrainContract:
     """Close an open contract once its bushels are delivered."""
-    _row = find_row(
-        tables,
-        "grain_contracts",
-        "id",
-        grain_contract_id,
-        "grain contract",
-        "find grain contract ids with grain_contract_search",
-    )
+    _row = GRAIN_CONTRACTS.find(tables, grain_contract_id)
     _new = {**_row, "status": "filled"}
     _block = not_among(_row, "status", ("open",), "grain contract")
     if _block:
@@ -295,17 +286,7 @@ def scale_ticket_search(
 @read
 def scale_ticket_get(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
     """Read one scale ticket."""
-    return as_record(
-        ScaleTicket,
-        find_row(
-            tables,
-            "scale_tickets",
-            "id",
-            scale_ticket_id,
-            "scale ticket",
-            "find scale ticket ids with scale_ticket_search",
-        ),
-    )
+    return as_record(ScaleTicket, SCALE_TICKETS.find(tables, scale_ticket_id))
 
 
 @write
@@ -323,23 +304,9 @@ def scale_ticket_weigh_in(
 
     received: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "growers", grower_id, "grower_id", "grower", "find grower ids with grower_search")
-    check_ref(
-        tables,
-        "grain_contracts",
-        grain_contract_id,
-        "grain_contract_id",
-        "grain contract",
-        "find grain contract ids with grain_contract_search",
-    )
-    check_ref(
-        tables,
-        "storage_bins",
-        storage_bin_id,
-        "storage_bin_id",
-        "storage bin",
-        "find storage bin ids with storage_bin_search",
-    )
+    GROWERS.check_ref(tables, grower_id, "grower_id")
+    GRAIN_CONTRACTS.check_ref(tables, grain_contract_id, "grain_contract_id")
+    STORAGE_BINS.check_ref(tables, storage_bin_id, "storage_bin_id")
     check_choice(commodity, "commodity", SCALE_TICKET_COMMODITY)
     check_not_blank(truck_plate, "truck_plate")
     check_range(net_bushels, "net_bushels", 300, 1100)
@@ -388,9 +355,7 @@ def scale_ticket_weigh_in(
 @write
 def scale_ticket_grade(tables: Tables, scale_ticket_id: str, moisture_pct: float, test_weight: float) -> ScaleTicket:
     """Record the probe sample's moisture and test weight for a weighed load."""
-    _row = find_row(
-        tables, "scale_tickets", "id", scale_ticket_id, "scale ticket", "find scale ticket ids with scale_ticket_search"
-    )
+    _row = SCALE_TICKETS.find(tables, scale_ticket_id)
     _changes = {_k: _v for _k, _v in (("moisture_pct", moisture_pct), ("test_weight", test_weight)) if _v is not None}
     check_range(moisture_pct, "moisture_pct", 12, 22)
     check_range(test_weight, "test_weight", 52, 62)
@@ -405,9 +370,7 @@ def scale_ticket_grade(tables: Tables, scale_ticket_id: str, moisture_pct: float
 @write
 def scale_ticket_settle(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
     """Settle a graded ticket for payment."""
-    _row = find_row(
-        tables, "scale_tickets", "id", scale_ticket_id, "scale ticket", "find scale ticket ids with scale_ticket_search"
-    )
+    _row = SCALE_TICKETS.find(tables, scale_ticket_id)
     _new = {**_row, "status": "settled"}
     _block = not_among(_row, "status", ("graded",), "scale ticket")
     if _block:
@@ -419,9 +382,7 @@ def scale_ticket_settle(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
 @write
 def scale_ticket_void(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
     """Void a mistaken ticket that has not been settled."""
-    _row = find_row(
-        tables, "scale_tickets", "id", scale_ticket_id, "scale ticket", "find scale ticket ids with scale_ticket_search"
-    )
+    _row = SCALE_TICKETS.find(tables, scale_ticket_id)
     _new = {**_row, "status": "voided"}
     _block = not_among(_row, "status", ("weighed", "graded"), "scale ticket")
     if _block:

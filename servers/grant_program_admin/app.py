@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -141,6 +142,15 @@ class DisbursementPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+GRANT_PROGRAMS = Rows("grant_programs", "grant program", "find grant program ids with grant_program_search")
+GRANT_APPLICATIONS = Rows(
+    "grant_applications", "grant application", "find grant application ids with grant_application_search"
+)
+GRANT_AWARDS = Rows("grant_awards", "grant award", "find grant award ids with grant_award_search")
+DISBURSEMENTS = Rows("disbursements", "disbursement", "find disbursement ids with disbursement_search")
+
+
 # ---------------------------------------------------------------- grant_programs
 
 
@@ -197,30 +207,13 @@ def grant_application_search(
 @read
 def grant_application_get(tables: Tables, grant_application_id: str) -> GrantApplication:
     """Read one application."""
-    return as_record(
-        GrantApplication,
-        find_row(
-            tables,
-            "grant_applications",
-            "id",
-            grant_application_id,
-            "grant application",
-            "find grant application ids with grant_application_search",
-        ),
-    )
+    return as_record(GrantApplication, GRANT_APPLICATIONS.find(tables, grant_application_id))
 
 
 @write
 def grant_application_screen(tables: Tables, grant_application_id: str) -> GrantApplication:
     """Start the eligibility screen of a submitted application."""
-    _row = find_row(
-        tables,
-        "grant_applications",
-        "id",
-        grant_application_id,
-        "grant application",
-        "find grant application ids with grant_application_search",
-    )
+    _row = GRANT_APPLICATIONS.find(tables, grant_application_id)
     _new = {**_row, "status": "eligibility_check"}
     _block = not_among(_row, "status", ("submitted",), "grant application")
     if _block:
@@ -232,14 +225,7 @@ def grant_application_screen(tables: Tables, grant_application_id: str) -> Grant
 @write
 def grant_application_advance_to_panel(tables: Tables, grant_application_id: str) -> GrantApplication:
     """Send an eligible application to the review panel."""
-    _row = find_row(
-        tables,
-        "grant_applications",
-        "id",
-        grant_application_id,
-        "grant application",
-        "find grant application ids with grant_application_search",
-    )
+    _row = GRANT_APPLICATIONS.find(tables, grant_application_id)
     _new = {**_row, "status": "panel_review"}
     _block = not_among(_row, "status", ("eligibility_check",), "grant application")
     if _block:
@@ -251,14 +237,7 @@ def grant_application_advance_to_panel(tables: Tables, grant_application_id: str
 @write
 def grant_application_decline(tables: Tables, grant_application_id: str, decline_reason: str) -> GrantApplication:
     """Decline an application with a reason."""
-    _row = find_row(
-        tables,
-        "grant_applications",
-        "id",
-        grant_application_id,
-        "grant application",
-        "find grant application ids with grant_application_search",
-    )
+    _row = GRANT_APPLICATIONS.find(tables, grant_application_id)
     _changes = {_k: _v for _k, _v in (("decline_reason", decline_reason),) if _v is not None}
     check_not_blank(decline_reason, "decline_reason")
     _new = {**_row, **_changes, "status": "declined"}
@@ -304,14 +283,7 @@ def panel_score_submit(
     tables: Tables, grant_application_id: str, reviewer: str, score: int, conflict_of_interest: bool
 ) -> PanelScore:
     """Record a panelist's score (0-100) and any conflict of interest."""
-    check_ref(
-        tables,
-        "grant_applications",
-        grant_application_id,
-        "grant_application_id",
-        "grant application",
-        "find grant application ids with grant_application_search",
-    )
+    GRANT_APPLICATIONS.check_ref(tables, grant_application_id, "grant_application_id")
     check_not_blank(reviewer, "reviewer")
     check_range(score, "score", 20, 100)
     _new = {
@@ -358,22 +330,8 @@ def grant_award_issue(
     tables: Tables, grant_application_id: str, grant_program_id: str, amount: float, undisbursed: float
 ) -> GrantAward:
     """Award a grant from the program budget; undisbursed starts at the amount."""
-    check_ref(
-        tables,
-        "grant_applications",
-        grant_application_id,
-        "grant_application_id",
-        "grant application",
-        "find grant application ids with grant_application_search",
-    )
-    check_ref(
-        tables,
-        "grant_programs",
-        grant_program_id,
-        "grant_program_id",
-        "grant program",
-        "find grant program ids with grant_program_search",
-    )
+    GRANT_APPLICATIONS.check_ref(tables, grant_application_id, "grant_application_id")
+    GRANT_PROGRAMS.check_ref(tables, grant_program_id, "grant_program_id")
     check_range(amount, "amount", 5000, 75000)
     check_range(undisbursed, "undisbursed", 0, 75000)
     _new = {
@@ -418,9 +376,7 @@ def grant_award_issue(
 @write
 def grant_award_activate(tables: Tables, grant_award_id: str) -> GrantAward:
     """Activate an award once the grantee has signed the agreement."""
-    _row = find_row(
-        tables, "grant_awards", "id", grant_award_id, "grant award", "find grant award ids with grant_award_search"
-    )
+    _row = GRANT_AWARDS.find(tables, grant_award_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("pending_agreement",), "grant award")
     if _block:
@@ -461,14 +417,7 @@ def disbursement_schedule(tables: Tables, grant_award_id: str, amount: float, sc
 
     scheduled: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "grant_awards",
-        grant_award_id,
-        "grant_award_id",
-        "grant award",
-        "find grant award ids with grant_award_search",
-    )
+    GRANT_AWARDS.check_ref(tables, grant_award_id, "grant_award_id")
     check_range(amount, "amount", 1000, 40000)
     check_date(scheduled, "scheduled")
     _new = {
@@ -500,9 +449,7 @@ def disbursement_schedule(tables: Tables, grant_award_id: str, amount: float, sc
 @write
 def disbursement_mark_paid(tables: Tables, disbursement_id: str) -> Disbursement:
     """Record that a scheduled disbursement was paid."""
-    _row = find_row(
-        tables, "disbursements", "id", disbursement_id, "disbursement", "find disbursement ids with disbursement_search"
-    )
+    _row = DISBURSEMENTS.find(tables, disbursement_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("scheduled",), "disbursement")
     if _block:

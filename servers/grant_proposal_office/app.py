@@ -17,9 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
@@ -114,6 +124,16 @@ class ComplianceCheckPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PRINCIPAL_INVESTIGATORS = Rows(
+    "principal_investigators",
+    "principal investigator",
+    "find principal investigator ids with principal_investigator_search",
+)
+FUNDING_CALLS = Rows("funding_calls", "funding call", "find funding call ids with funding_call_search")
+GRANT_PROPOSALS = Rows("grant_proposals", "grant proposal", "find grant proposal ids with grant_proposal_search")
+
+
 # ---------------------------------------------------------------- principal_investigators
 
 
@@ -200,17 +220,7 @@ def grant_proposal_search(
 @read
 def grant_proposal_get(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Read one proposal."""
-    return as_record(
-        GrantProposal,
-        find_row(
-            tables,
-            "grant_proposals",
-            "id",
-            grant_proposal_id,
-            "grant proposal",
-            "find grant proposal ids with grant_proposal_search",
-        ),
-    )
+    return as_record(GrantProposal, GRANT_PROPOSALS.find(tables, grant_proposal_id))
 
 
 @write
@@ -218,22 +228,8 @@ def grant_proposal_start(
     tables: Tables, principal_investigator_id: str, funding_call_id: str, title: str, requested_amount: float
 ) -> GrantProposal:
     """Start a proposal against a funding call."""
-    check_ref(
-        tables,
-        "principal_investigators",
-        principal_investigator_id,
-        "principal_investigator_id",
-        "principal investigator",
-        "find principal investigator ids with principal_investigator_search",
-    )
-    check_ref(
-        tables,
-        "funding_calls",
-        funding_call_id,
-        "funding_call_id",
-        "funding call",
-        "find funding call ids with funding_call_search",
-    )
+    PRINCIPAL_INVESTIGATORS.check_ref(tables, principal_investigator_id, "principal_investigator_id")
+    FUNDING_CALLS.check_ref(tables, funding_call_id, "funding_call_id")
     check_not_blank(title, "title")
     check_range(requested_amount, "requested_amount", 80000, 2500000)
     _new = {
@@ -265,14 +261,7 @@ def grant_proposal_start(
 @write
 def grant_proposal_revise_budget(tables: Tables, grant_proposal_id: str, requested_amount: float) -> GrantProposal:
     """Change the requested amount while the proposal is still in draft or department review."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _changes = {_k: _v for _k, _v in (("requested_amount", requested_amount),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of requested_amount")
@@ -292,14 +281,7 @@ def grant_proposal_revise_budget(tables: Tables, grant_proposal_id: str, request
 @write
 def grant_proposal_route_to_chair(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Route a draft to the department chair."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "dept_review"}
     _block = not_among(_row, "status", ("drafting",), "grant proposal")
     if _block:
@@ -311,14 +293,7 @@ def grant_proposal_route_to_chair(tables: Tables, grant_proposal_id: str) -> Gra
 @write
 def grant_proposal_route_to_osp(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Forward a chair-approved proposal to sponsored programs."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "osp_review"}
     _block = not_among(_row, "status", ("dept_review",), "grant proposal")
     if _block:
@@ -330,14 +305,7 @@ def grant_proposal_route_to_osp(tables: Tables, grant_proposal_id: str) -> Grant
 @write
 def grant_proposal_submit_to_sponsor(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Submit the proposal to the sponsor portal."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("osp_review",), "grant proposal")
     if _block:
@@ -362,14 +330,7 @@ def grant_proposal_submit_to_sponsor(tables: Tables, grant_proposal_id: str) -> 
 @write
 def grant_proposal_record_award(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Record a funded award."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "awarded"}
     _block = not_among(_row, "status", ("submitted",), "grant proposal")
     if _block:
@@ -381,14 +342,7 @@ def grant_proposal_record_award(tables: Tables, grant_proposal_id: str) -> Grant
 @write
 def grant_proposal_record_decline(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Record the sponsor's decline."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("submitted",), "grant proposal")
     if _block:
@@ -400,14 +354,7 @@ def grant_proposal_record_decline(tables: Tables, grant_proposal_id: str) -> Gra
 @write
 def grant_proposal_withdraw(tables: Tables, grant_proposal_id: str) -> GrantProposal:
     """Withdraw a proposal before submission (frees a limited slot)."""
-    _row = find_row(
-        tables,
-        "grant_proposals",
-        "id",
-        grant_proposal_id,
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("drafting", "dept_review", "osp_review"), "grant proposal")
     if _block:
@@ -456,14 +403,7 @@ def compliance_check_log(
     reviewer: str | None = None,
 ) -> ComplianceCheck:
     """Log a compliance check on a proposal."""
-    check_ref(
-        tables,
-        "grant_proposals",
-        grant_proposal_id,
-        "grant_proposal_id",
-        "grant proposal",
-        "find grant proposal ids with grant_proposal_search",
-    )
+    GRANT_PROPOSALS.check_ref(tables, grant_proposal_id, "grant_proposal_id")
     check_choice(check_type, "check_type", COMPLIANCE_CHECK_CHECK_TYPE)
     check_choice(result, "result", COMPLIANCE_CHECK_RESULT)
     check_not_blank(reviewer, "reviewer")

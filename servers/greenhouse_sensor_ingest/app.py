@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -118,6 +118,14 @@ class ClimateExcursionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SENSOR_GATEWAYS = Rows("sensor_gateways", "sensor gateway", "find sensor gateway ids with sensor_gateway_search")
+CLIMATE_BATCHS = Rows("climate_batchs", "climate batch", "find climate batch ids with climate_batch_search")
+CLIMATE_EXCURSIONS = Rows(
+    "climate_excursions", "climate excursion", "find climate excursion ids with climate_excursion_search"
+)
+
+
 # ---------------------------------------------------------------- greenhouse_zones
 
 
@@ -173,14 +181,7 @@ def sensor_gateway_search(
 @write
 def sensor_gateway_mark_offline(tables: Tables, sensor_gateway_id: str) -> SensorGateway:
     """Mark a gateway offline when it has not been seen for 15 minutes."""
-    _row = find_row(
-        tables,
-        "sensor_gateways",
-        "id",
-        sensor_gateway_id,
-        "sensor gateway",
-        "find sensor gateway ids with sensor_gateway_search",
-    )
+    _row = SENSOR_GATEWAYS.find(tables, sensor_gateway_id)
     _new = {**_row, "status": "offline"}
     _block = not_among(_row, "status", ("online", "degraded"), "sensor gateway")
     if _block:
@@ -192,14 +193,7 @@ def sensor_gateway_mark_offline(tables: Tables, sensor_gateway_id: str) -> Senso
 @write
 def sensor_gateway_restore(tables: Tables, sensor_gateway_id: str) -> SensorGateway:
     """Mark a gateway back online after it reconnects."""
-    _row = find_row(
-        tables,
-        "sensor_gateways",
-        "id",
-        sensor_gateway_id,
-        "sensor gateway",
-        "find sensor gateway ids with sensor_gateway_search",
-    )
+    _row = SENSOR_GATEWAYS.find(tables, sensor_gateway_id)
     _new = {**_row, "status": "online"}
     _block = not_among(_row, "status", ("offline", "degraded"), "sensor gateway")
     if _block:
@@ -242,17 +236,7 @@ def climate_batch_search(
 @read
 def climate_batch_get(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Read one batch with attempts and last error."""
-    return as_record(
-        ClimateBatch,
-        find_row(
-            tables,
-            "climate_batchs",
-            "id",
-            climate_batch_id,
-            "climate batch",
-            "find climate batch ids with climate_batch_search",
-        ),
-    )
+    return as_record(ClimateBatch, CLIMATE_BATCHS.find(tables, climate_batch_id))
 
 
 @write
@@ -268,14 +252,7 @@ def climate_batch_backfill(
 
     window_start: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "sensor_gateways",
-        sensor_gateway_id,
-        "sensor_gateway_id",
-        "sensor gateway",
-        "find sensor gateway ids with sensor_gateway_search",
-    )
+    SENSOR_GATEWAYS.check_ref(tables, sensor_gateway_id, "sensor_gateway_id")
     check_not_blank(batch_key, "batch_key")
     check_time(window_start, "window_start")
     check_range(readings, "readings", 60, 600)
@@ -304,14 +281,7 @@ def climate_batch_backfill(
 @write
 def climate_batch_mark_processed(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Record that a pending or retrying batch was processed into the climate store."""
-    _row = find_row(
-        tables,
-        "climate_batchs",
-        "id",
-        climate_batch_id,
-        "climate batch",
-        "find climate batch ids with climate_batch_search",
-    )
+    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _new = {**_row, "status": "processed"}
     _block = not_among(_row, "status", ("pending", "retrying"), "climate batch")
     if _block:
@@ -323,14 +293,7 @@ def climate_batch_mark_processed(tables: Tables, climate_batch_id: str) -> Clima
 @write
 def climate_batch_mark_failed(tables: Tables, climate_batch_id: str, error: str) -> ClimateBatch:
     """Record a processing failure with its error."""
-    _row = find_row(
-        tables,
-        "climate_batchs",
-        "id",
-        climate_batch_id,
-        "climate batch",
-        "find climate batch ids with climate_batch_search",
-    )
+    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -344,14 +307,7 @@ def climate_batch_mark_failed(tables: Tables, climate_batch_id: str, error: str)
 @write
 def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) -> ClimateBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = find_row(
-        tables,
-        "climate_batchs",
-        "id",
-        climate_batch_id,
-        "climate batch",
-        "find climate batch ids with climate_batch_search",
-    )
+    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -365,14 +321,7 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
 @write
 def climate_batch_dead_letter(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Dead-letter a failed batch that cannot be fixed by retrying."""
-    _row = find_row(
-        tables,
-        "climate_batchs",
-        "id",
-        climate_batch_id,
-        "climate batch",
-        "find climate batch ids with climate_batch_search",
-    )
+    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "climate batch")
     if _block:
@@ -413,14 +362,7 @@ def climate_excursion_search(
 @write
 def climate_excursion_acknowledge(tables: Tables, climate_excursion_id: str, acknowledged_by: str) -> ClimateExcursion:
     """Record which grower acknowledged an open excursion."""
-    _row = find_row(
-        tables,
-        "climate_excursions",
-        "id",
-        climate_excursion_id,
-        "climate excursion",
-        "find climate excursion ids with climate_excursion_search",
-    )
+    _row = CLIMATE_EXCURSIONS.find(tables, climate_excursion_id)
     _changes = {_k: _v for _k, _v in (("acknowledged_by", acknowledged_by),) if _v is not None}
     check_not_blank(acknowledged_by, "acknowledged_by")
     _new = {**_row, **_changes, "status": "acknowledged"}
@@ -434,14 +376,7 @@ def climate_excursion_acknowledge(tables: Tables, climate_excursion_id: str, ack
 @write
 def climate_excursion_resolve(tables: Tables, climate_excursion_id: str) -> ClimateExcursion:
     """Resolve an acknowledged excursion once the climate is back in range."""
-    _row = find_row(
-        tables,
-        "climate_excursions",
-        "id",
-        climate_excursion_id,
-        "climate excursion",
-        "find climate excursion ids with climate_excursion_search",
-    )
+    _row = CLIMATE_EXCURSIONS.find(tables, climate_excursion_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("acknowledged",), "climate excursion")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -128,6 +129,11 @@ class TourPaymentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DEPARTURES = Rows("departures", "departure", "find departure ids with departure_search")
+TOUR_BOOKINGS = Rows("tour_bookings", "tour booking", "find tour booking ids with tour_booking_search")
+
+
 # ---------------------------------------------------------------- tour_products
 
 
@@ -191,16 +197,13 @@ def departure_search(
 @read
 def departure_get(tables: Tables, departure_id: str) -> Departure:
     """Read one departure with its seats left."""
-    return as_record(
-        Departure,
-        find_row(tables, "departures", "id", departure_id, "departure", "find departure ids with departure_search"),
-    )
+    return as_record(Departure, DEPARTURES.find(tables, departure_id))
 
 
 @write
 def departure_guarantee(tables: Tables, departure_id: str) -> Departure:
     """Guarantee an open departure once the minimum number of travellers has booked."""
-    _row = find_row(tables, "departures", "id", departure_id, "departure", "find departure ids with departure_search")
+    _row = DEPARTURES.find(tables, departure_id)
     _new = {**_row, "status": "guaranteed"}
     _block = not_among(_row, "status", ("open",), "departure")
     if _block:
@@ -212,7 +215,7 @@ def departure_guarantee(tables: Tables, departure_id: str) -> Departure:
 @write
 def departure_cancel(tables: Tables, departure_id: str) -> Departure:
     """Cancel a departure (too few travellers or force majeure)."""
-    _row = find_row(tables, "departures", "id", departure_id, "departure", "find departure ids with departure_search")
+    _row = DEPARTURES.find(tables, departure_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("open", "guaranteed"), "departure")
     if _block:
@@ -255,17 +258,7 @@ def tour_booking_search(
 @read
 def tour_booking_get(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Read one booking with its balance due."""
-    return as_record(
-        TourBooking,
-        find_row(
-            tables,
-            "tour_bookings",
-            "id",
-            tour_booking_id,
-            "tour booking",
-            "find tour booking ids with tour_booking_search",
-        ),
-    )
+    return as_record(TourBooking, TOUR_BOOKINGS.find(tables, tour_booking_id))
 
 
 @write
@@ -279,9 +272,7 @@ def tour_booking_hold(
     balance_due: float,
 ) -> TourBooking:
     """Hold seats on a departure for a party; balance_due starts at the total price."""
-    check_ref(
-        tables, "departures", departure_id, "departure_id", "departure", "find departure ids with departure_search"
-    )
+    DEPARTURES.check_ref(tables, departure_id, "departure_id")
     check_not_blank(lead_traveler, "lead_traveler")
     check_email(email, "email")
     check_range(travelers, "travelers", 1, 4)
@@ -315,9 +306,7 @@ def tour_booking_hold(
 @write
 def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Confirm a held booking once the deposit is received."""
-    _row = find_row(
-        tables, "tour_bookings", "id", tour_booking_id, "tour booking", "find tour booking ids with tour_booking_search"
-    )
+    _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("held",), "tour booking")
     if _block:
@@ -329,9 +318,7 @@ def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
 @write
 def tour_booking_mark_paid(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Mark a confirmed booking fully paid once its balance is zero."""
-    _row = find_row(
-        tables, "tour_bookings", "id", tour_booking_id, "tour booking", "find tour booking ids with tour_booking_search"
-    )
+    _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("confirmed",), "tour booking")
     if _block:
@@ -343,9 +330,7 @@ def tour_booking_mark_paid(tables: Tables, tour_booking_id: str) -> TourBooking:
 @write
 def tour_booking_cancel(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Cancel a held or confirmed booking."""
-    _row = find_row(
-        tables, "tour_bookings", "id", tour_booking_id, "tour booking", "find tour booking ids with tour_booking_search"
-    )
+    _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("held", "confirmed"), "tour booking")
     if _block:
@@ -388,14 +373,7 @@ def tour_payment_record(
 
     received: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "tour_bookings",
-        tour_booking_id,
-        "tour_booking_id",
-        "tour booking",
-        "find tour booking ids with tour_booking_search",
-    )
+    TOUR_BOOKINGS.check_ref(tables, tour_booking_id, "tour_booking_id")
     check_range(amount, "amount", 200, 9000)
     check_choice(method, "method", TOUR_PAYMENT_METHOD)
     check_date(received, "received")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -115,6 +125,15 @@ class HarvestJobPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+FARM_FIELDS = Rows("farm_fields", "farm field", "find farm field ids with farm_field_search")
+HARVEST_MACHINES = Rows("harvest_machines", "harvest machine", "find harvest machine ids with harvest_machine_search")
+HARVEST_OPERATORS = Rows(
+    "harvest_operators", "harvest operator", "find harvest operator ids with harvest_operator_search"
+)
+HARVEST_JOBS = Rows("harvest_jobs", "harvest job", "find harvest job ids with harvest_job_search")
+
+
 # ---------------------------------------------------------------- farm_fields
 
 
@@ -179,14 +198,7 @@ def harvest_machine_search(
 @write
 def harvest_machine_send_to_repair(tables: Tables, harvest_machine_id: str) -> HarvestMachine:
     """Take a machine out of service for repair."""
-    _row = find_row(
-        tables,
-        "harvest_machines",
-        "id",
-        harvest_machine_id,
-        "harvest machine",
-        "find harvest machine ids with harvest_machine_search",
-    )
+    _row = HARVEST_MACHINES.find(tables, harvest_machine_id)
     _new = {**_row, "status": "in_repair"}
     _block = not_among(_row, "status", ("available",), "harvest machine")
     if _block:
@@ -198,14 +210,7 @@ def harvest_machine_send_to_repair(tables: Tables, harvest_machine_id: str) -> H
 @write
 def harvest_machine_return_to_service(tables: Tables, harvest_machine_id: str) -> HarvestMachine:
     """Return a repaired machine to service."""
-    _row = find_row(
-        tables,
-        "harvest_machines",
-        "id",
-        harvest_machine_id,
-        "harvest machine",
-        "find harvest machine ids with harvest_machine_search",
-    )
+    _row = HARVEST_MACHINES.find(tables, harvest_machine_id)
     _new = {**_row, "status": "available"}
     _block = not_among(_row, "status", ("in_repair",), "harvest machine")
     if _block:
@@ -275,12 +280,7 @@ def harvest_job_search(
 @read
 def harvest_job_get(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Read one harvest job."""
-    return as_record(
-        HarvestJob,
-        find_row(
-            tables, "harvest_jobs", "id", harvest_job_id, "harvest job", "find harvest job ids with harvest_job_search"
-        ),
-    )
+    return as_record(HarvestJob, HARVEST_JOBS.find(tables, harvest_job_id))
 
 
 @write
@@ -291,30 +291,9 @@ def harvest_job_schedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "farm_fields",
-        farm_field_id,
-        "farm_field_id",
-        "farm field",
-        "find farm field ids with farm_field_search",
-    )
-    check_ref(
-        tables,
-        "harvest_machines",
-        harvest_machine_id,
-        "harvest_machine_id",
-        "harvest machine",
-        "find harvest machine ids with harvest_machine_search",
-    )
-    check_ref(
-        tables,
-        "harvest_operators",
-        harvest_operator_id,
-        "harvest_operator_id",
-        "harvest operator",
-        "find harvest operator ids with harvest_operator_search",
-    )
+    FARM_FIELDS.check_ref(tables, farm_field_id, "farm_field_id")
+    HARVEST_MACHINES.check_ref(tables, harvest_machine_id, "harvest_machine_id")
+    HARVEST_OPERATORS.check_ref(tables, harvest_operator_id, "harvest_operator_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -360,9 +339,7 @@ def harvest_job_schedule(
 @write
 def harvest_job_start(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Record that a scheduled job has started in the field."""
-    _row = find_row(
-        tables, "harvest_jobs", "id", harvest_job_id, "harvest job", "find harvest job ids with harvest_job_search"
-    )
+    _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job")
     if _block:
@@ -374,9 +351,7 @@ def harvest_job_start(tables: Tables, harvest_job_id: str) -> HarvestJob:
 @write
 def harvest_job_finish(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Record that a job is finished."""
-    _row = find_row(
-        tables, "harvest_jobs", "id", harvest_job_id, "harvest job", "find harvest job ids with harvest_job_search"
-    )
+    _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("in_progress",), "harvest job")
     if _block:
@@ -388,9 +363,7 @@ def harvest_job_finish(tables: Tables, harvest_job_id: str) -> HarvestJob:
 @write
 def harvest_job_delay_for_weather(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Hold a job for rain or high grain moisture."""
-    _row = find_row(
-        tables, "harvest_jobs", "id", harvest_job_id, "harvest job", "find harvest job ids with harvest_job_search"
-    )
+    _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "weather_delayed"}
     _block = not_among(_row, "status", ("scheduled", "in_progress"), "harvest job")
     if _block:
@@ -402,9 +375,7 @@ def harvest_job_delay_for_weather(tables: Tables, harvest_job_id: str) -> Harves
 @write
 def harvest_job_cancel(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Cancel a job that has not started."""
-    _row = find_row(
-        tables, "harvest_jobs", "id", harvest_job_id, "harvest job", "find harvest job ids with harvest_job_search"
-    )
+    _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -122,6 +123,14 @@ class CollectionCasePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+HOMEOWNER_ACCOUNTS = Rows(
+    "homeowner_accounts", "homeowner account", "find homeowner account ids with homeowner_account_search"
+)
+ASSESSMENTS = Rows("assessments", "assessment", "find assessment ids with assessment_search")
+COLLECTION_CASES = Rows("collection_cases", "collection case", "find collection case ids with collection_case_search")
+
+
 # ---------------------------------------------------------------- homeowner_accounts
 
 
@@ -155,17 +164,7 @@ def homeowner_account_search(
 @read
 def homeowner_account_get(tables: Tables, homeowner_account_id: str) -> HomeownerAccount:
     """Read an account's balance due."""
-    return as_record(
-        HomeownerAccount,
-        find_row(
-            tables,
-            "homeowner_accounts",
-            "id",
-            homeowner_account_id,
-            "homeowner account",
-            "find homeowner account ids with homeowner_account_search",
-        ),
-    )
+    return as_record(HomeownerAccount, HOMEOWNER_ACCOUNTS.find(tables, homeowner_account_id))
 
 
 # ---------------------------------------------------------------- assessments
@@ -208,14 +207,7 @@ def assessment_levy(
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "homeowner_accounts",
-        homeowner_account_id,
-        "homeowner_account_id",
-        "homeowner account",
-        "find homeowner account ids with homeowner_account_search",
-    )
+    HOMEOWNER_ACCOUNTS.check_ref(tables, homeowner_account_id, "homeowner_account_id")
     check_choice(kind, "kind", ASSESSMENT_KIND)
     check_range(amount, "amount", 25, 1500)
     check_date(due_date, "due_date")
@@ -241,9 +233,7 @@ def assessment_levy(
 @write
 def assessment_mark_paid(tables: Tables, assessment_id: str) -> Assessment:
     """Mark an assessment paid once payments cover it."""
-    _row = find_row(
-        tables, "assessments", "id", assessment_id, "assessment", "find assessment ids with assessment_search"
-    )
+    _row = ASSESSMENTS.find(tables, assessment_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("open",), "assessment")
     if _block:
@@ -268,14 +258,7 @@ def dues_payment_post(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "homeowner_accounts",
-        homeowner_account_id,
-        "homeowner_account_id",
-        "homeowner account",
-        "find homeowner account ids with homeowner_account_search",
-    )
+    HOMEOWNER_ACCOUNTS.check_ref(tables, homeowner_account_id, "homeowner_account_id")
     check_range(amount, "amount", 25, 1500)
     check_choice(method, "method", DUES_PAYMENT_METHOD)
     check_not_blank(reference, "reference")
@@ -342,14 +325,7 @@ def collection_case_open(tables: Tables, homeowner_account_id: str, opened_on: s
 
     opened_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "homeowner_accounts",
-        homeowner_account_id,
-        "homeowner_account_id",
-        "homeowner account",
-        "find homeowner account ids with homeowner_account_search",
-    )
+    HOMEOWNER_ACCOUNTS.check_ref(tables, homeowner_account_id, "homeowner_account_id")
     check_date(opened_on, "opened_on")
     _new = {
         "id": next_id(tables, "collection_cases", "col"),
@@ -387,14 +363,7 @@ def collection_case_search(
 @write
 def collection_case_send_demand(tables: Tables, collection_case_id: str) -> CollectionCase:
     """Send the 30-day demand letter."""
-    _row = find_row(
-        tables,
-        "collection_cases",
-        "id",
-        collection_case_id,
-        "collection case",
-        "find collection case ids with collection_case_search",
-    )
+    _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "demand_letter"}
     _block = not_among(_row, "stage", ("reminder_sent",), "collection case")
     if _block:
@@ -406,14 +375,7 @@ def collection_case_send_demand(tables: Tables, collection_case_id: str) -> Coll
 @write
 def collection_case_file_lien(tables: Tables, collection_case_id: str) -> CollectionCase:
     """File a lien after the demand letter expired (board approval required)."""
-    _row = find_row(
-        tables,
-        "collection_cases",
-        "id",
-        collection_case_id,
-        "collection case",
-        "find collection case ids with collection_case_search",
-    )
+    _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "lien_filed"}
     _block = not_among(_row, "stage", ("demand_letter",), "collection case")
     if _block:
@@ -425,14 +387,7 @@ def collection_case_file_lien(tables: Tables, collection_case_id: str) -> Collec
 @write
 def collection_case_start_plan(tables: Tables, collection_case_id: str) -> CollectionCase:
     """Put the owner on a payment plan."""
-    _row = find_row(
-        tables,
-        "collection_cases",
-        "id",
-        collection_case_id,
-        "collection case",
-        "find collection case ids with collection_case_search",
-    )
+    _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "payment_plan"}
     _block = not_among(_row, "stage", ("reminder_sent", "demand_letter", "lien_filed"), "collection case")
     if _block:
@@ -444,14 +399,7 @@ def collection_case_start_plan(tables: Tables, collection_case_id: str) -> Colle
 @write
 def collection_case_resolve(tables: Tables, collection_case_id: str) -> CollectionCase:
     """Resolve a case once the balance is paid."""
-    _row = find_row(
-        tables,
-        "collection_cases",
-        "id",
-        collection_case_id,
-        "collection case",
-        "find collection case ids with collection_case_search",
-    )
+    _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "resolved"}
     _block = not_among(
         _row, "stage", ("reminder_sent", "demand_letter", "lien_filed", "payment_plan"), "collection case"

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -129,6 +130,13 @@ class DeskAssignmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+WORKSPACE_ZONES = Rows("workspace_zones", "workspace zone", "find workspace zone ids with workspace_zone_search")
+HYBRID_EMPLOYEES = Rows("hybrid_employees", "hybrid employee", "find hybrid employee ids with hybrid_employee_search")
+DESK_REQUESTS = Rows("desk_requests", "desk request", "find desk request ids with desk_request_search")
+DESK_ASSIGNMENTS = Rows("desk_assignments", "desk assignment", "find desk assignment ids with desk_assignment_search")
+
+
 # ---------------------------------------------------------------- workspace_zones
 
 
@@ -164,17 +172,7 @@ def workspace_zone_search(
 @read
 def workspace_zone_get(tables: Tables, workspace_zone_id: str) -> WorkspaceZone:
     """Read one zone with its desk count."""
-    return as_record(
-        WorkspaceZone,
-        find_row(
-            tables,
-            "workspace_zones",
-            "id",
-            workspace_zone_id,
-            "workspace zone",
-            "find workspace zone ids with workspace_zone_search",
-        ),
-    )
+    return as_record(WorkspaceZone, WORKSPACE_ZONES.find(tables, workspace_zone_id))
 
 
 # ---------------------------------------------------------------- hybrid_employees
@@ -213,17 +211,7 @@ def hybrid_employee_search(
 @read
 def hybrid_employee_get(tables: Tables, hybrid_employee_id: str) -> HybridEmployee:
     """Read one employee's desk preferences."""
-    return as_record(
-        HybridEmployee,
-        find_row(
-            tables,
-            "hybrid_employees",
-            "id",
-            hybrid_employee_id,
-            "hybrid employee",
-            "find hybrid employee ids with hybrid_employee_search",
-        ),
-    )
+    return as_record(HybridEmployee, HYBRID_EMPLOYEES.find(tables, hybrid_employee_id))
 
 
 # ---------------------------------------------------------------- desk_requests
@@ -260,14 +248,7 @@ def desk_request_file(
     tables: Tables, hybrid_employee_id: str, weekday: DeskRequestWeekday, note: str | None = None
 ) -> DeskRequest:
     """File a desk request for an employee's office day."""
-    check_ref(
-        tables,
-        "hybrid_employees",
-        hybrid_employee_id,
-        "hybrid_employee_id",
-        "hybrid employee",
-        "find hybrid employee ids with hybrid_employee_search",
-    )
+    HYBRID_EMPLOYEES.check_ref(tables, hybrid_employee_id, "hybrid_employee_id")
     check_choice(weekday, "weekday", DESK_REQUEST_WEEKDAY)
     check_not_blank(note, "note")
     _new = {
@@ -284,9 +265,7 @@ def desk_request_file(
 @write
 def desk_request_withdraw(tables: Tables, desk_request_id: str) -> DeskRequest:
     """Withdraw an open request."""
-    _row = find_row(
-        tables, "desk_requests", "id", desk_request_id, "desk request", "find desk request ids with desk_request_search"
-    )
+    _row = DESK_REQUESTS.find(tables, desk_request_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("open",), "desk request")
     if _block:
@@ -339,30 +318,9 @@ def desk_assignment_propose(
 
     start_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "desk_requests",
-        desk_request_id,
-        "desk_request_id",
-        "desk request",
-        "find desk request ids with desk_request_search",
-    )
-    check_ref(
-        tables,
-        "hybrid_employees",
-        hybrid_employee_id,
-        "hybrid_employee_id",
-        "hybrid employee",
-        "find hybrid employee ids with hybrid_employee_search",
-    )
-    check_ref(
-        tables,
-        "workspace_zones",
-        workspace_zone_id,
-        "workspace_zone_id",
-        "workspace zone",
-        "find workspace zone ids with workspace_zone_search",
-    )
+    DESK_REQUESTS.check_ref(tables, desk_request_id, "desk_request_id")
+    HYBRID_EMPLOYEES.check_ref(tables, hybrid_employee_id, "hybrid_employee_id")
+    WORKSPACE_ZONES.check_ref(tables, workspace_zone_id, "workspace_zone_id")
     check_choice(weekday, "weekday", DESK_ASSIGNMENT_WEEKDAY)
     check_date(start_date, "start_date")
     _new = {
@@ -395,14 +353,7 @@ def desk_assignment_propose(
 @write
 def desk_assignment_accept(tables: Tables, desk_assignment_id: str) -> DeskAssignment:
     """Employee accepts a proposed desk."""
-    _row = find_row(
-        tables,
-        "desk_assignments",
-        "id",
-        desk_assignment_id,
-        "desk assignment",
-        "find desk assignment ids with desk_assignment_search",
-    )
+    _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("proposed",), "desk assignment")
     if _block:
@@ -414,14 +365,7 @@ def desk_assignment_accept(tables: Tables, desk_assignment_id: str) -> DeskAssig
 @write
 def desk_assignment_decline(tables: Tables, desk_assignment_id: str) -> DeskAssignment:
     """Employee declines a proposed desk."""
-    _row = find_row(
-        tables,
-        "desk_assignments",
-        "id",
-        desk_assignment_id,
-        "desk assignment",
-        "find desk assignment ids with desk_assignment_search",
-    )
+    _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("proposed",), "desk assignment")
     if _block:
@@ -433,14 +377,7 @@ def desk_assignment_decline(tables: Tables, desk_assignment_id: str) -> DeskAssi
 @write
 def desk_assignment_revoke(tables: Tables, desk_assignment_id: str) -> DeskAssignment:
     """Revoke an accepted desk (e.g. employee left the team)."""
-    _row = find_row(
-        tables,
-        "desk_assignments",
-        "id",
-        desk_assignment_id,
-        "desk assignment",
-        "find desk assignment ids with desk_assignment_search",
-    )
+    _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "revoked"}
     _block = not_among(_row, "status", ("accepted",), "desk assignment")
     if _block:

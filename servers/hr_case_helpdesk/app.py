@@ -17,9 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -126,6 +136,15 @@ class PolicyDocPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+HR_BUSINESS_PARTNERS = Rows(
+    "hr_business_partners", "hr business partner", "find hr business partner ids with hr_business_partner_search"
+)
+EMPLOYEE_INQUIRIES = Rows(
+    "employee_inquiries", "employee inquiry", "find employee inquiry ids with employee_inquiry_search"
+)
+
+
 # ---------------------------------------------------------------- hr_business_partners
 
 
@@ -198,17 +217,7 @@ def employee_inquiry_search(
 @read
 def employee_inquiry_get(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Read one case."""
-    return as_record(
-        EmployeeInquiry,
-        find_row(
-            tables,
-            "employee_inquiries",
-            "id",
-            employee_inquiry_id,
-            "employee inquiry",
-            "find employee inquiry ids with employee_inquiry_search",
-        ),
-    )
+    return as_record(EmployeeInquiry, EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id))
 
 
 @write
@@ -249,23 +258,9 @@ def employee_inquiry_log(
 @write
 def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business_partner_id: str) -> EmployeeInquiry:
     """Acknowledge a case and route it to an HR partner."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _changes = {_k: _v for _k, _v in (("hr_business_partner_id", hr_business_partner_id),) if _v is not None}
-    check_ref(
-        tables,
-        "hr_business_partners",
-        hr_business_partner_id,
-        "hr_business_partner_id",
-        "hr business partner",
-        "find hr business partner ids with hr_business_partner_search",
-    )
+    HR_BUSINESS_PARTNERS.check_ref(tables, hr_business_partner_id, "hr_business_partner_id")
     _new = {**_row, **_changes, "status": "acknowledged"}
     _block = not_among(_row, "status", ("new",), "employee inquiry")
     if _block:
@@ -285,14 +280,7 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
 @write
 def employee_inquiry_open_investigation(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Open a formal investigation on a confidential employee-relations case."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "investigating"}
     _block = not_among(_row, "status", ("acknowledged",), "employee inquiry")
     if _block:
@@ -311,14 +299,7 @@ def employee_inquiry_open_investigation(tables: Tables, employee_inquiry_id: str
 @write
 def employee_inquiry_await_employee(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Pause the case waiting for the employee's reply."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "waiting_on_employee"}
     _block = not_among(_row, "status", ("acknowledged", "investigating"), "employee inquiry")
     if _block:
@@ -330,14 +311,7 @@ def employee_inquiry_await_employee(tables: Tables, employee_inquiry_id: str) ->
 @write
 def employee_inquiry_resume(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Resume a case after the employee replied."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("waiting_on_employee",), "employee inquiry")
     if _block:
@@ -349,14 +323,7 @@ def employee_inquiry_resume(tables: Tables, employee_inquiry_id: str) -> Employe
 @write
 def employee_inquiry_resolve(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Resolve a case with an answer or outcome."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("acknowledged", "investigating", "waiting_on_employee"), "employee inquiry")
     if _block:
@@ -368,14 +335,7 @@ def employee_inquiry_resolve(tables: Tables, employee_inquiry_id: str) -> Employ
 @write
 def employee_inquiry_close(tables: Tables, employee_inquiry_id: str) -> EmployeeInquiry:
     """Close a resolved case after 5 days without reopening."""
-    _row = find_row(
-        tables,
-        "employee_inquiries",
-        "id",
-        employee_inquiry_id,
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("resolved",), "employee inquiry")
     if _block:
@@ -415,14 +375,7 @@ def case_note_add(
     tables: Tables, employee_inquiry_id: str, author: str, visibility: CaseNoteVisibility, body: str
 ) -> CaseNote:
     """Add a note to a case (internal or shared with the employee)."""
-    check_ref(
-        tables,
-        "employee_inquiries",
-        employee_inquiry_id,
-        "employee_inquiry_id",
-        "employee inquiry",
-        "find employee inquiry ids with employee_inquiry_search",
-    )
+    EMPLOYEE_INQUIRIES.check_ref(tables, employee_inquiry_id, "employee_inquiry_id")
     check_not_blank(author, "author")
     check_choice(visibility, "visibility", CASE_NOTE_VISIBILITY)
     check_not_blank(body, "body")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -112,6 +122,14 @@ class ScarPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+COMPONENT_SUPPLIERS = Rows(
+    "component_suppliers", "component supplier", "find component supplier ids with component_supplier_search"
+)
+INBOUND_LOTS = Rows("inbound_lots", "inbound lot", "find inbound lot ids with inbound_lot_search")
+LAB_TESTS = Rows("lab_tests", "lab test", "find lab test ids with lab_test_search")
+
+
 # ---------------------------------------------------------------- component_suppliers
 
 
@@ -146,14 +164,7 @@ def component_supplier_set_status(
     tables: Tables, component_supplier_id: str, approval_status: ComponentSupplierApprovalStatus
 ) -> ComponentSupplier:
     """Change a supplier's approval status (e.g. to probation)."""
-    _row = find_row(
-        tables,
-        "component_suppliers",
-        "id",
-        component_supplier_id,
-        "component supplier",
-        "find component supplier ids with component_supplier_search",
-    )
+    _row = COMPONENT_SUPPLIERS.find(tables, component_supplier_id)
     _changes = {_k: _v for _k, _v in (("approval_status", approval_status),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of approval_status")
@@ -198,20 +209,13 @@ def inbound_lot_search(
 @read
 def inbound_lot_get(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Read one lot."""
-    return as_record(
-        InboundLot,
-        find_row(
-            tables, "inbound_lots", "id", inbound_lot_id, "inbound lot", "find inbound lot ids with inbound_lot_search"
-        ),
-    )
+    return as_record(InboundLot, INBOUND_LOTS.find(tables, inbound_lot_id))
 
 
 @write
 def inbound_lot_start_sampling(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Pull samples from a received lot."""
-    _row = find_row(
-        tables, "inbound_lots", "id", inbound_lot_id, "inbound lot", "find inbound lot ids with inbound_lot_search"
-    )
+    _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "sampling"}
     _block = not_among(_row, "status", ("received",), "inbound lot")
     if _block:
@@ -223,9 +227,7 @@ def inbound_lot_start_sampling(tables: Tables, inbound_lot_id: str) -> InboundLo
 @write
 def inbound_lot_accept(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Accept a lot whose tests all passed."""
-    _row = find_row(
-        tables, "inbound_lots", "id", inbound_lot_id, "inbound lot", "find inbound lot ids with inbound_lot_search"
-    )
+    _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("testing",), "inbound lot")
     if _block:
@@ -237,9 +239,7 @@ def inbound_lot_accept(tables: Tables, inbound_lot_id: str) -> InboundLot:
 @write
 def inbound_lot_reject(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Reject a lot with a failed test."""
-    _row = find_row(
-        tables, "inbound_lots", "id", inbound_lot_id, "inbound lot", "find inbound lot ids with inbound_lot_search"
-    )
+    _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("testing", "on_hold"), "inbound lot")
     if _block:
@@ -251,9 +251,7 @@ def inbound_lot_reject(tables: Tables, inbound_lot_id: str) -> InboundLot:
 @write
 def inbound_lot_hold(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Hold a lot pending engineering review."""
-    _row = find_row(
-        tables, "inbound_lots", "id", inbound_lot_id, "inbound lot", "find inbound lot ids with inbound_lot_search"
-    )
+    _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "on_hold"}
     _block = not_among(_row, "status", ("sampling", "testing"), "inbound lot")
     if _block:
@@ -268,14 +266,7 @@ def inbound_lot_hold(tables: Tables, inbound_lot_id: str) -> InboundLot:
 @write
 def lab_test_schedule(tables: Tables, inbound_lot_id: str, test_type: LabTestTestType, sample_size: int) -> LabTest:
     """Queue a lab test on a sampled lot; the lot moves to testing."""
-    check_ref(
-        tables,
-        "inbound_lots",
-        inbound_lot_id,
-        "inbound_lot_id",
-        "inbound lot",
-        "find inbound lot ids with inbound_lot_search",
-    )
+    INBOUND_LOTS.check_ref(tables, inbound_lot_id, "inbound_lot_id")
     check_choice(test_type, "test_type", LAB_TEST_TEST_TYPE)
     check_range(sample_size, "sample_size", 5, 125)
     _new = {
@@ -322,7 +313,7 @@ def lab_test_search(
 @write
 def lab_test_record_pass(tables: Tables, lab_test_id: str, defects_found: int | None = None) -> LabTest:
     """Record a passing result."""
-    _row = find_row(tables, "lab_tests", "id", lab_test_id, "lab test", "find lab test ids with lab_test_search")
+    _row = LAB_TESTS.find(tables, lab_test_id)
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, "defects_found", 0, 5)
     _new = {**_row, **_changes, "status": "pass"}
@@ -336,7 +327,7 @@ def lab_test_record_pass(tables: Tables, lab_test_id: str, defects_found: int | 
 @write
 def lab_test_record_fail(tables: Tables, lab_test_id: str, defects_found: int | None = None) -> LabTest:
     """Record a failing result."""
-    _row = find_row(tables, "lab_tests", "id", lab_test_id, "lab test", "find lab test ids with lab_test_search")
+    _row = LAB_TESTS.find(tables, lab_test_id)
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, "defects_found", 0, 5)
     _new = {**_row, **_changes, "status": "fail"}
@@ -353,22 +344,8 @@ def lab_test_record_fail(tables: Tables, lab_test_id: str, defects_found: int | 
 @write
 def scar_issue(tables: Tables, component_supplier_id: str, inbound_lot_id: str, issue: str) -> Scar:
     """Issue a supplier corrective action request for a rejected lot."""
-    check_ref(
-        tables,
-        "component_suppliers",
-        component_supplier_id,
-        "component_supplier_id",
-        "component supplier",
-        "find component supplier ids with component_supplier_search",
-    )
-    check_ref(
-        tables,
-        "inbound_lots",
-        inbound_lot_id,
-        "inbound_lot_id",
-        "inbound lot",
-        "find inbound lot ids with inbound_lot_search",
-    )
+    COMPONENT_SUPPLIERS.check_ref(tables, component_supplier_id, "component_supplier_id")
+    INBOUND_LOTS.check_ref(tables, inbound_lot_id, "inbound_lot_id")
     check_not_blank(issue, "issue")
     _new = {
         "id": next_id(tables, "scars", "scar"),

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -114,6 +124,13 @@ class InterviewSlotPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+INTERVIEWERS = Rows("interviewers", "interviewer", "find interviewer ids with interviewer_search")
+INTERVIEW_ROOMS = Rows("interview_rooms", "interview room", "find interview room ids with interview_room_search")
+INTERVIEW_LOOPS = Rows("interview_loops", "interview loop", "find interview loop ids with interview_loop_search")
+INTERVIEW_SLOTS = Rows("interview_slots", "interview slot", "find interview slot ids with interview_slot_search")
+
+
 # ---------------------------------------------------------------- interviewers
 
 
@@ -146,12 +163,7 @@ def interviewer_search(
 @read
 def interviewer_get(tables: Tables, interviewer_id: str) -> Interviewer:
     """Read an interviewer's weekly limit."""
-    return as_record(
-        Interviewer,
-        find_row(
-            tables, "interviewers", "id", interviewer_id, "interviewer", "find interviewer ids with interviewer_search"
-        ),
-    )
+    return as_record(Interviewer, INTERVIEWERS.find(tables, interviewer_id))
 
 
 # ---------------------------------------------------------------- interview_rooms
@@ -214,17 +226,7 @@ def interview_loop_search(
 @read
 def interview_loop_get(tables: Tables, interview_loop_id: str) -> InterviewLoop:
     """Read one loop."""
-    return as_record(
-        InterviewLoop,
-        find_row(
-            tables,
-            "interview_loops",
-            "id",
-            interview_loop_id,
-            "interview loop",
-            "find interview loop ids with interview_loop_search",
-        ),
-    )
+    return as_record(InterviewLoop, INTERVIEW_LOOPS.find(tables, interview_loop_id))
 
 
 @write
@@ -247,14 +249,7 @@ def interview_loop_open(tables: Tables, candidate_name: str, role_title: str, re
 @write
 def interview_loop_mark_scheduled(tables: Tables, interview_loop_id: str) -> InterviewLoop:
     """Mark a loop fully scheduled and send the candidate itinerary."""
-    _row = find_row(
-        tables,
-        "interview_loops",
-        "id",
-        interview_loop_id,
-        "interview loop",
-        "find interview loop ids with interview_loop_search",
-    )
+    _row = INTERVIEW_LOOPS.find(tables, interview_loop_id)
     _new = {**_row, "status": "scheduled"}
     _block = not_among(_row, "status", ("scheduling",), "interview loop")
     if _block:
@@ -266,14 +261,7 @@ def interview_loop_mark_scheduled(tables: Tables, interview_loop_id: str) -> Int
 @write
 def interview_loop_cancel(tables: Tables, interview_loop_id: str) -> InterviewLoop:
     """Cancel a loop (candidate withdrew)."""
-    _row = find_row(
-        tables,
-        "interview_loops",
-        "id",
-        interview_loop_id,
-        "interview loop",
-        "find interview loop ids with interview_loop_search",
-    )
+    _row = INTERVIEW_LOOPS.find(tables, interview_loop_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduling", "scheduled"), "interview loop")
     if _block:
@@ -329,30 +317,9 @@ def interview_slot_hold(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "interview_loops",
-        interview_loop_id,
-        "interview_loop_id",
-        "interview loop",
-        "find interview loop ids with interview_loop_search",
-    )
-    check_ref(
-        tables,
-        "interviewers",
-        interviewer_id,
-        "interviewer_id",
-        "interviewer",
-        "find interviewer ids with interviewer_search",
-    )
-    check_ref(
-        tables,
-        "interview_rooms",
-        interview_room_id,
-        "interview_room_id",
-        "interview room",
-        "find interview room ids with interview_room_search",
-    )
+    INTERVIEW_LOOPS.check_ref(tables, interview_loop_id, "interview_loop_id")
+    INTERVIEWERS.check_ref(tables, interviewer_id, "interviewer_id")
+    INTERVIEW_ROOMS.check_ref(tables, interview_room_id, "interview_room_id")
     check_choice(focus_area, "focus_area", INTERVIEW_SLOT_FOCUS_AREA)
     check_time(start, "start")
     check_time(end, "end")
@@ -395,14 +362,7 @@ def interview_slot_hold(
 @write
 def interview_slot_confirm(tables: Tables, interview_slot_id: str) -> InterviewSlot:
     """Interviewer confirms the held slot."""
-    _row = find_row(
-        tables,
-        "interview_slots",
-        "id",
-        interview_slot_id,
-        "interview slot",
-        "find interview slot ids with interview_slot_search",
-    )
+    _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("held",), "interview slot")
     if _block:
@@ -419,14 +379,7 @@ def interview_slot_reschedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "interview_slots",
-        "id",
-        interview_slot_id,
-        "interview slot",
-        "find interview slot ids with interview_slot_search",
-    )
+    _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _changes = {
         _k: _v
         for _k, _v in (
@@ -439,22 +392,8 @@ def interview_slot_reschedule(
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of interviewer_id, interview_room_id, start, end")
-    check_ref(
-        tables,
-        "interviewers",
-        interviewer_id,
-        "interviewer_id",
-        "interviewer",
-        "find interviewer ids with interviewer_search",
-    )
-    check_ref(
-        tables,
-        "interview_rooms",
-        interview_room_id,
-        "interview_room_id",
-        "interview room",
-        "find interview room ids with interview_room_search",
-    )
+    INTERVIEWERS.check_ref(tables, interviewer_id, "interviewer_id")
+    INTERVIEW_ROOMS.check_ref(tables, interview_room_id, "interview_room_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -475,14 +414,7 @@ def interview_slot_reschedule(
 @write
 def interview_slot_cancel(tables: Tables, interview_slot_id: str) -> InterviewSlot:
     """Cancel a slot."""
-    _row = find_row(
-        tables,
-        "interview_slots",
-        "id",
-        interview_slot_id,
-        "interview slot",
-        "find interview slot ids with interview_slot_search",
-    )
+    _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("held", "confirmed"), "interview slot")
     if _block:
@@ -494,14 +426,7 @@ def interview_slot_cancel(tables: Tables, interview_slot_id: str) -> InterviewSl
 @write
 def interview_slot_complete(tables: Tables, interview_slot_id: str) -> InterviewSlot:
     """Mark an interview done (feedback due in 24 h)."""
-    _row = find_row(
-        tables,
-        "interview_slots",
-        "id",
-        interview_slot_id,
-        "interview slot",
-        "find interview slot ids with interview_slot_search",
-    )
+    _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("confirmed",), "interview slot")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -127,6 +127,15 @@ class BoardAgendaItem:
     status: BoardAgendaItemStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+IRB_REVIEWERS = Rows("irb_reviewers", "irb reviewer", "find irb reviewer ids with irb_reviewer_search")
+STUDY_PROTOCOLS = Rows("study_protocols", "study protocol", "find study protocol ids with study_protocol_search")
+PROTOCOL_AMENDMENTS = Rows(
+    "protocol_amendments", "protocol amendment", "find protocol amendment ids with protocol_amendment_search"
+)
+BOARD_MEETINGS = Rows("board_meetings", "board meeting", "find board meeting ids with board_meeting_search")
+
+
 # ---------------------------------------------------------------- irb_reviewers
 
 
@@ -226,14 +235,7 @@ def study_protocol_submit(
 @write
 def study_protocol_prescreen(tables: Tables, study_protocol_id: str) -> StudyProtocol:
     """Start the completeness prescreen."""
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "prescreening"}
     _block = not_among(_row, "status", ("submitted",), "study protocol")
     if _block:
@@ -245,23 +247,9 @@ def study_protocol_prescreen(tables: Tables, study_protocol_id: str) -> StudyPro
 @write
 def study_protocol_assign_reviewer(tables: Tables, study_protocol_id: str, irb_reviewer_id: str) -> StudyProtocol:
     """Assign a reviewer and start scientific/ethical review."""
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _changes = {_k: _v for _k, _v in (("irb_reviewer_id", irb_reviewer_id),) if _v is not None}
-    check_ref(
-        tables,
-        "irb_reviewers",
-        irb_reviewer_id,
-        "irb_reviewer_id",
-        "irb reviewer",
-        "find irb reviewer ids with irb_reviewer_search",
-    )
+    IRB_REVIEWERS.check_ref(tables, irb_reviewer_id, "irb_reviewer_id")
     _new = {**_row, **_changes, "status": "under_review"}
     _block = not_among(_row, "status", ("prescreening",), "study protocol")
     if _block:
@@ -281,14 +269,7 @@ def study_protocol_assign_reviewer(tables: Tables, study_protocol_id: str, irb_r
 @write
 def study_protocol_request_revisions(tables: Tables, study_protocol_id: str) -> StudyProtocol:
     """Send the protocol back to the PI for revisions."""
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "revisions_requested"}
     _block = not_among(_row, "status", ("under_review",), "study protocol")
     if _block:
@@ -300,14 +281,7 @@ def study_protocol_request_revisions(tables: Tables, study_protocol_id: str) -> 
 @write
 def study_protocol_resubmit(tables: Tables, study_protocol_id: str) -> StudyProtocol:
     """Return a revised protocol to its reviewer."""
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "under_review"}
     _block = not_among(_row, "status", ("revisions_requested",), "study protocol")
     if _block:
@@ -322,14 +296,7 @@ def study_protocol_approve(tables: Tables, study_protocol_id: str, expires_on: s
 
     expires_on: dates as YYYY-MM-DD.
     """
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _changes = {_k: _v for _k, _v in (("expires_on", expires_on),) if _v is not None}
     check_date(expires_on, "expires_on")
     _new = {**_row, **_changes, "status": "approved"}
@@ -343,14 +310,7 @@ def study_protocol_approve(tables: Tables, study_protocol_id: str, expires_on: s
 @write
 def study_protocol_disapprove(tables: Tables, study_protocol_id: str) -> StudyProtocol:
     """Disapprove a protocol."""
-    _row = find_row(
-        tables,
-        "study_protocols",
-        "id",
-        study_protocol_id,
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "disapproved"}
     _block = not_among(_row, "status", ("under_review",), "study protocol")
     if _block:
@@ -388,14 +348,7 @@ def protocol_amendment_search(
 @write
 def protocol_amendment_file(tables: Tables, study_protocol_id: str, change_summary: str) -> ProtocolAmendment:
     """File an amendment to a protocol."""
-    check_ref(
-        tables,
-        "study_protocols",
-        study_protocol_id,
-        "study_protocol_id",
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    STUDY_PROTOCOLS.check_ref(tables, study_protocol_id, "study_protocol_id")
     check_not_blank(change_summary, "change_summary")
     _new = {
         "id": next_id(tables, "protocol_amendments", "amd"),
@@ -410,14 +363,7 @@ def protocol_amendment_file(tables: Tables, study_protocol_id: str, change_summa
 @write
 def protocol_amendment_approve(tables: Tables, protocol_amendment_id: str) -> ProtocolAmendment:
     """Approve a submitted amendment."""
-    _row = find_row(
-        tables,
-        "protocol_amendments",
-        "id",
-        protocol_amendment_id,
-        "protocol amendment",
-        "find protocol amendment ids with protocol_amendment_search",
-    )
+    _row = PROTOCOL_AMENDMENTS.find(tables, protocol_amendment_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("submitted",), "protocol amendment")
     if _block:
@@ -459,22 +405,8 @@ def board_meeting_search(
 @write
 def board_agenda_item_add(tables: Tables, board_meeting_id: str, study_protocol_id: str) -> BoardAgendaItem:
     """Put a full-board protocol on a meeting agenda."""
-    check_ref(
-        tables,
-        "board_meetings",
-        board_meeting_id,
-        "board_meeting_id",
-        "board meeting",
-        "find board meeting ids with board_meeting_search",
-    )
-    check_ref(
-        tables,
-        "study_protocols",
-        study_protocol_id,
-        "study_protocol_id",
-        "study protocol",
-        "find study protocol ids with study_protocol_search",
-    )
+    BOARD_MEETINGS.check_ref(tables, board_meeting_id, "board_meeting_id")
+    STUDY_PROTOCOLS.check_ref(tables, study_protocol_id, "study_protocol_id")
     _new = {
         "id": next_id(tables, "board_agenda_items", "agi"),
         "board_meeting_id": board_meeting_id,

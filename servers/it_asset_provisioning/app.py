@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -139,6 +140,18 @@ class LicenseSeatPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+AGENCY_EMPLOYEES = Rows("agency_employees", "agency employee", "find agency employee ids with agency_employee_search")
+HARDWARE_MODELS = Rows("hardware_models", "hardware model", "find hardware model ids with hardware_model_search")
+ASSET_ASSIGNMENTS = Rows(
+    "asset_assignments", "asset assignment", "find asset assignment ids with asset_assignment_search"
+)
+SOFTWARE_LICENSES = Rows(
+    "software_licenses", "software license", "find software license ids with software_license_search"
+)
+LICENSE_SEATS = Rows("license_seats", "license seat", "find license seat ids with license_seat_search")
+
+
 # ---------------------------------------------------------------- agency_employees
 
 
@@ -230,30 +243,13 @@ def hardware_model_search(
 @read
 def hardware_model_get(tables: Tables, hardware_model_id: str) -> HardwareModel:
     """Read one hardware model with its stock on hand."""
-    return as_record(
-        HardwareModel,
-        find_row(
-            tables,
-            "hardware_models",
-            "id",
-            hardware_model_id,
-            "hardware model",
-            "find hardware model ids with hardware_model_search",
-        ),
-    )
+    return as_record(HardwareModel, HARDWARE_MODELS.find(tables, hardware_model_id))
 
 
 @write
 def hardware_model_record_count(tables: Tables, hardware_model_id: str, stock_on_hand: int) -> HardwareModel:
     """Correct stock on hand after a stock-room count or a supplier delivery."""
-    _row = find_row(
-        tables,
-        "hardware_models",
-        "id",
-        hardware_model_id,
-        "hardware model",
-        "find hardware model ids with hardware_model_search",
-    )
+    _row = HARDWARE_MODELS.find(tables, hardware_model_id)
     _changes = {_k: _v for _k, _v in (("stock_on_hand", stock_on_hand),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of stock_on_hand")
@@ -302,22 +298,8 @@ def asset_assignment_issue(
 
     assigned_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "agency_employees",
-        agency_employee_id,
-        "agency_employee_id",
-        "agency employee",
-        "find agency employee ids with agency_employee_search",
-    )
-    check_ref(
-        tables,
-        "hardware_models",
-        hardware_model_id,
-        "hardware_model_id",
-        "hardware model",
-        "find hardware model ids with hardware_model_search",
-    )
+    AGENCY_EMPLOYEES.check_ref(tables, agency_employee_id, "agency_employee_id")
+    HARDWARE_MODELS.check_ref(tables, hardware_model_id, "hardware_model_id")
     check_range(quantity, "quantity", 1, 2)
     check_not_blank(asset_tag, "asset_tag")
     check_date(assigned_on, "assigned_on")
@@ -357,14 +339,7 @@ def asset_assignment_issue(
 @write
 def asset_assignment_return(tables: Tables, asset_assignment_id: str) -> AssetAssignment:
     """Record equipment handed back (it goes to refurbishment, not straight to stock)."""
-    _row = find_row(
-        tables,
-        "asset_assignments",
-        "id",
-        asset_assignment_id,
-        "asset assignment",
-        "find asset assignment ids with asset_assignment_search",
-    )
+    _row = ASSET_ASSIGNMENTS.find(tables, asset_assignment_id)
     _new = {**_row, "status": "returned"}
     _block = not_among(_row, "status", ("issued",), "asset assignment")
     if _block:
@@ -376,14 +351,7 @@ def asset_assignment_return(tables: Tables, asset_assignment_id: str) -> AssetAs
 @write
 def asset_assignment_report_lost(tables: Tables, asset_assignment_id: str) -> AssetAssignment:
     """Report issued equipment lost or stolen."""
-    _row = find_row(
-        tables,
-        "asset_assignments",
-        "id",
-        asset_assignment_id,
-        "asset assignment",
-        "find asset assignment ids with asset_assignment_search",
-    )
+    _row = ASSET_ASSIGNMENTS.find(tables, asset_assignment_id)
     _new = {**_row, "status": "lost"}
     _block = not_among(_row, "status", ("issued",), "asset assignment")
     if _block:
@@ -445,22 +413,8 @@ def license_seat_assign(
 
     granted_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "software_licenses",
-        software_license_id,
-        "software_license_id",
-        "software license",
-        "find software license ids with software_license_search",
-    )
-    check_ref(
-        tables,
-        "agency_employees",
-        agency_employee_id,
-        "agency_employee_id",
-        "agency employee",
-        "find agency employee ids with agency_employee_search",
-    )
+    SOFTWARE_LICENSES.check_ref(tables, software_license_id, "software_license_id")
+    AGENCY_EMPLOYEES.check_ref(tables, agency_employee_id, "agency_employee_id")
     check_date(granted_on, "granted_on")
     _new = {
         "id": next_id(tables, "license_seats", "sea"),
@@ -484,9 +438,7 @@ def license_seat_assign(
 @write
 def license_seat_revoke(tables: Tables, license_seat_id: str) -> LicenseSeat:
     """Revoke an active seat (leaver or role change)."""
-    _row = find_row(
-        tables, "license_seats", "id", license_seat_id, "license seat", "find license seat ids with license_seat_search"
-    )
+    _row = LICENSE_SEATS.find(tables, license_seat_id)
     _new = {**_row, "status": "revoked"}
     _block = not_among(_row, "status", ("active",), "license seat")
     if _block:

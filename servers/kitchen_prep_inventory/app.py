@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -127,6 +128,11 @@ class SupplierDeliveryPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+INGREDIENTS = Rows("ingredients", "ingredient", "find ingredient ids with ingredient_search")
+PREP_BATCHS = Rows("prep_batchs", "prep batch", "find prep batch ids with prep_batch_search")
+
+
 # ---------------------------------------------------------------- ingredients
 
 
@@ -159,12 +165,7 @@ def ingredient_search(
 @read
 def ingredient_get(tables: Tables, ingredient_id: str) -> Ingredient:
     """Read one ingredient with on-hand and par level."""
-    return as_record(
-        Ingredient,
-        find_row(
-            tables, "ingredients", "id", ingredient_id, "ingredient", "find ingredient ids with ingredient_search"
-        ),
-    )
+    return as_record(Ingredient, INGREDIENTS.find(tables, ingredient_id))
 
 
 # ---------------------------------------------------------------- prep_batchs
@@ -234,9 +235,7 @@ def prep_batch_plan(
 @write
 def prep_batch_start(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Start a planned batch."""
-    _row = find_row(
-        tables, "prep_batchs", "id", prep_batch_id, "prep batch", "find prep batch ids with prep_batch_search"
-    )
+    _row = PREP_BATCHS.find(tables, prep_batch_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("planned",), "prep batch")
     if _block:
@@ -248,9 +247,7 @@ def prep_batch_start(tables: Tables, prep_batch_id: str) -> PrepBatch:
 @write
 def prep_batch_finish(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Finish a batch (labelled and in the walk-in)."""
-    _row = find_row(
-        tables, "prep_batchs", "id", prep_batch_id, "prep batch", "find prep batch ids with prep_batch_search"
-    )
+    _row = PREP_BATCHS.find(tables, prep_batch_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("in_progress",), "prep batch")
     if _block:
@@ -262,9 +259,7 @@ def prep_batch_finish(tables: Tables, prep_batch_id: str) -> PrepBatch:
 @write
 def prep_batch_discard(tables: Tables, prep_batch_id: str, discard_reason: str) -> PrepBatch:
     """Discard a batch with a reason."""
-    _row = find_row(
-        tables, "prep_batchs", "id", prep_batch_id, "prep batch", "find prep batch ids with prep_batch_search"
-    )
+    _row = PREP_BATCHS.find(tables, prep_batch_id)
     _changes = {_k: _v for _k, _v in (("discard_reason", discard_reason),) if _v is not None}
     check_not_blank(discard_reason, "discard_reason")
     _new = {**_row, **_changes, "status": "discarded"}
@@ -299,22 +294,8 @@ def ingredient_draw_search(
 @write
 def ingredient_draw_record(tables: Tables, prep_batch_id: str, ingredient_id: str, quantity: float) -> IngredientDraw:
     """Draw an ingredient quantity from stock for a batch."""
-    check_ref(
-        tables,
-        "prep_batchs",
-        prep_batch_id,
-        "prep_batch_id",
-        "prep batch",
-        "find prep batch ids with prep_batch_search",
-    )
-    check_ref(
-        tables,
-        "ingredients",
-        ingredient_id,
-        "ingredient_id",
-        "ingredient",
-        "find ingredient ids with ingredient_search",
-    )
+    PREP_BATCHS.check_ref(tables, prep_batch_id, "prep_batch_id")
+    INGREDIENTS.check_ref(tables, ingredient_id, "ingredient_id")
     check_range(quantity, "quantity", 0.1, 20)
     _new = {
         "id": next_id(tables, "ingredient_draws", "idr"),
@@ -373,14 +354,7 @@ def supplier_delivery_receive(
 
     received: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "ingredients",
-        ingredient_id,
-        "ingredient_id",
-        "ingredient",
-        "find ingredient ids with ingredient_search",
-    )
+    INGREDIENTS.check_ref(tables, ingredient_id, "ingredient_id")
     check_range(quantity, "quantity", 1, 50)
     check_not_blank(supplier, "supplier")
     check_not_blank(invoice_number, "invoice_number")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -123,6 +133,13 @@ class ResultAlertPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CLINICIANS = Rows("clinicians", "clinician", "find clinician ids with clinician_search")
+LAB_ORDERS = Rows("lab_orders", "lab order", "find lab order ids with lab_order_search")
+LAB_RESULTS = Rows("lab_results", "lab result", "find lab result ids with lab_result_search")
+RESULT_ALERTS = Rows("result_alerts", "result alert", "find result alert ids with result_alert_search")
+
+
 # ---------------------------------------------------------------- clinicians
 
 
@@ -192,16 +209,13 @@ def lab_order_search(
 @read
 def lab_order_get(tables: Tables, lab_order_id: str) -> LabOrder:
     """Read one lab order by id."""
-    return as_record(
-        LabOrder,
-        find_row(tables, "lab_orders", "id", lab_order_id, "lab order", "find lab order ids with lab_order_search"),
-    )
+    return as_record(LabOrder, LAB_ORDERS.find(tables, lab_order_id))
 
 
 @write
 def lab_order_mark_collected(tables: Tables, lab_order_id: str) -> LabOrder:
     """Record that the specimen was drawn and received in the lab."""
-    _row = find_row(tables, "lab_orders", "id", lab_order_id, "lab order", "find lab order ids with lab_order_search")
+    _row = LAB_ORDERS.find(tables, lab_order_id)
     _new = {**_row, "status": "collected"}
     _block = not_among(_row, "status", ("ordered",), "lab order")
     if _block:
@@ -213,7 +227,7 @@ def lab_order_mark_collected(tables: Tables, lab_order_id: str) -> LabOrder:
 @write
 def lab_order_cancel(tables: Tables, lab_order_id: str) -> LabOrder:
     """Cancel an order that has not been resulted."""
-    _row = find_row(tables, "lab_orders", "id", lab_order_id, "lab order", "find lab order ids with lab_order_search")
+    _row = LAB_ORDERS.find(tables, lab_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("ordered", "collected"), "lab order")
     if _block:
@@ -240,9 +254,7 @@ def lab_result_record(
 
     resulted_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables, "lab_orders", lab_order_id, "lab_order_id", "lab order", "find lab order ids with lab_order_search"
-    )
+    LAB_ORDERS.check_ref(tables, lab_order_id, "lab_order_id")
     check_not_blank(value_text, "value_text")
     check_choice(flag, "flag", LAB_RESULT_FLAG)
     check_time(resulted_at, "resulted_at")
@@ -291,12 +303,7 @@ def lab_result_search(
 @read
 def lab_result_get(tables: Tables, lab_result_id: str) -> LabResult:
     """Read one lab result by id."""
-    return as_record(
-        LabResult,
-        find_row(
-            tables, "lab_results", "id", lab_result_id, "lab result", "find lab result ids with lab_result_search"
-        ),
-    )
+    return as_record(LabResult, LAB_RESULTS.find(tables, lab_result_id))
 
 
 # ---------------------------------------------------------------- result_alerts
@@ -335,17 +342,8 @@ def result_alert_queue(
     tables: Tables, lab_result_id: str, clinician_id: str, channel: ResultAlertChannel, attempt: int
 ) -> ResultAlert:
     """Queue a critical-value alert to a clinician; it starts pending."""
-    check_ref(
-        tables,
-        "lab_results",
-        lab_result_id,
-        "lab_result_id",
-        "lab result",
-        "find lab result ids with lab_result_search",
-    )
-    check_ref(
-        tables, "clinicians", clinician_id, "clinician_id", "clinician", "find clinician ids with clinician_search"
-    )
+    LAB_RESULTS.check_ref(tables, lab_result_id, "lab_result_id")
+    CLINICIANS.check_ref(tables, clinician_id, "clinician_id")
     check_choice(channel, "channel", RESULT_ALERT_CHANNEL)
     check_range(attempt, "attempt", 1, 3)
     _new = {
@@ -367,9 +365,7 @@ def result_alert_queue(
 @write
 def result_alert_mark_delivered(tables: Tables, result_alert_id: str) -> ResultAlert:
     """Record the paging system's delivery receipt for a pending alert."""
-    _row = find_row(
-        tables, "result_alerts", "id", result_alert_id, "result alert", "find result alert ids with result_alert_search"
-    )
+    _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending",), "result alert")
     if _block:
@@ -381,9 +377,7 @@ def result_alert_mark_delivered(tables: Tables, result_alert_id: str) -> ResultA
 @write
 def result_alert_acknowledge(tables: Tables, result_alert_id: str, read_back_by: str) -> ResultAlert:
     """Record the clinician's read-back of a delivered alert."""
-    _row = find_row(
-        tables, "result_alerts", "id", result_alert_id, "result alert", "find result alert ids with result_alert_search"
-    )
+    _row = RESULT_ALERTS.find(tables, result_alert_id)
     _changes = {_k: _v for _k, _v in (("read_back_by", read_back_by),) if _v is not None}
     check_not_blank(read_back_by, "read_back_by")
     _new = {**_row, **_changes, "status": "acknowledged"}
@@ -401,9 +395,7 @@ def result_alert_acknowledge(tables: Tables, result_alert_id: str, read_back_by:
 @write
 def result_alert_escalate(tables: Tables, result_alert_id: str) -> ResultAlert:
     """Escalate an unacknowledged alert; then queue a new alert to the unit attending."""
-    _row = find_row(
-        tables, "result_alerts", "id", result_alert_id, "result alert", "find result alert ids with result_alert_search"
-    )
+    _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "escalated"}
     _block = not_among(_row, "status", ("pending", "delivered"), "result alert")
     if _block:
@@ -415,9 +407,7 @@ def result_alert_escalate(tables: Tables, result_alert_id: str) -> ResultAlert:
 @write
 def result_alert_mark_failed(tables: Tables, result_alert_id: str) -> ResultAlert:
     """Record a delivery failure (pager out of range); queue a new attempt on another channel."""
-    _row = find_row(
-        tables, "result_alerts", "id", result_alert_id, "result alert", "find result alert ids with result_alert_search"
-    )
+    _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "failed"}
     _block = not_among(_row, "status", ("pending",), "result alert")
     if _block:

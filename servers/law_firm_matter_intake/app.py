@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -115,6 +115,13 @@ class IntakeConsultationPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PROSPECTIVE_CLIENTS = Rows(
+    "prospective_clients", "prospective client", "find prospective client ids with prospective_client_search"
+)
+LEGAL_MATTERS = Rows("legal_matters", "legal matter", "find legal matter ids with legal_matter_search")
 
 
 # ---------------------------------------------------------------- prospective_clients
@@ -241,17 +248,7 @@ def legal_matter_search(
 @read
 def legal_matter_get(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Read one matter."""
-    return as_record(
-        LegalMatter,
-        find_row(
-            tables,
-            "legal_matters",
-            "id",
-            legal_matter_id,
-            "legal matter",
-            "find legal matter ids with legal_matter_search",
-        ),
-    )
+    return as_record(LegalMatter, LEGAL_MATTERS.find(tables, legal_matter_id))
 
 
 @write
@@ -264,14 +261,7 @@ def legal_matter_open(
     fee_arrangement: LegalMatterFeeArrangement | None = None,
 ) -> LegalMatter:
     """Open an inquiry for a prospective client."""
-    check_ref(
-        tables,
-        "prospective_clients",
-        prospective_client_id,
-        "prospective_client_id",
-        "prospective client",
-        "find prospective client ids with prospective_client_search",
-    )
+    PROSPECTIVE_CLIENTS.check_ref(tables, prospective_client_id, "prospective_client_id")
     check_choice(practice_area, "practice_area", LEGAL_MATTER_PRACTICE_AREA)
     check_not_blank(opposing_party, "opposing_party")
     check_not_blank(summary, "summary")
@@ -292,9 +282,7 @@ def legal_matter_open(
 @write
 def legal_matter_run_conflict_check(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Start the conflict check for an inquiry."""
-    _row = find_row(
-        tables, "legal_matters", "id", legal_matter_id, "legal matter", "find legal matter ids with legal_matter_search"
-    )
+    _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "conflict_check"}
     _block = not_among(_row, "status", ("inquiry",), "legal matter")
     if _block:
@@ -306,9 +294,7 @@ def legal_matter_run_conflict_check(tables: Tables, legal_matter_id: str) -> Leg
 @write
 def legal_matter_clear_conflicts(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Record that no conflict was found."""
-    _row = find_row(
-        tables, "legal_matters", "id", legal_matter_id, "legal matter", "find legal matter ids with legal_matter_search"
-    )
+    _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "conflict_cleared"}
     _block = not_among(_row, "status", ("conflict_check",), "legal matter")
     if _block:
@@ -322,9 +308,7 @@ def legal_matter_send_engagement(
     tables: Tables, legal_matter_id: str, fee_arrangement: LegalMatterFeeArrangement | None = None
 ) -> LegalMatter:
     """Send the engagement letter."""
-    _row = find_row(
-        tables, "legal_matters", "id", legal_matter_id, "legal matter", "find legal matter ids with legal_matter_search"
-    )
+    _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _changes = {_k: _v for _k, _v in (("fee_arrangement", fee_arrangement),) if _v is not None}
     check_choice(fee_arrangement, "fee_arrangement", LEGAL_MATTER_FEE_ARRANGEMENT)
     _new = {**_row, **_changes, "status": "engagement_sent"}
@@ -338,9 +322,7 @@ def legal_matter_send_engagement(
 @write
 def legal_matter_countersign(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Record the signed engagement letter."""
-    _row = find_row(
-        tables, "legal_matters", "id", legal_matter_id, "legal matter", "find legal matter ids with legal_matter_search"
-    )
+    _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "engaged"}
     _block = not_among(_row, "status", ("engagement_sent",), "legal matter")
     if _block:
@@ -352,9 +334,7 @@ def legal_matter_countersign(tables: Tables, legal_matter_id: str) -> LegalMatte
 @write
 def legal_matter_decline(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Decline the matter (conflict, out of scope) and send a non-engagement letter."""
-    _row = find_row(
-        tables, "legal_matters", "id", legal_matter_id, "legal matter", "find legal matter ids with legal_matter_search"
-    )
+    _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(
         _row, "status", ("inquiry", "conflict_check", "conflict_cleared", "engagement_sent"), "legal matter"
@@ -402,14 +382,7 @@ def intake_consultation_schedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "legal_matters",
-        legal_matter_id,
-        "legal_matter_id",
-        "legal matter",
-        "find legal matter ids with legal_matter_search",
-    )
+    LEGAL_MATTERS.check_ref(tables, legal_matter_id, "legal_matter_id")
     check_not_blank(attorney, "attorney")
     check_time(start, "start")
     check_time(end, "end")

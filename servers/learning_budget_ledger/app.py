@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -118,6 +119,14 @@ class BudgetAdjustmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+LEARNING_ACCOUNTS = Rows(
+    "learning_accounts", "learning account", "find learning account ids with learning_account_search"
+)
+TRAINING_VENDORS = Rows("training_vendors", "training vendor", "find training vendor ids with training_vendor_search")
+COURSE_PURCHASES = Rows("course_purchases", "course purchase", "find course purchase ids with course_purchase_search")
+
+
 # ---------------------------------------------------------------- learning_accounts
 
 
@@ -149,17 +158,7 @@ def learning_account_search(
 @read
 def learning_account_get(tables: Tables, learning_account_id: str) -> LearningAccount:
     """Read an account's allowance and balance."""
-    return as_record(
-        LearningAccount,
-        find_row(
-            tables,
-            "learning_accounts",
-            "id",
-            learning_account_id,
-            "learning account",
-            "find learning account ids with learning_account_search",
-        ),
-    )
+    return as_record(LearningAccount, LEARNING_ACCOUNTS.find(tables, learning_account_id))
 
 
 # ---------------------------------------------------------------- training_vendors
@@ -224,17 +223,7 @@ def course_purchase_search(
 @read
 def course_purchase_get(tables: Tables, course_purchase_id: str) -> CoursePurchase:
     """Read one purchase."""
-    return as_record(
-        CoursePurchase,
-        find_row(
-            tables,
-            "course_purchases",
-            "id",
-            course_purchase_id,
-            "course purchase",
-            "find course purchase ids with course_purchase_search",
-        ),
-    )
+    return as_record(CoursePurchase, COURSE_PURCHASES.find(tables, course_purchase_id))
 
 
 @write
@@ -250,22 +239,8 @@ def course_purchase_request(
 
     requested_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "learning_accounts",
-        learning_account_id,
-        "learning_account_id",
-        "learning account",
-        "find learning account ids with learning_account_search",
-    )
-    check_ref(
-        tables,
-        "training_vendors",
-        training_vendor_id,
-        "training_vendor_id",
-        "training vendor",
-        "find training vendor ids with training_vendor_search",
-    )
+    LEARNING_ACCOUNTS.check_ref(tables, learning_account_id, "learning_account_id")
+    TRAINING_VENDORS.check_ref(tables, training_vendor_id, "training_vendor_id")
     check_not_blank(course_title, "course_title")
     check_range(cost, "cost", 30, 2500)
     check_date(requested_on, "requested_on")
@@ -298,14 +273,7 @@ def course_purchase_request(
 @write
 def course_purchase_approve(tables: Tables, course_purchase_id: str) -> CoursePurchase:
     """L&D approves a requested purchase."""
-    _row = find_row(
-        tables,
-        "course_purchases",
-        "id",
-        course_purchase_id,
-        "course purchase",
-        "find course purchase ids with course_purchase_search",
-    )
+    _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("requested",), "course purchase")
     if _block:
@@ -317,14 +285,7 @@ def course_purchase_approve(tables: Tables, course_purchase_id: str) -> CoursePu
 @write
 def course_purchase_reject(tables: Tables, course_purchase_id: str) -> CoursePurchase:
     """Reject a request (then grant a refund adjustment for the reserved cost)."""
-    _row = find_row(
-        tables,
-        "course_purchases",
-        "id",
-        course_purchase_id,
-        "course purchase",
-        "find course purchase ids with course_purchase_search",
-    )
+    _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("requested",), "course purchase")
     if _block:
@@ -336,14 +297,7 @@ def course_purchase_reject(tables: Tables, course_purchase_id: str) -> CoursePur
 @write
 def course_purchase_mark_paid(tables: Tables, course_purchase_id: str) -> CoursePurchase:
     """Record payment to the vendor."""
-    _row = find_row(
-        tables,
-        "course_purchases",
-        "id",
-        course_purchase_id,
-        "course purchase",
-        "find course purchase ids with course_purchase_search",
-    )
+    _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("approved",), "course purchase")
     if _block:
@@ -355,14 +309,7 @@ def course_purchase_mark_paid(tables: Tables, course_purchase_id: str) -> Course
 @write
 def course_purchase_refund(tables: Tables, course_purchase_id: str) -> CoursePurchase:
     """Record a vendor refund for a paid purchase."""
-    _row = find_row(
-        tables,
-        "course_purchases",
-        "id",
-        course_purchase_id,
-        "course purchase",
-        "find course purchase ids with course_purchase_search",
-    )
+    _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "refunded"}
     _block = not_among(_row, "status", ("paid",), "course purchase")
     if _block:
@@ -379,14 +326,7 @@ def budget_adjustment_grant(
     tables: Tables, learning_account_id: str, amount: float, reason: str, approved_by: str
 ) -> BudgetAdjustment:
     """Add money to an employee's learning balance."""
-    check_ref(
-        tables,
-        "learning_accounts",
-        learning_account_id,
-        "learning_account_id",
-        "learning account",
-        "find learning account ids with learning_account_search",
-    )
+    LEARNING_ACCOUNTS.check_ref(tables, learning_account_id, "learning_account_id")
     check_range(amount, "amount", 100, 1500)
     check_not_blank(reason, "reason")
     check_not_blank(approved_by, "approved_by")

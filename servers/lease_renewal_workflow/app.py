@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -111,6 +111,11 @@ class MoveOutInspectionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+TENANCIES = Rows("tenancies", "tenancy", "find tenancy ids with tenancy_search")
+RENEWAL_CASES = Rows("renewal_cases", "renewal case", "find renewal case ids with renewal_case_search")
+
+
 # ---------------------------------------------------------------- managed_propertys
 
 
@@ -173,9 +178,7 @@ def tenancy_search(
 @read
 def tenancy_get(tables: Tables, tenancy_id: str) -> Tenancy:
     """Read one tenancy."""
-    return as_record(
-        Tenancy, find_row(tables, "tenancies", "id", tenancy_id, "tenancy", "find tenancy ids with tenancy_search")
-    )
+    return as_record(Tenancy, TENANCIES.find(tables, tenancy_id))
 
 
 # ---------------------------------------------------------------- renewal_cases
@@ -210,7 +213,7 @@ def renewal_case_search(
 @write
 def renewal_case_open(tables: Tables, tenancy_id: str, term: RenewalCaseTerm | None = None) -> RenewalCase:
     """Open the renewal case for a tenancy (one per tenancy)."""
-    check_ref(tables, "tenancies", tenancy_id, "tenancy_id", "tenancy", "find tenancy ids with tenancy_search")
+    TENANCIES.check_ref(tables, tenancy_id, "tenancy_id")
     check_choice(term, "term", RENEWAL_CASE_TERM)
     _new = {
         "id": next_id(tables, "renewal_cases", "rnw"),
@@ -231,9 +234,7 @@ def renewal_case_draft_offer(
     tables: Tables, renewal_case_id: str, proposed_rent: float | None = None, term: RenewalCaseTerm | None = None
 ) -> RenewalCase:
     """Draft the renewal offer (rent and term)."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _changes = {_k: _v for _k, _v in (("proposed_rent", proposed_rent), ("term", term)) if _v is not None}
     check_range(proposed_rent, "proposed_rent", 1200, 4100)
     check_choice(term, "term", RENEWAL_CASE_TERM)
@@ -248,9 +249,7 @@ def renewal_case_draft_offer(
 @write
 def renewal_case_approve(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Record the portfolio manager's approval of the offer."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "manager_approved"}
     _block = not_among(_row, "status", ("offer_drafted",), "renewal case")
     if _block:
@@ -262,9 +261,7 @@ def renewal_case_approve(tables: Tables, renewal_case_id: str) -> RenewalCase:
 @write
 def renewal_case_send_offer(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Send the approved offer to the tenant."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "offer_sent"}
     _block = not_among(_row, "status", ("manager_approved",), "renewal case")
     if _block:
@@ -276,9 +273,7 @@ def renewal_case_send_offer(tables: Tables, renewal_case_id: str) -> RenewalCase
 @write
 def renewal_case_record_acceptance(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Record the tenant accepting the renewal."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("offer_sent",), "renewal case")
     if _block:
@@ -290,9 +285,7 @@ def renewal_case_record_acceptance(tables: Tables, renewal_case_id: str) -> Rene
 @write
 def renewal_case_record_decline(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Record the tenant declining the offer."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("offer_sent",), "renewal case")
     if _block:
@@ -304,9 +297,7 @@ def renewal_case_record_decline(tables: Tables, renewal_case_id: str) -> Renewal
 @write
 def renewal_case_record_notice(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Record the tenant's notice to vacate."""
-    _row = find_row(
-        tables, "renewal_cases", "id", renewal_case_id, "renewal case", "find renewal case ids with renewal_case_search"
-    )
+    _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "notice_to_vacate"}
     _block = not_among(
         _row, "status", ("not_started", "offer_drafted", "manager_approved", "offer_sent", "declined"), "renewal case"
@@ -328,7 +319,7 @@ def move_out_inspection_schedule(
 
     scheduled_on: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "tenancies", tenancy_id, "tenancy_id", "tenancy", "find tenancy ids with tenancy_search")
+    TENANCIES.check_ref(tables, tenancy_id, "tenancy_id")
     check_date(scheduled_on, "scheduled_on")
     check_not_blank(inspector, "inspector")
     _new = {

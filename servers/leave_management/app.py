@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -106,6 +107,11 @@ class PublicHolidayPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STAFF_MEMBERS = Rows("staff_members", "staff member", "find staff member ids with staff_member_search")
+LEAVE_REQUESTS = Rows("leave_requests", "leave request", "find leave request ids with leave_request_search")
+
+
 # ---------------------------------------------------------------- staff_members
 
 
@@ -142,17 +148,7 @@ def staff_member_search(
 @read
 def staff_member_get(tables: Tables, staff_member_id: str) -> StaffMember:
     """Read an employee's leave balances."""
-    return as_record(
-        StaffMember,
-        find_row(
-            tables,
-            "staff_members",
-            "id",
-            staff_member_id,
-            "staff member",
-            "find staff member ids with staff_member_search",
-        ),
-    )
+    return as_record(StaffMember, STAFF_MEMBERS.find(tables, staff_member_id))
 
 
 @write
@@ -160,9 +156,7 @@ def staff_member_adjust_balances(
     tables: Tables, staff_member_id: str, vacation_days_left: float | None = None, sick_days_left: float | None = None
 ) -> StaffMember:
     """Correct balances (carry-over, re-credit after a cancellation)."""
-    _row = find_row(
-        tables, "staff_members", "id", staff_member_id, "staff member", "find staff member ids with staff_member_search"
-    )
+    _row = STAFF_MEMBERS.find(tables, staff_member_id)
     _changes = {
         _k: _v
         for _k, _v in (("vacation_days_left", vacation_days_left), ("sick_days_left", sick_days_left))
@@ -212,17 +206,7 @@ def leave_request_search(
 @read
 def leave_request_get(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Read one leave request."""
-    return as_record(
-        LeaveRequest,
-        find_row(
-            tables,
-            "leave_requests",
-            "id",
-            leave_request_id,
-            "leave request",
-            "find leave request ids with leave_request_search",
-        ),
-    )
+    return as_record(LeaveRequest, LEAVE_REQUESTS.find(tables, leave_request_id))
 
 
 @write
@@ -239,14 +223,7 @@ def leave_request_book_vacation(
 
     start_date, end_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "staff_members",
-        staff_member_id,
-        "staff_member_id",
-        "staff member",
-        "find staff member ids with staff_member_search",
-    )
+    STAFF_MEMBERS.check_ref(tables, staff_member_id, "staff_member_id")
     check_choice(leave_type, "leave_type", LEAVE_REQUEST_LEAVE_TYPE)
     check_date(start_date, "start_date")
     check_date(end_date, "end_date")
@@ -301,14 +278,7 @@ def leave_request_report_sickness(
 
     start_date, end_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "staff_members",
-        staff_member_id,
-        "staff_member_id",
-        "staff member",
-        "find staff member ids with staff_member_search",
-    )
+    STAFF_MEMBERS.check_ref(tables, staff_member_id, "staff_member_id")
     check_choice(leave_type, "leave_type", LEAVE_REQUEST_LEAVE_TYPE)
     check_date(start_date, "start_date")
     check_date(end_date, "end_date")
@@ -345,14 +315,7 @@ def leave_request_report_sickness(
 @write
 def leave_request_approve(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Manager approves a request."""
-    _row = find_row(
-        tables,
-        "leave_requests",
-        "id",
-        leave_request_id,
-        "leave request",
-        "find leave request ids with leave_request_search",
-    )
+    _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("requested",), "leave request")
     if _block:
@@ -364,14 +327,7 @@ def leave_request_approve(tables: Tables, leave_request_id: str) -> LeaveRequest
 @write
 def leave_request_reject(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Manager rejects a request (then re-credit the balance)."""
-    _row = find_row(
-        tables,
-        "leave_requests",
-        "id",
-        leave_request_id,
-        "leave request",
-        "find leave request ids with leave_request_search",
-    )
+    _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("requested",), "leave request")
     if _block:
@@ -383,14 +339,7 @@ def leave_request_reject(tables: Tables, leave_request_id: str) -> LeaveRequest:
 @write
 def leave_request_cancel(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Cancel leave that has not been taken (then re-credit the balance)."""
-    _row = find_row(
-        tables,
-        "leave_requests",
-        "id",
-        leave_request_id,
-        "leave request",
-        "find leave request ids with leave_request_search",
-    )
+    _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("requested", "approved"), "leave request")
     if _block:
@@ -402,14 +351,7 @@ def leave_request_cancel(tables: Tables, leave_request_id: str) -> LeaveRequest:
 @write
 def leave_request_mark_taken(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Record approved leave as taken after it ends."""
-    _row = find_row(
-        tables,
-        "leave_requests",
-        "id",
-        leave_request_id,
-        "leave request",
-        "find leave request ids with leave_request_search",
-    )
+    _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "taken"}
     _block = not_among(_row, "status", ("approved",), "leave request")
     if _block:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -127,6 +128,18 @@ class ThreeWayReconciliationPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CLIENT_LEDGERS = Rows("client_ledgers", "client ledger", "find client ledger ids with client_ledger_search")
+TRUST_DISBURSEMENTS = Rows(
+    "trust_disbursements", "trust disbursement", "find trust disbursement ids with trust_disbursement_search"
+)
+THREE_WAY_RECONCILIATIONS = Rows(
+    "three_way_reconciliations",
+    "three way reconciliation",
+    "find three way reconciliation ids with three_way_reconciliation_search",
+)
+
+
 # ---------------------------------------------------------------- client_ledgers
 
 
@@ -158,17 +171,7 @@ def client_ledger_search(
 @read
 def client_ledger_get(tables: Tables, client_ledger_id: str) -> ClientLedger:
     """Read a client ledger's trust balance."""
-    return as_record(
-        ClientLedger,
-        find_row(
-            tables,
-            "client_ledgers",
-            "id",
-            client_ledger_id,
-            "client ledger",
-            "find client ledger ids with client_ledger_search",
-        ),
-    )
+    return as_record(ClientLedger, CLIENT_LEDGERS.find(tables, client_ledger_id))
 
 
 # ---------------------------------------------------------------- trust_deposits
@@ -216,14 +219,7 @@ def trust_deposit_record(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "client_ledgers",
-        client_ledger_id,
-        "client_ledger_id",
-        "client ledger",
-        "find client ledger ids with client_ledger_search",
-    )
+    CLIENT_LEDGERS.check_ref(tables, client_ledger_id, "client_ledger_id")
     check_range(amount, "amount", 250, 40000)
     check_choice(method, "method", TRUST_DEPOSIT_METHOD)
     check_not_blank(source, "source")
@@ -281,14 +277,7 @@ def trust_disbursement_request(
     tables: Tables, client_ledger_id: str, payee: str, amount: float, purpose: TrustDisbursementPurpose
 ) -> TrustDisbursement:
     """Request a payment out of a client's trust funds; debits the ledger."""
-    check_ref(
-        tables,
-        "client_ledgers",
-        client_ledger_id,
-        "client_ledger_id",
-        "client ledger",
-        "find client ledger ids with client_ledger_search",
-    )
+    CLIENT_LEDGERS.check_ref(tables, client_ledger_id, "client_ledger_id")
     check_not_blank(payee, "payee")
     check_range(amount, "amount", 50, 25000)
     check_choice(purpose, "purpose", TRUST_DISBURSEMENT_PURPOSE)
@@ -320,14 +309,7 @@ def trust_disbursement_request(
 @write
 def trust_disbursement_approve(tables: Tables, trust_disbursement_id: str) -> TrustDisbursement:
     """Partner approves a requested disbursement."""
-    _row = find_row(
-        tables,
-        "trust_disbursements",
-        "id",
-        trust_disbursement_id,
-        "trust disbursement",
-        "find trust disbursement ids with trust_disbursement_search",
-    )
+    _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("requested",), "trust disbursement")
     if _block:
@@ -339,14 +321,7 @@ def trust_disbursement_approve(tables: Tables, trust_disbursement_id: str) -> Tr
 @write
 def trust_disbursement_pay(tables: Tables, trust_disbursement_id: str) -> TrustDisbursement:
     """Record the trust cheque or wire as sent."""
-    _row = find_row(
-        tables,
-        "trust_disbursements",
-        "id",
-        trust_disbursement_id,
-        "trust disbursement",
-        "find trust disbursement ids with trust_disbursement_search",
-    )
+    _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("approved",), "trust disbursement")
     if _block:
@@ -358,14 +333,7 @@ def trust_disbursement_pay(tables: Tables, trust_disbursement_id: str) -> TrustD
 @write
 def trust_disbursement_void(tables: Tables, trust_disbursement_id: str) -> TrustDisbursement:
     """Void an unpaid disbursement (then re-credit with a deposit entry)."""
-    _row = find_row(
-        tables,
-        "trust_disbursements",
-        "id",
-        trust_disbursement_id,
-        "trust disbursement",
-        "find trust disbursement ids with trust_disbursement_search",
-    )
+    _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "voided"}
     _block = not_among(_row, "status", ("requested", "approved"), "trust disbursement")
     if _block:
@@ -426,14 +394,7 @@ def three_way_reconciliation_start(
 @write
 def three_way_reconciliation_close(tables: Tables, three_way_reconciliation_id: str) -> ThreeWayReconciliation:
     """Close a reconciliation that balances."""
-    _row = find_row(
-        tables,
-        "three_way_reconciliations",
-        "id",
-        three_way_reconciliation_id,
-        "three way reconciliation",
-        "find three way reconciliation ids with three_way_reconciliation_search",
-    )
+    _row = THREE_WAY_RECONCILIATIONS.find(tables, three_way_reconciliation_id)
     _new = {**_row, "status": "balanced"}
     _block = not_among(_row, "status", ("open", "exceptions"), "three way reconciliation")
     if _block:
@@ -445,14 +406,7 @@ def three_way_reconciliation_close(tables: Tables, three_way_reconciliation_id: 
 @write
 def three_way_reconciliation_flag(tables: Tables, three_way_reconciliation_id: str) -> ThreeWayReconciliation:
     """Flag unexplained differences."""
-    _row = find_row(
-        tables,
-        "three_way_reconciliations",
-        "id",
-        three_way_reconciliation_id,
-        "three way reconciliation",
-        "find three way reconciliation ids with three_way_reconciliation_search",
-    )
+    _row = THREE_WAY_RECONCILIATIONS.find(tables, three_way_reconciliation_id)
     _new = {**_row, "status": "exceptions"}
     _block = not_among(_row, "status", ("open",), "three way reconciliation")
     if _block:

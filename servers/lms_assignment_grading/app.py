@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -122,6 +123,18 @@ class GradeEntryPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+COURSEWORK_ASSIGNMENTS = Rows(
+    "coursework_assignments",
+    "coursework assignment",
+    "find coursework assignment ids with coursework_assignment_search",
+)
+STUDENT_SUBMISSIONS = Rows(
+    "student_submissions", "student submission", "find student submission ids with student_submission_search"
+)
+GRADE_ENTRIES = Rows("grade_entries", "grade entry", "find grade entry ids with grade_entry_search")
+
+
 # ---------------------------------------------------------------- lms_courses
 
 
@@ -181,14 +194,7 @@ def coursework_assignment_search(
 @write
 def coursework_assignment_publish(tables: Tables, coursework_assignment_id: str) -> CourseworkAssignment:
     """Publish a draft assignment to students."""
-    _row = find_row(
-        tables,
-        "coursework_assignments",
-        "id",
-        coursework_assignment_id,
-        "coursework assignment",
-        "find coursework assignment ids with coursework_assignment_search",
-    )
+    _row = COURSEWORK_ASSIGNMENTS.find(tables, coursework_assignment_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("draft",), "coursework assignment")
     if _block:
@@ -200,14 +206,7 @@ def coursework_assignment_publish(tables: Tables, coursework_assignment_id: str)
 @write
 def coursework_assignment_close(tables: Tables, coursework_assignment_id: str) -> CourseworkAssignment:
     """Close an assignment to new submissions."""
-    _row = find_row(
-        tables,
-        "coursework_assignments",
-        "id",
-        coursework_assignment_id,
-        "coursework assignment",
-        "find coursework assignment ids with coursework_assignment_search",
-    )
+    _row = COURSEWORK_ASSIGNMENTS.find(tables, coursework_assignment_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("published",), "coursework assignment")
     if _block:
@@ -250,17 +249,7 @@ def student_submission_search(
 @read
 def student_submission_get(tables: Tables, student_submission_id: str) -> StudentSubmission:
     """Read one submission with its similarity score."""
-    return as_record(
-        StudentSubmission,
-        find_row(
-            tables,
-            "student_submissions",
-            "id",
-            student_submission_id,
-            "student submission",
-            "find student submission ids with student_submission_search",
-        ),
-    )
+    return as_record(StudentSubmission, STUDENT_SUBMISSIONS.find(tables, student_submission_id))
 
 
 @write
@@ -268,14 +257,7 @@ def student_submission_record_similarity(
     tables: Tables, student_submission_id: str, similarity_pct: float
 ) -> StudentSubmission:
     """Record the similarity checker's score."""
-    _row = find_row(
-        tables,
-        "student_submissions",
-        "id",
-        student_submission_id,
-        "student submission",
-        "find student submission ids with student_submission_search",
-    )
+    _row = STUDENT_SUBMISSIONS.find(tables, student_submission_id)
     _changes = {_k: _v for _k, _v in (("similarity_pct", similarity_pct),) if _v is not None}
     check_range(similarity_pct, "similarity_pct", 0, 65)
     _new = {**_row, **_changes, "status": "checked"}
@@ -289,14 +271,7 @@ def student_submission_record_similarity(
 @write
 def student_submission_flag_integrity(tables: Tables, student_submission_id: str) -> StudentSubmission:
     """Refer a high-similarity submission to academic integrity."""
-    _row = find_row(
-        tables,
-        "student_submissions",
-        "id",
-        student_submission_id,
-        "student submission",
-        "find student submission ids with student_submission_search",
-    )
+    _row = STUDENT_SUBMISSIONS.find(tables, student_submission_id)
     _new = {**_row, "status": "flagged"}
     _block = not_among(_row, "status", ("checked",), "student submission")
     if _block:
@@ -308,14 +283,7 @@ def student_submission_flag_integrity(tables: Tables, student_submission_id: str
 @write
 def student_submission_return(tables: Tables, student_submission_id: str) -> StudentSubmission:
     """Return graded work with feedback."""
-    _row = find_row(
-        tables,
-        "student_submissions",
-        "id",
-        student_submission_id,
-        "student submission",
-        "find student submission ids with student_submission_search",
-    )
+    _row = STUDENT_SUBMISSIONS.find(tables, student_submission_id)
     _new = {**_row, "status": "returned"}
     _block = not_among(_row, "status", ("graded",), "student submission")
     if _block:
@@ -332,22 +300,8 @@ def grade_entry_record(
     tables: Tables, student_submission_id: str, coursework_assignment_id: str, points: float, grader: str
 ) -> GradeEntry:
     """Enter a provisional grade for a checked submission; marks it graded."""
-    check_ref(
-        tables,
-        "student_submissions",
-        student_submission_id,
-        "student_submission_id",
-        "student submission",
-        "find student submission ids with student_submission_search",
-    )
-    check_ref(
-        tables,
-        "coursework_assignments",
-        coursework_assignment_id,
-        "coursework_assignment_id",
-        "coursework assignment",
-        "find coursework assignment ids with coursework_assignment_search",
-    )
+    STUDENT_SUBMISSIONS.check_ref(tables, student_submission_id, "student_submission_id")
+    COURSEWORK_ASSIGNMENTS.check_ref(tables, coursework_assignment_id, "coursework_assignment_id")
     check_range(points, "points", 0, 100)
     check_not_blank(grader, "grader")
     _new = {
@@ -409,9 +363,7 @@ def grade_entry_search(
 @write
 def grade_entry_release(tables: Tables, grade_entry_id: str) -> GradeEntry:
     """Release a provisional grade to the student."""
-    _row = find_row(
-        tables, "grade_entries", "id", grade_entry_id, "grade entry", "find grade entry ids with grade_entry_search"
-    )
+    _row = GRADE_ENTRIES.find(tables, grade_entry_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("provisional",), "grade entry")
     if _block:
@@ -423,9 +375,7 @@ def grade_entry_release(tables: Tables, grade_entry_id: str) -> GradeEntry:
 @write
 def grade_entry_sync_to_sis(tables: Tables, grade_entry_id: str) -> GradeEntry:
     """Push a released grade to the SIS."""
-    _row = find_row(
-        tables, "grade_entries", "id", grade_entry_id, "grade entry", "find grade entry ids with grade_entry_search"
-    )
+    _row = GRADE_ENTRIES.find(tables, grade_entry_id)
     _new = {**_row, "status": "synced_to_sis"}
     _block = not_among(_row, "status", ("released",), "grade entry")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
@@ -112,6 +112,19 @@ class UnderwritingConditionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BORROWERS = Rows("borrowers", "borrower", "find borrower ids with borrower_search")
+LOAN_OFFICERS = Rows("loan_officers", "loan officer", "find loan officer ids with loan_officer_search")
+LOAN_APPLICATIONS = Rows(
+    "loan_applications", "loan application", "find loan application ids with loan_application_search"
+)
+UNDERWRITING_CONDITIONS = Rows(
+    "underwriting_conditions",
+    "underwriting condition",
+    "find underwriting condition ids with underwriting_condition_search",
+)
+
+
 # ---------------------------------------------------------------- borrowers
 
 
@@ -197,17 +210,7 @@ def loan_application_search(
 @read
 def loan_application_get(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Read one application."""
-    return as_record(
-        LoanApplication,
-        find_row(
-            tables,
-            "loan_applications",
-            "id",
-            loan_application_id,
-            "loan application",
-            "find loan application ids with loan_application_search",
-        ),
-    )
+    return as_record(LoanApplication, LOAN_APPLICATIONS.find(tables, loan_application_id))
 
 
 @write
@@ -215,15 +218,8 @@ def loan_application_start(
     tables: Tables, borrower_id: str, loan_officer_id: str, product: LoanApplicationProduct, amount: float, ltv: float
 ) -> LoanApplication:
     """Start an application with a loan officer who has pipeline room."""
-    check_ref(tables, "borrowers", borrower_id, "borrower_id", "borrower", "find borrower ids with borrower_search")
-    check_ref(
-        tables,
-        "loan_officers",
-        loan_officer_id,
-        "loan_officer_id",
-        "loan officer",
-        "find loan officer ids with loan_officer_search",
-    )
+    BORROWERS.check_ref(tables, borrower_id, "borrower_id")
+    LOAN_OFFICERS.check_ref(tables, loan_officer_id, "loan_officer_id")
     check_choice(product, "product", LOAN_APPLICATION_PRODUCT)
     check_range(amount, "amount", 80000, 1500000)
     check_range(ltv, "ltv", 40, 97)
@@ -251,14 +247,7 @@ def loan_application_start(
 @write
 def loan_application_submit(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Submit a completed application to underwriting."""
-    _row = find_row(
-        tables,
-        "loan_applications",
-        "id",
-        loan_application_id,
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("started",), "loan application")
     if _block:
@@ -270,14 +259,7 @@ def loan_application_submit(tables: Tables, loan_application_id: str) -> LoanApp
 @write
 def loan_application_conditionally_approve(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Record an underwriter's conditional approval."""
-    _row = find_row(
-        tables,
-        "loan_applications",
-        "id",
-        loan_application_id,
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "conditionally_approved"}
     _block = not_among(_row, "status", ("submitted", "in_underwriting"), "loan application")
     if _block:
@@ -293,14 +275,7 @@ def loan_application_conditionally_approve(tables: Tables, loan_application_id: 
 @write
 def loan_application_clear_to_close(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Issue clear-to-close once every condition is cleared or waived."""
-    _row = find_row(
-        tables,
-        "loan_applications",
-        "id",
-        loan_application_id,
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "clear_to_close"}
     _block = not_among(_row, "status", ("conditionally_approved",), "loan application")
     if _block:
@@ -325,14 +300,7 @@ def loan_application_clear_to_close(tables: Tables, loan_application_id: str) ->
 @write
 def loan_application_fund(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Record funding at closing."""
-    _row = find_row(
-        tables,
-        "loan_applications",
-        "id",
-        loan_application_id,
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "funded"}
     _block = not_among(_row, "status", ("clear_to_close",), "loan application")
     if _block:
@@ -344,14 +312,7 @@ def loan_application_fund(tables: Tables, loan_application_id: str) -> LoanAppli
 @write
 def loan_application_deny(tables: Tables, loan_application_id: str) -> LoanApplication:
     """Deny an application (an adverse action notice follows)."""
-    _row = find_row(
-        tables,
-        "loan_applications",
-        "id",
-        loan_application_id,
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "denied"}
     _block = not_among(_row, "status", ("submitted", "in_underwriting", "conditionally_approved"), "loan application")
     if _block:
@@ -389,14 +350,7 @@ def underwriting_condition_search(
 @write
 def underwriting_condition_add(tables: Tables, loan_application_id: str, description: str) -> UnderwritingCondition:
     """Attach a new underwriting condition."""
-    check_ref(
-        tables,
-        "loan_applications",
-        loan_application_id,
-        "loan_application_id",
-        "loan application",
-        "find loan application ids with loan_application_search",
-    )
+    LOAN_APPLICATIONS.check_ref(tables, loan_application_id, "loan_application_id")
     check_not_blank(description, "description")
     _new = {
         "id": next_id(tables, "underwriting_conditions", "ucd"),
@@ -411,14 +365,7 @@ def underwriting_condition_add(tables: Tables, loan_application_id: str, descrip
 @write
 def underwriting_condition_receive(tables: Tables, underwriting_condition_id: str) -> UnderwritingCondition:
     """Record that the borrower supplied the document."""
-    _row = find_row(
-        tables,
-        "underwriting_conditions",
-        "id",
-        underwriting_condition_id,
-        "underwriting condition",
-        "find underwriting condition ids with underwriting_condition_search",
-    )
+    _row = UNDERWRITING_CONDITIONS.find(tables, underwriting_condition_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("outstanding",), "underwriting condition")
     if _block:
@@ -430,14 +377,7 @@ def underwriting_condition_receive(tables: Tables, underwriting_condition_id: st
 @write
 def underwriting_condition_clear(tables: Tables, underwriting_condition_id: str) -> UnderwritingCondition:
     """Underwriter clears a received condition."""
-    _row = find_row(
-        tables,
-        "underwriting_conditions",
-        "id",
-        underwriting_condition_id,
-        "underwriting condition",
-        "find underwriting condition ids with underwriting_condition_search",
-    )
+    _row = UNDERWRITING_CONDITIONS.find(tables, underwriting_condition_id)
     _new = {**_row, "status": "cleared"}
     _block = not_among(_row, "status", ("received",), "underwriting condition")
     if _block:

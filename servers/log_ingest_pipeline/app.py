@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -102,6 +103,12 @@ class IngestBatchPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+LOG_SOURCES = Rows("log_sources", "log source", "find log source ids with log_source_search")
+LOG_INDEXS = Rows("log_indexs", "log index", "find log index ids with log_index_search")
+INGEST_BATCHS = Rows("ingest_batchs", "ingest batch", "find ingest batch ids with ingest_batch_search")
+
+
 # ---------------------------------------------------------------- log_sources
 
 
@@ -137,9 +144,7 @@ def log_source_search(
 @write
 def log_source_throttle(tables: Tables, log_source_id: str) -> LogSource:
     """Throttle a noisy active source to 10% sampling."""
-    _row = find_row(
-        tables, "log_sources", "id", log_source_id, "log source", "find log source ids with log_source_search"
-    )
+    _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "throttled"}
     _block = not_among(_row, "pipeline_state", ("active",), "log source")
     if _block:
@@ -151,9 +156,7 @@ def log_source_throttle(tables: Tables, log_source_id: str) -> LogSource:
 @write
 def log_source_disable(tables: Tables, log_source_id: str) -> LogSource:
     """Stop accepting batches from a source."""
-    _row = find_row(
-        tables, "log_sources", "id", log_source_id, "log source", "find log source ids with log_source_search"
-    )
+    _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "disabled"}
     _block = not_among(_row, "pipeline_state", ("active", "throttled"), "log source")
     if _block:
@@ -165,9 +168,7 @@ def log_source_disable(tables: Tables, log_source_id: str) -> LogSource:
 @write
 def log_source_enable(tables: Tables, log_source_id: str) -> LogSource:
     """Put a throttled or disabled source back to full ingest."""
-    _row = find_row(
-        tables, "log_sources", "id", log_source_id, "log source", "find log source ids with log_source_search"
-    )
+    _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "active"}
     _block = not_among(_row, "pipeline_state", ("throttled", "disabled"), "log source")
     if _block:
@@ -223,17 +224,7 @@ def ingest_batch_search(
 @read
 def ingest_batch_get(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Read one batch with its attempts and last error."""
-    return as_record(
-        IngestBatch,
-        find_row(
-            tables,
-            "ingest_batchs",
-            "id",
-            ingest_batch_id,
-            "ingest batch",
-            "find ingest batch ids with ingest_batch_search",
-        ),
-    )
+    return as_record(IngestBatch, INGEST_BATCHS.find(tables, ingest_batch_id))
 
 
 @write
@@ -250,17 +241,8 @@ def ingest_batch_enqueue(
 
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "log_sources",
-        log_source_id,
-        "log_source_id",
-        "log source",
-        "find log source ids with log_source_search",
-    )
-    check_ref(
-        tables, "log_indexs", log_index_id, "log_index_id", "log index", "find log index ids with log_index_search"
-    )
+    LOG_SOURCES.check_ref(tables, log_source_id, "log_source_id")
+    LOG_INDEXS.check_ref(tables, log_index_id, "log_index_id")
     check_range(size_mb, "size_mb", 1, 900)
     check_range(events, "events", 500, 2000000)
     check_time(received_at, "received_at")
@@ -294,9 +276,7 @@ def ingest_batch_enqueue(
 @write
 def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Record that a queued or retrying batch was indexed."""
-    _row = find_row(
-        tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch", "find ingest batch ids with ingest_batch_search"
-    )
+    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "indexed"}
     _block = not_among(_row, "status", ("queued", "retrying"), "ingest batch")
     if _block:
@@ -308,9 +288,7 @@ def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBat
 @write
 def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -> IngestBatch:
     """Record an indexing failure and its error."""
-    _row = find_row(
-        tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch", "find ingest batch ids with ingest_batch_search"
-    )
+    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -324,9 +302,7 @@ def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -
 @write
 def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> IngestBatch:
     """Retry a failed batch, recording the new attempt count."""
-    _row = find_row(
-        tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch", "find ingest batch ids with ingest_batch_search"
-    )
+    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -340,9 +316,7 @@ def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> I
 @write
 def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Park a failed batch in the dead-letter queue after its last attempt."""
-    _row = find_row(
-        tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch", "find ingest batch ids with ingest_batch_search"
-    )
+    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "ingest batch")
     if _block:
@@ -354,9 +328,7 @@ def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatc
 @write
 def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Drop a dead-lettered batch that will never be replayed."""
-    _row = find_row(
-        tables, "ingest_batchs", "id", ingest_batch_id, "ingest batch", "find ingest batch ids with ingest_batch_search"
-    )
+    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dropped"}
     _block = not_among(_row, "status", ("dead_lettered",), "ingest batch")
     if _block:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -125,6 +126,17 @@ class AdCreativePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PRINT_ADVERTISERS = Rows(
+    "print_advertisers", "print advertiser", "find print advertiser ids with print_advertiser_search"
+)
+MAGAZINE_ISSUES = Rows("magazine_issues", "magazine issue", "find magazine issue ids with magazine_issue_search")
+AD_INSERTION_ORDERS = Rows(
+    "ad_insertion_orders", "ad insertion order", "find ad insertion order ids with ad_insertion_order_search"
+)
+AD_CREATIVES = Rows("ad_creatives", "ad creative", "find ad creative ids with ad_creative_search")
+
+
 # ---------------------------------------------------------------- print_advertisers
 
 
@@ -214,17 +226,7 @@ def ad_insertion_order_search(
 @read
 def ad_insertion_order_get(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
     """Read one insertion order."""
-    return as_record(
-        AdInsertionOrder,
-        find_row(
-            tables,
-            "ad_insertion_orders",
-            "id",
-            ad_insertion_order_id,
-            "ad insertion order",
-            "find ad insertion order ids with ad_insertion_order_search",
-        ),
-    )
+    return as_record(AdInsertionOrder, AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id))
 
 
 @write
@@ -232,22 +234,8 @@ def ad_insertion_order_book(
     tables: Tables, print_advertiser_id: str, magazine_issue_id: str, ad_size: AdInsertionOrderAdSize, rate: float
 ) -> AdInsertionOrder:
     """Book an ad into an issue; the rate is drawn from the advertiser's credit."""
-    check_ref(
-        tables,
-        "print_advertisers",
-        print_advertiser_id,
-        "print_advertiser_id",
-        "print advertiser",
-        "find print advertiser ids with print_advertiser_search",
-    )
-    check_ref(
-        tables,
-        "magazine_issues",
-        magazine_issue_id,
-        "magazine_issue_id",
-        "magazine issue",
-        "find magazine issue ids with magazine_issue_search",
-    )
+    PRINT_ADVERTISERS.check_ref(tables, print_advertiser_id, "print_advertiser_id")
+    MAGAZINE_ISSUES.check_ref(tables, magazine_issue_id, "magazine_issue_id")
     check_choice(ad_size, "ad_size", AD_INSERTION_ORDER_AD_SIZE)
     check_range(rate, "rate", 2500, 32000)
     _new = {
@@ -284,14 +272,7 @@ def ad_insertion_order_book(
 @write
 def ad_insertion_order_confirm_preflight(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
     """Mark the order's creative as print-ready."""
-    _row = find_row(
-        tables,
-        "ad_insertion_orders",
-        "id",
-        ad_insertion_order_id,
-        "ad insertion order",
-        "find ad insertion order ids with ad_insertion_order_search",
-    )
+    _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "preflight_passed"}
     _block = not_among(_row, "status", ("creative_received",), "ad insertion order")
     if _block:
@@ -303,14 +284,7 @@ def ad_insertion_order_confirm_preflight(tables: Tables, ad_insertion_order_id: 
 @write
 def ad_insertion_order_place(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
     """Place the ad on a page in the layout."""
-    _row = find_row(
-        tables,
-        "ad_insertion_orders",
-        "id",
-        ad_insertion_order_id,
-        "ad insertion order",
-        "find ad insertion order ids with ad_insertion_order_search",
-    )
+    _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "placed"}
     _block = not_among(_row, "status", ("preflight_passed",), "ad insertion order")
     if _block:
@@ -322,14 +296,7 @@ def ad_insertion_order_place(tables: Tables, ad_insertion_order_id: str) -> AdIn
 @write
 def ad_insertion_order_invoice(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
     """Invoice a placed ad after the issue prints."""
-    _row = find_row(
-        tables,
-        "ad_insertion_orders",
-        "id",
-        ad_insertion_order_id,
-        "ad insertion order",
-        "find ad insertion order ids with ad_insertion_order_search",
-    )
+    _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "invoiced"}
     _block = not_among(_row, "status", ("placed",), "ad insertion order")
     if _block:
@@ -341,14 +308,7 @@ def ad_insertion_order_invoice(tables: Tables, ad_insertion_order_id: str) -> Ad
 @write
 def ad_insertion_order_cancel(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
     """Cancel an order before placement."""
-    _row = find_row(
-        tables,
-        "ad_insertion_orders",
-        "id",
-        ad_insertion_order_id,
-        "ad insertion order",
-        "find ad insertion order ids with ad_insertion_order_search",
-    )
+    _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked", "creative_received", "preflight_passed"), "ad insertion order")
     if _block:
@@ -369,14 +329,7 @@ def ad_creative_upload(
     resolution_dpi: int,
 ) -> AdCreative:
     """Log an advertiser's creative file; moves the order to creative_received."""
-    check_ref(
-        tables,
-        "ad_insertion_orders",
-        ad_insertion_order_id,
-        "ad_insertion_order_id",
-        "ad insertion order",
-        "find ad insertion order ids with ad_insertion_order_search",
-    )
+    AD_INSERTION_ORDERS.check_ref(tables, ad_insertion_order_id, "ad_insertion_order_id")
     check_not_blank(file_name, "file_name")
     check_choice(color_profile, "color_profile", AD_CREATIVE_COLOR_PROFILE)
     check_range(resolution_dpi, "resolution_dpi", 72, 400)
@@ -426,9 +379,7 @@ def ad_creative_search(
 @write
 def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreative:
     """Pass a creative that meets the print specs."""
-    _row = find_row(
-        tables, "ad_creatives", "id", ad_creative_id, "ad creative", "find ad creative ids with ad_creative_search"
-    )
+    _row = AD_CREATIVES.find(tables, ad_creative_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("received",), "ad creative")
     if _block:
@@ -440,9 +391,7 @@ def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
 @write
 def ad_creative_fail_preflight(tables: Tables, ad_creative_id: str) -> AdCreative:
     """Fail a creative (wrong profile or resolution) and ask for a new file."""
-    _row = find_row(
-        tables, "ad_creatives", "id", ad_creative_id, "ad creative", "find ad creative ids with ad_creative_search"
-    )
+    _row = AD_CREATIVES.find(tables, ad_creative_id)
     _new = {**_row, "status": "preflight_failed"}
     _block = not_among(_row, "status", ("received",), "ad creative")
     if _block:

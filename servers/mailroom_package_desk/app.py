@@ -15,9 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -119,6 +129,13 @@ class PickupNoticePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+MAIL_RECIPIENTS = Rows("mail_recipients", "mail recipient", "find mail recipient ids with mail_recipient_search")
+PARCEL_LOCKERS = Rows("parcel_lockers", "parcel locker", "find parcel locker ids with parcel_locker_search")
+INBOUND_PARCELS = Rows("inbound_parcels", "inbound parcel", "find inbound parcel ids with inbound_parcel_search")
+PICKUP_NOTICES = Rows("pickup_notices", "pickup notice", "find pickup notice ids with pickup_notice_search")
+
+
 # ---------------------------------------------------------------- mail_recipients
 
 
@@ -210,17 +227,7 @@ def inbound_parcel_search(
 @read
 def inbound_parcel_get(tables: Tables, inbound_parcel_id: str) -> InboundParcel:
     """Read one parcel."""
-    return as_record(
-        InboundParcel,
-        find_row(
-            tables,
-            "inbound_parcels",
-            "id",
-            inbound_parcel_id,
-            "inbound parcel",
-            "find inbound parcel ids with inbound_parcel_search",
-        ),
-    )
+    return as_record(InboundParcel, INBOUND_PARCELS.find(tables, inbound_parcel_id))
 
 
 @write
@@ -239,22 +246,8 @@ def inbound_parcel_log(
     """
     check_not_blank(tracking_number, "tracking_number")
     check_choice(carrier, "carrier", INBOUND_PARCEL_CARRIER)
-    check_ref(
-        tables,
-        "mail_recipients",
-        mail_recipient_id,
-        "mail_recipient_id",
-        "mail recipient",
-        "find mail recipient ids with mail_recipient_search",
-    )
-    check_ref(
-        tables,
-        "parcel_lockers",
-        parcel_locker_id,
-        "parcel_locker_id",
-        "parcel locker",
-        "find parcel locker ids with parcel_locker_search",
-    )
+    MAIL_RECIPIENTS.check_ref(tables, mail_recipient_id, "mail_recipient_id")
+    PARCEL_LOCKERS.check_ref(tables, parcel_locker_id, "parcel_locker_id")
     check_time(received_at, "received_at")
     _new = {
         "id": next_id(tables, "inbound_parcels", "pcl"),
@@ -288,14 +281,7 @@ def inbound_parcel_log(
 @write
 def inbound_parcel_release(tables: Tables, inbound_parcel_id: str) -> InboundParcel:
     """Hand the parcel to its recipient at the desk."""
-    _row = find_row(
-        tables,
-        "inbound_parcels",
-        "id",
-        inbound_parcel_id,
-        "inbound parcel",
-        "find inbound parcel ids with inbound_parcel_search",
-    )
+    _row = INBOUND_PARCELS.find(tables, inbound_parcel_id)
     _new = {**_row, "status": "picked_up"}
     _block = not_among(_row, "status", ("logged", "notified"), "inbound parcel")
     if _block:
@@ -307,14 +293,7 @@ def inbound_parcel_release(tables: Tables, inbound_parcel_id: str) -> InboundPar
 @write
 def inbound_parcel_return_to_sender(tables: Tables, inbound_parcel_id: str) -> InboundParcel:
     """Return an unclaimed parcel to the carrier."""
-    _row = find_row(
-        tables,
-        "inbound_parcels",
-        "id",
-        inbound_parcel_id,
-        "inbound parcel",
-        "find inbound parcel ids with inbound_parcel_search",
-    )
+    _row = INBOUND_PARCELS.find(tables, inbound_parcel_id)
     _new = {**_row, "status": "returned_to_sender"}
     _block = not_among(_row, "status", ("notified",), "inbound parcel")
     if _block:
@@ -331,14 +310,7 @@ def pickup_notice_queue(
     tables: Tables, inbound_parcel_id: str, channel: PickupNoticeChannel, attempt: int | None = None
 ) -> PickupNotice:
     """Queue a pickup notice to the recipient; marks the parcel notified."""
-    check_ref(
-        tables,
-        "inbound_parcels",
-        inbound_parcel_id,
-        "inbound_parcel_id",
-        "inbound parcel",
-        "find inbound parcel ids with inbound_parcel_search",
-    )
+    INBOUND_PARCELS.check_ref(tables, inbound_parcel_id, "inbound_parcel_id")
     check_choice(channel, "channel", PICKUP_NOTICE_CHANNEL)
     check_range(attempt, "attempt", 1, 3)
     _new = {
@@ -385,14 +357,7 @@ def pickup_notice_search(
 @write
 def pickup_notice_mark_delivered(tables: Tables, pickup_notice_id: str) -> PickupNotice:
     """Record the channel's delivery receipt for a pending notice."""
-    _row = find_row(
-        tables,
-        "pickup_notices",
-        "id",
-        pickup_notice_id,
-        "pickup notice",
-        "find pickup notice ids with pickup_notice_search",
-    )
+    _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending",), "pickup notice")
     if _block:
@@ -404,14 +369,7 @@ def pickup_notice_mark_delivered(tables: Tables, pickup_notice_id: str) -> Picku
 @write
 def pickup_notice_mark_bounced(tables: Tables, pickup_notice_id: str) -> PickupNotice:
     """Record that a pending notice bounced (then queue another channel)."""
-    _row = find_row(
-        tables,
-        "pickup_notices",
-        "id",
-        pickup_notice_id,
-        "pickup notice",
-        "find pickup notice ids with pickup_notice_search",
-    )
+    _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "bounced"}
     _block = not_among(_row, "status", ("pending",), "pickup notice")
     if _block:
@@ -423,14 +381,7 @@ def pickup_notice_mark_bounced(tables: Tables, pickup_notice_id: str) -> PickupN
 @write
 def pickup_notice_acknowledge(tables: Tables, pickup_notice_id: str) -> PickupNotice:
     """Record that the recipient acknowledged a delivered notice."""
-    _row = find_row(
-        tables,
-        "pickup_notices",
-        "id",
-        pickup_notice_id,
-        "pickup notice",
-        "find pickup notice ids with pickup_notice_search",
-    )
+    _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "pickup notice")
     if _block:

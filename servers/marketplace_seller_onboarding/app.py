@@ -15,9 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, read, write
-from envcraft_runtime.arguments import check_choice, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, read, write
+from envcraft_runtime.arguments import check_choice
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -114,6 +124,17 @@ class ListingSamplePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ONBOARDING_REVIEWERS = Rows(
+    "onboarding_reviewers", "onboarding reviewer", "find onboarding reviewer ids with onboarding_reviewer_search"
+)
+SELLER_APPLICATIONS = Rows(
+    "seller_applications", "seller application", "find seller application ids with seller_application_search"
+)
+KYC_CHECKS = Rows("kyc_checks", "kyc check", "find kyc check ids with kyc_check_search")
+LISTING_SAMPLES = Rows("listing_samples", "listing sample", "find listing sample ids with listing_sample_search")
+
+
 # ---------------------------------------------------------------- onboarding_reviewers
 
 
@@ -176,17 +197,7 @@ def seller_application_search(
 @read
 def seller_application_get(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Read one application."""
-    return as_record(
-        SellerApplication,
-        find_row(
-            tables,
-            "seller_applications",
-            "id",
-            seller_application_id,
-            "seller application",
-            "find seller application ids with seller_application_search",
-        ),
-    )
+    return as_record(SellerApplication, SELLER_APPLICATIONS.find(tables, seller_application_id))
 
 
 @write
@@ -194,25 +205,11 @@ def seller_application_assign(
     tables: Tables, seller_application_id: str, onboarding_reviewer_id: str
 ) -> SellerApplication:
     """Assign an application to a reviewer with open capacity."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _changes = {_k: _v for _k, _v in (("onboarding_reviewer_id", onboarding_reviewer_id),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of onboarding_reviewer_id")
-    check_ref(
-        tables,
-        "onboarding_reviewers",
-        onboarding_reviewer_id,
-        "onboarding_reviewer_id",
-        "onboarding reviewer",
-        "find onboarding reviewer ids with onboarding_reviewer_search",
-    )
+    ONBOARDING_REVIEWERS.check_ref(tables, onboarding_reviewer_id, "onboarding_reviewer_id")
     _new = {**_row, **_changes}
     _capacity = field_of(tables, "onboarding_reviewers", _new.get("onboarding_reviewer_id"), "max_open_reviews")
     _block = at_capacity(tables["seller_applications"], _new, "onboarding_reviewer_id", "status", _capacity)
@@ -229,14 +226,7 @@ def seller_application_assign(
 @write
 def seller_application_start_kyc(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Begin KYC for a submitted application."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "kyc_review"}
     _block = not_among(_row, "status", ("submitted",), "seller application")
     if _block:
@@ -248,14 +238,7 @@ def seller_application_start_kyc(tables: Tables, seller_application_id: str) -> 
 @write
 def seller_application_to_catalog_review(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Move an application whose KYC checks all passed to catalog review."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "catalog_review"}
     _block = not_among(_row, "status", ("kyc_review",), "seller application")
     if _block:
@@ -267,14 +250,7 @@ def seller_application_to_catalog_review(tables: Tables, seller_application_id: 
 @write
 def seller_application_send_contract(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Send the seller agreement after catalog review."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "contract_sent"}
     _block = not_among(_row, "status", ("catalog_review",), "seller application")
     if _block:
@@ -286,14 +262,7 @@ def seller_application_send_contract(tables: Tables, seller_application_id: str)
 @write
 def seller_application_go_live(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Activate a seller who signed the contract."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "live"}
     _block = not_among(_row, "status", ("contract_sent",), "seller application")
     if _block:
@@ -305,14 +274,7 @@ def seller_application_go_live(tables: Tables, seller_application_id: str) -> Se
 @write
 def seller_application_reject(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Reject an application during review."""
-    _row = find_row(
-        tables,
-        "seller_applications",
-        "id",
-        seller_application_id,
-        "seller application",
-        "find seller application ids with seller_application_search",
-    )
+    _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("submitted", "kyc_review", "catalog_review"), "seller application")
     if _block:
@@ -353,7 +315,7 @@ def kyc_check_search(
 @write
 def kyc_check_pass(tables: Tables, kyc_check_id: str) -> KycCheck:
     """Record a passed KYC check."""
-    _row = find_row(tables, "kyc_checks", "id", kyc_check_id, "kyc check", "find kyc check ids with kyc_check_search")
+    _row = KYC_CHECKS.find(tables, kyc_check_id)
     _new = {**_row, "status": "passed"}
     _block = not_among(_row, "status", ("pending",), "kyc check")
     if _block:
@@ -365,7 +327,7 @@ def kyc_check_pass(tables: Tables, kyc_check_id: str) -> KycCheck:
 @write
 def kyc_check_fail(tables: Tables, kyc_check_id: str) -> KycCheck:
     """Record a failed KYC check."""
-    _row = find_row(tables, "kyc_checks", "id", kyc_check_id, "kyc check", "find kyc check ids with kyc_check_search")
+    _row = KYC_CHECKS.find(tables, kyc_check_id)
     _new = {**_row, "status": "failed"}
     _block = not_among(_row, "status", ("pending",), "kyc check")
     if _block:
@@ -403,14 +365,7 @@ def listing_sample_search(
 @write
 def listing_sample_approve(tables: Tables, listing_sample_id: str) -> ListingSample:
     """Approve a sample listing that meets catalog standards."""
-    _row = find_row(
-        tables,
-        "listing_samples",
-        "id",
-        listing_sample_id,
-        "listing sample",
-        "find listing sample ids with listing_sample_search",
-    )
+    _row = LISTING_SAMPLES.find(tables, listing_sample_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("pending", "needs_changes"), "listing sample")
     if _block:

@@ -16,19 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import (
-    check_choice,
-    check_email,
-    check_not_blank,
-    check_order,
-    check_range,
-    check_ref,
-    check_time,
-)
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -134,6 +127,15 @@ class KitLoanPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CONFERENCE_ROOMS = Rows("conference_rooms", "conference room", "find conference room ids with conference_room_search")
+AV_KITS = Rows("av_kits", "av kit", "find av kit ids with av_kit_search")
+ROOM_RESERVATIONS = Rows(
+    "room_reservations", "room reservation", "find room reservation ids with room_reservation_search"
+)
+KIT_LOANS = Rows("kit_loans", "kit loan", "find kit loan ids with kit_loan_search")
+
+
 # ---------------------------------------------------------------- conference_rooms
 
 
@@ -167,17 +169,7 @@ def conference_room_search(
 @read
 def conference_room_get(tables: Tables, conference_room_id: str) -> ConferenceRoom:
     """Read one room with its seat count."""
-    return as_record(
-        ConferenceRoom,
-        find_row(
-            tables,
-            "conference_rooms",
-            "id",
-            conference_room_id,
-            "conference room",
-            "find conference room ids with conference_room_search",
-        ),
-    )
+    return as_record(ConferenceRoom, CONFERENCE_ROOMS.find(tables, conference_room_id))
 
 
 # ---------------------------------------------------------------- av_kits
@@ -243,17 +235,7 @@ def room_reservation_search(
 @read
 def room_reservation_get(tables: Tables, room_reservation_id: str) -> RoomReservation:
     """Read one reservation."""
-    return as_record(
-        RoomReservation,
-        find_row(
-            tables,
-            "room_reservations",
-            "id",
-            room_reservation_id,
-            "room reservation",
-            "find room reservation ids with room_reservation_search",
-        ),
-    )
+    return as_record(RoomReservation, ROOM_RESERVATIONS.find(tables, room_reservation_id))
 
 
 @write
@@ -271,14 +253,7 @@ def room_reservation_hold(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "conference_rooms",
-        conference_room_id,
-        "conference_room_id",
-        "conference room",
-        "find conference room ids with conference_room_search",
-    )
+    CONFERENCE_ROOMS.check_ref(tables, conference_room_id, "conference_room_id")
     check_not_blank(organizer, "organizer")
     check_time(start, "start")
     check_time(end, "end")
@@ -332,14 +307,7 @@ def room_reservation_move(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "room_reservations",
-        "id",
-        room_reservation_id,
-        "room reservation",
-        "find room reservation ids with room_reservation_search",
-    )
+    _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _changes = {
         _k: _v
         for _k, _v in (("conference_room_id", conference_room_id), ("start", start), ("end", end))
@@ -347,14 +315,7 @@ def room_reservation_move(
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of conference_room_id, start, end")
-    check_ref(
-        tables,
-        "conference_rooms",
-        conference_room_id,
-        "conference_room_id",
-        "conference room",
-        "find conference room ids with conference_room_search",
-    )
+    CONFERENCE_ROOMS.check_ref(tables, conference_room_id, "conference_room_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -381,14 +342,7 @@ def room_reservation_move(
 @write
 def room_reservation_confirm(tables: Tables, room_reservation_id: str) -> RoomReservation:
     """Confirm a tentative hold."""
-    _row = find_row(
-        tables,
-        "room_reservations",
-        "id",
-        room_reservation_id,
-        "room reservation",
-        "find room reservation ids with room_reservation_search",
-    )
+    _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("tentative",), "room reservation")
     if _block:
@@ -400,14 +354,7 @@ def room_reservation_confirm(tables: Tables, room_reservation_id: str) -> RoomRe
 @write
 def room_reservation_check_in(tables: Tables, room_reservation_id: str) -> RoomReservation:
     """Check in at the room when the meeting starts."""
-    _row = find_row(
-        tables,
-        "room_reservations",
-        "id",
-        room_reservation_id,
-        "room reservation",
-        "find room reservation ids with room_reservation_search",
-    )
+    _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "checked_in"}
     _block = not_among(_row, "status", ("confirmed",), "room reservation")
     if _block:
@@ -419,14 +366,7 @@ def room_reservation_check_in(tables: Tables, room_reservation_id: str) -> RoomR
 @write
 def room_reservation_release(tables: Tables, room_reservation_id: str) -> RoomReservation:
     """Release a room that is no longer needed."""
-    _row = find_row(
-        tables,
-        "room_reservations",
-        "id",
-        room_reservation_id,
-        "room reservation",
-        "find room reservation ids with room_reservation_search",
-    )
+    _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("tentative", "confirmed"), "room reservation")
     if _block:
@@ -473,15 +413,8 @@ def kit_loan_reserve(tables: Tables, av_kit_id: str, room_reservation_id: str, s
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "av_kits", av_kit_id, "av_kit_id", "av kit", "find av kit ids with av_kit_search")
-    check_ref(
-        tables,
-        "room_reservations",
-        room_reservation_id,
-        "room_reservation_id",
-        "room reservation",
-        "find room reservation ids with room_reservation_search",
-    )
+    AV_KITS.check_ref(tables, av_kit_id, "av_kit_id")
+    ROOM_RESERVATIONS.check_ref(tables, room_reservation_id, "room_reservation_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -510,7 +443,7 @@ def kit_loan_reserve(tables: Tables, av_kit_id: str, room_reservation_id: str, s
 @write
 def kit_loan_hand_out(tables: Tables, kit_loan_id: str) -> KitLoan:
     """Hand a reserved kit to the organizer."""
-    _row = find_row(tables, "kit_loans", "id", kit_loan_id, "kit loan", "find kit loan ids with kit_loan_search")
+    _row = KIT_LOANS.find(tables, kit_loan_id)
     _new = {**_row, "status": "handed_out"}
     _block = not_among(_row, "status", ("reserved",), "kit loan")
     if _block:
@@ -522,7 +455,7 @@ def kit_loan_hand_out(tables: Tables, kit_loan_id: str) -> KitLoan:
 @write
 def kit_loan_return(tables: Tables, kit_loan_id: str) -> KitLoan:
     """Record a kit coming back to the AV desk."""
-    _row = find_row(tables, "kit_loans", "id", kit_loan_id, "kit loan", "find kit loan ids with kit_loan_search")
+    _row = KIT_LOANS.find(tables, kit_loan_id)
     _new = {**_row, "status": "returned"}
     _block = not_among(_row, "status", ("handed_out",), "kit loan")
     if _block:

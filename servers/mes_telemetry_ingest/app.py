@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     page_of,
     report_of,
@@ -127,6 +128,12 @@ class MaintenanceTicketPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+MACHINE_ASSETS = Rows("machine_assets", "machine asset", "find machine asset ids with machine_asset_search")
+TELEMETRY_BATCHS = Rows("telemetry_batchs", "telemetry batch", "find telemetry batch ids with telemetry_batch_search")
+ANOMALY_EVENTS = Rows("anomaly_events", "anomaly event", "find anomaly event ids with anomaly_event_search")
+
+
 # ---------------------------------------------------------------- machine_assets
 
 
@@ -190,30 +197,13 @@ def telemetry_batch_search(
 @read
 def telemetry_batch_get(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Read one batch with its error and retry count."""
-    return as_record(
-        TelemetryBatch,
-        find_row(
-            tables,
-            "telemetry_batchs",
-            "id",
-            telemetry_batch_id,
-            "telemetry batch",
-            "find telemetry batch ids with telemetry_batch_search",
-        ),
-    )
+    return as_record(TelemetryBatch, TELEMETRY_BATCHS.find(tables, telemetry_batch_id))
 
 
 @write
 def telemetry_batch_validate(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Mark a batch validated and written to the historian."""
-    _row = find_row(
-        tables,
-        "telemetry_batchs",
-        "id",
-        telemetry_batch_id,
-        "telemetry batch",
-        "find telemetry batch ids with telemetry_batch_search",
-    )
+    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "validated"}
     _block = not_among(_row, "status", ("received", "retrying"), "telemetry batch")
     if _block:
@@ -225,14 +215,7 @@ def telemetry_batch_validate(tables: Tables, telemetry_batch_id: str) -> Telemet
 @write
 def telemetry_batch_fail(tables: Tables, telemetry_batch_id: str, error: str | None = None) -> TelemetryBatch:
     """Record a validation failure with its error."""
-    _row = find_row(
-        tables,
-        "telemetry_batchs",
-        "id",
-        telemetry_batch_id,
-        "telemetry batch",
-        "find telemetry batch ids with telemetry_batch_search",
-    )
+    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -246,14 +229,7 @@ def telemetry_batch_fail(tables: Tables, telemetry_batch_id: str, error: str | N
 @write
 def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: int | None = None) -> TelemetryBatch:
     """Retry a failed batch (increase retry_count)."""
-    _row = find_row(
-        tables,
-        "telemetry_batchs",
-        "id",
-        telemetry_batch_id,
-        "telemetry batch",
-        "find telemetry batch ids with telemetry_batch_search",
-    )
+    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -267,14 +243,7 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
 @write
 def telemetry_batch_dead_letter(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Dead-letter a batch that cannot be recovered."""
-    _row = find_row(
-        tables,
-        "telemetry_batchs",
-        "id",
-        telemetry_batch_id,
-        "telemetry batch",
-        "find telemetry batch ids with telemetry_batch_search",
-    )
+    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "telemetry batch")
     if _block:
@@ -315,14 +284,7 @@ def anomaly_event_search(
 @write
 def anomaly_event_triage(tables: Tables, anomaly_event_id: str) -> AnomalyEvent:
     """Mark an anomaly triaged by the shift engineer."""
-    _row = find_row(
-        tables,
-        "anomaly_events",
-        "id",
-        anomaly_event_id,
-        "anomaly event",
-        "find anomaly event ids with anomaly_event_search",
-    )
+    _row = ANOMALY_EVENTS.find(tables, anomaly_event_id)
     _new = {**_row, "status": "triaged"}
     _block = not_among(_row, "status", ("new",), "anomaly event")
     if _block:
@@ -334,14 +296,7 @@ def anomaly_event_triage(tables: Tables, anomaly_event_id: str) -> AnomalyEvent:
 @write
 def anomaly_event_dismiss(tables: Tables, anomaly_event_id: str) -> AnomalyEvent:
     """Dismiss a false alarm (e.g. planned mold change)."""
-    _row = find_row(
-        tables,
-        "anomaly_events",
-        "id",
-        anomaly_event_id,
-        "anomaly event",
-        "find anomaly event ids with anomaly_event_search",
-    )
+    _row = ANOMALY_EVENTS.find(tables, anomaly_event_id)
     _new = {**_row, "status": "dismissed"}
     _block = not_among(_row, "status", ("new", "triaged"), "anomaly event")
     if _block:
@@ -358,22 +313,8 @@ def maintenance_ticket_raise(
     tables: Tables, machine_asset_id: str, anomaly_event_id: str, summary: str
 ) -> MaintenanceTicket:
     """Raise a maintenance ticket from an anomaly; the machine goes to maintenance."""
-    check_ref(
-        tables,
-        "machine_assets",
-        machine_asset_id,
-        "machine_asset_id",
-        "machine asset",
-        "find machine asset ids with machine_asset_search",
-    )
-    check_ref(
-        tables,
-        "anomaly_events",
-        anomaly_event_id,
-        "anomaly_event_id",
-        "anomaly event",
-        "find anomaly event ids with anomaly_event_search",
-    )
+    MACHINE_ASSETS.check_ref(tables, machine_asset_id, "machine_asset_id")
+    ANOMALY_EVENTS.check_ref(tables, anomaly_event_id, "anomaly_event_id")
     check_not_blank(summary, "summary")
     _new = {
         "id": next_id(tables, "maintenance_tickets", "mtk"),

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -112,6 +112,15 @@ class CustomerBillPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SERVICE_POINTS = Rows("service_points", "service point", "find service point ids with service_point_search")
+BILLING_CYCLE_RUNS = Rows(
+    "billing_cycle_runs", "billing cycle run", "find billing cycle run ids with billing_cycle_run_search"
+)
+METER_READS = Rows("meter_reads", "meter read", "find meter read ids with meter_read_search")
+CUSTOMER_BILLS = Rows("customer_bills", "customer bill", "find customer bill ids with customer_bill_search")
+
+
 # ---------------------------------------------------------------- service_points
 
 
@@ -175,14 +184,7 @@ def billing_cycle_run_search(
 @write
 def billing_cycle_run_close_reads(tables: Tables, billing_cycle_run_id: str) -> BillingCycleRun:
     """Close read collection for a cycle once every read is validated or estimated."""
-    _row = find_row(
-        tables,
-        "billing_cycle_runs",
-        "id",
-        billing_cycle_run_id,
-        "billing cycle run",
-        "find billing cycle run ids with billing_cycle_run_search",
-    )
+    _row = BILLING_CYCLE_RUNS.find(tables, billing_cycle_run_id)
     _new = {**_row, "status": "reads_complete"}
     _block = not_among(_row, "status", ("open",), "billing cycle run")
     if _block:
@@ -226,20 +228,13 @@ def meter_read_search(
 @read
 def meter_read_get(tables: Tables, meter_read_id: str) -> MeterRead:
     """Read one meter read."""
-    return as_record(
-        MeterRead,
-        find_row(
-            tables, "meter_reads", "id", meter_read_id, "meter read", "find meter read ids with meter_read_search"
-        ),
-    )
+    return as_record(MeterRead, METER_READS.find(tables, meter_read_id))
 
 
 @write
 def meter_read_validate(tables: Tables, meter_read_id: str) -> MeterRead:
     """Pass a read through VEE checks."""
-    _row = find_row(
-        tables, "meter_reads", "id", meter_read_id, "meter read", "find meter read ids with meter_read_search"
-    )
+    _row = METER_READS.find(tables, meter_read_id)
     _new = {**_row, "status": "validated"}
     _block = not_among(_row, "status", ("received",), "meter read")
     if _block:
@@ -251,9 +246,7 @@ def meter_read_validate(tables: Tables, meter_read_id: str) -> MeterRead:
 @write
 def meter_read_fail_validation(tables: Tables, meter_read_id: str) -> MeterRead:
     """Fail a read that breaks a VEE rule."""
-    _row = find_row(
-        tables, "meter_reads", "id", meter_read_id, "meter read", "find meter read ids with meter_read_search"
-    )
+    _row = METER_READS.find(tables, meter_read_id)
     _new = {**_row, "status": "failed_validation"}
     _block = not_among(_row, "status", ("received",), "meter read")
     if _block:
@@ -267,9 +260,7 @@ def meter_read_estimate(
     tables: Tables, meter_read_id: str, kwh: float | None = None, read_type: MeterReadReadType | None = None
 ) -> MeterRead:
     """Replace a failed read with an estimate (set read_type estimated)."""
-    _row = find_row(
-        tables, "meter_reads", "id", meter_read_id, "meter read", "find meter read ids with meter_read_search"
-    )
+    _row = METER_READS.find(tables, meter_read_id)
     _changes = {_k: _v for _k, _v in (("kwh", kwh), ("read_type", read_type)) if _v is not None}
     check_range(kwh, "kwh", 0, 9000)
     check_choice(read_type, "read_type", METER_READ_READ_TYPE)
@@ -287,22 +278,8 @@ def meter_read_estimate(
 @write
 def customer_bill_calculate(tables: Tables, service_point_id: str, meter_read_id: str, amount: float) -> CustomerBill:
     """Calculate the bill for a validated or estimated read (one bill per read)."""
-    check_ref(
-        tables,
-        "service_points",
-        service_point_id,
-        "service_point_id",
-        "service point",
-        "find service point ids with service_point_search",
-    )
-    check_ref(
-        tables,
-        "meter_reads",
-        meter_read_id,
-        "meter_read_id",
-        "meter read",
-        "find meter read ids with meter_read_search",
-    )
+    SERVICE_POINTS.check_ref(tables, service_point_id, "service_point_id")
+    METER_READS.check_ref(tables, meter_read_id, "meter_read_id")
     check_range(amount, "amount", 12, 1400)
     _new = {
         "id": next_id(tables, "customer_bills", "cbl"),
@@ -349,14 +326,7 @@ def customer_bill_search(
 @write
 def customer_bill_hold(tables: Tables, customer_bill_id: str) -> CustomerBill:
     """Hold an unusual bill for review (high-bill check)."""
-    _row = find_row(
-        tables,
-        "customer_bills",
-        "id",
-        customer_bill_id,
-        "customer bill",
-        "find customer bill ids with customer_bill_search",
-    )
+    _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "held_for_review"}
     _block = not_among(_row, "status", ("drafted",), "customer bill")
     if _block:
@@ -368,14 +338,7 @@ def customer_bill_hold(tables: Tables, customer_bill_id: str) -> CustomerBill:
 @write
 def customer_bill_approve(tables: Tables, customer_bill_id: str) -> CustomerBill:
     """Approve a drafted or reviewed bill."""
-    _row = find_row(
-        tables,
-        "customer_bills",
-        "id",
-        customer_bill_id,
-        "customer bill",
-        "find customer bill ids with customer_bill_search",
-    )
+    _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("drafted", "held_for_review"), "customer bill")
     if _block:
@@ -387,14 +350,7 @@ def customer_bill_approve(tables: Tables, customer_bill_id: str) -> CustomerBill
 @write
 def customer_bill_post(tables: Tables, customer_bill_id: str) -> CustomerBill:
     """Post an approved bill to the customer's account."""
-    _row = find_row(
-        tables,
-        "customer_bills",
-        "id",
-        customer_bill_id,
-        "customer bill",
-        "find customer bill ids with customer_bill_search",
-    )
+    _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "posted"}
     _block = not_among(_row, "status", ("approved",), "customer bill")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, holds, in_past, missing_related, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +116,13 @@ class ScopeTrainingPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+MICROSCOPES = Rows("microscopes", "microscope", "find microscope ids with microscope_search")
+CORE_USERS = Rows("core_users", "core user", "find core user ids with core_user_search")
+SCOPE_SESSIONS = Rows("scope_sessions", "scope session", "find scope session ids with scope_session_search")
+SCOPE_TRAININGS = Rows("scope_trainings", "scope training", "find scope training ids with scope_training_search")
+
+
 # ---------------------------------------------------------------- microscopes
 
 
@@ -151,20 +158,13 @@ def microscope_search(
 @read
 def microscope_get(tables: Tables, microscope_id: str) -> Microscope:
     """Read one microscope with its hourly rate."""
-    return as_record(
-        Microscope,
-        find_row(
-            tables, "microscopes", "id", microscope_id, "microscope", "find microscope ids with microscope_search"
-        ),
-    )
+    return as_record(Microscope, MICROSCOPES.find(tables, microscope_id))
 
 
 @write
 def microscope_take_offline(tables: Tables, microscope_id: str) -> Microscope:
     """Take a scope offline for service."""
-    _row = find_row(
-        tables, "microscopes", "id", microscope_id, "microscope", "find microscope ids with microscope_search"
-    )
+    _row = MICROSCOPES.find(tables, microscope_id)
     _new = {**_row, "status": "maintenance"}
     _block = not_among(_row, "status", ("available",), "microscope")
     if _block:
@@ -240,17 +240,8 @@ def scope_session_request(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "microscopes",
-        microscope_id,
-        "microscope_id",
-        "microscope",
-        "find microscope ids with microscope_search",
-    )
-    check_ref(
-        tables, "core_users", core_user_id, "core_user_id", "core user", "find core user ids with core_user_search"
-    )
+    MICROSCOPES.check_ref(tables, microscope_id, "microscope_id")
+    CORE_USERS.check_ref(tables, core_user_id, "core_user_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -296,14 +287,7 @@ def scope_session_request(
 @write
 def scope_session_confirm(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Confirm a requested session."""
-    _row = find_row(
-        tables,
-        "scope_sessions",
-        "id",
-        scope_session_id,
-        "scope session",
-        "find scope session ids with scope_session_search",
-    )
+    _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("requested",), "scope session")
     if _block:
@@ -315,14 +299,7 @@ def scope_session_confirm(tables: Tables, scope_session_id: str) -> ScopeSession
 @write
 def scope_session_begin(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Log the user on at the scope."""
-    _row = find_row(
-        tables,
-        "scope_sessions",
-        "id",
-        scope_session_id,
-        "scope session",
-        "find scope session ids with scope_session_search",
-    )
+    _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "in_use"}
     _block = not_among(_row, "status", ("confirmed",), "scope session")
     if _block:
@@ -334,14 +311,7 @@ def scope_session_begin(tables: Tables, scope_session_id: str) -> ScopeSession:
 @write
 def scope_session_finish(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Log the user off; the session becomes billable."""
-    _row = find_row(
-        tables,
-        "scope_sessions",
-        "id",
-        scope_session_id,
-        "scope session",
-        "find scope session ids with scope_session_search",
-    )
+    _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("in_use",), "scope session")
     if _block:
@@ -353,14 +323,7 @@ def scope_session_finish(tables: Tables, scope_session_id: str) -> ScopeSession:
 @write
 def scope_session_cancel(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Cancel an upcoming session."""
-    _row = find_row(
-        tables,
-        "scope_sessions",
-        "id",
-        scope_session_id,
-        "scope session",
-        "find scope session ids with scope_session_search",
-    )
+    _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("requested", "confirmed"), "scope session")
     if _block:
@@ -372,14 +335,7 @@ def scope_session_cancel(tables: Tables, scope_session_id: str) -> ScopeSession:
 @write
 def scope_session_mark_no_show(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Mark a confirmed session the user never started."""
-    _row = find_row(
-        tables,
-        "scope_sessions",
-        "id",
-        scope_session_id,
-        "scope session",
-        "find scope session ids with scope_session_search",
-    )
+    _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("confirmed",), "scope session")
     if _block:
@@ -399,17 +355,8 @@ def scope_training_schedule(
 
     session_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "microscopes",
-        microscope_id,
-        "microscope_id",
-        "microscope",
-        "find microscope ids with microscope_search",
-    )
-    check_ref(
-        tables, "core_users", core_user_id, "core_user_id", "core user", "find core user ids with core_user_search"
-    )
+    MICROSCOPES.check_ref(tables, microscope_id, "microscope_id")
+    CORE_USERS.check_ref(tables, core_user_id, "core_user_id")
     check_date(session_date, "session_date")
     check_not_blank(trainer, "trainer")
     _new = {
@@ -430,14 +377,7 @@ def scope_training_schedule(
 @write
 def scope_training_record_result(tables: Tables, scope_training_id: str) -> ScopeTraining:
     """Record that the user passed training."""
-    _row = find_row(
-        tables,
-        "scope_trainings",
-        "id",
-        scope_training_id,
-        "scope training",
-        "find scope training ids with scope_training_search",
-    )
+    _row = SCOPE_TRAININGS.find(tables, scope_training_id)
     _new = {**_row, "status": "passed"}
     _block = not_among(_row, "status", ("scheduled",), "scope training")
     if _block:

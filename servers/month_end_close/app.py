@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -116,6 +116,13 @@ class CloseTaskPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+GL_ACCOUNTS = Rows("gl_accounts", "gl account", "find gl account ids with gl_account_search")
+RECONCILIATIONS = Rows("reconciliations", "reconciliation", "find reconciliation ids with reconciliation_search")
+JOURNAL_ENTRYS = Rows("journal_entrys", "journal entry", "find journal entry ids with journal_entry_search")
+CLOSE_TASKS = Rows("close_tasks", "close task", "find close task ids with close_task_search")
+
+
 # ---------------------------------------------------------------- gl_accounts
 
 
@@ -177,30 +184,13 @@ def reconciliation_search(
 @read
 def reconciliation_get(tables: Tables, reconciliation_id: str) -> Reconciliation:
     """Read one reconciliation."""
-    return as_record(
-        Reconciliation,
-        find_row(
-            tables,
-            "reconciliations",
-            "id",
-            reconciliation_id,
-            "reconciliation",
-            "find reconciliation ids with reconciliation_search",
-        ),
-    )
+    return as_record(Reconciliation, RECONCILIATIONS.find(tables, reconciliation_id))
 
 
 @write
 def reconciliation_start(tables: Tables, reconciliation_id: str) -> Reconciliation:
     """Start working a reconciliation."""
-    _row = find_row(
-        tables,
-        "reconciliations",
-        "id",
-        reconciliation_id,
-        "reconciliation",
-        "find reconciliation ids with reconciliation_search",
-    )
+    _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("not_started", "flagged"), "reconciliation")
     if _block:
@@ -214,14 +204,7 @@ def reconciliation_prepare(
     tables: Tables, reconciliation_id: str, statement_balance: float | None = None
 ) -> Reconciliation:
     """Record the statement balance and mark the reconciliation prepared."""
-    _row = find_row(
-        tables,
-        "reconciliations",
-        "id",
-        reconciliation_id,
-        "reconciliation",
-        "find reconciliation ids with reconciliation_search",
-    )
+    _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _changes = {_k: _v for _k, _v in (("statement_balance", statement_balance),) if _v is not None}
     check_range(statement_balance, "statement_balance", -400000, 2500000)
     _new = {**_row, **_changes, "status": "prepared"}
@@ -239,14 +222,7 @@ def reconciliation_prepare(
 @write
 def reconciliation_review(tables: Tables, reconciliation_id: str) -> Reconciliation:
     """Reviewer sign-off on a prepared reconciliation."""
-    _row = find_row(
-        tables,
-        "reconciliations",
-        "id",
-        reconciliation_id,
-        "reconciliation",
-        "find reconciliation ids with reconciliation_search",
-    )
+    _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "reviewed"}
     _block = not_among(_row, "status", ("prepared",), "reconciliation")
     if _block:
@@ -258,14 +234,7 @@ def reconciliation_review(tables: Tables, reconciliation_id: str) -> Reconciliat
 @write
 def reconciliation_flag(tables: Tables, reconciliation_id: str) -> Reconciliation:
     """Flag an unexplained difference for follow-up."""
-    _row = find_row(
-        tables,
-        "reconciliations",
-        "id",
-        reconciliation_id,
-        "reconciliation",
-        "find reconciliation ids with reconciliation_search",
-    )
+    _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "flagged"}
     _block = not_among(_row, "status", ("in_progress", "prepared"), "reconciliation")
     if _block:
@@ -318,14 +287,7 @@ def journal_entry_draft(
 ) -> JournalEntry:
     """Draft an adjusting journal entry."""
     check_not_blank(entry_number, "entry_number")
-    check_ref(
-        tables,
-        "gl_accounts",
-        gl_account_id,
-        "gl_account_id",
-        "gl account",
-        "find gl account ids with gl_account_search",
-    )
+    GL_ACCOUNTS.check_ref(tables, gl_account_id, "gl_account_id")
     check_range(amount, "amount", 50, 180000)
     check_choice(direction, "direction", JOURNAL_ENTRY_DIRECTION)
     check_not_blank(memo, "memo")
@@ -350,14 +312,7 @@ def journal_entry_draft(
 @write
 def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Submit a draft entry for approval."""
-    _row = find_row(
-        tables,
-        "journal_entrys",
-        "id",
-        journal_entry_id,
-        "journal entry",
-        "find journal entry ids with journal_entry_search",
-    )
+    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("draft",), "journal entry")
     if _block:
@@ -369,14 +324,7 @@ def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
 @write
 def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Post an approved entry to the ledger."""
-    _row = find_row(
-        tables,
-        "journal_entrys",
-        "id",
-        journal_entry_id,
-        "journal entry",
-        "find journal entry ids with journal_entry_search",
-    )
+    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "posted"}
     _block = not_among(_row, "status", ("submitted",), "journal entry")
     if _block:
@@ -388,14 +336,7 @@ def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
 @write
 def journal_entry_reverse(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Reverse a posted entry."""
-    _row = find_row(
-        tables,
-        "journal_entrys",
-        "id",
-        journal_entry_id,
-        "journal entry",
-        "find journal entry ids with journal_entry_search",
-    )
+    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "reversed"}
     _block = not_among(_row, "status", ("posted",), "journal entry")
     if _block:
@@ -436,9 +377,7 @@ def close_task_search(
 @write
 def close_task_complete(tables: Tables, close_task_id: str) -> CloseTask:
     """Tick off a close checklist task."""
-    _row = find_row(
-        tables, "close_tasks", "id", close_task_id, "close task", "find close task ids with close_task_search"
-    )
+    _row = CLOSE_TASKS.find(tables, close_task_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("open", "in_progress"), "close task")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -119,6 +119,13 @@ class PhotoAssetPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STAFF_REPORTERS = Rows("staff_reporters", "staff reporter", "find staff reporter ids with staff_reporter_search")
+PRINT_EDITIONS = Rows("print_editions", "print edition", "find print edition ids with print_edition_search")
+NEWS_STORIES = Rows("news_stories", "news story", "find news story ids with news_story_search")
+PHOTO_ASSETS = Rows("photo_assets", "photo asset", "find photo asset ids with photo_asset_search")
 
 
 # ---------------------------------------------------------------- staff_reporters
@@ -242,18 +249,9 @@ def news_story_pitch(
 @write
 def news_story_assign(tables: Tables, news_story_id: str, staff_reporter_id: str) -> NewsStory:
     """Assign a pitched story to a reporter."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _changes = {_k: _v for _k, _v in (("staff_reporter_id", staff_reporter_id),) if _v is not None}
-    check_ref(
-        tables,
-        "staff_reporters",
-        staff_reporter_id,
-        "staff_reporter_id",
-        "staff reporter",
-        "find staff reporter ids with staff_reporter_search",
-    )
+    STAFF_REPORTERS.check_ref(tables, staff_reporter_id, "staff_reporter_id")
     _new = {**_row, **_changes, "status": "assigned"}
     _block = not_among(_row, "status", ("pitched",), "news story")
     if _block:
@@ -284,9 +282,7 @@ def news_story_assign(tables: Tables, news_story_id: str, staff_reporter_id: str
 @write
 def news_story_file_to_copy(tables: Tables, news_story_id: str) -> NewsStory:
     """File the reporter's draft to the copy desk."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "copy_edit"}
     _block = not_among(_row, "status", ("assigned", "drafting"), "news story")
     if _block:
@@ -298,9 +294,7 @@ def news_story_file_to_copy(tables: Tables, news_story_id: str) -> NewsStory:
 @write
 def news_story_send_to_legal(tables: Tables, news_story_id: str) -> NewsStory:
     """Send a copy-edited story to the newsroom lawyer."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "legal_review"}
     _block = not_among(_row, "status", ("copy_edit",), "news story")
     if _block:
@@ -312,9 +306,7 @@ def news_story_send_to_legal(tables: Tables, news_story_id: str) -> NewsStory:
 @write
 def news_story_mark_ready(tables: Tables, news_story_id: str) -> NewsStory:
     """Mark a routine story ready straight from the copy desk."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "ready"}
     _block = not_among(_row, "status", ("copy_edit",), "news story")
     if _block:
@@ -333,9 +325,7 @@ def news_story_mark_ready(tables: Tables, news_story_id: str) -> NewsStory:
 @write
 def news_story_clear_legal(tables: Tables, news_story_id: str) -> NewsStory:
     """Record legal's clearance of a sensitive story."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "ready"}
     _block = not_among(_row, "status", ("legal_review",), "news story")
     if _block:
@@ -347,9 +337,7 @@ def news_story_clear_legal(tables: Tables, news_story_id: str) -> NewsStory:
 @write
 def news_story_publish(tables: Tables, news_story_id: str) -> NewsStory:
     """Publish a ready story online."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("ready",), "news story")
     if _block:
@@ -361,20 +349,11 @@ def news_story_publish(tables: Tables, news_story_id: str) -> NewsStory:
 @write
 def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_id: str) -> NewsStory:
     """Slot a ready or published story into a print edition."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _changes = {_k: _v for _k, _v in (("print_edition_id", print_edition_id),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of print_edition_id")
-    check_ref(
-        tables,
-        "print_editions",
-        print_edition_id,
-        "print_edition_id",
-        "print edition",
-        "find print edition ids with print_edition_search",
-    )
+    PRINT_EDITIONS.check_ref(tables, print_edition_id, "print_edition_id")
     _new = {**_row, **_changes}
     _block = not_among(_row, "status", ("ready", "published"), "news story")
     if _block:
@@ -392,9 +371,7 @@ def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_i
 @write
 def news_story_spike(tables: Tables, news_story_id: str) -> NewsStory:
     """Kill a story before publication."""
-    _row = find_row(
-        tables, "news_stories", "id", news_story_id, "news story", "find news story ids with news_story_search"
-    )
+    _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "spiked"}
     _block = not_among(_row, "status", ("pitched", "assigned", "drafting", "copy_edit", "legal_review"), "news story")
     if _block:
@@ -438,9 +415,7 @@ def photo_asset_search(
 @write
 def photo_asset_clear_rights(tables: Tables, photo_asset_id: str) -> PhotoAsset:
     """Clear a photo's rights for publication."""
-    _row = find_row(
-        tables, "photo_assets", "id", photo_asset_id, "photo asset", "find photo asset ids with photo_asset_search"
-    )
+    _row = PHOTO_ASSETS.find(tables, photo_asset_id)
     _new = {**_row, "status": "cleared"}
     _block = not_among(_row, "status", ("pending",), "photo asset")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -127,6 +128,15 @@ class CapaPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PRODUCT_PARTS = Rows("product_parts", "product part", "find product part ids with product_part_search")
+NONCONFORMANCES = Rows("nonconformances", "nonconformance", "find nonconformance ids with nonconformance_search")
+QUALITY_ENGINEERS = Rows(
+    "quality_engineers", "quality engineer", "find quality engineer ids with quality_engineer_search"
+)
+CAPAS = Rows("capas", "capa", "find capa ids with capa_search")
+
+
 # ---------------------------------------------------------------- product_parts
 
 
@@ -194,17 +204,7 @@ def nonconformance_search(
 @read
 def nonconformance_get(tables: Tables, nonconformance_id: str) -> Nonconformance:
     """Read one NCR."""
-    return as_record(
-        Nonconformance,
-        find_row(
-            tables,
-            "nonconformances",
-            "id",
-            nonconformance_id,
-            "nonconformance",
-            "find nonconformance ids with nonconformance_search",
-        ),
-    )
+    return as_record(Nonconformance, NONCONFORMANCES.find(tables, nonconformance_id))
 
 
 @write
@@ -212,14 +212,7 @@ def nonconformance_report(
     tables: Tables, product_part_id: str, detected_at: NonconformanceDetectedAt, defect: str, quantity_affected: int
 ) -> Nonconformance:
     """Log a new nonconformance."""
-    check_ref(
-        tables,
-        "product_parts",
-        product_part_id,
-        "product_part_id",
-        "product part",
-        "find product part ids with product_part_search",
-    )
+    PRODUCT_PARTS.check_ref(tables, product_part_id, "product_part_id")
     check_choice(detected_at, "detected_at", NONCONFORMANCE_DETECTED_AT)
     check_not_blank(defect, "defect")
     check_range(quantity_affected, "quantity_affected", 1, 250)
@@ -239,14 +232,7 @@ def nonconformance_report(
 @write
 def nonconformance_contain(tables: Tables, nonconformance_id: str) -> Nonconformance:
     """Record containment (suspect stock tagged and segregated)."""
-    _row = find_row(
-        tables,
-        "nonconformances",
-        "id",
-        nonconformance_id,
-        "nonconformance",
-        "find nonconformance ids with nonconformance_search",
-    )
+    _row = NONCONFORMANCES.find(tables, nonconformance_id)
     _new = {**_row, "status": "contained"}
     _block = not_among(_row, "status", ("open",), "nonconformance")
     if _block:
@@ -260,14 +246,7 @@ def nonconformance_disposition(
     tables: Tables, nonconformance_id: str, disposition: NonconformanceDisposition | None = None
 ) -> Nonconformance:
     """Record the MRB disposition of contained material."""
-    _row = find_row(
-        tables,
-        "nonconformances",
-        "id",
-        nonconformance_id,
-        "nonconformance",
-        "find nonconformance ids with nonconformance_search",
-    )
+    _row = NONCONFORMANCES.find(tables, nonconformance_id)
     _changes = {_k: _v for _k, _v in (("disposition", disposition),) if _v is not None}
     check_choice(disposition, "disposition", NONCONFORMANCE_DISPOSITION)
     _new = {**_row, **_changes, "status": "dispositioned"}
@@ -288,14 +267,7 @@ def nonconformance_disposition(
 @write
 def nonconformance_close(tables: Tables, nonconformance_id: str) -> Nonconformance:
     """Close an NCR after the disposition is carried out."""
-    _row = find_row(
-        tables,
-        "nonconformances",
-        "id",
-        nonconformance_id,
-        "nonconformance",
-        "find nonconformance ids with nonconformance_search",
-    )
+    _row = NONCONFORMANCES.find(tables, nonconformance_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("dispositioned",), "nonconformance")
     if _block:
@@ -334,22 +306,8 @@ def capa_initiate(tables: Tables, nonconformance_id: str, quality_engineer_id: s
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "nonconformances",
-        nonconformance_id,
-        "nonconformance_id",
-        "nonconformance",
-        "find nonconformance ids with nonconformance_search",
-    )
-    check_ref(
-        tables,
-        "quality_engineers",
-        quality_engineer_id,
-        "quality_engineer_id",
-        "quality engineer",
-        "find quality engineer ids with quality_engineer_search",
-    )
+    NONCONFORMANCES.check_ref(tables, nonconformance_id, "nonconformance_id")
+    QUALITY_ENGINEERS.check_ref(tables, quality_engineer_id, "quality_engineer_id")
     check_date(due_date, "due_date")
     _new = {
         "id": next_id(tables, "capas", "capa"),
@@ -402,7 +360,7 @@ def capa_search(
 @write
 def capa_record_root_cause(tables: Tables, capa_id: str, root_cause: str | None = None) -> Capa:
     """Record the root cause (5-why / fishbone outcome)."""
-    _row = find_row(tables, "capas", "id", capa_id, "capa", "find capa ids with capa_search")
+    _row = CAPAS.find(tables, capa_id)
     _changes = {_k: _v for _k, _v in (("root_cause", root_cause),) if _v is not None}
     check_not_blank(root_cause, "root_cause")
     _new = {**_row, **_changes, "status": "root_cause_identified"}
@@ -416,7 +374,7 @@ def capa_record_root_cause(tables: Tables, capa_id: str, root_cause: str | None 
 @write
 def capa_implement(tables: Tables, capa_id: str) -> Capa:
     """Record the corrective action as implemented."""
-    _row = find_row(tables, "capas", "id", capa_id, "capa", "find capa ids with capa_search")
+    _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "action_implemented"}
     _block = not_among(_row, "status", ("root_cause_identified",), "capa")
     if _block:
@@ -428,7 +386,7 @@ def capa_implement(tables: Tables, capa_id: str) -> Capa:
 @write
 def capa_verify_effectiveness(tables: Tables, capa_id: str) -> Capa:
     """Record the effectiveness check (e.g. 3 clean lots)."""
-    _row = find_row(tables, "capas", "id", capa_id, "capa", "find capa ids with capa_search")
+    _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "effectiveness_verified"}
     _block = not_among(_row, "status", ("action_implemented",), "capa")
     if _block:
@@ -440,7 +398,7 @@ def capa_verify_effectiveness(tables: Tables, capa_id: str) -> Capa:
 @write
 def capa_close(tables: Tables, capa_id: str) -> Capa:
     """Close a verified CAPA."""
-    _row = find_row(tables, "capas", "id", capa_id, "capa", "find capa ids with capa_search")
+    _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("effectiveness_verified",), "capa")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -142,6 +152,12 @@ class NurseCredentialPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+AGENCY_NURSES = Rows("agency_nurses", "agency nurse", "find agency nurse ids with agency_nurse_search")
+SHIFT_REQUESTS = Rows("shift_requests", "shift request", "find shift request ids with shift_request_search")
+PLACEMENTS = Rows("placements", "placement", "find placement ids with placement_search")
+
+
 # ---------------------------------------------------------------- agency_nurses
 
 
@@ -177,17 +193,7 @@ def agency_nurse_search(
 @read
 def agency_nurse_get(tables: Tables, agency_nurse_id: str) -> AgencyNurse:
     """Read one nurse's profile, rate and shift limit."""
-    return as_record(
-        AgencyNurse,
-        find_row(
-            tables,
-            "agency_nurses",
-            "id",
-            agency_nurse_id,
-            "agency nurse",
-            "find agency nurse ids with agency_nurse_search",
-        ),
-    )
+    return as_record(AgencyNurse, AGENCY_NURSES.find(tables, agency_nurse_id))
 
 
 # ---------------------------------------------------------------- client_facilitys
@@ -247,30 +253,13 @@ def shift_request_search(
 @read
 def shift_request_get(tables: Tables, shift_request_id: str) -> ShiftRequest:
     """Read one shift request with its criteria and positions."""
-    return as_record(
-        ShiftRequest,
-        find_row(
-            tables,
-            "shift_requests",
-            "id",
-            shift_request_id,
-            "shift request",
-            "find shift request ids with shift_request_search",
-        ),
-    )
+    return as_record(ShiftRequest, SHIFT_REQUESTS.find(tables, shift_request_id))
 
 
 @write
 def shift_request_cancel(tables: Tables, shift_request_id: str) -> ShiftRequest:
     """Cancel an open shift request at the facility's request."""
-    _row = find_row(
-        tables,
-        "shift_requests",
-        "id",
-        shift_request_id,
-        "shift request",
-        "find shift request ids with shift_request_search",
-    )
+    _row = SHIFT_REQUESTS.find(tables, shift_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("open",), "shift request")
     if _block:
@@ -282,14 +271,7 @@ def shift_request_cancel(tables: Tables, shift_request_id: str) -> ShiftRequest:
 @write
 def shift_request_mark_filled(tables: Tables, shift_request_id: str) -> ShiftRequest:
     """Close an open request once all its positions have confirmed nurses."""
-    _row = find_row(
-        tables,
-        "shift_requests",
-        "id",
-        shift_request_id,
-        "shift request",
-        "find shift request ids with shift_request_search",
-    )
+    _row = SHIFT_REQUESTS.find(tables, shift_request_id)
     _new = {**_row, "status": "filled"}
     _block = not_among(_row, "status", ("open",), "shift request")
     if _block:
@@ -332,22 +314,8 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "shift_requests",
-        shift_request_id,
-        "shift_request_id",
-        "shift request",
-        "find shift request ids with shift_request_search",
-    )
-    check_ref(
-        tables,
-        "agency_nurses",
-        agency_nurse_id,
-        "agency_nurse_id",
-        "agency nurse",
-        "find agency nurse ids with agency_nurse_search",
-    )
+    SHIFT_REQUESTS.check_ref(tables, shift_request_id, "shift_request_id")
+    AGENCY_NURSES.check_ref(tables, agency_nurse_id, "agency_nurse_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -387,7 +355,7 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
 @write
 def placement_confirm(tables: Tables, placement_id: str) -> Placement:
     """Confirm a proposed placement once the nurse accepts."""
-    _row = find_row(tables, "placements", "id", placement_id, "placement", "find placement ids with placement_search")
+    _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("proposed",), "placement")
     if _block:
@@ -399,7 +367,7 @@ def placement_confirm(tables: Tables, placement_id: str) -> Placement:
 @write
 def placement_decline(tables: Tables, placement_id: str) -> Placement:
     """Record that the nurse turned down a proposed shift."""
-    _row = find_row(tables, "placements", "id", placement_id, "placement", "find placement ids with placement_search")
+    _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("proposed",), "placement")
     if _block:
@@ -411,7 +379,7 @@ def placement_decline(tables: Tables, placement_id: str) -> Placement:
 @write
 def placement_complete(tables: Tables, placement_id: str) -> Placement:
     """Mark a confirmed placement as worked."""
-    _row = find_row(tables, "placements", "id", placement_id, "placement", "find placement ids with placement_search")
+    _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("confirmed",), "placement")
     if _block:

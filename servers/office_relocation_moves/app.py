@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -123,6 +124,15 @@ class CrateIssuePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RELOCATION_PROJECTS = Rows(
+    "relocation_projects", "relocation project", "find relocation project ids with relocation_project_search"
+)
+MOVE_TICKETS = Rows("move_tickets", "move ticket", "find move ticket ids with move_ticket_search")
+CRATE_POOLS = Rows("crate_pools", "crate pool", "find crate pool ids with crate_pool_search")
+CRATE_ISSUES = Rows("crate_issues", "crate issue", "find crate issue ids with crate_issue_search")
+
+
 # ---------------------------------------------------------------- relocation_projects
 
 
@@ -181,12 +191,7 @@ def move_ticket_search(
 @read
 def move_ticket_get(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Read one move ticket."""
-    return as_record(
-        MoveTicket,
-        find_row(
-            tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-        ),
-    )
+    return as_record(MoveTicket, MOVE_TICKETS.find(tables, move_ticket_id))
 
 
 @write
@@ -200,14 +205,7 @@ def move_ticket_request(
     needs_it_reconnect: bool | None = None,
 ) -> MoveTicket:
     """Open a move ticket for an employee within a relocation project."""
-    check_ref(
-        tables,
-        "relocation_projects",
-        relocation_project_id,
-        "relocation_project_id",
-        "relocation project",
-        "find relocation project ids with relocation_project_search",
-    )
+    RELOCATION_PROJECTS.check_ref(tables, relocation_project_id, "relocation_project_id")
     check_not_blank(employee, "employee")
     check_not_blank(from_location, "from_location")
     check_not_blank(to_location, "to_location")
@@ -229,9 +227,7 @@ def move_ticket_request(
 @write
 def move_ticket_survey(tables: Tables, move_ticket_id: str, crates_needed: int) -> MoveTicket:
     """Record the site survey and how many crates the desk needs."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _changes = {_k: _v for _k, _v in (("crates_needed", crates_needed),) if _v is not None}
     check_range(crates_needed, "crates_needed", 1, 6)
     _new = {**_row, **_changes, "status": "surveyed"}
@@ -245,9 +241,7 @@ def move_ticket_survey(tables: Tables, move_ticket_id: str, crates_needed: int) 
 @write
 def move_ticket_mark_packed(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Mark the desk packed and labelled."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "packed"}
     _block = not_among(_row, "status", ("crates_issued",), "move ticket")
     if _block:
@@ -259,9 +253,7 @@ def move_ticket_mark_packed(tables: Tables, move_ticket_id: str) -> MoveTicket:
 @write
 def move_ticket_mark_moved(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Record that movers delivered the crates to the new desk."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "moved"}
     _block = not_among(_row, "status", ("packed",), "move ticket")
     if _block:
@@ -273,9 +265,7 @@ def move_ticket_mark_moved(tables: Tables, move_ticket_id: str) -> MoveTicket:
 @write
 def move_ticket_reconnect_it(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Record that IT reconnected the dock, monitors and phone."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "it_reconnected"}
     _block = not_among(_row, "status", ("moved",), "move ticket")
     if _block:
@@ -287,9 +277,7 @@ def move_ticket_reconnect_it(tables: Tables, move_ticket_id: str) -> MoveTicket:
 @write
 def move_ticket_close(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Close a finished move."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("moved", "it_reconnected"), "move ticket")
     if _block:
@@ -301,9 +289,7 @@ def move_ticket_close(tables: Tables, move_ticket_id: str) -> MoveTicket:
 @write
 def move_ticket_cancel(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Cancel a move before crates are issued."""
-    _row = find_row(
-        tables, "move_tickets", "id", move_ticket_id, "move ticket", "find move ticket ids with move_ticket_search"
-    )
+    _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("requested", "surveyed"), "move ticket")
     if _block:
@@ -344,22 +330,8 @@ def crate_issue_record(
 
     issued_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "move_tickets",
-        move_ticket_id,
-        "move_ticket_id",
-        "move ticket",
-        "find move ticket ids with move_ticket_search",
-    )
-    check_ref(
-        tables,
-        "crate_pools",
-        crate_pool_id,
-        "crate_pool_id",
-        "crate pool",
-        "find crate pool ids with crate_pool_search",
-    )
+    MOVE_TICKETS.check_ref(tables, move_ticket_id, "move_ticket_id")
+    CRATE_POOLS.check_ref(tables, crate_pool_id, "crate_pool_id")
     check_range(quantity, "quantity", 1, 6)
     check_date(issued_on, "issued_on")
     _new = {
@@ -416,9 +388,7 @@ def crate_issue_search(
 @write
 def crate_issue_mark_returned(tables: Tables, crate_issue_id: str) -> CrateIssue:
     """Record crates coming back after unpacking."""
-    _row = find_row(
-        tables, "crate_issues", "id", crate_issue_id, "crate issue", "find crate issue ids with crate_issue_search"
-    )
+    _row = CRATE_ISSUES.find(tables, crate_issue_id)
     _new = {**_row, "status": "returned"}
     _block = not_among(_row, "status", ("issued",), "crate issue")
     if _block:

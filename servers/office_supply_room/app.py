@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -129,6 +130,13 @@ class RestockOrderPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SUPPLY_ITEMS = Rows("supply_items", "supply item", "find supply item ids with supply_item_search")
+OFFICE_BUDGETS = Rows("office_budgets", "office budget", "find office budget ids with office_budget_search")
+REQUISITIONS = Rows("requisitions", "requisition", "find requisition ids with requisition_search")
+RESTOCK_ORDERS = Rows("restock_orders", "restock order", "find restock order ids with restock_order_search")
+
+
 # ---------------------------------------------------------------- supply_items
 
 
@@ -163,12 +171,7 @@ def supply_item_search(
 @read
 def supply_item_get(tables: Tables, supply_item_id: str) -> SupplyItem:
     """Read one supply item with its stock level."""
-    return as_record(
-        SupplyItem,
-        find_row(
-            tables, "supply_items", "id", supply_item_id, "supply item", "find supply item ids with supply_item_search"
-        ),
-    )
+    return as_record(SupplyItem, SUPPLY_ITEMS.find(tables, supply_item_id))
 
 
 @write
@@ -176,9 +179,7 @@ def supply_item_recount(
     tables: Tables, supply_item_id: str, on_hand: int | None = None, reorder_level: int | None = None
 ) -> SupplyItem:
     """Correct the shelf count or reorder level after a stock take."""
-    _row = find_row(
-        tables, "supply_items", "id", supply_item_id, "supply item", "find supply item ids with supply_item_search"
-    )
+    _row = SUPPLY_ITEMS.find(tables, supply_item_id)
     _changes = {_k: _v for _k, _v in (("on_hand", on_hand), ("reorder_level", reorder_level)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of on_hand, reorder_level")
@@ -257,22 +258,8 @@ def requisition_submit(
 
     needed_by: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "supply_items",
-        supply_item_id,
-        "supply_item_id",
-        "supply item",
-        "find supply item ids with supply_item_search",
-    )
-    check_ref(
-        tables,
-        "office_budgets",
-        office_budget_id,
-        "office_budget_id",
-        "office budget",
-        "find office budget ids with office_budget_search",
-    )
+    SUPPLY_ITEMS.check_ref(tables, supply_item_id, "supply_item_id")
+    OFFICE_BUDGETS.check_ref(tables, office_budget_id, "office_budget_id")
     check_range(quantity, "quantity", 1, 30)
     check_range(charge, "charge", 1, 600)
     check_not_blank(requested_by, "requested_by")
@@ -318,9 +305,7 @@ def requisition_submit(
 @write
 def requisition_pick(tables: Tables, requisition_id: str) -> Requisition:
     """Mark a submitted requisition as picked from the shelf."""
-    _row = find_row(
-        tables, "requisitions", "id", requisition_id, "requisition", "find requisition ids with requisition_search"
-    )
+    _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "picked"}
     _block = not_among(_row, "status", ("submitted",), "requisition")
     if _block:
@@ -332,9 +317,7 @@ def requisition_pick(tables: Tables, requisition_id: str) -> Requisition:
 @write
 def requisition_deliver(tables: Tables, requisition_id: str) -> Requisition:
     """Record delivery of a picked requisition to the desk."""
-    _row = find_row(
-        tables, "requisitions", "id", requisition_id, "requisition", "find requisition ids with requisition_search"
-    )
+    _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("picked",), "requisition")
     if _block:
@@ -346,9 +329,7 @@ def requisition_deliver(tables: Tables, requisition_id: str) -> Requisition:
 @write
 def requisition_reject(tables: Tables, requisition_id: str) -> Requisition:
     """Reject a submitted requisition (e.g. personal use or duplicate)."""
-    _row = find_row(
-        tables, "requisitions", "id", requisition_id, "requisition", "find requisition ids with requisition_search"
-    )
+    _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("submitted",), "requisition")
     if _block:
@@ -394,14 +375,7 @@ def restock_order_place(
 
     expected_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "supply_items",
-        supply_item_id,
-        "supply_item_id",
-        "supply item",
-        "find supply item ids with supply_item_search",
-    )
+    SUPPLY_ITEMS.check_ref(tables, supply_item_id, "supply_item_id")
     check_not_blank(vendor, "vendor")
     check_range(quantity, "quantity", 10, 300)
     check_date(expected_on, "expected_on")
@@ -423,14 +397,7 @@ def restock_order_place(
 @write
 def restock_order_receive(tables: Tables, restock_order_id: str) -> RestockOrder:
     """Receive an ordered delivery (then recount the shelf)."""
-    _row = find_row(
-        tables,
-        "restock_orders",
-        "id",
-        restock_order_id,
-        "restock order",
-        "find restock order ids with restock_order_search",
-    )
+    _row = RESTOCK_ORDERS.find(tables, restock_order_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("ordered",), "restock order")
     if _block:
@@ -442,14 +409,7 @@ def restock_order_receive(tables: Tables, restock_order_id: str) -> RestockOrder
 @write
 def restock_order_cancel(tables: Tables, restock_order_id: str) -> RestockOrder:
     """Cancel a vendor order that has not arrived."""
-    _row = find_row(
-        tables,
-        "restock_orders",
-        "id",
-        restock_order_id,
-        "restock order",
-        "find restock order ids with restock_order_search",
-    )
+    _row = RESTOCK_ORDERS.find(tables, restock_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("ordered",), "restock order")
     if _block:

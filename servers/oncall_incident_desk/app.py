@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -116,6 +126,14 @@ class PostmortemPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ONCALL_RESPONDERS = Rows(
+    "oncall_responders", "oncall responder", "find oncall responder ids with oncall_responder_search"
+)
+PROD_INCIDENTS = Rows("prod_incidents", "prod incident", "find prod incident ids with prod_incident_search")
+POSTMORTEMS = Rows("postmortems", "postmortem", "find postmortem ids with postmortem_search")
+
+
 # ---------------------------------------------------------------- oncall_responders
 
 
@@ -183,17 +201,7 @@ def prod_incident_search(
 @read
 def prod_incident_get(tables: Tables, prod_incident_id: str) -> ProdIncident:
     """Read one incident."""
-    return as_record(
-        ProdIncident,
-        find_row(
-            tables,
-            "prod_incidents",
-            "id",
-            prod_incident_id,
-            "prod incident",
-            "find prod incident ids with prod_incident_search",
-        ),
-    )
+    return as_record(ProdIncident, PROD_INCIDENTS.find(tables, prod_incident_id))
 
 
 @write
@@ -231,23 +239,9 @@ def prod_incident_declare(
 @write
 def prod_incident_acknowledge(tables: Tables, prod_incident_id: str, commander_id: str) -> ProdIncident:
     """Acknowledge and name the incident commander."""
-    _row = find_row(
-        tables,
-        "prod_incidents",
-        "id",
-        prod_incident_id,
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _changes = {_k: _v for _k, _v in (("commander_id", commander_id),) if _v is not None}
-    check_ref(
-        tables,
-        "oncall_responders",
-        commander_id,
-        "commander_id",
-        "oncall responder",
-        "find oncall responder ids with oncall_responder_search",
-    )
+    ONCALL_RESPONDERS.check_ref(tables, commander_id, "commander_id")
     _new = {**_row, **_changes, "status": "acknowledged"}
     _block = not_among(_row, "status", ("triggered",), "prod incident")
     if _block:
@@ -269,26 +263,12 @@ def prod_incident_escalate(
     tables: Tables, prod_incident_id: str, severity: ProdIncidentSeverity | None = None, commander_id: str | None = None
 ) -> ProdIncident:
     """Raise severity or hand command to another responder."""
-    _row = find_row(
-        tables,
-        "prod_incidents",
-        "id",
-        prod_incident_id,
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _changes = {_k: _v for _k, _v in (("severity", severity), ("commander_id", commander_id)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of severity, commander_id")
     check_choice(severity, "severity", PROD_INCIDENT_SEVERITY)
-    check_ref(
-        tables,
-        "oncall_responders",
-        commander_id,
-        "commander_id",
-        "oncall responder",
-        "find oncall responder ids with oncall_responder_search",
-    )
+    ONCALL_RESPONDERS.check_ref(tables, commander_id, "commander_id")
     _new = {**_row, **_changes}
     _block = not_among(_row, "status", ("triggered", "acknowledged"), "prod incident")
     if _block:
@@ -304,14 +284,7 @@ def prod_incident_escalate(
 @write
 def prod_incident_mitigate(tables: Tables, prod_incident_id: str) -> ProdIncident:
     """Record that customer impact has stopped."""
-    _row = find_row(
-        tables,
-        "prod_incidents",
-        "id",
-        prod_incident_id,
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _new = {**_row, "status": "mitigated"}
     _block = not_among(_row, "status", ("acknowledged",), "prod incident")
     if _block:
@@ -323,14 +296,7 @@ def prod_incident_mitigate(tables: Tables, prod_incident_id: str) -> ProdInciden
 @write
 def prod_incident_resolve(tables: Tables, prod_incident_id: str) -> ProdIncident:
     """Resolve a mitigated incident once the fix is permanent."""
-    _row = find_row(
-        tables,
-        "prod_incidents",
-        "id",
-        prod_incident_id,
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("mitigated",), "prod incident")
     if _block:
@@ -377,14 +343,7 @@ def stakeholder_update_post(
 
     posted_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "prod_incidents",
-        prod_incident_id,
-        "prod_incident_id",
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    PROD_INCIDENTS.check_ref(tables, prod_incident_id, "prod_incident_id")
     check_choice(audience, "audience", STAKEHOLDER_UPDATE_AUDIENCE)
     check_not_blank(message, "message")
     check_time(posted_at, "posted_at")
@@ -433,14 +392,7 @@ def postmortem_open(
     tables: Tables, prod_incident_id: str, author: str, root_cause: str | None = None, action_items: int | None = None
 ) -> Postmortem:
     """Open a postmortem draft for an incident."""
-    check_ref(
-        tables,
-        "prod_incidents",
-        prod_incident_id,
-        "prod_incident_id",
-        "prod incident",
-        "find prod incident ids with prod_incident_search",
-    )
+    PROD_INCIDENTS.check_ref(tables, prod_incident_id, "prod_incident_id")
     check_not_blank(author, "author")
     check_not_blank(root_cause, "root_cause")
     check_range(action_items, "action_items", 1, 9)
@@ -462,9 +414,7 @@ def postmortem_open(
 @write
 def postmortem_submit_review(tables: Tables, postmortem_id: str) -> Postmortem:
     """Send a postmortem draft for review."""
-    _row = find_row(
-        tables, "postmortems", "id", postmortem_id, "postmortem", "find postmortem ids with postmortem_search"
-    )
+    _row = POSTMORTEMS.find(tables, postmortem_id)
     _new = {**_row, "status": "in_review"}
     _block = not_among(_row, "status", ("drafting",), "postmortem")
     if _block:
@@ -476,9 +426,7 @@ def postmortem_submit_review(tables: Tables, postmortem_id: str) -> Postmortem:
 @write
 def postmortem_publish(tables: Tables, postmortem_id: str) -> Postmortem:
     """Publish a reviewed postmortem."""
-    _row = find_row(
-        tables, "postmortems", "id", postmortem_id, "postmortem", "find postmortem ids with postmortem_search"
-    )
+    _row = POSTMORTEMS.find(tables, postmortem_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("in_review",), "postmortem")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -122,6 +122,17 @@ class MaintenanceWindowPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ONCALL_ENGINEERS = Rows("oncall_engineers", "oncall engineer", "find oncall engineer ids with oncall_engineer_search")
+MONITORING_ALERTS = Rows(
+    "monitoring_alerts", "monitoring alert", "find monitoring alert ids with monitoring_alert_search"
+)
+ONCALL_PAGES = Rows("oncall_pages", "oncall page", "find oncall page ids with oncall_page_search")
+MAINTENANCE_WINDOWS = Rows(
+    "maintenance_windows", "maintenance window", "find maintenance window ids with maintenance_window_search"
+)
+
+
 # ---------------------------------------------------------------- oncall_engineers
 
 
@@ -186,30 +197,13 @@ def monitoring_alert_search(
 @read
 def monitoring_alert_get(tables: Tables, monitoring_alert_id: str) -> MonitoringAlert:
     """Read one alert."""
-    return as_record(
-        MonitoringAlert,
-        find_row(
-            tables,
-            "monitoring_alerts",
-            "id",
-            monitoring_alert_id,
-            "monitoring alert",
-            "find monitoring alert ids with monitoring_alert_search",
-        ),
-    )
+    return as_record(MonitoringAlert, MONITORING_ALERTS.find(tables, monitoring_alert_id))
 
 
 @write
 def monitoring_alert_acknowledge(tables: Tables, monitoring_alert_id: str) -> MonitoringAlert:
     """Acknowledge a firing alert once an engineer has taken it."""
-    _row = find_row(
-        tables,
-        "monitoring_alerts",
-        "id",
-        monitoring_alert_id,
-        "monitoring alert",
-        "find monitoring alert ids with monitoring_alert_search",
-    )
+    _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("firing",), "monitoring alert")
     if _block:
@@ -221,14 +215,7 @@ def monitoring_alert_acknowledge(tables: Tables, monitoring_alert_id: str) -> Mo
 @write
 def monitoring_alert_resolve(tables: Tables, monitoring_alert_id: str) -> MonitoringAlert:
     """Resolve an alert when the condition cleared."""
-    _row = find_row(
-        tables,
-        "monitoring_alerts",
-        "id",
-        monitoring_alert_id,
-        "monitoring alert",
-        "find monitoring alert ids with monitoring_alert_search",
-    )
+    _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("firing", "acknowledged"), "monitoring alert")
     if _block:
@@ -240,14 +227,7 @@ def monitoring_alert_resolve(tables: Tables, monitoring_alert_id: str) -> Monito
 @write
 def monitoring_alert_suppress(tables: Tables, monitoring_alert_id: str) -> MonitoringAlert:
     """Suppress a firing alert from a service inside an active maintenance window."""
-    _row = find_row(
-        tables,
-        "monitoring_alerts",
-        "id",
-        monitoring_alert_id,
-        "monitoring alert",
-        "find monitoring alert ids with monitoring_alert_search",
-    )
+    _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "suppressed"}
     _block = not_among(_row, "status", ("firing",), "monitoring alert")
     if _block:
@@ -295,22 +275,8 @@ def oncall_page_send(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "monitoring_alerts",
-        monitoring_alert_id,
-        "monitoring_alert_id",
-        "monitoring alert",
-        "find monitoring alert ids with monitoring_alert_search",
-    )
-    check_ref(
-        tables,
-        "oncall_engineers",
-        oncall_engineer_id,
-        "oncall_engineer_id",
-        "oncall engineer",
-        "find oncall engineer ids with oncall_engineer_search",
-    )
+    MONITORING_ALERTS.check_ref(tables, monitoring_alert_id, "monitoring_alert_id")
+    ONCALL_ENGINEERS.check_ref(tables, oncall_engineer_id, "oncall_engineer_id")
     check_choice(channel, "channel", ONCALL_PAGE_CHANNEL)
     check_time(sent_at, "sent_at")
     _new = {
@@ -328,9 +294,7 @@ def oncall_page_send(
 @write
 def oncall_page_mark_delivered(tables: Tables, oncall_page_id: str) -> OncallPage:
     """Record the carrier's delivery receipt for a pending page."""
-    _row = find_row(
-        tables, "oncall_pages", "id", oncall_page_id, "oncall page", "find oncall page ids with oncall_page_search"
-    )
+    _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending",), "oncall page")
     if _block:
@@ -342,9 +306,7 @@ def oncall_page_mark_delivered(tables: Tables, oncall_page_id: str) -> OncallPag
 @write
 def oncall_page_acknowledge(tables: Tables, oncall_page_id: str) -> OncallPage:
     """Record the engineer's acknowledgement of a delivered page."""
-    _row = find_row(
-        tables, "oncall_pages", "id", oncall_page_id, "oncall page", "find oncall page ids with oncall_page_search"
-    )
+    _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "oncall page")
     if _block:
@@ -356,9 +318,7 @@ def oncall_page_acknowledge(tables: Tables, oncall_page_id: str) -> OncallPage:
 @write
 def oncall_page_expire(tables: Tables, oncall_page_id: str) -> OncallPage:
     """Expire an unacknowledged page; then page the next escalation level."""
-    _row = find_row(
-        tables, "oncall_pages", "id", oncall_page_id, "oncall page", "find oncall page ids with oncall_page_search"
-    )
+    _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("pending", "delivered"), "oncall page")
     if _block:
@@ -430,14 +390,7 @@ def maintenance_window_schedule(tables: Tables, service: str, starts: str, ends:
 @write
 def maintenance_window_cancel(tables: Tables, maintenance_window_id: str) -> MaintenanceWindow:
     """Cancel a scheduled window."""
-    _row = find_row(
-        tables,
-        "maintenance_windows",
-        "id",
-        maintenance_window_id,
-        "maintenance window",
-        "find maintenance window ids with maintenance_window_search",
-    )
+    _row = MAINTENANCE_WINDOWS.find(tables, maintenance_window_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled",), "maintenance window")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -106,6 +107,12 @@ class SyncBatchPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SALES_CHANNELS = Rows("sales_channels", "sales channel", "find sales channel ids with sales_channel_search")
+CHANNEL_MESSAGES = Rows("channel_messages", "channel message", "find channel message ids with channel_message_search")
+SYNC_BATCHS = Rows("sync_batchs", "sync batch", "find sync batch ids with sync_batch_search")
+
+
 # ---------------------------------------------------------------- sales_channels
 
 
@@ -130,30 +137,13 @@ def sales_channel_search(
 @read
 def sales_channel_get(tables: Tables, sales_channel_id: str) -> SalesChannel:
     """Read one channel with its retry limit and API quota."""
-    return as_record(
-        SalesChannel,
-        find_row(
-            tables,
-            "sales_channels",
-            "id",
-            sales_channel_id,
-            "sales channel",
-            "find sales channel ids with sales_channel_search",
-        ),
-    )
+    return as_record(SalesChannel, SALES_CHANNELS.find(tables, sales_channel_id))
 
 
 @write
 def sales_channel_pause(tables: Tables, sales_channel_id: str) -> SalesChannel:
     """Pause a misbehaving channel so no new messages are applied."""
-    _row = find_row(
-        tables,
-        "sales_channels",
-        "id",
-        sales_channel_id,
-        "sales channel",
-        "find sales channel ids with sales_channel_search",
-    )
+    _row = SALES_CHANNELS.find(tables, sales_channel_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("connected", "degraded"), "sales channel")
     if _block:
@@ -165,14 +155,7 @@ def sales_channel_pause(tables: Tables, sales_channel_id: str) -> SalesChannel:
 @write
 def sales_channel_resume(tables: Tables, sales_channel_id: str) -> SalesChannel:
     """Resume a paused or degraded channel."""
-    _row = find_row(
-        tables,
-        "sales_channels",
-        "id",
-        sales_channel_id,
-        "sales channel",
-        "find sales channel ids with sales_channel_search",
-    )
+    _row = SALES_CHANNELS.find(tables, sales_channel_id)
     _new = {**_row, "status": "connected"}
     _block = not_among(_row, "status", ("paused", "degraded"), "sales channel")
     if _block:
@@ -218,30 +201,13 @@ def channel_message_search(
 @read
 def channel_message_get(tables: Tables, channel_message_id: str) -> ChannelMessage:
     """Read one message with its attempts and last error."""
-    return as_record(
-        ChannelMessage,
-        find_row(
-            tables,
-            "channel_messages",
-            "id",
-            channel_message_id,
-            "channel message",
-            "find channel message ids with channel_message_search",
-        ),
-    )
+    return as_record(ChannelMessage, CHANNEL_MESSAGES.find(tables, channel_message_id))
 
 
 @write
 def channel_message_apply(tables: Tables, channel_message_id: str) -> ChannelMessage:
     """Apply a received or retrying message to the property system."""
-    _row = find_row(
-        tables,
-        "channel_messages",
-        "id",
-        channel_message_id,
-        "channel message",
-        "find channel message ids with channel_message_search",
-    )
+    _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "applied"}
     _block = not_among(_row, "status", ("received", "retrying"), "channel message")
     if _block:
@@ -259,14 +225,7 @@ def channel_message_mark_failed(
     tables: Tables, channel_message_id: str, error: str, attempts: int | None = None
 ) -> ChannelMessage:
     """Record that applying a message failed, with the error."""
-    _row = find_row(
-        tables,
-        "channel_messages",
-        "id",
-        channel_message_id,
-        "channel message",
-        "find channel message ids with channel_message_search",
-    )
+    _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _changes = {_k: _v for _k, _v in (("error", error), ("attempts", attempts)) if _v is not None}
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 6)
@@ -281,14 +240,7 @@ def channel_message_mark_failed(
 @write
 def channel_message_retry(tables: Tables, channel_message_id: str, attempts: int) -> ChannelMessage:
     """Queue a failed message for another attempt, bumping its attempt count."""
-    _row = find_row(
-        tables,
-        "channel_messages",
-        "id",
-        channel_message_id,
-        "channel message",
-        "find channel message ids with channel_message_search",
-    )
+    _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 6)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -302,14 +254,7 @@ def channel_message_retry(tables: Tables, channel_message_id: str, attempts: int
 @write
 def channel_message_dead_letter(tables: Tables, channel_message_id: str) -> ChannelMessage:
     """Move a failed message that reached the channel's retry limit to the dead-letter queue."""
-    _row = find_row(
-        tables,
-        "channel_messages",
-        "id",
-        channel_message_id,
-        "channel message",
-        "find channel message ids with channel_message_search",
-    )
+    _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "channel message")
     if _block:
@@ -321,14 +266,7 @@ def channel_message_dead_letter(tables: Tables, channel_message_id: str) -> Chan
 @write
 def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelMessage:
     """Discard a dead-lettered or failed duplicate that must not be applied."""
-    _row = find_row(
-        tables,
-        "channel_messages",
-        "id",
-        channel_message_id,
-        "channel message",
-        "find channel message ids with channel_message_search",
-    )
+    _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "discarded"}
     _block = not_among(_row, "status", ("failed", "dead_lettered"), "channel message")
     if _block:
@@ -371,14 +309,7 @@ def sync_batch_start(
 
     started_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "sales_channels",
-        sales_channel_id,
-        "sales_channel_id",
-        "sales channel",
-        "find sales channel ids with sales_channel_search",
-    )
+    SALES_CHANNELS.check_ref(tables, sales_channel_id, "sales_channel_id")
     check_time(started_at, "started_at")
     check_range(message_count, "message_count", 5, 400)
     check_range(failed_count, "failed_count", 0, 30)
@@ -410,9 +341,7 @@ def sync_batch_start(
 @write
 def sync_batch_abort(tables: Tables, sync_batch_id: str) -> SyncBatch:
     """Abort a running batch."""
-    _row = find_row(
-        tables, "sync_batchs", "id", sync_batch_id, "sync batch", "find sync batch ids with sync_batch_search"
-    )
+    _row = SYNC_BATCHS.find(tables, sync_batch_id)
     _new = {**_row, "status": "aborted"}
     _block = not_among(_row, "status", ("running",), "sync batch")
     if _block:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -119,6 +119,14 @@ class OutageNoticePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+UTILITY_CUSTOMERS = Rows(
+    "utility_customers", "utility customer", "find utility customer ids with utility_customer_search"
+)
+OUTAGE_EVENTS = Rows("outage_events", "outage event", "find outage event ids with outage_event_search")
+OUTAGE_NOTICES = Rows("outage_notices", "outage notice", "find outage notice ids with outage_notice_search")
+
+
 # ---------------------------------------------------------------- utility_customers
 
 
@@ -185,17 +193,7 @@ def outage_event_search(
 @read
 def outage_event_get(tables: Tables, outage_event_id: str) -> OutageEvent:
     """Read one outage with its ETR."""
-    return as_record(
-        OutageEvent,
-        find_row(
-            tables,
-            "outage_events",
-            "id",
-            outage_event_id,
-            "outage event",
-            "find outage event ids with outage_event_search",
-        ),
-    )
+    return as_record(OutageEvent, OUTAGE_EVENTS.find(tables, outage_event_id))
 
 
 @write
@@ -206,9 +204,7 @@ def outage_event_dispatch_crew(
 
     estimated_restoration: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables, "outage_events", "id", outage_event_id, "outage event", "find outage event ids with outage_event_search"
-    )
+    _row = OUTAGE_EVENTS.find(tables, outage_event_id)
     _changes = {_k: _v for _k, _v in (("estimated_restoration", estimated_restoration),) if _v is not None}
     check_time(estimated_restoration, "estimated_restoration")
     _new = {**_row, **_changes, "status": "crew_dispatched"}
@@ -225,9 +221,7 @@ def outage_event_update_etr(tables: Tables, outage_event_id: str, estimated_rest
 
     estimated_restoration: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables, "outage_events", "id", outage_event_id, "outage event", "find outage event ids with outage_event_search"
-    )
+    _row = OUTAGE_EVENTS.find(tables, outage_event_id)
     _changes = {_k: _v for _k, _v in (("estimated_restoration", estimated_restoration),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of estimated_restoration")
@@ -246,9 +240,7 @@ def outage_event_update_etr(tables: Tables, outage_event_id: str, estimated_rest
 @write
 def outage_event_restore(tables: Tables, outage_event_id: str) -> OutageEvent:
     """Record power restored on the feeder."""
-    _row = find_row(
-        tables, "outage_events", "id", outage_event_id, "outage event", "find outage event ids with outage_event_search"
-    )
+    _row = OUTAGE_EVENTS.find(tables, outage_event_id)
     _new = {**_row, "status": "restored"}
     _block = not_among(_row, "status", ("crew_dispatched",), "outage event")
     if _block:
@@ -295,22 +287,8 @@ def outage_notice_queue(
     channel: OutageNoticeChannel,
 ) -> OutageNotice:
     """Queue a notice to a customer about an outage."""
-    check_ref(
-        tables,
-        "outage_events",
-        outage_event_id,
-        "outage_event_id",
-        "outage event",
-        "find outage event ids with outage_event_search",
-    )
-    check_ref(
-        tables,
-        "utility_customers",
-        utility_customer_id,
-        "utility_customer_id",
-        "utility customer",
-        "find utility customer ids with utility_customer_search",
-    )
+    OUTAGE_EVENTS.check_ref(tables, outage_event_id, "outage_event_id")
+    UTILITY_CUSTOMERS.check_ref(tables, utility_customer_id, "utility_customer_id")
     check_choice(notice_type, "notice_type", OUTAGE_NOTICE_NOTICE_TYPE)
     check_choice(channel, "channel", OUTAGE_NOTICE_CHANNEL)
     _new = {
@@ -356,14 +334,7 @@ def outage_notice_search(
 @write
 def outage_notice_mark_sent(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record a queued (or retried) notice handed to the carrier."""
-    _row = find_row(
-        tables,
-        "outage_notices",
-        "id",
-        outage_notice_id,
-        "outage notice",
-        "find outage notice ids with outage_notice_search",
-    )
+    _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("queued", "failed"), "outage notice")
     if _block:
@@ -375,14 +346,7 @@ def outage_notice_mark_sent(tables: Tables, outage_notice_id: str) -> OutageNoti
 @write
 def outage_notice_mark_delivered(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record the delivery receipt."""
-    _row = find_row(
-        tables,
-        "outage_notices",
-        "id",
-        outage_notice_id,
-        "outage notice",
-        "find outage notice ids with outage_notice_search",
-    )
+    _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("sent",), "outage notice")
     if _block:
@@ -394,14 +358,7 @@ def outage_notice_mark_delivered(tables: Tables, outage_notice_id: str) -> Outag
 @write
 def outage_notice_acknowledge(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record the customer's reply or confirmed voice pickup."""
-    _row = find_row(
-        tables,
-        "outage_notices",
-        "id",
-        outage_notice_id,
-        "outage notice",
-        "find outage notice ids with outage_notice_search",
-    )
+    _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "outage notice")
     if _block:
@@ -413,14 +370,7 @@ def outage_notice_acknowledge(tables: Tables, outage_notice_id: str) -> OutageNo
 @write
 def outage_notice_fail(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record a failed send (bad number, mailbox full)."""
-    _row = find_row(
-        tables,
-        "outage_notices",
-        "id",
-        outage_notice_id,
-        "outage notice",
-        "find outage notice ids with outage_notice_search",
-    )
+    _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "failed"}
     _block = not_among(_row, "status", ("queued", "sent"), "outage notice")
     if _block:

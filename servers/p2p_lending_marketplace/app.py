@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -113,6 +114,12 @@ class LoanCommitmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+INVESTORS = Rows("investors", "investor", "find investor ids with investor_search")
+LOAN_LISTINGS = Rows("loan_listings", "loan listing", "find loan listing ids with loan_listing_search")
+LOAN_COMMITMENTS = Rows("loan_commitments", "loan commitment", "find loan commitment ids with loan_commitment_search")
+
+
 # ---------------------------------------------------------------- investors
 
 
@@ -149,9 +156,7 @@ def investor_search(
 @read
 def investor_get(tables: Tables, investor_id: str) -> Investor:
     """Read an investor's cash and limits."""
-    return as_record(
-        Investor, find_row(tables, "investors", "id", investor_id, "investor", "find investor ids with investor_search")
-    )
+    return as_record(Investor, INVESTORS.find(tables, investor_id))
 
 
 @write
@@ -162,7 +167,7 @@ def investor_set_preferences(
     max_note_amount: float | None = None,
 ) -> Investor:
     """Change an investor's risk appetite or per-note maximum."""
-    _row = find_row(tables, "investors", "id", investor_id, "investor", "find investor ids with investor_search")
+    _row = INVESTORS.find(tables, investor_id)
     _changes = {
         _k: _v for _k, _v in (("risk_appetite", risk_appetite), ("max_note_amount", max_note_amount)) if _v is not None
     }
@@ -211,25 +216,13 @@ def loan_listing_search(
 @read
 def loan_listing_get(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Read a listing with its funded amount and lender cap."""
-    return as_record(
-        LoanListing,
-        find_row(
-            tables,
-            "loan_listings",
-            "id",
-            loan_listing_id,
-            "loan listing",
-            "find loan listing ids with loan_listing_search",
-        ),
-    )
+    return as_record(LoanListing, LOAN_LISTINGS.find(tables, loan_listing_id))
 
 
 @write
 def loan_listing_close_funded(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Close a listing whose funded amount reached the request."""
-    _row = find_row(
-        tables, "loan_listings", "id", loan_listing_id, "loan listing", "find loan listing ids with loan_listing_search"
-    )
+    _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "fully_funded"}
     _block = not_among(_row, "status", ("listed",), "loan listing")
     if _block:
@@ -241,9 +234,7 @@ def loan_listing_close_funded(tables: Tables, loan_listing_id: str) -> LoanListi
 @write
 def loan_listing_issue(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Issue the loan to the borrower."""
-    _row = find_row(
-        tables, "loan_listings", "id", loan_listing_id, "loan listing", "find loan listing ids with loan_listing_search"
-    )
+    _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "issued"}
     _block = not_among(_row, "status", ("fully_funded",), "loan listing")
     if _block:
@@ -255,9 +246,7 @@ def loan_listing_issue(tables: Tables, loan_listing_id: str) -> LoanListing:
 @write
 def loan_listing_expire(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Expire a listing that did not fill in 14 days."""
-    _row = find_row(
-        tables, "loan_listings", "id", loan_listing_id, "loan listing", "find loan listing ids with loan_listing_search"
-    )
+    _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("listed",), "loan listing")
     if _block:
@@ -272,15 +261,8 @@ def loan_listing_expire(tables: Tables, loan_listing_id: str) -> LoanListing:
 @write
 def loan_commitment_place(tables: Tables, investor_id: str, loan_listing_id: str, amount: float) -> LoanCommitment:
     """Commit an investor's cash to a listing; checks the lender cap and the investor's cash."""
-    check_ref(tables, "investors", investor_id, "investor_id", "investor", "find investor ids with investor_search")
-    check_ref(
-        tables,
-        "loan_listings",
-        loan_listing_id,
-        "loan_listing_id",
-        "loan listing",
-        "find loan listing ids with loan_listing_search",
-    )
+    INVESTORS.check_ref(tables, investor_id, "investor_id")
+    LOAN_LISTINGS.check_ref(tables, loan_listing_id, "loan_listing_id")
     check_range(amount, "amount", 25, 5000)
     _new = {
         "id": next_id(tables, "loan_commitments", "lcm"),
@@ -345,14 +327,7 @@ def loan_commitment_search(
 @write
 def loan_commitment_settle(tables: Tables, loan_commitment_id: str) -> LoanCommitment:
     """Settle a commitment once the loan is issued."""
-    _row = find_row(
-        tables,
-        "loan_commitments",
-        "id",
-        loan_commitment_id,
-        "loan commitment",
-        "find loan commitment ids with loan_commitment_search",
-    )
+    _row = LOAN_COMMITMENTS.find(tables, loan_commitment_id)
     _new = {**_row, "status": "settled"}
     _block = not_among(_row, "status", ("committed",), "loan commitment")
     if _block:

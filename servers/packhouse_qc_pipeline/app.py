@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -136,6 +137,11 @@ class PalletPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PRODUCE_LOTS = Rows("produce_lots", "produce lot", "find produce lot ids with produce_lot_search")
+PACK_ORDERS = Rows("pack_orders", "pack order", "find pack order ids with pack_order_search")
+
+
 # ---------------------------------------------------------------- produce_lots
 
 
@@ -173,20 +179,13 @@ def produce_lot_search(
 @read
 def produce_lot_get(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Read one lot."""
-    return as_record(
-        ProduceLot,
-        find_row(
-            tables, "produce_lots", "id", produce_lot_id, "produce lot", "find produce lot ids with produce_lot_search"
-        ),
-    )
+    return as_record(ProduceLot, PRODUCE_LOTS.find(tables, produce_lot_id))
 
 
 @write
 def produce_lot_send_to_qc(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Send a received lot to the QC lab."""
-    _row = find_row(
-        tables, "produce_lots", "id", produce_lot_id, "produce lot", "find produce lot ids with produce_lot_search"
-    )
+    _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "in_qc"}
     _block = not_among(_row, "status", ("received",), "produce lot")
     if _block:
@@ -198,9 +197,7 @@ def produce_lot_send_to_qc(tables: Tables, produce_lot_id: str) -> ProduceLot:
 @write
 def produce_lot_release(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Release a lot for packing after a passing inspection."""
-    _row = find_row(
-        tables, "produce_lots", "id", produce_lot_id, "produce lot", "find produce lot ids with produce_lot_search"
-    )
+    _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("in_qc", "on_hold"), "produce lot")
     if _block:
@@ -212,9 +209,7 @@ def produce_lot_release(tables: Tables, produce_lot_id: str) -> ProduceLot:
 @write
 def produce_lot_hold(tables: Tables, produce_lot_id: str, hold_reason: str) -> ProduceLot:
     """Put a lot on hold with a reason."""
-    _row = find_row(
-        tables, "produce_lots", "id", produce_lot_id, "produce lot", "find produce lot ids with produce_lot_search"
-    )
+    _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
@@ -228,9 +223,7 @@ def produce_lot_hold(tables: Tables, produce_lot_id: str, hold_reason: str) -> P
 @write
 def produce_lot_reject(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Reject a lot to juice/processing."""
-    _row = find_row(
-        tables, "produce_lots", "id", produce_lot_id, "produce lot", "find produce lot ids with produce_lot_search"
-    )
+    _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("in_qc", "on_hold"), "produce lot")
     if _block:
@@ -283,14 +276,7 @@ def qc_inspection_record(
 
     inspected_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "produce_lots",
-        produce_lot_id,
-        "produce_lot_id",
-        "produce lot",
-        "find produce lot ids with produce_lot_search",
-    )
+    PRODUCE_LOTS.check_ref(tables, produce_lot_id, "produce_lot_id")
     check_not_blank(inspector, "inspector")
     check_range(brix, "brix", 10, 18)
     check_range(firmness_lb, "firmness_lb", 9, 22)
@@ -349,20 +335,13 @@ def pack_order_search(
 @read
 def pack_order_get(tables: Tables, pack_order_id: str) -> PackOrder:
     """Read one pack order with cartons still to pack."""
-    return as_record(
-        PackOrder,
-        find_row(
-            tables, "pack_orders", "id", pack_order_id, "pack order", "find pack order ids with pack_order_search"
-        ),
-    )
+    return as_record(PackOrder, PACK_ORDERS.find(tables, pack_order_id))
 
 
 @write
 def pack_order_ship(tables: Tables, pack_order_id: str) -> PackOrder:
     """Mark an order shipped once its cartons are palletized and loaded."""
-    _row = find_row(
-        tables, "pack_orders", "id", pack_order_id, "pack order", "find pack order ids with pack_order_search"
-    )
+    _row = PACK_ORDERS.find(tables, pack_order_id)
     _new = {**_row, "status": "shipped"}
     _block = not_among(_row, "status", ("open", "packing"), "pack order")
     if _block:
@@ -383,22 +362,8 @@ def pallet_build(
     built_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
     check_not_blank(pallet_tag, "pallet_tag")
-    check_ref(
-        tables,
-        "pack_orders",
-        pack_order_id,
-        "pack_order_id",
-        "pack order",
-        "find pack order ids with pack_order_search",
-    )
-    check_ref(
-        tables,
-        "produce_lots",
-        produce_lot_id,
-        "produce_lot_id",
-        "produce lot",
-        "find produce lot ids with produce_lot_search",
-    )
+    PACK_ORDERS.check_ref(tables, pack_order_id, "pack_order_id")
+    PRODUCE_LOTS.check_ref(tables, produce_lot_id, "produce_lot_id")
     check_range(cartons, "cartons", 40, 80)
     check_time(built_at, "built_at")
     _new = {

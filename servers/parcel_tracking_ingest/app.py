@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     page_of,
     report_of,
@@ -130,6 +131,17 @@ class TrackingExceptionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PARCEL_CARRIER_FEEDS = Rows(
+    "parcel_carrier_feeds", "parcel carrier feed", "find parcel carrier feed ids with parcel_carrier_feed_search"
+)
+TRACKING_BATCHS = Rows("tracking_batchs", "tracking batch", "find tracking batch ids with tracking_batch_search")
+TRACKED_PARCELS = Rows("tracked_parcels", "tracked parcel", "find tracked parcel ids with tracked_parcel_search")
+TRACKING_EXCEPTIONS = Rows(
+    "tracking_exceptions", "tracking exception", "find tracking exception ids with tracking_exception_search"
+)
+
+
 # ---------------------------------------------------------------- parcel_carrier_feeds
 
 
@@ -163,14 +175,7 @@ def parcel_carrier_feed_search(
 @write
 def parcel_carrier_feed_mark_degraded(tables: Tables, parcel_carrier_feed_id: str) -> ParcelCarrierFeed:
     """Flag a carrier feed as degraded (elevated failures)."""
-    _row = find_row(
-        tables,
-        "parcel_carrier_feeds",
-        "id",
-        parcel_carrier_feed_id,
-        "parcel carrier feed",
-        "find parcel carrier feed ids with parcel_carrier_feed_search",
-    )
+    _row = PARCEL_CARRIER_FEEDS.find(tables, parcel_carrier_feed_id)
     _new = {**_row, "status": "degraded"}
     _block = not_among(_row, "status", ("healthy",), "parcel carrier feed")
     if _block:
@@ -182,14 +187,7 @@ def parcel_carrier_feed_mark_degraded(tables: Tables, parcel_carrier_feed_id: st
 @write
 def parcel_carrier_feed_mark_healthy(tables: Tables, parcel_carrier_feed_id: str) -> ParcelCarrierFeed:
     """Mark a recovered feed healthy again."""
-    _row = find_row(
-        tables,
-        "parcel_carrier_feeds",
-        "id",
-        parcel_carrier_feed_id,
-        "parcel carrier feed",
-        "find parcel carrier feed ids with parcel_carrier_feed_search",
-    )
+    _row = PARCEL_CARRIER_FEEDS.find(tables, parcel_carrier_feed_id)
     _new = {**_row, "status": "healthy"}
     _block = not_among(_row, "status", ("degraded", "down"), "parcel carrier feed")
     if _block:
@@ -229,30 +227,13 @@ def tracking_batch_search(
 @read
 def tracking_batch_get(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Read one batch with failure reason and retry count."""
-    return as_record(
-        TrackingBatch,
-        find_row(
-            tables,
-            "tracking_batchs",
-            "id",
-            tracking_batch_id,
-            "tracking batch",
-            "find tracking batch ids with tracking_batch_search",
-        ),
-    )
+    return as_record(TrackingBatch, TRACKING_BATCHS.find(tables, tracking_batch_id))
 
 
 @write
 def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: int | None = None) -> TrackingBatch:
     """Retry a failed batch (increase retry_count)."""
-    _row = find_row(
-        tables,
-        "tracking_batchs",
-        "id",
-        tracking_batch_id,
-        "tracking batch",
-        "find tracking batch ids with tracking_batch_search",
-    )
+    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -266,14 +247,7 @@ def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: in
 @write
 def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Dead-letter a batch that exhausted retries or can never parse."""
-    _row = find_row(
-        tables,
-        "tracking_batchs",
-        "id",
-        tracking_batch_id,
-        "tracking batch",
-        "find tracking batch ids with tracking_batch_search",
-    )
+    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "tracking batch")
     if _block:
@@ -285,14 +259,7 @@ def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> Tracki
 @write
 def tracking_batch_mark_processed(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Record a batch applied to parcels."""
-    _row = find_row(
-        tables,
-        "tracking_batchs",
-        "id",
-        tracking_batch_id,
-        "tracking batch",
-        "find tracking batch ids with tracking_batch_search",
-    )
+    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
     _new = {**_row, "status": "processed"}
     _block = not_among(_row, "status", ("received", "retrying"), "tracking batch")
     if _block:
@@ -337,14 +304,7 @@ def tracked_parcel_search(
 @write
 def tracked_parcel_mark_delivered(tables: Tables, tracked_parcel_id: str) -> TrackedParcel:
     """Apply a delivered scan to a parcel."""
-    _row = find_row(
-        tables,
-        "tracked_parcels",
-        "id",
-        tracked_parcel_id,
-        "tracked parcel",
-        "find tracked parcel ids with tracked_parcel_search",
-    )
+    _row = TRACKED_PARCELS.find(tables, tracked_parcel_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("in_transit", "out_for_delivery", "exception"), "tracked parcel")
     if _block:
@@ -361,14 +321,7 @@ def tracking_exception_open(
     tables: Tables, tracked_parcel_id: str, exception_type: TrackingExceptionExceptionType
 ) -> TrackingException:
     """Open a delivery exception on a parcel; the parcel shows status exception."""
-    check_ref(
-        tables,
-        "tracked_parcels",
-        tracked_parcel_id,
-        "tracked_parcel_id",
-        "tracked parcel",
-        "find tracked parcel ids with tracked_parcel_search",
-    )
+    TRACKED_PARCELS.check_ref(tables, tracked_parcel_id, "tracked_parcel_id")
     check_choice(exception_type, "exception_type", TRACKING_EXCEPTION_EXCEPTION_TYPE)
     _new = {
         "id": next_id(tables, "tracking_exceptions", "tex"),
@@ -412,14 +365,7 @@ def tracking_exception_search(
 @write
 def tracking_exception_notify_shop(tables: Tables, tracking_exception_id: str) -> TrackingException:
     """Record that the shop was told about the exception."""
-    _row = find_row(
-        tables,
-        "tracking_exceptions",
-        "id",
-        tracking_exception_id,
-        "tracking exception",
-        "find tracking exception ids with tracking_exception_search",
-    )
+    _row = TRACKING_EXCEPTIONS.find(tables, tracking_exception_id)
     _new = {**_row, "status": "shop_notified"}
     _block = not_among(_row, "status", ("open",), "tracking exception")
     if _block:
@@ -435,14 +381,7 @@ def tracking_exception_notify_shop(tables: Tables, tracking_exception_id: str) -
 @write
 def tracking_exception_resolve(tables: Tables, tracking_exception_id: str) -> TrackingException:
     """Resolve an exception once the parcel moves again."""
-    _row = find_row(
-        tables,
-        "tracking_exceptions",
-        "id",
-        tracking_exception_id,
-        "tracking exception",
-        "find tracking exception ids with tracking_exception_search",
-    )
+    _row = TRACKING_EXCEPTIONS.find(tables, tracking_exception_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("open", "shop_notified"), "tracking exception")
     if _block:

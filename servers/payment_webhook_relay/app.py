@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -114,6 +124,13 @@ class DeliveryAttemptPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+WEBHOOK_ENDPOINTS = Rows(
+    "webhook_endpoints", "webhook endpoint", "find webhook endpoint ids with webhook_endpoint_search"
+)
+PAYMENT_EVENTS = Rows("payment_events", "payment event", "find payment event ids with payment_event_search")
+
+
 # ---------------------------------------------------------------- gateway_merchants
 
 
@@ -174,14 +191,7 @@ def webhook_endpoint_search(
 @write
 def webhook_endpoint_pause(tables: Tables, webhook_endpoint_id: str) -> WebhookEndpoint:
     """Pause deliveries to an endpoint that keeps failing."""
-    _row = find_row(
-        tables,
-        "webhook_endpoints",
-        "id",
-        webhook_endpoint_id,
-        "webhook endpoint",
-        "find webhook endpoint ids with webhook_endpoint_search",
-    )
+    _row = WEBHOOK_ENDPOINTS.find(tables, webhook_endpoint_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("enabled",), "webhook endpoint")
     if _block:
@@ -193,14 +203,7 @@ def webhook_endpoint_pause(tables: Tables, webhook_endpoint_id: str) -> WebhookE
 @write
 def webhook_endpoint_resume(tables: Tables, webhook_endpoint_id: str) -> WebhookEndpoint:
     """Resume deliveries after the merchant fixed the endpoint."""
-    _row = find_row(
-        tables,
-        "webhook_endpoints",
-        "id",
-        webhook_endpoint_id,
-        "webhook endpoint",
-        "find webhook endpoint ids with webhook_endpoint_search",
-    )
+    _row = WEBHOOK_ENDPOINTS.find(tables, webhook_endpoint_id)
     _new = {**_row, "status": "enabled"}
     _block = not_among(_row, "status", ("paused",), "webhook endpoint")
     if _block:
@@ -245,17 +248,7 @@ def payment_event_search(
 @read
 def payment_event_get(tables: Tables, payment_event_id: str) -> PaymentEvent:
     """Read one event with its attempts and last response code."""
-    return as_record(
-        PaymentEvent,
-        find_row(
-            tables,
-            "payment_events",
-            "id",
-            payment_event_id,
-            "payment event",
-            "find payment event ids with payment_event_search",
-        ),
-    )
+    return as_record(PaymentEvent, PAYMENT_EVENTS.find(tables, payment_event_id))
 
 
 @write
@@ -270,14 +263,7 @@ def payment_event_enqueue(
 
     created_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "webhook_endpoints",
-        webhook_endpoint_id,
-        "webhook_endpoint_id",
-        "webhook endpoint",
-        "find webhook endpoint ids with webhook_endpoint_search",
-    )
+    WEBHOOK_ENDPOINTS.check_ref(tables, webhook_endpoint_id, "webhook_endpoint_id")
     check_choice(event_type, "event_type", PAYMENT_EVENT_EVENT_TYPE)
     check_range(amount, "amount", 1, 9000)
     check_time(created_at, "created_at")
@@ -308,14 +294,7 @@ def payment_event_mark_delivered(
     tables: Tables, payment_event_id: str, last_response_code: int | None = None, attempt_count: int | None = None
 ) -> PaymentEvent:
     """Record a 2xx delivery."""
-    _row = find_row(
-        tables,
-        "payment_events",
-        "id",
-        payment_event_id,
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _changes = {
         _k: _v
         for _k, _v in (("last_response_code", last_response_code), ("attempt_count", attempt_count))
@@ -338,14 +317,7 @@ def payment_event_mark_delivered(
 @write
 def payment_event_acknowledge(tables: Tables, payment_event_id: str) -> PaymentEvent:
     """Record the merchant's acknowledgement of a delivered event."""
-    _row = find_row(
-        tables,
-        "payment_events",
-        "id",
-        payment_event_id,
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "payment event")
     if _block:
@@ -361,14 +333,7 @@ def payment_event_fail(
     tables: Tables, payment_event_id: str, last_response_code: int | None = None, attempt_count: int | None = None
 ) -> PaymentEvent:
     """Record a failed delivery (non-2xx or timeout)."""
-    _row = find_row(
-        tables,
-        "payment_events",
-        "id",
-        payment_event_id,
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _changes = {
         _k: _v
         for _k, _v in (("last_response_code", last_response_code), ("attempt_count", attempt_count))
@@ -387,14 +352,7 @@ def payment_event_fail(
 @write
 def payment_event_redeliver(tables: Tables, payment_event_id: str) -> PaymentEvent:
     """Put a failed or expired event back in the queue."""
-    _row = find_row(
-        tables,
-        "payment_events",
-        "id",
-        payment_event_id,
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "pending"}
     _block = not_among(_row, "status", ("failed", "expired"), "payment event")
     if _block:
@@ -406,14 +364,7 @@ def payment_event_redeliver(tables: Tables, payment_event_id: str) -> PaymentEve
 @write
 def payment_event_expire(tables: Tables, payment_event_id: str) -> PaymentEvent:
     """Give up on an event after the retry window."""
-    _row = find_row(
-        tables,
-        "payment_events",
-        "id",
-        payment_event_id,
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("failed",), "payment event")
     if _block:
@@ -459,14 +410,7 @@ def delivery_attempt_log(
 
     attempted_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "payment_events",
-        payment_event_id,
-        "payment_event_id",
-        "payment event",
-        "find payment event ids with payment_event_search",
-    )
+    PAYMENT_EVENTS.check_ref(tables, payment_event_id, "payment_event_id")
     check_range(response_code, "response_code", 200, 504)
     check_range(latency_ms, "latency_ms", 40, 30000)
     check_time(attempted_at, "attempted_at")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -119,6 +129,17 @@ class PayslipPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PAYROLL_EMPLOYEES = Rows(
+    "payroll_employees", "payroll employee", "find payroll employee ids with payroll_employee_search"
+)
+PAYROLL_TIMESHEETS = Rows(
+    "payroll_timesheets", "payroll timesheet", "find payroll timesheet ids with payroll_timesheet_search"
+)
+PAY_RUNS = Rows("pay_runs", "pay run", "find pay run ids with pay_run_search")
+PAYSLIPS = Rows("payslips", "payslip", "find payslip ids with payslip_search")
+
+
 # ---------------------------------------------------------------- payroll_employees
 
 
@@ -184,14 +205,7 @@ def payroll_timesheet_search(
 @write
 def payroll_timesheet_approve(tables: Tables, payroll_timesheet_id: str) -> PayrollTimesheet:
     """Approve a submitted timesheet."""
-    _row = find_row(
-        tables,
-        "payroll_timesheets",
-        "id",
-        payroll_timesheet_id,
-        "payroll timesheet",
-        "find payroll timesheet ids with payroll_timesheet_search",
-    )
+    _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("submitted",), "payroll timesheet")
     if _block:
@@ -203,14 +217,7 @@ def payroll_timesheet_approve(tables: Tables, payroll_timesheet_id: str) -> Payr
 @write
 def payroll_timesheet_reject(tables: Tables, payroll_timesheet_id: str) -> PayrollTimesheet:
     """Send a timesheet back to the employee."""
-    _row = find_row(
-        tables,
-        "payroll_timesheets",
-        "id",
-        payroll_timesheet_id,
-        "payroll timesheet",
-        "find payroll timesheet ids with payroll_timesheet_search",
-    )
+    _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("submitted",), "payroll timesheet")
     if _block:
@@ -222,14 +229,7 @@ def payroll_timesheet_reject(tables: Tables, payroll_timesheet_id: str) -> Payro
 @write
 def payroll_timesheet_export(tables: Tables, payroll_timesheet_id: str) -> PayrollTimesheet:
     """Export an approved timesheet into the open pay run."""
-    _row = find_row(
-        tables,
-        "payroll_timesheets",
-        "id",
-        payroll_timesheet_id,
-        "payroll timesheet",
-        "find payroll timesheet ids with payroll_timesheet_search",
-    )
+    _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "exported"}
     _block = not_among(_row, "status", ("approved",), "payroll timesheet")
     if _block:
@@ -267,15 +267,13 @@ def pay_run_search(
 @read
 def pay_run_get(tables: Tables, pay_run_id: str) -> PayRun:
     """Read one pay run."""
-    return as_record(
-        PayRun, find_row(tables, "pay_runs", "id", pay_run_id, "pay run", "find pay run ids with pay_run_search")
-    )
+    return as_record(PayRun, PAY_RUNS.find(tables, pay_run_id))
 
 
 @write
 def pay_run_calculate(tables: Tables, pay_run_id: str, gross_total: float | None = None) -> PayRun:
     """Calculate gross-to-net for an open run."""
-    _row = find_row(tables, "pay_runs", "id", pay_run_id, "pay run", "find pay run ids with pay_run_search")
+    _row = PAY_RUNS.find(tables, pay_run_id)
     _changes = {_k: _v for _k, _v in (("gross_total", gross_total),) if _v is not None}
     check_range(gross_total, "gross_total", 150000, 420000)
     _new = {**_row, **_changes, "status": "calculated"}
@@ -289,7 +287,7 @@ def pay_run_calculate(tables: Tables, pay_run_id: str, gross_total: float | None
 @write
 def pay_run_approve(tables: Tables, pay_run_id: str) -> PayRun:
     """Controller approves a calculated run."""
-    _row = find_row(tables, "pay_runs", "id", pay_run_id, "pay run", "find pay run ids with pay_run_search")
+    _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("calculated",), "pay run")
     if _block:
@@ -301,7 +299,7 @@ def pay_run_approve(tables: Tables, pay_run_id: str) -> PayRun:
 @write
 def pay_run_send_bank_file(tables: Tables, pay_run_id: str) -> PayRun:
     """Transmit the NACHA bank file for an approved run."""
-    _row = find_row(tables, "pay_runs", "id", pay_run_id, "pay run", "find pay run ids with pay_run_search")
+    _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "bank_file_sent"}
     _block = not_among(_row, "status", ("approved",), "pay run")
     if _block:
@@ -313,7 +311,7 @@ def pay_run_send_bank_file(tables: Tables, pay_run_id: str) -> PayRun:
 @write
 def pay_run_post_to_gl(tables: Tables, pay_run_id: str) -> PayRun:
     """Post the payroll journal to the general ledger."""
-    _row = find_row(tables, "pay_runs", "id", pay_run_id, "pay run", "find pay run ids with pay_run_search")
+    _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "posted_to_gl"}
     _block = not_among(_row, "status", ("bank_file_sent",), "pay run")
     if _block:
@@ -355,15 +353,8 @@ def payslip_issue(
     tables: Tables, payroll_employee_id: str, pay_run_id: str, gross_pay: float, net_pay: float
 ) -> Payslip:
     """Issue an employee's payslip in a calculated run."""
-    check_ref(
-        tables,
-        "payroll_employees",
-        payroll_employee_id,
-        "payroll_employee_id",
-        "payroll employee",
-        "find payroll employee ids with payroll_employee_search",
-    )
-    check_ref(tables, "pay_runs", pay_run_id, "pay_run_id", "pay run", "find pay run ids with pay_run_search")
+    PAYROLL_EMPLOYEES.check_ref(tables, payroll_employee_id, "payroll_employee_id")
+    PAY_RUNS.check_ref(tables, pay_run_id, "pay_run_id")
     check_range(gross_pay, "gross_pay", 900, 12000)
     check_range(net_pay, "net_pay", 700, 8500)
     _new = {
@@ -389,7 +380,7 @@ def payslip_issue(
 @write
 def payslip_void(tables: Tables, payslip_id: str) -> Payslip:
     """Void a wrong payslip before the bank file is sent."""
-    _row = find_row(tables, "payslips", "id", payslip_id, "payslip", "find payslip ids with payslip_search")
+    _row = PAYSLIPS.find(tables, payslip_id)
     _new = {**_row, "status": "voided"}
     _block = not_among(_row, "status", ("issued", "corrected"), "payslip")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -118,6 +128,13 @@ class StylingSessionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STYLISTS = Rows("stylists", "stylist", "find stylist ids with stylist_search")
+STYLING_CLIENTS = Rows("styling_clients", "styling client", "find styling client ids with styling_client_search")
+CLIENT_PAIRINGS = Rows("client_pairings", "client pairing", "find client pairing ids with client_pairing_search")
+STYLING_SESSIONS = Rows("styling_sessions", "styling session", "find styling session ids with styling_session_search")
+
+
 # ---------------------------------------------------------------- stylists
 
 
@@ -191,17 +208,7 @@ def styling_client_search(
 @read
 def styling_client_get(tables: Tables, styling_client_id: str) -> StylingClient:
     """Read one client's profile."""
-    return as_record(
-        StylingClient,
-        find_row(
-            tables,
-            "styling_clients",
-            "id",
-            styling_client_id,
-            "styling client",
-            "find styling client ids with styling_client_search",
-        ),
-    )
+    return as_record(StylingClient, STYLING_CLIENTS.find(tables, styling_client_id))
 
 
 # ---------------------------------------------------------------- client_pairings
@@ -210,15 +217,8 @@ def styling_client_get(tables: Tables, styling_client_id: str) -> StylingClient:
 @write
 def client_pairing_propose(tables: Tables, styling_client_id: str, stylist_id: str) -> ClientPairing:
     """Propose a stylist for a client; the stylist must have room in their book."""
-    check_ref(
-        tables,
-        "styling_clients",
-        styling_client_id,
-        "styling_client_id",
-        "styling client",
-        "find styling client ids with styling_client_search",
-    )
-    check_ref(tables, "stylists", stylist_id, "stylist_id", "stylist", "find stylist ids with stylist_search")
+    STYLING_CLIENTS.check_ref(tables, styling_client_id, "styling_client_id")
+    STYLISTS.check_ref(tables, stylist_id, "stylist_id")
     _new = {
         "id": next_id(tables, "client_pairings", "cpr"),
         "styling_client_id": styling_client_id,
@@ -265,14 +265,7 @@ def client_pairing_search(
 @write
 def client_pairing_activate(tables: Tables, client_pairing_id: str) -> ClientPairing:
     """Confirm a proposed pairing after the intro call."""
-    _row = find_row(
-        tables,
-        "client_pairings",
-        "id",
-        client_pairing_id,
-        "client pairing",
-        "find client pairing ids with client_pairing_search",
-    )
+    _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("proposed", "paused"), "client pairing")
     if _block:
@@ -284,14 +277,7 @@ def client_pairing_activate(tables: Tables, client_pairing_id: str) -> ClientPai
 @write
 def client_pairing_pause(tables: Tables, client_pairing_id: str) -> ClientPairing:
     """Pause a pairing while a client travels."""
-    _row = find_row(
-        tables,
-        "client_pairings",
-        "id",
-        client_pairing_id,
-        "client pairing",
-        "find client pairing ids with client_pairing_search",
-    )
+    _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("active",), "client pairing")
     if _block:
@@ -303,14 +289,7 @@ def client_pairing_pause(tables: Tables, client_pairing_id: str) -> ClientPairin
 @write
 def client_pairing_end(tables: Tables, client_pairing_id: str) -> ClientPairing:
     """End a pairing (frees a slot in the stylist's book)."""
-    _row = find_row(
-        tables,
-        "client_pairings",
-        "id",
-        client_pairing_id,
-        "client pairing",
-        "find client pairing ids with client_pairing_search",
-    )
+    _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "ended"}
     _block = not_among(_row, "status", ("proposed", "active", "paused"), "client pairing")
     if _block:
@@ -330,15 +309,8 @@ def styling_session_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "stylists", stylist_id, "stylist_id", "stylist", "find stylist ids with stylist_search")
-    check_ref(
-        tables,
-        "styling_clients",
-        styling_client_id,
-        "styling_client_id",
-        "styling client",
-        "find styling client ids with styling_client_search",
-    )
+    STYLISTS.check_ref(tables, stylist_id, "stylist_id")
+    STYLING_CLIENTS.check_ref(tables, styling_client_id, "styling_client_id")
     check_time(start, "start")
     check_time(end, "end")
     check_not_blank(fitting_suite, "fitting_suite")
@@ -395,14 +367,7 @@ def styling_session_search(
 @write
 def styling_session_cancel(tables: Tables, styling_session_id: str) -> StylingSession:
     """Cancel a booked or held session."""
-    _row = find_row(
-        tables,
-        "styling_sessions",
-        "id",
-        styling_session_id,
-        "styling session",
-        "find styling session ids with styling_session_search",
-    )
+    _row = STYLING_SESSIONS.find(tables, styling_session_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked", "held"), "styling session")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -148,6 +149,17 @@ class IntroSessionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PERSONAL_TRAINERS = Rows(
+    "personal_trainers", "personal trainer", "find personal trainer ids with personal_trainer_search"
+)
+TRAINING_PROSPECTS = Rows(
+    "training_prospects", "training prospect", "find training prospect ids with training_prospect_search"
+)
+COACHING_MATCHES = Rows("coaching_matches", "coaching match", "find coaching match ids with coaching_match_search")
+INTRO_SESSIONS = Rows("intro_sessions", "intro session", "find intro session ids with intro_session_search")
+
+
 # ---------------------------------------------------------------- personal_trainers
 
 
@@ -189,17 +201,7 @@ def personal_trainer_search(
 @read
 def personal_trainer_get(tables: Tables, personal_trainer_id: str) -> PersonalTrainer:
     """Read one trainer's profile, rate and client limit."""
-    return as_record(
-        PersonalTrainer,
-        find_row(
-            tables,
-            "personal_trainers",
-            "id",
-            personal_trainer_id,
-            "personal trainer",
-            "find personal trainer ids with personal_trainer_search",
-        ),
-    )
+    return as_record(PersonalTrainer, PERSONAL_TRAINERS.find(tables, personal_trainer_id))
 
 
 # ---------------------------------------------------------------- training_prospects
@@ -240,30 +242,13 @@ def training_prospect_search(
 @read
 def training_prospect_get(tables: Tables, training_prospect_id: str) -> TrainingProspect:
     """Read one prospect's goals form."""
-    return as_record(
-        TrainingProspect,
-        find_row(
-            tables,
-            "training_prospects",
-            "id",
-            training_prospect_id,
-            "training prospect",
-            "find training prospect ids with training_prospect_search",
-        ),
-    )
+    return as_record(TrainingProspect, TRAINING_PROSPECTS.find(tables, training_prospect_id))
 
 
 @write
 def training_prospect_hold(tables: Tables, training_prospect_id: str) -> TrainingProspect:
     """Put a prospect on hold when no trainer fits yet."""
-    _row = find_row(
-        tables,
-        "training_prospects",
-        "id",
-        training_prospect_id,
-        "training prospect",
-        "find training prospect ids with training_prospect_search",
-    )
+    _row = TRAINING_PROSPECTS.find(tables, training_prospect_id)
     _new = {**_row, "status": "on_hold"}
     _block = not_among(_row, "status", ("new",), "training prospect")
     if _block:
@@ -305,22 +290,8 @@ def coaching_match_propose(
     tables: Tables, personal_trainer_id: str, training_prospect_id: str, sessions_per_week: int
 ) -> CoachingMatch:
     """Propose a trainer for a prospect; the trainer must have room for another client."""
-    check_ref(
-        tables,
-        "personal_trainers",
-        personal_trainer_id,
-        "personal_trainer_id",
-        "personal trainer",
-        "find personal trainer ids with personal_trainer_search",
-    )
-    check_ref(
-        tables,
-        "training_prospects",
-        training_prospect_id,
-        "training_prospect_id",
-        "training prospect",
-        "find training prospect ids with training_prospect_search",
-    )
+    PERSONAL_TRAINERS.check_ref(tables, personal_trainer_id, "personal_trainer_id")
+    TRAINING_PROSPECTS.check_ref(tables, training_prospect_id, "training_prospect_id")
     check_range(sessions_per_week, "sessions_per_week", 1, 3)
     _new = {
         "id": next_id(tables, "coaching_matches", "cmt"),
@@ -349,14 +320,7 @@ def coaching_match_propose(
 @write
 def coaching_match_activate(tables: Tables, coaching_match_id: str) -> CoachingMatch:
     """Activate a proposed match after a successful intro session."""
-    _row = find_row(
-        tables,
-        "coaching_matches",
-        "id",
-        coaching_match_id,
-        "coaching match",
-        "find coaching match ids with coaching_match_search",
-    )
+    _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("proposed",), "coaching match")
     if _block:
@@ -368,14 +332,7 @@ def coaching_match_activate(tables: Tables, coaching_match_id: str) -> CoachingM
 @write
 def coaching_match_reject(tables: Tables, coaching_match_id: str) -> CoachingMatch:
     """Record that the prospect or trainer turned the match down."""
-    _row = find_row(
-        tables,
-        "coaching_matches",
-        "id",
-        coaching_match_id,
-        "coaching match",
-        "find coaching match ids with coaching_match_search",
-    )
+    _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("proposed",), "coaching match")
     if _block:
@@ -387,14 +344,7 @@ def coaching_match_reject(tables: Tables, coaching_match_id: str) -> CoachingMat
 @write
 def coaching_match_end(tables: Tables, coaching_match_id: str) -> CoachingMatch:
     """End an active coaching relationship."""
-    _row = find_row(
-        tables,
-        "coaching_matches",
-        "id",
-        coaching_match_id,
-        "coaching match",
-        "find coaching match ids with coaching_match_search",
-    )
+    _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "ended"}
     _block = not_among(_row, "status", ("active",), "coaching match")
     if _block:
@@ -439,22 +389,8 @@ def intro_session_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "coaching_matches",
-        coaching_match_id,
-        "coaching_match_id",
-        "coaching match",
-        "find coaching match ids with coaching_match_search",
-    )
-    check_ref(
-        tables,
-        "personal_trainers",
-        personal_trainer_id,
-        "personal_trainer_id",
-        "personal trainer",
-        "find personal trainer ids with personal_trainer_search",
-    )
+    COACHING_MATCHES.check_ref(tables, coaching_match_id, "coaching_match_id")
+    PERSONAL_TRAINERS.check_ref(tables, personal_trainer_id, "personal_trainer_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -483,14 +419,7 @@ def intro_session_book(
 @write
 def intro_session_cancel(tables: Tables, intro_session_id: str) -> IntroSession:
     """Cancel a booked intro session."""
-    _row = find_row(
-        tables,
-        "intro_sessions",
-        "id",
-        intro_session_id,
-        "intro session",
-        "find intro session ids with intro_session_search",
-    )
+    _row = INTRO_SESSIONS.find(tables, intro_session_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked",), "intro session")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -137,6 +138,13 @@ class DrugDelivery:
     expiry: str
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PATIENTS = Rows("patients", "patient", "find patient ids with patient_search")
+DRUGS = Rows("drugs", "drug", "find drug ids with drug_search")
+PRESCRIPTIONS = Rows("prescriptions", "prescription", "find prescription ids with prescription_search")
+FILLS = Rows("fills", "fill", "find fill ids with fill_search")
+
+
 # ---------------------------------------------------------------- patients
 
 
@@ -168,9 +176,7 @@ def patient_search(
 @read
 def patient_get(tables: Tables, patient_id: str) -> Patient:
     """Read one patient profile by id."""
-    return as_record(
-        Patient, find_row(tables, "patients", "id", patient_id, "patient", "find patient ids with patient_search")
-    )
+    return as_record(Patient, PATIENTS.find(tables, patient_id))
 
 
 # ---------------------------------------------------------------- drugs
@@ -205,7 +211,7 @@ def drug_search(
 @read
 def drug_get(tables: Tables, drug_id: str) -> Drug:
     """Read one drug with its shelf stock and reorder point."""
-    return as_record(Drug, find_row(tables, "drugs", "id", drug_id, "drug", "find drug ids with drug_search"))
+    return as_record(Drug, DRUGS.find(tables, drug_id))
 
 
 # ---------------------------------------------------------------- prescriptions
@@ -242,25 +248,13 @@ def prescription_search(
 @read
 def prescription_get(tables: Tables, prescription_id: str) -> Prescription:
     """Read one prescription with directions and refills left."""
-    return as_record(
-        Prescription,
-        find_row(
-            tables,
-            "prescriptions",
-            "id",
-            prescription_id,
-            "prescription",
-            "find prescription ids with prescription_search",
-        ),
-    )
+    return as_record(Prescription, PRESCRIPTIONS.find(tables, prescription_id))
 
 
 @write
 def prescription_verify(tables: Tables, prescription_id: str) -> Prescription:
     """Pharmacist verification of a received or held prescription; it can then be filled."""
-    _row = find_row(
-        tables, "prescriptions", "id", prescription_id, "prescription", "find prescription ids with prescription_search"
-    )
+    _row = PRESCRIPTIONS.find(tables, prescription_id)
     _new = {**_row, "status": "verified"}
     _block = not_among(_row, "status", ("received", "on_hold"), "prescription")
     if _block:
@@ -276,9 +270,7 @@ def prescription_verify(tables: Tables, prescription_id: str) -> Prescription:
 @write
 def prescription_hold(tables: Tables, prescription_id: str, hold_reason: str) -> Prescription:
     """Put a prescription on hold with a reason (insurance, clarification, interaction)."""
-    _row = find_row(
-        tables, "prescriptions", "id", prescription_id, "prescription", "find prescription ids with prescription_search"
-    )
+    _row = PRESCRIPTIONS.find(tables, prescription_id)
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
@@ -295,15 +287,8 @@ def prescription_hold(tables: Tables, prescription_id: str, hold_reason: str) ->
 @write
 def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: int, days_supply: int) -> Fill:
     """Count out a fill for a verified prescription; draws the quantity from shelf stock."""
-    check_ref(
-        tables,
-        "prescriptions",
-        prescription_id,
-        "prescription_id",
-        "prescription",
-        "find prescription ids with prescription_search",
-    )
-    check_ref(tables, "drugs", drug_id, "drug_id", "drug", "find drug ids with drug_search")
+    PRESCRIPTIONS.check_ref(tables, prescription_id, "prescription_id")
+    DRUGS.check_ref(tables, drug_id, "drug_id")
     check_range(quantity, "quantity", 7, 120)
     check_range(days_supply, "days_supply", 7, 90)
     _new = {
@@ -365,7 +350,7 @@ def fill_search(
 @write
 def fill_check(tables: Tables, fill_id: str) -> Fill:
     """Pharmacist final check of a prepared fill before it goes to the pick-up bin."""
-    _row = find_row(tables, "fills", "id", fill_id, "fill", "find fill ids with fill_search")
+    _row = FILLS.find(tables, fill_id)
     _new = {**_row, "status": "checked"}
     _block = not_among(_row, "status", ("prepared",), "fill")
     if _block:
@@ -377,7 +362,7 @@ def fill_check(tables: Tables, fill_id: str) -> Fill:
 @write
 def fill_hand_out(tables: Tables, fill_id: str) -> Fill:
     """Hand a checked fill to the patient at the counter."""
-    _row = find_row(tables, "fills", "id", fill_id, "fill", "find fill ids with fill_search")
+    _row = FILLS.find(tables, fill_id)
     _new = {**_row, "status": "picked_up"}
     _block = not_among(_row, "status", ("checked",), "fill")
     if _block:
@@ -397,7 +382,7 @@ def drug_delivery_receive(
 
     expiry: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "drugs", drug_id, "drug_id", "drug", "find drug ids with drug_search")
+    DRUGS.check_ref(tables, drug_id, "drug_id")
     check_range(quantity, "quantity", 50, 1000)
     check_not_blank(wholesaler, "wholesaler")
     check_not_blank(lot_number, "lot_number")

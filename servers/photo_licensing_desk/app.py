@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -129,6 +130,14 @@ class CreditTopupPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+STOCK_PHOTOS = Rows("stock_photos", "stock photo", "find stock photo ids with stock_photo_search")
+LICENSING_CLIENTS = Rows(
+    "licensing_clients", "licensing client", "find licensing client ids with licensing_client_search"
+)
+LICENSE_GRANTS = Rows("license_grants", "license grant", "find license grant ids with license_grant_search")
+
+
 # ---------------------------------------------------------------- stock_photos
 
 
@@ -164,20 +173,13 @@ def stock_photo_search(
 @read
 def stock_photo_get(tables: Tables, stock_photo_id: str) -> StockPhoto:
     """Read a photo's base fee and release status."""
-    return as_record(
-        StockPhoto,
-        find_row(
-            tables, "stock_photos", "id", stock_photo_id, "stock photo", "find stock photo ids with stock_photo_search"
-        ),
-    )
+    return as_record(StockPhoto, STOCK_PHOTOS.find(tables, stock_photo_id))
 
 
 @write
 def stock_photo_reprice(tables: Tables, stock_photo_id: str, base_fee: float) -> StockPhoto:
     """Change a photo's base fee."""
-    _row = find_row(
-        tables, "stock_photos", "id", stock_photo_id, "stock photo", "find stock photo ids with stock_photo_search"
-    )
+    _row = STOCK_PHOTOS.find(tables, stock_photo_id)
     _changes = {_k: _v for _k, _v in (("base_fee", base_fee),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of base_fee")
@@ -219,17 +221,7 @@ def licensing_client_search(
 @read
 def licensing_client_get(tables: Tables, licensing_client_id: str) -> LicensingClient:
     """Read a client's prepaid credit."""
-    return as_record(
-        LicensingClient,
-        find_row(
-            tables,
-            "licensing_clients",
-            "id",
-            licensing_client_id,
-            "licensing client",
-            "find licensing client ids with licensing_client_search",
-        ),
-    )
+    return as_record(LicensingClient, LICENSING_CLIENTS.find(tables, licensing_client_id))
 
 
 # ---------------------------------------------------------------- license_grants
@@ -274,22 +266,8 @@ def license_grant_issue(
     fee: float,
 ) -> LicenseGrant:
     """License a photo to a client; the fee is charged to their prepaid credit."""
-    check_ref(
-        tables,
-        "stock_photos",
-        stock_photo_id,
-        "stock_photo_id",
-        "stock photo",
-        "find stock photo ids with stock_photo_search",
-    )
-    check_ref(
-        tables,
-        "licensing_clients",
-        licensing_client_id,
-        "licensing_client_id",
-        "licensing client",
-        "find licensing client ids with licensing_client_search",
-    )
+    STOCK_PHOTOS.check_ref(tables, stock_photo_id, "stock_photo_id")
+    LICENSING_CLIENTS.check_ref(tables, licensing_client_id, "licensing_client_id")
     check_choice(usage, "usage", LICENSE_GRANT_USAGE)
     check_not_blank(territory, "territory")
     check_range(term_months, "term_months", 1, 36)
@@ -338,14 +316,7 @@ def license_grant_issue(
 @write
 def license_grant_revoke(tables: Tables, license_grant_id: str) -> LicenseGrant:
     """Revoke an issued licence (rights claim, takedown)."""
-    _row = find_row(
-        tables,
-        "license_grants",
-        "id",
-        license_grant_id,
-        "license grant",
-        "find license grant ids with license_grant_search",
-    )
+    _row = LICENSE_GRANTS.find(tables, license_grant_id)
     _new = {**_row, "status": "revoked"}
     _block = not_among(_row, "status", ("issued",), "license grant")
     if _block:
@@ -357,14 +328,7 @@ def license_grant_revoke(tables: Tables, license_grant_id: str) -> LicenseGrant:
 @write
 def license_grant_expire(tables: Tables, license_grant_id: str) -> LicenseGrant:
     """Expire a licence at the end of its term."""
-    _row = find_row(
-        tables,
-        "license_grants",
-        "id",
-        license_grant_id,
-        "license grant",
-        "find license grant ids with license_grant_search",
-    )
+    _row = LICENSE_GRANTS.find(tables, license_grant_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("issued",), "license grant")
     if _block:
@@ -381,14 +345,7 @@ def credit_topup_record(
     tables: Tables, licensing_client_id: str, amount: float, paid_via: CreditTopupPaidVia, reference: str | None = None
 ) -> CreditTopup:
     """Add prepaid credit to a client account."""
-    check_ref(
-        tables,
-        "licensing_clients",
-        licensing_client_id,
-        "licensing_client_id",
-        "licensing client",
-        "find licensing client ids with licensing_client_search",
-    )
+    LICENSING_CLIENTS.check_ref(tables, licensing_client_id, "licensing_client_id")
     check_range(amount, "amount", 250, 10000)
     check_choice(paid_via, "paid_via", CREDIT_TOPUP_PAID_VIA)
     check_not_blank(reference, "reference")

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse, short_of
 
 TODAY = "2026-12-01"
@@ -109,6 +119,15 @@ class StudioSessionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RECORDING_STUDIOS = Rows(
+    "recording_studios", "recording studio", "find recording studio ids with recording_studio_search"
+)
+AUDIO_ENGINEERS = Rows("audio_engineers", "audio engineer", "find audio engineer ids with audio_engineer_search")
+PODCAST_SHOWS = Rows("podcast_shows", "podcast show", "find podcast show ids with podcast_show_search")
+STUDIO_SESSIONS = Rows("studio_sessions", "studio session", "find studio session ids with studio_session_search")
+
+
 # ---------------------------------------------------------------- recording_studios
 
 
@@ -133,17 +152,7 @@ def recording_studio_search(
 @read
 def recording_studio_get(tables: Tables, recording_studio_id: str) -> RecordingStudio:
     """Read a studio's seats and rate."""
-    return as_record(
-        RecordingStudio,
-        find_row(
-            tables,
-            "recording_studios",
-            "id",
-            recording_studio_id,
-            "recording studio",
-            "find recording studio ids with recording_studio_search",
-        ),
-    )
+    return as_record(RecordingStudio, RECORDING_STUDIOS.find(tables, recording_studio_id))
 
 
 # ---------------------------------------------------------------- audio_engineers
@@ -234,17 +243,7 @@ def studio_session_search(
 @read
 def studio_session_get(tables: Tables, studio_session_id: str) -> StudioSession:
     """Read one session."""
-    return as_record(
-        StudioSession,
-        find_row(
-            tables,
-            "studio_sessions",
-            "id",
-            studio_session_id,
-            "studio session",
-            "find studio session ids with studio_session_search",
-        ),
-    )
+    return as_record(StudioSession, STUDIO_SESSIONS.find(tables, studio_session_id))
 
 
 @write
@@ -261,30 +260,9 @@ def studio_session_pencil(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "podcast_shows",
-        podcast_show_id,
-        "podcast_show_id",
-        "podcast show",
-        "find podcast show ids with podcast_show_search",
-    )
-    check_ref(
-        tables,
-        "recording_studios",
-        recording_studio_id,
-        "recording_studio_id",
-        "recording studio",
-        "find recording studio ids with recording_studio_search",
-    )
-    check_ref(
-        tables,
-        "audio_engineers",
-        audio_engineer_id,
-        "audio_engineer_id",
-        "audio engineer",
-        "find audio engineer ids with audio_engineer_search",
-    )
+    PODCAST_SHOWS.check_ref(tables, podcast_show_id, "podcast_show_id")
+    RECORDING_STUDIOS.check_ref(tables, recording_studio_id, "recording_studio_id")
+    AUDIO_ENGINEERS.check_ref(tables, audio_engineer_id, "audio_engineer_id")
     check_time(start, "start")
     check_time(end, "end")
     check_range(people, "people", 1, 6)
@@ -335,14 +313,7 @@ def studio_session_move(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "studio_sessions",
-        "id",
-        studio_session_id,
-        "studio session",
-        "find studio session ids with studio_session_search",
-    )
+    _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _changes = {
         _k: _v
         for _k, _v in (
@@ -355,22 +326,8 @@ def studio_session_move(
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of recording_studio_id, audio_engineer_id, start, end")
-    check_ref(
-        tables,
-        "recording_studios",
-        recording_studio_id,
-        "recording_studio_id",
-        "recording studio",
-        "find recording studio ids with recording_studio_search",
-    )
-    check_ref(
-        tables,
-        "audio_engineers",
-        audio_engineer_id,
-        "audio_engineer_id",
-        "audio engineer",
-        "find audio engineer ids with audio_engineer_search",
-    )
+    RECORDING_STUDIOS.check_ref(tables, recording_studio_id, "recording_studio_id")
+    AUDIO_ENGINEERS.check_ref(tables, audio_engineer_id, "audio_engineer_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -400,14 +357,7 @@ def studio_session_move(
 @write
 def studio_session_confirm(tables: Tables, studio_session_id: str) -> StudioSession:
     """Confirm a pencilled session."""
-    _row = find_row(
-        tables,
-        "studio_sessions",
-        "id",
-        studio_session_id,
-        "studio session",
-        "find studio session ids with studio_session_search",
-    )
+    _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("pencilled",), "studio session")
     if _block:
@@ -419,14 +369,7 @@ def studio_session_confirm(tables: Tables, studio_session_id: str) -> StudioSess
 @write
 def studio_session_start_recording(tables: Tables, studio_session_id: str) -> StudioSession:
     """Start recording."""
-    _row = find_row(
-        tables,
-        "studio_sessions",
-        "id",
-        studio_session_id,
-        "studio session",
-        "find studio session ids with studio_session_search",
-    )
+    _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "recording"}
     _block = not_among(_row, "status", ("confirmed",), "studio session")
     if _block:
@@ -438,14 +381,7 @@ def studio_session_start_recording(tables: Tables, studio_session_id: str) -> St
 @write
 def studio_session_wrap(tables: Tables, studio_session_id: str) -> StudioSession:
     """Wrap a recorded session and hand files to editing."""
-    _row = find_row(
-        tables,
-        "studio_sessions",
-        "id",
-        studio_session_id,
-        "studio session",
-        "find studio session ids with studio_session_search",
-    )
+    _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "wrapped"}
     _block = not_among(_row, "status", ("recording",), "studio session")
     if _block:
@@ -457,14 +393,7 @@ def studio_session_wrap(tables: Tables, studio_session_id: str) -> StudioSession
 @write
 def studio_session_cancel(tables: Tables, studio_session_id: str) -> StudioSession:
     """Cancel an upcoming session."""
-    _row = find_row(
-        tables,
-        "studio_sessions",
-        "id",
-        studio_session_id,
-        "studio session",
-        "find studio session ids with studio_session_search",
-    )
+    _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("pencilled", "confirmed"), "studio session")
     if _block:

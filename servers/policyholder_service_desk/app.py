@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -113,6 +113,14 @@ class ServiceInteractionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+POLICYHOLDERS = Rows("policyholders", "policyholder", "find policyholder ids with policyholder_search")
+HOME_POLICYS = Rows("home_policys", "home policy", "find home policy ids with home_policy_search")
+ENDORSEMENT_REQUESTS = Rows(
+    "endorsement_requests", "endorsement request", "find endorsement request ids with endorsement_request_search"
+)
+
+
 # ---------------------------------------------------------------- policyholders
 
 
@@ -173,20 +181,13 @@ def home_policy_search(
 @read
 def home_policy_get(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Read one policy."""
-    return as_record(
-        HomePolicy,
-        find_row(
-            tables, "home_policys", "id", home_policy_id, "home policy", "find home policy ids with home_policy_search"
-        ),
-    )
+    return as_record(HomePolicy, HOME_POLICYS.find(tables, home_policy_id))
 
 
 @write
 def home_policy_rescind_cancellation(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Put a policy back in force after the overdue premium is paid."""
-    _row = find_row(
-        tables, "home_policys", "id", home_policy_id, "home policy", "find home policy ids with home_policy_search"
-    )
+    _row = HOME_POLICYS.find(tables, home_policy_id)
     _new = {**_row, "status": "in_force"}
     _block = not_among(_row, "status", ("pending_cancellation",), "home policy")
     if _block:
@@ -202,9 +203,7 @@ def home_policy_rescind_cancellation(tables: Tables, home_policy_id: str) -> Hom
 @write
 def home_policy_request_cancellation(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Start a customer-requested cancellation (effective at the end of the notice period)."""
-    _row = find_row(
-        tables, "home_policys", "id", home_policy_id, "home policy", "find home policy ids with home_policy_search"
-    )
+    _row = HOME_POLICYS.find(tables, home_policy_id)
     _new = {**_row, "status": "pending_cancellation"}
     _block = not_among(_row, "status", ("in_force",), "home policy")
     if _block:
@@ -221,14 +220,7 @@ def endorsement_request_open(
     tables: Tables, home_policy_id: str, change_type: EndorsementRequestChangeType
 ) -> EndorsementRequest:
     """Open a policy change request."""
-    check_ref(
-        tables,
-        "home_policys",
-        home_policy_id,
-        "home_policy_id",
-        "home policy",
-        "find home policy ids with home_policy_search",
-    )
+    HOME_POLICYS.check_ref(tables, home_policy_id, "home_policy_id")
     check_choice(change_type, "change_type", ENDORSEMENT_REQUEST_CHANGE_TYPE)
     _new = {
         "id": next_id(tables, "endorsement_requests", "enr"),
@@ -272,14 +264,7 @@ def endorsement_request_quote(
     tables: Tables, endorsement_request_id: str, premium_change: float | None = None
 ) -> EndorsementRequest:
     """Quote the premium change to the customer."""
-    _row = find_row(
-        tables,
-        "endorsement_requests",
-        "id",
-        endorsement_request_id,
-        "endorsement request",
-        "find endorsement request ids with endorsement_request_search",
-    )
+    _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _changes = {_k: _v for _k, _v in (("premium_change", premium_change),) if _v is not None}
     check_range(premium_change, "premium_change", -300, 450)
     _new = {**_row, **_changes, "status": "quoted_to_customer"}
@@ -293,14 +278,7 @@ def endorsement_request_quote(
 @write
 def endorsement_request_customer_approve(tables: Tables, endorsement_request_id: str) -> EndorsementRequest:
     """Record the customer's approval of the quoted change."""
-    _row = find_row(
-        tables,
-        "endorsement_requests",
-        "id",
-        endorsement_request_id,
-        "endorsement request",
-        "find endorsement request ids with endorsement_request_search",
-    )
+    _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "customer_approved"}
     _block = not_among(_row, "status", ("quoted_to_customer",), "endorsement request")
     if _block:
@@ -316,14 +294,7 @@ def endorsement_request_customer_approve(tables: Tables, endorsement_request_id:
 @write
 def endorsement_request_issue(tables: Tables, endorsement_request_id: str) -> EndorsementRequest:
     """Issue the endorsement on the policy."""
-    _row = find_row(
-        tables,
-        "endorsement_requests",
-        "id",
-        endorsement_request_id,
-        "endorsement request",
-        "find endorsement request ids with endorsement_request_search",
-    )
+    _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "issued"}
     _block = not_among(_row, "status", ("customer_approved",), "endorsement request")
     if _block:
@@ -337,14 +308,7 @@ def endorsement_request_issue(tables: Tables, endorsement_request_id: str) -> En
 @write
 def endorsement_request_withdraw(tables: Tables, endorsement_request_id: str) -> EndorsementRequest:
     """Withdraw a change the customer no longer wants."""
-    _row = find_row(
-        tables,
-        "endorsement_requests",
-        "id",
-        endorsement_request_id,
-        "endorsement request",
-        "find endorsement request ids with endorsement_request_search",
-    )
+    _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("requested", "quoted_to_customer"), "endorsement request")
     if _block:
@@ -361,14 +325,7 @@ def service_interaction_log(
     tables: Tables, policyholder_id: str, channel: ServiceInteractionChannel, topic: str, summary: str
 ) -> ServiceInteraction:
     """Log a customer interaction."""
-    check_ref(
-        tables,
-        "policyholders",
-        policyholder_id,
-        "policyholder_id",
-        "policyholder",
-        "find policyholder ids with policyholder_search",
-    )
+    POLICYHOLDERS.check_ref(tables, policyholder_id, "policyholder_id")
     check_choice(channel, "channel", SERVICE_INTERACTION_CHANNEL)
     check_not_blank(topic, "topic")
     check_not_blank(summary, "summary")

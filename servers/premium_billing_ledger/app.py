@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -111,6 +112,12 @@ class PremiumRefund:
     status: PremiumRefundStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+INSURED_ACCOUNTS = Rows("insured_accounts", "insured account", "find insured account ids with insured_account_search")
+INSTALLMENTS = Rows("installments", "installment", "find installment ids with installment_search")
+PREMIUM_REFUNDS = Rows("premium_refunds", "premium refund", "premium refund ids look like prf-0001")
+
+
 # ---------------------------------------------------------------- insured_accounts
 
 
@@ -143,17 +150,7 @@ def insured_account_search(
 @read
 def insured_account_get(tables: Tables, insured_account_id: str) -> InsuredAccount:
     """Read an account's balance due and unapplied cash."""
-    return as_record(
-        InsuredAccount,
-        find_row(
-            tables,
-            "insured_accounts",
-            "id",
-            insured_account_id,
-            "insured account",
-            "find insured account ids with insured_account_search",
-        ),
-    )
+    return as_record(InsuredAccount, INSURED_ACCOUNTS.find(tables, insured_account_id))
 
 
 # ---------------------------------------------------------------- installments
@@ -196,14 +193,7 @@ def installment_bill(
 
     due_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "insured_accounts",
-        insured_account_id,
-        "insured_account_id",
-        "insured account",
-        "find insured account ids with insured_account_search",
-    )
+    INSURED_ACCOUNTS.check_ref(tables, insured_account_id, "insured_account_id")
     check_not_blank(policy_ref, "policy_ref")
     check_range(amount, "amount", 40, 1600)
     check_date(due_date, "due_date")
@@ -232,9 +222,7 @@ def installment_bill(
 @write
 def installment_mark_paid(tables: Tables, installment_id: str) -> Installment:
     """Mark an installment paid once receipts cover it."""
-    _row = find_row(
-        tables, "installments", "id", installment_id, "installment", "find installment ids with installment_search"
-    )
+    _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("billed", "past_due"), "installment")
     if _block:
@@ -246,9 +234,7 @@ def installment_mark_paid(tables: Tables, installment_id: str) -> Installment:
 @write
 def installment_mark_past_due(tables: Tables, installment_id: str) -> Installment:
     """Flag a billed installment as past due."""
-    _row = find_row(
-        tables, "installments", "id", installment_id, "installment", "find installment ids with installment_search"
-    )
+    _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "past_due"}
     _block = not_among(_row, "status", ("billed",), "installment")
     if _block:
@@ -260,9 +246,7 @@ def installment_mark_past_due(tables: Tables, installment_id: str) -> Installmen
 @write
 def installment_write_off(tables: Tables, installment_id: str) -> Installment:
     """Write off an uncollectible past-due installment."""
-    _row = find_row(
-        tables, "installments", "id", installment_id, "installment", "find installment ids with installment_search"
-    )
+    _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "written_off"}
     _block = not_among(_row, "status", ("past_due",), "installment")
     if _block:
@@ -282,14 +266,7 @@ def premium_receipt_apply(
 
     received_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "insured_accounts",
-        insured_account_id,
-        "insured_account_id",
-        "insured account",
-        "find insured account ids with insured_account_search",
-    )
+    INSURED_ACCOUNTS.check_ref(tables, insured_account_id, "insured_account_id")
     check_range(amount, "amount", 40, 1600)
     check_choice(method, "method", PREMIUM_RECEIPT_METHOD)
     check_date(received_on, "received_on")
@@ -351,14 +328,7 @@ def premium_receipt_search(
 @write
 def premium_refund_request(tables: Tables, insured_account_id: str, amount: float, reason: str) -> PremiumRefund:
     """Request a refund of an account's unapplied cash."""
-    check_ref(
-        tables,
-        "insured_accounts",
-        insured_account_id,
-        "insured_account_id",
-        "insured account",
-        "find insured account ids with insured_account_search",
-    )
+    INSURED_ACCOUNTS.check_ref(tables, insured_account_id, "insured_account_id")
     check_range(amount, "amount", 5, 450)
     check_not_blank(reason, "reason")
     _new = {
@@ -386,9 +356,7 @@ def premium_refund_request(tables: Tables, insured_account_id: str, amount: floa
 @write
 def premium_refund_approve(tables: Tables, premium_refund_id: str) -> PremiumRefund:
     """Supervisor approval of a refund."""
-    _row = find_row(
-        tables, "premium_refunds", "id", premium_refund_id, "premium refund", "premium refund ids look like prf-0001"
-    )
+    _row = PREMIUM_REFUNDS.find(tables, premium_refund_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("requested",), "premium refund")
     if _block:
@@ -400,9 +368,7 @@ def premium_refund_approve(tables: Tables, premium_refund_id: str) -> PremiumRef
 @write
 def premium_refund_issue(tables: Tables, premium_refund_id: str) -> PremiumRefund:
     """Issue an approved refund to the customer."""
-    _row = find_row(
-        tables, "premium_refunds", "id", premium_refund_id, "premium refund", "premium refund ids look like prf-0001"
-    )
+    _row = PREMIUM_REFUNDS.find(tables, premium_refund_id)
     _new = {**_row, "status": "issued"}
     _block = not_among(_row, "status", ("approved",), "premium refund")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -121,6 +131,16 @@ class AppealPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PAYERS = Rows("payers", "payer", "find payer ids with payer_search")
+AUTHORIZATION_REQUESTS = Rows(
+    "authorization_requests",
+    "authorization request",
+    "find authorization request ids with authorization_request_search",
+)
+APPEALS = Rows("appeals", "appeal", "find appeal ids with appeal_search")
+
+
 # ---------------------------------------------------------------- payers
 
 
@@ -178,17 +198,7 @@ def authorization_request_search(
 @read
 def authorization_request_get(tables: Tables, authorization_request_id: str) -> AuthorizationRequest:
     """Read one authorization request by id."""
-    return as_record(
-        AuthorizationRequest,
-        find_row(
-            tables,
-            "authorization_requests",
-            "id",
-            authorization_request_id,
-            "authorization request",
-            "find authorization request ids with authorization_request_search",
-        ),
-    )
+    return as_record(AuthorizationRequest, AUTHORIZATION_REQUESTS.find(tables, authorization_request_id))
 
 
 @write
@@ -208,7 +218,7 @@ def authorization_request_draft(
     """
     check_not_blank(patient_name, "patient_name")
     check_not_blank(member_id, "member_id")
-    check_ref(tables, "payers", payer_id, "payer_id", "payer", "find payer ids with payer_search")
+    PAYERS.check_ref(tables, payer_id, "payer_id")
     check_not_blank(service, "service")
     check_not_blank(cpt_code, "cpt_code")
     check_not_blank(ordering_provider, "ordering_provider")
@@ -240,14 +250,7 @@ def authorization_request_draft(
 @write
 def authorization_request_submit(tables: Tables, authorization_request_id: str) -> AuthorizationRequest:
     """Submit a draft (or re-submit after the payer asked for more information)."""
-    _row = find_row(
-        tables,
-        "authorization_requests",
-        "id",
-        authorization_request_id,
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "submitted"}
     _block = not_among(_row, "status", ("draft", "pending_info"), "authorization request")
     if _block:
@@ -263,14 +266,7 @@ def authorization_request_submit(tables: Tables, authorization_request_id: str) 
 @write
 def authorization_request_hold_for_info(tables: Tables, authorization_request_id: str) -> AuthorizationRequest:
     """Record that the payer asked for more clinical information."""
-    _row = find_row(
-        tables,
-        "authorization_requests",
-        "id",
-        authorization_request_id,
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "pending_info"}
     _block = not_among(_row, "status", ("submitted",), "authorization request")
     if _block:
@@ -288,14 +284,7 @@ def authorization_request_record_approval(
     tables: Tables, authorization_request_id: str, auth_number: str
 ) -> AuthorizationRequest:
     """Record the payer's approval and its authorization number."""
-    _row = find_row(
-        tables,
-        "authorization_requests",
-        "id",
-        authorization_request_id,
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _changes = {_k: _v for _k, _v in (("auth_number", auth_number),) if _v is not None}
     check_not_blank(auth_number, "auth_number")
     _new = {**_row, **_changes, "status": "approved"}
@@ -315,14 +304,7 @@ def authorization_request_record_denial(
     tables: Tables, authorization_request_id: str, denial_reason: str
 ) -> AuthorizationRequest:
     """Record the payer's denial with its reason."""
-    _row = find_row(
-        tables,
-        "authorization_requests",
-        "id",
-        authorization_request_id,
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _changes = {_k: _v for _k, _v in (("denial_reason", denial_reason),) if _v is not None}
     check_not_blank(denial_reason, "denial_reason")
     _new = {**_row, **_changes, "status": "denied"}
@@ -338,14 +320,7 @@ def authorization_request_record_denial(
 @write
 def authorization_request_withdraw(tables: Tables, authorization_request_id: str) -> AuthorizationRequest:
     """Withdraw a request the provider no longer needs."""
-    _row = find_row(
-        tables,
-        "authorization_requests",
-        "id",
-        authorization_request_id,
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("draft", "submitted", "pending_info"), "authorization request")
     if _block:
@@ -388,14 +363,7 @@ def clinical_document_attach(
 
     attached_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "authorization_requests",
-        authorization_request_id,
-        "authorization_request_id",
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    AUTHORIZATION_REQUESTS.check_ref(tables, authorization_request_id, "authorization_request_id")
     check_choice(doc_type, "doc_type", CLINICAL_DOCUMENT_DOC_TYPE)
     check_range(pages, "pages", 1, 18)
     check_date(attached_on, "attached_on")
@@ -445,14 +413,7 @@ def appeal_file(tables: Tables, authorization_request_id: str, level: AppealLeve
 
     filed: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "authorization_requests",
-        authorization_request_id,
-        "authorization_request_id",
-        "authorization request",
-        "find authorization request ids with authorization_request_search",
-    )
+    AUTHORIZATION_REQUESTS.check_ref(tables, authorization_request_id, "authorization_request_id")
     check_choice(level, "level", APPEAL_LEVEL)
     check_not_blank(grounds, "grounds")
     check_date(filed, "filed")
@@ -476,7 +437,7 @@ def appeal_file(tables: Tables, authorization_request_id: str, level: AppealLeve
 @write
 def appeal_mark_overturned(tables: Tables, appeal_id: str) -> Appeal:
     """Record that the payer overturned its denial on appeal."""
-    _row = find_row(tables, "appeals", "id", appeal_id, "appeal", "find appeal ids with appeal_search")
+    _row = APPEALS.find(tables, appeal_id)
     _new = {**_row, "status": "overturned"}
     _block = not_among(_row, "status", ("filed", "under_review"), "appeal")
     if _block:

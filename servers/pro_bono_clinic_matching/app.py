@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -110,6 +111,16 @@ class CasePlacementPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+VOLUNTEER_ATTORNEYS = Rows(
+    "volunteer_attorneys", "volunteer attorney", "find volunteer attorney ids with volunteer_attorney_search"
+)
+LEGAL_AID_CLIENTS = Rows(
+    "legal_aid_clients", "legal aid client", "find legal aid client ids with legal_aid_client_search"
+)
+CASE_PLACEMENTS = Rows("case_placements", "case placement", "find case placement ids with case_placement_search")
+
+
 # ---------------------------------------------------------------- volunteer_attorneys
 
 
@@ -144,30 +155,13 @@ def volunteer_attorney_search(
 @read
 def volunteer_attorney_get(tables: Tables, volunteer_attorney_id: str) -> VolunteerAttorney:
     """Read a volunteer's profile and case limit."""
-    return as_record(
-        VolunteerAttorney,
-        find_row(
-            tables,
-            "volunteer_attorneys",
-            "id",
-            volunteer_attorney_id,
-            "volunteer attorney",
-            "find volunteer attorney ids with volunteer_attorney_search",
-        ),
-    )
+    return as_record(VolunteerAttorney, VOLUNTEER_ATTORNEYS.find(tables, volunteer_attorney_id))
 
 
 @write
 def volunteer_attorney_set_capacity(tables: Tables, volunteer_attorney_id: str, max_cases: int) -> VolunteerAttorney:
     """Change how many cases a volunteer will take."""
-    _row = find_row(
-        tables,
-        "volunteer_attorneys",
-        "id",
-        volunteer_attorney_id,
-        "volunteer attorney",
-        "find volunteer attorney ids with volunteer_attorney_search",
-    )
+    _row = VOLUNTEER_ATTORNEYS.find(tables, volunteer_attorney_id)
     _changes = {_k: _v for _k, _v in (("max_cases", max_cases),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of max_cases")
@@ -217,17 +211,7 @@ def legal_aid_client_search(
 @read
 def legal_aid_client_get(tables: Tables, legal_aid_client_id: str) -> LegalAidClient:
     """Read one client."""
-    return as_record(
-        LegalAidClient,
-        find_row(
-            tables,
-            "legal_aid_clients",
-            "id",
-            legal_aid_client_id,
-            "legal aid client",
-            "find legal aid client ids with legal_aid_client_search",
-        ),
-    )
+    return as_record(LegalAidClient, LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id))
 
 
 @write
@@ -264,14 +248,7 @@ def legal_aid_client_intake(
 @write
 def legal_aid_client_refer_out(tables: Tables, legal_aid_client_id: str) -> LegalAidClient:
     """Refer a waiting client to a legal services organisation."""
-    _row = find_row(
-        tables,
-        "legal_aid_clients",
-        "id",
-        legal_aid_client_id,
-        "legal aid client",
-        "find legal aid client ids with legal_aid_client_search",
-    )
+    _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "referred_out"}
     _block = not_among(_row, "status", ("waiting",), "legal aid client")
     if _block:
@@ -283,14 +260,7 @@ def legal_aid_client_refer_out(tables: Tables, legal_aid_client_id: str) -> Lega
 @write
 def legal_aid_client_mark_placed(tables: Tables, legal_aid_client_id: str) -> LegalAidClient:
     """Mark a client placed once the volunteer accepted."""
-    _row = find_row(
-        tables,
-        "legal_aid_clients",
-        "id",
-        legal_aid_client_id,
-        "legal aid client",
-        "find legal aid client ids with legal_aid_client_search",
-    )
+    _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "placed"}
     _block = not_among(_row, "status", ("offered",), "legal aid client")
     if _block:
@@ -302,14 +272,7 @@ def legal_aid_client_mark_placed(tables: Tables, legal_aid_client_id: str) -> Le
 @write
 def legal_aid_client_return_to_waitlist(tables: Tables, legal_aid_client_id: str) -> LegalAidClient:
     """Put an offered client back on the waitlist after a decline."""
-    _row = find_row(
-        tables,
-        "legal_aid_clients",
-        "id",
-        legal_aid_client_id,
-        "legal aid client",
-        "find legal aid client ids with legal_aid_client_search",
-    )
+    _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "waiting"}
     _block = not_among(_row, "status", ("offered",), "legal aid client")
     if _block:
@@ -354,22 +317,8 @@ def case_placement_offer(
 
     offered_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "volunteer_attorneys",
-        volunteer_attorney_id,
-        "volunteer_attorney_id",
-        "volunteer attorney",
-        "find volunteer attorney ids with volunteer_attorney_search",
-    )
-    check_ref(
-        tables,
-        "legal_aid_clients",
-        legal_aid_client_id,
-        "legal_aid_client_id",
-        "legal aid client",
-        "find legal aid client ids with legal_aid_client_search",
-    )
+    VOLUNTEER_ATTORNEYS.check_ref(tables, volunteer_attorney_id, "volunteer_attorney_id")
+    LEGAL_AID_CLIENTS.check_ref(tables, legal_aid_client_id, "legal_aid_client_id")
     check_date(offered_on, "offered_on")
     _new = {
         "id": next_id(tables, "case_placements", "plc"),
@@ -398,14 +347,7 @@ def case_placement_offer(
 @write
 def case_placement_accept(tables: Tables, case_placement_id: str) -> CasePlacement:
     """Volunteer accepts the case (then mark the client placed)."""
-    _row = find_row(
-        tables,
-        "case_placements",
-        "id",
-        case_placement_id,
-        "case placement",
-        "find case placement ids with case_placement_search",
-    )
+    _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("offered",), "case placement")
     if _block:
@@ -417,14 +359,7 @@ def case_placement_accept(tables: Tables, case_placement_id: str) -> CasePlaceme
 @write
 def case_placement_decline(tables: Tables, case_placement_id: str) -> CasePlacement:
     """Volunteer declines (then offer the client to someone else)."""
-    _row = find_row(
-        tables,
-        "case_placements",
-        "id",
-        case_placement_id,
-        "case placement",
-        "find case placement ids with case_placement_search",
-    )
+    _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("offered",), "case placement")
     if _block:
@@ -436,14 +371,7 @@ def case_placement_decline(tables: Tables, case_placement_id: str) -> CasePlacem
 @write
 def case_placement_close(tables: Tables, case_placement_id: str) -> CasePlacement:
     """Close a finished case and free the volunteer's slot."""
-    _row = find_row(
-        tables,
-        "case_placements",
-        "id",
-        case_placement_id,
-        "case placement",
-        "find case placement ids with case_placement_search",
-    )
+    _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("accepted",), "case placement")
     if _block:

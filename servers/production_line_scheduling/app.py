@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -134,6 +134,18 @@ class OperationRunPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+WORK_CENTERS = Rows("work_centers", "work center", "find work center ids with work_center_search")
+TOOLING_FIXTURES = Rows("tooling_fixtures", "tooling fixture", "find tooling fixture ids with tooling_fixture_search")
+MACHINE_OPERATORS = Rows(
+    "machine_operators", "machine operator", "find machine operator ids with machine_operator_search"
+)
+PRODUCTION_ORDERS = Rows(
+    "production_orders", "production order", "find production order ids with production_order_search"
+)
+OPERATION_RUNS = Rows("operation_runs", "operation run", "find operation run ids with operation_run_search")
+
+
 # ---------------------------------------------------------------- work_centers
 
 
@@ -245,30 +257,13 @@ def production_order_search(
 @read
 def production_order_get(tables: Tables, production_order_id: str) -> ProductionOrder:
     """Read one manufacturing order."""
-    return as_record(
-        ProductionOrder,
-        find_row(
-            tables,
-            "production_orders",
-            "id",
-            production_order_id,
-            "production order",
-            "find production order ids with production_order_search",
-        ),
-    )
+    return as_record(ProductionOrder, PRODUCTION_ORDERS.find(tables, production_order_id))
 
 
 @write
 def production_order_schedule(tables: Tables, production_order_id: str) -> ProductionOrder:
     """Mark an order scheduled once all its runs are planned."""
-    _row = find_row(
-        tables,
-        "production_orders",
-        "id",
-        production_order_id,
-        "production order",
-        "find production order ids with production_order_search",
-    )
+    _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "scheduled"}
     _block = not_among(_row, "status", ("released", "on_hold"), "production order")
     if _block:
@@ -280,14 +275,7 @@ def production_order_schedule(tables: Tables, production_order_id: str) -> Produ
 @write
 def production_order_hold(tables: Tables, production_order_id: str) -> ProductionOrder:
     """Put an order on hold (material or customer issue)."""
-    _row = find_row(
-        tables,
-        "production_orders",
-        "id",
-        production_order_id,
-        "production order",
-        "find production order ids with production_order_search",
-    )
+    _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "on_hold"}
     _block = not_among(_row, "status", ("released", "scheduled", "running"), "production order")
     if _block:
@@ -299,14 +287,7 @@ def production_order_hold(tables: Tables, production_order_id: str) -> Productio
 @write
 def production_order_complete(tables: Tables, production_order_id: str) -> ProductionOrder:
     """Complete an order whose runs are all done."""
-    _row = find_row(
-        tables,
-        "production_orders",
-        "id",
-        production_order_id,
-        "production order",
-        "find production order ids with production_order_search",
-    )
+    _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("scheduled", "running"), "production order")
     if _block:
@@ -332,38 +313,10 @@ def operation_run_plan(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "production_orders",
-        production_order_id,
-        "production_order_id",
-        "production order",
-        "find production order ids with production_order_search",
-    )
-    check_ref(
-        tables,
-        "work_centers",
-        work_center_id,
-        "work_center_id",
-        "work center",
-        "find work center ids with work_center_search",
-    )
-    check_ref(
-        tables,
-        "tooling_fixtures",
-        tooling_fixture_id,
-        "tooling_fixture_id",
-        "tooling fixture",
-        "find tooling fixture ids with tooling_fixture_search",
-    )
-    check_ref(
-        tables,
-        "machine_operators",
-        machine_operator_id,
-        "machine_operator_id",
-        "machine operator",
-        "find machine operator ids with machine_operator_search",
-    )
+    PRODUCTION_ORDERS.check_ref(tables, production_order_id, "production_order_id")
+    WORK_CENTERS.check_ref(tables, work_center_id, "work_center_id")
+    TOOLING_FIXTURES.check_ref(tables, tooling_fixture_id, "tooling_fixture_id")
+    MACHINE_OPERATORS.check_ref(tables, machine_operator_id, "machine_operator_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -440,27 +393,13 @@ def operation_run_reschedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "operation_runs",
-        "id",
-        operation_run_id,
-        "operation run",
-        "find operation run ids with operation_run_search",
-    )
+    _row = OPERATION_RUNS.find(tables, operation_run_id)
     _changes = {
         _k: _v for _k, _v in (("work_center_id", work_center_id), ("start", start), ("end", end)) if _v is not None
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of work_center_id, start, end")
-    check_ref(
-        tables,
-        "work_centers",
-        work_center_id,
-        "work_center_id",
-        "work center",
-        "find work center ids with work_center_search",
-    )
+    WORK_CENTERS.check_ref(tables, work_center_id, "work_center_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -478,14 +417,7 @@ def operation_run_reschedule(
 @write
 def operation_run_start(tables: Tables, operation_run_id: str) -> OperationRun:
     """Start a planned run on the floor."""
-    _row = find_row(
-        tables,
-        "operation_runs",
-        "id",
-        operation_run_id,
-        "operation run",
-        "find operation run ids with operation_run_search",
-    )
+    _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("planned",), "operation run")
     if _block:
@@ -497,14 +429,7 @@ def operation_run_start(tables: Tables, operation_run_id: str) -> OperationRun:
 @write
 def operation_run_finish(tables: Tables, operation_run_id: str) -> OperationRun:
     """Finish a run in progress."""
-    _row = find_row(
-        tables,
-        "operation_runs",
-        "id",
-        operation_run_id,
-        "operation run",
-        "find operation run ids with operation_run_search",
-    )
+    _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("in_progress",), "operation run")
     if _block:
@@ -516,14 +441,7 @@ def operation_run_finish(tables: Tables, operation_run_id: str) -> OperationRun:
 @write
 def operation_run_cancel(tables: Tables, operation_run_id: str) -> OperationRun:
     """Cancel a planned run."""
-    _row = find_row(
-        tables,
-        "operation_runs",
-        "id",
-        operation_run_id,
-        "operation run",
-        "find operation run ids with operation_run_search",
-    )
+    _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("planned",), "operation run")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -112,6 +112,12 @@ class ShowingFeedbackPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+HOME_LISTINGS = Rows("home_listings", "home listing", "find home listing ids with home_listing_search")
+BUYER_AGENTS = Rows("buyer_agents", "buyer agent", "find buyer agent ids with buyer_agent_search")
+SHOWINGS = Rows("showings", "showing", "find showing ids with showing_search")
+
+
 # ---------------------------------------------------------------- home_listings
 
 
@@ -148,25 +154,13 @@ def home_listing_search(
 @read
 def home_listing_get(tables: Tables, home_listing_id: str) -> HomeListing:
     """Read one listing."""
-    return as_record(
-        HomeListing,
-        find_row(
-            tables,
-            "home_listings",
-            "id",
-            home_listing_id,
-            "home listing",
-            "find home listing ids with home_listing_search",
-        ),
-    )
+    return as_record(HomeListing, HOME_LISTINGS.find(tables, home_listing_id))
 
 
 @write
 def home_listing_mark_under_contract(tables: Tables, home_listing_id: str) -> HomeListing:
     """Mark a listing under contract (no new showings)."""
-    _row = find_row(
-        tables, "home_listings", "id", home_listing_id, "home listing", "find home listing ids with home_listing_search"
-    )
+    _row = HOME_LISTINGS.find(tables, home_listing_id)
     _new = {**_row, "status": "under_contract"}
     _block = not_among(_row, "status", ("active",), "home listing")
     if _block:
@@ -212,22 +206,8 @@ def showing_request(tables: Tables, home_listing_id: str, buyer_agent_id: str, s
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "home_listings",
-        home_listing_id,
-        "home_listing_id",
-        "home listing",
-        "find home listing ids with home_listing_search",
-    )
-    check_ref(
-        tables,
-        "buyer_agents",
-        buyer_agent_id,
-        "buyer_agent_id",
-        "buyer agent",
-        "find buyer agent ids with buyer_agent_search",
-    )
+    HOME_LISTINGS.check_ref(tables, home_listing_id, "home_listing_id")
+    BUYER_AGENTS.check_ref(tables, buyer_agent_id, "buyer_agent_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -284,7 +264,7 @@ def showing_search(
 @write
 def showing_confirm(tables: Tables, showing_id: str) -> Showing:
     """Record the seller's confirmation."""
-    _row = find_row(tables, "showings", "id", showing_id, "showing", "find showing ids with showing_search")
+    _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("requested",), "showing")
     if _block:
@@ -296,7 +276,7 @@ def showing_confirm(tables: Tables, showing_id: str) -> Showing:
 @write
 def showing_decline(tables: Tables, showing_id: str) -> Showing:
     """Record the seller declining the time."""
-    _row = find_row(tables, "showings", "id", showing_id, "showing", "find showing ids with showing_search")
+    _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "declined_by_seller"}
     _block = not_among(_row, "status", ("requested",), "showing")
     if _block:
@@ -311,20 +291,13 @@ def showing_reschedule(tables: Tables, showing_id: str, home_listing_id: str, st
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(tables, "showings", "id", showing_id, "showing", "find showing ids with showing_search")
+    _row = SHOWINGS.find(tables, showing_id)
     _changes = {
         _k: _v for _k, _v in (("home_listing_id", home_listing_id), ("start", start), ("end", end)) if _v is not None
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of home_listing_id, start, end")
-    check_ref(
-        tables,
-        "home_listings",
-        home_listing_id,
-        "home_listing_id",
-        "home listing",
-        "find home listing ids with home_listing_search",
-    )
+    HOME_LISTINGS.check_ref(tables, home_listing_id, "home_listing_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -345,7 +318,7 @@ def showing_reschedule(tables: Tables, showing_id: str, home_listing_id: str, st
 @write
 def showing_complete(tables: Tables, showing_id: str) -> Showing:
     """Mark a confirmed showing as held."""
-    _row = find_row(tables, "showings", "id", showing_id, "showing", "find showing ids with showing_search")
+    _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("confirmed",), "showing")
     if _block:
@@ -357,7 +330,7 @@ def showing_complete(tables: Tables, showing_id: str) -> Showing:
 @write
 def showing_cancel(tables: Tables, showing_id: str) -> Showing:
     """Cancel an upcoming showing."""
-    _row = find_row(tables, "showings", "id", showing_id, "showing", "find showing ids with showing_search")
+    _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("requested", "confirmed"), "showing")
     if _block:
@@ -378,7 +351,7 @@ def showing_feedback_record(
     comments: str | None = None,
 ) -> ShowingFeedback:
     """Record the buyer agent's feedback on a completed showing."""
-    check_ref(tables, "showings", showing_id, "showing_id", "showing", "find showing ids with showing_search")
+    SHOWINGS.check_ref(tables, showing_id, "showing_id")
     check_choice(interest_level, "interest_level", SHOWING_FEEDBACK_INTEREST_LEVEL)
     check_choice(price_opinion, "price_opinion", SHOWING_FEEDBACK_PRICE_OPINION)
     check_not_blank(comments, "comments")

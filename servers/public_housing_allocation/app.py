@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -136,6 +137,14 @@ class HousingTenancyPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+HOUSING_APPLICANTS = Rows(
+    "housing_applicants", "housing applicant", "find housing applicant ids with housing_applicant_search"
+)
+HOUSING_UNITS = Rows("housing_units", "housing unit", "find housing unit ids with housing_unit_search")
+UNIT_OFFERS = Rows("unit_offers", "unit offer", "find unit offer ids with unit_offer_search")
+
+
 # ---------------------------------------------------------------- housing_applicants
 
 
@@ -176,30 +185,13 @@ def housing_applicant_search(
 @read
 def housing_applicant_get(tables: Tables, housing_applicant_id: str) -> HousingApplicant:
     """Read one household's application."""
-    return as_record(
-        HousingApplicant,
-        find_row(
-            tables,
-            "housing_applicants",
-            "id",
-            housing_applicant_id,
-            "housing applicant",
-            "find housing applicant ids with housing_applicant_search",
-        ),
-    )
+    return as_record(HousingApplicant, HOUSING_APPLICANTS.find(tables, housing_applicant_id))
 
 
 @write
 def housing_applicant_withdraw(tables: Tables, housing_applicant_id: str) -> HousingApplicant:
     """Withdraw a household from the waitlist at their request."""
-    _row = find_row(
-        tables,
-        "housing_applicants",
-        "id",
-        housing_applicant_id,
-        "housing applicant",
-        "find housing applicant ids with housing_applicant_search",
-    )
+    _row = HOUSING_APPLICANTS.find(tables, housing_applicant_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("waiting", "offered"), "housing applicant")
     if _block:
@@ -244,25 +236,13 @@ def housing_unit_search(
 @read
 def housing_unit_get(tables: Tables, housing_unit_id: str) -> HousingUnit:
     """Read one unit."""
-    return as_record(
-        HousingUnit,
-        find_row(
-            tables,
-            "housing_units",
-            "id",
-            housing_unit_id,
-            "housing unit",
-            "find housing unit ids with housing_unit_search",
-        ),
-    )
+    return as_record(HousingUnit, HOUSING_UNITS.find(tables, housing_unit_id))
 
 
 @write
 def housing_unit_mark_ready(tables: Tables, housing_unit_id: str) -> HousingUnit:
     """Return a repaired unit to the vacant pool."""
-    _row = find_row(
-        tables, "housing_units", "id", housing_unit_id, "housing unit", "find housing unit ids with housing_unit_search"
-    )
+    _row = HOUSING_UNITS.find(tables, housing_unit_id)
     _new = {**_row, "status": "vacant"}
     _block = not_among(_row, "status", ("under_repair",), "housing unit")
     if _block:
@@ -312,22 +292,8 @@ def unit_offer_make(
 
     offered_on, respond_by: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "housing_applicants",
-        housing_applicant_id,
-        "housing_applicant_id",
-        "housing applicant",
-        "find housing applicant ids with housing_applicant_search",
-    )
-    check_ref(
-        tables,
-        "housing_units",
-        housing_unit_id,
-        "housing_unit_id",
-        "housing unit",
-        "find housing unit ids with housing_unit_search",
-    )
+    HOUSING_APPLICANTS.check_ref(tables, housing_applicant_id, "housing_applicant_id")
+    HOUSING_UNITS.check_ref(tables, housing_unit_id, "housing_unit_id")
     check_range(household_size, "household_size", 1, 7)
     check_date(offered_on, "offered_on")
     check_date(respond_by, "respond_by")
@@ -374,9 +340,7 @@ def unit_offer_make(
 @write
 def unit_offer_accept(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Record that the household accepted the offer."""
-    _row = find_row(
-        tables, "unit_offers", "id", unit_offer_id, "unit offer", "find unit offer ids with unit_offer_search"
-    )
+    _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("pending",), "unit offer")
     if _block:
@@ -388,9 +352,7 @@ def unit_offer_accept(tables: Tables, unit_offer_id: str) -> UnitOffer:
 @write
 def unit_offer_decline(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Record that the household declined the offer."""
-    _row = find_row(
-        tables, "unit_offers", "id", unit_offer_id, "unit offer", "find unit offer ids with unit_offer_search"
-    )
+    _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("pending",), "unit offer")
     if _block:
@@ -402,9 +364,7 @@ def unit_offer_decline(tables: Tables, unit_offer_id: str) -> UnitOffer:
 @write
 def unit_offer_expire(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Expire a pending offer past its response deadline."""
-    _row = find_row(
-        tables, "unit_offers", "id", unit_offer_id, "unit offer", "find unit offer ids with unit_offer_search"
-    )
+    _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("pending",), "unit offer")
     if _block:
@@ -449,22 +409,8 @@ def housing_tenancy_start(
 
     lease_start: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "housing_units",
-        housing_unit_id,
-        "housing_unit_id",
-        "housing unit",
-        "find housing unit ids with housing_unit_search",
-    )
-    check_ref(
-        tables,
-        "housing_applicants",
-        housing_applicant_id,
-        "housing_applicant_id",
-        "housing applicant",
-        "find housing applicant ids with housing_applicant_search",
-    )
+    HOUSING_UNITS.check_ref(tables, housing_unit_id, "housing_unit_id")
+    HOUSING_APPLICANTS.check_ref(tables, housing_applicant_id, "housing_applicant_id")
     check_date(lease_start, "lease_start")
     check_range(monthly_rent, "monthly_rent", 320, 1150)
     _new = {

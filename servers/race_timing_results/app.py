@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -116,6 +116,17 @@ class ResultCorrectionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RACE_PARTICIPANTS = Rows(
+    "race_participants", "race participant", "find race participant ids with race_participant_search"
+)
+TIMING_POINTS = Rows("timing_points", "timing point", "find timing point ids with timing_point_search")
+CHIP_READ_BATCHS = Rows("chip_read_batchs", "chip read batch", "find chip read batch ids with chip_read_batch_search")
+RESULT_CORRECTIONS = Rows(
+    "result_corrections", "result correction", "find result correction ids with result_correction_search"
+)
+
+
 # ---------------------------------------------------------------- race_participants
 
 
@@ -156,30 +167,13 @@ def race_participant_search(
 @read
 def race_participant_get(tables: Tables, race_participant_id: str) -> RaceParticipant:
     """Read one runner."""
-    return as_record(
-        RaceParticipant,
-        find_row(
-            tables,
-            "race_participants",
-            "id",
-            race_participant_id,
-            "race participant",
-            "find race participant ids with race_participant_search",
-        ),
-    )
+    return as_record(RaceParticipant, RACE_PARTICIPANTS.find(tables, race_participant_id))
 
 
 @write
 def race_participant_mark_finished(tables: Tables, race_participant_id: str) -> RaceParticipant:
     """Record a runner's finish once the finish-mat read is applied."""
-    _row = find_row(
-        tables,
-        "race_participants",
-        "id",
-        race_participant_id,
-        "race participant",
-        "find race participant ids with race_participant_search",
-    )
+    _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "finished"}
     _block = not_among(_row, "status", ("started",), "race participant")
     if _block:
@@ -195,14 +189,7 @@ def race_participant_mark_finished(tables: Tables, race_participant_id: str) -> 
 @write
 def race_participant_mark_dnf(tables: Tables, race_participant_id: str) -> RaceParticipant:
     """Mark a started runner as did-not-finish after the course closes."""
-    _row = find_row(
-        tables,
-        "race_participants",
-        "id",
-        race_participant_id,
-        "race participant",
-        "find race participant ids with race_participant_search",
-    )
+    _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "dnf"}
     _block = not_among(_row, "status", ("started",), "race participant")
     if _block:
@@ -214,14 +201,7 @@ def race_participant_mark_dnf(tables: Tables, race_participant_id: str) -> RaceP
 @write
 def race_participant_disqualify(tables: Tables, race_participant_id: str) -> RaceParticipant:
     """Disqualify a runner (missed timing points, bib transfer)."""
-    _row = find_row(
-        tables,
-        "race_participants",
-        "id",
-        race_participant_id,
-        "race participant",
-        "find race participant ids with race_participant_search",
-    )
+    _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "disqualified"}
     _block = not_among(_row, "status", ("started", "finished"), "race participant")
     if _block:
@@ -293,14 +273,7 @@ def chip_read_batch_ingest(
 
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "timing_points",
-        timing_point_id,
-        "timing_point_id",
-        "timing point",
-        "find timing point ids with timing_point_search",
-    )
+    TIMING_POINTS.check_ref(tables, timing_point_id, "timing_point_id")
     check_not_blank(batch_seq, "batch_seq")
     check_range(reads, "reads", 20, 900)
     check_time(received_at, "received_at")
@@ -329,14 +302,7 @@ def chip_read_batch_ingest(
 @write
 def chip_read_batch_apply(tables: Tables, chip_read_batch_id: str) -> ChipReadBatch:
     """Apply a received or retrying batch to the runners' splits."""
-    _row = find_row(
-        tables,
-        "chip_read_batchs",
-        "id",
-        chip_read_batch_id,
-        "chip read batch",
-        "find chip read batch ids with chip_read_batch_search",
-    )
+    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "applied"}
     _block = not_among(_row, "status", ("received", "retrying"), "chip read batch")
     if _block:
@@ -348,14 +314,7 @@ def chip_read_batch_apply(tables: Tables, chip_read_batch_id: str) -> ChipReadBa
 @write
 def chip_read_batch_mark_failed(tables: Tables, chip_read_batch_id: str, error: str) -> ChipReadBatch:
     """Record that applying a batch failed, with the error."""
-    _row = find_row(
-        tables,
-        "chip_read_batchs",
-        "id",
-        chip_read_batch_id,
-        "chip read batch",
-        "find chip read batch ids with chip_read_batch_search",
-    )
+    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -369,14 +328,7 @@ def chip_read_batch_mark_failed(tables: Tables, chip_read_batch_id: str, error: 
 @write
 def chip_read_batch_retry(tables: Tables, chip_read_batch_id: str, attempts: int) -> ChipReadBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = find_row(
-        tables,
-        "chip_read_batchs",
-        "id",
-        chip_read_batch_id,
-        "chip read batch",
-        "find chip read batch ids with chip_read_batch_search",
-    )
+    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -390,14 +342,7 @@ def chip_read_batch_retry(tables: Tables, chip_read_batch_id: str, attempts: int
 @write
 def chip_read_batch_dead_letter(tables: Tables, chip_read_batch_id: str) -> ChipReadBatch:
     """Dead-letter a batch that keeps failing; the backup mat data will be used."""
-    _row = find_row(
-        tables,
-        "chip_read_batchs",
-        "id",
-        chip_read_batch_id,
-        "chip read batch",
-        "find chip read batch ids with chip_read_batch_search",
-    )
+    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     _block = not_among(_row, "status", ("failed",), "chip read batch")
     if _block:
@@ -435,14 +380,7 @@ def result_correction_search(
 @write
 def result_correction_approve(tables: Tables, result_correction_id: str) -> ResultCorrection:
     """Approve a runner's correction request after checking the reads."""
-    _row = find_row(
-        tables,
-        "result_corrections",
-        "id",
-        result_correction_id,
-        "result correction",
-        "find result correction ids with result_correction_search",
-    )
+    _row = RESULT_CORRECTIONS.find(tables, result_correction_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("submitted",), "result correction")
     if _block:

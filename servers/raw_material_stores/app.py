@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -122,6 +123,12 @@ class MaterialIssuePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RAW_MATERIALS = Rows("raw_materials", "raw material", "find raw material ids with raw_material_search")
+MATERIAL_LOTS = Rows("material_lots", "material lot", "find material lot ids with material_lot_search")
+JOB_ORDERS = Rows("job_orders", "job order", "find job order ids with job_order_search")
+
+
 # ---------------------------------------------------------------- raw_materials
 
 
@@ -154,17 +161,7 @@ def raw_material_search(
 @read
 def raw_material_get(tables: Tables, raw_material_id: str) -> RawMaterial:
     """Read a material's on-hand quantity and reorder level."""
-    return as_record(
-        RawMaterial,
-        find_row(
-            tables,
-            "raw_materials",
-            "id",
-            raw_material_id,
-            "raw material",
-            "find raw material ids with raw_material_search",
-        ),
-    )
+    return as_record(RawMaterial, RAW_MATERIALS.find(tables, raw_material_id))
 
 
 # ---------------------------------------------------------------- material_lots
@@ -206,14 +203,7 @@ def material_lot_receive(
 
     expiry_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "raw_materials",
-        raw_material_id,
-        "raw_material_id",
-        "raw material",
-        "find raw material ids with raw_material_search",
-    )
+    RAW_MATERIALS.check_ref(tables, raw_material_id, "raw_material_id")
     check_not_blank(lot_number, "lot_number")
     check_not_blank(supplier, "supplier")
     check_range(qty_remaining, "qty_remaining", 0, 2000)
@@ -242,9 +232,7 @@ def material_lot_receive(
 @write
 def material_lot_release(tables: Tables, material_lot_id: str) -> MaterialLot:
     """QC releases a quarantined lot for use."""
-    _row = find_row(
-        tables, "material_lots", "id", material_lot_id, "material lot", "find material lot ids with material_lot_search"
-    )
+    _row = MATERIAL_LOTS.find(tables, material_lot_id)
     _new = {**_row, "status": "released"}
     _block = not_among(_row, "status", ("quarantine",), "material lot")
     if _block:
@@ -256,9 +244,7 @@ def material_lot_release(tables: Tables, material_lot_id: str) -> MaterialLot:
 @write
 def material_lot_reject(tables: Tables, material_lot_id: str) -> MaterialLot:
     """QC rejects a quarantined lot."""
-    _row = find_row(
-        tables, "material_lots", "id", material_lot_id, "material lot", "find material lot ids with material_lot_search"
-    )
+    _row = MATERIAL_LOTS.find(tables, material_lot_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("quarantine",), "material lot")
     if _block:
@@ -299,7 +285,7 @@ def job_order_search(
 @write
 def job_order_mark_kitted(tables: Tables, job_order_id: str) -> JobOrder:
     """Mark a job kitted once all its materials are issued."""
-    _row = find_row(tables, "job_orders", "id", job_order_id, "job order", "find job order ids with job_order_search")
+    _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "kitted"}
     _block = not_among(_row, "status", ("planned",), "job order")
     if _block:
@@ -311,7 +297,7 @@ def job_order_mark_kitted(tables: Tables, job_order_id: str) -> JobOrder:
 @write
 def job_order_start(tables: Tables, job_order_id: str) -> JobOrder:
     """Start production of a kitted job."""
-    _row = find_row(tables, "job_orders", "id", job_order_id, "job order", "find job order ids with job_order_search")
+    _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "in_production"}
     _block = not_among(_row, "status", ("kitted",), "job order")
     if _block:
@@ -323,7 +309,7 @@ def job_order_start(tables: Tables, job_order_id: str) -> JobOrder:
 @write
 def job_order_close(tables: Tables, job_order_id: str) -> JobOrder:
     """Close a finished job."""
-    _row = find_row(tables, "job_orders", "id", job_order_id, "job order", "find job order ids with job_order_search")
+    _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("in_production",), "job order")
     if _block:
@@ -345,25 +331,9 @@ def material_issue_post(
     issued_by: str | None = None,
 ) -> MaterialIssue:
     """Issue material from a released lot to a job; lot and material stock go down."""
-    check_ref(
-        tables, "job_orders", job_order_id, "job_order_id", "job order", "find job order ids with job_order_search"
-    )
-    check_ref(
-        tables,
-        "raw_materials",
-        raw_material_id,
-        "raw_material_id",
-        "raw material",
-        "find raw material ids with raw_material_search",
-    )
-    check_ref(
-        tables,
-        "material_lots",
-        material_lot_id,
-        "material_lot_id",
-        "material lot",
-        "find material lot ids with material_lot_search",
-    )
+    JOB_ORDERS.check_ref(tables, job_order_id, "job_order_id")
+    RAW_MATERIALS.check_ref(tables, raw_material_id, "raw_material_id")
+    MATERIAL_LOTS.check_ref(tables, material_lot_id, "material_lot_id")
     check_range(quantity, "quantity", 5, 400)
     check_not_blank(issued_by, "issued_by")
     _new = {

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
@@ -115,6 +125,14 @@ class OfferAcceptance:
     accepted_on: str | None
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SUBSCRIBER_ACCOUNTS = Rows(
+    "subscriber_accounts", "subscriber account", "find subscriber account ids with subscriber_account_search"
+)
+READER_TICKETS = Rows("reader_tickets", "reader ticket", "find reader ticket ids with reader_ticket_search")
+RETENTION_OFFERS = Rows("retention_offers", "retention offer", "find retention offer ids with retention_offer_search")
+
+
 # ---------------------------------------------------------------- subscriber_accounts
 
 
@@ -152,17 +170,7 @@ def subscriber_account_search(
 @read
 def subscriber_account_get(tables: Tables, subscriber_account_id: str) -> SubscriberAccount:
     """Read one subscriber account."""
-    return as_record(
-        SubscriberAccount,
-        find_row(
-            tables,
-            "subscriber_accounts",
-            "id",
-            subscriber_account_id,
-            "subscriber account",
-            "find subscriber account ids with subscriber_account_search",
-        ),
-    )
+    return as_record(SubscriberAccount, SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id))
 
 
 @write
@@ -170,14 +178,7 @@ def subscriber_account_change_plan(
     tables: Tables, subscriber_account_id: str, plan: SubscriberAccountPlan, monthly_price: float
 ) -> SubscriberAccount:
     """Switch an active subscriber to another plan and price."""
-    _row = find_row(
-        tables,
-        "subscriber_accounts",
-        "id",
-        subscriber_account_id,
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _changes = {_k: _v for _k, _v in (("plan", plan), ("monthly_price", monthly_price)) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of plan, monthly_price")
@@ -198,14 +199,7 @@ def subscriber_account_change_plan(
 @write
 def subscriber_account_pause(tables: Tables, subscriber_account_id: str) -> SubscriberAccount:
     """Pause delivery and billing (holiday stop)."""
-    _row = find_row(
-        tables,
-        "subscriber_accounts",
-        "id",
-        subscriber_account_id,
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("active",), "subscriber account")
     if _block:
@@ -217,14 +211,7 @@ def subscriber_account_pause(tables: Tables, subscriber_account_id: str) -> Subs
 @write
 def subscriber_account_reactivate(tables: Tables, subscriber_account_id: str) -> SubscriberAccount:
     """Resume a paused or past-due subscription."""
-    _row = find_row(
-        tables,
-        "subscriber_accounts",
-        "id",
-        subscriber_account_id,
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("paused", "past_due"), "subscriber account")
     if _block:
@@ -236,14 +223,7 @@ def subscriber_account_reactivate(tables: Tables, subscriber_account_id: str) ->
 @write
 def subscriber_account_cancel(tables: Tables, subscriber_account_id: str) -> SubscriberAccount:
     """Cancel after a retention offer was declined."""
-    _row = find_row(
-        tables,
-        "subscriber_accounts",
-        "id",
-        subscriber_account_id,
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("active", "paused", "past_due"), "subscriber account")
     if _block:
@@ -293,14 +273,7 @@ def reader_ticket_open(
 
     opened_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "subscriber_accounts",
-        subscriber_account_id,
-        "subscriber_account_id",
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    SUBSCRIBER_ACCOUNTS.check_ref(tables, subscriber_account_id, "subscriber_account_id")
     check_choice(topic, "topic", READER_TICKET_TOPIC)
     check_choice(channel, "channel", READER_TICKET_CHANNEL)
     check_time(opened_at, "opened_at")
@@ -319,14 +292,7 @@ def reader_ticket_open(
 @write
 def reader_ticket_await_customer(tables: Tables, reader_ticket_id: str) -> ReaderTicket:
     """Wait for the subscriber's reply."""
-    _row = find_row(
-        tables,
-        "reader_tickets",
-        "id",
-        reader_ticket_id,
-        "reader ticket",
-        "find reader ticket ids with reader_ticket_search",
-    )
+    _row = READER_TICKETS.find(tables, reader_ticket_id)
     _new = {**_row, "status": "pending_customer"}
     _block = not_among(_row, "status", ("open",), "reader ticket")
     if _block:
@@ -338,14 +304,7 @@ def reader_ticket_await_customer(tables: Tables, reader_ticket_id: str) -> Reade
 @write
 def reader_ticket_resolve(tables: Tables, reader_ticket_id: str) -> ReaderTicket:
     """Resolve a ticket."""
-    _row = find_row(
-        tables,
-        "reader_tickets",
-        "id",
-        reader_ticket_id,
-        "reader ticket",
-        "find reader ticket ids with reader_ticket_search",
-    )
+    _row = READER_TICKETS.find(tables, reader_ticket_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("open", "pending_customer"), "reader ticket")
     if _block:
@@ -362,14 +321,7 @@ def billing_credit_issue(
     tables: Tables, subscriber_account_id: str, amount: float, reason: BillingCreditReason, issued_by: str
 ) -> BillingCredit:
     """Credit a subscriber's next bill."""
-    check_ref(
-        tables,
-        "subscriber_accounts",
-        subscriber_account_id,
-        "subscriber_account_id",
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
+    SUBSCRIBER_ACCOUNTS.check_ref(tables, subscriber_account_id, "subscriber_account_id")
     check_range(amount, "amount", 1, 40)
     check_choice(reason, "reason", BILLING_CREDIT_REASON)
     check_not_blank(issued_by, "issued_by")
@@ -421,22 +373,8 @@ def offer_acceptance_record(
 
     accepted_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "subscriber_accounts",
-        subscriber_account_id,
-        "subscriber_account_id",
-        "subscriber account",
-        "find subscriber account ids with subscriber_account_search",
-    )
-    check_ref(
-        tables,
-        "retention_offers",
-        retention_offer_id,
-        "retention_offer_id",
-        "retention offer",
-        "find retention offer ids with retention_offer_search",
-    )
+    SUBSCRIBER_ACCOUNTS.check_ref(tables, subscriber_account_id, "subscriber_account_id")
+    RETENTION_OFFERS.check_ref(tables, retention_offer_id, "retention_offer_id")
     check_date(accepted_on, "accepted_on")
     _new = {
         "id": next_id(tables, "offer_acceptances", "oac"),

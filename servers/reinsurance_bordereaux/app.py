@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -115,6 +115,15 @@ class SettlementStatement:
     status: SettlementStatementStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+TREATYS = Rows("treatys", "treaty", "find treaty ids with treaty_search")
+BORDEREAUX = Rows("bordereaux", "bordereau", "find bordereau ids with bordereau_search")
+BORDEREAU_ISSUES = Rows("bordereau_issues", "bordereau issue", "find bordereau issue ids with bordereau_issue_search")
+SETTLEMENT_STATEMENTS = Rows(
+    "settlement_statements", "settlement statement", "settlement statement ids look like sst-0001"
+)
+
+
 # ---------------------------------------------------------------- treatys
 
 
@@ -182,10 +191,7 @@ def bordereau_search(
 @read
 def bordereau_get(tables: Tables, bordereau_id: str) -> Bordereau:
     """Read one bordereau."""
-    return as_record(
-        Bordereau,
-        find_row(tables, "bordereaux", "id", bordereau_id, "bordereau", "find bordereau ids with bordereau_search"),
-    )
+    return as_record(Bordereau, BORDEREAUX.find(tables, bordereau_id))
 
 
 @write
@@ -193,7 +199,7 @@ def bordereau_register(
     tables: Tables, treaty_id: str, period: str, kind: BordereauKind, row_count: int, total_amount: float
 ) -> Bordereau:
     """Register a newly received bordereau file."""
-    check_ref(tables, "treatys", treaty_id, "treaty_id", "treaty", "find treaty ids with treaty_search")
+    TREATYS.check_ref(tables, treaty_id, "treaty_id")
     check_not_blank(period, "period")
     check_choice(kind, "kind", BORDEREAU_KIND)
     check_range(row_count, "row_count", 40, 12000)
@@ -214,7 +220,7 @@ def bordereau_register(
 @write
 def bordereau_validate(tables: Tables, bordereau_id: str) -> Bordereau:
     """Mark a bordereau validated (all blocking issues corrected or waived)."""
-    _row = find_row(tables, "bordereaux", "id", bordereau_id, "bordereau", "find bordereau ids with bordereau_search")
+    _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "validated"}
     _block = not_among(_row, "status", ("uploaded",), "bordereau")
     if _block:
@@ -226,7 +232,7 @@ def bordereau_validate(tables: Tables, bordereau_id: str) -> Bordereau:
 @write
 def bordereau_reject(tables: Tables, bordereau_id: str) -> Bordereau:
     """Reject a bordereau back to the cedant for resubmission."""
-    _row = find_row(tables, "bordereaux", "id", bordereau_id, "bordereau", "find bordereau ids with bordereau_search")
+    _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("uploaded", "validated"), "bordereau")
     if _block:
@@ -238,7 +244,7 @@ def bordereau_reject(tables: Tables, bordereau_id: str) -> Bordereau:
 @write
 def bordereau_reconcile(tables: Tables, bordereau_id: str) -> Bordereau:
     """Reconcile a validated bordereau to the treaty terms."""
-    _row = find_row(tables, "bordereaux", "id", bordereau_id, "bordereau", "find bordereau ids with bordereau_search")
+    _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "reconciled"}
     _block = not_among(_row, "status", ("validated",), "bordereau")
     if _block:
@@ -285,9 +291,7 @@ def bordereau_issue_log(
     amount_impact: float | None = None,
 ) -> BordereauIssue:
     """Log a row-level issue found in validation."""
-    check_ref(
-        tables, "bordereaux", bordereau_id, "bordereau_id", "bordereau", "find bordereau ids with bordereau_search"
-    )
+    BORDEREAUX.check_ref(tables, bordereau_id, "bordereau_id")
     check_choice(issue_type, "issue_type", BORDEREAU_ISSUE_ISSUE_TYPE)
     check_not_blank(row_ref, "row_ref")
     check_range(amount_impact, "amount_impact", 0, 80000)
@@ -306,14 +310,7 @@ def bordereau_issue_log(
 @write
 def bordereau_issue_correct(tables: Tables, bordereau_issue_id: str) -> BordereauIssue:
     """Record the cedant's correction of a row issue."""
-    _row = find_row(
-        tables,
-        "bordereau_issues",
-        "id",
-        bordereau_issue_id,
-        "bordereau issue",
-        "find bordereau issue ids with bordereau_issue_search",
-    )
+    _row = BORDEREAU_ISSUES.find(tables, bordereau_issue_id)
     _new = {**_row, "status": "corrected"}
     _block = not_among(_row, "status", ("open",), "bordereau issue")
     if _block:
@@ -325,14 +322,7 @@ def bordereau_issue_correct(tables: Tables, bordereau_issue_id: str) -> Borderea
 @write
 def bordereau_issue_waive(tables: Tables, bordereau_issue_id: str) -> BordereauIssue:
     """Waive an immaterial issue."""
-    _row = find_row(
-        tables,
-        "bordereau_issues",
-        "id",
-        bordereau_issue_id,
-        "bordereau issue",
-        "find bordereau issue ids with bordereau_issue_search",
-    )
+    _row = BORDEREAU_ISSUES.find(tables, bordereau_issue_id)
     _new = {**_row, "status": "waived"}
     _block = not_among(_row, "status", ("open",), "bordereau issue")
     if _block:
@@ -349,7 +339,7 @@ def settlement_statement_draft(
     tables: Tables, treaty_id: str, period: str, net_amount: float, direction: SettlementStatementDirection
 ) -> SettlementStatement:
     """Draft the quarter's settlement statement for a treaty."""
-    check_ref(tables, "treatys", treaty_id, "treaty_id", "treaty", "find treaty ids with treaty_search")
+    TREATYS.check_ref(tables, treaty_id, "treaty_id")
     check_not_blank(period, "period")
     check_range(net_amount, "net_amount", 5000, 4000000)
     check_choice(direction, "direction", SETTLEMENT_STATEMENT_DIRECTION)
@@ -368,14 +358,7 @@ def settlement_statement_draft(
 @write
 def settlement_statement_agree(tables: Tables, settlement_statement_id: str) -> SettlementStatement:
     """Record the cedant's agreement to the statement."""
-    _row = find_row(
-        tables,
-        "settlement_statements",
-        "id",
-        settlement_statement_id,
-        "settlement statement",
-        "settlement statement ids look like sst-0001",
-    )
+    _row = SETTLEMENT_STATEMENTS.find(tables, settlement_statement_id)
     _new = {**_row, "status": "agreed"}
     _block = not_among(_row, "status", ("draft",), "settlement statement")
     if _block:
@@ -387,14 +370,7 @@ def settlement_statement_agree(tables: Tables, settlement_statement_id: str) -> 
 @write
 def settlement_statement_mark_paid(tables: Tables, settlement_statement_id: str) -> SettlementStatement:
     """Record settlement of an agreed statement."""
-    _row = find_row(
-        tables,
-        "settlement_statements",
-        "id",
-        settlement_statement_id,
-        "settlement statement",
-        "settlement statement ids look like sst-0001",
-    )
+    _row = SETTLEMENT_STATEMENTS.find(tables, settlement_statement_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("agreed",), "settlement statement")
     if _block:

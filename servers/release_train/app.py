@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, row_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
     holds,
@@ -123,6 +123,15 @@ class ProductionDeployPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SERVICE_COMPONENTS = Rows(
+    "service_components", "service component", "find service component ids with service_component_search"
+)
+RELEASE_CANDIDATES = Rows(
+    "release_candidates", "release candidate", "find release candidate ids with release_candidate_search"
+)
+
+
 # ---------------------------------------------------------------- service_components
 
 
@@ -186,17 +195,7 @@ def release_candidate_search(
 @read
 def release_candidate_get(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Read one release candidate."""
-    return as_record(
-        ReleaseCandidate,
-        find_row(
-            tables,
-            "release_candidates",
-            "id",
-            release_candidate_id,
-            "release candidate",
-            "find release candidate ids with release_candidate_search",
-        ),
-    )
+    return as_record(ReleaseCandidate, RELEASE_CANDIDATES.find(tables, release_candidate_id))
 
 
 @write
@@ -207,14 +206,7 @@ def release_candidate_plan(
 
     target_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "service_components",
-        service_component_id,
-        "service_component_id",
-        "service component",
-        "find service component ids with service_component_search",
-    )
+    SERVICE_COMPONENTS.check_ref(tables, service_component_id, "service_component_id")
     check_not_blank(version, "version")
     check_date(target_date, "target_date")
     check_not_blank(release_manager, "release_manager")
@@ -239,14 +231,7 @@ def release_candidate_plan(
 @write
 def release_candidate_freeze(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Freeze code for a planned candidate."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "code_frozen"}
     _block = not_among(_row, "status", ("planned",), "release candidate")
     if _block:
@@ -258,14 +243,7 @@ def release_candidate_freeze(tables: Tables, release_candidate_id: str) -> Relea
 @write
 def release_candidate_qa_signoff(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Record QA sign-off on a frozen candidate."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "qa_signed_off"}
     _block = not_among(_row, "status", ("code_frozen",), "release candidate")
     if _block:
@@ -277,14 +255,7 @@ def release_candidate_qa_signoff(tables: Tables, release_candidate_id: str) -> R
 @write
 def release_candidate_cab_approve(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Record change advisory board approval."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "cab_approved"}
     _block = not_among(_row, "status", ("qa_signed_off",), "release candidate")
     if _block:
@@ -296,14 +267,7 @@ def release_candidate_cab_approve(tables: Tables, release_candidate_id: str) -> 
 @write
 def release_candidate_mark_deployed(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Mark a candidate live in production."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "deployed"}
     _block = not_among(_row, "status", ("cab_approved",), "release candidate")
     if _block:
@@ -319,14 +283,7 @@ def release_candidate_mark_deployed(tables: Tables, release_candidate_id: str) -
 @write
 def release_candidate_roll_back(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Roll back a deployed candidate."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "rolled_back"}
     _block = not_among(_row, "status", ("deployed",), "release candidate")
     if _block:
@@ -338,14 +295,7 @@ def release_candidate_roll_back(tables: Tables, release_candidate_id: str) -> Re
 @write
 def release_candidate_abort(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
     """Pull a candidate from the train before deploy."""
-    _row = find_row(
-        tables,
-        "release_candidates",
-        "id",
-        release_candidate_id,
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "aborted"}
     _block = not_among(_row, "status", ("planned", "code_frozen", "qa_signed_off", "cab_approved"), "release candidate")
     if _block:
@@ -388,14 +338,7 @@ def change_ticket_attach(
     tables: Tables, release_candidate_id: str, jira_key: str, summary: str, risk: ChangeTicketRisk
 ) -> ChangeTicket:
     """Attach a Jira change ticket to a release candidate."""
-    check_ref(
-        tables,
-        "release_candidates",
-        release_candidate_id,
-        "release_candidate_id",
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    RELEASE_CANDIDATES.check_ref(tables, release_candidate_id, "release_candidate_id")
     check_not_blank(jira_key, "jira_key")
     check_not_blank(summary, "summary")
     check_choice(risk, "risk", CHANGE_TICKET_RISK)
@@ -450,14 +393,7 @@ def production_deploy_book_window(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "release_candidates",
-        release_candidate_id,
-        "release_candidate_id",
-        "release candidate",
-        "find release candidate ids with release_candidate_search",
-    )
+    RELEASE_CANDIDATES.check_ref(tables, release_candidate_id, "release_candidate_id")
     check_choice(environment, "environment", PRODUCTION_DEPLOY_ENVIRONMENT)
     check_time(start, "start")
     check_time(end, "end")

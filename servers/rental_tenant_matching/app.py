@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -139,6 +140,17 @@ class LeaseOfferPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RENTAL_UNITS = Rows("rental_units", "rental unit", "find rental unit ids with rental_unit_search")
+RENTAL_APPLICANTS = Rows(
+    "rental_applicants", "rental applicant", "find rental applicant ids with rental_applicant_search"
+)
+RENTAL_APPLICATIONS = Rows(
+    "rental_applications", "rental application", "find rental application ids with rental_application_search"
+)
+LEASE_OFFERS = Rows("lease_offers", "lease offer", "find lease offer ids with lease_offer_search")
+
+
 # ---------------------------------------------------------------- rental_units
 
 
@@ -176,20 +188,13 @@ def rental_unit_search(
 @read
 def rental_unit_get(tables: Tables, rental_unit_id: str) -> RentalUnit:
     """Read one unit."""
-    return as_record(
-        RentalUnit,
-        find_row(
-            tables, "rental_units", "id", rental_unit_id, "rental unit", "find rental unit ids with rental_unit_search"
-        ),
-    )
+    return as_record(RentalUnit, RENTAL_UNITS.find(tables, rental_unit_id))
 
 
 @write
 def rental_unit_mark_leased(tables: Tables, rental_unit_id: str) -> RentalUnit:
     """Mark a unit leased after the offer is signed."""
-    _row = find_row(
-        tables, "rental_units", "id", rental_unit_id, "rental unit", "find rental unit ids with rental_unit_search"
-    )
+    _row = RENTAL_UNITS.find(tables, rental_unit_id)
     _new = {**_row, "status": "leased"}
     _block = not_among(_row, "status", ("pending",), "rental unit")
     if _block:
@@ -234,17 +239,7 @@ def rental_applicant_search(
 @read
 def rental_applicant_get(tables: Tables, rental_applicant_id: str) -> RentalApplicant:
     """Read one applicant's profile."""
-    return as_record(
-        RentalApplicant,
-        find_row(
-            tables,
-            "rental_applicants",
-            "id",
-            rental_applicant_id,
-            "rental applicant",
-            "find rental applicant ids with rental_applicant_search",
-        ),
-    )
+    return as_record(RentalApplicant, RENTAL_APPLICANTS.find(tables, rental_applicant_id))
 
 
 # ---------------------------------------------------------------- rental_applications
@@ -253,22 +248,8 @@ def rental_applicant_get(tables: Tables, rental_applicant_id: str) -> RentalAppl
 @write
 def rental_application_submit(tables: Tables, rental_unit_id: str, rental_applicant_id: str) -> RentalApplication:
     """File an application for a unit; each unit takes a limited number of open applications."""
-    check_ref(
-        tables,
-        "rental_units",
-        rental_unit_id,
-        "rental_unit_id",
-        "rental unit",
-        "find rental unit ids with rental_unit_search",
-    )
-    check_ref(
-        tables,
-        "rental_applicants",
-        rental_applicant_id,
-        "rental_applicant_id",
-        "rental applicant",
-        "find rental applicant ids with rental_applicant_search",
-    )
+    RENTAL_UNITS.check_ref(tables, rental_unit_id, "rental_unit_id")
+    RENTAL_APPLICANTS.check_ref(tables, rental_applicant_id, "rental_applicant_id")
     _new = {
         "id": next_id(tables, "rental_applications", "rapp"),
         "rental_unit_id": rental_unit_id,
@@ -323,14 +304,7 @@ def rental_application_search(
 @write
 def rental_application_screen(tables: Tables, rental_application_id: str) -> RentalApplication:
     """Start credit and income screening."""
-    _row = find_row(
-        tables,
-        "rental_applications",
-        "id",
-        rental_application_id,
-        "rental application",
-        "find rental application ids with rental_application_search",
-    )
+    _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "screening"}
     _block = not_among(_row, "status", ("submitted",), "rental application")
     if _block:
@@ -342,14 +316,7 @@ def rental_application_screen(tables: Tables, rental_application_id: str) -> Ren
 @write
 def rental_application_approve(tables: Tables, rental_application_id: str) -> RentalApplication:
     """Approve an application that passed screening."""
-    _row = find_row(
-        tables,
-        "rental_applications",
-        "id",
-        rental_application_id,
-        "rental application",
-        "find rental application ids with rental_application_search",
-    )
+    _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("screening",), "rental application")
     if _block:
@@ -372,14 +339,7 @@ def rental_application_approve(tables: Tables, rental_application_id: str) -> Re
 @write
 def rental_application_decline(tables: Tables, rental_application_id: str) -> RentalApplication:
     """Decline an application (send the adverse action notice)."""
-    _row = find_row(
-        tables,
-        "rental_applications",
-        "id",
-        rental_application_id,
-        "rental application",
-        "find rental application ids with rental_application_search",
-    )
+    _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("submitted", "screening"), "rental application")
     if _block:
@@ -397,22 +357,8 @@ def lease_offer_send(tables: Tables, rental_unit_id: str, rental_applicant_id: s
 
     move_in_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "rental_units",
-        rental_unit_id,
-        "rental_unit_id",
-        "rental unit",
-        "find rental unit ids with rental_unit_search",
-    )
-    check_ref(
-        tables,
-        "rental_applicants",
-        rental_applicant_id,
-        "rental_applicant_id",
-        "rental applicant",
-        "find rental applicant ids with rental_applicant_search",
-    )
+    RENTAL_UNITS.check_ref(tables, rental_unit_id, "rental_unit_id")
+    RENTAL_APPLICANTS.check_ref(tables, rental_applicant_id, "rental_applicant_id")
     check_date(move_in_date, "move_in_date")
     _new = {
         "id": next_id(tables, "lease_offers", "lof"),
@@ -480,9 +426,7 @@ def lease_offer_search(
 @write
 def lease_offer_mark_signed(tables: Tables, lease_offer_id: str) -> LeaseOffer:
     """Record the applicant's signature."""
-    _row = find_row(
-        tables, "lease_offers", "id", lease_offer_id, "lease offer", "find lease offer ids with lease_offer_search"
-    )
+    _row = LEASE_OFFERS.find(tables, lease_offer_id)
     _new = {**_row, "status": "signed"}
     _block = not_among(_row, "status", ("sent",), "lease offer")
     if _block:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import (
     check_choice,
     check_date,
@@ -24,10 +24,19 @@ from envcraft_runtime.arguments import (
     check_not_blank,
     check_order,
     check_range,
-    check_ref,
     check_time,
 )
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import (
     PolicyRule,
     at_capacity,
@@ -134,6 +143,14 @@ class ScreeningVisitPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CLINICAL_STUDIES = Rows("clinical_studies", "clinical study", "find clinical study ids with clinical_study_search")
+STUDY_VOLUNTEERS = Rows("study_volunteers", "study volunteer", "find study volunteer ids with study_volunteer_search")
+STUDY_ENROLLMENTS = Rows(
+    "study_enrollments", "study enrollment", "find study enrollment ids with study_enrollment_search"
+)
+
+
 # ---------------------------------------------------------------- clinical_studies
 
 
@@ -168,17 +185,7 @@ def clinical_study_search(
 @read
 def clinical_study_get(tables: Tables, clinical_study_id: str) -> ClinicalStudy:
     """Read a study's eligibility criteria and cap."""
-    return as_record(
-        ClinicalStudy,
-        find_row(
-            tables,
-            "clinical_studies",
-            "id",
-            clinical_study_id,
-            "clinical study",
-            "find clinical study ids with clinical_study_search",
-        ),
-    )
+    return as_record(ClinicalStudy, CLINICAL_STUDIES.find(tables, clinical_study_id))
 
 
 # ---------------------------------------------------------------- study_volunteers
@@ -219,17 +226,7 @@ def study_volunteer_search(
 @read
 def study_volunteer_get(tables: Tables, study_volunteer_id: str) -> StudyVolunteer:
     """Read one volunteer."""
-    return as_record(
-        StudyVolunteer,
-        find_row(
-            tables,
-            "study_volunteers",
-            "id",
-            study_volunteer_id,
-            "study volunteer",
-            "find study volunteer ids with study_volunteer_search",
-        ),
-    )
+    return as_record(StudyVolunteer, STUDY_VOLUNTEERS.find(tables, study_volunteer_id))
 
 
 @write
@@ -300,22 +297,8 @@ def study_enrollment_propose(
 
     proposed_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "study_volunteers",
-        study_volunteer_id,
-        "study_volunteer_id",
-        "study volunteer",
-        "find study volunteer ids with study_volunteer_search",
-    )
-    check_ref(
-        tables,
-        "clinical_studies",
-        clinical_study_id,
-        "clinical_study_id",
-        "clinical study",
-        "find clinical study ids with clinical_study_search",
-    )
+    STUDY_VOLUNTEERS.check_ref(tables, study_volunteer_id, "study_volunteer_id")
+    CLINICAL_STUDIES.check_ref(tables, clinical_study_id, "clinical_study_id")
     check_date(proposed_on, "proposed_on")
     _new = {
         "id": next_id(tables, "study_enrollments", "enr"),
@@ -370,14 +353,7 @@ def study_enrollment_propose(
 @write
 def study_enrollment_start_screening(tables: Tables, study_enrollment_id: str) -> StudyEnrollment:
     """Start screening after the volunteer agrees."""
-    _row = find_row(
-        tables,
-        "study_enrollments",
-        "id",
-        study_enrollment_id,
-        "study enrollment",
-        "find study enrollment ids with study_enrollment_search",
-    )
+    _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "screening"}
     _block = not_among(_row, "status", ("proposed",), "study enrollment")
     if _block:
@@ -389,14 +365,7 @@ def study_enrollment_start_screening(tables: Tables, study_enrollment_id: str) -
 @write
 def study_enrollment_enroll(tables: Tables, study_enrollment_id: str) -> StudyEnrollment:
     """Enroll a volunteer who passed screening."""
-    _row = find_row(
-        tables,
-        "study_enrollments",
-        "id",
-        study_enrollment_id,
-        "study enrollment",
-        "find study enrollment ids with study_enrollment_search",
-    )
+    _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "enrolled"}
     _block = not_among(_row, "status", ("screening",), "study enrollment")
     if _block:
@@ -408,14 +377,7 @@ def study_enrollment_enroll(tables: Tables, study_enrollment_id: str) -> StudyEn
 @write
 def study_enrollment_screen_fail(tables: Tables, study_enrollment_id: str) -> StudyEnrollment:
     """Record a failed screening."""
-    _row = find_row(
-        tables,
-        "study_enrollments",
-        "id",
-        study_enrollment_id,
-        "study enrollment",
-        "find study enrollment ids with study_enrollment_search",
-    )
+    _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "screen_failed"}
     _block = not_among(_row, "status", ("screening",), "study enrollment")
     if _block:
@@ -427,14 +389,7 @@ def study_enrollment_screen_fail(tables: Tables, study_enrollment_id: str) -> St
 @write
 def study_enrollment_withdraw(tables: Tables, study_enrollment_id: str) -> StudyEnrollment:
     """Withdraw a volunteer at their request."""
-    _row = find_row(
-        tables,
-        "study_enrollments",
-        "id",
-        study_enrollment_id,
-        "study enrollment",
-        "find study enrollment ids with study_enrollment_search",
-    )
+    _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("proposed", "screening", "enrolled"), "study enrollment")
     if _block:
@@ -454,14 +409,7 @@ def screening_visit_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "study_enrollments",
-        study_enrollment_id,
-        "study_enrollment_id",
-        "study enrollment",
-        "find study enrollment ids with study_enrollment_search",
-    )
+    STUDY_ENROLLMENTS.check_ref(tables, study_enrollment_id, "study_enrollment_id")
     check_not_blank(coordinator, "coordinator")
     check_time(start, "start")
     check_time(end, "end")

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -130,6 +131,16 @@ class RecoveryVoucherPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RESTAURANT_LOCATIONS = Rows(
+    "restaurant_locations", "restaurant location", "find restaurant location ids with restaurant_location_search"
+)
+GUEST_FEEDBACKS = Rows("guest_feedbacks", "guest feedback", "find guest feedback ids with guest_feedback_search")
+RECOVERY_VOUCHERS = Rows(
+    "recovery_vouchers", "recovery voucher", "find recovery voucher ids with recovery_voucher_search"
+)
+
+
 # ---------------------------------------------------------------- restaurant_locations
 
 
@@ -155,17 +166,7 @@ def restaurant_location_search(
 @read
 def restaurant_location_get(tables: Tables, restaurant_location_id: str) -> RestaurantLocation:
     """Read one location with its GM and goodwill budget left."""
-    return as_record(
-        RestaurantLocation,
-        find_row(
-            tables,
-            "restaurant_locations",
-            "id",
-            restaurant_location_id,
-            "restaurant location",
-            "find restaurant location ids with restaurant_location_search",
-        ),
-    )
+    return as_record(RestaurantLocation, RESTAURANT_LOCATIONS.find(tables, restaurant_location_id))
 
 
 # ---------------------------------------------------------------- guest_feedbacks
@@ -208,17 +209,7 @@ def guest_feedback_search(
 @read
 def guest_feedback_get(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Read one piece of feedback."""
-    return as_record(
-        GuestFeedback,
-        find_row(
-            tables,
-            "guest_feedbacks",
-            "id",
-            guest_feedback_id,
-            "guest feedback",
-            "find guest feedback ids with guest_feedback_search",
-        ),
-    )
+    return as_record(GuestFeedback, GUEST_FEEDBACKS.find(tables, guest_feedback_id))
 
 
 @write
@@ -236,14 +227,7 @@ def guest_feedback_log(
 
     visit_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "restaurant_locations",
-        restaurant_location_id,
-        "restaurant_location_id",
-        "restaurant location",
-        "find restaurant location ids with restaurant_location_search",
-    )
+    RESTAURANT_LOCATIONS.check_ref(tables, restaurant_location_id, "restaurant_location_id")
     check_not_blank(guest_name, "guest_name")
     check_choice(source, "source", GUEST_FEEDBACK_SOURCE)
     check_range(rating, "rating", 1, 5)
@@ -268,14 +252,7 @@ def guest_feedback_log(
 @write
 def guest_feedback_mark_responded(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Mark feedback as responded after sending a reply."""
-    _row = find_row(
-        tables,
-        "guest_feedbacks",
-        "id",
-        guest_feedback_id,
-        "guest feedback",
-        "find guest feedback ids with guest_feedback_search",
-    )
+    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "responded"}
     _block = not_among(_row, "status", ("new", "escalated"), "guest feedback")
     if _block:
@@ -287,14 +264,7 @@ def guest_feedback_mark_responded(tables: Tables, guest_feedback_id: str) -> Gue
 @write
 def guest_feedback_escalate(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Escalate feedback to the location's general manager."""
-    _row = find_row(
-        tables,
-        "guest_feedbacks",
-        "id",
-        guest_feedback_id,
-        "guest feedback",
-        "find guest feedback ids with guest_feedback_search",
-    )
+    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "escalated"}
     _block = not_among(_row, "status", ("new", "responded"), "guest feedback")
     if _block:
@@ -306,14 +276,7 @@ def guest_feedback_escalate(tables: Tables, guest_feedback_id: str) -> GuestFeed
 @write
 def guest_feedback_resolve(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Resolve feedback once the guest has a reply and any recovery is done."""
-    _row = find_row(
-        tables,
-        "guest_feedbacks",
-        "id",
-        guest_feedback_id,
-        "guest feedback",
-        "find guest feedback ids with guest_feedback_search",
-    )
+    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("responded", "escalated"), "guest feedback")
     if _block:
@@ -356,14 +319,7 @@ def feedback_response_send(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "guest_feedbacks",
-        guest_feedback_id,
-        "guest_feedback_id",
-        "guest feedback",
-        "find guest feedback ids with guest_feedback_search",
-    )
+    GUEST_FEEDBACKS.check_ref(tables, guest_feedback_id, "guest_feedback_id")
     check_choice(channel, "channel", FEEDBACK_RESPONSE_CHANNEL)
     check_not_blank(message, "message")
     check_time(sent_at, "sent_at")
@@ -416,22 +372,8 @@ def recovery_voucher_issue(
 
     expires: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "guest_feedbacks",
-        guest_feedback_id,
-        "guest_feedback_id",
-        "guest feedback",
-        "find guest feedback ids with guest_feedback_search",
-    )
-    check_ref(
-        tables,
-        "restaurant_locations",
-        restaurant_location_id,
-        "restaurant_location_id",
-        "restaurant location",
-        "find restaurant location ids with restaurant_location_search",
-    )
+    GUEST_FEEDBACKS.check_ref(tables, guest_feedback_id, "guest_feedback_id")
+    RESTAURANT_LOCATIONS.check_ref(tables, restaurant_location_id, "restaurant_location_id")
     check_range(amount, "amount", 10, 150)
     check_not_blank(code, "code")
     check_date(expires, "expires")
@@ -474,14 +416,7 @@ def recovery_voucher_issue(
 @write
 def recovery_voucher_void(tables: Tables, recovery_voucher_id: str) -> RecoveryVoucher:
     """Void an unredeemed voucher issued by mistake."""
-    _row = find_row(
-        tables,
-        "recovery_vouchers",
-        "id",
-        recovery_voucher_id,
-        "recovery voucher",
-        "find recovery voucher ids with recovery_voucher_search",
-    )
+    _row = RECOVERY_VOUCHERS.find(tables, recovery_voucher_id)
     _new = {**_row, "status": "voided"}
     _block = not_among(_row, "status", ("issued",), "recovery voucher")
     if _block:

@@ -16,17 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import (
-    check_choice,
-    check_email,
-    check_not_blank,
-    check_order,
-    check_range,
-    check_ref,
-    check_time,
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
 )
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
@@ -120,6 +122,15 @@ class WalkinPartyPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+DINERS = Rows("diners", "diner", "find diner ids with diner_search")
+DINING_TABLES = Rows("dining_tables", "dining table", "find dining table ids with dining_table_search")
+TABLE_RESERVATIONS = Rows(
+    "table_reservations", "table reservation", "find table reservation ids with table_reservation_search"
+)
+WALKIN_PARTIES = Rows("walkin_parties", "walkin party", "find walkin party ids with walkin_party_search")
 
 
 # ---------------------------------------------------------------- diners
@@ -245,17 +256,7 @@ def table_reservation_search(
 @read
 def table_reservation_get(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Read one reservation."""
-    return as_record(
-        TableReservation,
-        find_row(
-            tables,
-            "table_reservations",
-            "id",
-            table_reservation_id,
-            "table reservation",
-            "find table reservation ids with table_reservation_search",
-        ),
-    )
+    return as_record(TableReservation, TABLE_RESERVATIONS.find(tables, table_reservation_id))
 
 
 @write
@@ -272,15 +273,8 @@ def table_reservation_book(
 
     arrival, departure: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "diners", diner_id, "diner_id", "diner", "find diner ids with diner_search")
-    check_ref(
-        tables,
-        "dining_tables",
-        dining_table_id,
-        "dining_table_id",
-        "dining table",
-        "find dining table ids with dining_table_search",
-    )
+    DINERS.check_ref(tables, diner_id, "diner_id")
+    DINING_TABLES.check_ref(tables, dining_table_id, "dining_table_id")
     check_range(party_size, "party_size", 1, 12)
     check_time(arrival, "arrival")
     check_time(departure, "departure")
@@ -317,14 +311,7 @@ def table_reservation_book(
 @write
 def table_reservation_confirm(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Mark a reservation confirmed after the guest replies to the reminder text."""
-    _row = find_row(
-        tables,
-        "table_reservations",
-        "id",
-        table_reservation_id,
-        "table reservation",
-        "find table reservation ids with table_reservation_search",
-    )
+    _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("booked",), "table reservation")
     if _block:
@@ -336,14 +323,7 @@ def table_reservation_confirm(tables: Tables, table_reservation_id: str) -> Tabl
 @write
 def table_reservation_seat(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Seat an arriving party."""
-    _row = find_row(
-        tables,
-        "table_reservations",
-        "id",
-        table_reservation_id,
-        "table reservation",
-        "find table reservation ids with table_reservation_search",
-    )
+    _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "seated"}
     _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
     if _block:
@@ -355,14 +335,7 @@ def table_reservation_seat(tables: Tables, table_reservation_id: str) -> TableRe
 @write
 def table_reservation_complete(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Close a seated reservation when the party leaves."""
-    _row = find_row(
-        tables,
-        "table_reservations",
-        "id",
-        table_reservation_id,
-        "table reservation",
-        "find table reservation ids with table_reservation_search",
-    )
+    _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("seated",), "table reservation")
     if _block:
@@ -374,14 +347,7 @@ def table_reservation_complete(tables: Tables, table_reservation_id: str) -> Tab
 @write
 def table_reservation_cancel(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Cancel a reservation at the guest's request."""
-    _row = find_row(
-        tables,
-        "table_reservations",
-        "id",
-        table_reservation_id,
-        "table reservation",
-        "find table reservation ids with table_reservation_search",
-    )
+    _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
     if _block:
@@ -393,14 +359,7 @@ def table_reservation_cancel(tables: Tables, table_reservation_id: str) -> Table
 @write
 def table_reservation_mark_no_show(tables: Tables, table_reservation_id: str) -> TableReservation:
     """Mark a party that did not arrive within 15 minutes."""
-    _row = find_row(
-        tables,
-        "table_reservations",
-        "id",
-        table_reservation_id,
-        "table reservation",
-        "find table reservation ids with table_reservation_search",
-    )
+    _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
     if _block:
@@ -467,14 +426,7 @@ def walkin_party_add(
 @write
 def walkin_party_notify(tables: Tables, walkin_party_id: str) -> WalkinParty:
     """Text a waiting party that their table is ready."""
-    _row = find_row(
-        tables,
-        "walkin_parties",
-        "id",
-        walkin_party_id,
-        "walkin party",
-        "find walkin party ids with walkin_party_search",
-    )
+    _row = WALKIN_PARTIES.find(tables, walkin_party_id)
     _new = {**_row, "status": "notified"}
     _block = not_among(_row, "status", ("waiting",), "walkin party")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -126,6 +126,12 @@ class GoodwillCredit:
     reason: str
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SHOPPERS = Rows("shoppers", "shopper", "find shopper ids with shopper_search")
+SHOP_ORDERS = Rows("shop_orders", "shop order", "find shop order ids with shop_order_search")
+SUPPORT_TICKETS = Rows("support_tickets", "support ticket", "find support ticket ids with support_ticket_search")
+
+
 # ---------------------------------------------------------------- shoppers
 
 
@@ -187,9 +193,7 @@ def shop_order_search(
 @write
 def shop_order_cancel(tables: Tables, shop_order_id: str) -> ShopOrder:
     """Cancel an order that has not shipped yet."""
-    _row = find_row(
-        tables, "shop_orders", "id", shop_order_id, "shop order", "find shop order ids with shop_order_search"
-    )
+    _row = SHOP_ORDERS.find(tables, shop_order_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("processing",), "shop order")
     if _block:
@@ -237,17 +241,7 @@ def support_ticket_search(
 @read
 def support_ticket_get(tables: Tables, support_ticket_id: str) -> SupportTicket:
     """Read one ticket."""
-    return as_record(
-        SupportTicket,
-        find_row(
-            tables,
-            "support_tickets",
-            "id",
-            support_ticket_id,
-            "support ticket",
-            "find support ticket ids with support_ticket_search",
-        ),
-    )
+    return as_record(SupportTicket, SUPPORT_TICKETS.find(tables, support_ticket_id))
 
 
 @write
@@ -259,17 +253,10 @@ def support_ticket_open(
     shop_order_id: str | None = None,
 ) -> SupportTicket:
     """Open a ticket for a shopper's request."""
-    check_ref(tables, "shoppers", shopper_id, "shopper_id", "shopper", "find shopper ids with shopper_search")
+    SHOPPERS.check_ref(tables, shopper_id, "shopper_id")
     check_choice(topic, "topic", SUPPORT_TICKET_TOPIC)
     check_choice(priority, "priority", SUPPORT_TICKET_PRIORITY)
-    check_ref(
-        tables,
-        "shop_orders",
-        shop_order_id,
-        "shop_order_id",
-        "shop order",
-        "find shop order ids with shop_order_search",
-    )
+    SHOP_ORDERS.check_ref(tables, shop_order_id, "shop_order_id")
     _new = {
         "id": next_id(tables, "support_tickets", "tkt"),
         "shopper_id": shopper_id,
@@ -285,14 +272,7 @@ def support_ticket_open(
 @write
 def support_ticket_await_warehouse(tables: Tables, support_ticket_id: str) -> SupportTicket:
     """Hand the ticket to the warehouse (parcel trace, damage claim)."""
-    _row = find_row(
-        tables,
-        "support_tickets",
-        "id",
-        support_ticket_id,
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "awaiting_warehouse"}
     _block = not_among(_row, "status", ("new", "awaiting_shopper"), "support ticket")
     if _block:
@@ -304,14 +284,7 @@ def support_ticket_await_warehouse(tables: Tables, support_ticket_id: str) -> Su
 @write
 def support_ticket_await_shopper(tables: Tables, support_ticket_id: str) -> SupportTicket:
     """Wait for the shopper's answer (photos, address)."""
-    _row = find_row(
-        tables,
-        "support_tickets",
-        "id",
-        support_ticket_id,
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "awaiting_shopper"}
     _block = not_among(_row, "status", ("new", "awaiting_warehouse"), "support ticket")
     if _block:
@@ -325,14 +298,7 @@ def support_ticket_await_shopper(tables: Tables, support_ticket_id: str) -> Supp
 @write
 def support_ticket_resolve(tables: Tables, support_ticket_id: str) -> SupportTicket:
     """Mark the shopper's issue resolved."""
-    _row = find_row(
-        tables,
-        "support_tickets",
-        "id",
-        support_ticket_id,
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("new", "awaiting_shopper", "awaiting_warehouse"), "support ticket")
     if _block:
@@ -344,14 +310,7 @@ def support_ticket_resolve(tables: Tables, support_ticket_id: str) -> SupportTic
 @write
 def support_ticket_close(tables: Tables, support_ticket_id: str) -> SupportTicket:
     """Close a resolved ticket."""
-    _row = find_row(
-        tables,
-        "support_tickets",
-        "id",
-        support_ticket_id,
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("resolved",), "support ticket")
     if _block:
@@ -371,14 +330,7 @@ def ticket_reply_post(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "support_tickets",
-        support_ticket_id,
-        "support_ticket_id",
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    SUPPORT_TICKETS.check_ref(tables, support_ticket_id, "support_ticket_id")
     check_choice(author, "author", TICKET_REPLY_AUTHOR)
     check_not_blank(body, "body")
     check_time(sent_at, "sent_at")
@@ -424,15 +376,8 @@ def goodwill_credit_grant(
     tables: Tables, shopper_id: str, support_ticket_id: str, amount: float, reason: str
 ) -> GoodwillCredit:
     """Grant a store credit to say sorry (one per ticket)."""
-    check_ref(tables, "shoppers", shopper_id, "shopper_id", "shopper", "find shopper ids with shopper_search")
-    check_ref(
-        tables,
-        "support_tickets",
-        support_ticket_id,
-        "support_ticket_id",
-        "support ticket",
-        "find support ticket ids with support_ticket_search",
-    )
+    SHOPPERS.check_ref(tables, shopper_id, "shopper_id")
+    SUPPORT_TICKETS.check_ref(tables, support_ticket_id, "support_ticket_id")
     check_range(amount, "amount", 5, 40)
     check_not_blank(reason, "reason")
     _new = {

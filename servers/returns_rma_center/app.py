@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -106,6 +116,11 @@ class InspectionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PURCHASES = Rows("purchases", "purchase", "find purchase ids with purchase_search")
+RMAS = Rows("rmas", "rma", "find rma ids with rma_search")
+
+
 # ---------------------------------------------------------------- purchases
 
 
@@ -171,13 +186,13 @@ def rma_search(
 @read
 def rma_get(tables: Tables, rma_id: str) -> Rma:
     """Read one RMA."""
-    return as_record(Rma, find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search"))
+    return as_record(Rma, RMAS.find(tables, rma_id))
 
 
 @write
 def rma_request(tables: Tables, purchase_id: str, reason: RmaReason) -> Rma:
     """Open an RMA for a purchase (one RMA per purchase)."""
-    check_ref(tables, "purchases", purchase_id, "purchase_id", "purchase", "find purchase ids with purchase_search")
+    PURCHASES.check_ref(tables, purchase_id, "purchase_id")
     check_choice(reason, "reason", RMA_REASON)
     _new = {
         "id": next_id(tables, "rmas", "rma"),
@@ -197,7 +212,7 @@ def rma_request(tables: Tables, purchase_id: str, reason: RmaReason) -> Rma:
 @write
 def rma_authorize(tables: Tables, rma_id: str) -> Rma:
     """Authorise a requested return that meets the policy."""
-    _row = find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search")
+    _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "authorized"}
     _block = not_among(_row, "status", ("requested",), "rma")
     if _block:
@@ -209,7 +224,7 @@ def rma_authorize(tables: Tables, rma_id: str) -> Rma:
 @write
 def rma_reject(tables: Tables, rma_id: str) -> Rma:
     """Reject a return outside the policy or failed inspection."""
-    _row = find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search")
+    _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "rejected"}
     _block = not_among(_row, "status", ("requested", "inspected"), "rma")
     if _block:
@@ -221,7 +236,7 @@ def rma_reject(tables: Tables, rma_id: str) -> Rma:
 @write
 def rma_mark_received(tables: Tables, rma_id: str) -> Rma:
     """Record the parcel's arrival at the returns dock."""
-    _row = find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search")
+    _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("authorized", "label_sent"), "rma")
     if _block:
@@ -235,7 +250,7 @@ def rma_refund(
     tables: Tables, rma_id: str, refund_amount: float | None = None, restocking_fee: float | None = None
 ) -> Rma:
     """Refund the customer (price minus any restocking fee)."""
-    _row = find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search")
+    _row = RMAS.find(tables, rma_id)
     _changes = {
         _k: _v for _k, _v in (("refund_amount", refund_amount), ("restocking_fee", restocking_fee)) if _v is not None
     }
@@ -252,7 +267,7 @@ def rma_refund(
 @write
 def rma_exchange(tables: Tables, rma_id: str) -> Rma:
     """Ship a replacement unit instead of refunding."""
-    _row = find_row(tables, "rmas", "id", rma_id, "rma", "find rma ids with rma_search")
+    _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "exchanged"}
     _block = not_among(_row, "status", ("inspected",), "rma")
     if _block:
@@ -267,7 +282,7 @@ def rma_exchange(tables: Tables, rma_id: str) -> Rma:
 @write
 def return_label_issue(tables: Tables, rma_id: str, carrier: ReturnLabelCarrier, tracking_number: str) -> ReturnLabel:
     """Email a prepaid return label for an authorised RMA."""
-    check_ref(tables, "rmas", rma_id, "rma_id", "rma", "find rma ids with rma_search")
+    RMAS.check_ref(tables, rma_id, "rma_id")
     check_choice(carrier, "carrier", RETURN_LABEL_CARRIER)
     check_not_blank(tracking_number, "tracking_number")
     _new = {
@@ -294,7 +309,7 @@ def inspection_record(
     tables: Tables, rma_id: str, grade: InspectionGrade, inspector: str, notes: str | None = None
 ) -> Inspection:
     """Grade a received item; the RMA becomes inspected."""
-    check_ref(tables, "rmas", rma_id, "rma_id", "rma", "find rma ids with rma_search")
+    RMAS.check_ref(tables, rma_id, "rma_id")
     check_choice(grade, "grade", INSPECTION_GRADE)
     check_not_blank(inspector, "inspector")
     check_not_blank(notes, "notes")

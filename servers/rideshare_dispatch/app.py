@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -118,6 +119,15 @@ class DriverTrip:
     status: DriverTripStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RIDESHARE_DRIVERS = Rows(
+    "rideshare_drivers", "rideshare driver", "find rideshare driver ids with rideshare_driver_search"
+)
+RIDE_REQUESTS = Rows("ride_requests", "ride request", "find ride request ids with ride_request_search")
+DISPATCH_OFFERS = Rows("dispatch_offers", "dispatch offer", "find dispatch offer ids with dispatch_offer_search")
+DRIVER_TRIPS = Rows("driver_trips", "driver trip", "driver trip ids look like trp-0001")
+
+
 # ---------------------------------------------------------------- rideshare_drivers
 
 
@@ -150,14 +160,7 @@ def rideshare_driver_search(
 @write
 def rideshare_driver_go_available(tables: Tables, rideshare_driver_id: str) -> RideshareDriver:
     """Make a driver available again (logged on, or trip finished)."""
-    _row = find_row(
-        tables,
-        "rideshare_drivers",
-        "id",
-        rideshare_driver_id,
-        "rideshare driver",
-        "find rideshare driver ids with rideshare_driver_search",
-    )
+    _row = RIDESHARE_DRIVERS.find(tables, rideshare_driver_id)
     _new = {**_row, "status": "available"}
     _block = not_among(_row, "status", ("offline", "on_trip"), "rideshare driver")
     if _block:
@@ -199,25 +202,13 @@ def ride_request_search(
 @read
 def ride_request_get(tables: Tables, ride_request_id: str) -> RideRequest:
     """Read one ride request."""
-    return as_record(
-        RideRequest,
-        find_row(
-            tables,
-            "ride_requests",
-            "id",
-            ride_request_id,
-            "ride request",
-            "find ride request ids with ride_request_search",
-        ),
-    )
+    return as_record(RideRequest, RIDE_REQUESTS.find(tables, ride_request_id))
 
 
 @write
 def ride_request_mark_no_drivers(tables: Tables, ride_request_id: str) -> RideRequest:
     """Close a searching request after every offer was declined or expired."""
-    _row = find_row(
-        tables, "ride_requests", "id", ride_request_id, "ride request", "find ride request ids with ride_request_search"
-    )
+    _row = RIDE_REQUESTS.find(tables, ride_request_id)
     _new = {**_row, "status": "no_drivers"}
     _block = not_among(_row, "status", ("searching",), "ride request")
     if _block:
@@ -229,9 +220,7 @@ def ride_request_mark_no_drivers(tables: Tables, ride_request_id: str) -> RideRe
 @write
 def ride_request_cancel(tables: Tables, ride_request_id: str) -> RideRequest:
     """Record that the rider cancelled."""
-    _row = find_row(
-        tables, "ride_requests", "id", ride_request_id, "ride request", "find ride request ids with ride_request_search"
-    )
+    _row = RIDE_REQUESTS.find(tables, ride_request_id)
     _new = {**_row, "status": "cancelled_by_rider"}
     _block = not_among(_row, "status", ("searching", "driver_assigned"), "ride request")
     if _block:
@@ -276,22 +265,8 @@ def dispatch_offer_send(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "ride_requests",
-        ride_request_id,
-        "ride_request_id",
-        "ride request",
-        "find ride request ids with ride_request_search",
-    )
-    check_ref(
-        tables,
-        "rideshare_drivers",
-        rideshare_driver_id,
-        "rideshare_driver_id",
-        "rideshare driver",
-        "find rideshare driver ids with rideshare_driver_search",
-    )
+    RIDE_REQUESTS.check_ref(tables, ride_request_id, "ride_request_id")
+    RIDESHARE_DRIVERS.check_ref(tables, rideshare_driver_id, "rideshare_driver_id")
     check_time(sent_at, "sent_at")
     check_range(eta_minutes, "eta_minutes", 1, 20)
     _new = {
@@ -326,14 +301,7 @@ def dispatch_offer_send(
 @write
 def dispatch_offer_mark_delivered(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Record the driver app's delivery receipt for a pending offer."""
-    _row = find_row(
-        tables,
-        "dispatch_offers",
-        "id",
-        dispatch_offer_id,
-        "dispatch offer",
-        "find dispatch offer ids with dispatch_offer_search",
-    )
+    _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending",), "dispatch offer")
     if _block:
@@ -345,14 +313,7 @@ def dispatch_offer_mark_delivered(tables: Tables, dispatch_offer_id: str) -> Dis
 @write
 def dispatch_offer_accept(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Record the driver's acceptance of a delivered offer; then start the trip."""
-    _row = find_row(
-        tables,
-        "dispatch_offers",
-        "id",
-        dispatch_offer_id,
-        "dispatch offer",
-        "find dispatch offer ids with dispatch_offer_search",
-    )
+    _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "accepted"}
     _block = not_among(_row, "status", ("delivered",), "dispatch offer")
     if _block:
@@ -364,14 +325,7 @@ def dispatch_offer_accept(tables: Tables, dispatch_offer_id: str) -> DispatchOff
 @write
 def dispatch_offer_decline(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Record that the driver declined the offer."""
-    _row = find_row(
-        tables,
-        "dispatch_offers",
-        "id",
-        dispatch_offer_id,
-        "dispatch offer",
-        "find dispatch offer ids with dispatch_offer_search",
-    )
+    _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "declined"}
     _block = not_among(_row, "status", ("pending", "delivered"), "dispatch offer")
     if _block:
@@ -383,14 +337,7 @@ def dispatch_offer_decline(tables: Tables, dispatch_offer_id: str) -> DispatchOf
 @write
 def dispatch_offer_expire(tables: Tables, dispatch_offer_id: str) -> DispatchOffer:
     """Expire an offer with no answer after 15 seconds."""
-    _row = find_row(
-        tables,
-        "dispatch_offers",
-        "id",
-        dispatch_offer_id,
-        "dispatch offer",
-        "find dispatch offer ids with dispatch_offer_search",
-    )
+    _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "expired"}
     _block = not_among(_row, "status", ("pending", "delivered"), "dispatch offer")
     if _block:
@@ -407,22 +354,8 @@ def driver_trip_start(
     tables: Tables, ride_request_id: str, rideshare_driver_id: str, fare_estimate: float
 ) -> DriverTrip:
     """Start a trip for an accepted offer; the request is assigned and the driver on trip."""
-    check_ref(
-        tables,
-        "ride_requests",
-        ride_request_id,
-        "ride_request_id",
-        "ride request",
-        "find ride request ids with ride_request_search",
-    )
-    check_ref(
-        tables,
-        "rideshare_drivers",
-        rideshare_driver_id,
-        "rideshare_driver_id",
-        "rideshare driver",
-        "find rideshare driver ids with rideshare_driver_search",
-    )
+    RIDE_REQUESTS.check_ref(tables, ride_request_id, "ride_request_id")
+    RIDESHARE_DRIVERS.check_ref(tables, rideshare_driver_id, "rideshare_driver_id")
     check_range(fare_estimate, "fare_estimate", 7, 95)
     _new = {
         "id": next_id(tables, "driver_trips", "trp"),
@@ -446,7 +379,7 @@ def driver_trip_start(
 @write
 def driver_trip_complete(tables: Tables, driver_trip_id: str) -> DriverTrip:
     """Complete a trip at drop-off; then make the driver available."""
-    _row = find_row(tables, "driver_trips", "id", driver_trip_id, "driver trip", "driver trip ids look like trp-0001")
+    _row = DRIVER_TRIPS.find(tables, driver_trip_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("en_route_to_pickup", "on_board"), "driver trip")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -147,6 +148,14 @@ class ServiceCreditPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CUSTOMER_ACCOUNTS = Rows(
+    "customer_accounts", "customer account", "find customer account ids with customer_account_search"
+)
+ACCOUNT_CONTACTS = Rows("account_contacts", "account contact", "find account contact ids with account_contact_search")
+SUPPORT_CASES = Rows("support_cases", "support case", "find support case ids with support_case_search")
+
+
 # ---------------------------------------------------------------- customer_accounts
 
 
@@ -244,17 +253,7 @@ def support_case_search(
 @read
 def support_case_get(tables: Tables, support_case_id: str) -> SupportCase:
     """Read one case."""
-    return as_record(
-        SupportCase,
-        find_row(
-            tables,
-            "support_cases",
-            "id",
-            support_case_id,
-            "support case",
-            "find support case ids with support_case_search",
-        ),
-    )
+    return as_record(SupportCase, SUPPORT_CASES.find(tables, support_case_id))
 
 
 @write
@@ -271,14 +270,7 @@ def support_case_open(
 
     opened: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "account_contacts",
-        account_contact_id,
-        "account_contact_id",
-        "account contact",
-        "find account contact ids with account_contact_search",
-    )
+    ACCOUNT_CONTACTS.check_ref(tables, account_contact_id, "account_contact_id")
     check_not_blank(subject, "subject")
     check_choice(category, "category", SUPPORT_CASE_CATEGORY)
     check_choice(priority, "priority", SUPPORT_CASE_PRIORITY)
@@ -307,9 +299,7 @@ def support_case_triage(
     assignee: str | None = None,
 ) -> SupportCase:
     """Set a case's priority, category or assignee."""
-    _row = find_row(
-        tables, "support_cases", "id", support_case_id, "support case", "find support case ids with support_case_search"
-    )
+    _row = SUPPORT_CASES.find(tables, support_case_id)
     _changes = {
         _k: _v for _k, _v in (("priority", priority), ("category", category), ("assignee", assignee)) if _v is not None
     }
@@ -329,9 +319,7 @@ def support_case_triage(
 @write
 def support_case_await_customer(tables: Tables, support_case_id: str) -> SupportCase:
     """Set a case to pending while waiting for the customer's answer."""
-    _row = find_row(
-        tables, "support_cases", "id", support_case_id, "support case", "find support case ids with support_case_search"
-    )
+    _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "pending_customer"}
     _block = not_among(_row, "status", ("new", "open"), "support case")
     if _block:
@@ -343,9 +331,7 @@ def support_case_await_customer(tables: Tables, support_case_id: str) -> Support
 @write
 def support_case_reopen(tables: Tables, support_case_id: str) -> SupportCase:
     """Reopen a case (customer replied, or the fix did not work)."""
-    _row = find_row(
-        tables, "support_cases", "id", support_case_id, "support case", "find support case ids with support_case_search"
-    )
+    _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "open"}
     _block = not_among(_row, "status", ("new", "pending_customer", "solved"), "support case")
     if _block:
@@ -357,9 +343,7 @@ def support_case_reopen(tables: Tables, support_case_id: str) -> SupportCase:
 @write
 def support_case_solve(tables: Tables, support_case_id: str) -> SupportCase:
     """Solve a case after a public reply with the resolution."""
-    _row = find_row(
-        tables, "support_cases", "id", support_case_id, "support case", "find support case ids with support_case_search"
-    )
+    _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "solved"}
     _block = not_among(_row, "status", ("open", "pending_customer"), "support case")
     if _block:
@@ -405,14 +389,7 @@ def case_reply_send(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "support_cases",
-        support_case_id,
-        "support_case_id",
-        "support case",
-        "find support case ids with support_case_search",
-    )
+    SUPPORT_CASES.check_ref(tables, support_case_id, "support_case_id")
     check_not_blank(author, "author")
     check_choice(visibility, "visibility", CASE_REPLY_VISIBILITY)
     check_not_blank(body, "body")
@@ -459,22 +436,8 @@ def service_credit_issue(
     tables: Tables, customer_account_id: str, support_case_id: str, amount: float, reason: str
 ) -> ServiceCredit:
     """Issue a service credit; it is deducted from the account's yearly allowance."""
-    check_ref(
-        tables,
-        "customer_accounts",
-        customer_account_id,
-        "customer_account_id",
-        "customer account",
-        "find customer account ids with customer_account_search",
-    )
-    check_ref(
-        tables,
-        "support_cases",
-        support_case_id,
-        "support_case_id",
-        "support case",
-        "find support case ids with support_case_search",
-    )
+    CUSTOMER_ACCOUNTS.check_ref(tables, customer_account_id, "customer_account_id")
+    SUPPORT_CASES.check_ref(tables, support_case_id, "support_case_id")
     check_range(amount, "amount", 10, 250)
     check_not_blank(reason, "reason")
     _new = {

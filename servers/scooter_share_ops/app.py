@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -125,6 +126,13 @@ class OpsTaskPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SCOOTERS = Rows("scooters", "scooter", "find scooter ids with scooter_search")
+SERVICE_ZONES = Rows("service_zones", "service zone", "find service zone ids with service_zone_search")
+DEPLOYMENTS = Rows("deployments", "deployment", "find deployment ids with deployment_search")
+OPS_TASKS = Rows("ops_tasks", "ops task", "find ops task ids with ops_task_search")
+
+
 # ---------------------------------------------------------------- scooters
 
 
@@ -158,15 +166,13 @@ def scooter_search(
 @read
 def scooter_get(tables: Tables, scooter_id: str) -> Scooter:
     """Read one scooter with battery, odometer and status."""
-    return as_record(
-        Scooter, find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
-    )
+    return as_record(Scooter, SCOOTERS.find(tables, scooter_id))
 
 
 @write
 def scooter_flag_low_battery(tables: Tables, scooter_id: str) -> Scooter:
     """Flag an available scooter under 20% battery; it is hidden from riders."""
-    _row = find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
+    _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "low_battery"}
     _block = not_among(_row, "status", ("available",), "scooter")
     if _block:
@@ -178,7 +184,7 @@ def scooter_flag_low_battery(tables: Tables, scooter_id: str) -> Scooter:
 @write
 def scooter_collect(tables: Tables, scooter_id: str) -> Scooter:
     """Record that a crew picked a scooter up from the street."""
-    _row = find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
+    _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "collected"}
     _block = not_among(_row, "status", ("available", "low_battery", "damaged"), "scooter")
     if _block:
@@ -190,7 +196,7 @@ def scooter_collect(tables: Tables, scooter_id: str) -> Scooter:
 @write
 def scooter_start_charging(tables: Tables, scooter_id: str) -> Scooter:
     """Put a collected scooter on a charger at the warehouse."""
-    _row = find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
+    _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "charging"}
     _block = not_among(_row, "status", ("collected",), "scooter")
     if _block:
@@ -202,7 +208,7 @@ def scooter_start_charging(tables: Tables, scooter_id: str) -> Scooter:
 @write
 def scooter_report_damage(tables: Tables, scooter_id: str) -> Scooter:
     """Report a scooter damaged (rider report or crew inspection)."""
-    _row = find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
+    _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "damaged"}
     _block = not_among(_row, "status", ("available", "low_battery", "collected", "charging"), "scooter")
     if _block:
@@ -214,7 +220,7 @@ def scooter_report_damage(tables: Tables, scooter_id: str) -> Scooter:
 @write
 def scooter_send_to_repair(tables: Tables, scooter_id: str) -> Scooter:
     """Send a damaged scooter to the workshop."""
-    _row = find_row(tables, "scooters", "id", scooter_id, "scooter", "find scooter ids with scooter_search")
+    _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "in_repair"}
     _block = not_among(_row, "status", ("damaged",), "scooter")
     if _block:
@@ -278,15 +284,8 @@ def deployment_deploy(tables: Tables, scooter_id: str, service_zone_id: str, dep
 
     deployed_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "scooters", scooter_id, "scooter_id", "scooter", "find scooter ids with scooter_search")
-    check_ref(
-        tables,
-        "service_zones",
-        service_zone_id,
-        "service_zone_id",
-        "service zone",
-        "find service zone ids with service_zone_search",
-    )
+    SCOOTERS.check_ref(tables, scooter_id, "scooter_id")
+    SERVICE_ZONES.check_ref(tables, service_zone_id, "service_zone_id")
     check_time(deployed_at, "deployed_at")
     _new = {
         "id": next_id(tables, "deployments", "dep"),
@@ -322,9 +321,7 @@ def deployment_deploy(tables: Tables, scooter_id: str, service_zone_id: str, dep
 @write
 def deployment_end(tables: Tables, deployment_id: str) -> Deployment:
     """End a scooter's active deployment when it is collected from the zone."""
-    _row = find_row(
-        tables, "deployments", "id", deployment_id, "deployment", "find deployment ids with deployment_search"
-    )
+    _row = DEPLOYMENTS.find(tables, deployment_id)
     _new = {**_row, "status": "ended"}
     _block = not_among(_row, "status", ("active",), "deployment")
     if _block:
@@ -373,7 +370,7 @@ def ops_task_dispatch(
     tables: Tables, scooter_id: str, task_type: OpsTaskTaskType, assignee: str, priority: OpsTaskPriority
 ) -> OpsTask:
     """Give a crew a task for a scooter."""
-    check_ref(tables, "scooters", scooter_id, "scooter_id", "scooter", "find scooter ids with scooter_search")
+    SCOOTERS.check_ref(tables, scooter_id, "scooter_id")
     check_choice(task_type, "task_type", OPS_TASK_TASK_TYPE)
     check_not_blank(assignee, "assignee")
     check_choice(priority, "priority", OPS_TASK_PRIORITY)
@@ -392,7 +389,7 @@ def ops_task_dispatch(
 @write
 def ops_task_complete(tables: Tables, ops_task_id: str) -> OpsTask:
     """Close a crew task."""
-    _row = find_row(tables, "ops_tasks", "id", ops_task_id, "ops task", "find ops task ids with ops_task_search")
+    _row = OPS_TASKS.find(tables, ops_task_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("open", "in_progress"), "ops task")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -107,6 +108,12 @@ class SequencingRunPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SEQUENCERS = Rows("sequencers", "sequencer", "find sequencer ids with sequencer_search")
+LIBRARY_PREPS = Rows("library_preps", "library prep", "find library prep ids with library_prep_search")
+SEQUENCING_RUNS = Rows("sequencing_runs", "sequencing run", "find sequencing run ids with sequencing_run_search")
+
+
 # ---------------------------------------------------------------- sequencers
 
 
@@ -166,9 +173,7 @@ def library_prep_record_qc(
     tables: Tables, library_prep_id: str, qc_status: LibraryPrepQcStatus, concentration_nm: float | None = None
 ) -> LibraryPrep:
     """Record Bioanalyzer/Qubit QC on a library."""
-    _row = find_row(
-        tables, "library_preps", "id", library_prep_id, "library prep", "find library prep ids with library_prep_search"
-    )
+    _row = LIBRARY_PREPS.find(tables, library_prep_id)
     _changes = {
         _k: _v for _k, _v in (("qc_status", qc_status), ("concentration_nm", concentration_nm)) if _v is not None
     }
@@ -218,17 +223,7 @@ def sequencing_run_search(
 @read
 def sequencing_run_get(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Read one run."""
-    return as_record(
-        SequencingRun,
-        find_row(
-            tables,
-            "sequencing_runs",
-            "id",
-            sequencing_run_id,
-            "sequencing run",
-            "find sequencing run ids with sequencing_run_search",
-        ),
-    )
+    return as_record(SequencingRun, SEQUENCING_RUNS.find(tables, sequencing_run_id))
 
 
 @write
@@ -243,17 +238,8 @@ def sequencing_run_queue(
 
     queued_on: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables, "sequencers", sequencer_id, "sequencer_id", "sequencer", "find sequencer ids with sequencer_search"
-    )
-    check_ref(
-        tables,
-        "library_preps",
-        library_prep_id,
-        "library_prep_id",
-        "library prep",
-        "find library prep ids with library_prep_search",
-    )
+    SEQUENCERS.check_ref(tables, sequencer_id, "sequencer_id")
+    LIBRARY_PREPS.check_ref(tables, library_prep_id, "library_prep_id")
     check_choice(read_config, "read_config", SEQUENCING_RUN_READ_CONFIG)
     check_date(queued_on, "queued_on")
     _new = {
@@ -289,14 +275,7 @@ def sequencing_run_queue(
 @write
 def sequencing_run_load(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Load the flow cell for a queued or requeued run."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "loading"}
     _block = not_among(_row, "status", ("queued", "requeued"), "sequencing run")
     if _block:
@@ -308,14 +287,7 @@ def sequencing_run_load(tables: Tables, sequencing_run_id: str) -> SequencingRun
 @write
 def sequencing_run_start(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Start chemistry on a loaded run."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "sequencing"}
     _block = not_among(_row, "status", ("loading",), "sequencing run")
     if _block:
@@ -327,14 +299,7 @@ def sequencing_run_start(tables: Tables, sequencing_run_id: str) -> SequencingRu
 @write
 def sequencing_run_demultiplex(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Start BCL conversion and demultiplexing."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "demultiplexing"}
     _block = not_among(_row, "status", ("sequencing",), "sequencing run")
     if _block:
@@ -346,14 +311,7 @@ def sequencing_run_demultiplex(tables: Tables, sequencing_run_id: str) -> Sequen
 @write
 def sequencing_run_deliver(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Deliver FASTQs to the lab's bucket."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("demultiplexing",), "sequencing run")
     if _block:
@@ -365,14 +323,7 @@ def sequencing_run_deliver(tables: Tables, sequencing_run_id: str) -> Sequencing
 @write
 def sequencing_run_fail(tables: Tables, sequencing_run_id: str, failure_reason: str) -> SequencingRun:
     """Record a failed run with its cause."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _changes = {_k: _v for _k, _v in (("failure_reason", failure_reason),) if _v is not None}
     check_not_blank(failure_reason, "failure_reason")
     _new = {**_row, **_changes, "status": "failed"}
@@ -388,19 +339,10 @@ def sequencing_run_requeue(
     tables: Tables, sequencing_run_id: str, attempt: int | None = None, sequencer_id: str | None = None
 ) -> SequencingRun:
     """Requeue a failed run (bump attempt; optionally another instrument)."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _changes = {_k: _v for _k, _v in (("attempt", attempt), ("sequencer_id", sequencer_id)) if _v is not None}
     check_range(attempt, "attempt", 1, 3)
-    check_ref(
-        tables, "sequencers", sequencer_id, "sequencer_id", "sequencer", "find sequencer ids with sequencer_search"
-    )
+    SEQUENCERS.check_ref(tables, sequencer_id, "sequencer_id")
     _new = {**_row, **_changes, "status": "requeued"}
     _block = not_among(_row, "status", ("failed",), "sequencing run")
     if _block:
@@ -412,14 +354,7 @@ def sequencing_run_requeue(
 @write
 def sequencing_run_abandon(tables: Tables, sequencing_run_id: str) -> SequencingRun:
     """Abandon a run after its third failure and tell the lab."""
-    _row = find_row(
-        tables,
-        "sequencing_runs",
-        "id",
-        sequencing_run_id,
-        "sequencing run",
-        "find sequencing run ids with sequencing_run_search",
-    )
+    _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "abandoned"}
     _block = not_among(_row, "status", ("failed",), "sequencing run")
     if _block:

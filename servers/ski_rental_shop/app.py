@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -113,6 +114,15 @@ class DamageReport:
     status: DamageReportStatus
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RENTERS = Rows("renters", "renter", "find renter ids with renter_search")
+RENTAL_PACKAGES = Rows("rental_packages", "rental package", "find rental package ids with rental_package_search")
+RENTAL_AGREEMENTS = Rows(
+    "rental_agreements", "rental agreement", "find rental agreement ids with rental_agreement_search"
+)
+DAMAGE_REPORTS = Rows("damage_reports", "damage report", "damage report ids look like dmg-0001")
+
+
 # ---------------------------------------------------------------- renters
 
 
@@ -194,14 +204,7 @@ def rental_package_search(
 @write
 def rental_package_set_available(tables: Tables, rental_package_id: str, available: int) -> RentalPackage:
     """Put returned gear back on the rack after the tune check (sets the available count)."""
-    _row = find_row(
-        tables,
-        "rental_packages",
-        "id",
-        rental_package_id,
-        "rental package",
-        "find rental package ids with rental_package_search",
-    )
+    _row = RENTAL_PACKAGES.find(tables, rental_package_id)
     _changes = {_k: _v for _k, _v in (("available", available),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of available")
@@ -245,17 +248,7 @@ def rental_agreement_search(
 @read
 def rental_agreement_get(tables: Tables, rental_agreement_id: str) -> RentalAgreement:
     """Read one rental agreement."""
-    return as_record(
-        RentalAgreement,
-        find_row(
-            tables,
-            "rental_agreements",
-            "id",
-            rental_agreement_id,
-            "rental agreement",
-            "find rental agreement ids with rental_agreement_search",
-        ),
-    )
+    return as_record(RentalAgreement, RENTAL_AGREEMENTS.find(tables, rental_agreement_id))
 
 
 @write
@@ -266,15 +259,8 @@ def rental_agreement_reserve(
 
     start_date: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "renters", renter_id, "renter_id", "renter", "find renter ids with renter_search")
-    check_ref(
-        tables,
-        "rental_packages",
-        rental_package_id,
-        "rental_package_id",
-        "rental package",
-        "find rental package ids with rental_package_search",
-    )
+    RENTERS.check_ref(tables, renter_id, "renter_id")
+    RENTAL_PACKAGES.check_ref(tables, rental_package_id, "rental_package_id")
     check_range(quantity, "quantity", 1, 4)
     check_date(start_date, "start_date")
     check_range(days, "days", 1, 7)
@@ -311,14 +297,7 @@ def rental_agreement_reserve(
 @write
 def rental_agreement_fit_out(tables: Tables, rental_agreement_id: str, din_setting: float) -> RentalAgreement:
     """Hand out reserved gear with the binding DIN set from the fitting guide."""
-    _row = find_row(
-        tables,
-        "rental_agreements",
-        "id",
-        rental_agreement_id,
-        "rental agreement",
-        "find rental agreement ids with rental_agreement_search",
-    )
+    _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _changes = {_k: _v for _k, _v in (("din_setting", din_setting),) if _v is not None}
     check_range(din_setting, "din_setting", 1, 10)
     _new = {**_row, **_changes, "status": "out"}
@@ -332,14 +311,7 @@ def rental_agreement_fit_out(tables: Tables, rental_agreement_id: str, din_setti
 @write
 def rental_agreement_check_in(tables: Tables, rental_agreement_id: str) -> RentalAgreement:
     """Check gear back in."""
-    _row = find_row(
-        tables,
-        "rental_agreements",
-        "id",
-        rental_agreement_id,
-        "rental agreement",
-        "find rental agreement ids with rental_agreement_search",
-    )
+    _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "returned"}
     _block = not_among(_row, "status", ("out", "overdue"), "rental agreement")
     if _block:
@@ -351,14 +323,7 @@ def rental_agreement_check_in(tables: Tables, rental_agreement_id: str) -> Renta
 @write
 def rental_agreement_mark_overdue(tables: Tables, rental_agreement_id: str) -> RentalAgreement:
     """Flag a rental not returned by 17:00 on its last day."""
-    _row = find_row(
-        tables,
-        "rental_agreements",
-        "id",
-        rental_agreement_id,
-        "rental agreement",
-        "find rental agreement ids with rental_agreement_search",
-    )
+    _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "overdue"}
     _block = not_among(_row, "status", ("out",), "rental agreement")
     if _block:
@@ -370,14 +335,7 @@ def rental_agreement_mark_overdue(tables: Tables, rental_agreement_id: str) -> R
 @write
 def rental_agreement_cancel(tables: Tables, rental_agreement_id: str) -> RentalAgreement:
     """Cancel a reservation before pick-up."""
-    _row = find_row(
-        tables,
-        "rental_agreements",
-        "id",
-        rental_agreement_id,
-        "rental agreement",
-        "find rental agreement ids with rental_agreement_search",
-    )
+    _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("reserved",), "rental agreement")
     if _block:
@@ -392,14 +350,7 @@ def rental_agreement_cancel(tables: Tables, rental_agreement_id: str) -> RentalA
 @write
 def damage_report_file(tables: Tables, rental_agreement_id: str, damage: str, charge: float) -> DamageReport:
     """Record damage found at check-in with the charge from the rental terms."""
-    check_ref(
-        tables,
-        "rental_agreements",
-        rental_agreement_id,
-        "rental_agreement_id",
-        "rental agreement",
-        "find rental agreement ids with rental_agreement_search",
-    )
+    RENTAL_AGREEMENTS.check_ref(tables, rental_agreement_id, "rental_agreement_id")
     check_not_blank(damage, "damage")
     check_range(charge, "charge", 20, 450)
     _new = {
@@ -416,9 +367,7 @@ def damage_report_file(tables: Tables, rental_agreement_id: str, damage: str, ch
 @write
 def damage_report_waive(tables: Tables, damage_report_id: str) -> DamageReport:
     """Waive an assessed damage charge (damage waiver purchased or normal wear)."""
-    _row = find_row(
-        tables, "damage_reports", "id", damage_report_id, "damage report", "damage report ids look like dmg-0001"
-    )
+    _row = DAMAGE_REPORTS.find(tables, damage_report_id)
     _new = {**_row, "status": "waived"}
     _block = not_among(_row, "status", ("assessed",), "damage report")
     if _block:

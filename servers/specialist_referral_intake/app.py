@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -134,6 +135,15 @@ class ConsultPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+REFERRING_PRACTICES = Rows(
+    "referring_practices", "referring practice", "find referring practice ids with referring_practice_search"
+)
+SPECIALISTS = Rows("specialists", "specialist", "find specialist ids with specialist_search")
+REFERRALS = Rows("referrals", "referral", "find referral ids with referral_search")
+CONSULTS = Rows("consults", "consult", "find consult ids with consult_search")
+
+
 # ---------------------------------------------------------------- referring_practices
 
 
@@ -227,9 +237,7 @@ def referral_search(
 @read
 def referral_get(tables: Tables, referral_id: str) -> Referral:
     """Read one referral by id."""
-    return as_record(
-        Referral, find_row(tables, "referrals", "id", referral_id, "referral", "find referral ids with referral_search")
-    )
+    return as_record(Referral, REFERRALS.find(tables, referral_id))
 
 
 @write
@@ -250,14 +258,7 @@ def referral_register(
     """
     check_not_blank(patient_name, "patient_name")
     check_date(patient_dob, "patient_dob")
-    check_ref(
-        tables,
-        "referring_practices",
-        practice_id,
-        "practice_id",
-        "referring practice",
-        "find referring practice ids with referring_practice_search",
-    )
+    REFERRING_PRACTICES.check_ref(tables, practice_id, "practice_id")
     check_not_blank(referring_physician, "referring_physician")
     check_choice(specialty, "specialty", REFERRAL_SPECIALTY)
     check_choice(urgency, "urgency", REFERRAL_URGENCY)
@@ -284,17 +285,10 @@ def referral_register(
 @write
 def referral_triage(tables: Tables, referral_id: str, urgency: ReferralUrgency, specialist_id: str) -> Referral:
     """Triage a received referral - confirm urgency and assign a specialist."""
-    _row = find_row(tables, "referrals", "id", referral_id, "referral", "find referral ids with referral_search")
+    _row = REFERRALS.find(tables, referral_id)
     _changes = {_k: _v for _k, _v in (("urgency", urgency), ("specialist_id", specialist_id)) if _v is not None}
     check_choice(urgency, "urgency", REFERRAL_URGENCY)
-    check_ref(
-        tables,
-        "specialists",
-        specialist_id,
-        "specialist_id",
-        "specialist",
-        "find specialist ids with specialist_search",
-    )
+    SPECIALISTS.check_ref(tables, specialist_id, "specialist_id")
     _new = {**_row, **_changes, "status": "triaged"}
     _block = not_among(_row, "status", ("received",), "referral")
     if _block:
@@ -310,7 +304,7 @@ def referral_triage(tables: Tables, referral_id: str, urgency: ReferralUrgency, 
 @write
 def referral_reject(tables: Tables, referral_id: str, reject_reason: str) -> Referral:
     """Send a referral back to the practice with a reason."""
-    _row = find_row(tables, "referrals", "id", referral_id, "referral", "find referral ids with referral_search")
+    _row = REFERRALS.find(tables, referral_id)
     _changes = {_k: _v for _k, _v in (("reject_reason", reject_reason),) if _v is not None}
     check_not_blank(reject_reason, "reject_reason")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -324,7 +318,7 @@ def referral_reject(tables: Tables, referral_id: str, reject_reason: str) -> Ref
 @write
 def referral_close(tables: Tables, referral_id: str) -> Referral:
     """Close a referral once its consult has been attended."""
-    _row = find_row(tables, "referrals", "id", referral_id, "referral", "find referral ids with referral_search")
+    _row = REFERRALS.find(tables, referral_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("booked",), "referral")
     if _block:
@@ -369,15 +363,8 @@ def consult_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "referrals", referral_id, "referral_id", "referral", "find referral ids with referral_search")
-    check_ref(
-        tables,
-        "specialists",
-        specialist_id,
-        "specialist_id",
-        "specialist",
-        "find specialist ids with specialist_search",
-    )
+    REFERRALS.check_ref(tables, referral_id, "referral_id")
+    SPECIALISTS.check_ref(tables, specialist_id, "specialist_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(mode, "mode", CONSULT_MODE)
@@ -419,7 +406,7 @@ def consult_book(
 @write
 def consult_cancel(tables: Tables, consult_id: str) -> Consult:
     """Cancel a scheduled consult."""
-    _row = find_row(tables, "consults", "id", consult_id, "consult", "find consult ids with consult_search")
+    _row = CONSULTS.find(tables, consult_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled",), "consult")
     if _block:
@@ -431,7 +418,7 @@ def consult_cancel(tables: Tables, consult_id: str) -> Consult:
 @write
 def consult_mark_attended(tables: Tables, consult_id: str) -> Consult:
     """Record that the patient attended the consult."""
-    _row = find_row(tables, "consults", "id", consult_id, "consult", "find consult ids with consult_search")
+    _row = CONSULTS.find(tables, consult_id)
     _new = {**_row, "status": "attended"}
     _block = not_among(_row, "status", ("scheduled",), "consult")
     if _block:

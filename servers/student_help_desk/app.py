@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -123,6 +133,16 @@ class KbArticlePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ACADEMIC_ADVISORS = Rows(
+    "academic_advisors", "academic advisor", "find academic advisor ids with academic_advisor_search"
+)
+STUDENT_CASES = Rows("student_cases", "student case", "find student case ids with student_case_search")
+ADVISING_APPOINTMENTS = Rows(
+    "advising_appointments", "advising appointment", "find advising appointment ids with advising_appointment_search"
+)
+
+
 # ---------------------------------------------------------------- academic_advisors
 
 
@@ -187,17 +207,7 @@ def student_case_search(
 @read
 def student_case_get(tables: Tables, student_case_id: str) -> StudentCase:
     """Read one case."""
-    return as_record(
-        StudentCase,
-        find_row(
-            tables,
-            "student_cases",
-            "id",
-            student_case_id,
-            "student case",
-            "find student case ids with student_case_search",
-        ),
-    )
+    return as_record(StudentCase, STUDENT_CASES.find(tables, student_case_id))
 
 
 @write
@@ -235,9 +245,7 @@ def student_case_open(
 @write
 def student_case_request_info(tables: Tables, student_case_id: str) -> StudentCase:
     """Ask the student for missing documents or details."""
-    _row = find_row(
-        tables, "student_cases", "id", student_case_id, "student case", "find student case ids with student_case_search"
-    )
+    _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "awaiting_student"}
     _block = not_among(_row, "status", ("new", "in_progress"), "student case")
     if _block:
@@ -249,18 +257,9 @@ def student_case_request_info(tables: Tables, student_case_id: str) -> StudentCa
 @write
 def student_case_assign(tables: Tables, student_case_id: str, academic_advisor_id: str) -> StudentCase:
     """Route a case to an advisor of the right office."""
-    _row = find_row(
-        tables, "student_cases", "id", student_case_id, "student case", "find student case ids with student_case_search"
-    )
+    _row = STUDENT_CASES.find(tables, student_case_id)
     _changes = {_k: _v for _k, _v in (("academic_advisor_id", academic_advisor_id),) if _v is not None}
-    check_ref(
-        tables,
-        "academic_advisors",
-        academic_advisor_id,
-        "academic_advisor_id",
-        "academic advisor",
-        "find academic advisor ids with academic_advisor_search",
-    )
+    ACADEMIC_ADVISORS.check_ref(tables, academic_advisor_id, "academic_advisor_id")
     _new = {**_row, **_changes, "status": "in_progress"}
     _block = not_among(_row, "status", ("new", "awaiting_student"), "student case")
     if _block:
@@ -280,9 +279,7 @@ def student_case_assign(tables: Tables, student_case_id: str, academic_advisor_i
 @write
 def student_case_escalate(tables: Tables, student_case_id: str) -> StudentCase:
     """Escalate an urgent case to the office director."""
-    _row = find_row(
-        tables, "student_cases", "id", student_case_id, "student case", "find student case ids with student_case_search"
-    )
+    _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "escalated"}
     _block = not_among(_row, "status", ("in_progress",), "student case")
     if _block:
@@ -301,9 +298,7 @@ def student_case_escalate(tables: Tables, student_case_id: str) -> StudentCase:
 @write
 def student_case_resolve(tables: Tables, student_case_id: str) -> StudentCase:
     """Resolve a case."""
-    _row = find_row(
-        tables, "student_cases", "id", student_case_id, "student case", "find student case ids with student_case_search"
-    )
+    _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("new", "in_progress", "escalated", "awaiting_student"), "student case")
     if _block:
@@ -353,22 +348,8 @@ def advising_appointment_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "academic_advisors",
-        academic_advisor_id,
-        "academic_advisor_id",
-        "academic advisor",
-        "find academic advisor ids with academic_advisor_search",
-    )
-    check_ref(
-        tables,
-        "student_cases",
-        student_case_id,
-        "student_case_id",
-        "student case",
-        "find student case ids with student_case_search",
-    )
+    ACADEMIC_ADVISORS.check_ref(tables, academic_advisor_id, "academic_advisor_id")
+    STUDENT_CASES.check_ref(tables, student_case_id, "student_case_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(mode, "mode", ADVISING_APPOINTMENT_MODE)
@@ -397,14 +378,7 @@ def advising_appointment_book(
 @write
 def advising_appointment_cancel(tables: Tables, advising_appointment_id: str) -> AdvisingAppointment:
     """Cancel a booked appointment."""
-    _row = find_row(
-        tables,
-        "advising_appointments",
-        "id",
-        advising_appointment_id,
-        "advising appointment",
-        "find advising appointment ids with advising_appointment_search",
-    )
+    _row = ADVISING_APPOINTMENTS.find(tables, advising_appointment_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked",), "advising appointment")
     if _block:

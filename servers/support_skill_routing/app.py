@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_ref, check_time
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -145,6 +146,18 @@ class RoutingAssignmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SUPPORT_AGENTS = Rows("support_agents", "support agent", "find support agent ids with support_agent_search")
+CUSTOMER_CONVERSATIONS = Rows(
+    "customer_conversations",
+    "customer conversation",
+    "find customer conversation ids with customer_conversation_search",
+)
+ROUTING_ASSIGNMENTS = Rows(
+    "routing_assignments", "routing assignment", "find routing assignment ids with routing_assignment_search"
+)
+
+
 # ---------------------------------------------------------------- support_agents
 
 
@@ -186,30 +199,13 @@ def support_agent_search(
 @read
 def support_agent_get(tables: Tables, support_agent_id: str) -> SupportAgent:
     """Read one agent's skills and concurrency limit."""
-    return as_record(
-        SupportAgent,
-        find_row(
-            tables,
-            "support_agents",
-            "id",
-            support_agent_id,
-            "support agent",
-            "find support agent ids with support_agent_search",
-        ),
-    )
+    return as_record(SupportAgent, SUPPORT_AGENTS.find(tables, support_agent_id))
 
 
 @write
 def support_agent_set_away(tables: Tables, support_agent_id: str) -> SupportAgent:
     """Set an online agent away (break, coaching); they get no new conversations."""
-    _row = find_row(
-        tables,
-        "support_agents",
-        "id",
-        support_agent_id,
-        "support agent",
-        "find support agent ids with support_agent_search",
-    )
+    _row = SUPPORT_AGENTS.find(tables, support_agent_id)
     _new = {**_row, "availability": "away"}
     _block = not_among(_row, "availability", ("online",), "support agent")
     if _block:
@@ -221,14 +217,7 @@ def support_agent_set_away(tables: Tables, support_agent_id: str) -> SupportAgen
 @write
 def support_agent_set_online(tables: Tables, support_agent_id: str) -> SupportAgent:
     """Put an away or offline agent back online."""
-    _row = find_row(
-        tables,
-        "support_agents",
-        "id",
-        support_agent_id,
-        "support agent",
-        "find support agent ids with support_agent_search",
-    )
+    _row = SUPPORT_AGENTS.find(tables, support_agent_id)
     _new = {**_row, "availability": "online"}
     _block = not_among(_row, "availability", ("away", "offline"), "support agent")
     if _block:
@@ -312,30 +301,13 @@ def customer_conversation_search(
 @read
 def customer_conversation_get(tables: Tables, customer_conversation_id: str) -> CustomerConversation:
     """Read one conversation's routing needs."""
-    return as_record(
-        CustomerConversation,
-        find_row(
-            tables,
-            "customer_conversations",
-            "id",
-            customer_conversation_id,
-            "customer conversation",
-            "find customer conversation ids with customer_conversation_search",
-        ),
-    )
+    return as_record(CustomerConversation, CUSTOMER_CONVERSATIONS.find(tables, customer_conversation_id))
 
 
 @write
 def customer_conversation_resolve(tables: Tables, customer_conversation_id: str) -> CustomerConversation:
     """Mark an assigned conversation resolved."""
-    _row = find_row(
-        tables,
-        "customer_conversations",
-        "id",
-        customer_conversation_id,
-        "customer conversation",
-        "find customer conversation ids with customer_conversation_search",
-    )
+    _row = CUSTOMER_CONVERSATIONS.find(tables, customer_conversation_id)
     _new = {**_row, "status": "resolved"}
     _block = not_among(_row, "status", ("assigned",), "customer conversation")
     if _block:
@@ -347,14 +319,7 @@ def customer_conversation_resolve(tables: Tables, customer_conversation_id: str)
 @write
 def customer_conversation_mark_abandoned(tables: Tables, customer_conversation_id: str) -> CustomerConversation:
     """Mark a queued conversation abandoned when the customer left."""
-    _row = find_row(
-        tables,
-        "customer_conversations",
-        "id",
-        customer_conversation_id,
-        "customer conversation",
-        "find customer conversation ids with customer_conversation_search",
-    )
+    _row = CUSTOMER_CONVERSATIONS.find(tables, customer_conversation_id)
     _new = {**_row, "status": "abandoned"}
     _block = not_among(_row, "status", ("queued",), "customer conversation")
     if _block:
@@ -399,22 +364,8 @@ def routing_assignment_assign(
 
     assigned_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "customer_conversations",
-        customer_conversation_id,
-        "customer_conversation_id",
-        "customer conversation",
-        "find customer conversation ids with customer_conversation_search",
-    )
-    check_ref(
-        tables,
-        "support_agents",
-        support_agent_id,
-        "support_agent_id",
-        "support agent",
-        "find support agent ids with support_agent_search",
-    )
+    CUSTOMER_CONVERSATIONS.check_ref(tables, customer_conversation_id, "customer_conversation_id")
+    SUPPORT_AGENTS.check_ref(tables, support_agent_id, "support_agent_id")
     check_time(assigned_at, "assigned_at")
     _new = {
         "id": next_id(tables, "routing_assignments", "rta"),
@@ -443,14 +394,7 @@ def routing_assignment_assign(
 @write
 def routing_assignment_transfer(tables: Tables, routing_assignment_id: str) -> RoutingAssignment:
     """End an active assignment because the conversation moves to another agent."""
-    _row = find_row(
-        tables,
-        "routing_assignments",
-        "id",
-        routing_assignment_id,
-        "routing assignment",
-        "find routing assignment ids with routing_assignment_search",
-    )
+    _row = ROUTING_ASSIGNMENTS.find(tables, routing_assignment_id)
     _new = {**_row, "status": "transferred"}
     _block = not_among(_row, "status", ("active",), "routing assignment")
     if _block:
@@ -462,14 +406,7 @@ def routing_assignment_transfer(tables: Tables, routing_assignment_id: str) -> R
 @write
 def routing_assignment_complete(tables: Tables, routing_assignment_id: str) -> RoutingAssignment:
     """Close an active assignment when the agent is done."""
-    _row = find_row(
-        tables,
-        "routing_assignments",
-        "id",
-        routing_assignment_id,
-        "routing assignment",
-        "find routing assignment ids with routing_assignment_search",
-    )
+    _row = ROUTING_ASSIGNMENTS.find(tables, routing_assignment_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("active",), "routing assignment")
     if _block:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -112,6 +112,13 @@ class SurgicalCasePage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+OPERATING_ROOMS = Rows("operating_rooms", "operating room", "find operating room ids with operating_room_search")
+SURGEONS = Rows("surgeons", "surgeon", "find surgeon ids with surgeon_search")
+ANESTHETISTS = Rows("anesthetists", "anesthetist", "find anesthetist ids with anesthetist_search")
+SURGICAL_CASES = Rows("surgical_cases", "surgical case", "find surgical case ids with surgical_case_search")
 
 
 # ---------------------------------------------------------------- operating_rooms
@@ -233,17 +240,7 @@ def surgical_case_search(
 @read
 def surgical_case_get(tables: Tables, surgical_case_id: str) -> SurgicalCase:
     """Read one surgical case by id."""
-    return as_record(
-        SurgicalCase,
-        find_row(
-            tables,
-            "surgical_cases",
-            "id",
-            surgical_case_id,
-            "surgical case",
-            "find surgical case ids with surgical_case_search",
-        ),
-    )
+    return as_record(SurgicalCase, SURGICAL_CASES.find(tables, surgical_case_id))
 
 
 @write
@@ -264,23 +261,9 @@ def surgical_case_schedule(
     """
     check_not_blank(patient_name, "patient_name")
     check_not_blank(procedure, "procedure")
-    check_ref(tables, "surgeons", surgeon_id, "surgeon_id", "surgeon", "find surgeon ids with surgeon_search")
-    check_ref(
-        tables,
-        "anesthetists",
-        anesthetist_id,
-        "anesthetist_id",
-        "anesthetist",
-        "find anesthetist ids with anesthetist_search",
-    )
-    check_ref(
-        tables,
-        "operating_rooms",
-        operating_room_id,
-        "operating_room_id",
-        "operating room",
-        "find operating room ids with operating_room_search",
-    )
+    SURGEONS.check_ref(tables, surgeon_id, "surgeon_id")
+    ANESTHETISTS.check_ref(tables, anesthetist_id, "anesthetist_id")
+    OPERATING_ROOMS.check_ref(tables, operating_room_id, "operating_room_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(priority, "priority", SURGICAL_CASE_PRIORITY)
@@ -327,14 +310,7 @@ def surgical_case_schedule(
 @write
 def surgical_case_postpone(tables: Tables, surgical_case_id: str, postpone_reason: str) -> SurgicalCase:
     """Postpone a booked case with a reason; its slot is freed."""
-    _row = find_row(
-        tables,
-        "surgical_cases",
-        "id",
-        surgical_case_id,
-        "surgical case",
-        "find surgical case ids with surgical_case_search",
-    )
+    _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _changes = {_k: _v for _k, _v in (("postpone_reason", postpone_reason),) if _v is not None}
     check_not_blank(postpone_reason, "postpone_reason")
     _new = {**_row, **_changes, "status": "postponed"}
@@ -348,14 +324,7 @@ def surgical_case_postpone(tables: Tables, surgical_case_id: str, postpone_reaso
 @write
 def surgical_case_send_to_theatre(tables: Tables, surgical_case_id: str) -> SurgicalCase:
     """Mark a booked case as in theatre when the patient is wheeled in."""
-    _row = find_row(
-        tables,
-        "surgical_cases",
-        "id",
-        surgical_case_id,
-        "surgical case",
-        "find surgical case ids with surgical_case_search",
-    )
+    _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "in_theatre"}
     _block = not_among(_row, "status", ("booked",), "surgical case")
     if _block:
@@ -371,14 +340,7 @@ def surgical_case_send_to_theatre(tables: Tables, surgical_case_id: str) -> Surg
 @write
 def surgical_case_complete(tables: Tables, surgical_case_id: str) -> SurgicalCase:
     """Mark an in-theatre case completed."""
-    _row = find_row(
-        tables,
-        "surgical_cases",
-        "id",
-        surgical_case_id,
-        "surgical case",
-        "find surgical case ids with surgical_case_search",
-    )
+    _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("in_theatre",), "surgical case")
     if _block:
@@ -390,14 +352,7 @@ def surgical_case_complete(tables: Tables, surgical_case_id: str) -> SurgicalCas
 @write
 def surgical_case_cancel(tables: Tables, surgical_case_id: str) -> SurgicalCase:
     """Cancel a booked or postponed case for good."""
-    _row = find_row(
-        tables,
-        "surgical_cases",
-        "id",
-        surgical_case_id,
-        "surgical case",
-        "find surgical case ids with surgical_case_search",
-    )
+    _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked", "postponed"), "surgical case")
     if _block:

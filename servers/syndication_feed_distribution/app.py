@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, row_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -117,6 +117,17 @@ class TakedownRequestPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SYNDICATION_PARTNERS = Rows(
+    "syndication_partners", "syndication partner", "find syndication partner ids with syndication_partner_search"
+)
+CONTENT_ITEMS = Rows("content_items", "content item", "find content item ids with content_item_search")
+FEED_DELIVERIES = Rows("feed_deliveries", "feed delivery", "find feed delivery ids with feed_delivery_search")
+TAKEDOWN_REQUESTS = Rows(
+    "takedown_requests", "takedown request", "find takedown request ids with takedown_request_search"
+)
+
+
 # ---------------------------------------------------------------- syndication_partners
 
 
@@ -149,14 +160,7 @@ def syndication_partner_search(
 @write
 def syndication_partner_suspend(tables: Tables, syndication_partner_id: str) -> SyndicationPartner:
     """Suspend pushes to a partner (outage, contract issue)."""
-    _row = find_row(
-        tables,
-        "syndication_partners",
-        "id",
-        syndication_partner_id,
-        "syndication partner",
-        "find syndication partner ids with syndication_partner_search",
-    )
+    _row = SYNDICATION_PARTNERS.find(tables, syndication_partner_id)
     _new = {**_row, "status": "suspended"}
     _block = not_among(_row, "status", ("live",), "syndication partner")
     if _block:
@@ -198,17 +202,7 @@ def content_item_search(
 @read
 def content_item_get(tables: Tables, content_item_id: str) -> ContentItem:
     """Read one article's rights."""
-    return as_record(
-        ContentItem,
-        find_row(
-            tables,
-            "content_items",
-            "id",
-            content_item_id,
-            "content item",
-            "find content item ids with content_item_search",
-        ),
-    )
+    return as_record(ContentItem, CONTENT_ITEMS.find(tables, content_item_id))
 
 
 # ---------------------------------------------------------------- feed_deliveries
@@ -250,22 +244,8 @@ def feed_delivery_push(
 
     pushed_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "syndication_partners",
-        syndication_partner_id,
-        "syndication_partner_id",
-        "syndication partner",
-        "find syndication partner ids with syndication_partner_search",
-    )
-    check_ref(
-        tables,
-        "content_items",
-        content_item_id,
-        "content_item_id",
-        "content item",
-        "find content item ids with content_item_search",
-    )
+    SYNDICATION_PARTNERS.check_ref(tables, syndication_partner_id, "syndication_partner_id")
+    CONTENT_ITEMS.check_ref(tables, content_item_id, "content_item_id")
     check_time(pushed_at, "pushed_at")
     _new = {
         "id": next_id(tables, "feed_deliveries", "fdv"),
@@ -294,14 +274,7 @@ def feed_delivery_push(
 @write
 def feed_delivery_mark_delivered(tables: Tables, feed_delivery_id: str) -> FeedDelivery:
     """Record the partner's HTTP accept."""
-    _row = find_row(
-        tables,
-        "feed_deliveries",
-        "id",
-        feed_delivery_id,
-        "feed delivery",
-        "find feed delivery ids with feed_delivery_search",
-    )
+    _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "delivered"}
     _block = not_among(_row, "status", ("pending", "retry_queued"), "feed delivery")
     if _block:
@@ -313,14 +286,7 @@ def feed_delivery_mark_delivered(tables: Tables, feed_delivery_id: str) -> FeedD
 @write
 def feed_delivery_acknowledge(tables: Tables, feed_delivery_id: str) -> FeedDelivery:
     """Record the partner's ingest acknowledgement."""
-    _row = find_row(
-        tables,
-        "feed_deliveries",
-        "id",
-        feed_delivery_id,
-        "feed delivery",
-        "find feed delivery ids with feed_delivery_search",
-    )
+    _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "acknowledged"}
     _block = not_among(_row, "status", ("delivered",), "feed delivery")
     if _block:
@@ -332,14 +298,7 @@ def feed_delivery_acknowledge(tables: Tables, feed_delivery_id: str) -> FeedDeli
 @write
 def feed_delivery_reject(tables: Tables, feed_delivery_id: str, partner_response: str) -> FeedDelivery:
     """Record a partner rejection with its reason."""
-    _row = find_row(
-        tables,
-        "feed_deliveries",
-        "id",
-        feed_delivery_id,
-        "feed delivery",
-        "find feed delivery ids with feed_delivery_search",
-    )
+    _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _changes = {_k: _v for _k, _v in (("partner_response", partner_response),) if _v is not None}
     check_not_blank(partner_response, "partner_response")
     _new = {**_row, **_changes, "status": "rejected"}
@@ -353,14 +312,7 @@ def feed_delivery_reject(tables: Tables, feed_delivery_id: str, partner_response
 @write
 def feed_delivery_requeue(tables: Tables, feed_delivery_id: str) -> FeedDelivery:
     """Requeue a rejected delivery after fixing it."""
-    _row = find_row(
-        tables,
-        "feed_deliveries",
-        "id",
-        feed_delivery_id,
-        "feed delivery",
-        "find feed delivery ids with feed_delivery_search",
-    )
+    _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "retry_queued"}
     _block = not_among(_row, "status", ("rejected",), "feed delivery")
     if _block:
@@ -405,22 +357,8 @@ def takedown_request_issue(
     tables: Tables, content_item_id: str, syndication_partner_id: str, reason: TakedownRequestReason
 ) -> TakedownRequest:
     """Request a partner remove an article."""
-    check_ref(
-        tables,
-        "content_items",
-        content_item_id,
-        "content_item_id",
-        "content item",
-        "find content item ids with content_item_search",
-    )
-    check_ref(
-        tables,
-        "syndication_partners",
-        syndication_partner_id,
-        "syndication_partner_id",
-        "syndication partner",
-        "find syndication partner ids with syndication_partner_search",
-    )
+    CONTENT_ITEMS.check_ref(tables, content_item_id, "content_item_id")
+    SYNDICATION_PARTNERS.check_ref(tables, syndication_partner_id, "syndication_partner_id")
     check_choice(reason, "reason", TAKEDOWN_REQUEST_REASON)
     _new = {
         "id": next_id(tables, "takedown_requests", "tkd"),
@@ -436,14 +374,7 @@ def takedown_request_issue(
 @write
 def takedown_request_send(tables: Tables, takedown_request_id: str) -> TakedownRequest:
     """Send the takedown to the partner."""
-    _row = find_row(
-        tables,
-        "takedown_requests",
-        "id",
-        takedown_request_id,
-        "takedown request",
-        "find takedown request ids with takedown_request_search",
-    )
+    _row = TAKEDOWN_REQUESTS.find(tables, takedown_request_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("requested",), "takedown request")
     if _block:
@@ -455,14 +386,7 @@ def takedown_request_send(tables: Tables, takedown_request_id: str) -> TakedownR
 @write
 def takedown_request_confirm(tables: Tables, takedown_request_id: str) -> TakedownRequest:
     """Record the partner's removal confirmation."""
-    _row = find_row(
-        tables,
-        "takedown_requests",
-        "id",
-        takedown_request_id,
-        "takedown request",
-        "find takedown request ids with takedown_request_search",
-    )
+    _row = TAKEDOWN_REQUESTS.find(tables, takedown_request_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("sent",), "takedown request")
     if _block:

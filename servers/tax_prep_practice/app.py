@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -131,6 +141,14 @@ class TaxReturnPage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+TAX_CLIENTS = Rows("tax_clients", "tax client", "find tax client ids with tax_client_search")
+PREPARERS = Rows("preparers", "preparer", "find preparer ids with preparer_search")
+MEETING_ROOMS = Rows("meeting_rooms", "meeting room", "find meeting room ids with meeting_room_search")
+CLIENT_MEETINGS = Rows("client_meetings", "client meeting", "find client meeting ids with client_meeting_search")
+TAX_RETURNS = Rows("tax_returns", "tax return", "find tax return ids with tax_return_search")
 
 
 # ---------------------------------------------------------------- tax_clients
@@ -249,23 +267,9 @@ def client_meeting_book(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "tax_clients",
-        tax_client_id,
-        "tax_client_id",
-        "tax client",
-        "find tax client ids with tax_client_search",
-    )
-    check_ref(tables, "preparers", preparer_id, "preparer_id", "preparer", "find preparer ids with preparer_search")
-    check_ref(
-        tables,
-        "meeting_rooms",
-        meeting_room_id,
-        "meeting_room_id",
-        "meeting room",
-        "find meeting room ids with meeting_room_search",
-    )
+    TAX_CLIENTS.check_ref(tables, tax_client_id, "tax_client_id")
+    PREPARERS.check_ref(tables, preparer_id, "preparer_id")
+    MEETING_ROOMS.check_ref(tables, meeting_room_id, "meeting_room_id")
     check_time(start, "start")
     check_time(end, "end")
     check_not_blank(purpose, "purpose")
@@ -305,27 +309,13 @@ def client_meeting_reschedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    _row = find_row(
-        tables,
-        "client_meetings",
-        "id",
-        client_meeting_id,
-        "client meeting",
-        "find client meeting ids with client_meeting_search",
-    )
+    _row = CLIENT_MEETINGS.find(tables, client_meeting_id)
     _changes = {
         _k: _v for _k, _v in (("meeting_room_id", meeting_room_id), ("start", start), ("end", end)) if _v is not None
     }
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of meeting_room_id, start, end")
-    check_ref(
-        tables,
-        "meeting_rooms",
-        meeting_room_id,
-        "meeting_room_id",
-        "meeting room",
-        "find meeting room ids with meeting_room_search",
-    )
+    MEETING_ROOMS.check_ref(tables, meeting_room_id, "meeting_room_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {**_row, **_changes}
@@ -346,14 +336,7 @@ def client_meeting_reschedule(
 @write
 def client_meeting_cancel(tables: Tables, client_meeting_id: str) -> ClientMeeting:
     """Cancel a scheduled meeting."""
-    _row = find_row(
-        tables,
-        "client_meetings",
-        "id",
-        client_meeting_id,
-        "client meeting",
-        "find client meeting ids with client_meeting_search",
-    )
+    _row = CLIENT_MEETINGS.find(tables, client_meeting_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled",), "client meeting")
     if _block:
@@ -365,14 +348,7 @@ def client_meeting_cancel(tables: Tables, client_meeting_id: str) -> ClientMeeti
 @write
 def client_meeting_complete(tables: Tables, client_meeting_id: str) -> ClientMeeting:
     """Mark a meeting held."""
-    _row = find_row(
-        tables,
-        "client_meetings",
-        "id",
-        client_meeting_id,
-        "client meeting",
-        "find client meeting ids with client_meeting_search",
-    )
+    _row = CLIENT_MEETINGS.find(tables, client_meeting_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("scheduled",), "client meeting")
     if _block:
@@ -414,15 +390,8 @@ def tax_return_search(
 @write
 def tax_return_open(tables: Tables, tax_client_id: str, preparer_id: str, tax_year: int) -> TaxReturn:
     """Open a return for a client with a preparer who still has capacity."""
-    check_ref(
-        tables,
-        "tax_clients",
-        tax_client_id,
-        "tax_client_id",
-        "tax client",
-        "find tax client ids with tax_client_search",
-    )
-    check_ref(tables, "preparers", preparer_id, "preparer_id", "preparer", "find preparer ids with preparer_search")
+    TAX_CLIENTS.check_ref(tables, tax_client_id, "tax_client_id")
+    PREPARERS.check_ref(tables, preparer_id, "preparer_id")
     check_range(tax_year, "tax_year", 2025, 2026)
     _new = {
         "id": next_id(tables, "tax_returns", "trt"),
@@ -444,9 +413,7 @@ def tax_return_open(tables: Tables, tax_client_id: str, preparer_id: str, tax_ye
 @write
 def tax_return_begin(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Start preparing a return (or rework an IRS rejection)."""
-    _row = find_row(
-        tables, "tax_returns", "id", tax_return_id, "tax return", "find tax return ids with tax_return_search"
-    )
+    _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "in_preparation"}
     _block = not_among(_row, "status", ("intake", "rejected_by_irs"), "tax return")
     if _block:
@@ -458,9 +425,7 @@ def tax_return_begin(tables: Tables, tax_return_id: str) -> TaxReturn:
 @write
 def tax_return_send_for_review(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Hand a prepared return to a reviewer."""
-    _row = find_row(
-        tables, "tax_returns", "id", tax_return_id, "tax return", "find tax return ids with tax_return_search"
-    )
+    _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "ready_for_review"}
     _block = not_among(_row, "status", ("in_preparation",), "tax return")
     if _block:
@@ -472,9 +437,7 @@ def tax_return_send_for_review(tables: Tables, tax_return_id: str) -> TaxReturn:
 @write
 def tax_return_request_signature(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Send the reviewed return to the client for signature (form 8879)."""
-    _row = find_row(
-        tables, "tax_returns", "id", tax_return_id, "tax return", "find tax return ids with tax_return_search"
-    )
+    _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "client_signature"}
     _block = not_among(_row, "status", ("ready_for_review",), "tax return")
     if _block:
@@ -486,9 +449,7 @@ def tax_return_request_signature(tables: Tables, tax_return_id: str) -> TaxRetur
 @write
 def tax_return_e_file(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Transmit a signed return to the IRS."""
-    _row = find_row(
-        tables, "tax_returns", "id", tax_return_id, "tax return", "find tax return ids with tax_return_search"
-    )
+    _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "e_filed"}
     _block = not_among(_row, "status", ("client_signature",), "tax return")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, target_row, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    page_of,
+    report_of,
+    run_batch,
+    target_row,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -137,6 +147,15 @@ class ResidentNoticePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+RESIDENTS = Rows("residents", "resident", "find resident ids with resident_search")
+REPAIR_REQUESTS = Rows("repair_requests", "repair request", "find repair request ids with repair_request_search")
+MAINTENANCE_TECHS = Rows(
+    "maintenance_techs", "maintenance tech", "find maintenance tech ids with maintenance_tech_search"
+)
+REPAIR_VISITS = Rows("repair_visits", "repair visit", "find repair visit ids with repair_visit_search")
+
+
 # ---------------------------------------------------------------- residents
 
 
@@ -204,17 +223,7 @@ def repair_request_search(
 @read
 def repair_request_get(tables: Tables, repair_request_id: str) -> RepairRequest:
     """Read one request."""
-    return as_record(
-        RepairRequest,
-        find_row(
-            tables,
-            "repair_requests",
-            "id",
-            repair_request_id,
-            "repair request",
-            "find repair request ids with repair_request_search",
-        ),
-    )
+    return as_record(RepairRequest, REPAIR_REQUESTS.find(tables, repair_request_id))
 
 
 @write
@@ -227,7 +236,7 @@ def repair_request_submit(
     entry_permission: bool | None = None,
 ) -> RepairRequest:
     """Log a resident's repair request."""
-    check_ref(tables, "residents", resident_id, "resident_id", "resident", "find resident ids with resident_search")
+    RESIDENTS.check_ref(tables, resident_id, "resident_id")
     check_choice(category, "category", REPAIR_REQUEST_CATEGORY)
     check_choice(urgency, "urgency", REPAIR_REQUEST_URGENCY)
     check_not_blank(description, "description")
@@ -252,14 +261,7 @@ def repair_request_triage(
     category: RepairRequestCategory | None = None,
 ) -> RepairRequest:
     """Confirm urgency and category after talking to the resident."""
-    _row = find_row(
-        tables,
-        "repair_requests",
-        "id",
-        repair_request_id,
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
+    _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _changes = {_k: _v for _k, _v in (("urgency", urgency), ("category", category)) if _v is not None}
     check_choice(urgency, "urgency", REPAIR_REQUEST_URGENCY)
     check_choice(category, "category", REPAIR_REQUEST_CATEGORY)
@@ -274,14 +276,7 @@ def repair_request_triage(
 @write
 def repair_request_complete(tables: Tables, repair_request_id: str) -> RepairRequest:
     """Record the work as done."""
-    _row = find_row(
-        tables,
-        "repair_requests",
-        "id",
-        repair_request_id,
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
+    _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("scheduled",), "repair request")
     if _block:
@@ -293,14 +288,7 @@ def repair_request_complete(tables: Tables, repair_request_id: str) -> RepairReq
 @write
 def repair_request_close(tables: Tables, repair_request_id: str) -> RepairRequest:
     """Close a completed request after the resident confirms."""
-    _row = find_row(
-        tables,
-        "repair_requests",
-        "id",
-        repair_request_id,
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
+    _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("completed",), "repair request")
     if _block:
@@ -312,14 +300,7 @@ def repair_request_close(tables: Tables, repair_request_id: str) -> RepairReques
 @write
 def repair_request_cancel(tables: Tables, repair_request_id: str) -> RepairRequest:
     """Cancel a request the resident withdrew."""
-    _row = find_row(
-        tables,
-        "repair_requests",
-        "id",
-        repair_request_id,
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
+    _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("submitted", "triaged"), "repair request")
     if _block:
@@ -364,22 +345,8 @@ def repair_visit_schedule(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "repair_requests",
-        repair_request_id,
-        "repair_request_id",
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
-    check_ref(
-        tables,
-        "maintenance_techs",
-        maintenance_tech_id,
-        "maintenance_tech_id",
-        "maintenance tech",
-        "find maintenance tech ids with maintenance_tech_search",
-    )
+    REPAIR_REQUESTS.check_ref(tables, repair_request_id, "repair_request_id")
+    MAINTENANCE_TECHS.check_ref(tables, maintenance_tech_id, "maintenance_tech_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -436,9 +403,7 @@ def repair_visit_search(
 @write
 def repair_visit_mark_missed(tables: Tables, repair_visit_id: str) -> RepairVisit:
     """Record a visit where the tech could not get in."""
-    _row = find_row(
-        tables, "repair_visits", "id", repair_visit_id, "repair visit", "find repair visit ids with repair_visit_search"
-    )
+    _row = REPAIR_VISITS.find(tables, repair_visit_id)
     _new = {**_row, "status": "missed"}
     _block = not_among(_row, "status", ("scheduled",), "repair visit")
     if _block:
@@ -455,15 +420,8 @@ def resident_notice_send(
     tables: Tables, resident_id: str, repair_request_id: str, channel: ResidentNoticeChannel, body: str
 ) -> ResidentNotice:
     """Send the resident an update on their request."""
-    check_ref(tables, "residents", resident_id, "resident_id", "resident", "find resident ids with resident_search")
-    check_ref(
-        tables,
-        "repair_requests",
-        repair_request_id,
-        "repair_request_id",
-        "repair request",
-        "find repair request ids with repair_request_search",
-    )
+    RESIDENTS.check_ref(tables, resident_id, "resident_id")
+    REPAIR_REQUESTS.check_ref(tables, repair_request_id, "repair_request_id")
     check_choice(channel, "channel", RESIDENT_NOTICE_CHANNEL)
     check_not_blank(body, "body")
     _new = {

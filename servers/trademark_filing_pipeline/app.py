@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -118,6 +118,23 @@ class OfficeActionResponsePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+BRAND_CLIENTS = Rows("brand_clients", "brand client", "find brand client ids with brand_client_search")
+CLEARANCE_REPORTS = Rows(
+    "clearance_reports", "clearance report", "find clearance report ids with clearance_report_search"
+)
+TRADEMARK_APPLICATIONS = Rows(
+    "trademark_applications",
+    "trademark application",
+    "find trademark application ids with trademark_application_search",
+)
+OFFICE_ACTION_RESPONSES = Rows(
+    "office_action_responses",
+    "office action response",
+    "find office action response ids with office_action_response_search",
+)
+
+
 # ---------------------------------------------------------------- brand_clients
 
 
@@ -185,14 +202,7 @@ def clearance_report_order(
     tables: Tables, brand_client_id: str, proposed_mark: str, nice_class: int
 ) -> ClearanceReport:
     """Order a clearance search for a proposed mark in a class."""
-    check_ref(
-        tables,
-        "brand_clients",
-        brand_client_id,
-        "brand_client_id",
-        "brand client",
-        "find brand client ids with brand_client_search",
-    )
+    BRAND_CLIENTS.check_ref(tables, brand_client_id, "brand_client_id")
     check_not_blank(proposed_mark, "proposed_mark")
     check_range(nice_class, "nice_class", 1, 45)
     _new = {
@@ -210,14 +220,7 @@ def clearance_report_order(
 @write
 def clearance_report_complete(tables: Tables, clearance_report_id: str, risk: ClearanceReportRisk) -> ClearanceReport:
     """Record the search vendor's result and risk level."""
-    _row = find_row(
-        tables,
-        "clearance_reports",
-        "id",
-        clearance_report_id,
-        "clearance report",
-        "find clearance report ids with clearance_report_search",
-    )
+    _row = CLEARANCE_REPORTS.find(tables, clearance_report_id)
     _changes = {_k: _v for _k, _v in (("risk", risk),) if _v is not None}
     check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
     _new = {**_row, **_changes, "status": "completed"}
@@ -231,14 +234,7 @@ def clearance_report_complete(tables: Tables, clearance_report_id: str, risk: Cl
 @write
 def clearance_report_clear(tables: Tables, clearance_report_id: str) -> ClearanceReport:
     """Clear a completed search for filing."""
-    _row = find_row(
-        tables,
-        "clearance_reports",
-        "id",
-        clearance_report_id,
-        "clearance report",
-        "find clearance report ids with clearance_report_search",
-    )
+    _row = CLEARANCE_REPORTS.find(tables, clearance_report_id)
     _new = {**_row, "status": "cleared"}
     _block = not_among(_row, "status", ("completed",), "clearance report")
     if _block:
@@ -293,22 +289,8 @@ def trademark_application_prepare(
     filing_basis: TrademarkApplicationFilingBasis,
 ) -> TrademarkApplication:
     """Prepare an application from a cleared report."""
-    check_ref(
-        tables,
-        "clearance_reports",
-        clearance_report_id,
-        "clearance_report_id",
-        "clearance report",
-        "find clearance report ids with clearance_report_search",
-    )
-    check_ref(
-        tables,
-        "brand_clients",
-        brand_client_id,
-        "brand_client_id",
-        "brand client",
-        "find brand client ids with brand_client_search",
-    )
+    CLEARANCE_REPORTS.check_ref(tables, clearance_report_id, "clearance_report_id")
+    BRAND_CLIENTS.check_ref(tables, brand_client_id, "brand_client_id")
     check_not_blank(mark, "mark")
     check_range(nice_class, "nice_class", 1, 45)
     check_choice(filing_basis, "filing_basis", TRADEMARK_APPLICATION_FILING_BASIS)
@@ -338,14 +320,7 @@ def trademark_application_file(
     tables: Tables, trademark_application_id: str, serial_number: str
 ) -> TrademarkApplication:
     """File with the trademark office and record the serial number."""
-    _row = find_row(
-        tables,
-        "trademark_applications",
-        "id",
-        trademark_application_id,
-        "trademark application",
-        "find trademark application ids with trademark_application_search",
-    )
+    _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _changes = {_k: _v for _k, _v in (("serial_number", serial_number),) if _v is not None}
     check_not_blank(serial_number, "serial_number")
     _new = {**_row, **_changes, "status": "filed"}
@@ -359,14 +334,7 @@ def trademark_application_file(
 @write
 def trademark_application_record_office_action(tables: Tables, trademark_application_id: str) -> TrademarkApplication:
     """Record an examiner's office action."""
-    _row = find_row(
-        tables,
-        "trademark_applications",
-        "id",
-        trademark_application_id,
-        "trademark application",
-        "find trademark application ids with trademark_application_search",
-    )
+    _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "office_action"}
     _block = not_among(_row, "status", ("filed",), "trademark application")
     if _block:
@@ -382,14 +350,7 @@ def trademark_application_record_office_action(tables: Tables, trademark_applica
 @write
 def trademark_application_publish(tables: Tables, trademark_application_id: str) -> TrademarkApplication:
     """Record publication for opposition."""
-    _row = find_row(
-        tables,
-        "trademark_applications",
-        "id",
-        trademark_application_id,
-        "trademark application",
-        "find trademark application ids with trademark_application_search",
-    )
+    _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("filed", "office_action"), "trademark application")
     if _block:
@@ -401,14 +362,7 @@ def trademark_application_publish(tables: Tables, trademark_application_id: str)
 @write
 def trademark_application_register(tables: Tables, trademark_application_id: str) -> TrademarkApplication:
     """Record registration after the opposition period."""
-    _row = find_row(
-        tables,
-        "trademark_applications",
-        "id",
-        trademark_application_id,
-        "trademark application",
-        "find trademark application ids with trademark_application_search",
-    )
+    _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "registered"}
     _block = not_among(_row, "status", ("published",), "trademark application")
     if _block:
@@ -454,14 +408,7 @@ def office_action_response_draft(
 
     response_due: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "trademark_applications",
-        trademark_application_id,
-        "trademark_application_id",
-        "trademark application",
-        "find trademark application ids with trademark_application_search",
-    )
+    TRADEMARK_APPLICATIONS.check_ref(tables, trademark_application_id, "trademark_application_id")
     check_choice(issue, "issue", OFFICE_ACTION_RESPONSE_ISSUE)
     check_date(response_due, "response_due")
     _new = {
@@ -485,14 +432,7 @@ def office_action_response_draft(
 @write
 def office_action_response_file(tables: Tables, office_action_response_id: str) -> OfficeActionResponse:
     """File the response with the office."""
-    _row = find_row(
-        tables,
-        "office_action_responses",
-        "id",
-        office_action_response_id,
-        "office action response",
-        "find office action response ids with office_action_response_search",
-    )
+    _row = OFFICE_ACTION_RESPONSES.find(tables, office_action_response_id)
     _new = {**_row, "status": "filed"}
     _block = not_among(_row, "status", ("drafting",), "office action response")
     if _block:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, not_among, refuse
 
 TODAY = "2026-12-01"
@@ -95,6 +95,14 @@ class FeedPublicationPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+TRANSIT_VEHICLES = Rows("transit_vehicles", "transit vehicle", "find transit vehicle ids with transit_vehicle_search")
+AVL_PING_BATCHS = Rows("avl_ping_batchs", "avl ping batch", "find avl ping batch ids with avl_ping_batch_search")
+FEED_PUBLICATIONS = Rows(
+    "feed_publications", "feed publication", "find feed publication ids with feed_publication_search"
+)
+
+
 # ---------------------------------------------------------------- transit_vehicles
 
 
@@ -129,14 +137,7 @@ def transit_vehicle_search(
 @write
 def transit_vehicle_flag_avl_fault(tables: Tables, transit_vehicle_id: str) -> TransitVehicle:
     """Flag an in-service bus whose AVL unit keeps sending bad batches."""
-    _row = find_row(
-        tables,
-        "transit_vehicles",
-        "id",
-        transit_vehicle_id,
-        "transit vehicle",
-        "find transit vehicle ids with transit_vehicle_search",
-    )
+    _row = TRANSIT_VEHICLES.find(tables, transit_vehicle_id)
     _new = {**_row, "status": "avl_fault"}
     _block = not_among(_row, "status", ("in_service",), "transit vehicle")
     if _block:
@@ -148,14 +149,7 @@ def transit_vehicle_flag_avl_fault(tables: Tables, transit_vehicle_id: str) -> T
 @write
 def transit_vehicle_clear_fault(tables: Tables, transit_vehicle_id: str) -> TransitVehicle:
     """Return a bus to service after the AVL unit is fixed."""
-    _row = find_row(
-        tables,
-        "transit_vehicles",
-        "id",
-        transit_vehicle_id,
-        "transit vehicle",
-        "find transit vehicle ids with transit_vehicle_search",
-    )
+    _row = TRANSIT_VEHICLES.find(tables, transit_vehicle_id)
     _new = {**_row, "status": "in_service"}
     _block = not_among(_row, "status", ("avl_fault", "out_of_service"), "transit vehicle")
     if _block:
@@ -198,30 +192,13 @@ def avl_ping_batch_search(
 @read
 def avl_ping_batch_get(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Read one ping batch."""
-    return as_record(
-        AvlPingBatch,
-        find_row(
-            tables,
-            "avl_ping_batchs",
-            "id",
-            avl_ping_batch_id,
-            "avl ping batch",
-            "find avl ping batch ids with avl_ping_batch_search",
-        ),
-    )
+    return as_record(AvlPingBatch, AVL_PING_BATCHS.find(tables, avl_ping_batch_id))
 
 
 @write
 def avl_ping_batch_mark_processed(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Record that a batch was turned into vehicle positions."""
-    _row = find_row(
-        tables,
-        "avl_ping_batchs",
-        "id",
-        avl_ping_batch_id,
-        "avl ping batch",
-        "find avl ping batch ids with avl_ping_batch_search",
-    )
+    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "processed"}
     _block = not_among(_row, "status", ("received", "retrying"), "avl ping batch")
     if _block:
@@ -233,14 +210,7 @@ def avl_ping_batch_mark_processed(tables: Tables, avl_ping_batch_id: str) -> Avl
 @write
 def avl_ping_batch_mark_failed(tables: Tables, avl_ping_batch_id: str, error: str) -> AvlPingBatch:
     """Record a processing failure with its error."""
-    _row = find_row(
-        tables,
-        "avl_ping_batchs",
-        "id",
-        avl_ping_batch_id,
-        "avl ping batch",
-        "find avl ping batch ids with avl_ping_batch_search",
-    )
+    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -254,14 +224,7 @@ def avl_ping_batch_mark_failed(tables: Tables, avl_ping_batch_id: str, error: st
 @write
 def avl_ping_batch_retry(tables: Tables, avl_ping_batch_id: str, attempts: int) -> AvlPingBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = find_row(
-        tables,
-        "avl_ping_batchs",
-        "id",
-        avl_ping_batch_id,
-        "avl ping batch",
-        "find avl ping batch ids with avl_ping_batch_search",
-    )
+    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -275,14 +238,7 @@ def avl_ping_batch_retry(tables: Tables, avl_ping_batch_id: str, attempts: int) 
 @write
 def avl_ping_batch_quarantine(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Quarantine a batch whose data is unusable."""
-    _row = find_row(
-        tables,
-        "avl_ping_batchs",
-        "id",
-        avl_ping_batch_id,
-        "avl ping batch",
-        "find avl ping batch ids with avl_ping_batch_search",
-    )
+    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "quarantined"}
     _block = not_among(_row, "status", ("failed",), "avl ping batch")
     if _block:
@@ -344,14 +300,7 @@ def feed_publication_start(
 @write
 def feed_publication_mark_published(tables: Tables, feed_publication_id: str) -> FeedPublication:
     """Record that a feed cycle was published to the CDN."""
-    _row = find_row(
-        tables,
-        "feed_publications",
-        "id",
-        feed_publication_id,
-        "feed publication",
-        "find feed publication ids with feed_publication_search",
-    )
+    _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "published"}
     _block = not_among(_row, "status", ("building", "retrying"), "feed publication")
     if _block:
@@ -363,14 +312,7 @@ def feed_publication_mark_published(tables: Tables, feed_publication_id: str) ->
 @write
 def feed_publication_mark_failed(tables: Tables, feed_publication_id: str) -> FeedPublication:
     """Record that publishing a cycle failed."""
-    _row = find_row(
-        tables,
-        "feed_publications",
-        "id",
-        feed_publication_id,
-        "feed publication",
-        "find feed publication ids with feed_publication_search",
-    )
+    _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "failed"}
     _block = not_among(_row, "status", ("building", "retrying"), "feed publication")
     if _block:
@@ -382,14 +324,7 @@ def feed_publication_mark_failed(tables: Tables, feed_publication_id: str) -> Fe
 @write
 def feed_publication_retry(tables: Tables, feed_publication_id: str) -> FeedPublication:
     """Retry a failed publish cycle."""
-    _row = find_row(
-        tables,
-        "feed_publications",
-        "id",
-        feed_publication_id,
-        "feed publication",
-        "find feed publication ids with feed_publication_search",
-    )
+    _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "retrying"}
     _block = not_among(_row, "status", ("failed",), "feed publication")
     if _block:

@@ -16,19 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import (
-    check_choice,
-    check_date,
-    check_not_blank,
-    check_order,
-    check_range,
-    check_ref,
-    check_time,
-)
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -136,6 +129,15 @@ class ItinerarySegmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+TRAVELERS = Rows("travelers", "traveler", "find traveler ids with traveler_search")
+TRAVEL_BUDGETS = Rows("travel_budgets", "travel budget", "find travel budget ids with travel_budget_search")
+TRIP_REQUESTS = Rows("trip_requests", "trip request", "find trip request ids with trip_request_search")
+ITINERARY_SEGMENTS = Rows(
+    "itinerary_segments", "itinerary segment", "find itinerary segment ids with itinerary_segment_search"
+)
+
+
 # ---------------------------------------------------------------- travelers
 
 
@@ -224,17 +226,7 @@ def trip_request_search(
 @read
 def trip_request_get(tables: Tables, trip_request_id: str) -> TripRequest:
     """Read one trip request."""
-    return as_record(
-        TripRequest,
-        find_row(
-            tables,
-            "trip_requests",
-            "id",
-            trip_request_id,
-            "trip request",
-            "find trip request ids with trip_request_search",
-        ),
-    )
+    return as_record(TripRequest, TRIP_REQUESTS.find(tables, trip_request_id))
 
 
 @write
@@ -245,7 +237,7 @@ def trip_request_log(
 
     depart, return_date: dates as YYYY-MM-DD.
     """
-    check_ref(tables, "travelers", traveler_id, "traveler_id", "traveler", "find traveler ids with traveler_search")
+    TRAVELERS.check_ref(tables, traveler_id, "traveler_id")
     check_not_blank(destination, "destination")
     check_date(depart, "depart")
     check_date(return_date, "return_date")
@@ -274,9 +266,7 @@ def trip_request_log(
 @write
 def trip_request_propose(tables: Tables, trip_request_id: str) -> TripRequest:
     """Send the itinerary built from the request's segments to the manager for approval."""
-    _row = find_row(
-        tables, "trip_requests", "id", trip_request_id, "trip request", "find trip request ids with trip_request_search"
-    )
+    _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "itinerary_proposed"}
     _block = not_among(_row, "status", ("submitted",), "trip request")
     if _block:
@@ -288,9 +278,7 @@ def trip_request_propose(tables: Tables, trip_request_id: str) -> TripRequest:
 @write
 def trip_request_approve(tables: Tables, trip_request_id: str) -> TripRequest:
     """Record the manager's approval of a proposed itinerary."""
-    _row = find_row(
-        tables, "trip_requests", "id", trip_request_id, "trip request", "find trip request ids with trip_request_search"
-    )
+    _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("itinerary_proposed",), "trip request")
     if _block:
@@ -302,9 +290,7 @@ def trip_request_approve(tables: Tables, trip_request_id: str) -> TripRequest:
 @write
 def trip_request_mark_ticketed(tables: Tables, trip_request_id: str) -> TripRequest:
     """Mark an approved trip ticketed once its segments are ticketed."""
-    _row = find_row(
-        tables, "trip_requests", "id", trip_request_id, "trip request", "find trip request ids with trip_request_search"
-    )
+    _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "ticketed"}
     _block = not_among(_row, "status", ("approved",), "trip request")
     if _block:
@@ -316,9 +302,7 @@ def trip_request_mark_ticketed(tables: Tables, trip_request_id: str) -> TripRequ
 @write
 def trip_request_cancel(tables: Tables, trip_request_id: str) -> TripRequest:
     """Cancel a trip that is not ticketed yet."""
-    _row = find_row(
-        tables, "trip_requests", "id", trip_request_id, "trip request", "find trip request ids with trip_request_search"
-    )
+    _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("submitted", "itinerary_proposed", "approved"), "trip request")
     if _block:
@@ -381,22 +365,8 @@ def itinerary_segment_add(
 
     starts, ends: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "trip_requests",
-        trip_request_id,
-        "trip_request_id",
-        "trip request",
-        "find trip request ids with trip_request_search",
-    )
-    check_ref(
-        tables,
-        "travel_budgets",
-        travel_budget_id,
-        "travel_budget_id",
-        "travel budget",
-        "find travel budget ids with travel_budget_search",
-    )
+    TRIP_REQUESTS.check_ref(tables, trip_request_id, "trip_request_id")
+    TRAVEL_BUDGETS.check_ref(tables, travel_budget_id, "travel_budget_id")
     check_choice(segment_type, "segment_type", ITINERARY_SEGMENT_SEGMENT_TYPE)
     check_not_blank(supplier, "supplier")
     check_time(starts, "starts")
@@ -434,14 +404,7 @@ def itinerary_segment_add(
 @write
 def itinerary_segment_ticket(tables: Tables, itinerary_segment_id: str) -> ItinerarySegment:
     """Ticket a proposed segment after the trip is approved."""
-    _row = find_row(
-        tables,
-        "itinerary_segments",
-        "id",
-        itinerary_segment_id,
-        "itinerary segment",
-        "find itinerary segment ids with itinerary_segment_search",
-    )
+    _row = ITINERARY_SEGMENTS.find(tables, itinerary_segment_id)
     _new = {**_row, "status": "ticketed"}
     _block = not_among(_row, "status", ("proposed",), "itinerary segment")
     if _block:
@@ -453,14 +416,7 @@ def itinerary_segment_ticket(tables: Tables, itinerary_segment_id: str) -> Itine
 @write
 def itinerary_segment_void(tables: Tables, itinerary_segment_id: str) -> ItinerarySegment:
     """Void a proposed segment (e.g. replaced by a cheaper option)."""
-    _row = find_row(
-        tables,
-        "itinerary_segments",
-        "id",
-        itinerary_segment_id,
-        "itinerary segment",
-        "find itinerary segment ids with itinerary_segment_search",
-    )
+    _row = ITINERARY_SEGMENTS.find(tables, itinerary_segment_id)
     _new = {**_row, "status": "voided"}
     _block = not_among(_row, "status", ("proposed",), "itinerary segment")
     if _block:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     add_amount,
     as_record,
     field_of,
@@ -122,6 +123,15 @@ class OutgoingWirePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+CASH_ACCOUNTS = Rows("cash_accounts", "cash account", "find cash account ids with cash_account_search")
+BENEFICIARYS = Rows("beneficiarys", "beneficiary", "find beneficiary ids with beneficiary_search")
+TREASURY_TRANSFERS = Rows(
+    "treasury_transfers", "treasury transfer", "find treasury transfer ids with treasury_transfer_search"
+)
+OUTGOING_WIRES = Rows("outgoing_wires", "outgoing wire", "find outgoing wire ids with outgoing_wire_search")
+
+
 # ---------------------------------------------------------------- cash_accounts
 
 
@@ -154,17 +164,7 @@ def cash_account_search(
 @read
 def cash_account_get(tables: Tables, cash_account_id: str) -> CashAccount:
     """Read an account's available and minimum balance."""
-    return as_record(
-        CashAccount,
-        find_row(
-            tables,
-            "cash_accounts",
-            "id",
-            cash_account_id,
-            "cash account",
-            "find cash account ids with cash_account_search",
-        ),
-    )
+    return as_record(CashAccount, CASH_ACCOUNTS.find(tables, cash_account_id))
 
 
 # ---------------------------------------------------------------- beneficiarys
@@ -198,9 +198,7 @@ def beneficiary_search(
 @write
 def beneficiary_verify(tables: Tables, beneficiary_id: str, verified: bool) -> Beneficiary:
     """Record the call-back verification of a beneficiary's bank details."""
-    _row = find_row(
-        tables, "beneficiarys", "id", beneficiary_id, "beneficiary", "find beneficiary ids with beneficiary_search"
-    )
+    _row = BENEFICIARYS.find(tables, beneficiary_id)
     _changes = {_k: _v for _k, _v in (("verified", verified),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of verified")
@@ -248,22 +246,8 @@ def treasury_transfer_book(
 
     value_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "cash_accounts",
-        from_account_id,
-        "from_account_id",
-        "cash account",
-        "find cash account ids with cash_account_search",
-    )
-    check_ref(
-        tables,
-        "cash_accounts",
-        to_account_id,
-        "to_account_id",
-        "cash account",
-        "find cash account ids with cash_account_search",
-    )
+    CASH_ACCOUNTS.check_ref(tables, from_account_id, "from_account_id")
+    CASH_ACCOUNTS.check_ref(tables, to_account_id, "to_account_id")
     check_range(amount, "amount", 1000, 900000)
     check_date(value_date, "value_date")
     check_not_blank(purpose, "purpose")
@@ -304,14 +288,7 @@ def treasury_transfer_book(
 @write
 def treasury_transfer_settle(tables: Tables, treasury_transfer_id: str) -> TreasuryTransfer:
     """Confirm a booked transfer settled at the bank."""
-    _row = find_row(
-        tables,
-        "treasury_transfers",
-        "id",
-        treasury_transfer_id,
-        "treasury transfer",
-        "find treasury transfer ids with treasury_transfer_search",
-    )
+    _row = TREASURY_TRANSFERS.find(tables, treasury_transfer_id)
     _new = {**_row, "status": "settled"}
     _block = not_among(_row, "status", ("booked",), "treasury transfer")
     if _block:
@@ -356,22 +333,8 @@ def outgoing_wire_initiate(
 
     value_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "cash_accounts",
-        cash_account_id,
-        "cash_account_id",
-        "cash account",
-        "find cash account ids with cash_account_search",
-    )
-    check_ref(
-        tables,
-        "beneficiarys",
-        beneficiary_id,
-        "beneficiary_id",
-        "beneficiary",
-        "find beneficiary ids with beneficiary_search",
-    )
+    CASH_ACCOUNTS.check_ref(tables, cash_account_id, "cash_account_id")
+    BENEFICIARYS.check_ref(tables, beneficiary_id, "beneficiary_id")
     check_range(amount, "amount", 500, 750000)
     check_date(value_date, "value_date")
     _new = {
@@ -407,14 +370,7 @@ def outgoing_wire_initiate(
 @write
 def outgoing_wire_approve(tables: Tables, outgoing_wire_id: str) -> OutgoingWire:
     """Second approver signs off a drafted wire."""
-    _row = find_row(
-        tables,
-        "outgoing_wires",
-        "id",
-        outgoing_wire_id,
-        "outgoing wire",
-        "find outgoing wire ids with outgoing_wire_search",
-    )
+    _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("drafted",), "outgoing wire")
     if _block:
@@ -426,14 +382,7 @@ def outgoing_wire_approve(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
 @write
 def outgoing_wire_release(tables: Tables, outgoing_wire_id: str) -> OutgoingWire:
     """Release an approved wire to the bank."""
-    _row = find_row(
-        tables,
-        "outgoing_wires",
-        "id",
-        outgoing_wire_id,
-        "outgoing wire",
-        "find outgoing wire ids with outgoing_wire_search",
-    )
+    _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("approved",), "outgoing wire")
     if _block:
@@ -445,14 +394,7 @@ def outgoing_wire_release(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
 @write
 def outgoing_wire_confirm(tables: Tables, outgoing_wire_id: str) -> OutgoingWire:
     """Record the bank's MT103 confirmation."""
-    _row = find_row(
-        tables,
-        "outgoing_wires",
-        "id",
-        outgoing_wire_id,
-        "outgoing wire",
-        "find outgoing wire ids with outgoing_wire_search",
-    )
+    _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("sent",), "outgoing wire")
     if _block:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range, check_ref
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -124,6 +124,12 @@ class TutoringSessionLogPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PEER_TUTORS = Rows("peer_tutors", "peer tutor", "find peer tutor ids with peer_tutor_search")
+TUTEES = Rows("tutees", "tutee", "find tutee ids with tutee_search")
+TUTORING_PAIRS = Rows("tutoring_pairs", "tutoring pair", "find tutoring pair ids with tutoring_pair_search")
+
+
 # ---------------------------------------------------------------- peer_tutors
 
 
@@ -162,12 +168,7 @@ def peer_tutor_search(
 @read
 def peer_tutor_get(tables: Tables, peer_tutor_id: str) -> PeerTutor:
     """Read a tutor's profile and weekly slots."""
-    return as_record(
-        PeerTutor,
-        find_row(
-            tables, "peer_tutors", "id", peer_tutor_id, "peer tutor", "find peer tutor ids with peer_tutor_search"
-        ),
-    )
+    return as_record(PeerTutor, PEER_TUTORS.find(tables, peer_tutor_id))
 
 
 # ---------------------------------------------------------------- tutees
@@ -210,7 +211,7 @@ def tutee_search(
 @read
 def tutee_get(tables: Tables, tutee_id: str) -> Tutee:
     """Read one tutee."""
-    return as_record(Tutee, find_row(tables, "tutees", "id", tutee_id, "tutee", "find tutee ids with tutee_search"))
+    return as_record(Tutee, TUTEES.find(tables, tutee_id))
 
 
 @write
@@ -280,15 +281,8 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
 
     start_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "peer_tutors",
-        peer_tutor_id,
-        "peer_tutor_id",
-        "peer tutor",
-        "find peer tutor ids with peer_tutor_search",
-    )
-    check_ref(tables, "tutees", tutee_id, "tutee_id", "tutee", "find tutee ids with tutee_search")
+    PEER_TUTORS.check_ref(tables, peer_tutor_id, "peer_tutor_id")
+    TUTEES.check_ref(tables, tutee_id, "tutee_id")
     check_date(start_date, "start_date")
     _new = {
         "id": next_id(tables, "tutoring_pairs", "tpr"),
@@ -326,14 +320,7 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
 @write
 def tutoring_pair_activate(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     """Activate a pairing both sides accepted."""
-    _row = find_row(
-        tables,
-        "tutoring_pairs",
-        "id",
-        tutoring_pair_id,
-        "tutoring pair",
-        "find tutoring pair ids with tutoring_pair_search",
-    )
+    _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("proposed", "paused"), "tutoring pair")
     if _block:
@@ -345,14 +332,7 @@ def tutoring_pair_activate(tables: Tables, tutoring_pair_id: str) -> TutoringPai
 @write
 def tutoring_pair_pause(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     """Pause an active pairing (exams, illness)."""
-    _row = find_row(
-        tables,
-        "tutoring_pairs",
-        "id",
-        tutoring_pair_id,
-        "tutoring pair",
-        "find tutoring pair ids with tutoring_pair_search",
-    )
+    _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "paused"}
     _block = not_among(_row, "status", ("active",), "tutoring pair")
     if _block:
@@ -364,14 +344,7 @@ def tutoring_pair_pause(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
 @write
 def tutoring_pair_end(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     """End a pairing and free the tutor's slot."""
-    _row = find_row(
-        tables,
-        "tutoring_pairs",
-        "id",
-        tutoring_pair_id,
-        "tutoring pair",
-        "find tutoring pair ids with tutoring_pair_search",
-    )
+    _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "ended"}
     _block = not_among(_row, "status", ("proposed", "active", "paused"), "tutoring pair")
     if _block:
@@ -422,14 +395,7 @@ def tutoring_session_log_record(
 
     session_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "tutoring_pairs",
-        tutoring_pair_id,
-        "tutoring_pair_id",
-        "tutoring pair",
-        "find tutoring pair ids with tutoring_pair_search",
-    )
+    TUTORING_PAIRS.check_ref(tables, tutoring_pair_id, "tutoring_pair_id")
     check_date(session_date, "session_date")
     check_range(minutes, "minutes", 30, 120)
     check_choice(attendance, "attendance", TUTORING_SESSION_LOG_ATTENDANCE)

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -131,6 +132,19 @@ class AddDropPetitionPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+COURSE_SECTIONS = Rows("course_sections", "course section", "find course section ids with course_section_search")
+ENROLLED_STUDENTS = Rows(
+    "enrolled_students", "enrolled student", "find enrolled student ids with enrolled_student_search"
+)
+COURSE_REGISTRATIONS = Rows(
+    "course_registrations", "course registration", "find course registration ids with course_registration_search"
+)
+ADD_DROP_PETITIONS = Rows(
+    "add_drop_petitions", "add drop petition", "find add drop petition ids with add_drop_petition_search"
+)
+
+
 # ---------------------------------------------------------------- course_sections
 
 
@@ -166,30 +180,13 @@ def course_section_search(
 @read
 def course_section_get(tables: Tables, course_section_id: str) -> CourseSection:
     """Read one section with its seat limit."""
-    return as_record(
-        CourseSection,
-        find_row(
-            tables,
-            "course_sections",
-            "id",
-            course_section_id,
-            "course section",
-            "find course section ids with course_section_search",
-        ),
-    )
+    return as_record(CourseSection, COURSE_SECTIONS.find(tables, course_section_id))
 
 
 @write
 def course_section_open(tables: Tables, course_section_id: str) -> CourseSection:
     """Open a scheduled section for registration."""
-    _row = find_row(
-        tables,
-        "course_sections",
-        "id",
-        course_section_id,
-        "course section",
-        "find course section ids with course_section_search",
-    )
+    _row = COURSE_SECTIONS.find(tables, course_section_id)
     _new = {**_row, "status": "open"}
     _block = not_among(_row, "status", ("scheduled", "closed"), "course section")
     if _block:
@@ -201,14 +198,7 @@ def course_section_open(tables: Tables, course_section_id: str) -> CourseSection
 @write
 def course_section_close(tables: Tables, course_section_id: str) -> CourseSection:
     """Close a section to new registrations."""
-    _row = find_row(
-        tables,
-        "course_sections",
-        "id",
-        course_section_id,
-        "course section",
-        "find course section ids with course_section_search",
-    )
+    _row = COURSE_SECTIONS.find(tables, course_section_id)
     _new = {**_row, "status": "closed"}
     _block = not_among(_row, "status", ("open",), "course section")
     if _block:
@@ -289,22 +279,8 @@ def course_registration_add(
     grading_basis: CourseRegistrationGradingBasis | None = None,
 ) -> CourseRegistration:
     """Register a student in a section with free seats."""
-    check_ref(
-        tables,
-        "enrolled_students",
-        enrolled_student_id,
-        "enrolled_student_id",
-        "enrolled student",
-        "find enrolled student ids with enrolled_student_search",
-    )
-    check_ref(
-        tables,
-        "course_sections",
-        course_section_id,
-        "course_section_id",
-        "course section",
-        "find course section ids with course_section_search",
-    )
+    ENROLLED_STUDENTS.check_ref(tables, enrolled_student_id, "enrolled_student_id")
+    COURSE_SECTIONS.check_ref(tables, course_section_id, "course_section_id")
     check_choice(grading_basis, "grading_basis", COURSE_REGISTRATION_GRADING_BASIS)
     _new = {
         "id": next_id(tables, "course_registrations", "reg"),
@@ -338,14 +314,7 @@ def course_registration_change_basis(
     tables: Tables, course_registration_id: str, grading_basis: CourseRegistrationGradingBasis
 ) -> CourseRegistration:
     """Change the grading basis (letter, pass/fail, audit)."""
-    _row = find_row(
-        tables,
-        "course_registrations",
-        "id",
-        course_registration_id,
-        "course registration",
-        "find course registration ids with course_registration_search",
-    )
+    _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _changes = {_k: _v for _k, _v in (("grading_basis", grading_basis),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of grading_basis")
@@ -363,14 +332,7 @@ def course_registration_change_basis(
 @write
 def course_registration_drop(tables: Tables, course_registration_id: str) -> CourseRegistration:
     """Drop a course before the drop deadline (no W on transcript)."""
-    _row = find_row(
-        tables,
-        "course_registrations",
-        "id",
-        course_registration_id,
-        "course registration",
-        "find course registration ids with course_registration_search",
-    )
+    _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _new = {**_row, "status": "dropped"}
     _block = not_among(_row, "status", ("registered",), "course registration")
     if _block:
@@ -382,14 +344,7 @@ def course_registration_drop(tables: Tables, course_registration_id: str) -> Cou
 @write
 def course_registration_withdraw(tables: Tables, course_registration_id: str) -> CourseRegistration:
     """Withdraw after the drop deadline (W on transcript)."""
-    _row = find_row(
-        tables,
-        "course_registrations",
-        "id",
-        course_registration_id,
-        "course registration",
-        "find course registration ids with course_registration_search",
-    )
+    _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("registered",), "course registration")
     if _block:
@@ -438,22 +393,8 @@ def add_drop_petition_file(
     reason: str | None = None,
 ) -> AddDropPetition:
     """File a petition for an exception."""
-    check_ref(
-        tables,
-        "enrolled_students",
-        enrolled_student_id,
-        "enrolled_student_id",
-        "enrolled student",
-        "find enrolled student ids with enrolled_student_search",
-    )
-    check_ref(
-        tables,
-        "course_sections",
-        course_section_id,
-        "course_section_id",
-        "course section",
-        "find course section ids with course_section_search",
-    )
+    ENROLLED_STUDENTS.check_ref(tables, enrolled_student_id, "enrolled_student_id")
+    COURSE_SECTIONS.check_ref(tables, course_section_id, "course_section_id")
     check_choice(petition_type, "petition_type", ADD_DROP_PETITION_PETITION_TYPE)
     check_not_blank(reason, "reason")
     _new = {
@@ -471,14 +412,7 @@ def add_drop_petition_file(
 @write
 def add_drop_petition_approve(tables: Tables, add_drop_petition_id: str) -> AddDropPetition:
     """Approve a pending petition."""
-    _row = find_row(
-        tables,
-        "add_drop_petitions",
-        "id",
-        add_drop_petition_id,
-        "add drop petition",
-        "find add drop petition ids with add_drop_petition_search",
-    )
+    _row = ADD_DROP_PETITIONS.find(tables, add_drop_petition_id)
     _new = {**_row, "status": "approved"}
     _block = not_among(_row, "status", ("pending",), "add drop petition")
     if _block:
@@ -490,14 +424,7 @@ def add_drop_petition_approve(tables: Tables, add_drop_petition_id: str) -> AddD
 @write
 def add_drop_petition_deny(tables: Tables, add_drop_petition_id: str) -> AddDropPetition:
     """Deny a pending petition."""
-    _row = find_row(
-        tables,
-        "add_drop_petitions",
-        "id",
-        add_drop_petition_id,
-        "add drop petition",
-        "find add drop petition ids with add_drop_petition_search",
-    )
+    _row = ADD_DROP_PETITIONS.find(tables, add_drop_petition_id)
     _new = {**_row, "status": "denied"}
     _block = not_among(_row, "status", ("pending",), "add drop petition")
     if _block:

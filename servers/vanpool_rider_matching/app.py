@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -111,6 +112,12 @@ class VanpoolSeatPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+VANPOOL_VANS = Rows("vanpool_vans", "vanpool van", "find vanpool van ids with vanpool_van_search")
+COMMUTERS = Rows("commuters", "commuter", "find commuter ids with commuter_search")
+VANPOOL_SEATS = Rows("vanpool_seats", "vanpool seat", "find vanpool seat ids with vanpool_seat_search")
+
+
 # ---------------------------------------------------------------- vanpool_vans
 
 
@@ -149,20 +156,13 @@ def vanpool_van_search(
 @read
 def vanpool_van_get(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     """Read one van with seats, fare and status."""
-    return as_record(
-        VanpoolVan,
-        find_row(
-            tables, "vanpool_vans", "id", vanpool_van_id, "vanpool van", "find vanpool van ids with vanpool_van_search"
-        ),
-    )
+    return as_record(VanpoolVan, VANPOOL_VANS.find(tables, vanpool_van_id))
 
 
 @write
 def vanpool_van_activate(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     """Start service on a forming or suspended van once it has a driver and 5+ riders."""
-    _row = find_row(
-        tables, "vanpool_vans", "id", vanpool_van_id, "vanpool van", "find vanpool van ids with vanpool_van_search"
-    )
+    _row = VANPOOL_VANS.find(tables, vanpool_van_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("forming", "suspended"), "vanpool van")
     if _block:
@@ -174,9 +174,7 @@ def vanpool_van_activate(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
 @write
 def vanpool_van_suspend(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     """Suspend an active van that lost its driver or fell below 5 riders."""
-    _row = find_row(
-        tables, "vanpool_vans", "id", vanpool_van_id, "vanpool van", "find vanpool van ids with vanpool_van_search"
-    )
+    _row = VANPOOL_VANS.find(tables, vanpool_van_id)
     _new = {**_row, "status": "suspended"}
     _block = not_among(_row, "status", ("active",), "vanpool van")
     if _block:
@@ -227,9 +225,7 @@ def commuter_search(
 @read
 def commuter_get(tables: Tables, commuter_id: str) -> Commuter:
     """Read one commuter's sign-up."""
-    return as_record(
-        Commuter, find_row(tables, "commuters", "id", commuter_id, "commuter", "find commuter ids with commuter_search")
-    )
+    return as_record(Commuter, COMMUTERS.find(tables, commuter_id))
 
 
 @write
@@ -270,7 +266,7 @@ def commuter_register(
 @write
 def commuter_deactivate(tables: Tables, commuter_id: str) -> Commuter:
     """Deactivate a commuter who no longer needs a vanpool."""
-    _row = find_row(tables, "commuters", "id", commuter_id, "commuter", "find commuter ids with commuter_search")
+    _row = COMMUTERS.find(tables, commuter_id)
     _new = {**_row, "status": "inactive"}
     _block = not_among(_row, "status", ("seeking", "matched"), "commuter")
     if _block:
@@ -318,15 +314,8 @@ def vanpool_seat_offer(
 
     start_date: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "vanpool_vans",
-        vanpool_van_id,
-        "vanpool_van_id",
-        "vanpool van",
-        "find vanpool van ids with vanpool_van_search",
-    )
-    check_ref(tables, "commuters", commuter_id, "commuter_id", "commuter", "find commuter ids with commuter_search")
+    VANPOOL_VANS.check_ref(tables, vanpool_van_id, "vanpool_van_id")
+    COMMUTERS.check_ref(tables, commuter_id, "commuter_id")
     check_choice(role, "role", VANPOOL_SEAT_ROLE)
     check_date(start_date, "start_date")
     _new = {
@@ -362,9 +351,7 @@ def vanpool_seat_offer(
 @write
 def vanpool_seat_activate(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
     """Activate a pending seat once the commuter signs the rider agreement."""
-    _row = find_row(
-        tables, "vanpool_seats", "id", vanpool_seat_id, "vanpool seat", "find vanpool seat ids with vanpool_seat_search"
-    )
+    _row = VANPOOL_SEATS.find(tables, vanpool_seat_id)
     _new = {**_row, "status": "active"}
     _block = not_among(_row, "status", ("pending",), "vanpool seat")
     if _block:
@@ -376,9 +363,7 @@ def vanpool_seat_activate(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
 @write
 def vanpool_seat_release(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
     """Release a commuter's seat."""
-    _row = find_row(
-        tables, "vanpool_seats", "id", vanpool_seat_id, "vanpool seat", "find vanpool seat ids with vanpool_seat_search"
-    )
+    _row = VANPOOL_SEATS.find(tables, vanpool_seat_id)
     _new = {**_row, "status": "left"}
     _block = not_among(_row, "status", ("pending", "active"), "vanpool seat")
     if _block:

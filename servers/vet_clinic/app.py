@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -116,6 +116,13 @@ class Invoice:
     appointment_id: str
     amount: float
     status: InvoiceStatus
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+PETS = Rows("pets", "pet", "find pet ids with pet_search")
+VETS = Rows("vets", "vet", "find vet ids with vet_list")
+APPOINTMENTS = Rows("appointments", "appointment", "find appointment ids with appointment_search")
+INVOICES = Rows("invoices", "invoice", "invoice ids look like inv-0001")
 
 
 # ---------------------------------------------------------------- owners
@@ -220,12 +227,7 @@ def appointment_search(
 @read
 def appointment_get(tables: Tables, appointment_id: str) -> Appointment:
     """Read one appointment by id."""
-    return as_record(
-        Appointment,
-        find_row(
-            tables, "appointments", "id", appointment_id, "appointment", "find appointment ids with appointment_search"
-        ),
-    )
+    return as_record(Appointment, APPOINTMENTS.find(tables, appointment_id))
 
 
 @write
@@ -234,8 +236,8 @@ def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: 
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(tables, "pets", pet_id, "pet_id", "pet", "find pet ids with pet_search")
-    check_ref(tables, "vets", vet_id, "vet_id", "vet", "find vet ids with vet_list")
+    PETS.check_ref(tables, pet_id, "pet_id")
+    VETS.check_ref(tables, vet_id, "vet_id")
     check_time(start, "start")
     check_time(end, "end")
     check_not_blank(reason, "reason")
@@ -266,9 +268,7 @@ def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: 
 @write
 def appointment_check_in(tables: Tables, appointment_id: str) -> Appointment:
     """Check a booked pet in on arrival."""
-    _row = find_row(
-        tables, "appointments", "id", appointment_id, "appointment", "find appointment ids with appointment_search"
-    )
+    _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "checked_in"}
     _block = not_among(_row, "status", ("booked",), "appointment")
     if _block:
@@ -280,9 +280,7 @@ def appointment_check_in(tables: Tables, appointment_id: str) -> Appointment:
 @write
 def appointment_complete(tables: Tables, appointment_id: str) -> Appointment:
     """Mark a checked-in visit completed."""
-    _row = find_row(
-        tables, "appointments", "id", appointment_id, "appointment", "find appointment ids with appointment_search"
-    )
+    _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("checked_in",), "appointment")
     if _block:
@@ -294,9 +292,7 @@ def appointment_complete(tables: Tables, appointment_id: str) -> Appointment:
 @write
 def appointment_cancel(tables: Tables, appointment_id: str) -> Appointment:
     """Cancel a booked appointment."""
-    _row = find_row(
-        tables, "appointments", "id", appointment_id, "appointment", "find appointment ids with appointment_search"
-    )
+    _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("booked",), "appointment")
     if _block:
@@ -311,14 +307,7 @@ def appointment_cancel(tables: Tables, appointment_id: str) -> Appointment:
 @write
 def invoice_create(tables: Tables, appointment_id: str, amount: float) -> Invoice:
     """Draft an invoice for a completed appointment."""
-    check_ref(
-        tables,
-        "appointments",
-        appointment_id,
-        "appointment_id",
-        "appointment",
-        "find appointment ids with appointment_search",
-    )
+    APPOINTMENTS.check_ref(tables, appointment_id, "appointment_id")
     check_range(amount, "amount", 40, 900)
     _new = {
         "id": next_id(tables, "invoices", "inv"),
@@ -333,7 +322,7 @@ def invoice_create(tables: Tables, appointment_id: str, amount: float) -> Invoic
 @write
 def invoice_send(tables: Tables, invoice_id: str) -> Invoice:
     """Send a draft invoice to the owner."""
-    _row = find_row(tables, "invoices", "id", invoice_id, "invoice", "invoice ids look like inv-0001")
+    _row = INVOICES.find(tables, invoice_id)
     _new = {**_row, "status": "sent"}
     _block = not_among(_row, "status", ("draft",), "invoice")
     if _block:
@@ -345,7 +334,7 @@ def invoice_send(tables: Tables, invoice_id: str) -> Invoice:
 @write
 def invoice_mark_paid(tables: Tables, invoice_id: str) -> Invoice:
     """Record payment of a sent invoice."""
-    _row = find_row(tables, "invoices", "id", invoice_id, "invoice", "invoice ids look like inv-0001")
+    _row = INVOICES.find(tables, invoice_id)
     _new = {**_row, "status": "paid"}
     _block = not_among(_row, "status", ("sent",), "invoice")
     if _block:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -131,6 +132,12 @@ class CdnReleasePage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+SOURCE_UPLOADS = Rows("source_uploads", "source upload", "find source upload ids with source_upload_search")
+ENCODER_NODES = Rows("encoder_nodes", "encoder node", "find encoder node ids with encoder_node_search")
+TRANSCODE_JOBS = Rows("transcode_jobs", "transcode job", "find transcode job ids with transcode_job_search")
+
+
 # ---------------------------------------------------------------- source_uploads
 
 
@@ -193,9 +200,7 @@ def encoder_node_search(
 @write
 def encoder_node_mark_degraded(tables: Tables, encoder_node_id: str) -> EncoderNode:
     """Mark a node degraded (stop sending it new jobs)."""
-    _row = find_row(
-        tables, "encoder_nodes", "id", encoder_node_id, "encoder node", "find encoder node ids with encoder_node_search"
-    )
+    _row = ENCODER_NODES.find(tables, encoder_node_id)
     _new = {**_row, "state": "degraded"}
     _block = not_among(_row, "state", ("healthy",), "encoder node")
     if _block:
@@ -241,17 +246,7 @@ def transcode_job_search(
 @read
 def transcode_job_get(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Read one job."""
-    return as_record(
-        TranscodeJob,
-        find_row(
-            tables,
-            "transcode_jobs",
-            "id",
-            transcode_job_id,
-            "transcode job",
-            "find transcode job ids with transcode_job_search",
-        ),
-    )
+    return as_record(TranscodeJob, TRANSCODE_JOBS.find(tables, transcode_job_id))
 
 
 @write
@@ -259,22 +254,8 @@ def transcode_job_submit(
     tables: Tables, source_upload_id: str, encoder_node_id: str, ladder: TranscodeJobLadder
 ) -> TranscodeJob:
     """Submit an upload for a ladder on an encoder node."""
-    check_ref(
-        tables,
-        "source_uploads",
-        source_upload_id,
-        "source_upload_id",
-        "source upload",
-        "find source upload ids with source_upload_search",
-    )
-    check_ref(
-        tables,
-        "encoder_nodes",
-        encoder_node_id,
-        "encoder_node_id",
-        "encoder node",
-        "find encoder node ids with encoder_node_search",
-    )
+    SOURCE_UPLOADS.check_ref(tables, source_upload_id, "source_upload_id")
+    ENCODER_NODES.check_ref(tables, encoder_node_id, "encoder_node_id")
     check_choice(ladder, "ladder", TRANSCODE_JOB_LADDER)
     _new = {
         "id": next_id(tables, "transcode_jobs", "tjb"),
@@ -304,14 +285,7 @@ def transcode_job_submit(
 @write
 def transcode_job_start(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Start encoding a queued or retrying job."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "encoding"}
     _block = not_among(_row, "status", ("queued", "retrying"), "transcode job")
     if _block:
@@ -323,14 +297,7 @@ def transcode_job_start(tables: Tables, transcode_job_id: str) -> TranscodeJob:
 @write
 def transcode_job_package(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Package encoded renditions into HLS/DASH."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "packaging"}
     _block = not_among(_row, "status", ("encoding",), "transcode job")
     if _block:
@@ -342,14 +309,7 @@ def transcode_job_package(tables: Tables, transcode_job_id: str) -> TranscodeJob
 @write
 def transcode_job_complete(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Mark a packaged job complete."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("packaging",), "transcode job")
     if _block:
@@ -361,14 +321,7 @@ def transcode_job_complete(tables: Tables, transcode_job_id: str) -> TranscodeJo
 @write
 def transcode_job_fail(tables: Tables, transcode_job_id: str, error_code: TranscodeJobErrorCode) -> TranscodeJob:
     """Record a failure with its error code."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _changes = {_k: _v for _k, _v in (("error_code", error_code),) if _v is not None}
     check_choice(error_code, "error_code", TRANSCODE_JOB_ERROR_CODE)
     _new = {**_row, **_changes, "status": "failed"}
@@ -382,23 +335,9 @@ def transcode_job_fail(tables: Tables, transcode_job_id: str, error_code: Transc
 @write
 def transcode_job_retry(tables: Tables, transcode_job_id: str, encoder_node_id: str, attempt: int) -> TranscodeJob:
     """Retry a failed job, optionally on another node, bumping the attempt."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _changes = {_k: _v for _k, _v in (("encoder_node_id", encoder_node_id), ("attempt", attempt)) if _v is not None}
-    check_ref(
-        tables,
-        "encoder_nodes",
-        encoder_node_id,
-        "encoder_node_id",
-        "encoder node",
-        "find encoder node ids with encoder_node_search",
-    )
+    ENCODER_NODES.check_ref(tables, encoder_node_id, "encoder_node_id")
     check_range(attempt, "attempt", 1, 3)
     _new = {**_row, **_changes, "status": "retrying"}
     _block = not_among(_row, "status", ("failed",), "transcode job")
@@ -423,14 +362,7 @@ def transcode_job_retry(tables: Tables, transcode_job_id: str, encoder_node_id: 
 @write
 def transcode_job_dead_letter(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Send an unrecoverable job to the dead-letter queue."""
-    _row = find_row(
-        tables,
-        "transcode_jobs",
-        "id",
-        transcode_job_id,
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "dead_letter"}
     _block = not_among(_row, "status", ("failed",), "transcode job")
     if _block:
@@ -445,14 +377,7 @@ def transcode_job_dead_letter(tables: Tables, transcode_job_id: str) -> Transcod
 @write
 def cdn_release_publish(tables: Tables, transcode_job_id: str, cdn: CdnReleaseCdn) -> CdnRelease:
     """Publish a completed job's renditions to a CDN."""
-    check_ref(
-        tables,
-        "transcode_jobs",
-        transcode_job_id,
-        "transcode_job_id",
-        "transcode job",
-        "find transcode job ids with transcode_job_search",
-    )
+    TRANSCODE_JOBS.check_ref(tables, transcode_job_id, "transcode_job_id")
     check_choice(cdn, "cdn", CDN_RELEASE_CDN)
     _new = {
         "id": next_id(tables, "cdn_releases", "cdn"),

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -110,6 +110,13 @@ class VisitorBadgePage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+HOST_EMPLOYEES = Rows("host_employees", "host employee", "find host employee ids with host_employee_search")
+GUEST_VISITORS = Rows("guest_visitors", "guest visitor", "find guest visitor ids with guest_visitor_search")
+SITE_VISITS = Rows("site_visits", "site visit", "find site visit ids with site_visit_search")
+VISITOR_BADGES = Rows("visitor_badges", "visitor badge", "find visitor badge ids with visitor_badge_search")
 
 
 # ---------------------------------------------------------------- host_employees
@@ -235,12 +242,7 @@ def site_visit_search(
 @read
 def site_visit_get(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Read one visit."""
-    return as_record(
-        SiteVisit,
-        find_row(
-            tables, "site_visits", "id", site_visit_id, "site visit", "find site visit ids with site_visit_search"
-        ),
-    )
+    return as_record(SiteVisit, SITE_VISITS.find(tables, site_visit_id))
 
 
 @write
@@ -256,22 +258,8 @@ def site_visit_preregister(
 
     expected_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "guest_visitors",
-        guest_visitor_id,
-        "guest_visitor_id",
-        "guest visitor",
-        "find guest visitor ids with guest_visitor_search",
-    )
-    check_ref(
-        tables,
-        "host_employees",
-        host_employee_id,
-        "host_employee_id",
-        "host employee",
-        "find host employee ids with host_employee_search",
-    )
+    GUEST_VISITORS.check_ref(tables, guest_visitor_id, "guest_visitor_id")
+    HOST_EMPLOYEES.check_ref(tables, host_employee_id, "host_employee_id")
     check_time(expected_at, "expected_at")
     check_not_blank(purpose, "purpose")
     check_choice(access_zone, "access_zone", SITE_VISIT_ACCESS_ZONE)
@@ -294,9 +282,7 @@ def site_visit_preregister(
 @write
 def site_visit_check_in(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Check in a pre-registered guest on arrival."""
-    _row = find_row(
-        tables, "site_visits", "id", site_visit_id, "site visit", "find site visit ids with site_visit_search"
-    )
+    _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "arrived"}
     _block = not_among(_row, "status", ("preregistered",), "site visit")
     if _block:
@@ -312,9 +298,7 @@ def site_visit_check_in(tables: Tables, site_visit_id: str) -> SiteVisit:
 @write
 def site_visit_escort(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Hand an arrived guest to an escort for a secure floor."""
-    _row = find_row(
-        tables, "site_visits", "id", site_visit_id, "site visit", "find site visit ids with site_visit_search"
-    )
+    _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "escorted"}
     _block = not_among(_row, "status", ("arrived",), "site visit")
     if _block:
@@ -329,9 +313,7 @@ def site_visit_escort(tables: Tables, site_visit_id: str) -> SiteVisit:
 @write
 def site_visit_check_out(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Check a guest out and collect the badge."""
-    _row = find_row(
-        tables, "site_visits", "id", site_visit_id, "site visit", "find site visit ids with site_visit_search"
-    )
+    _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "departed"}
     _block = not_among(_row, "status", ("arrived", "escorted"), "site visit")
     if _block:
@@ -343,9 +325,7 @@ def site_visit_check_out(tables: Tables, site_visit_id: str) -> SiteVisit:
 @write
 def site_visit_mark_no_show(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Mark a pre-registered guest who never arrived."""
-    _row = find_row(
-        tables, "site_visits", "id", site_visit_id, "site visit", "find site visit ids with site_visit_search"
-    )
+    _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("preregistered",), "site visit")
     if _block:
@@ -387,14 +367,7 @@ def visitor_badge_search(
 @write
 def visitor_badge_issue(tables: Tables, visitor_badge_id: str) -> VisitorBadge:
     """Issue an available badge to an arriving guest."""
-    _row = find_row(
-        tables,
-        "visitor_badges",
-        "id",
-        visitor_badge_id,
-        "visitor badge",
-        "find visitor badge ids with visitor_badge_search",
-    )
+    _row = VISITOR_BADGES.find(tables, visitor_badge_id)
     _new = {**_row, "state": "issued"}
     _block = not_among(_row, "state", ("available",), "visitor badge")
     if _block:
@@ -408,14 +381,7 @@ def visitor_badge_issue(tables: Tables, visitor_badge_id: str) -> VisitorBadge:
 @write
 def visitor_badge_collect(tables: Tables, visitor_badge_id: str) -> VisitorBadge:
     """Take a badge back at check-out."""
-    _row = find_row(
-        tables,
-        "visitor_badges",
-        "id",
-        visitor_badge_id,
-        "visitor badge",
-        "find visitor badge ids with visitor_badge_search",
-    )
+    _row = VISITOR_BADGES.find(tables, visitor_badge_id)
     _new = {**_row, "state": "available"}
     _block = not_among(_row, "state", ("issued", "lost"), "visitor badge")
     if _block:

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_order, check_ref, check_time
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -124,6 +134,14 @@ class ShiftAssignmentPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+VOLUNTEERS = Rows("volunteers", "volunteer", "find volunteer ids with volunteer_search")
+VOLUNTEER_SHIFTS = Rows("volunteer_shifts", "volunteer shift", "find volunteer shift ids with volunteer_shift_search")
+SHIFT_ASSIGNMENTS = Rows(
+    "shift_assignments", "shift assignment", "find shift assignment ids with shift_assignment_search"
+)
+
+
 # ---------------------------------------------------------------- volunteers
 
 
@@ -162,10 +180,7 @@ def volunteer_search(
 @read
 def volunteer_get(tables: Tables, volunteer_id: str) -> Volunteer:
     """Read one volunteer profile."""
-    return as_record(
-        Volunteer,
-        find_row(tables, "volunteers", "id", volunteer_id, "volunteer", "find volunteer ids with volunteer_search"),
-    )
+    return as_record(Volunteer, VOLUNTEERS.find(tables, volunteer_id))
 
 
 # ---------------------------------------------------------------- partner_agencies
@@ -225,30 +240,13 @@ def volunteer_shift_search(
 @read
 def volunteer_shift_get(tables: Tables, volunteer_shift_id: str) -> VolunteerShift:
     """Read one shift with its time and slots."""
-    return as_record(
-        VolunteerShift,
-        find_row(
-            tables,
-            "volunteer_shifts",
-            "id",
-            volunteer_shift_id,
-            "volunteer shift",
-            "find volunteer shift ids with volunteer_shift_search",
-        ),
-    )
+    return as_record(VolunteerShift, VOLUNTEER_SHIFTS.find(tables, volunteer_shift_id))
 
 
 @write
 def volunteer_shift_mark_full(tables: Tables, volunteer_shift_id: str) -> VolunteerShift:
     """Mark an open shift full once every slot has a confirmed volunteer."""
-    _row = find_row(
-        tables,
-        "volunteer_shifts",
-        "id",
-        volunteer_shift_id,
-        "volunteer shift",
-        "find volunteer shift ids with volunteer_shift_search",
-    )
+    _row = VOLUNTEER_SHIFTS.find(tables, volunteer_shift_id)
     _new = {**_row, "status": "full"}
     _block = not_among(_row, "status", ("open",), "volunteer shift")
     if _block:
@@ -260,14 +258,7 @@ def volunteer_shift_mark_full(tables: Tables, volunteer_shift_id: str) -> Volunt
 @write
 def volunteer_shift_cancel(tables: Tables, volunteer_shift_id: str) -> VolunteerShift:
     """Cancel a shift at the agency's request."""
-    _row = find_row(
-        tables,
-        "volunteer_shifts",
-        "id",
-        volunteer_shift_id,
-        "volunteer shift",
-        "find volunteer shift ids with volunteer_shift_search",
-    )
+    _row = VOLUNTEER_SHIFTS.find(tables, volunteer_shift_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("open", "full"), "volunteer shift")
     if _block:
@@ -312,17 +303,8 @@ def shift_assignment_assign(
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "volunteer_shifts",
-        volunteer_shift_id,
-        "volunteer_shift_id",
-        "volunteer shift",
-        "find volunteer shift ids with volunteer_shift_search",
-    )
-    check_ref(
-        tables, "volunteers", volunteer_id, "volunteer_id", "volunteer", "find volunteer ids with volunteer_search"
-    )
+    VOLUNTEER_SHIFTS.check_ref(tables, volunteer_shift_id, "volunteer_shift_id")
+    VOLUNTEERS.check_ref(tables, volunteer_id, "volunteer_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -353,14 +335,7 @@ def shift_assignment_assign(
 @write
 def shift_assignment_confirm(tables: Tables, shift_assignment_id: str) -> ShiftAssignment:
     """Confirm a placement once the volunteer replies yes."""
-    _row = find_row(
-        tables,
-        "shift_assignments",
-        "id",
-        shift_assignment_id,
-        "shift assignment",
-        "find shift assignment ids with shift_assignment_search",
-    )
+    _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "confirmed"}
     _block = not_among(_row, "status", ("assigned",), "shift assignment")
     if _block:
@@ -372,14 +347,7 @@ def shift_assignment_confirm(tables: Tables, shift_assignment_id: str) -> ShiftA
 @write
 def shift_assignment_withdraw(tables: Tables, shift_assignment_id: str) -> ShiftAssignment:
     """Withdraw a volunteer from a shift."""
-    _row = find_row(
-        tables,
-        "shift_assignments",
-        "id",
-        shift_assignment_id,
-        "shift assignment",
-        "find shift assignment ids with shift_assignment_search",
-    )
+    _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "withdrawn"}
     _block = not_among(_row, "status", ("assigned", "confirmed"), "shift assignment")
     if _block:
@@ -391,14 +359,7 @@ def shift_assignment_withdraw(tables: Tables, shift_assignment_id: str) -> Shift
 @write
 def shift_assignment_complete(tables: Tables, shift_assignment_id: str) -> ShiftAssignment:
     """Record that the volunteer served the shift."""
-    _row = find_row(
-        tables,
-        "shift_assignments",
-        "id",
-        shift_assignment_id,
-        "shift assignment",
-        "find shift assignment ids with shift_assignment_search",
-    )
+    _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "completed"}
     _block = not_among(_row, "status", ("confirmed",), "shift assignment")
     if _block:
@@ -410,14 +371,7 @@ def shift_assignment_complete(tables: Tables, shift_assignment_id: str) -> Shift
 @write
 def shift_assignment_mark_no_show(tables: Tables, shift_assignment_id: str) -> ShiftAssignment:
     """Record that the volunteer did not come."""
-    _row = find_row(
-        tables,
-        "shift_assignments",
-        "id",
-        shift_assignment_id,
-        "shift assignment",
-        "find shift assignment ids with shift_assignment_search",
-    )
+    _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "no_show"}
     _block = not_among(_row, "status", ("assigned", "confirmed"), "shift assignment")
     if _block:

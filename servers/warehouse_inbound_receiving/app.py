@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import check_choice, check_date, check_range, check_ref
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.records import (
     Page,
     Report,
+    Rows,
     as_record,
     field_of,
     page_of,
@@ -120,6 +121,17 @@ class PutawayTaskPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+ADVANCE_SHIP_NOTICES = Rows(
+    "advance_ship_notices", "advance ship notice", "find advance ship notice ids with advance_ship_notice_search"
+)
+RECEIPT_LINES = Rows("receipt_lines", "receipt line", "find receipt line ids with receipt_line_search")
+STORAGE_LOCATIONS = Rows(
+    "storage_locations", "storage location", "find storage location ids with storage_location_search"
+)
+PUTAWAY_TASKS = Rows("putaway_tasks", "putaway task", "find putaway task ids with putaway_task_search")
+
+
 # ---------------------------------------------------------------- advance_ship_notices
 
 
@@ -155,14 +167,7 @@ def advance_ship_notice_search(
 @write
 def advance_ship_notice_arrive(tables: Tables, advance_ship_notice_id: str) -> AdvanceShipNotice:
     """Record the trailer's arrival for an expected ASN."""
-    _row = find_row(
-        tables,
-        "advance_ship_notices",
-        "id",
-        advance_ship_notice_id,
-        "advance ship notice",
-        "find advance ship notice ids with advance_ship_notice_search",
-    )
+    _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "arrived"}
     _block = not_among(_row, "status", ("expected",), "advance ship notice")
     if _block:
@@ -174,14 +179,7 @@ def advance_ship_notice_arrive(tables: Tables, advance_ship_notice_id: str) -> A
 @write
 def advance_ship_notice_start_receiving(tables: Tables, advance_ship_notice_id: str) -> AdvanceShipNotice:
     """Start counting an arrived ASN."""
-    _row = find_row(
-        tables,
-        "advance_ship_notices",
-        "id",
-        advance_ship_notice_id,
-        "advance ship notice",
-        "find advance ship notice ids with advance_ship_notice_search",
-    )
+    _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "receiving"}
     _block = not_among(_row, "status", ("arrived",), "advance ship notice")
     if _block:
@@ -195,14 +193,7 @@ def advance_ship_notice_start_receiving(tables: Tables, advance_ship_notice_id: 
 @write
 def advance_ship_notice_close(tables: Tables, advance_ship_notice_id: str) -> AdvanceShipNotice:
     """Close an ASN whose lines all matched."""
-    _row = find_row(
-        tables,
-        "advance_ship_notices",
-        "id",
-        advance_ship_notice_id,
-        "advance ship notice",
-        "find advance ship notice ids with advance_ship_notice_search",
-    )
+    _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "received"}
     _block = not_among(_row, "status", ("receiving",), "advance ship notice")
     if _block:
@@ -232,14 +223,7 @@ def advance_ship_notice_close(tables: Tables, advance_ship_notice_id: str) -> Ad
 @write
 def advance_ship_notice_close_discrepant(tables: Tables, advance_ship_notice_id: str) -> AdvanceShipNotice:
     """Close an ASN with short or damaged lines (supplier is notified)."""
-    _row = find_row(
-        tables,
-        "advance_ship_notices",
-        "id",
-        advance_ship_notice_id,
-        "advance ship notice",
-        "find advance ship notice ids with advance_ship_notice_search",
-    )
+    _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "closed_with_discrepancy"}
     _block = not_among(_row, "status", ("receiving",), "advance ship notice")
     if _block:
@@ -285,9 +269,7 @@ def receipt_line_search(
 @write
 def receipt_line_confirm(tables: Tables, receipt_line_id: str, received_qty: int | None = None) -> ReceiptLine:
     """Confirm a line received in full."""
-    _row = find_row(
-        tables, "receipt_lines", "id", receipt_line_id, "receipt line", "find receipt line ids with receipt_line_search"
-    )
+    _row = RECEIPT_LINES.find(tables, receipt_line_id)
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "received"}
@@ -306,9 +288,7 @@ def receipt_line_confirm(tables: Tables, receipt_line_id: str, received_qty: int
 @write
 def receipt_line_report_short(tables: Tables, receipt_line_id: str, received_qty: int | None = None) -> ReceiptLine:
     """Record a line received short (with the counted quantity)."""
-    _row = find_row(
-        tables, "receipt_lines", "id", receipt_line_id, "receipt line", "find receipt line ids with receipt_line_search"
-    )
+    _row = RECEIPT_LINES.find(tables, receipt_line_id)
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "short"}
@@ -325,9 +305,7 @@ def receipt_line_report_short(tables: Tables, receipt_line_id: str, received_qty
 @write
 def receipt_line_report_damage(tables: Tables, receipt_line_id: str, received_qty: int | None = None) -> ReceiptLine:
     """Record damaged goods on a line."""
-    _row = find_row(
-        tables, "receipt_lines", "id", receipt_line_id, "receipt line", "find receipt line ids with receipt_line_search"
-    )
+    _row = RECEIPT_LINES.find(tables, receipt_line_id)
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "damaged"}
@@ -365,22 +343,8 @@ def storage_location_search(
 @write
 def putaway_task_create(tables: Tables, receipt_line_id: str, storage_location_id: str, pallets: int) -> PutawayTask:
     """Create a putaway task sending received pallets to a location with free slots."""
-    check_ref(
-        tables,
-        "receipt_lines",
-        receipt_line_id,
-        "receipt_line_id",
-        "receipt line",
-        "find receipt line ids with receipt_line_search",
-    )
-    check_ref(
-        tables,
-        "storage_locations",
-        storage_location_id,
-        "storage_location_id",
-        "storage location",
-        "find storage location ids with storage_location_search",
-    )
+    RECEIPT_LINES.check_ref(tables, receipt_line_id, "receipt_line_id")
+    STORAGE_LOCATIONS.check_ref(tables, storage_location_id, "storage_location_id")
     check_range(pallets, "pallets", 1, 4)
     _new = {
         "id": next_id(tables, "putaway_tasks", "pwt"),
@@ -435,9 +399,7 @@ def putaway_task_search(
 @write
 def putaway_task_complete(tables: Tables, putaway_task_id: str) -> PutawayTask:
     """Confirm pallets were scanned into the location."""
-    _row = find_row(
-        tables, "putaway_tasks", "id", putaway_task_id, "putaway task", "find putaway task ids with putaway_task_search"
-    )
+    _row = PUTAWAY_TASKS.find(tables, putaway_task_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("open", "in_progress"), "putaway task")
     if _block:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import (
     check_choice,
     check_date,
@@ -24,10 +24,19 @@ from envcraft_runtime.arguments import (
     check_not_blank,
     check_order,
     check_range,
-    check_ref,
     check_time,
 )
-from envcraft_runtime.records import Page, Report, as_record, field_of, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
@@ -128,6 +137,13 @@ class PlanningTaskPage(Page):
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+VENUE_SPACES = Rows("venue_spaces", "venue space", "find venue space ids with venue_space_search")
+WEDDING_EVENTS = Rows("wedding_events", "wedding event", "find wedding event ids with wedding_event_search")
+EVENT_VENDORS = Rows("event_vendors", "event vendor", "find event vendor ids with event_vendor_search")
+PLANNING_TASKS = Rows("planning_tasks", "planning task", "find planning task ids with planning_task_search")
+
+
 # ---------------------------------------------------------------- venue_spaces
 
 
@@ -185,17 +201,7 @@ def wedding_event_search(
 @read
 def wedding_event_get(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Read one event with its date, space and guest count."""
-    return as_record(
-        WeddingEvent,
-        find_row(
-            tables,
-            "wedding_events",
-            "id",
-            wedding_event_id,
-            "wedding event",
-            "find wedding event ids with wedding_event_search",
-        ),
-    )
+    return as_record(WeddingEvent, WEDDING_EVENTS.find(tables, wedding_event_id))
 
 
 @write
@@ -215,14 +221,7 @@ def wedding_event_book_inquiry(
     """
     check_not_blank(contact_name, "contact_name")
     check_email(email, "email")
-    check_ref(
-        tables,
-        "venue_spaces",
-        venue_space_id,
-        "venue_space_id",
-        "venue space",
-        "find venue space ids with venue_space_search",
-    )
+    VENUE_SPACES.check_ref(tables, venue_space_id, "venue_space_id")
     check_time(event_start, "event_start")
     check_time(event_end, "event_end")
     check_range(guest_count, "guest_count", 30, 220)
@@ -264,14 +263,7 @@ def wedding_event_book_inquiry(
 @write
 def wedding_event_sign_contract(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Record the signed contract for an inquiry."""
-    _row = find_row(
-        tables,
-        "wedding_events",
-        "id",
-        wedding_event_id,
-        "wedding event",
-        "find wedding event ids with wedding_event_search",
-    )
+    _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "contracted"}
     _block = not_among(_row, "status", ("inquiry",), "wedding event")
     if _block:
@@ -283,14 +275,7 @@ def wedding_event_sign_contract(tables: Tables, wedding_event_id: str) -> Weddin
 @write
 def wedding_event_start_planning(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Open planning once the contract is signed and the deposit task is done."""
-    _row = find_row(
-        tables,
-        "wedding_events",
-        "id",
-        wedding_event_id,
-        "wedding event",
-        "find wedding event ids with wedding_event_search",
-    )
+    _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "planning"}
     _block = not_among(_row, "status", ("contracted",), "wedding event")
     if _block:
@@ -302,14 +287,7 @@ def wedding_event_start_planning(tables: Tables, wedding_event_id: str) -> Weddi
 @write
 def wedding_event_finalize(tables: Tables, wedding_event_id: str, guest_count: int) -> WeddingEvent:
     """Finalize an event with its confirmed headcount when every planning task is done."""
-    _row = find_row(
-        tables,
-        "wedding_events",
-        "id",
-        wedding_event_id,
-        "wedding event",
-        "find wedding event ids with wedding_event_search",
-    )
+    _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _changes = {_k: _v for _k, _v in (("guest_count", guest_count),) if _v is not None}
     check_range(guest_count, "guest_count", 30, 220)
     _new = {**_row, **_changes, "status": "finalized"}
@@ -332,14 +310,7 @@ def wedding_event_finalize(tables: Tables, wedding_event_id: str, guest_count: i
 @write
 def wedding_event_cancel(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Cancel an event and release its space."""
-    _row = find_row(
-        tables,
-        "wedding_events",
-        "id",
-        wedding_event_id,
-        "wedding event",
-        "find wedding event ids with wedding_event_search",
-    )
+    _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("inquiry", "contracted", "planning"), "wedding event")
     if _block:
@@ -424,25 +395,11 @@ def planning_task_add(
 
     due: dates as YYYY-MM-DD.
     """
-    check_ref(
-        tables,
-        "wedding_events",
-        wedding_event_id,
-        "wedding_event_id",
-        "wedding event",
-        "find wedding event ids with wedding_event_search",
-    )
+    WEDDING_EVENTS.check_ref(tables, wedding_event_id, "wedding_event_id")
     check_choice(step, "step", PLANNING_TASK_STEP)
     check_not_blank(owner, "owner")
     check_date(due, "due")
-    check_ref(
-        tables,
-        "event_vendors",
-        event_vendor_id,
-        "event_vendor_id",
-        "event vendor",
-        "find event vendor ids with event_vendor_search",
-    )
+    EVENT_VENDORS.check_ref(tables, event_vendor_id, "event_vendor_id")
     _new = {
         "id": next_id(tables, "planning_tasks", "ptk"),
         "wedding_event_id": wedding_event_id,
@@ -459,14 +416,7 @@ def planning_task_add(
 @write
 def planning_task_start(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Start working on a to-do task."""
-    _row = find_row(
-        tables,
-        "planning_tasks",
-        "id",
-        planning_task_id,
-        "planning task",
-        "find planning task ids with planning_task_search",
-    )
+    _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "in_progress"}
     _block = not_among(_row, "status", ("todo",), "planning task")
     if _block:
@@ -478,14 +428,7 @@ def planning_task_start(tables: Tables, planning_task_id: str) -> PlanningTask:
 @write
 def planning_task_wait_on_client(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Park a task while the couple decides or sends information."""
-    _row = find_row(
-        tables,
-        "planning_tasks",
-        "id",
-        planning_task_id,
-        "planning task",
-        "find planning task ids with planning_task_search",
-    )
+    _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "awaiting_client"}
     _block = not_among(_row, "status", ("in_progress",), "planning task")
     if _block:
@@ -497,14 +440,7 @@ def planning_task_wait_on_client(tables: Tables, planning_task_id: str) -> Plann
 @write
 def planning_task_complete(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Mark a started task done."""
-    _row = find_row(
-        tables,
-        "planning_tasks",
-        "id",
-        planning_task_id,
-        "planning task",
-        "find planning task ids with planning_task_search",
-    )
+    _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "done"}
     _block = not_among(_row, "status", ("in_progress", "awaiting_client"), "planning task")
     if _block:

@@ -16,17 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
-from envcraft_runtime.arguments import (
-    check_choice,
-    check_email,
-    check_not_blank,
-    check_order,
-    check_range,
-    check_ref,
-    check_time,
-)
-from envcraft_runtime.records import Page, Report, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime import Tables, ToolFailure, next_id, read, write
+from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
@@ -121,6 +113,13 @@ class LeagueGamePage(Page):
     total: int  # rows that match
     offset: int
     note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
+
+
+# Where operations find rows by id, and what their messages call a row and say to find ids.
+LEAGUE_TEAMS = Rows("league_teams", "league team", "find league team ids with league_team_search")
+SOCCER_PITCHS = Rows("soccer_pitchs", "soccer pitch", "find soccer pitch ids with soccer_pitch_search")
+MATCH_REFEREES = Rows("match_referees", "match referee", "find match referee ids with match_referee_search")
+LEAGUE_GAMES = Rows("league_games", "league game", "find league game ids with league_game_search")
 
 
 # ---------------------------------------------------------------- league_teams
@@ -268,12 +267,7 @@ def league_game_search(
 @read
 def league_game_get(tables: Tables, league_game_id: str) -> LeagueGame:
     """Read one game."""
-    return as_record(
-        LeagueGame,
-        find_row(
-            tables, "league_games", "id", league_game_id, "league game", "find league game ids with league_game_search"
-        ),
-    )
+    return as_record(LeagueGame, LEAGUE_GAMES.find(tables, league_game_id))
 
 
 @write
@@ -290,38 +284,10 @@ def league_game_schedule(
 
     kickoff, final_whistle: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    check_ref(
-        tables,
-        "league_teams",
-        home_team_id,
-        "home_team_id",
-        "league team",
-        "find league team ids with league_team_search",
-    )
-    check_ref(
-        tables,
-        "league_teams",
-        away_team_id,
-        "away_team_id",
-        "league team",
-        "find league team ids with league_team_search",
-    )
-    check_ref(
-        tables,
-        "soccer_pitchs",
-        soccer_pitch_id,
-        "soccer_pitch_id",
-        "soccer pitch",
-        "find soccer pitch ids with soccer_pitch_search",
-    )
-    check_ref(
-        tables,
-        "match_referees",
-        match_referee_id,
-        "match_referee_id",
-        "match referee",
-        "find match referee ids with match_referee_search",
-    )
+    LEAGUE_TEAMS.check_ref(tables, home_team_id, "home_team_id")
+    LEAGUE_TEAMS.check_ref(tables, away_team_id, "away_team_id")
+    SOCCER_PITCHS.check_ref(tables, soccer_pitch_id, "soccer_pitch_id")
+    MATCH_REFEREES.check_ref(tables, match_referee_id, "match_referee_id")
     check_time(kickoff, "kickoff")
     check_time(final_whistle, "final_whistle")
     _new = {
@@ -363,9 +329,7 @@ def league_game_schedule(
 @write
 def league_game_record_result(tables: Tables, league_game_id: str, home_score: int, away_score: int) -> LeagueGame:
     """Record the final score of a scheduled game."""
-    _row = find_row(
-        tables, "league_games", "id", league_game_id, "league game", "find league game ids with league_game_search"
-    )
+    _row = LEAGUE_GAMES.find(tables, league_game_id)
     _changes = {_k: _v for _k, _v in (("home_score", home_score), ("away_score", away_score)) if _v is not None}
     check_range(home_score, "home_score", 0, 9)
     check_range(away_score, "away_score", 0, 9)
@@ -380,9 +344,7 @@ def league_game_record_result(tables: Tables, league_game_id: str, home_score: i
 @write
 def league_game_postpone(tables: Tables, league_game_id: str) -> LeagueGame:
     """Postpone a scheduled game (weather, pitch closure); schedule a replacement game."""
-    _row = find_row(
-        tables, "league_games", "id", league_game_id, "league game", "find league game ids with league_game_search"
-    )
+    _row = LEAGUE_GAMES.find(tables, league_game_id)
     _new = {**_row, "status": "postponed"}
     _block = not_among(_row, "status", ("scheduled",), "league game")
     if _block:
@@ -394,9 +356,7 @@ def league_game_postpone(tables: Tables, league_game_id: str) -> LeagueGame:
 @write
 def league_game_record_forfeit(tables: Tables, league_game_id: str, home_score: int, away_score: int) -> LeagueGame:
     """Record a forfeit (recorded as 3-0 to the opponent)."""
-    _row = find_row(
-        tables, "league_games", "id", league_game_id, "league game", "find league game ids with league_game_search"
-    )
+    _row = LEAGUE_GAMES.find(tables, league_game_id)
     _changes = {_k: _v for _k, _v in (("home_score", home_score), ("away_score", away_score)) if _v is not None}
     check_range(home_score, "home_score", 0, 9)
     check_range(away_score, "away_score", 0, 9)
@@ -411,9 +371,7 @@ def league_game_record_forfeit(tables: Tables, league_game_id: str, home_score: 
 @write
 def league_game_cancel(tables: Tables, league_game_id: str) -> LeagueGame:
     """Cancel a game that will not be replayed."""
-    _row = find_row(
-        tables, "league_games", "id", league_game_id, "league game", "find league game ids with league_game_search"
-    )
+    _row = LEAGUE_GAMES.find(tables, league_game_id)
     _new = {**_row, "status": "cancelled"}
     _block = not_among(_row, "status", ("scheduled", "postponed"), "league game")
     if _block:
