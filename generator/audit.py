@@ -221,8 +221,8 @@ async def _explore(env: Environment, bp: Blueprint | None, report: AuditReport, 
     from envcraft.registry.launch import InProcessLauncher, launch
     from envcraft.registry.workspaces import WorkspaceRoot
 
-    with tempfile.TemporaryDirectory(prefix="envcraft-audit-") as tmp:
-        root = WorkspaceRoot(Path(tmp))
+    # The root goes first, unmounting its workspaces' quotas: rmtree cannot remove a mount point.
+    with tempfile.TemporaryDirectory(prefix="envcraft-audit-") as tmp, WorkspaceRoot(Path(tmp)) as root:
         async with launch(env, InProcessLauncher(), root) as instance:
             tools = (await instance.client.list_tools()).tools
             _check_tools(env, tools, report)

@@ -11,10 +11,13 @@ On by default for workspaces in the registry's own run folders (<tmp>/envcraft/r
 `envcraft run`, `serve`, gateway and bench), which only the registry removes, unmounting first
 (registry/removal.py; at exit; a dead registry's by the next start's reap). A caller that puts a
 WorkspaceRoot in a folder of its own may remove that folder with `shutil.rmtree`, which cannot
-remove a mount point: there the quota is on only with ENVCRAFT_WORKSPACE_QUOTA=1.
+remove a mount point: there the quota is on only with ENVCRAFT_WORKSPACE_QUOTA=1, and the caller
+closes the root first (`with WorkspaceRoot(folder) as root:`, as the audit does).
 ENVCRAFT_WORKSPACE_QUOTA=0 turns it off everywhere.
 
-Every mount this process made is lazily unmounted at exit and before its folder is removed.
+Every mount this process made is lazily unmounted at exit and before its folder is removed; the
+workspace mounts of a registry killed outright, wherever they are, by the next start
+(registry/workspaces.py, unmount_dead_runs).
 """
 
 from __future__ import annotations
@@ -88,18 +91,29 @@ def _unescape(field: str) -> str:
     return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
 
 
+def mount_points(fstype: str | None = None) -> list[str]:
+    """Every mount point of this mount namespace (of one filesystem type, if given)."""
+    try:
+        with open("/proc/self/mountinfo") as f:
+            rows = [line.split() for line in f]
+    except OSError:
+        return []
+    # Fields: id, parent, dev, root, mount point, options, optional fields..., "-", fstype, source, ...
+    return [_unescape(row[4]) for row in rows if fstype is None or row[row.index("-") + 1] == fstype]
+
+
+def unmount(point: str) -> None:
+    _libc.umount2(point.encode(), MNT_DETACH)
+    with _lock:
+        _mounted.discard(point)
+
+
 def unmount_under(path: Path | str, *, below_only: bool = False) -> None:
     """Detach every mount at (unless below_only) or below `path`, deepest first, so the folder can be removed."""
     prefix = os.path.realpath(str(path))
-    try:
-        with open("/proc/self/mountinfo") as f:
-            points = [_unescape(line.split()[4]) for line in f]
-    except OSError:
-        return
+    points = mount_points()
     for point in sorted((p for p in points if (p == prefix and not below_only) or p.startswith(prefix + "/")), key=len, reverse=True):
-        _libc.umount2(point.encode(), MNT_DETACH)
-        with _lock:
-            _mounted.discard(point)
+        unmount(point)
 
 
 @atexit.register

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -153,6 +154,22 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
         state_path.write_text(json.dumps(tables, indent=1, sort_keys=True), "utf-8")
 
 
+# A workspace: <base>/run-<pid>-<token>/<env>-<token> (WorkspaceRoot.path and .create()).
+WORKSPACE_POINT = re.compile(r"/run-(\d+)-[0-9a-f]{8}/\w+-[0-9a-f]{10}$")
+
+
+def unmount_dead_runs() -> list[str]:
+    """Unmount the workspace tmpfs mounts of registry processes that died without cleaning up,
+    wherever their run folder is (a caller's own folder too: it can then be removed with rmtree)."""
+    gone = []
+    for point in quota.mount_points("tmpfs"):
+        match = WORKSPACE_POINT.search(point)
+        if match and not _alive(int(match.group(1))):
+            quota.unmount(point)
+            gone.append(point)
+    return gone
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -199,6 +216,7 @@ class WorkspaceRoot:
             reap_cgroups()
         except Exception as exc:  # noqa: BLE001 - housekeeping must not stop a start
             _warn(f"could not reap shell cgroups: {exc}")
+        unmount_dead_runs()
         removed = []
         for run in sorted(self.base.glob("run-*")):
             try:
@@ -271,7 +289,14 @@ class WorkspaceRoot:
         with self._lock:
             return len(self._ready.get(seed, []))
 
+    def __enter__(self) -> WorkspaceRoot:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
+        """Remove the run folder and every workspace in it, unmounting their quotas first."""
         with self._lock:
             self._ready.clear()
         for workspace in [w for w in list(_PRINTS) if self.path in w.parents]:
