@@ -42,7 +42,7 @@ class ToolSpec:
 
 
 def evaluated_signature(fn: Callable[..., Any]) -> inspect.Signature:
-    """`inspect.signature(fn, eval_str=True)`, but every `A | B` in an annotation is a union made for it.
+    """`inspect.signature(fn, eval_str=True)`, but every `A | B` of typing forms is a union made for it.
 
     typing caches unions by their members, and `Literal`s with the same values in another order compare
     equal, so `Channel | None` could come back holding another environment's `Literal["phone", "chat"]`
@@ -52,23 +52,36 @@ def evaluated_signature(fn: Callable[..., Any]) -> inspect.Signature:
     namespace = getattr(inspect.unwrap(fn), "__globals__", {})
 
     def evaluate(annotation: Any) -> Any:
-        return _evaluate(ast.parse(annotation, mode="eval").body, namespace) if isinstance(annotation, str) \
-            else annotation
+        if not isinstance(annotation, str):
+            return annotation
+        members = [eval(code, namespace) for code in _compiled(annotation)]  # the app's own source
+        if len(members) == 1:
+            return members[0]
+        if all(isinstance(m, type) or m is None for m in members):  # plain classes: `int | None`, never cached
+            return functools.reduce(operator.or_, members)
+        flat = [a for m in members for a in (typing.get_args(m) if typing.get_origin(m) is typing.Union else (m,))]
+        uncached = getattr(typing.Union, "_getitem", None)  # what Union[...] runs under its cache (3.11-3.13)
+        return uncached(typing.Union, tuple(flat)) if uncached else functools.reduce(operator.or_, flat)
 
     return signature.replace(
         parameters=[p.replace(annotation=evaluate(p.annotation)) for p in signature.parameters.values()],
         return_annotation=evaluate(signature.return_annotation))
 
 
-def _evaluate(node: ast.expr, namespace: dict[str, Any]) -> Any:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        members: list[Any] = []
-        for side in (node.left, node.right):
-            value = _evaluate(side, namespace)
-            members += typing.get_args(value) if typing.get_origin(value) is typing.Union else [value]
-        uncached = getattr(typing.Union, "_getitem", None)  # what Union[...] runs under its cache (3.11-3.13)
-        return uncached(typing.Union, tuple(members)) if uncached else functools.reduce(operator.or_, members)
-    return eval(compile(ast.Expression(node), "<annotation>", "eval"), namespace)
+@functools.cache
+def _compiled(annotation: str) -> tuple[Any, ...]:
+    """The members of a top-level `A | B | ...` annotation, compiled (annotation texts repeat across apps)."""
+    members: list[ast.expr] = []
+
+    def split(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            split(node.left)
+            split(node.right)
+        else:
+            members.append(node)
+
+    split(ast.parse(annotation, mode="eval").body)
+    return tuple(compile(ast.Expression(m), "<annotation>", "eval") for m in members)
 
 
 def cache_dir() -> Path:
