@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from envcraft.core.diff import state_diff
 from envcraft.core.grading import Grade, Snapshot, grade
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
@@ -15,6 +16,12 @@ from envcraft.harness.farm_base import FarmBase, Opened
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher, Launcher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
+
+
+async def _snapshot(workspace: Path) -> Snapshot:
+    """Snapshot.of in a worker thread: it reads the whole workspace, which the agent shaped, and the event loop
+    serves every other episode meanwhile."""
+    return await anyio.to_thread.run_sync(Snapshot.of, workspace)
 
 
 class LocalFarm(FarmBase):
@@ -58,13 +65,13 @@ class LocalFarm(FarmBase):
             raise TaskFailure(str(exc.args[0] if exc.args else exc)) from None
         instances = [await stack.enter_async_context(launch(env, self.launcher, self.root, task.initial_for(env.name)))
                      for env in envs]
-        baseline = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+        baseline = {i.env.name: await _snapshot(i.workspace) for i in instances}
         return Opened(id=uuid.uuid4().hex, task_id=task.id, turns=task.turns,
                       clients={i.env.name: i.client for i in instances}, state=(task, instances, baseline))
 
     async def _grade(self, opened: Opened) -> Grade:
         task, instances, baseline = opened.state
-        final = {i.env.name: Snapshot.of(i.workspace) for i in instances}
+        final = {i.env.name: await _snapshot(i.workspace) for i in instances}
         result = grade(task, baseline, final)
         return result.model_copy(update={"state_diff": {name: state_diff(baseline[name], state)
                                                         for name, state in final.items()}})
