@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
+from envcraft.registry import quota
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
 
+from tests.helpers import REPO
 from tests.test_docker_backend import PROBLEM as DOCKER_PROBLEM
 
 pytestmark = pytest.mark.anyio
@@ -65,8 +68,15 @@ async def test_host_paths_in_the_mount_table_lead_nowhere(backend, tmp_path):
         result = await instance.client.call_tool("run_shell", {"command": "python3 follow.py"})
         text = result.content[0].text
         assert "exit code: 0" in text and "shown:" in text, text[-2000:]
-        # The names are there (a workspace in a folder of the caller's is a plain bind)...
-        assert str(instance.workspace.resolve()) in text.split("shown:")[1].splitlines()[0], text[:2000]
-        # ...and lead nowhere: nothing beside the workspace is readable, no folder above it is there.
+        shown = text.split("shown:")[1].splitlines()[0].split()
+        # The names are there: the environment folder in the checkout, and the workspace unless it is a
+        # tmpfs of its own (its quota; then it shows as `/`)...
+        names = [str(get("office").folder.resolve())]
+        if str(instance.workspace.resolve()) not in quota.mount_points("tmpfs"):
+            names.append(str(instance.workspace.resolve()))
+        assert set(names) <= set(shown), shown
+        # ...and lead nowhere: nothing beside them is readable, no folder above them is there.
         assert secret not in text
-        assert f"unreachable: {tmp_path}" in text, text[-2000:]
+        assert REPO.joinpath("README.md").read_text()[:60] not in text
+        for name in names:
+            assert f"unreachable: {Path(name).parent.parent}" in text, text[-2000:]
