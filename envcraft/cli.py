@@ -68,7 +68,10 @@ def _bench(args: argparse.Namespace) -> int:
     if args.scale:
         from envcraft.harness.bench_scale import run_scale_bench
 
-        return run_scale_bench(args.json, seconds=args.seconds)
+        figures = tuple(f.strip() for f in args.figures.split(",") if f.strip())
+        if not figures or set(figures) - {"gateway", "gold", "ray"}:
+            raise ValueError(f"--figures takes a comma list of gateway, gold, ray; got {args.figures!r}")
+        return run_scale_bench(args.json, seconds=args.seconds, figures=figures)
     from envcraft.registry.bench import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
@@ -276,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--scale", action="store_true", help="throughput instead: gateway calls/s (1 and 2 workers vs the "
                        "SDK's standalone server), gold replay episodes/s, run --ray on 1 vs 2 nodes")
     bench.add_argument("--seconds", type=float, default=8.0, help="--scale: seconds of load per throughput figure")
+    bench.add_argument("--figures", default="gateway,gold,ray",
+                       help="--scale: which figures, a comma list of gateway, gold, ray (default: all)")
     bench.set_defaults(fn=_bench)
 
     commands.add_parser("doctor", help="which containment this host gives (sandbox, cgroups, grep engine, docker)") \

@@ -260,8 +260,12 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_scale_bench(out: Path | None = None, seconds: float = 8.0, gold: bool = True, ray: bool = True) -> int:
-    rows = measure(seconds, gold=gold, ray=ray, show=lambda row: print(table([row]), flush=True))
+FIGURES = ("gateway", "gold", "ray")
+
+
+def run_scale_bench(out: Path | None = None, seconds: float = 8.0, figures: tuple[str, ...] = FIGURES) -> int:
+    rows = measure(seconds, loads=(32, 256) if "gateway" in figures else (), gold="gold" in figures,
+                   ray="ray" in figures, show=lambda row: print(table([row]), flush=True))
     if out:
         Path(out).write_text(json.dumps(rows, indent=1))
     return 0
