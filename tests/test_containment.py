@@ -373,3 +373,24 @@ async def test_episodes_and_the_spare_child_are_out_of_reach_and_a_killed_runner
         after = (await a.client.call_tool("run_shell", {"command": "echo fresh"})).content[0].text
         assert "fresh" in after and _runner_of(a.workspace) != runner
         assert not Path(f"/proc/{runner}").exists() and _host_processes_with("sleep 5; echo never") == []
+
+
+async def test_commands_started_while_a_long_one_runs_never_end_it(tmp_path):
+    """Hole: after each command the server hands the runner a spare child's link; while another command runs the
+    runner refuses it, but a command sent to that link before the refusal was read "never started", and the server
+    replaced the whole sandbox, killing the long command (exit 137). Now the refusal says busy and the short command
+    is sent again. The long command is CPU-bound, so the runner is slow to read its control socket, as under load."""
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance, anyio.create_task_group() as tg:
+        results: list[str] = []
+
+        async def long() -> None:
+            results.append((await instance.client.call_tool("run_shell", {"command": (
+                "python3 -c 'import time; end = time.monotonic() + 4\nwhile time.monotonic() < end: pass'; echo long-done"),
+                "timeout_seconds": 15})).content[0].text)
+
+        tg.start_soon(long)
+        await anyio.sleep(0.3)
+        short = [(await instance.client.call_tool("run_shell", {"command": f"echo short-{i}"})).content[0].text
+                 for i in range(12)]
+    assert all(f"short-{i}" in text for i, text in enumerate(short)), short
+    assert "long-done" in results[0] and "exit code: 0" in results[0], results

@@ -289,7 +289,7 @@ class Shell:
             self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
         request = {"command": command, "cwd": "/workspace", "env": self._sandbox_env(),
                    "rlimits": [(kind, value) for _, kind, value in self._rlimits(in_cgroup=True)]}
-        for attempt in (1, 2):
+        for attempt in (1, 2, 3):
             running, control = self._warm.start_command(request)
             try:
                 stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
@@ -303,8 +303,11 @@ class Shell:
                 break
             if running.refused and "error" in running.refused:
                 raise ToolFailure(running.refused["error"])
-            self._warm.stop_if(control)  # it never ran: the sandbox was gone or asked to be replaced
-            if attempt == 2:
+            # It never ran. Handed to a spare the runner had refused (another command was running, which must go on):
+            # the sandbox is fine and the next attempt asks the runner itself. Otherwise it was gone or asked to go.
+            if not (running.refused and "busy" in running.refused):
+                self._warm.stop_if(control)
+            if attempt == 3:
                 raise ToolFailure("the sandbox could not start the command: try again")
         if running.exit is None and not running.gone:  # the runner was stopped (SIGSTOP) or is wedged: never reuse it
             self._warm.stop_if(control)

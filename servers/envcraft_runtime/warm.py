@@ -55,7 +55,8 @@ class Running:
     """One command in the warm sandbox: its leaf, its output pipes and the socket its status comes on.
 
     Status lines: {"started": true} from the child just before exec, then {"exit": code} from the
-    runner; or {"restart": why} / {"error": why} instead of both; end of stream if the runner died."""
+    runner; or {"restart": why} / {"error": why} / {"busy": true} (no zygote was made: start it again) instead of
+    both; end of stream if the runner died."""
 
     def __init__(self, cgroup: CommandCgroup, stdout: int, stderr: int, status: socket.socket):
         self.cgroup, self.stdout, self.stderr, self.status = cgroup, stdout, stderr, status
@@ -83,7 +84,7 @@ class Running:
             if "exit" in answer:
                 code = answer["exit"]
                 self.exit = 128 - code if code < 0 else code  # killed by signal N: 128 + N, as a shell reports it
-            if "restart" in answer or "error" in answer:
+            if "restart" in answer or "error" in answer or "busy" in answer:
                 self.refused = answer
 
     @property

@@ -9,8 +9,9 @@ server opened attached:
   milliseconds (the kernel waits for an RCU grace period), so it is done between commands; the
   server then hands the next command's descriptors [request memfd, stdout, stderr] straight to the
   zygote, which needs no other process to wake up before it execs. A zygote is only made while
-  no command runs and the scratch space is clean; otherwise the link is closed and the server
-  falls back to:
+  no command runs and the scratch space is clean; otherwise the status socket gets {"busy": true}
+  and the link is closed (a command the server already handed to that link never started, and
+  is sent again), and the server falls back to:
 - {"op": "run"} + [request memfd, stdout, stderr, status socket, cgroup.procs of the command's
   leaf ...]: a new child joins the leaf, then execs.
 Either way the child starts its own session, takes the command's rlimits and execs
@@ -154,8 +155,9 @@ class Runner:
     def prepare(self, fds: list[int]) -> bool:
         """Fork a zygote, if nothing runs and the scratch space is clean; False when the sandbox must be replaced."""
         link, status, *cgroups = fds
-        if self.running:
-            return True  # not now: the link closes, and the server starts its next command the slow way
+        if self.running:  # not now: the link closes, and the server starts its next command the slow way
+            _reply(socket.socket(fileno=os.dup(status)), {"busy": True})
+            return True
         if not clean():
             return False
         runner = os.getpid()
