@@ -171,15 +171,34 @@ PROBE = textwrap.dedent("""
             continue
         if state != "Z":
             alive.append(pid)
+    # The warm runner is an unprivileged uid (unprivileged.py): it joins a leaf through a descriptor the server opened.
+    other = episode.command()
+    other_leaf = other.paths[0]
+    join = os.open(other_leaf / "cgroup.procs", os.O_WRONLY)
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setgroups([]); os.setresgid(1990000999, 1990000999, 1990000999); os.setresuid(1990000999, 1990000999, 1990000999)
+        try:
+            os.write(join, b"0")
+            os.write(write, open("/proc/self/cgroup").read().encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    unprivileged = os.read(read, 4096).decode()
+    os.wait()
+    other.destroy()
     episode.close()
     print(json.dumps({"placed": placed, "leaf": str(leaf.relative_to(base)), "alive": alive,
+                      "unprivileged": unprivileged, "other": str(other_leaf.relative_to(base)),
                       "left": [str(p.relative_to(base)) for p in base.glob("envcraft-*/ep-*")]}))
 """)
 
 
 def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
     """This host's controllers sit on v1, so a cgroup2 mount here has none to hand down: what runs for real
-    is the v2 layout, process placement, kill and removal; the limits are covered by the fake tree above."""
+    is the v2 layout, process placement (also by an unprivileged uid through a descriptor the server opened, as the
+    warm runner joins: v2 checks the opener's credentials since Linux 5.16), kill and removal; the limits are covered
+    by the fake tree above."""
     if not shutil.which("unshare"):
         pytest.skip("no unshare(1)")
     mount = tmp_path / "cgroup2"
@@ -194,6 +213,7 @@ def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
     result = json.loads(done.stdout)
     assert f"0::/{result['leaf']}" in result["placed"]  # the command really ran in its v2 leaf
     assert result["alive"] == [] and result["left"] == []  # killed with its leaf; nothing left behind
+    assert f"0::/{result['other']}" in result["unprivileged"], result  # a non-root uid joined by the server's descriptor
 
 
 @BWRAP

@@ -1,11 +1,12 @@
 """The seccomp filter bwrap loads into every sandbox (`--seccomp FD`): calls that reach past its namespaces fail (EPERM).
 
-The sandbox's uid 0 is the host's uid 0, and two kernel facilities count or keep things per host user, not per
-namespace: kernel keyrings (a command added a key to host root's user-session keyring; it stayed there after the
-sandbox ended, a channel to the next episode and state on the host) and inotify/fanotify instances (charged up the
-user-namespace tree to host root: one command holding 128 left the server, every other episode and the host's root
-daemons unable to make one). Container runtimes refuse the keyring calls for the same reason (Docker's default
-profile); nothing a task needs uses either (`tail -f` falls back to polling). A classic BPF program, built here so
+Two kernel facilities count or keep things per host user, not per namespace, and a sandbox's user may be host
+root (a root server without setpriv: unprivileged.py) or a uid the next episode in the same workspace gets too:
+kernel keyrings (a command added a key to host root's user-session keyring; it stayed there after the sandbox ended,
+a channel to the next episode and state on the host) and inotify/fanotify instances (charged up the user-namespace
+tree to host root: one command holding 128 left the server, every other episode and the host's root daemons unable
+to make one). Container runtimes refuse the keyring calls for the same reason (Docker's default profile); nothing a
+task needs uses either (`tail -f` falls back to polling). A classic BPF program, built here so
 the runtime needs no library: native and 32-bit compat numbers per architecture; one not listed is not filtered.
 """
 

@@ -11,10 +11,14 @@ rlimits (CPU, memory, files, file size).
 Under bwrap with an envelope, an episode's commands run in one warm sandbox (warm.py: bwrap and a
 small runner started on the first command, each command a fresh child in its own leaf), which
 costs a fork and an exec per command instead of a new sandbox. Without an envelope every command
-gets a sandbox of its own (the cold path: its pid namespace ends what it left), run as an
-unprivileged uid of the episode's where the server is root, since root is exempt from
-RLIMIT_NPROC (unprivileged.py); where that cannot be either, the shell refuses to run commands
-unless the operator accepts rlimits alone (cgroups.fallback()).
+gets a sandbox of its own (the cold path: its pid namespace ends what it left); where that cannot
+be made safe either (no unprivileged uid to run as), the shell refuses to run commands unless the
+operator accepts rlimits alone (cgroups.fallback()).
+
+Where the server is root, every bwrap command (warm or cold, with or without an envelope) runs as
+a host uid of its episode's own, never as host root: the kernel's per-user budgets (epoll watches,
+pipe pages, message queues, RLIMIT_NPROC ...) are then the episode's, not shared with every root
+process on the host (unprivileged.py).
 
 Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
 through the operation socket (opsocket.py), so the shell changes app state only through the same
@@ -45,6 +49,7 @@ from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .seccomp import filter_file
 from .store import APP_DIR
+from .unprivileged import available as can_drop_root
 from .unprivileged import drop_to, episode_uid, hand_over
 from .warm import IDLE_SECONDS, Running, WarmSandbox
 
@@ -127,7 +132,8 @@ class Shell:
         self._socket: OperationSocket | None = None
         self._envelope: EpisodeCgroup | None = None
         self._warm: WarmSandbox | None = None
-        self._uid: int | None = None  # no cgroup: the unprivileged uid this episode's commands run as
+        self._drops_root = self.backend == "bwrap" and can_drop_root()  # a root server: commands run as self._uid
+        self._uid: int | None = None  # the unprivileged host uid this episode's bwrap commands run as
         self._one_at_a_time = threading.Lock()
 
     def _operation_socket(self) -> OperationSocket | None:
@@ -178,19 +184,22 @@ class Shell:
                     *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
         # bwrap starts in / (its sh wrapper exports PWD, which the sandbox's pid 1 keeps): no host path inside.
         shell = ["/bin/sh", "-c", command]
-        return ["bwrap", "--die-with-parent", *self._bwrap_options(uid), "--", *(drop_to(uid, shell) if uid else shell)], \
+        if uid is not None:  # the uid enters the workspace itself: it may be 0700, and bwrap's capless root may not
+            shell = drop_to(uid, ["env", "-C", "/workspace", *shell])
+        return ["bwrap", "--die-with-parent", *self._bwrap_options(uid), "--", *shell], \
             Path("/")
 
     def _bwrap_options(self, uid: int | None = None) -> list[str]:
         """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them). With `uid`
-        (no cgroup: unprivileged.py) no user namespace, so that uid is a real host uid RLIMIT_NPROC binds, and
-        only the capabilities setpriv needs to become it."""
+        (a root server: unprivileged.py) no user namespace, so that uid is a real host uid the kernel's per-user
+        budgets and RLIMIT_NPROC bind, and only the capabilities setpriv needs to become it."""
         argv = ["--unshare-all", "--cap-drop", "ALL"] if uid is None else \
             ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
              *[flag for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for flag in ("--cap-add", cap)]]
         argv += ["--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                 "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue", "--tmpfs", "/tmp", "--dir", "/etc"]
-        # The sandbox's uid 0 is the host's uid 0 (mapped 0 -> 0), and the kernel lets that uid write GLOBAL
+                 "--perms", "1777", "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue", "--perms", "1777", "--tmpfs", "/tmp",
+                 "--dir", "/etc"]
+        # Where the sandbox's uid 0 is the host's (a root server without setpriv), the kernel lets it write GLOBAL
         # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
         # them read-only, as container runtimes do.
         for kernel in ("/proc/sys", "/proc/sysrq-trigger"):
@@ -208,6 +217,8 @@ class Shell:
             argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
         for folder in package_folders():
             argv += ["--tmpfs", folder]
+        # bwrap makes a bind's missing parents 0700: an unprivileged uid could not reach /opt/env nor /run/envcraft.
+        argv += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/run"]
         argv += ["--ro-bind", str(self.env_dir), "/opt/env", "--ro-bind", str(RUNTIME_DIR), "/opt/envcraft_runtime",
                  "--bind", str(self.workspace), "/workspace"]
         ops = self._operation_socket()
@@ -216,7 +227,7 @@ class Shell:
                      "--ro-bind", str(ops.folder), "/run/envcraft"]
         # Only the workspace, /tmp, /dev/shm and /dev/mqueue (POSIX message queues, listed there) stay writable:
         # nothing else can carry from one command to the next.
-        argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace", "--clearenv"]
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace" if uid is None else "/", "--clearenv"]
         for name, value in self._sandbox_env().items():
             argv += ["--setenv", name, value]
         return argv
@@ -245,21 +256,31 @@ class Shell:
             return self._run_warm(command, wall, envelope)
         if self.backend == "bwrap" and envelope is None and fallback() == "uid":
             return self._run_as_episode_uid(command, wall)
-        return self._run_cold(command, wall, uid, envelope)
+        return self._run_cold(command, wall, uid, envelope, drop=self._command_uid())
+
+    def _command_uid(self) -> int | None:
+        """The host uid this episode's bwrap commands run as, the workspace handed over to it (unprivileged.py);
+        None where the server is not root (bwrap then makes a user namespace of the server's own uid)."""
+        if not self._drops_root:
+            return None
+        if self._uid is None:
+            self._uid = episode_uid()
+        hand_over(self.workspace, self._uid)
+        ops = self._operation_socket()
+        if ops:
+            os.chmod(ops.folder, 0o711)  # the uid may reach the socket, not list the folder
+        return self._uid
 
     def _run_as_episode_uid(self, command: str, wall: float) -> ShellResult:
-        """No cgroup: a cold sandbox whose command becomes this episode's unprivileged uid (unprivileged.py)."""
+        """No cgroup: a cold sandbox as this episode's uid, one command at a time; whatever that uid still runs
+        anywhere afterwards is killed (nothing else ends a daemon that left the sandbox's pid namespace's reach)."""
         with self._one_at_a_time:
-            if self._uid is None:
-                self._uid = episode_uid()
-            hand_over(self.workspace, self._uid)
-            ops = self._operation_socket()
-            if ops:
-                os.chmod(ops.folder, 0o711)  # the uid may reach the socket, not list the folder
+            drop = self._command_uid()
             try:
-                return self._run_cold(command, wall, None, None, drop=self._uid)
+                return self._run_cold(command, wall, None, None, drop=drop)
             finally:
-                kill_everything_of(self._uid)  # whatever that uid still runs anywhere
+                if drop is not None:
+                    kill_everything_of(drop)
 
     def _run_cold(self, command: str, wall: float, uid: int | None, envelope: EpisodeCgroup | None,
                   drop: int | None = None) -> ShellResult:
@@ -285,6 +306,7 @@ class Shell:
 
     def _run_warm(self, command: str, wall: float, envelope: EpisodeCgroup) -> ShellResult:
         """In the episode's warm sandbox (warm.py): the same leaf, rlimits and caps as a cold command."""
+        self._command_uid()  # what the server wrote since the last command becomes the uid's to write too
         if self._warm is None:
             self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
         request = {"command": command, "cwd": "/workspace", "env": self._sandbox_env(),
@@ -333,10 +355,12 @@ class Shell:
         # --as-pid-1: the runner (not dumpable: no ptrace) is the sandbox's pid 1, not bwrap's reaper, which was: a
         # command ptraced it into exec'ing a program of its own, which outlived the command in the sandbox's own leaf
         # and wrote into the next command's output. A pid 1 also takes no SIGSTOP or SIGKILL from inside.
-        args_fd = _args_file(["--seccomp", str(seccomp_fd), "--as-pid-1", *self._bwrap_options()])
+        # With self._uid (a root server) the runner, and so every command, is that uid: setpriv is pid 1 until it execs.
+        args_fd = _args_file(["--seccomp", str(seccomp_fd), "--as-pid-1", *self._bwrap_options(self._uid)])
         try:
-            argv = ["bwrap", "--args", str(args_fd), str(python if python.exists() else "python3"), "-I", "-S",
-                    "/opt/envcraft_runtime/warm_runner.py", str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]
+            runner = [str(python if python.exists() else "python3"), "-I", "-S", "/opt/envcraft_runtime/warm_runner.py",
+                      str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]
+            argv = ["bwrap", "--args", str(args_fd), *(drop_to(self._uid, runner) if self._uid else runner)]
             joins = [str(path / "cgroup.procs") for path in cgroup.paths]
             wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
             return subprocess.Popen(wrapper, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -1,21 +1,35 @@
-"""Containment where no cgroup can be made: bwrap commands run as an unprivileged host uid.
+"""Every bwrap command of a root server runs as an unprivileged host uid of its episode's own.
 
-Without a cgroup the only bound on a fork bomb is RLIMIT_NPROC, and the kernel exempts root from
-it (the sandbox's uid 0 is the host's). So a server running as root gives each episode a host uid
-of its own from a range no account uses, and every command of the episode starts as root inside
-its namespaces only long enough for `setpriv` to become that uid (no capability, no bounding set,
-no new privileges); RLIMIT_NPROC then binds the episode's processes together. The pid namespace
-of the command (a new bwrap per command: the cold path) ends whatever it left when it returns,
-and everything that uid still runs is killed as well.
+The kernel keeps several budgets per host user, not per namespace: epoll watches
+(fs.epoll.max_user_watches, no exemption even for root), pipe buffer pages (fs.pipe-user-pages-*),
+POSIX message queue bytes (RLIMIT_MSGQUEUE, charged up the user-namespace tree to whoever made the
+namespace), pending signals, inotify instances, RLIMIT_NPROC (which root is exempt from). A sandbox
+whose uid 0 is host root (bwrap started by a root server) charges all of them to host root: one
+episode could use up what every root process on the host, the gateway included, shares. So a root
+server gives each episode a host uid of its own, from a range no account uses, and the sandbox is
+set up as root (bwrap needs root to bind paths under /root or a 0700 temp folder) with no user
+namespace, then `setpriv` becomes that uid (no capability, no bounding set, no new privileges)
+before anything of the agent's runs: the warm runner (warm.py), or each cold command. The
+sandbox's own namespaces (pid, net, ipc, mount, uts, cgroup) belong to the host's user namespace,
+so nothing is charged past the episode's uid. Commands see that uid (`id -u`), not 0. The runner joins each
+command's cgroup leaf through a descriptor the server (root) opened: cgroup v1 and v2 check the opener's
+credentials (v2 since Linux 5.16; an older v2 kernel refuses the uid, and warm commands then fail to start).
 
 The uid must be able to write the workspace: before each command the workspace is handed over to
-it (entries not yet its own are chowned, never following a symlink; `.app/` stays the server's and
-is mounted read-only anyway). Commands of one episode run one at a time in this mode, so no agent
-process runs while that walk does.
+it (entries not yet its own are chowned). The walk opens each folder relative to its parent with
+O_NOFOLLOW and chowns names relative to that descriptor without following them, so a command
+running meanwhile (warm commands may run in parallel) cannot swap a symlink in and have host files
+chowned. `.app/` stays the server's and is mounted read-only anyway. The server (root) reads,
+grades, resets and deletes whatever the uid owns.
+
+A server that is not root starts bwrap as its own uid, which makes a user namespace: the budgets
+are that uid's, never host root's. A root server without setpriv runs commands as before, charged
+to host root (`envcraft doctor` says so).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -28,6 +42,7 @@ UID_BASE = 1_990_000_000  # far above any account's uid; one per episode below
 UID_SPAN = 1 << 22
 HANDOVER_MAX_ENTRIES = 50_000
 HANDOVER_MAX_DEPTH = 48
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 _counter = itertools.count()
 _lock = threading.Lock()
@@ -46,26 +61,48 @@ def episode_uid() -> int:
 
 
 def hand_over(workspace: Path, uid: int) -> None:
-    """Make every entry of the workspace (but the app state) the uid's own, bounded in entries and depth."""
-    seen = 0
-    stack = [(str(workspace), 0)]
+    """Make every entry of the workspace (but the app state) the uid's own, bounded in entries and depth.
+    Depth first, holding one descriptor per level (never one per folder seen)."""
+    try:
+        top = os.open(workspace, _DIR_FLAGS)
+    except OSError:
+        return
+    budget = [HANDOVER_MAX_ENTRIES]
+    stack = [(top, _claim(top, uid, budget, top=True))]
     while stack:
-        folder, depth = stack.pop()
+        fd, folders = stack[-1]
+        if not folders or len(stack) > HANDOVER_MAX_DEPTH:
+            os.close(fd)
+            stack.pop()
+            continue
         try:
-            if os.lstat(folder).st_uid != uid:
-                os.chown(folder, uid, uid, follow_symlinks=False)
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    seen += 1
-                    if seen > HANDOVER_MAX_ENTRIES or (depth == 0 and entry.name == APP_DIR):
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        if depth < HANDOVER_MAX_DEPTH:
-                            stack.append((entry.path, depth + 1))
-                    elif entry.stat(follow_symlinks=False).st_uid != uid:
-                        os.chown(entry.path, uid, uid, follow_symlinks=False)
+            child = os.open(folders.pop(), _DIR_FLAGS, dir_fd=fd)  # a symlink swapped in fails here (O_NOFOLLOW)
         except OSError:
-            continue  # an entry past PATH_MAX or gone: what the uid made itself is its own already
+            continue
+        stack.append((child, _claim(child, uid, budget)))
+
+
+def _claim(fd: int, uid: int, budget: list[int], top: bool = False) -> list[str]:
+    """Chown the folder open at `fd` and its other entries to `uid`; the names of its subfolders, to visit."""
+    folders = []
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_uid != uid:
+            os.fchown(fd, uid, uid)
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    break
+                if top and entry.name == APP_DIR:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.name)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                if info.st_uid != uid and info.st_nlink == 1:  # a hard link's other name may be anywhere on this file system
+                    with contextlib.suppress(OSError):  # gone or replaced meanwhile: the next command's walk sees it
+                        os.chown(entry.name, uid, uid, dir_fd=fd, follow_symlinks=False)
+    return folders
 
 
 def drop_to(uid: int, argv: list[str]) -> list[str]:
