@@ -15,6 +15,7 @@ import textwrap
 from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.refpath import target
 from envcraft.generator.seed import time_pairs
 from envcraft_runtime import arguments, records, rules
 
@@ -168,22 +169,24 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
-    own = ("field", "ref_field", "start", "end", "resource", "than") if pre.kind not in ("requires", "forbids") \
-        else ("ref_field", "start", "end", "resource", "than")
+    own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
+        if pre.kind not in ("requires", "forbids") else ("ref_field", "start", "end", "resource", "than")
     for attr in own:
         value = getattr(pre, attr)
+        if attr == "ref_field" and pre.through:
+            continue  # a field of the row `through` points at: checked with the path below
         if value is not None and value not in names:
             problems.append(f"{where} names {attr} {value!r}, not a field of {entity.name}")
-    if pre.when is not None and pre.when.field not in names:
-        problems.append(f"{where}: `when` names {pre.when.field!r}, not a field of {entity.name}")
+    problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
     if pre.kind in ("capacity", "at_least", "ref_in") or (pre.kind == "compare" and pre.ref_field):
-        ref = entity.field(pre.ref_field)
-        if ref.type != "ref":
-            return [f"{where} ref_field {pre.ref_field!r} must be a ref field of {entity.name}"]
-        if pre.other_field not in {f.name for f in bp.entity(ref.ref).fields}:
-            return [f"{where} other_field {pre.other_field!r} is not a field of {ref.ref}"]
+        try:
+            other = target(bp, entity, pre.ref_field, pre.through)
+        except (KeyError, ValueError) as exc:
+            return [f"{where}: the path {pre.through or ''} {pre.ref_field} is not a chain of refs ({exc})"]
+        if pre.other_field not in {f.name for f in other.fields}:
+            return [f"{where} other_field {pre.other_field!r} is not a field of {other.name}"]
     if pre.kind == "compare" and pre.field is None and (pre.ref_field is None or pre.value is None):
         problems.append(f"{where} compares `field`, or the ref_field row's other_field with a `value`")
     elif pre.kind == "compare" and pre.field is not None and \
@@ -212,6 +215,24 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     return problems
 
 
+def _condition_entity(bp: Blueprint, entity: Entity, pre: Precondition) -> Entity:
+    """The entity whose field `when` reads: the operation's own, or the referenced row's."""
+    cond = pre.when
+    return target(bp, entity, cond.ref_field, cond.through) if cond.ref_field else entity
+
+
+def _condition_problems(bp: Blueprint, entity: Entity, pre: Precondition, where: str) -> list[str]:
+    if pre.when is None:
+        return []
+    try:
+        mine = _condition_entity(bp, entity, pre)
+    except (KeyError, ValueError) as exc:
+        return [f"{where}: `when` reads {pre.when.through or ''} {pre.when.ref_field}, not a chain of refs ({exc})"]
+    if pre.when.field not in {f.name for f in mine.fields}:
+        return [f"{where}: `when` names {pre.when.field!r}, not a field of {mine.name}"]
+    return []
+
+
 def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
     """Enum values a check names that its field does not have: such a rule would refuse everything."""
     entity = bp.entity(op.entity)
@@ -219,11 +240,11 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
     if pre.kind in ("status_in", "field_equals"):
         pairs.append((entity.field(pre.field), pre.values))
     elif pre.kind == "ref_in":
-        pairs.append((bp.entity(entity.field(pre.ref_field).ref).field(pre.other_field), pre.values))
+        pairs.append((target(bp, entity, pre.ref_field, pre.through).field(pre.other_field), pre.values))
     elif pre.kind in ("requires", "forbids") and pre.field:
         pairs.append((bp.entity(pre.entity).field(pre.field), pre.values))
     if pre.when is not None and pre.when.op in ("in", "not_in"):
-        pairs.append((entity.field(pre.when.field), pre.when.values))
+        pairs.append((_condition_entity(bp, entity, pre).field(pre.when.field), pre.when.values))
     return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"
             for spec, given in pairs if spec.type == "enum" for v in given if v not in spec.values]
 

@@ -87,17 +87,23 @@ class Entity(Strict):
 
 class Condition(Strict):
     """`field op value` (or `field in values`) on the row as it would be: a policy applies only when it
-    holds (e.g. amount > 500, housing in [house_rented, apartment_rented])."""
+    holds (e.g. amount > 500, housing in [house_rented, apartment_rented]). With `ref_field`, `field` is
+    a field of the row that ref field points at (the commuter needs a lift); with `through` as well, that
+    ref field is one of the row `through` points at, two hops away (the shift's agency's cause)."""
 
     field: str = Field(pattern=IDENT)
     op: Literal["==", "!=", "<", "<=", ">", ">=", "in", "not_in"]
     value: str | float | bool | None = None
     values: list[str] = Field(default_factory=list)
+    ref_field: str | None = Field(default=None, pattern=IDENT)
+    through: str | None = Field(default=None, pattern=IDENT)
 
     @model_validator(mode="after")
     def _operand(self) -> Condition:
         if (self.op in ("in", "not_in")) != bool(self.values) or (self.op not in ("in", "not_in")) == (self.value is None):
             raise ValueError(f"condition on {self.field}: `in`/`not_in` take `values`, the other operators one `value`")
+        if self.through and not self.ref_field:
+            raise ValueError(f"condition on {self.field}: `through` is the first hop of a `ref_field`")
         return self
 
 
@@ -109,7 +115,8 @@ class Precondition(Strict):
     """A rule checked before a write; `message` is what the agent reads when it fails.
 
     status_in / field_equals: the row's `field` (as it is; create: the argument) is one of `values`.
-    ref_in: the row that `ref_field` points at has `other_field` among `values` (eligibility).
+    ref_in: the row that `ref_field` points at has `other_field` among `values` (eligibility). With `through`,
+        `ref_field` is a field of the row `through` points at: two hops (the assignment's shift's agency).
     compare: the row's `field` `op` a literal `value`, another field `than`, or the `other_field` of the
         row `ref_field` points at (thresholds, matching amounts, seats >= candidates). With `via`, `field` is a
         ref and its row's `via` field is compared (the candidate's city == the requisition's location); with
@@ -133,6 +140,7 @@ class Precondition(Strict):
     value: str | float | bool | None = None  # compare: a literal
     than: str | None = Field(default=None, pattern=IDENT)  # compare: another field of the same row
     via: str | None = Field(default=None, pattern=IDENT)  # compare: a field of the row `field` points at
+    through: str | None = Field(default=None, pattern=IDENT)  # ref_in / compare: ref_field is a field of this row's ref
     factor: float | None = Field(default=None, gt=0)  # compare: the right side times this
     entity: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: the related entity
     match: dict[str, str] = Field(default_factory=dict)  # requires / forbids: their field -> our field
@@ -150,6 +158,8 @@ class Precondition(Strict):
             raise ValueError("`via` and `factor` belong to a compare of `field` with `than` or a referenced row's field")
         if self.factor and self.op in ("==", "!="):
             raise ValueError("a scaled comparison is an inequality")
+        if self.through and not (self.ref_field and self.other_field and self.kind in ("ref_in", "compare")):
+            raise ValueError("`through` is the first hop to the row a ref_in / compare reads (ref_field + other_field)")
         for v in self.values + list(self.match) + list(self.match.values()):
             if not re.fullmatch(ONE_LINE, v):
                 raise ValueError(f"precondition value {v!r} must be one line of text")

@@ -27,6 +27,7 @@ from envcraft.generator.appcode import (
 )
 from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
 from envcraft.generator.policy import precondition_id
+from envcraft.generator.refpath import expression, field_expression, target
 
 
 def call(function: str, *args: str) -> str:
@@ -173,15 +174,16 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     if pre.kind in ("status_in", "field_equals"):
         return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
                           lit(what(entity)))
-    if pre.kind == "ref_in":
-        other = bp.entity(entity.field(pre.ref_field).ref)
-        setup = "_other = " + call("row_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})")
+    if pre.kind == "ref_in":  # the row ref_field points at (through: the row of a ref of ours)
+        other = target(bp, entity, pre.ref_field, pre.through)
+        setup = "_other = " + call("row_of", "tables", lit(other.table),
+                                   expression(bp, entity, pre.ref_field, pre.through, lit))
         return setup, call("not_among", "_other", lit(pre.other_field), _choices(other, pre.other_field, pre.values),
                            lit(what(other)))
     if pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
-        other = bp.entity(entity.field(pre.ref_field).ref)
+        other = target(bp, entity, pre.ref_field, pre.through)
         spec = other.field(pre.other_field)
-        left = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
+        left = field_expression(bp, entity, pre.ref_field, pre.through, pre.other_field, lit)
         right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
         name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
         return None, call("comparison_fails", left, lit(pre.op), right, name, '""')
@@ -199,9 +201,8 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
             if pre.than is not None:
                 right, name = f"_new.get({lit(pre.than)})", pre.than.replace("_", " ")
             else:
-                other = bp.entity(entity.field(pre.ref_field).ref)
-                right = call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
-                             lit(pre.other_field))
+                other = target(bp, entity, pre.ref_field, pre.through)
+                right = field_expression(bp, entity, pre.ref_field, pre.through, pre.other_field, lit)
                 name = f"the {what(other)}'s {pre.other_field.replace('_', ' ')}"
             if pre.factor:  # scaled: the fact names the factor and shows the product
                 setup, right = f"_right = {right}", f"None if _right is None else _right * {pre.factor!r}"
@@ -242,12 +243,15 @@ def _rule(bp: Blueprint, op: Operation, entity: Entity, index: int) -> RuleCheck
     when = None
     if pre.when is not None:
         cond = pre.when
+        mine, left = entity, f"_new.get({lit(cond.field)})"
+        if cond.ref_field:  # a field of a referenced row (one or two hops away)
+            mine = target(bp, entity, cond.ref_field, cond.through)
+            left = field_expression(bp, entity, cond.ref_field, cond.through, cond.field, lit)
         if cond.op in ("in", "not_in"):
-            when = (f"_new.get({lit(cond.field)}) {'in' if cond.op == 'in' else 'not in'} "
-                    f"{_choices(entity, cond.field, cond.values)}")
+            when = f"{left} {'in' if cond.op == 'in' else 'not in'} {_choices(mine, cond.field, cond.values)}"
         else:
-            value = typed(entity.field(cond.field), str(cond.value)) if not isinstance(cond.value, bool) else cond.value
-            when = call("holds", f"_new.get({lit(cond.field)})", lit(cond.op), lit(value))
+            value = typed(mine.field(cond.field), str(cond.value)) if not isinstance(cond.value, bool) else cond.value
+            when = call("holds", left, lit(cond.op), lit(value))
     return RuleCheck(precondition_id(op, index), pre.message, fact, setup, when)
 
 

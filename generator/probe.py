@@ -16,7 +16,7 @@ from envcraft.generator.appcode import params_of, pyname, typed
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.seed import INACTIVE, time_pairs
-from envcraft.generator.traps import ARRANGED, arrange_all
+from envcraft.generator.traps import arrange_all, is_arranged
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -267,7 +267,7 @@ class Explorer:
         if op.kind != "create" and row is None:
             return None
         fields = self.valid_fields(op, row)
-        if pre.kind in ARRANGED:
+        if is_arranged(pre):
             got = arrange_all(self.bp, self.tables, op, row, fields, broken=index)
             if got is None:
                 return None

@@ -16,11 +16,18 @@ from typing import Any
 
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import WEEKDAYS, Blueprint, Entity, FieldSpec, Operation, Precondition
-from envcraft.generator.fields import time_pairs
+from envcraft.generator.fields import INACTIVE, time_pairs
+from envcraft.generator.policy_rows import holds
+from envcraft.generator.refpath import follow, target
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
 ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window")
+
+
+def is_arranged(pre: Precondition) -> bool:
+    """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
+    return pre.kind in ARRANGED or (pre.kind == "field_equals" and pre.when is not None)
 
 
 def _other_value(spec: FieldSpec, avoid: list[Any]) -> Any:
@@ -41,10 +48,15 @@ def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
     return patch
 
 
-def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None) -> Any:
-    """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values."""
+def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None,
+                keep: Callable[[Any], bool] | None = None) -> Any:
+    """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values (and
+    passes `keep`, when the same field also decides whether the rule applies)."""
     if spec is not None and spec.type == "enum" and op in ("==", "!="):
-        return right if (op == "==") == hold else next(v for v in spec.values if v != right)
+        return right if (op == "==") == hold else \
+            next((v for v in spec.values if v != right and (keep is None or keep(v))), None)
+    if spec is not None and spec.type == "enum":  # an ordered enum (p1 < p2, tier1 < tier2): another of its values
+        return next((v for v in spec.values if _compares(v, op, right) == hold and (keep is None or keep(v))), None)
     if isinstance(right, bool):
         return right if (op == "==") == hold else (not right)
     if isinstance(right, (int, float)):
@@ -62,6 +74,10 @@ def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None) 
     return text if (op in ("==", ">=", "<=")) == hold else text + " (other)"
 
 
+def _compares(left: Any, op: str, right: Any) -> bool:
+    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+
+
 def _scaled(op: str, left: float, factor: float, hold: bool, whole: bool) -> float:
     """A right-hand value v for which `left op factor * v` holds (or fails), a unit clear of the boundary."""
     bound = left / factor
@@ -74,8 +90,8 @@ def _flip(op: str) -> str:
     return {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "==", "!=": "!="}[op]
 
 
-def _moment(today: date, days: list[str], start: str | None, end: str | None, kind: str, hold: bool) -> str | None:
-    """A date/time after today inside the window (hold) or outside it."""
+def _moments(today: date, days: list[str], start: str | None, end: str | None, kind: str, hold: bool):
+    """Dates/times after today inside the window (hold) or outside it, nearest first."""
     for offset in range(7, 21):
         day = today + timedelta(days=offset)
         name = WEEKDAYS[day.weekday()]
@@ -83,18 +99,35 @@ def _moment(today: date, days: list[str], start: str | None, end: str | None, ki
             if days and name not in days:
                 continue
             clock = start or "10:00"
-            return day.isoformat() + (f"T{clock}" if kind == "datetime" else "")
-        if days and name not in days:
-            return day.isoformat() + ("T10:00" if kind == "datetime" else "")
-        if not days and kind == "datetime" and start and start > "00:30":
-            return day.isoformat() + "T00:00"
-        if not days and kind == "datetime" and end and end < "23:30":
-            return day.isoformat() + "T23:30"
-    return None
+            yield day.isoformat() + (f"T{clock}" if kind == "datetime" else "")
+        elif days and name not in days:
+            yield day.isoformat() + ("T10:00" if kind == "datetime" else "")
+        elif not days and kind == "datetime" and start and start > "00:30":
+            yield day.isoformat() + "T00:00"
+        elif not days and kind == "datetime" and end and end < "23:30":
+            yield day.isoformat() + "T23:30"
+
+
+def _free(op: Operation, entity: Entity, tables: Tables, new: dict[str, Any], field: str, moment: str,
+          kind: str) -> bool:
+    """No other live row holds the call's resource at `moment` (a time rule's probe must not meet a clash)."""
+    for pre in op.preconditions:
+        if pre.kind != "no_overlap" or pre.start != field:
+            continue
+        until = _after(moment, kind)
+        for other in tables.get(entity.table, []):
+            if other.get("id") == new.get("id") or other.get(pre.resource) != new.get(pre.resource):
+                continue
+            if entity.status_field and other.get(entity.status_field) in INACTIVE:
+                continue
+            if other.get(pre.start) and other.get(pre.end) and other[pre.start] < until and moment < other[pre.end]:
+                return False
+    return True
 
 
 def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],
-            pre: Precondition, hold: bool) -> tuple[dict[str, Any], list[Patch]] | None:
+            pre: Precondition, hold: bool, off: bool = False) -> tuple[dict[str, Any], list[Patch]] | None:
+    """`off`: make the rule's `when` fail instead, so it holds whatever its check reads."""
     entity = bp.entity(op.entity)
     new = {**(row or {}), **fields}
     own = row.get("id") if row else None
@@ -114,32 +147,55 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         new[name] = value
         return True
 
+    def reached(ref_field: str, through: str | None) -> tuple[Entity, Any]:
+        """The entity and id of the row a path from the row as it would be leads to (id None: none)."""
+        other = target(bp, entity, ref_field, through)
+        if through is None:
+            return other, new.get(ref_field)
+        row_there = follow(bp, entity, tables, new, ref_field, through)
+        return other, (row_there or {}).get("id")
+
+    keeps: dict[tuple[str, Any, str], Callable[[Any], bool]] = {}  # (table, id, field): values that keep `when`
     if pre.when is not None:
-        when_spec = entity.field(pre.when.field)
-        if pre.when.op == "in":
-            wanted = typed(when_spec, pre.when.values[0])
-        elif pre.when.op == "not_in":
-            wanted = _other_value(when_spec, [typed(when_spec, v) for v in pre.when.values])
+        cond = pre.when
+        mine = target(bp, entity, cond.ref_field, cond.through) if cond.ref_field else entity
+        when_spec = mine.field(cond.field)
+        listed = [typed(when_spec, v) for v in cond.values]
+        if cond.op in ("in", "not_in"):
+            wanted = listed[0] if (cond.op == "in") != off else _other_value(when_spec, listed)
         else:
-            wanted = _satisfying(pre.when.op, _when_value(entity, pre), True, when_spec)
-        if wanted is None or not put(pre.when.field, wanted):
+            right = typed(when_spec, str(cond.value)) if not isinstance(cond.value, bool) else cond.value
+            wanted = _satisfying(cond.op, right, not off, when_spec)
+        if wanted is None:
             return None
+        if cond.ref_field:  # make the referenced row meet the condition
+            _, there = reached(cond.ref_field, cond.through)
+            if there is None:
+                return None
+            patches.append(_set(mine.table, there, cond.field, wanted))
+            if cond.op in ("in", "not_in"):
+                keeps[(mine.table, there, cond.field)] = lambda v, inside=listed, yes=cond.op == "in": (v in inside) == yes
+            else:
+                keeps[(mine.table, there, cond.field)] = \
+                    lambda v, op=cond.op, right=right, wanted=wanted: v != right if op == "!=" else v == wanted
+        elif not put(cond.field, wanted):
+            return None
+        if off:
+            return overrides, patches
     if pre.kind == "ref_in":
-        other = bp.entity(entity.field(pre.ref_field).ref)
-        target = new.get(pre.ref_field)
+        other, there = reached(pre.ref_field, pre.through)
         spec = other.field(pre.other_field)
         allowed = [typed(spec, v) for v in pre.values]
         value = allowed[0] if hold else _other_value(spec, allowed)
-        if target is None or value is None:
+        if there is None or value is None:
             return None
-        patches.append(_set(other.table, target, pre.other_field, value))
+        patches.append(_set(other.table, there, pre.other_field, value))
     elif pre.kind == "compare" and pre.field is None:
-        other = bp.entity(entity.field(pre.ref_field).ref)
-        target = new.get(pre.ref_field)
+        other, there = reached(pre.ref_field, pre.through)
         right = typed(other.field(pre.other_field), str(pre.value)) if not isinstance(pre.value, bool) else pre.value
-        if target is None:
+        if there is None:
             return None
-        patches.append(_set(other.table, target, pre.other_field, _satisfying(pre.op, right, hold)))
+        patches.append(_set(other.table, there, pre.other_field, _satisfying(pre.op, right, hold)))
     elif pre.kind == "compare":
         spec = entity.field(pre.field)
         if pre.value is not None:
@@ -147,12 +203,12 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             if not put(pre.field, _satisfying(pre.op, right, hold, spec)):
                 return None
         elif pre.than is not None and pre.via:  # a field of the referenced row against one of ours
-            mine, target, right = bp.entity(spec.ref), new.get(pre.field), new.get(pre.than)
-            if target is None or right is None:
+            mine, there, right = bp.entity(spec.ref), new.get(pre.field), new.get(pre.than)
+            if there is None or right is None:
                 return None
             value = (_scaled(_flip(pre.op), right, 1 / pre.factor, hold, mine.field(pre.via).type == "int")
                      if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via)))
-            patches.append(_set(mine.table, target, pre.via, value))
+            patches.append(_set(mine.table, there, pre.via, value))
         elif pre.than is not None:
             right = new.get(pre.than)
             if right is not None and pre.factor:
@@ -160,17 +216,19 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             if right is None or not put(pre.field, _satisfying(pre.op, right, hold)):
                 return None
         else:
-            other = bp.entity(entity.field(pre.ref_field).ref)
-            target, left = new.get(pre.ref_field), new.get(pre.field)
+            other, there = reached(pre.ref_field, pre.through)
+            left = new.get(pre.field)
             if pre.via:  # the left side is a field of the row `field` points at
                 mine = bp.entity(spec.ref)
                 left = next((r.get(pre.via) for r in tables.get(mine.table, []) if r.get("id") == left), None)
-            if target is None or left is None:
+            if there is None or left is None:
                 return None
             spec = other.field(pre.other_field)
             value = (_scaled(pre.op, left, pre.factor, hold, spec.type == "int") if pre.factor else
-                     _satisfying(_flip(pre.op), left, hold, spec))
-            patches.append(_set(other.table, target, pre.other_field, value))
+                     _satisfying(_flip(pre.op), left, hold, spec, keeps.get((other.table, there, pre.other_field))))
+            if value is None:
+                return None
+            patches.append(_set(other.table, there, pre.other_field, value))
     elif pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = {theirs: new.get(ours) for theirs, ours in pre.match.items()}
@@ -189,9 +247,20 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                 t[table] = [r for r in t.get(table, []) if not (all(r.get(k) == v for k, v in match.items())
                                                                   and (not pre.field or r.get(pre.field) in allowed))]
             patches.append(clear)
+    elif pre.kind == "field_equals":
+        spec = entity.field(pre.field)
+        allowed = [typed(spec, v) for v in pre.values]
+        value = allowed[0] if hold else _other_value(spec, allowed)
+        if spec.type == "str" and not hold:
+            value = next((v for v in spec.values if v not in allowed), "audit-disallowed")
+        if value is None or not put(pre.field, value):
+            return None
     elif pre.kind == "time_window":
         spec = entity.field(pre.field)
-        moment = _moment(date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type, hold)
+        moments = list(_moments(date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type,
+                                hold))
+        moment = next((m for m in moments if _free(op, entity, tables, new, pre.field, m, spec.type)),
+                      moments[0] if moments else None)
         if moment is None or not put(pre.field, moment):
             return None
         for end in _ends(bp, entity, pre.field):
@@ -200,11 +269,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     else:
         return None
     return overrides, patches
-
-
-def _when_value(entity: Entity, pre: Precondition) -> Any:
-    value = pre.when.value
-    return typed(entity.field(pre.when.field), str(value)) if not isinstance(value, bool) else value
 
 
 def _ends(bp: Blueprint, entity: Entity, start: str) -> list[str]:
@@ -220,19 +284,48 @@ def _after(moment: str, kind: str) -> str:
 
 def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],
                 broken: int | None = None) -> tuple[dict[str, Any], list[Patch]] | None:
-    """Every arranged rule of `op` held, except precondition number `broken`, which is broken."""
+    """Every arranged rule of `op` held, except precondition number `broken`, which is broken. A held rule
+    that applies only when another row says so is held by turning its `when` off (two rules about the same
+    bus cannot then fight), and turned back on with its check held if the broken rule's patches need that."""
     overrides: dict[str, Any] = {}
     patches: list[Patch] = []
     order = [i for i in range(len(op.preconditions)) if i != broken] + ([broken] if broken is not None else [])
     for index in order:
         pre = op.preconditions[index]
-        if pre.kind not in ARRANGED:
+        if not is_arranged(pre):
             continue
-        got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=index != broken)
+        got = None
+        if index != broken and _reads_other_row(pre):
+            got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=True, off=True)
+        if got is None:
+            got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=index != broken)
         if got is None:
             if index == broken:
                 return None
             continue
         overrides.update(got[0])
         patches += got[1]
+    return _settled(bp, tables, op, row, fields, broken, overrides, patches)
+
+
+def _reads_other_row(pre: Precondition) -> bool:
+    return pre.when is not None and pre.when.ref_field is not None
+
+
+def _settled(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],
+             broken: int | None, overrides: dict[str, Any], patches: list[Patch]) -> tuple[dict[str, Any], list[Patch]]:
+    """A held rule whose `when` a later patch turned back on (two rules about the same show) gets its check held."""
+    entity = bp.entity(op.entity)
+    for index, pre in enumerate(op.preconditions):
+        if index == broken or not _reads_other_row(pre) or not is_arranged(pre):
+            continue
+        state = copy.deepcopy(tables)
+        for patch in patches:
+            patch(state)
+        if holds(bp, entity, state, {**(row or {}), **fields, **overrides}, pre):
+            continue
+        got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=True)
+        if got is not None:
+            overrides.update(got[0])
+            patches += got[1]
     return overrides, patches

@@ -1,0 +1,112 @@
+"""Whether the rows already in a world keep the rules a tool enforces on new ones.
+
+A rule about related records ("commuters who need a lift ride only vans with one") that a create
+enforces should also hold for the live rows the seed starts with, or the world contradicts its own
+rules. `broken_rows(bp, tables)` evaluates the related-record checks (ref_in and compare, with their
+`when`, one or two hops away) on every live row of the entity a guarded create makes; it reads plain
+tables, so it works on a seed and on the world after a gold solution alike.
+
+    broken_rows(bp, tables) -> ["vanpool_seat vst-0007: lift_riders_need_lift_vans", ...]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envcraft.generator.appcode import typed
+from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
+from envcraft.generator.fields import INACTIVE
+from envcraft.generator.refpath import follow, target
+
+Tables = dict[str, list[dict[str, Any]]]
+OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+       ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _value(spec: Any, raw: Any) -> Any:
+    return raw if isinstance(raw, bool) else typed(spec, str(raw))
+
+
+def _reads(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], ref_field: str | None,
+           through: str | None) -> tuple[Entity, dict[str, Any] | None]:
+    if not ref_field:
+        return entity, row
+    return target(bp, entity, ref_field, through), follow(bp, entity, tables, row, ref_field, through)
+
+
+def applies(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], cond: Condition | None) -> bool:
+    if cond is None:
+        return True
+    mine, there = _reads(bp, entity, tables, row, cond.ref_field, cond.through)
+    if there is None or there.get(cond.field) is None:
+        return False
+    left, spec = there[cond.field], mine.field(cond.field)
+    if cond.op in ("in", "not_in"):
+        return (left in [typed(spec, v) for v in cond.values]) == (cond.op == "in")
+    try:
+        return OPS[cond.op](left, _value(spec, cond.value))
+    except TypeError:
+        return False
+
+
+def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pre: Precondition) -> bool:
+    """The check passes for this row (a missing side passes, as the compiled check does)."""
+    if not applies(bp, entity, tables, row, pre.when):
+        return True
+    if pre.kind == "ref_in":
+        other, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
+        return there is None or there.get(pre.other_field) in [typed(other.field(pre.other_field), v) for v in pre.values]
+    if pre.kind in ("status_in", "field_equals"):
+        return row.get(pre.field) in [typed(entity.field(pre.field), v) for v in pre.values]
+    if pre.kind != "compare":
+        return True
+    if pre.field is None:
+        other, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
+        left, right = (there or {}).get(pre.other_field), _value(other.field(pre.other_field), pre.value)
+    else:
+        left = row.get(pre.field)
+        if pre.via:
+            _, mine = _reads(bp, entity, tables, row, pre.field, None)
+            left = (mine or {}).get(pre.via)
+        if pre.value is not None:
+            right = _value(entity.field(pre.field), pre.value)
+        elif pre.than is not None:
+            right = row.get(pre.than)
+        else:
+            _, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
+            right = (there or {}).get(pre.other_field)
+        if right is not None and pre.factor:
+            right = right * pre.factor
+    if left is None or right is None:
+        return True
+    try:
+        return OPS[pre.op](left, right)
+    except TypeError:
+        return True
+
+
+def related(pre: Precondition) -> bool:
+    """A check that reads another row, or applies only when another row says so."""
+    return (pre.kind in ("ref_in", "compare") and bool(pre.ref_field or pre.via or pre.field is None)) or \
+        bool(pre.when is not None and pre.when.ref_field)
+
+
+def broken_rows(bp: Blueprint, tables: Tables, only: set[str] | None = None) -> list[str]:
+    """Live rows that break a related-record rule a create of their entity enforces (`only`: these policy ids)."""
+    out = []
+    for op in bp.operations:
+        if op.kind != "create":
+            continue
+        entity = bp.entity(op.entity)
+        for pre in op.preconditions:
+            if not pre.policy or not related(pre) or (only is not None and pre.policy not in only):
+                continue
+            for row in tables.get(entity.table, []):
+                if entity.status_field and row.get(entity.status_field) in INACTIVE:
+                    continue
+                if not holds(bp, entity, tables, row, pre):
+                    out.append(f"{entity.name} {row.get('id')}: {pre.policy}")
+    return sorted(set(out))
+
+
+__all__ = ["applies", "broken_rows", "holds", "related"]
