@@ -27,11 +27,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -374,6 +375,26 @@ def claim_payment_issue(
             "the payment exceeds the remaining reserve: raise the reserve (auto_claim_set_reserve) within your authority first",
             _block,
         )
+    _other = row_of(tables, "auto_claims", _new.get("auto_claim_id"))
+    _block = not_among(_other, "loss_type", ("third_party_liability",), "auto claim")
+    if (
+        holds(
+            field_of(
+                tables,
+                "auto_policys",
+                field_of(tables, "auto_claims", _new.get("auto_claim_id"), "auto_policy_id"),
+                "coverage",
+            ),
+            "==",
+            "liability_only",
+        )
+        and _block
+    ):
+        refuse(
+            "coverage_rules_1",
+            "Liability_only policies cover third_party_liability losses only: their collision and comprehensive claims get no payment.",
+            _block,
+        )
     _target_auto_claim_id = target_row(tables, "auto_claims", _new.get("auto_claim_id"), "auto claim")
     tables["claim_payments"].append(_new)
     if _target_auto_claim_id is not None and _new.get("amount") is not None:
@@ -391,10 +412,10 @@ def claim_payment_issue(
 POLICIES = [
     PolicyRule(
         id="coverage_rules_1",
-        category="judgement",
-        rule="Liability_only policies cover third_party_liability losses only: deny collision and comprehensive claims on them.",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="Liability_only policies cover third_party_liability losses only: their collision and comprehensive claims get no payment.",
+        tools=["claim_payment_issue"],
+        enforced=True,
     ),
     PolicyRule(
         id="claims_authority_1",

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -268,6 +268,16 @@ def check_order_place(
     _block = not_among(_other, "consent_received", (True,), "screened candidate")
     if _block:
         refuse("consent_first", "Checks are ordered only for candidates whose consent was received.", _block)
+    _block = not_among(_new, "package", ("driver_mvr",), "check order")
+    if (
+        holds(
+            field_of(tables, "screened_candidates", _new.get("screened_candidate_id"), "position"),
+            "==",
+            "Delivery Driver",
+        )
+        and _block
+    ):
+        refuse("judgement_3", "Driver roles need the driver_mvr package.", _block)
     tables["check_orders"].append(_new)
     return as_record(CheckOrder, _new)
 
@@ -405,10 +415,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_3",
-        category="judgement",
+        category="eligibility",
         rule="Driver roles need the driver_mvr package.",
-        tools=[],
-        enforced=False,
+        tools=["check_order_place"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_4",

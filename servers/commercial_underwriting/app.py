@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -324,6 +324,15 @@ def quote_prepare(tables: Tables, submission_id: str, premium: float, limit: flo
         "deductible": deductible,
         "status": "draft",
     }
+    _block = comparison_fails(
+        field_of(tables, "submissions", _new.get("submission_id"), "annual_revenue"),
+        "<=",
+        100000000,
+        "submission annual revenue",
+        "",
+    )
+    if holds(field_of(tables, "submissions", _new.get("submission_id"), "line"), "==", "cyber") and _block:
+        refuse("judgement_2", "Cyber submissions over $100M revenue are outside appetite and are never quoted.", _block)
     _target_submission_id = target_row(tables, "submissions", _new.get("submission_id"), "submission")
     tables["quotes"].append(_new)
     if _target_submission_id is not None:
@@ -398,10 +407,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
-        rule="Cyber submissions over $100M revenue are outside appetite and are declined.",
-        tools=[],
-        enforced=False,
+        category="threshold",
+        rule="Cyber submissions over $100M revenue are outside appetite and are never quoted.",
+        tools=["quote_prepare"],
+        enforced=True,
     ),
     PolicyRule(
         id="submission_clear.status_in",

@@ -31,7 +31,7 @@ INSTRUCTIONS = (
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
     "[same_line_underwriter] A submission is assigned only to an underwriter of its own line. "
     "[judgement_1] If requested_limit exceeds the underwriter's authority_limit, refer it before quoting. "
-    "[judgement_2] Cyber submissions over $100M revenue are outside appetite and are declined. Call "
+    "[judgement_2] Cyber submissions over $100M revenue are outside appetite and are never quoted. Call "
     "finish when done."
 )
 

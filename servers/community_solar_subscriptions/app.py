@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -253,6 +253,15 @@ def garden_subscription_enroll(
             "the garden does not have that many free kW: offer a smaller share or another garden",
             _block,
         )
+    _block = comparison_fails(
+        field_of(tables, "solar_subscribers", _new.get("solar_subscriber_id"), "utility_territory"),
+        "==",
+        field_of(tables, "solar_gardens", _new.get("solar_garden_id"), "utility_territory"),
+        "the solar subscriber's utility territory",
+        "the solar garden's utility territory",
+    )
+    if _block:
+        refuse("program_rules_1", "A subscriber may only join a garden in their own utility_territory.", _block)
     _other = row_of(tables, "solar_gardens", _new.get("solar_garden_id"))
     _block = not_among(_other, "status", ("operational",), "solar garden")
     if _block:
@@ -397,10 +406,10 @@ def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> Wait
 POLICIES = [
     PolicyRule(
         id="program_rules_1",
-        category="judgement",
+        category="eligibility",
         rule="A subscriber may only join a garden in their own utility_territory.",
-        tools=[],
-        enforced=False,
+        tools=["garden_subscription_enroll"],
+        enforced=True,
     ),
     PolicyRule(
         id="program_rules_1b",

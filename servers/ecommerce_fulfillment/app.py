@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -246,6 +246,13 @@ def web_order_ship(tables: Tables, web_order_id: str, tracking_number: str | Non
     _block = not_among(_row, "status", ("packed",), "web order")
     if _block:
         refuse("web_order_ship.status_in", "only packed orders can ship", _block)
+    _block = comparison_fails(_new.get("ship_method"), "!=", "store_pickup", "ship method", "")
+    if _block:
+        refuse(
+            "fulfillment_sop_1",
+            "Store_pickup orders are packed and held at the front counter; they never get a tracking number.",
+            _block,
+        )
     _row.update(_new)
     return as_record(WebOrder, _row)
 
@@ -377,10 +384,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="fulfillment_sop_1",
-        category="judgement",
+        category="state_guard",
         rule="Store_pickup orders are packed and held at the front counter; they never get a tracking number.",
-        tools=[],
-        enforced=False,
+        tools=["web_order_ship"],
+        enforced=True,
     ),
     PolicyRule(
         id="order_line_allocate.at_least",

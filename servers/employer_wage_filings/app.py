@@ -351,6 +351,15 @@ def wage_record_error_waive(tables: Tables, wage_record_error_id: str) -> WageRe
     _block = not_among(_row, "status", ("open",), "wage record error")
     if _block:
         refuse("wage_record_error_waive.status_in", "only open errors can be waived", _block)
+    _block = not_among(
+        _row, "error_code", ("name_mismatch", "negative_hours", "duplicate_employee"), "wage record error"
+    )
+    if _block:
+        refuse(
+            "validation_rules_1",
+            "`name_mismatch` errors may be waived; `invalid_ssn` and `missing_wages` never.",
+            _block,
+        )
     _row.update(_new)
     return as_record(WageRecordError, _row)
 
@@ -375,10 +384,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="validation_rules_1",
-        category="judgement",
+        category="state_guard",
         rule="`name_mismatch` errors may be waived; `invalid_ssn` and `missing_wages` never.",
-        tools=[],
-        enforced=False,
+        tools=["wage_record_error_waive"],
+        enforced=True,
     ),
     PolicyRule(
         id="validation_rules_2",

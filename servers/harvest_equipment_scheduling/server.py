@@ -32,9 +32,9 @@ INSTRUCTIONS = (
     "[judgement_1] A combine job comes as a set: combine, grain cart and semi on the same field and "
     "window, each with a qualified operator. [judgement_2] Respect ready dates, headers and the crew "
     "rules. [crew_rules_1] Every combine job needs a grain cart and one semi truck on the same field for "
-    "the same window; semi drivers must hold a CDL. [crew_rules_2] Operators work at most 14 hours a day; "
-    "jobs run 08:00-22:00. [crew_rules_3] Never schedule a field before its ready_date. Call finish when "
-    "done."
+    "the same window. [crew_rules_1b] Semi drivers must hold a CDL. [crew_rules_2] Operators work at most "
+    "14 hours a day; jobs run 08:00-22:00. [crew_rules_3] Never schedule a field before its ready_date. "
+    "Call finish when done."
 )
 
 

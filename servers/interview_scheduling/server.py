@@ -30,8 +30,8 @@ INSTRUCTIONS = (
     "ivr-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
     "Policies: [judgement_1] A standard loop is four 45-minute slots on one day (coding, system_design, "
-    "behavioral, hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. [judgement_2] "
-    "Match each slot's interviewer focus_area to the slot, and use virtual rooms for remote candidates. "
+    "behavioral, hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. [judgement_2] Use "
+    "virtual rooms for remote candidates. [judgement_2b] A slot's interviewer has the slot's focus_area. "
     "Call finish when done."
 )
 

@@ -27,11 +27,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -327,6 +328,10 @@ def asset_assignment_issue(
             "not enough in stock: offer the standard alternative model or raise a purchase request",
             _block,
         )
+    _other = row_of(tables, "agency_employees", _new.get("agency_employee_id"))
+    _block = not_among(_other, "department", ("Account Management",), "agency employee")
+    if holds(field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), "==", "phone") and _block:
+        refuse("equipment_standards_1b", "Phones only for Account Management.", _block)
     _target_hardware_model_id = target_row(tables, "hardware_models", _new.get("hardware_model_id"), "hardware model")
     tables["asset_assignments"].append(_new)
     if _target_hardware_model_id is not None and _new.get("quantity") is not None:
@@ -461,9 +466,16 @@ POLICIES = [
     PolicyRule(
         id="equipment_standards_1",
         category="judgement",
-        rule="Remote staff get a CalDigit TS4 dock. Phones only for Account Management.",
+        rule="Remote staff get a CalDigit TS4 dock.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="equipment_standards_1b",
+        category="eligibility",
+        rule="Phones only for Account Management.",
+        tools=["asset_assignment_issue"],
+        enforced=True,
     ),
     PolicyRule(
         id="agency_employee_onboard.unique",

@@ -31,8 +31,8 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Issue kit per the equipment standards for the person's department and location; check "
     "stock and licence seats first and fall back to the documented alternative model. "
-    "[equipment_standards_1] Remote staff get a CalDigit TS4 dock. Phones only for Account Management. "
-    "Call finish when done."
+    "[equipment_standards_1] Remote staff get a CalDigit TS4 dock. [equipment_standards_1b] Phones only "
+    "for Account Management. Call finish when done."
 )
 
 

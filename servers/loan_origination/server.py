@@ -31,9 +31,9 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `loanops` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Check the borrower's credit score and LTV against the product "
     "table before starting an application. [underwriting_guidelines_1] Loans above $766,550 must be "
-    'jumbo. Self-employed borrowers always get the "Two years of tax returns" condition. '
-    "[clear_to_close_conditions] An application is clear-to-close only when every condition is cleared or "
-    "waived. Call finish when done."
+    'jumbo. [underwriting_guidelines_1b] Self-employed borrowers always get the "Two years of tax '
+    'returns" condition. [clear_to_close_conditions] An application is clear-to-close only when every '
+    "condition is cleared or waived. Call finish when done."
 )
 
 

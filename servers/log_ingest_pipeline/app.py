@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -149,6 +149,9 @@ def log_source_throttle(tables: Tables, log_source_id: str) -> LogSource:
     _block = not_among(_row, "pipeline_state", ("active",), "log source")
     if _block:
         refuse("log_source_throttle.status_in", "only active sources can be throttled", _block)
+    _block = comparison_fails(_new.get("owner_team"), "!=", "Security", "owner team", "")
+    if _block:
+        refuse("judgement_2", "Security sources are never throttled.", _block)
     _row.update(_new)
     return as_record(LogSource, _row)
 
@@ -333,6 +336,15 @@ def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     _block = not_among(_row, "status", ("dead_lettered",), "ingest batch")
     if _block:
         refuse("ingest_batch_drop.status_in", "only dead-lettered batches can be dropped", _block)
+    _block = comparison_fails(
+        field_of(tables, "log_sources", _new.get("log_source_id"), "owner_team"),
+        "!=",
+        "Security",
+        "log source owner team",
+        "",
+    )
+    if _block:
+        refuse("judgement_2b", "Batches from security sources are never dropped.", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
 
@@ -350,10 +362,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
-        rule="Never drop or throttle security sources.",
-        tools=[],
-        enforced=False,
+        category="state_guard",
+        rule="Security sources are never throttled.",
+        tools=["log_source_throttle"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_2b",
+        category="state_guard",
+        rule="Batches from security sources are never dropped.",
+        tools=["ingest_batch_drop"],
+        enforced=True,
     ),
     PolicyRule(
         id="pipeline_runbook_1",

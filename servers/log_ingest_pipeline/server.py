@@ -31,14 +31,15 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `quarry` CLI in the shell) and the "
     "file tools. Policies: [judgement_1] Triage failed batches by their error class from the runbook: "
-    "transient errors are retried, permanent ones dead-lettered. [judgement_2] Never drop or throttle "
-    "security sources. [pipeline_runbook_1] Retry a failed batch at most 3 attempts in total; on the "
-    "third failure dead-letter it. [pipeline_runbook_2] Errors `bulk request rejected 429` are transient: "
-    "always retry. [pipeline_runbook_3] Errors `mapper_parsing_exception` and `field limit of 1000 "
-    "exceeded` are permanent until the owner team fixes the mapping: dead-letter immediately, do not "
-    "retry. [pipeline_runbook_4] A source with more than 5 failed batches in 24 hours is throttled; "
-    "security sources (k8s-audit, aws-cloudtrail, vpn-concentrator) are never throttled or dropped. Call "
-    "finish when done."
+    "transient errors are retried, permanent ones dead-lettered. [judgement_2] Security sources are never "
+    "throttled. [judgement_2b] Batches from security sources are never dropped. [pipeline_runbook_1] "
+    "Retry a failed batch at most 3 attempts in total; on the third failure dead-letter it. "
+    "[pipeline_runbook_2] Errors `bulk request rejected 429` are transient: always retry. "
+    "[pipeline_runbook_3] Errors `mapper_parsing_exception` and `field limit of 1000 exceeded` are "
+    "permanent until the owner team fixes the mapping: dead-letter immediately, do not retry. "
+    "[pipeline_runbook_4] A source with more than 5 failed batches in 24 hours is throttled; security "
+    "sources (k8s-audit, aws-cloudtrail, vpn-concentrator) are never throttled or dropped. Call finish "
+    "when done."
 )
 
 

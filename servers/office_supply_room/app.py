@@ -27,11 +27,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -292,6 +293,14 @@ def requisition_submit(
             "the department's supply budget cannot cover this charge: ask the budget owner or reduce the quantity",
             _block,
         )
+    _other = row_of(tables, "office_budgets", _new.get("office_budget_id"))
+    _block = not_among(_other, "department", ("Facilities",), "office budget")
+    if holds(field_of(tables, "supply_items", _new.get("supply_item_id"), "category"), "==", "kitchen") and _block:
+        refuse(
+            "supply_room_policy_1",
+            "Kitchen supplies are charged to Facilities (CC code of the Facilities budget), never to the requesting team.",
+            _block,
+        )
     _target_supply_item_id = target_row(tables, "supply_items", _new.get("supply_item_id"), "supply item")
     _target_office_budget_id = target_row(tables, "office_budgets", _new.get("office_budget_id"), "office budget")
     tables["requisitions"].append(_new)
@@ -430,13 +439,6 @@ POLICIES = [
         enforced=False,
     ),
     PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Kitchen items are charged to the Facilities budget.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
         id="judgement_3",
         category="judgement",
         rule="Check stock first; if it is short, tell the requester and offer to place a restock order.",
@@ -445,10 +447,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="supply_room_policy_1",
-        category="judgement",
+        category="eligibility",
         rule="Kitchen supplies are charged to Facilities (CC code of the Facilities budget), never to the requesting team.",
-        tools=[],
-        enforced=False,
+        tools=["requisition_submit"],
+        enforced=True,
     ),
     PolicyRule(
         id="supply_room_policy_2",

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] "
-    "A session goes only in a studio whose seats cover its people. [judgement_2] Video podcasts need a "
-    "video studio and a video engineer. Call finish when done."
+    "A session goes only in a studio whose seats cover its people. [judgement_2] Video podcasts are "
+    "recorded only in a studio with video. [judgement_2b] Video podcasts need a video engineer. Call "
+    "finish when done."
 )
 
 

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -335,6 +335,24 @@ def case_placement_offer(
             "this volunteer has reached their case limit: offer to another volunteer who fits",
             _block,
         )
+    _block = comparison_fails(
+        field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "practice_area"),
+        "==",
+        field_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "practice_area_need"),
+        "the volunteer attorney's practice area",
+        "the legal aid client's practice area need",
+    )
+    if _block:
+        refuse("judgement_1b", "Offer a case only to an attorney of the client's practice area.", _block)
+    _block = comparison_fails(
+        field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "county"),
+        "==",
+        field_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "county"),
+        "the volunteer attorney's county",
+        "the legal aid client's county",
+    )
+    if _block:
+        refuse("judgement_1c", "Offer a case only to an attorney in the client's county.", _block)
     _target_legal_aid_client_id = target_row(
         tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "legal aid client"
     )
@@ -387,9 +405,23 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="Hard criteria: practice area, a shared language (or English with an interpreter noted) and the client's county.",
+        rule="A shared language (or English with an interpreter noted) is a hard criterion.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_1b",
+        category="eligibility",
+        rule="Offer a case only to an attorney of the client's practice area.",
+        tools=["case_placement_offer"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1c",
+        category="eligibility",
+        rule="Offer a case only to an attorney in the client's county.",
+        tools=["case_placement_offer"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -31,13 +31,13 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `bordx` CLI "
     "in the shell) and the file tools. Policies: [bordereau_spec_1] Duplicate_row and "
     "missing_policy_number issues are blocking: the cedant must correct them. [bordereau_spec_2] "
-    "Currency_mismatch: always blocking. [bordereau_spec_3] Out_of_period rows: waive if amount_impact < "
-    "5,000 (they roll into next quarter), else block. A bordereau is validated only when no blocking "
-    "issue is open. If more than 5% of rows have blocking issues, reject the whole file instead. "
-    "[settlement_method_1] Net = ceded premium x (1 - ceding_commission_pct/100) - ceded claims, where "
-    "ceded = bordereau total_amount x cession_pct/100. Positive net is payable_to_reinsurer; negative is "
-    "receivable_from_reinsurer (use the absolute value). Excess-of-loss treaties settle claims only, per "
-    "event, outside this process. Call finish when done."
+    "Currency_mismatch: always blocking, never waived. [bordereau_spec_3] Out_of_period rows: waive if "
+    "amount_impact < 5,000 (they roll into next quarter), else block. A bordereau is validated only when "
+    "no blocking issue is open. If more than 5% of rows have blocking issues, reject the whole file "
+    "instead. [settlement_method_1] Net = ceded premium x (1 - ceding_commission_pct/100) - ceded claims, "
+    "where ceded = bordereau total_amount x cession_pct/100. Positive net is payable_to_reinsurer; "
+    "negative is receivable_from_reinsurer (use the absolute value). Excess-of-loss treaties settle "
+    "claims only, per event, outside this process. Call finish when done."
 )
 
 

@@ -27,11 +27,21 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -402,6 +412,27 @@ def recovery_voucher_issue(
             "the location's goodwill budget is used up: escalate to the GM instead",
             _block,
         )
+    _block = comparison_fails(_new.get("amount"), "==", 25, "amount", "")
+    if (
+        holds(field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "slow_service")
+        and _block
+    ):
+        refuse("judgement_3b", "A voucher for slow service is 25.00.", _block)
+    _block = comparison_fails(_new.get("amount"), "==", 50, "amount", "")
+    if (
+        holds(field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "staff_attitude")
+        and _block
+    ):
+        refuse("judgement_3c", "A voucher for staff attitude is 50.00.", _block)
+    _other = row_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"))
+    _block = not_among(
+        _other,
+        "topic",
+        ("food_quality", "slow_service", "staff_attitude", "billing_error", "allergy_incident", "cleanliness"),
+        "guest feedback",
+    )
+    if _block:
+        refuse("judgement_3d", "Never a voucher for praise.", _block)
     _target_restaurant_location_id = target_row(
         tables, "restaurant_locations", _new.get("restaurant_location_id"), "restaurant location"
     )
@@ -446,9 +477,30 @@ POLICIES = [
     PolicyRule(
         id="judgement_3",
         category="judgement",
-        rule="Vouchers: 25.00 for slow service or cold food, 50.00 for staff attitude, the bill amount for billing errors; never for praise.",
+        rule="Vouchers: 25.00 for cold food, the bill amount for billing errors.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_3b",
+        category="threshold",
+        rule="A voucher for slow service is 25.00.",
+        tools=["recovery_voucher_issue"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_3c",
+        category="threshold",
+        rule="A voucher for staff attitude is 50.00.",
+        tools=["recovery_voucher_issue"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_3d",
+        category="eligibility",
+        rule="Never a voucher for praise.",
+        tools=["recovery_voucher_issue"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_4",

@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
     "Policies: [judgement_1] Reply to every review: 4-5 stars get a short public thank-you; 1-3 stars get "
     "a public apology plus a private email. [judgement_2] Allergy incidents and billing errors are always "
-    "escalated to the GM. [judgement_3] Vouchers: 25.00 for slow service or cold food, 50.00 for staff "
-    "attitude, the bill amount for billing errors; never for praise. [judgement_4] Public replies never "
+    "escalated to the GM. [judgement_3] Vouchers: 25.00 for cold food, the bill amount for billing "
+    "errors. [judgement_3b] A voucher for slow service is 25.00. [judgement_3c] A voucher for staff "
+    "attitude is 50.00. [judgement_3d] Never a voucher for praise. [judgement_4] Public replies never "
     "mention vouchers or refunds. Call finish when done."
 )
 

@@ -26,11 +26,12 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -382,6 +383,32 @@ def routing_assignment_assign(
             "the agent is at their concurrency limit: pick another qualified agent",
             _block,
         )
+    _other = row_of(tables, "support_agents", _new.get("support_agent_id"))
+    _block = not_among(_other, "availability", ("online",), "support agent")
+    if _block:
+        refuse("judgement_1b", "Route only to an online agent.", _block)
+    _block = comparison_fails(
+        field_of(tables, "support_agents", _new.get("support_agent_id"), "product_skill"),
+        "==",
+        field_of(tables, "customer_conversations", _new.get("customer_conversation_id"), "product"),
+        "the support agent's product skill",
+        "the customer conversation's product",
+    )
+    if _block:
+        refuse("judgement_1c", "Route only to an agent whose product skill is the conversation's product.", _block)
+    _block = comparison_fails(
+        field_of(tables, "support_agents", _new.get("support_agent_id"), "tier"),
+        ">=",
+        field_of(tables, "customer_conversations", _new.get("customer_conversation_id"), "required_tier"),
+        "the support agent's tier",
+        "the customer conversation's required tier",
+    )
+    if _block:
+        refuse(
+            "judgement_1d",
+            "Route only to an agent whose tier is at least the required tier (tier3 > tier2 > tier1).",
+            _block,
+        )
     _target_customer_conversation_id = target_row(
         tables, "customer_conversations", _new.get("customer_conversation_id"), "customer conversation"
     )
@@ -422,9 +449,30 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="Route to an online agent whose primary or second language is the customer's, whose product skill matches, and whose tier is at least the required tier (tier3 > tier2 > tier1).",
+        rule="Route to an agent whose primary or second language is the customer's.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_1b",
+        category="eligibility",
+        rule="Route only to an online agent.",
+        tools=["routing_assignment_assign"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1c",
+        category="eligibility",
+        rule="Route only to an agent whose product skill is the conversation's product.",
+        tools=["routing_assignment_assign"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1d",
+        category="eligibility",
+        rule="Route only to an agent whose tier is at least the required tier (tier3 > tier2 > tier1).",
+        tools=["routing_assignment_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like agt-0001: "
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Route to an online agent whose primary or second language is the customer's, whose "
-    "product skill matches, and whose tier is at least the required tier (tier3 > tier2 > tier1). "
-    "[judgement_2] VIPs go first, then the longest waiting. [judgement_3] Prefer the agent with the "
-    "fewest active assignments. Call finish when done."
+    "[judgement_1] Route to an agent whose primary or second language is the customer's. [judgement_1b] "
+    "Route only to an online agent. [judgement_1c] Route only to an agent whose product skill is the "
+    "conversation's product. [judgement_1d] Route only to an agent whose tier is at least the required "
+    "tier (tier3 > tier2 > tier1). [judgement_2] VIPs go first, then the longest waiting. [judgement_3] "
+    "Prefer the agent with the fewest active assignments. Call finish when done."
 )
 
 

@@ -30,8 +30,8 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools and the file tools. Policies: [judgement_1] Before booking, check "
     "the room, surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, "
-    "paediatric cover, turnover time). [theatre_rules_1] CABG cases go to the cardiac suite only and need "
-    "a consultant anaesthetist. Call finish when done."
+    "paediatric cover, turnover time). [theatre_rules_1] CABG cases go to the cardiac suite only. "
+    "[theatre_rules_1b] CABG cases need a consultant anaesthetist. Call finish when done."
 )
 
 

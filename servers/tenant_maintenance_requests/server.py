@@ -30,10 +30,11 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
     "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Emergencies (active "
     "leaks, no heat below 55 F, lockouts, sparking) get a visit within 4 hours; urgent within 48 hours; "
-    "routine within 7 days. [judgement_2] Match the technician's trade to the category (general techs "
-    "take appliance, pest and lock_and_key). [notify_resident] Always notify the resident on their "
-    "preferred channel after scheduling or when a visit is missed (resident_notice_send); such a notice "
-    "is expected, never a stray change. Call finish when done."
+    "routine within 7 days. [judgement_2] Plumbing, electrical and hvac requests go to a technician of "
+    "that trade. [judgement_2b] General techs take appliance, pest and lock_and_key requests. "
+    "[notify_resident] Always notify the resident on their preferred channel after scheduling or when a "
+    "visit is missed (resident_notice_send); such a notice is expected, never a stray change. Call finish "
+    "when done."
 )
 
 

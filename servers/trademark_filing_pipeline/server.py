@@ -30,11 +30,12 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Pipeline: clearance order -> complete -> clear -> application "
-    "prepare -> file -> (office action -> response) -> publish -> register. [judgement_2] Keep mark and "
-    "class consistent along the chain. [filing_checklist_1] Clear before filing: only `low` or `moderate` "
-    "risk reports are cleared. [filing_checklist_1b] A `moderate` report needs the client's written "
-    "acknowledgement of risk before it is cleared. [filing_checklist_2] The application's mark and class "
-    "must match the cleared report exactly; a new class needs a new search. Call finish when done."
+    "prepare -> file -> (office action -> response) -> publish -> register. [filing_checklist_1] Clear "
+    "before filing: only `low` or `moderate` risk reports are cleared. [filing_checklist_1b] A `moderate` "
+    "report needs the client's written acknowledgement of risk before it is cleared. [filing_checklist_2] "
+    "The application's mark must match the cleared report's mark exactly. [filing_checklist_2b] The "
+    "application's class must match the cleared report's class; a new class needs a new search. Call "
+    "finish when done."
 )
 
 

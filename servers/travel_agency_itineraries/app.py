@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -394,6 +394,9 @@ def itinerary_segment_add(
             "the department's travel budget cannot cover this segment: pick a cheaper option or ask Finance for a top-up",
             _block,
         )
+    _block = not_among(_new, "cabin_or_room", ("compact car", "midsize car"), "itinerary segment")
+    if holds(_new.get("segment_type"), "==", "car") and _block:
+        refuse("travel_policy_1b", "A rental car is compact or midsize.", _block)
     _target_travel_budget_id = target_row(tables, "travel_budgets", _new.get("travel_budget_id"), "travel budget")
     tables["itinerary_segments"].append(_new)
     if _target_travel_budget_id is not None and _new.get("price") is not None:
@@ -442,9 +445,16 @@ POLICIES = [
     PolicyRule(
         id="travel_policy_1",
         category="judgement",
-        rule="Cars only when no public transport reaches the site; compact or midsize.",
+        rule="Cars only when no public transport reaches the site.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="travel_policy_1b",
+        category="eligibility",
+        rule="A rental car is compact or midsize.",
+        tools=["itinerary_segment_add"],
+        enforced=True,
     ),
     PolicyRule(
         id="travel_policy_2",

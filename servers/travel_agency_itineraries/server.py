@@ -31,9 +31,9 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `meridian` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Build itineraries within the policy limits and charge "
     "segments to the traveller's department budget. [judgement_2] Ticket only after the manager approves. "
-    "[travel_policy_1] Cars only when no public transport reaches the site; compact or midsize. "
-    "[travel_policy_2] Book at least 14 days ahead when possible; the cheapest fare within 2 hours of the "
-    "requested time must be offered. Call finish when done."
+    "[travel_policy_1] Cars only when no public transport reaches the site. [travel_policy_1b] A rental "
+    "car is compact or midsize. [travel_policy_2] Book at least 14 days ahead when possible; the cheapest "
+    "fare within 2 hours of the requested time must be offered. Call finish when done."
 )
 
 

@@ -303,6 +303,24 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
     if _block:
         refuse("tutoring_pair_propose.not_in_past", "pairings start today or later", _block)
     _block = comparison_fails(
+        field_of(tables, "tutees", _new.get("tutee_id"), "preferred_language"),
+        "==",
+        field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "language"),
+        "the tutee's preferred language",
+        "the peer tutor's language",
+    )
+    if _block:
+        refuse("judgement_1b", "Pair a tutor only with a tutee who prefers the tutor's language.", _block)
+    _block = comparison_fails(
+        field_of(tables, "tutees", _new.get("tutee_id"), "availability"),
+        "==",
+        field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "availability"),
+        "the tutee's availability",
+        "the peer tutor's availability",
+    )
+    if _block:
+        refuse("judgement_1c", "Pair a tutor only with a tutee whose availability is the tutor's.", _block)
+    _block = comparison_fails(
         field_of(tables, "tutees", _new.get("tutee_id"), "subject_need"),
         "==",
         field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "subject"),
@@ -419,9 +437,23 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="A tutor fits a tutee when the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced), the language matches and availability overlaps.",
+        rule="A tutor fits a tutee when the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced).",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_1b",
+        category="eligibility",
+        rule="Pair a tutor only with a tutee who prefers the tutor's language.",
+        tools=["tutoring_pair_propose"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1c",
+        category="eligibility",
+        rule="Pair a tutor only with a tutee whose availability is the tutor's.",
+        tools=["tutoring_pair_propose"],
+        enforced=True,
     ),
     PolicyRule(
         id="tutor_subject_matches",

@@ -341,6 +341,10 @@ def vanpool_seat_offer(
     _block = not_among(_other, "can_drive", (True,), "commuter")
     if holds(_new.get("role"), "!=", "rider") and _block:
         refuse("drivers_can_drive", "Driver roles (primary or backup) go only to commuters who can drive.", _block)
+    _other = row_of(tables, "vanpool_vans", _new.get("vanpool_van_id"))
+    _block = not_among(_other, "wheelchair_lift", (True,), "vanpool van")
+    if holds(field_of(tables, "commuters", _new.get("commuter_id"), "needs_lift"), "==", True) and _block:
+        refuse("matching_criteria_2", "commuters with needs_lift ride only vans with a wheelchair_lift.", _block)
     _target_commuter_id = target_row(tables, "commuters", _new.get("commuter_id"), "commuter")
     tables["vanpool_seats"].append(_new)
     if _target_commuter_id is not None:
@@ -399,10 +403,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="matching_criteria_2",
-        category="judgement",
+        category="eligibility",
         rule="Commuters with needs_lift ride only vans with a wheelchair_lift.",
-        tools=[],
-        enforced=False,
+        tools=["vanpool_seat_offer"],
+        enforced=True,
     ),
     PolicyRule(
         id="matching_criteria_3",

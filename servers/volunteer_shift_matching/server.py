@@ -33,10 +33,11 @@ INSTRUCTIONS = (
     "clearance, availability, fewer hours first), checking slots and the volunteer's other placements. "
     "[placement_rules_1] The volunteer's skill must equal the shift's skill_required; `general` shifts "
     "take anyone. [placement_rules_2] Shifts with needs_background_check take only volunteers with "
-    "background_check `cleared` (youth and senior programs always need it). [placement_rules_3] Meal "
-    "delivery drivers must have skill `driving`. [placement_rules_4] Volunteers with two no-shows this "
-    "year are offered only general shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies "
-    "Tuesday and Thursday 16:30-18:00, cleared only. Call finish when done."
+    "background_check `cleared`. [placement_rules_2b] Youth and senior programs always need a volunteer "
+    "with background_check `cleared`. [placement_rules_3] Meal delivery drivers must have skill "
+    "`driving`. [placement_rules_4] Volunteers with two no-shows this year are offered only general "
+    "shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies Tuesday and Thursday "
+    "16:30-18:00, cleared only. Call finish when done."
 )
 
 
