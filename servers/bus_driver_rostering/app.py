@@ -24,13 +24,15 @@ from envcraft_runtime.records import (
     Report,
     Rows,
     as_record,
+    field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, holds, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -351,6 +353,23 @@ def duty_assignment_assign(
             "the bus is out on another run then: pick another available bus of the right type",
             _block,
         )
+    _other = row_of(tables, "bus_operators", _new.get("bus_operator_id"))
+    _block = not_among(_other, "articulated_qualified", (True,), "bus operator")
+    if holds(field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True) and _block:
+        refuse("judgement_1b", "A run that requires an articulated bus gets an articulated-qualified operator.", _block)
+    _other = row_of(tables, "depot_buss", _new.get("depot_bus_id"))
+    _block = not_among(_other, "bus_type", ("articulated_60ft",), "depot bus")
+    if holds(field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True) and _block:
+        refuse("judgement_1c", "A run that requires an articulated bus gets an articulated bus.", _block)
+    _block = comparison_fails(
+        field_of(tables, "depot_buss", _new.get("depot_bus_id"), "battery_range_km"),
+        ">=",
+        field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km"),
+        "the depot bus's battery range km",
+        "the duty run's distance km",
+    )
+    if holds(field_of(tables, "depot_buss", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft") and _block:
+        refuse("judgement_1d", "An electric bus only takes a run within its battery range.", _block)
     _target_duty_run_id = target_row(tables, "duty_runs", _new.get("duty_run_id"), "duty run")
     tables["duty_assignments"].append(_new)
     if _target_duty_run_id is not None:
@@ -401,9 +420,30 @@ POLICIES = [
     PolicyRule(
         id="judgement_1",
         category="judgement",
-        rule="Cover open runs from the extra board by seniority, honouring rest time, articulated qualification and electric range; check both the operator's and the bus's assignments.",
+        rule="Cover open runs from the extra board by seniority, honouring rest time; check both the operator's and the bus's assignments.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_1b",
+        category="eligibility",
+        rule="A run that requires an articulated bus gets an articulated-qualified operator.",
+        tools=["duty_assignment_assign"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1c",
+        category="eligibility",
+        rule="A run that requires an articulated bus gets an articulated bus.",
+        tools=["duty_assignment_assign"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_1d",
+        category="threshold",
+        rule="An electric bus only takes a run within its battery range.",
+        tools=["duty_assignment_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="rostering_rules_1",

@@ -18,8 +18,18 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    run_batch,
+    text_contains,
+)
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -303,6 +313,19 @@ def dispatch_signal_send(
         "channel": channel,
         "status": "pending",
     }
+    _block = comparison_fails(
+        field_of(tables, "enrolled_sites", _new.get("enrolled_site_id"), "opt_outs_used"),
+        "<",
+        3,
+        "enrolled site opt outs used",
+        "",
+    )
+    if _block:
+        refuse(
+            "program_operations_2",
+            "Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
+            _block,
+        )
     tables["dispatch_signals"].append(_new)
     return as_record(DispatchSignal, _new)
 
@@ -396,10 +419,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="program_operations_2",
-        category="judgement",
+        category="threshold",
         rule="Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
-        tools=[],
-        enforced=False,
+        tools=["dispatch_signal_send"],
+        enforced=True,
     ),
     PolicyRule(
         id="curtailment_event_schedule.not_in_past",

@@ -29,7 +29,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -264,6 +264,12 @@ def work_order_triage(
     _block = not_among(_row, "status", ("open",), "work order")
     if _block:
         refuse("work_order_triage.status_in", "only open work orders are triaged", _block)
+    _block = comparison_fails(_new.get("priority"), "<=", "p2", "priority", "")
+    if (
+        holds(field_of(tables, "building_assets", _new.get("building_asset_id"), "criticality"), "==", "high")
+        and _block
+    ):
+        refuse("sla_matrix_1", "Assets with criticality `high` are never below p2.", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
 
@@ -408,10 +414,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="sla_matrix_1",
-        category="judgement",
+        category="threshold",
         rule="Assets with criticality `high` are never below p2.",
-        tools=[],
-        enforced=False,
+        tools=["work_order_triage"],
+        enforced=True,
     ),
     PolicyRule(
         id="work_order_triage.status_in",

@@ -26,10 +26,11 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, holds, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -323,6 +324,13 @@ def harvest_job_schedule(
             "that operator is already on another job then: pick another operator with the skill",
             _block,
         )
+    _other = row_of(tables, "harvest_operators", _new.get("harvest_operator_id"))
+    _block = not_among(_other, "licensed_cdl", (True,), "harvest operator")
+    if (
+        holds(field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "semi_truck")
+        and _block
+    ):
+        refuse("crew_rules_1b", "Semi drivers must hold a CDL.", _block)
     _block = comparison_fails(
         _new.get("start"),
         ">=",
@@ -405,9 +413,16 @@ POLICIES = [
     PolicyRule(
         id="crew_rules_1",
         category="judgement",
-        rule="Every combine job needs a grain cart and one semi truck on the same field for the same window; semi drivers must hold a CDL.",
+        rule="Every combine job needs a grain cart and one semi truck on the same field for the same window.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="crew_rules_1b",
+        category="eligibility",
+        rule="Semi drivers must hold a CDL.",
+        tools=["harvest_job_schedule"],
+        enforced=True,
     ),
     PolicyRule(
         id="crew_rules_2",

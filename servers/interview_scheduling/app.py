@@ -29,7 +29,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -355,6 +355,15 @@ def interview_slot_hold(
             "this interviewer has reached their interview limit: choose another interviewer",
             _block,
         )
+    _block = comparison_fails(
+        _new.get("focus_area"),
+        "==",
+        field_of(tables, "interviewers", _new.get("interviewer_id"), "focus_area"),
+        "focus area",
+        "the interviewer's focus area",
+    )
+    if _block:
+        refuse("judgement_2b", "A slot's interviewer has the slot's focus_area.", _block)
     tables["interview_slots"].append(_new)
     return as_record(InterviewSlot, _new)
 
@@ -449,9 +458,16 @@ POLICIES = [
     PolicyRule(
         id="judgement_2",
         category="judgement",
-        rule="Match each slot's interviewer focus_area to the slot, and use virtual rooms for remote candidates.",
+        rule="Use virtual rooms for remote candidates.",
         tools=[],
         enforced=False,
+    ),
+    PolicyRule(
+        id="judgement_2b",
+        category="eligibility",
+        rule="A slot's interviewer has the slot's focus_area.",
+        tools=["interview_slot_hold"],
+        enforced=True,
     ),
     PolicyRule(
         id="interview_loop_mark_scheduled.status_in",

@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, present_related, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -240,6 +240,9 @@ def loan_application_start(
             "this loan officer's pipeline is full: assign the borrower to another officer",
             _block,
         )
+    _block = not_among(_new, "product", ("jumbo_arm_7_1",), "loan application")
+    if holds(_new.get("amount"), ">", 766550) and _block:
+        refuse("underwriting_guidelines_1", "Loans above $766,550 must be jumbo.", _block)
     tables["loan_applications"].append(_new)
     return as_record(LoanApplication, _new)
 
@@ -403,8 +406,15 @@ POLICIES = [
     ),
     PolicyRule(
         id="underwriting_guidelines_1",
+        category="threshold",
+        rule="Loans above $766,550 must be jumbo.",
+        tools=["loan_application_start"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="underwriting_guidelines_1b",
         category="judgement",
-        rule='Loans above $766,550 must be jumbo. Self-employed borrowers always get the "Two years of tax returns" condition.',
+        rule='Self-employed borrowers always get the "Two years of tax returns" condition.',
         tools=[],
         enforced=False,
     ),

@@ -25,10 +25,11 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -219,6 +220,10 @@ def seller_application_assign(
             "that reviewer has no open review slots: pick another reviewer on the team",
             _block,
         )
+    _other = row_of(tables, "onboarding_reviewers", _new.get("onboarding_reviewer_id"))
+    _block = not_among(_other, "team", ("compliance",), "onboarding reviewer")
+    if holds(_new.get("category"), "==", "grocery") and _block:
+        refuse("judgement_2", "Grocery sellers need a compliance-team reviewer.", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
 
@@ -387,10 +392,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
+        category="role_limit",
         rule="Grocery sellers need a compliance-team reviewer.",
-        tools=[],
-        enforced=False,
+        tools=["seller_application_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="seller_application_assign.capacity",

@@ -19,7 +19,16 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, holds, in_past, missing_related, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    holds,
+    in_past,
+    missing_related,
+    not_among,
+    outside_window,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -280,6 +289,11 @@ def scope_session_request(
             "Unassisted sessions require a `passed` training on that exact microscope; untrained users book `assisted: true` sessions.",
             _block,
         )
+    _block = outside_window(
+        _new.get("start"), ("monday", "tuesday", "wednesday", "thursday", "friday"), "09:00", "17:00"
+    )
+    if holds(_new.get("assisted"), "==", True) and _block:
+        refuse("core_rules_2", "Assisted sessions only start 09:00-17:00 on weekdays.", _block)
     tables["scope_sessions"].append(_new)
     return as_record(ScopeSession, _new)
 
@@ -431,10 +445,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="core_rules_2",
-        category="judgement",
-        rule="Assisted sessions only run 09:00-17:00 on weekdays.",
-        tools=[],
-        enforced=False,
+        category="time_window",
+        rule="Assisted sessions only start 09:00-17:00 on weekdays.",
+        tools=["scope_session_request"],
+        enforced=True,
     ),
     PolicyRule(
         id="microscope_take_offline.status_in",

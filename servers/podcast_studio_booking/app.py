@@ -26,10 +26,20 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    overlapping,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -301,6 +311,20 @@ def studio_session_pencil(
     )
     if _block:
         refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
+    _other = row_of(tables, "recording_studios", _new.get("recording_studio_id"))
+    _block = not_among(_other, "has_video", (True,), "recording studio")
+    if (
+        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
+        and _block
+    ):
+        refuse("judgement_2", "Video podcasts are recorded only in a studio with video.", _block)
+    _other = row_of(tables, "audio_engineers", _new.get("audio_engineer_id"))
+    _block = not_among(_other, "specialty", ("video",), "audio engineer")
+    if (
+        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
+        and _block
+    ):
+        refuse("judgement_2b", "Video podcasts need a video engineer.", _block)
     tables["studio_sessions"].append(_new)
     return as_record(StudioSession, _new)
 
@@ -350,6 +374,20 @@ def studio_session_move(
     )
     if _block:
         refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
+    _other = row_of(tables, "recording_studios", _new.get("recording_studio_id"))
+    _block = not_among(_other, "has_video", (True,), "recording studio")
+    if (
+        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
+        and _block
+    ):
+        refuse("judgement_2", "Video podcasts are recorded only in a studio with video.", _block)
+    _other = row_of(tables, "audio_engineers", _new.get("audio_engineer_id"))
+    _block = not_among(_other, "specialty", ("video",), "audio engineer")
+    if (
+        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
+        and _block
+    ):
+        refuse("judgement_2b", "Video podcasts need a video engineer.", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
 
@@ -418,10 +456,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
-        rule="Video podcasts need a video studio and a video engineer.",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="Video podcasts are recorded only in a studio with video.",
+        tools=["studio_session_pencil", "studio_session_move"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_2b",
+        category="eligibility",
+        rule="Video podcasts need a video engineer.",
+        tools=["studio_session_pencil", "studio_session_move"],
+        enforced=True,
     ),
     PolicyRule(
         id="studio_session_pencil.not_in_past",

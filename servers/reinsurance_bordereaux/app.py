@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -327,6 +327,9 @@ def bordereau_issue_waive(tables: Tables, bordereau_issue_id: str) -> BordereauI
     _block = not_among(_row, "status", ("open",), "bordereau issue")
     if _block:
         refuse("bordereau_issue_waive.status_in", "the issue is already closed", _block)
+    _block = comparison_fails(_new.get("issue_type"), "!=", "currency_mismatch", "issue type", "")
+    if _block:
+        refuse("bordereau_spec_2", "Currency_mismatch: always blocking, never waived.", _block)
     _row.update(_new)
     return as_record(BordereauIssue, _row)
 
@@ -392,10 +395,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="bordereau_spec_2",
-        category="judgement",
-        rule="Currency_mismatch: always blocking.",
-        tools=[],
-        enforced=False,
+        category="state_guard",
+        rule="Currency_mismatch: always blocking, never waived.",
+        tools=["bordereau_issue_waive"],
+        enforced=True,
     ),
     PolicyRule(
         id="bordereau_spec_3",

@@ -34,6 +34,7 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
@@ -41,9 +42,11 @@ from envcraft_runtime.rules import (
     PolicyRule,
     at_capacity,
     comparison_fails,
+    holds,
     in_past,
     not_among,
     overlapping,
+    present_related,
     refuse,
     taken_by_other,
 )
@@ -315,6 +318,17 @@ def study_enrollment_propose(
             "the study has reached its enrollment cap: propose the volunteer to another study",
             _block,
         )
+    _other = row_of(tables, "study_volunteers", _new.get("study_volunteer_id"))
+    _block = not_among(_other, "available_weekends", (True,), "study volunteer")
+    if (
+        holds(field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "weekend_visits"), "==", True)
+        and _block
+    ):
+        refuse(
+            "judgement_1",
+            "A volunteer fits a study needing weekend visits only if they are available weekends.",
+            _block,
+        )
     _block = comparison_fails(
         field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "condition"),
         "==",
@@ -346,6 +360,15 @@ def study_enrollment_propose(
     )
     if _block:
         refuse("volunteer_max_age", "Propose a volunteer only when their age is at most the study's max_age.", _block)
+    _block = present_related(
+        tables["study_enrollments"],
+        {"study_volunteer_id": _new.get("study_volunteer_id")},
+        "status",
+        ("proposed", "screening", "enrolled"),
+        "study enrollment",
+    )
+    if _block:
+        refuse("judgement_2", "Never propose a volunteer already active in another study.", _block)
     tables["study_enrollments"].append(_new)
     return as_record(StudyEnrollment, _new)
 
@@ -468,10 +491,10 @@ def screening_visit_search(
 POLICIES = [
     PolicyRule(
         id="judgement_1",
-        category="judgement",
+        category="eligibility",
         rule="A volunteer fits a study needing weekend visits only if they are available weekends.",
-        tools=[],
-        enforced=False,
+        tools=["study_enrollment_propose"],
+        enforced=True,
     ),
     PolicyRule(
         id="volunteer_condition_matches",
@@ -496,10 +519,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
+        category="eligibility",
         rule="Never propose a volunteer already active in another study.",
-        tools=[],
-        enforced=False,
+        tools=["study_enrollment_propose"],
+        enforced=True,
     ),
     PolicyRule(
         id="study_volunteer_register.unique",

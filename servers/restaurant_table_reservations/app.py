@@ -26,10 +26,11 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -304,6 +305,10 @@ def table_reservation_book(
             "the table is booked in that window: offer another table in the section or another time",
             _block,
         )
+    _other = row_of(tables, "dining_tables", _new.get("dining_table_id"))
+    _block = not_among(_other, "section", ("private_room",), "dining table")
+    if holds(_new.get("party_size"), ">=", 9) and _block:
+        refuse("reservation_policy_1", "Parties of 9 or more go to the private room only.", _block)
     tables["table_reservations"].append(_new)
     return as_record(TableReservation, _new)
 
@@ -455,8 +460,15 @@ POLICIES = [
     ),
     PolicyRule(
         id="reservation_policy_1",
+        category="capacity",
+        rule="Parties of 9 or more go to the private room only.",
+        tools=["table_reservation_book"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="reservation_policy_1b",
         category="judgement",
-        rule="Parties of 9 or more go to the private room only, with a 25.00 per person deposit.",
+        rule="Parties of 9 or more pay a 25.00 per person deposit.",
         tools=[],
         enforced=False,
     ),

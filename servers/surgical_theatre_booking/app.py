@@ -17,8 +17,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -303,6 +303,14 @@ def surgical_case_schedule(
             "the anaesthetist is covering another case then: pick another anaesthetist or time",
             _block,
         )
+    _other = row_of(tables, "operating_rooms", _new.get("operating_room_id"))
+    _block = not_among(_other, "suite", ("cardiac",), "operating room")
+    if holds(_new.get("procedure"), "==", "CABG") and _block:
+        refuse("theatre_rules_1", "CABG cases go to the cardiac suite only.", _block)
+    _other = row_of(tables, "anesthetists", _new.get("anesthetist_id"))
+    _block = not_among(_other, "grade", ("consultant",), "anesthetist")
+    if holds(_new.get("procedure"), "==", "CABG") and _block:
+        refuse("theatre_rules_1b", "CABG cases need a consultant anaesthetist.", _block)
     tables["surgical_cases"].append(_new)
     return as_record(SurgicalCase, _new)
 
@@ -374,10 +382,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="theatre_rules_1",
-        category="judgement",
-        rule="CABG cases go to the cardiac suite only and need a consultant anaesthetist.",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="CABG cases go to the cardiac suite only.",
+        tools=["surgical_case_schedule"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="theatre_rules_1b",
+        category="eligibility",
+        rule="CABG cases need a consultant anaesthetist.",
+        tools=["surgical_case_schedule"],
+        enforced=True,
     ),
     PolicyRule(
         id="surgical_case_schedule.not_in_past",

@@ -20,7 +20,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -267,6 +267,10 @@ def feed_delivery_push(
     _block = not_among(_other, "rights", ("syndicatable",), "content item")
     if _block:
         refuse("syndication_terms_1", "the article is not cleared for syndication", _block)
+    _other = row_of(tables, "syndication_partners", _new.get("syndication_partner_id"))
+    _block = not_among(_other, "name", ("Apple News", "Flipboard"), "syndication partner")
+    if holds(field_of(tables, "content_items", _new.get("content_item_id"), "section"), "==", "opinion") and _block:
+        refuse("syndication_terms_2", "Opinion goes only to Apple News and Flipboard.", _block)
     tables["feed_deliveries"].append(_new)
     return as_record(FeedDelivery, _new)
 
@@ -415,10 +419,10 @@ POLICIES = [
     ),
     PolicyRule(
         id="syndication_terms_2",
-        category="judgement",
+        category="eligibility",
         rule="Opinion goes only to Apple News and Flipboard.",
-        tools=[],
-        enforced=False,
+        tools=["feed_delivery_push"],
+        enforced=True,
     ),
     PolicyRule(
         id="syndication_terms_3",

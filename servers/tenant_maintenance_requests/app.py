@@ -23,13 +23,15 @@ from envcraft_runtime.records import (
     Report,
     Rows,
     as_record,
+    field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -368,6 +370,27 @@ def repair_visit_schedule(
             "the technician has another visit then: pick another slot or technician of the same trade",
             _block,
         )
+    _block = comparison_fails(
+        field_of(tables, "maintenance_techs", _new.get("maintenance_tech_id"), "trade"),
+        "==",
+        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category"),
+        "the maintenance tech's trade",
+        "the repair request's category",
+    )
+    if (
+        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category")
+        in ("plumbing", "electrical", "hvac")
+        and _block
+    ):
+        refuse("judgement_2", "Plumbing, electrical and hvac requests go to a technician of that trade.", _block)
+    _other = row_of(tables, "maintenance_techs", _new.get("maintenance_tech_id"))
+    _block = not_among(_other, "trade", ("general",), "maintenance tech")
+    if (
+        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category")
+        in ("appliance", "pest", "lock_and_key")
+        and _block
+    ):
+        refuse("judgement_2b", "General techs take appliance, pest and lock_and_key requests.", _block)
     _target_repair_request_id = target_row(tables, "repair_requests", _new.get("repair_request_id"), "repair request")
     tables["repair_visits"].append(_new)
     if _target_repair_request_id is not None:
@@ -473,10 +496,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="judgement_2",
-        category="judgement",
-        rule="Match the technician's trade to the category (general techs take appliance, pest and lock_and_key).",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="Plumbing, electrical and hvac requests go to a technician of that trade.",
+        tools=["repair_visit_schedule"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="judgement_2b",
+        category="eligibility",
+        rule="General techs take appliance, pest and lock_and_key requests.",
+        tools=["repair_visit_schedule"],
+        enforced=True,
     ),
     PolicyRule(
         id="notify_resident",

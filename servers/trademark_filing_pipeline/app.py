@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -311,6 +311,28 @@ def trademark_application_prepare(
         refuse(
             "trademark_application_prepare.unique", "an application already exists for that clearance report", _block
         )
+    _block = comparison_fails(
+        _new.get("mark"),
+        "==",
+        field_of(tables, "clearance_reports", _new.get("clearance_report_id"), "proposed_mark"),
+        "mark",
+        "the clearance report's proposed mark",
+    )
+    if _block:
+        refuse("filing_checklist_2", "The application's mark must match the cleared report's mark exactly.", _block)
+    _block = comparison_fails(
+        _new.get("nice_class"),
+        "==",
+        field_of(tables, "clearance_reports", _new.get("clearance_report_id"), "nice_class"),
+        "nice class",
+        "the clearance report's nice class",
+    )
+    if _block:
+        refuse(
+            "filing_checklist_2b",
+            "The application's class must match the cleared report's class; a new class needs a new search.",
+            _block,
+        )
     tables["trademark_applications"].append(_new)
     return as_record(TrademarkApplication, _new)
 
@@ -453,13 +475,6 @@ POLICIES = [
         enforced=False,
     ),
     PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Keep mark and class consistent along the chain.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
         id="filing_checklist_1",
         category="eligibility",
         rule="Clear before filing: only `low` or `moderate` risk reports are cleared.",
@@ -475,10 +490,17 @@ POLICIES = [
     ),
     PolicyRule(
         id="filing_checklist_2",
-        category="judgement",
-        rule="The application's mark and class must match the cleared report exactly; a new class needs a new search.",
-        tools=[],
-        enforced=False,
+        category="consistency",
+        rule="The application's mark must match the cleared report's mark exactly.",
+        tools=["trademark_application_prepare"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="filing_checklist_2b",
+        category="consistency",
+        rule="The application's class must match the cleared report's class; a new class needs a new search.",
+        tools=["trademark_application_prepare"],
+        enforced=True,
     ),
     PolicyRule(
         id="clearance_report_complete.status_in",

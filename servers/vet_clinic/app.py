@@ -17,7 +17,18 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_of,
+    row_of,
+    run_batch,
+    text_contains,
+)
 from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
@@ -261,6 +272,10 @@ def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: 
             "the vet already has an appointment then: pick another time or vet (appointment_search shows their bookings)",
             _block,
         )
+    _other = row_of(tables, "vets", _new.get("vet_id"))
+    _block = not_among(_other, "specialty", ("exotics",), "vet")
+    if field_of(tables, "pets", _new.get("pet_id"), "species") in ("rabbit", "parrot") and _block:
+        refuse("judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet.", _block)
     tables["appointments"].append(_new)
     return as_record(Appointment, _new)
 
@@ -349,10 +364,10 @@ def invoice_mark_paid(tables: Tables, invoice_id: str) -> Invoice:
 POLICIES = [
     PolicyRule(
         id="judgement_1",
-        category="judgement",
+        category="eligibility",
         rule="Exotic pets (rabbits, parrots) are seen by the exotics vet.",
-        tools=[],
-        enforced=False,
+        tools=["appointment_book"],
+        enforced=True,
     ),
     PolicyRule(
         id="judgement_2",

@@ -26,10 +26,20 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_of,
+    row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -328,6 +338,61 @@ def shift_assignment_assign(
     _block = overlapping(tables["shift_assignments"], _new, "volunteer_id", "start", "end", "status")
     if _block:
         refuse("shift_assignment_assign.no_overlap", "the volunteer is already placed at that time", _block)
+    _block = comparison_fails(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "skill"),
+        "==",
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"),
+        "the volunteer's skill",
+        "the volunteer shift's skill required",
+    )
+    if (
+        holds(field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"), "!=", "general")
+        and _block
+    ):
+        refuse(
+            "placement_rules_1",
+            "The volunteer's skill must equal the shift's skill_required; `general` shifts take anyone.",
+            _block,
+        )
+    _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
+    _block = not_among(_other, "background_check", ("cleared",), "volunteer")
+    if (
+        holds(
+            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "needs_background_check"), "==", True
+        )
+        and _block
+    ):
+        refuse(
+            "placement_rules_2",
+            "Shifts with needs_background_check take only volunteers with background_check `cleared`.",
+            _block,
+        )
+    _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
+    _block = not_among(_other, "background_check", ("cleared",), "volunteer")
+    if (
+        field_of(
+            tables,
+            "partner_agencies",
+            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
+            "cause",
+        )
+        in ("youth", "seniors")
+        and _block
+    ):
+        refuse(
+            "placement_rules_2b",
+            "Youth and senior programs always need a volunteer with background_check `cleared`.",
+            _block,
+        )
+    _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
+    _block = not_among(_other, "skill", ("driving",), "volunteer")
+    if (
+        holds(
+            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "meal delivery driver"
+        )
+        and _block
+    ):
+        refuse("placement_rules_3", "Meal delivery drivers must have skill `driving`.", _block)
     tables["shift_assignments"].append(_new)
     return as_record(ShiftAssignment, _new)
 
@@ -393,24 +458,31 @@ POLICIES = [
     ),
     PolicyRule(
         id="placement_rules_1",
-        category="judgement",
+        category="eligibility",
         rule="The volunteer's skill must equal the shift's skill_required; `general` shifts take anyone.",
-        tools=[],
-        enforced=False,
+        tools=["shift_assignment_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="placement_rules_2",
-        category="judgement",
-        rule="Shifts with needs_background_check take only volunteers with background_check `cleared` (youth and senior programs always need it).",
-        tools=[],
-        enforced=False,
+        category="eligibility",
+        rule="Shifts with needs_background_check take only volunteers with background_check `cleared`.",
+        tools=["shift_assignment_assign"],
+        enforced=True,
+    ),
+    PolicyRule(
+        id="placement_rules_2b",
+        category="eligibility",
+        rule="Youth and senior programs always need a volunteer with background_check `cleared`.",
+        tools=["shift_assignment_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="placement_rules_3",
-        category="judgement",
+        category="eligibility",
         rule="Meal delivery drivers must have skill `driving`.",
-        tools=[],
-        enforced=False,
+        tools=["shift_assignment_assign"],
+        enforced=True,
     ),
     PolicyRule(
         id="placement_rules_4",
