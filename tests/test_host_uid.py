@@ -14,6 +14,7 @@ import os
 import secrets
 import shutil
 import textwrap
+import time
 from pathlib import Path
 
 import anyio
@@ -22,7 +23,7 @@ from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
-from envcraft_runtime import shell
+from envcraft_runtime import shell, unprivileged
 
 from tests.test_containment import _host_processes_with
 
@@ -211,3 +212,24 @@ async def test_handing_the_workspace_over_never_chowns_a_host_file_through_a_swa
         assert handed["commands"] >= 3 and handed["writes"] >= 40, handed
         owners = {path.name: path.lstat().st_uid for path in [host, *host.iterdir()]}
         assert set(owners.values()) == {0}, owners
+
+
+def test_hand_over_skips_unchanged_folders_yet_claims_whatever_the_server_wrote_since(tmp_path):
+    """The walk before each command lists only folders changed since it last listed them (a workspace of 20,000
+    files cost 280 ms per command). Whatever the server writes, anywhere and however deep, changes its folder, so
+    the next walk still gives it to the uid; a folder it lists in full it records, one it does not, it lists again."""
+    uid = 1_990_000_321
+    for folder in ("a/b/c", "d"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "seed.txt").write_text("seed")
+    listed = unprivileged.Listed()
+    unprivileged.hand_over(tmp_path, uid, listed)
+    time.sleep(0.15)  # the folders' ctimes settle past the clock's granularity (what the walk waits for to trust one)
+    unprivileged.hand_over(tmp_path, uid, listed)
+    assert len(listed.folders) == 5  # the workspace, a, a/b, a/b/c, d: all recorded, none to list again
+    (tmp_path / "a" / "b" / "c" / "server.txt").write_text("written by the server after the walk")
+    (tmp_path / "d" / "new").mkdir()
+    (tmp_path / "d" / "new" / "deeper.txt").write_text("and deeper")
+    unprivileged.hand_over(tmp_path, uid, listed)
+    owners = {str(path.relative_to(tmp_path)): path.lstat().st_uid for path in tmp_path.rglob("*")}
+    assert set(owners.values()) == {uid}, owners

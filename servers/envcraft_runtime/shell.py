@@ -49,8 +49,8 @@ from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .seccomp import filter_file
 from .store import APP_DIR
+from .unprivileged import Listed, drop_to, episode_uid, hand_over
 from .unprivileged import available as can_drop_root
-from .unprivileged import drop_to, episode_uid, hand_over
 from .warm import IDLE_SECONDS, Running, WarmSandbox
 
 PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
@@ -134,6 +134,7 @@ class Shell:
         self._warm: WarmSandbox | None = None
         self._drops_root = self.backend == "bwrap" and can_drop_root()  # a root server: commands run as self._uid
         self._uid: int | None = None  # the unprivileged host uid this episode's bwrap commands run as
+        self._listed = Listed()  # what the hand-overs of the workspace to that uid found unchanged
         self._one_at_a_time = threading.Lock()
 
     def _operation_socket(self) -> OperationSocket | None:
@@ -265,7 +266,7 @@ class Shell:
             return None
         if self._uid is None:
             self._uid = episode_uid()
-        hand_over(self.workspace, self._uid)
+        hand_over(self.workspace, self._uid, self._listed)
         ops = self._operation_socket()
         if ops:
             os.chmod(ops.folder, 0o711)  # the uid may reach the socket, not list the folder
