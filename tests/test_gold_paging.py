@@ -55,3 +55,31 @@ def test_paged_golds_score_one_through_the_real_servers(fresh, tmp_path):
     report = anyio.run(lambda: replay_store(tmp_path, [ENV], concurrency=2, log=lambda *a: None))
     assert report["tasks"] == len(paged)
     assert report["gold_below_one"] == [] and report["noop_above_zero"] == [], report
+
+
+def test_a_search_records_its_pages_also_one_made_before_and_a_kept_page_keeps_those_before_it():
+    """A search whose first page an earlier read already made does not repeat it (the agent has that reply):
+    its page group names that earlier call, so when only the later read's rows are used, the prune keeps the
+    first page (whose cut notice named the offset) and the page after it, and drops nothing the agent needs."""
+    import random
+
+    from envcraft.core.tasks import ToolCall
+    from envcraft.generator.tasks.describe import Describer
+    from envcraft.generator.tasks.execute import Plan
+    from envcraft.generator.tasks.gold import GoldWriter
+
+    cache = EnvCache({k: v for k, v in generated_envs().items() if k == ENV})
+    env = cache[ENV]
+    tables = env.seed_tables()
+    rows = tables["housing_applicants"]
+    assert len(rows) > 20  # two pages at the default page size
+    writer = GoldWriter(env, Plan(env.name, [], tables, tables), Describer(env, tables, tables, random.Random(0)),
+                        random.Random(0))
+    first = writer.search("housing_applicant_search", {}, rows[3]["id"], 0)  # found on the first page
+    later = writer.search("housing_applicant_search", {}, rows[25]["id"], 0)  # the first page again, then offset
+    assert first == [0] and later == [0, 1] and writer.pages == [[0], [0, 1]], writer.pages
+    assert [c.arguments for c in writer.calls] == [{}, {"offset": 20}]
+    writer.revealed = {0: {rows[3]["id"]}, 1: {rows[25]["id"]}}  # the first read's row is never used
+    writer.calls.append(ToolCall(tool="housing_applicant_get", arguments={"housing_applicant_id": rows[25]["id"]}))
+    writer.prune(keep_last=False)
+    assert [c.arguments for c in writer.calls] == [{}, {"offset": 20}, {"housing_applicant_id": rows[25]["id"]}]

@@ -51,16 +51,25 @@ class GoldWriter:
         self.exports = env.exports() if "read_file" in env.scaffold else {}
         self.seed_ids = {r["id"] for rows in env.seed_tables().values() for r in rows}
         self.read_files: set[str] = set()
-        self.recent: set[tuple[str, str]] = set()  # reads made since the last write: not repeated
+        self.recent: dict[tuple[str, str], int] = {}  # reads made since the last write (-> their call): not repeated
         self.revealed: dict[int, set[str]] = {}  # call index -> ids a chain read showed (prunable if unused)
-        self.pages: list[list[int]] = []  # call indexes of one paged chain read: kept or pruned together
+        self.result: Any = None  # the reply of the call emit_at made last (None for a read not repeated)
+        self.pages: list[list[int]] = []  # each search's pages in order (a page read before counts): a kept page
+        # keeps those before it, whose cut notice named its offset
 
     def emit(self, tool: str, args: dict[str, Any], turn: int) -> Any:
+        self.emit_at(tool, args, turn)
+        return self.result
+
+    def emit_at(self, tool: str, args: dict[str, Any], turn: int) -> int:
+        """Make the call (its reply in `self.result`) and return its index; a read already made since the last
+        write is not repeated: the index of that earlier call, whose reply the agent already has."""
         writes = self.env.ops[tool].writes if tool in self.env.ops else tool != "read_file"
         key = (tool, repr(sorted(args.items())))
+        self.result = None
         if not writes and key in self.recent:
-            return None
-        self.recent = set() if writes else self.recent | {key}
+            return self.recent[key]
+        self.recent = {} if writes else {**self.recent, key: len(self.calls)}
         if tool in self.env.ops:
             ok, result = call(self.env, self.tables, tool, args)
             if not ok:
@@ -69,7 +78,8 @@ class GoldWriter:
         else:
             result = None
         self.calls.append(ToolCall(tool=tool, env=self.env.name, arguments=args, turn=turn))
-        return result
+        self.result = result
+        return len(self.calls) - 1
 
     # ------------------------------------------------------------ finding rows
 
@@ -93,17 +103,19 @@ class GoldWriter:
 
     def search(self, op_name: str, args: dict[str, Any], target: str, turn: int) -> list[int]:
         """The search as an agent runs it: the default page, then the next `offset` the cut notice names
-        ("20 of 57 shown; pass offset=20 for the rest") until the target shows. The indexes of its calls."""
-        first, offset = len(self.calls), 0
+        ("20 of 57 shown; pass offset=20 for the rest") until the target shows. The calls that showed its
+        pages, in order (a page this read made before is that call), recorded as one page group."""
+        pages, offset = [], 0
         while True:
             page_args = {**args, "offset": offset} if offset else dict(args)
             ok, page = call(self.env, self.tables, op_name, page_args)
             if not ok:
                 raise Unfindable(f"{op_name} refused during gold: {page}")
-            self.emit(op_name, page_args, turn)
+            pages.append(self.emit_at(op_name, page_args, turn))
             offset = page.offset + len(page.results)
             if target in {r.id for r in page.results} or offset >= page.total:
-                return list(range(first, len(self.calls)))
+                self.pages.append(pages)
+                return pages
 
     def find(self, entity: str, row_id: str, turn: int, depth: int = 0) -> None:
         if row_id in self.known:
@@ -155,11 +167,11 @@ class GoldWriter:
             spec = entity.field(name)
             if spec.type == "ref" and name in self.env.ops[step.op].params:
                 self.find(spec.ref, value, turn)
-        before = set(self.known)
+        before, start = set(self.known), len(self.calls)
         pages = self.search(step.op, self.search_args(step.op, fields, step.target), step.target, turn)
-        for index in pages:
-            self.revealed[index] = (self.known - before) | {step.target}
-        self.pages.append(pages)
+        for index in pages:  # a page made before showed this read nothing new: kept only for a later page's sake
+            if index >= start:
+                self.revealed[index] = (self.known - before) | {step.target}
 
     def prune(self, keep_last: bool) -> None:
         """Drop chain reads whose rows nothing later uses (the walk passed by them; the task does not)."""
@@ -171,27 +183,14 @@ class GoldWriter:
                 kept.add(index)
         if keep_last:
             kept.add(len(self.calls) - 1)
-        for pages in self.pages:  # a later page needs the cut notice of the one before it
-            if kept & set(pages):
-                kept |= set(pages)
-        for index in sorted(kept, reverse=True):  # also when that page was an earlier read's, not re-emitted
-            kept |= self.earlier_pages(index)
+        grown = True
+        while grown:  # a kept page needs the pages before it in its search, whose cut notice named its offset
+            grown = False
+            for pages in self.pages:
+                last = max((at for at, index in enumerate(pages) if index in kept), default=0)
+                grown |= not set(pages[:last]) <= kept
+                kept |= set(pages[:last])
         self.calls = [c for index, c in enumerate(self.calls) if index in kept]
-
-    def earlier_pages(self, index: int) -> set[int]:
-        """The calls that showed the pages before call `index` of a paged search (none if it is a first page)."""
-        out: set[int] = set()
-        while self.calls[index].arguments.get("offset"):
-            call_ = self.calls[index]
-            same = {k: v for k, v in call_.arguments.items() if k != "offset"}
-            earlier = [i for i in range(index) if self.calls[i].tool == call_.tool
-                       and {k: v for k, v in self.calls[i].arguments.items() if k != "offset"} == same
-                       and (self.calls[i].arguments.get("offset") or 0) < call_.arguments["offset"]]
-            if not earlier:
-                break
-            index = max(earlier, key=lambda i: (self.calls[i].arguments.get("offset") or 0, i))
-            out.add(index)
-        return out
 
     def write(self, step: Step, turn: int) -> None:
         op = self.env.ops[step.op]
@@ -209,7 +208,7 @@ class GoldWriter:
             if not ok:
                 raise Unfindable(f"{step.op} refused during gold: {result}")
             self.known |= seen_ids(self.env, result)
-            self.recent = set()
+            self.recent = {}
             self.calls.append(ToolCall(tool="run_shell", env=self.env.name, arguments={"command": command}, turn=turn))
         else:
             self.emit(step.op, args, turn)
