@@ -131,6 +131,8 @@ def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
         gold, finish = task.gold[:-1], task.gold[-1]
         assert score(cache, task, task.gold) == 1.0  # allowed parts done, forbidden left, blocking fact named
         assert score(cache, task, gold + [finish.model_copy(update={"arguments": {"answer": "Done."}})]) < 1.0
+        if not any(tag.startswith("blocked:") for tag in task.tags):
+            continue  # a refused new record (a related-record rule): tests/test_judgement_tasks.py
         op_name, row_id = _blocked(task)
         env = cache[task.envs[0]]
         attempt = ToolCall(tool=op_name, arguments={f"{env.ops[op_name].entity}_id": row_id})

@@ -20,13 +20,21 @@ from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables,
 from envcraft.generator.tasks.execute import Plan, bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
-from envcraft.generator.tasks.judgement import HINTS, answer_for, pick_forbidden
+from envcraft.generator.tasks.judgement import (
+    HINTS,
+    answer_for,
+    as_step,
+    pick_forbidden,
+    pick_refused_create,
+    refused_answer,
+)
 from envcraft.generator.tasks.notes import note_for, pick_hidden
 from envcraft.generator.tasks.order import ordered_turns
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
 
 ID = re.compile(r"\b[a-z]{2,6}-\d{4}\b")
+RELATED_SHARE = 0.5  # of judgement tasks, those whose forbidden part is a new record a related-record rule refuses
 
 
 @dataclass
@@ -179,8 +187,19 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
             raise Failed("undescribable")
         clauses[turn] = said
     last = max(clauses)
-    forbidden = None
-    if mode == "judgement":
+    forbidden = refused = None
+    if mode == "judgement" and rng.random() < RELATED_SHARE:  # a new record a related-record rule refuses
+        refused = pick_refused_create(env, plan, rng)
+        if refused is not None:
+            desc = describer.describe(refused.blocking.name, refused.row["id"], avoid={refused.field})
+            if desc is None:
+                raise Failed("undescribable")
+            describer.cache[(refused.blocking.name, refused.row["id"])] = desc
+            said = writer.segment(as_step(env, refused.op, refused.fields))
+            if said is None:
+                raise Failed("undescribable")
+            clauses[last].insert(rng.randint(0, len(clauses[last])), said)
+    if mode == "judgement" and refused is None:
         forbidden = pick_forbidden(env, plan, rng)
         if forbidden is None:
             raise Failed("no_forbidden_change")
@@ -196,10 +215,11 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     shell = 0.3 if env.cli else 0.0
     try:
         gold = GoldWriter(env, plan, describer, rng, shell_rate=shell).run(turn_of)
-        if forbidden is not None:  # look the row up to learn why it cannot change
+        if forbidden is not None or refused is not None:  # look the row up to learn why it cannot change
             finder = GoldWriter(env, plan, describer, rng)
             finder.tables = copy_tables(plan.final)
-            finder.find(forbidden.entity.name, forbidden.row["id"], last)
+            blocked = forbidden or refused
+            finder.find((blocked.entity if forbidden else refused.blocking).name, blocked.row["id"], last)
             gold += finder.calls
     except Unfindable as exc:
         raise Failed("unfindable") from exc
@@ -211,7 +231,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             [i for i, c in enumerate(gold) if (c.tool in env.ops and env.ops[c.tool].writes)
                              or c.tool == "run_shell"])
     bodies = {t: join(clauses[t], rng, t == 0, t in ordered) for t in sorted(clauses)}
-    if forbidden is not None or rng.random() < 0.08:  # the hint alone never gives a judgement task away
+    if forbidden is not None or refused is not None or rng.random() < 0.08:  # the hint never gives one away
         bodies[last] += rng.choice(HINTS)
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):
@@ -234,6 +254,17 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             note=f"names why {forbidden.row['id']} cannot change: {forbidden.field} {forbidden.fact}"))
         checks.append(pin(env, forbidden.entity.table, forbidden.row,
                           f"forbidden change left undone: {forbidden.row['id']} untouched", None))
+    if refused is not None:
+        label = label_field(refused.blocking)
+        answer = refused_answer(refused, str(refused.row.get(label)) if label else None)
+        checks.append(Check(kind="answer", contains=[refused.fact], weight=2.0, table=refused.blocking.table,
+                            column=refused.field, note=f"names why the {refused.entity.name} is refused: "
+                            f"{refused.row['id']} {refused.field} {refused.fact} (rule {refused.rule})"))
+        refs = {n: v for n, v in refused.fields.items() if refused.entity.field(n).type == "ref"}
+        checks.append(Check(kind="no_record", role="guard", table=refused.entity.table, match=refs,
+                            note=f"refused {refused.entity.name} left undone (rule {refused.rule})"))
+        checks.append(pin(env, refused.blocking.table, refused.row,
+                          f"blocking row left as it is: {refused.row['id']} untouched", None))
     checks.append(collateral(env, plan.initial, plan.final, None, extra_files))
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}, turn=last))
     decoys = sum(len(r) for r in planted.values())
@@ -243,12 +274,15 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     tags = ["write", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if decoy_files else []) + \
         (["multi_turn"] if len(texts) > 1 else []) + (["shell"] if any(c.tool == "run_shell" for c in gold) else []) + \
         (["file_note"] if note else []) + (["needs:note"] if hide else []) + \
-        (["judgement", f"blocked:{forbidden.op.name}"] if forbidden else []) + ["chain:" + ">".join(ops)]
-    rows = [forbidden.row["id"]] if forbidden else []
-    tags.insert(2, f"min_calls:{minimal_calls(plan, rows, bool(forbidden))}")
+        (["judgement", f"blocked:{forbidden.op.name}"] if forbidden else []) + \
+        (["judgement", f"refused:{refused.op.name}", f"rule:{refused.rule}"] if refused else []) + \
+        ["chain:" + ">".join(ops)]
+    rows = [forbidden.row["id"]] if forbidden else [refused.row["id"]] if refused else []
+    judged = forbidden is not None or refused is not None
+    tags.insert(2, f"min_calls:{minimal_calls(plan, rows, judged)}")
     task = make_task("", [env.name], texts, {env.name: InitialState(rows=planted, files=files)}, checks, gold,
                      archetype(env, list(ops), False, len(texts) > 1),
-                     tier(minimal_calls(plan, rows, bool(forbidden)), tags), split, tags)
+                     tier(minimal_calls(plan, rows, judged), tags), split, tags)
     keep = writer.mentions + ([note[0]] if note else [])
     return Draft(task, ops + ((mode,) if mode != "plain" else ()), "write", decoys, {"length": len(domain), "keep": keep})
 

@@ -1,10 +1,14 @@
 """Judgement: part of the request breaks a rule of the environment.
 
-The forbidden part is a state change the environment's own rules refuse for the row it names (a
-state guard: "only requested showings can be confirmed"), checked by calling the compiled app
-function on the state the allowed parts leave. Full credit means doing the allowed parts, leaving
-the forbidden row exactly as it was (a guard pins it, so a workaround through other states costs
-half the reward), and naming the blocking fact (the row's current state) in finish.
+Two kinds of forbidden part, each checked by calling the compiled app function on the state the
+allowed parts leave:
+- a state change the rules refuse for the row it names (a state guard: "only requested showings can be
+  confirmed"); the blocking fact is the row's current state;
+- a new record a related-record rule refuses (`pick_refused_create`): a seat for a commuter who needs a
+  lift on a van without one, an exotic pet booked with a general vet; the blocking fact is a field of
+  the other row (the vet's specialty), which the agent has to look up.
+Full credit means doing the allowed parts, leaving the forbidden change undone (guards pin the rows it
+would touch, so a workaround costs half the reward), and naming the blocking fact in finish.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ from typing import Any
 from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.humanize import humanize
+from envcraft.generator.policy import refusal
+from envcraft.generator.policy_rows import related
+from envcraft.generator.refpath import follow, target
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
-from envcraft.generator.tasks.execute import Plan, call, searchable
+from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
 
 HINTS = ("", "", " If any of that goes against our rules, skip that part and tell me what's in the way.",
          " If something can't be done, leave it and let me know why.")
@@ -85,3 +92,72 @@ def answer_for(forbidden: Forbidden, label: str | None) -> str:
 def refused_on(env: EnvSpec, tables: Tables, forbidden: Forbidden) -> bool:
     ok, _ = call(env, copy_tables(tables), forbidden.op.name, {f"{forbidden.entity.name}_id": forbidden.row["id"]})
     return not ok
+
+
+@dataclass
+class RefusedCreate:
+    """A new record a related-record rule refuses, and the other row's field that blocks it."""
+
+    op: Operation
+    entity: Entity
+    fields: dict[str, Any]  # the create's arguments, by field name
+    rule: str  # the policy whose check refuses it
+    blocking: Entity  # the row whose field blocks the create
+    row: dict[str, Any]
+    field: str
+    fact: str  # that field's value, as the answer must name it
+
+
+def _blocking_row(env: EnvSpec, entity: Entity, pre: Precondition, new: dict[str, Any],
+                  tables: Tables) -> tuple[Entity, dict[str, Any] | None, str]:
+    """The other row a related-record check reads, and the field of it that decides."""
+    bp = env.bp
+    if pre.kind == "compare" and pre.via:  # the left side: a field of the row our `field` names
+        return target(bp, entity, pre.field), follow(bp, entity, tables, new, pre.field), pre.via
+    return (target(bp, entity, pre.ref_field, pre.through),
+            follow(bp, entity, tables, new, pre.ref_field, pre.through), pre.other_field)
+
+
+def pick_refused_create(env: EnvSpec, plan: Plan, rng: random.Random, tries: int = 40) -> RefusedCreate | None:
+    """A create, on the state the allowed parts leave, that a related-record rule refuses because of a
+    field of a row the plan leaves alone: the allowed version of the create is bound first, then one of
+    its references is swapped for a row that breaks the rule."""
+    findable = searchable(env)
+    touched = {s.target for s in plan.steps if s.target} | set(plan.created)
+    ops = [op for op in env.bp.operations if op.kind == "create"
+           and any(p.policy and related(p) for p in op.preconditions)]
+    rng.shuffle(ops)
+    for op in ops:
+        entity = env.entity(op.entity)
+        allowed = bind(env, [op.name], copy_tables(plan.final), rng)
+        if allowed is None or not allowed.steps or allowed.steps[0].op != op.name:
+            continue
+        base = dict(allowed.steps[0].fields)
+        refs = [n for n in base if entity.field(n).type == "ref" and env.entity(entity.field(n).ref).name in findable]
+        for name in rng.sample(refs, len(refs)):
+            other = env.entity(entity.field(name).ref)
+            rows = [r for r in plan.final.get(other.table, []) if r["id"] not in touched and r["id"] != base[name]]
+            for row in rng.sample(rows, min(len(rows), tries)):
+                fields = {**base, name: row["id"]}
+                found = refusal(env.fn(op.name), plan.final, **write_args(env, as_step(env, op, fields)))
+                pre = next((p for p in op.preconditions if found is not None and p.policy == found.rule), None)
+                if pre is None or not related(pre):
+                    continue
+                blocking, there, field = _blocking_row(env, entity, pre, fields, plan.final)
+                value = (there or {}).get(field)
+                start = next((r for r in plan.initial.get(blocking.table, []) if there and r["id"] == there["id"]), None)
+                if there is None or start != there or there["id"] in touched or not isinstance(value, str) \
+                        or blocking.name not in findable or label_field(blocking) is None:
+                    continue
+                return RefusedCreate(op, entity, fields, found.rule, blocking, there, field, humanize(value))
+    return None
+
+
+def refused_answer(refused: RefusedCreate, label: str | None) -> str:
+    what = label or f"the {refused.blocking.name.replace('_', ' ')}"
+    return f"Not possible: {what} has {refused.field.replace('_', ' ')} {refused.fact}."
+
+
+def as_step(env: EnvSpec, op: Operation, fields: dict[str, Any]) -> Step:
+    """The refused create as a step the request writer can word (it never runs)."""
+    return Step(env.name, op.name, "create", op.entity, target="refused-create", fields=fields)
