@@ -226,9 +226,12 @@ def texts_found(answer: str, expected: str, others: list[str]) -> tuple[bool, li
     if len(folded) != len(raw):
         raw = folded
     hits = [(s, e, None) for s, e in _spans(folded, normal(expected))]
+    # a short value the answer writes only in another case ("oh" for OH) makes the answer's case its own: other
+    # short values are then matched in any case too, or "oh ca ny tx" would state one state code
+    as_written = bool(_spans(raw, normal(expected, fold=False))) or not hits
     for other in set(others):
         written = normal(other, fold=False)
-        short = len(written) <= 3  # "IT", "On": matched as written, so prose ("it is") is not a dump
+        short = len(written) <= 3 and as_written  # "IT", "On": matched as written, so prose ("it is") is no dump
         hay, needle = (raw, written) if short else (folded, written.lower())
         hits += [(s, e, other) for s, e in _spans(hay, needle)]
     hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))

@@ -40,13 +40,42 @@ def _context_count(text: str, value: Decimal, start: int, end: int) -> bool:
     return value == value.to_integral_value() and bool(_OVER.search(text[:start]) and _ROWS_AFTER.match(text[end:]))
 
 
+def _guess_spans(text: str, kind: str, words: bool = True) -> list:
+    if kind == "time":
+        return [s for s in time_spans(dates(text)[1])[0] if not _not_a_guess(text, s[1], s[2])]
+    return [(value, start, end) for value, start, end in number_spans(text, words)
+            if not (_not_a_guess(text, start, end) or _context_count(text, value, start, end))]
+
+
 def guesses(text: str, kind: str, words: bool = True) -> set:
     """The values of `kind` ("number" or "time") that a text states as its answer (numbers in words too)."""
-    if kind == "time":
-        spans = time_spans(dates(text)[1])[0]
-        return {value for value, start, end in spans if not _not_a_guess(text, start, end)}
-    return {value for value, start, end in number_spans(text, words)
-            if not (_not_a_guess(text, start, end) or _context_count(text, value, start, end))}
+    return {value for value, _, _ in _guess_spans(text, kind, words)}
+
+
+_MONEY_BEFORE = re.compile(r"(?:[$\u20ac\u00a3]|\b(?:usd|eur|gbp))\s?$", re.I)
+_MONEY_AFTER = re.compile(r"^\s?(?:usd|eur|gbp|dollars|euros|pounds)\b", re.I)
+
+
+def _money(text: str, start: int, end: int) -> bool:
+    return bool(_MONEY_BEFORE.search(text[:start]) or _MONEY_AFTER.match(text[end:]))
+
+
+def _things(text: str, value: Decimal, start: int, end: int) -> bool:
+    return _whole(value) and bool(_ROWS_AFTER.match(text[end:]))
+
+
+def _context_numbers(text: str, want: set, spans: list) -> set:
+    """Numbers an answer states beside its value as what they are, not as other guesses of it: the amounts of a
+    count's rows when the count is written bare ("2: T-11 ($4,500), T-25 ($7,000)"), and the count of rows
+    beside a total with cents ("$62,287.05 for 4 orders"). Each reading pays one way only: "$2 or 3" pays for
+    3 (a bare count beside an amount), never for 2 (written as money, a 3 beside it is another guess)."""
+    def every(value, test) -> bool:
+        return all(test(text, v, s, e) for v, s, e in spans if v == value)
+
+    bare = all(any(v == w and not _money(text, s, e) for v, s, e in spans) for w in want)
+    cents = all(not _whole(w) for w in want)
+    return {v for v, _, _ in spans if v not in want
+            and ((bare and every(v, lambda t, _v, s, e: _money(t, s, e))) or (cents and every(v, _things)))}
 
 
 def _all(text: str, kind: str) -> set:
@@ -67,13 +96,15 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
         want = {typed(e, kind) for e in expected if kind_of(e) == kind}
         if not want:
             continue
-        stated = guesses(answer, kind)
-        if kind == "number" and want <= (digits := guesses(answer, kind, words=False)):
-            stated = digits  # the value written in digits: the answer's prose ("before two closed") is not a guess;
+        spans = _guess_spans(answer, kind)
+        digits = _guess_spans(answer, kind, words=False) if kind == "number" else []
+        if kind == "number" and want <= {v for v, _, _ in digits}:
+            spans = digits  # the value written in digits: the answer's prose ("before two closed") is not a guess;
             # a value in words is one guess among every number (so only one value can ever pay)
+        stated = {v for v, _, _ in spans}
         others = stated - want - _all(given, kind)
         if kind == "number":
-            others = {v for v in others if _whole(v) in {_whole(w) for w in want}}
+            others -= _context_numbers(answer, want, spans)
         if not want <= stated or others:
             return False
     return True

@@ -1,0 +1,72 @@
+"""Red-team probes of the answer rules (issue 9), graded by the harness's own code on real tasks.
+
+Found holes: a short enum value (a state code) dumped in lower case paid 1.0, since other short values
+were matched only as written; a total with cents hedged with a bare whole number ("62287.05 or 62287")
+paid either way, since a whole number was never a guess beside a non-whole total. And a correct count
+that lists each row's amount ("2: PO-00011 ($4,500) and PO-00025 ($7,000)") was refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task, iter_tasks, task_files
+from envcraft.generator.tasks.audit import reward
+from envcraft.generator.tasks.env import EnvCache, generated_envs
+from envcraft.generator.tasks.mutations import _with_answer
+
+
+def _task(task_id: str) -> Task:
+    env = task_id.rsplit("-", 1)[0]
+    path = next(p for p in task_files() if p.name.split(".")[0] == env)
+    return next(t for t in iter_tasks(path) if t.id == task_id)
+
+
+@pytest.fixture(scope="module")
+def paid():
+    envs = generated_envs()
+
+    def pay(task_id: str, answer: str) -> float:
+        task = _task(task_id)
+        cache = EnvCache({k: v for k, v in envs.items() if k in task.envs})
+        assert reward(cache, task, task.gold) == 1.0
+        return reward(cache, task, _with_answer(task, answer))
+    return pay
+
+
+def test_a_short_enum_value_dumped_in_lower_case_is_not_paid(paid):
+    """adjuster_assignment-0043 asks for a claim's loss state (OH): every state code in lower case paid 1.0."""
+    assert paid("adjuster_assignment-0043", "oh ca ny tx fl pa il ga nc mi wa az ma va nj ok wi") < 1.0
+    assert paid("adjuster_assignment-0043", "oh or ca") < 1.0
+    for answer in ("OH", "oh", "The loss state is OH.", "It is OH, as recorded.", "Ohio (OH)"):
+        assert paid("adjuster_assignment-0043", answer) == 1.0, answer
+
+
+def test_a_total_with_cents_hedged_with_a_whole_number_is_not_paid(paid):
+    """accounts_payable_desk-0003 asks for a total (62287.05): '62287.05 or 62287' paid 1.0."""
+    for answer in ("62287.05 or 62287", "$62,287.05 or $62,287", "62,287.05, 62,288 or 62,286"):
+        assert paid("accounts_payable_desk-0003", answer) < 1.0, answer
+    for answer in ("$62,287.05", "$62,287.05 across 4 orders", "4 orders totalling $62,287.05",
+                   "$62,287.05 (4 POs: PO-00001, PO-00002, PO-00003, PO-00004)", "62,287.05 USD for 4 orders"):
+        assert paid("accounts_payable_desk-0003", answer) == 1.0, answer
+
+
+COUNT = "How many open tickets over $500 do we have right now? Just the number, please."
+
+
+def _count_paid(expected: str, answer: str) -> float:
+    task = Task(id="t-1", envs=["x"], turns=[COUNT], checks=[Check(kind="answer", contains=[expected])], gold=[])
+    return grade(task, Snapshot(tables={}, files={}), Snapshot(tables={}, files={}, answer=answer)).reward
+
+
+@pytest.mark.parametrize("answer", [
+    "2: T-11 ($4,500) and T-25 ($7,000)", "2 tickets totalling $11,500", "2 tickets, $11,500 in all",
+    "2 (worth 11,500 USD together)"])
+def test_a_count_beside_the_amounts_of_its_rows_is_paid(answer):
+    assert _count_paid("2", answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", ["2 or 3", "$2 or 3", "2, $3", "2 or 2.5", "2 or 3 tickets"])
+def test_a_count_hedged_with_money_or_a_fraction_pays_at_most_one_value(answer):
+    """An amount beside a count is context only when the count is written bare: the hedge pays for one value."""
+    assert min(_count_paid("2", answer), _count_paid("3", answer)) < 1.0
