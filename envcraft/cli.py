@@ -143,7 +143,7 @@ def _tasks_audit(args: argparse.Namespace) -> int:
     from envcraft.generator.tasks.audit import audit, table, violations
     from envcraft.replays import cross_check
 
-    report = audit(args.sample, args.seed)
+    report = audit(args.sample, args.seed, args.dir)
     print(json.dumps(report.model_dump(), sort_keys=False) if args.json else table(report))
     broken = violations(report)
     for name, what in broken.items():
@@ -342,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = tasks_commands.add_parser("audit", help="mutate gold solutions of a task sample; how the reward moves")
     check.add_argument("--sample", type=int, default=300, help="tasks to sample (default: 300)")
     check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--dir", type=Path, default=tasks_dir, help="task folder (default: tasks/)")
     check.add_argument("--json", action="store_true", help="print {sample, mutations: {name: {n, kept_full, partial, zero}}}")
     check.add_argument("--mcp", type=int, default=0, help="also replay the mutants of this many tasks through the real "
                        "MCP servers and compare rewards (default: 0)")

@@ -55,14 +55,16 @@ def test_a_note_naming_other_ids_of_the_table_is_not_paid(which):
 
 @pytest.fixture(scope="module")
 def note_tasks() -> tuple[EnvCache, list[Task]]:
-    """The first 30 note tasks of the store, in file order (whatever environments hold them)."""
-    envs = generated_envs()
+    """The first 30 note tasks of the store, in file order, whose gold scores 1.0 on this catalog (a task gone
+    stale under a newer environment says nothing about the grader, as in the audit)."""
+    cache = EnvCache(generated_envs())
     tasks: list[Task] = []
     for path in task_files():
-        tasks += [t for t in iter_tasks(path) if note_check(t) and set(t.envs) <= set(envs)]
+        tasks += [t for t in iter_tasks(path) if note_check(t) and set(t.envs) <= set(cache.names)
+                  and reward(cache, t, t.gold) == 1.0]
         if len(tasks) >= 30:
             break
-    return EnvCache({k: v for k, v in envs.items() if any(k in t.envs for t in tasks)}), tasks
+    return cache, tasks
 
 
 def test_the_audit_dumps_the_note_of_every_note_task_and_never_pays_it(note_tasks):
@@ -71,7 +73,6 @@ def test_the_audit_dumps_the_note_of_every_note_task_and_never_pays_it(note_task
     cache, tasks = note_tasks
     assert len(tasks) >= 25, len(tasks)
     for task in tasks:
-        assert reward(cache, task, task.gold) == 1.0, task.id
         dumped = answer_dump(cache, task, random.Random(task.id))
         assert dumped is not None and dumped != task.gold, task.id
         assert reward(cache, task, dumped) < 1.0, f"{task.id}: a note naming every id was paid"
@@ -124,3 +125,22 @@ def test_generated_note_checks_say_what_they_are_about():
         assert (check.table, check.column) == ("spend_charges", "id"), check
         assert reward(cache, task, task.gold) == 1.0
     assert seen >= 2, f"only {seen} note tasks drawn"
+
+
+def test_the_audit_reads_a_task_folder_and_its_answer_dump_covers_notes(note_tasks, tmp_path, capsys):
+    """`envcraft tasks audit --dir`: the note tasks alone, written to a folder; answer_dump reaches every one
+    (they read no answer) and never keeps full reward."""
+    import json
+
+    from envcraft.core.tasks import write_tasks
+
+    from envcraft.cli import main
+
+    tasks = note_tasks[1]
+    for env in {t.envs[0] for t in tasks}:
+        write_tasks(tmp_path / f"{env}.jsonl", [t for t in tasks if t.envs[0] == env])
+    main(["tasks", "audit", "--dir", str(tmp_path), "--sample", str(len(tasks)), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["sample"] == len(tasks) and report["gold_below_one"] == []
+    assert report["mutations"]["answer_dump"]["n"] == len(tasks), report["mutations"]["answer_dump"]
+    assert report["mutations"]["answer_dump"]["kept_full"] == 0, report["mutations"]["answer_dump"]
