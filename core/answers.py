@@ -226,9 +226,10 @@ def texts_found(answer: str, expected: str, others: list[str]) -> tuple[bool, li
     if len(folded) != len(raw):
         raw = folded
     hits = [(s, e, None) for s, e in _spans(folded, normal(expected))]
-    # a short value the answer writes only in another case ("oh" for OH) makes the answer's case its own: other
+    # a short value (3 letters at most) the answer writes only in another case ("oh" for OH) makes the answer's
+    # case its own ("It is warehouse ops" does not: its value is long, "It" is prose): other
     # short values are then matched in any case too, or "oh ca ny tx" would state one state code
-    as_written = bool(_spans(raw, normal(expected, fold=False))) or not hits
+    as_written = len(normal(expected)) > 3 or bool(_spans(raw, normal(expected, fold=False))) or not hits
     for other in set(others):
         written = normal(other, fold=False)
         short = len(written) <= 3 and as_written  # "IT", "On": matched as written, so prose ("it is") is no dump
