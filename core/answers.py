@@ -75,26 +75,29 @@ def _month(word: str) -> int:
     return MONTHS[word.lower()[:3]]
 
 
-def dates(text: str) -> tuple[set[date], str]:
-    """Dates written in common forms, and the text with them blanked out."""
-    found: set[date] = set()
+def date_spans(text: str) -> tuple[list[tuple[frozenset[date], int, int]], str]:
+    """(readings, start, end) of each date written in a common form (11/12/2026 reads two ways, one date written),
+    and the text with them blanked out."""
+    found: list[tuple[frozenset[date], int, int]] = []
 
-    def take(day: date | None, match: re.Match) -> str:
-        if day:
-            found.add(day)
+    def take(days: set, match: re.Match) -> str:
+        if days - {None}:
+            found.append((frozenset(days - {None}), match.start(), match.end()))
         return " " * len(match.group(0))
 
-    text = _ISO_DATE.sub(lambda m: take(_day(int(m[1]), int(m[2]), int(m[3])), m), text)
-    text = _MDY_NAMED.sub(lambda m: take(_day(int(m[3]), _month(m[1]), int(m[2])), m), text)
-    text = _DMY_NAMED.sub(lambda m: take(_day(int(m[3]), _month(m[2]), int(m[1])), m), text)
+    text = _ISO_DATE.sub(lambda m: take({_day(int(m[1]), int(m[2]), int(m[3]))}, m), text)
+    text = _MDY_NAMED.sub(lambda m: take({_day(int(m[3]), _month(m[1]), int(m[2]))}, m), text)
+    text = _DMY_NAMED.sub(lambda m: take({_day(int(m[3]), _month(m[2]), int(m[1]))}, m), text)
+    # 11/13/2026 or 13/11/2026: whichever reading is a real date
+    text = _NUMERIC_DATE.sub(lambda m: take({_day(int(m[3]), int(m[1]), int(m[2])), _day(int(m[3]), int(m[2]), int(m[1]))},
+                                            m), text)
+    return found, text
 
-    def numeric(m: re.Match) -> str:  # 11/13/2026 or 13/11/2026: whichever reading is a real date
-        a, b, year = int(m[1]), int(m[2]), int(m[3])
-        for day in {_day(year, a, b), _day(year, b, a)} - {None}:
-            found.add(day)
-        return " " * len(m.group(0))
 
-    return found, _NUMERIC_DATE.sub(numeric, text)
+def dates(text: str) -> tuple[set[date], str]:
+    """Dates written in common forms, and the text with them blanked out."""
+    found, text = date_spans(text)
+    return {day for days, _, _ in found for day in days}, text
 
 
 def time_spans(text: str) -> tuple[list[tuple[str, int, int]], str]:
@@ -312,4 +315,4 @@ def names(answer: str, expected: str, candidates: list[str] = ()) -> tuple[bool,
     return texts_found(answer, expected, [o for o in others if normal(o) != exp])
 
 
-__all__ = ["MAX_ANSWER_CHARS", "NUMBER_WORD", "kind_of", "names", "normal", "number_spans", "numbers", "time_spans", "times"]
+__all__ = ["MAX_ANSWER_CHARS", "NUMBER_WORD", "date_spans", "kind_of", "names", "normal", "number_spans", "numbers", "time_spans", "times"]

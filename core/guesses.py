@@ -12,9 +12,10 @@ value out of the guesses is safe: a value that is not a guess cannot pay.
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal
 
-from envcraft.core.answers import NUMBER_WORD, dates, kind_of, number_spans, time_spans, typed
+from envcraft.core.answers import NUMBER_WORD, date_spans, dates, kind_of, number_spans, time_spans, typed
 
 _NOT_IT = re.compile(r"\b(?:old|previous(?:ly)?|former(?:ly)?|outdated|supersed(?:ed|es|ing)|not|no\s+longer|instead\s+of"
                      r"|replac(?:es|ed|ing)(?!\s+by))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
@@ -88,10 +89,24 @@ def _whole(value: Decimal) -> bool:
     return value == value.to_integral_value()
 
 
+def _one_date(answer: str, expected: list[str], given: str) -> bool:
+    """Each expected date (or a date and time's day) stated, and no other date besides the question's own: a date
+    read two ways (11/12/2026) is one guess, credited if either reading is expected."""
+    want = {date.fromisoformat(re.split(r"[ T]", e.strip())[0]) for e in expected if kind_of(e) in ("date", "datetime")}
+    if not want:
+        return True
+    spans = [s for s in date_spans(answer)[0] if not _not_a_guess(answer, s[1], s[2])]
+    free = {day for days, _, _ in date_spans(given)[0] for day in days}
+    return want <= {day for days, _, _ in spans for day in days} and all(
+        days & (want | free) for days, _, _ in spans)
+
+
 def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
     """The answer states each expected number or time as a guess, and no other guess of its class besides what
     `given` (the question's own text, the task's other expected values) states. A number's class is whole or
     not: a count is whole, so "$275,925.12 across 8 orders" states one total."""
+    if not _one_date(answer, expected, given):
+        return False
     for kind in ("number", "time"):
         want = {typed(e, kind) for e in expected if kind_of(e) == kind}
         if not want:

@@ -70,3 +70,24 @@ def test_a_count_beside_the_amounts_of_its_rows_is_paid(answer):
 def test_a_count_hedged_with_money_or_a_fraction_pays_at_most_one_value(answer):
     """An amount beside a count is context only when the count is written bare: the hedge pays for one value."""
     assert min(_count_paid("2", answer), _count_paid("3", answer)) < 1.0
+
+
+def test_a_dump_of_dates_the_world_does_not_hold_is_not_paid(paid):
+    """trademark_filing_pipeline-0022 asks for a response due date (2026-12-17) that no row holds at the start,
+    so no other value of the column is named by a dump of every other December day: it paid 1.0. A date now
+    gets one guess, like a count or a time."""
+    column = {"2026-12-03", "2026-12-23", "2026-12-24", "2026-12-27"}
+    days = [f"2026-12-{d:02d}" for d in range(1, 32) if f"2026-12-{d:02d}" not in column]
+    assert paid("trademark_filing_pipeline-0022", " ".join(days)) < 1.0
+    assert paid("trademark_filing_pipeline-0022", "2026-12-17 or 2026-12-18") < 1.0
+    for answer in ("2026-12-17", "Dec 17, 2026", "It is due 17 December 2026.", "12/17/2026",
+                   "Due 2026-12-17 (the old due date 2026-12-10 no longer applies)"):
+        assert paid("trademark_filing_pipeline-0022", answer) == 1.0, answer
+
+
+def test_a_date_read_two_ways_is_one_guess():
+    task = Task(id="t-1", envs=["x"], turns=["When is it due?"], checks=[Check(kind="answer", contains=["2026-11-12"])],
+                gold=[])
+    for answer, want in (("11/12/2026", 1.0), ("12/11/2026", 1.0), ("11/12/2026 or 11/13/2026", 0.0)):
+        got = grade(task, Snapshot(tables={}, files={}), Snapshot(tables={}, files={}, answer=answer)).reward
+        assert got == want, answer
