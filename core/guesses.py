@@ -73,7 +73,9 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
     def every(value, test) -> bool:
         return all(test(text, v, s, e) for v, s, e in spans if v == value)
 
-    bare = all(any(v == w and not _money(text, s, e) for v, s, e in spans) for w in want)
+    # bare and in digits: a count in words beside an amount ("two, $3") would pay both ways, since a number in
+    # words is no guess once the value is written in digits
+    bare = all(any(v == w and not _money(text, s, e) and re.search(r"\d", text[s:e]) for v, s, e in spans) for w in want)
     cents = all(not _whole(w) for w in want)
     return {v for v, _, _ in spans if v not in want
             and ((bare and every(v, lambda t, _v, s, e: _money(t, s, e))) or (cents and every(v, _things)))}

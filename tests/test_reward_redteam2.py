@@ -66,7 +66,7 @@ def test_a_count_beside_the_amounts_of_its_rows_is_paid(answer):
     assert _count_paid("2", answer) == 1.0
 
 
-@pytest.mark.parametrize("answer", ["2 or 3", "$2 or 3", "2, $3", "2 or 2.5", "2 or 3 tickets"])
+@pytest.mark.parametrize("answer", ["2 or 3", "$2 or 3", "2, $3", "2 or 2.5", "2 or 3 tickets", "two, $3", "three or $2"])
 def test_a_count_hedged_with_money_or_a_fraction_pays_at_most_one_value(answer):
     """An amount beside a count is context only when the count is written bare: the hedge pays for one value."""
     assert min(_count_paid("2", answer), _count_paid("3", answer)) < 1.0
