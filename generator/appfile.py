@@ -19,7 +19,6 @@ from envcraft.generator.appcode import (
     docline,
     enum_alias,
     enum_const,
-    lit,
     nullable,
     page_class,
     record_class,
@@ -27,7 +26,6 @@ from envcraft.generator.appcode import (
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.extras import Extra, extras, group_fields, sum_fields
 from envcraft.generator.opcode import OperationView, operation_view, rows_values
-from envcraft.generator.policy import policy_records
 from envcraft.generator.render import render_python
 from envcraft_runtime import arguments, records, rules
 
@@ -60,7 +58,6 @@ def report_values(bp: Blueprint, extra: Extra) -> dict[str, Any]:
     groups = [(spec.name, annotation(bp, entity, spec), enum_const(entity, spec) if spec.type == "enum" else None)
               for spec in group_fields(entity)]
     return {"name": extra.name, "table": entity.table, "groups": groups, "choices": [name for name, _, _ in groups],
-            "filters": [f"({name} is None or _r.get({lit(name)}) == {name})" for name, _, _ in groups],
             "sums": [spec.name for spec in sum_fields(entity)],
             "doc": doc(extra.description, "Filters must match exactly. Groups come largest first; `totals` sums each "
                                           "numeric field.")}
@@ -86,7 +83,6 @@ def template_values(bp: Blueprint) -> dict[str, Any]:
         "records": [record_values(bp, entity) for entity in bp.entities],
         "rows": rows_values(bp),
         "sections": [(entity.table, sections[entity.table]) for entity in bp.entities if entity.table in sections],
-        "policies": policy_records(bp),
         "reports": [report_values(bp, extra) for extra in derived if extra.kind == "report"],
         "batches": [batch_values(bp, extra) for extra in derived if extra.kind == "bulk"],
         "operations": [op.name for op in bp.operations] + [extra.name for extra in derived],

@@ -21,10 +21,11 @@ from pathlib import Path
 from envcraft.generator.appfile import render_app
 from envcraft.generator.blueprint import Blueprint
 from envcraft.generator.extras import extras
-from envcraft.generator.policy import policy_summary
+from envcraft.generator.policy import policies_json, policy_summary
 from envcraft.generator.render import render_python
 from envcraft.generator.seed import seed_files, seed_tables, state_json
 from envcraft.generator.skill import render_skill
+from envcraft_runtime.rules import POLICY_FILE
 
 HERE = Path(__file__).resolve().parent
 OFFICE = HERE.parent / "servers" / "office"
@@ -152,6 +153,7 @@ def render(bp: Blueprint) -> dict[str, str]:
     files = {
         "server.py": server_source(bp),
         "app.py": app_source(bp),
+        POLICY_FILE: policies_json(bp),
         "server.json": json.dumps(manifest(bp), indent=2, ensure_ascii=False) + "\n",
         "README.md": readme(bp),
         "seed/.app/state.json": state_json(tables),

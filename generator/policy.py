@@ -17,11 +17,13 @@ For task generators:
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Operation, Policy, Precondition
+from envcraft_runtime.rules import POLICY_FORMAT
 
 CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility", "no_overlap": "capacity",
                     "capacity": "capacity", "at_least": "threshold", "unique": "uniqueness",
@@ -163,3 +165,10 @@ def policy_records(bp: Blueprint) -> list[dict[str, Any]]:
     """What the `read_policies` tool returns: one record per rule."""
     return [{"id": r.id, "category": r.category, "rule": r.text, "tools": list(r.operations),
              "enforced": r.enforced} for r in rules(bp)]
+
+
+def policies_json(bp: Blueprint) -> str:
+    """policies.json, beside app.py: the records `read_policies` returns, loaded by the app at import
+    (envcraft_runtime.rules.load_policies)."""
+    body = {"format": POLICY_FORMAT, "env": bp.id, "policies": policy_records(bp)}
+    return json.dumps(body, indent=1, ensure_ascii=False) + "\n"

@@ -17,6 +17,7 @@ import pytest
 from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.compiler import OFFICE, compile_blueprint, render_server, render_shim
 from envcraft.generator.extras import extras
+from envcraft.generator.policy import policy_records
 from envcraft.generator.seed import seed_tables, state_json
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.launch import load_server_module
@@ -271,6 +272,11 @@ def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
     assert listed.returncode == 0, listed.stderr
     names = [tool["name"] for tool in json.loads(listed.stdout)["tools"]]
     assert names == [t.name for t in read_manifest(alone).env.tools]
+    if "read_policies" in names:  # the rules come from the policies.json the pack carries beside app.py
+        called = inspector(str(python), str(alone / "server.py"), "--workspace", str(workspace), "--method",
+                           "tools/call", "--tool-name", "read_policies")
+        assert called.returncode == 0, called.stderr
+        assert json.loads(called.stdout)["structuredContent"]["result"] == policy_records(bp)
 
 
 def test_packed_workspace_shell_runs_its_cli_with_only_mcp(bare_venv, tmp_path):

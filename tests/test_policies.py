@@ -19,7 +19,7 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
-from envcraft_runtime.rules import PolicyRefusal
+from envcraft_runtime.rules import POLICY_FORMAT, PolicyRefusal, PolicyRule, load_policies
 from mcp import Client
 
 RENTALS = load_blueprint(BLUEPRINTS / "rental_tenant_matching.yaml")
@@ -87,6 +87,21 @@ def test_one_source_enforced_rules_are_in_skill_instructions_and_read_policies(r
         assert rule.id in listed
     assert "approved_before_offer" in instructions_text(RENTALS)
     assert [p.__dict__ for p in module.app.read_policies({})] == policy_records(RENTALS)
+
+
+def test_an_app_reads_its_rules_from_a_checked_policies_file(tmp_path):
+    """policies.json beside app.py is data the app loads at import: a malformed one fails there, naming the file."""
+    app = str(tmp_path / "app.py")
+    rule = {"id": "r1", "category": "capacity", "rule": "At most one.", "tools": ["t"], "enforced": True}
+    good = {"format": POLICY_FORMAT, "env": "x", "policies": [rule]}
+    (tmp_path / "policies.json").write_text(json.dumps(good))
+    assert load_policies(app) == [PolicyRule("r1", "capacity", "At most one.", ["t"], True)]
+    for broken in ({**good, "format": "envcraft.policies/0"}, {**good, "policies": [{**rule, "enforced": "yes"}]},
+                   {**good, "policies": [{**rule, "tools": "t"}]}, {**good, "policies": [{**rule, "tools": [1]}]},
+                   {**good, "policies": [{**rule, "extra": 1}]}, {**good, "policies": [{"id": "r1"}]}):
+        (tmp_path / "policies.json").write_text(json.dumps(broken))
+        with pytest.raises(ValueError, match=r"policies\.json"):
+            load_policies(app)
 
 
 def test_every_documented_rule_of_every_environment_has_a_blocking_check():

@@ -7,7 +7,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from .arguments import check_ref
+from .arguments import check_choice, check_ref
 from .failures import ToolFailure
 from .rules import PolicyRefusal
 from .store import Tables, find_row
@@ -75,10 +75,15 @@ def starts_with(value: Any, prefix: str) -> bool:
     return value is not None and str(value).startswith(prefix)
 
 
+@dataclass
 class Page:
-    """A search's results, iterable like a list; `note` says whether the results were cut."""
+    """A search's results, iterable like a list; `note` says whether the results were cut. An app's page
+    class subclasses it and narrows `results` to its records (the field keeps its place, first)."""
 
     results: list[Any]
+    total: int  # rows that match
+    offset: int
+    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
     def __iter__(self) -> Any:
         return iter(self.results)
@@ -134,6 +139,14 @@ def report_of(rows: list[dict[str, Any]], group_by: str, numeric: tuple[str, ...
     return Report(group_by=group_by, rows=len(rows), groups=out)
 
 
+def report_on(rows: list[dict[str, Any]], group_by: str, filters: dict[str, Any], numeric: tuple[str, ...]) -> Report:
+    """The rows whose fields equal every filter given (None: any value), counted per value of `group_by`, which
+    must name one of the filters' fields (a report's groups and filters are the same fields)."""
+    check_choice(group_by, "group_by", tuple(filters))
+    kept = [row for row in rows if all(value is None or row.get(name) == value for name, value in filters.items())]
+    return report_of(kept, group_by, numeric)
+
+
 def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> list[Any]:
     """Run a one-record operation on each id, on a copy: every change is kept, or none."""
     if not ids:
@@ -157,4 +170,4 @@ def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> lis
 
 
 __all__ = ["Page", "Report", "ReportRow", "Rows", "add_amount", "as_record", "drop_row", "field_of", "has_item", "page_of",
-           "report_of", "row_of", "run_batch", "starts_with", "target_row", "text_contains"]
+           "report_of", "report_on", "row_of", "run_batch", "starts_with", "target_row", "text_contains"]

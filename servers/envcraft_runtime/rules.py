@@ -7,9 +7,11 @@ the agent what blocks the write; `value` is what the fact turns on, for graders 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
 from .failures import ToolFailure
@@ -48,6 +50,30 @@ class PolicyRule:
     rule: str
     tools: list[str]  # the tools that check it
     enforced: bool  # false: left to judgement, or an expected follow-up
+
+
+POLICY_FORMAT = "envcraft.policies/1"
+POLICY_FILE = "policies.json"  # beside app.py, generated from the blueprint with it
+_RULE_FIELDS = {"id": str, "category": str, "rule": str, "tools": list, "enforced": bool}  # PolicyRule's, typed
+
+
+def load_policies(app_file: str) -> list[PolicyRule]:
+    """The rules in the policies.json beside `app_file` (an app.py's __file__), each checked field by field
+    against PolicyRule: a hand-edited or torn file fails at import, never in the middle of an episode."""
+    path = Path(app_file).with_name(POLICY_FILE)
+    data = json.loads(path.read_text("utf-8"))
+    if not isinstance(data, dict) or data.get("format") != POLICY_FORMAT or not isinstance(data.get("policies"), list):
+        raise ValueError(f"{path}: not a {POLICY_FORMAT} file")
+    return [_policy_rule(path, entry) for entry in data["policies"]]
+
+
+def _policy_rule(path: Path, entry: Any) -> PolicyRule:
+    if not isinstance(entry, dict) or set(entry) != set(_RULE_FIELDS) or any(
+            not isinstance(entry[name], kind) for name, kind in _RULE_FIELDS.items()) or any(
+            not isinstance(tool, str) for tool in entry["tools"]):
+        shape = ", ".join(f"{name}: {kind.__name__}" for name, kind in _RULE_FIELDS.items())
+        raise ValueError(f"{path}: a rule is not {{{shape}}}: {str(entry)[:200]}")
+    return PolicyRule(**entry)
 
 
 def refuse(policy: str, rule: str, fact: Fact) -> NoReturn:
@@ -186,6 +212,6 @@ def short_of(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact |
     return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
-__all__ = ["COMPARISONS", "INACTIVE", "Fact", "PolicyRefusal", "PolicyRule", "at_capacity", "comparison_fails",
-           "holds", "in_past", "missing_related", "not_among", "outside_window", "overlapping", "present_related",
-           "refuse", "short_of", "taken_by_other"]
+__all__ = ["COMPARISONS", "INACTIVE", "POLICY_FILE", "POLICY_FORMAT", "Fact", "PolicyRefusal", "PolicyRule",
+           "at_capacity", "comparison_fails", "holds", "in_past", "load_policies", "missing_related", "not_among",
+           "outside_window", "overlapping", "present_related", "refuse", "short_of", "taken_by_other"]
