@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class SupplierPage(Page):
     """A page of suppliers from a search: `note` says how to get the rest."""
 
     results: list[Supplier]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class PurchaseOrderPage(Page):
     """A page of purchase orders from a search: `note` says how to get the rest."""
 
     results: list[PurchaseOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +85,6 @@ class VendorBillPage(Page):
     """A page of vendor bills from a search: `note` says how to get the rest."""
 
     results: list[VendorBill]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -230,16 +221,14 @@ def vendor_bill_register(
         "hold_reason": None,
         "status": "received",
     }
-    _block = taken_by_other(tables["vendor_bills"], "bill_number", _new.get("bill_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["vendor_bills"], "bill_number", _new.get("bill_number"), _new["id"]):
         refuse(
             "vendor_bill_register.unique",
             "this supplier invoice number is already registered: search it instead of entering a duplicate",
             _block,
         )
     _other = row_of(tables, "purchase_orders", _new.get("purchase_order_id"))
-    _block = not_among(_other, "status", ("open", "partially_received", "received"), "purchase order")
-    if _block:
+    if _block := not_among(_other, "status", ("open", "partially_received", "received"), "purchase order"):
         refuse(
             "ap_policy_1",
             'Every bill must reference an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go on hold with reason "missing PO reference".',
@@ -254,8 +243,7 @@ def vendor_bill_match(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Mark a bill three-way matched (PO, receipt and bill agree)."""
     _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "matched"}
-    _block = not_among(_row, "status", ("received",), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "vendor bill"):
         refuse(
             "vendor_bill_match.status_in", "only newly received bills can be matched; release a held bill first", _block
         )
@@ -268,8 +256,7 @@ def vendor_bill_approve(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Approve a matched bill for payment."""
     _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("matched",), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("matched",), "vendor bill"):
         refuse(
             "vendor_bill_approve.status_in",
             "a bill must be three-way matched (vendor_bill_match) before approval",
@@ -286,8 +273,7 @@ def vendor_bill_hold(tables: Tables, vendor_bill_id: str, hold_reason: str | Non
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
-    _block = not_among(_row, "status", ("received", "matched", "approved"), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "matched", "approved"), "vendor bill"):
         refuse(
             "vendor_bill_hold.status_in",
             "scheduled or paid bills cannot be held: pull it from the payment run first",
@@ -302,8 +288,7 @@ def vendor_bill_release_hold(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Release a held bill back to the matching queue."""
     _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("on_hold",), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("on_hold",), "vendor bill"):
         refuse("vendor_bill_release_hold.status_in", "the bill is not on hold", _block)
     _row.update(_new)
     return as_record(VendorBill, _row)
@@ -316,12 +301,10 @@ def vendor_bill_schedule(tables: Tables, vendor_bill_id: str, payment_run_id: st
     _changes = {_k: _v for _k, _v in (("payment_run_id", payment_run_id),) if _v is not None}
     PAYMENT_RUNS.check_ref(tables, payment_run_id, "payment_run_id")
     _new = {**_row, **_changes, "status": "scheduled"}
-    _block = not_among(_row, "status", ("approved",), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "vendor bill"):
         refuse("vendor_bill_schedule.status_in", "only approved bills can be scheduled for payment", _block)
     _other = row_of(tables, "suppliers", _new.get("supplier_id"))
-    _block = not_among(_other, "bank_verified", (True,), "supplier")
-    if _block:
+    if _block := not_among(_other, "bank_verified", (True,), "supplier"):
         refuse("ap_policy_2", "Never schedule a bill for a supplier whose bank details are unverified.", _block)
     _row.update(_new)
     return as_record(VendorBill, _row)
@@ -332,8 +315,7 @@ def vendor_bill_mark_paid(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Mark a scheduled bill paid after the run settles."""
     _row = VENDOR_BILLS.find(tables, vendor_bill_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("scheduled",), "vendor bill")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "vendor bill"):
         refuse(
             "vendor_bill_mark_paid.status_in",
             "the bill must be scheduled in a payment run before it can be paid",
@@ -362,8 +344,7 @@ def payment_run_create(tables: Tables, run_date: str, bank_account: str, prepare
         "prepared_by": prepared_by,
         "status": "draft",
     }
-    _block = in_past(_new.get("run_date"), "run_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("run_date"), "run_date", TODAY):
         refuse(
             "payment_run_create.not_in_past", "payment runs are dated today or later: pick a future run date", _block
         )
@@ -376,8 +357,7 @@ def payment_run_release(tables: Tables, payment_run_id: str) -> PaymentRun:
     """Release a draft payment run to the bank."""
     _row = PAYMENT_RUNS.find(tables, payment_run_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("draft",), "payment run")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "payment run"):
         refuse("payment_run_release.status_in", "only draft runs can be released", _block)
     _row.update(_new)
     return as_record(PaymentRun, _row)
@@ -386,99 +366,7 @@ def payment_run_release(tables: Tables, payment_run_id: str) -> PaymentRun:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Follow the bill lifecycle in order: register, match, approve, schedule, mark paid.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the supplier's bank_verified flag before scheduling and quote the policy when placing a hold.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="ap_policy_1",
-        category="eligibility",
-        rule='Every bill must reference an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go on hold with reason "missing PO reference".',
-        tools=["vendor_bill_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ap_policy_2",
-        category="approval",
-        rule="Never schedule a bill for a supplier whose bank details are unverified.",
-        tools=["vendor_bill_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_register.unique",
-        category="uniqueness",
-        rule="This supplier invoice number is already registered: search it instead of entering a duplicate.",
-        tools=["vendor_bill_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_match.status_in",
-        category="state_guard",
-        rule="Only newly received bills can be matched; release a held bill first.",
-        tools=["vendor_bill_match"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_approve.status_in",
-        category="state_guard",
-        rule="A bill must be three-way matched (vendor_bill_match) before approval.",
-        tools=["vendor_bill_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_hold.status_in",
-        category="state_guard",
-        rule="Scheduled or paid bills cannot be held: pull it from the payment run first.",
-        tools=["vendor_bill_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_release_hold.status_in",
-        category="state_guard",
-        rule="The bill is not on hold.",
-        tools=["vendor_bill_release_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_schedule.status_in",
-        category="state_guard",
-        rule="Only approved bills can be scheduled for payment.",
-        tools=["vendor_bill_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_bill_mark_paid.status_in",
-        category="state_guard",
-        rule="The bill must be scheduled in a payment run before it can be paid.",
-        tools=["vendor_bill_mark_paid"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_run_create.not_in_past",
-        category="time_window",
-        rule="Payment runs are dated today or later: pick a future run date.",
-        tools=["payment_run_create"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_run_release.status_in",
-        category="state_guard",
-        rule="Only draft runs can be released.",
-        tools=["payment_run_release"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -503,14 +391,8 @@ def supplier_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(payment_terms, "payment_terms", SUPPLIER_PAYMENT_TERMS)
-    check_choice(group_by, "group_by", ("payment_terms", "bank_verified"))
-    _rows = [
-        _r
-        for _r in tables["suppliers"]
-        if (payment_terms is None or _r.get("payment_terms") == payment_terms)
-        and (bank_verified is None or _r.get("bank_verified") == bank_verified)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"payment_terms": payment_terms, "bank_verified": bank_verified}
+    return report_on(tables["suppliers"], group_by, _filters, ())
 
 
 @read
@@ -525,14 +407,8 @@ def purchase_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PURCHASE_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("supplier_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["purchase_orders"]
-        if (supplier_id is None or _r.get("supplier_id") == supplier_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"supplier_id": supplier_id, "status": status}
+    return report_on(tables["purchase_orders"], group_by, _filters, ("amount",))
 
 
 @read
@@ -549,16 +425,13 @@ def vendor_bill_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", VENDOR_BILL_STATUS)
-    check_choice(group_by, "group_by", ("supplier_id", "purchase_order_id", "payment_run_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["vendor_bills"]
-        if (supplier_id is None or _r.get("supplier_id") == supplier_id)
-        and (purchase_order_id is None or _r.get("purchase_order_id") == purchase_order_id)
-        and (payment_run_id is None or _r.get("payment_run_id") == payment_run_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {
+        "supplier_id": supplier_id,
+        "purchase_order_id": purchase_order_id,
+        "payment_run_id": payment_run_id,
+        "status": status,
+    }
+    return report_on(tables["vendor_bills"], group_by, _filters, ("amount",))
 
 
 @read
@@ -568,9 +441,8 @@ def payment_run_report(tables: Tables, group_by: Literal["status"], status: Paym
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PAYMENT_RUN_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["payment_runs"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["payment_runs"], group_by, _filters, ())
 
 
 @write

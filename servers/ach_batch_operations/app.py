@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, target_row, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -51,9 +51,6 @@ class OriginatorPage(Page):
     """A page of originators from a search: `note` says how to get the rest."""
 
     results: list[Originator]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class AchFilePage(Page):
     """A page of ach files from a search: `note` says how to get the rest."""
 
     results: list[AchFile]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -94,9 +88,6 @@ class AchEntryPage(Page):
     """A page of ach entrys from a search: `note` says how to get the rest."""
 
     results: list[AchEntry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +103,6 @@ class AchReturnPage(Page):
     """A page of ach returns from a search: `note` says how to get the rest."""
 
     results: list[AchReturn]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -191,8 +179,7 @@ def ach_file_accept(tables: Tables, ach_file_id: str) -> AchFile:
     """Accept a file that passed validation."""
     _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file")
-    if _block:
+    if _block := not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file"):
         refuse("ach_file_accept.status_in", "only files awaiting validation can be accepted", _block)
     _row.update(_new)
     return as_record(AchFile, _row)
@@ -205,8 +192,7 @@ def ach_file_reject(tables: Tables, ach_file_id: str, error_code: str | None = N
     _changes = {_k: _v for _k, _v in (("error_code", error_code),) if _v is not None}
     check_not_blank(error_code, "error_code")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file")
-    if _block:
+    if _block := not_among(_row, "status", ("uploaded", "validating", "retry_queued"), "ach file"):
         refuse("ach_file_reject.status_in", "only files awaiting validation can be rejected", _block)
     _row.update(_new)
     return as_record(AchFile, _row)
@@ -219,8 +205,7 @@ def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, "attempt_count", 0, 3)
     _new = {**_row, **_changes, "status": "retry_queued"}
-    _block = not_among(_row, "status", ("rejected",), "ach file")
-    if _block:
+    if _block := not_among(_row, "status", ("rejected",), "ach file"):
         refuse("ach_file_requeue.status_in", "only rejected files can be re-queued", _block)
     _row.update(_new)
     return as_record(AchFile, _row)
@@ -231,8 +216,7 @@ def ach_file_dead_letter(tables: Tables, ach_file_id: str) -> AchFile:
     """Dead-letter a file that cannot be fixed; the client must upload a new one."""
     _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("rejected",), "ach file")
-    if _block:
+    if _block := not_among(_row, "status", ("rejected",), "ach file"):
         refuse("ach_file_dead_letter.status_in", "only rejected files can be dead-lettered", _block)
     _row.update(_new)
     return as_record(AchFile, _row)
@@ -243,8 +227,7 @@ def ach_file_transmit(tables: Tables, ach_file_id: str) -> AchFile:
     """Transmit an accepted file to the Fed."""
     _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "transmitted"}
-    _block = not_among(_row, "status", ("accepted",), "ach file")
-    if _block:
+    if _block := not_among(_row, "status", ("accepted",), "ach file"):
         refuse("ach_file_transmit.status_in", "a file must be accepted before transmission", _block)
     _row.update(_new)
     return as_record(AchFile, _row)
@@ -286,8 +269,7 @@ def ach_entry_reinitiate(tables: Tables, ach_entry_id: str) -> AchEntry:
     """Reinitiate a returned entry (only allowed for R01 and R09 returns)."""
     _row = ACH_ENTRYS.find(tables, ach_entry_id)
     _new = {**_row, "status": "reinitiated"}
-    _block = not_among(_row, "status", ("returned",), "ach entry")
-    if _block:
+    if _block := not_among(_row, "status", ("returned",), "ach entry"):
         refuse("ach_entry_reinitiate.status_in", "only returned entries can be reinitiated", _block)
     _row.update(_new)
     return as_record(AchEntry, _row)
@@ -313,8 +295,7 @@ def ach_return_record(
         "return_code": return_code,
         "received_on": received_on,
     }
-    _block = taken_by_other(tables["ach_returns"], "ach_entry_id", _new.get("ach_entry_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["ach_returns"], "ach_entry_id", _new.get("ach_entry_id"), _new["id"]):
         refuse("ach_return_record.unique", "this entry already has a return on file", _block)
     _target_ach_entry_id = target_row(tables, "ach_entrys", _new.get("ach_entry_id"), "ach entry")
     tables["ach_returns"].append(_new)
@@ -349,71 +330,7 @@ def ach_return_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Consult the runbook before re-queueing a rejected file and the return table before reinitiating an entry.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="file_retry_runbook_1",
-        category="judgement",
-        rule='"file exceeds daily limit": never re-queue without a limit increase approved by credit.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="ach_file_accept.status_in",
-        category="state_guard",
-        rule="Only files awaiting validation can be accepted.",
-        tools=["ach_file_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_file_reject.status_in",
-        category="state_guard",
-        rule="Only files awaiting validation can be rejected.",
-        tools=["ach_file_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_file_requeue.status_in",
-        category="state_guard",
-        rule="Only rejected files can be re-queued.",
-        tools=["ach_file_requeue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_file_dead_letter.status_in",
-        category="state_guard",
-        rule="Only rejected files can be dead-lettered.",
-        tools=["ach_file_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_file_transmit.status_in",
-        category="state_guard",
-        rule="A file must be accepted before transmission.",
-        tools=["ach_file_transmit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_return_record.unique",
-        category="uniqueness",
-        rule="This entry already has a return on file.",
-        tools=["ach_return_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ach_entry_reinitiate.status_in",
-        category="state_guard",
-        rule="Only returned entries can be reinitiated.",
-        tools=["ach_entry_reinitiate"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -435,9 +352,8 @@ def originator_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(sec_code, "sec_code", ORIGINATOR_SEC_CODE)
-    check_choice(group_by, "group_by", ("sec_code",))
-    _rows = [_r for _r in tables["originators"] if (sec_code is None or _r.get("sec_code") == sec_code)]
-    return report_of(_rows, group_by, ("daily_limit",))
+    _filters = {"sec_code": sec_code}
+    return report_on(tables["originators"], group_by, _filters, ("daily_limit",))
 
 
 @read
@@ -453,14 +369,8 @@ def ach_file_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ACH_FILE_STATUS)
-    check_choice(group_by, "group_by", ("originator_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["ach_files"]
-        if (originator_id is None or _r.get("originator_id") == originator_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("entry_count", "total_amount", "attempt_count"))
+    _filters = {"originator_id": originator_id, "status": status}
+    return report_on(tables["ach_files"], group_by, _filters, ("entry_count", "total_amount", "attempt_count"))
 
 
 @read
@@ -477,15 +387,8 @@ def ach_entry_report(
     """
     check_choice(transaction_code, "transaction_code", ACH_ENTRY_TRANSACTION_CODE)
     check_choice(status, "status", ACH_ENTRY_STATUS)
-    check_choice(group_by, "group_by", ("ach_file_id", "transaction_code", "status"))
-    _rows = [
-        _r
-        for _r in tables["ach_entrys"]
-        if (ach_file_id is None or _r.get("ach_file_id") == ach_file_id)
-        and (transaction_code is None or _r.get("transaction_code") == transaction_code)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"ach_file_id": ach_file_id, "transaction_code": transaction_code, "status": status}
+    return report_on(tables["ach_entrys"], group_by, _filters, ("amount",))
 
 
 @read
@@ -500,14 +403,8 @@ def ach_return_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(return_code, "return_code", ACH_RETURN_RETURN_CODE)
-    check_choice(group_by, "group_by", ("ach_entry_id", "return_code"))
-    _rows = [
-        _r
-        for _r in tables["ach_returns"]
-        if (ach_entry_id is None or _r.get("ach_entry_id") == ach_entry_id)
-        and (return_code is None or _r.get("return_code") == return_code)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"ach_entry_id": ach_entry_id, "return_code": return_code}
+    return report_on(tables["ach_returns"], group_by, _filters, ())
 
 
 OPERATIONS = [

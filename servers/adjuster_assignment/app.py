@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -69,9 +69,6 @@ class FieldAdjusterPage(Page):
     """A page of field adjusters from a search: `note` says how to get the rest."""
 
     results: list[FieldAdjuster]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +88,6 @@ class PendingClaimPage(Page):
     """A page of pending claims from a search: `note` says how to get the rest."""
 
     results: list[PendingClaim]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class ClaimAssignmentPage(Page):
     """A page of claim assignments from a search: `note` says how to get the rest."""
 
     results: list[ClaimAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -233,8 +224,7 @@ def pending_claim_release(tables: Tables, pending_claim_id: str) -> PendingClaim
     """Put a claim back in the queue after a rejection."""
     _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "unassigned"}
-    _block = not_among(_row, "status", ("assigned",), "pending claim")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "pending claim"):
         refuse("pending_claim_release.status_in", "only assigned claims can be released", _block)
     _row.update(_new)
     return as_record(PendingClaim, _row)
@@ -245,8 +235,7 @@ def pending_claim_start(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Record the adjuster's first contact with the claimant."""
     _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("assigned",), "pending claim")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "pending claim"):
         refuse("pending_claim_start.status_in", "the claim must be assigned before work starts", _block)
     _row.update(_new)
     return as_record(PendingClaim, _row)
@@ -257,8 +246,7 @@ def pending_claim_close(tables: Tables, pending_claim_id: str) -> PendingClaim:
     """Close a worked claim."""
     _row = PENDING_CLAIMS.find(tables, pending_claim_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("in_progress",), "pending claim")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "pending claim"):
         refuse("pending_claim_close.status_in", "only claims in progress can be closed", _block)
     _row.update(_new)
     return as_record(PendingClaim, _row)
@@ -279,8 +267,7 @@ def claim_assignment_offer(tables: Tables, pending_claim_id: str, field_adjuster
         "status": "offered",
     }
     _capacity = field_of(tables, "field_adjusters", _new.get("field_adjuster_id"), "max_caseload")
-    _block = at_capacity(tables["claim_assignments"], _new, "field_adjuster_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["claim_assignments"], _new, "field_adjuster_id", "status", _capacity):
         refuse(
             "claim_assignment_offer.capacity",
             "this adjuster is at their caseload cap: offer the claim to the next best-matching adjuster",
@@ -323,8 +310,7 @@ def claim_assignment_accept(tables: Tables, claim_assignment_id: str) -> ClaimAs
     """Record the adjuster accepting the claim."""
     _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("offered",), "claim assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "claim assignment"):
         refuse("claim_assignment_accept.status_in", "only open offers can be accepted", _block)
     _row.update(_new)
     return as_record(ClaimAssignment, _row)
@@ -335,8 +321,7 @@ def claim_assignment_reject(tables: Tables, claim_assignment_id: str) -> ClaimAs
     """Record the adjuster rejecting the claim (conflict, vacation)."""
     _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("offered",), "claim assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "claim assignment"):
         refuse("claim_assignment_reject.status_in", "only open offers can be rejected", _block)
     _row.update(_new)
     return as_record(ClaimAssignment, _row)
@@ -347,8 +332,7 @@ def claim_assignment_reassign(tables: Tables, claim_assignment_id: str) -> Claim
     """Retire an assignment because the claim moves to another adjuster."""
     _row = CLAIM_ASSIGNMENTS.find(tables, claim_assignment_id)
     _new = {**_row, "status": "reassigned"}
-    _block = not_among(_row, "status", ("offered", "accepted"), "claim assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("offered", "accepted"), "claim assignment"):
         refuse("claim_assignment_reassign.status_in", "the assignment is already closed", _block)
     _row.update(_new)
     return as_record(ClaimAssignment, _row)
@@ -357,71 +341,7 @@ def claim_assignment_reassign(tables: Tables, claim_assignment_id: str) -> Claim
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="assignment_rules_1",
-        category="judgement",
-        rule="Seniority: simple -> any; moderate -> adjuster, senior or complex_loss; complex -> complex_loss only (senior may take complex claims under $100,000 estimated severity);.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="assignment_rules_2",
-        category="judgement",
-        rule="The adjuster is under max_caseload (open offers and accepted assignments count). Tie-breakers: most free caseload, then seniority closest to the complexity (don't waste a complex_loss adjuster on a simple claim). Workers' comp claims must be contacted within 24 hours of assignment.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="claim_assignment_offer.capacity",
-        category="capacity",
-        rule="This adjuster is at their caseload cap: offer the claim to the next best-matching adjuster.",
-        tools=["claim_assignment_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="claim_assignment_accept.status_in",
-        category="state_guard",
-        rule="Only open offers can be accepted.",
-        tools=["claim_assignment_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="claim_assignment_reject.status_in",
-        category="state_guard",
-        rule="Only open offers can be rejected.",
-        tools=["claim_assignment_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="claim_assignment_reassign.status_in",
-        category="state_guard",
-        rule="The assignment is already closed.",
-        tools=["claim_assignment_reassign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pending_claim_release.status_in",
-        category="state_guard",
-        rule="Only assigned claims can be released.",
-        tools=["pending_claim_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pending_claim_start.status_in",
-        category="state_guard",
-        rule="The claim must be assigned before work starts.",
-        tools=["pending_claim_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pending_claim_close.status_in",
-        category="state_guard",
-        rule="Only claims in progress can be closed.",
-        tools=["pending_claim_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -450,16 +370,13 @@ def field_adjuster_report(
     check_choice(specialty, "specialty", FIELD_ADJUSTER_SPECIALTY)
     check_choice(region, "region", FIELD_ADJUSTER_REGION)
     check_choice(seniority, "seniority", FIELD_ADJUSTER_SENIORITY)
-    check_choice(group_by, "group_by", ("specialty", "region", "seniority", "catastrophe_deployable"))
-    _rows = [
-        _r
-        for _r in tables["field_adjusters"]
-        if (specialty is None or _r.get("specialty") == specialty)
-        and (region is None or _r.get("region") == region)
-        and (seniority is None or _r.get("seniority") == seniority)
-        and (catastrophe_deployable is None or _r.get("catastrophe_deployable") == catastrophe_deployable)
-    ]
-    return report_of(_rows, group_by, ("max_caseload",))
+    _filters = {
+        "specialty": specialty,
+        "region": region,
+        "seniority": seniority,
+        "catastrophe_deployable": catastrophe_deployable,
+    }
+    return report_on(tables["field_adjusters"], group_by, _filters, ("max_caseload",))
 
 
 @read
@@ -480,16 +397,8 @@ def pending_claim_report(
     check_choice(region, "region", PENDING_CLAIM_REGION)
     check_choice(complexity, "complexity", PENDING_CLAIM_COMPLEXITY)
     check_choice(status, "status", PENDING_CLAIM_STATUS)
-    check_choice(group_by, "group_by", ("line", "region", "complexity", "status"))
-    _rows = [
-        _r
-        for _r in tables["pending_claims"]
-        if (line is None or _r.get("line") == line)
-        and (region is None or _r.get("region") == region)
-        and (complexity is None or _r.get("complexity") == complexity)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("estimated_severity",))
+    _filters = {"line": line, "region": region, "complexity": complexity, "status": status}
+    return report_on(tables["pending_claims"], group_by, _filters, ("estimated_severity",))
 
 
 @read
@@ -505,15 +414,8 @@ def claim_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLAIM_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("pending_claim_id", "field_adjuster_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["claim_assignments"]
-        if (pending_claim_id is None or _r.get("pending_claim_id") == pending_claim_id)
-        and (field_adjuster_id is None or _r.get("field_adjuster_id") == field_adjuster_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"pending_claim_id": pending_claim_id, "field_adjuster_id": field_adjuster_id, "status": status}
+    return report_on(tables["claim_assignments"], group_by, _filters, ())
 
 
 @write

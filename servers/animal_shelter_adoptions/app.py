@@ -25,12 +25,20 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, present_related, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    load_policies,
+    not_among,
+    present_related,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -67,9 +75,6 @@ class ShelterAnimalPage(Page):
     """A page of shelter animals from a search: `note` says how to get the rest."""
 
     results: list[ShelterAnimal]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +95,6 @@ class AdopterApplicationPage(Page):
     """A page of adopter applications from a search: `note` says how to get the rest."""
 
     results: list[AdopterApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +111,6 @@ class FosterHomePage(Page):
     """A page of foster homes from a search: `note` says how to get the rest."""
 
     results: list[FosterHome]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -176,8 +175,7 @@ def shelter_animal_clear_hold(tables: Tables, shelter_animal_id: str) -> Shelter
     """End the 5-day stray hold and send the animal to medical review."""
     _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "medical_review"}
-    _block = not_among(_row, "status", ("stray_hold",), "shelter animal")
-    if _block:
+    if _block := not_among(_row, "status", ("stray_hold",), "shelter animal"):
         refuse("shelter_animal_clear_hold.status_in", "the animal is not on stray hold", _block)
     _row.update(_new)
     return as_record(ShelterAnimal, _row)
@@ -188,8 +186,7 @@ def shelter_animal_make_available(tables: Tables, shelter_animal_id: str) -> She
     """List an animal for adoption after medical review, a foster stay or a denied application."""
     _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "available"}
-    _block = not_among(_row, "status", ("medical_review", "in_foster", "adoption_pending"), "shelter animal")
-    if _block:
+    if _block := not_among(_row, "status", ("medical_review", "in_foster", "adoption_pending"), "shelter animal"):
         refuse(
             "shelter_animal_make_available.status_in",
             "animals on stray hold, adopted or transferred cannot be listed",
@@ -204,8 +201,7 @@ def shelter_animal_mark_adopted(tables: Tables, shelter_animal_id: str) -> Shelt
     """Mark an animal on adoption hold as adopted when its application completes."""
     _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "adopted"}
-    _block = not_among(_row, "status", ("adoption_pending",), "shelter animal")
-    if _block:
+    if _block := not_among(_row, "status", ("adoption_pending",), "shelter animal"):
         refuse("shelter_animal_mark_adopted.status_in", "the animal has no adoption in progress", _block)
     _row.update(_new)
     return as_record(ShelterAnimal, _row)
@@ -216,8 +212,7 @@ def shelter_animal_transfer(tables: Tables, shelter_animal_id: str) -> ShelterAn
     """Transfer an animal to a partner rescue."""
     _row = SHELTER_ANIMALS.find(tables, shelter_animal_id)
     _new = {**_row, "status": "transferred"}
-    _block = not_among(_row, "status", ("medical_review", "available"), "shelter animal")
-    if _block:
+    if _block := not_among(_row, "status", ("medical_review", "available"), "shelter animal"):
         refuse(
             "shelter_animal_transfer.status_in",
             "only animals in medical review or available can be transferred",
@@ -300,17 +295,15 @@ def adopter_application_start_home_check(tables: Tables, adopter_application_id:
     """Schedule the home check for a submitted application."""
     _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "home_check"}
-    _block = not_among(_row, "status", ("submitted",), "adopter application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "adopter application"):
         refuse("adopter_application_start_home_check.status_in", "only submitted applications go to home check", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["adopter_applications"],
         {"shelter_animal_id": _new.get("shelter_animal_id")},
         "status",
         ("home_check", "approved"),
         "adopter application",
-    )
-    if _block:
+    ):
         refuse(
             "one_application_per_animal",
             "Only one application per animal is in home check or approved at a time.",
@@ -325,11 +318,11 @@ def adopter_application_approve(tables: Tables, adopter_application_id: str) -> 
     """Approve an application after a good home check."""
     _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("home_check",), "adopter application")
-    if _block:
+    if _block := not_among(_row, "status", ("home_check",), "adopter application"):
         refuse("adopter_application_approve.status_in", "the home check must be done first", _block)
-    _block = comparison_fails(_new.get("landlord_approval"), "==", True, "landlord approval", "")
-    if _new.get("housing") in ("house_rented", "apartment_rented") and _block:
+    if (_block := comparison_fails(_new.get("landlord_approval"), "==", True, "landlord approval", "")) and _new.get(
+        "housing"
+    ) in ("house_rented", "apartment_rented"):
         refuse(
             "rented_needs_landlord",
             "Renters need their landlord's approval before an adoption application is approved.",
@@ -346,8 +339,7 @@ def adopter_application_deny(tables: Tables, adopter_application_id: str, denial
     _changes = {_k: _v for _k, _v in (("denial_reason", denial_reason),) if _v is not None}
     check_not_blank(denial_reason, "denial_reason")
     _new = {**_row, **_changes, "status": "denied"}
-    _block = not_among(_row, "status", ("submitted", "home_check"), "adopter application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "home_check"), "adopter application"):
         refuse("adopter_application_deny.status_in", "only applications under review can be denied", _block)
     _row.update(_new)
     return as_record(AdopterApplication, _row)
@@ -358,8 +350,7 @@ def adopter_application_complete(tables: Tables, adopter_application_id: str) ->
     """Complete an approved adoption when the fee is paid and the animal goes home."""
     _row = ADOPTER_APPLICATIONS.find(tables, adopter_application_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("approved",), "adopter application")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "adopter application"):
         refuse("adopter_application_complete.status_in", "only approved applications can be completed", _block)
     _row.update(_new)
     return as_record(AdopterApplication, _row)
@@ -411,8 +402,7 @@ def foster_placement_start(tables: Tables, shelter_animal_id: str, foster_home_i
         "status": "active",
     }
     _capacity = field_of(tables, "foster_homes", _new.get("foster_home_id"), "capacity")
-    _block = at_capacity(tables["foster_placements"], _new, "foster_home_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["foster_placements"], _new, "foster_home_id", "status", _capacity):
         refuse(
             "foster_placement_start.capacity",
             "that foster home is full: pick another home that takes this species",
@@ -428,99 +418,7 @@ def foster_placement_start(tables: Tables, shelter_animal_id: str, foster_home_i
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="rented_needs_landlord",
-        category="approval",
-        rule="Renters need their landlord's approval before an adoption application is approved.",
-        tools=["adopter_application_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="one_application_per_animal",
-        category="capacity",
-        rule="Only one application per animal is in home check or approved at a time.",
-        tools=["adopter_application_start_home_check"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Cats and rabbits are not placed in homes with dogs unless the home check says otherwise.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="After a denial, list the animal as available again.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="shelter_animal_clear_hold.status_in",
-        category="state_guard",
-        rule="The animal is not on stray hold.",
-        tools=["shelter_animal_clear_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shelter_animal_make_available.status_in",
-        category="state_guard",
-        rule="Animals on stray hold, adopted or transferred cannot be listed.",
-        tools=["shelter_animal_make_available"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shelter_animal_mark_adopted.status_in",
-        category="state_guard",
-        rule="The animal has no adoption in progress.",
-        tools=["shelter_animal_mark_adopted"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shelter_animal_transfer.status_in",
-        category="state_guard",
-        rule="Only animals in medical review or available can be transferred.",
-        tools=["shelter_animal_transfer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="adopter_application_start_home_check.status_in",
-        category="state_guard",
-        rule="Only submitted applications go to home check.",
-        tools=["adopter_application_start_home_check"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="adopter_application_approve.status_in",
-        category="state_guard",
-        rule="The home check must be done first.",
-        tools=["adopter_application_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="adopter_application_deny.status_in",
-        category="state_guard",
-        rule="Only applications under review can be denied.",
-        tools=["adopter_application_deny"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="adopter_application_complete.status_in",
-        category="state_guard",
-        rule="Only approved applications can be completed.",
-        tools=["adopter_application_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="foster_placement_start.capacity",
-        category="capacity",
-        rule="That foster home is full: pick another home that takes this species.",
-        tools=["foster_placement_start"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -546,13 +444,8 @@ def shelter_animal_report(
     """
     check_choice(species, "species", SHELTER_ANIMAL_SPECIES)
     check_choice(status, "status", SHELTER_ANIMAL_STATUS)
-    check_choice(group_by, "group_by", ("species", "status"))
-    _rows = [
-        _r
-        for _r in tables["shelter_animals"]
-        if (species is None or _r.get("species") == species) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("age_months",))
+    _filters = {"species": species, "status": status}
+    return report_on(tables["shelter_animals"], group_by, _filters, ("age_months",))
 
 
 @read
@@ -570,16 +463,13 @@ def adopter_application_report(
     """
     check_choice(housing, "housing", ADOPTER_APPLICATION_HOUSING)
     check_choice(status, "status", ADOPTER_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("shelter_animal_id", "housing", "landlord_approval", "status"))
-    _rows = [
-        _r
-        for _r in tables["adopter_applications"]
-        if (shelter_animal_id is None or _r.get("shelter_animal_id") == shelter_animal_id)
-        and (housing is None or _r.get("housing") == housing)
-        and (landlord_approval is None or _r.get("landlord_approval") == landlord_approval)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "shelter_animal_id": shelter_animal_id,
+        "housing": housing,
+        "landlord_approval": landlord_approval,
+        "status": status,
+    }
+    return report_on(tables["adopter_applications"], group_by, _filters, ())
 
 
 @read
@@ -591,9 +481,8 @@ def foster_home_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(species_ok, "species_ok", FOSTER_HOME_SPECIES_OK)
-    check_choice(group_by, "group_by", ("species_ok",))
-    _rows = [_r for _r in tables["foster_homes"] if (species_ok is None or _r.get("species_ok") == species_ok)]
-    return report_of(_rows, group_by, ("capacity",))
+    _filters = {"species_ok": species_ok}
+    return report_on(tables["foster_homes"], group_by, _filters, ("capacity",))
 
 
 @read
@@ -609,15 +498,8 @@ def foster_placement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FOSTER_PLACEMENT_STATUS)
-    check_choice(group_by, "group_by", ("shelter_animal_id", "foster_home_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["foster_placements"]
-        if (shelter_animal_id is None or _r.get("shelter_animal_id") == shelter_animal_id)
-        and (foster_home_id is None or _r.get("foster_home_id") == foster_home_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"shelter_animal_id": shelter_animal_id, "foster_home_id": foster_home_id, "status": status}
+    return report_on(tables["foster_placements"], group_by, _filters, ())
 
 
 @write

@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -68,9 +68,6 @@ class JobRequisitionPage(Page):
     """A page of job requisitions from a search: `note` says how to get the rest."""
 
     results: list[JobRequisition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +89,6 @@ class CandidateProfilePage(Page):
     """A page of candidate profiles from a search: `note` says how to get the rest."""
 
     results: list[CandidateProfile]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +105,6 @@ class JobApplicationPage(Page):
     """A page of job applications from a search: `note` says how to get the rest."""
 
     results: list[JobApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -131,9 +122,6 @@ class JobOfferPage(Page):
     """A page of job offers from a search: `note` says how to get the rest."""
 
     results: list[JobOffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -192,8 +180,7 @@ def job_requisition_pause(tables: Tables, job_requisition_id: str) -> JobRequisi
     """Put a requisition on hold (hiring freeze)."""
     _row = JOB_REQUISITIONS.find(tables, job_requisition_id)
     _new = {**_row, "status": "on_hold"}
-    _block = not_among(_row, "status", ("open",), "job requisition")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "job requisition"):
         refuse("job_requisition_pause.status_in", "only open requisitions can be paused", _block)
     _row.update(_new)
     return as_record(JobRequisition, _row)
@@ -282,14 +269,13 @@ def job_application_submit(
         "stage": "applied",
     }
     _right = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "salary_max")
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "desired_salary"),
         "<=",
         None if _right is None else _right * 1.1,
         "the candidate profile's desired salary",
         "1.1 x the job requisition's salary max",
-    )
-    if _block:
+    ):
         refuse(
             "hiring_guidelines_2",
             "Salary: put forward only candidates whose desired_salary is at most 110% of salary_max.",
@@ -304,8 +290,7 @@ def job_application_advance_to_screen(tables: Tables, job_application_id: str) -
     """Move an applicant to the recruiter screen."""
     _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "screen"}
-    _block = not_among(_row, "stage", ("applied",), "job application")
-    if _block:
+    if _block := not_among(_row, "stage", ("applied",), "job application"):
         refuse("job_application_advance_to_screen.status_in", "only new applications go to screen", _block)
     _row.update(_new)
     return as_record(JobApplication, _row)
@@ -316,8 +301,7 @@ def job_application_advance_to_onsite(tables: Tables, job_application_id: str) -
     """Invite a screened candidate onsite."""
     _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "onsite"}
-    _block = not_among(_row, "stage", ("screen",), "job application")
-    if _block:
+    if _block := not_among(_row, "stage", ("screen",), "job application"):
         refuse("job_application_advance_to_onsite.status_in", "the candidate must pass the screen first", _block)
     _row.update(_new)
     return as_record(JobApplication, _row)
@@ -328,8 +312,7 @@ def job_application_reject(tables: Tables, job_application_id: str) -> JobApplic
     """Reject an application with a reason sent to the candidate."""
     _row = JOB_APPLICATIONS.find(tables, job_application_id)
     _new = {**_row, "stage": "rejected"}
-    _block = not_among(_row, "stage", ("applied", "screen", "onsite"), "job application")
-    if _block:
+    if _block := not_among(_row, "stage", ("applied", "screen", "onsite"), "job application"):
         refuse("job_application_reject.status_in", "the application is already decided", _block)
     _row.update(_new)
     return as_record(JobApplication, _row)
@@ -384,22 +367,21 @@ def job_offer_draft(
         "status": "drafted",
     }
     _have = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "salary_max")
-    _block = short_of(_have, _new.get("base_salary"), "job requisition", _new.get("job_requisition_id"), "salary_max")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("base_salary"), "job requisition", _new.get("job_requisition_id"), "salary_max"
+    ):
         refuse(
             "job_offer_draft.at_least",
             "the salary is above the requisition's band: get compensation approval or offer within the band",
             _block,
         )
     _capacity = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "openings")
-    _block = at_capacity(tables["job_offers"], _new, "job_requisition_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["job_offers"], _new, "job_requisition_id", "status", _capacity):
         refuse(
             "job_offer_draft.capacity", "all openings on this requisition already have offers out or accepted", _block
         )
     _other = row_of(tables, "job_applications", _new.get("job_application_id"))
-    _block = not_among(_other, "stage", ("onsite",), "job application")
-    if _block:
+    if _block := not_among(_other, "stage", ("onsite",), "job application"):
         refuse("offers_after_onsite", "Offers are drafted only for candidates at the onsite stage.", _block)
     _target_job_application_id = target_row(
         tables, "job_applications", _new.get("job_application_id"), "job application"
@@ -415,8 +397,7 @@ def job_offer_extend(tables: Tables, job_offer_id: str) -> JobOffer:
     """Send the drafted offer to the candidate."""
     _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "extended"}
-    _block = not_among(_row, "status", ("drafted",), "job offer")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted",), "job offer"):
         refuse("job_offer_extend.status_in", "only drafted offers can be extended", _block)
     _row.update(_new)
     return as_record(JobOffer, _row)
@@ -427,8 +408,7 @@ def job_offer_record_acceptance(tables: Tables, job_offer_id: str) -> JobOffer:
     """Record the candidate's signed acceptance."""
     _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("extended",), "job offer")
-    if _block:
+    if _block := not_among(_row, "status", ("extended",), "job offer"):
         refuse("job_offer_record_acceptance.status_in", "the offer has not been extended", _block)
     _row.update(_new)
     return as_record(JobOffer, _row)
@@ -439,8 +419,7 @@ def job_offer_record_decline(tables: Tables, job_offer_id: str) -> JobOffer:
     """Record that the candidate declined."""
     _row = JOB_OFFERS.find(tables, job_offer_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("extended",), "job offer")
-    if _block:
+    if _block := not_among(_row, "status", ("extended",), "job offer"):
         refuse("job_offer_record_decline.status_in", "the offer has not been extended", _block)
     _row.update(_new)
     return as_record(JobOffer, _row)
@@ -449,113 +428,7 @@ def job_offer_record_decline(tables: Tables, job_offer_id: str) -> JobOffer:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="offers_after_onsite",
-        category="state_guard",
-        rule="Offers are drafted only for candidates at the onsite stage.",
-        tools=["job_offer_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Match on seniority, location/remote and salary per the guidelines before submitting an application.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hiring_guidelines_1",
-        category="judgement",
-        rule="Location: the candidate's city must equal the requisition's location unless the requisition is remote_ok and the candidate is open_to_remote (Remote EU requisitions accept any EU city).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hiring_guidelines_2",
-        category="threshold",
-        rule="Salary: put forward only candidates whose desired_salary is at most 110% of salary_max.",
-        tools=["job_application_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="hiring_guidelines_2b",
-        category="judgement",
-        rule="Offers never exceed salary_max without VP approval.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hiring_guidelines_3",
-        category="judgement",
-        rule="Rejections always include a short, kind reason; never mention age, family or nationality.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="job_requisition_pause.status_in",
-        category="state_guard",
-        rule="Only open requisitions can be paused.",
-        tools=["job_requisition_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_application_advance_to_screen.status_in",
-        category="state_guard",
-        rule="Only new applications go to screen.",
-        tools=["job_application_advance_to_screen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_application_advance_to_onsite.status_in",
-        category="state_guard",
-        rule="The candidate must pass the screen first.",
-        tools=["job_application_advance_to_onsite"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_application_reject.status_in",
-        category="state_guard",
-        rule="The application is already decided.",
-        tools=["job_application_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_offer_draft.at_least",
-        category="threshold",
-        rule="The salary is above the requisition's band: get compensation approval or offer within the band.",
-        tools=["job_offer_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_offer_draft.capacity",
-        category="capacity",
-        rule="All openings on this requisition already have offers out or accepted.",
-        tools=["job_offer_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_offer_extend.status_in",
-        category="state_guard",
-        rule="Only drafted offers can be extended.",
-        tools=["job_offer_extend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_offer_record_acceptance.status_in",
-        category="state_guard",
-        rule="The offer has not been extended.",
-        tools=["job_offer_record_acceptance"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_offer_record_decline.status_in",
-        category="state_guard",
-        rule="The offer has not been extended.",
-        tools=["job_offer_record_decline"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -583,15 +456,8 @@ def job_requisition_report(
     """
     check_choice(seniority, "seniority", JOB_REQUISITION_SENIORITY)
     check_choice(status, "status", JOB_REQUISITION_STATUS)
-    check_choice(group_by, "group_by", ("seniority", "remote_ok", "status"))
-    _rows = [
-        _r
-        for _r in tables["job_requisitions"]
-        if (seniority is None or _r.get("seniority") == seniority)
-        and (remote_ok is None or _r.get("remote_ok") == remote_ok)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("salary_max", "openings"))
+    _filters = {"seniority": seniority, "remote_ok": remote_ok, "status": status}
+    return report_on(tables["job_requisitions"], group_by, _filters, ("salary_max", "openings"))
 
 
 @read
@@ -609,15 +475,8 @@ def candidate_profile_report(
     """
     check_choice(seniority, "seniority", CANDIDATE_PROFILE_SENIORITY)
     check_choice(source, "source", CANDIDATE_PROFILE_SOURCE)
-    check_choice(group_by, "group_by", ("seniority", "open_to_remote", "source"))
-    _rows = [
-        _r
-        for _r in tables["candidate_profiles"]
-        if (seniority is None or _r.get("seniority") == seniority)
-        and (open_to_remote is None or _r.get("open_to_remote") == open_to_remote)
-        and (source is None or _r.get("source") == source)
-    ]
-    return report_of(_rows, group_by, ("years_experience", "desired_salary"))
+    _filters = {"seniority": seniority, "open_to_remote": open_to_remote, "source": source}
+    return report_on(tables["candidate_profiles"], group_by, _filters, ("years_experience", "desired_salary"))
 
 
 @read
@@ -633,15 +492,8 @@ def job_application_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(stage, "stage", JOB_APPLICATION_STAGE)
-    check_choice(group_by, "group_by", ("candidate_profile_id", "job_requisition_id", "stage"))
-    _rows = [
-        _r
-        for _r in tables["job_applications"]
-        if (candidate_profile_id is None or _r.get("candidate_profile_id") == candidate_profile_id)
-        and (job_requisition_id is None or _r.get("job_requisition_id") == job_requisition_id)
-        and (stage is None or _r.get("stage") == stage)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"candidate_profile_id": candidate_profile_id, "job_requisition_id": job_requisition_id, "stage": stage}
+    return report_on(tables["job_applications"], group_by, _filters, ())
 
 
 @read
@@ -657,15 +509,8 @@ def job_offer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", JOB_OFFER_STATUS)
-    check_choice(group_by, "group_by", ("job_application_id", "job_requisition_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["job_offers"]
-        if (job_application_id is None or _r.get("job_application_id") == job_application_id)
-        and (job_requisition_id is None or _r.get("job_requisition_id") == job_requisition_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("base_salary",))
+    _filters = {"job_application_id": job_application_id, "job_requisition_id": job_requisition_id, "status": status}
+    return report_on(tables["job_offers"], group_by, _filters, ("base_salary",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -49,9 +49,6 @@ class AssayPlatePage(Page):
     """A page of assay plates from a search: `note` says how to get the rest."""
 
     results: list[AssayPlate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -69,9 +66,6 @@ class PlateReaderRunPage(Page):
     """A page of plate reader runs from a search: `note` says how to get the rest."""
 
     results: list[PlateReaderRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class HitCallPage(Page):
     """A page of hit calls from a search: `note` says how to get the rest."""
 
     results: list[HitCall]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class ElnReportPage(Page):
     """A page of eln reports from a search: `note` says how to get the rest."""
 
     results: list[ElnReport]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -167,8 +155,7 @@ def assay_plate_register(
         "plate_format": plate_format,
         "project": project,
     }
-    _block = taken_by_other(tables["assay_plates"], "barcode", _new.get("barcode"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["assay_plates"], "barcode", _new.get("barcode"), _new["id"]):
         refuse("assay_plate_register.unique", "that barcode is already registered", _block)
     tables["assay_plates"].append(_new)
     return as_record(AssayPlate, _new)
@@ -232,8 +219,7 @@ def plate_reader_run_normalize(tables: Tables, plate_reader_run_id: str) -> Plat
     """Normalise raw signal to plate controls."""
     _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "normalized"}
-    _block = not_among(_row, "status", ("acquired",), "plate reader run")
-    if _block:
+    if _block := not_among(_row, "status", ("acquired",), "plate reader run"):
         refuse("plate_reader_run_normalize.status_in", "only freshly acquired runs are normalised", _block)
     _row.update(_new)
     return as_record(PlateReaderRun, _row)
@@ -244,8 +230,7 @@ def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateR
     """Fail a run whose controls do not meet QC."""
     _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "qc_failed"}
-    _block = not_among(_row, "status", ("acquired", "normalized"), "plate reader run")
-    if _block:
+    if _block := not_among(_row, "status", ("acquired", "normalized"), "plate reader run"):
         refuse("plate_reader_run_fail_qc.status_in", "approved runs cannot be failed", _block)
     _row.update(_new)
     return as_record(PlateReaderRun, _row)
@@ -256,8 +241,7 @@ def plate_reader_run_approve(tables: Tables, plate_reader_run_id: str) -> PlateR
     """Approve a normalised run that passes QC."""
     _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("normalized",), "plate reader run")
-    if _block:
+    if _block := not_among(_row, "status", ("normalized",), "plate reader run"):
         refuse("plate_reader_run_approve.status_in", "normalise the run before approval", _block)
     _row.update(_new)
     return as_record(PlateReaderRun, _row)
@@ -316,8 +300,7 @@ def hit_call_confirm(tables: Tables, hit_call_id: str) -> HitCall:
     """Confirm a candidate hit after retest."""
     _row = HIT_CALLS.find(tables, hit_call_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("candidate",), "hit call")
-    if _block:
+    if _block := not_among(_row, "status", ("candidate",), "hit call"):
         refuse("hit_call_confirm.status_in", "only candidates can be confirmed", _block)
     _row.update(_new)
     return as_record(HitCall, _row)
@@ -365,8 +348,9 @@ def eln_report_draft(tables: Tables, plate_reader_run_id: str, author: str, summ
         "summary": summary,
         "status": "draft",
     }
-    _block = taken_by_other(tables["eln_reports"], "plate_reader_run_id", _new.get("plate_reader_run_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(
+        tables["eln_reports"], "plate_reader_run_id", _new.get("plate_reader_run_id"), _new["id"]
+    ):
         refuse("eln_report_draft.unique", "this run already has an ELN report: edit that one", _block)
     tables["eln_reports"].append(_new)
     return as_record(ElnReport, _new)
@@ -377,8 +361,7 @@ def eln_report_sign(tables: Tables, eln_report_id: str) -> ElnReport:
     """Sign a draft report."""
     _row = ELN_REPORTS.find(tables, eln_report_id)
     _new = {**_row, "status": "signed"}
-    _block = not_among(_row, "status", ("draft",), "eln report")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "eln report"):
         refuse("eln_report_sign.status_in", "only drafts can be signed", _block)
     _row.update(_new)
     return as_record(ElnReport, _row)
@@ -389,8 +372,7 @@ def eln_report_export(tables: Tables, eln_report_id: str) -> ElnReport:
     """Export a signed report to the LIMS."""
     _row = ELN_REPORTS.find(tables, eln_report_id)
     _new = {**_row, "status": "exported"}
-    _block = not_among(_row, "status", ("signed",), "eln report")
-    if _block:
+    if _block := not_among(_row, "status", ("signed",), "eln report"):
         refuse("eln_report_export.status_in", "the LIMS only accepts signed reports", _block)
     _row.update(_new)
     return as_record(ElnReport, _row)
@@ -399,92 +381,7 @@ def eln_report_export(tables: Tables, eln_report_id: str) -> ElnReport:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pipeline: register plate -> import run -> normalise -> QC (approve or fail) -> record hits -> ELN draft -> sign -> export.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Use the QC thresholds from docs/assay_qc_criteria.md.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="assay_qc_criteria_1",
-        category="judgement",
-        rule="Confirm a hit only after a duplicate retest on a fresh plate gives z_score >= 2.5.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="assay_qc_criteria_2",
-        category="judgement",
-        rule="Export to the LIMS (Benchling) only signed reports; the export file is named <barcode>_<run id>.json.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="assay_plate_register.unique",
-        category="uniqueness",
-        rule="That barcode is already registered.",
-        tools=["assay_plate_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="plate_reader_run_normalize.status_in",
-        category="state_guard",
-        rule="Only freshly acquired runs are normalised.",
-        tools=["plate_reader_run_normalize"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="plate_reader_run_fail_qc.status_in",
-        category="state_guard",
-        rule="Approved runs cannot be failed.",
-        tools=["plate_reader_run_fail_qc"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="plate_reader_run_approve.status_in",
-        category="state_guard",
-        rule="Normalise the run before approval.",
-        tools=["plate_reader_run_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="hit_call_confirm.status_in",
-        category="state_guard",
-        rule="Only candidates can be confirmed.",
-        tools=["hit_call_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="eln_report_draft.unique",
-        category="uniqueness",
-        rule="This run already has an ELN report: edit that one.",
-        tools=["eln_report_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="eln_report_sign.status_in",
-        category="state_guard",
-        rule="Only drafts can be signed.",
-        tools=["eln_report_sign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="eln_report_export.status_in",
-        category="state_guard",
-        rule="The LIMS only accepts signed reports.",
-        tools=["eln_report_export"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -510,14 +407,8 @@ def assay_plate_report(
     """
     check_choice(assay_type, "assay_type", ASSAY_PLATE_ASSAY_TYPE)
     check_choice(plate_format, "plate_format", ASSAY_PLATE_PLATE_FORMAT)
-    check_choice(group_by, "group_by", ("assay_type", "plate_format"))
-    _rows = [
-        _r
-        for _r in tables["assay_plates"]
-        if (assay_type is None or _r.get("assay_type") == assay_type)
-        and (plate_format is None or _r.get("plate_format") == plate_format)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"assay_type": assay_type, "plate_format": plate_format}
+    return report_on(tables["assay_plates"], group_by, _filters, ())
 
 
 @read
@@ -532,14 +423,8 @@ def plate_reader_run_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PLATE_READER_RUN_STATUS)
-    check_choice(group_by, "group_by", ("assay_plate_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["plate_reader_runs"]
-        if (assay_plate_id is None or _r.get("assay_plate_id") == assay_plate_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("z_prime",))
+    _filters = {"assay_plate_id": assay_plate_id, "status": status}
+    return report_on(tables["plate_reader_runs"], group_by, _filters, ("z_prime",))
 
 
 @read
@@ -554,14 +439,8 @@ def hit_call_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HIT_CALL_STATUS)
-    check_choice(group_by, "group_by", ("plate_reader_run_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["hit_calls"]
-        if (plate_reader_run_id is None or _r.get("plate_reader_run_id") == plate_reader_run_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("z_score",))
+    _filters = {"plate_reader_run_id": plate_reader_run_id, "status": status}
+    return report_on(tables["hit_calls"], group_by, _filters, ("z_score",))
 
 
 @read
@@ -576,14 +455,8 @@ def eln_report_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ELN_REPORT_STATUS)
-    check_choice(group_by, "group_by", ("plate_reader_run_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["eln_reports"]
-        if (plate_reader_run_id is None or _r.get("plate_reader_run_id") == plate_reader_run_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"plate_reader_run_id": plate_reader_run_id, "status": status}
+    return report_on(tables["eln_reports"], group_by, _filters, ())
 
 
 OPERATIONS = [

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -45,9 +45,6 @@ class ClientContactPage(Page):
     """A page of client contacts from a search: `note` says how to get the rest."""
 
     results: list[ClientContact]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -63,9 +60,6 @@ class AuditAreaPage(Page):
     """A page of audit areas from a search: `note` says how to get the rest."""
 
     results: list[AuditArea]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +79,6 @@ class PbcRequestPage(Page):
     """A page of pbc requests from a search: `note` says how to get the rest."""
 
     results: list[PbcRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +95,6 @@ class AuditorNotePage(Page):
     """A page of auditor notes from a search: `note` says how to get the rest."""
 
     results: list[AuditorNote]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -235,11 +223,9 @@ def pbc_request_draft(
         "follow_up_count": None,
         "status": "drafted",
     }
-    _block = taken_by_other(tables["pbc_requests"], "reference", _new.get("reference"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["pbc_requests"], "reference", _new.get("reference"), _new["id"]):
         refuse("pbc_request_draft.unique", "that PBC reference is taken: use the next free PBC-nnn number", _block)
-    _block = in_past(_new.get("due_date"), "due_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("due_date"), "due_date", TODAY):
         refuse("pbc_request_draft.not_in_past", "give the client a due date from today on", _block)
     tables["pbc_requests"].append(_new)
     return as_record(PbcRequest, _new)
@@ -250,8 +236,7 @@ def pbc_request_send(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Send a drafted request to the client."""
     _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("drafted",), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted",), "pbc request"):
         refuse("pbc_request_send.status_in", "only drafted requests can be sent", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -262,8 +247,7 @@ def pbc_request_record_response(tables: Tables, pbc_request_id: str) -> PbcReque
     """Record that the client uploaded evidence."""
     _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "client_responded"}
-    _block = not_among(_row, "status", ("sent", "returned_for_rework"), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("sent", "returned_for_rework"), "pbc request"):
         refuse("pbc_request_record_response.status_in", "the request has not been sent to the client yet", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -274,8 +258,7 @@ def pbc_request_accept(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Accept the client's evidence."""
     _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("client_responded",), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("client_responded",), "pbc request"):
         refuse("pbc_request_accept.status_in", "there is no client response to accept yet", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -286,8 +269,7 @@ def pbc_request_return(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Send evidence back to the client for rework (add a shared note saying why)."""
     _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "returned_for_rework"}
-    _block = not_among(_row, "status", ("client_responded",), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("client_responded",), "pbc request"):
         refuse("pbc_request_return.status_in", "only a client response can be returned for rework", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -308,8 +290,7 @@ def pbc_request_nudge(
     check_range(follow_up_count, "follow_up_count", 0, 4)
     check_date(due_date, "due_date")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("sent", "returned_for_rework"), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("sent", "returned_for_rework"), "pbc request"):
         refuse("pbc_request_nudge.status_in", "only requests waiting on the client can be chased", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -320,8 +301,7 @@ def pbc_request_cancel(tables: Tables, pbc_request_id: str) -> PbcRequest:
     """Withdraw a request that is no longer needed."""
     _row = PBC_REQUESTS.find(tables, pbc_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("drafted", "sent"), "pbc request")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted", "sent"), "pbc request"):
         refuse("pbc_request_cancel.status_in", "requests the client already answered cannot be cancelled", _block)
     _row.update(_new)
     return as_record(PbcRequest, _row)
@@ -379,78 +359,7 @@ def auditor_note_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Be courteous and specific with the client.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Confirm with the user before cancelling a request or changing a due date by more than 7 days.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="pbc_request_draft.unique",
-        category="uniqueness",
-        rule="That PBC reference is taken: use the next free PBC-nnn number.",
-        tools=["pbc_request_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_draft.not_in_past",
-        category="time_window",
-        rule="Give the client a due date from today on.",
-        tools=["pbc_request_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_send.status_in",
-        category="state_guard",
-        rule="Only drafted requests can be sent.",
-        tools=["pbc_request_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_record_response.status_in",
-        category="state_guard",
-        rule="The request has not been sent to the client yet.",
-        tools=["pbc_request_record_response"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_accept.status_in",
-        category="state_guard",
-        rule="There is no client response to accept yet.",
-        tools=["pbc_request_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_return.status_in",
-        category="state_guard",
-        rule="Only a client response can be returned for rework.",
-        tools=["pbc_request_return"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_nudge.status_in",
-        category="state_guard",
-        rule="Only requests waiting on the client can be chased.",
-        tools=["pbc_request_nudge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pbc_request_cancel.status_in",
-        category="state_guard",
-        rule="Requests the client already answered cannot be cancelled.",
-        tools=["pbc_request_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -472,9 +381,8 @@ def audit_area_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(risk_level, "risk_level", AUDIT_AREA_RISK_LEVEL)
-    check_choice(group_by, "group_by", ("risk_level",))
-    _rows = [_r for _r in tables["audit_areas"] if (risk_level is None or _r.get("risk_level") == risk_level)]
-    return report_of(_rows, group_by, ())
+    _filters = {"risk_level": risk_level}
+    return report_on(tables["audit_areas"], group_by, _filters, ())
 
 
 @read
@@ -490,15 +398,8 @@ def pbc_request_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PBC_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("audit_area_id", "client_contact_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["pbc_requests"]
-        if (audit_area_id is None or _r.get("audit_area_id") == audit_area_id)
-        and (client_contact_id is None or _r.get("client_contact_id") == client_contact_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("follow_up_count",))
+    _filters = {"audit_area_id": audit_area_id, "client_contact_id": client_contact_id, "status": status}
+    return report_on(tables["pbc_requests"], group_by, _filters, ("follow_up_count",))
 
 
 @read
@@ -513,14 +414,8 @@ def auditor_note_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(visibility, "visibility", AUDITOR_NOTE_VISIBILITY)
-    check_choice(group_by, "group_by", ("pbc_request_id", "visibility"))
-    _rows = [
-        _r
-        for _r in tables["auditor_notes"]
-        if (pbc_request_id is None or _r.get("pbc_request_id") == pbc_request_id)
-        and (visibility is None or _r.get("visibility") == visibility)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"pbc_request_id": pbc_request_id, "visibility": visibility}
+    return report_on(tables["auditor_notes"], group_by, _filters, ())
 
 
 @write

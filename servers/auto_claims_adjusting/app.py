@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class AutoPolicyPage(Page):
     """A page of auto policys from a search: `note` says how to get the rest."""
 
     results: list[AutoPolicy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +78,6 @@ class AutoClaimPage(Page):
     """A page of auto claims from a search: `note` says how to get the rest."""
 
     results: list[AutoClaim]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +96,6 @@ class DamageEstimatePage(Page):
     """A page of damage estimates from a search: `note` says how to get the rest."""
 
     results: list[DamageEstimate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -214,8 +205,7 @@ def auto_claim_assign(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Assign a new claim to an adjuster."""
     _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "assigned"}
-    _block = not_among(_row, "status", ("fnol",), "auto claim")
-    if _block:
+    if _block := not_among(_row, "status", ("fnol",), "auto claim"):
         refuse("auto_claim_assign.status_in", "the claim is already assigned", _block)
     _row.update(_new)
     return as_record(AutoClaim, _row)
@@ -226,8 +216,7 @@ def auto_claim_record_inspection(tables: Tables, auto_claim_id: str) -> AutoClai
     """Record the vehicle inspection."""
     _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "inspected"}
-    _block = not_among(_row, "status", ("assigned",), "auto claim")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "auto claim"):
         refuse("auto_claim_record_inspection.status_in", "assign the claim before inspection", _block)
     _row.update(_new)
     return as_record(AutoClaim, _row)
@@ -238,8 +227,7 @@ def auto_claim_approve_estimate(tables: Tables, auto_claim_id: str) -> AutoClaim
     """Approve the repair estimate."""
     _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "estimate_approved"}
-    _block = not_among(_row, "status", ("inspected",), "auto claim")
-    if _block:
+    if _block := not_among(_row, "status", ("inspected",), "auto claim"):
         refuse(
             "auto_claim_approve_estimate.status_in",
             "the vehicle must be inspected before an estimate is approved",
@@ -258,10 +246,9 @@ def auto_claim_set_reserve(tables: Tables, auto_claim_id: str, reserve_amount: f
         raise ToolFailure("nothing to change: give at least one of reserve_amount")
     check_range(reserve_amount, "reserve_amount", 500, 40000)
     _new = {**_row, **_changes}
-    _block = not_among(
+    if _block := not_among(
         _row, "status", ("fnol", "assigned", "inspected", "estimate_approved", "payment_issued"), "auto claim"
-    )
-    if _block:
+    ):
         refuse("auto_claim_set_reserve.status_in", "closed or denied claims have no open reserve", _block)
     _row.update(_new)
     return as_record(AutoClaim, _row)
@@ -272,8 +259,7 @@ def auto_claim_close(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Close a paid claim."""
     _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("payment_issued",), "auto claim")
-    if _block:
+    if _block := not_among(_row, "status", ("payment_issued",), "auto claim"):
         refuse("auto_claim_close.status_in", "close a claim only after payment", _block)
     _row.update(_new)
     return as_record(AutoClaim, _row)
@@ -284,8 +270,7 @@ def auto_claim_deny(tables: Tables, auto_claim_id: str) -> AutoClaim:
     """Deny a claim that is not covered."""
     _row = AUTO_CLAIMS.find(tables, auto_claim_id)
     _new = {**_row, "status": "denied"}
-    _block = not_among(_row, "status", ("fnol", "assigned", "inspected"), "auto claim")
-    if _block:
+    if _block := not_among(_row, "status", ("fnol", "assigned", "inspected"), "auto claim"):
         refuse("auto_claim_deny.status_in", "claims with an approved estimate or payment cannot be denied", _block)
     _row.update(_new)
     return as_record(AutoClaim, _row)
@@ -368,27 +353,22 @@ def claim_payment_issue(
         "kind": kind,
     }
     _have = field_of(tables, "auto_claims", _new.get("auto_claim_id"), "reserve_amount")
-    _block = short_of(_have, _new.get("amount"), "auto claim", _new.get("auto_claim_id"), "reserve_amount")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "auto claim", _new.get("auto_claim_id"), "reserve_amount"):
         refuse(
             "claim_payment_issue.at_least",
             "the payment exceeds the remaining reserve: raise the reserve (auto_claim_set_reserve) within your authority first",
             _block,
         )
     _other = row_of(tables, "auto_claims", _new.get("auto_claim_id"))
-    _block = not_among(_other, "loss_type", ("third_party_liability",), "auto claim")
-    if (
-        holds(
-            field_of(
-                tables,
-                "auto_policys",
-                field_of(tables, "auto_claims", _new.get("auto_claim_id"), "auto_policy_id"),
-                "coverage",
-            ),
-            "==",
-            "liability_only",
-        )
-        and _block
+    if (_block := not_among(_other, "loss_type", ("third_party_liability",), "auto claim")) and holds(
+        field_of(
+            tables,
+            "auto_policys",
+            field_of(tables, "auto_claims", _new.get("auto_claim_id"), "auto_policy_id"),
+            "coverage",
+        ),
+        "==",
+        "liability_only",
     ):
         refuse(
             "coverage_rules_1",
@@ -409,71 +389,7 @@ def claim_payment_issue(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="coverage_rules_1",
-        category="eligibility",
-        rule="Liability_only policies cover third_party_liability losses only: their collision and comprehensive claims get no payment.",
-        tools=["claim_payment_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="claims_authority_1",
-        category="judgement",
-        rule="Adjusters may set reserves and pay up to $15,000 per claim. Above that, a claims manager (Denise Harlow) must approve in writing before the reserve is raised.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="auto_claim_assign.status_in",
-        category="state_guard",
-        rule="The claim is already assigned.",
-        tools=["auto_claim_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="auto_claim_record_inspection.status_in",
-        category="state_guard",
-        rule="Assign the claim before inspection.",
-        tools=["auto_claim_record_inspection"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="auto_claim_approve_estimate.status_in",
-        category="state_guard",
-        rule="The vehicle must be inspected before an estimate is approved.",
-        tools=["auto_claim_approve_estimate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="auto_claim_set_reserve.status_in",
-        category="state_guard",
-        rule="Closed or denied claims have no open reserve.",
-        tools=["auto_claim_set_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="claim_payment_issue.at_least",
-        category="threshold",
-        rule="The payment exceeds the remaining reserve: raise the reserve (auto_claim_set_reserve) within your authority first.",
-        tools=["claim_payment_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="auto_claim_close.status_in",
-        category="state_guard",
-        rule="Close a claim only after payment.",
-        tools=["auto_claim_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="auto_claim_deny.status_in",
-        category="state_guard",
-        rule="Claims with an approved estimate or payment cannot be denied.",
-        tools=["auto_claim_deny"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -496,9 +412,8 @@ def auto_policy_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(coverage, "coverage", AUTO_POLICY_COVERAGE)
-    check_choice(group_by, "group_by", ("coverage",))
-    _rows = [_r for _r in tables["auto_policys"] if (coverage is None or _r.get("coverage") == coverage)]
-    return report_of(_rows, group_by, ("collision_deductible",))
+    _filters = {"coverage": coverage}
+    return report_on(tables["auto_policys"], group_by, _filters, ("collision_deductible",))
 
 
 @read
@@ -513,14 +428,8 @@ def damage_estimate_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("auto_claim_id", "total_loss"))
-    _rows = [
-        _r
-        for _r in tables["damage_estimates"]
-        if (auto_claim_id is None or _r.get("auto_claim_id") == auto_claim_id)
-        and (total_loss is None or _r.get("total_loss") == total_loss)
-    ]
-    return report_of(_rows, group_by, ("labor", "parts", "total"))
+    _filters = {"auto_claim_id": auto_claim_id, "total_loss": total_loss}
+    return report_on(tables["damage_estimates"], group_by, _filters, ("labor", "parts", "total"))
 
 
 @read
@@ -535,14 +444,8 @@ def claim_payment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(kind, "kind", CLAIM_PAYMENT_KIND)
-    check_choice(group_by, "group_by", ("auto_claim_id", "kind"))
-    _rows = [
-        _r
-        for _r in tables["claim_payments"]
-        if (auto_claim_id is None or _r.get("auto_claim_id") == auto_claim_id)
-        and (kind is None or _r.get("kind") == kind)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"auto_claim_id": auto_claim_id, "kind": kind}
+    return report_on(tables["claim_payments"], group_by, _filters, ("amount",))
 
 
 @write

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -58,9 +58,6 @@ class AlertSubscriberPage(Page):
     """A page of alert subscribers from a search: `note` says how to get the rest."""
 
     results: list[AlertSubscriber]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class WatchedVariantPage(Page):
     """A page of watched variants from a search: `note` says how to get the rest."""
 
     results: list[WatchedVariant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +90,6 @@ class RestockSubscriptionPage(Page):
     """A page of restock subscriptions from a search: `note` says how to get the rest."""
 
     results: list[RestockSubscription]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +107,6 @@ class AlertNotificationPage(Page):
     """A page of alert notifications from a search: `note` says how to get the rest."""
 
     results: list[AlertNotification]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -272,8 +260,7 @@ def restock_subscription_unsubscribe(tables: Tables, restock_subscription_id: st
     """Stop alerts for a waiting subscription."""
     _row = RESTOCK_SUBSCRIPTIONS.find(tables, restock_subscription_id)
     _new = {**_row, "status": "unsubscribed"}
-    _block = not_among(_row, "status", ("waiting", "notified"), "restock subscription")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting", "notified"), "restock subscription"):
         refuse("restock_subscription_unsubscribe.status_in", "the subscription already ended", _block)
     _row.update(_new)
     return as_record(RestockSubscription, _row)
@@ -284,8 +271,7 @@ def restock_subscription_convert(tables: Tables, restock_subscription_id: str) -
     """Record that a notified shopper bought the pair."""
     _row = RESTOCK_SUBSCRIPTIONS.find(tables, restock_subscription_id)
     _new = {**_row, "status": "converted"}
-    _block = not_among(_row, "status", ("notified",), "restock subscription")
-    if _block:
+    if _block := not_among(_row, "status", ("notified",), "restock subscription"):
         refuse("restock_subscription_convert.status_in", "the shopper was never notified for this subscription", _block)
     _row.update(_new)
     return as_record(RestockSubscription, _row)
@@ -319,25 +305,22 @@ def alert_notification_queue(
         "status": "queued",
     }
     _capacity = field_of(tables, "watched_variants", _new.get("watched_variant_id"), "max_alerts_per_restock")
-    _block = at_capacity(tables["alert_notifications"], _new, "watched_variant_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["alert_notifications"], _new, "watched_variant_id", "status", _capacity):
         refuse(
             "alert_notification_queue.capacity",
             "the alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock",
             _block,
         )
     _other = row_of(tables, "restock_subscriptions", _new.get("restock_subscription_id"))
-    _block = not_among(_other, "status", ("waiting",), "restock subscription")
-    if _block:
+    if _block := not_among(_other, "status", ("waiting",), "restock subscription"):
         refuse("queue_waiting_only", "An alert is queued only for a subscription that is still waiting.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "watched_variants", _new.get("watched_variant_id"), "stock_level"),
         ">",
         0,
         "watched variant stock level",
         "",
-    )
-    if _block:
+    ):
         refuse("queue_in_stock_only", "An alert is queued only for a variant whose stock_level is above zero.", _block)
     _target_restock_subscription_id = target_row(
         tables, "restock_subscriptions", _new.get("restock_subscription_id"), "restock subscription"
@@ -381,8 +364,7 @@ def alert_notification_mark_sent(tables: Tables, alert_notification_id: str) -> 
     """Record the provider accepted the message."""
     _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("queued",), "alert notification")
-    if _block:
+    if _block := not_among(_row, "status", ("queued",), "alert notification"):
         refuse("alert_notification_mark_sent.status_in", "only queued notifications can be sent", _block)
     _row.update(_new)
     return as_record(AlertNotification, _row)
@@ -393,8 +375,7 @@ def alert_notification_mark_delivered(tables: Tables, alert_notification_id: str
     """Record the delivery receipt."""
     _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("sent",), "alert notification")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "alert notification"):
         refuse("alert_notification_mark_delivered.status_in", "only sent notifications can be delivered", _block)
     _row.update(_new)
     return as_record(AlertNotification, _row)
@@ -405,8 +386,7 @@ def alert_notification_bounce(tables: Tables, alert_notification_id: str) -> Ale
     """Record a bounce or carrier rejection."""
     _row = ALERT_NOTIFICATIONS.find(tables, alert_notification_id)
     _new = {**_row, "status": "bounced"}
-    _block = not_among(_row, "status", ("queued", "sent"), "alert notification")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "sent"), "alert notification"):
         refuse("alert_notification_bounce.status_in", "delivered notifications cannot bounce", _block)
     _row.update(_new)
     return as_record(AlertNotification, _row)
@@ -415,71 +395,7 @@ def alert_notification_bounce(tables: Tables, alert_notification_id: str) -> Ale
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Queue alerts only for opted-in subscribers, on their preferred channel, oldest subscriptions first.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="queue_waiting_only",
-        category="state_guard",
-        rule="An alert is queued only for a subscription that is still waiting.",
-        tools=["alert_notification_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="queue_in_stock_only",
-        category="threshold",
-        rule="An alert is queued only for a variant whose stock_level is above zero.",
-        tools=["alert_notification_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="restock_subscription_unsubscribe.status_in",
-        category="state_guard",
-        rule="The subscription already ended.",
-        tools=["restock_subscription_unsubscribe"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="restock_subscription_convert.status_in",
-        category="state_guard",
-        rule="The shopper was never notified for this subscription.",
-        tools=["restock_subscription_convert"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_notification_queue.capacity",
-        category="capacity",
-        rule="The alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock.",
-        tools=["alert_notification_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_notification_mark_sent.status_in",
-        category="state_guard",
-        rule="Only queued notifications can be sent.",
-        tools=["alert_notification_mark_sent"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_notification_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only sent notifications can be delivered.",
-        tools=["alert_notification_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_notification_bounce.status_in",
-        category="state_guard",
-        rule="Delivered notifications cannot bounce.",
-        tools=["alert_notification_bounce"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -504,13 +420,8 @@ def alert_subscriber_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(channel, "channel", ALERT_SUBSCRIBER_CHANNEL)
-    check_choice(group_by, "group_by", ("channel", "opted_in"))
-    _rows = [
-        _r
-        for _r in tables["alert_subscribers"]
-        if (channel is None or _r.get("channel") == channel) and (opted_in is None or _r.get("opted_in") == opted_in)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"channel": channel, "opted_in": opted_in}
+    return report_on(tables["alert_subscribers"], group_by, _filters, ())
 
 
 @read
@@ -526,15 +437,8 @@ def restock_subscription_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RESTOCK_SUBSCRIPTION_STATUS)
-    check_choice(group_by, "group_by", ("alert_subscriber_id", "watched_variant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["restock_subscriptions"]
-        if (alert_subscriber_id is None or _r.get("alert_subscriber_id") == alert_subscriber_id)
-        and (watched_variant_id is None or _r.get("watched_variant_id") == watched_variant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"alert_subscriber_id": alert_subscriber_id, "watched_variant_id": watched_variant_id, "status": status}
+    return report_on(tables["restock_subscriptions"], group_by, _filters, ())
 
 
 @read
@@ -552,16 +456,13 @@ def alert_notification_report(
     """
     check_choice(channel, "channel", ALERT_NOTIFICATION_CHANNEL)
     check_choice(status, "status", ALERT_NOTIFICATION_STATUS)
-    check_choice(group_by, "group_by", ("restock_subscription_id", "watched_variant_id", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["alert_notifications"]
-        if (restock_subscription_id is None or _r.get("restock_subscription_id") == restock_subscription_id)
-        and (watched_variant_id is None or _r.get("watched_variant_id") == watched_variant_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "restock_subscription_id": restock_subscription_id,
+        "watched_variant_id": watched_variant_id,
+        "channel": channel,
+        "status": status,
+    }
+    return report_on(tables["alert_notifications"], group_by, _filters, ())
 
 
 OPERATIONS = [

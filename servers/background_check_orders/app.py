@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class ScreeningVendorPage(Page):
     """A page of screening vendors from a search: `note` says how to get the rest."""
 
     results: list[ScreeningVendor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +78,6 @@ class ScreenedCandidatePage(Page):
     """A page of screened candidates from a search: `note` says how to get the rest."""
 
     results: list[ScreenedCandidate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -101,9 +95,6 @@ class CheckOrderPage(Page):
     """A page of check orders from a search: `note` says how to get the rest."""
 
     results: list[CheckOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -120,9 +111,6 @@ class VendorWebhookEventPage(Page):
     """A page of vendor webhook events from a search: `note` says how to get the rest."""
 
     results: list[VendorWebhookEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -257,25 +245,17 @@ def check_order_place(
         "status": "submitted",
     }
     _capacity = field_of(tables, "screening_vendors", _new.get("screening_vendor_id"), "max_pending")
-    _block = at_capacity(tables["check_orders"], _new, "screening_vendor_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["check_orders"], _new, "screening_vendor_id", "status", _capacity):
         refuse(
             "check_order_place.capacity",
             "that vendor has its maximum of pending orders: use another active vendor",
             _block,
         )
     _other = row_of(tables, "screened_candidates", _new.get("screened_candidate_id"))
-    _block = not_among(_other, "consent_received", (True,), "screened candidate")
-    if _block:
+    if _block := not_among(_other, "consent_received", (True,), "screened candidate"):
         refuse("consent_first", "Checks are ordered only for candidates whose consent was received.", _block)
-    _block = not_among(_new, "package", ("driver_mvr",), "check order")
-    if (
-        holds(
-            field_of(tables, "screened_candidates", _new.get("screened_candidate_id"), "position"),
-            "==",
-            "Delivery Driver",
-        )
-        and _block
+    if (_block := not_among(_new, "package", ("driver_mvr",), "check order")) and holds(
+        field_of(tables, "screened_candidates", _new.get("screened_candidate_id"), "position"), "==", "Delivery Driver"
     ):
         refuse("judgement_3", "Driver roles need the driver_mvr package.", _block)
     tables["check_orders"].append(_new)
@@ -287,8 +267,7 @@ def check_order_mark_in_progress(tables: Tables, check_order_id: str) -> CheckOr
     """Apply an order_accepted event."""
     _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("submitted",), "check order")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "check order"):
         refuse("check_order_mark_in_progress.status_in", "the order is not waiting for acceptance", _block)
     _row.update(_new)
     return as_record(CheckOrder, _row)
@@ -299,8 +278,7 @@ def check_order_mark_report_ready(tables: Tables, check_order_id: str) -> CheckO
     """Apply a report_completed event."""
     _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "report_ready"}
-    _block = not_among(_row, "status", ("in_progress", "needs_review"), "check order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress", "needs_review"), "check order"):
         refuse("check_order_mark_report_ready.status_in", "the order is not in progress", _block)
     _row.update(_new)
     return as_record(CheckOrder, _row)
@@ -311,8 +289,7 @@ def check_order_adjudicate_clear(tables: Tables, check_order_id: str) -> CheckOr
     """Adjudicate a ready report as clear."""
     _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "clear"}
-    _block = not_among(_row, "status", ("report_ready",), "check order")
-    if _block:
+    if _block := not_among(_row, "status", ("report_ready",), "check order"):
         refuse("check_order_adjudicate_clear.status_in", "the report is not ready for adjudication", _block)
     _row.update(_new)
     return as_record(CheckOrder, _row)
@@ -323,8 +300,7 @@ def check_order_flag_review(tables: Tables, check_order_id: str) -> CheckOrder:
     """Send a report with findings to individualized review."""
     _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "needs_review"}
-    _block = not_among(_row, "status", ("report_ready",), "check order")
-    if _block:
+    if _block := not_among(_row, "status", ("report_ready",), "check order"):
         refuse("check_order_flag_review.status_in", "the report is not ready for adjudication", _block)
     _row.update(_new)
     return as_record(CheckOrder, _row)
@@ -335,8 +311,7 @@ def check_order_cancel(tables: Tables, check_order_id: str) -> CheckOrder:
     """Cancel an order (candidate withdrew, vendor suspended it)."""
     _row = CHECK_ORDERS.find(tables, check_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("submitted", "in_progress"), "check order")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "in_progress"), "check order"):
         refuse("check_order_cancel.status_in", "completed orders cannot be cancelled", _block)
     _row.update(_new)
     return as_record(CheckOrder, _row)
@@ -376,8 +351,7 @@ def vendor_webhook_event_process(tables: Tables, vendor_webhook_event_id: str) -
     """Mark an event processed after applying it to its order."""
     _row = VENDOR_WEBHOOK_EVENTS.find(tables, vendor_webhook_event_id)
     _new = {**_row, "status": "processed"}
-    _block = not_among(_row, "status", ("unprocessed",), "vendor webhook event")
-    if _block:
+    if _block := not_among(_row, "status", ("unprocessed",), "vendor webhook event"):
         refuse("vendor_webhook_event_process.status_in", "the event was already handled", _block)
     _row.update(_new)
     return as_record(VendorWebhookEvent, _row)
@@ -388,8 +362,7 @@ def vendor_webhook_event_ignore(tables: Tables, vendor_webhook_event_id: str) ->
     """Ignore a duplicate or stale event."""
     _row = VENDOR_WEBHOOK_EVENTS.find(tables, vendor_webhook_event_id)
     _new = {**_row, "status": "ignored"}
-    _block = not_among(_row, "status", ("unprocessed",), "vendor webhook event")
-    if _block:
+    if _block := not_among(_row, "status", ("unprocessed",), "vendor webhook event"):
         refuse("vendor_webhook_event_ignore.status_in", "the event was already handled", _block)
     _row.update(_new)
     return as_record(VendorWebhookEvent, _row)
@@ -398,92 +371,7 @@ def vendor_webhook_event_ignore(tables: Tables, vendor_webhook_event_id: str) ->
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="consent_first",
-        category="eligibility",
-        rule="Checks are ordered only for candidates whose consent was received.",
-        tools=["check_order_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Process vendor events oldest first: apply each to its order with the matching transition, then mark it processed; events that no longer apply (order cancelled, duplicate) are ignored.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="eligibility",
-        rule="Driver roles need the driver_mvr package.",
-        tools=["check_order_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_4",
-        category="judgement",
-        rule="A needs_review finding requires a pre-adverse action notice and 5 business days before any decision.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="check_order_place.capacity",
-        category="capacity",
-        rule="That vendor has its maximum of pending orders: use another active vendor.",
-        tools=["check_order_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="check_order_mark_in_progress.status_in",
-        category="state_guard",
-        rule="The order is not waiting for acceptance.",
-        tools=["check_order_mark_in_progress"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="check_order_mark_report_ready.status_in",
-        category="state_guard",
-        rule="The order is not in progress.",
-        tools=["check_order_mark_report_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="check_order_adjudicate_clear.status_in",
-        category="state_guard",
-        rule="The report is not ready for adjudication.",
-        tools=["check_order_adjudicate_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="check_order_flag_review.status_in",
-        category="state_guard",
-        rule="The report is not ready for adjudication.",
-        tools=["check_order_flag_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="check_order_cancel.status_in",
-        category="state_guard",
-        rule="Completed orders cannot be cancelled.",
-        tools=["check_order_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_webhook_event_process.status_in",
-        category="state_guard",
-        rule="The event was already handled.",
-        tools=["vendor_webhook_event_process"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vendor_webhook_event_ignore.status_in",
-        category="state_guard",
-        rule="The event was already handled.",
-        tools=["vendor_webhook_event_ignore"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -506,9 +394,8 @@ def screening_vendor_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCREENING_VENDOR_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["screening_vendors"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("turnaround_days", "max_pending"))
+    _filters = {"status": status}
+    return report_on(tables["screening_vendors"], group_by, _filters, ("turnaround_days", "max_pending"))
 
 
 @read
@@ -519,13 +406,8 @@ def screened_candidate_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("consent_received",))
-    _rows = [
-        _r
-        for _r in tables["screened_candidates"]
-        if (consent_received is None or _r.get("consent_received") == consent_received)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"consent_received": consent_received}
+    return report_on(tables["screened_candidates"], group_by, _filters, ())
 
 
 @read
@@ -543,16 +425,13 @@ def check_order_report(
     """
     check_choice(package, "package", CHECK_ORDER_PACKAGE)
     check_choice(status, "status", CHECK_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("screened_candidate_id", "screening_vendor_id", "package", "status"))
-    _rows = [
-        _r
-        for _r in tables["check_orders"]
-        if (screened_candidate_id is None or _r.get("screened_candidate_id") == screened_candidate_id)
-        and (screening_vendor_id is None or _r.get("screening_vendor_id") == screening_vendor_id)
-        and (package is None or _r.get("package") == package)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "screened_candidate_id": screened_candidate_id,
+        "screening_vendor_id": screening_vendor_id,
+        "package": package,
+        "status": status,
+    }
+    return report_on(tables["check_orders"], group_by, _filters, ())
 
 
 @read
@@ -569,15 +448,8 @@ def vendor_webhook_event_report(
     """
     check_choice(event_type, "event_type", VENDOR_WEBHOOK_EVENT_EVENT_TYPE)
     check_choice(status, "status", VENDOR_WEBHOOK_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("check_order_id", "event_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["vendor_webhook_events"]
-        if (check_order_id is None or _r.get("check_order_id") == check_order_id)
-        and (event_type is None or _r.get("event_type") == event_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"check_order_id": check_order_id, "event_type": event_type, "status": status}
+    return report_on(tables["vendor_webhook_events"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -47,9 +47,6 @@ class BankConnectionPage(Page):
     """A page of bank connections from a search: `note` says how to get the rest."""
 
     results: list[BankConnection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class FeedBatchPage(Page):
     """A page of feed batchs from a search: `note` says how to get the rest."""
 
     results: list[FeedBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +81,6 @@ class LedgerPostingPage(Page):
     """A page of ledger postings from a search: `note` says how to get the rest."""
 
     results: list[LedgerPosting]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +100,6 @@ class StatementLinePage(Page):
     """A page of statement lines from a search: `note` says how to get the rest."""
 
     results: list[StatementLine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -156,8 +144,7 @@ def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> Bank
     """Mark a connection re-authorised after the treasurer renewed its credentials."""
     _row = BANK_CONNECTIONS.find(tables, bank_connection_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("reauth_required",), "bank connection")
-    if _block:
+    if _block := not_among(_row, "status", ("reauth_required",), "bank connection"):
         refuse(
             "bank_connection_reauthorize.status_in",
             "only connections waiting for re-authorisation can be reactivated; disabled ones need IT",
@@ -209,8 +196,7 @@ def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | No
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, "attempt_count", 1, 4)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "feed batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "feed batch"):
         refuse(
             "feed_batch_retry.status_in",
             "only failed batches can be retried; dead-lettered batches must be re-requested from the bank",
@@ -225,8 +211,7 @@ def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Record that a batch parsed cleanly."""
     _row = FEED_BATCHS.find(tables, feed_batch_id)
     _new = {**_row, "status": "parsed"}
-    _block = not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch"):
         refuse("feed_batch_mark_parsed.status_in", "the batch is not being parsed", _block)
     _row.update(_new)
     return as_record(FeedBatch, _row)
@@ -239,8 +224,7 @@ def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | Non
     _changes = {_k: _v for _k, _v in (("error_message", error_message),) if _v is not None}
     check_not_blank(error_message, "error_message")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch"):
         refuse("feed_batch_fail.status_in", "only batches being parsed can fail", _block)
     _row.update(_new)
     return as_record(FeedBatch, _row)
@@ -251,8 +235,7 @@ def feed_batch_dead_letter(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Park a batch that keeps failing in the dead-letter queue."""
     _row = FEED_BATCHS.find(tables, feed_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "feed batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "feed batch"):
         refuse("feed_batch_dead_letter.status_in", "only failed batches go to the dead-letter queue", _block)
     _row.update(_new)
     return as_record(FeedBatch, _row)
@@ -330,17 +313,15 @@ def statement_line_match(tables: Tables, statement_line_id: str, ledger_posting_
     _changes = {_k: _v for _k, _v in (("ledger_posting_id", ledger_posting_id),) if _v is not None}
     LEDGER_POSTINGS.check_ref(tables, ledger_posting_id, "ledger_posting_id")
     _new = {**_row, **_changes, "status": "matched"}
-    _block = not_among(_row, "status", ("unmatched", "suspense"), "statement line")
-    if _block:
+    if _block := not_among(_row, "status", ("unmatched", "suspense"), "statement line"):
         refuse("statement_line_match.status_in", "the line is already matched or excluded", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("amount"),
         "==",
         field_of(tables, "ledger_postings", _new.get("ledger_posting_id"), "amount"),
         "amount",
         "the ledger posting's amount",
-    )
-    if _block:
+    ):
         refuse(
             "match_same_amount",
             "A statement line is matched only to a ledger posting of exactly the same amount.",
@@ -355,8 +336,7 @@ def statement_line_park(tables: Tables, statement_line_id: str) -> StatementLine
     """Park an unexplained line in the suspense account."""
     _row = STATEMENT_LINES.find(tables, statement_line_id)
     _new = {**_row, "status": "suspense"}
-    _block = not_among(_row, "status", ("unmatched",), "statement line")
-    if _block:
+    if _block := not_among(_row, "status", ("unmatched",), "statement line"):
         refuse("statement_line_park.status_in", "only unmatched lines can be parked in suspense", _block)
     _row.update(_new)
     return as_record(StatementLine, _row)
@@ -367,8 +347,7 @@ def statement_line_exclude(tables: Tables, statement_line_id: str) -> StatementL
     """Exclude an internal transfer or duplicate line from matching."""
     _row = STATEMENT_LINES.find(tables, statement_line_id)
     _new = {**_row, "status": "excluded"}
-    _block = not_among(_row, "status", ("unmatched", "suspense"), "statement line")
-    if _block:
+    if _block := not_among(_row, "status", ("unmatched", "suspense"), "statement line"):
         refuse("statement_line_exclude.status_in", "matched lines cannot be excluded", _block)
     _row.update(_new)
     return as_record(StatementLine, _row)
@@ -377,92 +356,7 @@ def statement_line_exclude(tables: Tables, statement_line_id: str) -> StatementL
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="match_same_amount",
-        category="consistency",
-        rule="A statement line is matched only to a ledger posting of exactly the same amount.",
-        tools=["statement_line_match"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_runbook_1",
-        category="judgement",
-        rule="A failed batch is retried at most 3 times (attempt_count 1-3). On the 4th failure, dead-letter it and ask treasury to re-request the file from the bank.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="feed_runbook_2",
-        category="judgement",
-        rule='"TLS handshake timeout" is transient: always retry. "checksum mismatch" and "file truncated" usually succeed on retry once the bank re-sends.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="feed_runbook_3",
-        category="judgement",
-        rule='"duplicate statement sequence number" means the file was already loaded: dead-letter it, never retry.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="bank_connection_reauthorize.status_in",
-        category="state_guard",
-        rule="Only connections waiting for re-authorisation can be reactivated; disabled ones need IT.",
-        tools=["bank_connection_reauthorize"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried; dead-lettered batches must be re-requested from the bank.",
-        tools=["feed_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_batch_mark_parsed.status_in",
-        category="state_guard",
-        rule="The batch is not being parsed.",
-        tools=["feed_batch_mark_parsed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_batch_fail.status_in",
-        category="state_guard",
-        rule="Only batches being parsed can fail.",
-        tools=["feed_batch_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches go to the dead-letter queue.",
-        tools=["feed_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="statement_line_match.status_in",
-        category="state_guard",
-        rule="The line is already matched or excluded.",
-        tools=["statement_line_match"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="statement_line_park.status_in",
-        category="state_guard",
-        rule="Only unmatched lines can be parked in suspense.",
-        tools=["statement_line_park"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="statement_line_exclude.status_in",
-        category="state_guard",
-        rule="Matched lines cannot be excluded.",
-        tools=["statement_line_exclude"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -488,13 +382,8 @@ def bank_connection_report(
     """
     check_choice(feed_type, "feed_type", BANK_CONNECTION_FEED_TYPE)
     check_choice(status, "status", BANK_CONNECTION_STATUS)
-    check_choice(group_by, "group_by", ("feed_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["bank_connections"]
-        if (feed_type is None or _r.get("feed_type") == feed_type) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"feed_type": feed_type, "status": status}
+    return report_on(tables["bank_connections"], group_by, _filters, ())
 
 
 @read
@@ -510,14 +399,8 @@ def feed_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FEED_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("bank_connection_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["feed_batchs"]
-        if (bank_connection_id is None or _r.get("bank_connection_id") == bank_connection_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("line_count", "attempt_count"))
+    _filters = {"bank_connection_id": bank_connection_id, "status": status}
+    return report_on(tables["feed_batchs"], group_by, _filters, ("line_count", "attempt_count"))
 
 
 @read
@@ -533,15 +416,8 @@ def statement_line_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STATEMENT_LINE_STATUS)
-    check_choice(group_by, "group_by", ("feed_batch_id", "ledger_posting_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["statement_lines"]
-        if (feed_batch_id is None or _r.get("feed_batch_id") == feed_batch_id)
-        and (ledger_posting_id is None or _r.get("ledger_posting_id") == ledger_posting_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"feed_batch_id": feed_batch_id, "ledger_posting_id": ledger_posting_id, "status": status}
+    return report_on(tables["statement_lines"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class FreezerUnitPage(Page):
     """A page of freezer units from a search: `note` says how to get the rest."""
 
     results: list[FreezerUnit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +83,6 @@ class BiobankSpecimenPage(Page):
     """A page of biobank specimens from a search: `note` says how to get the rest."""
 
     results: list[BiobankSpecimen]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +100,6 @@ class AliquotReleasePage(Page):
     """A page of aliquot releases from a search: `note` says how to get the rest."""
 
     results: list[AliquotRelease]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -230,16 +221,14 @@ def biobank_specimen_accession(
         "collected_on": collected_on,
         "status": "banked",
     }
-    _block = taken_by_other(tables["biobank_specimens"], "accession", _new.get("accession"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["biobank_specimens"], "accession", _new.get("accession"), _new["id"]):
         refuse(
             "biobank_specimen_accession.unique",
             "that accession number is already used: take the next free number",
             _block,
         )
     _capacity = field_of(tables, "freezer_units", _new.get("freezer_unit_id"), "slot_count")
-    _block = at_capacity(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity):
         refuse(
             "biobank_specimen_accession.capacity",
             "the freezer is full: choose another freezer at the right temperature",
@@ -259,8 +248,7 @@ def biobank_specimen_relocate(tables: Tables, biobank_specimen_id: str, freezer_
     FREEZER_UNITS.check_ref(tables, freezer_unit_id, "freezer_unit_id")
     _new = {**_row, **_changes}
     _capacity = field_of(tables, "freezer_units", _new.get("freezer_unit_id"), "slot_count")
-    _block = at_capacity(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["biobank_specimens"], _new, "freezer_unit_id", "status", _capacity):
         refuse("biobank_specimen_relocate.capacity", "the target freezer is full", _block)
     _row.update(_new)
     return as_record(BiobankSpecimen, _row)
@@ -271,8 +259,7 @@ def biobank_specimen_reserve(tables: Tables, biobank_specimen_id: str) -> Bioban
     """Reserve a banked specimen for an approved study."""
     _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "reserved"}
-    _block = not_among(_row, "status", ("banked",), "biobank specimen")
-    if _block:
+    if _block := not_among(_row, "status", ("banked",), "biobank specimen"):
         refuse("biobank_specimen_reserve.status_in", "only banked specimens can be reserved", _block)
     _row.update(_new)
     return as_record(BiobankSpecimen, _row)
@@ -283,8 +270,7 @@ def biobank_specimen_mark_depleted(tables: Tables, biobank_specimen_id: str) -> 
     """Mark a specimen used up."""
     _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "depleted"}
-    _block = not_among(_row, "status", ("banked", "reserved"), "biobank specimen")
-    if _block:
+    if _block := not_among(_row, "status", ("banked", "reserved"), "biobank specimen"):
         refuse("biobank_specimen_mark_depleted.status_in", "the specimen is already retired", _block)
     _row.update(_new)
     return as_record(BiobankSpecimen, _row)
@@ -295,8 +281,7 @@ def biobank_specimen_destroy(tables: Tables, biobank_specimen_id: str) -> Bioban
     """Destroy a specimen after consent withdrawal or depletion."""
     _row = BIOBANK_SPECIMENS.find(tables, biobank_specimen_id)
     _new = {**_row, "status": "destroyed"}
-    _block = not_among(_row, "status", ("banked", "reserved", "depleted"), "biobank specimen")
-    if _block:
+    if _block := not_among(_row, "status", ("banked", "reserved", "depleted"), "biobank specimen"):
         refuse("biobank_specimen_destroy.status_in", "the specimen is already destroyed", _block)
     _row.update(_new)
     return as_record(BiobankSpecimen, _row)
@@ -353,16 +338,16 @@ def aliquot_release_request(
         "status": "requested",
     }
     _have = field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "volume_ul")
-    _block = short_of(_have, _new.get("volume_ul"), "biobank specimen", _new.get("biobank_specimen_id"), "volume_ul")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("volume_ul"), "biobank specimen", _new.get("biobank_specimen_id"), "volume_ul"
+    ):
         refuse(
             "aliquot_release_request.at_least",
             "not enough volume left in that specimen: release less or pick another specimen from the same donor",
             _block,
         )
     _other = row_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"))
-    _block = not_among(_other, "consent_scope", ("general_research", "disease_specific"), "biobank specimen")
-    if _block:
+    if _block := not_among(_other, "consent_scope", ("general_research", "disease_specific"), "biobank specimen"):
         refuse("biobank_sop_1", "the donor withdrew consent for this specimen: nothing is released from it", _block)
     _target_biobank_specimen_id = target_row(
         tables, "biobank_specimens", _new.get("biobank_specimen_id"), "biobank specimen"
@@ -380,8 +365,7 @@ def aliquot_release_ship(tables: Tables, aliquot_release_id: str) -> AliquotRele
     """Ship a requested aliquot."""
     _row = ALIQUOT_RELEASES.find(tables, aliquot_release_id)
     _new = {**_row, "status": "shipped"}
-    _block = not_among(_row, "status", ("requested",), "aliquot release")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "aliquot release"):
         refuse("aliquot_release_ship.status_in", "only requested aliquots can ship", _block)
     _row.update(_new)
     return as_record(AliquotRelease, _row)
@@ -392,8 +376,7 @@ def aliquot_release_confirm_receipt(tables: Tables, aliquot_release_id: str) -> 
     """Record the study received the aliquot."""
     _row = ALIQUOT_RELEASES.find(tables, aliquot_release_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("shipped",), "aliquot release")
-    if _block:
+    if _block := not_among(_row, "status", ("shipped",), "aliquot release"):
         refuse("aliquot_release_confirm_receipt.status_in", "the aliquot has not shipped", _block)
     _row.update(_new)
     return as_record(AliquotRelease, _row)
@@ -402,92 +385,7 @@ def aliquot_release_confirm_receipt(tables: Tables, aliquot_release_id: str) -> 
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Before a release, check consent_scope against the study and the remaining volume; keep the reserve the SOP requires.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="biobank_sop_1",
-        category="eligibility",
-        rule="Never release from a specimen whose consent_scope is `withdrawn`; such specimens are destroyed within 30 days.",
-        tools=["aliquot_release_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_sop_2",
-        category="judgement",
-        rule="`disease_specific` consent covers only CARDIO-2026 and DIAB-GEN; `general_research` covers every study.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="biobank_specimen_accession.unique",
-        category="uniqueness",
-        rule="That accession number is already used: take the next free number.",
-        tools=["biobank_specimen_accession"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_specimen_accession.capacity",
-        category="capacity",
-        rule="The freezer is full: choose another freezer at the right temperature.",
-        tools=["biobank_specimen_accession"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_specimen_relocate.capacity",
-        category="capacity",
-        rule="The target freezer is full.",
-        tools=["biobank_specimen_relocate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_specimen_reserve.status_in",
-        category="state_guard",
-        rule="Only banked specimens can be reserved.",
-        tools=["biobank_specimen_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_specimen_mark_depleted.status_in",
-        category="state_guard",
-        rule="The specimen is already retired.",
-        tools=["biobank_specimen_mark_depleted"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="biobank_specimen_destroy.status_in",
-        category="state_guard",
-        rule="The specimen is already destroyed.",
-        tools=["biobank_specimen_destroy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="aliquot_release_request.at_least",
-        category="threshold",
-        rule="Not enough volume left in that specimen: release less or pick another specimen from the same donor.",
-        tools=["aliquot_release_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="aliquot_release_ship.status_in",
-        category="state_guard",
-        rule="Only requested aliquots can ship.",
-        tools=["aliquot_release_ship"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="aliquot_release_confirm_receipt.status_in",
-        category="state_guard",
-        rule="The aliquot has not shipped.",
-        tools=["aliquot_release_confirm_receipt"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -509,9 +407,8 @@ def freezer_unit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(temperature, "temperature", FREEZER_UNIT_TEMPERATURE)
-    check_choice(group_by, "group_by", ("temperature",))
-    _rows = [_r for _r in tables["freezer_units"] if (temperature is None or _r.get("temperature") == temperature)]
-    return report_of(_rows, group_by, ("slot_count",))
+    _filters = {"temperature": temperature}
+    return report_on(tables["freezer_units"], group_by, _filters, ("slot_count",))
 
 
 @read
@@ -530,16 +427,13 @@ def biobank_specimen_report(
     check_choice(specimen_type, "specimen_type", BIOBANK_SPECIMEN_SPECIMEN_TYPE)
     check_choice(consent_scope, "consent_scope", BIOBANK_SPECIMEN_CONSENT_SCOPE)
     check_choice(status, "status", BIOBANK_SPECIMEN_STATUS)
-    check_choice(group_by, "group_by", ("specimen_type", "freezer_unit_id", "consent_scope", "status"))
-    _rows = [
-        _r
-        for _r in tables["biobank_specimens"]
-        if (specimen_type is None or _r.get("specimen_type") == specimen_type)
-        and (freezer_unit_id is None or _r.get("freezer_unit_id") == freezer_unit_id)
-        and (consent_scope is None or _r.get("consent_scope") == consent_scope)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("volume_ul",))
+    _filters = {
+        "specimen_type": specimen_type,
+        "freezer_unit_id": freezer_unit_id,
+        "consent_scope": consent_scope,
+        "status": status,
+    }
+    return report_on(tables["biobank_specimens"], group_by, _filters, ("volume_ul",))
 
 
 @read
@@ -556,15 +450,8 @@ def aliquot_release_report(
     """
     check_choice(courier, "courier", ALIQUOT_RELEASE_COURIER)
     check_choice(status, "status", ALIQUOT_RELEASE_STATUS)
-    check_choice(group_by, "group_by", ("biobank_specimen_id", "courier", "status"))
-    _rows = [
-        _r
-        for _r in tables["aliquot_releases"]
-        if (biobank_specimen_id is None or _r.get("biobank_specimen_id") == biobank_specimen_id)
-        and (courier is None or _r.get("courier") == courier)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("volume_ul",))
+    _filters = {"biobank_specimen_id": biobank_specimen_id, "courier": courier, "status": status}
+    return report_on(tables["aliquot_releases"], group_by, _filters, ("volume_ul",))
 
 
 OPERATIONS = [

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class GuestRoomPage(Page):
     """A page of guest rooms from a search: `note` says how to get the rest."""
 
     results: list[GuestRoom]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class HotelGuestPage(Page):
     """A page of hotel guests from a search: `note` says how to get the rest."""
 
     results: list[HotelGuest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -95,9 +89,6 @@ class StayPage(Page):
     """A page of stays from a search: `note` says how to get the rest."""
 
     results: list[Stay]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -114,9 +105,6 @@ class FolioChargePage(Page):
     """A page of folio charges from a search: `note` says how to get the rest."""
 
     results: list[FolioCharge]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -271,11 +259,9 @@ def stay_reserve(
         "status": "reserved",
     }
     check_order(_new, "check_in", "check_out")
-    _block = in_past(_new.get("check_in"), "check_in", TODAY)
-    if _block:
+    if _block := in_past(_new.get("check_in"), "check_in", TODAY):
         refuse("stay_reserve.not_in_past", "check_in is in the past: reserve from tonight on", _block)
-    _block = overlapping(tables["stays"], _new, "guest_room_id", "check_in", "check_out", "status")
-    if _block:
+    if _block := overlapping(tables["stays"], _new, "guest_room_id", "check_in", "check_out", "status"):
         refuse(
             "stay_reserve.no_overlap",
             "the room is taken for some of those nights: offer another room of the same type",
@@ -290,12 +276,10 @@ def stay_check_in(tables: Tables, stay_id: str) -> Stay:
     """Check in a reserved guest on arrival."""
     _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "checked_in"}
-    _block = not_among(_row, "status", ("reserved",), "stay")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "stay"):
         refuse("stay_check_in.status_in", "only reserved stays can be checked in", _block)
     _other = row_of(tables, "guest_rooms", _new.get("guest_room_id"))
-    _block = not_among(_other, "housekeeping_state", ("inspected",), "guest room")
-    if _block:
+    if _block := not_among(_other, "housekeeping_state", ("inspected",), "guest room"):
         refuse("inspected_rooms_only", "Arriving guests are checked in only to inspected rooms.", _block)
     _row.update(_new)
     return as_record(Stay, _row)
@@ -306,8 +290,7 @@ def stay_check_out(tables: Tables, stay_id: str) -> Stay:
     """Check out an in-house guest and close the folio."""
     _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "checked_out"}
-    _block = not_among(_row, "status", ("checked_in",), "stay")
-    if _block:
+    if _block := not_among(_row, "status", ("checked_in",), "stay"):
         refuse("stay_check_out.status_in", "the guest is not checked in", _block)
     _row.update(_new)
     return as_record(Stay, _row)
@@ -318,8 +301,7 @@ def stay_cancel(tables: Tables, stay_id: str) -> Stay:
     """Cancel a reservation before arrival."""
     _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("reserved",), "stay")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "stay"):
         refuse("stay_cancel.status_in", "only reservations not yet checked in can be cancelled", _block)
     _row.update(_new)
     return as_record(Stay, _row)
@@ -330,8 +312,7 @@ def stay_mark_no_show(tables: Tables, stay_id: str) -> Stay:
     """Mark a reservation as no-show after the arrival day passes."""
     _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("reserved",), "stay")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "stay"):
         refuse("stay_mark_no_show.status_in", "only reserved stays can be marked no-show", _block)
     _row.update(_new)
     return as_record(Stay, _row)
@@ -388,64 +369,7 @@ def folio_charge_post(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="inspected_rooms_only",
-        category="eligibility",
-        rule="Arriving guests are checked in only to inspected rooms.",
-        tools=["stay_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check a room's stays before reserving, and post cancellation or no-show fees as folio charges per the policy.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="stay_reserve.not_in_past",
-        category="time_window",
-        rule="Check_in is in the past: reserve from tonight on.",
-        tools=["stay_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="stay_reserve.no_overlap",
-        category="capacity",
-        rule="The room is taken for some of those nights: offer another room of the same type.",
-        tools=["stay_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="stay_check_in.status_in",
-        category="state_guard",
-        rule="Only reserved stays can be checked in.",
-        tools=["stay_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="stay_check_out.status_in",
-        category="state_guard",
-        rule="The guest is not checked in.",
-        tools=["stay_check_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="stay_cancel.status_in",
-        category="state_guard",
-        rule="Only reservations not yet checked in can be cancelled.",
-        tools=["stay_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="stay_mark_no_show.status_in",
-        category="state_guard",
-        rule="Only reserved stays can be marked no-show.",
-        tools=["stay_mark_no_show"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -472,15 +396,8 @@ def guest_room_report(
     """
     check_choice(room_type, "room_type", GUEST_ROOM_ROOM_TYPE)
     check_choice(housekeeping_state, "housekeeping_state", GUEST_ROOM_HOUSEKEEPING_STATE)
-    check_choice(group_by, "group_by", ("room_type", "accessible", "housekeeping_state"))
-    _rows = [
-        _r
-        for _r in tables["guest_rooms"]
-        if (room_type is None or _r.get("room_type") == room_type)
-        and (accessible is None or _r.get("accessible") == accessible)
-        and (housekeeping_state is None or _r.get("housekeeping_state") == housekeeping_state)
-    ]
-    return report_of(_rows, group_by, ("floor", "nightly_rate"))
+    _filters = {"room_type": room_type, "accessible": accessible, "housekeeping_state": housekeeping_state}
+    return report_on(tables["guest_rooms"], group_by, _filters, ("floor", "nightly_rate"))
 
 
 @read
@@ -492,9 +409,8 @@ def hotel_guest_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(loyalty_tier, "loyalty_tier", HOTEL_GUEST_LOYALTY_TIER)
-    check_choice(group_by, "group_by", ("loyalty_tier",))
-    _rows = [_r for _r in tables["hotel_guests"] if (loyalty_tier is None or _r.get("loyalty_tier") == loyalty_tier)]
-    return report_of(_rows, group_by, ())
+    _filters = {"loyalty_tier": loyalty_tier}
+    return report_on(tables["hotel_guests"], group_by, _filters, ())
 
 
 @read
@@ -512,16 +428,13 @@ def stay_report(
     """
     check_choice(rate_plan, "rate_plan", STAY_RATE_PLAN)
     check_choice(status, "status", STAY_STATUS)
-    check_choice(group_by, "group_by", ("hotel_guest_id", "guest_room_id", "rate_plan", "status"))
-    _rows = [
-        _r
-        for _r in tables["stays"]
-        if (hotel_guest_id is None or _r.get("hotel_guest_id") == hotel_guest_id)
-        and (guest_room_id is None or _r.get("guest_room_id") == guest_room_id)
-        and (rate_plan is None or _r.get("rate_plan") == rate_plan)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("adults",))
+    _filters = {
+        "hotel_guest_id": hotel_guest_id,
+        "guest_room_id": guest_room_id,
+        "rate_plan": rate_plan,
+        "status": status,
+    }
+    return report_on(tables["stays"], group_by, _filters, ("adults",))
 
 
 @read
@@ -536,13 +449,8 @@ def folio_charge_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", FOLIO_CHARGE_CATEGORY)
-    check_choice(group_by, "group_by", ("stay_id", "category"))
-    _rows = [
-        _r
-        for _r in tables["folio_charges"]
-        if (stay_id is None or _r.get("stay_id") == stay_id) and (category is None or _r.get("category") == category)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"stay_id": stay_id, "category": category}
+    return report_on(tables["folio_charges"], group_by, _filters, ("amount",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class PermitApplicationPage(Page):
     """A page of permit applications from a search: `note` says how to get the rest."""
 
     results: list[PermitApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class BuildingInspectorPage(Page):
     """A page of building inspectors from a search: `note` says how to get the rest."""
 
     results: list[BuildingInspector]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class PermitInspectionPage(Page):
     """A page of permit inspections from a search: `note` says how to get the rest."""
 
     results: list[PermitInspection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class PermitFeePage(Page):
     """A page of permit fees from a search: `note` says how to get the rest."""
 
     results: list[PermitFee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -186,8 +174,7 @@ def permit_application_route_to_review(tables: Tables, permit_application_id: st
     """Send a new or corrected application to plan review."""
     _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "plan_review"}
-    _block = not_among(_row, "status", ("submitted", "corrections_required"), "permit application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "corrections_required"), "permit application"):
         refuse(
             "permit_application_route_to_review.status_in",
             "only submitted or corrected applications go to plan review",
@@ -206,8 +193,7 @@ def permit_application_request_corrections(
     _changes = {_k: _v for _k, _v in (("corrections_note", corrections_note),) if _v is not None}
     check_not_blank(corrections_note, "corrections_note")
     _new = {**_row, **_changes, "status": "corrections_required"}
-    _block = not_among(_row, "status", ("plan_review",), "permit application")
-    if _block:
+    if _block := not_among(_row, "status", ("plan_review",), "permit application"):
         refuse(
             "permit_application_request_corrections.status_in",
             "corrections can only be requested during plan review",
@@ -222,8 +208,7 @@ def permit_application_approve(tables: Tables, permit_application_id: str) -> Pe
     """Approve plans that passed review."""
     _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("plan_review",), "permit application")
-    if _block:
+    if _block := not_among(_row, "status", ("plan_review",), "permit application"):
         refuse("permit_application_approve.status_in", "only applications in plan review can be approved", _block)
     _row.update(_new)
     return as_record(PermitApplication, _row)
@@ -234,13 +219,11 @@ def permit_application_issue(tables: Tables, permit_application_id: str) -> Perm
     """Issue the permit once approved and every fee is paid or waived."""
     _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "issued"}
-    _block = not_among(_row, "status", ("approved",), "permit application")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "permit application"):
         refuse("permit_application_issue.status_in", "the plans must be approved before the permit is issued", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["permit_fees"], {"permit_application_id": _new.get("id")}, "status", ("due",), "permit fee"
-    )
-    if _block:
+    ):
         refuse("permit_process_2", "a fee of this permit is still due: it must be paid or waived first", _block)
     _row.update(_new)
     return as_record(PermitApplication, _row)
@@ -251,8 +234,7 @@ def permit_application_final(tables: Tables, permit_application_id: str) -> Perm
     """Final an issued permit after its final inspection passed."""
     _row = PERMIT_APPLICATIONS.find(tables, permit_application_id)
     _new = {**_row, "status": "finaled"}
-    _block = not_among(_row, "status", ("issued",), "permit application")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "permit application"):
         refuse("permit_application_final.status_in", "only issued permits can be finaled", _block)
     _row.update(_new)
     return as_record(PermitApplication, _row)
@@ -347,13 +329,11 @@ def permit_inspection_schedule(
         "status": "scheduled",
     }
     check_order(_new, "scheduled_start", "scheduled_end")
-    _block = in_past(_new.get("scheduled_start"), "scheduled_start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("scheduled_start"), "scheduled_start", TODAY):
         refuse("permit_inspection_schedule.not_in_past", "inspections are booked from today on", _block)
-    _block = overlapping(
+    if _block := overlapping(
         tables["permit_inspections"], _new, "building_inspector_id", "scheduled_start", "scheduled_end", "status"
-    )
-    if _block:
+    ):
         refuse(
             "permit_inspection_schedule.no_overlap",
             "the inspector already has an inspection then: pick the next free slot or another inspector of the same discipline",
@@ -368,8 +348,7 @@ def permit_inspection_record_pass(tables: Tables, permit_inspection_id: str) -> 
     """Record a passed inspection."""
     _row = PERMIT_INSPECTIONS.find(tables, permit_inspection_id)
     _new = {**_row, "status": "passed"}
-    _block = not_among(_row, "status", ("scheduled",), "permit inspection")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "permit inspection"):
         refuse("permit_inspection_record_pass.status_in", "only scheduled inspections can be resulted", _block)
     _row.update(_new)
     return as_record(PermitInspection, _row)
@@ -382,8 +361,7 @@ def permit_inspection_record_fail(tables: Tables, permit_inspection_id: str, ins
     _changes = {_k: _v for _k, _v in (("inspector_notes", inspector_notes),) if _v is not None}
     check_not_blank(inspector_notes, "inspector_notes")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("scheduled",), "permit inspection")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "permit inspection"):
         refuse("permit_inspection_record_fail.status_in", "only scheduled inspections can be resulted", _block)
     _row.update(_new)
     return as_record(PermitInspection, _row)
@@ -423,8 +401,7 @@ def permit_fee_mark_paid(tables: Tables, permit_fee_id: str) -> PermitFee:
     """Record payment of a due fee at the counter."""
     _row = PERMIT_FEES.find(tables, permit_fee_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("due",), "permit fee")
-    if _block:
+    if _block := not_among(_row, "status", ("due",), "permit fee"):
         refuse("permit_fee_mark_paid.status_in", "the fee is already paid or waived", _block)
     _row.update(_new)
     return as_record(PermitFee, _row)
@@ -433,113 +410,7 @@ def permit_fee_mark_paid(tables: Tables, permit_fee_id: str) -> PermitFee:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Follow the permit process order; issue only when fees are settled, and book inspections in the documented sequence with an inspector of the right discipline.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="permit_process_1",
-        category="judgement",
-        rule="Plan_review -> corrections_required when the reviewer has comments; the applicant resubmits and it goes back to plan_review. After 3 rounds, a meeting is required.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="permit_process_2",
-        category="state_guard",
-        rule="Plan_review -> approved; the permit is issued only when every fee is paid or waived.",
-        tools=["permit_application_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_process_3",
-        category="judgement",
-        rule="Inspection sequence: footing -> framing (with electrical_rough and plumbing_rough by the matching disciplines) -> insulation -> final. Solar PV needs only electrical_rough and final. Decks need footing and final.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="permit_process_4",
-        category="judgement",
-        rule="A failed inspection must be rebooked after the contractor fixes the work; the cashier bills a 95.00 reinspection fee separately.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="permit_application_route_to_review.status_in",
-        category="state_guard",
-        rule="Only submitted or corrected applications go to plan review.",
-        tools=["permit_application_route_to_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_application_request_corrections.status_in",
-        category="state_guard",
-        rule="Corrections can only be requested during plan review.",
-        tools=["permit_application_request_corrections"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_application_approve.status_in",
-        category="state_guard",
-        rule="Only applications in plan review can be approved.",
-        tools=["permit_application_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_application_issue.status_in",
-        category="state_guard",
-        rule="The plans must be approved before the permit is issued.",
-        tools=["permit_application_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_application_final.status_in",
-        category="state_guard",
-        rule="Only issued permits can be finaled.",
-        tools=["permit_application_final"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_inspection_schedule.not_in_past",
-        category="time_window",
-        rule="Inspections are booked from today on.",
-        tools=["permit_inspection_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_inspection_schedule.no_overlap",
-        category="capacity",
-        rule="The inspector already has an inspection then: pick the next free slot or another inspector of the same discipline.",
-        tools=["permit_inspection_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_inspection_record_pass.status_in",
-        category="state_guard",
-        rule="Only scheduled inspections can be resulted.",
-        tools=["permit_inspection_record_pass"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_inspection_record_fail.status_in",
-        category="state_guard",
-        rule="Only scheduled inspections can be resulted.",
-        tools=["permit_inspection_record_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="permit_fee_mark_paid.status_in",
-        category="state_guard",
-        rule="The fee is already paid or waived.",
-        tools=["permit_fee_mark_paid"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -565,14 +436,8 @@ def permit_application_report(
     """
     check_choice(permit_type, "permit_type", PERMIT_APPLICATION_PERMIT_TYPE)
     check_choice(status, "status", PERMIT_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("permit_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["permit_applications"]
-        if (permit_type is None or _r.get("permit_type") == permit_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("valuation",))
+    _filters = {"permit_type": permit_type, "status": status}
+    return report_on(tables["permit_applications"], group_by, _filters, ("valuation",))
 
 
 @read
@@ -588,14 +453,8 @@ def building_inspector_report(
     """
     check_choice(discipline, "discipline", BUILDING_INSPECTOR_DISCIPLINE)
     check_choice(district, "district", BUILDING_INSPECTOR_DISTRICT)
-    check_choice(group_by, "group_by", ("discipline", "district"))
-    _rows = [
-        _r
-        for _r in tables["building_inspectors"]
-        if (discipline is None or _r.get("discipline") == discipline)
-        and (district is None or _r.get("district") == district)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"discipline": discipline, "district": district}
+    return report_on(tables["building_inspectors"], group_by, _filters, ())
 
 
 @read
@@ -613,16 +472,13 @@ def permit_inspection_report(
     """
     check_choice(inspection_type, "inspection_type", PERMIT_INSPECTION_INSPECTION_TYPE)
     check_choice(status, "status", PERMIT_INSPECTION_STATUS)
-    check_choice(group_by, "group_by", ("permit_application_id", "building_inspector_id", "inspection_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["permit_inspections"]
-        if (permit_application_id is None or _r.get("permit_application_id") == permit_application_id)
-        and (building_inspector_id is None or _r.get("building_inspector_id") == building_inspector_id)
-        and (inspection_type is None or _r.get("inspection_type") == inspection_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "permit_application_id": permit_application_id,
+        "building_inspector_id": building_inspector_id,
+        "inspection_type": inspection_type,
+        "status": status,
+    }
+    return report_on(tables["permit_inspections"], group_by, _filters, ())
 
 
 @read
@@ -639,15 +495,8 @@ def permit_fee_report(
     """
     check_choice(fee_type, "fee_type", PERMIT_FEE_FEE_TYPE)
     check_choice(status, "status", PERMIT_FEE_STATUS)
-    check_choice(group_by, "group_by", ("permit_application_id", "fee_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["permit_fees"]
-        if (permit_application_id is None or _r.get("permit_application_id") == permit_application_id)
-        and (fee_type is None or _r.get("fee_type") == fee_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"permit_application_id": permit_application_id, "fee_type": fee_type, "status": status}
+    return report_on(tables["permit_fees"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

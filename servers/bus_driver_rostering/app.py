@@ -26,13 +26,22 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, holds, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -63,9 +72,6 @@ class BusOperatorPage(Page):
     """A page of bus operators from a search: `note` says how to get the rest."""
 
     results: list[BusOperator]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +88,6 @@ class DepotBusPage(Page):
     """A page of depot buss from a search: `note` says how to get the rest."""
 
     results: list[DepotBus]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +107,6 @@ class DutyRunPage(Page):
     """A page of duty runs from a search: `note` says how to get the rest."""
 
     results: list[DutyRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +125,6 @@ class DutyAssignmentPage(Page):
     """A page of duty assignments from a search: `note` says how to get the rest."""
 
     results: list[DutyAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -203,8 +200,7 @@ def depot_bus_send_to_maintenance(tables: Tables, depot_bus_id: str) -> DepotBus
     """Take a bus out of service for maintenance."""
     _row = DEPOT_BUSS.find(tables, depot_bus_id)
     _new = {**_row, "status": "in_maintenance"}
-    _block = not_among(_row, "status", ("available",), "depot bus")
-    if _block:
+    if _block := not_among(_row, "status", ("available",), "depot bus"):
         refuse("depot_bus_send_to_maintenance.status_in", "the bus is already in maintenance", _block)
     _row.update(_new)
     return as_record(DepotBus, _row)
@@ -215,8 +211,7 @@ def depot_bus_release(tables: Tables, depot_bus_id: str) -> DepotBus:
     """Release a repaired bus back to service."""
     _row = DEPOT_BUSS.find(tables, depot_bus_id)
     _new = {**_row, "status": "available"}
-    _block = not_among(_row, "status", ("in_maintenance",), "depot bus")
-    if _block:
+    if _block := not_among(_row, "status", ("in_maintenance",), "depot bus"):
         refuse("depot_bus_release.status_in", "the bus is not in maintenance", _block)
     _row.update(_new)
     return as_record(DepotBus, _row)
@@ -264,8 +259,7 @@ def duty_run_reopen(tables: Tables, duty_run_id: str) -> DutyRun:
     """Reopen a covered run after its operator called in sick."""
     _row = DUTY_RUNS.find(tables, duty_run_id)
     _new = {**_row, "status": "open"}
-    _block = not_among(_row, "status", ("covered",), "duty run")
-    if _block:
+    if _block := not_among(_row, "status", ("covered",), "duty run"):
         refuse("duty_run_reopen.status_in", "only covered runs can be reopened", _block)
     _row.update(_new)
     return as_record(DutyRun, _row)
@@ -276,8 +270,7 @@ def duty_run_cancel(tables: Tables, duty_run_id: str) -> DutyRun:
     """Cancel an open run that cannot be covered (service cut, posted to riders)."""
     _row = DUTY_RUNS.find(tables, duty_run_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("open",), "duty run")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "duty run"):
         refuse("duty_run_cancel.status_in", "only open runs can be cancelled", _block)
     _row.update(_new)
     return as_record(DutyRun, _row)
@@ -336,39 +329,39 @@ def duty_assignment_assign(
         "status": "assigned",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("duty_assignment_assign.not_in_past", "the run has already reported", _block)
-    _block = overlapping(tables["duty_assignments"], _new, "bus_operator_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["duty_assignments"], _new, "bus_operator_id", "start", "end", "status"):
         refuse(
             "duty_assignment_assign.no_overlap1",
             "the operator is on another run then: pick an extra-board operator",
             _block,
         )
-    _block = overlapping(tables["duty_assignments"], _new, "depot_bus_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["duty_assignments"], _new, "depot_bus_id", "start", "end", "status"):
         refuse(
             "duty_assignment_assign.no_overlap2",
             "the bus is out on another run then: pick another available bus of the right type",
             _block,
         )
     _other = row_of(tables, "bus_operators", _new.get("bus_operator_id"))
-    _block = not_among(_other, "articulated_qualified", (True,), "bus operator")
-    if holds(field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True) and _block:
+    if (_block := not_among(_other, "articulated_qualified", (True,), "bus operator")) and holds(
+        field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True
+    ):
         refuse("judgement_1b", "A run that requires an articulated bus gets an articulated-qualified operator.", _block)
     _other = row_of(tables, "depot_buss", _new.get("depot_bus_id"))
-    _block = not_among(_other, "bus_type", ("articulated_60ft",), "depot bus")
-    if holds(field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True) and _block:
+    if (_block := not_among(_other, "bus_type", ("articulated_60ft",), "depot bus")) and holds(
+        field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True
+    ):
         refuse("judgement_1c", "A run that requires an articulated bus gets an articulated bus.", _block)
-    _block = comparison_fails(
-        field_of(tables, "depot_buss", _new.get("depot_bus_id"), "battery_range_km"),
-        ">=",
-        field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km"),
-        "the depot bus's battery range km",
-        "the duty run's distance km",
-    )
-    if holds(field_of(tables, "depot_buss", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft") and _block:
+    if (
+        _block := comparison_fails(
+            field_of(tables, "depot_buss", _new.get("depot_bus_id"), "battery_range_km"),
+            ">=",
+            field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km"),
+            "the depot bus's battery range km",
+            "the duty run's distance km",
+        )
+    ) and holds(field_of(tables, "depot_buss", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft"):
         refuse("judgement_1d", "An electric bus only takes a run within its battery range.", _block)
     _target_duty_run_id = target_row(tables, "duty_runs", _new.get("duty_run_id"), "duty run")
     tables["duty_assignments"].append(_new)
@@ -382,8 +375,7 @@ def duty_assignment_sign_on(tables: Tables, duty_assignment_id: str) -> DutyAssi
     """Record the operator signing on at report time."""
     _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "signed_on"}
-    _block = not_among(_row, "status", ("assigned",), "duty assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "duty assignment"):
         refuse("duty_assignment_sign_on.status_in", "only assigned duties can be signed on", _block)
     _row.update(_new)
     return as_record(DutyAssignment, _row)
@@ -394,8 +386,7 @@ def duty_assignment_complete(tables: Tables, duty_assignment_id: str) -> DutyAss
     """Record that the run was completed."""
     _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("signed_on",), "duty assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("signed_on",), "duty assignment"):
         refuse("duty_assignment_complete.status_in", "the operator has not signed on", _block)
     _row.update(_new)
     return as_record(DutyAssignment, _row)
@@ -406,8 +397,7 @@ def duty_assignment_report_sick(tables: Tables, duty_assignment_id: str) -> Duty
     """Record a sick call for an assigned duty; then reopen the run and re-cover it."""
     _row = DUTY_ASSIGNMENTS.find(tables, duty_assignment_id)
     _new = {**_row, "status": "sick_called"}
-    _block = not_among(_row, "status", ("assigned",), "duty assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "duty assignment"):
         refuse("duty_assignment_report_sick.status_in", "only duties not yet signed on can be called off sick", _block)
     _row.update(_new)
     return as_record(DutyAssignment, _row)
@@ -416,127 +406,7 @@ def duty_assignment_report_sick(tables: Tables, duty_assignment_id: str) -> Duty
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Cover open runs from the extra board by seniority, honouring rest time; check both the operator's and the bus's assignments.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_1b",
-        category="eligibility",
-        rule="A run that requires an articulated bus gets an articulated-qualified operator.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1c",
-        category="eligibility",
-        rule="A run that requires an articulated bus gets an articulated bus.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1d",
-        category="threshold",
-        rule="An electric bus only takes a run within its battery range.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rostering_rules_1",
-        category="judgement",
-        rule="An operator must have 10 hours off between the clear time of one run and the report time of the next.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="rostering_rules_2",
-        category="judgement",
-        rule="Electric buses may take a run only if battery_range_km is at least distance_km + 20%.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="rostering_rules_3",
-        category="judgement",
-        rule="Open runs are covered from the extra board first, by seniority (highest first); regular operators only on voluntary overtime.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="depot_bus_send_to_maintenance.status_in",
-        category="state_guard",
-        rule="The bus is already in maintenance.",
-        tools=["depot_bus_send_to_maintenance"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="depot_bus_release.status_in",
-        category="state_guard",
-        rule="The bus is not in maintenance.",
-        tools=["depot_bus_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_run_reopen.status_in",
-        category="state_guard",
-        rule="Only covered runs can be reopened.",
-        tools=["duty_run_reopen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_run_cancel.status_in",
-        category="state_guard",
-        rule="Only open runs can be cancelled.",
-        tools=["duty_run_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_assign.not_in_past",
-        category="time_window",
-        rule="The run has already reported.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_assign.no_overlap1",
-        category="capacity",
-        rule="The operator is on another run then: pick an extra-board operator.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_assign.no_overlap2",
-        category="capacity",
-        rule="The bus is out on another run then: pick another available bus of the right type.",
-        tools=["duty_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_sign_on.status_in",
-        category="state_guard",
-        rule="Only assigned duties can be signed on.",
-        tools=["duty_assignment_sign_on"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_complete.status_in",
-        category="state_guard",
-        rule="The operator has not signed on.",
-        tools=["duty_assignment_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="duty_assignment_report_sick.status_in",
-        category="state_guard",
-        rule="Only duties not yet signed on can be called off sick.",
-        tools=["duty_assignment_report_sick"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -561,14 +431,8 @@ def bus_operator_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(board, "board", BUS_OPERATOR_BOARD)
-    check_choice(group_by, "group_by", ("articulated_qualified", "board"))
-    _rows = [
-        _r
-        for _r in tables["bus_operators"]
-        if (articulated_qualified is None or _r.get("articulated_qualified") == articulated_qualified)
-        and (board is None or _r.get("board") == board)
-    ]
-    return report_of(_rows, group_by, ("seniority_years",))
+    _filters = {"articulated_qualified": articulated_qualified, "board": board}
+    return report_on(tables["bus_operators"], group_by, _filters, ("seniority_years",))
 
 
 @read
@@ -584,13 +448,8 @@ def depot_bus_report(
     """
     check_choice(bus_type, "bus_type", DEPOT_BUS_BUS_TYPE)
     check_choice(status, "status", DEPOT_BUS_STATUS)
-    check_choice(group_by, "group_by", ("bus_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["depot_buss"]
-        if (bus_type is None or _r.get("bus_type") == bus_type) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("battery_range_km",))
+    _filters = {"bus_type": bus_type, "status": status}
+    return report_on(tables["depot_buss"], group_by, _filters, ("battery_range_km",))
 
 
 @read
@@ -605,14 +464,8 @@ def duty_run_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DUTY_RUN_STATUS)
-    check_choice(group_by, "group_by", ("requires_articulated", "status"))
-    _rows = [
-        _r
-        for _r in tables["duty_runs"]
-        if (requires_articulated is None or _r.get("requires_articulated") == requires_articulated)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("distance_km",))
+    _filters = {"requires_articulated": requires_articulated, "status": status}
+    return report_on(tables["duty_runs"], group_by, _filters, ("distance_km",))
 
 
 @read
@@ -629,16 +482,13 @@ def duty_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DUTY_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("duty_run_id", "bus_operator_id", "depot_bus_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["duty_assignments"]
-        if (duty_run_id is None or _r.get("duty_run_id") == duty_run_id)
-        and (bus_operator_id is None or _r.get("bus_operator_id") == bus_operator_id)
-        and (depot_bus_id is None or _r.get("depot_bus_id") == depot_bus_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "duty_run_id": duty_run_id,
+        "bus_operator_id": bus_operator_id,
+        "depot_bus_id": depot_bus_id,
+        "status": status,
+    }
+    return report_on(tables["duty_assignments"], group_by, _filters, ())
 
 
 @write

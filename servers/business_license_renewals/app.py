@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -52,9 +52,6 @@ class LicensedBusinessPage(Page):
     """A page of licensed businesss from a search: `note` says how to get the rest."""
 
     results: list[LicensedBusiness]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -74,9 +71,6 @@ class BusinessLicensePage(Page):
     """A page of business licenses from a search: `note` says how to get the rest."""
 
     results: list[BusinessLicense]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -94,9 +88,6 @@ class ComplianceViolationPage(Page):
     """A page of compliance violations from a search: `note` says how to get the rest."""
 
     results: list[ComplianceViolation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -192,8 +183,7 @@ def business_license_activate(tables: Tables, business_license_id: str) -> Busin
     """Activate a pending licence once zoning and fire sign-offs are in."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("pending",), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "business license"):
         refuse(
             "business_license_activate.status_in",
             "only pending licences can be activated; use business_license_renew or _reinstate otherwise",
@@ -208,8 +198,7 @@ def business_license_flag_renewal(tables: Tables, business_license_id: str) -> B
     """Flag an active licence that expires within 60 days for renewal."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "renewal_due"}
-    _block = not_among(_row, "status", ("active",), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "business license"):
         refuse("business_license_flag_renewal.status_in", "only active licences can be flagged for renewal", _block)
     _row.update(_new)
     return as_record(BusinessLicense, _row)
@@ -225,8 +214,7 @@ def business_license_renew(tables: Tables, business_license_id: str, expires: st
     _changes = {_k: _v for _k, _v in (("expires", expires),) if _v is not None}
     check_date(expires, "expires")
     _new = {**_row, **_changes, "status": "active"}
-    _block = not_among(_row, "status", ("renewal_due", "lapsed"), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("renewal_due", "lapsed"), "business license"):
         refuse(
             "business_license_renew.status_in",
             "only licences due for renewal or lapsed can be renewed; suspended ones must be reinstated first",
@@ -241,8 +229,7 @@ def business_license_lapse(tables: Tables, business_license_id: str) -> Business
     """Lapse a licence whose renewal was not paid by its expiry date."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "lapsed"}
-    _block = not_among(_row, "status", ("renewal_due",), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("renewal_due",), "business license"):
         refuse("business_license_lapse.status_in", "only licences due for renewal can lapse", _block)
     _row.update(_new)
     return as_record(BusinessLicense, _row)
@@ -255,8 +242,7 @@ def business_license_suspend(tables: Tables, business_license_id: str, suspensio
     _changes = {_k: _v for _k, _v in (("suspension_reason", suspension_reason),) if _v is not None}
     check_not_blank(suspension_reason, "suspension_reason")
     _new = {**_row, **_changes, "status": "suspended"}
-    _block = not_among(_row, "status", ("active", "renewal_due"), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("active", "renewal_due"), "business license"):
         refuse("business_license_suspend.status_in", "only active or renewal-due licences can be suspended", _block)
     _row.update(_new)
     return as_record(BusinessLicense, _row)
@@ -267,8 +253,7 @@ def business_license_reinstate(tables: Tables, business_license_id: str) -> Busi
     """Reinstate a suspended licence once the cause is resolved."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("suspended",), "business license")
-    if _block:
+    if _block := not_among(_row, "status", ("suspended",), "business license"):
         refuse("business_license_reinstate.status_in", "only suspended licences can be reinstated", _block)
     _row.update(_new)
     return as_record(BusinessLicense, _row)
@@ -332,8 +317,7 @@ def compliance_violation_mark_corrected(tables: Tables, compliance_violation_id:
     """Record that an open violation was corrected and its fine paid."""
     _row = COMPLIANCE_VIOLATIONS.find(tables, compliance_violation_id)
     _new = {**_row, "status": "corrected"}
-    _block = not_among(_row, "status", ("open", "escalated"), "compliance violation")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "escalated"), "compliance violation"):
         refuse("compliance_violation_mark_corrected.status_in", "the violation is already closed", _block)
     _row.update(_new)
     return as_record(ComplianceViolation, _row)
@@ -368,8 +352,7 @@ def renewal_payment_record(
         "receipt_number": receipt_number,
         "method": method,
     }
-    _block = taken_by_other(tables["renewal_payments"], "receipt_number", _new.get("receipt_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["renewal_payments"], "receipt_number", _new.get("receipt_number"), _new["id"]):
         refuse(
             "renewal_payment_record.unique",
             "that receipt number was already recorded: this payment may be a duplicate",
@@ -382,85 +365,7 @@ def renewal_payment_record(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Renew a licence only after its annual fee is recorded; the new expiry is one year after the old one.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Licences lapsed more than 90 days need a new application.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Suspend for fines unpaid over 60 days; reinstate when every open violation is corrected.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="business_license_activate.status_in",
-        category="state_guard",
-        rule="Only pending licences can be activated; use business_license_renew or _reinstate otherwise.",
-        tools=["business_license_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="business_license_flag_renewal.status_in",
-        category="state_guard",
-        rule="Only active licences can be flagged for renewal.",
-        tools=["business_license_flag_renewal"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="business_license_renew.status_in",
-        category="state_guard",
-        rule="Only licences due for renewal or lapsed can be renewed; suspended ones must be reinstated first.",
-        tools=["business_license_renew"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="business_license_lapse.status_in",
-        category="state_guard",
-        rule="Only licences due for renewal can lapse.",
-        tools=["business_license_lapse"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="business_license_suspend.status_in",
-        category="state_guard",
-        rule="Only active or renewal-due licences can be suspended.",
-        tools=["business_license_suspend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="business_license_reinstate.status_in",
-        category="state_guard",
-        rule="Only suspended licences can be reinstated.",
-        tools=["business_license_reinstate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="compliance_violation_mark_corrected.status_in",
-        category="state_guard",
-        rule="The violation is already closed.",
-        tools=["compliance_violation_mark_corrected"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_payment_record.unique",
-        category="uniqueness",
-        rule="That receipt number was already recorded: this payment may be a duplicate.",
-        tools=["renewal_payment_record"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -484,13 +389,8 @@ def licensed_business_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(business_category, "business_category", LICENSED_BUSINESS_BUSINESS_CATEGORY)
-    check_choice(group_by, "group_by", ("business_category",))
-    _rows = [
-        _r
-        for _r in tables["licensed_businesss"]
-        if (business_category is None or _r.get("business_category") == business_category)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"business_category": business_category}
+    return report_on(tables["licensed_businesss"], group_by, _filters, ())
 
 
 @read
@@ -507,15 +407,8 @@ def business_license_report(
     """
     check_choice(license_class, "license_class", BUSINESS_LICENSE_LICENSE_CLASS)
     check_choice(status, "status", BUSINESS_LICENSE_STATUS)
-    check_choice(group_by, "group_by", ("licensed_business_id", "license_class", "status"))
-    _rows = [
-        _r
-        for _r in tables["business_licenses"]
-        if (licensed_business_id is None or _r.get("licensed_business_id") == licensed_business_id)
-        and (license_class is None or _r.get("license_class") == license_class)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("annual_fee",))
+    _filters = {"licensed_business_id": licensed_business_id, "license_class": license_class, "status": status}
+    return report_on(tables["business_licenses"], group_by, _filters, ("annual_fee",))
 
 
 @read
@@ -530,14 +423,8 @@ def compliance_violation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COMPLIANCE_VIOLATION_STATUS)
-    check_choice(group_by, "group_by", ("business_license_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["compliance_violations"]
-        if (business_license_id is None or _r.get("business_license_id") == business_license_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("fine",))
+    _filters = {"business_license_id": business_license_id, "status": status}
+    return report_on(tables["compliance_violations"], group_by, _filters, ("fine",))
 
 
 @read
@@ -552,14 +439,8 @@ def renewal_payment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", RENEWAL_PAYMENT_METHOD)
-    check_choice(group_by, "group_by", ("business_license_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["renewal_payments"]
-        if (business_license_id is None or _r.get("business_license_id") == business_license_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"business_license_id": business_license_id, "method": method}
+    return report_on(tables["renewal_payments"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, row_of, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -55,9 +55,6 @@ class AlertChannelPage(Page):
     """A page of alert channels from a search: `note` says how to get the rest."""
 
     results: list[AlertChannel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -75,9 +72,6 @@ class CampusAlertPage(Page):
     """A page of campus alerts from a search: `note` says how to get the rest."""
 
     results: list[CampusAlert]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +90,6 @@ class AlertDispatchPage(Page):
     """A page of alert dispatches from a search: `note` says how to get the rest."""
 
     results: list[AlertDispatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -115,9 +106,6 @@ class WardenAckPage(Page):
     """A page of warden acks from a search: `note` says how to get the rest."""
 
     results: list[WardenAck]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -215,8 +203,7 @@ def campus_alert_approve(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Approve a draft for broadcast."""
     _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("draft",), "campus alert")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "campus alert"):
         refuse("campus_alert_approve.status_in", "only drafts are approved", _block)
     _row.update(_new)
     return as_record(CampusAlert, _row)
@@ -227,8 +214,7 @@ def campus_alert_broadcast(tables: Tables, campus_alert_id: str) -> CampusAlert:
     """Start broadcasting an approved alert (then queue dispatches)."""
     _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "broadcasting"}
-    _block = not_among(_row, "status", ("approved",), "campus alert")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "campus alert"):
         refuse("campus_alert_broadcast.status_in", "an alert must be approved before broadcast", _block)
     _row.update(_new)
     return as_record(CampusAlert, _row)
@@ -239,8 +225,7 @@ def campus_alert_issue_all_clear(tables: Tables, campus_alert_id: str) -> Campus
     """Close a broadcast alert with an all-clear."""
     _row = CAMPUS_ALERTS.find(tables, campus_alert_id)
     _new = {**_row, "status": "all_clear"}
-    _block = not_among(_row, "status", ("broadcasting",), "campus alert")
-    if _block:
+    if _block := not_among(_row, "status", ("broadcasting",), "campus alert"):
         refuse("campus_alert_issue_all_clear.status_in", "only broadcasting alerts get an all-clear", _block)
     _row.update(_new)
     return as_record(CampusAlert, _row)
@@ -265,16 +250,14 @@ def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id:
         "status": "queued",
     }
     _capacity = field_of(tables, "alert_channels", _new.get("alert_channel_id"), "max_active_dispatches")
-    _block = at_capacity(tables["alert_dispatches"], _new, "alert_channel_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["alert_dispatches"], _new, "alert_channel_id", "status", _capacity):
         refuse(
             "alert_dispatch_queue.capacity",
             "that channel already has its maximum of dispatches in flight: wait for confirmations or use another channel",
             _block,
         )
     _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
-    _block = not_among(_other, "status", ("operational", "degraded"), "alert channel")
-    if _block:
+    if _block := not_among(_other, "status", ("operational", "degraded"), "alert channel"):
         refuse(
             "emergency_notification_plan_1",
             "that channel is offline: queue the alert on another channel and note it in the log",
@@ -317,8 +300,7 @@ def alert_dispatch_mark_sent(tables: Tables, alert_dispatch_id: str) -> AlertDis
     """Record that the provider accepted the dispatch."""
     _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("queued", "retry_pending"), "alert dispatch")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retry_pending"), "alert dispatch"):
         refuse("alert_dispatch_mark_sent.status_in", "only queued or retrying dispatches can be sent", _block)
     _row.update(_new)
     return as_record(AlertDispatch, _row)
@@ -329,8 +311,7 @@ def alert_dispatch_confirm(tables: Tables, alert_dispatch_id: str) -> AlertDispa
     """Record the provider's delivery confirmation."""
     _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("sent",), "alert dispatch")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "alert dispatch"):
         refuse("alert_dispatch_confirm.status_in", "the dispatch has not been sent", _block)
     _row.update(_new)
     return as_record(AlertDispatch, _row)
@@ -343,8 +324,7 @@ def alert_dispatch_mark_failed(tables: Tables, alert_dispatch_id: str, provider_
     _changes = {_k: _v for _k, _v in (("provider_error", provider_error),) if _v is not None}
     check_not_blank(provider_error, "provider_error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("queued", "sent", "retry_pending"), "alert dispatch")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "sent", "retry_pending"), "alert dispatch"):
         refuse("alert_dispatch_mark_failed.status_in", "confirmed dispatches cannot fail", _block)
     _row.update(_new)
     return as_record(AlertDispatch, _row)
@@ -355,12 +335,10 @@ def alert_dispatch_retry(tables: Tables, alert_dispatch_id: str) -> AlertDispatc
     """Queue a failed dispatch for retry."""
     _row = ALERT_DISPATCHES.find(tables, alert_dispatch_id)
     _new = {**_row, "status": "retry_pending"}
-    _block = not_among(_row, "status", ("failed",), "alert dispatch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "alert dispatch"):
         refuse("alert_dispatch_retry.status_in", "only failed dispatches are retried", _block)
     _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
-    _block = not_among(_other, "status", ("operational", "degraded"), "alert channel")
-    if _block:
+    if _block := not_among(_other, "status", ("operational", "degraded"), "alert channel"):
         refuse(
             "emergency_notification_plan_1",
             "that channel is offline: queue the alert on another channel and note it in the log",
@@ -404,8 +382,7 @@ def warden_ack_record(tables: Tables, warden_ack_id: str) -> WardenAck:
     """Record a building warden's acknowledgement."""
     _row = WARDEN_ACKS.find(tables, warden_ack_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("awaiting", "needs_help"), "warden ack")
-    if _block:
+    if _block := not_among(_row, "status", ("awaiting", "needs_help"), "warden ack"):
         refuse("warden_ack_record.status_in", "the warden already acknowledged", _block)
     _row.update(_new)
     return as_record(WardenAck, _row)
@@ -414,99 +391,7 @@ def warden_ack_record(tables: Tables, warden_ack_id: str) -> WardenAck:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pick channels by severity from the plan, queue one dispatch per channel, and follow up every failure.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Wardens who ask for help are escalated by phone before the all-clear.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="emergency_notification_plan_1",
-        category="eligibility",
-        rule="Never queue on an `offline` channel; use the others and note it in the log.",
-        tools=["alert_dispatch_queue", "alert_dispatch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="emergency_notification_plan_2",
-        category="judgement",
-        rule="Issue the all-clear only after every warden of the affected campus has acknowledged or been contacted.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="campus_alert_approve.status_in",
-        category="state_guard",
-        rule="Only drafts are approved.",
-        tools=["campus_alert_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="campus_alert_broadcast.status_in",
-        category="state_guard",
-        rule="An alert must be approved before broadcast.",
-        tools=["campus_alert_broadcast"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="campus_alert_issue_all_clear.status_in",
-        category="state_guard",
-        rule="Only broadcasting alerts get an all-clear.",
-        tools=["campus_alert_issue_all_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_dispatch_queue.capacity",
-        category="capacity",
-        rule="That channel already has its maximum of dispatches in flight: wait for confirmations or use another channel.",
-        tools=["alert_dispatch_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_dispatch_mark_sent.status_in",
-        category="state_guard",
-        rule="Only queued or retrying dispatches can be sent.",
-        tools=["alert_dispatch_mark_sent"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_dispatch_confirm.status_in",
-        category="state_guard",
-        rule="The dispatch has not been sent.",
-        tools=["alert_dispatch_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_dispatch_mark_failed.status_in",
-        category="state_guard",
-        rule="Confirmed dispatches cannot fail.",
-        tools=["alert_dispatch_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="alert_dispatch_retry.status_in",
-        category="state_guard",
-        rule="Only failed dispatches are retried.",
-        tools=["alert_dispatch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="warden_ack_record.status_in",
-        category="state_guard",
-        rule="The warden already acknowledged.",
-        tools=["warden_ack_record"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -533,14 +418,8 @@ def alert_channel_report(
     """
     check_choice(channel_type, "channel_type", ALERT_CHANNEL_CHANNEL_TYPE)
     check_choice(status, "status", ALERT_CHANNEL_STATUS)
-    check_choice(group_by, "group_by", ("channel_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["alert_channels"]
-        if (channel_type is None or _r.get("channel_type") == channel_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rate_limit_per_min", "max_active_dispatches"))
+    _filters = {"channel_type": channel_type, "status": status}
+    return report_on(tables["alert_channels"], group_by, _filters, ("rate_limit_per_min", "max_active_dispatches"))
 
 
 @read
@@ -558,15 +437,8 @@ def campus_alert_report(
     check_choice(severity, "severity", CAMPUS_ALERT_SEVERITY)
     check_choice(campus, "campus", CAMPUS_ALERT_CAMPUS)
     check_choice(status, "status", CAMPUS_ALERT_STATUS)
-    check_choice(group_by, "group_by", ("severity", "campus", "status"))
-    _rows = [
-        _r
-        for _r in tables["campus_alerts"]
-        if (severity is None or _r.get("severity") == severity)
-        and (campus is None or _r.get("campus") == campus)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"severity": severity, "campus": campus, "status": status}
+    return report_on(tables["campus_alerts"], group_by, _filters, ())
 
 
 @read
@@ -582,15 +454,8 @@ def alert_dispatch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ALERT_DISPATCH_STATUS)
-    check_choice(group_by, "group_by", ("campus_alert_id", "alert_channel_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["alert_dispatches"]
-        if (campus_alert_id is None or _r.get("campus_alert_id") == campus_alert_id)
-        and (alert_channel_id is None or _r.get("alert_channel_id") == alert_channel_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("recipients",))
+    _filters = {"campus_alert_id": campus_alert_id, "alert_channel_id": alert_channel_id, "status": status}
+    return report_on(tables["alert_dispatches"], group_by, _filters, ("recipients",))
 
 
 @read
@@ -605,14 +470,8 @@ def warden_ack_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", WARDEN_ACK_STATUS)
-    check_choice(group_by, "group_by", ("campus_alert_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["warden_acks"]
-        if (campus_alert_id is None or _r.get("campus_alert_id") == campus_alert_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"campus_alert_id": campus_alert_id, "status": status}
+    return report_on(tables["warden_acks"], group_by, _filters, ())
 
 
 OPERATIONS = [

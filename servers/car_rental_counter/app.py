@@ -27,12 +27,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, overlapping, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -67,9 +67,6 @@ class RentalCustomerPage(Page):
     """A page of rental customers from a search: `note` says how to get the rest."""
 
     results: list[RentalCustomer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +84,6 @@ class RentalVehiclePage(Page):
     """A page of rental vehicles from a search: `note` says how to get the rest."""
 
     results: list[RentalVehicle]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +102,6 @@ class CarReservationPage(Page):
     """A page of car reservations from a search: `note` says how to get the rest."""
 
     results: list[CarReservation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -130,9 +121,6 @@ class RentalContractPage(Page):
     """A page of rental contracts from a search: `note` says how to get the rest."""
 
     results: list[RentalContract]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -149,9 +137,6 @@ class CreditRedemptionPage(Page):
     """A page of credit redemptions from a search: `note` says how to get the rest."""
 
     results: list[CreditRedemption]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -233,8 +218,7 @@ def rental_vehicle_send_to_cleaning(tables: Tables, rental_vehicle_id: str) -> R
     """Send a returned car to the wash bay."""
     _row = RENTAL_VEHICLES.find(tables, rental_vehicle_id)
     _new = {**_row, "status": "needs_cleaning"}
-    _block = not_among(_row, "status", ("on_rent", "ready"), "rental vehicle")
-    if _block:
+    if _block := not_among(_row, "status", ("on_rent", "ready"), "rental vehicle"):
         refuse(
             "rental_vehicle_send_to_cleaning.status_in",
             "cars in maintenance or already queued for cleaning stay where they are",
@@ -249,8 +233,7 @@ def rental_vehicle_mark_ready(tables: Tables, rental_vehicle_id: str) -> RentalV
     """Mark a cleaned or repaired car ready to rent."""
     _row = RENTAL_VEHICLES.find(tables, rental_vehicle_id)
     _new = {**_row, "status": "ready"}
-    _block = not_among(_row, "status", ("needs_cleaning", "maintenance"), "rental vehicle")
-    if _block:
+    if _block := not_among(_row, "status", ("needs_cleaning", "maintenance"), "rental vehicle"):
         refuse("rental_vehicle_mark_ready.status_in", "the car is already ready or on rent", _block)
     _row.update(_new)
     return as_record(RentalVehicle, _row)
@@ -290,8 +273,7 @@ def car_reservation_mark_picked_up(tables: Tables, car_reservation_id: str) -> C
     """Close a reservation as picked up once its contract is open."""
     _row = CAR_RESERVATIONS.find(tables, car_reservation_id)
     _new = {**_row, "status": "picked_up"}
-    _block = not_among(_row, "status", ("reserved",), "car reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "car reservation"):
         refuse("car_reservation_mark_picked_up.status_in", "only reserved bookings can be picked up", _block)
     _row.update(_new)
     return as_record(CarReservation, _row)
@@ -302,8 +284,7 @@ def car_reservation_cancel(tables: Tables, car_reservation_id: str) -> CarReserv
     """Cancel a reservation."""
     _row = CAR_RESERVATIONS.find(tables, car_reservation_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("reserved",), "car reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "car reservation"):
         refuse("car_reservation_cancel.status_in", "only reserved bookings can be cancelled", _block)
     _row.update(_new)
     return as_record(CarReservation, _row)
@@ -361,21 +342,19 @@ def rental_contract_open(
         "status": "open",
     }
     check_order(_new, "out_at", "due_back")
-    _block = overlapping(tables["rental_contracts"], _new, "rental_vehicle_id", "out_at", "due_back", "status")
-    if _block:
+    if _block := overlapping(tables["rental_contracts"], _new, "rental_vehicle_id", "out_at", "due_back", "status"):
         refuse(
             "rental_contract_open.no_overlap",
             "that car is on another contract for those dates: assign another car of the class",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("due_back"),
         "<=",
         field_of(tables, "rental_customers", _new.get("rental_customer_id"), "license_expiry"),
         "due back",
         "the rental customer's license expiry",
-    )
-    if _block:
+    ):
         refuse(
             "counter_procedures_1",
             "the licence expires before the due-back date: shorten the rental or ask for a valid licence",
@@ -395,8 +374,7 @@ def rental_contract_return(tables: Tables, rental_contract_id: str, odometer_in:
     _changes = {_k: _v for _k, _v in (("odometer_in", odometer_in),) if _v is not None}
     check_range(odometer_in, "odometer_in", 800, 50000)
     _new = {**_row, **_changes, "status": "returned"}
-    _block = not_among(_row, "status", ("open",), "rental contract")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "rental contract"):
         refuse("rental_contract_return.status_in", "the contract is already returned", _block)
     _row.update(_new)
     return as_record(RentalContract, _row)
@@ -447,8 +425,9 @@ def credit_redemption_apply(
         "amount": amount,
     }
     _have = field_of(tables, "rental_customers", _new.get("rental_customer_id"), "prepaid_credit")
-    _block = short_of(_have, _new.get("amount"), "rental customer", _new.get("rental_customer_id"), "prepaid_credit")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("amount"), "rental customer", _new.get("rental_customer_id"), "prepaid_credit"
+    ):
         refuse(
             "credit_redemption_apply.at_least", "not enough prepaid credit: charge the rest to the card on file", _block
         )
@@ -466,78 +445,7 @@ def credit_redemption_apply(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check the licence and the reservation class, assign a ready car (upgrading per the procedures when needed), and take extras from prepaid credit only up to the balance.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="counter_procedures_1",
-        category="eligibility",
-        rule="Find the reservation; check the licence: it must not expire before the due-back date.",
-        tools=["rental_contract_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="counter_procedures_2",
-        category="judgement",
-        rule="Assign a `ready` car of the reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); skyway_elite members always get a free upgrade.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="car_reservation_mark_picked_up.status_in",
-        category="state_guard",
-        rule="Only reserved bookings can be picked up.",
-        tools=["car_reservation_mark_picked_up"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="car_reservation_cancel.status_in",
-        category="state_guard",
-        rule="Only reserved bookings can be cancelled.",
-        tools=["car_reservation_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_vehicle_send_to_cleaning.status_in",
-        category="state_guard",
-        rule="Cars in maintenance or already queued for cleaning stay where they are.",
-        tools=["rental_vehicle_send_to_cleaning"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_vehicle_mark_ready.status_in",
-        category="state_guard",
-        rule="The car is already ready or on rent.",
-        tools=["rental_vehicle_mark_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_contract_open.no_overlap",
-        category="capacity",
-        rule="That car is on another contract for those dates: assign another car of the class.",
-        tools=["rental_contract_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_contract_return.status_in",
-        category="state_guard",
-        rule="The contract is already returned.",
-        tools=["rental_contract_return"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="credit_redemption_apply.at_least",
-        category="threshold",
-        rule="Not enough prepaid credit: charge the rest to the card on file.",
-        tools=["credit_redemption_apply"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -559,11 +467,8 @@ def rental_customer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(loyalty_tier, "loyalty_tier", RENTAL_CUSTOMER_LOYALTY_TIER)
-    check_choice(group_by, "group_by", ("loyalty_tier",))
-    _rows = [
-        _r for _r in tables["rental_customers"] if (loyalty_tier is None or _r.get("loyalty_tier") == loyalty_tier)
-    ]
-    return report_of(_rows, group_by, ("prepaid_credit",))
+    _filters = {"loyalty_tier": loyalty_tier}
+    return report_on(tables["rental_customers"], group_by, _filters, ("prepaid_credit",))
 
 
 @read
@@ -579,14 +484,8 @@ def rental_vehicle_report(
     """
     check_choice(vehicle_class, "vehicle_class", RENTAL_VEHICLE_VEHICLE_CLASS)
     check_choice(status, "status", RENTAL_VEHICLE_STATUS)
-    check_choice(group_by, "group_by", ("vehicle_class", "status"))
-    _rows = [
-        _r
-        for _r in tables["rental_vehicles"]
-        if (vehicle_class is None or _r.get("vehicle_class") == vehicle_class)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("odometer",))
+    _filters = {"vehicle_class": vehicle_class, "status": status}
+    return report_on(tables["rental_vehicles"], group_by, _filters, ("odometer",))
 
 
 @read
@@ -603,15 +502,8 @@ def car_reservation_report(
     """
     check_choice(vehicle_class, "vehicle_class", CAR_RESERVATION_VEHICLE_CLASS)
     check_choice(status, "status", CAR_RESERVATION_STATUS)
-    check_choice(group_by, "group_by", ("rental_customer_id", "vehicle_class", "status"))
-    _rows = [
-        _r
-        for _r in tables["car_reservations"]
-        if (rental_customer_id is None or _r.get("rental_customer_id") == rental_customer_id)
-        and (vehicle_class is None or _r.get("vehicle_class") == vehicle_class)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rate_per_day",))
+    _filters = {"rental_customer_id": rental_customer_id, "vehicle_class": vehicle_class, "status": status}
+    return report_on(tables["car_reservations"], group_by, _filters, ("rate_per_day",))
 
 
 @read
@@ -628,15 +520,8 @@ def rental_contract_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RENTAL_CONTRACT_STATUS)
-    check_choice(group_by, "group_by", ("rental_customer_id", "rental_vehicle_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["rental_contracts"]
-        if (rental_customer_id is None or _r.get("rental_customer_id") == rental_customer_id)
-        and (rental_vehicle_id is None or _r.get("rental_vehicle_id") == rental_vehicle_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("odometer_out", "odometer_in"))
+    _filters = {"rental_customer_id": rental_customer_id, "rental_vehicle_id": rental_vehicle_id, "status": status}
+    return report_on(tables["rental_contracts"], group_by, _filters, ("odometer_out", "odometer_in"))
 
 
 @read
@@ -652,15 +537,8 @@ def credit_redemption_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(purpose, "purpose", CREDIT_REDEMPTION_PURPOSE)
-    check_choice(group_by, "group_by", ("rental_customer_id", "rental_contract_id", "purpose"))
-    _rows = [
-        _r
-        for _r in tables["credit_redemptions"]
-        if (rental_customer_id is None or _r.get("rental_customer_id") == rental_customer_id)
-        and (rental_contract_id is None or _r.get("rental_contract_id") == rental_contract_id)
-        and (purpose is None or _r.get("purpose") == purpose)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"rental_customer_id": rental_customer_id, "rental_contract_id": rental_contract_id, "purpose": purpose}
+    return report_on(tables["credit_redemptions"], group_by, _filters, ("amount",))
 
 
 @write

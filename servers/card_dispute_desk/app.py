@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -54,9 +54,6 @@ class CardholderPage(Page):
     """A page of cardholders from a search: `note` says how to get the rest."""
 
     results: list[Cardholder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class CardTransactionPage(Page):
     """A page of card transactions from a search: `note` says how to get the rest."""
 
     results: list[CardTransaction]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -94,9 +88,6 @@ class CardDisputePage(Page):
     """A page of card disputes from a search: `note` says how to get the rest."""
 
     results: list[CardDispute]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -113,9 +104,6 @@ class DisputeMessagePage(Page):
     """A page of dispute messages from a search: `note` says how to get the rest."""
 
     results: list[DisputeMessage]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -250,8 +238,9 @@ def card_dispute_open(
         "opened_on": opened_on,
         "status": "opened",
     }
-    _block = taken_by_other(tables["card_disputes"], "card_transaction_id", _new.get("card_transaction_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(
+        tables["card_disputes"], "card_transaction_id", _new.get("card_transaction_id"), _new["id"]
+    ):
         refuse(
             "card_dispute_open.unique",
             "this transaction already has a dispute: continue that case instead of opening a new one",
@@ -266,8 +255,7 @@ def card_dispute_request_documents(tables: Tables, card_dispute_id: str) -> Card
     """Ask the cardholder for supporting documents."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "awaiting_documents"}
-    _block = not_among(_row, "status", ("opened",), "card dispute")
-    if _block:
+    if _block := not_among(_row, "status", ("opened",), "card dispute"):
         refuse(
             "card_dispute_request_documents.status_in",
             "documents can only be requested on a newly opened dispute",
@@ -282,8 +270,7 @@ def card_dispute_issue_credit(tables: Tables, card_dispute_id: str) -> CardDispu
     """Post provisional credit to the cardholder."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "provisional_credit_issued"}
-    _block = not_among(_row, "status", ("opened", "awaiting_documents"), "card dispute")
-    if _block:
+    if _block := not_among(_row, "status", ("opened", "awaiting_documents"), "card dispute"):
         refuse(
             "card_dispute_issue_credit.status_in",
             "provisional credit is issued once, before submission to the network",
@@ -298,8 +285,9 @@ def card_dispute_submit_network(tables: Tables, card_dispute_id: str) -> CardDis
     """File the chargeback with the card network."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "submitted_to_network"}
-    _block = not_among(_row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute"
+    ):
         refuse("card_dispute_submit_network.status_in", "the dispute was already submitted or closed", _block)
     _row.update(_new)
     return as_record(CardDispute, _row)
@@ -310,8 +298,7 @@ def card_dispute_resolve_won(tables: Tables, card_dispute_id: str) -> CardDisput
     """Record a chargeback decided for the cardholder."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "won"}
-    _block = not_among(_row, "status", ("submitted_to_network",), "card dispute")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted_to_network",), "card dispute"):
         refuse("card_dispute_resolve_won.status_in", "only disputes submitted to the network can be resolved", _block)
     _row.update(_new)
     return as_record(CardDispute, _row)
@@ -322,8 +309,7 @@ def card_dispute_resolve_lost(tables: Tables, card_dispute_id: str) -> CardDispu
     """Record a chargeback decided for the merchant (provisional credit is reversed)."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "lost"}
-    _block = not_among(_row, "status", ("submitted_to_network",), "card dispute")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted_to_network",), "card dispute"):
         refuse("card_dispute_resolve_lost.status_in", "only disputes submitted to the network can be resolved", _block)
     _row.update(_new)
     return as_record(CardDispute, _row)
@@ -334,8 +320,9 @@ def card_dispute_withdraw(tables: Tables, card_dispute_id: str) -> CardDispute:
     """Close a dispute the cardholder withdrew."""
     _row = CARD_DISPUTES.find(tables, card_dispute_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("opened", "awaiting_documents", "provisional_credit_issued"), "card dispute"
+    ):
         refuse("card_dispute_withdraw.status_in", "a dispute with the network can no longer be withdrawn here", _block)
     _row.update(_new)
     return as_record(CardDispute, _row)
@@ -393,64 +380,7 @@ def dispute_message_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="reg_e_timelines_1",
-        category="judgement",
-        rule="Provisional credit must be posted within 10 business days of the dispute being opened if the investigation is not finished.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="card_dispute_open.unique",
-        category="uniqueness",
-        rule="This transaction already has a dispute: continue that case instead of opening a new one.",
-        tools=["card_dispute_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_request_documents.status_in",
-        category="state_guard",
-        rule="Documents can only be requested on a newly opened dispute.",
-        tools=["card_dispute_request_documents"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_issue_credit.status_in",
-        category="state_guard",
-        rule="Provisional credit is issued once, before submission to the network.",
-        tools=["card_dispute_issue_credit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_submit_network.status_in",
-        category="state_guard",
-        rule="The dispute was already submitted or closed.",
-        tools=["card_dispute_submit_network"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_resolve_won.status_in",
-        category="state_guard",
-        rule="Only disputes submitted to the network can be resolved.",
-        tools=["card_dispute_resolve_won"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_resolve_lost.status_in",
-        category="state_guard",
-        rule="Only disputes submitted to the network can be resolved.",
-        tools=["card_dispute_resolve_lost"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="card_dispute_withdraw.status_in",
-        category="state_guard",
-        rule="A dispute with the network can no longer be withdrawn here.",
-        tools=["card_dispute_withdraw"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -470,9 +400,8 @@ def cardholder_report(tables: Tables, group_by: Literal["tier"], tier: Cardholde
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(tier, "tier", CARDHOLDER_TIER)
-    check_choice(group_by, "group_by", ("tier",))
-    _rows = [_r for _r in tables["cardholders"] if (tier is None or _r.get("tier") == tier)]
-    return report_of(_rows, group_by, ())
+    _filters = {"tier": tier}
+    return report_on(tables["cardholders"], group_by, _filters, ())
 
 
 @read
@@ -483,11 +412,8 @@ def card_transaction_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("cardholder_id",))
-    _rows = [
-        _r for _r in tables["card_transactions"] if (cardholder_id is None or _r.get("cardholder_id") == cardholder_id)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"cardholder_id": cardholder_id}
+    return report_on(tables["card_transactions"], group_by, _filters, ("amount",))
 
 
 @read
@@ -505,16 +431,13 @@ def card_dispute_report(
     """
     check_choice(reason, "reason", CARD_DISPUTE_REASON)
     check_choice(status, "status", CARD_DISPUTE_STATUS)
-    check_choice(group_by, "group_by", ("card_transaction_id", "cardholder_id", "reason", "status"))
-    _rows = [
-        _r
-        for _r in tables["card_disputes"]
-        if (card_transaction_id is None or _r.get("card_transaction_id") == card_transaction_id)
-        and (cardholder_id is None or _r.get("cardholder_id") == cardholder_id)
-        and (reason is None or _r.get("reason") == reason)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("disputed_amount",))
+    _filters = {
+        "card_transaction_id": card_transaction_id,
+        "cardholder_id": cardholder_id,
+        "reason": reason,
+        "status": status,
+    }
+    return report_on(tables["card_disputes"], group_by, _filters, ("disputed_amount",))
 
 
 @read
@@ -531,15 +454,8 @@ def dispute_message_report(
     """
     check_choice(direction, "direction", DISPUTE_MESSAGE_DIRECTION)
     check_choice(channel, "channel", DISPUTE_MESSAGE_CHANNEL)
-    check_choice(group_by, "group_by", ("card_dispute_id", "direction", "channel"))
-    _rows = [
-        _r
-        for _r in tables["dispute_messages"]
-        if (card_dispute_id is None or _r.get("card_dispute_id") == card_dispute_id)
-        and (direction is None or _r.get("direction") == direction)
-        and (channel is None or _r.get("channel") == channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"card_dispute_id": card_dispute_id, "direction": direction, "channel": channel}
+    return report_on(tables["dispute_messages"], group_by, _filters, ())
 
 
 @write

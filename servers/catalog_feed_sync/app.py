@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, starts_with, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, starts_with, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class FeedSourcePage(Page):
     """A page of feed sources from a search: `note` says how to get the rest."""
 
     results: list[FeedSource]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -72,9 +69,6 @@ class FeedRunPage(Page):
     """A page of feed runs from a search: `note` says how to get the rest."""
 
     results: list[FeedRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +85,6 @@ class RejectedRecordPage(Page):
     """A page of rejected records from a search: `note` says how to get the rest."""
 
     results: list[RejectedRecord]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class CatalogProductPage(Page):
     """A page of catalog products from a search: `note` says how to get the rest."""
 
     results: list[CatalogProduct]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -158,8 +146,7 @@ def feed_source_suspend(tables: Tables, feed_source_id: str) -> FeedSource:
     """Suspend a supplier feed that keeps breaking."""
     _row = FEED_SOURCES.find(tables, feed_source_id)
     _new = {**_row, "status": "suspended"}
-    _block = not_among(_row, "status", ("active",), "feed source")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "feed source"):
         refuse("feed_source_suspend.status_in", "the feed is already suspended", _block)
     _row.update(_new)
     return as_record(FeedSource, _row)
@@ -170,8 +157,7 @@ def feed_source_reactivate(tables: Tables, feed_source_id: str) -> FeedSource:
     """Reactivate a suspended feed."""
     _row = FEED_SOURCES.find(tables, feed_source_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("suspended",), "feed source")
-    if _block:
+    if _block := not_among(_row, "status", ("suspended",), "feed source"):
         refuse("feed_source_reactivate.status_in", "the feed is already active", _block)
     _row.update(_new)
     return as_record(FeedSource, _row)
@@ -218,8 +204,7 @@ def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = N
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed", "partially_failed"), "feed run")
-    if _block:
+    if _block := not_among(_row, "status", ("failed", "partially_failed"), "feed run"):
         refuse("feed_run_retry.status_in", "only failed or partially failed runs can be retried", _block)
     _row.update(_new)
     return as_record(FeedRun, _row)
@@ -230,8 +215,7 @@ def feed_run_dead_letter(tables: Tables, feed_run_id: str) -> FeedRun:
     """Dead-letter a run that exhausted its retries."""
     _row = FEED_RUNS.find(tables, feed_run_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "feed run")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "feed run"):
         refuse("feed_run_dead_letter.status_in", "only failed runs can be dead-lettered", _block)
     _row.update(_new)
     return as_record(FeedRun, _row)
@@ -242,8 +226,7 @@ def feed_run_mark_succeeded(tables: Tables, feed_run_id: str) -> FeedRun:
     """Record a clean completion of a running or retried run."""
     _row = FEED_RUNS.find(tables, feed_run_id)
     _new = {**_row, "status": "succeeded"}
-    _block = not_among(_row, "status", ("running", "retrying"), "feed run")
-    if _block:
+    if _block := not_among(_row, "status", ("running", "retrying"), "feed run"):
         refuse("feed_run_mark_succeeded.status_in", "only a running or retrying run can complete", _block)
     _row.update(_new)
     return as_record(FeedRun, _row)
@@ -286,8 +269,7 @@ def rejected_record_fix(tables: Tables, rejected_record_id: str) -> RejectedReco
     """Mark a rejected record fixed after correcting the product."""
     _row = REJECTED_RECORDS.find(tables, rejected_record_id)
     _new = {**_row, "status": "fixed"}
-    _block = not_among(_row, "status", ("open",), "rejected record")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "rejected record"):
         refuse("rejected_record_fix.status_in", "only open records can be fixed", _block)
     _row.update(_new)
     return as_record(RejectedRecord, _row)
@@ -298,8 +280,7 @@ def rejected_record_ignore(tables: Tables, rejected_record_id: str) -> RejectedR
     """Ignore a rejected record (e.g. discontinued item)."""
     _row = REJECTED_RECORDS.find(tables, rejected_record_id)
     _new = {**_row, "status": "ignored"}
-    _block = not_among(_row, "status", ("open",), "rejected record")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "rejected record"):
         refuse("rejected_record_ignore.status_in", "only open records can be ignored", _block)
     _row.update(_new)
     return as_record(RejectedRecord, _row)
@@ -360,71 +341,7 @@ def catalog_product_amend(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="feed_ops_runbook_1",
-        category="judgement",
-        rule="401 unauthorized: do not retry - the supplier rotated credentials. Dead-letter and suspend the source.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="feed_ops_runbook_2",
-        category="judgement",
-        rule="Rejected records: price_below_cost is never published - fix the price or ignore the record. duplicate_sku records are ignored. image_url_404 records are fixed by unpublishing until new images arrive.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="feed_source_suspend.status_in",
-        category="state_guard",
-        rule="The feed is already suspended.",
-        tools=["feed_source_suspend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_source_reactivate.status_in",
-        category="state_guard",
-        rule="The feed is already active.",
-        tools=["feed_source_reactivate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_run_retry.status_in",
-        category="state_guard",
-        rule="Only failed or partially failed runs can be retried.",
-        tools=["feed_run_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_run_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed runs can be dead-lettered.",
-        tools=["feed_run_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_run_mark_succeeded.status_in",
-        category="state_guard",
-        rule="Only a running or retrying run can complete.",
-        tools=["feed_run_mark_succeeded"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rejected_record_fix.status_in",
-        category="state_guard",
-        rule="Only open records can be fixed.",
-        tools=["rejected_record_fix"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rejected_record_ignore.status_in",
-        category="state_guard",
-        rule="Only open records can be ignored.",
-        tools=["rejected_record_ignore"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -450,13 +367,8 @@ def feed_source_report(
     """
     check_choice(format, "format", FEED_SOURCE_FORMAT)
     check_choice(status, "status", FEED_SOURCE_STATUS)
-    check_choice(group_by, "group_by", ("format", "status"))
-    _rows = [
-        _r
-        for _r in tables["feed_sources"]
-        if (format is None or _r.get("format") == format) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_retries",))
+    _filters = {"format": format, "status": status}
+    return report_on(tables["feed_sources"], group_by, _filters, ("max_retries",))
 
 
 @read
@@ -472,14 +384,8 @@ def feed_run_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FEED_RUN_STATUS)
-    check_choice(group_by, "group_by", ("feed_source_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["feed_runs"]
-        if (feed_source_id is None or _r.get("feed_source_id") == feed_source_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("records_total", "records_failed", "retry_count"))
+    _filters = {"feed_source_id": feed_source_id, "status": status}
+    return report_on(tables["feed_runs"], group_by, _filters, ("records_total", "records_failed", "retry_count"))
 
 
 @read
@@ -496,15 +402,8 @@ def rejected_record_report(
     """
     check_choice(error, "error", REJECTED_RECORD_ERROR)
     check_choice(status, "status", REJECTED_RECORD_STATUS)
-    check_choice(group_by, "group_by", ("feed_run_id", "error", "status"))
-    _rows = [
-        _r
-        for _r in tables["rejected_records"]
-        if (feed_run_id is None or _r.get("feed_run_id") == feed_run_id)
-        and (error is None or _r.get("error") == error)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"feed_run_id": feed_run_id, "error": error, "status": status}
+    return report_on(tables["rejected_records"], group_by, _filters, ())
 
 
 @read
@@ -513,9 +412,8 @@ def catalog_product_report(tables: Tables, group_by: Literal["published"], publi
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("published",))
-    _rows = [_r for _r in tables["catalog_products"] if (published is None or _r.get("published") == published)]
-    return report_of(_rows, group_by, ("price",))
+    _filters = {"published": published}
+    return report_on(tables["catalog_products"], group_by, _filters, ("price",))
 
 
 OPERATIONS = [

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -49,9 +49,6 @@ class CateringClientPage(Page):
     """A page of catering clients from a search: `note` says how to get the rest."""
 
     results: list[CateringClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -72,9 +69,6 @@ class CateringEventPage(Page):
     """A page of catering events from a search: `note` says how to get the rest."""
 
     results: list[CateringEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +85,6 @@ class CateringStafferPage(Page):
     """A page of catering staffers from a search: `note` says how to get the rest."""
 
     results: list[CateringStaffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class StaffBookingPage(Page):
     """A page of staff bookings from a search: `note` says how to get the rest."""
 
     results: list[StaffBooking]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -223,8 +211,7 @@ def catering_event_take_inquiry(
         "status": "inquiry",
     }
     check_order(_new, "event_start", "event_end")
-    _block = in_past(_new.get("event_start"), "event_start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("event_start"), "event_start", TODAY):
         refuse("catering_event_take_inquiry.not_in_past", "the event date has passed", _block)
     tables["catering_events"].append(_new)
     return as_record(CateringEvent, _new)
@@ -237,8 +224,7 @@ def catering_event_send_quote(tables: Tables, catering_event_id: str, quote_tota
     _changes = {_k: _v for _k, _v in (("quote_total", quote_total),) if _v is not None}
     check_range(quote_total, "quote_total", 600, 60000)
     _new = {**_row, **_changes, "status": "quoted"}
-    _block = not_among(_row, "status", ("inquiry",), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("inquiry",), "catering event"):
         refuse(
             "catering_event_send_quote.status_in",
             "only inquiries can be quoted; re-quote by cancelling and re-logging",
@@ -253,8 +239,7 @@ def catering_event_record_deposit(tables: Tables, catering_event_id: str) -> Cat
     """Record the client's deposit (40% of the quote) which books the date."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "deposit_paid"}
-    _block = not_among(_row, "status", ("quoted",), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("quoted",), "catering event"):
         refuse("catering_event_record_deposit.status_in", "a quote must be sent before a deposit", _block)
     _row.update(_new)
     return as_record(CateringEvent, _row)
@@ -267,8 +252,7 @@ def catering_event_finalize_menu(tables: Tables, catering_event_id: str, guests:
     _changes = {_k: _v for _k, _v in (("guests", guests),) if _v is not None}
     check_range(guests, "guests", 20, 400)
     _new = {**_row, **_changes, "status": "menu_final"}
-    _block = not_among(_row, "status", ("deposit_paid",), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("deposit_paid",), "catering event"):
         refuse(
             "catering_event_finalize_menu.status_in", "the deposit must be paid before the menu is finalized", _block
         )
@@ -281,8 +265,7 @@ def catering_event_mark_staffed(tables: Tables, catering_event_id: str) -> Cater
     """Mark an event fully staffed once bookings meet the staffing ratios."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "staffed"}
-    _block = not_among(_row, "status", ("menu_final",), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("menu_final",), "catering event"):
         refuse("catering_event_mark_staffed.status_in", "finalize the menu and guest count before staffing", _block)
     _row.update(_new)
     return as_record(CateringEvent, _row)
@@ -293,8 +276,7 @@ def catering_event_complete(tables: Tables, catering_event_id: str) -> CateringE
     """Mark a staffed event completed after service."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("staffed",), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("staffed",), "catering event"):
         refuse("catering_event_complete.status_in", "only staffed events can be completed", _block)
     _row.update(_new)
     return as_record(CateringEvent, _row)
@@ -305,8 +287,7 @@ def catering_event_cancel(tables: Tables, catering_event_id: str) -> CateringEve
     """Cancel an event before it is staffed."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("inquiry", "quoted", "deposit_paid", "menu_final"), "catering event")
-    if _block:
+    if _block := not_among(_row, "status", ("inquiry", "quoted", "deposit_paid", "menu_final"), "catering event"):
         refuse(
             "catering_event_cancel.status_in",
             "staffed or completed events cannot be cancelled here: call the catering manager",
@@ -386,11 +367,11 @@ def staff_booking_assign(
         "status": "booked",
     }
     check_order(_new, "call_time", "release_time")
-    _block = in_past(_new.get("call_time"), "call_time", TODAY)
-    if _block:
+    if _block := in_past(_new.get("call_time"), "call_time", TODAY):
         refuse("staff_booking_assign.not_in_past", "call time is in the past", _block)
-    _block = overlapping(tables["staff_bookings"], _new, "catering_staffer_id", "call_time", "release_time", "status")
-    if _block:
+    if _block := overlapping(
+        tables["staff_bookings"], _new, "catering_staffer_id", "call_time", "release_time", "status"
+    ):
         refuse(
             "staff_booking_assign.no_overlap",
             "that person works another event then: book someone else in the same role",
@@ -405,8 +386,7 @@ def staff_booking_release(tables: Tables, staff_booking_id: str) -> StaffBooking
     """Release a staffer from an event booking."""
     _row = STAFF_BOOKINGS.find(tables, staff_booking_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("booked",), "staff booking")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "staff booking"):
         refuse("staff_booking_release.status_in", "the booking is already released", _block)
     _row.update(_new)
     return as_record(StaffBooking, _row)
@@ -415,92 +395,7 @@ def staff_booking_release(tables: Tables, staff_booking_id: str) -> StaffBooking
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Move events through the pipeline in order.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Quote from the price sheet and staff from the ratios, booking call time 2 hours before and release 1 hour after the event.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="catering_event_take_inquiry.not_in_past",
-        category="time_window",
-        rule="The event date has passed.",
-        tools=["catering_event_take_inquiry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_send_quote.status_in",
-        category="state_guard",
-        rule="Only inquiries can be quoted; re-quote by cancelling and re-logging.",
-        tools=["catering_event_send_quote"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_record_deposit.status_in",
-        category="state_guard",
-        rule="A quote must be sent before a deposit.",
-        tools=["catering_event_record_deposit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_finalize_menu.status_in",
-        category="state_guard",
-        rule="The deposit must be paid before the menu is finalized.",
-        tools=["catering_event_finalize_menu"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_mark_staffed.status_in",
-        category="state_guard",
-        rule="Finalize the menu and guest count before staffing.",
-        tools=["catering_event_mark_staffed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_complete.status_in",
-        category="state_guard",
-        rule="Only staffed events can be completed.",
-        tools=["catering_event_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="catering_event_cancel.status_in",
-        category="state_guard",
-        rule="Staffed or completed events cannot be cancelled here: call the catering manager.",
-        tools=["catering_event_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="staff_booking_assign.not_in_past",
-        category="time_window",
-        rule="Call time is in the past.",
-        tools=["staff_booking_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="staff_booking_assign.no_overlap",
-        category="capacity",
-        rule="That person works another event then: book someone else in the same role.",
-        tools=["staff_booking_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="staff_booking_release.status_in",
-        category="state_guard",
-        rule="The booking is already released.",
-        tools=["staff_booking_release"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -522,11 +417,8 @@ def catering_client_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(account_type, "account_type", CATERING_CLIENT_ACCOUNT_TYPE)
-    check_choice(group_by, "group_by", ("account_type",))
-    _rows = [
-        _r for _r in tables["catering_clients"] if (account_type is None or _r.get("account_type") == account_type)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"account_type": account_type}
+    return report_on(tables["catering_clients"], group_by, _filters, ())
 
 
 @read
@@ -544,15 +436,8 @@ def catering_event_report(
     """
     check_choice(service_style, "service_style", CATERING_EVENT_SERVICE_STYLE)
     check_choice(status, "status", CATERING_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("catering_client_id", "service_style", "status"))
-    _rows = [
-        _r
-        for _r in tables["catering_events"]
-        if (catering_client_id is None or _r.get("catering_client_id") == catering_client_id)
-        and (service_style is None or _r.get("service_style") == service_style)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("guests", "quote_total"))
+    _filters = {"catering_client_id": catering_client_id, "service_style": service_style, "status": status}
+    return report_on(tables["catering_events"], group_by, _filters, ("guests", "quote_total"))
 
 
 @read
@@ -564,9 +449,8 @@ def catering_staffer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(role, "role", CATERING_STAFFER_ROLE)
-    check_choice(group_by, "group_by", ("role",))
-    _rows = [_r for _r in tables["catering_staffers"] if (role is None or _r.get("role") == role)]
-    return report_of(_rows, group_by, ("hourly_rate",))
+    _filters = {"role": role}
+    return report_on(tables["catering_staffers"], group_by, _filters, ("hourly_rate",))
 
 
 @read
@@ -582,15 +466,8 @@ def staff_booking_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STAFF_BOOKING_STATUS)
-    check_choice(group_by, "group_by", ("catering_event_id", "catering_staffer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["staff_bookings"]
-        if (catering_event_id is None or _r.get("catering_event_id") == catering_event_id)
-        and (catering_staffer_id is None or _r.get("catering_staffer_id") == catering_staffer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"catering_event_id": catering_event_id, "catering_staffer_id": catering_staffer_id, "status": status}
+    return report_on(tables["staff_bookings"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class ConfigItemPage(Page):
     """A page of config items from a search: `note` says how to get the rest."""
 
     results: list[ConfigItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class ChangeRequestPage(Page):
     """A page of change requests from a search: `note` says how to get the rest."""
 
     results: list[ChangeRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +91,6 @@ class CabVotePage(Page):
     """A page of cab votes from a search: `note` says how to get the rest."""
 
     results: list[CabVote]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -218,13 +209,13 @@ def change_request_draft(
         "status": "draft",
     }
     check_order(_new, "planned_start", "planned_end")
-    _block = in_past(_new.get("planned_start"), "planned_start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("planned_start"), "planned_start", TODAY):
         refuse(
             "change_request_draft.not_in_past", "the planned window has already started: pick a future window", _block
         )
-    _block = overlapping(tables["change_requests"], _new, "config_item_id", "planned_start", "planned_end", "status")
-    if _block:
+    if _block := overlapping(
+        tables["change_requests"], _new, "config_item_id", "planned_start", "planned_end", "status"
+    ):
         refuse(
             "change_request_draft.no_overlap",
             "another change is planned on this item in that window: move the window or combine the changes",
@@ -257,8 +248,7 @@ def change_request_revise(
     check_not_blank(implementer, "implementer")
     check_not_blank(backout_plan, "backout_plan")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("draft",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "change request"):
         refuse(
             "change_request_revise.status_in",
             "only drafts can be edited; cancel and redraft a submitted change",
@@ -273,8 +263,7 @@ def change_request_submit(tables: Tables, change_request_id: str) -> ChangeReque
     """Submit a draft to the change advisory board."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("draft",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "change request"):
         refuse("change_request_submit.status_in", "only drafts can be submitted", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -285,8 +274,7 @@ def change_request_approve(tables: Tables, change_request_id: str) -> ChangeRequ
     """Approve a submitted change after the CAB vote."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "change request"):
         refuse("change_request_approve.status_in", "only submitted changes can be approved", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -299,8 +287,7 @@ def change_request_reject(tables: Tables, change_request_id: str, rejection_reas
     _changes = {_k: _v for _k, _v in (("rejection_reason", rejection_reason),) if _v is not None}
     check_not_blank(rejection_reason, "rejection_reason")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "change request"):
         refuse("change_request_reject.status_in", "only submitted changes can be rejected", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -311,8 +298,7 @@ def change_request_start(tables: Tables, change_request_id: str) -> ChangeReques
     """Start implementing an approved change at the beginning of its window."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("approved",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "change request"):
         refuse("change_request_start.status_in", "the change is not approved", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -323,8 +309,7 @@ def change_request_complete(tables: Tables, change_request_id: str) -> ChangeReq
     """Close an in-progress change as successful."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("in_progress",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "change request"):
         refuse("change_request_complete.status_in", "only in-progress changes can be completed", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -335,8 +320,7 @@ def change_request_roll_back(tables: Tables, change_request_id: str) -> ChangeRe
     """Record that an in-progress change failed and was backed out."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "rolled_back"}
-    _block = not_among(_row, "status", ("in_progress",), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "change request"):
         refuse("change_request_roll_back.status_in", "only in-progress changes can be rolled back", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -347,8 +331,7 @@ def change_request_cancel(tables: Tables, change_request_id: str) -> ChangeReque
     """Withdraw a change that has not started."""
     _row = CHANGE_REQUESTS.find(tables, change_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("draft", "submitted", "approved"), "change request")
-    if _block:
+    if _block := not_among(_row, "status", ("draft", "submitted", "approved"), "change request"):
         refuse("change_request_cancel.status_in", "started or finished changes cannot be cancelled", _block)
     _row.update(_new)
     return as_record(ChangeRequest, _row)
@@ -406,95 +389,7 @@ def cab_vote_cast(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Normal changes need two approve votes and no reject vote before approval; high-risk ones also need the IT Director's vote.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Emergency changes may be approved by the IT Director alone.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3", category="judgement", rule="Tier1 items must have a backout plan.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="change_request_draft.not_in_past",
-        category="time_window",
-        rule="The planned window has already started: pick a future window.",
-        tools=["change_request_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_draft.no_overlap",
-        category="capacity",
-        rule="Another change is planned on this item in that window: move the window or combine the changes.",
-        tools=["change_request_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_revise.status_in",
-        category="state_guard",
-        rule="Only drafts can be edited; cancel and redraft a submitted change.",
-        tools=["change_request_revise"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_submit.status_in",
-        category="state_guard",
-        rule="Only drafts can be submitted.",
-        tools=["change_request_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_approve.status_in",
-        category="state_guard",
-        rule="Only submitted changes can be approved.",
-        tools=["change_request_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_reject.status_in",
-        category="state_guard",
-        rule="Only submitted changes can be rejected.",
-        tools=["change_request_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_start.status_in",
-        category="state_guard",
-        rule="The change is not approved.",
-        tools=["change_request_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_complete.status_in",
-        category="state_guard",
-        rule="Only in-progress changes can be completed.",
-        tools=["change_request_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_roll_back.status_in",
-        category="state_guard",
-        rule="Only in-progress changes can be rolled back.",
-        tools=["change_request_roll_back"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_request_cancel.status_in",
-        category="state_guard",
-        rule="Started or finished changes cannot be cancelled.",
-        tools=["change_request_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -520,14 +415,8 @@ def config_item_report(
     """
     check_choice(environment, "environment", CONFIG_ITEM_ENVIRONMENT)
     check_choice(criticality, "criticality", CONFIG_ITEM_CRITICALITY)
-    check_choice(group_by, "group_by", ("environment", "criticality"))
-    _rows = [
-        _r
-        for _r in tables["config_items"]
-        if (environment is None or _r.get("environment") == environment)
-        and (criticality is None or _r.get("criticality") == criticality)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"environment": environment, "criticality": criticality}
+    return report_on(tables["config_items"], group_by, _filters, ())
 
 
 @read
@@ -546,16 +435,8 @@ def change_request_report(
     check_choice(change_type, "change_type", CHANGE_REQUEST_CHANGE_TYPE)
     check_choice(risk, "risk", CHANGE_REQUEST_RISK)
     check_choice(status, "status", CHANGE_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("config_item_id", "change_type", "risk", "status"))
-    _rows = [
-        _r
-        for _r in tables["change_requests"]
-        if (config_item_id is None or _r.get("config_item_id") == config_item_id)
-        and (change_type is None or _r.get("change_type") == change_type)
-        and (risk is None or _r.get("risk") == risk)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"config_item_id": config_item_id, "change_type": change_type, "risk": risk, "status": status}
+    return report_on(tables["change_requests"], group_by, _filters, ())
 
 
 @read
@@ -570,14 +451,8 @@ def cab_vote_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(decision, "decision", CAB_VOTE_DECISION)
-    check_choice(group_by, "group_by", ("change_request_id", "decision"))
-    _rows = [
-        _r
-        for _r in tables["cab_votes"]
-        if (change_request_id is None or _r.get("change_request_id") == change_request_id)
-        and (decision is None or _r.get("decision") == decision)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"change_request_id": change_request_id, "decision": decision}
+    return report_on(tables["cab_votes"], group_by, _filters, ())
 
 
 @write

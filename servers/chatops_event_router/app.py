@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class NotificationRoutePage(Page):
     """A page of notification routes from a search: `note` says how to get the rest."""
 
     results: list[NotificationRoute]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -69,9 +66,6 @@ class PipelineEventPage(Page):
     """A page of pipeline events from a search: `note` says how to get the rest."""
 
     results: list[PipelineEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +84,6 @@ class ChatNotificationPage(Page):
     """A page of chat notifications from a search: `note` says how to get the rest."""
 
     results: list[ChatNotification]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -139,8 +130,7 @@ def notification_route_mute(tables: Tables, notification_route_id: str) -> Notif
     """Mute a route during maintenance."""
     _row = NOTIFICATION_ROUTES.find(tables, notification_route_id)
     _new = {**_row, "status": "muted"}
-    _block = not_among(_row, "status", ("active",), "notification route")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "notification route"):
         refuse("notification_route_mute.status_in", "only active routes can be muted", _block)
     _row.update(_new)
     return as_record(NotificationRoute, _row)
@@ -151,8 +141,7 @@ def notification_route_unmute(tables: Tables, notification_route_id: str) -> Not
     """Unmute a muted route."""
     _row = NOTIFICATION_ROUTES.find(tables, notification_route_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("muted",), "notification route")
-    if _block:
+    if _block := not_among(_row, "status", ("muted",), "notification route"):
         refuse("notification_route_unmute.status_in", "the route is not muted", _block)
     _row.update(_new)
     return as_record(NotificationRoute, _row)
@@ -245,8 +234,7 @@ def chat_notification_enqueue(tables: Tables, pipeline_event_id: str, notificati
         "status": "pending",
     }
     _capacity = field_of(tables, "notification_routes", _new.get("notification_route_id"), "max_in_flight")
-    _block = at_capacity(tables["chat_notifications"], _new, "notification_route_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["chat_notifications"], _new, "notification_route_id", "status", _capacity):
         refuse(
             "chat_notification_enqueue.capacity",
             "the route has too many notifications in flight: wait for deliveries or dead-letter stuck ones",
@@ -261,8 +249,7 @@ def chat_notification_mark_delivered(tables: Tables, chat_notification_id: str) 
     """Record the target API accepted the message."""
     _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification"):
         refuse(
             "chat_notification_mark_delivered.status_in",
             "only pending or retrying notifications can be delivered",
@@ -277,8 +264,7 @@ def chat_notification_acknowledge(tables: Tables, chat_notification_id: str) -> 
     """Record a human ack on a paging notification."""
     _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "chat notification")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "chat notification"):
         refuse(
             "chat_notification_acknowledge.status_in",
             "a notification must be delivered before it is acknowledged",
@@ -295,8 +281,7 @@ def chat_notification_mark_failed(tables: Tables, chat_notification_id: str, las
     _changes = {_k: _v for _k, _v in (("last_error", last_error),) if _v is not None}
     check_not_blank(last_error, "last_error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "retry_scheduled"), "chat notification"):
         refuse("chat_notification_mark_failed.status_in", "only notifications being sent can fail", _block)
     _row.update(_new)
     return as_record(ChatNotification, _row)
@@ -315,8 +300,7 @@ def chat_notification_schedule_retry(
     check_time(next_retry_at, "next_retry_at")
     check_range(attempt, "attempt", 1, 5)
     _new = {**_row, **_changes, "status": "retry_scheduled"}
-    _block = not_among(_row, "status", ("failed",), "chat notification")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "chat notification"):
         refuse("chat_notification_schedule_retry.status_in", "only failed notifications are retried", _block)
     _row.update(_new)
     return as_record(ChatNotification, _row)
@@ -327,8 +311,7 @@ def chat_notification_dead_letter(tables: Tables, chat_notification_id: str) -> 
     """Give up on a notification (permanent error or 5 attempts)."""
     _row = CHAT_NOTIFICATIONS.find(tables, chat_notification_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "chat notification")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "chat notification"):
         refuse("chat_notification_dead_letter.status_in", "only failed notifications are dead-lettered", _block)
     _row.update(_new)
     return as_record(ChatNotification, _row)
@@ -337,78 +320,7 @@ def chat_notification_dead_letter(tables: Tables, chat_notification_id: str) -> 
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and invalid_auth are permanent: dead-letter them.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Paging routes need a human acknowledgement.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="notification_route_mute.status_in",
-        category="state_guard",
-        rule="Only active routes can be muted.",
-        tools=["notification_route_mute"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="notification_route_unmute.status_in",
-        category="state_guard",
-        rule="The route is not muted.",
-        tools=["notification_route_unmute"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_enqueue.capacity",
-        category="capacity",
-        rule="The route has too many notifications in flight: wait for deliveries or dead-letter stuck ones.",
-        tools=["chat_notification_enqueue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending or retrying notifications can be delivered.",
-        tools=["chat_notification_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_acknowledge.status_in",
-        category="state_guard",
-        rule="A notification must be delivered before it is acknowledged.",
-        tools=["chat_notification_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_mark_failed.status_in",
-        category="state_guard",
-        rule="Only notifications being sent can fail.",
-        tools=["chat_notification_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_schedule_retry.status_in",
-        category="state_guard",
-        rule="Only failed notifications are retried.",
-        tools=["chat_notification_schedule_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chat_notification_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed notifications are dead-lettered.",
-        tools=["chat_notification_dead_letter"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -436,15 +348,8 @@ def notification_route_report(
     """
     check_choice(target, "target", NOTIFICATION_ROUTE_TARGET)
     check_choice(status, "status", NOTIFICATION_ROUTE_STATUS)
-    check_choice(group_by, "group_by", ("target", "requires_ack", "status"))
-    _rows = [
-        _r
-        for _r in tables["notification_routes"]
-        if (target is None or _r.get("target") == target)
-        and (requires_ack is None or _r.get("requires_ack") == requires_ack)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_in_flight",))
+    _filters = {"target": target, "requires_ack": requires_ack, "status": status}
+    return report_on(tables["notification_routes"], group_by, _filters, ("max_in_flight",))
 
 
 @read
@@ -456,9 +361,8 @@ def pipeline_event_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(event_type, "event_type", PIPELINE_EVENT_EVENT_TYPE)
-    check_choice(group_by, "group_by", ("event_type",))
-    _rows = [_r for _r in tables["pipeline_events"] if (event_type is None or _r.get("event_type") == event_type)]
-    return report_of(_rows, group_by, ())
+    _filters = {"event_type": event_type}
+    return report_on(tables["pipeline_events"], group_by, _filters, ())
 
 
 @read
@@ -474,15 +378,12 @@ def chat_notification_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CHAT_NOTIFICATION_STATUS)
-    check_choice(group_by, "group_by", ("pipeline_event_id", "notification_route_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["chat_notifications"]
-        if (pipeline_event_id is None or _r.get("pipeline_event_id") == pipeline_event_id)
-        and (notification_route_id is None or _r.get("notification_route_id") == notification_route_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {
+        "pipeline_event_id": pipeline_event_id,
+        "notification_route_id": notification_route_id,
+        "status": status,
+    }
+    return report_on(tables["chat_notifications"], group_by, _filters, ("attempt",))
 
 
 OPERATIONS = [

@@ -26,11 +26,11 @@ from envcraft_runtime.records import (
     drop_row,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class CodeRepositoryPage(Page):
     """A page of code repositories from a search: `note` says how to get the rest."""
 
     results: list[CodeRepository]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class BuildRunnerPage(Page):
     """A page of build runners from a search: `note` says how to get the rest."""
 
     results: list[BuildRunner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -101,9 +95,6 @@ class BuildJobPage(Page):
     """A page of build jobs from a search: `note` says how to get the rest."""
 
     results: list[BuildJob]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -120,9 +111,6 @@ class BuildArtifactPage(Page):
     """A page of build artifacts from a search: `note` says how to get the rest."""
 
     results: list[BuildArtifact]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -193,8 +181,7 @@ def build_runner_drain(tables: Tables, build_runner_id: str) -> BuildRunner:
     """Stop scheduling new jobs on a runner before maintenance."""
     _row = BUILD_RUNNERS.find(tables, build_runner_id)
     _new = {**_row, "status": "draining"}
-    _block = not_among(_row, "status", ("online",), "build runner")
-    if _block:
+    if _block := not_among(_row, "status", ("online",), "build runner"):
         refuse("build_runner_drain.status_in", "only online runners can be drained", _block)
     _row.update(_new)
     return as_record(BuildRunner, _row)
@@ -269,8 +256,7 @@ def build_job_trigger(
         "status": "queued",
     }
     _capacity = field_of(tables, "build_runners", _new.get("build_runner_id"), "max_concurrent")
-    _block = at_capacity(tables["build_jobs"], _new, "build_runner_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["build_jobs"], _new, "build_runner_id", "status", _capacity):
         refuse(
             "build_job_trigger.capacity",
             "that runner is at its concurrency limit: pick another online runner with the same OS",
@@ -285,8 +271,7 @@ def build_job_start(tables: Tables, build_job_id: str) -> BuildJob:
     """Start a queued or retrying job."""
     _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "running"}
-    _block = not_among(_row, "status", ("queued", "retrying"), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retrying"), "build job"):
         refuse("build_job_start.status_in", "only queued or retrying jobs can start", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -297,8 +282,7 @@ def build_job_pass(tables: Tables, build_job_id: str) -> BuildJob:
     """Record a green build."""
     _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "passed"}
-    _block = not_among(_row, "status", ("running",), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("running",), "build job"):
         refuse("build_job_pass.status_in", "the job is not running", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -311,8 +295,7 @@ def build_job_fail(tables: Tables, build_job_id: str, failure_reason: str) -> Bu
     _changes = {_k: _v for _k, _v in (("failure_reason", failure_reason),) if _v is not None}
     check_not_blank(failure_reason, "failure_reason")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("running",), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("running",), "build job"):
         refuse("build_job_fail.status_in", "the job is not running", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -328,8 +311,7 @@ def build_job_retry(
     check_range(attempt, "attempt", 1, 3)
     BUILD_RUNNERS.check_ref(tables, build_runner_id, "build_runner_id")
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "build job"):
         refuse("build_job_retry.status_in", "only failed jobs are retried", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -340,8 +322,7 @@ def build_job_quarantine(tables: Tables, build_job_id: str) -> BuildJob:
     """Quarantine a job that keeps failing so it stops blocking the queue."""
     _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "quarantined"}
-    _block = not_among(_row, "status", ("failed",), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "build job"):
         refuse("build_job_quarantine.status_in", "only failed jobs can be quarantined", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -352,8 +333,7 @@ def build_job_cancel(tables: Tables, build_job_id: str) -> BuildJob:
     """Cancel a job that is no longer needed."""
     _row = BUILD_JOBS.find(tables, build_job_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("queued", "running", "retrying"), "build job")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "running", "retrying"), "build job"):
         refuse("build_job_cancel.status_in", "finished jobs cannot be cancelled", _block)
     _row.update(_new)
     return as_record(BuildJob, _row)
@@ -399,71 +379,7 @@ def build_artifact_purge(tables: Tables, build_artifact_id: str) -> BuildArtifac
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Retry only transient failures (dependency download 503, flaky e2e test, OOM killed); deterministic failures (unit tests, lint) are reported, not retried.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="build_runner_drain.status_in",
-        category="state_guard",
-        rule="Only online runners can be drained.",
-        tools=["build_runner_drain"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_trigger.capacity",
-        category="capacity",
-        rule="That runner is at its concurrency limit: pick another online runner with the same OS.",
-        tools=["build_job_trigger"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_start.status_in",
-        category="state_guard",
-        rule="Only queued or retrying jobs can start.",
-        tools=["build_job_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_pass.status_in",
-        category="state_guard",
-        rule="The job is not running.",
-        tools=["build_job_pass"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_fail.status_in",
-        category="state_guard",
-        rule="The job is not running.",
-        tools=["build_job_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_retry.status_in",
-        category="state_guard",
-        rule="Only failed jobs are retried.",
-        tools=["build_job_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_quarantine.status_in",
-        category="state_guard",
-        rule="Only failed jobs can be quarantined.",
-        tools=["build_job_quarantine"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="build_job_cancel.status_in",
-        category="state_guard",
-        rule="Finished jobs cannot be cancelled.",
-        tools=["build_job_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -485,9 +401,8 @@ def code_repository_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(language, "language", CODE_REPOSITORY_LANGUAGE)
-    check_choice(group_by, "group_by", ("language",))
-    _rows = [_r for _r in tables["code_repositories"] if (language is None or _r.get("language") == language)]
-    return report_of(_rows, group_by, ())
+    _filters = {"language": language}
+    return report_on(tables["code_repositories"], group_by, _filters, ())
 
 
 @read
@@ -503,13 +418,8 @@ def build_runner_report(
     """
     check_choice(os, "os", BUILD_RUNNER_OS)
     check_choice(status, "status", BUILD_RUNNER_STATUS)
-    check_choice(group_by, "group_by", ("os", "status"))
-    _rows = [
-        _r
-        for _r in tables["build_runners"]
-        if (os is None or _r.get("os") == os) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_concurrent",))
+    _filters = {"os": os, "status": status}
+    return report_on(tables["build_runners"], group_by, _filters, ("max_concurrent",))
 
 
 @read
@@ -527,16 +437,13 @@ def build_job_report(
     """
     check_choice(trigger, "trigger", BUILD_JOB_TRIGGER)
     check_choice(status, "status", BUILD_JOB_STATUS)
-    check_choice(group_by, "group_by", ("code_repository_id", "build_runner_id", "trigger", "status"))
-    _rows = [
-        _r
-        for _r in tables["build_jobs"]
-        if (code_repository_id is None or _r.get("code_repository_id") == code_repository_id)
-        and (build_runner_id is None or _r.get("build_runner_id") == build_runner_id)
-        and (trigger is None or _r.get("trigger") == trigger)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {
+        "code_repository_id": code_repository_id,
+        "build_runner_id": build_runner_id,
+        "trigger": trigger,
+        "status": status,
+    }
+    return report_on(tables["build_jobs"], group_by, _filters, ("attempt",))
 
 
 @read
@@ -545,9 +452,8 @@ def build_artifact_report(tables: Tables, group_by: Literal["build_job_id"], bui
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("build_job_id",))
-    _rows = [_r for _r in tables["build_artifacts"] if (build_job_id is None or _r.get("build_job_id") == build_job_id)]
-    return report_of(_rows, group_by, ("size_mb",))
+    _filters = {"build_job_id": build_job_id}
+    return report_on(tables["build_artifacts"], group_by, _filters, ("size_mb",))
 
 
 @write

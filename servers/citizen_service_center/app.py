@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -47,9 +47,6 @@ class ServiceTypePage(Page):
     """A page of service types from a search: `note` says how to get the rest."""
 
     results: list[ServiceType]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -65,9 +62,6 @@ class ServiceCounterPage(Page):
     """A page of service counters from a search: `note` says how to get the rest."""
 
     results: list[ServiceCounter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +77,6 @@ class CounterClerkPage(Page):
     """A page of counter clerks from a search: `note` says how to get the rest."""
 
     results: list[CounterClerk]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class ResidentAppointmentPage(Page):
     """A page of resident appointments from a search: `note` says how to get the rest."""
 
     results: list[ResidentAppointment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -284,23 +272,19 @@ def resident_appointment_book(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("resident_appointment_book.not_in_past", "that time has passed: offer the next available slot", _block)
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["resident_appointments"], "confirmation_code", _new.get("confirmation_code"), _new["id"]
-    )
-    if _block:
+    ):
         refuse("resident_appointment_book.unique", "that confirmation code is taken: use the next number", _block)
-    _block = overlapping(tables["resident_appointments"], _new, "service_counter_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["resident_appointments"], _new, "service_counter_id", "start", "end", "status"):
         refuse(
             "resident_appointment_book.no_overlap1",
             "the counter is booked then: try another counter of the same service line",
             _block,
         )
-    _block = overlapping(tables["resident_appointments"], _new, "counter_clerk_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["resident_appointments"], _new, "counter_clerk_id", "start", "end", "status"):
         refuse(
             "resident_appointment_book.no_overlap2",
             "the clerk is serving someone else then: try another certified clerk or time",
@@ -315,8 +299,7 @@ def resident_appointment_check_in(tables: Tables, resident_appointment_id: str) 
     """Check in a resident who arrived for a booked appointment."""
     _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "arrived"}
-    _block = not_among(_row, "status", ("booked",), "resident appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "resident appointment"):
         refuse("resident_appointment_check_in.status_in", "only booked appointments can be checked in", _block)
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
@@ -327,8 +310,7 @@ def resident_appointment_mark_served(tables: Tables, resident_appointment_id: st
     """Mark an arrived resident as served."""
     _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "served"}
-    _block = not_among(_row, "status", ("arrived",), "resident appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("arrived",), "resident appointment"):
         refuse("resident_appointment_mark_served.status_in", "check the resident in first", _block)
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
@@ -339,8 +321,7 @@ def resident_appointment_mark_no_show(tables: Tables, resident_appointment_id: s
     """Mark a booked resident who did not come within 15 minutes as no-show."""
     _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("booked",), "resident appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "resident appointment"):
         refuse("resident_appointment_mark_no_show.status_in", "only booked appointments can be no-shows", _block)
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
@@ -351,8 +332,7 @@ def resident_appointment_cancel(tables: Tables, resident_appointment_id: str) ->
     """Cancel a booked appointment at the resident's request."""
     _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked",), "resident appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "resident appointment"):
         refuse("resident_appointment_cancel.status_in", "only booked appointments can be cancelled", _block)
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
@@ -361,78 +341,7 @@ def resident_appointment_cancel(tables: Tables, resident_appointment_id: str) ->
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="When booking, match the counter's service line and the clerk's certification to the service, check both are free, and tell the resident what to bring.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="booking_rules_1",
-        category="judgement",
-        rule="Residents may hold at most one appointment per service; move it rather than double-book.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="resident_appointment_book.not_in_past",
-        category="time_window",
-        rule="That time has passed: offer the next available slot.",
-        tools=["resident_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_book.unique",
-        category="uniqueness",
-        rule="That confirmation code is taken: use the next number.",
-        tools=["resident_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_book.no_overlap1",
-        category="capacity",
-        rule="The counter is booked then: try another counter of the same service line.",
-        tools=["resident_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_book.no_overlap2",
-        category="capacity",
-        rule="The clerk is serving someone else then: try another certified clerk or time.",
-        tools=["resident_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_check_in.status_in",
-        category="state_guard",
-        rule="Only booked appointments can be checked in.",
-        tools=["resident_appointment_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_mark_served.status_in",
-        category="state_guard",
-        rule="Check the resident in first.",
-        tools=["resident_appointment_mark_served"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_mark_no_show.status_in",
-        category="state_guard",
-        rule="Only booked appointments can be no-shows.",
-        tools=["resident_appointment_mark_no_show"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="resident_appointment_cancel.status_in",
-        category="state_guard",
-        rule="Only booked appointments can be cancelled.",
-        tools=["resident_appointment_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -455,9 +364,8 @@ def service_type_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(service_line, "service_line", SERVICE_TYPE_SERVICE_LINE)
-    check_choice(group_by, "group_by", ("service_line",))
-    _rows = [_r for _r in tables["service_types"] if (service_line is None or _r.get("service_line") == service_line)]
-    return report_of(_rows, group_by, ("duration_minutes", "fee"))
+    _filters = {"service_line": service_line}
+    return report_on(tables["service_types"], group_by, _filters, ("duration_minutes", "fee"))
 
 
 @read
@@ -472,14 +380,8 @@ def service_counter_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(service_line, "service_line", SERVICE_COUNTER_SERVICE_LINE)
-    check_choice(group_by, "group_by", ("service_line", "accessible"))
-    _rows = [
-        _r
-        for _r in tables["service_counters"]
-        if (service_line is None or _r.get("service_line") == service_line)
-        and (accessible is None or _r.get("accessible") == accessible)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"service_line": service_line, "accessible": accessible}
+    return report_on(tables["service_counters"], group_by, _filters, ())
 
 
 @read
@@ -491,11 +393,8 @@ def counter_clerk_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(certified_for, "certified_for", COUNTER_CLERK_CERTIFIED_FOR)
-    check_choice(group_by, "group_by", ("certified_for",))
-    _rows = [
-        _r for _r in tables["counter_clerks"] if (certified_for is None or _r.get("certified_for") == certified_for)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"certified_for": certified_for}
+    return report_on(tables["counter_clerks"], group_by, _filters, ())
 
 
 @read
@@ -512,16 +411,13 @@ def resident_appointment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RESIDENT_APPOINTMENT_STATUS)
-    check_choice(group_by, "group_by", ("service_type_id", "service_counter_id", "counter_clerk_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["resident_appointments"]
-        if (service_type_id is None or _r.get("service_type_id") == service_type_id)
-        and (service_counter_id is None or _r.get("service_counter_id") == service_counter_id)
-        and (counter_clerk_id is None or _r.get("counter_clerk_id") == counter_clerk_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "service_type_id": service_type_id,
+        "service_counter_id": service_counter_id,
+        "counter_clerk_id": counter_clerk_id,
+        "status": status,
+    }
+    return report_on(tables["resident_appointments"], group_by, _filters, ())
 
 
 @write

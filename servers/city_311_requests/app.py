@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class CityDepartmentPage(Page):
     """A page of city departments from a search: `note` says how to get the rest."""
 
     results: list[CityDepartment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class ResidentCallerPage(Page):
     """A page of resident callers from a search: `note` says how to get the rest."""
 
     results: list[ResidentCaller]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +85,6 @@ class ServiceRequestPage(Page):
     """A page of service requests from a search: `note` says how to get the rest."""
 
     results: list[ServiceRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class RequestUpdatePage(Page):
     """A page of request updates from a search: `note` says how to get the rest."""
 
     results: list[RequestUpdate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -191,8 +179,7 @@ def resident_caller_register(
         "neighborhood": neighborhood,
         "preferred_contact": preferred_contact,
     }
-    _block = taken_by_other(tables["resident_callers"], "phone", _new.get("phone"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["resident_callers"], "phone", _new.get("phone"), _new["id"]):
         refuse("resident_caller_register.unique", "a resident with that phone number exists: use their record", _block)
     tables["resident_callers"].append(_new)
     return as_record(ResidentCaller, _new)
@@ -278,8 +265,7 @@ def service_request_route(tables: Tables, service_request_id: str, city_departme
     _changes = {_k: _v for _k, _v in (("city_department_id", city_department_id),) if _v is not None}
     CITY_DEPARTMENTS.check_ref(tables, city_department_id, "city_department_id")
     _new = {**_row, **_changes, "status": "routed"}
-    _block = not_among(_row, "status", ("new",), "service request")
-    if _block:
+    if _block := not_among(_row, "status", ("new",), "service request"):
         refuse(
             "service_request_route.status_in",
             "only new requests can be routed; re-route by posting an internal update",
@@ -296,8 +282,7 @@ def service_request_close_duplicate(tables: Tables, service_request_id: str, res
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "closed_duplicate"}
-    _block = not_among(_row, "status", ("new", "routed"), "service request")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "routed"), "service request"):
         refuse(
             "service_request_close_duplicate.status_in",
             "work already started or finished: it is not a duplicate to close",
@@ -314,8 +299,7 @@ def service_request_resolve(tables: Tables, service_request_id: str, resolution_
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "resolved"}
-    _block = not_among(_row, "status", ("routed", "in_progress"), "service request")
-    if _block:
+    if _block := not_among(_row, "status", ("routed", "in_progress"), "service request"):
         refuse("service_request_resolve.status_in", "route the request before resolving it", _block)
     _row.update(_new)
     return as_record(ServiceRequest, _row)
@@ -328,8 +312,7 @@ def service_request_reject(tables: Tables, service_request_id: str, resolution_n
     _changes = {_k: _v for _k, _v in (("resolution_note", resolution_note),) if _v is not None}
     check_not_blank(resolution_note, "resolution_note")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("new",), "service request")
-    if _block:
+    if _block := not_among(_row, "status", ("new",), "service request"):
         refuse("service_request_reject.status_in", "only new requests can be rejected", _block)
     _row.update(_new)
     return as_record(ServiceRequest, _row)
@@ -389,64 +372,7 @@ def request_update_post(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Follow the call scripts: confirm location and contact, check for duplicates, route by the routing table, and keep the resident informed with resident-visible updates.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="call_scripts_1",
-        category="judgement",
-        rule="Always confirm the exact location (street and nearest cross street) and a call-back number before logging.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="call_scripts_2",
-        category="judgement",
-        rule="Never share another resident's name or contact details.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="resident_caller_register.unique",
-        category="uniqueness",
-        rule="A resident with that phone number exists: use their record.",
-        tools=["resident_caller_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_request_route.status_in",
-        category="state_guard",
-        rule="Only new requests can be routed; re-route by posting an internal update.",
-        tools=["service_request_route"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_request_close_duplicate.status_in",
-        category="state_guard",
-        rule="Work already started or finished: it is not a duplicate to close.",
-        tools=["service_request_close_duplicate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_request_resolve.status_in",
-        category="state_guard",
-        rule="Route the request before resolving it.",
-        tools=["service_request_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_request_reject.status_in",
-        category="state_guard",
-        rule="Only new requests can be rejected.",
-        tools=["service_request_reject"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -470,13 +396,8 @@ def resident_caller_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(preferred_contact, "preferred_contact", RESIDENT_CALLER_PREFERRED_CONTACT)
-    check_choice(group_by, "group_by", ("preferred_contact",))
-    _rows = [
-        _r
-        for _r in tables["resident_callers"]
-        if (preferred_contact is None or _r.get("preferred_contact") == preferred_contact)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"preferred_contact": preferred_contact}
+    return report_on(tables["resident_callers"], group_by, _filters, ())
 
 
 @read
@@ -494,16 +415,13 @@ def service_request_report(
     """
     check_choice(category, "category", SERVICE_REQUEST_CATEGORY)
     check_choice(status, "status", SERVICE_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("resident_caller_id", "category", "city_department_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["service_requests"]
-        if (resident_caller_id is None or _r.get("resident_caller_id") == resident_caller_id)
-        and (category is None or _r.get("category") == category)
-        and (city_department_id is None or _r.get("city_department_id") == city_department_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "resident_caller_id": resident_caller_id,
+        "category": category,
+        "city_department_id": city_department_id,
+        "status": status,
+    }
+    return report_on(tables["service_requests"], group_by, _filters, ())
 
 
 @read
@@ -518,14 +436,8 @@ def request_update_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(audience, "audience", REQUEST_UPDATE_AUDIENCE)
-    check_choice(group_by, "group_by", ("service_request_id", "audience"))
-    _rows = [
-        _r
-        for _r in tables["request_updates"]
-        if (service_request_id is None or _r.get("service_request_id") == service_request_id)
-        and (audience is None or _r.get("audience") == audience)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"service_request_id": service_request_id, "audience": audience}
+    return report_on(tables["request_updates"], group_by, _filters, ())
 
 
 OPERATIONS = [

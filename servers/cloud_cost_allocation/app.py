@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class EngineeringTeamPage(Page):
     """A page of engineering teams from a search: `note` says how to get the rest."""
 
     results: list[EngineeringTeam]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class CloudAccountPage(Page):
     """A page of cloud accounts from a search: `note` says how to get the rest."""
 
     results: list[CloudAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class SpendChargePage(Page):
     """A page of spend charges from a search: `note` says how to get the rest."""
 
     results: list[SpendCharge]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class ReservedPurchasePage(Page):
     """A page of reserved purchases from a search: `note` says how to get the rest."""
 
     results: list[ReservedPurchase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -278,8 +266,9 @@ def spend_charge_post(
         "status": "posted",
     }
     _have = field_of(tables, "engineering_teams", _new.get("engineering_team_id"), "budget_left")
-    _block = short_of(_have, _new.get("amount"), "engineering team", _new.get("engineering_team_id"), "budget_left")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("amount"), "engineering team", _new.get("engineering_team_id"), "budget_left"
+    ):
         refuse(
             "spend_charge_post.at_least",
             "the team's budget cannot absorb this charge: raise it with the cost owner before posting",
@@ -301,8 +290,7 @@ def spend_charge_dispute(tables: Tables, spend_charge_id: str) -> SpendCharge:
     """Flag a posted charge as mis-allocated."""
     _row = SPEND_CHARGES.find(tables, spend_charge_id)
     _new = {**_row, "status": "disputed"}
-    _block = not_among(_row, "status", ("posted",), "spend charge")
-    if _block:
+    if _block := not_among(_row, "status", ("posted",), "spend charge"):
         refuse("spend_charge_dispute.status_in", "only posted charges can be disputed", _block)
     _row.update(_new)
     return as_record(SpendCharge, _row)
@@ -313,8 +301,7 @@ def spend_charge_credit(tables: Tables, spend_charge_id: str) -> SpendCharge:
     """Credit back a disputed charge after review."""
     _row = SPEND_CHARGES.find(tables, spend_charge_id)
     _new = {**_row, "status": "credited"}
-    _block = not_among(_row, "status", ("disputed",), "spend charge")
-    if _block:
+    if _block := not_among(_row, "status", ("disputed",), "spend charge"):
         refuse("spend_charge_credit.status_in", "a charge must be disputed before it is credited", _block)
     _row.update(_new)
     return as_record(SpendCharge, _row)
@@ -367,10 +354,9 @@ def reserved_purchase_propose(
         "status": "proposed",
     }
     _have = field_of(tables, "engineering_teams", _new.get("engineering_team_id"), "budget_left")
-    _block = short_of(
+    if _block := short_of(
         _have, _new.get("upfront_cost"), "engineering team", _new.get("engineering_team_id"), "budget_left"
-    )
-    if _block:
+    ):
         refuse(
             "reserved_purchase_propose.at_least",
             "the upfront cost exceeds the team's remaining budget: propose a no-upfront plan or a smaller commitment",
@@ -392,8 +378,7 @@ def reserved_purchase_approve(tables: Tables, reserved_purchase_id: str) -> Rese
     """Approve a proposed reservation."""
     _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("proposed",), "reserved purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "reserved purchase"):
         refuse("reserved_purchase_approve.status_in", "only proposals can be approved", _block)
     _row.update(_new)
     return as_record(ReservedPurchase, _row)
@@ -404,8 +389,7 @@ def reserved_purchase_execute(tables: Tables, reserved_purchase_id: str) -> Rese
     """Record the reservation bought in the provider console."""
     _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "purchased"}
-    _block = not_among(_row, "status", ("approved",), "reserved purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "reserved purchase"):
         refuse("reserved_purchase_execute.status_in", "get approval before purchasing", _block)
     _row.update(_new)
     return as_record(ReservedPurchase, _row)
@@ -416,8 +400,7 @@ def reserved_purchase_reject(tables: Tables, reserved_purchase_id: str) -> Reser
     """Reject a proposal."""
     _row = RESERVED_PURCHASES.find(tables, reserved_purchase_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("proposed",), "reserved purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "reserved purchase"):
         refuse("reserved_purchase_reject.status_in", "only proposals can be rejected", _block)
     _row.update(_new)
     return as_record(ReservedPurchase, _row)
@@ -426,85 +409,7 @@ def reserved_purchase_reject(tables: Tables, reserved_purchase_id: str) -> Reser
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check the chargeback policy for who owns a charge before posting, and check budget_left before posting or proposing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="chargeback_policy_1",
-        category="judgement",
-        rule="A team may dispute a charge within 30 days of posting; disputes are credited only if the resource tag shows another owner.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="chargeback_policy_2",
-        category="judgement",
-        rule="Reservations over 25,000 upfront need the CFO's approval; three_year terms only for tier-1 production.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="chargeback_policy_3",
-        category="judgement",
-        rule="Budgets reset at the start of each quarter; `budget_left` never goes negative.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="spend_charge_post.at_least",
-        category="threshold",
-        rule="The team's budget cannot absorb this charge: raise it with the cost owner before posting.",
-        tools=["spend_charge_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="spend_charge_dispute.status_in",
-        category="state_guard",
-        rule="Only posted charges can be disputed.",
-        tools=["spend_charge_dispute"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="spend_charge_credit.status_in",
-        category="state_guard",
-        rule="A charge must be disputed before it is credited.",
-        tools=["spend_charge_credit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reserved_purchase_propose.at_least",
-        category="threshold",
-        rule="The upfront cost exceeds the team's remaining budget: propose a no-upfront plan or a smaller commitment.",
-        tools=["reserved_purchase_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reserved_purchase_approve.status_in",
-        category="state_guard",
-        rule="Only proposals can be approved.",
-        tools=["reserved_purchase_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reserved_purchase_execute.status_in",
-        category="state_guard",
-        rule="Get approval before purchasing.",
-        tools=["reserved_purchase_execute"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reserved_purchase_reject.status_in",
-        category="state_guard",
-        rule="Only proposals can be rejected.",
-        tools=["reserved_purchase_reject"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -529,14 +434,8 @@ def cloud_account_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(provider, "provider", CLOUD_ACCOUNT_PROVIDER)
-    check_choice(group_by, "group_by", ("provider", "engineering_team_id"))
-    _rows = [
-        _r
-        for _r in tables["cloud_accounts"]
-        if (provider is None or _r.get("provider") == provider)
-        and (engineering_team_id is None or _r.get("engineering_team_id") == engineering_team_id)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"provider": provider, "engineering_team_id": engineering_team_id}
+    return report_on(tables["cloud_accounts"], group_by, _filters, ())
 
 
 @read
@@ -552,15 +451,8 @@ def spend_charge_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SPEND_CHARGE_STATUS)
-    check_choice(group_by, "group_by", ("cloud_account_id", "engineering_team_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["spend_charges"]
-        if (cloud_account_id is None or _r.get("cloud_account_id") == cloud_account_id)
-        and (engineering_team_id is None or _r.get("engineering_team_id") == engineering_team_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"cloud_account_id": cloud_account_id, "engineering_team_id": engineering_team_id, "status": status}
+    return report_on(tables["spend_charges"], group_by, _filters, ("amount",))
 
 
 @read
@@ -577,15 +469,8 @@ def reserved_purchase_report(
     """
     check_choice(term, "term", RESERVED_PURCHASE_TERM)
     check_choice(status, "status", RESERVED_PURCHASE_STATUS)
-    check_choice(group_by, "group_by", ("engineering_team_id", "term", "status"))
-    _rows = [
-        _r
-        for _r in tables["reserved_purchases"]
-        if (engineering_team_id is None or _r.get("engineering_team_id") == engineering_team_id)
-        and (term is None or _r.get("term") == term)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("upfront_cost",))
+    _filters = {"engineering_team_id": engineering_team_id, "term": term, "status": status}
+    return report_on(tables["reserved_purchases"], group_by, _filters, ("upfront_cost",))
 
 
 @write

@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class ReeferUnitPage(Page):
     """A page of reefer units from a search: `note` says how to get the rest."""
 
     results: list[ReeferUnit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class ColdShipmentPage(Page):
     """A page of cold shipments from a search: `note` says how to get the rest."""
 
     results: list[ColdShipment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class OnCallContactPage(Page):
     """A page of on call contacts from a search: `note` says how to get the rest."""
 
     results: list[OnCallContact]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +112,6 @@ class TemperatureAlertPage(Page):
     """A page of temperature alerts from a search: `note` says how to get the rest."""
 
     results: list[TemperatureAlert]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -201,8 +189,7 @@ def cold_shipment_quarantine(tables: Tables, cold_shipment_id: str) -> ColdShipm
     """Quarantine a shipment pending a quality decision."""
     _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
     _new = {**_row, "status": "quarantined"}
-    _block = not_among(_row, "status", ("in_transit", "delivered"), "cold shipment")
-    if _block:
+    if _block := not_among(_row, "status", ("in_transit", "delivered"), "cold shipment"):
         refuse(
             "cold_shipment_quarantine.status_in",
             "only shipments on the road or just delivered can be quarantined",
@@ -217,8 +204,7 @@ def cold_shipment_release_quarantine(tables: Tables, cold_shipment_id: str) -> C
     """Release a quarantined shipment the quality manager cleared."""
     _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("quarantined",), "cold shipment")
-    if _block:
+    if _block := not_among(_row, "status", ("quarantined",), "cold shipment"):
         refuse("cold_shipment_release_quarantine.status_in", "the shipment is not quarantined", _block)
     _row.update(_new)
     return as_record(ColdShipment, _row)
@@ -323,12 +309,10 @@ def temperature_alert_notify(
     _changes = {_k: _v for _k, _v in (("on_call_contact_id", on_call_contact_id),) if _v is not None}
     ON_CALL_CONTACTS.check_ref(tables, on_call_contact_id, "on_call_contact_id")
     _new = {**_row, **_changes, "status": "notified"}
-    _block = not_among(_row, "status", ("raised",), "temperature alert")
-    if _block:
+    if _block := not_among(_row, "status", ("raised",), "temperature alert"):
         refuse("temperature_alert_notify.status_in", "the alert was already routed", _block)
     _capacity = field_of(tables, "on_call_contacts", _new.get("on_call_contact_id"), "max_open_alerts")
-    _block = at_capacity(tables["temperature_alerts"], _new, "on_call_contact_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["temperature_alerts"], _new, "on_call_contact_id", "status", _capacity):
         refuse(
             "temperature_alert_notify.capacity",
             "this contact already has too many open alerts: page another contact with the same role",
@@ -343,8 +327,7 @@ def temperature_alert_acknowledge(tables: Tables, temperature_alert_id: str) -> 
     """Record the contact's acknowledgement."""
     _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("notified",), "temperature alert")
-    if _block:
+    if _block := not_among(_row, "status", ("notified",), "temperature alert"):
         refuse(
             "temperature_alert_acknowledge.status_in",
             "the alert must be routed to a contact before acknowledgement",
@@ -359,8 +342,7 @@ def temperature_alert_resolve(tables: Tables, temperature_alert_id: str) -> Temp
     """Resolve an alert once temperature is back in range."""
     _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("acknowledged",), "temperature alert")
-    if _block:
+    if _block := not_among(_row, "status", ("acknowledged",), "temperature alert"):
         refuse("temperature_alert_resolve.status_in", "only acknowledged alerts can be resolved", _block)
     _row.update(_new)
     return as_record(TemperatureAlert, _row)
@@ -371,8 +353,7 @@ def temperature_alert_escalate(tables: Tables, temperature_alert_id: str) -> Tem
     """Escalate an alert nobody handled in time."""
     _row = TEMPERATURE_ALERTS.find(tables, temperature_alert_id)
     _new = {**_row, "status": "escalated"}
-    _block = not_among(_row, "status", ("notified", "acknowledged"), "temperature alert")
-    if _block:
+    if _block := not_among(_row, "status", ("notified", "acknowledged"), "temperature alert"):
         refuse("temperature_alert_escalate.status_in", "only routed alerts can be escalated", _block)
     _row.update(_new)
     return as_record(TemperatureAlert, _row)
@@ -381,64 +362,7 @@ def temperature_alert_escalate(tables: Tables, temperature_alert_id: str) -> Tem
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Route each alert per the SOP table, and page a contact only if they have room under max_open_alerts.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="temperature_alert_notify.status_in",
-        category="state_guard",
-        rule="The alert was already routed.",
-        tools=["temperature_alert_notify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="temperature_alert_notify.capacity",
-        category="capacity",
-        rule="This contact already has too many open alerts: page another contact with the same role.",
-        tools=["temperature_alert_notify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="temperature_alert_acknowledge.status_in",
-        category="state_guard",
-        rule="The alert must be routed to a contact before acknowledgement.",
-        tools=["temperature_alert_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="temperature_alert_resolve.status_in",
-        category="state_guard",
-        rule="Only acknowledged alerts can be resolved.",
-        tools=["temperature_alert_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="temperature_alert_escalate.status_in",
-        category="state_guard",
-        rule="Only routed alerts can be escalated.",
-        tools=["temperature_alert_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="cold_shipment_quarantine.status_in",
-        category="state_guard",
-        rule="Only shipments on the road or just delivered can be quarantined.",
-        tools=["cold_shipment_quarantine"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="cold_shipment_release_quarantine.status_in",
-        category="state_guard",
-        rule="The shipment is not quarantined.",
-        tools=["cold_shipment_release_quarantine"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -460,9 +384,8 @@ def reefer_unit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(product_class, "product_class", REEFER_UNIT_PRODUCT_CLASS)
-    check_choice(group_by, "group_by", ("product_class",))
-    _rows = [_r for _r in tables["reefer_units"] if (product_class is None or _r.get("product_class") == product_class)]
-    return report_of(_rows, group_by, ("setpoint_c",))
+    _filters = {"product_class": product_class}
+    return report_on(tables["reefer_units"], group_by, _filters, ("setpoint_c",))
 
 
 @read
@@ -477,14 +400,8 @@ def cold_shipment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COLD_SHIPMENT_STATUS)
-    check_choice(group_by, "group_by", ("reefer_unit_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["cold_shipments"]
-        if (reefer_unit_id is None or _r.get("reefer_unit_id") == reefer_unit_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"reefer_unit_id": reefer_unit_id, "status": status}
+    return report_on(tables["cold_shipments"], group_by, _filters, ())
 
 
 @read
@@ -495,9 +412,8 @@ def on_call_contact_report(tables: Tables, group_by: Literal["role"], role: OnCa
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(role, "role", ON_CALL_CONTACT_ROLE)
-    check_choice(group_by, "group_by", ("role",))
-    _rows = [_r for _r in tables["on_call_contacts"] if (role is None or _r.get("role") == role)]
-    return report_of(_rows, group_by, ("max_open_alerts",))
+    _filters = {"role": role}
+    return report_on(tables["on_call_contacts"], group_by, _filters, ("max_open_alerts",))
 
 
 @read
@@ -516,16 +432,13 @@ def temperature_alert_report(
     """
     check_choice(severity, "severity", TEMPERATURE_ALERT_SEVERITY)
     check_choice(status, "status", TEMPERATURE_ALERT_STATUS)
-    check_choice(group_by, "group_by", ("cold_shipment_id", "on_call_contact_id", "severity", "status"))
-    _rows = [
-        _r
-        for _r in tables["temperature_alerts"]
-        if (cold_shipment_id is None or _r.get("cold_shipment_id") == cold_shipment_id)
-        and (on_call_contact_id is None or _r.get("on_call_contact_id") == on_call_contact_id)
-        and (severity is None or _r.get("severity") == severity)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("reading_c", "excursion_minutes"))
+    _filters = {
+        "cold_shipment_id": cold_shipment_id,
+        "on_call_contact_id": on_call_contact_id,
+        "severity": severity,
+        "status": status,
+    }
+    return report_on(tables["temperature_alerts"], group_by, _filters, ("reading_c", "excursion_minutes"))
 
 
 @write

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -57,9 +57,6 @@ class BrokerAgencyPage(Page):
     """A page of broker agencies from a search: `note` says how to get the rest."""
 
     results: list[BrokerAgency]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -76,9 +73,6 @@ class UnderwriterPage(Page):
     """A page of underwriters from a search: `note` says how to get the rest."""
 
     results: list[Underwriter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class SubmissionPage(Page):
     """A page of submissions from a search: `note` says how to get the rest."""
 
     results: list[Submission]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class QuotePage(Page):
     """A page of quotes from a search: `note` says how to get the rest."""
 
     results: list[Quote]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -218,8 +206,7 @@ def submission_clear(tables: Tables, submission_id: str) -> Submission:
     """Run clearance (no duplicate submission from another broker)."""
     _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "clearance"}
-    _block = not_among(_row, "status", ("received",), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "submission"):
         refuse("submission_clear.status_in", "the submission already passed clearance", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -234,25 +221,22 @@ def submission_assign(tables: Tables, submission_id: str, underwriter_id: str) -
         raise ToolFailure("nothing to change: give at least one of underwriter_id")
     UNDERWRITERS.check_ref(tables, underwriter_id, "underwriter_id")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("clearance",), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("clearance",), "submission"):
         refuse("submission_assign.status_in", "assign only after clearance", _block)
     _capacity = field_of(tables, "underwriters", _new.get("underwriter_id"), "max_open_submissions")
-    _block = at_capacity(tables["submissions"], _new, "underwriter_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["submissions"], _new, "underwriter_id", "status", _capacity):
         refuse(
             "submission_assign.capacity",
             "this underwriter's desk is full: assign another underwriter on the same line",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("line"),
         "==",
         field_of(tables, "underwriters", _new.get("underwriter_id"), "line"),
         "line",
         "the underwriter's line",
-    )
-    if _block:
+    ):
         refuse("same_line_underwriter", "A submission is assigned only to an underwriter of its own line.", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -263,8 +247,7 @@ def submission_start_underwriting(tables: Tables, submission_id: str) -> Submiss
     """Start underwriting an assigned submission."""
     _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "underwriting"}
-    _block = not_among(_row, "status", ("clearance",), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("clearance",), "submission"):
         refuse("submission_start_underwriting.status_in", "the submission must be cleared and assigned first", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -275,8 +258,7 @@ def submission_refer(tables: Tables, submission_id: str) -> Submission:
     """Refer a submission above the underwriter's authority to the line manager."""
     _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "referred"}
-    _block = not_among(_row, "status", ("underwriting",), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("underwriting",), "submission"):
         refuse("submission_refer.status_in", "only submissions in underwriting can be referred", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -287,8 +269,7 @@ def submission_decline(tables: Tables, submission_id: str) -> Submission:
     """Decline a submission (outside appetite)."""
     _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("clearance", "underwriting", "referred"), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("clearance", "underwriting", "referred"), "submission"):
         refuse("submission_decline.status_in", "quoted or bound submissions cannot be declined", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -299,8 +280,7 @@ def submission_bind(tables: Tables, submission_id: str) -> Submission:
     """Bind coverage on a quoted submission whose quote was accepted."""
     _row = SUBMISSIONS.find(tables, submission_id)
     _new = {**_row, "status": "bound"}
-    _block = not_among(_row, "status", ("quoted",), "submission")
-    if _block:
+    if _block := not_among(_row, "status", ("quoted",), "submission"):
         refuse("submission_bind.status_in", "a submission must be quoted before binding", _block)
     _row.update(_new)
     return as_record(Submission, _row)
@@ -324,14 +304,15 @@ def quote_prepare(tables: Tables, submission_id: str, premium: float, limit: flo
         "deductible": deductible,
         "status": "draft",
     }
-    _block = comparison_fails(
-        field_of(tables, "submissions", _new.get("submission_id"), "annual_revenue"),
-        "<=",
-        100000000,
-        "submission annual revenue",
-        "",
-    )
-    if holds(field_of(tables, "submissions", _new.get("submission_id"), "line"), "==", "cyber") and _block:
+    if (
+        _block := comparison_fails(
+            field_of(tables, "submissions", _new.get("submission_id"), "annual_revenue"),
+            "<=",
+            100000000,
+            "submission annual revenue",
+            "",
+        )
+    ) and holds(field_of(tables, "submissions", _new.get("submission_id"), "line"), "==", "cyber"):
         refuse("judgement_2", "Cyber submissions over $100M revenue are outside appetite and are never quoted.", _block)
     _target_submission_id = target_row(tables, "submissions", _new.get("submission_id"), "submission")
     tables["quotes"].append(_new)
@@ -368,8 +349,7 @@ def quote_issue(tables: Tables, quote_id: str) -> Quote:
     """Issue a draft quote to the broker."""
     _row = QUOTES.find(tables, quote_id)
     _new = {**_row, "status": "issued"}
-    _block = not_among(_row, "status", ("draft",), "quote")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "quote"):
         refuse("quote_issue.status_in", "only draft quotes can be issued", _block)
     _row.update(_new)
     return as_record(Quote, _row)
@@ -380,8 +360,7 @@ def quote_accept(tables: Tables, quote_id: str) -> Quote:
     """Record the broker's acceptance of an issued quote."""
     _row = QUOTES.find(tables, quote_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("issued",), "quote")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "quote"):
         refuse("quote_accept.status_in", "only issued quotes can be accepted", _block)
     _row.update(_new)
     return as_record(Quote, _row)
@@ -390,92 +369,7 @@ def quote_accept(tables: Tables, quote_id: str) -> Quote:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="same_line_underwriter",
-        category="eligibility",
-        rule="A submission is assigned only to an underwriter of its own line.",
-        tools=["submission_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="If requested_limit exceeds the underwriter's authority_limit, refer it before quoting.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="threshold",
-        rule="Cyber submissions over $100M revenue are outside appetite and are never quoted.",
-        tools=["quote_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_clear.status_in",
-        category="state_guard",
-        rule="The submission already passed clearance.",
-        tools=["submission_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_assign.status_in",
-        category="state_guard",
-        rule="Assign only after clearance.",
-        tools=["submission_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_assign.capacity",
-        category="capacity",
-        rule="This underwriter's desk is full: assign another underwriter on the same line.",
-        tools=["submission_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_start_underwriting.status_in",
-        category="state_guard",
-        rule="The submission must be cleared and assigned first.",
-        tools=["submission_start_underwriting"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_refer.status_in",
-        category="state_guard",
-        rule="Only submissions in underwriting can be referred.",
-        tools=["submission_refer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_decline.status_in",
-        category="state_guard",
-        rule="Quoted or bound submissions cannot be declined.",
-        tools=["submission_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="quote_issue.status_in",
-        category="state_guard",
-        rule="Only draft quotes can be issued.",
-        tools=["quote_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="quote_accept.status_in",
-        category="state_guard",
-        rule="Only issued quotes can be accepted.",
-        tools=["quote_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="submission_bind.status_in",
-        category="state_guard",
-        rule="A submission must be quoted before binding.",
-        tools=["submission_bind"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -496,9 +390,8 @@ def underwriter_report(tables: Tables, group_by: Literal["line"], line: Underwri
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(line, "line", UNDERWRITER_LINE)
-    check_choice(group_by, "group_by", ("line",))
-    _rows = [_r for _r in tables["underwriters"] if (line is None or _r.get("line") == line)]
-    return report_of(_rows, group_by, ("authority_limit", "max_open_submissions"))
+    _filters = {"line": line}
+    return report_on(tables["underwriters"], group_by, _filters, ("authority_limit", "max_open_submissions"))
 
 
 @read
@@ -517,16 +410,8 @@ def submission_report(
     """
     check_choice(line, "line", SUBMISSION_LINE)
     check_choice(status, "status", SUBMISSION_STATUS)
-    check_choice(group_by, "group_by", ("broker_agency_id", "line", "underwriter_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["submissions"]
-        if (broker_agency_id is None or _r.get("broker_agency_id") == broker_agency_id)
-        and (line is None or _r.get("line") == line)
-        and (underwriter_id is None or _r.get("underwriter_id") == underwriter_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("annual_revenue", "employee_count", "requested_limit"))
+    _filters = {"broker_agency_id": broker_agency_id, "line": line, "underwriter_id": underwriter_id, "status": status}
+    return report_on(tables["submissions"], group_by, _filters, ("annual_revenue", "employee_count", "requested_limit"))
 
 
 @read
@@ -542,14 +427,8 @@ def quote_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", QUOTE_STATUS)
-    check_choice(group_by, "group_by", ("submission_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["quotes"]
-        if (submission_id is None or _r.get("submission_id") == submission_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("premium", "limit", "deductible"))
+    _filters = {"submission_id": submission_id, "status": status}
+    return report_on(tables["quotes"], group_by, _filters, ("premium", "limit", "deductible"))
 
 
 @write

@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -69,9 +69,6 @@ class SolarGardenPage(Page):
     """A page of solar gardens from a search: `note` says how to get the rest."""
 
     results: list[SolarGarden]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +87,6 @@ class SolarSubscriberPage(Page):
     """A page of solar subscribers from a search: `note` says how to get the rest."""
 
     results: list[SolarSubscriber]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class GardenSubscriptionPage(Page):
     """A page of garden subscriptions from a search: `note` says how to get the rest."""
 
     results: list[GardenSubscription]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -128,9 +119,6 @@ class WaitlistEntryPage(Page):
     """A page of waitlist entries from a search: `note` says how to get the rest."""
 
     results: list[WaitlistEntry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -238,33 +226,29 @@ def garden_subscription_enroll(
         "status": "pending",
     }
     _capacity = field_of(tables, "solar_gardens", _new.get("solar_garden_id"), "max_subscribers")
-    _block = at_capacity(tables["garden_subscriptions"], _new, "solar_garden_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["garden_subscriptions"], _new, "solar_garden_id", "status", _capacity):
         refuse(
             "garden_subscription_enroll.capacity",
             "this garden has reached its subscriber cap: try another garden in the territory or add a waitlist entry",
             _block,
         )
     _have = field_of(tables, "solar_gardens", _new.get("solar_garden_id"), "available_kw")
-    _block = short_of(_have, _new.get("share_kw"), "solar garden", _new.get("solar_garden_id"), "available_kw")
-    if _block:
+    if _block := short_of(_have, _new.get("share_kw"), "solar garden", _new.get("solar_garden_id"), "available_kw"):
         refuse(
             "garden_subscription_enroll.at_least",
             "the garden does not have that many free kW: offer a smaller share or another garden",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "solar_subscribers", _new.get("solar_subscriber_id"), "utility_territory"),
         "==",
         field_of(tables, "solar_gardens", _new.get("solar_garden_id"), "utility_territory"),
         "the solar subscriber's utility territory",
         "the solar garden's utility territory",
-    )
-    if _block:
+    ):
         refuse("program_rules_1", "A subscriber may only join a garden in their own utility_territory.", _block)
     _other = row_of(tables, "solar_gardens", _new.get("solar_garden_id"))
-    _block = not_among(_other, "status", ("operational",), "solar garden")
-    if _block:
+    if _block := not_among(_other, "status", ("operational",), "solar garden"):
         refuse(
             "program_rules_1b",
             "Only an operational garden takes subscribers; one under construction takes none.",
@@ -309,8 +293,7 @@ def garden_subscription_activate(tables: Tables, garden_subscription_id: str) ->
     """Activate a pending subscription once the utility confirms the account."""
     _row = GARDEN_SUBSCRIPTIONS.find(tables, garden_subscription_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("pending",), "garden subscription")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "garden subscription"):
         refuse("garden_subscription_activate.status_in", "only pending subscriptions can be activated", _block)
     _row.update(_new)
     return as_record(GardenSubscription, _row)
@@ -321,8 +304,7 @@ def garden_subscription_cancel(tables: Tables, garden_subscription_id: str) -> G
     """Cancel a subscription (90-day notice for active ones)."""
     _row = GARDEN_SUBSCRIPTIONS.find(tables, garden_subscription_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("pending", "active"), "garden subscription")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "active"), "garden subscription"):
         refuse("garden_subscription_cancel.status_in", "the subscription is already cancelled", _block)
     _row.update(_new)
     return as_record(GardenSubscription, _row)
@@ -381,8 +363,7 @@ def waitlist_entry_offer(tables: Tables, waitlist_entry_id: str) -> WaitlistEntr
     """Offer a freed-up share to a waitlisted subscriber."""
     _row = WAITLIST_ENTRIES.find(tables, waitlist_entry_id)
     _new = {**_row, "status": "offered"}
-    _block = not_among(_row, "status", ("waiting",), "waitlist entry")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting",), "waitlist entry"):
         refuse("waitlist_entry_offer.status_in", "only waiting entries can be offered a share", _block)
     _row.update(_new)
     return as_record(WaitlistEntry, _row)
@@ -393,8 +374,7 @@ def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> Wait
     """Close a waitlist entry after enrollment."""
     _row = WAITLIST_ENTRIES.find(tables, waitlist_entry_id)
     _new = {**_row, "status": "enrolled"}
-    _block = not_among(_row, "status", ("offered",), "waitlist entry")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "waitlist entry"):
         refuse("waitlist_entry_mark_enrolled.status_in", "the entry must be offered a share first", _block)
     _row.update(_new)
     return as_record(WaitlistEntry, _row)
@@ -403,64 +383,7 @@ def waitlist_entry_mark_enrolled(tables: Tables, waitlist_entry_id: str) -> Wait
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="program_rules_1",
-        category="eligibility",
-        rule="A subscriber may only join a garden in their own utility_territory.",
-        tools=["garden_subscription_enroll"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="program_rules_1b",
-        category="eligibility",
-        rule="Only an operational garden takes subscribers; one under construction takes none.",
-        tools=["garden_subscription_enroll"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="garden_subscription_enroll.capacity",
-        category="capacity",
-        rule="This garden has reached its subscriber cap: try another garden in the territory or add a waitlist entry.",
-        tools=["garden_subscription_enroll"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="garden_subscription_enroll.at_least",
-        category="threshold",
-        rule="The garden does not have that many free kW: offer a smaller share or another garden.",
-        tools=["garden_subscription_enroll"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="garden_subscription_activate.status_in",
-        category="state_guard",
-        rule="Only pending subscriptions can be activated.",
-        tools=["garden_subscription_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="garden_subscription_cancel.status_in",
-        category="state_guard",
-        rule="The subscription is already cancelled.",
-        tools=["garden_subscription_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="waitlist_entry_offer.status_in",
-        category="state_guard",
-        rule="Only waiting entries can be offered a share.",
-        tools=["waitlist_entry_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="waitlist_entry_mark_enrolled.status_in",
-        category="state_guard",
-        rule="The entry must be offered a share first.",
-        tools=["waitlist_entry_mark_enrolled"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -487,14 +410,13 @@ def solar_garden_report(
     """
     check_choice(utility_territory, "utility_territory", SOLAR_GARDEN_UTILITY_TERRITORY)
     check_choice(status, "status", SOLAR_GARDEN_STATUS)
-    check_choice(group_by, "group_by", ("utility_territory", "status"))
-    _rows = [
-        _r
-        for _r in tables["solar_gardens"]
-        if (utility_territory is None or _r.get("utility_territory") == utility_territory)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("capacity_kw", "available_kw", "max_subscribers", "low_income_reserved_pct"))
+    _filters = {"utility_territory": utility_territory, "status": status}
+    return report_on(
+        tables["solar_gardens"],
+        group_by,
+        _filters,
+        ("capacity_kw", "available_kw", "max_subscribers", "low_income_reserved_pct"),
+    )
 
 
 @read
@@ -512,15 +434,12 @@ def solar_subscriber_report(
     """
     check_choice(utility_territory, "utility_territory", SOLAR_SUBSCRIBER_UTILITY_TERRITORY)
     check_choice(account_type, "account_type", SOLAR_SUBSCRIBER_ACCOUNT_TYPE)
-    check_choice(group_by, "group_by", ("utility_territory", "low_income_qualified", "account_type"))
-    _rows = [
-        _r
-        for _r in tables["solar_subscribers"]
-        if (utility_territory is None or _r.get("utility_territory") == utility_territory)
-        and (low_income_qualified is None or _r.get("low_income_qualified") == low_income_qualified)
-        and (account_type is None or _r.get("account_type") == account_type)
-    ]
-    return report_of(_rows, group_by, ("annual_usage_kwh",))
+    _filters = {
+        "utility_territory": utility_territory,
+        "low_income_qualified": low_income_qualified,
+        "account_type": account_type,
+    }
+    return report_on(tables["solar_subscribers"], group_by, _filters, ("annual_usage_kwh",))
 
 
 @read
@@ -536,15 +455,8 @@ def garden_subscription_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", GARDEN_SUBSCRIPTION_STATUS)
-    check_choice(group_by, "group_by", ("solar_garden_id", "solar_subscriber_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["garden_subscriptions"]
-        if (solar_garden_id is None or _r.get("solar_garden_id") == solar_garden_id)
-        and (solar_subscriber_id is None or _r.get("solar_subscriber_id") == solar_subscriber_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("share_kw",))
+    _filters = {"solar_garden_id": solar_garden_id, "solar_subscriber_id": solar_subscriber_id, "status": status}
+    return report_on(tables["garden_subscriptions"], group_by, _filters, ("share_kw",))
 
 
 @read
@@ -561,15 +473,8 @@ def waitlist_entry_report(
     """
     check_choice(utility_territory, "utility_territory", WAITLIST_ENTRY_UTILITY_TERRITORY)
     check_choice(status, "status", WAITLIST_ENTRY_STATUS)
-    check_choice(group_by, "group_by", ("solar_subscriber_id", "utility_territory", "status"))
-    _rows = [
-        _r
-        for _r in tables["waitlist_entries"]
-        if (solar_subscriber_id is None or _r.get("solar_subscriber_id") == solar_subscriber_id)
-        and (utility_territory is None or _r.get("utility_territory") == utility_territory)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("requested_kw",))
+    _filters = {"solar_subscriber_id": solar_subscriber_id, "utility_territory": utility_territory, "status": status}
+    return report_on(tables["waitlist_entries"], group_by, _filters, ("requested_kw",))
 
 
 @write

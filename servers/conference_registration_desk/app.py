@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class ConferenceAttendeePage(Page):
     """A page of conference attendees from a search: `note` says how to get the rest."""
 
     results: list[ConferenceAttendee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +83,6 @@ class BreakoutSessionPage(Page):
     """A page of breakout sessions from a search: `note` says how to get the rest."""
 
     results: list[BreakoutSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class SessionSignupPage(Page):
     """A page of session signups from a search: `note` says how to get the rest."""
 
     results: list[SessionSignup]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +116,6 @@ class AttendeeInquiryPage(Page):
     """A page of attendee inquiries from a search: `note` says how to get the rest."""
 
     results: list[AttendeeInquiry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -206,8 +194,7 @@ def conference_attendee_register(
         "dietary": dietary if dietary is not None else "none",
         "country": country,
     }
-    _block = taken_by_other(tables["conference_attendees"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["conference_attendees"], "email", _new.get("email"), _new["id"]):
         refuse(
             "conference_attendee_register.unique",
             "that email is already registered: look the attendee up instead of registering again",
@@ -309,8 +296,7 @@ def session_signup_reserve(tables: Tables, conference_attendee_id: str, breakout
         "status": "confirmed",
     }
     _capacity = field_of(tables, "breakout_sessions", _new.get("breakout_session_id"), "seats")
-    _block = at_capacity(tables["session_signups"], _new, "breakout_session_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["session_signups"], _new, "breakout_session_id", "status", _capacity):
         refuse(
             "session_signup_reserve.capacity", "the session is full: suggest another session in the same track", _block
         )
@@ -323,8 +309,7 @@ def session_signup_cancel(tables: Tables, session_signup_id: str) -> SessionSign
     """Give up a confirmed seat so someone else can take it."""
     _row = SESSION_SIGNUPS.find(tables, session_signup_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("confirmed",), "session signup")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "session signup"):
         refuse("session_signup_cancel.status_in", "this sign-up is already cancelled", _block)
     _row.update(_new)
     return as_record(SessionSignup, _row)
@@ -401,8 +386,7 @@ def attendee_inquiry_ask_attendee(tables: Tables, attendee_inquiry_id: str, repl
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "awaiting_attendee"}
-    _block = not_among(_row, "status", ("open",), "attendee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "attendee inquiry"):
         refuse(
             "attendee_inquiry_ask_attendee.status_in", "only open questions can be sent back to the attendee", _block
         )
@@ -417,8 +401,7 @@ def attendee_inquiry_answer(tables: Tables, attendee_inquiry_id: str, reply: str
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "answered"}
-    _block = not_among(_row, "status", ("open", "awaiting_attendee"), "attendee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "awaiting_attendee"), "attendee inquiry"):
         refuse("attendee_inquiry_answer.status_in", "this question is already answered or closed", _block)
     _row.update(_new)
     return as_record(AttendeeInquiry, _row)
@@ -429,8 +412,7 @@ def attendee_inquiry_close(tables: Tables, attendee_inquiry_id: str) -> Attendee
     """Close an answered question."""
     _row = ATTENDEE_INQUIRIES.find(tables, attendee_inquiry_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("answered",), "attendee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("answered",), "attendee inquiry"):
         refuse("attendee_inquiry_close.status_in", "answer the question before closing it", _block)
     _row.update(_new)
     return as_record(AttendeeInquiry, _row)
@@ -439,85 +421,7 @@ def attendee_inquiry_close(tables: Tables, attendee_inquiry_id: str) -> Attendee
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Answer attendee questions from the FAQ; when information is missing, ask the attendee rather than guessing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check a session's sign-ups before promising a seat.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="attendee_faq_1",
-        category="judgement",
-        rule="Refunds: full refund until 15 November 2026; after that, tickets can be transferred to a colleague free of charge but not refunded. Student passes are never refundable.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="attendee_faq_2",
-        category="judgement",
-        rule="Dietary needs: update the attendee profile; changes after 2 December reach catering only for days 2 and 3.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="attendee_faq_3",
-        category="judgement",
-        rule="Day passes cannot sign up for workshops in Workshop Lab 1.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="conference_attendee_register.unique",
-        category="uniqueness",
-        rule="That email is already registered: look the attendee up instead of registering again.",
-        tools=["conference_attendee_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="session_signup_reserve.capacity",
-        category="capacity",
-        rule="The session is full: suggest another session in the same track.",
-        tools=["session_signup_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="session_signup_cancel.status_in",
-        category="state_guard",
-        rule="This sign-up is already cancelled.",
-        tools=["session_signup_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="attendee_inquiry_ask_attendee.status_in",
-        category="state_guard",
-        rule="Only open questions can be sent back to the attendee.",
-        tools=["attendee_inquiry_ask_attendee"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="attendee_inquiry_answer.status_in",
-        category="state_guard",
-        rule="This question is already answered or closed.",
-        tools=["attendee_inquiry_answer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="attendee_inquiry_close.status_in",
-        category="state_guard",
-        rule="Answer the question before closing it.",
-        tools=["attendee_inquiry_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -543,14 +447,8 @@ def conference_attendee_report(
     """
     check_choice(ticket_type, "ticket_type", CONFERENCE_ATTENDEE_TICKET_TYPE)
     check_choice(dietary, "dietary", CONFERENCE_ATTENDEE_DIETARY)
-    check_choice(group_by, "group_by", ("ticket_type", "dietary"))
-    _rows = [
-        _r
-        for _r in tables["conference_attendees"]
-        if (ticket_type is None or _r.get("ticket_type") == ticket_type)
-        and (dietary is None or _r.get("dietary") == dietary)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"ticket_type": ticket_type, "dietary": dietary}
+    return report_on(tables["conference_attendees"], group_by, _filters, ())
 
 
 @read
@@ -562,9 +460,8 @@ def breakout_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(track, "track", BREAKOUT_SESSION_TRACK)
-    check_choice(group_by, "group_by", ("track",))
-    _rows = [_r for _r in tables["breakout_sessions"] if (track is None or _r.get("track") == track)]
-    return report_of(_rows, group_by, ("seats",))
+    _filters = {"track": track}
+    return report_on(tables["breakout_sessions"], group_by, _filters, ("seats",))
 
 
 @read
@@ -580,15 +477,12 @@ def session_signup_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SESSION_SIGNUP_STATUS)
-    check_choice(group_by, "group_by", ("conference_attendee_id", "breakout_session_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["session_signups"]
-        if (conference_attendee_id is None or _r.get("conference_attendee_id") == conference_attendee_id)
-        and (breakout_session_id is None or _r.get("breakout_session_id") == breakout_session_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "conference_attendee_id": conference_attendee_id,
+        "breakout_session_id": breakout_session_id,
+        "status": status,
+    }
+    return report_on(tables["session_signups"], group_by, _filters, ())
 
 
 @read
@@ -607,16 +501,8 @@ def attendee_inquiry_report(
     check_choice(channel, "channel", ATTENDEE_INQUIRY_CHANNEL)
     check_choice(topic, "topic", ATTENDEE_INQUIRY_TOPIC)
     check_choice(status, "status", ATTENDEE_INQUIRY_STATUS)
-    check_choice(group_by, "group_by", ("conference_attendee_id", "channel", "topic", "status"))
-    _rows = [
-        _r
-        for _r in tables["attendee_inquiries"]
-        if (conference_attendee_id is None or _r.get("conference_attendee_id") == conference_attendee_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (topic is None or _r.get("topic") == topic)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"conference_attendee_id": conference_attendee_id, "channel": channel, "topic": topic, "status": status}
+    return report_on(tables["attendee_inquiries"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -55,9 +55,6 @@ class ContractCounterpartyPage(Page):
     """A page of contract counterparties from a search: `note` says how to get the rest."""
 
     results: list[ContractCounterparty]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -76,9 +73,6 @@ class CommercialContractPage(Page):
     """A page of commercial contracts from a search: `note` says how to get the rest."""
 
     results: list[CommercialContract]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -95,9 +89,6 @@ class ClauseDeviationPage(Page):
     """A page of clause deviations from a search: `note` says how to get the rest."""
 
     results: list[ClauseDeviation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -220,8 +211,7 @@ def commercial_contract_send_to_legal(tables: Tables, commercial_contract_id: st
     """Submit a draft for legal review."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "legal_review"}
-    _block = not_among(_row, "status", ("draft",), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "commercial contract"):
         refuse("commercial_contract_send_to_legal.status_in", "only drafts are submitted for review", _block)
     _row.update(_new)
     return as_record(CommercialContract, _row)
@@ -232,8 +222,7 @@ def commercial_contract_open_negotiation(tables: Tables, commercial_contract_id:
     """Open negotiation when the counterparty redlines."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "negotiation"}
-    _block = not_among(_row, "status", ("legal_review",), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("legal_review",), "commercial contract"):
         refuse("commercial_contract_open_negotiation.status_in", "legal must review before negotiating", _block)
     _row.update(_new)
     return as_record(CommercialContract, _row)
@@ -244,8 +233,7 @@ def commercial_contract_approve(tables: Tables, commercial_contract_id: str) -> 
     """Legal approves the final text."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("legal_review", "negotiation"), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("legal_review", "negotiation"), "commercial contract"):
         refuse("commercial_contract_approve.status_in", "the contract is not in review or negotiation", _block)
     _row.update(_new)
     return as_record(CommercialContract, _row)
@@ -256,8 +244,7 @@ def commercial_contract_send_for_signature(tables: Tables, commercial_contract_i
     """Send an approved contract for e-signature."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "out_for_signature"}
-    _block = not_among(_row, "status", ("approved",), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "commercial contract"):
         refuse(
             "commercial_contract_send_for_signature.status_in", "only approved contracts go out for signature", _block
         )
@@ -270,8 +257,7 @@ def commercial_contract_execute(tables: Tables, commercial_contract_id: str) -> 
     """Record full execution."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "executed"}
-    _block = not_among(_row, "status", ("out_for_signature",), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("out_for_signature",), "commercial contract"):
         refuse("commercial_contract_execute.status_in", "the contract is not out for signature", _block)
     _row.update(_new)
     return as_record(CommercialContract, _row)
@@ -282,8 +268,7 @@ def commercial_contract_terminate(tables: Tables, commercial_contract_id: str) -
     """Terminate an executed contract."""
     _row = COMMERCIAL_CONTRACTS.find(tables, commercial_contract_id)
     _new = {**_row, "status": "terminated"}
-    _block = not_among(_row, "status", ("executed",), "commercial contract")
-    if _block:
+    if _block := not_among(_row, "status", ("executed",), "commercial contract"):
         refuse("commercial_contract_terminate.status_in", "only executed contracts can be terminated", _block)
     _row.update(_new)
     return as_record(CommercialContract, _row)
@@ -342,8 +327,7 @@ def clause_deviation_accept(tables: Tables, clause_deviation_id: str) -> ClauseD
     """Accept a deviation within the playbook's fallback."""
     _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("proposed",), "clause deviation")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "clause deviation"):
         refuse("clause_deviation_accept.status_in", "this deviation is already decided", _block)
     _row.update(_new)
     return as_record(ClauseDeviation, _row)
@@ -354,8 +338,7 @@ def clause_deviation_reject(tables: Tables, clause_deviation_id: str) -> ClauseD
     """Reject a deviation outside the playbook."""
     _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("proposed",), "clause deviation")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "clause deviation"):
         refuse("clause_deviation_reject.status_in", "this deviation is already decided", _block)
     _row.update(_new)
     return as_record(ClauseDeviation, _row)
@@ -379,10 +362,9 @@ def signature_packet_send(
         "signatory_email": signatory_email,
         "status": "sent",
     }
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["signature_packets"], "commercial_contract_id", _new.get("commercial_contract_id"), _new["id"]
-    )
-    if _block:
+    ):
         refuse("signature_packet_send.unique", "a packet is already out for this contract: check its status", _block)
     tables["signature_packets"].append(_new)
     return as_record(SignaturePacket, _new)
@@ -391,78 +373,7 @@ def signature_packet_send(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule='Judge each deviation against the playbook table; reject anything in the "never" column and explain the fallback you can offer.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="commercial_contract_send_to_legal.status_in",
-        category="state_guard",
-        rule="Only drafts are submitted for review.",
-        tools=["commercial_contract_send_to_legal"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commercial_contract_open_negotiation.status_in",
-        category="state_guard",
-        rule="Legal must review before negotiating.",
-        tools=["commercial_contract_open_negotiation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commercial_contract_approve.status_in",
-        category="state_guard",
-        rule="The contract is not in review or negotiation.",
-        tools=["commercial_contract_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commercial_contract_send_for_signature.status_in",
-        category="state_guard",
-        rule="Only approved contracts go out for signature.",
-        tools=["commercial_contract_send_for_signature"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commercial_contract_execute.status_in",
-        category="state_guard",
-        rule="The contract is not out for signature.",
-        tools=["commercial_contract_execute"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commercial_contract_terminate.status_in",
-        category="state_guard",
-        rule="Only executed contracts can be terminated.",
-        tools=["commercial_contract_terminate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clause_deviation_accept.status_in",
-        category="state_guard",
-        rule="This deviation is already decided.",
-        tools=["clause_deviation_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clause_deviation_reject.status_in",
-        category="state_guard",
-        rule="This deviation is already decided.",
-        tools=["clause_deviation_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="signature_packet_send.unique",
-        category="uniqueness",
-        rule="A packet is already out for this contract: check its status.",
-        tools=["signature_packet_send"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -487,14 +398,8 @@ def contract_counterparty_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(risk_rating, "risk_rating", CONTRACT_COUNTERPARTY_RISK_RATING)
-    check_choice(group_by, "group_by", ("risk_rating", "msa_on_file"))
-    _rows = [
-        _r
-        for _r in tables["contract_counterparties"]
-        if (risk_rating is None or _r.get("risk_rating") == risk_rating)
-        and (msa_on_file is None or _r.get("msa_on_file") == msa_on_file)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"risk_rating": risk_rating, "msa_on_file": msa_on_file}
+    return report_on(tables["contract_counterparties"], group_by, _filters, ())
 
 
 @read
@@ -512,15 +417,8 @@ def commercial_contract_report(
     """
     check_choice(contract_type, "contract_type", COMMERCIAL_CONTRACT_CONTRACT_TYPE)
     check_choice(status, "status", COMMERCIAL_CONTRACT_STATUS)
-    check_choice(group_by, "group_by", ("contract_counterparty_id", "contract_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["commercial_contracts"]
-        if (contract_counterparty_id is None or _r.get("contract_counterparty_id") == contract_counterparty_id)
-        and (contract_type is None or _r.get("contract_type") == contract_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("annual_value",))
+    _filters = {"contract_counterparty_id": contract_counterparty_id, "contract_type": contract_type, "status": status}
+    return report_on(tables["commercial_contracts"], group_by, _filters, ("annual_value",))
 
 
 @read
@@ -537,15 +435,8 @@ def clause_deviation_report(
     """
     check_choice(clause, "clause", CLAUSE_DEVIATION_CLAUSE)
     check_choice(status, "status", CLAUSE_DEVIATION_STATUS)
-    check_choice(group_by, "group_by", ("commercial_contract_id", "clause", "status"))
-    _rows = [
-        _r
-        for _r in tables["clause_deviations"]
-        if (commercial_contract_id is None or _r.get("commercial_contract_id") == commercial_contract_id)
-        and (clause is None or _r.get("clause") == clause)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"commercial_contract_id": commercial_contract_id, "clause": clause, "status": status}
+    return report_on(tables["clause_deviations"], group_by, _filters, ())
 
 
 @read
@@ -560,14 +451,8 @@ def signature_packet_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SIGNATURE_PACKET_STATUS)
-    check_choice(group_by, "group_by", ("commercial_contract_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["signature_packets"]
-        if (commercial_contract_id is None or _r.get("commercial_contract_id") == commercial_contract_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"commercial_contract_id": commercial_contract_id, "status": status}
+    return report_on(tables["signature_packets"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class CourtCasePage(Page):
     """A page of court cases from a search: `note` says how to get the rest."""
 
     results: list[CourtCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class EfilingSubmissionPage(Page):
     """A page of efiling submissions from a search: `note` says how to get the rest."""
 
     results: list[EfilingSubmission]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class CourtNoticePage(Page):
     """A page of court notices from a search: `note` says how to get the rest."""
 
     results: list[CourtNotice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class DocketDeadlinePage(Page):
     """A page of docket deadlines from a search: `note` says how to get the rest."""
 
     results: list[DocketDeadline]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -201,8 +189,7 @@ def efiling_submission_prepare(
         "due_date": due_date,
         "status": "prepared",
     }
-    _block = in_past(_new.get("due_date"), "due_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("due_date"), "due_date", TODAY):
         refuse(
             "efiling_submission_prepare.not_in_past",
             "the due date has passed: file a letter motion for extension instead",
@@ -217,8 +204,7 @@ def efiling_submission_transmit(tables: Tables, efiling_submission_id: str) -> E
     """Transmit a prepared or corrected filing to the court."""
     _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "transmitted"}
-    _block = not_among(_row, "status", ("prepared", "corrected"), "efiling submission")
-    if _block:
+    if _block := not_among(_row, "status", ("prepared", "corrected"), "efiling submission"):
         refuse("efiling_submission_transmit.status_in", "only prepared or corrected filings are transmitted", _block)
     _row.update(_new)
     return as_record(EfilingSubmission, _row)
@@ -229,8 +215,7 @@ def efiling_submission_record_acceptance(tables: Tables, efiling_submission_id: 
     """Record the clerk's acceptance from the filing receipt."""
     _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("transmitted",), "efiling submission")
-    if _block:
+    if _block := not_among(_row, "status", ("transmitted",), "efiling submission"):
         refuse("efiling_submission_record_acceptance.status_in", "the filing has not been transmitted", _block)
     _row.update(_new)
     return as_record(EfilingSubmission, _row)
@@ -241,8 +226,7 @@ def efiling_submission_record_rejection(tables: Tables, efiling_submission_id: s
     """Record a clerk's rejection (deficiency notice)."""
     _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("transmitted",), "efiling submission")
-    if _block:
+    if _block := not_among(_row, "status", ("transmitted",), "efiling submission"):
         refuse("efiling_submission_record_rejection.status_in", "the filing has not been transmitted", _block)
     _row.update(_new)
     return as_record(EfilingSubmission, _row)
@@ -253,8 +237,7 @@ def efiling_submission_correct(tables: Tables, efiling_submission_id: str) -> Ef
     """Mark a rejected filing corrected and ready to re-transmit."""
     _row = EFILING_SUBMISSIONS.find(tables, efiling_submission_id)
     _new = {**_row, "status": "corrected"}
-    _block = not_among(_row, "status", ("rejected",), "efiling submission")
-    if _block:
+    if _block := not_among(_row, "status", ("rejected",), "efiling submission"):
         refuse("efiling_submission_correct.status_in", "only rejected filings need correcting", _block)
     _row.update(_new)
     return as_record(EfilingSubmission, _row)
@@ -294,8 +277,7 @@ def court_notice_route(tables: Tables, court_notice_id: str) -> CourtNotice:
     """Route an unread notice to the responsible attorney."""
     _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "routed"}
-    _block = not_among(_row, "status", ("unread",), "court notice")
-    if _block:
+    if _block := not_among(_row, "status", ("unread",), "court notice"):
         refuse("court_notice_route.status_in", "the notice was already routed", _block)
     _row.update(_new)
     return as_record(CourtNotice, _row)
@@ -306,8 +288,7 @@ def court_notice_docket(tables: Tables, court_notice_id: str) -> CourtNotice:
     """Mark a routed notice's deadlines as calendared."""
     _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "docketed"}
-    _block = not_among(_row, "status", ("routed",), "court notice")
-    if _block:
+    if _block := not_among(_row, "status", ("routed",), "court notice"):
         refuse("court_notice_docket.status_in", "route the notice before docketing it", _block)
     _row.update(_new)
     return as_record(CourtNotice, _row)
@@ -318,8 +299,7 @@ def court_notice_acknowledge(tables: Tables, court_notice_id: str) -> CourtNotic
     """Record the attorney's acknowledgement."""
     _row = COURT_NOTICES.find(tables, court_notice_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("docketed",), "court notice")
-    if _block:
+    if _block := not_among(_row, "status", ("docketed",), "court notice"):
         refuse("court_notice_acknowledge.status_in", "docket the notice's deadlines first", _block)
     _row.update(_new)
     return as_record(CourtNotice, _row)
@@ -370,8 +350,7 @@ def docket_deadline_calendar(tables: Tables, court_case_id: str, description: st
         "due_date": due_date,
         "status": "open",
     }
-    _block = in_past(_new.get("due_date"), "due_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("due_date"), "due_date", TODAY):
         refuse(
             "docket_deadline_calendar.not_in_past",
             "that date has passed: escalate to the responsible attorney immediately",
@@ -386,8 +365,7 @@ def docket_deadline_mark_met(tables: Tables, docket_deadline_id: str) -> DocketD
     """Mark a deadline met."""
     _row = DOCKET_DEADLINES.find(tables, docket_deadline_id)
     _new = {**_row, "status": "met"}
-    _block = not_among(_row, "status", ("open", "extended"), "docket deadline")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "extended"), "docket deadline"):
         refuse("docket_deadline_mark_met.status_in", "the deadline is already met", _block)
     _row.update(_new)
     return as_record(DocketDeadline, _row)
@@ -396,95 +374,7 @@ def docket_deadline_mark_met(tables: Tables, docket_deadline_id: str) -> DocketD
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Each incoming notice: route -> calendar the deadlines it triggers -> docket -> acknowledge.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Use the rules to compute due dates.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="docketing_rules_1",
-        category="judgement",
-        rule="Every notice is routed to the case's responsible attorney the same day; acknowledge only after the attorney replies.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="efiling_submission_prepare.not_in_past",
-        category="time_window",
-        rule="The due date has passed: file a letter motion for extension instead.",
-        tools=["efiling_submission_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="efiling_submission_transmit.status_in",
-        category="state_guard",
-        rule="Only prepared or corrected filings are transmitted.",
-        tools=["efiling_submission_transmit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="efiling_submission_record_acceptance.status_in",
-        category="state_guard",
-        rule="The filing has not been transmitted.",
-        tools=["efiling_submission_record_acceptance"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="efiling_submission_record_rejection.status_in",
-        category="state_guard",
-        rule="The filing has not been transmitted.",
-        tools=["efiling_submission_record_rejection"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="efiling_submission_correct.status_in",
-        category="state_guard",
-        rule="Only rejected filings need correcting.",
-        tools=["efiling_submission_correct"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="court_notice_route.status_in",
-        category="state_guard",
-        rule="The notice was already routed.",
-        tools=["court_notice_route"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="court_notice_docket.status_in",
-        category="state_guard",
-        rule="Route the notice before docketing it.",
-        tools=["court_notice_docket"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="court_notice_acknowledge.status_in",
-        category="state_guard",
-        rule="Docket the notice's deadlines first.",
-        tools=["court_notice_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="docket_deadline_calendar.not_in_past",
-        category="time_window",
-        rule="That date has passed: escalate to the responsible attorney immediately.",
-        tools=["docket_deadline_calendar"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="docket_deadline_mark_met.status_in",
-        category="state_guard",
-        rule="The deadline is already met.",
-        tools=["docket_deadline_mark_met"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -511,15 +401,8 @@ def efiling_submission_report(
     """
     check_choice(filing_type, "filing_type", EFILING_SUBMISSION_FILING_TYPE)
     check_choice(status, "status", EFILING_SUBMISSION_STATUS)
-    check_choice(group_by, "group_by", ("court_case_id", "filing_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["efiling_submissions"]
-        if (court_case_id is None or _r.get("court_case_id") == court_case_id)
-        and (filing_type is None or _r.get("filing_type") == filing_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"court_case_id": court_case_id, "filing_type": filing_type, "status": status}
+    return report_on(tables["efiling_submissions"], group_by, _filters, ())
 
 
 @read
@@ -536,15 +419,8 @@ def court_notice_report(
     """
     check_choice(notice_type, "notice_type", COURT_NOTICE_NOTICE_TYPE)
     check_choice(status, "status", COURT_NOTICE_STATUS)
-    check_choice(group_by, "group_by", ("court_case_id", "notice_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["court_notices"]
-        if (court_case_id is None or _r.get("court_case_id") == court_case_id)
-        and (notice_type is None or _r.get("notice_type") == notice_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"court_case_id": court_case_id, "notice_type": notice_type, "status": status}
+    return report_on(tables["court_notices"], group_by, _filters, ())
 
 
 @read
@@ -559,14 +435,8 @@ def docket_deadline_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DOCKET_DEADLINE_STATUS)
-    check_choice(group_by, "group_by", ("court_case_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["docket_deadlines"]
-        if (court_case_id is None or _r.get("court_case_id") == court_case_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"court_case_id": court_case_id, "status": status}
+    return report_on(tables["docket_deadlines"], group_by, _filters, ())
 
 
 @write

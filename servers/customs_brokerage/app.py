@@ -17,8 +17,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class ImporterPage(Page):
     """A page of importers from a search: `note` says how to get the rest."""
 
     results: list[Importer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -72,9 +69,6 @@ class CustomsEntryPage(Page):
     """A page of customs entrys from a search: `note` says how to get the rest."""
 
     results: list[CustomsEntry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +84,6 @@ class EntryDocumentPage(Page):
     """A page of entry documents from a search: `note` says how to get the rest."""
 
     results: list[EntryDocument]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class TariffLinePage(Page):
     """A page of tariff lines from a search: `note` says how to get the rest."""
 
     results: list[TariffLine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -208,8 +196,7 @@ def customs_entry_open(
         "duty_estimate": None,
         "status": "docs_pending",
     }
-    _block = taken_by_other(tables["customs_entrys"], "entry_number", _new.get("entry_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["customs_entrys"], "entry_number", _new.get("entry_number"), _new["id"]):
         refuse(
             "customs_entry_open.unique",
             "that entry number is already used: take the next number in the broker's filer-code sequence",
@@ -226,8 +213,7 @@ def customs_entry_classify(tables: Tables, customs_entry_id: str, duty_estimate:
     _changes = {_k: _v for _k, _v in (("duty_estimate", duty_estimate),) if _v is not None}
     check_range(duty_estimate, "duty_estimate", 0, 120000)
     _new = {**_row, **_changes, "status": "classification"}
-    _block = not_among(_row, "status", ("docs_pending",), "customs entry")
-    if _block:
+    if _block := not_among(_row, "status", ("docs_pending",), "customs entry"):
         refuse("customs_entry_classify.status_in", "the entry is already classified", _block)
     _row.update(_new)
     return as_record(CustomsEntry, _row)
@@ -238,8 +224,7 @@ def customs_entry_file(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Transmit the entry to CBP (ACE)."""
     _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "filed"}
-    _block = not_among(_row, "status", ("classification",), "customs entry")
-    if _block:
+    if _block := not_among(_row, "status", ("classification",), "customs entry"):
         refuse("customs_entry_file.status_in", "classify the entry before filing", _block)
     _row.update(_new)
     return as_record(CustomsEntry, _row)
@@ -250,8 +235,7 @@ def customs_entry_record_hold(tables: Tables, customs_entry_id: str) -> CustomsE
     """Record a CBP exam or documentation hold."""
     _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "cbp_hold"}
-    _block = not_among(_row, "status", ("filed",), "customs entry")
-    if _block:
+    if _block := not_among(_row, "status", ("filed",), "customs entry"):
         refuse("customs_entry_record_hold.status_in", "only filed entries can be held by CBP", _block)
     _row.update(_new)
     return as_record(CustomsEntry, _row)
@@ -262,8 +246,7 @@ def customs_entry_release(tables: Tables, customs_entry_id: str) -> CustomsEntry
     """Record CBP release of the goods."""
     _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("filed", "cbp_hold"), "customs entry")
-    if _block:
+    if _block := not_among(_row, "status", ("filed", "cbp_hold"), "customs entry"):
         refuse("customs_entry_release.status_in", "the entry has not been filed", _block)
     _row.update(_new)
     return as_record(CustomsEntry, _row)
@@ -318,8 +301,7 @@ def entry_document_receive(tables: Tables, entry_document_id: str) -> EntryDocum
     """Record a document received from the importer."""
     _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("requested", "rejected"), "entry document")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "rejected"), "entry document"):
         refuse("entry_document_receive.status_in", "the document is already received or verified", _block)
     _row.update(_new)
     return as_record(EntryDocument, _row)
@@ -330,8 +312,7 @@ def entry_document_verify(tables: Tables, entry_document_id: str) -> EntryDocume
     """Verify a received document against the shipment."""
     _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "verified"}
-    _block = not_among(_row, "status", ("received",), "entry document")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "entry document"):
         refuse("entry_document_verify.status_in", "a document must be received before it is verified", _block)
     _row.update(_new)
     return as_record(EntryDocument, _row)
@@ -342,8 +323,7 @@ def entry_document_reject(tables: Tables, entry_document_id: str) -> EntryDocume
     """Reject a document with errors (the importer must resend)."""
     _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("received",), "entry document")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "entry document"):
         refuse("entry_document_reject.status_in", "only received documents can be rejected", _block)
     _row.update(_new)
     return as_record(EntryDocument, _row)
@@ -374,71 +354,7 @@ def tariff_line_lookup(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="entry_checklist_1",
-        category="judgement",
-        rule="Certificate_of_origin only when claiming USMCA or another preference. Duty estimate = declared_value x duty_rate of the HTS line. Entries over $2,500 with a single_entry bond need the bond posted before filing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="customs_entry_open.unique",
-        category="uniqueness",
-        rule="That entry number is already used: take the next number in the broker's filer-code sequence.",
-        tools=["customs_entry_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="entry_document_receive.status_in",
-        category="state_guard",
-        rule="The document is already received or verified.",
-        tools=["entry_document_receive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="entry_document_verify.status_in",
-        category="state_guard",
-        rule="A document must be received before it is verified.",
-        tools=["entry_document_verify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="entry_document_reject.status_in",
-        category="state_guard",
-        rule="Only received documents can be rejected.",
-        tools=["entry_document_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customs_entry_classify.status_in",
-        category="state_guard",
-        rule="The entry is already classified.",
-        tools=["customs_entry_classify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customs_entry_file.status_in",
-        category="state_guard",
-        rule="Classify the entry before filing.",
-        tools=["customs_entry_file"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customs_entry_record_hold.status_in",
-        category="state_guard",
-        rule="Only filed entries can be held by CBP.",
-        tools=["customs_entry_record_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customs_entry_release.status_in",
-        category="state_guard",
-        rule="The entry has not been filed.",
-        tools=["customs_entry_release"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -460,9 +376,8 @@ def importer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(bond_type, "bond_type", IMPORTER_BOND_TYPE)
-    check_choice(group_by, "group_by", ("bond_type",))
-    _rows = [_r for _r in tables["importers"] if (bond_type is None or _r.get("bond_type") == bond_type)]
-    return report_of(_rows, group_by, ())
+    _filters = {"bond_type": bond_type}
+    return report_on(tables["importers"], group_by, _filters, ())
 
 
 @read
@@ -480,15 +395,8 @@ def customs_entry_report(
     """
     check_choice(mode, "mode", CUSTOMS_ENTRY_MODE)
     check_choice(status, "status", CUSTOMS_ENTRY_STATUS)
-    check_choice(group_by, "group_by", ("importer_id", "mode", "status"))
-    _rows = [
-        _r
-        for _r in tables["customs_entrys"]
-        if (importer_id is None or _r.get("importer_id") == importer_id)
-        and (mode is None or _r.get("mode") == mode)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("declared_value", "duty_estimate"))
+    _filters = {"importer_id": importer_id, "mode": mode, "status": status}
+    return report_on(tables["customs_entrys"], group_by, _filters, ("declared_value", "duty_estimate"))
 
 
 @read
@@ -505,15 +413,8 @@ def entry_document_report(
     """
     check_choice(doc_type, "doc_type", ENTRY_DOCUMENT_DOC_TYPE)
     check_choice(status, "status", ENTRY_DOCUMENT_STATUS)
-    check_choice(group_by, "group_by", ("customs_entry_id", "doc_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["entry_documents"]
-        if (customs_entry_id is None or _r.get("customs_entry_id") == customs_entry_id)
-        and (doc_type is None or _r.get("doc_type") == doc_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"customs_entry_id": customs_entry_id, "doc_type": doc_type, "status": status}
+    return report_on(tables["entry_documents"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -51,9 +51,6 @@ class DairyCowPage(Page):
     """A page of dairy cows from a search: `note` says how to get the rest."""
 
     results: list[DairyCow]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -71,9 +68,6 @@ class BreedingEventPage(Page):
     """A page of breeding events from a search: `note` says how to get the rest."""
 
     results: list[BreedingEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class HealthTreatmentPage(Page):
     """A page of health treatments from a search: `note` says how to get the rest."""
 
     results: list[HealthTreatment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +103,6 @@ class MilkTestPage(Page):
     """A page of milk tests from a search: `note` says how to get the rest."""
 
     results: list[MilkTest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -170,8 +158,7 @@ def dairy_cow_freshen(tables: Tables, dairy_cow_id: str, parity: int, pen: str |
     check_range(parity, "parity", 0, 7)
     check_not_blank(pen, "pen")
     _new = {**_row, **_changes, "status": "lactating"}
-    _block = not_among(_row, "status", ("heifer", "dry"), "dairy cow")
-    if _block:
+    if _block := not_among(_row, "status", ("heifer", "dry"), "dairy cow"):
         refuse(
             "dairy_cow_freshen.status_in",
             "only heifers or dry cows can calve; a lactating cow must be dried off first",
@@ -186,8 +173,7 @@ def dairy_cow_dry_off(tables: Tables, dairy_cow_id: str) -> DairyCow:
     """Dry off a lactating cow about 60 days before calving."""
     _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _new = {**_row, "status": "dry"}
-    _block = not_among(_row, "status", ("lactating",), "dairy cow")
-    if _block:
+    if _block := not_among(_row, "status", ("lactating",), "dairy cow"):
         refuse("dairy_cow_dry_off.status_in", "only lactating cows can be dried off", _block)
     _row.update(_new)
     return as_record(DairyCow, _row)
@@ -198,8 +184,7 @@ def dairy_cow_sell(tables: Tables, dairy_cow_id: str) -> DairyCow:
     """Record the sale of a cow or heifer."""
     _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _new = {**_row, "status": "sold"}
-    _block = not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow")
-    if _block:
+    if _block := not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow"):
         refuse("dairy_cow_sell.status_in", "the animal has already left the herd", _block)
     _row.update(_new)
     return as_record(DairyCow, _row)
@@ -212,8 +197,7 @@ def dairy_cow_cull(tables: Tables, dairy_cow_id: str, cull_reason: str) -> Dairy
     _changes = {_k: _v for _k, _v in (("cull_reason", cull_reason),) if _v is not None}
     check_not_blank(cull_reason, "cull_reason")
     _new = {**_row, **_changes, "status": "culled"}
-    _block = not_among(_row, "status", ("lactating", "dry"), "dairy cow")
-    if _block:
+    if _block := not_among(_row, "status", ("lactating", "dry"), "dairy cow"):
         refuse("dairy_cow_cull.status_in", "only cows in the milking herd or dry pen can be culled", _block)
     _row.update(_new)
     return as_record(DairyCow, _row)
@@ -228,8 +212,7 @@ def dairy_cow_move_pen(tables: Tables, dairy_cow_id: str, pen: str) -> DairyCow:
         raise ToolFailure("nothing to change: give at least one of pen")
     check_not_blank(pen, "pen")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow")
-    if _block:
+    if _block := not_among(_row, "status", ("heifer", "lactating", "dry"), "dairy cow"):
         refuse("dairy_cow_move_pen.status_in", "the animal is no longer in the herd", _block)
     _row.update(_new)
     return as_record(DairyCow, _row)
@@ -292,8 +275,7 @@ def breeding_event_confirm_pregnant(tables: Tables, breeding_event_id: str) -> B
     """Record a positive pregnancy check (30+ days after service)."""
     _row = BREEDING_EVENTS.find(tables, breeding_event_id)
     _new = {**_row, "status": "confirmed_pregnant"}
-    _block = not_among(_row, "status", ("bred",), "breeding event")
-    if _block:
+    if _block := not_among(_row, "status", ("bred",), "breeding event"):
         refuse("breeding_event_confirm_pregnant.status_in", "only a pending service can be confirmed", _block)
     _row.update(_new)
     return as_record(BreedingEvent, _row)
@@ -304,8 +286,7 @@ def breeding_event_mark_open(tables: Tables, breeding_event_id: str) -> Breeding
     """Record a negative pregnancy check; the cow can be re-bred."""
     _row = BREEDING_EVENTS.find(tables, breeding_event_id)
     _new = {**_row, "status": "open"}
-    _block = not_among(_row, "status", ("bred",), "breeding event")
-    if _block:
+    if _block := not_among(_row, "status", ("bred",), "breeding event"):
         refuse("breeding_event_mark_open.status_in", "only a pending service can be checked open", _block)
     _row.update(_new)
     return as_record(BreedingEvent, _row)
@@ -362,8 +343,7 @@ def health_treatment_start(
         "milk_withdrawal_until": milk_withdrawal_until,
         "status": "active",
     }
-    _block = in_past(_new.get("milk_withdrawal_until"), "milk_withdrawal_until", TODAY)
-    if _block:
+    if _block := in_past(_new.get("milk_withdrawal_until"), "milk_withdrawal_until", TODAY):
         refuse(
             "health_treatment_start.not_in_past",
             "the withdrawal date must be today or later: use the drug label's withdrawal days from the last dose",
@@ -398,78 +378,7 @@ def milk_test_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Milk withdrawal: Spectramast LC 3 days, Excenel RTU 0 days, Polyflex 4 days, Banamine 2 days after the last dose; cows under withdrawal go to the hospital pen.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="A cow with somatic cell count over 400 on three tests in a row is a cull candidate for chronic mastitis.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dairy_cow_freshen.status_in",
-        category="state_guard",
-        rule="Only heifers or dry cows can calve; a lactating cow must be dried off first.",
-        tools=["dairy_cow_freshen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dairy_cow_dry_off.status_in",
-        category="state_guard",
-        rule="Only lactating cows can be dried off.",
-        tools=["dairy_cow_dry_off"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dairy_cow_sell.status_in",
-        category="state_guard",
-        rule="The animal has already left the herd.",
-        tools=["dairy_cow_sell"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dairy_cow_cull.status_in",
-        category="state_guard",
-        rule="Only cows in the milking herd or dry pen can be culled.",
-        tools=["dairy_cow_cull"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dairy_cow_move_pen.status_in",
-        category="state_guard",
-        rule="The animal is no longer in the herd.",
-        tools=["dairy_cow_move_pen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="breeding_event_confirm_pregnant.status_in",
-        category="state_guard",
-        rule="Only a pending service can be confirmed.",
-        tools=["breeding_event_confirm_pregnant"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="breeding_event_mark_open.status_in",
-        category="state_guard",
-        rule="Only a pending service can be checked open.",
-        tools=["breeding_event_mark_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="health_treatment_start.not_in_past",
-        category="time_window",
-        rule="The withdrawal date must be today or later: use the drug label's withdrawal days from the last dose.",
-        tools=["health_treatment_start"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -495,13 +404,8 @@ def dairy_cow_report(
     """
     check_choice(breed, "breed", DAIRY_COW_BREED)
     check_choice(status, "status", DAIRY_COW_STATUS)
-    check_choice(group_by, "group_by", ("breed", "status"))
-    _rows = [
-        _r
-        for _r in tables["dairy_cows"]
-        if (breed is None or _r.get("breed") == breed) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("parity",))
+    _filters = {"breed": breed, "status": status}
+    return report_on(tables["dairy_cows"], group_by, _filters, ("parity",))
 
 
 @read
@@ -516,14 +420,8 @@ def breeding_event_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", BREEDING_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("dairy_cow_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["breeding_events"]
-        if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"dairy_cow_id": dairy_cow_id, "status": status}
+    return report_on(tables["breeding_events"], group_by, _filters, ())
 
 
 @read
@@ -538,14 +436,8 @@ def health_treatment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HEALTH_TREATMENT_STATUS)
-    check_choice(group_by, "group_by", ("dairy_cow_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["health_treatments"]
-        if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"dairy_cow_id": dairy_cow_id, "status": status}
+    return report_on(tables["health_treatments"], group_by, _filters, ())
 
 
 @read
@@ -555,9 +447,8 @@ def milk_test_report(tables: Tables, group_by: Literal["dairy_cow_id"], dairy_co
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("dairy_cow_id",))
-    _rows = [_r for _r in tables["milk_tests"] if (dairy_cow_id is None or _r.get("dairy_cow_id") == dairy_cow_id)]
-    return report_of(_rows, group_by, ("milk_kg", "fat_pct", "somatic_cell_count"))
+    _filters = {"dairy_cow_id": dairy_cow_id}
+    return report_on(tables["milk_tests"], group_by, _filters, ("milk_kg", "fat_pct", "somatic_cell_count"))
 
 
 OPERATIONS = [

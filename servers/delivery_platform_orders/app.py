@@ -27,11 +27,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class DeliveryPlatformPage(Page):
     """A page of delivery platforms from a search: `note` says how to get the rest."""
 
     results: list[DeliveryPlatform]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class MenuItemPage(Page):
     """A page of menu items from a search: `note` says how to get the rest."""
 
     results: list[MenuItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class PlatformOrderPage(Page):
     """A page of platform orders from a search: `note` says how to get the rest."""
 
     results: list[PlatformOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class CourierEventPage(Page):
     """A page of courier events from a search: `note` says how to get the rest."""
 
     results: list[CourierEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -168,8 +156,7 @@ def delivery_platform_pause(tables: Tables, delivery_platform_id: str) -> Delive
     """Pause an online platform so it stops sending orders (kitchen slammed)."""
     _row = DELIVERY_PLATFORMS.find(tables, delivery_platform_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("online",), "delivery platform")
-    if _block:
+    if _block := not_among(_row, "status", ("online",), "delivery platform"):
         refuse("delivery_platform_pause.status_in", "the platform is already paused", _block)
     _row.update(_new)
     return as_record(DeliveryPlatform, _row)
@@ -180,8 +167,7 @@ def delivery_platform_resume(tables: Tables, delivery_platform_id: str) -> Deliv
     """Resume a paused platform."""
     _row = DELIVERY_PLATFORMS.find(tables, delivery_platform_id)
     _new = {**_row, "status": "online"}
-    _block = not_among(_row, "status", ("paused",), "delivery platform")
-    if _block:
+    if _block := not_among(_row, "status", ("paused",), "delivery platform"):
         refuse("delivery_platform_resume.status_in", "the platform is already online", _block)
     _row.update(_new)
     return as_record(DeliveryPlatform, _row)
@@ -294,16 +280,14 @@ def platform_order_ingest(
         "reject_reason": None,
         "status": "received",
     }
-    _block = taken_by_other(tables["platform_orders"], "external_id", _new.get("external_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["platform_orders"], "external_id", _new.get("external_id"), _new["id"]):
         refuse(
             "platform_order_ingest.unique",
             "this webhook was already ingested (platform retry): ignore the duplicate",
             _block,
         )
     _have = field_of(tables, "menu_items", _new.get("menu_item_id"), "portions_left")
-    _block = short_of(_have, _new.get("quantity"), "menu item", _new.get("menu_item_id"), "portions_left")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "menu item", _new.get("menu_item_id"), "portions_left"):
         refuse(
             "platform_order_ingest.at_least",
             "not enough portions left: 86 the item and reject the order with 'item sold out'",
@@ -321,8 +305,7 @@ def platform_order_accept(tables: Tables, platform_order_id: str) -> PlatformOrd
     """Accept a received order before the platform's timeout."""
     _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("received",), "platform order")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "platform order"):
         refuse("platform_order_accept.status_in", "only newly received orders can be accepted", _block)
     _row.update(_new)
     return as_record(PlatformOrder, _row)
@@ -335,8 +318,7 @@ def platform_order_reject(tables: Tables, platform_order_id: str, reject_reason:
     _changes = {_k: _v for _k, _v in (("reject_reason", reject_reason),) if _v is not None}
     check_not_blank(reject_reason, "reject_reason")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("received",), "platform order")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "platform order"):
         refuse(
             "platform_order_reject.status_in", "accepted orders cannot be rejected: cancel through the platform", _block
         )
@@ -349,8 +331,7 @@ def platform_order_mark_ready(tables: Tables, platform_order_id: str) -> Platfor
     """Mark an accepted order packed and ready for the courier."""
     _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "ready"}
-    _block = not_among(_row, "status", ("accepted",), "platform order")
-    if _block:
+    if _block := not_among(_row, "status", ("accepted",), "platform order"):
         refuse("platform_order_mark_ready.status_in", "accept the order first", _block)
     _row.update(_new)
     return as_record(PlatformOrder, _row)
@@ -361,8 +342,7 @@ def platform_order_hand_off(tables: Tables, platform_order_id: str) -> PlatformO
     """Hand a ready order to the courier."""
     _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "picked_up"}
-    _block = not_among(_row, "status", ("ready",), "platform order")
-    if _block:
+    if _block := not_among(_row, "status", ("ready",), "platform order"):
         refuse("platform_order_hand_off.status_in", "the order is not ready yet", _block)
     _row.update(_new)
     return as_record(PlatformOrder, _row)
@@ -402,8 +382,7 @@ def courier_event_acknowledge(tables: Tables, courier_event_id: str) -> CourierE
     """Acknowledge a courier event at the expo station."""
     _row = COURIER_EVENTS.find(tables, courier_event_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("pending",), "courier event")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "courier event"):
         refuse("courier_event_acknowledge.status_in", "the event is already acknowledged", _block)
     _row.update(_new)
     return as_record(CourierEvent, _row)
@@ -412,88 +391,7 @@ def courier_event_acknowledge(tables: Tables, courier_event_id: str) -> CourierE
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule='Accept orders within the platform\'s accept_timeout_sec of received_at; reject with "item sold out" when portions ran out.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule='Time "ready" to the courier\'s ETA.', tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Pause a platform when more than 12 orders are accepted but not ready, and resume it when the backlog clears.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="delivery_platform_pause.status_in",
-        category="state_guard",
-        rule="The platform is already paused.",
-        tools=["delivery_platform_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="delivery_platform_resume.status_in",
-        category="state_guard",
-        rule="The platform is already online.",
-        tools=["delivery_platform_resume"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_ingest.unique",
-        category="uniqueness",
-        rule="This webhook was already ingested (platform retry): ignore the duplicate.",
-        tools=["platform_order_ingest"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_ingest.at_least",
-        category="threshold",
-        rule="Not enough portions left: 86 the item and reject the order with 'item sold out'.",
-        tools=["platform_order_ingest"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_accept.status_in",
-        category="state_guard",
-        rule="Only newly received orders can be accepted.",
-        tools=["platform_order_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_reject.status_in",
-        category="state_guard",
-        rule="Accepted orders cannot be rejected: cancel through the platform.",
-        tools=["platform_order_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_mark_ready.status_in",
-        category="state_guard",
-        rule="Accept the order first.",
-        tools=["platform_order_mark_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="platform_order_hand_off.status_in",
-        category="state_guard",
-        rule="The order is not ready yet.",
-        tools=["platform_order_hand_off"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="courier_event_acknowledge.status_in",
-        category="state_guard",
-        rule="The event is already acknowledged.",
-        tools=["courier_event_acknowledge"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -516,9 +414,8 @@ def delivery_platform_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DELIVERY_PLATFORM_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["delivery_platforms"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("accept_timeout_sec", "commission_pct"))
+    _filters = {"status": status}
+    return report_on(tables["delivery_platforms"], group_by, _filters, ("accept_timeout_sec", "commission_pct"))
 
 
 @read
@@ -527,9 +424,8 @@ def menu_item_report(tables: Tables, group_by: Literal["available"], available: 
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("available",))
-    _rows = [_r for _r in tables["menu_items"] if (available is None or _r.get("available") == available)]
-    return report_of(_rows, group_by, ("price", "portions_left"))
+    _filters = {"available": available}
+    return report_on(tables["menu_items"], group_by, _filters, ("price", "portions_left"))
 
 
 @read
@@ -545,15 +441,8 @@ def platform_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PLATFORM_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("delivery_platform_id", "menu_item_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["platform_orders"]
-        if (delivery_platform_id is None or _r.get("delivery_platform_id") == delivery_platform_id)
-        and (menu_item_id is None or _r.get("menu_item_id") == menu_item_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity", "total"))
+    _filters = {"delivery_platform_id": delivery_platform_id, "menu_item_id": menu_item_id, "status": status}
+    return report_on(tables["platform_orders"], group_by, _filters, ("quantity", "total"))
 
 
 @read
@@ -570,15 +459,8 @@ def courier_event_report(
     """
     check_choice(event_type, "event_type", COURIER_EVENT_EVENT_TYPE)
     check_choice(status, "status", COURIER_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("platform_order_id", "event_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["courier_events"]
-        if (platform_order_id is None or _r.get("platform_order_id") == platform_order_id)
-        and (event_type is None or _r.get("event_type") == event_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("eta_minutes",))
+    _filters = {"platform_order_id": platform_order_id, "event_type": event_type, "status": status}
+    return report_on(tables["courier_events"], group_by, _filters, ("eta_minutes",))
 
 
 OPERATIONS = [

@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class DrProgramPage(Page):
     """A page of dr programs from a search: `note` says how to get the rest."""
 
     results: list[DrProgram]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class EnrolledSitePage(Page):
     """A page of enrolled sites from a search: `note` says how to get the rest."""
 
     results: list[EnrolledSite]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class CurtailmentEventPage(Page):
     """A page of curtailment events from a search: `note` says how to get the rest."""
 
     results: list[CurtailmentEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +109,6 @@ class DispatchSignalPage(Page):
     """A page of dispatch signals from a search: `note` says how to get the rest."""
 
     results: list[DispatchSignal]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -233,15 +221,13 @@ def curtailment_event_schedule(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse(
             "curtailment_event_schedule.not_in_past",
             "events are scheduled from now on (day-ahead by 16:00 for residential programs)",
             _block,
         )
-    _block = overlapping(tables["curtailment_events"], _new, "dr_program_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["curtailment_events"], _new, "dr_program_id", "start", "end", "status"):
         refuse("curtailment_event_schedule.no_overlap", "this program already has an event in that window", _block)
     tables["curtailment_events"].append(_new)
     return as_record(CurtailmentEvent, _new)
@@ -252,8 +238,7 @@ def curtailment_event_notify(tables: Tables, curtailment_event_id: str) -> Curta
     """Mark an event notified after signals went out."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "notified"}
-    _block = not_among(_row, "status", ("scheduled",), "curtailment event")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "curtailment event"):
         refuse("curtailment_event_notify.status_in", "only scheduled events can be notified", _block)
     _row.update(_new)
     return as_record(CurtailmentEvent, _row)
@@ -264,8 +249,7 @@ def curtailment_event_activate(tables: Tables, curtailment_event_id: str) -> Cur
     """Start the curtailment window."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("notified",), "curtailment event")
-    if _block:
+    if _block := not_among(_row, "status", ("notified",), "curtailment event"):
         refuse("curtailment_event_activate.status_in", "notify sites before the event starts", _block)
     _row.update(_new)
     return as_record(CurtailmentEvent, _row)
@@ -276,8 +260,7 @@ def curtailment_event_complete(tables: Tables, curtailment_event_id: str) -> Cur
     """End the curtailment window."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("active",), "curtailment event")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "curtailment event"):
         refuse("curtailment_event_complete.status_in", "only active events can complete", _block)
     _row.update(_new)
     return as_record(CurtailmentEvent, _row)
@@ -288,8 +271,7 @@ def curtailment_event_cancel(tables: Tables, curtailment_event_id: str) -> Curta
     """Cancel an event the grid no longer needs."""
     _row = CURTAILMENT_EVENTS.find(tables, curtailment_event_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled", "notified"), "curtailment event")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "notified"), "curtailment event"):
         refuse("curtailment_event_cancel.status_in", "active or finished events cannot be cancelled", _block)
     _row.update(_new)
     return as_record(CurtailmentEvent, _row)
@@ -313,14 +295,13 @@ def dispatch_signal_send(
         "channel": channel,
         "status": "pending",
     }
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "enrolled_sites", _new.get("enrolled_site_id"), "opt_outs_used"),
         "<",
         3,
         "enrolled site opt outs used",
         "",
-    )
-    if _block:
+    ):
         refuse(
             "program_operations_2",
             "Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
@@ -363,8 +344,7 @@ def dispatch_signal_mark_delivered(tables: Tables, dispatch_signal_id: str) -> D
     """Record delivery of a pending (or retried failed) signal."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending", "failed"), "dispatch signal")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "failed"), "dispatch signal"):
         refuse("dispatch_signal_mark_delivered.status_in", "the signal was already delivered", _block)
     _row.update(_new)
     return as_record(DispatchSignal, _row)
@@ -375,8 +355,7 @@ def dispatch_signal_fail(tables: Tables, dispatch_signal_id: str) -> DispatchSig
     """Record a signal the device or inbox did not accept."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "failed"}
-    _block = not_among(_row, "status", ("pending",), "dispatch signal")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "dispatch signal"):
         refuse("dispatch_signal_fail.status_in", "only pending signals can fail", _block)
     _row.update(_new)
     return as_record(DispatchSignal, _row)
@@ -387,8 +366,7 @@ def dispatch_signal_acknowledge(tables: Tables, dispatch_signal_id: str) -> Disp
     """Record the site's acknowledgement."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "dispatch signal")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "dispatch signal"):
         refuse("dispatch_signal_acknowledge.status_in", "a signal must be delivered before it is acknowledged", _block)
     _row.update(_new)
     return as_record(DispatchSignal, _row)
@@ -399,8 +377,7 @@ def dispatch_signal_opt_out(tables: Tables, dispatch_signal_id: str) -> Dispatch
     """Record a customer opting out of this event."""
     _row = DISPATCH_SIGNALS.find(tables, dispatch_signal_id)
     _new = {**_row, "status": "opted_out"}
-    _block = not_among(_row, "status", ("delivered", "acknowledged"), "dispatch signal")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered", "acknowledged"), "dispatch signal"):
         refuse("dispatch_signal_opt_out.status_in", "sites can opt out only after the signal reached them", _block)
     _row.update(_new)
     return as_record(DispatchSignal, _row)
@@ -409,92 +386,7 @@ def dispatch_signal_opt_out(tables: Tables, dispatch_signal_id: str) -> Dispatch
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="program_operations_1",
-        category="judgement",
-        rule="Channels: thermostats via thermostat_api, batteries and C&I via openadr, EV via openadr; sms or email only as a fallback after a failed signal.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="program_operations_2",
-        category="threshold",
-        rule="Sites with 3 opt-outs this season are removed from the next event (do not signal them).",
-        tools=["dispatch_signal_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_schedule.not_in_past",
-        category="time_window",
-        rule="Events are scheduled from now on (day-ahead by 16:00 for residential programs).",
-        tools=["curtailment_event_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_schedule.no_overlap",
-        category="capacity",
-        rule="This program already has an event in that window.",
-        tools=["curtailment_event_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_notify.status_in",
-        category="state_guard",
-        rule="Only scheduled events can be notified.",
-        tools=["curtailment_event_notify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_activate.status_in",
-        category="state_guard",
-        rule="Notify sites before the event starts.",
-        tools=["curtailment_event_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_complete.status_in",
-        category="state_guard",
-        rule="Only active events can complete.",
-        tools=["curtailment_event_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="curtailment_event_cancel.status_in",
-        category="state_guard",
-        rule="Active or finished events cannot be cancelled.",
-        tools=["curtailment_event_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_signal_mark_delivered.status_in",
-        category="state_guard",
-        rule="The signal was already delivered.",
-        tools=["dispatch_signal_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_signal_fail.status_in",
-        category="state_guard",
-        rule="Only pending signals can fail.",
-        tools=["dispatch_signal_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_signal_acknowledge.status_in",
-        category="state_guard",
-        rule="A signal must be delivered before it is acknowledged.",
-        tools=["dispatch_signal_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_signal_opt_out.status_in",
-        category="state_guard",
-        rule="Sites can opt out only after the signal reached them.",
-        tools=["dispatch_signal_opt_out"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -517,9 +409,8 @@ def dr_program_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(program_type, "program_type", DR_PROGRAM_PROGRAM_TYPE)
-    check_choice(group_by, "group_by", ("program_type",))
-    _rows = [_r for _r in tables["dr_programs"] if (program_type is None or _r.get("program_type") == program_type)]
-    return report_of(_rows, group_by, ("max_events_per_season", "incentive_per_kwh"))
+    _filters = {"program_type": program_type}
+    return report_on(tables["dr_programs"], group_by, _filters, ("max_events_per_season", "incentive_per_kwh"))
 
 
 @read
@@ -531,11 +422,8 @@ def enrolled_site_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("dr_program_id",))
-    _rows = [
-        _r for _r in tables["enrolled_sites"] if (dr_program_id is None or _r.get("dr_program_id") == dr_program_id)
-    ]
-    return report_of(_rows, group_by, ("committed_kw", "opt_outs_used"))
+    _filters = {"dr_program_id": dr_program_id}
+    return report_on(tables["enrolled_sites"], group_by, _filters, ("committed_kw", "opt_outs_used"))
 
 
 @read
@@ -550,14 +438,8 @@ def curtailment_event_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CURTAILMENT_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("dr_program_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["curtailment_events"]
-        if (dr_program_id is None or _r.get("dr_program_id") == dr_program_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("target_mw",))
+    _filters = {"dr_program_id": dr_program_id, "status": status}
+    return report_on(tables["curtailment_events"], group_by, _filters, ("target_mw",))
 
 
 @read
@@ -575,16 +457,13 @@ def dispatch_signal_report(
     """
     check_choice(channel, "channel", DISPATCH_SIGNAL_CHANNEL)
     check_choice(status, "status", DISPATCH_SIGNAL_STATUS)
-    check_choice(group_by, "group_by", ("curtailment_event_id", "enrolled_site_id", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["dispatch_signals"]
-        if (curtailment_event_id is None or _r.get("curtailment_event_id") == curtailment_event_id)
-        and (enrolled_site_id is None or _r.get("enrolled_site_id") == enrolled_site_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "curtailment_event_id": curtailment_event_id,
+        "enrolled_site_id": enrolled_site_id,
+        "channel": channel,
+        "status": status,
+    }
+    return report_on(tables["dispatch_signals"], group_by, _filters, ())
 
 
 @write

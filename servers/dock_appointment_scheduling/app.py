@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class DockDoorPage(Page):
     """A page of dock doors from a search: `note` says how to get the rest."""
 
     results: list[DockDoor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -66,9 +63,6 @@ class TruckingCompanyPage(Page):
     """A page of trucking companys from a search: `note` says how to get the rest."""
 
     results: list[TruckingCompany]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +78,6 @@ class UnloadCrewPage(Page):
     """A page of unload crews from a search: `note` says how to get the rest."""
 
     results: list[UnloadCrew]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class DockAppointmentPage(Page):
     """A page of dock appointments from a search: `note` says how to get the rest."""
 
     results: list[DockAppointment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -272,28 +260,27 @@ def dock_appointment_book(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("dock_appointment_book.not_in_past", "appointments are booked from today on", _block)
-    _block = overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status"):
         refuse(
             "dock_appointment_book.no_overlap1",
             "that door is booked then: choose another door of the right type or another slot",
             _block,
         )
-    _block = overlapping(tables["dock_appointments"], _new, "unload_crew_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["dock_appointments"], _new, "unload_crew_id", "start", "end", "status"):
         refuse(
             "dock_appointment_book.no_overlap2", "that crew is busy then: pick another crew on the same shift", _block
         )
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
-    _block = not_among(_other, "door_type", ("outbound", "both"), "dock door")
-    if holds(_new.get("load_type"), "==", "live_load") and _block:
+    if (_block := not_among(_other, "door_type", ("outbound", "both"), "dock door")) and holds(
+        _new.get("load_type"), "==", "live_load"
+    ):
         refuse("dock_rules_2", "Outbound live loads only at outbound or both doors.", _block)
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
-    _block = not_among(_other, "door_type", ("inbound", "both"), "dock door")
-    if holds(_new.get("load_type"), "==", "live_unload") and _block:
+    if (_block := not_among(_other, "door_type", ("inbound", "both"), "dock door")) and holds(
+        _new.get("load_type"), "==", "live_unload"
+    ):
         refuse("dock_rules_2b", "Inbound live unloads only at inbound or both doors.", _block)
     tables["dock_appointments"].append(_new)
     return as_record(DockAppointment, _new)
@@ -316,19 +303,19 @@ def dock_appointment_reschedule(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("scheduled",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_reschedule.status_in", "only scheduled appointments can be moved", _block)
-    _block = overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status"):
         refuse("dock_appointment_reschedule.no_overlap", "that door is booked at the new time", _block)
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
-    _block = not_among(_other, "door_type", ("outbound", "both"), "dock door")
-    if holds(_new.get("load_type"), "==", "live_load") and _block:
+    if (_block := not_among(_other, "door_type", ("outbound", "both"), "dock door")) and holds(
+        _new.get("load_type"), "==", "live_load"
+    ):
         refuse("dock_rules_2", "Outbound live loads only at outbound or both doors.", _block)
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
-    _block = not_among(_other, "door_type", ("inbound", "both"), "dock door")
-    if holds(_new.get("load_type"), "==", "live_unload") and _block:
+    if (_block := not_among(_other, "door_type", ("inbound", "both"), "dock door")) and holds(
+        _new.get("load_type"), "==", "live_unload"
+    ):
         refuse("dock_rules_2b", "Inbound live unloads only at inbound or both doors.", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
@@ -339,8 +326,7 @@ def dock_appointment_check_in(tables: Tables, dock_appointment_id: str) -> DockA
     """Check a truck in at the gate."""
     _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "checked_in"}
-    _block = not_among(_row, "status", ("scheduled",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_check_in.status_in", "only scheduled appointments can check in", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
@@ -351,8 +337,7 @@ def dock_appointment_call_to_door(tables: Tables, dock_appointment_id: str) -> D
     """Call a checked-in truck to its door."""
     _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "at_door"}
-    _block = not_among(_row, "status", ("checked_in",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("checked_in",), "dock appointment"):
         refuse("dock_appointment_call_to_door.status_in", "the truck has not checked in at the gate", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
@@ -363,8 +348,7 @@ def dock_appointment_complete(tables: Tables, dock_appointment_id: str) -> DockA
     """Close the appointment after unloading or loading."""
     _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("at_door",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("at_door",), "dock appointment"):
         refuse(
             "dock_appointment_complete.status_in",
             "the truck must be at the door before the appointment completes",
@@ -379,8 +363,7 @@ def dock_appointment_no_show(tables: Tables, dock_appointment_id: str) -> DockAp
     """Mark a truck that never arrived."""
     _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("scheduled",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_no_show.status_in", "only scheduled appointments can be no-shows", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
@@ -391,8 +374,7 @@ def dock_appointment_cancel(tables: Tables, dock_appointment_id: str) -> DockApp
     """Cancel an appointment at the carrier's request."""
     _row = DOCK_APPOINTMENTS.find(tables, dock_appointment_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled",), "dock appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_cancel.status_in", "trucks already on site cannot be cancelled", _block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
@@ -401,113 +383,7 @@ def dock_appointment_cancel(tables: Tables, dock_appointment_id: str) -> DockApp
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check door type, equipment and crew shift against docs/dock_rules.md before booking.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dock_rules_1",
-        category="judgement",
-        rule="Refrigerated (reefer) loads only at reefer_capable doors.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dock_rules_2",
-        category="eligibility",
-        rule="Outbound live loads only at outbound or both doors.",
-        tools=["dock_appointment_book", "dock_appointment_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_rules_2b",
-        category="eligibility",
-        rule="Inbound live unloads only at inbound or both doors.",
-        tools=["dock_appointment_book", "dock_appointment_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_rules_3",
-        category="judgement",
-        rule="A truck more than 2 hours late is marked no_show and must rebook.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dock_appointment_book.not_in_past",
-        category="time_window",
-        rule="Appointments are booked from today on.",
-        tools=["dock_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_book.no_overlap1",
-        category="capacity",
-        rule="That door is booked then: choose another door of the right type or another slot.",
-        tools=["dock_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_book.no_overlap2",
-        category="capacity",
-        rule="That crew is busy then: pick another crew on the same shift.",
-        tools=["dock_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_reschedule.status_in",
-        category="state_guard",
-        rule="Only scheduled appointments can be moved.",
-        tools=["dock_appointment_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_reschedule.no_overlap",
-        category="capacity",
-        rule="That door is booked at the new time.",
-        tools=["dock_appointment_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_check_in.status_in",
-        category="state_guard",
-        rule="Only scheduled appointments can check in.",
-        tools=["dock_appointment_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_call_to_door.status_in",
-        category="state_guard",
-        rule="The truck has not checked in at the gate.",
-        tools=["dock_appointment_call_to_door"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_complete.status_in",
-        category="state_guard",
-        rule="The truck must be at the door before the appointment completes.",
-        tools=["dock_appointment_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_no_show.status_in",
-        category="state_guard",
-        rule="Only scheduled appointments can be no-shows.",
-        tools=["dock_appointment_no_show"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dock_appointment_cancel.status_in",
-        category="state_guard",
-        rule="Trucks already on site cannot be cancelled.",
-        tools=["dock_appointment_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -533,14 +409,8 @@ def dock_door_report(
     """
     check_choice(door_type, "door_type", DOCK_DOOR_DOOR_TYPE)
     check_choice(equipment, "equipment", DOCK_DOOR_EQUIPMENT)
-    check_choice(group_by, "group_by", ("door_type", "equipment"))
-    _rows = [
-        _r
-        for _r in tables["dock_doors"]
-        if (door_type is None or _r.get("door_type") == door_type)
-        and (equipment is None or _r.get("equipment") == equipment)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"door_type": door_type, "equipment": equipment}
+    return report_on(tables["dock_doors"], group_by, _filters, ())
 
 
 @read
@@ -550,9 +420,8 @@ def unload_crew_report(tables: Tables, group_by: Literal["shift"], shift: Unload
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(shift, "shift", UNLOAD_CREW_SHIFT)
-    check_choice(group_by, "group_by", ("shift",))
-    _rows = [_r for _r in tables["unload_crews"] if (shift is None or _r.get("shift") == shift)]
-    return report_of(_rows, group_by, ())
+    _filters = {"shift": shift}
+    return report_on(tables["unload_crews"], group_by, _filters, ())
 
 
 @read
@@ -571,17 +440,14 @@ def dock_appointment_report(
     """
     check_choice(load_type, "load_type", DOCK_APPOINTMENT_LOAD_TYPE)
     check_choice(status, "status", DOCK_APPOINTMENT_STATUS)
-    check_choice(group_by, "group_by", ("dock_door_id", "unload_crew_id", "trucking_company_id", "load_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["dock_appointments"]
-        if (dock_door_id is None or _r.get("dock_door_id") == dock_door_id)
-        and (unload_crew_id is None or _r.get("unload_crew_id") == unload_crew_id)
-        and (trucking_company_id is None or _r.get("trucking_company_id") == trucking_company_id)
-        and (load_type is None or _r.get("load_type") == load_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("pallet_count",))
+    _filters = {
+        "dock_door_id": dock_door_id,
+        "unload_crew_id": unload_crew_id,
+        "trucking_company_id": trucking_company_id,
+        "load_type": load_type,
+        "status": status,
+    }
+    return report_on(tables["dock_appointments"], group_by, _filters, ("pallet_count",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, row_of, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -49,9 +49,6 @@ class RecordsBoxPage(Page):
     """A page of records boxes from a search: `note` says how to get the rest."""
 
     results: list[RecordsBox]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -67,9 +64,6 @@ class ScannerStationPage(Page):
     """A page of scanner stations from a search: `note` says how to get the rest."""
 
     results: list[ScannerStation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class ScanBatchPage(Page):
     """A page of scan batches from a search: `note` says how to get the rest."""
 
     results: list[ScanBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class OcrExceptionPage(Page):
     """A page of ocr exceptions from a search: `note` says how to get the rest."""
 
     results: list[OcrException]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -230,16 +218,14 @@ def scan_batch_enqueue(
         "status": "queued",
     }
     _capacity = field_of(tables, "scanner_stations", _new.get("scanner_station_id"), "max_concurrent")
-    _block = at_capacity(tables["scan_batches"], _new, "scanner_station_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["scan_batches"], _new, "scanner_station_id", "status", _capacity):
         refuse(
             "scan_batch_enqueue.capacity",
             "that station is at its concurrent batch limit: queue on another online station",
             _block,
         )
     _other = row_of(tables, "scanner_stations", _new.get("scanner_station_id"))
-    _block = not_among(_other, "status", ("online",), "scanner station")
-    if _block:
+    if _block := not_among(_other, "status", ("online",), "scanner station"):
         refuse(
             "scanning_runbook_1", "that scanner station is in maintenance: queue the batch on an online station", _block
         )
@@ -252,8 +238,7 @@ def scan_batch_start(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Start scanning a queued or retrying batch."""
     _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "scanning"}
-    _block = not_among(_row, "status", ("queued", "retrying"), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retrying"), "scan batch"):
         refuse("scan_batch_start.status_in", "only queued or retrying batches can start", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
@@ -264,8 +249,7 @@ def scan_batch_finish_scan(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Hand a scanned batch to OCR."""
     _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "ocr_pending"}
-    _block = not_among(_row, "status", ("scanning",), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("scanning",), "scan batch"):
         refuse("scan_batch_finish_scan.status_in", "the batch is not being scanned", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
@@ -276,8 +260,7 @@ def scan_batch_index(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Mark OCR done and the batch indexed in the records system."""
     _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "indexed"}
-    _block = not_among(_row, "status", ("ocr_pending",), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("ocr_pending",), "scan batch"):
         refuse("scan_batch_index.status_in", "OCR has not run for this batch", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
@@ -291,8 +274,7 @@ def scan_batch_fail(tables: Tables, scan_batch_id: str, error: str, attempts: in
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("scanning", "ocr_pending"), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("scanning", "ocr_pending"), "scan batch"):
         refuse("scan_batch_fail.status_in", "only batches in progress can fail", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
@@ -305,12 +287,10 @@ def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str
     _changes = {_k: _v for _k, _v in (("scanner_station_id", scanner_station_id),) if _v is not None}
     SCANNER_STATIONS.check_ref(tables, scanner_station_id, "scanner_station_id")
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "scan batch"):
         refuse("scan_batch_retry.status_in", "only failed batches are retried", _block)
     _other = row_of(tables, "scanner_stations", _new.get("scanner_station_id"))
-    _block = not_among(_other, "status", ("online",), "scanner station")
-    if _block:
+    if _block := not_among(_other, "status", ("online",), "scanner station"):
         refuse(
             "scanning_runbook_1", "that scanner station is in maintenance: queue the batch on an online station", _block
         )
@@ -323,8 +303,7 @@ def scan_batch_dead_letter(tables: Tables, scan_batch_id: str) -> ScanBatch:
     """Park a batch that failed three times for manual handling."""
     _row = SCAN_BATCHES.find(tables, scan_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "scan batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "scan batch"):
         refuse("scan_batch_dead_letter.status_in", "only failed batches go to the dead-letter queue", _block)
     _row.update(_new)
     return as_record(ScanBatch, _row)
@@ -381,8 +360,7 @@ def ocr_exception_resolve(tables: Tables, ocr_exception_id: str) -> OcrException
     """Mark an OCR exception corrected by hand."""
     _row = OCR_EXCEPTIONS.find(tables, ocr_exception_id)
     _new = {**_row, "status": "corrected"}
-    _block = not_among(_row, "status", ("open",), "ocr exception")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "ocr exception"):
         refuse("ocr_exception_resolve.status_in", "this exception is already closed", _block)
     _row.update(_new)
     return as_record(OcrException, _row)
@@ -391,81 +369,7 @@ def ocr_exception_resolve(tables: Tables, ocr_exception_id: str) -> OcrException
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Read the error before retrying: the runbook says which errors to retry, where, and when to dead-letter.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Record attempts+1 when a batch fails.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="scanning_runbook_1",
-        category="eligibility",
-        rule="Never queue on a station in `maintenance`.",
-        tools=["scan_batch_enqueue", "scan_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_enqueue.capacity",
-        category="capacity",
-        rule="That station is at its concurrent batch limit: queue on another online station.",
-        tools=["scan_batch_enqueue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_start.status_in",
-        category="state_guard",
-        rule="Only queued or retrying batches can start.",
-        tools=["scan_batch_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_finish_scan.status_in",
-        category="state_guard",
-        rule="The batch is not being scanned.",
-        tools=["scan_batch_finish_scan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_index.status_in",
-        category="state_guard",
-        rule="OCR has not run for this batch.",
-        tools=["scan_batch_index"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_fail.status_in",
-        category="state_guard",
-        rule="Only batches in progress can fail.",
-        tools=["scan_batch_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches are retried.",
-        tools=["scan_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scan_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches go to the dead-letter queue.",
-        tools=["scan_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ocr_exception_resolve.status_in",
-        category="state_guard",
-        rule="This exception is already closed.",
-        tools=["ocr_exception_resolve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -487,13 +391,8 @@ def records_box_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(retention_class, "retention_class", RECORDS_BOX_RETENTION_CLASS)
-    check_choice(group_by, "group_by", ("retention_class",))
-    _rows = [
-        _r
-        for _r in tables["records_boxes"]
-        if (retention_class is None or _r.get("retention_class") == retention_class)
-    ]
-    return report_of(_rows, group_by, ("pages_estimate",))
+    _filters = {"retention_class": retention_class}
+    return report_on(tables["records_boxes"], group_by, _filters, ("pages_estimate",))
 
 
 @read
@@ -505,9 +404,8 @@ def scanner_station_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCANNER_STATION_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["scanner_stations"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("max_concurrent",))
+    _filters = {"status": status}
+    return report_on(tables["scanner_stations"], group_by, _filters, ("max_concurrent",))
 
 
 @read
@@ -524,15 +422,8 @@ def scan_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCAN_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("records_box_id", "scanner_station_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["scan_batches"]
-        if (records_box_id is None or _r.get("records_box_id") == records_box_id)
-        and (scanner_station_id is None or _r.get("scanner_station_id") == scanner_station_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("page_count", "attempts"))
+    _filters = {"records_box_id": records_box_id, "scanner_station_id": scanner_station_id, "status": status}
+    return report_on(tables["scan_batches"], group_by, _filters, ("page_count", "attempts"))
 
 
 @read
@@ -549,15 +440,8 @@ def ocr_exception_report(
     """
     check_choice(reason, "reason", OCR_EXCEPTION_REASON)
     check_choice(status, "status", OCR_EXCEPTION_STATUS)
-    check_choice(group_by, "group_by", ("scan_batch_id", "reason", "status"))
-    _rows = [
-        _r
-        for _r in tables["ocr_exceptions"]
-        if (scan_batch_id is None or _r.get("scan_batch_id") == scan_batch_id)
-        and (reason is None or _r.get("reason") == reason)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("page_number",))
+    _filters = {"scan_batch_id": scan_batch_id, "reason": reason, "status": status}
+    return report_on(tables["ocr_exceptions"], group_by, _filters, ("page_number",))
 
 
 OPERATIONS = [

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
-from envcraft_runtime.rules import PolicyRule, missing_related, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, target_row, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class DonorPage(Page):
     """A page of donors from a search: `note` says how to get the rest."""
 
     results: list[Donor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class GiftPage(Page):
     """A page of gifts from a search: `note` says how to get the rest."""
 
     results: list[Gift]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +97,6 @@ class AcknowledgementPage(Page):
     """A page of acknowledgements from a search: `note` says how to get the rest."""
 
     results: list[Acknowledgement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -122,9 +113,6 @@ class EmployerMatchPage(Page):
     """A page of employer matches from a search: `note` says how to get the rest."""
 
     results: list[EmployerMatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -236,13 +224,11 @@ def gift_mark_acknowledged(tables: Tables, gift_id: str) -> Gift:
     """Close a gift once its acknowledgement was delivered."""
     _row = GIFTS.find(tables, gift_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("recorded",), "gift")
-    if _block:
+    if _block := not_among(_row, "status", ("recorded",), "gift"):
         refuse("gift_mark_acknowledged.status_in", "the gift is already acknowledged or refunded", _block)
-    _block = missing_related(
+    if _block := missing_related(
         tables["acknowledgements"], {"gift_id": _new.get("id")}, "status", ("delivered",), "acknowledgement"
-    )
-    if _block:
+    ):
         refuse("acknowledgement_policy_2", "no delivered acknowledgement for this gift yet", _block)
     _row.update(_new)
     return as_record(Gift, _row)
@@ -321,8 +307,7 @@ def acknowledgement_mark_sent(tables: Tables, acknowledgement_id: str) -> Acknow
     """Record hand-off of a queued acknowledgement to the email service or mail house."""
     _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("queued",), "acknowledgement")
-    if _block:
+    if _block := not_among(_row, "status", ("queued",), "acknowledgement"):
         refuse("acknowledgement_mark_sent.status_in", "only queued acknowledgements can be sent", _block)
     _row.update(_new)
     return as_record(Acknowledgement, _row)
@@ -333,8 +318,7 @@ def acknowledgement_mark_delivered(tables: Tables, acknowledgement_id: str) -> A
     """Record the delivery event for a sent acknowledgement."""
     _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("sent",), "acknowledgement")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "acknowledgement"):
         refuse("acknowledgement_mark_delivered.status_in", "only sent acknowledgements can be delivered", _block)
     _row.update(_new)
     return as_record(Acknowledgement, _row)
@@ -345,8 +329,7 @@ def acknowledgement_mark_bounced(tables: Tables, acknowledgement_id: str) -> Ack
     """Record a bounce or returned-mail event for a sent acknowledgement."""
     _row = ACKNOWLEDGEMENTS.find(tables, acknowledgement_id)
     _new = {**_row, "status": "bounced"}
-    _block = not_among(_row, "status", ("sent",), "acknowledgement")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "acknowledgement"):
         refuse("acknowledgement_mark_bounced.status_in", "only sent acknowledgements can bounce", _block)
     _row.update(_new)
     return as_record(Acknowledgement, _row)
@@ -386,8 +369,7 @@ def employer_match_submit(tables: Tables, employer_match_id: str) -> EmployerMat
     """Record that the match request was submitted on the employer's portal."""
     _row = EMPLOYER_MATCHES.find(tables, employer_match_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("pending",), "employer match")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "employer match"):
         refuse("employer_match_submit.status_in", "only pending match requests can be submitted", _block)
     _row.update(_new)
     return as_record(EmployerMatch, _row)
@@ -398,8 +380,7 @@ def employer_match_confirm(tables: Tables, employer_match_id: str) -> EmployerMa
     """Record the employer's confirmation of the match."""
     _row = EMPLOYER_MATCHES.find(tables, employer_match_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("submitted",), "employer match")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "employer match"):
         refuse("employer_match_confirm.status_in", "submit the match request first", _block)
     _row.update(_new)
     return as_record(EmployerMatch, _row)
@@ -408,71 +389,7 @@ def employer_match_confirm(tables: Tables, employer_match_id: str) -> EmployerMa
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Keep every gift moving: queue the right template on the right channel, follow delivery events, handle bounces by fixing contact details, and close gifts once delivered.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="acknowledgement_policy_1",
-        category="judgement",
-        rule="Channel: the donor's preferred_channel, except major gift letters (always postal).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="acknowledgement_policy_2",
-        category="approval",
-        rule="Close the gift (acknowledged) only when an acknowledgement is delivered.",
-        tools=["gift_mark_acknowledged"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="gift_mark_acknowledged.status_in",
-        category="state_guard",
-        rule="The gift is already acknowledged or refunded.",
-        tools=["gift_mark_acknowledged"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="acknowledgement_mark_sent.status_in",
-        category="state_guard",
-        rule="Only queued acknowledgements can be sent.",
-        tools=["acknowledgement_mark_sent"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="acknowledgement_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only sent acknowledgements can be delivered.",
-        tools=["acknowledgement_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="acknowledgement_mark_bounced.status_in",
-        category="state_guard",
-        rule="Only sent acknowledgements can bounce.",
-        tools=["acknowledgement_mark_bounced"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employer_match_submit.status_in",
-        category="state_guard",
-        rule="Only pending match requests can be submitted.",
-        tools=["employer_match_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employer_match_confirm.status_in",
-        category="state_guard",
-        rule="Submit the match request first.",
-        tools=["employer_match_confirm"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -498,14 +415,8 @@ def donor_report(
     """
     check_choice(preferred_channel, "preferred_channel", DONOR_PREFERRED_CHANNEL)
     check_choice(tier, "tier", DONOR_TIER)
-    check_choice(group_by, "group_by", ("preferred_channel", "tier"))
-    _rows = [
-        _r
-        for _r in tables["donors"]
-        if (preferred_channel is None or _r.get("preferred_channel") == preferred_channel)
-        and (tier is None or _r.get("tier") == tier)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"preferred_channel": preferred_channel, "tier": tier}
+    return report_on(tables["donors"], group_by, _filters, ())
 
 
 @read
@@ -524,16 +435,8 @@ def gift_report(
     check_choice(method, "method", GIFT_METHOD)
     check_choice(ack_state, "ack_state", GIFT_ACK_STATE)
     check_choice(status, "status", GIFT_STATUS)
-    check_choice(group_by, "group_by", ("donor_id", "method", "ack_state", "status"))
-    _rows = [
-        _r
-        for _r in tables["gifts"]
-        if (donor_id is None or _r.get("donor_id") == donor_id)
-        and (method is None or _r.get("method") == method)
-        and (ack_state is None or _r.get("ack_state") == ack_state)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"donor_id": donor_id, "method": method, "ack_state": ack_state, "status": status}
+    return report_on(tables["gifts"], group_by, _filters, ("amount",))
 
 
 @read
@@ -553,17 +456,8 @@ def acknowledgement_report(
     check_choice(channel, "channel", ACKNOWLEDGEMENT_CHANNEL)
     check_choice(template, "template", ACKNOWLEDGEMENT_TEMPLATE)
     check_choice(status, "status", ACKNOWLEDGEMENT_STATUS)
-    check_choice(group_by, "group_by", ("gift_id", "donor_id", "channel", "template", "status"))
-    _rows = [
-        _r
-        for _r in tables["acknowledgements"]
-        if (gift_id is None or _r.get("gift_id") == gift_id)
-        and (donor_id is None or _r.get("donor_id") == donor_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (template is None or _r.get("template") == template)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"gift_id": gift_id, "donor_id": donor_id, "channel": channel, "template": template, "status": status}
+    return report_on(tables["acknowledgements"], group_by, _filters, ())
 
 
 @read
@@ -578,13 +472,8 @@ def employer_match_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", EMPLOYER_MATCH_STATUS)
-    check_choice(group_by, "group_by", ("gift_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["employer_matches"]
-        if (gift_id is None or _r.get("gift_id") == gift_id) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("match_ratio",))
+    _filters = {"gift_id": gift_id, "status": status}
+    return report_on(tables["employer_matches"], group_by, _filters, ("match_ratio",))
 
 
 OPERATIONS = [

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -57,9 +57,6 @@ class StockItemPage(Page):
     """A page of stock items from a search: `note` says how to get the rest."""
 
     results: list[StockItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class WebOrderPage(Page):
     """A page of web orders from a search: `note` says how to get the rest."""
 
     results: list[WebOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +91,6 @@ class OrderLinePage(Page):
     """A page of order lines from a search: `note` says how to get the rest."""
 
     results: list[OrderLine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +107,6 @@ class StockReceiptPage(Page):
     """A page of stock receipts from a search: `note` says how to get the rest."""
 
     results: list[StockReceipt]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -217,8 +205,7 @@ def web_order_start_picking(tables: Tables, web_order_id: str) -> WebOrder:
     """Release a placed order to the pickers."""
     _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "picking"}
-    _block = not_among(_row, "status", ("placed",), "web order")
-    if _block:
+    if _block := not_among(_row, "status", ("placed",), "web order"):
         refuse("web_order_start_picking.status_in", "only placed orders can be released for picking", _block)
     _row.update(_new)
     return as_record(WebOrder, _row)
@@ -229,8 +216,7 @@ def web_order_pack(tables: Tables, web_order_id: str) -> WebOrder:
     """Mark a picked order packed."""
     _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "packed"}
-    _block = not_among(_row, "status", ("picking",), "web order")
-    if _block:
+    if _block := not_among(_row, "status", ("picking",), "web order"):
         refuse("web_order_pack.status_in", "the order must be picked before packing", _block)
     _row.update(_new)
     return as_record(WebOrder, _row)
@@ -243,11 +229,9 @@ def web_order_ship(tables: Tables, web_order_id: str, tracking_number: str | Non
     _changes = {_k: _v for _k, _v in (("tracking_number", tracking_number),) if _v is not None}
     check_not_blank(tracking_number, "tracking_number")
     _new = {**_row, **_changes, "status": "shipped"}
-    _block = not_among(_row, "status", ("packed",), "web order")
-    if _block:
+    if _block := not_among(_row, "status", ("packed",), "web order"):
         refuse("web_order_ship.status_in", "only packed orders can ship", _block)
-    _block = comparison_fails(_new.get("ship_method"), "!=", "store_pickup", "ship method", "")
-    if _block:
+    if _block := comparison_fails(_new.get("ship_method"), "!=", "store_pickup", "ship method", ""):
         refuse(
             "fulfillment_sop_1",
             "Store_pickup orders are packed and held at the front counter; they never get a tracking number.",
@@ -262,8 +246,7 @@ def web_order_cancel(tables: Tables, web_order_id: str) -> WebOrder:
     """Cancel an order before it is packed."""
     _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("placed", "picking"), "web order")
-    if _block:
+    if _block := not_among(_row, "status", ("placed", "picking"), "web order"):
         refuse(
             "web_order_cancel.status_in", "packed or shipped orders cannot be cancelled: start a return instead", _block
         )
@@ -309,8 +292,7 @@ def order_line_allocate(
         "unit_price": unit_price,
     }
     _have = field_of(tables, "stock_items", _new.get("stock_item_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "stock item", _new.get("stock_item_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "stock item", _new.get("stock_item_id"), "on_hand"):
         refuse(
             "order_line_allocate.at_least",
             "not enough stock on hand: offer a smaller quantity, a substitute, or wait for the next stock receipt",
@@ -374,57 +356,7 @@ def stock_receipt_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Allocate stock with order_line_allocate rather than editing on_hand directly; use stock_item_recount only for physical count corrections.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="fulfillment_sop_1",
-        category="state_guard",
-        rule="Store_pickup orders are packed and held at the front counter; they never get a tracking number.",
-        tools=["web_order_ship"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="order_line_allocate.at_least",
-        category="threshold",
-        rule="Not enough stock on hand: offer a smaller quantity, a substitute, or wait for the next stock receipt.",
-        tools=["order_line_allocate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="web_order_start_picking.status_in",
-        category="state_guard",
-        rule="Only placed orders can be released for picking.",
-        tools=["web_order_start_picking"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="web_order_pack.status_in",
-        category="state_guard",
-        rule="The order must be picked before packing.",
-        tools=["web_order_pack"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="web_order_ship.status_in",
-        category="state_guard",
-        rule="Only packed orders can ship.",
-        tools=["web_order_ship"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="web_order_cancel.status_in",
-        category="state_guard",
-        rule="Packed or shipped orders cannot be cancelled: start a return instead.",
-        tools=["web_order_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -450,14 +382,8 @@ def web_order_report(
     """
     check_choice(ship_method, "ship_method", WEB_ORDER_SHIP_METHOD)
     check_choice(status, "status", WEB_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("ship_method", "status"))
-    _rows = [
-        _r
-        for _r in tables["web_orders"]
-        if (ship_method is None or _r.get("ship_method") == ship_method)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("order_total",))
+    _filters = {"ship_method": ship_method, "status": status}
+    return report_on(tables["web_orders"], group_by, _filters, ("order_total",))
 
 
 @read
@@ -472,14 +398,8 @@ def order_line_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("web_order_id", "stock_item_id"))
-    _rows = [
-        _r
-        for _r in tables["order_lines"]
-        if (web_order_id is None or _r.get("web_order_id") == web_order_id)
-        and (stock_item_id is None or _r.get("stock_item_id") == stock_item_id)
-    ]
-    return report_of(_rows, group_by, ("quantity", "unit_price"))
+    _filters = {"web_order_id": web_order_id, "stock_item_id": stock_item_id}
+    return report_on(tables["order_lines"], group_by, _filters, ("quantity", "unit_price"))
 
 
 @read
@@ -490,11 +410,8 @@ def stock_receipt_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("stock_item_id",))
-    _rows = [
-        _r for _r in tables["stock_receipts"] if (stock_item_id is None or _r.get("stock_item_id") == stock_item_id)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"stock_item_id": stock_item_id}
+    return report_on(tables["stock_receipts"], group_by, _filters, ("quantity",))
 
 
 @write

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -46,9 +46,6 @@ class DiscoveryMatterPage(Page):
     """A page of discovery matters from a search: `note` says how to get the rest."""
 
     results: list[DiscoveryMatter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -65,9 +62,6 @@ class DataCustodianPage(Page):
     """A page of data custodians from a search: `note` says how to get the rest."""
 
     results: list[DataCustodian]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +78,6 @@ class CollectionSetPage(Page):
     """A page of collection sets from a search: `note` says how to get the rest."""
 
     results: list[CollectionSet]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +96,6 @@ class ProcessingBatchPage(Page):
     """A page of processing batches from a search: `note` says how to get the rest."""
 
     results: list[ProcessingBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -273,8 +261,7 @@ def processing_batch_ingest(
         "status": "ingesting",
     }
     _capacity = field_of(tables, "discovery_matters", _new.get("discovery_matter_id"), "max_active_batches")
-    _block = at_capacity(tables["processing_batches"], _new, "discovery_matter_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["processing_batches"], _new, "discovery_matter_id", "status", _capacity):
         refuse(
             "processing_batch_ingest.capacity",
             "the matter is at its processing allocation: finish or quarantine batches first",
@@ -289,8 +276,7 @@ def processing_batch_extract(tables: Tables, processing_batch_id: str) -> Proces
     """Move an ingested or retrying batch to text extraction."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "extracting"}
-    _block = not_among(_row, "status", ("ingesting", "retrying"), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("ingesting", "retrying"), "processing batch"):
         refuse("processing_batch_extract.status_in", "only ingesting or retrying batches go to extraction", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -301,8 +287,7 @@ def processing_batch_dedupe(tables: Tables, processing_batch_id: str) -> Process
     """Run global deduplication."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "deduplicating"}
-    _block = not_among(_row, "status", ("extracting",), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("extracting",), "processing batch"):
         refuse("processing_batch_dedupe.status_in", "extract text before deduplication", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -313,8 +298,7 @@ def processing_batch_publish(tables: Tables, processing_batch_id: str) -> Proces
     """Publish the batch to the review platform."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "ready_for_review"}
-    _block = not_among(_row, "status", ("deduplicating",), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("deduplicating",), "processing batch"):
         refuse("processing_batch_publish.status_in", "deduplicate before publishing", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -330,8 +314,7 @@ def processing_batch_fail(
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("ingesting", "extracting", "deduplicating"), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("ingesting", "extracting", "deduplicating"), "processing batch"):
         refuse("processing_batch_fail.status_in", "only batches in progress can fail", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -342,8 +325,7 @@ def processing_batch_retry(tables: Tables, processing_batch_id: str) -> Processi
     """Retry a failed batch."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "processing batch"):
         refuse("processing_batch_retry.status_in", "only failed batches are retried", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -354,8 +336,7 @@ def processing_batch_quarantine(tables: Tables, processing_batch_id: str) -> Pro
     """Quarantine a batch that cannot be processed automatically."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "quarantined"}
-    _block = not_among(_row, "status", ("failed",), "processing batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "processing batch"):
         refuse("processing_batch_quarantine.status_in", "only failed batches are quarantined", _block)
     _row.update(_new)
     return as_record(ProcessingBatch, _row)
@@ -364,78 +345,7 @@ def processing_batch_quarantine(tables: Tables, processing_batch_id: str) -> Pro
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Retry worker timeouts and OCR crashes (up to 3 attempts).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Corrupt PSTs and password-protected archives are not retryable: quarantine them for the forensic team.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Prioritise matters with the nearest production deadline.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="processing_batch_ingest.capacity",
-        category="capacity",
-        rule="The matter is at its processing allocation: finish or quarantine batches first.",
-        tools=["processing_batch_ingest"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_extract.status_in",
-        category="state_guard",
-        rule="Only ingesting or retrying batches go to extraction.",
-        tools=["processing_batch_extract"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_dedupe.status_in",
-        category="state_guard",
-        rule="Extract text before deduplication.",
-        tools=["processing_batch_dedupe"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_publish.status_in",
-        category="state_guard",
-        rule="Deduplicate before publishing.",
-        tools=["processing_batch_publish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_fail.status_in",
-        category="state_guard",
-        rule="Only batches in progress can fail.",
-        tools=["processing_batch_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches are retried.",
-        tools=["processing_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="processing_batch_quarantine.status_in",
-        category="state_guard",
-        rule="Only failed batches are quarantined.",
-        tools=["processing_batch_quarantine"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -459,14 +369,8 @@ def data_custodian_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("discovery_matter_id", "hold_acknowledged"))
-    _rows = [
-        _r
-        for _r in tables["data_custodians"]
-        if (discovery_matter_id is None or _r.get("discovery_matter_id") == discovery_matter_id)
-        and (hold_acknowledged is None or _r.get("hold_acknowledged") == hold_acknowledged)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"discovery_matter_id": discovery_matter_id, "hold_acknowledged": hold_acknowledged}
+    return report_on(tables["data_custodians"], group_by, _filters, ())
 
 
 @read
@@ -481,14 +385,8 @@ def collection_set_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(source, "source", COLLECTION_SET_SOURCE)
-    check_choice(group_by, "group_by", ("data_custodian_id", "source"))
-    _rows = [
-        _r
-        for _r in tables["collection_sets"]
-        if (data_custodian_id is None or _r.get("data_custodian_id") == data_custodian_id)
-        and (source is None or _r.get("source") == source)
-    ]
-    return report_of(_rows, group_by, ("size_gb",))
+    _filters = {"data_custodian_id": data_custodian_id, "source": source}
+    return report_on(tables["collection_sets"], group_by, _filters, ("size_gb",))
 
 
 @read
@@ -505,15 +403,8 @@ def processing_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PROCESSING_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("collection_set_id", "discovery_matter_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["processing_batches"]
-        if (collection_set_id is None or _r.get("collection_set_id") == collection_set_id)
-        and (discovery_matter_id is None or _r.get("discovery_matter_id") == discovery_matter_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("documents", "attempts"))
+    _filters = {"collection_set_id": collection_set_id, "discovery_matter_id": discovery_matter_id, "status": status}
+    return report_on(tables["processing_batches"], group_by, _filters, ("documents", "attempts"))
 
 
 OPERATIONS = [

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -79,9 +79,6 @@ class NewHirePage(Page):
     """A page of new hires from a search: `note` says how to get the rest."""
 
     results: list[NewHire]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +96,6 @@ class OnboardingTaskPage(Page):
     """A page of onboarding tasks from a search: `note` says how to get the rest."""
 
     results: list[OnboardingTask]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +112,6 @@ class LaptopModelPage(Page):
     """A page of laptop models from a search: `note` says how to get the rest."""
 
     results: list[LaptopModel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -138,9 +129,6 @@ class EquipmentRequestPage(Page):
     """A page of equipment requests from a search: `note` says how to get the rest."""
 
     results: list[EquipmentRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -191,8 +179,7 @@ def new_hire_start_preboarding(tables: Tables, new_hire_id: str) -> NewHire:
     """Kick off preboarding for a signed hire."""
     _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "preboarding"}
-    _block = not_among(_row, "status", ("offer_signed",), "new hire")
-    if _block:
+    if _block := not_among(_row, "status", ("offer_signed",), "new hire"):
         refuse("new_hire_start_preboarding.status_in", "preboarding already started", _block)
     _row.update(_new)
     return as_record(NewHire, _row)
@@ -203,8 +190,7 @@ def new_hire_mark_day_one_ready(tables: Tables, new_hire_id: str) -> NewHire:
     """Mark a hire ready for day one once their tasks are done."""
     _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "day_one_ready"}
-    _block = not_among(_row, "status", ("preboarding",), "new hire")
-    if _block:
+    if _block := not_among(_row, "status", ("preboarding",), "new hire"):
         refuse("new_hire_mark_day_one_ready.status_in", "the hire is not in preboarding", _block)
     _row.update(_new)
     return as_record(NewHire, _row)
@@ -215,8 +201,7 @@ def new_hire_mark_started(tables: Tables, new_hire_id: str) -> NewHire:
     """Record that the hire started."""
     _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "started"}
-    _block = not_among(_row, "status", ("day_one_ready",), "new hire")
-    if _block:
+    if _block := not_among(_row, "status", ("day_one_ready",), "new hire"):
         refuse(
             "new_hire_mark_started.status_in", "the hire is not day-one ready: finish preboarding tasks first", _block
         )
@@ -229,8 +214,7 @@ def new_hire_sign_off(tables: Tables, new_hire_id: str) -> NewHire:
     """Sign off onboarding after the 30-day check-in."""
     _row = NEW_HIRES.find(tables, new_hire_id)
     _new = {**_row, "status": "onboarded"}
-    _block = not_among(_row, "status", ("started",), "new hire")
-    if _block:
+    if _block := not_among(_row, "status", ("started",), "new hire"):
         refuse("new_hire_sign_off.status_in", "the hire has not started", _block)
     _row.update(_new)
     return as_record(NewHire, _row)
@@ -301,8 +285,7 @@ def onboarding_task_begin(tables: Tables, onboarding_task_id: str) -> Onboarding
     """Start a pending or unblocked task."""
     _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("pending", "blocked"), "onboarding task")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "blocked"), "onboarding task"):
         refuse("onboarding_task_begin.status_in", "the task is already in progress or done", _block)
     _row.update(_new)
     return as_record(OnboardingTask, _row)
@@ -313,8 +296,7 @@ def onboarding_task_complete(tables: Tables, onboarding_task_id: str) -> Onboard
     """Complete a task."""
     _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("in_progress",), "onboarding task")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "onboarding task"):
         refuse("onboarding_task_complete.status_in", "start the task before completing it", _block)
     _row.update(_new)
     return as_record(OnboardingTask, _row)
@@ -325,8 +307,7 @@ def onboarding_task_block(tables: Tables, onboarding_task_id: str) -> Onboarding
     """Block a task waiting on the hire or another team."""
     _row = ONBOARDING_TASKS.find(tables, onboarding_task_id)
     _new = {**_row, "status": "blocked"}
-    _block = not_among(_row, "status", ("pending", "in_progress"), "onboarding task")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "in_progress"), "onboarding task"):
         refuse("onboarding_task_block.status_in", "done tasks cannot be blocked", _block)
     _row.update(_new)
     return as_record(OnboardingTask, _row)
@@ -407,8 +388,7 @@ def equipment_request_place(
         "status": "requested",
     }
     _have = field_of(tables, "laptop_models", _new.get("laptop_model_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "laptop model", _new.get("laptop_model_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "laptop model", _new.get("laptop_model_id"), "on_hand"):
         refuse(
             "equipment_request_place.at_least",
             "that model is out of stock at the site: pick another approved model or the other site",
@@ -426,8 +406,7 @@ def equipment_request_ship(tables: Tables, equipment_request_id: str) -> Equipme
     """Ship a requested laptop."""
     _row = EQUIPMENT_REQUESTS.find(tables, equipment_request_id)
     _new = {**_row, "status": "shipped"}
-    _block = not_among(_row, "status", ("requested",), "equipment request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "equipment request"):
         refuse("equipment_request_ship.status_in", "only requested equipment ships", _block)
     _row.update(_new)
     return as_record(EquipmentRequest, _row)
@@ -436,78 +415,7 @@ def equipment_request_ship(tables: Tables, equipment_request_id: str) -> Equipme
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Create the checklist tasks with due dates computed from the hire's start_date; gate day-one readiness on the required tasks.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="new_hire_start_preboarding.status_in",
-        category="state_guard",
-        rule="Preboarding already started.",
-        tools=["new_hire_start_preboarding"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="new_hire_mark_day_one_ready.status_in",
-        category="state_guard",
-        rule="The hire is not in preboarding.",
-        tools=["new_hire_mark_day_one_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="new_hire_mark_started.status_in",
-        category="state_guard",
-        rule="The hire is not day-one ready: finish preboarding tasks first.",
-        tools=["new_hire_mark_started"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="new_hire_sign_off.status_in",
-        category="state_guard",
-        rule="The hire has not started.",
-        tools=["new_hire_sign_off"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="onboarding_task_begin.status_in",
-        category="state_guard",
-        rule="The task is already in progress or done.",
-        tools=["onboarding_task_begin"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="onboarding_task_complete.status_in",
-        category="state_guard",
-        rule="Start the task before completing it.",
-        tools=["onboarding_task_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="onboarding_task_block.status_in",
-        category="state_guard",
-        rule="Done tasks cannot be blocked.",
-        tools=["onboarding_task_block"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="equipment_request_place.at_least",
-        category="threshold",
-        rule="That model is out of stock at the site: pick another approved model or the other site.",
-        tools=["equipment_request_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="equipment_request_ship.status_in",
-        category="state_guard",
-        rule="Only requested equipment ships.",
-        tools=["equipment_request_ship"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -533,14 +441,8 @@ def new_hire_report(
     """
     check_choice(work_location, "work_location", NEW_HIRE_WORK_LOCATION)
     check_choice(status, "status", NEW_HIRE_STATUS)
-    check_choice(group_by, "group_by", ("work_location", "status"))
-    _rows = [
-        _r
-        for _r in tables["new_hires"]
-        if (work_location is None or _r.get("work_location") == work_location)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"work_location": work_location, "status": status}
+    return report_on(tables["new_hires"], group_by, _filters, ())
 
 
 @read
@@ -559,16 +461,8 @@ def onboarding_task_report(
     check_choice(task_type, "task_type", ONBOARDING_TASK_TASK_TYPE)
     check_choice(owner_team, "owner_team", ONBOARDING_TASK_OWNER_TEAM)
     check_choice(status, "status", ONBOARDING_TASK_STATUS)
-    check_choice(group_by, "group_by", ("new_hire_id", "task_type", "owner_team", "status"))
-    _rows = [
-        _r
-        for _r in tables["onboarding_tasks"]
-        if (new_hire_id is None or _r.get("new_hire_id") == new_hire_id)
-        and (task_type is None or _r.get("task_type") == task_type)
-        and (owner_team is None or _r.get("owner_team") == owner_team)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"new_hire_id": new_hire_id, "task_type": task_type, "owner_team": owner_team, "status": status}
+    return report_on(tables["onboarding_tasks"], group_by, _filters, ())
 
 
 @read
@@ -584,13 +478,8 @@ def laptop_model_report(
     """
     check_choice(os, "os", LAPTOP_MODEL_OS)
     check_choice(site, "site", LAPTOP_MODEL_SITE)
-    check_choice(group_by, "group_by", ("os", "site"))
-    _rows = [
-        _r
-        for _r in tables["laptop_models"]
-        if (os is None or _r.get("os") == os) and (site is None or _r.get("site") == site)
-    ]
-    return report_of(_rows, group_by, ("on_hand",))
+    _filters = {"os": os, "site": site}
+    return report_on(tables["laptop_models"], group_by, _filters, ("on_hand",))
 
 
 @read
@@ -606,15 +495,8 @@ def equipment_request_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", EQUIPMENT_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("new_hire_id", "laptop_model_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["equipment_requests"]
-        if (new_hire_id is None or _r.get("new_hire_id") == new_hire_id)
-        and (laptop_model_id is None or _r.get("laptop_model_id") == laptop_model_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"new_hire_id": new_hire_id, "laptop_model_id": laptop_model_id, "status": status}
+    return report_on(tables["equipment_requests"], group_by, _filters, ("quantity",))
 
 
 @write

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class EmployerAccountPage(Page):
     """A page of employer accounts from a search: `note` says how to get the rest."""
 
     results: list[EmployerAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class WageFilingPage(Page):
     """A page of wage filings from a search: `note` says how to get the rest."""
 
     results: list[WageFiling]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +90,6 @@ class WageRecordErrorPage(Page):
     """A page of wage record errors from a search: `note` says how to get the rest."""
 
     results: list[WageRecordError]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -212,8 +203,7 @@ def wage_filing_receive(
         "rejection_summary": None,
         "status": "received",
     }
-    _block = taken_by_other(tables["wage_filings"], "filing_ref", _new.get("filing_ref"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["wage_filings"], "filing_ref", _new.get("filing_ref"), _new["id"]):
         refuse(
             "wage_filing_receive.unique",
             "this filing reference was already received: it is a re-sent duplicate, do not ingest it again",
@@ -230,8 +220,7 @@ def wage_filing_start_validation(tables: Tables, wage_filing_id: str, attempts: 
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "validating"}
-    _block = not_among(_row, "status", ("received", "processing_error"), "wage filing")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "processing_error"), "wage filing"):
         refuse(
             "wage_filing_start_validation.status_in",
             "only received filings or filings with a processing error can be validated",
@@ -246,8 +235,7 @@ def wage_filing_accept(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Accept a filing whose validation passed (errors, if any, under the threshold)."""
     _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("validating",), "wage filing")
-    if _block:
+    if _block := not_among(_row, "status", ("validating",), "wage filing"):
         refuse("wage_filing_accept.status_in", "the filing must be validated first", _block)
     _row.update(_new)
     return as_record(WageFiling, _row)
@@ -260,8 +248,7 @@ def wage_filing_reject(tables: Tables, wage_filing_id: str, rejection_summary: s
     _changes = {_k: _v for _k, _v in (("rejection_summary", rejection_summary),) if _v is not None}
     check_not_blank(rejection_summary, "rejection_summary")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("validating",), "wage filing")
-    if _block:
+    if _block := not_among(_row, "status", ("validating",), "wage filing"):
         refuse("wage_filing_reject.status_in", "only filings under validation can be rejected", _block)
     _row.update(_new)
     return as_record(WageFiling, _row)
@@ -272,8 +259,7 @@ def wage_filing_mark_processing_error(tables: Tables, wage_filing_id: str) -> Wa
     """Record that the validation job crashed on this filing."""
     _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "processing_error"}
-    _block = not_among(_row, "status", ("validating",), "wage filing")
-    if _block:
+    if _block := not_among(_row, "status", ("validating",), "wage filing"):
         refuse(
             "wage_filing_mark_processing_error.status_in",
             "only a filing being validated can hit a processing error",
@@ -288,8 +274,7 @@ def wage_filing_quarantine(tables: Tables, wage_filing_id: str) -> WageFiling:
     """Quarantine a filing for a specialist after repeated processing errors."""
     _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _new = {**_row, "status": "quarantined"}
-    _block = not_among(_row, "status", ("processing_error", "rejected"), "wage filing")
-    if _block:
+    if _block := not_among(_row, "status", ("processing_error", "rejected"), "wage filing"):
         refuse("wage_filing_quarantine.status_in", "only failing filings can be quarantined", _block)
     _row.update(_new)
     return as_record(WageFiling, _row)
@@ -348,13 +333,11 @@ def wage_record_error_waive(tables: Tables, wage_record_error_id: str) -> WageRe
     """Waive an open line error that does not affect benefits (e.g. a name spelling)."""
     _row = WAGE_RECORD_ERRORS.find(tables, wage_record_error_id)
     _new = {**_row, "status": "waived"}
-    _block = not_among(_row, "status", ("open",), "wage record error")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "wage record error"):
         refuse("wage_record_error_waive.status_in", "only open errors can be waived", _block)
-    _block = not_among(
+    if _block := not_among(
         _row, "error_code", ("name_mismatch", "negative_hours", "duplicate_employee"), "wage record error"
-    )
-    if _block:
+    ):
         refuse(
             "validation_rules_1",
             "`name_mismatch` errors may be waived; `invalid_ssn` and `missing_wages` never.",
@@ -367,92 +350,7 @@ def wage_record_error_waive(tables: Tables, wage_record_error_id: str) -> WageRe
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Treat a re-sent file as a duplicate, re-run crashed validations up to three attempts, then quarantine.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Apply the 5% threshold and the waiver rules from the validation rules.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="validation_rules_1",
-        category="state_guard",
-        rule="`name_mismatch` errors may be waived; `invalid_ssn` and `missing_wages` never.",
-        tools=["wage_record_error_waive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="validation_rules_2",
-        category="judgement",
-        rule='A filing whose header total differs from the sum of its lines by more than 1.00 is rejected with "totals do not match lines".',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="error_handling_1",
-        category="judgement",
-        rule="Never receive the same filing_ref twice; re-sent files are duplicates.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="wage_filing_receive.unique",
-        category="uniqueness",
-        rule="This filing reference was already received: it is a re-sent duplicate, do not ingest it again.",
-        tools=["wage_filing_receive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_filing_start_validation.status_in",
-        category="state_guard",
-        rule="Only received filings or filings with a processing error can be validated.",
-        tools=["wage_filing_start_validation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_filing_accept.status_in",
-        category="state_guard",
-        rule="The filing must be validated first.",
-        tools=["wage_filing_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_filing_reject.status_in",
-        category="state_guard",
-        rule="Only filings under validation can be rejected.",
-        tools=["wage_filing_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_filing_mark_processing_error.status_in",
-        category="state_guard",
-        rule="Only a filing being validated can hit a processing error.",
-        tools=["wage_filing_mark_processing_error"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_filing_quarantine.status_in",
-        category="state_guard",
-        rule="Only failing filings can be quarantined.",
-        tools=["wage_filing_quarantine"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wage_record_error_waive.status_in",
-        category="state_guard",
-        rule="Only open errors can be waived.",
-        tools=["wage_record_error_waive"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -474,11 +372,8 @@ def employer_account_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(filing_method, "filing_method", EMPLOYER_ACCOUNT_FILING_METHOD)
-    check_choice(group_by, "group_by", ("filing_method",))
-    _rows = [
-        _r for _r in tables["employer_accounts"] if (filing_method is None or _r.get("filing_method") == filing_method)
-    ]
-    return report_of(_rows, group_by, ("employees",))
+    _filters = {"filing_method": filing_method}
+    return report_on(tables["employer_accounts"], group_by, _filters, ("employees",))
 
 
 @read
@@ -496,15 +391,8 @@ def wage_filing_report(
     """
     check_choice(quarter, "quarter", WAGE_FILING_QUARTER)
     check_choice(status, "status", WAGE_FILING_STATUS)
-    check_choice(group_by, "group_by", ("employer_account_id", "quarter", "status"))
-    _rows = [
-        _r
-        for _r in tables["wage_filings"]
-        if (employer_account_id is None or _r.get("employer_account_id") == employer_account_id)
-        and (quarter is None or _r.get("quarter") == quarter)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("record_count", "total_wages", "attempts"))
+    _filters = {"employer_account_id": employer_account_id, "quarter": quarter, "status": status}
+    return report_on(tables["wage_filings"], group_by, _filters, ("record_count", "total_wages", "attempts"))
 
 
 @read
@@ -521,15 +409,8 @@ def wage_record_error_report(
     """
     check_choice(error_code, "error_code", WAGE_RECORD_ERROR_ERROR_CODE)
     check_choice(status, "status", WAGE_RECORD_ERROR_STATUS)
-    check_choice(group_by, "group_by", ("wage_filing_id", "error_code", "status"))
-    _rows = [
-        _r
-        for _r in tables["wage_record_errors"]
-        if (wage_filing_id is None or _r.get("wage_filing_id") == wage_filing_id)
-        and (error_code is None or _r.get("error_code") == error_code)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("line_number",))
+    _filters = {"wage_filing_id": wage_filing_id, "error_code": error_code, "status": status}
+    return report_on(tables["wage_record_errors"], group_by, _filters, ("line_number",))
 
 
 OPERATIONS = [

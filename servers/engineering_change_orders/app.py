@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class EngineeringPartPage(Page):
     """A page of engineering parts from a search: `note` says how to get the rest."""
 
     results: list[EngineeringPart]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class ChangeOrderPage(Page):
     """A page of change orders from a search: `note` says how to get the rest."""
 
     results: list[ChangeOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class ApprovalSignoffPage(Page):
     """A page of approval signoffs from a search: `note` says how to get the rest."""
 
     results: list[ApprovalSignoff]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class AffectedDocumentPage(Page):
     """A page of affected documents from a search: `note` says how to get the rest."""
 
     results: list[AffectedDocument]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -213,11 +201,9 @@ def change_order_draft(
         "effectivity_date": effectivity_date,
         "status": "draft",
     }
-    _block = taken_by_other(tables["change_orders"], "eco_number", _new.get("eco_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["change_orders"], "eco_number", _new.get("eco_number"), _new["id"]):
         refuse("change_order_draft.unique", "that ECO number exists: use the next free ECO-nnnn", _block)
-    _block = in_past(_new.get("effectivity_date"), "effectivity_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("effectivity_date"), "effectivity_date", TODAY):
         refuse("change_order_draft.not_in_past", "effectivity must be today or later", _block)
     tables["change_orders"].append(_new)
     return as_record(ChangeOrder, _new)
@@ -228,8 +214,7 @@ def change_order_submit(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Submit a draft ECO to the change board."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("draft",), "change order")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "change order"):
         refuse("change_order_submit.status_in", "only drafts can be submitted", _block)
     _row.update(_new)
     return as_record(ChangeOrder, _row)
@@ -240,8 +225,7 @@ def change_order_start_review(tables: Tables, change_order_id: str) -> ChangeOrd
     """Open cross-functional review of a submitted ECO."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "in_review"}
-    _block = not_among(_row, "status", ("submitted",), "change order")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "change order"):
         refuse("change_order_start_review.status_in", "only submitted ECOs enter review", _block)
     _row.update(_new)
     return as_record(ChangeOrder, _row)
@@ -252,8 +236,7 @@ def change_order_approve(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Board approval once all required sign-offs are approved."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("in_review",), "change order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_review",), "change order"):
         refuse("change_order_approve.status_in", "the ECO must be in review to be approved", _block)
     _row.update(_new)
     return as_record(ChangeOrder, _row)
@@ -264,8 +247,7 @@ def change_order_reject(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Reject an ECO."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted", "in_review"), "change order")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "in_review"), "change order"):
         refuse("change_order_reject.status_in", "only ECOs under consideration can be rejected", _block)
     _row.update(_new)
     return as_record(ChangeOrder, _row)
@@ -276,8 +258,7 @@ def change_order_implement(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Implement an approved ECO after its documents are updated."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
     _new = {**_row, "status": "implemented"}
-    _block = not_among(_row, "status", ("approved",), "change order")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "change order"):
         refuse("change_order_implement.status_in", "only approved ECOs can be implemented", _block)
     _row.update(_new)
     return as_record(ChangeOrder, _row)
@@ -336,8 +317,7 @@ def approval_signoff_approve(tables: Tables, approval_signoff_id: str) -> Approv
     """Record an approver's sign-off."""
     _row = APPROVAL_SIGNOFFS.find(tables, approval_signoff_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("pending",), "approval signoff")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "approval signoff"):
         refuse("approval_signoff_approve.status_in", "this sign-off was already decided", _block)
     _row.update(_new)
     return as_record(ApprovalSignoff, _row)
@@ -348,8 +328,7 @@ def approval_signoff_reject(tables: Tables, approval_signoff_id: str) -> Approva
     """Record an approver's rejection."""
     _row = APPROVAL_SIGNOFFS.find(tables, approval_signoff_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("pending",), "approval signoff")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "approval signoff"):
         refuse("approval_signoff_reject.status_in", "this sign-off was already decided", _block)
     _row.update(_new)
     return as_record(ApprovalSignoff, _row)
@@ -386,78 +365,7 @@ def affected_document_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="eco_procedure_1",
-        category="judgement",
-        rule="Regulatory: design_engineering, quality, program_manager The board approves only when every required sign-off is approved; one rejection sends the ECO back (reject it and redraft). Implement only when every affected document is updated. Production parts need at least 14 days between approval and effectivity.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="change_order_draft.unique",
-        category="uniqueness",
-        rule="That ECO number exists: use the next free ECO-nnnn.",
-        tools=["change_order_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_draft.not_in_past",
-        category="time_window",
-        rule="Effectivity must be today or later.",
-        tools=["change_order_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_submit.status_in",
-        category="state_guard",
-        rule="Only drafts can be submitted.",
-        tools=["change_order_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_start_review.status_in",
-        category="state_guard",
-        rule="Only submitted ECOs enter review.",
-        tools=["change_order_start_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="approval_signoff_approve.status_in",
-        category="state_guard",
-        rule="This sign-off was already decided.",
-        tools=["approval_signoff_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="approval_signoff_reject.status_in",
-        category="state_guard",
-        rule="This sign-off was already decided.",
-        tools=["approval_signoff_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_approve.status_in",
-        category="state_guard",
-        rule="The ECO must be in review to be approved.",
-        tools=["change_order_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_reject.status_in",
-        category="state_guard",
-        rule="Only ECOs under consideration can be rejected.",
-        tools=["change_order_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_order_implement.status_in",
-        category="state_guard",
-        rule="Only approved ECOs can be implemented.",
-        tools=["change_order_implement"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -479,9 +387,8 @@ def engineering_part_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(lifecycle, "lifecycle", ENGINEERING_PART_LIFECYCLE)
-    check_choice(group_by, "group_by", ("lifecycle",))
-    _rows = [_r for _r in tables["engineering_parts"] if (lifecycle is None or _r.get("lifecycle") == lifecycle)]
-    return report_of(_rows, group_by, ())
+    _filters = {"lifecycle": lifecycle}
+    return report_on(tables["engineering_parts"], group_by, _filters, ())
 
 
 @read
@@ -498,15 +405,8 @@ def change_order_report(
     """
     check_choice(reason, "reason", CHANGE_ORDER_REASON)
     check_choice(status, "status", CHANGE_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("engineering_part_id", "reason", "status"))
-    _rows = [
-        _r
-        for _r in tables["change_orders"]
-        if (engineering_part_id is None or _r.get("engineering_part_id") == engineering_part_id)
-        and (reason is None or _r.get("reason") == reason)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"engineering_part_id": engineering_part_id, "reason": reason, "status": status}
+    return report_on(tables["change_orders"], group_by, _filters, ())
 
 
 @read
@@ -523,15 +423,8 @@ def approval_signoff_report(
     """
     check_choice(approver_role, "approver_role", APPROVAL_SIGNOFF_APPROVER_ROLE)
     check_choice(status, "status", APPROVAL_SIGNOFF_STATUS)
-    check_choice(group_by, "group_by", ("change_order_id", "approver_role", "status"))
-    _rows = [
-        _r
-        for _r in tables["approval_signoffs"]
-        if (change_order_id is None or _r.get("change_order_id") == change_order_id)
-        and (approver_role is None or _r.get("approver_role") == approver_role)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"change_order_id": change_order_id, "approver_role": approver_role, "status": status}
+    return report_on(tables["approval_signoffs"], group_by, _filters, ())
 
 
 @read
@@ -547,15 +440,8 @@ def affected_document_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(doc_type, "doc_type", AFFECTED_DOCUMENT_DOC_TYPE)
-    check_choice(group_by, "group_by", ("change_order_id", "doc_type", "updated"))
-    _rows = [
-        _r
-        for _r in tables["affected_documents"]
-        if (change_order_id is None or _r.get("change_order_id") == change_order_id)
-        and (doc_type is None or _r.get("doc_type") == doc_type)
-        and (updated is None or _r.get("updated") == updated)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"change_order_id": change_order_id, "doc_type": doc_type, "updated": updated}
+    return report_on(tables["affected_documents"], group_by, _filters, ())
 
 
 @write

@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -70,9 +70,6 @@ class EscrowFilePage(Page):
     """A page of escrow files from a search: `note` says how to get the rest."""
 
     results: list[EscrowFile]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +86,6 @@ class TitleExceptionPage(Page):
     """A page of title exceptions from a search: `note` says how to get the rest."""
 
     results: list[TitleException]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -161,8 +155,7 @@ def escrow_file_order_title(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Order the preliminary title report."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "title_ordered"}
-    _block = not_among(_row, "status", ("opened",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("opened",), "escrow file"):
         refuse("escrow_file_order_title.status_in", "title was already ordered", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -173,8 +166,7 @@ def escrow_file_mark_title_clear(tables: Tables, escrow_file_id: str) -> EscrowF
     """Mark title clear once every exception is cleared."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "title_clear"}
-    _block = not_among(_row, "status", ("title_ordered",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("title_ordered",), "escrow file"):
         refuse("escrow_file_mark_title_clear.status_in", "title must be ordered first", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -185,8 +177,7 @@ def escrow_file_draw_docs(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Draw closing documents."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "docs_drawn"}
-    _block = not_among(_row, "status", ("title_clear",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("title_clear",), "escrow file"):
         refuse("escrow_file_draw_docs.status_in", "clear title before drawing documents", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -197,8 +188,7 @@ def escrow_file_record_signing(tables: Tables, escrow_file_id: str) -> EscrowFil
     """Record that buyer and seller signed."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "signed"}
-    _block = not_among(_row, "status", ("docs_drawn",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("docs_drawn",), "escrow file"):
         refuse("escrow_file_record_signing.status_in", "documents must be drawn before signing", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -209,8 +199,7 @@ def escrow_file_fund(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Mark the file funded once all money is in trust."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "funded"}
-    _block = not_among(_row, "status", ("signed",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("signed",), "escrow file"):
         refuse("escrow_file_fund.status_in", "the file must be signed before funding", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -221,8 +210,7 @@ def escrow_file_record_deed(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Record the deed with the county; escrow closes."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "recorded"}
-    _block = not_among(_row, "status", ("funded",), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("funded",), "escrow file"):
         refuse("escrow_file_record_deed.status_in", "the file must be funded before recording", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -233,8 +221,7 @@ def escrow_file_cancel(tables: Tables, escrow_file_id: str) -> EscrowFile:
     """Cancel an escrow before signing."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("opened", "title_ordered", "title_clear", "docs_drawn"), "escrow file")
-    if _block:
+    if _block := not_among(_row, "status", ("opened", "title_ordered", "title_clear", "docs_drawn"), "escrow file"):
         refuse("escrow_file_cancel.status_in", "signed or funded files cannot be cancelled here", _block)
     _row.update(_new)
     return as_record(EscrowFile, _row)
@@ -274,8 +261,7 @@ def title_exception_request_payoff(tables: Tables, title_exception_id: str) -> T
     """Request a payoff demand from the lienholder."""
     _row = TITLE_EXCEPTIONS.find(tables, title_exception_id)
     _new = {**_row, "status": "payoff_requested"}
-    _block = not_among(_row, "status", ("open",), "title exception")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "title exception"):
         refuse(
             "title_exception_request_payoff.status_in", "a payoff was already requested or the item is cleared", _block
         )
@@ -288,8 +274,7 @@ def title_exception_clear(tables: Tables, title_exception_id: str) -> TitleExcep
     """Clear a title exception (paid off, released or accepted by buyer)."""
     _row = TITLE_EXCEPTIONS.find(tables, title_exception_id)
     _new = {**_row, "status": "cleared"}
-    _block = not_among(_row, "status", ("open", "payoff_requested"), "title exception")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "payoff_requested"), "title exception"):
         refuse("title_exception_clear.status_in", "the exception is already cleared", _block)
     _row.update(_new)
     return as_record(TitleException, _row)
@@ -346,16 +331,14 @@ def escrow_disbursement_issue(
         "purpose": purpose,
     }
     _have = field_of(tables, "escrow_files", _new.get("escrow_file_id"), "trust_balance")
-    _block = short_of(_have, _new.get("amount"), "escrow file", _new.get("escrow_file_id"), "trust_balance")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "escrow file", _new.get("escrow_file_id"), "trust_balance"):
         refuse(
             "escrow_disbursement_issue.at_least",
             "the file does not hold enough funds: wait for the buyer or lender deposit before disbursing",
             _block,
         )
     _other = row_of(tables, "escrow_files", _new.get("escrow_file_id"))
-    _block = not_among(_other, "status", ("funded", "recorded"), "escrow file")
-    if _block:
+    if _block := not_among(_other, "status", ("funded", "recorded"), "escrow file"):
         refuse("disburse_funded_files", "Money is disbursed only from funded or recorded escrow files.", _block)
     _target_escrow_file_id = target_row(tables, "escrow_files", _new.get("escrow_file_id"), "escrow file")
     tables["escrow_disbursements"].append(_new)
@@ -369,92 +352,7 @@ def escrow_disbursement_issue(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="disburse_funded_files",
-        category="state_guard",
-        rule="Money is disbursed only from funded or recorded escrow files.",
-        tools=["escrow_disbursement_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pay loan payoffs and HOA payoffs first, seller proceeds last.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="escrow_file_order_title.status_in",
-        category="state_guard",
-        rule="Title was already ordered.",
-        tools=["escrow_file_order_title"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="title_exception_request_payoff.status_in",
-        category="state_guard",
-        rule="A payoff was already requested or the item is cleared.",
-        tools=["title_exception_request_payoff"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="title_exception_clear.status_in",
-        category="state_guard",
-        rule="The exception is already cleared.",
-        tools=["title_exception_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_mark_title_clear.status_in",
-        category="state_guard",
-        rule="Title must be ordered first.",
-        tools=["escrow_file_mark_title_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_draw_docs.status_in",
-        category="state_guard",
-        rule="Clear title before drawing documents.",
-        tools=["escrow_file_draw_docs"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_record_signing.status_in",
-        category="state_guard",
-        rule="Documents must be drawn before signing.",
-        tools=["escrow_file_record_signing"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_fund.status_in",
-        category="state_guard",
-        rule="The file must be signed before funding.",
-        tools=["escrow_file_fund"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_record_deed.status_in",
-        category="state_guard",
-        rule="The file must be funded before recording.",
-        tools=["escrow_file_record_deed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_file_cancel.status_in",
-        category="state_guard",
-        rule="Signed or funded files cannot be cancelled here.",
-        tools=["escrow_file_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="escrow_disbursement_issue.at_least",
-        category="threshold",
-        rule="The file does not hold enough funds: wait for the buyer or lender deposit before disbursing.",
-        tools=["escrow_disbursement_issue"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -475,9 +373,8 @@ def escrow_file_report(tables: Tables, group_by: Literal["status"], status: Escr
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ESCROW_FILE_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["escrow_files"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("purchase_price", "trust_balance"))
+    _filters = {"status": status}
+    return report_on(tables["escrow_files"], group_by, _filters, ("purchase_price", "trust_balance"))
 
 
 @read
@@ -494,15 +391,8 @@ def title_exception_report(
     """
     check_choice(exception_type, "exception_type", TITLE_EXCEPTION_EXCEPTION_TYPE)
     check_choice(status, "status", TITLE_EXCEPTION_STATUS)
-    check_choice(group_by, "group_by", ("escrow_file_id", "exception_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["title_exceptions"]
-        if (escrow_file_id is None or _r.get("escrow_file_id") == escrow_file_id)
-        and (exception_type is None or _r.get("exception_type") == exception_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"escrow_file_id": escrow_file_id, "exception_type": exception_type, "status": status}
+    return report_on(tables["title_exceptions"], group_by, _filters, ("amount",))
 
 
 @read
@@ -517,14 +407,8 @@ def escrow_deposit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(source, "source", ESCROW_DEPOSIT_SOURCE)
-    check_choice(group_by, "group_by", ("escrow_file_id", "source"))
-    _rows = [
-        _r
-        for _r in tables["escrow_deposits"]
-        if (escrow_file_id is None or _r.get("escrow_file_id") == escrow_file_id)
-        and (source is None or _r.get("source") == source)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"escrow_file_id": escrow_file_id, "source": source}
+    return report_on(tables["escrow_deposits"], group_by, _filters, ("amount",))
 
 
 @read
@@ -539,14 +423,8 @@ def escrow_disbursement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(purpose, "purpose", ESCROW_DISBURSEMENT_PURPOSE)
-    check_choice(group_by, "group_by", ("escrow_file_id", "purpose"))
-    _rows = [
-        _r
-        for _r in tables["escrow_disbursements"]
-        if (escrow_file_id is None or _r.get("escrow_file_id") == escrow_file_id)
-        and (purpose is None or _r.get("purpose") == purpose)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"escrow_file_id": escrow_file_id, "purpose": purpose}
+    return report_on(tables["escrow_disbursements"], group_by, _filters, ("amount",))
 
 
 @write

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -57,9 +57,6 @@ class ChargingSitePage(Page):
     """A page of charging sites from a search: `note` says how to get the rest."""
 
     results: list[ChargingSite]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class ChargerPortPage(Page):
     """A page of charger ports from a search: `note` says how to get the rest."""
 
     results: list[ChargerPort]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +90,6 @@ class FleetEvPage(Page):
     """A page of fleet evs from a search: `note` says how to get the rest."""
 
     results: list[FleetEv]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -117,9 +108,6 @@ class ChargeSessionPage(Page):
     """A page of charge sessions from a search: `note` says how to get the rest."""
 
     results: list[ChargeSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -184,8 +172,7 @@ def charger_port_report_fault(tables: Tables, charger_port_id: str) -> ChargerPo
     """Take a faulted port out of service."""
     _row = CHARGER_PORTS.find(tables, charger_port_id)
     _new = {**_row, "status": "faulted"}
-    _block = not_among(_row, "status", ("available",), "charger port")
-    if _block:
+    if _block := not_among(_row, "status", ("available",), "charger port"):
         refuse("charger_port_report_fault.status_in", "the port is already out of service", _block)
     _row.update(_new)
     return as_record(ChargerPort, _row)
@@ -196,8 +183,7 @@ def charger_port_restore(tables: Tables, charger_port_id: str) -> ChargerPort:
     """Return a repaired port to service."""
     _row = CHARGER_PORTS.find(tables, charger_port_id)
     _new = {**_row, "status": "available"}
-    _block = not_among(_row, "status", ("faulted", "maintenance"), "charger port")
-    if _block:
+    if _block := not_among(_row, "status", ("faulted", "maintenance"), "charger port"):
         refuse("charger_port_restore.status_in", "the port is already available", _block)
     _row.update(_new)
     return as_record(ChargerPort, _row)
@@ -257,33 +243,28 @@ def charge_session_reserve(
         "status": "reserved",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("charge_session_reserve.not_in_past", "reservations start from now on", _block)
-    _block = overlapping(tables["charge_sessions"], _new, "charger_port_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["charge_sessions"], _new, "charger_port_id", "start", "end", "status"):
         refuse(
             "charge_session_reserve.no_overlap1",
             "that port is reserved then: pick another port with the same connector",
             _block,
         )
-    _block = overlapping(tables["charge_sessions"], _new, "fleet_ev_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["charge_sessions"], _new, "fleet_ev_id", "start", "end", "status"):
         refuse(
             "charge_session_reserve.no_overlap2", "this van already has a charging reservation in that window", _block
         )
     _other = row_of(tables, "charger_ports", _new.get("charger_port_id"))
-    _block = not_among(_other, "status", ("available",), "charger port")
-    if _block:
+    if _block := not_among(_other, "status", ("available",), "charger port"):
         refuse("available_ports_only", "Only available ports may be reserved.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "fleet_evs", _new.get("fleet_ev_id"), "connector"),
         "==",
         field_of(tables, "charger_ports", _new.get("charger_port_id"), "connector"),
         "the fleet ev's connector",
         "the charger port's connector",
-    )
-    if _block:
+    ):
         refuse("judgement_1", "The van's connector must equal the port's connector.", _block)
     tables["charge_sessions"].append(_new)
     return as_record(ChargeSession, _new)
@@ -325,8 +306,7 @@ def charge_session_start(tables: Tables, charge_session_id: str) -> ChargeSessio
     """Record the van plugged in and charging."""
     _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "charging"}
-    _block = not_among(_row, "status", ("reserved",), "charge session")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "charge session"):
         refuse("charge_session_start.status_in", "only reserved sessions can start", _block)
     _row.update(_new)
     return as_record(ChargeSession, _row)
@@ -339,8 +319,7 @@ def charge_session_complete(tables: Tables, charge_session_id: str, energy_kwh: 
     _changes = {_k: _v for _k, _v in (("energy_kwh", energy_kwh),) if _v is not None}
     check_range(energy_kwh, "energy_kwh", 0, 160)
     _new = {**_row, **_changes, "status": "completed"}
-    _block = not_among(_row, "status", ("charging",), "charge session")
-    if _block:
+    if _block := not_among(_row, "status", ("charging",), "charge session"):
         refuse("charge_session_complete.status_in", "only charging sessions can complete", _block)
     _row.update(_new)
     return as_record(ChargeSession, _row)
@@ -351,8 +330,7 @@ def charge_session_cancel(tables: Tables, charge_session_id: str) -> ChargeSessi
     """Cancel a reservation."""
     _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("reserved",), "charge session")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "charge session"):
         refuse("charge_session_cancel.status_in", "only reservations not yet started can be cancelled", _block)
     _row.update(_new)
     return as_record(ChargeSession, _row)
@@ -363,8 +341,7 @@ def charge_session_no_show(tables: Tables, charge_session_id: str) -> ChargeSess
     """Release a reservation the van never arrived for."""
     _row = CHARGE_SESSIONS.find(tables, charge_session_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("reserved",), "charge session")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "charge session"):
         refuse("charge_session_no_show.status_in", "only reserved sessions can be no-shows", _block)
     _row.update(_new)
     return as_record(ChargeSession, _row)
@@ -373,92 +350,7 @@ def charge_session_no_show(tables: Tables, charge_session_id: str) -> ChargeSess
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="available_ports_only",
-        category="eligibility",
-        rule="Only available ports may be reserved.",
-        tools=["charge_session_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="eligibility",
-        rule="The van's connector must equal the port's connector.",
-        tools=["charge_session_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="A no-show is recorded 20 minutes after the reserved start; vans need at least 2 hours on a port under 20 kW for a full route charge.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="charger_port_report_fault.status_in",
-        category="state_guard",
-        rule="The port is already out of service.",
-        tools=["charger_port_report_fault"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charger_port_restore.status_in",
-        category="state_guard",
-        rule="The port is already available.",
-        tools=["charger_port_restore"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_reserve.not_in_past",
-        category="time_window",
-        rule="Reservations start from now on.",
-        tools=["charge_session_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_reserve.no_overlap1",
-        category="capacity",
-        rule="That port is reserved then: pick another port with the same connector.",
-        tools=["charge_session_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_reserve.no_overlap2",
-        category="capacity",
-        rule="This van already has a charging reservation in that window.",
-        tools=["charge_session_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_start.status_in",
-        category="state_guard",
-        rule="Only reserved sessions can start.",
-        tools=["charge_session_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_complete.status_in",
-        category="state_guard",
-        rule="Only charging sessions can complete.",
-        tools=["charge_session_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_cancel.status_in",
-        category="state_guard",
-        rule="Only reservations not yet started can be cancelled.",
-        tools=["charge_session_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="charge_session_no_show.status_in",
-        category="state_guard",
-        rule="Only reserved sessions can be no-shows.",
-        tools=["charge_session_no_show"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -485,15 +377,8 @@ def charger_port_report(
     """
     check_choice(connector, "connector", CHARGER_PORT_CONNECTOR)
     check_choice(status, "status", CHARGER_PORT_STATUS)
-    check_choice(group_by, "group_by", ("charging_site_id", "connector", "status"))
-    _rows = [
-        _r
-        for _r in tables["charger_ports"]
-        if (charging_site_id is None or _r.get("charging_site_id") == charging_site_id)
-        and (connector is None or _r.get("connector") == connector)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_kw",))
+    _filters = {"charging_site_id": charging_site_id, "connector": connector, "status": status}
+    return report_on(tables["charger_ports"], group_by, _filters, ("max_kw",))
 
 
 @read
@@ -505,9 +390,8 @@ def fleet_ev_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(connector, "connector", FLEET_EV_CONNECTOR)
-    check_choice(group_by, "group_by", ("connector",))
-    _rows = [_r for _r in tables["fleet_evs"] if (connector is None or _r.get("connector") == connector)]
-    return report_of(_rows, group_by, ("battery_kwh",))
+    _filters = {"connector": connector}
+    return report_on(tables["fleet_evs"], group_by, _filters, ("battery_kwh",))
 
 
 @read
@@ -523,15 +407,8 @@ def charge_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CHARGE_SESSION_STATUS)
-    check_choice(group_by, "group_by", ("charger_port_id", "fleet_ev_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["charge_sessions"]
-        if (charger_port_id is None or _r.get("charger_port_id") == charger_port_id)
-        and (fleet_ev_id is None or _r.get("fleet_ev_id") == fleet_ev_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("energy_kwh",))
+    _filters = {"charger_port_id": charger_port_id, "fleet_ev_id": fleet_ev_id, "status": status}
+    return report_on(tables["charge_sessions"], group_by, _filters, ("energy_kwh",))
 
 
 @write

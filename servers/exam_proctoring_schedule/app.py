@@ -25,7 +25,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
@@ -35,6 +35,7 @@ from envcraft_runtime.rules import (
     comparison_fails,
     holds,
     in_past,
+    load_policies,
     not_among,
     overlapping,
     refuse,
@@ -67,9 +68,6 @@ class ExamHallPage(Page):
     """A page of exam halls from a search: `note` says how to get the rest."""
 
     results: list[ExamHall]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +84,6 @@ class ExamProctorPage(Page):
     """A page of exam proctors from a search: `note` says how to get the rest."""
 
     results: list[ExamProctor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +103,6 @@ class ExamSittingPage(Page):
     """A page of exam sittings from a search: `note` says how to get the rest."""
 
     results: list[ExamSitting]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -129,9 +121,6 @@ class ProctorShiftPage(Page):
     """A page of proctor shifts from a search: `note` says how to get the rest."""
 
     results: list[ProctorShift]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -265,23 +254,21 @@ def exam_sitting_schedule(
         "status": "draft",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("exam_sitting_schedule.not_in_past", "exams are scheduled from today on", _block)
     _have = field_of(tables, "exam_halls", _new.get("exam_hall_id"), "seats")
-    _block = short_of(_have, _new.get("expected_students"), "exam hall", _new.get("exam_hall_id"), "seats")
-    if _block:
+    if _block := short_of(_have, _new.get("expected_students"), "exam hall", _new.get("exam_hall_id"), "seats"):
         refuse(
             "exam_sitting_schedule.at_least",
             "the hall is too small for this cohort: pick a larger hall or split the sitting",
             _block,
         )
-    _block = overlapping(tables["exam_sittings"], _new, "exam_hall_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["exam_sittings"], _new, "exam_hall_id", "start", "end", "status"):
         refuse("exam_sitting_schedule.no_overlap", "the hall is taken then: choose another hall or slot", _block)
     _other = row_of(tables, "exam_halls", _new.get("exam_hall_id"))
-    _block = not_among(_other, "computer_based", (True,), "exam hall")
-    if holds(_new.get("exam_format"), "==", "computer_based") and _block:
+    if (_block := not_among(_other, "computer_based", (True,), "exam hall")) and holds(
+        _new.get("exam_format"), "==", "computer_based"
+    ):
         refuse("exam_regulations_1", "Computer-based exams only in halls with computer_based = true.", _block)
     tables["exam_sittings"].append(_new)
     return as_record(ExamSitting, _new)
@@ -302,20 +289,17 @@ def exam_sitting_move(tables: Tables, exam_sitting_id: str, exam_hall_id: str, s
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("draft", "published"), "exam sitting")
-    if _block:
+    if _block := not_among(_row, "status", ("draft", "published"), "exam sitting"):
         refuse("exam_sitting_move.status_in", "sittings that have started cannot be moved", _block)
-    _block = overlapping(tables["exam_sittings"], _new, "exam_hall_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["exam_sittings"], _new, "exam_hall_id", "start", "end", "status"):
         refuse("exam_sitting_move.no_overlap", "the hall is taken then", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("expected_students"),
         "<=",
         field_of(tables, "exam_halls", _new.get("exam_hall_id"), "seats"),
         "expected students",
         "the exam hall's seats",
-    )
-    if _block:
+    ):
         refuse(
             "hall_fits_students",
             "A sitting is only held in a hall with at least as many seats as its expected students.",
@@ -330,8 +314,7 @@ def exam_sitting_publish(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Publish a drafted sitting to students."""
     _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("draft",), "exam sitting")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "exam sitting"):
         refuse("exam_sitting_publish.status_in", "only drafts are published", _block)
     _row.update(_new)
     return as_record(ExamSitting, _row)
@@ -342,8 +325,7 @@ def exam_sitting_begin(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Start the exam in the hall."""
     _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("published",), "exam sitting")
-    if _block:
+    if _block := not_among(_row, "status", ("published",), "exam sitting"):
         refuse("exam_sitting_begin.status_in", "only published sittings can start", _block)
     _row.update(_new)
     return as_record(ExamSitting, _row)
@@ -354,8 +336,7 @@ def exam_sitting_close(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Close the exam and collect scripts."""
     _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("in_progress",), "exam sitting")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "exam sitting"):
         refuse("exam_sitting_close.status_in", "the exam has not started", _block)
     _row.update(_new)
     return as_record(ExamSitting, _row)
@@ -366,8 +347,7 @@ def exam_sitting_cancel(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     """Cancel a sitting that has not started."""
     _row = EXAM_SITTINGS.find(tables, exam_sitting_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("draft", "published"), "exam sitting")
-    if _block:
+    if _block := not_among(_row, "status", ("draft", "published"), "exam sitting"):
         refuse("exam_sitting_cancel.status_in", "a running exam cannot be cancelled", _block)
     _row.update(_new)
     return as_record(ExamSitting, _row)
@@ -427,8 +407,7 @@ def proctor_shift_assign(
         "status": "assigned",
     }
     check_order(_new, "start", "end")
-    _block = overlapping(tables["proctor_shifts"], _new, "exam_proctor_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["proctor_shifts"], _new, "exam_proctor_id", "start", "end", "status"):
         refuse(
             "proctor_shift_assign.no_overlap",
             "that proctor is already on another exam then: pick another proctor",
@@ -443,8 +422,7 @@ def proctor_shift_confirm(tables: Tables, proctor_shift_id: str) -> ProctorShift
     """Proctor confirms the shift."""
     _row = PROCTOR_SHIFTS.find(tables, proctor_shift_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("assigned",), "proctor shift")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "proctor shift"):
         refuse("proctor_shift_confirm.status_in", "only assigned shifts are confirmed", _block)
     _row.update(_new)
     return as_record(ProctorShift, _row)
@@ -455,8 +433,7 @@ def proctor_shift_release(tables: Tables, proctor_shift_id: str) -> ProctorShift
     """Release a proctor from a shift."""
     _row = PROCTOR_SHIFTS.find(tables, proctor_shift_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("assigned", "confirmed"), "proctor shift")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned", "confirmed"), "proctor shift"):
         refuse("proctor_shift_release.status_in", "the shift is already released", _block)
     _row.update(_new)
     return as_record(ProctorShift, _row)
@@ -465,113 +442,7 @@ def proctor_shift_release(tables: Tables, proctor_shift_id: str) -> ProctorShift
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="hall_fits_students",
-        category="capacity",
-        rule="A sitting is only held in a hall with at least as many seats as its expected students.",
-        tools=["exam_sitting_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Use the regulations to size proctor teams and set shift times.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="exam_regulations_1",
-        category="eligibility",
-        rule="Computer-based exams only in halls with computer_based = true.",
-        tools=["exam_sitting_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_schedule.not_in_past",
-        category="time_window",
-        rule="Exams are scheduled from today on.",
-        tools=["exam_sitting_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_schedule.at_least",
-        category="threshold",
-        rule="The hall is too small for this cohort: pick a larger hall or split the sitting.",
-        tools=["exam_sitting_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_schedule.no_overlap",
-        category="capacity",
-        rule="The hall is taken then: choose another hall or slot.",
-        tools=["exam_sitting_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_move.status_in",
-        category="state_guard",
-        rule="Sittings that have started cannot be moved.",
-        tools=["exam_sitting_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_move.no_overlap",
-        category="capacity",
-        rule="The hall is taken then.",
-        tools=["exam_sitting_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_publish.status_in",
-        category="state_guard",
-        rule="Only drafts are published.",
-        tools=["exam_sitting_publish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_begin.status_in",
-        category="state_guard",
-        rule="Only published sittings can start.",
-        tools=["exam_sitting_begin"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_close.status_in",
-        category="state_guard",
-        rule="The exam has not started.",
-        tools=["exam_sitting_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="exam_sitting_cancel.status_in",
-        category="state_guard",
-        rule="A running exam cannot be cancelled.",
-        tools=["exam_sitting_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="proctor_shift_assign.no_overlap",
-        category="capacity",
-        rule="That proctor is already on another exam then: pick another proctor.",
-        tools=["proctor_shift_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="proctor_shift_confirm.status_in",
-        category="state_guard",
-        rule="Only assigned shifts are confirmed.",
-        tools=["proctor_shift_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="proctor_shift_release.status_in",
-        category="state_guard",
-        rule="The shift is already released.",
-        tools=["proctor_shift_release"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -595,14 +466,8 @@ def exam_hall_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("computer_based", "accessible"))
-    _rows = [
-        _r
-        for _r in tables["exam_halls"]
-        if (computer_based is None or _r.get("computer_based") == computer_based)
-        and (accessible is None or _r.get("accessible") == accessible)
-    ]
-    return report_of(_rows, group_by, ("seats",))
+    _filters = {"computer_based": computer_based, "accessible": accessible}
+    return report_on(tables["exam_halls"], group_by, _filters, ("seats",))
 
 
 @read
@@ -613,13 +478,8 @@ def exam_proctor_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("accessibility_trained",))
-    _rows = [
-        _r
-        for _r in tables["exam_proctors"]
-        if (accessibility_trained is None or _r.get("accessibility_trained") == accessibility_trained)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"accessibility_trained": accessibility_trained}
+    return report_on(tables["exam_proctors"], group_by, _filters, ())
 
 
 @read
@@ -636,15 +496,8 @@ def exam_sitting_report(
     """
     check_choice(exam_format, "exam_format", EXAM_SITTING_EXAM_FORMAT)
     check_choice(status, "status", EXAM_SITTING_STATUS)
-    check_choice(group_by, "group_by", ("exam_hall_id", "exam_format", "status"))
-    _rows = [
-        _r
-        for _r in tables["exam_sittings"]
-        if (exam_hall_id is None or _r.get("exam_hall_id") == exam_hall_id)
-        and (exam_format is None or _r.get("exam_format") == exam_format)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("expected_students",))
+    _filters = {"exam_hall_id": exam_hall_id, "exam_format": exam_format, "status": status}
+    return report_on(tables["exam_sittings"], group_by, _filters, ("expected_students",))
 
 
 @read
@@ -662,16 +515,8 @@ def proctor_shift_report(
     """
     check_choice(role, "role", PROCTOR_SHIFT_ROLE)
     check_choice(status, "status", PROCTOR_SHIFT_STATUS)
-    check_choice(group_by, "group_by", ("exam_proctor_id", "exam_sitting_id", "role", "status"))
-    _rows = [
-        _r
-        for _r in tables["proctor_shifts"]
-        if (exam_proctor_id is None or _r.get("exam_proctor_id") == exam_proctor_id)
-        and (exam_sitting_id is None or _r.get("exam_sitting_id") == exam_sitting_id)
-        and (role is None or _r.get("role") == role)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"exam_proctor_id": exam_proctor_id, "exam_sitting_id": exam_sitting_id, "role": role, "status": status}
+    return report_on(tables["proctor_shifts"], group_by, _filters, ())
 
 
 @write

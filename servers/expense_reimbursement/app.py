@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     drop_row,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class ExpenseClaimantPage(Page):
     """A page of expense claimants from a search: `note` says how to get the rest."""
 
     results: list[ExpenseClaimant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class CostCenterPage(Page):
     """A page of cost centers from a search: `note` says how to get the rest."""
 
     results: list[CostCenter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class ExpenseReportPage(Page):
     """A page of expense reports from a search: `note` says how to get the rest."""
 
     results: list[ExpenseReport]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class ExpenseLinePage(Page):
     """A page of expense lines from a search: `note` says how to get the rest."""
 
     results: list[ExpenseLine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -139,9 +127,6 @@ class ReimbursementPage(Page):
     """A page of reimbursements from a search: `note` says how to get the rest."""
 
     results: list[Reimbursement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -270,8 +255,7 @@ def expense_report_submit(tables: Tables, expense_report_id: str) -> ExpenseRepo
     """Submit a draft report to the manager."""
     _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("draft",), "expense report")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "expense report"):
         refuse("expense_report_submit.status_in", "only draft reports can be submitted", _block)
     _row.update(_new)
     return as_record(ExpenseReport, _row)
@@ -282,8 +266,7 @@ def expense_report_approve(tables: Tables, expense_report_id: str) -> ExpenseRep
     """Manager approval of a submitted report."""
     _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted",), "expense report")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "expense report"):
         refuse("expense_report_approve.status_in", "the report must be submitted before approval", _block)
     _row.update(_new)
     return as_record(ExpenseReport, _row)
@@ -294,8 +277,7 @@ def expense_report_reject(tables: Tables, expense_report_id: str) -> ExpenseRepo
     """Reject a submitted report."""
     _row = EXPENSE_REPORTS.find(tables, expense_report_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted",), "expense report")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "expense report"):
         refuse("expense_report_reject.status_in", "only submitted reports can be rejected", _block)
     _row.update(_new)
     return as_record(ExpenseReport, _row)
@@ -327,8 +309,7 @@ def expense_line_add(
         "receipt_attached": receipt_attached if receipt_attached is not None else False,
     }
     _other = row_of(tables, "expense_reports", _new.get("expense_report_id"))
-    _block = not_among(_other, "status", ("draft",), "expense report")
-    if _block:
+    if _block := not_among(_other, "status", ("draft",), "expense report"):
         refuse(
             "lines_on_draft_reports", "Lines are added to or removed from a report only while it is a draft.", _block
         )
@@ -370,8 +351,7 @@ def expense_line_remove(tables: Tables, expense_line_id: str) -> ExpenseLine:
     _row = EXPENSE_LINES.find(tables, expense_line_id)
     _new = _row
     _other = row_of(tables, "expense_reports", _new.get("expense_report_id"))
-    _block = not_among(_other, "status", ("draft",), "expense report")
-    if _block:
+    if _block := not_among(_other, "status", ("draft",), "expense report"):
         refuse(
             "lines_on_draft_reports", "Lines are added to or removed from a report only while it is a draft.", _block
         )
@@ -412,34 +392,30 @@ def reimbursement_issue(
         "paid_on": paid_on,
     }
     _have = field_of(tables, "cost_centers", _new.get("cost_center_id"), "remaining_budget")
-    _block = short_of(_have, _new.get("amount"), "cost center", _new.get("cost_center_id"), "remaining_budget")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "cost center", _new.get("cost_center_id"), "remaining_budget"):
         refuse(
             "reimbursement_issue.at_least",
             "the cost center's remaining budget cannot cover this payout: ask the cost-center owner for a budget transfer",
             _block,
         )
     _other = row_of(tables, "expense_reports", _new.get("expense_report_id"))
-    _block = not_among(_other, "status", ("approved",), "expense report")
-    if _block:
+    if _block := not_among(_other, "status", ("approved",), "expense report"):
         refuse("reimburse_approved_only", "Only approved reports are reimbursed.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("amount"),
         "==",
         field_of(tables, "expense_reports", _new.get("expense_report_id"), "total"),
         "amount",
         "the expense report's total",
-    )
-    if _block:
+    ):
         refuse("reimburse_exact_total", "A reimbursement pays exactly the report's total.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("cost_center_id"),
         "==",
         field_of(tables, "expense_reports", _new.get("expense_report_id"), "cost_center_id"),
         "cost center id",
         "the expense report's cost center id",
-    )
-    if _block:
+    ):
         refuse("reimburse_own_cost_center", "A reimbursement is charged to the report's own cost center.", _block)
     _target_cost_center_id = target_row(tables, "cost_centers", _new.get("cost_center_id"), "cost center")
     _target_expense_report_id = target_row(tables, "expense_reports", _new.get("expense_report_id"), "expense report")
@@ -481,64 +457,7 @@ def reimbursement_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="lines_on_draft_reports",
-        category="state_guard",
-        rule="Lines are added to or removed from a report only while it is a draft.",
-        tools=["expense_line_add", "expense_line_remove"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reimburse_approved_only",
-        category="approval",
-        rule="Only approved reports are reimbursed.",
-        tools=["reimbursement_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reimburse_exact_total",
-        category="consistency",
-        rule="A reimbursement pays exactly the report's total.",
-        tools=["reimbursement_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reimburse_own_cost_center",
-        category="consistency",
-        rule="A reimbursement is charged to the report's own cost center.",
-        tools=["reimbursement_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="expense_report_submit.status_in",
-        category="state_guard",
-        rule="Only draft reports can be submitted.",
-        tools=["expense_report_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="expense_report_approve.status_in",
-        category="state_guard",
-        rule="The report must be submitted before approval.",
-        tools=["expense_report_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="expense_report_reject.status_in",
-        category="state_guard",
-        rule="Only submitted reports can be rejected.",
-        tools=["expense_report_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reimbursement_issue.at_least",
-        category="threshold",
-        rule="The cost center's remaining budget cannot cover this payout: ask the cost-center owner for a budget transfer.",
-        tools=["reimbursement_issue"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -564,15 +483,8 @@ def expense_report_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", EXPENSE_REPORT_STATUS)
-    check_choice(group_by, "group_by", ("expense_claimant_id", "cost_center_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["expense_reports"]
-        if (expense_claimant_id is None or _r.get("expense_claimant_id") == expense_claimant_id)
-        and (cost_center_id is None or _r.get("cost_center_id") == cost_center_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("total",))
+    _filters = {"expense_claimant_id": expense_claimant_id, "cost_center_id": cost_center_id, "status": status}
+    return report_on(tables["expense_reports"], group_by, _filters, ("total",))
 
 
 @read
@@ -588,15 +500,8 @@ def expense_line_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", EXPENSE_LINE_CATEGORY)
-    check_choice(group_by, "group_by", ("expense_report_id", "category", "receipt_attached"))
-    _rows = [
-        _r
-        for _r in tables["expense_lines"]
-        if (expense_report_id is None or _r.get("expense_report_id") == expense_report_id)
-        and (category is None or _r.get("category") == category)
-        and (receipt_attached is None or _r.get("receipt_attached") == receipt_attached)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"expense_report_id": expense_report_id, "category": category, "receipt_attached": receipt_attached}
+    return report_on(tables["expense_lines"], group_by, _filters, ("amount",))
 
 
 @read
@@ -612,15 +517,8 @@ def reimbursement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", REIMBURSEMENT_METHOD)
-    check_choice(group_by, "group_by", ("expense_report_id", "cost_center_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["reimbursements"]
-        if (expense_report_id is None or _r.get("expense_report_id") == expense_report_id)
-        and (cost_center_id is None or _r.get("cost_center_id") == cost_center_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"expense_report_id": expense_report_id, "cost_center_id": cost_center_id, "method": method}
+    return report_on(tables["reimbursements"], group_by, _filters, ("amount",))
 
 
 @write

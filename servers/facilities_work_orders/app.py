@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class BuildingAssetPage(Page):
     """A page of building assets from a search: `note` says how to get the rest."""
 
     results: list[BuildingAsset]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class FacilitiesTechPage(Page):
     """A page of facilities techs from a search: `note` says how to get the rest."""
 
     results: list[FacilitiesTech]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +96,6 @@ class WorkOrderPage(Page):
     """A page of work orders from a search: `note` says how to get the rest."""
 
     results: list[WorkOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +112,6 @@ class PartsRequisitionPage(Page):
     """A page of parts requisitions from a search: `note` says how to get the rest."""
 
     results: list[PartsRequisition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -261,13 +249,10 @@ def work_order_triage(
     check_choice(priority, "priority", WORK_ORDER_PRIORITY)
     check_date(due_date, "due_date")
     _new = {**_row, **_changes, "status": "triaged"}
-    _block = not_among(_row, "status", ("open",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "work order"):
         refuse("work_order_triage.status_in", "only open work orders are triaged", _block)
-    _block = comparison_fails(_new.get("priority"), "<=", "p2", "priority", "")
-    if (
-        holds(field_of(tables, "building_assets", _new.get("building_asset_id"), "criticality"), "==", "high")
-        and _block
+    if (_block := comparison_fails(_new.get("priority"), "<=", "p2", "priority", "")) and holds(
+        field_of(tables, "building_assets", _new.get("building_asset_id"), "criticality"), "==", "high"
     ):
         refuse("sla_matrix_1", "Assets with criticality `high` are never below p2.", _block)
     _row.update(_new)
@@ -281,12 +266,10 @@ def work_order_dispatch(tables: Tables, work_order_id: str, facilities_tech_id: 
     _changes = {_k: _v for _k, _v in (("facilities_tech_id", facilities_tech_id),) if _v is not None}
     FACILITIES_TECHS.check_ref(tables, facilities_tech_id, "facilities_tech_id")
     _new = {**_row, **_changes, "status": "assigned"}
-    _block = not_among(_row, "status", ("triaged",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("triaged",), "work order"):
         refuse("work_order_dispatch.status_in", "triage the work order (priority) before dispatching", _block)
     _capacity = field_of(tables, "facilities_techs", _new.get("facilities_tech_id"), "max_open_jobs")
-    _block = at_capacity(tables["work_orders"], _new, "facilities_tech_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["work_orders"], _new, "facilities_tech_id", "status", _capacity):
         refuse(
             "work_order_dispatch.capacity",
             "that technician is at their open-job limit: pick another of the same trade",
@@ -301,8 +284,7 @@ def work_order_start(tables: Tables, work_order_id: str) -> WorkOrder:
     """Technician starts work on site."""
     _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("assigned",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "work order"):
         refuse("work_order_start.status_in", "dispatch the work order first", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
@@ -313,8 +295,7 @@ def work_order_hold(tables: Tables, work_order_id: str) -> WorkOrder:
     """Put a job on hold (waiting for parts or access)."""
     _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "on_hold"}
-    _block = not_among(_row, "status", ("in_progress",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "work order"):
         refuse("work_order_hold.status_in", "only jobs in progress can be put on hold", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
@@ -325,8 +306,7 @@ def work_order_resume(tables: Tables, work_order_id: str) -> WorkOrder:
     """Resume a job that was on hold."""
     _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("on_hold",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("on_hold",), "work order"):
         refuse("work_order_resume.status_in", "the job is not on hold", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
@@ -337,8 +317,7 @@ def work_order_resolve(tables: Tables, work_order_id: str) -> WorkOrder:
     """Mark the fault fixed."""
     _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("in_progress",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "work order"):
         refuse("work_order_resolve.status_in", "only jobs in progress can be resolved", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
@@ -349,8 +328,7 @@ def work_order_close(tables: Tables, work_order_id: str) -> WorkOrder:
     """Close a resolved job after the reporter confirms."""
     _row = WORK_ORDERS.find(tables, work_order_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("resolved",), "work order")
-    if _block:
+    if _block := not_among(_row, "status", ("resolved",), "work order"):
         refuse("work_order_close.status_in", "resolve the job before closing it", _block)
     _row.update(_new)
     return as_record(WorkOrder, _row)
@@ -404,78 +382,7 @@ def parts_requisition_raise(tables: Tables, work_order_id: str, part: str, quant
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Triage with the SLA matrix, then dispatch to a technician whose trade matches the asset type.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="sla_matrix_1",
-        category="threshold",
-        rule="Assets with criticality `high` are never below p2.",
-        tools=["work_order_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_triage.status_in",
-        category="state_guard",
-        rule="Only open work orders are triaged.",
-        tools=["work_order_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_dispatch.status_in",
-        category="state_guard",
-        rule="Triage the work order (priority) before dispatching.",
-        tools=["work_order_dispatch"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_dispatch.capacity",
-        category="capacity",
-        rule="That technician is at their open-job limit: pick another of the same trade.",
-        tools=["work_order_dispatch"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_start.status_in",
-        category="state_guard",
-        rule="Dispatch the work order first.",
-        tools=["work_order_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_hold.status_in",
-        category="state_guard",
-        rule="Only jobs in progress can be put on hold.",
-        tools=["work_order_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_resume.status_in",
-        category="state_guard",
-        rule="The job is not on hold.",
-        tools=["work_order_resume"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_resolve.status_in",
-        category="state_guard",
-        rule="Only jobs in progress can be resolved.",
-        tools=["work_order_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="work_order_close.status_in",
-        category="state_guard",
-        rule="Resolve the job before closing it.",
-        tools=["work_order_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -501,14 +408,8 @@ def building_asset_report(
     """
     check_choice(asset_type, "asset_type", BUILDING_ASSET_ASSET_TYPE)
     check_choice(criticality, "criticality", BUILDING_ASSET_CRITICALITY)
-    check_choice(group_by, "group_by", ("asset_type", "criticality"))
-    _rows = [
-        _r
-        for _r in tables["building_assets"]
-        if (asset_type is None or _r.get("asset_type") == asset_type)
-        and (criticality is None or _r.get("criticality") == criticality)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"asset_type": asset_type, "criticality": criticality}
+    return report_on(tables["building_assets"], group_by, _filters, ())
 
 
 @read
@@ -520,9 +421,8 @@ def facilities_tech_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(trade, "trade", FACILITIES_TECH_TRADE)
-    check_choice(group_by, "group_by", ("trade",))
-    _rows = [_r for _r in tables["facilities_techs"] if (trade is None or _r.get("trade") == trade)]
-    return report_of(_rows, group_by, ("max_open_jobs",))
+    _filters = {"trade": trade}
+    return report_on(tables["facilities_techs"], group_by, _filters, ("max_open_jobs",))
 
 
 @read
@@ -537,14 +437,8 @@ def parts_requisition_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PARTS_REQUISITION_STATUS)
-    check_choice(group_by, "group_by", ("work_order_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["parts_requisitions"]
-        if (work_order_id is None or _r.get("work_order_id") == work_order_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"work_order_id": work_order_id, "status": status}
+    return report_on(tables["parts_requisitions"], group_by, _filters, ("quantity",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -44,9 +44,6 @@ class FeatureFlagPage(Page):
     """A page of feature flags from a search: `note` says how to get the rest."""
 
     results: list[FeatureFlag]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -61,9 +58,6 @@ class RolloutEnvPage(Page):
     """A page of rollout envs from a search: `note` says how to get the rest."""
 
     results: list[RolloutEnv]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +75,6 @@ class FlagRulePage(Page):
     """A page of flag rules from a search: `note` says how to get the rest."""
 
     results: list[FlagRule]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -143,8 +134,7 @@ def feature_flag_register(
         "kill_switch": kill_switch if kill_switch is not None else False,
         "stage": "draft",
     }
-    _block = taken_by_other(tables["feature_flags"], "key", _new.get("key"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["feature_flags"], "key", _new.get("key"), _new["id"]):
         refuse("feature_flag_register.unique", "that flag key already exists: reuse it or choose a new key", _block)
     tables["feature_flags"].append(_new)
     return as_record(FeatureFlag, _new)
@@ -155,8 +145,7 @@ def feature_flag_dogfood(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Enable a draft flag for employees only."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
-    _block = not_among(_row, "stage", ("draft",), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("draft",), "feature flag"):
         refuse("feature_flag_dogfood.status_in", "only draft flags start dogfooding", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -167,8 +156,7 @@ def feature_flag_start_canary(tables: Tables, feature_flag_id: str) -> FeatureFl
     """Start a small canary for real users."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "canary"}
-    _block = not_among(_row, "stage", ("internal",), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("internal",), "feature flag"):
         refuse("feature_flag_start_canary.status_in", "dogfood internally before a canary", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -179,8 +167,7 @@ def feature_flag_ramp(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Ramp a healthy canary to a larger share."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "ramping"}
-    _block = not_among(_row, "stage", ("canary",), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("canary",), "feature flag"):
         refuse("feature_flag_ramp.status_in", "only a canary can be ramped", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -191,8 +178,7 @@ def feature_flag_launch_ga(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Launch to everyone."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "general_availability"}
-    _block = not_among(_row, "stage", ("ramping",), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("ramping",), "feature flag"):
         refuse("feature_flag_launch_ga.status_in", "ramp the flag before GA", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -203,8 +189,7 @@ def feature_flag_roll_back(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Pull a flag back to employees only."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
-    _block = not_among(_row, "stage", ("canary", "ramping", "general_availability"), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("canary", "ramping", "general_availability"), "feature flag"):
         refuse("feature_flag_roll_back.status_in", "the flag is not exposed to users", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -215,8 +200,7 @@ def feature_flag_retire(tables: Tables, feature_flag_id: str) -> FeatureFlag:
     """Retire a GA flag once the code path is cleaned up."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "retired"}
-    _block = not_among(_row, "stage", ("general_availability",), "feature flag")
-    if _block:
+    if _block := not_among(_row, "stage", ("general_availability",), "feature flag"):
         refuse("feature_flag_retire.status_in", "only GA flags can be retired", _block)
     _row.update(_new)
     return as_record(FeatureFlag, _row)
@@ -298,8 +282,7 @@ def flag_rule_activate(tables: Tables, flag_rule_id: str) -> FlagRule:
     """Make an approved rule live."""
     _row = FLAG_RULES.find(tables, flag_rule_id)
     _new = {**_row, "status": "live"}
-    _block = not_among(_row, "status", ("pending_review", "paused"), "flag rule")
-    if _block:
+    if _block := not_among(_row, "status", ("pending_review", "paused"), "flag rule"):
         refuse("flag_rule_activate.status_in", "the rule is already live", _block)
     _row.update(_new)
     return as_record(FlagRule, _row)
@@ -310,8 +293,7 @@ def flag_rule_pause(tables: Tables, flag_rule_id: str) -> FlagRule:
     """Pause a live rule immediately."""
     _row = FLAG_RULES.find(tables, flag_rule_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("live",), "flag rule")
-    if _block:
+    if _block := not_among(_row, "status", ("live",), "flag rule"):
         refuse("flag_rule_pause.status_in", "only live rules can be paused", _block)
     _row.update(_new)
     return as_record(FlagRule, _row)
@@ -320,85 +302,7 @@ def flag_rule_pause(tables: Tables, flag_rule_id: str) -> FlagRule:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Flags move one stage at a time; pair each stage change with the matching targeting rule.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="rollout_playbook_1",
-        category="judgement",
-        rule="Flags with `kill_switch: true` must stay registered even after GA until the owner team retires them.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="feature_flag_register.unique",
-        category="uniqueness",
-        rule="That flag key already exists: reuse it or choose a new key.",
-        tools=["feature_flag_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_dogfood.status_in",
-        category="state_guard",
-        rule="Only draft flags start dogfooding.",
-        tools=["feature_flag_dogfood"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_start_canary.status_in",
-        category="state_guard",
-        rule="Dogfood internally before a canary.",
-        tools=["feature_flag_start_canary"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_ramp.status_in",
-        category="state_guard",
-        rule="Only a canary can be ramped.",
-        tools=["feature_flag_ramp"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_launch_ga.status_in",
-        category="state_guard",
-        rule="Ramp the flag before GA.",
-        tools=["feature_flag_launch_ga"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_roll_back.status_in",
-        category="state_guard",
-        rule="The flag is not exposed to users.",
-        tools=["feature_flag_roll_back"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feature_flag_retire.status_in",
-        category="state_guard",
-        rule="Only GA flags can be retired.",
-        tools=["feature_flag_retire"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="flag_rule_activate.status_in",
-        category="state_guard",
-        rule="The rule is already live.",
-        tools=["flag_rule_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="flag_rule_pause.status_in",
-        category="state_guard",
-        rule="Only live rules can be paused.",
-        tools=["flag_rule_pause"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -423,13 +327,8 @@ def feature_flag_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(stage, "stage", FEATURE_FLAG_STAGE)
-    check_choice(group_by, "group_by", ("kill_switch", "stage"))
-    _rows = [
-        _r
-        for _r in tables["feature_flags"]
-        if (kill_switch is None or _r.get("kill_switch") == kill_switch) and (stage is None or _r.get("stage") == stage)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"kill_switch": kill_switch, "stage": stage}
+    return report_on(tables["feature_flags"], group_by, _filters, ())
 
 
 @read
@@ -440,13 +339,8 @@ def rollout_env_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("requires_approval",))
-    _rows = [
-        _r
-        for _r in tables["rollout_envs"]
-        if (requires_approval is None or _r.get("requires_approval") == requires_approval)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"requires_approval": requires_approval}
+    return report_on(tables["rollout_envs"], group_by, _filters, ())
 
 
 @read
@@ -462,15 +356,8 @@ def flag_rule_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FLAG_RULE_STATUS)
-    check_choice(group_by, "group_by", ("feature_flag_id", "rollout_env_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["flag_rules"]
-        if (feature_flag_id is None or _r.get("feature_flag_id") == feature_flag_id)
-        and (rollout_env_id is None or _r.get("rollout_env_id") == rollout_env_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("percentage",))
+    _filters = {"feature_flag_id": feature_flag_id, "rollout_env_id": rollout_env_id, "status": status}
+    return report_on(tables["flag_rules"], group_by, _filters, ("percentage",))
 
 
 @write

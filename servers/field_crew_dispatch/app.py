@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -68,9 +68,6 @@ class LineCrewPage(Page):
     """A page of line crews from a search: `note` says how to get the rest."""
 
     results: list[LineCrew]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +83,6 @@ class UtilityTruckPage(Page):
     """A page of utility trucks from a search: `note` says how to get the rest."""
 
     results: list[UtilityTruck]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class ServiceOrderPage(Page):
     """A page of service orders from a search: `note` says how to get the rest."""
 
     results: list[ServiceOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -126,9 +117,6 @@ class CrewJobPage(Page):
     """A page of crew jobs from a search: `note` says how to get the rest."""
 
     results: list[CrewJob]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -259,8 +247,7 @@ def service_order_complete(tables: Tables, service_order_id: str) -> ServiceOrde
     """Complete a service order after its job is done."""
     _row = SERVICE_ORDERS.find(tables, service_order_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("scheduled",), "service order")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "service order"):
         refuse("service_order_complete.status_in", "only scheduled orders can be completed", _block)
     _row.update(_new)
     return as_record(ServiceOrder, _row)
@@ -271,8 +258,7 @@ def service_order_cancel(tables: Tables, service_order_id: str) -> ServiceOrder:
     """Cancel a service order the customer withdrew."""
     _row = SERVICE_ORDERS.find(tables, service_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("open", "scheduled"), "service order")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "scheduled"), "service order"):
         refuse("service_order_cancel.status_in", "completed orders cannot be cancelled", _block)
     _row.update(_new)
     return as_record(ServiceOrder, _row)
@@ -304,18 +290,15 @@ def crew_job_schedule(
         "status": "planned",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("crew_job_schedule.not_in_past", "jobs are scheduled from now on", _block)
-    _block = overlapping(tables["crew_jobs"], _new, "line_crew_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["crew_jobs"], _new, "line_crew_id", "start", "end", "status"):
         refuse(
             "crew_job_schedule.no_overlap1",
             "the crew already has a job then: choose another crew with the same specialty or another window",
             _block,
         )
-    _block = overlapping(tables["crew_jobs"], _new, "utility_truck_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["crew_jobs"], _new, "utility_truck_id", "start", "end", "status"):
         refuse(
             "crew_job_schedule.no_overlap2",
             "the truck is committed then: choose another truck of the right type",
@@ -360,8 +343,7 @@ def crew_job_dispatch(tables: Tables, crew_job_id: str) -> CrewJob:
     """Send the crew on its way."""
     _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "en_route"}
-    _block = not_among(_row, "status", ("planned",), "crew job")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "crew job"):
         refuse("crew_job_dispatch.status_in", "only planned jobs can be dispatched", _block)
     _row.update(_new)
     return as_record(CrewJob, _row)
@@ -372,8 +354,7 @@ def crew_job_arrive(tables: Tables, crew_job_id: str) -> CrewJob:
     """Record arrival on site."""
     _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "on_site"}
-    _block = not_among(_row, "status", ("en_route",), "crew job")
-    if _block:
+    if _block := not_among(_row, "status", ("en_route",), "crew job"):
         refuse("crew_job_arrive.status_in", "the crew has not been dispatched", _block)
     _row.update(_new)
     return as_record(CrewJob, _row)
@@ -384,8 +365,7 @@ def crew_job_finish(tables: Tables, crew_job_id: str) -> CrewJob:
     """Record the job finished."""
     _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("on_site",), "crew job")
-    if _block:
+    if _block := not_among(_row, "status", ("on_site",), "crew job"):
         refuse("crew_job_finish.status_in", "the crew must be on site to finish the job", _block)
     _row.update(_new)
     return as_record(CrewJob, _row)
@@ -396,8 +376,7 @@ def crew_job_cancel(tables: Tables, crew_job_id: str) -> CrewJob:
     """Cancel a planned job (frees crew and truck)."""
     _row = CREW_JOBS.find(tables, crew_job_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("planned",), "crew job")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "crew job"):
         refuse("crew_job_cancel.status_in", "jobs already under way cannot be cancelled", _block)
     _row.update(_new)
     return as_record(CrewJob, _row)
@@ -406,71 +385,7 @@ def crew_job_cancel(tables: Tables, crew_job_id: str) -> CrewJob:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="crew_job_schedule.not_in_past",
-        category="time_window",
-        rule="Jobs are scheduled from now on.",
-        tools=["crew_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_schedule.no_overlap1",
-        category="capacity",
-        rule="The crew already has a job then: choose another crew with the same specialty or another window.",
-        tools=["crew_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_schedule.no_overlap2",
-        category="capacity",
-        rule="The truck is committed then: choose another truck of the right type.",
-        tools=["crew_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_dispatch.status_in",
-        category="state_guard",
-        rule="Only planned jobs can be dispatched.",
-        tools=["crew_job_dispatch"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_arrive.status_in",
-        category="state_guard",
-        rule="The crew has not been dispatched.",
-        tools=["crew_job_arrive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_finish.status_in",
-        category="state_guard",
-        rule="The crew must be on site to finish the job.",
-        tools=["crew_job_finish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_job_cancel.status_in",
-        category="state_guard",
-        rule="Jobs already under way cannot be cancelled.",
-        tools=["crew_job_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_order_complete.status_in",
-        category="state_guard",
-        rule="Only scheduled orders can be completed.",
-        tools=["service_order_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_order_cancel.status_in",
-        category="state_guard",
-        rule="Completed orders cannot be cancelled.",
-        tools=["service_order_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -492,9 +407,8 @@ def line_crew_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(specialty, "specialty", LINE_CREW_SPECIALTY)
-    check_choice(group_by, "group_by", ("specialty",))
-    _rows = [_r for _r in tables["line_crews"] if (specialty is None or _r.get("specialty") == specialty)]
-    return report_of(_rows, group_by, ())
+    _filters = {"specialty": specialty}
+    return report_on(tables["line_crews"], group_by, _filters, ())
 
 
 @read
@@ -506,9 +420,8 @@ def utility_truck_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(truck_type, "truck_type", UTILITY_TRUCK_TRUCK_TYPE)
-    check_choice(group_by, "group_by", ("truck_type",))
-    _rows = [_r for _r in tables["utility_trucks"] if (truck_type is None or _r.get("truck_type") == truck_type)]
-    return report_of(_rows, group_by, ())
+    _filters = {"truck_type": truck_type}
+    return report_on(tables["utility_trucks"], group_by, _filters, ())
 
 
 @read
@@ -526,15 +439,8 @@ def service_order_report(
     check_choice(order_type, "order_type", SERVICE_ORDER_ORDER_TYPE)
     check_choice(priority, "priority", SERVICE_ORDER_PRIORITY)
     check_choice(status, "status", SERVICE_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("order_type", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["service_orders"]
-        if (order_type is None or _r.get("order_type") == order_type)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"order_type": order_type, "priority": priority, "status": status}
+    return report_on(tables["service_orders"], group_by, _filters, ())
 
 
 @read
@@ -551,16 +457,13 @@ def crew_job_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CREW_JOB_STATUS)
-    check_choice(group_by, "group_by", ("service_order_id", "line_crew_id", "utility_truck_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["crew_jobs"]
-        if (service_order_id is None or _r.get("service_order_id") == service_order_id)
-        and (line_crew_id is None or _r.get("line_crew_id") == line_crew_id)
-        and (utility_truck_id is None or _r.get("utility_truck_id") == utility_truck_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "service_order_id": service_order_id,
+        "line_crew_id": line_crew_id,
+        "utility_truck_id": utility_truck_id,
+        "status": status,
+    }
+    return report_on(tables["crew_jobs"], group_by, _filters, ())
 
 
 @write

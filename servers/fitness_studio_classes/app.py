@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     starts_with,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -66,9 +66,6 @@ class StudioMemberPage(Page):
     """A page of studio members from a search: `note` says how to get the rest."""
 
     results: list[StudioMember]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +83,6 @@ class FitnessClassPage(Page):
     """A page of fitness classes from a search: `note` says how to get the rest."""
 
     results: list[FitnessClass]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class ClassBookingPage(Page):
     """A page of class bookings from a search: `note` says how to get the rest."""
 
     results: list[ClassBooking]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -126,9 +117,6 @@ class MemberMessagePage(Page):
     """A page of member messages from a search: `note` says how to get the rest."""
 
     results: list[MemberMessage]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -187,8 +175,7 @@ def studio_member_set_credits(tables: Tables, studio_member_id: str, credits: in
         raise ToolFailure("nothing to change: give at least one of credits")
     check_range(credits, "credits", 0, 30)
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("active", "frozen"), "studio member")
-    if _block:
+    if _block := not_among(_row, "status", ("active", "frozen"), "studio member"):
         refuse("studio_member_set_credits.status_in", "cancelled memberships have no credits to adjust", _block)
     _row.update(_new)
     return as_record(StudioMember, _row)
@@ -199,8 +186,7 @@ def studio_member_freeze(tables: Tables, studio_member_id: str) -> StudioMember:
     """Freeze an active membership (2-8 weeks)."""
     _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     _new = {**_row, "status": "frozen"}
-    _block = not_among(_row, "status", ("active",), "studio member")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "studio member"):
         refuse("studio_member_freeze.status_in", "only active memberships can be frozen", _block)
     _row.update(_new)
     return as_record(StudioMember, _row)
@@ -211,8 +197,7 @@ def studio_member_unfreeze(tables: Tables, studio_member_id: str) -> StudioMembe
     """Reactivate a frozen membership."""
     _row = STUDIO_MEMBERS.find(tables, studio_member_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("frozen",), "studio member")
-    if _block:
+    if _block := not_among(_row, "status", ("frozen",), "studio member"):
         refuse("studio_member_unfreeze.status_in", "the membership is not frozen", _block)
     _row.update(_new)
     return as_record(StudioMember, _row)
@@ -290,12 +275,10 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
         "status": "booked",
     }
     _capacity = field_of(tables, "fitness_classes", _new.get("fitness_class_id"), "spots")
-    _block = at_capacity(tables["class_bookings"], _new, "fitness_class_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["class_bookings"], _new, "fitness_class_id", "status", _capacity):
         refuse("class_booking_book.capacity", "the class is full: offer the next class of the same type", _block)
     _have = field_of(tables, "studio_members", _new.get("studio_member_id"), "credits")
-    _block = short_of(_have, _new.get("credits_used"), "studio member", _new.get("studio_member_id"), "credits")
-    if _block:
+    if _block := short_of(_have, _new.get("credits_used"), "studio member", _new.get("studio_member_id"), "credits"):
         refuse(
             "class_booking_book.at_least", "the member does not have enough credits: offer a class pack first", _block
         )
@@ -311,8 +294,7 @@ def class_booking_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
     """Cancel a booking 12 hours or more before class (credit is returned)."""
     _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked",), "class booking")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "class booking"):
         refuse("class_booking_cancel.status_in", "only booked classes can be cancelled", _block)
     _row.update(_new)
     return as_record(ClassBooking, _row)
@@ -323,8 +305,7 @@ def class_booking_late_cancel(tables: Tables, class_booking_id: str) -> ClassBoo
     """Cancel a booking less than 12 hours before class (credit is kept)."""
     _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "late_cancelled"}
-    _block = not_among(_row, "status", ("booked",), "class booking")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "class booking"):
         refuse("class_booking_late_cancel.status_in", "only booked classes can be cancelled", _block)
     _row.update(_new)
     return as_record(ClassBooking, _row)
@@ -369,8 +350,7 @@ def member_message_reply(tables: Tables, member_message_id: str, reply: str) -> 
     _changes = {_k: _v for _k, _v in (("reply", reply),) if _v is not None}
     check_not_blank(reply, "reply")
     _new = {**_row, **_changes, "status": "replied"}
-    _block = not_among(_row, "status", ("unread",), "member message")
-    if _block:
+    if _block := not_among(_row, "status", ("unread",), "member message"):
         refuse("member_message_reply.status_in", "the message was already answered", _block)
     _row.update(_new)
     return as_record(MemberMessage, _row)
@@ -381,8 +361,7 @@ def member_message_resolve(tables: Tables, member_message_id: str) -> MemberMess
     """Mark a message resolved after the member's request is done."""
     _row = MEMBER_MESSAGES.find(tables, member_message_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("unread", "replied"), "member message")
-    if _block:
+    if _block := not_among(_row, "status", ("unread", "replied"), "member message"):
         refuse("member_message_resolve.status_in", "the message is already resolved", _block)
     _row.update(_new)
     return as_record(MemberMessage, _row)
@@ -391,92 +370,7 @@ def member_message_resolve(tables: Tables, member_message_id: str) -> MemberMess
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Reply in the studio's friendly voice using the templates.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Apply the credit costs and the 12-hour cancellation rule, and return credits by setting the member's balance.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reply_templates_1",
-        category="judgement",
-        rule="Late cancel: \"Done - as it's within 12 hours the credit can't be returned, sorry!\".",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="studio_member_set_credits.status_in",
-        category="state_guard",
-        rule="Cancelled memberships have no credits to adjust.",
-        tools=["studio_member_set_credits"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_member_freeze.status_in",
-        category="state_guard",
-        rule="Only active memberships can be frozen.",
-        tools=["studio_member_freeze"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_member_unfreeze.status_in",
-        category="state_guard",
-        rule="The membership is not frozen.",
-        tools=["studio_member_unfreeze"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="class_booking_book.capacity",
-        category="capacity",
-        rule="The class is full: offer the next class of the same type.",
-        tools=["class_booking_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="class_booking_book.at_least",
-        category="threshold",
-        rule="The member does not have enough credits: offer a class pack first.",
-        tools=["class_booking_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="class_booking_cancel.status_in",
-        category="state_guard",
-        rule="Only booked classes can be cancelled.",
-        tools=["class_booking_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="class_booking_late_cancel.status_in",
-        category="state_guard",
-        rule="Only booked classes can be cancelled.",
-        tools=["class_booking_late_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="member_message_reply.status_in",
-        category="state_guard",
-        rule="The message was already answered.",
-        tools=["member_message_reply"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="member_message_resolve.status_in",
-        category="state_guard",
-        rule="The message is already resolved.",
-        tools=["member_message_resolve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -502,13 +396,8 @@ def studio_member_report(
     """
     check_choice(membership, "membership", STUDIO_MEMBER_MEMBERSHIP)
     check_choice(status, "status", STUDIO_MEMBER_STATUS)
-    check_choice(group_by, "group_by", ("membership", "status"))
-    _rows = [
-        _r
-        for _r in tables["studio_members"]
-        if (membership is None or _r.get("membership") == membership) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("credits",))
+    _filters = {"membership": membership, "status": status}
+    return report_on(tables["studio_members"], group_by, _filters, ("credits",))
 
 
 @read
@@ -524,15 +413,8 @@ def class_booking_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLASS_BOOKING_STATUS)
-    check_choice(group_by, "group_by", ("studio_member_id", "fitness_class_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["class_bookings"]
-        if (studio_member_id is None or _r.get("studio_member_id") == studio_member_id)
-        and (fitness_class_id is None or _r.get("fitness_class_id") == fitness_class_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("credits_used",))
+    _filters = {"studio_member_id": studio_member_id, "fitness_class_id": fitness_class_id, "status": status}
+    return report_on(tables["class_bookings"], group_by, _filters, ("credits_used",))
 
 
 @read
@@ -551,16 +433,8 @@ def member_message_report(
     check_choice(channel, "channel", MEMBER_MESSAGE_CHANNEL)
     check_choice(topic, "topic", MEMBER_MESSAGE_TOPIC)
     check_choice(status, "status", MEMBER_MESSAGE_STATUS)
-    check_choice(group_by, "group_by", ("studio_member_id", "channel", "topic", "status"))
-    _rows = [
-        _r
-        for _r in tables["member_messages"]
-        if (studio_member_id is None or _r.get("studio_member_id") == studio_member_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (topic is None or _r.get("topic") == topic)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"studio_member_id": studio_member_id, "channel": channel, "topic": topic, "status": status}
+    return report_on(tables["member_messages"], group_by, _filters, ())
 
 
 @write

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, present_related, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class FleetVehiclePage(Page):
     """A page of fleet vehicles from a search: `note` says how to get the rest."""
 
     results: list[FleetVehicle]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -76,9 +73,6 @@ class MechanicPage(Page):
     """A page of mechanics from a search: `note` says how to get the rest."""
 
     results: list[Mechanic]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +91,6 @@ class RepairOrderPage(Page):
     """A page of repair orders from a search: `note` says how to get the rest."""
 
     results: list[RepairOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +107,6 @@ class ShopPartPage(Page):
     """A page of shop parts from a search: `note` says how to get the rest."""
 
     results: list[ShopPart]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -170,17 +158,15 @@ def fleet_vehicle_return_to_service(tables: Tables, fleet_vehicle_id: str) -> Fl
     """Return a repaired truck to service."""
     _row = FLEET_VEHICLES.find(tables, fleet_vehicle_id)
     _new = {**_row, "status": "in_service"}
-    _block = not_among(_row, "status", ("in_shop",), "fleet vehicle")
-    if _block:
+    if _block := not_among(_row, "status", ("in_shop",), "fleet vehicle"):
         refuse("fleet_vehicle_return_to_service.status_in", "the truck is not in the shop", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["repair_orders"],
         {"fleet_vehicle_id": _new.get("id")},
         "status",
         ("opened", "diagnosed", "awaiting_parts", "in_repair", "quality_check"),
         "repair order",
-    )
-    if _block:
+    ):
         refuse("shop_procedures_2", "the truck still has an open repair order: close it first", _block)
     _row.update(_new)
     return as_record(FleetVehicle, _row)
@@ -283,8 +269,7 @@ def repair_order_diagnose(
     MECHANICS.check_ref(tables, mechanic_id, "mechanic_id")
     check_range(labor_hours, "labor_hours", 0.5, 18)
     _new = {**_row, **_changes, "status": "diagnosed"}
-    _block = not_among(_row, "status", ("opened",), "repair order")
-    if _block:
+    if _block := not_among(_row, "status", ("opened",), "repair order"):
         refuse("repair_order_diagnose.status_in", "only newly opened orders can be diagnosed", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
@@ -295,8 +280,7 @@ def repair_order_wait_parts(tables: Tables, repair_order_id: str) -> RepairOrder
     """Hold the order until parts arrive."""
     _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "awaiting_parts"}
-    _block = not_among(_row, "status", ("diagnosed", "in_repair"), "repair order")
-    if _block:
+    if _block := not_among(_row, "status", ("diagnosed", "in_repair"), "repair order"):
         refuse("repair_order_wait_parts.status_in", "diagnose the truck before ordering parts", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
@@ -307,8 +291,7 @@ def repair_order_start_repair(tables: Tables, repair_order_id: str) -> RepairOrd
     """Start the repair."""
     _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "in_repair"}
-    _block = not_among(_row, "status", ("diagnosed", "awaiting_parts"), "repair order")
-    if _block:
+    if _block := not_among(_row, "status", ("diagnosed", "awaiting_parts"), "repair order"):
         refuse("repair_order_start_repair.status_in", "the order must be diagnosed before repair starts", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
@@ -319,8 +302,7 @@ def repair_order_quality_check(tables: Tables, repair_order_id: str) -> RepairOr
     """Send a finished repair to quality check / road test."""
     _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "quality_check"}
-    _block = not_among(_row, "status", ("in_repair",), "repair order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_repair",), "repair order"):
         refuse("repair_order_quality_check.status_in", "only repairs in progress can go to QC", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
@@ -331,8 +313,7 @@ def repair_order_close(tables: Tables, repair_order_id: str) -> RepairOrder:
     """Close an order that passed QC."""
     _row = REPAIR_ORDERS.find(tables, repair_order_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("quality_check",), "repair order")
-    if _block:
+    if _block := not_among(_row, "status", ("quality_check",), "repair order"):
         refuse("repair_order_close.status_in", "the repair must pass quality check before closing", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
@@ -376,8 +357,7 @@ def part_issue_record(tables: Tables, repair_order_id: str, shop_part_id: str, q
         "quantity": quantity,
     }
     _have = field_of(tables, "shop_parts", _new.get("shop_part_id"), "qty_on_hand")
-    _block = short_of(_have, _new.get("quantity"), "shop part", _new.get("shop_part_id"), "qty_on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "shop part", _new.get("shop_part_id"), "qty_on_hand"):
         refuse(
             "part_issue_record.at_least",
             "not enough of this part on hand: put the repair order in awaiting_parts",
@@ -393,78 +373,7 @@ def part_issue_record(tables: Tables, repair_order_id: str, shop_part_id: str, q
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Issue parts with part_issue_record; if stock is short, move the order to awaiting_parts.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="shop_procedures_1",
-        category="judgement",
-        rule="Dot_critical complaints (brakes, lights, tires) take the next free bay; the truck may not leave until the repair order is closed.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="shop_procedures_2",
-        category="state_guard",
-        rule="Return a truck to service only when all its repair orders are closed.",
-        tools=["fleet_vehicle_return_to_service"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_order_diagnose.status_in",
-        category="state_guard",
-        rule="Only newly opened orders can be diagnosed.",
-        tools=["repair_order_diagnose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_order_wait_parts.status_in",
-        category="state_guard",
-        rule="Diagnose the truck before ordering parts.",
-        tools=["repair_order_wait_parts"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_order_start_repair.status_in",
-        category="state_guard",
-        rule="The order must be diagnosed before repair starts.",
-        tools=["repair_order_start_repair"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_order_quality_check.status_in",
-        category="state_guard",
-        rule="Only repairs in progress can go to QC.",
-        tools=["repair_order_quality_check"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_order_close.status_in",
-        category="state_guard",
-        rule="The repair must pass quality check before closing.",
-        tools=["repair_order_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="fleet_vehicle_return_to_service.status_in",
-        category="state_guard",
-        rule="The truck is not in the shop.",
-        tools=["fleet_vehicle_return_to_service"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="part_issue_record.at_least",
-        category="threshold",
-        rule="Not enough of this part on hand: put the repair order in awaiting_parts.",
-        tools=["part_issue_record"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -486,9 +395,8 @@ def fleet_vehicle_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FLEET_VEHICLE_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["fleet_vehicles"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("odometer_miles",))
+    _filters = {"status": status}
+    return report_on(tables["fleet_vehicles"], group_by, _filters, ("odometer_miles",))
 
 
 @read
@@ -500,9 +408,8 @@ def mechanic_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(certification, "certification", MECHANIC_CERTIFICATION)
-    check_choice(group_by, "group_by", ("certification",))
-    _rows = [_r for _r in tables["mechanics"] if (certification is None or _r.get("certification") == certification)]
-    return report_of(_rows, group_by, ())
+    _filters = {"certification": certification}
+    return report_on(tables["mechanics"], group_by, _filters, ())
 
 
 @read
@@ -520,16 +427,13 @@ def repair_order_report(
     """
     check_choice(priority, "priority", REPAIR_ORDER_PRIORITY)
     check_choice(status, "status", REPAIR_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("fleet_vehicle_id", "mechanic_id", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["repair_orders"]
-        if (fleet_vehicle_id is None or _r.get("fleet_vehicle_id") == fleet_vehicle_id)
-        and (mechanic_id is None or _r.get("mechanic_id") == mechanic_id)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("labor_hours",))
+    _filters = {
+        "fleet_vehicle_id": fleet_vehicle_id,
+        "mechanic_id": mechanic_id,
+        "priority": priority,
+        "status": status,
+    }
+    return report_on(tables["repair_orders"], group_by, _filters, ("labor_hours",))
 
 
 @read
@@ -543,14 +447,8 @@ def part_issue_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("repair_order_id", "shop_part_id"))
-    _rows = [
-        _r
-        for _r in tables["part_issues"]
-        if (repair_order_id is None or _r.get("repair_order_id") == repair_order_id)
-        and (shop_part_id is None or _r.get("shop_part_id") == shop_part_id)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"repair_order_id": repair_order_id, "shop_part_id": shop_part_id}
+    return report_on(tables["part_issues"], group_by, _filters, ("quantity",))
 
 
 @write

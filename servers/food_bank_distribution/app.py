@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class FoodItemPage(Page):
     """A page of food items from a search: `note` says how to get the rest."""
 
     results: list[FoodItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class DonationReceiptPage(Page):
     """A page of donation receipts from a search: `note` says how to get the rest."""
 
     results: list[DonationReceipt]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class PantryPartnerPage(Page):
     """A page of pantry partners from a search: `note` says how to get the rest."""
 
     results: list[PantryPartner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +116,6 @@ class PantryOrderPage(Page):
     """A page of pantry orders from a search: `note` says how to get the rest."""
 
     results: list[PantryOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -228,15 +216,13 @@ def donation_receipt_record(
         "received": received,
         "source": source,
     }
-    _block = in_past(_new.get("best_by"), "best_by", TODAY)
-    if _block:
+    if _block := in_past(_new.get("best_by"), "best_by", TODAY):
         refuse(
             "donation_receipt_record.not_in_past",
             "the product is past its best-by date: do not receive it into stock (dispose or compost)",
             _block,
         )
-    _block = comparison_fails(_new.get("best_by"), ">=", _new.get("received"), "best by", "received")
-    if _block:
+    if _block := comparison_fails(_new.get("best_by"), ">=", _new.get("received"), "best by", "received"):
         refuse("distribution_policy_4", "the donation is past its best-by date: it is not received into stock", _block)
     _target_food_item_id = target_row(tables, "food_items", _new.get("food_item_id"), "food item")
     tables["donation_receipts"].append(_new)
@@ -281,8 +267,7 @@ def pantry_partner_suspend(tables: Tables, pantry_partner_id: str, suspension_re
     _changes = {_k: _v for _k, _v in (("suspension_reason", suspension_reason),) if _v is not None}
     check_not_blank(suspension_reason, "suspension_reason")
     _new = {**_row, **_changes, "status": "suspended"}
-    _block = not_among(_row, "status", ("active",), "pantry partner")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "pantry partner"):
         refuse("pantry_partner_suspend.status_in", "the partner is already suspended", _block)
     _row.update(_new)
     return as_record(PantryPartner, _row)
@@ -293,8 +278,7 @@ def pantry_partner_reinstate(tables: Tables, pantry_partner_id: str) -> PantryPa
     """Reinstate a suspended partner."""
     _row = PANTRY_PARTNERS.find(tables, pantry_partner_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("suspended",), "pantry partner")
-    if _block:
+    if _block := not_among(_row, "status", ("suspended",), "pantry partner"):
         refuse("pantry_partner_reinstate.status_in", "the partner is not suspended", _block)
     _row.update(_new)
     return as_record(PantryPartner, _row)
@@ -351,20 +335,17 @@ def pantry_order_allocate(
         "pickup_date": pickup_date,
         "status": "allocated",
     }
-    _block = in_past(_new.get("pickup_date"), "pickup_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("pickup_date"), "pickup_date", TODAY):
         refuse("pantry_order_allocate.not_in_past", "pick-up dates start today", _block)
     _have = field_of(tables, "food_items", _new.get("food_item_id"), "cases_on_hand")
-    _block = short_of(_have, _new.get("cases"), "food item", _new.get("food_item_id"), "cases_on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("cases"), "food item", _new.get("food_item_id"), "cases_on_hand"):
         refuse(
             "pantry_order_allocate.at_least",
             "not enough cases on hand: allocate what is left under the fair-share rule or offer a similar item",
             _block,
         )
     _other = row_of(tables, "pantry_partners", _new.get("pantry_partner_id"))
-    _block = not_among(_other, "status", ("active",), "pantry partner")
-    if _block:
+    if _block := not_among(_other, "status", ("active",), "pantry partner"):
         refuse("distribution_policy_1", "Only active partners may order.", _block)
     _target_food_item_id = target_row(tables, "food_items", _new.get("food_item_id"), "food item")
     tables["pantry_orders"].append(_new)
@@ -378,8 +359,7 @@ def pantry_order_mark_picked_up(tables: Tables, pantry_order_id: str) -> PantryO
     """Record that the partner collected its order."""
     _row = PANTRY_ORDERS.find(tables, pantry_order_id)
     _new = {**_row, "status": "picked_up"}
-    _block = not_among(_row, "status", ("allocated",), "pantry order")
-    if _block:
+    if _block := not_among(_row, "status", ("allocated",), "pantry order"):
         refuse("pantry_order_mark_picked_up.status_in", "only allocated orders can be picked up", _block)
     _row.update(_new)
     return as_record(PantryOrder, _row)
@@ -390,8 +370,7 @@ def pantry_order_cancel(tables: Tables, pantry_order_id: str) -> PantryOrder:
     """Cancel an allocated order that will not be collected."""
     _row = PANTRY_ORDERS.find(tables, pantry_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("allocated",), "pantry order")
-    if _block:
+    if _block := not_among(_row, "status", ("allocated",), "pantry order"):
         refuse("pantry_order_cancel.status_in", "only allocated orders can be cancelled", _block)
     _row.update(_new)
     return as_record(PantryOrder, _row)
@@ -400,92 +379,7 @@ def pantry_order_cancel(tables: Tables, pantry_order_id: str) -> PantryOrder:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Record each manifest line as a donation against the matching item (skip expired lines), then allocate orders under the fair-share policy without exceeding cases on hand.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="distribution_policy_1",
-        category="eligibility",
-        rule="Only active partners may order.",
-        tools=["pantry_order_allocate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="distribution_policy_2",
-        category="judgement",
-        rule="Fair share for scarce items (under 100 cases on hand): a partner gets at most cases_on_hand x (its households_served / total households of partners ordering it), rounded down, minimum 1 case.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="distribution_policy_3",
-        category="judgement",
-        rule="Infant formula and eggs are always treated as scarce.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="distribution_policy_4",
-        category="threshold",
-        rule="Donations with a best-by date in the past are never received into stock.",
-        tools=["donation_receipt_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="donation_receipt_record.not_in_past",
-        category="time_window",
-        rule="The product is past its best-by date: do not receive it into stock (dispose or compost).",
-        tools=["donation_receipt_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_partner_suspend.status_in",
-        category="state_guard",
-        rule="The partner is already suspended.",
-        tools=["pantry_partner_suspend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_partner_reinstate.status_in",
-        category="state_guard",
-        rule="The partner is not suspended.",
-        tools=["pantry_partner_reinstate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_order_allocate.not_in_past",
-        category="time_window",
-        rule="Pick-up dates start today.",
-        tools=["pantry_order_allocate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_order_allocate.at_least",
-        category="threshold",
-        rule="Not enough cases on hand: allocate what is left under the fair-share rule or offer a similar item.",
-        tools=["pantry_order_allocate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_order_mark_picked_up.status_in",
-        category="state_guard",
-        rule="Only allocated orders can be picked up.",
-        tools=["pantry_order_mark_picked_up"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pantry_order_cancel.status_in",
-        category="state_guard",
-        rule="Only allocated orders can be cancelled.",
-        tools=["pantry_order_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -511,13 +405,8 @@ def food_item_report(
     """
     check_choice(category, "category", FOOD_ITEM_CATEGORY)
     check_choice(storage, "storage", FOOD_ITEM_STORAGE)
-    check_choice(group_by, "group_by", ("category", "storage"))
-    _rows = [
-        _r
-        for _r in tables["food_items"]
-        if (category is None or _r.get("category") == category) and (storage is None or _r.get("storage") == storage)
-    ]
-    return report_of(_rows, group_by, ("cases_on_hand",))
+    _filters = {"category": category, "storage": storage}
+    return report_on(tables["food_items"], group_by, _filters, ("cases_on_hand",))
 
 
 @read
@@ -532,14 +421,8 @@ def donation_receipt_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(source, "source", DONATION_RECEIPT_SOURCE)
-    check_choice(group_by, "group_by", ("food_item_id", "source"))
-    _rows = [
-        _r
-        for _r in tables["donation_receipts"]
-        if (food_item_id is None or _r.get("food_item_id") == food_item_id)
-        and (source is None or _r.get("source") == source)
-    ]
-    return report_of(_rows, group_by, ("cases",))
+    _filters = {"food_item_id": food_item_id, "source": source}
+    return report_on(tables["donation_receipts"], group_by, _filters, ("cases",))
 
 
 @read
@@ -556,13 +439,8 @@ def pantry_partner_report(
     """
     check_choice(county, "county", PANTRY_PARTNER_COUNTY)
     check_choice(status, "status", PANTRY_PARTNER_STATUS)
-    check_choice(group_by, "group_by", ("county", "status"))
-    _rows = [
-        _r
-        for _r in tables["pantry_partners"]
-        if (county is None or _r.get("county") == county) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("households_served",))
+    _filters = {"county": county, "status": status}
+    return report_on(tables["pantry_partners"], group_by, _filters, ("households_served",))
 
 
 @read
@@ -578,15 +456,8 @@ def pantry_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PANTRY_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("pantry_partner_id", "food_item_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["pantry_orders"]
-        if (pantry_partner_id is None or _r.get("pantry_partner_id") == pantry_partner_id)
-        and (food_item_id is None or _r.get("food_item_id") == food_item_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("cases",))
+    _filters = {"pantry_partner_id": pantry_partner_id, "food_item_id": food_item_id, "status": status}
+    return report_on(tables["pantry_orders"], group_by, _filters, ("cases",))
 
 
 @write

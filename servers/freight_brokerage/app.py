@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -73,9 +73,6 @@ class MotorCarrierPage(Page):
     """A page of motor carriers from a search: `note` says how to get the rest."""
 
     results: list[MotorCarrier]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +95,6 @@ class FreightLoadPage(Page):
     """A page of freight loads from a search: `note` says how to get the rest."""
 
     results: list[FreightLoad]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -117,9 +111,6 @@ class LoadTenderPage(Page):
     """A page of load tenders from a search: `note` says how to get the rest."""
 
     results: list[LoadTender]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -136,9 +127,6 @@ class LaneRatePage(Page):
     """A page of lane rates from a search: `note` says how to get the rest."""
 
     results: list[LaneRate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -237,8 +225,7 @@ def freight_load_cover(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Mark a tendered load covered once a carrier accepted."""
     _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "covered"}
-    _block = not_among(_row, "status", ("tendered",), "freight load")
-    if _block:
+    if _block := not_among(_row, "status", ("tendered",), "freight load"):
         refuse("freight_load_cover.status_in", "tender the load to a carrier first", _block)
     _row.update(_new)
     return as_record(FreightLoad, _row)
@@ -249,8 +236,7 @@ def freight_load_dispatch(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Record pickup of a covered load."""
     _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "in_transit"}
-    _block = not_among(_row, "status", ("covered",), "freight load")
-    if _block:
+    if _block := not_among(_row, "status", ("covered",), "freight load"):
         refuse("freight_load_dispatch.status_in", "only covered loads can be picked up", _block)
     _row.update(_new)
     return as_record(FreightLoad, _row)
@@ -261,8 +247,7 @@ def freight_load_deliver(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Record delivery with signed proof of delivery."""
     _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("in_transit",), "freight load")
-    if _block:
+    if _block := not_among(_row, "status", ("in_transit",), "freight load"):
         refuse("freight_load_deliver.status_in", "only loads in transit can be delivered", _block)
     _row.update(_new)
     return as_record(FreightLoad, _row)
@@ -273,8 +258,7 @@ def freight_load_cancel(tables: Tables, freight_load_id: str) -> FreightLoad:
     """Cancel a load the shipper withdrew."""
     _row = FREIGHT_LOADS.find(tables, freight_load_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("posted", "tendered"), "freight load")
-    if _block:
+    if _block := not_among(_row, "status", ("posted", "tendered"), "freight load"):
         refuse(
             "freight_load_cancel.status_in",
             "covered loads cannot be cancelled without a TONU charge; ask the rep",
@@ -301,8 +285,7 @@ def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: st
         "status": "offered",
     }
     _capacity = field_of(tables, "motor_carriers", _new.get("motor_carrier_id"), "trucks_available")
-    _block = at_capacity(tables["load_tenders"], _new, "motor_carrier_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["load_tenders"], _new, "motor_carrier_id", "status", _capacity):
         refuse(
             "load_tender_offer.capacity",
             "this carrier has no free trucks for another tender: pick another qualified carrier",
@@ -345,8 +328,7 @@ def load_tender_accept(tables: Tables, load_tender_id: str) -> LoadTender:
     """Record the carrier's acceptance of a tender."""
     _row = LOAD_TENDERS.find(tables, load_tender_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("offered",), "load tender")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "load tender"):
         refuse("load_tender_accept.status_in", "only open tenders can be accepted", _block)
     _row.update(_new)
     return as_record(LoadTender, _row)
@@ -357,8 +339,7 @@ def load_tender_decline(tables: Tables, load_tender_id: str) -> LoadTender:
     """Record the carrier declining a tender."""
     _row = LOAD_TENDERS.find(tables, load_tender_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("offered",), "load tender")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "load tender"):
         refuse("load_tender_decline.status_in", "only open tenders can be declined", _block)
     _row.update(_new)
     return as_record(LoadTender, _row)
@@ -397,71 +378,7 @@ def lane_rate_lookup(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="carrier_matching_rules_1",
-        category="judgement",
-        rule="Safety_rating is satisfactory (conditional only with the manager's written OK; unrated never);.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="carrier_matching_rules_2",
-        category="judgement",
-        rule="The carrier has a free truck. Among qualified carriers prefer the one with the most trucks available. Tender at or below the load's offered_rate; never more than 10% above the lane benchmark.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="load_tender_offer.capacity",
-        category="capacity",
-        rule="This carrier has no free trucks for another tender: pick another qualified carrier.",
-        tools=["load_tender_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="load_tender_accept.status_in",
-        category="state_guard",
-        rule="Only open tenders can be accepted.",
-        tools=["load_tender_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="load_tender_decline.status_in",
-        category="state_guard",
-        rule="Only open tenders can be declined.",
-        tools=["load_tender_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="freight_load_cover.status_in",
-        category="state_guard",
-        rule="Tender the load to a carrier first.",
-        tools=["freight_load_cover"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="freight_load_dispatch.status_in",
-        category="state_guard",
-        rule="Only covered loads can be picked up.",
-        tools=["freight_load_dispatch"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="freight_load_deliver.status_in",
-        category="state_guard",
-        rule="Only loads in transit can be delivered.",
-        tools=["freight_load_deliver"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="freight_load_cancel.status_in",
-        category="state_guard",
-        rule="Covered loads cannot be cancelled without a TONU charge; ask the rep.",
-        tools=["freight_load_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -490,15 +407,8 @@ def motor_carrier_report(
     check_choice(equipment, "equipment", MOTOR_CARRIER_EQUIPMENT)
     check_choice(home_region, "home_region", MOTOR_CARRIER_HOME_REGION)
     check_choice(safety_rating, "safety_rating", MOTOR_CARRIER_SAFETY_RATING)
-    check_choice(group_by, "group_by", ("equipment", "home_region", "safety_rating"))
-    _rows = [
-        _r
-        for _r in tables["motor_carriers"]
-        if (equipment is None or _r.get("equipment") == equipment)
-        and (home_region is None or _r.get("home_region") == home_region)
-        and (safety_rating is None or _r.get("safety_rating") == safety_rating)
-    ]
-    return report_of(_rows, group_by, ("trucks_available", "cargo_insurance"))
+    _filters = {"equipment": equipment, "home_region": home_region, "safety_rating": safety_rating}
+    return report_on(tables["motor_carriers"], group_by, _filters, ("trucks_available", "cargo_insurance"))
 
 
 @read
@@ -517,15 +427,8 @@ def freight_load_report(
     check_choice(region, "region", FREIGHT_LOAD_REGION)
     check_choice(equipment, "equipment", FREIGHT_LOAD_EQUIPMENT)
     check_choice(status, "status", FREIGHT_LOAD_STATUS)
-    check_choice(group_by, "group_by", ("region", "equipment", "status"))
-    _rows = [
-        _r
-        for _r in tables["freight_loads"]
-        if (region is None or _r.get("region") == region)
-        and (equipment is None or _r.get("equipment") == equipment)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("weight_lbs", "cargo_value", "offered_rate"))
+    _filters = {"region": region, "equipment": equipment, "status": status}
+    return report_on(tables["freight_loads"], group_by, _filters, ("weight_lbs", "cargo_value", "offered_rate"))
 
 
 @read
@@ -541,15 +444,8 @@ def load_tender_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LOAD_TENDER_STATUS)
-    check_choice(group_by, "group_by", ("freight_load_id", "motor_carrier_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["load_tenders"]
-        if (freight_load_id is None or _r.get("freight_load_id") == freight_load_id)
-        and (motor_carrier_id is None or _r.get("motor_carrier_id") == motor_carrier_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rate",))
+    _filters = {"freight_load_id": freight_load_id, "motor_carrier_id": motor_carrier_id, "status": status}
+    return report_on(tables["load_tenders"], group_by, _filters, ("rate",))
 
 
 @read
@@ -568,15 +464,8 @@ def lane_rate_report(
     check_choice(origin_region, "origin_region", LANE_RATE_ORIGIN_REGION)
     check_choice(destination_region, "destination_region", LANE_RATE_DESTINATION_REGION)
     check_choice(equipment, "equipment", LANE_RATE_EQUIPMENT)
-    check_choice(group_by, "group_by", ("origin_region", "destination_region", "equipment"))
-    _rows = [
-        _r
-        for _r in tables["lane_rates"]
-        if (origin_region is None or _r.get("origin_region") == origin_region)
-        and (destination_region is None or _r.get("destination_region") == destination_region)
-        and (equipment is None or _r.get("equipment") == equipment)
-    ]
-    return report_of(_rows, group_by, ("benchmark_rate_per_mile",))
+    _filters = {"origin_region": origin_region, "destination_region": destination_region, "equipment": equipment}
+    return report_on(tables["lane_rates"], group_by, _filters, ("benchmark_rate_per_mile",))
 
 
 @write

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class GrowerPage(Page):
     """A page of growers from a search: `note` says how to get the rest."""
 
     results: list[Grower]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class StorageBinPage(Page):
     """A page of storage bins from a search: `note` says how to get the rest."""
 
     results: list[StorageBin]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class GrainContractPage(Page):
     """A page of grain contracts from a search: `note` says how to get the rest."""
 
     results: list[GrainContract]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -129,9 +120,6 @@ class ScaleTicketPage(Page):
     """A page of scale tickets from a search: `note` says how to get the rest."""
 
     results: list[ScaleTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -240,8 +228,7 @@ def grain_contract_mark_filled(tables: Tables, grain_contract_id: str) -> GrainC
     """Close an open contract once its bushels are delivered."""
     _row = GRAIN_CONTRACTS.find(tables, grain_contract_id)
     _new = {**_row, "status": "filled"}
-    _block = not_among(_row, "status", ("open",), "grain contract")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "grain contract"):
         refuse("grain_contract_mark_filled.status_in", "only open contracts can be marked filled", _block)
     _row.update(_new)
     return as_record(GrainContract, _row)
@@ -325,16 +312,16 @@ def scale_ticket_weigh_in(
         "status": "weighed",
     }
     _have = field_of(tables, "storage_bins", _new.get("storage_bin_id"), "space_bu")
-    _block = short_of(_have, _new.get("net_bushels"), "storage bin", _new.get("storage_bin_id"), "space_bu")
-    if _block:
+    if _block := short_of(_have, _new.get("net_bushels"), "storage bin", _new.get("storage_bin_id"), "space_bu"):
         refuse(
             "scale_ticket_weigh_in.at_least1",
             "the bin does not have room for this load: send the truck to another bin of the same commodity",
             _block,
         )
     _have = field_of(tables, "grain_contracts", _new.get("grain_contract_id"), "bushels_open")
-    _block = short_of(_have, _new.get("net_bushels"), "grain contract", _new.get("grain_contract_id"), "bushels_open")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("net_bushels"), "grain contract", _new.get("grain_contract_id"), "bushels_open"
+    ):
         refuse(
             "scale_ticket_weigh_in.at_least2",
             "the load is more than the contract has open: apply the excess to another contract or buy it as spot",
@@ -360,8 +347,7 @@ def scale_ticket_grade(tables: Tables, scale_ticket_id: str, moisture_pct: float
     check_range(moisture_pct, "moisture_pct", 12, 22)
     check_range(test_weight, "test_weight", 52, 62)
     _new = {**_row, **_changes, "status": "graded"}
-    _block = not_among(_row, "status", ("weighed",), "scale ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("weighed",), "scale ticket"):
         refuse("scale_ticket_grade.status_in", "only weighed loads can be graded", _block)
     _row.update(_new)
     return as_record(ScaleTicket, _row)
@@ -372,8 +358,7 @@ def scale_ticket_settle(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
     """Settle a graded ticket for payment."""
     _row = SCALE_TICKETS.find(tables, scale_ticket_id)
     _new = {**_row, "status": "settled"}
-    _block = not_among(_row, "status", ("graded",), "scale ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("graded",), "scale ticket"):
         refuse("scale_ticket_settle.status_in", "grade the load before settling", _block)
     _row.update(_new)
     return as_record(ScaleTicket, _row)
@@ -384,8 +369,7 @@ def scale_ticket_void(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
     """Void a mistaken ticket that has not been settled."""
     _row = SCALE_TICKETS.find(tables, scale_ticket_id)
     _new = {**_row, "status": "voided"}
-    _block = not_among(_row, "status", ("weighed", "graded"), "scale ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("weighed", "graded"), "scale ticket"):
         refuse("scale_ticket_void.status_in", "settled tickets cannot be voided: issue an adjustment instead", _block)
     _row.update(_new)
     return as_record(ScaleTicket, _row)
@@ -394,64 +378,7 @@ def scale_ticket_void(tables: Tables, scale_ticket_id: str) -> ScaleTicket:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Weigh each load into a bin of the matching commodity with room, against the grower's oldest open contract; grade it and apply the shrink and discount schedule before settling.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="receiving_rules_1",
-        category="judgement",
-        rule="Dump each load into a bin of the same commodity; wet corn (over 17% moisture) goes only to aerated bins.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="grain_contract_mark_filled.status_in",
-        category="state_guard",
-        rule="Only open contracts can be marked filled.",
-        tools=["grain_contract_mark_filled"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scale_ticket_weigh_in.at_least1",
-        category="threshold",
-        rule="The bin does not have room for this load: send the truck to another bin of the same commodity.",
-        tools=["scale_ticket_weigh_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scale_ticket_weigh_in.at_least2",
-        category="threshold",
-        rule="The load is more than the contract has open: apply the excess to another contract or buy it as spot.",
-        tools=["scale_ticket_weigh_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scale_ticket_grade.status_in",
-        category="state_guard",
-        rule="Only weighed loads can be graded.",
-        tools=["scale_ticket_grade"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scale_ticket_settle.status_in",
-        category="state_guard",
-        rule="Grade the load before settling.",
-        tools=["scale_ticket_settle"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scale_ticket_void.status_in",
-        category="state_guard",
-        rule="Settled tickets cannot be voided: issue an adjustment instead.",
-        tools=["scale_ticket_void"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -476,13 +403,8 @@ def storage_bin_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(commodity, "commodity", STORAGE_BIN_COMMODITY)
-    check_choice(group_by, "group_by", ("commodity", "aerated"))
-    _rows = [
-        _r
-        for _r in tables["storage_bins"]
-        if (commodity is None or _r.get("commodity") == commodity) and (aerated is None or _r.get("aerated") == aerated)
-    ]
-    return report_of(_rows, group_by, ("space_bu",))
+    _filters = {"commodity": commodity, "aerated": aerated}
+    return report_on(tables["storage_bins"], group_by, _filters, ("space_bu",))
 
 
 @read
@@ -502,16 +424,8 @@ def grain_contract_report(
     check_choice(commodity, "commodity", GRAIN_CONTRACT_COMMODITY)
     check_choice(contract_type, "contract_type", GRAIN_CONTRACT_CONTRACT_TYPE)
     check_choice(status, "status", GRAIN_CONTRACT_STATUS)
-    check_choice(group_by, "group_by", ("grower_id", "commodity", "contract_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["grain_contracts"]
-        if (grower_id is None or _r.get("grower_id") == grower_id)
-        and (commodity is None or _r.get("commodity") == commodity)
-        and (contract_type is None or _r.get("contract_type") == contract_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("bushels_open", "price_per_bu"))
+    _filters = {"grower_id": grower_id, "commodity": commodity, "contract_type": contract_type, "status": status}
+    return report_on(tables["grain_contracts"], group_by, _filters, ("bushels_open", "price_per_bu"))
 
 
 @read
@@ -531,17 +445,14 @@ def scale_ticket_report(
     """
     check_choice(commodity, "commodity", SCALE_TICKET_COMMODITY)
     check_choice(status, "status", SCALE_TICKET_STATUS)
-    check_choice(group_by, "group_by", ("grower_id", "grain_contract_id", "storage_bin_id", "commodity", "status"))
-    _rows = [
-        _r
-        for _r in tables["scale_tickets"]
-        if (grower_id is None or _r.get("grower_id") == grower_id)
-        and (grain_contract_id is None or _r.get("grain_contract_id") == grain_contract_id)
-        and (storage_bin_id is None or _r.get("storage_bin_id") == storage_bin_id)
-        and (commodity is None or _r.get("commodity") == commodity)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("net_bushels", "moisture_pct", "test_weight"))
+    _filters = {
+        "grower_id": grower_id,
+        "grain_contract_id": grain_contract_id,
+        "storage_bin_id": storage_bin_id,
+        "commodity": commodity,
+        "status": status,
+    }
+    return report_on(tables["scale_tickets"], group_by, _filters, ("net_bushels", "moisture_pct", "test_weight"))
 
 
 @write

@@ -27,12 +27,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -58,9 +58,6 @@ class GrantProgramPage(Page):
     """A page of grant programs from a search: `note` says how to get the rest."""
 
     results: list[GrantProgram]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class GrantApplicationPage(Page):
     """A page of grant applications from a search: `note` says how to get the rest."""
 
     results: list[GrantApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class PanelScorePage(Page):
     """A page of panel scores from a search: `note` says how to get the rest."""
 
     results: list[PanelScore]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +109,6 @@ class GrantAwardPage(Page):
     """A page of grant awards from a search: `note` says how to get the rest."""
 
     results: list[GrantAward]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -137,9 +125,6 @@ class DisbursementPage(Page):
     """A page of disbursements from a search: `note` says how to get the rest."""
 
     results: list[Disbursement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -215,8 +200,7 @@ def grant_application_screen(tables: Tables, grant_application_id: str) -> Grant
     """Start the eligibility screen of a submitted application."""
     _row = GRANT_APPLICATIONS.find(tables, grant_application_id)
     _new = {**_row, "status": "eligibility_check"}
-    _block = not_among(_row, "status", ("submitted",), "grant application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "grant application"):
         refuse("grant_application_screen.status_in", "only submitted applications can be screened", _block)
     _row.update(_new)
     return as_record(GrantApplication, _row)
@@ -227,8 +211,7 @@ def grant_application_advance_to_panel(tables: Tables, grant_application_id: str
     """Send an eligible application to the review panel."""
     _row = GRANT_APPLICATIONS.find(tables, grant_application_id)
     _new = {**_row, "status": "panel_review"}
-    _block = not_among(_row, "status", ("eligibility_check",), "grant application")
-    if _block:
+    if _block := not_among(_row, "status", ("eligibility_check",), "grant application"):
         refuse("grant_application_advance_to_panel.status_in", "screen the application for eligibility first", _block)
     _row.update(_new)
     return as_record(GrantApplication, _row)
@@ -241,8 +224,7 @@ def grant_application_decline(tables: Tables, grant_application_id: str, decline
     _changes = {_k: _v for _k, _v in (("decline_reason", decline_reason),) if _v is not None}
     check_not_blank(decline_reason, "decline_reason")
     _new = {**_row, **_changes, "status": "declined"}
-    _block = not_among(_row, "status", ("eligibility_check", "panel_review"), "grant application")
-    if _block:
+    if _block := not_among(_row, "status", ("eligibility_check", "panel_review"), "grant application"):
         refuse(
             "grant_application_decline.status_in",
             "only applications being screened or reviewed can be declined",
@@ -343,21 +325,19 @@ def grant_award_issue(
         "status": "pending_agreement",
     }
     _have = field_of(tables, "grant_programs", _new.get("grant_program_id"), "budget_remaining")
-    _block = short_of(_have, _new.get("amount"), "grant program", _new.get("grant_program_id"), "budget_remaining")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "grant program", _new.get("grant_program_id"), "budget_remaining"):
         refuse(
             "grant_award_issue.at_least",
             "the program's remaining budget cannot cover this award: reduce the award or fund it from another program",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("amount"),
         "<=",
         field_of(tables, "grant_programs", _new.get("grant_program_id"), "max_award"),
         "amount",
         "the grant program's max award",
-    )
-    if _block:
+    ):
         refuse("award_within_cap", "An award is never above its program's maximum award.", _block)
     _target_grant_program_id = target_row(tables, "grant_programs", _new.get("grant_program_id"), "grant program")
     _target_grant_application_id = target_row(
@@ -378,8 +358,7 @@ def grant_award_activate(tables: Tables, grant_award_id: str) -> GrantAward:
     """Activate an award once the grantee has signed the agreement."""
     _row = GRANT_AWARDS.find(tables, grant_award_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("pending_agreement",), "grant award")
-    if _block:
+    if _block := not_among(_row, "status", ("pending_agreement",), "grant award"):
         refuse("grant_award_activate.status_in", "the award is not waiting on an agreement", _block)
     _row.update(_new)
     return as_record(GrantAward, _row)
@@ -428,16 +407,14 @@ def disbursement_schedule(tables: Tables, grant_award_id: str, amount: float, sc
         "status": "scheduled",
     }
     _have = field_of(tables, "grant_awards", _new.get("grant_award_id"), "undisbursed")
-    _block = short_of(_have, _new.get("amount"), "grant award", _new.get("grant_award_id"), "undisbursed")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "grant award", _new.get("grant_award_id"), "undisbursed"):
         refuse(
             "disbursement_schedule.at_least",
             "that is more than is left on the award: schedule at most the undisbursed amount",
             _block,
         )
     _other = row_of(tables, "grant_awards", _new.get("grant_award_id"))
-    _block = not_among(_other, "status", ("active",), "grant award")
-    if _block:
+    if _block := not_among(_other, "status", ("active",), "grant award"):
         refuse("disburse_active_awards", "Disbursements are scheduled only on active awards.", _block)
     _target_grant_award_id = target_row(tables, "grant_awards", _new.get("grant_award_id"), "grant award")
     tables["disbursements"].append(_new)
@@ -451,8 +428,7 @@ def disbursement_mark_paid(tables: Tables, disbursement_id: str) -> Disbursement
     """Record that a scheduled disbursement was paid."""
     _row = DISBURSEMENTS.find(tables, disbursement_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("scheduled",), "disbursement")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "disbursement"):
         refuse("disbursement_mark_paid.status_in", "only scheduled disbursements can be paid", _block)
     _row.update(_new)
     return as_record(Disbursement, _row)
@@ -461,85 +437,7 @@ def disbursement_mark_paid(tables: Tables, disbursement_id: str) -> Disbursement
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="award_within_cap",
-        category="threshold",
-        rule="An award is never above its program's maximum award.",
-        tools=["grant_award_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="disburse_active_awards",
-        category="state_guard",
-        rule="Disbursements are scheduled only on active awards.",
-        tools=["disbursement_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Award only applications in panel review whose average score (excluding conflicted reviewers) is 70 or more.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Pay 50% on activation and the rest after the interim report.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="grant_application_screen.status_in",
-        category="state_guard",
-        rule="Only submitted applications can be screened.",
-        tools=["grant_application_screen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_application_advance_to_panel.status_in",
-        category="state_guard",
-        rule="Screen the application for eligibility first.",
-        tools=["grant_application_advance_to_panel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_application_decline.status_in",
-        category="state_guard",
-        rule="Only applications being screened or reviewed can be declined.",
-        tools=["grant_application_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_award_issue.at_least",
-        category="threshold",
-        rule="The program's remaining budget cannot cover this award: reduce the award or fund it from another program.",
-        tools=["grant_award_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_award_activate.status_in",
-        category="state_guard",
-        rule="The award is not waiting on an agreement.",
-        tools=["grant_award_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="disbursement_schedule.at_least",
-        category="threshold",
-        rule="That is more than is left on the award: schedule at most the undisbursed amount.",
-        tools=["disbursement_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="disbursement_mark_paid.status_in",
-        category="state_guard",
-        rule="Only scheduled disbursements can be paid.",
-        tools=["disbursement_mark_paid"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -565,14 +463,8 @@ def grant_application_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", GRANT_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("grant_program_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["grant_applications"]
-        if (grant_program_id is None or _r.get("grant_program_id") == grant_program_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount_requested",))
+    _filters = {"grant_program_id": grant_program_id, "status": status}
+    return report_on(tables["grant_applications"], group_by, _filters, ("amount_requested",))
 
 
 @read
@@ -586,14 +478,8 @@ def panel_score_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("grant_application_id", "conflict_of_interest"))
-    _rows = [
-        _r
-        for _r in tables["panel_scores"]
-        if (grant_application_id is None or _r.get("grant_application_id") == grant_application_id)
-        and (conflict_of_interest is None or _r.get("conflict_of_interest") == conflict_of_interest)
-    ]
-    return report_of(_rows, group_by, ("score",))
+    _filters = {"grant_application_id": grant_application_id, "conflict_of_interest": conflict_of_interest}
+    return report_on(tables["panel_scores"], group_by, _filters, ("score",))
 
 
 @read
@@ -610,15 +496,8 @@ def grant_award_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", GRANT_AWARD_STATUS)
-    check_choice(group_by, "group_by", ("grant_application_id", "grant_program_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["grant_awards"]
-        if (grant_application_id is None or _r.get("grant_application_id") == grant_application_id)
-        and (grant_program_id is None or _r.get("grant_program_id") == grant_program_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount", "undisbursed"))
+    _filters = {"grant_application_id": grant_application_id, "grant_program_id": grant_program_id, "status": status}
+    return report_on(tables["grant_awards"], group_by, _filters, ("amount", "undisbursed"))
 
 
 @read
@@ -633,14 +512,8 @@ def disbursement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DISBURSEMENT_STATUS)
-    check_choice(group_by, "group_by", ("grant_award_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["disbursements"]
-        if (grant_award_id is None or _r.get("grant_award_id") == grant_award_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"grant_award_id": grant_award_id, "status": status}
+    return report_on(tables["disbursements"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

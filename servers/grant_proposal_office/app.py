@@ -26,11 +26,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, present_related, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, present_related, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class PrincipalInvestigatorPage(Page):
     """A page of principal investigators from a search: `note` says how to get the rest."""
 
     results: list[PrincipalInvestigator]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class FundingCallPage(Page):
     """A page of funding calls from a search: `note` says how to get the rest."""
 
     results: list[FundingCall]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class GrantProposalPage(Page):
     """A page of grant proposals from a search: `note` says how to get the rest."""
 
     results: list[GrantProposal]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class ComplianceCheckPage(Page):
     """A page of compliance checks from a search: `note` says how to get the rest."""
 
     results: list[ComplianceCheck]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -241,16 +229,16 @@ def grant_proposal_start(
         "status": "drafting",
     }
     _capacity = field_of(tables, "funding_calls", _new.get("funding_call_id"), "submissions_allowed")
-    _block = at_capacity(tables["grant_proposals"], _new, "funding_call_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["grant_proposals"], _new, "funding_call_id", "status", _capacity):
         refuse(
             "grant_proposal_start.capacity",
             "the institution has used all its submission slots for this limited-submission call",
             _block,
         )
     _have = field_of(tables, "funding_calls", _new.get("funding_call_id"), "max_award")
-    _block = short_of(_have, _new.get("requested_amount"), "funding call", _new.get("funding_call_id"), "max_award")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("requested_amount"), "funding call", _new.get("funding_call_id"), "max_award"
+    ):
         refuse(
             "grant_proposal_start.at_least", "the request exceeds the call's maximum award: reduce the budget", _block
         )
@@ -267,8 +255,7 @@ def grant_proposal_revise_budget(tables: Tables, grant_proposal_id: str, request
         raise ToolFailure("nothing to change: give at least one of requested_amount")
     check_range(requested_amount, "requested_amount", 80000, 2500000)
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("drafting", "dept_review"), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting", "dept_review"), "grant proposal"):
         refuse(
             "grant_proposal_revise_budget.status_in",
             "the budget is locked once sponsored programs review starts",
@@ -283,8 +270,7 @@ def grant_proposal_route_to_chair(tables: Tables, grant_proposal_id: str) -> Gra
     """Route a draft to the department chair."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "dept_review"}
-    _block = not_among(_row, "status", ("drafting",), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting",), "grant proposal"):
         refuse("grant_proposal_route_to_chair.status_in", "only drafts are routed to the chair", _block)
     _row.update(_new)
     return as_record(GrantProposal, _row)
@@ -295,8 +281,7 @@ def grant_proposal_route_to_osp(tables: Tables, grant_proposal_id: str) -> Grant
     """Forward a chair-approved proposal to sponsored programs."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "osp_review"}
-    _block = not_among(_row, "status", ("dept_review",), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("dept_review",), "grant proposal"):
         refuse("grant_proposal_route_to_osp.status_in", "the department chair must review first", _block)
     _row.update(_new)
     return as_record(GrantProposal, _row)
@@ -307,17 +292,15 @@ def grant_proposal_submit_to_sponsor(tables: Tables, grant_proposal_id: str) -> 
     """Submit the proposal to the sponsor portal."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("osp_review",), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("osp_review",), "grant proposal"):
         refuse("grant_proposal_submit_to_sponsor.status_in", "sponsored programs must review before submission", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["compliance_checks"],
         {"grant_proposal_id": _new.get("id")},
         "result",
         ("pending", "flagged"),
         "compliance check",
-    )
-    if _block:
+    ):
         refuse(
             "clear_compliance_first",
             "A proposal goes to the sponsor only when none of its compliance checks is pending or flagged.",
@@ -332,8 +315,7 @@ def grant_proposal_record_award(tables: Tables, grant_proposal_id: str) -> Grant
     """Record a funded award."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "awarded"}
-    _block = not_among(_row, "status", ("submitted",), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "grant proposal"):
         refuse("grant_proposal_record_award.status_in", "only submitted proposals can be awarded", _block)
     _row.update(_new)
     return as_record(GrantProposal, _row)
@@ -344,8 +326,7 @@ def grant_proposal_record_decline(tables: Tables, grant_proposal_id: str) -> Gra
     """Record the sponsor's decline."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("submitted",), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "grant proposal"):
         refuse("grant_proposal_record_decline.status_in", "only submitted proposals can be declined", _block)
     _row.update(_new)
     return as_record(GrantProposal, _row)
@@ -356,8 +337,7 @@ def grant_proposal_withdraw(tables: Tables, grant_proposal_id: str) -> GrantProp
     """Withdraw a proposal before submission (frees a limited slot)."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("drafting", "dept_review", "osp_review"), "grant proposal")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting", "dept_review", "osp_review"), "grant proposal"):
         refuse(
             "grant_proposal_withdraw.status_in", "submitted proposals are withdrawn through the sponsor portal", _block
         )
@@ -421,85 +401,7 @@ def compliance_check_log(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="clear_compliance_first",
-        category="state_guard",
-        rule="A proposal goes to the sponsor only when none of its compliance checks is pending or flagged.",
-        tools=["grant_proposal_submit_to_sponsor"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Deadlines are the sponsor's; OSP needs 5 working days.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="grant_proposal_start.capacity",
-        category="capacity",
-        rule="The institution has used all its submission slots for this limited-submission call.",
-        tools=["grant_proposal_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_start.at_least",
-        category="threshold",
-        rule="The request exceeds the call's maximum award: reduce the budget.",
-        tools=["grant_proposal_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_revise_budget.status_in",
-        category="state_guard",
-        rule="The budget is locked once sponsored programs review starts.",
-        tools=["grant_proposal_revise_budget"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_route_to_chair.status_in",
-        category="state_guard",
-        rule="Only drafts are routed to the chair.",
-        tools=["grant_proposal_route_to_chair"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_route_to_osp.status_in",
-        category="state_guard",
-        rule="The department chair must review first.",
-        tools=["grant_proposal_route_to_osp"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_submit_to_sponsor.status_in",
-        category="state_guard",
-        rule="Sponsored programs must review before submission.",
-        tools=["grant_proposal_submit_to_sponsor"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_record_award.status_in",
-        category="state_guard",
-        rule="Only submitted proposals can be awarded.",
-        tools=["grant_proposal_record_award"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_record_decline.status_in",
-        category="state_guard",
-        rule="Only submitted proposals can be declined.",
-        tools=["grant_proposal_record_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grant_proposal_withdraw.status_in",
-        category="state_guard",
-        rule="Submitted proposals are withdrawn through the sponsor portal.",
-        tools=["grant_proposal_withdraw"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,9 +423,8 @@ def principal_investigator_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(rank, "rank", PRINCIPAL_INVESTIGATOR_RANK)
-    check_choice(group_by, "group_by", ("rank",))
-    _rows = [_r for _r in tables["principal_investigators"] if (rank is None or _r.get("rank") == rank)]
-    return report_of(_rows, group_by, ())
+    _filters = {"rank": rank}
+    return report_on(tables["principal_investigators"], group_by, _filters, ())
 
 
 @read
@@ -540,15 +441,12 @@ def grant_proposal_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", GRANT_PROPOSAL_STATUS)
-    check_choice(group_by, "group_by", ("principal_investigator_id", "funding_call_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["grant_proposals"]
-        if (principal_investigator_id is None or _r.get("principal_investigator_id") == principal_investigator_id)
-        and (funding_call_id is None or _r.get("funding_call_id") == funding_call_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("requested_amount",))
+    _filters = {
+        "principal_investigator_id": principal_investigator_id,
+        "funding_call_id": funding_call_id,
+        "status": status,
+    }
+    return report_on(tables["grant_proposals"], group_by, _filters, ("requested_amount",))
 
 
 @read
@@ -565,15 +463,8 @@ def compliance_check_report(
     """
     check_choice(check_type, "check_type", COMPLIANCE_CHECK_CHECK_TYPE)
     check_choice(result, "result", COMPLIANCE_CHECK_RESULT)
-    check_choice(group_by, "group_by", ("grant_proposal_id", "check_type", "result"))
-    _rows = [
-        _r
-        for _r in tables["compliance_checks"]
-        if (grant_proposal_id is None or _r.get("grant_proposal_id") == grant_proposal_id)
-        and (check_type is None or _r.get("check_type") == check_type)
-        and (result is None or _r.get("result") == result)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"grant_proposal_id": grant_proposal_id, "check_type": check_type, "result": result}
+    return report_on(tables["compliance_checks"], group_by, _filters, ())
 
 
 @write

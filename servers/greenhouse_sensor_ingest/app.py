@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class GreenhouseZonePage(Page):
     """A page of greenhouse zones from a search: `note` says how to get the rest."""
 
     results: list[GreenhouseZone]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class SensorGatewayPage(Page):
     """A page of sensor gateways from a search: `note` says how to get the rest."""
 
     results: list[SensorGateway]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class ClimateBatchPage(Page):
     """A page of climate batchs from a search: `note` says how to get the rest."""
 
     results: list[ClimateBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -113,9 +104,6 @@ class ClimateExcursionPage(Page):
     """A page of climate excursions from a search: `note` says how to get the rest."""
 
     results: list[ClimateExcursion]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -183,8 +171,7 @@ def sensor_gateway_mark_offline(tables: Tables, sensor_gateway_id: str) -> Senso
     """Mark a gateway offline when it has not been seen for 15 minutes."""
     _row = SENSOR_GATEWAYS.find(tables, sensor_gateway_id)
     _new = {**_row, "status": "offline"}
-    _block = not_among(_row, "status", ("online", "degraded"), "sensor gateway")
-    if _block:
+    if _block := not_among(_row, "status", ("online", "degraded"), "sensor gateway"):
         refuse("sensor_gateway_mark_offline.status_in", "the gateway is already offline", _block)
     _row.update(_new)
     return as_record(SensorGateway, _row)
@@ -195,8 +182,7 @@ def sensor_gateway_restore(tables: Tables, sensor_gateway_id: str) -> SensorGate
     """Mark a gateway back online after it reconnects."""
     _row = SENSOR_GATEWAYS.find(tables, sensor_gateway_id)
     _new = {**_row, "status": "online"}
-    _block = not_among(_row, "status", ("offline", "degraded"), "sensor gateway")
-    if _block:
+    if _block := not_among(_row, "status", ("offline", "degraded"), "sensor gateway"):
         refuse("sensor_gateway_restore.status_in", "the gateway is already online", _block)
     _row.update(_new)
     return as_record(SensorGateway, _row)
@@ -267,8 +253,7 @@ def climate_batch_backfill(
         "error": None,
         "status": "pending",
     }
-    _block = taken_by_other(tables["climate_batchs"], "batch_key", _new.get("batch_key"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["climate_batchs"], "batch_key", _new.get("batch_key"), _new["id"]):
         refuse(
             "climate_batch_backfill.unique",
             "a batch for that gateway window already exists: retry it instead of backfilling",
@@ -283,8 +268,7 @@ def climate_batch_mark_processed(tables: Tables, climate_batch_id: str) -> Clima
     """Record that a pending or retrying batch was processed into the climate store."""
     _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _new = {**_row, "status": "processed"}
-    _block = not_among(_row, "status", ("pending", "retrying"), "climate batch")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "retrying"), "climate batch"):
         refuse("climate_batch_mark_processed.status_in", "only pending or retrying batches can be processed", _block)
     _row.update(_new)
     return as_record(ClimateBatch, _row)
@@ -297,8 +281,7 @@ def climate_batch_mark_failed(tables: Tables, climate_batch_id: str, error: str)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("pending", "retrying"), "climate batch")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "retrying"), "climate batch"):
         refuse("climate_batch_mark_failed.status_in", "only batches in flight can fail", _block)
     _row.update(_new)
     return as_record(ClimateBatch, _row)
@@ -311,8 +294,7 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "climate batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "climate batch"):
         refuse("climate_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(ClimateBatch, _row)
@@ -323,8 +305,7 @@ def climate_batch_dead_letter(tables: Tables, climate_batch_id: str) -> ClimateB
     """Dead-letter a failed batch that cannot be fixed by retrying."""
     _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "climate batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "climate batch"):
         refuse("climate_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
     _row.update(_new)
     return as_record(ClimateBatch, _row)
@@ -366,8 +347,7 @@ def climate_excursion_acknowledge(tables: Tables, climate_excursion_id: str, ack
     _changes = {_k: _v for _k, _v in (("acknowledged_by", acknowledged_by),) if _v is not None}
     check_not_blank(acknowledged_by, "acknowledged_by")
     _new = {**_row, **_changes, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("open",), "climate excursion")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "climate excursion"):
         refuse("climate_excursion_acknowledge.status_in", "only open excursions can be acknowledged", _block)
     _row.update(_new)
     return as_record(ClimateExcursion, _row)
@@ -378,8 +358,7 @@ def climate_excursion_resolve(tables: Tables, climate_excursion_id: str) -> Clim
     """Resolve an acknowledged excursion once the climate is back in range."""
     _row = CLIMATE_EXCURSIONS.find(tables, climate_excursion_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("acknowledged",), "climate excursion")
-    if _block:
+    if _block := not_among(_row, "status", ("acknowledged",), "climate excursion"):
         refuse("climate_excursion_resolve.status_in", "a grower must acknowledge the excursion first", _block)
     _row.update(_new)
     return as_record(ClimateExcursion, _row)
@@ -388,85 +367,7 @@ def climate_excursion_resolve(tables: Tables, climate_excursion_id: str) -> Clim
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Work failed batches by the runbook's error table; dead-letter what retrying cannot fix and backfill gaps after a gateway comes back.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Excursions need a named grower's acknowledgement.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="sensor_gateway_mark_offline.status_in",
-        category="state_guard",
-        rule="The gateway is already offline.",
-        tools=["sensor_gateway_mark_offline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sensor_gateway_restore.status_in",
-        category="state_guard",
-        rule="The gateway is already online.",
-        tools=["sensor_gateway_restore"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_batch_backfill.unique",
-        category="uniqueness",
-        rule="A batch for that gateway window already exists: retry it instead of backfilling.",
-        tools=["climate_batch_backfill"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_batch_mark_processed.status_in",
-        category="state_guard",
-        rule="Only pending or retrying batches can be processed.",
-        tools=["climate_batch_mark_processed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_batch_mark_failed.status_in",
-        category="state_guard",
-        rule="Only batches in flight can fail.",
-        tools=["climate_batch_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["climate_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches can be dead-lettered.",
-        tools=["climate_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_excursion_acknowledge.status_in",
-        category="state_guard",
-        rule="Only open excursions can be acknowledged.",
-        tools=["climate_excursion_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="climate_excursion_resolve.status_in",
-        category="state_guard",
-        rule="A grower must acknowledge the excursion first.",
-        tools=["climate_excursion_resolve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -487,9 +388,8 @@ def greenhouse_zone_report(tables: Tables, group_by: Literal["crop"], crop: Gree
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(crop, "crop", GREENHOUSE_ZONE_CROP)
-    check_choice(group_by, "group_by", ("crop",))
-    _rows = [_r for _r in tables["greenhouse_zones"] if (crop is None or _r.get("crop") == crop)]
-    return report_of(_rows, group_by, ("day_setpoint_c", "humidity_max_pct"))
+    _filters = {"crop": crop}
+    return report_on(tables["greenhouse_zones"], group_by, _filters, ("day_setpoint_c", "humidity_max_pct"))
 
 
 @read
@@ -504,14 +404,8 @@ def sensor_gateway_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SENSOR_GATEWAY_STATUS)
-    check_choice(group_by, "group_by", ("greenhouse_zone_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["sensor_gateways"]
-        if (greenhouse_zone_id is None or _r.get("greenhouse_zone_id") == greenhouse_zone_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"greenhouse_zone_id": greenhouse_zone_id, "status": status}
+    return report_on(tables["sensor_gateways"], group_by, _filters, ())
 
 
 @read
@@ -527,14 +421,8 @@ def climate_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLIMATE_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("sensor_gateway_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["climate_batchs"]
-        if (sensor_gateway_id is None or _r.get("sensor_gateway_id") == sensor_gateway_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("readings", "attempts"))
+    _filters = {"sensor_gateway_id": sensor_gateway_id, "status": status}
+    return report_on(tables["climate_batchs"], group_by, _filters, ("readings", "attempts"))
 
 
 @read
@@ -552,15 +440,8 @@ def climate_excursion_report(
     """
     check_choice(metric, "metric", CLIMATE_EXCURSION_METRIC)
     check_choice(status, "status", CLIMATE_EXCURSION_STATUS)
-    check_choice(group_by, "group_by", ("greenhouse_zone_id", "metric", "status"))
-    _rows = [
-        _r
-        for _r in tables["climate_excursions"]
-        if (greenhouse_zone_id is None or _r.get("greenhouse_zone_id") == greenhouse_zone_id)
-        and (metric is None or _r.get("metric") == metric)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("observed_value",))
+    _filters = {"greenhouse_zone_id": greenhouse_zone_id, "metric": metric, "status": status}
+    return report_on(tables["climate_excursions"], group_by, _filters, ("observed_value",))
 
 
 @write

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class TourProductPage(Page):
     """A page of tour products from a search: `note` says how to get the rest."""
 
     results: list[TourProduct]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +80,6 @@ class DeparturePage(Page):
     """A page of departures from a search: `note` says how to get the rest."""
 
     results: list[Departure]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class TourBookingPage(Page):
     """A page of tour bookings from a search: `note` says how to get the rest."""
 
     results: list[TourBooking]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class TourPaymentPage(Page):
     """A page of tour payments from a search: `note` says how to get the rest."""
 
     results: list[TourPayment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -205,8 +193,7 @@ def departure_guarantee(tables: Tables, departure_id: str) -> Departure:
     """Guarantee an open departure once the minimum number of travellers has booked."""
     _row = DEPARTURES.find(tables, departure_id)
     _new = {**_row, "status": "guaranteed"}
-    _block = not_among(_row, "status", ("open",), "departure")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "departure"):
         refuse("departure_guarantee.status_in", "only open departures can be guaranteed", _block)
     _row.update(_new)
     return as_record(Departure, _row)
@@ -217,8 +204,7 @@ def departure_cancel(tables: Tables, departure_id: str) -> Departure:
     """Cancel a departure (too few travellers or force majeure)."""
     _row = DEPARTURES.find(tables, departure_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("open", "guaranteed"), "departure")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "guaranteed"), "departure"):
         refuse("departure_cancel.status_in", "the departure is already closed or cancelled", _block)
     _row.update(_new)
     return as_record(Departure, _row)
@@ -289,8 +275,7 @@ def tour_booking_hold(
         "status": "held",
     }
     _have = field_of(tables, "departures", _new.get("departure_id"), "seats_left")
-    _block = short_of(_have, _new.get("travelers"), "departure", _new.get("departure_id"), "seats_left")
-    if _block:
+    if _block := short_of(_have, _new.get("travelers"), "departure", _new.get("departure_id"), "seats_left"):
         refuse(
             "tour_booking_hold.at_least",
             "not enough seats left on this departure: offer another departure of the same tour",
@@ -308,8 +293,7 @@ def tour_booking_confirm(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Confirm a held booking once the deposit is received."""
     _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("held",), "tour booking")
-    if _block:
+    if _block := not_among(_row, "status", ("held",), "tour booking"):
         refuse("tour_booking_confirm.status_in", "only held bookings can be confirmed", _block)
     _row.update(_new)
     return as_record(TourBooking, _row)
@@ -320,8 +304,7 @@ def tour_booking_mark_paid(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Mark a confirmed booking fully paid once its balance is zero."""
     _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("confirmed",), "tour booking")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "tour booking"):
         refuse("tour_booking_mark_paid.status_in", "confirm the booking before marking it paid", _block)
     _row.update(_new)
     return as_record(TourBooking, _row)
@@ -332,8 +315,7 @@ def tour_booking_cancel(tables: Tables, tour_booking_id: str) -> TourBooking:
     """Cancel a held or confirmed booking."""
     _row = TOUR_BOOKINGS.find(tables, tour_booking_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("held", "confirmed"), "tour booking")
-    if _block:
+    if _block := not_among(_row, "status", ("held", "confirmed"), "tour booking"):
         refuse("tour_booking_cancel.status_in", "paid bookings are cancelled by the refunds team, not here", _block)
     _row.update(_new)
     return as_record(TourBooking, _row)
@@ -385,8 +367,7 @@ def tour_payment_record(
         "received": received,
     }
     _have = field_of(tables, "tour_bookings", _new.get("tour_booking_id"), "balance_due")
-    _block = short_of(_have, _new.get("amount"), "tour booking", _new.get("tour_booking_id"), "balance_due")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "tour booking", _new.get("tour_booking_id"), "balance_due"):
         refuse(
             "tour_payment_record.at_least",
             "the payment is more than the balance due: record only what is owed and refund the rest",
@@ -402,71 +383,7 @@ def tour_payment_record(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Deposit is 25% of the total price and confirms a held booking; the balance is due 60 days before departure.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Guarantee a departure once its bookings reach min_to_guarantee travellers.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="departure_guarantee.status_in",
-        category="state_guard",
-        rule="Only open departures can be guaranteed.",
-        tools=["departure_guarantee"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="departure_cancel.status_in",
-        category="state_guard",
-        rule="The departure is already closed or cancelled.",
-        tools=["departure_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tour_booking_hold.at_least",
-        category="threshold",
-        rule="Not enough seats left on this departure: offer another departure of the same tour.",
-        tools=["tour_booking_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tour_booking_confirm.status_in",
-        category="state_guard",
-        rule="Only held bookings can be confirmed.",
-        tools=["tour_booking_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tour_booking_mark_paid.status_in",
-        category="state_guard",
-        rule="Confirm the booking before marking it paid.",
-        tools=["tour_booking_mark_paid"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tour_booking_cancel.status_in",
-        category="state_guard",
-        rule="Paid bookings are cancelled by the refunds team, not here.",
-        tools=["tour_booking_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tour_payment_record.at_least",
-        category="threshold",
-        rule="The payment is more than the balance due: record only what is owed and refund the rest.",
-        tools=["tour_payment_record"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -493,13 +410,8 @@ def tour_product_report(
     """
     check_choice(region, "region", TOUR_PRODUCT_REGION)
     check_choice(difficulty, "difficulty", TOUR_PRODUCT_DIFFICULTY)
-    check_choice(group_by, "group_by", ("region", "difficulty"))
-    _rows = [
-        _r
-        for _r in tables["tour_products"]
-        if (region is None or _r.get("region") == region) and (difficulty is None or _r.get("difficulty") == difficulty)
-    ]
-    return report_of(_rows, group_by, ("duration_days", "price_per_person"))
+    _filters = {"region": region, "difficulty": difficulty}
+    return report_on(tables["tour_products"], group_by, _filters, ("duration_days", "price_per_person"))
 
 
 @read
@@ -515,14 +427,8 @@ def departure_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DEPARTURE_STATUS)
-    check_choice(group_by, "group_by", ("tour_product_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["departures"]
-        if (tour_product_id is None or _r.get("tour_product_id") == tour_product_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("seats_left", "min_to_guarantee"))
+    _filters = {"tour_product_id": tour_product_id, "status": status}
+    return report_on(tables["departures"], group_by, _filters, ("seats_left", "min_to_guarantee"))
 
 
 @read
@@ -538,14 +444,8 @@ def tour_booking_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TOUR_BOOKING_STATUS)
-    check_choice(group_by, "group_by", ("departure_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["tour_bookings"]
-        if (departure_id is None or _r.get("departure_id") == departure_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("travelers", "total_price", "balance_due"))
+    _filters = {"departure_id": departure_id, "status": status}
+    return report_on(tables["tour_bookings"], group_by, _filters, ("travelers", "total_price", "balance_due"))
 
 
 @read
@@ -560,14 +460,8 @@ def tour_payment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", TOUR_PAYMENT_METHOD)
-    check_choice(group_by, "group_by", ("tour_booking_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["tour_payments"]
-        if (tour_booking_id is None or _r.get("tour_booking_id") == tour_booking_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"tour_booking_id": tour_booking_id, "method": method}
+    return report_on(tables["tour_payments"], group_by, _filters, ("amount",))
 
 
 @write

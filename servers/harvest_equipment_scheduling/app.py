@@ -25,12 +25,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, holds, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -61,9 +70,6 @@ class FarmFieldPage(Page):
     """A page of farm fields from a search: `note` says how to get the rest."""
 
     results: list[FarmField]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +87,6 @@ class HarvestMachinePage(Page):
     """A page of harvest machines from a search: `note` says how to get the rest."""
 
     results: list[HarvestMachine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +103,6 @@ class HarvestOperatorPage(Page):
     """A page of harvest operators from a search: `note` says how to get the rest."""
 
     results: list[HarvestOperator]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +121,6 @@ class HarvestJobPage(Page):
     """A page of harvest jobs from a search: `note` says how to get the rest."""
 
     results: list[HarvestJob]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -201,8 +198,7 @@ def harvest_machine_send_to_repair(tables: Tables, harvest_machine_id: str) -> H
     """Take a machine out of service for repair."""
     _row = HARVEST_MACHINES.find(tables, harvest_machine_id)
     _new = {**_row, "status": "in_repair"}
-    _block = not_among(_row, "status", ("available",), "harvest machine")
-    if _block:
+    if _block := not_among(_row, "status", ("available",), "harvest machine"):
         refuse("harvest_machine_send_to_repair.status_in", "the machine is already in repair", _block)
     _row.update(_new)
     return as_record(HarvestMachine, _row)
@@ -213,8 +209,7 @@ def harvest_machine_return_to_service(tables: Tables, harvest_machine_id: str) -
     """Return a repaired machine to service."""
     _row = HARVEST_MACHINES.find(tables, harvest_machine_id)
     _new = {**_row, "status": "available"}
-    _block = not_among(_row, "status", ("in_repair",), "harvest machine")
-    if _block:
+    if _block := not_among(_row, "status", ("in_repair",), "harvest machine"):
         refuse("harvest_machine_return_to_service.status_in", "the machine is not in repair", _block)
     _row.update(_new)
     return as_record(HarvestMachine, _row)
@@ -307,38 +302,32 @@ def harvest_job_schedule(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("harvest_job_schedule.not_in_past", "the window has already started: schedule from now on", _block)
-    _block = overlapping(tables["harvest_jobs"], _new, "harvest_machine_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["harvest_jobs"], _new, "harvest_machine_id", "start", "end", "status"):
         refuse(
             "harvest_job_schedule.no_overlap1",
             "that machine is booked on another field then: pick another machine of the same type",
             _block,
         )
-    _block = overlapping(tables["harvest_jobs"], _new, "harvest_operator_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["harvest_jobs"], _new, "harvest_operator_id", "start", "end", "status"):
         refuse(
             "harvest_job_schedule.no_overlap2",
             "that operator is already on another job then: pick another operator with the skill",
             _block,
         )
     _other = row_of(tables, "harvest_operators", _new.get("harvest_operator_id"))
-    _block = not_among(_other, "licensed_cdl", (True,), "harvest operator")
-    if (
-        holds(field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "semi_truck")
-        and _block
+    if (_block := not_among(_other, "licensed_cdl", (True,), "harvest operator")) and holds(
+        field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "semi_truck"
     ):
         refuse("crew_rules_1b", "Semi drivers must hold a CDL.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("start"),
         ">=",
         field_of(tables, "farm_fields", _new.get("farm_field_id"), "ready_date"),
         "start",
         "the farm field's ready date",
-    )
-    if _block:
+    ):
         refuse("crew_rules_3", "the field is not ready yet: schedule on or after its ready date", _block)
     tables["harvest_jobs"].append(_new)
     return as_record(HarvestJob, _new)
@@ -349,8 +338,7 @@ def harvest_job_start(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Record that a scheduled job has started in the field."""
     _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job"):
         refuse("harvest_job_start.status_in", "only scheduled or weather-delayed jobs can start", _block)
     _row.update(_new)
     return as_record(HarvestJob, _row)
@@ -361,8 +349,7 @@ def harvest_job_finish(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Record that a job is finished."""
     _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("in_progress",), "harvest job")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "harvest job"):
         refuse("harvest_job_finish.status_in", "only jobs in progress can be finished", _block)
     _row.update(_new)
     return as_record(HarvestJob, _row)
@@ -373,8 +360,7 @@ def harvest_job_delay_for_weather(tables: Tables, harvest_job_id: str) -> Harves
     """Hold a job for rain or high grain moisture."""
     _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "weather_delayed"}
-    _block = not_among(_row, "status", ("scheduled", "in_progress"), "harvest job")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "in_progress"), "harvest job"):
         refuse("harvest_job_delay_for_weather.status_in", "only scheduled or running jobs can be delayed", _block)
     _row.update(_new)
     return as_record(HarvestJob, _row)
@@ -385,8 +371,7 @@ def harvest_job_cancel(tables: Tables, harvest_job_id: str) -> HarvestJob:
     """Cancel a job that has not started."""
     _row = HARVEST_JOBS.find(tables, harvest_job_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job"):
         refuse("harvest_job_cancel.status_in", "jobs in progress or done cannot be cancelled", _block)
     _row.update(_new)
     return as_record(HarvestJob, _row)
@@ -395,113 +380,7 @@ def harvest_job_cancel(tables: Tables, harvest_job_id: str) -> HarvestJob:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A combine job comes as a set: combine, grain cart and semi on the same field and window, each with a qualified operator.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Respect ready dates, headers and the crew rules.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="crew_rules_1",
-        category="judgement",
-        rule="Every combine job needs a grain cart and one semi truck on the same field for the same window.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="crew_rules_1b",
-        category="eligibility",
-        rule="Semi drivers must hold a CDL.",
-        tools=["harvest_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crew_rules_2",
-        category="judgement",
-        rule="Operators work at most 14 hours a day; jobs run 08:00-22:00.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="crew_rules_3",
-        category="time_window",
-        rule="Never schedule a field before its ready_date.",
-        tools=["harvest_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_machine_send_to_repair.status_in",
-        category="state_guard",
-        rule="The machine is already in repair.",
-        tools=["harvest_machine_send_to_repair"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_machine_return_to_service.status_in",
-        category="state_guard",
-        rule="The machine is not in repair.",
-        tools=["harvest_machine_return_to_service"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_schedule.not_in_past",
-        category="time_window",
-        rule="The window has already started: schedule from now on.",
-        tools=["harvest_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_schedule.no_overlap1",
-        category="capacity",
-        rule="That machine is booked on another field then: pick another machine of the same type.",
-        tools=["harvest_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_schedule.no_overlap2",
-        category="capacity",
-        rule="That operator is already on another job then: pick another operator with the skill.",
-        tools=["harvest_job_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_start.status_in",
-        category="state_guard",
-        rule="Only scheduled or weather-delayed jobs can start.",
-        tools=["harvest_job_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_finish.status_in",
-        category="state_guard",
-        rule="Only jobs in progress can be finished.",
-        tools=["harvest_job_finish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_delay_for_weather.status_in",
-        category="state_guard",
-        rule="Only scheduled or running jobs can be delayed.",
-        tools=["harvest_job_delay_for_weather"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="harvest_job_cancel.status_in",
-        category="state_guard",
-        rule="Jobs in progress or done cannot be cancelled.",
-        tools=["harvest_job_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,9 +400,8 @@ def farm_field_report(tables: Tables, group_by: Literal["crop"], crop: FarmField
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(crop, "crop", FARM_FIELD_CROP)
-    check_choice(group_by, "group_by", ("crop",))
-    _rows = [_r for _r in tables["farm_fields"] if (crop is None or _r.get("crop") == crop)]
-    return report_of(_rows, group_by, ("acres",))
+    _filters = {"crop": crop}
+    return report_on(tables["farm_fields"], group_by, _filters, ("acres",))
 
 
 @read
@@ -539,14 +417,8 @@ def harvest_machine_report(
     """
     check_choice(machine_type, "machine_type", HARVEST_MACHINE_MACHINE_TYPE)
     check_choice(status, "status", HARVEST_MACHINE_STATUS)
-    check_choice(group_by, "group_by", ("machine_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["harvest_machines"]
-        if (machine_type is None or _r.get("machine_type") == machine_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("engine_hours",))
+    _filters = {"machine_type": machine_type, "status": status}
+    return report_on(tables["harvest_machines"], group_by, _filters, ("engine_hours",))
 
 
 @read
@@ -561,14 +433,8 @@ def harvest_operator_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(skill, "skill", HARVEST_OPERATOR_SKILL)
-    check_choice(group_by, "group_by", ("skill", "licensed_cdl"))
-    _rows = [
-        _r
-        for _r in tables["harvest_operators"]
-        if (skill is None or _r.get("skill") == skill)
-        and (licensed_cdl is None or _r.get("licensed_cdl") == licensed_cdl)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"skill": skill, "licensed_cdl": licensed_cdl}
+    return report_on(tables["harvest_operators"], group_by, _filters, ())
 
 
 @read
@@ -585,16 +451,13 @@ def harvest_job_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HARVEST_JOB_STATUS)
-    check_choice(group_by, "group_by", ("farm_field_id", "harvest_machine_id", "harvest_operator_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["harvest_jobs"]
-        if (farm_field_id is None or _r.get("farm_field_id") == farm_field_id)
-        and (harvest_machine_id is None or _r.get("harvest_machine_id") == harvest_machine_id)
-        and (harvest_operator_id is None or _r.get("harvest_operator_id") == harvest_operator_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "farm_field_id": farm_field_id,
+        "harvest_machine_id": harvest_machine_id,
+        "harvest_operator_id": harvest_operator_id,
+        "status": status,
+    }
+    return report_on(tables["harvest_jobs"], group_by, _filters, ())
 
 
 @write

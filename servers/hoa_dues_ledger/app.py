@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class HomeownerAccountPage(Page):
     """A page of homeowner accounts from a search: `note` says how to get the rest."""
 
     results: list[HomeownerAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class AssessmentPage(Page):
     """A page of assessments from a search: `note` says how to get the rest."""
 
     results: list[Assessment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class DuesPaymentPage(Page):
     """A page of dues payments from a search: `note` says how to get the rest."""
 
     results: list[DuesPayment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +109,6 @@ class CollectionCasePage(Page):
     """A page of collection cases from a search: `note` says how to get the rest."""
 
     results: list[CollectionCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -235,8 +223,7 @@ def assessment_mark_paid(tables: Tables, assessment_id: str) -> Assessment:
     """Mark an assessment paid once payments cover it."""
     _row = ASSESSMENTS.find(tables, assessment_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("open",), "assessment")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "assessment"):
         refuse("assessment_mark_paid.status_in", "the assessment is already paid", _block)
     _row.update(_new)
     return as_record(Assessment, _row)
@@ -272,8 +259,9 @@ def dues_payment_post(
         "received_on": received_on,
     }
     _have = field_of(tables, "homeowner_accounts", _new.get("homeowner_account_id"), "balance_due")
-    _block = short_of(_have, _new.get("amount"), "homeowner account", _new.get("homeowner_account_id"), "balance_due")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("amount"), "homeowner account", _new.get("homeowner_account_id"), "balance_due"
+    ):
         refuse(
             "dues_payment_post.at_least",
             "the payment exceeds the balance due: post only the balance and refund or hold the rest per the fee schedule",
@@ -365,8 +353,7 @@ def collection_case_send_demand(tables: Tables, collection_case_id: str) -> Coll
     """Send the 30-day demand letter."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "demand_letter"}
-    _block = not_among(_row, "stage", ("reminder_sent",), "collection case")
-    if _block:
+    if _block := not_among(_row, "stage", ("reminder_sent",), "collection case"):
         refuse("collection_case_send_demand.status_in", "a reminder must go out before the demand letter", _block)
     _row.update(_new)
     return as_record(CollectionCase, _row)
@@ -377,8 +364,7 @@ def collection_case_file_lien(tables: Tables, collection_case_id: str) -> Collec
     """File a lien after the demand letter expired (board approval required)."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "lien_filed"}
-    _block = not_among(_row, "stage", ("demand_letter",), "collection case")
-    if _block:
+    if _block := not_among(_row, "stage", ("demand_letter",), "collection case"):
         refuse("collection_case_file_lien.status_in", "a lien can only follow an expired demand letter", _block)
     _row.update(_new)
     return as_record(CollectionCase, _row)
@@ -389,8 +375,7 @@ def collection_case_start_plan(tables: Tables, collection_case_id: str) -> Colle
     """Put the owner on a payment plan."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "payment_plan"}
-    _block = not_among(_row, "stage", ("reminder_sent", "demand_letter", "lien_filed"), "collection case")
-    if _block:
+    if _block := not_among(_row, "stage", ("reminder_sent", "demand_letter", "lien_filed"), "collection case"):
         refuse("collection_case_start_plan.status_in", "the case is already on a plan or resolved", _block)
     _row.update(_new)
     return as_record(CollectionCase, _row)
@@ -401,10 +386,9 @@ def collection_case_resolve(tables: Tables, collection_case_id: str) -> Collecti
     """Resolve a case once the balance is paid."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "resolved"}
-    _block = not_among(
+    if _block := not_among(
         _row, "stage", ("reminder_sent", "demand_letter", "lien_filed", "payment_plan"), "collection case"
-    )
-    if _block:
+    ):
         refuse("collection_case_resolve.status_in", "the case is already resolved", _block)
     _row.update(_new)
     return as_record(CollectionCase, _row)
@@ -413,50 +397,7 @@ def collection_case_resolve(tables: Tables, collection_case_id: str) -> Collecti
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="assessment_mark_paid.status_in",
-        category="state_guard",
-        rule="The assessment is already paid.",
-        tools=["assessment_mark_paid"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dues_payment_post.at_least",
-        category="threshold",
-        rule="The payment exceeds the balance due: post only the balance and refund or hold the rest per the fee schedule.",
-        tools=["dues_payment_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="collection_case_send_demand.status_in",
-        category="state_guard",
-        rule="A reminder must go out before the demand letter.",
-        tools=["collection_case_send_demand"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="collection_case_file_lien.status_in",
-        category="state_guard",
-        rule="A lien can only follow an expired demand letter.",
-        tools=["collection_case_file_lien"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="collection_case_start_plan.status_in",
-        category="state_guard",
-        rule="The case is already on a plan or resolved.",
-        tools=["collection_case_start_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="collection_case_resolve.status_in",
-        category="state_guard",
-        rule="The case is already resolved.",
-        tools=["collection_case_resolve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -475,9 +416,8 @@ def homeowner_account_report(tables: Tables, group_by: Literal["autopay"], autop
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("autopay",))
-    _rows = [_r for _r in tables["homeowner_accounts"] if (autopay is None or _r.get("autopay") == autopay)]
-    return report_of(_rows, group_by, ("balance_due",))
+    _filters = {"autopay": autopay}
+    return report_on(tables["homeowner_accounts"], group_by, _filters, ("balance_due",))
 
 
 @read
@@ -494,15 +434,8 @@ def assessment_report(
     """
     check_choice(kind, "kind", ASSESSMENT_KIND)
     check_choice(status, "status", ASSESSMENT_STATUS)
-    check_choice(group_by, "group_by", ("homeowner_account_id", "kind", "status"))
-    _rows = [
-        _r
-        for _r in tables["assessments"]
-        if (homeowner_account_id is None or _r.get("homeowner_account_id") == homeowner_account_id)
-        and (kind is None or _r.get("kind") == kind)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"homeowner_account_id": homeowner_account_id, "kind": kind, "status": status}
+    return report_on(tables["assessments"], group_by, _filters, ("amount",))
 
 
 @read
@@ -517,14 +450,8 @@ def dues_payment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", DUES_PAYMENT_METHOD)
-    check_choice(group_by, "group_by", ("homeowner_account_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["dues_payments"]
-        if (homeowner_account_id is None or _r.get("homeowner_account_id") == homeowner_account_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"homeowner_account_id": homeowner_account_id, "method": method}
+    return report_on(tables["dues_payments"], group_by, _filters, ("amount",))
 
 
 @read
@@ -539,14 +466,8 @@ def collection_case_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(stage, "stage", COLLECTION_CASE_STAGE)
-    check_choice(group_by, "group_by", ("homeowner_account_id", "stage"))
-    _rows = [
-        _r
-        for _r in tables["collection_cases"]
-        if (homeowner_account_id is None or _r.get("homeowner_account_id") == homeowner_account_id)
-        and (stage is None or _r.get("stage") == stage)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"homeowner_account_id": homeowner_account_id, "stage": stage}
+    return report_on(tables["collection_cases"], group_by, _filters, ())
 
 
 @write

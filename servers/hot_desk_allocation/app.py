@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class WorkspaceZonePage(Page):
     """A page of workspace zones from a search: `note` says how to get the rest."""
 
     results: list[WorkspaceZone]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class HybridEmployeePage(Page):
     """A page of hybrid employees from a search: `note` says how to get the rest."""
 
     results: list[HybridEmployee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class DeskRequestPage(Page):
     """A page of desk requests from a search: `note` says how to get the rest."""
 
     results: list[DeskRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +116,6 @@ class DeskAssignmentPage(Page):
     """A page of desk assignments from a search: `note` says how to get the rest."""
 
     results: list[DeskAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -267,8 +255,7 @@ def desk_request_withdraw(tables: Tables, desk_request_id: str) -> DeskRequest:
     """Withdraw an open request."""
     _row = DESK_REQUESTS.find(tables, desk_request_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("open",), "desk request")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "desk request"):
         refuse("desk_request_withdraw.status_in", "only open requests can be withdrawn", _block)
     _row.update(_new)
     return as_record(DeskRequest, _row)
@@ -333,15 +320,13 @@ def desk_assignment_propose(
         "status": "proposed",
     }
     _capacity = field_of(tables, "workspace_zones", _new.get("workspace_zone_id"), "desk_count")
-    _block = at_capacity(tables["desk_assignments"], _new, "workspace_zone_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["desk_assignments"], _new, "workspace_zone_id", "status", _capacity):
         refuse(
             "desk_assignment_propose.capacity",
             "every desk in that zone is already assigned: propose another zone with the same noise level",
             _block,
         )
-    _block = in_past(_new.get("start_date"), "start_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse("desk_assignment_propose.not_in_past", "assignments start today or later", _block)
     _target_desk_request_id = target_row(tables, "desk_requests", _new.get("desk_request_id"), "desk request")
     tables["desk_assignments"].append(_new)
@@ -355,8 +340,7 @@ def desk_assignment_accept(tables: Tables, desk_assignment_id: str) -> DeskAssig
     """Employee accepts a proposed desk."""
     _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("proposed",), "desk assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "desk assignment"):
         refuse("desk_assignment_accept.status_in", "only proposed assignments can be accepted", _block)
     _row.update(_new)
     return as_record(DeskAssignment, _row)
@@ -367,8 +351,7 @@ def desk_assignment_decline(tables: Tables, desk_assignment_id: str) -> DeskAssi
     """Employee declines a proposed desk."""
     _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("proposed",), "desk assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "desk assignment"):
         refuse("desk_assignment_decline.status_in", "only proposed assignments can be declined", _block)
     _row.update(_new)
     return as_record(DeskAssignment, _row)
@@ -379,8 +362,7 @@ def desk_assignment_revoke(tables: Tables, desk_assignment_id: str) -> DeskAssig
     """Revoke an accepted desk (e.g. employee left the team)."""
     _row = DESK_ASSIGNMENTS.find(tables, desk_assignment_id)
     _new = {**_row, "status": "revoked"}
-    _block = not_among(_row, "status", ("accepted",), "desk assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("accepted",), "desk assignment"):
         refuse("desk_assignment_revoke.status_in", "only accepted assignments can be revoked", _block)
     _row.update(_new)
     return as_record(DeskAssignment, _row)
@@ -389,60 +371,7 @@ def desk_assignment_revoke(tables: Tables, desk_assignment_id: str) -> DeskAssig
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A good match respects all hard needs (accessible desk, dual monitors) and then the noise preference; team proximity is a tie-breaker.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Check zone capacity before proposing.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="desk_request_withdraw.status_in",
-        category="state_guard",
-        rule="Only open requests can be withdrawn.",
-        tools=["desk_request_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="desk_assignment_propose.capacity",
-        category="capacity",
-        rule="Every desk in that zone is already assigned: propose another zone with the same noise level.",
-        tools=["desk_assignment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="desk_assignment_propose.not_in_past",
-        category="time_window",
-        rule="Assignments start today or later.",
-        tools=["desk_assignment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="desk_assignment_accept.status_in",
-        category="state_guard",
-        rule="Only proposed assignments can be accepted.",
-        tools=["desk_assignment_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="desk_assignment_decline.status_in",
-        category="state_guard",
-        rule="Only proposed assignments can be declined.",
-        tools=["desk_assignment_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="desk_assignment_revoke.status_in",
-        category="state_guard",
-        rule="Only accepted assignments can be revoked.",
-        tools=["desk_assignment_revoke"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -469,15 +398,8 @@ def workspace_zone_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(noise_level, "noise_level", WORKSPACE_ZONE_NOISE_LEVEL)
-    check_choice(group_by, "group_by", ("noise_level", "accessible", "dual_monitors"))
-    _rows = [
-        _r
-        for _r in tables["workspace_zones"]
-        if (noise_level is None or _r.get("noise_level") == noise_level)
-        and (accessible is None or _r.get("accessible") == accessible)
-        and (dual_monitors is None or _r.get("dual_monitors") == dual_monitors)
-    ]
-    return report_of(_rows, group_by, ("floor", "desk_count"))
+    _filters = {"noise_level": noise_level, "accessible": accessible, "dual_monitors": dual_monitors}
+    return report_on(tables["workspace_zones"], group_by, _filters, ("floor", "desk_count"))
 
 
 @read
@@ -493,15 +415,12 @@ def hybrid_employee_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(prefers_noise, "prefers_noise", HYBRID_EMPLOYEE_PREFERS_NOISE)
-    check_choice(group_by, "group_by", ("prefers_noise", "needs_accessible", "needs_dual_monitors"))
-    _rows = [
-        _r
-        for _r in tables["hybrid_employees"]
-        if (prefers_noise is None or _r.get("prefers_noise") == prefers_noise)
-        and (needs_accessible is None or _r.get("needs_accessible") == needs_accessible)
-        and (needs_dual_monitors is None or _r.get("needs_dual_monitors") == needs_dual_monitors)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "prefers_noise": prefers_noise,
+        "needs_accessible": needs_accessible,
+        "needs_dual_monitors": needs_dual_monitors,
+    }
+    return report_on(tables["hybrid_employees"], group_by, _filters, ())
 
 
 @read
@@ -518,15 +437,8 @@ def desk_request_report(
     """
     check_choice(weekday, "weekday", DESK_REQUEST_WEEKDAY)
     check_choice(status, "status", DESK_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("hybrid_employee_id", "weekday", "status"))
-    _rows = [
-        _r
-        for _r in tables["desk_requests"]
-        if (hybrid_employee_id is None or _r.get("hybrid_employee_id") == hybrid_employee_id)
-        and (weekday is None or _r.get("weekday") == weekday)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"hybrid_employee_id": hybrid_employee_id, "weekday": weekday, "status": status}
+    return report_on(tables["desk_requests"], group_by, _filters, ())
 
 
 @read
@@ -545,19 +457,14 @@ def desk_assignment_report(
     """
     check_choice(weekday, "weekday", DESK_ASSIGNMENT_WEEKDAY)
     check_choice(status, "status", DESK_ASSIGNMENT_STATUS)
-    check_choice(
-        group_by, "group_by", ("desk_request_id", "hybrid_employee_id", "workspace_zone_id", "weekday", "status")
-    )
-    _rows = [
-        _r
-        for _r in tables["desk_assignments"]
-        if (desk_request_id is None or _r.get("desk_request_id") == desk_request_id)
-        and (hybrid_employee_id is None or _r.get("hybrid_employee_id") == hybrid_employee_id)
-        and (workspace_zone_id is None or _r.get("workspace_zone_id") == workspace_zone_id)
-        and (weekday is None or _r.get("weekday") == weekday)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "desk_request_id": desk_request_id,
+        "hybrid_employee_id": hybrid_employee_id,
+        "workspace_zone_id": workspace_zone_id,
+        "weekday": weekday,
+        "status": status,
+    }
+    return report_on(tables["desk_assignments"], group_by, _filters, ())
 
 
 @write

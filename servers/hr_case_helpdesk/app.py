@@ -26,11 +26,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -69,9 +69,6 @@ class HrBusinessPartnerPage(Page):
     """A page of hr business partners from a search: `note` says how to get the rest."""
 
     results: list[HrBusinessPartner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +89,6 @@ class EmployeeInquiryPage(Page):
     """A page of employee inquiries from a search: `note` says how to get the rest."""
 
     results: list[EmployeeInquiry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +105,6 @@ class CaseNotePage(Page):
     """A page of case notes from a search: `note` says how to get the rest."""
 
     results: list[CaseNote]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -131,9 +122,6 @@ class PolicyDocPage(Page):
     """A page of policy docs from a search: `note` says how to get the rest."""
 
     results: list[PolicyDoc]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -262,12 +250,10 @@ def employee_inquiry_route(tables: Tables, employee_inquiry_id: str, hr_business
     _changes = {_k: _v for _k, _v in (("hr_business_partner_id", hr_business_partner_id),) if _v is not None}
     HR_BUSINESS_PARTNERS.check_ref(tables, hr_business_partner_id, "hr_business_partner_id")
     _new = {**_row, **_changes, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("new",), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("new",), "employee inquiry"):
         refuse("employee_inquiry_route.status_in", "the case was already routed", _block)
     _capacity = field_of(tables, "hr_business_partners", _new.get("hr_business_partner_id"), "open_case_limit")
-    _block = at_capacity(tables["employee_inquiries"], _new, "hr_business_partner_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["employee_inquiries"], _new, "hr_business_partner_id", "status", _capacity):
         refuse(
             "employee_inquiry_route.capacity",
             "that partner's caseload is full: route to another partner with the same specialty in the region",
@@ -282,11 +268,9 @@ def employee_inquiry_open_investigation(tables: Tables, employee_inquiry_id: str
     """Open a formal investigation on a confidential employee-relations case."""
     _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "investigating"}
-    _block = not_among(_row, "status", ("acknowledged",), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("acknowledged",), "employee inquiry"):
         refuse("employee_inquiry_open_investigation.status_in", "route the case to a partner first", _block)
-    _block = not_among(_row, "sensitivity", ("confidential",), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "sensitivity", ("confidential",), "employee inquiry"):
         refuse(
             "employee_inquiry_open_investigation.field_equals",
             "only confidential cases are investigated formally",
@@ -301,8 +285,7 @@ def employee_inquiry_await_employee(tables: Tables, employee_inquiry_id: str) ->
     """Pause the case waiting for the employee's reply."""
     _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "waiting_on_employee"}
-    _block = not_among(_row, "status", ("acknowledged", "investigating"), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("acknowledged", "investigating"), "employee inquiry"):
         refuse("employee_inquiry_await_employee.status_in", "the case is not being worked", _block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
@@ -313,8 +296,7 @@ def employee_inquiry_resume(tables: Tables, employee_inquiry_id: str) -> Employe
     """Resume a case after the employee replied."""
     _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("waiting_on_employee",), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting_on_employee",), "employee inquiry"):
         refuse("employee_inquiry_resume.status_in", "the case is not waiting on the employee", _block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
@@ -325,8 +307,9 @@ def employee_inquiry_resolve(tables: Tables, employee_inquiry_id: str) -> Employ
     """Resolve a case with an answer or outcome."""
     _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("acknowledged", "investigating", "waiting_on_employee"), "employee inquiry")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("acknowledged", "investigating", "waiting_on_employee"), "employee inquiry"
+    ):
         refuse("employee_inquiry_resolve.status_in", "the case is new or already resolved", _block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
@@ -337,8 +320,7 @@ def employee_inquiry_close(tables: Tables, employee_inquiry_id: str) -> Employee
     """Close a resolved case after 5 days without reopening."""
     _row = EMPLOYEE_INQUIRIES.find(tables, employee_inquiry_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("resolved",), "employee inquiry")
-    if _block:
+    if _block := not_among(_row, "status", ("resolved",), "employee inquiry"):
         refuse("employee_inquiry_close.status_in", "resolve the case first", _block)
     _row.update(_new)
     return as_record(EmployeeInquiry, _row)
@@ -422,99 +404,7 @@ def policy_doc_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Listen first, answer from policy where possible, then log and route.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Mark sensitive topics confidential and keep notes internal.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hr_service_guide_1",
-        category="judgement",
-        rule="Answer from the policy library when a policy covers the question; cite the title and version. Log a case only when action or judgement is needed.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hr_service_guide_2",
-        category="judgement",
-        rule="Anything about harassment, discrimination, whistleblowing or a manager conflict is `confidential` employee_relations; use internal notes only and never share other employees' details.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="hr_service_guide_3",
-        category="judgement",
-        rule="Never disclose another employee's salary, leave or case.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="employee_inquiry_route.status_in",
-        category="state_guard",
-        rule="The case was already routed.",
-        tools=["employee_inquiry_route"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_route.capacity",
-        category="capacity",
-        rule="That partner's caseload is full: route to another partner with the same specialty in the region.",
-        tools=["employee_inquiry_route"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_open_investigation.status_in",
-        category="state_guard",
-        rule="Route the case to a partner first.",
-        tools=["employee_inquiry_open_investigation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_open_investigation.field_equals",
-        category="eligibility",
-        rule="Only confidential cases are investigated formally.",
-        tools=["employee_inquiry_open_investigation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_await_employee.status_in",
-        category="state_guard",
-        rule="The case is not being worked.",
-        tools=["employee_inquiry_await_employee"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_resume.status_in",
-        category="state_guard",
-        rule="The case is not waiting on the employee.",
-        tools=["employee_inquiry_resume"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_resolve.status_in",
-        category="state_guard",
-        rule="The case is new or already resolved.",
-        tools=["employee_inquiry_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="employee_inquiry_close.status_in",
-        category="state_guard",
-        rule="Resolve the case first.",
-        tools=["employee_inquiry_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -541,13 +431,8 @@ def hr_business_partner_report(
     """
     check_choice(region, "region", HR_BUSINESS_PARTNER_REGION)
     check_choice(specialty, "specialty", HR_BUSINESS_PARTNER_SPECIALTY)
-    check_choice(group_by, "group_by", ("region", "specialty"))
-    _rows = [
-        _r
-        for _r in tables["hr_business_partners"]
-        if (region is None or _r.get("region") == region) and (specialty is None or _r.get("specialty") == specialty)
-    ]
-    return report_of(_rows, group_by, ("open_case_limit",))
+    _filters = {"region": region, "specialty": specialty}
+    return report_on(tables["hr_business_partners"], group_by, _filters, ("open_case_limit",))
 
 
 @read
@@ -568,17 +453,14 @@ def employee_inquiry_report(
     check_choice(sensitivity, "sensitivity", EMPLOYEE_INQUIRY_SENSITIVITY)
     check_choice(region, "region", EMPLOYEE_INQUIRY_REGION)
     check_choice(status, "status", EMPLOYEE_INQUIRY_STATUS)
-    check_choice(group_by, "group_by", ("category", "sensitivity", "region", "hr_business_partner_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["employee_inquiries"]
-        if (category is None or _r.get("category") == category)
-        and (sensitivity is None or _r.get("sensitivity") == sensitivity)
-        and (region is None or _r.get("region") == region)
-        and (hr_business_partner_id is None or _r.get("hr_business_partner_id") == hr_business_partner_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "category": category,
+        "sensitivity": sensitivity,
+        "region": region,
+        "hr_business_partner_id": hr_business_partner_id,
+        "status": status,
+    }
+    return report_on(tables["employee_inquiries"], group_by, _filters, ())
 
 
 @read
@@ -593,14 +475,8 @@ def case_note_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(visibility, "visibility", CASE_NOTE_VISIBILITY)
-    check_choice(group_by, "group_by", ("employee_inquiry_id", "visibility"))
-    _rows = [
-        _r
-        for _r in tables["case_notes"]
-        if (employee_inquiry_id is None or _r.get("employee_inquiry_id") == employee_inquiry_id)
-        and (visibility is None or _r.get("visibility") == visibility)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"employee_inquiry_id": employee_inquiry_id, "visibility": visibility}
+    return report_on(tables["case_notes"], group_by, _filters, ())
 
 
 @read
@@ -616,13 +492,8 @@ def policy_doc_report(
     """
     check_choice(category, "category", POLICY_DOC_CATEGORY)
     check_choice(region, "region", POLICY_DOC_REGION)
-    check_choice(group_by, "group_by", ("category", "region"))
-    _rows = [
-        _r
-        for _r in tables["policy_docs"]
-        if (category is None or _r.get("category") == category) and (region is None or _r.get("region") == region)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"category": category, "region": region}
+    return report_on(tables["policy_docs"], group_by, _filters, ())
 
 
 @write

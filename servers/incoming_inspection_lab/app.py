@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -58,9 +58,6 @@ class ComponentSupplierPage(Page):
     """A page of component suppliers from a search: `note` says how to get the rest."""
 
     results: list[ComponentSupplier]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class InboundLotPage(Page):
     """A page of inbound lots from a search: `note` says how to get the rest."""
 
     results: list[InboundLot]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class LabTestPage(Page):
     """A page of lab tests from a search: `note` says how to get the rest."""
 
     results: list[LabTest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -117,9 +108,6 @@ class ScarPage(Page):
     """A page of scars from a search: `note` says how to get the rest."""
 
     results: list[Scar]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -217,8 +205,7 @@ def inbound_lot_start_sampling(tables: Tables, inbound_lot_id: str) -> InboundLo
     """Pull samples from a received lot."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "sampling"}
-    _block = not_among(_row, "status", ("received",), "inbound lot")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "inbound lot"):
         refuse("inbound_lot_start_sampling.status_in", "only newly received lots can be sampled", _block)
     _row.update(_new)
     return as_record(InboundLot, _row)
@@ -229,8 +216,7 @@ def inbound_lot_accept(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Accept a lot whose tests all passed."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("testing",), "inbound lot")
-    if _block:
+    if _block := not_among(_row, "status", ("testing",), "inbound lot"):
         refuse("inbound_lot_accept.status_in", "a lot can be accepted only after testing", _block)
     _row.update(_new)
     return as_record(InboundLot, _row)
@@ -241,8 +227,7 @@ def inbound_lot_reject(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Reject a lot with a failed test."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("testing", "on_hold"), "inbound lot")
-    if _block:
+    if _block := not_among(_row, "status", ("testing", "on_hold"), "inbound lot"):
         refuse("inbound_lot_reject.status_in", "a lot can be rejected only after testing or from hold", _block)
     _row.update(_new)
     return as_record(InboundLot, _row)
@@ -253,8 +238,7 @@ def inbound_lot_hold(tables: Tables, inbound_lot_id: str) -> InboundLot:
     """Hold a lot pending engineering review."""
     _row = INBOUND_LOTS.find(tables, inbound_lot_id)
     _new = {**_row, "status": "on_hold"}
-    _block = not_among(_row, "status", ("sampling", "testing"), "inbound lot")
-    if _block:
+    if _block := not_among(_row, "status", ("sampling", "testing"), "inbound lot"):
         refuse("inbound_lot_hold.status_in", "only lots in inspection can be held", _block)
     _row.update(_new)
     return as_record(InboundLot, _row)
@@ -317,8 +301,7 @@ def lab_test_record_pass(tables: Tables, lab_test_id: str, defects_found: int | 
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, "defects_found", 0, 5)
     _new = {**_row, **_changes, "status": "pass"}
-    _block = not_among(_row, "status", ("queued", "in_progress"), "lab test")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "in_progress"), "lab test"):
         refuse("lab_test_record_pass.status_in", "the test already has a result", _block)
     _row.update(_new)
     return as_record(LabTest, _row)
@@ -331,8 +314,7 @@ def lab_test_record_fail(tables: Tables, lab_test_id: str, defects_found: int | 
     _changes = {_k: _v for _k, _v in (("defects_found", defects_found),) if _v is not None}
     check_range(defects_found, "defects_found", 0, 5)
     _new = {**_row, **_changes, "status": "fail"}
-    _block = not_among(_row, "status", ("queued", "in_progress"), "lab test")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "in_progress"), "lab test"):
         refuse("lab_test_record_fail.status_in", "the test already has a result", _block)
     _row.update(_new)
     return as_record(LabTest, _row)
@@ -354,8 +336,7 @@ def scar_issue(tables: Tables, component_supplier_id: str, inbound_lot_id: str, 
         "issue": issue,
         "status": "issued",
     }
-    _block = taken_by_other(tables["scars"], "inbound_lot_id", _new.get("inbound_lot_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["scars"], "inbound_lot_id", _new.get("inbound_lot_id"), _new["id"]):
         refuse("scar_issue.unique", "a SCAR already exists for this lot", _block)
     tables["scars"].append(_new)
     return as_record(Scar, _new)
@@ -389,64 +370,7 @@ def scar_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="sampling_plan_1",
-        category="judgement",
-        rule="Visual; pouches visual (seal); PCBAs visual; tubing dimensional. A lot is accepted only if every test passes. Any rejection needs a SCAR; a supplier with 2 SCARs in 90 days goes to probation (probation suppliers: tighten to double sample size).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="inbound_lot_start_sampling.status_in",
-        category="state_guard",
-        rule="Only newly received lots can be sampled.",
-        tools=["inbound_lot_start_sampling"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="lab_test_record_pass.status_in",
-        category="state_guard",
-        rule="The test already has a result.",
-        tools=["lab_test_record_pass"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="lab_test_record_fail.status_in",
-        category="state_guard",
-        rule="The test already has a result.",
-        tools=["lab_test_record_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_lot_accept.status_in",
-        category="state_guard",
-        rule="A lot can be accepted only after testing.",
-        tools=["inbound_lot_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_lot_reject.status_in",
-        category="state_guard",
-        rule="A lot can be rejected only after testing or from hold.",
-        tools=["inbound_lot_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_lot_hold.status_in",
-        category="state_guard",
-        rule="Only lots in inspection can be held.",
-        tools=["inbound_lot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scar_issue.unique",
-        category="uniqueness",
-        rule="A SCAR already exists for this lot.",
-        tools=["scar_issue"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -468,13 +392,8 @@ def component_supplier_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(approval_status, "approval_status", COMPONENT_SUPPLIER_APPROVAL_STATUS)
-    check_choice(group_by, "group_by", ("approval_status",))
-    _rows = [
-        _r
-        for _r in tables["component_suppliers"]
-        if (approval_status is None or _r.get("approval_status") == approval_status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"approval_status": approval_status}
+    return report_on(tables["component_suppliers"], group_by, _filters, ())
 
 
 @read
@@ -489,14 +408,8 @@ def inbound_lot_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INBOUND_LOT_STATUS)
-    check_choice(group_by, "group_by", ("component_supplier_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["inbound_lots"]
-        if (component_supplier_id is None or _r.get("component_supplier_id") == component_supplier_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("lot_size",))
+    _filters = {"component_supplier_id": component_supplier_id, "status": status}
+    return report_on(tables["inbound_lots"], group_by, _filters, ("lot_size",))
 
 
 @read
@@ -514,15 +427,8 @@ def lab_test_report(
     """
     check_choice(test_type, "test_type", LAB_TEST_TEST_TYPE)
     check_choice(status, "status", LAB_TEST_STATUS)
-    check_choice(group_by, "group_by", ("inbound_lot_id", "test_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["lab_tests"]
-        if (inbound_lot_id is None or _r.get("inbound_lot_id") == inbound_lot_id)
-        and (test_type is None or _r.get("test_type") == test_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("sample_size", "defects_found"))
+    _filters = {"inbound_lot_id": inbound_lot_id, "test_type": test_type, "status": status}
+    return report_on(tables["lab_tests"], group_by, _filters, ("sample_size", "defects_found"))
 
 
 @read
@@ -538,15 +444,8 @@ def scar_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCAR_STATUS)
-    check_choice(group_by, "group_by", ("component_supplier_id", "inbound_lot_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["scars"]
-        if (component_supplier_id is None or _r.get("component_supplier_id") == component_supplier_id)
-        and (inbound_lot_id is None or _r.get("inbound_lot_id") == inbound_lot_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"component_supplier_id": component_supplier_id, "inbound_lot_id": inbound_lot_id, "status": status}
+    return report_on(tables["scars"], group_by, _filters, ())
 
 
 @write

@@ -25,11 +25,20 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -60,9 +69,6 @@ class InterviewerPage(Page):
     """A page of interviewers from a search: `note` says how to get the rest."""
 
     results: list[Interviewer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +84,6 @@ class InterviewRoomPage(Page):
     """A page of interview rooms from a search: `note` says how to get the rest."""
 
     results: list[InterviewRoom]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +100,6 @@ class InterviewLoopPage(Page):
     """A page of interview loops from a search: `note` says how to get the rest."""
 
     results: list[InterviewLoop]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +119,6 @@ class InterviewSlotPage(Page):
     """A page of interview slots from a search: `note` says how to get the rest."""
 
     results: list[InterviewSlot]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -251,8 +248,7 @@ def interview_loop_mark_scheduled(tables: Tables, interview_loop_id: str) -> Int
     """Mark a loop fully scheduled and send the candidate itinerary."""
     _row = INTERVIEW_LOOPS.find(tables, interview_loop_id)
     _new = {**_row, "status": "scheduled"}
-    _block = not_among(_row, "status", ("scheduling",), "interview loop")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduling",), "interview loop"):
         refuse("interview_loop_mark_scheduled.status_in", "the loop is not being scheduled", _block)
     _row.update(_new)
     return as_record(InterviewLoop, _row)
@@ -263,8 +259,7 @@ def interview_loop_cancel(tables: Tables, interview_loop_id: str) -> InterviewLo
     """Cancel a loop (candidate withdrew)."""
     _row = INTERVIEW_LOOPS.find(tables, interview_loop_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduling", "scheduled"), "interview loop")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduling", "scheduled"), "interview loop"):
         refuse("interview_loop_cancel.status_in", "the loop already finished", _block)
     _row.update(_new)
     return as_record(InterviewLoop, _row)
@@ -334,35 +329,30 @@ def interview_slot_hold(
         "status": "held",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("interview_slot_hold.not_in_past", "slots are held from today on", _block)
-    _block = overlapping(tables["interview_slots"], _new, "interviewer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["interview_slots"], _new, "interviewer_id", "start", "end", "status"):
         refuse(
             "interview_slot_hold.no_overlap1",
             "the interviewer is busy then: pick another time or interviewer with the same focus",
             _block,
         )
-    _block = overlapping(tables["interview_slots"], _new, "interview_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["interview_slots"], _new, "interview_room_id", "start", "end", "status"):
         refuse("interview_slot_hold.no_overlap2", "the room is booked then: choose another room", _block)
     _capacity = field_of(tables, "interviewers", _new.get("interviewer_id"), "weekly_limit")
-    _block = at_capacity(tables["interview_slots"], _new, "interviewer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["interview_slots"], _new, "interviewer_id", "status", _capacity):
         refuse(
             "interview_slot_hold.capacity",
             "this interviewer has reached their interview limit: choose another interviewer",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("focus_area"),
         "==",
         field_of(tables, "interviewers", _new.get("interviewer_id"), "focus_area"),
         "focus area",
         "the interviewer's focus area",
-    )
-    if _block:
+    ):
         refuse("judgement_2b", "A slot's interviewer has the slot's focus_area.", _block)
     tables["interview_slots"].append(_new)
     return as_record(InterviewSlot, _new)
@@ -373,8 +363,7 @@ def interview_slot_confirm(tables: Tables, interview_slot_id: str) -> InterviewS
     """Interviewer confirms the held slot."""
     _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("held",), "interview slot")
-    if _block:
+    if _block := not_among(_row, "status", ("held",), "interview slot"):
         refuse("interview_slot_confirm.status_in", "only held slots are confirmed", _block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
@@ -407,14 +396,11 @@ def interview_slot_reschedule(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("held", "confirmed"), "interview slot")
-    if _block:
+    if _block := not_among(_row, "status", ("held", "confirmed"), "interview slot"):
         refuse("interview_slot_reschedule.status_in", "completed or cancelled slots cannot move", _block)
-    _block = overlapping(tables["interview_slots"], _new, "interviewer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["interview_slots"], _new, "interviewer_id", "start", "end", "status"):
         refuse("interview_slot_reschedule.no_overlap1", "the interviewer is busy then", _block)
-    _block = overlapping(tables["interview_slots"], _new, "interview_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["interview_slots"], _new, "interview_room_id", "start", "end", "status"):
         refuse("interview_slot_reschedule.no_overlap2", "the room is booked then", _block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
@@ -425,8 +411,7 @@ def interview_slot_cancel(tables: Tables, interview_slot_id: str) -> InterviewSl
     """Cancel a slot."""
     _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("held", "confirmed"), "interview slot")
-    if _block:
+    if _block := not_among(_row, "status", ("held", "confirmed"), "interview slot"):
         refuse("interview_slot_cancel.status_in", "the slot already happened or was cancelled", _block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
@@ -437,8 +422,7 @@ def interview_slot_complete(tables: Tables, interview_slot_id: str) -> Interview
     """Mark an interview done (feedback due in 24 h)."""
     _row = INTERVIEW_SLOTS.find(tables, interview_slot_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("confirmed",), "interview slot")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "interview slot"):
         refuse("interview_slot_complete.status_in", "only confirmed interviews can be completed", _block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
@@ -447,113 +431,7 @@ def interview_slot_complete(tables: Tables, interview_slot_id: str) -> Interview
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A standard loop is four 45-minute slots on one day (coding, system_design, behavioral, hiring_manager) with 15-minute breaks; senior loops add a bar_raiser.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Use virtual rooms for remote candidates.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2b",
-        category="eligibility",
-        rule="A slot's interviewer has the slot's focus_area.",
-        tools=["interview_slot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_loop_mark_scheduled.status_in",
-        category="state_guard",
-        rule="The loop is not being scheduled.",
-        tools=["interview_loop_mark_scheduled"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_loop_cancel.status_in",
-        category="state_guard",
-        rule="The loop already finished.",
-        tools=["interview_loop_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_hold.not_in_past",
-        category="time_window",
-        rule="Slots are held from today on.",
-        tools=["interview_slot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_hold.no_overlap1",
-        category="capacity",
-        rule="The interviewer is busy then: pick another time or interviewer with the same focus.",
-        tools=["interview_slot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_hold.no_overlap2",
-        category="capacity",
-        rule="The room is booked then: choose another room.",
-        tools=["interview_slot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_hold.capacity",
-        category="capacity",
-        rule="This interviewer has reached their interview limit: choose another interviewer.",
-        tools=["interview_slot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_confirm.status_in",
-        category="state_guard",
-        rule="Only held slots are confirmed.",
-        tools=["interview_slot_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_reschedule.status_in",
-        category="state_guard",
-        rule="Completed or cancelled slots cannot move.",
-        tools=["interview_slot_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_reschedule.no_overlap1",
-        category="capacity",
-        rule="The interviewer is busy then.",
-        tools=["interview_slot_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_reschedule.no_overlap2",
-        category="capacity",
-        rule="The room is booked then.",
-        tools=["interview_slot_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_cancel.status_in",
-        category="state_guard",
-        rule="The slot already happened or was cancelled.",
-        tools=["interview_slot_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="interview_slot_complete.status_in",
-        category="state_guard",
-        rule="Only confirmed interviews can be completed.",
-        tools=["interview_slot_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -575,9 +453,8 @@ def interviewer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(focus_area, "focus_area", INTERVIEWER_FOCUS_AREA)
-    check_choice(group_by, "group_by", ("focus_area",))
-    _rows = [_r for _r in tables["interviewers"] if (focus_area is None or _r.get("focus_area") == focus_area)]
-    return report_of(_rows, group_by, ("weekly_limit",))
+    _filters = {"focus_area": focus_area}
+    return report_on(tables["interviewers"], group_by, _filters, ("weekly_limit",))
 
 
 @read
@@ -592,14 +469,8 @@ def interview_room_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(site, "site", INTERVIEW_ROOM_SITE)
-    check_choice(group_by, "group_by", ("site", "has_whiteboard"))
-    _rows = [
-        _r
-        for _r in tables["interview_rooms"]
-        if (site is None or _r.get("site") == site)
-        and (has_whiteboard is None or _r.get("has_whiteboard") == has_whiteboard)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"site": site, "has_whiteboard": has_whiteboard}
+    return report_on(tables["interview_rooms"], group_by, _filters, ())
 
 
 @read
@@ -611,9 +482,8 @@ def interview_loop_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INTERVIEW_LOOP_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["interview_loops"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["interview_loops"], group_by, _filters, ())
 
 
 @read
@@ -632,19 +502,14 @@ def interview_slot_report(
     """
     check_choice(focus_area, "focus_area", INTERVIEW_SLOT_FOCUS_AREA)
     check_choice(status, "status", INTERVIEW_SLOT_STATUS)
-    check_choice(
-        group_by, "group_by", ("interview_loop_id", "interviewer_id", "interview_room_id", "focus_area", "status")
-    )
-    _rows = [
-        _r
-        for _r in tables["interview_slots"]
-        if (interview_loop_id is None or _r.get("interview_loop_id") == interview_loop_id)
-        and (interviewer_id is None or _r.get("interviewer_id") == interviewer_id)
-        and (interview_room_id is None or _r.get("interview_room_id") == interview_room_id)
-        and (focus_area is None or _r.get("focus_area") == focus_area)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "interview_loop_id": interview_loop_id,
+        "interviewer_id": interviewer_id,
+        "interview_room_id": interview_room_id,
+        "focus_area": focus_area,
+        "status": status,
+    }
+    return report_on(tables["interview_slots"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -55,9 +55,6 @@ class IrbReviewerPage(Page):
     """A page of irb reviewers from a search: `note` says how to get the rest."""
 
     results: list[IrbReviewer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class StudyProtocolPage(Page):
     """A page of study protocols from a search: `note` says how to get the rest."""
 
     results: list[StudyProtocol]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +90,6 @@ class ProtocolAmendmentPage(Page):
     """A page of protocol amendments from a search: `note` says how to get the rest."""
 
     results: list[ProtocolAmendment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -114,9 +105,6 @@ class BoardMeetingPage(Page):
     """A page of board meetings from a search: `note` says how to get the rest."""
 
     results: list[BoardMeeting]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -225,8 +213,7 @@ def study_protocol_submit(
         "expires_on": None,
         "status": "submitted",
     }
-    _block = taken_by_other(tables["study_protocols"], "protocol_number", _new.get("protocol_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["study_protocols"], "protocol_number", _new.get("protocol_number"), _new["id"]):
         refuse("study_protocol_submit.unique", "that protocol number exists: take the next number", _block)
     tables["study_protocols"].append(_new)
     return as_record(StudyProtocol, _new)
@@ -237,8 +224,7 @@ def study_protocol_prescreen(tables: Tables, study_protocol_id: str) -> StudyPro
     """Start the completeness prescreen."""
     _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "prescreening"}
-    _block = not_among(_row, "status", ("submitted",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "study protocol"):
         refuse("study_protocol_prescreen.status_in", "only new submissions are prescreened", _block)
     _row.update(_new)
     return as_record(StudyProtocol, _row)
@@ -251,12 +237,10 @@ def study_protocol_assign_reviewer(tables: Tables, study_protocol_id: str, irb_r
     _changes = {_k: _v for _k, _v in (("irb_reviewer_id", irb_reviewer_id),) if _v is not None}
     IRB_REVIEWERS.check_ref(tables, irb_reviewer_id, "irb_reviewer_id")
     _new = {**_row, **_changes, "status": "under_review"}
-    _block = not_among(_row, "status", ("prescreening",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("prescreening",), "study protocol"):
         refuse("study_protocol_assign_reviewer.status_in", "prescreen the protocol before assigning a reviewer", _block)
     _capacity = field_of(tables, "irb_reviewers", _new.get("irb_reviewer_id"), "max_assignments")
-    _block = at_capacity(tables["study_protocols"], _new, "irb_reviewer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["study_protocols"], _new, "irb_reviewer_id", "status", _capacity):
         refuse(
             "study_protocol_assign_reviewer.capacity",
             "that reviewer has a full load: choose another reviewer with the same expertise",
@@ -271,8 +255,7 @@ def study_protocol_request_revisions(tables: Tables, study_protocol_id: str) -> 
     """Send the protocol back to the PI for revisions."""
     _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "revisions_requested"}
-    _block = not_among(_row, "status", ("under_review",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("under_review",), "study protocol"):
         refuse("study_protocol_request_revisions.status_in", "only protocols under review can be sent back", _block)
     _row.update(_new)
     return as_record(StudyProtocol, _row)
@@ -283,8 +266,7 @@ def study_protocol_resubmit(tables: Tables, study_protocol_id: str) -> StudyProt
     """Return a revised protocol to its reviewer."""
     _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "under_review"}
-    _block = not_among(_row, "status", ("revisions_requested",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("revisions_requested",), "study protocol"):
         refuse("study_protocol_resubmit.status_in", "no revisions were requested", _block)
     _row.update(_new)
     return as_record(StudyProtocol, _row)
@@ -300,8 +282,7 @@ def study_protocol_approve(tables: Tables, study_protocol_id: str, expires_on: s
     _changes = {_k: _v for _k, _v in (("expires_on", expires_on),) if _v is not None}
     check_date(expires_on, "expires_on")
     _new = {**_row, **_changes, "status": "approved"}
-    _block = not_among(_row, "status", ("under_review",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("under_review",), "study protocol"):
         refuse("study_protocol_approve.status_in", "only protocols under review can be approved", _block)
     _row.update(_new)
     return as_record(StudyProtocol, _row)
@@ -312,8 +293,7 @@ def study_protocol_disapprove(tables: Tables, study_protocol_id: str) -> StudyPr
     """Disapprove a protocol."""
     _row = STUDY_PROTOCOLS.find(tables, study_protocol_id)
     _new = {**_row, "status": "disapproved"}
-    _block = not_among(_row, "status", ("under_review",), "study protocol")
-    if _block:
+    if _block := not_among(_row, "status", ("under_review",), "study protocol"):
         refuse("study_protocol_disapprove.status_in", "only protocols under review can be disapproved", _block)
     _row.update(_new)
     return as_record(StudyProtocol, _row)
@@ -365,8 +345,7 @@ def protocol_amendment_approve(tables: Tables, protocol_amendment_id: str) -> Pr
     """Approve a submitted amendment."""
     _row = PROTOCOL_AMENDMENTS.find(tables, protocol_amendment_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted",), "protocol amendment")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "protocol amendment"):
         refuse("protocol_amendment_approve.status_in", "only submitted amendments can be approved", _block)
     _row.update(_new)
     return as_record(ProtocolAmendment, _row)
@@ -414,17 +393,15 @@ def board_agenda_item_add(tables: Tables, board_meeting_id: str, study_protocol_
         "status": "scheduled",
     }
     _capacity = field_of(tables, "board_meetings", _new.get("board_meeting_id"), "agenda_slots")
-    _block = at_capacity(tables["board_agenda_items"], _new, "board_meeting_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["board_agenda_items"], _new, "board_meeting_id", "status", _capacity):
         refuse(
             "board_agenda_item_add.capacity",
             "that meeting's agenda is full: use the next meeting of the same panel",
             _block,
         )
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["board_agenda_items"], "study_protocol_id", _new.get("study_protocol_id"), _new["id"]
-    )
-    if _block:
+    ):
         refuse("board_agenda_item_add.unique", "the protocol is already on an agenda", _block)
     tables["board_agenda_items"].append(_new)
     return as_record(BoardAgendaItem, _new)
@@ -433,106 +410,7 @@ def board_agenda_item_add(tables: Tables, board_meeting_id: str, study_protocol_
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Match reviewer expertise to the protocol's population and topic, and set expires_on from the SOP when approving.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="irb_sop_1",
-        category="judgement",
-        rule="Prescreen within 3 working days: consent form, recruitment material and data security plan must be attached.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="irb_sop_2",
-        category="judgement",
-        rule="Reviewer expertise must match: children -> pediatrics; device studies -> devices; surveys/interviews -> social_behavioral; cancer trials -> oncology; everything else -> biomedical.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="study_protocol_submit.unique",
-        category="uniqueness",
-        rule="That protocol number exists: take the next number.",
-        tools=["study_protocol_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_prescreen.status_in",
-        category="state_guard",
-        rule="Only new submissions are prescreened.",
-        tools=["study_protocol_prescreen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_assign_reviewer.status_in",
-        category="state_guard",
-        rule="Prescreen the protocol before assigning a reviewer.",
-        tools=["study_protocol_assign_reviewer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_assign_reviewer.capacity",
-        category="capacity",
-        rule="That reviewer has a full load: choose another reviewer with the same expertise.",
-        tools=["study_protocol_assign_reviewer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_request_revisions.status_in",
-        category="state_guard",
-        rule="Only protocols under review can be sent back.",
-        tools=["study_protocol_request_revisions"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_resubmit.status_in",
-        category="state_guard",
-        rule="No revisions were requested.",
-        tools=["study_protocol_resubmit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_approve.status_in",
-        category="state_guard",
-        rule="Only protocols under review can be approved.",
-        tools=["study_protocol_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_protocol_disapprove.status_in",
-        category="state_guard",
-        rule="Only protocols under review can be disapproved.",
-        tools=["study_protocol_disapprove"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="protocol_amendment_approve.status_in",
-        category="state_guard",
-        rule="Only submitted amendments can be approved.",
-        tools=["protocol_amendment_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="board_agenda_item_add.capacity",
-        category="capacity",
-        rule="That meeting's agenda is full: use the next meeting of the same panel.",
-        tools=["board_agenda_item_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="board_agenda_item_add.unique",
-        category="uniqueness",
-        rule="The protocol is already on an agenda.",
-        tools=["board_agenda_item_add"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -554,9 +432,8 @@ def irb_reviewer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(expertise, "expertise", IRB_REVIEWER_EXPERTISE)
-    check_choice(group_by, "group_by", ("expertise",))
-    _rows = [_r for _r in tables["irb_reviewers"] if (expertise is None or _r.get("expertise") == expertise)]
-    return report_of(_rows, group_by, ("max_assignments",))
+    _filters = {"expertise": expertise}
+    return report_on(tables["irb_reviewers"], group_by, _filters, ("max_assignments",))
 
 
 @read
@@ -575,16 +452,13 @@ def study_protocol_report(
     check_choice(review_path, "review_path", STUDY_PROTOCOL_REVIEW_PATH)
     check_choice(population, "population", STUDY_PROTOCOL_POPULATION)
     check_choice(status, "status", STUDY_PROTOCOL_STATUS)
-    check_choice(group_by, "group_by", ("review_path", "population", "irb_reviewer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["study_protocols"]
-        if (review_path is None or _r.get("review_path") == review_path)
-        and (population is None or _r.get("population") == population)
-        and (irb_reviewer_id is None or _r.get("irb_reviewer_id") == irb_reviewer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "review_path": review_path,
+        "population": population,
+        "irb_reviewer_id": irb_reviewer_id,
+        "status": status,
+    }
+    return report_on(tables["study_protocols"], group_by, _filters, ())
 
 
 @read
@@ -599,14 +473,8 @@ def protocol_amendment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PROTOCOL_AMENDMENT_STATUS)
-    check_choice(group_by, "group_by", ("study_protocol_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["protocol_amendments"]
-        if (study_protocol_id is None or _r.get("study_protocol_id") == study_protocol_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"study_protocol_id": study_protocol_id, "status": status}
+    return report_on(tables["protocol_amendments"], group_by, _filters, ())
 
 
 @read
@@ -616,9 +484,8 @@ def board_meeting_report(tables: Tables, group_by: Literal["panel"], panel: Boar
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(panel, "panel", BOARD_MEETING_PANEL)
-    check_choice(group_by, "group_by", ("panel",))
-    _rows = [_r for _r in tables["board_meetings"] if (panel is None or _r.get("panel") == panel)]
-    return report_of(_rows, group_by, ("agenda_slots",))
+    _filters = {"panel": panel}
+    return report_on(tables["board_meetings"], group_by, _filters, ("agenda_slots",))
 
 
 @read
@@ -634,15 +501,8 @@ def board_agenda_item_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", BOARD_AGENDA_ITEM_STATUS)
-    check_choice(group_by, "group_by", ("board_meeting_id", "study_protocol_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["board_agenda_items"]
-        if (board_meeting_id is None or _r.get("board_meeting_id") == board_meeting_id)
-        and (study_protocol_id is None or _r.get("study_protocol_id") == study_protocol_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"board_meeting_id": board_meeting_id, "study_protocol_id": study_protocol_id, "status": status}
+    return report_on(tables["board_agenda_items"], group_by, _filters, ())
 
 
 OPERATIONS = [

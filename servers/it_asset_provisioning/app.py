@@ -26,13 +26,22 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    holds,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -59,9 +68,6 @@ class AgencyEmployeePage(Page):
     """A page of agency employees from a search: `note` says how to get the rest."""
 
     results: list[AgencyEmployee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +84,6 @@ class HardwareModelPage(Page):
     """A page of hardware models from a search: `note` says how to get the rest."""
 
     results: list[HardwareModel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +102,6 @@ class AssetAssignmentPage(Page):
     """A page of asset assignments from a search: `note` says how to get the rest."""
 
     results: list[AssetAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -117,9 +117,6 @@ class SoftwareLicensePage(Page):
     """A page of software licenses from a search: `note` says how to get the rest."""
 
     results: list[SoftwareLicense]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -136,9 +133,6 @@ class LicenseSeatPage(Page):
     """A page of license seats from a search: `note` says how to get the rest."""
 
     results: list[LicenseSeat]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -204,8 +198,7 @@ def agency_employee_onboard(
         "location": location,
         "start_date": start_date,
     }
-    _block = taken_by_other(tables["agency_employees"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["agency_employees"], "email", _new.get("email"), _new["id"]):
         refuse(
             "agency_employee_onboard.unique",
             "a staff member with that email already exists: look them up instead",
@@ -313,24 +306,25 @@ def asset_assignment_issue(
         "assigned_on": assigned_on,
         "status": "issued",
     }
-    _block = taken_by_other(tables["asset_assignments"], "asset_tag", _new.get("asset_tag"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["asset_assignments"], "asset_tag", _new.get("asset_tag"), _new["id"]):
         refuse(
             "asset_assignment_issue.unique",
             "that asset tag is already in use: take the next label from the roll",
             _block,
         )
     _have = field_of(tables, "hardware_models", _new.get("hardware_model_id"), "stock_on_hand")
-    _block = short_of(_have, _new.get("quantity"), "hardware model", _new.get("hardware_model_id"), "stock_on_hand")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("quantity"), "hardware model", _new.get("hardware_model_id"), "stock_on_hand"
+    ):
         refuse(
             "asset_assignment_issue.at_least",
             "not enough in stock: offer the standard alternative model or raise a purchase request",
             _block,
         )
     _other = row_of(tables, "agency_employees", _new.get("agency_employee_id"))
-    _block = not_among(_other, "department", ("Account Management",), "agency employee")
-    if holds(field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), "==", "phone") and _block:
+    if (_block := not_among(_other, "department", ("Account Management",), "agency employee")) and holds(
+        field_of(tables, "hardware_models", _new.get("hardware_model_id"), "category"), "==", "phone"
+    ):
         refuse("equipment_standards_1b", "Phones only for Account Management.", _block)
     _target_hardware_model_id = target_row(tables, "hardware_models", _new.get("hardware_model_id"), "hardware model")
     tables["asset_assignments"].append(_new)
@@ -346,8 +340,7 @@ def asset_assignment_return(tables: Tables, asset_assignment_id: str) -> AssetAs
     """Record equipment handed back (it goes to refurbishment, not straight to stock)."""
     _row = ASSET_ASSIGNMENTS.find(tables, asset_assignment_id)
     _new = {**_row, "status": "returned"}
-    _block = not_among(_row, "status", ("issued",), "asset assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "asset assignment"):
         refuse("asset_assignment_return.status_in", "only issued equipment can be returned", _block)
     _row.update(_new)
     return as_record(AssetAssignment, _row)
@@ -358,8 +351,7 @@ def asset_assignment_report_lost(tables: Tables, asset_assignment_id: str) -> As
     """Report issued equipment lost or stolen."""
     _row = ASSET_ASSIGNMENTS.find(tables, asset_assignment_id)
     _new = {**_row, "status": "lost"}
-    _block = not_among(_row, "status", ("issued",), "asset assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "asset assignment"):
         refuse("asset_assignment_report_lost.status_in", "only issued equipment can be reported lost", _block)
     _row.update(_new)
     return as_record(AssetAssignment, _row)
@@ -429,8 +421,7 @@ def license_seat_assign(
         "status": "active",
     }
     _capacity = field_of(tables, "software_licenses", _new.get("software_license_id"), "seat_count")
-    _block = at_capacity(tables["license_seats"], _new, "software_license_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["license_seats"], _new, "software_license_id", "status", _capacity):
         refuse(
             "license_seat_assign.capacity",
             "every seat is taken: revoke a leaver's seat first or ask Finance to buy more",
@@ -445,8 +436,7 @@ def license_seat_revoke(tables: Tables, license_seat_id: str) -> LicenseSeat:
     """Revoke an active seat (leaver or role change)."""
     _row = LICENSE_SEATS.find(tables, license_seat_id)
     _new = {**_row, "status": "revoked"}
-    _block = not_among(_row, "status", ("active",), "license seat")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "license seat"):
         refuse("license_seat_revoke.status_in", "the seat is already revoked", _block)
     _row.update(_new)
     return as_record(LicenseSeat, _row)
@@ -455,78 +445,7 @@ def license_seat_revoke(tables: Tables, license_seat_id: str) -> LicenseSeat:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Issue kit per the equipment standards for the person's department and location; check stock and licence seats first and fall back to the documented alternative model.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="equipment_standards_1",
-        category="judgement",
-        rule="Remote staff get a CalDigit TS4 dock.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="equipment_standards_1b",
-        category="eligibility",
-        rule="Phones only for Account Management.",
-        tools=["asset_assignment_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="agency_employee_onboard.unique",
-        category="uniqueness",
-        rule="A staff member with that email already exists: look them up instead.",
-        tools=["agency_employee_onboard"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="asset_assignment_issue.unique",
-        category="uniqueness",
-        rule="That asset tag is already in use: take the next label from the roll.",
-        tools=["asset_assignment_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="asset_assignment_issue.at_least",
-        category="threshold",
-        rule="Not enough in stock: offer the standard alternative model or raise a purchase request.",
-        tools=["asset_assignment_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="asset_assignment_return.status_in",
-        category="state_guard",
-        rule="Only issued equipment can be returned.",
-        tools=["asset_assignment_return"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="asset_assignment_report_lost.status_in",
-        category="state_guard",
-        rule="Only issued equipment can be reported lost.",
-        tools=["asset_assignment_report_lost"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="license_seat_assign.capacity",
-        category="capacity",
-        rule="Every seat is taken: revoke a leaver's seat first or ask Finance to buy more.",
-        tools=["license_seat_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="license_seat_revoke.status_in",
-        category="state_guard",
-        rule="The seat is already revoked.",
-        tools=["license_seat_revoke"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -549,9 +468,8 @@ def hardware_model_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", HARDWARE_MODEL_CATEGORY)
-    check_choice(group_by, "group_by", ("category",))
-    _rows = [_r for _r in tables["hardware_models"] if (category is None or _r.get("category") == category)]
-    return report_of(_rows, group_by, ("stock_on_hand", "unit_cost"))
+    _filters = {"category": category}
+    return report_on(tables["hardware_models"], group_by, _filters, ("stock_on_hand", "unit_cost"))
 
 
 @read
@@ -567,15 +485,8 @@ def asset_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ASSET_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("agency_employee_id", "hardware_model_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["asset_assignments"]
-        if (agency_employee_id is None or _r.get("agency_employee_id") == agency_employee_id)
-        and (hardware_model_id is None or _r.get("hardware_model_id") == hardware_model_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"agency_employee_id": agency_employee_id, "hardware_model_id": hardware_model_id, "status": status}
+    return report_on(tables["asset_assignments"], group_by, _filters, ("quantity",))
 
 
 @read
@@ -591,15 +502,8 @@ def license_seat_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LICENSE_SEAT_STATUS)
-    check_choice(group_by, "group_by", ("software_license_id", "agency_employee_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["license_seats"]
-        if (software_license_id is None or _r.get("software_license_id") == software_license_id)
-        and (agency_employee_id is None or _r.get("agency_employee_id") == agency_employee_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"software_license_id": software_license_id, "agency_employee_id": agency_employee_id, "status": status}
+    return report_on(tables["license_seats"], group_by, _filters, ())
 
 
 @write

@@ -27,12 +27,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class IngredientPage(Page):
     """A page of ingredients from a search: `note` says how to get the rest."""
 
     results: list[Ingredient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class PrepBatchPage(Page):
     """A page of prep batchs from a search: `note` says how to get the rest."""
 
     results: list[PrepBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +97,6 @@ class IngredientDrawPage(Page):
     """A page of ingredient draws from a search: `note` says how to get the rest."""
 
     results: list[IngredientDraw]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class SupplierDeliveryPage(Page):
     """A page of supplier deliveries from a search: `note` says how to get the rest."""
 
     results: list[SupplierDelivery]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -225,8 +213,7 @@ def prep_batch_plan(
         "discard_reason": None,
         "status": "planned",
     }
-    _block = in_past(_new.get("prep_date"), "prep_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("prep_date"), "prep_date", TODAY):
         refuse("prep_batch_plan.not_in_past", "batches are planned for today or later", _block)
     tables["prep_batchs"].append(_new)
     return as_record(PrepBatch, _new)
@@ -237,8 +224,7 @@ def prep_batch_start(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Start a planned batch."""
     _row = PREP_BATCHS.find(tables, prep_batch_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("planned",), "prep batch")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "prep batch"):
         refuse("prep_batch_start.status_in", "only planned batches can be started", _block)
     _row.update(_new)
     return as_record(PrepBatch, _row)
@@ -249,8 +235,7 @@ def prep_batch_finish(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Finish a batch (labelled and in the walk-in)."""
     _row = PREP_BATCHS.find(tables, prep_batch_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("in_progress",), "prep batch")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "prep batch"):
         refuse("prep_batch_finish.status_in", "start the batch first", _block)
     _row.update(_new)
     return as_record(PrepBatch, _row)
@@ -263,8 +248,7 @@ def prep_batch_discard(tables: Tables, prep_batch_id: str, discard_reason: str) 
     _changes = {_k: _v for _k, _v in (("discard_reason", discard_reason),) if _v is not None}
     check_not_blank(discard_reason, "discard_reason")
     _new = {**_row, **_changes, "status": "discarded"}
-    _block = not_among(_row, "status", ("planned", "in_progress", "done"), "prep batch")
-    if _block:
+    if _block := not_among(_row, "status", ("planned", "in_progress", "done"), "prep batch"):
         refuse("prep_batch_discard.status_in", "the batch is already discarded", _block)
     _row.update(_new)
     return as_record(PrepBatch, _row)
@@ -304,8 +288,7 @@ def ingredient_draw_record(tables: Tables, prep_batch_id: str, ingredient_id: st
         "quantity": quantity,
     }
     _have = field_of(tables, "ingredients", _new.get("ingredient_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "ingredient", _new.get("ingredient_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "ingredient", _new.get("ingredient_id"), "on_hand"):
         refuse(
             "ingredient_draw_record.at_least",
             "not enough in stock: scale the batch down or receive the pending delivery first",
@@ -367,8 +350,9 @@ def supplier_delivery_receive(
         "invoice_number": invoice_number,
         "received": received,
     }
-    _block = taken_by_other(tables["supplier_deliveries"], "invoice_number", _new.get("invoice_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(
+        tables["supplier_deliveries"], "invoice_number", _new.get("invoice_number"), _new["id"]
+    ):
         refuse(
             "supplier_delivery_receive.unique", "that invoice line is already received: check for a duplicate", _block
         )
@@ -382,64 +366,7 @@ def supplier_delivery_receive(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Turn each prep-list line into batches, record every recipe-card ingredient as a draw (scale if stock is short), and set use-by dates from the food-safety sheet.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="food_safety_1",
-        category="judgement",
-        rule="Pickled red onions, Lemon vinaigrette: 14 days, but label no more than 10.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="prep_batch_plan.not_in_past",
-        category="time_window",
-        rule="Batches are planned for today or later.",
-        tools=["prep_batch_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prep_batch_start.status_in",
-        category="state_guard",
-        rule="Only planned batches can be started.",
-        tools=["prep_batch_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prep_batch_finish.status_in",
-        category="state_guard",
-        rule="Start the batch first.",
-        tools=["prep_batch_finish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prep_batch_discard.status_in",
-        category="state_guard",
-        rule="The batch is already discarded.",
-        tools=["prep_batch_discard"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingredient_draw_record.at_least",
-        category="threshold",
-        rule="Not enough in stock: scale the batch down or receive the pending delivery first.",
-        tools=["ingredient_draw_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="supplier_delivery_receive.unique",
-        category="uniqueness",
-        rule="That invoice line is already received: check for a duplicate.",
-        tools=["supplier_delivery_receive"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -465,13 +392,8 @@ def ingredient_report(
     """
     check_choice(unit, "unit", INGREDIENT_UNIT)
     check_choice(allergen, "allergen", INGREDIENT_ALLERGEN)
-    check_choice(group_by, "group_by", ("unit", "allergen"))
-    _rows = [
-        _r
-        for _r in tables["ingredients"]
-        if (unit is None or _r.get("unit") == unit) and (allergen is None or _r.get("allergen") == allergen)
-    ]
-    return report_of(_rows, group_by, ("on_hand", "par_level"))
+    _filters = {"unit": unit, "allergen": allergen}
+    return report_on(tables["ingredients"], group_by, _filters, ("on_hand", "par_level"))
 
 
 @read
@@ -487,13 +409,8 @@ def prep_batch_report(
     """
     check_choice(yield_unit, "yield_unit", PREP_BATCH_YIELD_UNIT)
     check_choice(status, "status", PREP_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("yield_unit", "status"))
-    _rows = [
-        _r
-        for _r in tables["prep_batchs"]
-        if (yield_unit is None or _r.get("yield_unit") == yield_unit) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("yield_qty",))
+    _filters = {"yield_unit": yield_unit, "status": status}
+    return report_on(tables["prep_batchs"], group_by, _filters, ("yield_qty",))
 
 
 @read
@@ -507,14 +424,8 @@ def ingredient_draw_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("prep_batch_id", "ingredient_id"))
-    _rows = [
-        _r
-        for _r in tables["ingredient_draws"]
-        if (prep_batch_id is None or _r.get("prep_batch_id") == prep_batch_id)
-        and (ingredient_id is None or _r.get("ingredient_id") == ingredient_id)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"prep_batch_id": prep_batch_id, "ingredient_id": ingredient_id}
+    return report_on(tables["ingredient_draws"], group_by, _filters, ("quantity",))
 
 
 @read
@@ -525,13 +436,8 @@ def supplier_delivery_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("ingredient_id",))
-    _rows = [
-        _r
-        for _r in tables["supplier_deliveries"]
-        if (ingredient_id is None or _r.get("ingredient_id") == ingredient_id)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"ingredient_id": ingredient_id}
+    return report_on(tables["supplier_deliveries"], group_by, _filters, ("quantity",))
 
 
 @write

@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class ClinicianPage(Page):
     """A page of clinicians from a search: `note` says how to get the rest."""
 
     results: list[Clinician]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +84,6 @@ class LabOrderPage(Page):
     """A page of lab orders from a search: `note` says how to get the rest."""
 
     results: list[LabOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +101,6 @@ class LabResultPage(Page):
     """A page of lab results from a search: `note` says how to get the rest."""
 
     results: list[LabResult]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -128,9 +119,6 @@ class ResultAlertPage(Page):
     """A page of result alerts from a search: `note` says how to get the rest."""
 
     results: list[ResultAlert]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -217,8 +205,7 @@ def lab_order_mark_collected(tables: Tables, lab_order_id: str) -> LabOrder:
     """Record that the specimen was drawn and received in the lab."""
     _row = LAB_ORDERS.find(tables, lab_order_id)
     _new = {**_row, "status": "collected"}
-    _block = not_among(_row, "status", ("ordered",), "lab order")
-    if _block:
+    if _block := not_among(_row, "status", ("ordered",), "lab order"):
         refuse("lab_order_mark_collected.status_in", "only an ordered test can be marked collected", _block)
     _row.update(_new)
     return as_record(LabOrder, _row)
@@ -229,8 +216,7 @@ def lab_order_cancel(tables: Tables, lab_order_id: str) -> LabOrder:
     """Cancel an order that has not been resulted."""
     _row = LAB_ORDERS.find(tables, lab_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("ordered", "collected"), "lab order")
-    if _block:
+    if _block := not_among(_row, "status", ("ordered", "collected"), "lab order"):
         refuse(
             "lab_order_cancel.status_in", "a resulted test cannot be cancelled; the result stays on the chart", _block
         )
@@ -367,8 +353,7 @@ def result_alert_mark_delivered(tables: Tables, result_alert_id: str) -> ResultA
     """Record the paging system's delivery receipt for a pending alert."""
     _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending",), "result alert")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "result alert"):
         refuse("result_alert_mark_delivered.status_in", "only a pending alert can be marked delivered", _block)
     _row.update(_new)
     return as_record(ResultAlert, _row)
@@ -381,8 +366,7 @@ def result_alert_acknowledge(tables: Tables, result_alert_id: str, read_back_by:
     _changes = {_k: _v for _k, _v in (("read_back_by", read_back_by),) if _v is not None}
     check_not_blank(read_back_by, "read_back_by")
     _new = {**_row, **_changes, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "result alert")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "result alert"):
         refuse(
             "result_alert_acknowledge.status_in",
             "an alert must be delivered before it is acknowledged; failed alerts need a new attempt",
@@ -397,8 +381,7 @@ def result_alert_escalate(tables: Tables, result_alert_id: str) -> ResultAlert:
     """Escalate an unacknowledged alert; then queue a new alert to the unit attending."""
     _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "escalated"}
-    _block = not_among(_row, "status", ("pending", "delivered"), "result alert")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "delivered"), "result alert"):
         refuse("result_alert_escalate.status_in", "acknowledged or failed alerts cannot be escalated", _block)
     _row.update(_new)
     return as_record(ResultAlert, _row)
@@ -409,8 +392,7 @@ def result_alert_mark_failed(tables: Tables, result_alert_id: str) -> ResultAler
     """Record a delivery failure (pager out of range); queue a new attempt on another channel."""
     _row = RESULT_ALERTS.find(tables, result_alert_id)
     _new = {**_row, "status": "failed"}
-    _block = not_among(_row, "status", ("pending",), "result alert")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "result alert"):
         refuse("result_alert_mark_failed.status_in", "only a pending alert can fail delivery", _block)
     _row.update(_new)
     return as_record(ResultAlert, _row)
@@ -419,64 +401,7 @@ def result_alert_mark_failed(tables: Tables, result_alert_id: str) -> ResultAler
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Critical results must be acknowledged by read-back within 30 minutes.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="If an alert fails or is not acknowledged, escalate it and queue the next attempt (attempt + 1) to the unit's attending by phone_call.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="lab_order_mark_collected.status_in",
-        category="state_guard",
-        rule="Only an ordered test can be marked collected.",
-        tools=["lab_order_mark_collected"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="lab_order_cancel.status_in",
-        category="state_guard",
-        rule="A resulted test cannot be cancelled; the result stays on the chart.",
-        tools=["lab_order_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="result_alert_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only a pending alert can be marked delivered.",
-        tools=["result_alert_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="result_alert_acknowledge.status_in",
-        category="state_guard",
-        rule="An alert must be delivered before it is acknowledged; failed alerts need a new attempt.",
-        tools=["result_alert_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="result_alert_escalate.status_in",
-        category="state_guard",
-        rule="Acknowledged or failed alerts cannot be escalated.",
-        tools=["result_alert_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="result_alert_mark_failed.status_in",
-        category="state_guard",
-        rule="Only a pending alert can fail delivery.",
-        tools=["result_alert_mark_failed"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -496,9 +421,8 @@ def clinician_report(tables: Tables, group_by: Literal["role"], role: ClinicianR
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(role, "role", CLINICIAN_ROLE)
-    check_choice(group_by, "group_by", ("role",))
-    _rows = [_r for _r in tables["clinicians"] if (role is None or _r.get("role") == role)]
-    return report_of(_rows, group_by, ())
+    _filters = {"role": role}
+    return report_on(tables["clinicians"], group_by, _filters, ())
 
 
 @read
@@ -517,16 +441,8 @@ def lab_order_report(
     check_choice(test, "test", LAB_ORDER_TEST)
     check_choice(priority, "priority", LAB_ORDER_PRIORITY)
     check_choice(status, "status", LAB_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("test", "clinician_id", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["lab_orders"]
-        if (test is None or _r.get("test") == test)
-        and (clinician_id is None or _r.get("clinician_id") == clinician_id)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"test": test, "clinician_id": clinician_id, "priority": priority, "status": status}
+    return report_on(tables["lab_orders"], group_by, _filters, ())
 
 
 @read
@@ -543,15 +459,8 @@ def lab_result_report(
     """
     check_choice(flag, "flag", LAB_RESULT_FLAG)
     check_choice(callback_state, "callback_state", LAB_RESULT_CALLBACK_STATE)
-    check_choice(group_by, "group_by", ("lab_order_id", "flag", "callback_state"))
-    _rows = [
-        _r
-        for _r in tables["lab_results"]
-        if (lab_order_id is None or _r.get("lab_order_id") == lab_order_id)
-        and (flag is None or _r.get("flag") == flag)
-        and (callback_state is None or _r.get("callback_state") == callback_state)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"lab_order_id": lab_order_id, "flag": flag, "callback_state": callback_state}
+    return report_on(tables["lab_results"], group_by, _filters, ())
 
 
 @read
@@ -569,16 +478,8 @@ def result_alert_report(
     """
     check_choice(channel, "channel", RESULT_ALERT_CHANNEL)
     check_choice(status, "status", RESULT_ALERT_STATUS)
-    check_choice(group_by, "group_by", ("lab_result_id", "clinician_id", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["result_alerts"]
-        if (lab_result_id is None or _r.get("lab_result_id") == lab_result_id)
-        and (clinician_id is None or _r.get("clinician_id") == clinician_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {"lab_result_id": lab_result_id, "clinician_id": clinician_id, "channel": channel, "status": status}
+    return report_on(tables["result_alerts"], group_by, _filters, ("attempt",))
 
 
 @write

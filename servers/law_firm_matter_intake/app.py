@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class ProspectiveClientPage(Page):
     """A page of prospective clients from a search: `note` says how to get the rest."""
 
     results: list[ProspectiveClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -71,9 +68,6 @@ class ConflictPartyPage(Page):
     """A page of conflict parties from a search: `note` says how to get the rest."""
 
     results: list[ConflictParty]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class LegalMatterPage(Page):
     """A page of legal matters from a search: `note` says how to get the rest."""
 
     results: list[LegalMatter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +103,6 @@ class IntakeConsultationPage(Page):
     """A page of intake consultations from a search: `note` says how to get the rest."""
 
     results: list[IntakeConsultation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -177,8 +165,7 @@ def prospective_client_register(
         "company": company,
         "referral_source": referral_source if referral_source is not None else "website",
     }
-    _block = taken_by_other(tables["prospective_clients"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["prospective_clients"], "email", _new.get("email"), _new["id"]):
         refuse("prospective_client_register.unique", "this person is already on file: reuse their record", _block)
     tables["prospective_clients"].append(_new)
     return as_record(ProspectiveClient, _new)
@@ -284,8 +271,7 @@ def legal_matter_run_conflict_check(tables: Tables, legal_matter_id: str) -> Leg
     """Start the conflict check for an inquiry."""
     _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "conflict_check"}
-    _block = not_among(_row, "status", ("inquiry",), "legal matter")
-    if _block:
+    if _block := not_among(_row, "status", ("inquiry",), "legal matter"):
         refuse("legal_matter_run_conflict_check.status_in", "the conflict check already ran", _block)
     _row.update(_new)
     return as_record(LegalMatter, _row)
@@ -296,8 +282,7 @@ def legal_matter_clear_conflicts(tables: Tables, legal_matter_id: str) -> LegalM
     """Record that no conflict was found."""
     _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "conflict_cleared"}
-    _block = not_among(_row, "status", ("conflict_check",), "legal matter")
-    if _block:
+    if _block := not_among(_row, "status", ("conflict_check",), "legal matter"):
         refuse("legal_matter_clear_conflicts.status_in", "run the conflict check first", _block)
     _row.update(_new)
     return as_record(LegalMatter, _row)
@@ -312,8 +297,7 @@ def legal_matter_send_engagement(
     _changes = {_k: _v for _k, _v in (("fee_arrangement", fee_arrangement),) if _v is not None}
     check_choice(fee_arrangement, "fee_arrangement", LEGAL_MATTER_FEE_ARRANGEMENT)
     _new = {**_row, **_changes, "status": "engagement_sent"}
-    _block = not_among(_row, "status", ("conflict_cleared",), "legal matter")
-    if _block:
+    if _block := not_among(_row, "status", ("conflict_cleared",), "legal matter"):
         refuse("legal_matter_send_engagement.status_in", "no engagement letter before conflicts are cleared", _block)
     _row.update(_new)
     return as_record(LegalMatter, _row)
@@ -324,8 +308,7 @@ def legal_matter_countersign(tables: Tables, legal_matter_id: str) -> LegalMatte
     """Record the signed engagement letter."""
     _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "engaged"}
-    _block = not_among(_row, "status", ("engagement_sent",), "legal matter")
-    if _block:
+    if _block := not_among(_row, "status", ("engagement_sent",), "legal matter"):
         refuse("legal_matter_countersign.status_in", "the engagement letter has not been sent", _block)
     _row.update(_new)
     return as_record(LegalMatter, _row)
@@ -336,10 +319,9 @@ def legal_matter_decline(tables: Tables, legal_matter_id: str) -> LegalMatter:
     """Decline the matter (conflict, out of scope) and send a non-engagement letter."""
     _row = LEGAL_MATTERS.find(tables, legal_matter_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(
+    if _block := not_among(
         _row, "status", ("inquiry", "conflict_check", "conflict_cleared", "engagement_sent"), "legal matter"
-    )
-    if _block:
+    ):
         refuse("legal_matter_decline.status_in", "engaged matters are closed by the attorney, not declined", _block)
     _row.update(_new)
     return as_record(LegalMatter, _row)
@@ -395,19 +377,16 @@ def intake_consultation_schedule(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("intake_consultation_schedule.not_in_past", "consultations are booked from today on", _block)
-    _block = overlapping(tables["intake_consultations"], _new, "attorney", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["intake_consultations"], _new, "attorney", "start", "end", "status"):
         refuse(
             "intake_consultation_schedule.no_overlap",
             "the attorney is booked then: offer another time or attorney in the practice area",
             _block,
         )
     _other = row_of(tables, "legal_matters", _new.get("legal_matter_id"))
-    _block = not_among(_other, "status", ("conflict_cleared", "engagement_sent", "engaged"), "legal matter")
-    if _block:
+    if _block := not_among(_other, "status", ("conflict_cleared", "engagement_sent", "engaged"), "legal matter"):
         refuse(
             "intake_script_2",
             "conflicts are not cleared for this matter yet: run and clear the conflict check first",
@@ -420,92 +399,7 @@ def intake_consultation_schedule(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Be empathetic and careful: collect facts, never advise.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Run the conflict search on every party before anything is booked.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="intake_script_1",
-        category="judgement",
-        rule='Do not give legal advice or predict outcomes; say "an attorney will discuss that in the consultation".',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="intake_script_2",
-        category="state_guard",
-        rule="Book the consultation only after conflicts are cleared.",
-        tools=["intake_consultation_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prospective_client_register.unique",
-        category="uniqueness",
-        rule="This person is already on file: reuse their record.",
-        tools=["prospective_client_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_matter_run_conflict_check.status_in",
-        category="state_guard",
-        rule="The conflict check already ran.",
-        tools=["legal_matter_run_conflict_check"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_matter_clear_conflicts.status_in",
-        category="state_guard",
-        rule="Run the conflict check first.",
-        tools=["legal_matter_clear_conflicts"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_matter_send_engagement.status_in",
-        category="state_guard",
-        rule="No engagement letter before conflicts are cleared.",
-        tools=["legal_matter_send_engagement"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_matter_countersign.status_in",
-        category="state_guard",
-        rule="The engagement letter has not been sent.",
-        tools=["legal_matter_countersign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_matter_decline.status_in",
-        category="state_guard",
-        rule="Engaged matters are closed by the attorney, not declined.",
-        tools=["legal_matter_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="intake_consultation_schedule.not_in_past",
-        category="time_window",
-        rule="Consultations are booked from today on.",
-        tools=["intake_consultation_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="intake_consultation_schedule.no_overlap",
-        category="capacity",
-        rule="The attorney is booked then: offer another time or attorney in the practice area.",
-        tools=["intake_consultation_schedule"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -527,13 +421,8 @@ def prospective_client_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(referral_source, "referral_source", PROSPECTIVE_CLIENT_REFERRAL_SOURCE)
-    check_choice(group_by, "group_by", ("referral_source",))
-    _rows = [
-        _r
-        for _r in tables["prospective_clients"]
-        if (referral_source is None or _r.get("referral_source") == referral_source)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"referral_source": referral_source}
+    return report_on(tables["prospective_clients"], group_by, _filters, ())
 
 
 @read
@@ -545,9 +434,8 @@ def conflict_party_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(party_role, "party_role", CONFLICT_PARTY_PARTY_ROLE)
-    check_choice(group_by, "group_by", ("party_role",))
-    _rows = [_r for _r in tables["conflict_parties"] if (party_role is None or _r.get("party_role") == party_role)]
-    return report_of(_rows, group_by, ())
+    _filters = {"party_role": party_role}
+    return report_on(tables["conflict_parties"], group_by, _filters, ())
 
 
 @read
@@ -566,16 +454,13 @@ def legal_matter_report(
     check_choice(practice_area, "practice_area", LEGAL_MATTER_PRACTICE_AREA)
     check_choice(fee_arrangement, "fee_arrangement", LEGAL_MATTER_FEE_ARRANGEMENT)
     check_choice(status, "status", LEGAL_MATTER_STATUS)
-    check_choice(group_by, "group_by", ("prospective_client_id", "practice_area", "fee_arrangement", "status"))
-    _rows = [
-        _r
-        for _r in tables["legal_matters"]
-        if (prospective_client_id is None or _r.get("prospective_client_id") == prospective_client_id)
-        and (practice_area is None or _r.get("practice_area") == practice_area)
-        and (fee_arrangement is None or _r.get("fee_arrangement") == fee_arrangement)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "prospective_client_id": prospective_client_id,
+        "practice_area": practice_area,
+        "fee_arrangement": fee_arrangement,
+        "status": status,
+    }
+    return report_on(tables["legal_matters"], group_by, _filters, ())
 
 
 @read
@@ -590,14 +475,8 @@ def intake_consultation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INTAKE_CONSULTATION_STATUS)
-    check_choice(group_by, "group_by", ("legal_matter_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["intake_consultations"]
-        if (legal_matter_id is None or _r.get("legal_matter_id") == legal_matter_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"legal_matter_id": legal_matter_id, "status": status}
+    return report_on(tables["intake_consultations"], group_by, _filters, ())
 
 
 @write

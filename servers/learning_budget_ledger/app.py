@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -56,9 +56,6 @@ class LearningAccountPage(Page):
     """A page of learning accounts from a search: `note` says how to get the rest."""
 
     results: list[LearningAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -74,9 +71,6 @@ class TrainingVendorPage(Page):
     """A page of training vendors from a search: `note` says how to get the rest."""
 
     results: list[TrainingVendor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -95,9 +89,6 @@ class CoursePurchasePage(Page):
     """A page of course purchases from a search: `note` says how to get the rest."""
 
     results: list[CoursePurchase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -114,9 +105,6 @@ class BudgetAdjustmentPage(Page):
     """A page of budget adjustments from a search: `note` says how to get the rest."""
 
     results: list[BudgetAdjustment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -254,8 +242,7 @@ def course_purchase_request(
         "status": "requested",
     }
     _have = field_of(tables, "learning_accounts", _new.get("learning_account_id"), "balance")
-    _block = short_of(_have, _new.get("cost"), "learning account", _new.get("learning_account_id"), "balance")
-    if _block:
+    if _block := short_of(_have, _new.get("cost"), "learning account", _new.get("learning_account_id"), "balance"):
         refuse(
             "course_purchase_request.at_least",
             "the employee's learning balance cannot cover this: suggest a cheaper option or a budget adjustment",
@@ -275,8 +262,7 @@ def course_purchase_approve(tables: Tables, course_purchase_id: str) -> CoursePu
     """L&D approves a requested purchase."""
     _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("requested",), "course purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "course purchase"):
         refuse("course_purchase_approve.status_in", "only requested purchases are approved", _block)
     _row.update(_new)
     return as_record(CoursePurchase, _row)
@@ -287,8 +273,7 @@ def course_purchase_reject(tables: Tables, course_purchase_id: str) -> CoursePur
     """Reject a request (then grant a refund adjustment for the reserved cost)."""
     _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("requested",), "course purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "course purchase"):
         refuse("course_purchase_reject.status_in", "only requested purchases can be rejected", _block)
     _row.update(_new)
     return as_record(CoursePurchase, _row)
@@ -299,8 +284,7 @@ def course_purchase_mark_paid(tables: Tables, course_purchase_id: str) -> Course
     """Record payment to the vendor."""
     _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("approved",), "course purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "course purchase"):
         refuse("course_purchase_mark_paid.status_in", "approve the purchase before paying", _block)
     _row.update(_new)
     return as_record(CoursePurchase, _row)
@@ -311,8 +295,7 @@ def course_purchase_refund(tables: Tables, course_purchase_id: str) -> CoursePur
     """Record a vendor refund for a paid purchase."""
     _row = COURSE_PURCHASES.find(tables, course_purchase_id)
     _new = {**_row, "status": "refunded"}
-    _block = not_among(_row, "status", ("paid",), "course purchase")
-    if _block:
+    if _block := not_among(_row, "status", ("paid",), "course purchase"):
         refuse("course_purchase_refund.status_in", "only paid purchases can be refunded", _block)
     _row.update(_new)
     return as_record(CoursePurchase, _row)
@@ -368,57 +351,7 @@ def budget_adjustment_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule='When a request is rejected or refunded, the reserved cost goes back via budget_adjustment_grant with reason "refund of rejected purchase".',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Conferences over 1,500 need the employee's manager named as approver.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="course_purchase_request.at_least",
-        category="threshold",
-        rule="The employee's learning balance cannot cover this: suggest a cheaper option or a budget adjustment.",
-        tools=["course_purchase_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_purchase_approve.status_in",
-        category="state_guard",
-        rule="Only requested purchases are approved.",
-        tools=["course_purchase_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_purchase_reject.status_in",
-        category="state_guard",
-        rule="Only requested purchases can be rejected.",
-        tools=["course_purchase_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_purchase_mark_paid.status_in",
-        category="state_guard",
-        rule="Approve the purchase before paying.",
-        tools=["course_purchase_mark_paid"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_purchase_refund.status_in",
-        category="state_guard",
-        rule="Only paid purchases can be refunded.",
-        tools=["course_purchase_refund"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -443,14 +376,8 @@ def training_vendor_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", TRAINING_VENDOR_CATEGORY)
-    check_choice(group_by, "group_by", ("category", "preferred"))
-    _rows = [
-        _r
-        for _r in tables["training_vendors"]
-        if (category is None or _r.get("category") == category)
-        and (preferred is None or _r.get("preferred") == preferred)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"category": category, "preferred": preferred}
+    return report_on(tables["training_vendors"], group_by, _filters, ())
 
 
 @read
@@ -466,15 +393,8 @@ def course_purchase_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COURSE_PURCHASE_STATUS)
-    check_choice(group_by, "group_by", ("learning_account_id", "training_vendor_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["course_purchases"]
-        if (learning_account_id is None or _r.get("learning_account_id") == learning_account_id)
-        and (training_vendor_id is None or _r.get("training_vendor_id") == training_vendor_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("cost",))
+    _filters = {"learning_account_id": learning_account_id, "training_vendor_id": training_vendor_id, "status": status}
+    return report_on(tables["course_purchases"], group_by, _filters, ("cost",))
 
 
 @read
@@ -485,13 +405,8 @@ def budget_adjustment_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("learning_account_id",))
-    _rows = [
-        _r
-        for _r in tables["budget_adjustments"]
-        if (learning_account_id is None or _r.get("learning_account_id") == learning_account_id)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"learning_account_id": learning_account_id}
+    return report_on(tables["budget_adjustments"], group_by, _filters, ("amount",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -47,9 +47,6 @@ class ManagedPropertyPage(Page):
     """A page of managed propertys from a search: `note` says how to get the rest."""
 
     results: list[ManagedProperty]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class TenancyPage(Page):
     """A page of tenancies from a search: `note` says how to get the rest."""
 
     results: list[Tenancy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +81,6 @@ class RenewalCasePage(Page):
     """A page of renewal cases from a search: `note` says how to get the rest."""
 
     results: list[RenewalCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +97,6 @@ class MoveOutInspectionPage(Page):
     """A page of move out inspections from a search: `note` says how to get the rest."""
 
     results: list[MoveOutInspection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -222,8 +210,7 @@ def renewal_case_open(tables: Tables, tenancy_id: str, term: RenewalCaseTerm | N
         "term": term if term is not None else "months_6",
         "status": "not_started",
     }
-    _block = taken_by_other(tables["renewal_cases"], "tenancy_id", _new.get("tenancy_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["renewal_cases"], "tenancy_id", _new.get("tenancy_id"), _new["id"]):
         refuse("renewal_case_open.unique", "this tenancy already has a renewal case: continue it", _block)
     tables["renewal_cases"].append(_new)
     return as_record(RenewalCase, _new)
@@ -239,8 +226,7 @@ def renewal_case_draft_offer(
     check_range(proposed_rent, "proposed_rent", 1200, 4100)
     check_choice(term, "term", RENEWAL_CASE_TERM)
     _new = {**_row, **_changes, "status": "offer_drafted"}
-    _block = not_among(_row, "status", ("not_started",), "renewal case")
-    if _block:
+    if _block := not_among(_row, "status", ("not_started",), "renewal case"):
         refuse("renewal_case_draft_offer.status_in", "an offer was already drafted", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -251,8 +237,7 @@ def renewal_case_approve(tables: Tables, renewal_case_id: str) -> RenewalCase:
     """Record the portfolio manager's approval of the offer."""
     _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "manager_approved"}
-    _block = not_among(_row, "status", ("offer_drafted",), "renewal case")
-    if _block:
+    if _block := not_among(_row, "status", ("offer_drafted",), "renewal case"):
         refuse("renewal_case_approve.status_in", "draft the offer before approval", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -263,8 +248,7 @@ def renewal_case_send_offer(tables: Tables, renewal_case_id: str) -> RenewalCase
     """Send the approved offer to the tenant."""
     _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "offer_sent"}
-    _block = not_among(_row, "status", ("manager_approved",), "renewal case")
-    if _block:
+    if _block := not_among(_row, "status", ("manager_approved",), "renewal case"):
         refuse("renewal_case_send_offer.status_in", "offers need manager approval before they are sent", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -275,8 +259,7 @@ def renewal_case_record_acceptance(tables: Tables, renewal_case_id: str) -> Rene
     """Record the tenant accepting the renewal."""
     _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("offer_sent",), "renewal case")
-    if _block:
+    if _block := not_among(_row, "status", ("offer_sent",), "renewal case"):
         refuse("renewal_case_record_acceptance.status_in", "no offer has been sent to accept", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -287,8 +270,7 @@ def renewal_case_record_decline(tables: Tables, renewal_case_id: str) -> Renewal
     """Record the tenant declining the offer."""
     _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("offer_sent",), "renewal case")
-    if _block:
+    if _block := not_among(_row, "status", ("offer_sent",), "renewal case"):
         refuse("renewal_case_record_decline.status_in", "no offer has been sent to decline", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -299,10 +281,9 @@ def renewal_case_record_notice(tables: Tables, renewal_case_id: str) -> RenewalC
     """Record the tenant's notice to vacate."""
     _row = RENEWAL_CASES.find(tables, renewal_case_id)
     _new = {**_row, "status": "notice_to_vacate"}
-    _block = not_among(
+    if _block := not_among(
         _row, "status", ("not_started", "offer_drafted", "manager_approved", "offer_sent", "declined"), "renewal case"
-    )
-    if _block:
+    ):
         refuse("renewal_case_record_notice.status_in", "the tenant already accepted a renewal", _block)
     _row.update(_new)
     return as_record(RenewalCase, _row)
@@ -329,11 +310,9 @@ def move_out_inspection_schedule(
         "inspector": inspector,
         "status": "scheduled",
     }
-    _block = in_past(_new.get("scheduled_on"), "scheduled_on", TODAY)
-    if _block:
+    if _block := in_past(_new.get("scheduled_on"), "scheduled_on", TODAY):
         refuse("move_out_inspection_schedule.not_in_past", "inspections are scheduled from today on", _block)
-    _block = taken_by_other(tables["move_out_inspections"], "tenancy_id", _new.get("tenancy_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["move_out_inspections"], "tenancy_id", _new.get("tenancy_id"), _new["id"]):
         refuse(
             "move_out_inspection_schedule.unique", "a move-out inspection is already scheduled for this tenancy", _block
         )
@@ -370,78 +349,7 @@ def move_out_inspection_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="renewal_policy_1",
-        category="judgement",
-        rule="Proposed_rent may not exceed current_rent x (1 + max_increase_pct/100) of the property.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="renewal_case_open.unique",
-        category="uniqueness",
-        rule="This tenancy already has a renewal case: continue it.",
-        tools=["renewal_case_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_draft_offer.status_in",
-        category="state_guard",
-        rule="An offer was already drafted.",
-        tools=["renewal_case_draft_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_approve.status_in",
-        category="state_guard",
-        rule="Draft the offer before approval.",
-        tools=["renewal_case_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_send_offer.status_in",
-        category="state_guard",
-        rule="Offers need manager approval before they are sent.",
-        tools=["renewal_case_send_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_record_acceptance.status_in",
-        category="state_guard",
-        rule="No offer has been sent to accept.",
-        tools=["renewal_case_record_acceptance"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_record_decline.status_in",
-        category="state_guard",
-        rule="No offer has been sent to decline.",
-        tools=["renewal_case_record_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="renewal_case_record_notice.status_in",
-        category="state_guard",
-        rule="The tenant already accepted a renewal.",
-        tools=["renewal_case_record_notice"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_out_inspection_schedule.not_in_past",
-        category="time_window",
-        rule="Inspections are scheduled from today on.",
-        tools=["move_out_inspection_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_out_inspection_schedule.unique",
-        category="uniqueness",
-        rule="A move-out inspection is already scheduled for this tenancy.",
-        tools=["move_out_inspection_schedule"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -462,13 +370,8 @@ def tenancy_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("managed_property_id",))
-    _rows = [
-        _r
-        for _r in tables["tenancies"]
-        if (managed_property_id is None or _r.get("managed_property_id") == managed_property_id)
-    ]
-    return report_of(_rows, group_by, ("current_rent",))
+    _filters = {"managed_property_id": managed_property_id}
+    return report_on(tables["tenancies"], group_by, _filters, ("current_rent",))
 
 
 @read
@@ -485,15 +388,8 @@ def renewal_case_report(
     """
     check_choice(term, "term", RENEWAL_CASE_TERM)
     check_choice(status, "status", RENEWAL_CASE_STATUS)
-    check_choice(group_by, "group_by", ("tenancy_id", "term", "status"))
-    _rows = [
-        _r
-        for _r in tables["renewal_cases"]
-        if (tenancy_id is None or _r.get("tenancy_id") == tenancy_id)
-        and (term is None or _r.get("term") == term)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("proposed_rent",))
+    _filters = {"tenancy_id": tenancy_id, "term": term, "status": status}
+    return report_on(tables["renewal_cases"], group_by, _filters, ("proposed_rent",))
 
 
 @read
@@ -508,13 +404,8 @@ def move_out_inspection_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MOVE_OUT_INSPECTION_STATUS)
-    check_choice(group_by, "group_by", ("tenancy_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["move_out_inspections"]
-        if (tenancy_id is None or _r.get("tenancy_id") == tenancy_id) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"tenancy_id": tenancy_id, "status": status}
+    return report_on(tables["move_out_inspections"], group_by, _filters, ())
 
 
 @write

@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class StaffMemberPage(Page):
     """A page of staff members from a search: `note` says how to get the rest."""
 
     results: list[StaffMember]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +81,6 @@ class LeaveRequestPage(Page):
     """A page of leave requests from a search: `note` says how to get the rest."""
 
     results: list[LeaveRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +96,6 @@ class PublicHolidayPage(Page):
     """A page of public holidays from a search: `note` says how to get the rest."""
 
     results: list[PublicHoliday]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -240,16 +231,14 @@ def leave_request_book_vacation(
         "status": "requested",
     }
     check_order(_new, "start_date", "end_date")
-    _block = in_past(_new.get("start_date"), "start_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse(
             "leave_request_book_vacation.not_in_past",
             "vacation is booked in advance: past absences are reported as sick or unpaid",
             _block,
         )
     _have = field_of(tables, "staff_members", _new.get("staff_member_id"), "vacation_days_left")
-    _block = short_of(_have, _new.get("days"), "staff member", _new.get("staff_member_id"), "vacation_days_left")
-    if _block:
+    if _block := short_of(_have, _new.get("days"), "staff member", _new.get("staff_member_id"), "vacation_days_left"):
         refuse(
             "leave_request_book_vacation.at_least",
             "not enough vacation days left: shorten the request or book unpaid leave",
@@ -296,8 +285,7 @@ def leave_request_report_sickness(
     }
     check_order(_new, "start_date", "end_date")
     _have = field_of(tables, "staff_members", _new.get("staff_member_id"), "sick_days_left")
-    _block = short_of(_have, _new.get("days"), "staff member", _new.get("staff_member_id"), "sick_days_left")
-    if _block:
+    if _block := short_of(_have, _new.get("days"), "staff member", _new.get("staff_member_id"), "sick_days_left"):
         refuse(
             "leave_request_report_sickness.at_least",
             "sick balance exhausted: HR must review for long-term sickness pay",
@@ -317,8 +305,7 @@ def leave_request_approve(tables: Tables, leave_request_id: str) -> LeaveRequest
     """Manager approves a request."""
     _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("requested",), "leave request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "leave request"):
         refuse("leave_request_approve.status_in", "only pending requests can be approved", _block)
     _row.update(_new)
     return as_record(LeaveRequest, _row)
@@ -329,8 +316,7 @@ def leave_request_reject(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Manager rejects a request (then re-credit the balance)."""
     _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("requested",), "leave request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "leave request"):
         refuse("leave_request_reject.status_in", "only pending requests can be rejected", _block)
     _row.update(_new)
     return as_record(LeaveRequest, _row)
@@ -341,8 +327,7 @@ def leave_request_cancel(tables: Tables, leave_request_id: str) -> LeaveRequest:
     """Cancel leave that has not been taken (then re-credit the balance)."""
     _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("requested", "approved"), "leave request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "approved"), "leave request"):
         refuse("leave_request_cancel.status_in", "leave already taken cannot be cancelled", _block)
     _row.update(_new)
     return as_record(LeaveRequest, _row)
@@ -353,8 +338,7 @@ def leave_request_mark_taken(tables: Tables, leave_request_id: str) -> LeaveRequ
     """Record approved leave as taken after it ends."""
     _row = LEAVE_REQUESTS.find(tables, leave_request_id)
     _new = {**_row, "status": "taken"}
-    _block = not_among(_row, "status", ("approved",), "leave request")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "leave request"):
         refuse("leave_request_mark_taken.status_in", "only approved leave can be taken", _block)
     _row.update(_new)
     return as_record(LeaveRequest, _row)
@@ -392,78 +376,7 @@ def public_holiday_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Count working days only: exclude weekends and the employee's country's public holidays.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Use leave_request_book_vacation for vacation and leave_request_report_sickness for sick leave (with the matching leave_type).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Rejected or cancelled leave is re-credited with staff_member_adjust_balances.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="leave_request_book_vacation.not_in_past",
-        category="time_window",
-        rule="Vacation is booked in advance: past absences are reported as sick or unpaid.",
-        tools=["leave_request_book_vacation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_book_vacation.at_least",
-        category="threshold",
-        rule="Not enough vacation days left: shorten the request or book unpaid leave.",
-        tools=["leave_request_book_vacation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_report_sickness.at_least",
-        category="threshold",
-        rule="Sick balance exhausted: HR must review for long-term sickness pay.",
-        tools=["leave_request_report_sickness"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_approve.status_in",
-        category="state_guard",
-        rule="Only pending requests can be approved.",
-        tools=["leave_request_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_reject.status_in",
-        category="state_guard",
-        rule="Only pending requests can be rejected.",
-        tools=["leave_request_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_cancel.status_in",
-        category="state_guard",
-        rule="Leave already taken cannot be cancelled.",
-        tools=["leave_request_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="leave_request_mark_taken.status_in",
-        category="state_guard",
-        rule="Only approved leave can be taken.",
-        tools=["leave_request_mark_taken"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -486,9 +399,8 @@ def staff_member_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(country, "country", STAFF_MEMBER_COUNTRY)
-    check_choice(group_by, "group_by", ("country",))
-    _rows = [_r for _r in tables["staff_members"] if (country is None or _r.get("country") == country)]
-    return report_of(_rows, group_by, ("vacation_days_left", "sick_days_left"))
+    _filters = {"country": country}
+    return report_on(tables["staff_members"], group_by, _filters, ("vacation_days_left", "sick_days_left"))
 
 
 @read
@@ -505,15 +417,8 @@ def leave_request_report(
     """
     check_choice(leave_type, "leave_type", LEAVE_REQUEST_LEAVE_TYPE)
     check_choice(status, "status", LEAVE_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("staff_member_id", "leave_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["leave_requests"]
-        if (staff_member_id is None or _r.get("staff_member_id") == staff_member_id)
-        and (leave_type is None or _r.get("leave_type") == leave_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("days",))
+    _filters = {"staff_member_id": staff_member_id, "leave_type": leave_type, "status": status}
+    return report_on(tables["leave_requests"], group_by, _filters, ("days",))
 
 
 @read
@@ -525,9 +430,8 @@ def public_holiday_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(country, "country", PUBLIC_HOLIDAY_COUNTRY)
-    check_choice(group_by, "group_by", ("country",))
-    _rows = [_r for _r in tables["public_holidays"] if (country is None or _r.get("country") == country)]
-    return report_of(_rows, group_by, ())
+    _filters = {"country": country}
+    return report_on(tables["public_holidays"], group_by, _filters, ())
 
 
 @write

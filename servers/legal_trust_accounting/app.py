@@ -27,12 +27,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class ClientLedgerPage(Page):
     """A page of client ledgers from a search: `note` says how to get the rest."""
 
     results: list[ClientLedger]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +80,6 @@ class TrustDepositPage(Page):
     """A page of trust deposits from a search: `note` says how to get the rest."""
 
     results: list[TrustDeposit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +97,6 @@ class TrustDisbursementPage(Page):
     """A page of trust disbursements from a search: `note` says how to get the rest."""
 
     results: list[TrustDisbursement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class ThreeWayReconciliationPage(Page):
     """A page of three way reconciliations from a search: `note` says how to get the rest."""
 
     results: list[ThreeWayReconciliation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -290,8 +278,7 @@ def trust_disbursement_request(
         "status": "requested",
     }
     _have = field_of(tables, "client_ledgers", _new.get("client_ledger_id"), "trust_balance")
-    _block = short_of(_have, _new.get("amount"), "client ledger", _new.get("client_ledger_id"), "trust_balance")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "client ledger", _new.get("client_ledger_id"), "trust_balance"):
         refuse(
             "trust_account_rules_1",
             "the client's trust balance is too low: never pay one client's costs from another's funds; ask the client for a deposit",
@@ -311,8 +298,7 @@ def trust_disbursement_approve(tables: Tables, trust_disbursement_id: str) -> Tr
     """Partner approves a requested disbursement."""
     _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("requested",), "trust disbursement")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "trust disbursement"):
         refuse("trust_disbursement_approve.status_in", "only requested disbursements need approval", _block)
     _row.update(_new)
     return as_record(TrustDisbursement, _row)
@@ -323,8 +309,7 @@ def trust_disbursement_pay(tables: Tables, trust_disbursement_id: str) -> TrustD
     """Record the trust cheque or wire as sent."""
     _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("approved",), "trust disbursement")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "trust disbursement"):
         refuse("trust_disbursement_pay.status_in", "a partner must approve before payment", _block)
     _row.update(_new)
     return as_record(TrustDisbursement, _row)
@@ -335,8 +320,7 @@ def trust_disbursement_void(tables: Tables, trust_disbursement_id: str) -> Trust
     """Void an unpaid disbursement (then re-credit with a deposit entry)."""
     _row = TRUST_DISBURSEMENTS.find(tables, trust_disbursement_id)
     _new = {**_row, "status": "voided"}
-    _block = not_among(_row, "status", ("requested", "approved"), "trust disbursement")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "approved"), "trust disbursement"):
         refuse("trust_disbursement_void.status_in", "paid disbursements cannot be voided", _block)
     _row.update(_new)
     return as_record(TrustDisbursement, _row)
@@ -384,8 +368,7 @@ def three_way_reconciliation_start(
         "prepared_by": prepared_by,
         "status": "open",
     }
-    _block = taken_by_other(tables["three_way_reconciliations"], "month", _new.get("month"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["three_way_reconciliations"], "month", _new.get("month"), _new["id"]):
         refuse("three_way_reconciliation_start.unique", "that month already has a reconciliation", _block)
     tables["three_way_reconciliations"].append(_new)
     return as_record(ThreeWayReconciliation, _new)
@@ -396,8 +379,7 @@ def three_way_reconciliation_close(tables: Tables, three_way_reconciliation_id: 
     """Close a reconciliation that balances."""
     _row = THREE_WAY_RECONCILIATIONS.find(tables, three_way_reconciliation_id)
     _new = {**_row, "status": "balanced"}
-    _block = not_among(_row, "status", ("open", "exceptions"), "three way reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "exceptions"), "three way reconciliation"):
         refuse("three_way_reconciliation_close.status_in", "the reconciliation is already balanced", _block)
     _row.update(_new)
     return as_record(ThreeWayReconciliation, _row)
@@ -408,8 +390,7 @@ def three_way_reconciliation_flag(tables: Tables, three_way_reconciliation_id: s
     """Flag unexplained differences."""
     _row = THREE_WAY_RECONCILIATIONS.find(tables, three_way_reconciliation_id)
     _new = {**_row, "status": "exceptions"}
-    _block = not_among(_row, "status", ("open",), "three way reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "three way reconciliation"):
         refuse("three_way_reconciliation_flag.status_in", "only open reconciliations can be flagged", _block)
     _row.update(_new)
     return as_record(ThreeWayReconciliation, _row)
@@ -418,78 +399,7 @@ def three_way_reconciliation_flag(tables: Tables, three_way_reconciliation_id: s
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check the client's own ledger balance before every disbursement and apply the check-clearing rule.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule='Voiding a disbursement does not re-credit the ledger: record a deposit with source "cost deposit" for the voided amount.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="trust_account_rules_1",
-        category="threshold",
-        rule="Never disburse more than the individual client's ledger balance; no negative ledgers, ever.",
-        tools=["trust_disbursement_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trust_account_rules_2",
-        category="judgement",
-        rule="Earned fees are transferred out only after an invoice has been sent to the client at least 10 days earlier.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="trust_disbursement_approve.status_in",
-        category="state_guard",
-        rule="Only requested disbursements need approval.",
-        tools=["trust_disbursement_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trust_disbursement_pay.status_in",
-        category="state_guard",
-        rule="A partner must approve before payment.",
-        tools=["trust_disbursement_pay"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trust_disbursement_void.status_in",
-        category="state_guard",
-        rule="Paid disbursements cannot be voided.",
-        tools=["trust_disbursement_void"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="three_way_reconciliation_start.unique",
-        category="uniqueness",
-        rule="That month already has a reconciliation.",
-        tools=["three_way_reconciliation_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="three_way_reconciliation_close.status_in",
-        category="state_guard",
-        rule="The reconciliation is already balanced.",
-        tools=["three_way_reconciliation_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="three_way_reconciliation_flag.status_in",
-        category="state_guard",
-        rule="Only open reconciliations can be flagged.",
-        tools=["three_way_reconciliation_flag"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -514,14 +424,8 @@ def trust_deposit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", TRUST_DEPOSIT_METHOD)
-    check_choice(group_by, "group_by", ("client_ledger_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["trust_deposits"]
-        if (client_ledger_id is None or _r.get("client_ledger_id") == client_ledger_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"client_ledger_id": client_ledger_id, "method": method}
+    return report_on(tables["trust_deposits"], group_by, _filters, ("amount",))
 
 
 @read
@@ -538,15 +442,8 @@ def trust_disbursement_report(
     """
     check_choice(purpose, "purpose", TRUST_DISBURSEMENT_PURPOSE)
     check_choice(status, "status", TRUST_DISBURSEMENT_STATUS)
-    check_choice(group_by, "group_by", ("client_ledger_id", "purpose", "status"))
-    _rows = [
-        _r
-        for _r in tables["trust_disbursements"]
-        if (client_ledger_id is None or _r.get("client_ledger_id") == client_ledger_id)
-        and (purpose is None or _r.get("purpose") == purpose)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"client_ledger_id": client_ledger_id, "purpose": purpose, "status": status}
+    return report_on(tables["trust_disbursements"], group_by, _filters, ("amount",))
 
 
 @read
@@ -559,9 +456,8 @@ def three_way_reconciliation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", THREE_WAY_RECONCILIATION_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["three_way_reconciliations"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("bank_balance", "book_balance"))
+    _filters = {"status": status}
+    return report_on(tables["three_way_reconciliations"], group_by, _filters, ("bank_balance", "book_balance"))
 
 
 @write

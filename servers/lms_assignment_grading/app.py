@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -56,9 +56,6 @@ class LmsCoursePage(Page):
     """A page of lms courses from a search: `note` says how to get the rest."""
 
     results: list[LmsCourse]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class CourseworkAssignmentPage(Page):
     """A page of coursework assignments from a search: `note` says how to get the rest."""
 
     results: list[CourseworkAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class StudentSubmissionPage(Page):
     """A page of student submissions from a search: `note` says how to get the rest."""
 
     results: list[StudentSubmission]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +109,6 @@ class GradeEntryPage(Page):
     """A page of grade entries from a search: `note` says how to get the rest."""
 
     results: list[GradeEntry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -196,8 +184,7 @@ def coursework_assignment_publish(tables: Tables, coursework_assignment_id: str)
     """Publish a draft assignment to students."""
     _row = COURSEWORK_ASSIGNMENTS.find(tables, coursework_assignment_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("draft",), "coursework assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "coursework assignment"):
         refuse("coursework_assignment_publish.status_in", "only drafts are published", _block)
     _row.update(_new)
     return as_record(CourseworkAssignment, _row)
@@ -208,8 +195,7 @@ def coursework_assignment_close(tables: Tables, coursework_assignment_id: str) -
     """Close an assignment to new submissions."""
     _row = COURSEWORK_ASSIGNMENTS.find(tables, coursework_assignment_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("published",), "coursework assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("published",), "coursework assignment"):
         refuse("coursework_assignment_close.status_in", "only published assignments can be closed", _block)
     _row.update(_new)
     return as_record(CourseworkAssignment, _row)
@@ -261,8 +247,7 @@ def student_submission_record_similarity(
     _changes = {_k: _v for _k, _v in (("similarity_pct", similarity_pct),) if _v is not None}
     check_range(similarity_pct, "similarity_pct", 0, 65)
     _new = {**_row, **_changes, "status": "checked"}
-    _block = not_among(_row, "status", ("received",), "student submission")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "student submission"):
         refuse("student_submission_record_similarity.status_in", "the similarity check already ran", _block)
     _row.update(_new)
     return as_record(StudentSubmission, _row)
@@ -273,8 +258,7 @@ def student_submission_flag_integrity(tables: Tables, student_submission_id: str
     """Refer a high-similarity submission to academic integrity."""
     _row = STUDENT_SUBMISSIONS.find(tables, student_submission_id)
     _new = {**_row, "status": "flagged"}
-    _block = not_among(_row, "status", ("checked",), "student submission")
-    if _block:
+    if _block := not_among(_row, "status", ("checked",), "student submission"):
         refuse("student_submission_flag_integrity.status_in", "run the similarity check before flagging", _block)
     _row.update(_new)
     return as_record(StudentSubmission, _row)
@@ -285,8 +269,7 @@ def student_submission_return(tables: Tables, student_submission_id: str) -> Stu
     """Return graded work with feedback."""
     _row = STUDENT_SUBMISSIONS.find(tables, student_submission_id)
     _new = {**_row, "status": "returned"}
-    _block = not_among(_row, "status", ("graded",), "student submission")
-    if _block:
+    if _block := not_among(_row, "status", ("graded",), "student submission"):
         refuse("student_submission_return.status_in", "grade the submission first", _block)
     _row.update(_new)
     return as_record(StudentSubmission, _row)
@@ -313,15 +296,13 @@ def grade_entry_record(
         "status": "provisional",
     }
     _have = field_of(tables, "coursework_assignments", _new.get("coursework_assignment_id"), "max_points")
-    _block = short_of(
+    if _block := short_of(
         _have, _new.get("points"), "coursework assignment", _new.get("coursework_assignment_id"), "max_points"
-    )
-    if _block:
+    ):
         refuse("grade_entry_record.at_least", "points exceed the assignment's maximum: check the rubric total", _block)
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["grade_entries"], "student_submission_id", _new.get("student_submission_id"), _new["id"]
-    )
-    if _block:
+    ):
         refuse("grade_entry_record.unique", "this submission already has a grade entry", _block)
     _target_student_submission_id = target_row(
         tables, "student_submissions", _new.get("student_submission_id"), "student submission"
@@ -365,8 +346,7 @@ def grade_entry_release(tables: Tables, grade_entry_id: str) -> GradeEntry:
     """Release a provisional grade to the student."""
     _row = GRADE_ENTRIES.find(tables, grade_entry_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("provisional",), "grade entry")
-    if _block:
+    if _block := not_among(_row, "status", ("provisional",), "grade entry"):
         refuse("grade_entry_release.status_in", "only provisional grades can be released", _block)
     _row.update(_new)
     return as_record(GradeEntry, _row)
@@ -377,8 +357,7 @@ def grade_entry_sync_to_sis(tables: Tables, grade_entry_id: str) -> GradeEntry:
     """Push a released grade to the SIS."""
     _row = GRADE_ENTRIES.find(tables, grade_entry_id)
     _new = {**_row, "status": "synced_to_sis"}
-    _block = not_among(_row, "status", ("released",), "grade entry")
-    if _block:
+    if _block := not_among(_row, "status", ("released",), "grade entry"):
         refuse("grade_entry_sync_to_sis.status_in", "release the grade before syncing to the SIS", _block)
     _row.update(_new)
     return as_record(GradeEntry, _row)
@@ -387,99 +366,7 @@ def grade_entry_sync_to_sis(tables: Tables, grade_entry_id: str) -> GradeEntry:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pipeline: similarity check -> (flag, or grade within max_points) -> release -> SIS sync.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Apply the late penalty from submitted_at vs the assignment's due_at.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="grading_policy_1",
-        category="judgement",
-        rule="Late work loses the assignment's late_penalty_pct per day late (of max_points), for at most 3 days; after that it scores 0.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="grading_policy_2",
-        category="judgement",
-        rule="Grades are released to students on Mondays; SIS sync runs after release, never before.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="coursework_assignment_publish.status_in",
-        category="state_guard",
-        rule="Only drafts are published.",
-        tools=["coursework_assignment_publish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="coursework_assignment_close.status_in",
-        category="state_guard",
-        rule="Only published assignments can be closed.",
-        tools=["coursework_assignment_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_submission_record_similarity.status_in",
-        category="state_guard",
-        rule="The similarity check already ran.",
-        tools=["student_submission_record_similarity"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_submission_flag_integrity.status_in",
-        category="state_guard",
-        rule="Run the similarity check before flagging.",
-        tools=["student_submission_flag_integrity"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grade_entry_record.at_least",
-        category="threshold",
-        rule="Points exceed the assignment's maximum: check the rubric total.",
-        tools=["grade_entry_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grade_entry_record.unique",
-        category="uniqueness",
-        rule="This submission already has a grade entry.",
-        tools=["grade_entry_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grade_entry_release.status_in",
-        category="state_guard",
-        rule="Only provisional grades can be released.",
-        tools=["grade_entry_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="grade_entry_sync_to_sis.status_in",
-        category="state_guard",
-        rule="Release the grade before syncing to the SIS.",
-        tools=["grade_entry_sync_to_sis"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_submission_return.status_in",
-        category="state_guard",
-        rule="Grade the submission first.",
-        tools=["student_submission_return"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -505,14 +392,8 @@ def coursework_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COURSEWORK_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("lms_course_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["coursework_assignments"]
-        if (lms_course_id is None or _r.get("lms_course_id") == lms_course_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_points", "late_penalty_pct"))
+    _filters = {"lms_course_id": lms_course_id, "status": status}
+    return report_on(tables["coursework_assignments"], group_by, _filters, ("max_points", "late_penalty_pct"))
 
 
 @read
@@ -528,14 +409,8 @@ def student_submission_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STUDENT_SUBMISSION_STATUS)
-    check_choice(group_by, "group_by", ("coursework_assignment_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["student_submissions"]
-        if (coursework_assignment_id is None or _r.get("coursework_assignment_id") == coursework_assignment_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("similarity_pct",))
+    _filters = {"coursework_assignment_id": coursework_assignment_id, "status": status}
+    return report_on(tables["student_submissions"], group_by, _filters, ("similarity_pct",))
 
 
 @read
@@ -551,15 +426,12 @@ def grade_entry_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", GRADE_ENTRY_STATUS)
-    check_choice(group_by, "group_by", ("student_submission_id", "coursework_assignment_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["grade_entries"]
-        if (student_submission_id is None or _r.get("student_submission_id") == student_submission_id)
-        and (coursework_assignment_id is None or _r.get("coursework_assignment_id") == coursework_assignment_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("points",))
+    _filters = {
+        "student_submission_id": student_submission_id,
+        "coursework_assignment_id": coursework_assignment_id,
+        "status": status,
+    }
+    return report_on(tables["grade_entries"], group_by, _filters, ("points",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, present_related, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class BorrowerPage(Page):
     """A page of borrowers from a search: `note` says how to get the rest."""
 
     results: list[Borrower]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class LoanOfficerPage(Page):
     """A page of loan officers from a search: `note` says how to get the rest."""
 
     results: list[LoanOfficer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class LoanApplicationPage(Page):
     """A page of loan applications from a search: `note` says how to get the rest."""
 
     results: list[LoanApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class UnderwritingConditionPage(Page):
     """A page of underwriting conditions from a search: `note` says how to get the rest."""
 
     results: list[UnderwritingCondition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -233,15 +221,15 @@ def loan_application_start(
         "status": "started",
     }
     _capacity = field_of(tables, "loan_officers", _new.get("loan_officer_id"), "max_pipeline")
-    _block = at_capacity(tables["loan_applications"], _new, "loan_officer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["loan_applications"], _new, "loan_officer_id", "status", _capacity):
         refuse(
             "loan_application_start.capacity",
             "this loan officer's pipeline is full: assign the borrower to another officer",
             _block,
         )
-    _block = not_among(_new, "product", ("jumbo_arm_7_1",), "loan application")
-    if holds(_new.get("amount"), ">", 766550) and _block:
+    if (_block := not_among(_new, "product", ("jumbo_arm_7_1",), "loan application")) and holds(
+        _new.get("amount"), ">", 766550
+    ):
         refuse("underwriting_guidelines_1", "Loans above $766,550 must be jumbo.", _block)
     tables["loan_applications"].append(_new)
     return as_record(LoanApplication, _new)
@@ -252,8 +240,7 @@ def loan_application_submit(tables: Tables, loan_application_id: str) -> LoanApp
     """Submit a completed application to underwriting."""
     _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("started",), "loan application")
-    if _block:
+    if _block := not_among(_row, "status", ("started",), "loan application"):
         refuse("loan_application_submit.status_in", "only started applications can be submitted", _block)
     _row.update(_new)
     return as_record(LoanApplication, _row)
@@ -264,8 +251,7 @@ def loan_application_conditionally_approve(tables: Tables, loan_application_id: 
     """Record an underwriter's conditional approval."""
     _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "conditionally_approved"}
-    _block = not_among(_row, "status", ("submitted", "in_underwriting"), "loan application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "in_underwriting"), "loan application"):
         refuse(
             "loan_application_conditionally_approve.status_in",
             "the application must be in underwriting to be approved",
@@ -280,21 +266,19 @@ def loan_application_clear_to_close(tables: Tables, loan_application_id: str) ->
     """Issue clear-to-close once every condition is cleared or waived."""
     _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "clear_to_close"}
-    _block = not_among(_row, "status", ("conditionally_approved",), "loan application")
-    if _block:
+    if _block := not_among(_row, "status", ("conditionally_approved",), "loan application"):
         refuse(
             "loan_application_clear_to_close.status_in",
             "only conditionally approved loans can be cleared to close; check the outstanding conditions",
             _block,
         )
-    _block = present_related(
+    if _block := present_related(
         tables["underwriting_conditions"],
         {"loan_application_id": _new.get("id")},
         "status",
         ("outstanding", "received"),
         "underwriting condition",
-    )
-    if _block:
+    ):
         refuse("clear_to_close_conditions", "a condition of this application is not cleared or waived yet", _block)
     _row.update(_new)
     return as_record(LoanApplication, _row)
@@ -305,8 +289,7 @@ def loan_application_fund(tables: Tables, loan_application_id: str) -> LoanAppli
     """Record funding at closing."""
     _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "funded"}
-    _block = not_among(_row, "status", ("clear_to_close",), "loan application")
-    if _block:
+    if _block := not_among(_row, "status", ("clear_to_close",), "loan application"):
         refuse("loan_application_fund.status_in", "the loan must be clear-to-close before funding", _block)
     _row.update(_new)
     return as_record(LoanApplication, _row)
@@ -317,8 +300,9 @@ def loan_application_deny(tables: Tables, loan_application_id: str) -> LoanAppli
     """Deny an application (an adverse action notice follows)."""
     _row = LOAN_APPLICATIONS.find(tables, loan_application_id)
     _new = {**_row, "status": "denied"}
-    _block = not_among(_row, "status", ("submitted", "in_underwriting", "conditionally_approved"), "loan application")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("submitted", "in_underwriting", "conditionally_approved"), "loan application"
+    ):
         refuse("loan_application_deny.status_in", "only applications in underwriting can be denied", _block)
     _row.update(_new)
     return as_record(LoanApplication, _row)
@@ -370,8 +354,7 @@ def underwriting_condition_receive(tables: Tables, underwriting_condition_id: st
     """Record that the borrower supplied the document."""
     _row = UNDERWRITING_CONDITIONS.find(tables, underwriting_condition_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("outstanding",), "underwriting condition")
-    if _block:
+    if _block := not_among(_row, "status", ("outstanding",), "underwriting condition"):
         refuse("underwriting_condition_receive.status_in", "the condition is not outstanding", _block)
     _row.update(_new)
     return as_record(UnderwritingCondition, _row)
@@ -382,8 +365,7 @@ def underwriting_condition_clear(tables: Tables, underwriting_condition_id: str)
     """Underwriter clears a received condition."""
     _row = UNDERWRITING_CONDITIONS.find(tables, underwriting_condition_id)
     _new = {**_row, "status": "cleared"}
-    _block = not_among(_row, "status", ("received",), "underwriting condition")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "underwriting condition"):
         refuse(
             "underwriting_condition_clear.status_in",
             "the borrower's document must be received before the condition is cleared",
@@ -396,92 +378,7 @@ def underwriting_condition_clear(tables: Tables, underwriting_condition_id: str)
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check the borrower's credit score and LTV against the product table before starting an application.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="underwriting_guidelines_1",
-        category="threshold",
-        rule="Loans above $766,550 must be jumbo.",
-        tools=["loan_application_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="underwriting_guidelines_1b",
-        category="judgement",
-        rule='Self-employed borrowers always get the "Two years of tax returns" condition.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="clear_to_close_conditions",
-        category="state_guard",
-        rule="An application is clear-to-close only when every condition is cleared or waived.",
-        tools=["loan_application_clear_to_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_start.capacity",
-        category="capacity",
-        rule="This loan officer's pipeline is full: assign the borrower to another officer.",
-        tools=["loan_application_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_submit.status_in",
-        category="state_guard",
-        rule="Only started applications can be submitted.",
-        tools=["loan_application_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_conditionally_approve.status_in",
-        category="state_guard",
-        rule="The application must be in underwriting to be approved.",
-        tools=["loan_application_conditionally_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_clear_to_close.status_in",
-        category="state_guard",
-        rule="Only conditionally approved loans can be cleared to close; check the outstanding conditions.",
-        tools=["loan_application_clear_to_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_fund.status_in",
-        category="state_guard",
-        rule="The loan must be clear-to-close before funding.",
-        tools=["loan_application_fund"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_application_deny.status_in",
-        category="state_guard",
-        rule="Only applications in underwriting can be denied.",
-        tools=["loan_application_deny"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="underwriting_condition_receive.status_in",
-        category="state_guard",
-        rule="The condition is not outstanding.",
-        tools=["underwriting_condition_receive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="underwriting_condition_clear.status_in",
-        category="state_guard",
-        rule="The borrower's document must be received before the condition is cleared.",
-        tools=["underwriting_condition_clear"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -504,9 +401,8 @@ def borrower_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(employment, "employment", BORROWER_EMPLOYMENT)
-    check_choice(group_by, "group_by", ("employment",))
-    _rows = [_r for _r in tables["borrowers"] if (employment is None or _r.get("employment") == employment)]
-    return report_of(_rows, group_by, ("credit_score", "annual_income"))
+    _filters = {"employment": employment}
+    return report_on(tables["borrowers"], group_by, _filters, ("credit_score", "annual_income"))
 
 
 @read
@@ -524,16 +420,8 @@ def loan_application_report(
     """
     check_choice(product, "product", LOAN_APPLICATION_PRODUCT)
     check_choice(status, "status", LOAN_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("borrower_id", "loan_officer_id", "product", "status"))
-    _rows = [
-        _r
-        for _r in tables["loan_applications"]
-        if (borrower_id is None or _r.get("borrower_id") == borrower_id)
-        and (loan_officer_id is None or _r.get("loan_officer_id") == loan_officer_id)
-        and (product is None or _r.get("product") == product)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount", "ltv"))
+    _filters = {"borrower_id": borrower_id, "loan_officer_id": loan_officer_id, "product": product, "status": status}
+    return report_on(tables["loan_applications"], group_by, _filters, ("amount", "ltv"))
 
 
 @read
@@ -548,14 +436,8 @@ def underwriting_condition_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", UNDERWRITING_CONDITION_STATUS)
-    check_choice(group_by, "group_by", ("loan_application_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["underwriting_conditions"]
-        if (loan_application_id is None or _r.get("loan_application_id") == loan_application_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"loan_application_id": loan_application_id, "status": status}
+    return report_on(tables["underwriting_conditions"], group_by, _filters, ())
 
 
 OPERATIONS = [

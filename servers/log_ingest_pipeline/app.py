@@ -27,11 +27,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -57,9 +57,6 @@ class LogSourcePage(Page):
     """A page of log sources from a search: `note` says how to get the rest."""
 
     results: list[LogSource]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -75,9 +72,6 @@ class LogIndexPage(Page):
     """A page of log indexs from a search: `note` says how to get the rest."""
 
     results: list[LogIndex]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class IngestBatchPage(Page):
     """A page of ingest batchs from a search: `note` says how to get the rest."""
 
     results: list[IngestBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -146,11 +137,9 @@ def log_source_throttle(tables: Tables, log_source_id: str) -> LogSource:
     """Throttle a noisy active source to 10% sampling."""
     _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "throttled"}
-    _block = not_among(_row, "pipeline_state", ("active",), "log source")
-    if _block:
+    if _block := not_among(_row, "pipeline_state", ("active",), "log source"):
         refuse("log_source_throttle.status_in", "only active sources can be throttled", _block)
-    _block = comparison_fails(_new.get("owner_team"), "!=", "Security", "owner team", "")
-    if _block:
+    if _block := comparison_fails(_new.get("owner_team"), "!=", "Security", "owner team", ""):
         refuse("judgement_2", "Security sources are never throttled.", _block)
     _row.update(_new)
     return as_record(LogSource, _row)
@@ -161,8 +150,7 @@ def log_source_disable(tables: Tables, log_source_id: str) -> LogSource:
     """Stop accepting batches from a source."""
     _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "disabled"}
-    _block = not_among(_row, "pipeline_state", ("active", "throttled"), "log source")
-    if _block:
+    if _block := not_among(_row, "pipeline_state", ("active", "throttled"), "log source"):
         refuse("log_source_disable.status_in", "the source is already disabled", _block)
     _row.update(_new)
     return as_record(LogSource, _row)
@@ -173,8 +161,7 @@ def log_source_enable(tables: Tables, log_source_id: str) -> LogSource:
     """Put a throttled or disabled source back to full ingest."""
     _row = LOG_SOURCES.find(tables, log_source_id)
     _new = {**_row, "pipeline_state": "active"}
-    _block = not_among(_row, "pipeline_state", ("throttled", "disabled"), "log source")
-    if _block:
+    if _block := not_among(_row, "pipeline_state", ("throttled", "disabled"), "log source"):
         refuse("log_source_enable.status_in", "the source is already active", _block)
     _row.update(_new)
     return as_record(LogSource, _row)
@@ -262,8 +249,7 @@ def ingest_batch_enqueue(
         "status": "queued",
     }
     _have = field_of(tables, "log_indexs", _new.get("log_index_id"), "quota_left_mb")
-    _block = short_of(_have, _new.get("size_mb"), "log index", _new.get("log_index_id"), "quota_left_mb")
-    if _block:
+    if _block := short_of(_have, _new.get("size_mb"), "log index", _new.get("log_index_id"), "quota_left_mb"):
         refuse(
             "ingest_batch_enqueue.at_least",
             "the index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset",
@@ -281,8 +267,7 @@ def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBat
     """Record that a queued or retrying batch was indexed."""
     _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "indexed"}
-    _block = not_among(_row, "status", ("queued", "retrying"), "ingest batch")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retrying"), "ingest batch"):
         refuse("ingest_batch_mark_indexed.status_in", "only queued or retrying batches can be indexed", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
@@ -295,8 +280,7 @@ def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("queued", "retrying"), "ingest batch")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retrying"), "ingest batch"):
         refuse("ingest_batch_mark_failed.status_in", "only batches in flight can fail", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
@@ -309,8 +293,7 @@ def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> I
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "ingest batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "ingest batch"):
         refuse("ingest_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
@@ -321,8 +304,7 @@ def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatc
     """Park a failed batch in the dead-letter queue after its last attempt."""
     _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "ingest batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "ingest batch"):
         refuse("ingest_batch_dead_letter.status_in", "only failed batches go to dead letter", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
@@ -333,17 +315,15 @@ def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Drop a dead-lettered batch that will never be replayed."""
     _row = INGEST_BATCHS.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dropped"}
-    _block = not_among(_row, "status", ("dead_lettered",), "ingest batch")
-    if _block:
+    if _block := not_among(_row, "status", ("dead_lettered",), "ingest batch"):
         refuse("ingest_batch_drop.status_in", "only dead-lettered batches can be dropped", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "log_sources", _new.get("log_source_id"), "owner_team"),
         "!=",
         "Security",
         "log source owner team",
         "",
-    )
-    if _block:
+    ):
         refuse("judgement_2b", "Batches from security sources are never dropped.", _block)
     _row.update(_new)
     return as_record(IngestBatch, _row)
@@ -352,120 +332,7 @@ def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Triage failed batches by their error class from the runbook: transient errors are retried, permanent ones dead-lettered.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="state_guard",
-        rule="Security sources are never throttled.",
-        tools=["log_source_throttle"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2b",
-        category="state_guard",
-        rule="Batches from security sources are never dropped.",
-        tools=["ingest_batch_drop"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pipeline_runbook_1",
-        category="judgement",
-        rule="Retry a failed batch at most 3 attempts in total; on the third failure dead-letter it.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="pipeline_runbook_2",
-        category="judgement",
-        rule="Errors `bulk request rejected 429` are transient: always retry.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="pipeline_runbook_3",
-        category="judgement",
-        rule="Errors `mapper_parsing_exception` and `field limit of 1000 exceeded` are permanent until the owner team fixes the mapping: dead-letter immediately, do not retry.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="pipeline_runbook_4",
-        category="judgement",
-        rule="A source with more than 5 failed batches in 24 hours is throttled; security sources (k8s-audit, aws-cloudtrail, vpn-concentrator) are never throttled or dropped.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="log_source_throttle.status_in",
-        category="state_guard",
-        rule="Only active sources can be throttled.",
-        tools=["log_source_throttle"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="log_source_disable.status_in",
-        category="state_guard",
-        rule="The source is already disabled.",
-        tools=["log_source_disable"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="log_source_enable.status_in",
-        category="state_guard",
-        rule="The source is already active.",
-        tools=["log_source_enable"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_enqueue.at_least",
-        category="threshold",
-        rule="The index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset.",
-        tools=["ingest_batch_enqueue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_mark_indexed.status_in",
-        category="state_guard",
-        rule="Only queued or retrying batches can be indexed.",
-        tools=["ingest_batch_mark_indexed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_mark_failed.status_in",
-        category="state_guard",
-        rule="Only batches in flight can fail.",
-        tools=["ingest_batch_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["ingest_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches go to dead letter.",
-        tools=["ingest_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ingest_batch_drop.status_in",
-        category="state_guard",
-        rule="Only dead-lettered batches can be dropped.",
-        tools=["ingest_batch_drop"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -491,14 +358,8 @@ def log_source_report(
     """
     check_choice(format, "format", LOG_SOURCE_FORMAT)
     check_choice(pipeline_state, "pipeline_state", LOG_SOURCE_PIPELINE_STATE)
-    check_choice(group_by, "group_by", ("format", "pipeline_state"))
-    _rows = [
-        _r
-        for _r in tables["log_sources"]
-        if (format is None or _r.get("format") == format)
-        and (pipeline_state is None or _r.get("pipeline_state") == pipeline_state)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"format": format, "pipeline_state": pipeline_state}
+    return report_on(tables["log_sources"], group_by, _filters, ())
 
 
 @read
@@ -515,15 +376,8 @@ def ingest_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INGEST_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("log_source_id", "log_index_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["ingest_batchs"]
-        if (log_source_id is None or _r.get("log_source_id") == log_source_id)
-        and (log_index_id is None or _r.get("log_index_id") == log_index_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("size_mb", "events", "attempts"))
+    _filters = {"log_source_id": log_source_id, "log_index_id": log_index_id, "status": status}
+    return report_on(tables["ingest_batchs"], group_by, _filters, ("size_mb", "events", "attempts"))
 
 
 OPERATIONS = [

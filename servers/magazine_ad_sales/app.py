@@ -27,12 +27,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class PrintAdvertiserPage(Page):
     """A page of print advertisers from a search: `note` says how to get the rest."""
 
     results: list[PrintAdvertiser]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +78,6 @@ class MagazineIssuePage(Page):
     """A page of magazine issues from a search: `note` says how to get the rest."""
 
     results: list[MagazineIssue]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -101,9 +95,6 @@ class AdInsertionOrderPage(Page):
     """A page of ad insertion orders from a search: `note` says how to get the rest."""
 
     results: list[AdInsertionOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +112,6 @@ class AdCreativePage(Page):
     """A page of ad creatives from a search: `note` says how to get the rest."""
 
     results: list[AdCreative]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -247,12 +235,12 @@ def ad_insertion_order_book(
         "status": "booked",
     }
     _capacity = field_of(tables, "magazine_issues", _new.get("magazine_issue_id"), "ad_pages")
-    _block = at_capacity(tables["ad_insertion_orders"], _new, "magazine_issue_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["ad_insertion_orders"], _new, "magazine_issue_id", "status", _capacity):
         refuse("ad_insertion_order_book.capacity", "the issue's ad pages are sold out: offer the next issue", _block)
     _have = field_of(tables, "print_advertisers", _new.get("print_advertiser_id"), "credit_available")
-    _block = short_of(_have, _new.get("rate"), "print advertiser", _new.get("print_advertiser_id"), "credit_available")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("rate"), "print advertiser", _new.get("print_advertiser_id"), "credit_available"
+    ):
         refuse(
             "ad_insertion_order_book.at_least",
             "the advertiser's credit line cannot cover this booking: ask for prepayment",
@@ -274,8 +262,7 @@ def ad_insertion_order_confirm_preflight(tables: Tables, ad_insertion_order_id: 
     """Mark the order's creative as print-ready."""
     _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "preflight_passed"}
-    _block = not_among(_row, "status", ("creative_received",), "ad insertion order")
-    if _block:
+    if _block := not_among(_row, "status", ("creative_received",), "ad insertion order"):
         refuse("ad_insertion_order_confirm_preflight.status_in", "no creative has been received for this order", _block)
     _row.update(_new)
     return as_record(AdInsertionOrder, _row)
@@ -286,8 +273,7 @@ def ad_insertion_order_place(tables: Tables, ad_insertion_order_id: str) -> AdIn
     """Place the ad on a page in the layout."""
     _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "placed"}
-    _block = not_among(_row, "status", ("preflight_passed",), "ad insertion order")
-    if _block:
+    if _block := not_among(_row, "status", ("preflight_passed",), "ad insertion order"):
         refuse("ad_insertion_order_place.status_in", "the creative must pass preflight before placement", _block)
     _row.update(_new)
     return as_record(AdInsertionOrder, _row)
@@ -298,8 +284,7 @@ def ad_insertion_order_invoice(tables: Tables, ad_insertion_order_id: str) -> Ad
     """Invoice a placed ad after the issue prints."""
     _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "invoiced"}
-    _block = not_among(_row, "status", ("placed",), "ad insertion order")
-    if _block:
+    if _block := not_among(_row, "status", ("placed",), "ad insertion order"):
         refuse("ad_insertion_order_invoice.status_in", "only placed ads are invoiced", _block)
     _row.update(_new)
     return as_record(AdInsertionOrder, _row)
@@ -310,8 +295,7 @@ def ad_insertion_order_cancel(tables: Tables, ad_insertion_order_id: str) -> AdI
     """Cancel an order before placement."""
     _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked", "creative_received", "preflight_passed"), "ad insertion order")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "creative_received", "preflight_passed"), "ad insertion order"):
         refuse("ad_insertion_order_cancel.status_in", "placed ads cannot be cancelled", _block)
     _row.update(_new)
     return as_record(AdInsertionOrder, _row)
@@ -381,8 +365,7 @@ def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
     """Pass a creative that meets the print specs."""
     _row = AD_CREATIVES.find(tables, ad_creative_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("received",), "ad creative")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "ad creative"):
         refuse("ad_creative_pass_preflight.status_in", "the creative was already preflighted", _block)
     _row.update(_new)
     return as_record(AdCreative, _row)
@@ -393,8 +376,7 @@ def ad_creative_fail_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
     """Fail a creative (wrong profile or resolution) and ask for a new file."""
     _row = AD_CREATIVES.find(tables, ad_creative_id)
     _new = {**_row, "status": "preflight_failed"}
-    _block = not_among(_row, "status", ("received",), "ad creative")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "ad creative"):
         refuse("ad_creative_fail_preflight.status_in", "the creative was already preflighted", _block)
     _row.update(_new)
     return as_record(AdCreative, _row)
@@ -403,85 +385,7 @@ def ad_creative_fail_preflight(tables: Tables, ad_creative_id: str) -> AdCreativ
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Price bookings from the rate card (agency discount, volume discount), then check issue ad pages and advertiser credit.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Preflight with the spec: colour profile and dpi decide pass or fail.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="ad_specs_1",
-        category="judgement",
-        rule="PDF/X-1a, CMYK only: cmyk_fogra39 (preferred) or cmyk_swop. RGB files fail preflight.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_book.capacity",
-        category="capacity",
-        rule="The issue's ad pages are sold out: offer the next issue.",
-        tools=["ad_insertion_order_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_book.at_least",
-        category="threshold",
-        rule="The advertiser's credit line cannot cover this booking: ask for prepayment.",
-        tools=["ad_insertion_order_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_creative_pass_preflight.status_in",
-        category="state_guard",
-        rule="The creative was already preflighted.",
-        tools=["ad_creative_pass_preflight"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_creative_fail_preflight.status_in",
-        category="state_guard",
-        rule="The creative was already preflighted.",
-        tools=["ad_creative_fail_preflight"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_confirm_preflight.status_in",
-        category="state_guard",
-        rule="No creative has been received for this order.",
-        tools=["ad_insertion_order_confirm_preflight"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_place.status_in",
-        category="state_guard",
-        rule="The creative must pass preflight before placement.",
-        tools=["ad_insertion_order_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_invoice.status_in",
-        category="state_guard",
-        rule="Only placed ads are invoiced.",
-        tools=["ad_insertion_order_invoice"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ad_insertion_order_cancel.status_in",
-        category="state_guard",
-        rule="Placed ads cannot be cancelled.",
-        tools=["ad_insertion_order_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -503,9 +407,8 @@ def magazine_issue_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MAGAZINE_ISSUE_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["magazine_issues"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("ad_pages",))
+    _filters = {"status": status}
+    return report_on(tables["magazine_issues"], group_by, _filters, ("ad_pages",))
 
 
 @read
@@ -523,16 +426,13 @@ def ad_insertion_order_report(
     """
     check_choice(ad_size, "ad_size", AD_INSERTION_ORDER_AD_SIZE)
     check_choice(status, "status", AD_INSERTION_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("print_advertiser_id", "magazine_issue_id", "ad_size", "status"))
-    _rows = [
-        _r
-        for _r in tables["ad_insertion_orders"]
-        if (print_advertiser_id is None or _r.get("print_advertiser_id") == print_advertiser_id)
-        and (magazine_issue_id is None or _r.get("magazine_issue_id") == magazine_issue_id)
-        and (ad_size is None or _r.get("ad_size") == ad_size)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rate",))
+    _filters = {
+        "print_advertiser_id": print_advertiser_id,
+        "magazine_issue_id": magazine_issue_id,
+        "ad_size": ad_size,
+        "status": status,
+    }
+    return report_on(tables["ad_insertion_orders"], group_by, _filters, ("rate",))
 
 
 @read
@@ -549,15 +449,8 @@ def ad_creative_report(
     """
     check_choice(color_profile, "color_profile", AD_CREATIVE_COLOR_PROFILE)
     check_choice(status, "status", AD_CREATIVE_STATUS)
-    check_choice(group_by, "group_by", ("ad_insertion_order_id", "color_profile", "status"))
-    _rows = [
-        _r
-        for _r in tables["ad_creatives"]
-        if (ad_insertion_order_id is None or _r.get("ad_insertion_order_id") == ad_insertion_order_id)
-        and (color_profile is None or _r.get("color_profile") == color_profile)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("resolution_dpi",))
+    _filters = {"ad_insertion_order_id": ad_insertion_order_id, "color_profile": color_profile, "status": status}
+    return report_on(tables["ad_creatives"], group_by, _filters, ("resolution_dpi",))
 
 
 @write

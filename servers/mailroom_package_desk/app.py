@@ -24,11 +24,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class MailRecipientPage(Page):
     """A page of mail recipients from a search: `note` says how to get the rest."""
 
     results: list[MailRecipient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class ParcelLockerPage(Page):
     """A page of parcel lockers from a search: `note` says how to get the rest."""
 
     results: list[ParcelLocker]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class InboundParcelPage(Page):
     """A page of inbound parcels from a search: `note` says how to get the rest."""
 
     results: list[InboundParcel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class PickupNoticePage(Page):
     """A page of pickup notices from a search: `note` says how to get the rest."""
 
     results: list[PickupNotice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -259,16 +247,14 @@ def inbound_parcel_log(
         "perishable": perishable if perishable is not None else False,
         "status": "logged",
     }
-    _block = taken_by_other(tables["inbound_parcels"], "tracking_number", _new.get("tracking_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["inbound_parcels"], "tracking_number", _new.get("tracking_number"), _new["id"]):
         refuse(
             "inbound_parcel_log.unique",
             "this tracking number is already logged: search it instead of logging twice",
             _block,
         )
     _capacity = field_of(tables, "parcel_lockers", _new.get("parcel_locker_id"), "slots")
-    _block = at_capacity(tables["inbound_parcels"], _new, "parcel_locker_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["inbound_parcels"], _new, "parcel_locker_id", "status", _capacity):
         refuse(
             "inbound_parcel_log.capacity",
             "that locker is full: pick another slot of the same size (parcel_locker_search)",
@@ -283,8 +269,7 @@ def inbound_parcel_release(tables: Tables, inbound_parcel_id: str) -> InboundPar
     """Hand the parcel to its recipient at the desk."""
     _row = INBOUND_PARCELS.find(tables, inbound_parcel_id)
     _new = {**_row, "status": "picked_up"}
-    _block = not_among(_row, "status", ("logged", "notified"), "inbound parcel")
-    if _block:
+    if _block := not_among(_row, "status", ("logged", "notified"), "inbound parcel"):
         refuse("inbound_parcel_release.status_in", "this parcel is no longer in the mailroom", _block)
     _row.update(_new)
     return as_record(InboundParcel, _row)
@@ -295,8 +280,7 @@ def inbound_parcel_return_to_sender(tables: Tables, inbound_parcel_id: str) -> I
     """Return an unclaimed parcel to the carrier."""
     _row = INBOUND_PARCELS.find(tables, inbound_parcel_id)
     _new = {**_row, "status": "returned_to_sender"}
-    _block = not_among(_row, "status", ("notified",), "inbound parcel")
-    if _block:
+    if _block := not_among(_row, "status", ("notified",), "inbound parcel"):
         refuse("inbound_parcel_return_to_sender.status_in", "notify the recipient before returning a parcel", _block)
     _row.update(_new)
     return as_record(InboundParcel, _row)
@@ -359,8 +343,7 @@ def pickup_notice_mark_delivered(tables: Tables, pickup_notice_id: str) -> Picku
     """Record the channel's delivery receipt for a pending notice."""
     _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending",), "pickup notice")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "pickup notice"):
         refuse("pickup_notice_mark_delivered.status_in", "only pending notices get a delivery receipt", _block)
     _row.update(_new)
     return as_record(PickupNotice, _row)
@@ -371,8 +354,7 @@ def pickup_notice_mark_bounced(tables: Tables, pickup_notice_id: str) -> PickupN
     """Record that a pending notice bounced (then queue another channel)."""
     _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "bounced"}
-    _block = not_among(_row, "status", ("pending",), "pickup notice")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "pickup notice"):
         refuse("pickup_notice_mark_bounced.status_in", "only pending notices can bounce", _block)
     _row.update(_new)
     return as_record(PickupNotice, _row)
@@ -383,8 +365,7 @@ def pickup_notice_acknowledge(tables: Tables, pickup_notice_id: str) -> PickupNo
     """Record that the recipient acknowledged a delivered notice."""
     _row = PICKUP_NOTICES.find(tables, pickup_notice_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "pickup notice")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "pickup notice"):
         refuse("pickup_notice_acknowledge.status_in", "the notice has not been delivered yet", _block)
     _row.update(_new)
     return as_record(PickupNotice, _row)
@@ -393,85 +374,7 @@ def pickup_notice_acknowledge(tables: Tables, pickup_notice_id: str) -> PickupNo
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A parcel is only done when it is picked_up.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="When a notice bounces, queue a new one on a different channel with attempt+1.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="mailroom_sop_1",
-        category="judgement",
-        rule="Parcels unclaimed 10 days after `received_at` are returned to sender (only after at least one notice).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="mailroom_sop_2",
-        category="judgement",
-        rule="Never release a parcel to anyone but the named recipient without a written delegation email.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="inbound_parcel_log.unique",
-        category="uniqueness",
-        rule="This tracking number is already logged: search it instead of logging twice.",
-        tools=["inbound_parcel_log"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_parcel_log.capacity",
-        category="capacity",
-        rule="That locker is full: pick another slot of the same size (parcel_locker_search).",
-        tools=["inbound_parcel_log"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pickup_notice_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending notices get a delivery receipt.",
-        tools=["pickup_notice_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pickup_notice_mark_bounced.status_in",
-        category="state_guard",
-        rule="Only pending notices can bounce.",
-        tools=["pickup_notice_mark_bounced"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pickup_notice_acknowledge.status_in",
-        category="state_guard",
-        rule="The notice has not been delivered yet.",
-        tools=["pickup_notice_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_parcel_release.status_in",
-        category="state_guard",
-        rule="This parcel is no longer in the mailroom.",
-        tools=["inbound_parcel_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="inbound_parcel_return_to_sender.status_in",
-        category="state_guard",
-        rule="Notify the recipient before returning a parcel.",
-        tools=["inbound_parcel_return_to_sender"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -495,13 +398,8 @@ def mail_recipient_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(preferred_channel, "preferred_channel", MAIL_RECIPIENT_PREFERRED_CHANNEL)
-    check_choice(group_by, "group_by", ("preferred_channel",))
-    _rows = [
-        _r
-        for _r in tables["mail_recipients"]
-        if (preferred_channel is None or _r.get("preferred_channel") == preferred_channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"preferred_channel": preferred_channel}
+    return report_on(tables["mail_recipients"], group_by, _filters, ())
 
 
 @read
@@ -517,13 +415,8 @@ def parcel_locker_report(
     """
     check_choice(bank, "bank", PARCEL_LOCKER_BANK)
     check_choice(size, "size", PARCEL_LOCKER_SIZE)
-    check_choice(group_by, "group_by", ("bank", "size"))
-    _rows = [
-        _r
-        for _r in tables["parcel_lockers"]
-        if (bank is None or _r.get("bank") == bank) and (size is None or _r.get("size") == size)
-    ]
-    return report_of(_rows, group_by, ("slots",))
+    _filters = {"bank": bank, "size": size}
+    return report_on(tables["parcel_lockers"], group_by, _filters, ("slots",))
 
 
 @read
@@ -542,17 +435,14 @@ def inbound_parcel_report(
     """
     check_choice(carrier, "carrier", INBOUND_PARCEL_CARRIER)
     check_choice(status, "status", INBOUND_PARCEL_STATUS)
-    check_choice(group_by, "group_by", ("carrier", "mail_recipient_id", "parcel_locker_id", "perishable", "status"))
-    _rows = [
-        _r
-        for _r in tables["inbound_parcels"]
-        if (carrier is None or _r.get("carrier") == carrier)
-        and (mail_recipient_id is None or _r.get("mail_recipient_id") == mail_recipient_id)
-        and (parcel_locker_id is None or _r.get("parcel_locker_id") == parcel_locker_id)
-        and (perishable is None or _r.get("perishable") == perishable)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "carrier": carrier,
+        "mail_recipient_id": mail_recipient_id,
+        "parcel_locker_id": parcel_locker_id,
+        "perishable": perishable,
+        "status": status,
+    }
+    return report_on(tables["inbound_parcels"], group_by, _filters, ())
 
 
 @read
@@ -569,15 +459,8 @@ def pickup_notice_report(
     """
     check_choice(channel, "channel", PICKUP_NOTICE_CHANNEL)
     check_choice(status, "status", PICKUP_NOTICE_STATUS)
-    check_choice(group_by, "group_by", ("inbound_parcel_id", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["pickup_notices"]
-        if (inbound_parcel_id is None or _r.get("inbound_parcel_id") == inbound_parcel_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {"inbound_parcel_id": inbound_parcel_id, "channel": channel, "status": status}
+    return report_on(tables["pickup_notices"], group_by, _filters, ("attempt",))
 
 
 OPERATIONS = [

@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class OnboardingReviewerPage(Page):
     """A page of onboarding reviewers from a search: `note` says how to get the rest."""
 
     results: list[OnboardingReviewer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class SellerApplicationPage(Page):
     """A page of seller applications from a search: `note` says how to get the rest."""
 
     results: list[SellerApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class KycCheckPage(Page):
     """A page of kyc checks from a search: `note` says how to get the rest."""
 
     results: list[KycCheck]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -120,9 +111,6 @@ class ListingSamplePage(Page):
     """A page of listing samples from a search: `note` says how to get the rest."""
 
     results: list[ListingSample]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -213,16 +201,16 @@ def seller_application_assign(
     ONBOARDING_REVIEWERS.check_ref(tables, onboarding_reviewer_id, "onboarding_reviewer_id")
     _new = {**_row, **_changes}
     _capacity = field_of(tables, "onboarding_reviewers", _new.get("onboarding_reviewer_id"), "max_open_reviews")
-    _block = at_capacity(tables["seller_applications"], _new, "onboarding_reviewer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["seller_applications"], _new, "onboarding_reviewer_id", "status", _capacity):
         refuse(
             "seller_application_assign.capacity",
             "that reviewer has no open review slots: pick another reviewer on the team",
             _block,
         )
     _other = row_of(tables, "onboarding_reviewers", _new.get("onboarding_reviewer_id"))
-    _block = not_among(_other, "team", ("compliance",), "onboarding reviewer")
-    if holds(_new.get("category"), "==", "grocery") and _block:
+    if (_block := not_among(_other, "team", ("compliance",), "onboarding reviewer")) and holds(
+        _new.get("category"), "==", "grocery"
+    ):
         refuse("judgement_2", "Grocery sellers need a compliance-team reviewer.", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -233,8 +221,7 @@ def seller_application_start_kyc(tables: Tables, seller_application_id: str) -> 
     """Begin KYC for a submitted application."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "kyc_review"}
-    _block = not_among(_row, "status", ("submitted",), "seller application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "seller application"):
         refuse("seller_application_start_kyc.status_in", "KYC starts only from a submitted application", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -245,8 +232,7 @@ def seller_application_to_catalog_review(tables: Tables, seller_application_id: 
     """Move an application whose KYC checks all passed to catalog review."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "catalog_review"}
-    _block = not_among(_row, "status", ("kyc_review",), "seller application")
-    if _block:
+    if _block := not_among(_row, "status", ("kyc_review",), "seller application"):
         refuse("seller_application_to_catalog_review.status_in", "the application must be in KYC review first", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -257,8 +243,7 @@ def seller_application_send_contract(tables: Tables, seller_application_id: str)
     """Send the seller agreement after catalog review."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "contract_sent"}
-    _block = not_among(_row, "status", ("catalog_review",), "seller application")
-    if _block:
+    if _block := not_among(_row, "status", ("catalog_review",), "seller application"):
         refuse("seller_application_send_contract.status_in", "contracts go out only after catalog review", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -269,8 +254,7 @@ def seller_application_go_live(tables: Tables, seller_application_id: str) -> Se
     """Activate a seller who signed the contract."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "live"}
-    _block = not_among(_row, "status", ("contract_sent",), "seller application")
-    if _block:
+    if _block := not_among(_row, "status", ("contract_sent",), "seller application"):
         refuse("seller_application_go_live.status_in", "the seller must have a contract before going live", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -281,8 +265,7 @@ def seller_application_reject(tables: Tables, seller_application_id: str) -> Sel
     """Reject an application during review."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted", "kyc_review", "catalog_review"), "seller application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "kyc_review", "catalog_review"), "seller application"):
         refuse("seller_application_reject.status_in", "live or contracted sellers are offboarded, not rejected", _block)
     _row.update(_new)
     return as_record(SellerApplication, _row)
@@ -322,8 +305,7 @@ def kyc_check_pass(tables: Tables, kyc_check_id: str) -> KycCheck:
     """Record a passed KYC check."""
     _row = KYC_CHECKS.find(tables, kyc_check_id)
     _new = {**_row, "status": "passed"}
-    _block = not_among(_row, "status", ("pending",), "kyc check")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "kyc check"):
         refuse("kyc_check_pass.status_in", "only pending checks can be decided", _block)
     _row.update(_new)
     return as_record(KycCheck, _row)
@@ -334,8 +316,7 @@ def kyc_check_fail(tables: Tables, kyc_check_id: str) -> KycCheck:
     """Record a failed KYC check."""
     _row = KYC_CHECKS.find(tables, kyc_check_id)
     _new = {**_row, "status": "failed"}
-    _block = not_among(_row, "status", ("pending",), "kyc check")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "kyc check"):
         refuse("kyc_check_fail.status_in", "only pending checks can be decided", _block)
     _row.update(_new)
     return as_record(KycCheck, _row)
@@ -372,8 +353,7 @@ def listing_sample_approve(tables: Tables, listing_sample_id: str) -> ListingSam
     """Approve a sample listing that meets catalog standards."""
     _row = LISTING_SAMPLES.find(tables, listing_sample_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("pending", "needs_changes"), "listing sample")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "needs_changes"), "listing sample"):
         refuse("listing_sample_approve.status_in", "the sample is already approved", _block)
     _row.update(_new)
     return as_record(ListingSample, _row)
@@ -382,85 +362,7 @@ def listing_sample_approve(tables: Tables, listing_sample_id: str) -> ListingSam
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="An application moves to catalog review only when all four KYC checks passed, and to contract only when at least three sample listings are approved (each needs 3+ images).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="role_limit",
-        rule="Grocery sellers need a compliance-team reviewer.",
-        tools=["seller_application_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_assign.capacity",
-        category="capacity",
-        rule="That reviewer has no open review slots: pick another reviewer on the team.",
-        tools=["seller_application_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_start_kyc.status_in",
-        category="state_guard",
-        rule="KYC starts only from a submitted application.",
-        tools=["seller_application_start_kyc"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kyc_check_pass.status_in",
-        category="state_guard",
-        rule="Only pending checks can be decided.",
-        tools=["kyc_check_pass"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kyc_check_fail.status_in",
-        category="state_guard",
-        rule="Only pending checks can be decided.",
-        tools=["kyc_check_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_to_catalog_review.status_in",
-        category="state_guard",
-        rule="The application must be in KYC review first.",
-        tools=["seller_application_to_catalog_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="listing_sample_approve.status_in",
-        category="state_guard",
-        rule="The sample is already approved.",
-        tools=["listing_sample_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_send_contract.status_in",
-        category="state_guard",
-        rule="Contracts go out only after catalog review.",
-        tools=["seller_application_send_contract"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_go_live.status_in",
-        category="state_guard",
-        rule="The seller must have a contract before going live.",
-        tools=["seller_application_go_live"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="seller_application_reject.status_in",
-        category="state_guard",
-        rule="Live or contracted sellers are offboarded, not rejected.",
-        tools=["seller_application_reject"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -483,9 +385,8 @@ def onboarding_reviewer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(team, "team", ONBOARDING_REVIEWER_TEAM)
-    check_choice(group_by, "group_by", ("team",))
-    _rows = [_r for _r in tables["onboarding_reviewers"] if (team is None or _r.get("team") == team)]
-    return report_of(_rows, group_by, ("max_open_reviews",))
+    _filters = {"team": team}
+    return report_on(tables["onboarding_reviewers"], group_by, _filters, ("max_open_reviews",))
 
 
 @read
@@ -503,15 +404,8 @@ def seller_application_report(
     """
     check_choice(category, "category", SELLER_APPLICATION_CATEGORY)
     check_choice(status, "status", SELLER_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("category", "onboarding_reviewer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["seller_applications"]
-        if (category is None or _r.get("category") == category)
-        and (onboarding_reviewer_id is None or _r.get("onboarding_reviewer_id") == onboarding_reviewer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("annual_gmv_estimate",))
+    _filters = {"category": category, "onboarding_reviewer_id": onboarding_reviewer_id, "status": status}
+    return report_on(tables["seller_applications"], group_by, _filters, ("annual_gmv_estimate",))
 
 
 @read
@@ -528,15 +422,8 @@ def kyc_check_report(
     """
     check_choice(check_type, "check_type", KYC_CHECK_CHECK_TYPE)
     check_choice(status, "status", KYC_CHECK_STATUS)
-    check_choice(group_by, "group_by", ("seller_application_id", "check_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["kyc_checks"]
-        if (seller_application_id is None or _r.get("seller_application_id") == seller_application_id)
-        and (check_type is None or _r.get("check_type") == check_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"seller_application_id": seller_application_id, "check_type": check_type, "status": status}
+    return report_on(tables["kyc_checks"], group_by, _filters, ())
 
 
 @read
@@ -552,14 +439,8 @@ def listing_sample_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LISTING_SAMPLE_STATUS)
-    check_choice(group_by, "group_by", ("seller_application_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["listing_samples"]
-        if (seller_application_id is None or _r.get("seller_application_id") == seller_application_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("price", "image_count"))
+    _filters = {"seller_application_id": seller_application_id, "status": status}
+    return report_on(tables["listing_samples"], group_by, _filters, ("price", "image_count"))
 
 
 @write

@@ -25,12 +25,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -61,9 +70,6 @@ class ConferenceRoomPage(Page):
     """A page of conference rooms from a search: `note` says how to get the rest."""
 
     results: list[ConferenceRoom]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +85,6 @@ class AvKitPage(Page):
     """A page of av kits from a search: `note` says how to get the rest."""
 
     results: list[AvKit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +105,6 @@ class RoomReservationPage(Page):
     """A page of room reservations from a search: `note` says how to get the rest."""
 
     results: list[RoomReservation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -122,9 +122,6 @@ class KitLoanPage(Page):
     """A page of kit loans from a search: `note` says how to get the rest."""
 
     results: list[KitLoan]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -272,28 +269,24 @@ def room_reservation_hold(
         "status": "tentative",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("room_reservation_hold.not_in_past", "that time has passed: hold from today on", _block)
     _have = field_of(tables, "conference_rooms", _new.get("conference_room_id"), "seats")
-    _block = short_of(_have, _new.get("attendees"), "conference room", _new.get("conference_room_id"), "seats")
-    if _block:
+    if _block := short_of(_have, _new.get("attendees"), "conference room", _new.get("conference_room_id"), "seats"):
         refuse(
             "room_reservation_hold.at_least",
             "the room has fewer seats than attendees: pick a larger room (conference_room_search)",
             _block,
         )
-    _block = overlapping(tables["room_reservations"], _new, "conference_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["room_reservations"], _new, "conference_room_id", "start", "end", "status"):
         refuse("room_reservation_hold.no_overlap", "the room is already held then: pick another room or time", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("attendees"),
         "<=",
         field_of(tables, "conference_rooms", _new.get("conference_room_id"), "seats"),
         "attendees",
         "the conference room's seats",
-    )
-    if _block:
+    ):
         refuse("room_seats_cover_attendees", "A room is booked only when its seats cover the attendee count.", _block)
     tables["room_reservations"].append(_new)
     return as_record(RoomReservation, _new)
@@ -320,20 +313,17 @@ def room_reservation_move(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("tentative", "confirmed"), "room reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("tentative", "confirmed"), "room reservation"):
         refuse("room_reservation_move.status_in", "only upcoming reservations can be moved", _block)
-    _block = overlapping(tables["room_reservations"], _new, "conference_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["room_reservations"], _new, "conference_room_id", "start", "end", "status"):
         refuse("room_reservation_move.no_overlap", "the target room is taken then: choose another slot", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("attendees"),
         "<=",
         field_of(tables, "conference_rooms", _new.get("conference_room_id"), "seats"),
         "attendees",
         "the conference room's seats",
-    )
-    if _block:
+    ):
         refuse("room_seats_cover_attendees", "A room is booked only when its seats cover the attendee count.", _block)
     _row.update(_new)
     return as_record(RoomReservation, _row)
@@ -344,8 +334,7 @@ def room_reservation_confirm(tables: Tables, room_reservation_id: str) -> RoomRe
     """Confirm a tentative hold."""
     _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("tentative",), "room reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("tentative",), "room reservation"):
         refuse("room_reservation_confirm.status_in", "only tentative holds need confirming", _block)
     _row.update(_new)
     return as_record(RoomReservation, _row)
@@ -356,8 +345,7 @@ def room_reservation_check_in(tables: Tables, room_reservation_id: str) -> RoomR
     """Check in at the room when the meeting starts."""
     _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "checked_in"}
-    _block = not_among(_row, "status", ("confirmed",), "room reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "room reservation"):
         refuse("room_reservation_check_in.status_in", "confirm the reservation before checking in", _block)
     _row.update(_new)
     return as_record(RoomReservation, _row)
@@ -368,8 +356,7 @@ def room_reservation_release(tables: Tables, room_reservation_id: str) -> RoomRe
     """Release a room that is no longer needed."""
     _row = ROOM_RESERVATIONS.find(tables, room_reservation_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("tentative", "confirmed"), "room reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("tentative", "confirmed"), "room reservation"):
         refuse(
             "room_reservation_release.status_in",
             "checked-in or already cancelled reservations cannot be released",
@@ -426,15 +413,12 @@ def kit_loan_reserve(tables: Tables, av_kit_id: str, room_reservation_id: str, s
         "status": "reserved",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("kit_loan_reserve.not_in_past", "that time has passed", _block)
-    _block = overlapping(tables["kit_loans"], _new, "av_kit_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["kit_loans"], _new, "av_kit_id", "start", "end", "status"):
         refuse("kit_loan_reserve.no_overlap", "that kit is already out then: pick another kit of the same type", _block)
     _other = row_of(tables, "av_kits", _new.get("av_kit_id"))
-    _block = not_among(_other, "condition", ("good", "worn"), "av kit")
-    if _block:
+    if _block := not_among(_other, "condition", ("good", "worn"), "av kit"):
         refuse("no_kit_needing_repair", "Never book a kit in `needs_repair` condition.", _block)
     tables["kit_loans"].append(_new)
     return as_record(KitLoan, _new)
@@ -445,8 +429,7 @@ def kit_loan_hand_out(tables: Tables, kit_loan_id: str) -> KitLoan:
     """Hand a reserved kit to the organizer."""
     _row = KIT_LOANS.find(tables, kit_loan_id)
     _new = {**_row, "status": "handed_out"}
-    _block = not_among(_row, "status", ("reserved",), "kit loan")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "kit loan"):
         refuse("kit_loan_hand_out.status_in", "only reserved kits can be handed out", _block)
     _row.update(_new)
     return as_record(KitLoan, _row)
@@ -457,8 +440,7 @@ def kit_loan_return(tables: Tables, kit_loan_id: str) -> KitLoan:
     """Record a kit coming back to the AV desk."""
     _row = KIT_LOANS.find(tables, kit_loan_id)
     _new = {**_row, "status": "returned"}
-    _block = not_among(_row, "status", ("handed_out",), "kit loan")
-    if _block:
+    if _block := not_among(_row, "status", ("handed_out",), "kit loan"):
         refuse("kit_loan_return.status_in", "the kit was never handed out", _block)
     _row.update(_new)
     return as_record(KitLoan, _row)
@@ -467,113 +449,7 @@ def kit_loan_return(tables: Tables, kit_loan_id: str) -> KitLoan:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Prefer rooms with video for hybrid meetings.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="room_seats_cover_attendees",
-        category="capacity",
-        rule="A room is booked only when its seats cover the attendee count.",
-        tools=["room_reservation_hold", "room_reservation_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="no_kit_needing_repair",
-        category="eligibility",
-        rule="Never book a kit in `needs_repair` condition.",
-        tools=["kit_loan_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_hold.not_in_past",
-        category="time_window",
-        rule="That time has passed: hold from today on.",
-        tools=["room_reservation_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_hold.at_least",
-        category="threshold",
-        rule="The room has fewer seats than attendees: pick a larger room (conference_room_search).",
-        tools=["room_reservation_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_hold.no_overlap",
-        category="capacity",
-        rule="The room is already held then: pick another room or time.",
-        tools=["room_reservation_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_move.status_in",
-        category="state_guard",
-        rule="Only upcoming reservations can be moved.",
-        tools=["room_reservation_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_move.no_overlap",
-        category="capacity",
-        rule="The target room is taken then: choose another slot.",
-        tools=["room_reservation_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_confirm.status_in",
-        category="state_guard",
-        rule="Only tentative holds need confirming.",
-        tools=["room_reservation_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_check_in.status_in",
-        category="state_guard",
-        rule="Confirm the reservation before checking in.",
-        tools=["room_reservation_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="room_reservation_release.status_in",
-        category="state_guard",
-        rule="Checked-in or already cancelled reservations cannot be released.",
-        tools=["room_reservation_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kit_loan_reserve.not_in_past",
-        category="time_window",
-        rule="That time has passed.",
-        tools=["kit_loan_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kit_loan_reserve.no_overlap",
-        category="capacity",
-        rule="That kit is already out then: pick another kit of the same type.",
-        tools=["kit_loan_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kit_loan_hand_out.status_in",
-        category="state_guard",
-        rule="Only reserved kits can be handed out.",
-        tools=["kit_loan_hand_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="kit_loan_return.status_in",
-        category="state_guard",
-        rule="The kit was never handed out.",
-        tools=["kit_loan_return"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -598,14 +474,8 @@ def conference_room_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(building, "building", CONFERENCE_ROOM_BUILDING)
-    check_choice(group_by, "group_by", ("building", "has_video"))
-    _rows = [
-        _r
-        for _r in tables["conference_rooms"]
-        if (building is None or _r.get("building") == building)
-        and (has_video is None or _r.get("has_video") == has_video)
-    ]
-    return report_of(_rows, group_by, ("floor", "seats"))
+    _filters = {"building": building, "has_video": has_video}
+    return report_on(tables["conference_rooms"], group_by, _filters, ("floor", "seats"))
 
 
 @read
@@ -621,14 +491,8 @@ def av_kit_report(
     """
     check_choice(kit_type, "kit_type", AV_KIT_KIT_TYPE)
     check_choice(condition, "condition", AV_KIT_CONDITION)
-    check_choice(group_by, "group_by", ("kit_type", "condition"))
-    _rows = [
-        _r
-        for _r in tables["av_kits"]
-        if (kit_type is None or _r.get("kit_type") == kit_type)
-        and (condition is None or _r.get("condition") == condition)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"kit_type": kit_type, "condition": condition}
+    return report_on(tables["av_kits"], group_by, _filters, ())
 
 
 @read
@@ -643,14 +507,8 @@ def room_reservation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ROOM_RESERVATION_STATUS)
-    check_choice(group_by, "group_by", ("conference_room_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["room_reservations"]
-        if (conference_room_id is None or _r.get("conference_room_id") == conference_room_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attendees",))
+    _filters = {"conference_room_id": conference_room_id, "status": status}
+    return report_on(tables["room_reservations"], group_by, _filters, ("attendees",))
 
 
 @read
@@ -666,15 +524,8 @@ def kit_loan_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", KIT_LOAN_STATUS)
-    check_choice(group_by, "group_by", ("av_kit_id", "room_reservation_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["kit_loans"]
-        if (av_kit_id is None or _r.get("av_kit_id") == av_kit_id)
-        and (room_reservation_id is None or _r.get("room_reservation_id") == room_reservation_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"av_kit_id": av_kit_id, "room_reservation_id": room_reservation_id, "status": status}
+    return report_on(tables["kit_loans"], group_by, _filters, ())
 
 
 @write

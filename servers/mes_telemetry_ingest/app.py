@@ -24,13 +24,13 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     starts_with,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class MachineAssetPage(Page):
     """A page of machine assets from a search: `note` says how to get the rest."""
 
     results: list[MachineAsset]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +80,6 @@ class TelemetryBatchPage(Page):
     """A page of telemetry batchs from a search: `note` says how to get the rest."""
 
     results: list[TelemetryBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class AnomalyEventPage(Page):
     """A page of anomaly events from a search: `note` says how to get the rest."""
 
     results: list[AnomalyEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class MaintenanceTicketPage(Page):
     """A page of maintenance tickets from a search: `note` says how to get the rest."""
 
     results: list[MaintenanceTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -205,8 +193,7 @@ def telemetry_batch_validate(tables: Tables, telemetry_batch_id: str) -> Telemet
     """Mark a batch validated and written to the historian."""
     _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "validated"}
-    _block = not_among(_row, "status", ("received", "retrying"), "telemetry batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "telemetry batch"):
         refuse("telemetry_batch_validate.status_in", "only received or retrying batches can be validated", _block)
     _row.update(_new)
     return as_record(TelemetryBatch, _row)
@@ -219,8 +206,7 @@ def telemetry_batch_fail(tables: Tables, telemetry_batch_id: str, error: str | N
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "telemetry batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "telemetry batch"):
         refuse("telemetry_batch_fail.status_in", "only received or retrying batches can fail", _block)
     _row.update(_new)
     return as_record(TelemetryBatch, _row)
@@ -233,8 +219,7 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "telemetry batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "telemetry batch"):
         refuse("telemetry_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(TelemetryBatch, _row)
@@ -245,8 +230,7 @@ def telemetry_batch_dead_letter(tables: Tables, telemetry_batch_id: str) -> Tele
     """Dead-letter a batch that cannot be recovered."""
     _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "telemetry batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "telemetry batch"):
         refuse("telemetry_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
     _row.update(_new)
     return as_record(TelemetryBatch, _row)
@@ -286,8 +270,7 @@ def anomaly_event_triage(tables: Tables, anomaly_event_id: str) -> AnomalyEvent:
     """Mark an anomaly triaged by the shift engineer."""
     _row = ANOMALY_EVENTS.find(tables, anomaly_event_id)
     _new = {**_row, "status": "triaged"}
-    _block = not_among(_row, "status", ("new",), "anomaly event")
-    if _block:
+    if _block := not_among(_row, "status", ("new",), "anomaly event"):
         refuse("anomaly_event_triage.status_in", "the anomaly was already triaged", _block)
     _row.update(_new)
     return as_record(AnomalyEvent, _row)
@@ -298,8 +281,7 @@ def anomaly_event_dismiss(tables: Tables, anomaly_event_id: str) -> AnomalyEvent
     """Dismiss a false alarm (e.g. planned mold change)."""
     _row = ANOMALY_EVENTS.find(tables, anomaly_event_id)
     _new = {**_row, "status": "dismissed"}
-    _block = not_among(_row, "status", ("new", "triaged"), "anomaly event")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "triaged"), "anomaly event"):
         refuse("anomaly_event_dismiss.status_in", "anomalies with a ticket cannot be dismissed", _block)
     _row.update(_new)
     return as_record(AnomalyEvent, _row)
@@ -323,8 +305,9 @@ def maintenance_ticket_raise(
         "summary": summary,
         "status": "open",
     }
-    _block = taken_by_other(tables["maintenance_tickets"], "anomaly_event_id", _new.get("anomaly_event_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(
+        tables["maintenance_tickets"], "anomaly_event_id", _new.get("anomaly_event_id"), _new["id"]
+    ):
         refuse("maintenance_ticket_raise.unique", "this anomaly already has a ticket", _block)
     _target_anomaly_event_id = target_row(tables, "anomaly_events", _new.get("anomaly_event_id"), "anomaly event")
     _target_machine_asset_id = target_row(tables, "machine_assets", _new.get("machine_asset_id"), "machine asset")
@@ -362,64 +345,7 @@ def maintenance_ticket_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="ingest_runbook_1",
-        category="judgement",
-        rule="Checksum mismatch and unsupported schema versions never succeed on retry: dead-letter at once and tell the controls engineer (Ana Brandt, ext. 2214).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="telemetry_batch_validate.status_in",
-        category="state_guard",
-        rule="Only received or retrying batches can be validated.",
-        tools=["telemetry_batch_validate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="telemetry_batch_fail.status_in",
-        category="state_guard",
-        rule="Only received or retrying batches can fail.",
-        tools=["telemetry_batch_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="telemetry_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["telemetry_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="telemetry_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches can be dead-lettered.",
-        tools=["telemetry_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="anomaly_event_triage.status_in",
-        category="state_guard",
-        rule="The anomaly was already triaged.",
-        tools=["anomaly_event_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="anomaly_event_dismiss.status_in",
-        category="state_guard",
-        rule="Anomalies with a ticket cannot be dismissed.",
-        tools=["anomaly_event_dismiss"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="maintenance_ticket_raise.unique",
-        category="uniqueness",
-        rule="This anomaly already has a ticket.",
-        tools=["maintenance_ticket_raise"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -445,13 +371,8 @@ def machine_asset_report(
     """
     check_choice(plant_area, "plant_area", MACHINE_ASSET_PLANT_AREA)
     check_choice(status, "status", MACHINE_ASSET_STATUS)
-    check_choice(group_by, "group_by", ("plant_area", "status"))
-    _rows = [
-        _r
-        for _r in tables["machine_assets"]
-        if (plant_area is None or _r.get("plant_area") == plant_area) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"plant_area": plant_area, "status": status}
+    return report_on(tables["machine_assets"], group_by, _filters, ())
 
 
 @read
@@ -467,14 +388,8 @@ def telemetry_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TELEMETRY_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("machine_asset_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["telemetry_batchs"]
-        if (machine_asset_id is None or _r.get("machine_asset_id") == machine_asset_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("sample_count", "retry_count"))
+    _filters = {"machine_asset_id": machine_asset_id, "status": status}
+    return report_on(tables["telemetry_batchs"], group_by, _filters, ("sample_count", "retry_count"))
 
 
 @read
@@ -492,16 +407,13 @@ def anomaly_event_report(
     """
     check_choice(signal, "signal", ANOMALY_EVENT_SIGNAL)
     check_choice(status, "status", ANOMALY_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("machine_asset_id", "telemetry_batch_id", "signal", "status"))
-    _rows = [
-        _r
-        for _r in tables["anomaly_events"]
-        if (machine_asset_id is None or _r.get("machine_asset_id") == machine_asset_id)
-        and (telemetry_batch_id is None or _r.get("telemetry_batch_id") == telemetry_batch_id)
-        and (signal is None or _r.get("signal") == signal)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("value", "threshold"))
+    _filters = {
+        "machine_asset_id": machine_asset_id,
+        "telemetry_batch_id": telemetry_batch_id,
+        "signal": signal,
+        "status": status,
+    }
+    return report_on(tables["anomaly_events"], group_by, _filters, ("value", "threshold"))
 
 
 @read
@@ -517,15 +429,8 @@ def maintenance_ticket_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MAINTENANCE_TICKET_STATUS)
-    check_choice(group_by, "group_by", ("machine_asset_id", "anomaly_event_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["maintenance_tickets"]
-        if (machine_asset_id is None or _r.get("machine_asset_id") == machine_asset_id)
-        and (anomaly_event_id is None or _r.get("anomaly_event_id") == anomaly_event_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"machine_asset_id": machine_asset_id, "anomaly_event_id": anomaly_event_id, "status": status}
+    return report_on(tables["maintenance_tickets"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, target_row, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, target_row, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class ServicePointPage(Page):
     """A page of service points from a search: `note` says how to get the rest."""
 
     results: list[ServicePoint]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class BillingCycleRunPage(Page):
     """A page of billing cycle runs from a search: `note` says how to get the rest."""
 
     results: list[BillingCycleRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +82,6 @@ class MeterReadPage(Page):
     """A page of meter reads from a search: `note` says how to get the rest."""
 
     results: list[MeterRead]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class CustomerBillPage(Page):
     """A page of customer bills from a search: `note` says how to get the rest."""
 
     results: list[CustomerBill]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -186,8 +174,7 @@ def billing_cycle_run_close_reads(tables: Tables, billing_cycle_run_id: str) -> 
     """Close read collection for a cycle once every read is validated or estimated."""
     _row = BILLING_CYCLE_RUNS.find(tables, billing_cycle_run_id)
     _new = {**_row, "status": "reads_complete"}
-    _block = not_among(_row, "status", ("open",), "billing cycle run")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "billing cycle run"):
         refuse("billing_cycle_run_close_reads.status_in", "read collection is already closed for this cycle", _block)
     _row.update(_new)
     return as_record(BillingCycleRun, _row)
@@ -236,8 +223,7 @@ def meter_read_validate(tables: Tables, meter_read_id: str) -> MeterRead:
     """Pass a read through VEE checks."""
     _row = METER_READS.find(tables, meter_read_id)
     _new = {**_row, "status": "validated"}
-    _block = not_among(_row, "status", ("received",), "meter read")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "meter read"):
         refuse("meter_read_validate.status_in", "only received reads can be validated", _block)
     _row.update(_new)
     return as_record(MeterRead, _row)
@@ -248,8 +234,7 @@ def meter_read_fail_validation(tables: Tables, meter_read_id: str) -> MeterRead:
     """Fail a read that breaks a VEE rule."""
     _row = METER_READS.find(tables, meter_read_id)
     _new = {**_row, "status": "failed_validation"}
-    _block = not_among(_row, "status", ("received",), "meter read")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "meter read"):
         refuse("meter_read_fail_validation.status_in", "only received reads can fail validation", _block)
     _row.update(_new)
     return as_record(MeterRead, _row)
@@ -265,8 +250,7 @@ def meter_read_estimate(
     check_range(kwh, "kwh", 0, 9000)
     check_choice(read_type, "read_type", METER_READ_READ_TYPE)
     _new = {**_row, **_changes, "status": "estimated"}
-    _block = not_among(_row, "status", ("failed_validation",), "meter read")
-    if _block:
+    if _block := not_among(_row, "status", ("failed_validation",), "meter read"):
         refuse("meter_read_estimate.status_in", "only failed reads are estimated", _block)
     _row.update(_new)
     return as_record(MeterRead, _row)
@@ -288,8 +272,7 @@ def customer_bill_calculate(tables: Tables, service_point_id: str, meter_read_id
         "amount": amount,
         "status": "drafted",
     }
-    _block = taken_by_other(tables["customer_bills"], "meter_read_id", _new.get("meter_read_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["customer_bills"], "meter_read_id", _new.get("meter_read_id"), _new["id"]):
         refuse("customer_bill_calculate.unique", "this read was already billed", _block)
     _target_meter_read_id = target_row(tables, "meter_reads", _new.get("meter_read_id"), "meter read")
     tables["customer_bills"].append(_new)
@@ -328,8 +311,7 @@ def customer_bill_hold(tables: Tables, customer_bill_id: str) -> CustomerBill:
     """Hold an unusual bill for review (high-bill check)."""
     _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "held_for_review"}
-    _block = not_among(_row, "status", ("drafted",), "customer bill")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted",), "customer bill"):
         refuse("customer_bill_hold.status_in", "only drafted bills can be held", _block)
     _row.update(_new)
     return as_record(CustomerBill, _row)
@@ -340,8 +322,7 @@ def customer_bill_approve(tables: Tables, customer_bill_id: str) -> CustomerBill
     """Approve a drafted or reviewed bill."""
     _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("drafted", "held_for_review"), "customer bill")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted", "held_for_review"), "customer bill"):
         refuse("customer_bill_approve.status_in", "the bill is already approved or posted", _block)
     _row.update(_new)
     return as_record(CustomerBill, _row)
@@ -352,8 +333,7 @@ def customer_bill_post(tables: Tables, customer_bill_id: str) -> CustomerBill:
     """Post an approved bill to the customer's account."""
     _row = CUSTOMER_BILLS.find(tables, customer_bill_id)
     _new = {**_row, "status": "posted"}
-    _block = not_among(_row, "status", ("approved",), "customer bill")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "customer bill"):
         refuse("customer_bill_post.status_in", "bills must be approved before posting", _block)
     _row.update(_new)
     return as_record(CustomerBill, _row)
@@ -362,64 +342,7 @@ def customer_bill_post(tables: Tables, customer_bill_id: str) -> CustomerBill:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="billing_cycle_run_close_reads.status_in",
-        category="state_guard",
-        rule="Read collection is already closed for this cycle.",
-        tools=["billing_cycle_run_close_reads"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="meter_read_validate.status_in",
-        category="state_guard",
-        rule="Only received reads can be validated.",
-        tools=["meter_read_validate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="meter_read_fail_validation.status_in",
-        category="state_guard",
-        rule="Only received reads can fail validation.",
-        tools=["meter_read_fail_validation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="meter_read_estimate.status_in",
-        category="state_guard",
-        rule="Only failed reads are estimated.",
-        tools=["meter_read_estimate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_bill_calculate.unique",
-        category="uniqueness",
-        rule="This read was already billed.",
-        tools=["customer_bill_calculate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_bill_hold.status_in",
-        category="state_guard",
-        rule="Only drafted bills can be held.",
-        tools=["customer_bill_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_bill_approve.status_in",
-        category="state_guard",
-        rule="The bill is already approved or posted.",
-        tools=["customer_bill_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_bill_post.status_in",
-        category="state_guard",
-        rule="Bills must be approved before posting.",
-        tools=["customer_bill_post"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -441,9 +364,8 @@ def service_point_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(rate_class, "rate_class", SERVICE_POINT_RATE_CLASS)
-    check_choice(group_by, "group_by", ("rate_class",))
-    _rows = [_r for _r in tables["service_points"] if (rate_class is None or _r.get("rate_class") == rate_class)]
-    return report_of(_rows, group_by, ("avg_monthly_kwh",))
+    _filters = {"rate_class": rate_class}
+    return report_on(tables["service_points"], group_by, _filters, ("avg_monthly_kwh",))
 
 
 @read
@@ -455,9 +377,8 @@ def billing_cycle_run_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", BILLING_CYCLE_RUN_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["billing_cycle_runs"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["billing_cycle_runs"], group_by, _filters, ())
 
 
 @read
@@ -474,15 +395,8 @@ def meter_read_report(
     """
     check_choice(read_type, "read_type", METER_READ_READ_TYPE)
     check_choice(status, "status", METER_READ_STATUS)
-    check_choice(group_by, "group_by", ("service_point_id", "read_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["meter_reads"]
-        if (service_point_id is None or _r.get("service_point_id") == service_point_id)
-        and (read_type is None or _r.get("read_type") == read_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("kwh",))
+    _filters = {"service_point_id": service_point_id, "read_type": read_type, "status": status}
+    return report_on(tables["meter_reads"], group_by, _filters, ("kwh",))
 
 
 @read
@@ -498,15 +412,8 @@ def customer_bill_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CUSTOMER_BILL_STATUS)
-    check_choice(group_by, "group_by", ("service_point_id", "meter_read_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["customer_bills"]
-        if (service_point_id is None or _r.get("service_point_id") == service_point_id)
-        and (meter_read_id is None or _r.get("meter_read_id") == meter_read_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"service_point_id": service_point_id, "meter_read_id": meter_read_id, "status": status}
+    return report_on(tables["customer_bills"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

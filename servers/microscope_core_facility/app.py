@@ -18,11 +18,12 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
     holds,
     in_past,
+    load_policies,
     missing_related,
     not_among,
     outside_window,
@@ -59,9 +60,6 @@ class MicroscopePage(Page):
     """A page of microscopes from a search: `note` says how to get the rest."""
 
     results: list[Microscope]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +77,6 @@ class CoreUserPage(Page):
     """A page of core users from a search: `note` says how to get the rest."""
 
     results: list[CoreUser]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +95,6 @@ class ScopeSessionPage(Page):
     """A page of scope sessions from a search: `note` says how to get the rest."""
 
     results: list[ScopeSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -120,9 +112,6 @@ class ScopeTrainingPage(Page):
     """A page of scope trainings from a search: `note` says how to get the rest."""
 
     results: list[ScopeTraining]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -175,8 +164,7 @@ def microscope_take_offline(tables: Tables, microscope_id: str) -> Microscope:
     """Take a scope offline for service."""
     _row = MICROSCOPES.find(tables, microscope_id)
     _new = {**_row, "status": "maintenance"}
-    _block = not_among(_row, "status", ("available",), "microscope")
-    if _block:
+    if _block := not_among(_row, "status", ("available",), "microscope"):
         refuse("microscope_take_offline.status_in", "the scope is already offline", _block)
     _row.update(_new)
     return as_record(Microscope, _row)
@@ -263,36 +251,35 @@ def scope_session_request(
         "status": "requested",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("scope_session_request.not_in_past", "sessions are booked from today on", _block)
-    _block = overlapping(tables["scope_sessions"], _new, "microscope_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["scope_sessions"], _new, "microscope_id", "start", "end", "status"):
         refuse(
             "scope_session_request.no_overlap1",
             "the scope is booked then: check scope_session_search and pick a free slot",
             _block,
         )
-    _block = overlapping(tables["scope_sessions"], _new, "core_user_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["scope_sessions"], _new, "core_user_id", "start", "end", "status"):
         refuse("scope_session_request.no_overlap2", "this user already has a session then", _block)
-    _block = missing_related(
-        tables["scope_trainings"],
-        {"microscope_id": _new.get("microscope_id"), "core_user_id": _new.get("core_user_id")},
-        "status",
-        ("passed",),
-        "scope training",
-    )
-    if holds(_new.get("assisted"), "==", False) and _block:
+    if (
+        _block := missing_related(
+            tables["scope_trainings"],
+            {"microscope_id": _new.get("microscope_id"), "core_user_id": _new.get("core_user_id")},
+            "status",
+            ("passed",),
+            "scope training",
+        )
+    ) and holds(_new.get("assisted"), "==", False):
         refuse(
             "core_rules_1",
             "Unassisted sessions require a `passed` training on that exact microscope; untrained users book `assisted: true` sessions.",
             _block,
         )
-    _block = outside_window(
-        _new.get("start"), ("monday", "tuesday", "wednesday", "thursday", "friday"), "09:00", "17:00"
-    )
-    if holds(_new.get("assisted"), "==", True) and _block:
+    if (
+        _block := outside_window(
+            _new.get("start"), ("monday", "tuesday", "wednesday", "thursday", "friday"), "09:00", "17:00"
+        )
+    ) and holds(_new.get("assisted"), "==", True):
         refuse("core_rules_2", "Assisted sessions only start 09:00-17:00 on weekdays.", _block)
     tables["scope_sessions"].append(_new)
     return as_record(ScopeSession, _new)
@@ -303,8 +290,7 @@ def scope_session_confirm(tables: Tables, scope_session_id: str) -> ScopeSession
     """Confirm a requested session."""
     _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("requested",), "scope session")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "scope session"):
         refuse("scope_session_confirm.status_in", "only requested sessions need confirming", _block)
     _row.update(_new)
     return as_record(ScopeSession, _row)
@@ -315,8 +301,7 @@ def scope_session_begin(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Log the user on at the scope."""
     _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "in_use"}
-    _block = not_among(_row, "status", ("confirmed",), "scope session")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "scope session"):
         refuse("scope_session_begin.status_in", "confirm the session first", _block)
     _row.update(_new)
     return as_record(ScopeSession, _row)
@@ -327,8 +312,7 @@ def scope_session_finish(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Log the user off; the session becomes billable."""
     _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("in_use",), "scope session")
-    if _block:
+    if _block := not_among(_row, "status", ("in_use",), "scope session"):
         refuse("scope_session_finish.status_in", "the session is not running", _block)
     _row.update(_new)
     return as_record(ScopeSession, _row)
@@ -339,8 +323,7 @@ def scope_session_cancel(tables: Tables, scope_session_id: str) -> ScopeSession:
     """Cancel an upcoming session."""
     _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("requested", "confirmed"), "scope session")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "confirmed"), "scope session"):
         refuse("scope_session_cancel.status_in", "only upcoming sessions can be cancelled", _block)
     _row.update(_new)
     return as_record(ScopeSession, _row)
@@ -351,8 +334,7 @@ def scope_session_mark_no_show(tables: Tables, scope_session_id: str) -> ScopeSe
     """Mark a confirmed session the user never started."""
     _row = SCOPE_SESSIONS.find(tables, scope_session_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("confirmed",), "scope session")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "scope session"):
         refuse("scope_session_mark_no_show.status_in", "only confirmed sessions can be no-shows", _block)
     _row.update(_new)
     return as_record(ScopeSession, _row)
@@ -381,8 +363,7 @@ def scope_training_schedule(
         "trainer": trainer,
         "status": "scheduled",
     }
-    _block = in_past(_new.get("session_date"), "session_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("session_date"), "session_date", TODAY):
         refuse("scope_training_schedule.not_in_past", "training is scheduled from today on", _block)
     tables["scope_trainings"].append(_new)
     return as_record(ScopeTraining, _new)
@@ -393,8 +374,7 @@ def scope_training_record_result(tables: Tables, scope_training_id: str) -> Scop
     """Record that the user passed training."""
     _row = SCOPE_TRAININGS.find(tables, scope_training_id)
     _new = {**_row, "status": "passed"}
-    _block = not_among(_row, "status", ("scheduled",), "scope training")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "scope training"):
         refuse("scope_training_record_result.status_in", "only scheduled trainings get a result", _block)
     _row.update(_new)
     return as_record(ScopeTraining, _row)
@@ -428,106 +408,7 @@ def scope_training_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Before booking an unassisted session, check scope_training_search for a passed training on that microscope; otherwise book an assisted session in working hours.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="core_rules_1",
-        category="approval",
-        rule="Unassisted sessions require a `passed` training on that exact microscope; untrained users book `assisted: true` sessions.",
-        tools=["scope_session_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="core_rules_2",
-        category="time_window",
-        rule="Assisted sessions only start 09:00-17:00 on weekdays.",
-        tools=["scope_session_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="microscope_take_offline.status_in",
-        category="state_guard",
-        rule="The scope is already offline.",
-        tools=["microscope_take_offline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_request.not_in_past",
-        category="time_window",
-        rule="Sessions are booked from today on.",
-        tools=["scope_session_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_request.no_overlap1",
-        category="capacity",
-        rule="The scope is booked then: check scope_session_search and pick a free slot.",
-        tools=["scope_session_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_request.no_overlap2",
-        category="capacity",
-        rule="This user already has a session then.",
-        tools=["scope_session_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_confirm.status_in",
-        category="state_guard",
-        rule="Only requested sessions need confirming.",
-        tools=["scope_session_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_begin.status_in",
-        category="state_guard",
-        rule="Confirm the session first.",
-        tools=["scope_session_begin"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_finish.status_in",
-        category="state_guard",
-        rule="The session is not running.",
-        tools=["scope_session_finish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_cancel.status_in",
-        category="state_guard",
-        rule="Only upcoming sessions can be cancelled.",
-        tools=["scope_session_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_session_mark_no_show.status_in",
-        category="state_guard",
-        rule="Only confirmed sessions can be no-shows.",
-        tools=["scope_session_mark_no_show"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_training_schedule.not_in_past",
-        category="time_window",
-        rule="Training is scheduled from today on.",
-        tools=["scope_training_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scope_training_record_result.status_in",
-        category="state_guard",
-        rule="Only scheduled trainings get a result.",
-        tools=["scope_training_record_result"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -553,13 +434,8 @@ def microscope_report(
     """
     check_choice(modality, "modality", MICROSCOPE_MODALITY)
     check_choice(status, "status", MICROSCOPE_STATUS)
-    check_choice(group_by, "group_by", ("modality", "status"))
-    _rows = [
-        _r
-        for _r in tables["microscopes"]
-        if (modality is None or _r.get("modality") == modality) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("hourly_rate",))
+    _filters = {"modality": modality, "status": status}
+    return report_on(tables["microscopes"], group_by, _filters, ("hourly_rate",))
 
 
 @read
@@ -569,9 +445,8 @@ def core_user_report(tables: Tables, group_by: Literal["role"], role: CoreUserRo
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(role, "role", CORE_USER_ROLE)
-    check_choice(group_by, "group_by", ("role",))
-    _rows = [_r for _r in tables["core_users"] if (role is None or _r.get("role") == role)]
-    return report_of(_rows, group_by, ())
+    _filters = {"role": role}
+    return report_on(tables["core_users"], group_by, _filters, ())
 
 
 @read
@@ -588,16 +463,8 @@ def scope_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCOPE_SESSION_STATUS)
-    check_choice(group_by, "group_by", ("microscope_id", "core_user_id", "assisted", "status"))
-    _rows = [
-        _r
-        for _r in tables["scope_sessions"]
-        if (microscope_id is None or _r.get("microscope_id") == microscope_id)
-        and (core_user_id is None or _r.get("core_user_id") == core_user_id)
-        and (assisted is None or _r.get("assisted") == assisted)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"microscope_id": microscope_id, "core_user_id": core_user_id, "assisted": assisted, "status": status}
+    return report_on(tables["scope_sessions"], group_by, _filters, ())
 
 
 @read
@@ -613,15 +480,8 @@ def scope_training_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCOPE_TRAINING_STATUS)
-    check_choice(group_by, "group_by", ("microscope_id", "core_user_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["scope_trainings"]
-        if (microscope_id is None or _r.get("microscope_id") == microscope_id)
-        and (core_user_id is None or _r.get("core_user_id") == core_user_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"microscope_id": microscope_id, "core_user_id": core_user_id, "status": status}
+    return report_on(tables["scope_trainings"], group_by, _filters, ())
 
 
 @write

@@ -17,8 +17,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -49,9 +49,6 @@ class GlAccountPage(Page):
     """A page of gl accounts from a search: `note` says how to get the rest."""
 
     results: list[GlAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class ReconciliationPage(Page):
     """A page of reconciliations from a search: `note` says how to get the rest."""
 
     results: list[Reconciliation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class JournalEntryPage(Page):
     """A page of journal entrys from a search: `note` says how to get the rest."""
 
     results: list[JournalEntry]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class CloseTaskPage(Page):
     """A page of close tasks from a search: `note` says how to get the rest."""
 
     results: list[CloseTask]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -192,8 +180,7 @@ def reconciliation_start(tables: Tables, reconciliation_id: str) -> Reconciliati
     """Start working a reconciliation."""
     _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("not_started", "flagged"), "reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("not_started", "flagged"), "reconciliation"):
         refuse("reconciliation_start.status_in", "this reconciliation is already under way or finished", _block)
     _row.update(_new)
     return as_record(Reconciliation, _row)
@@ -208,8 +195,7 @@ def reconciliation_prepare(
     _changes = {_k: _v for _k, _v in (("statement_balance", statement_balance),) if _v is not None}
     check_range(statement_balance, "statement_balance", -400000, 2500000)
     _new = {**_row, **_changes, "status": "prepared"}
-    _block = not_among(_row, "status", ("in_progress",), "reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "reconciliation"):
         refuse(
             "reconciliation_prepare.status_in",
             "start the reconciliation (reconciliation_start) before preparing it",
@@ -224,8 +210,7 @@ def reconciliation_review(tables: Tables, reconciliation_id: str) -> Reconciliat
     """Reviewer sign-off on a prepared reconciliation."""
     _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "reviewed"}
-    _block = not_among(_row, "status", ("prepared",), "reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("prepared",), "reconciliation"):
         refuse("reconciliation_review.status_in", "only prepared reconciliations can be reviewed", _block)
     _row.update(_new)
     return as_record(Reconciliation, _row)
@@ -236,8 +221,7 @@ def reconciliation_flag(tables: Tables, reconciliation_id: str) -> Reconciliatio
     """Flag an unexplained difference for follow-up."""
     _row = RECONCILIATIONS.find(tables, reconciliation_id)
     _new = {**_row, "status": "flagged"}
-    _block = not_among(_row, "status", ("in_progress", "prepared"), "reconciliation")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress", "prepared"), "reconciliation"):
         refuse("reconciliation_flag.status_in", "only reconciliations in progress or prepared can be flagged", _block)
     _row.update(_new)
     return as_record(Reconciliation, _row)
@@ -302,8 +286,7 @@ def journal_entry_draft(
         "period": period,
         "status": "draft",
     }
-    _block = taken_by_other(tables["journal_entrys"], "entry_number", _new.get("entry_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["journal_entrys"], "entry_number", _new.get("entry_number"), _new["id"]):
         refuse("journal_entry_draft.unique", "entry number already used: take the next free JE-2611-nnn number", _block)
     tables["journal_entrys"].append(_new)
     return as_record(JournalEntry, _new)
@@ -314,8 +297,7 @@ def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Submit a draft entry for approval."""
     _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("draft",), "journal entry")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "journal entry"):
         refuse("journal_entry_submit.status_in", "only draft entries can be submitted", _block)
     _row.update(_new)
     return as_record(JournalEntry, _row)
@@ -326,8 +308,7 @@ def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Post an approved entry to the ledger."""
     _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "posted"}
-    _block = not_among(_row, "status", ("submitted",), "journal entry")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "journal entry"):
         refuse("journal_entry_post.status_in", "submit the entry (journal_entry_submit) before posting", _block)
     _row.update(_new)
     return as_record(JournalEntry, _row)
@@ -338,8 +319,7 @@ def journal_entry_reverse(tables: Tables, journal_entry_id: str) -> JournalEntry
     """Reverse a posted entry."""
     _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
     _new = {**_row, "status": "reversed"}
-    _block = not_among(_row, "status", ("posted",), "journal entry")
-    if _block:
+    if _block := not_among(_row, "status", ("posted",), "journal entry"):
         refuse("journal_entry_reverse.status_in", "only posted entries can be reversed; delete drafts instead", _block)
     _row.update(_new)
     return as_record(JournalEntry, _row)
@@ -379,8 +359,7 @@ def close_task_complete(tables: Tables, close_task_id: str) -> CloseTask:
     """Tick off a close checklist task."""
     _row = CLOSE_TASKS.find(tables, close_task_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("open", "in_progress"), "close task")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "in_progress"), "close task"):
         refuse("close_task_complete.status_in", "the task is blocked or already done", _block)
     _row.update(_new)
     return as_record(CloseTask, _row)
@@ -389,85 +368,7 @@ def close_task_complete(tables: Tables, close_task_id: str) -> CloseTask:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="close_calendar_1",
-        category="judgement",
-        rule="Day 5 (Dec 5): reconciliations reviewed, flux analysis sent, close package to CFO. Only the November (2026-11) period is open; October is locked.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reconciliation_guide_1",
-        category="judgement",
-        rule="A reconciliation compares the ledger balance with an external statement (bank, subledger, payroll provider). Record the statement balance when preparing. Any unexplained difference above $500 is flagged and an adjusting entry is drafted in the same period. Reviewers never review their own preparations.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reconciliation_start.status_in",
-        category="state_guard",
-        rule="This reconciliation is already under way or finished.",
-        tools=["reconciliation_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reconciliation_prepare.status_in",
-        category="state_guard",
-        rule="Start the reconciliation (reconciliation_start) before preparing it.",
-        tools=["reconciliation_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reconciliation_review.status_in",
-        category="state_guard",
-        rule="Only prepared reconciliations can be reviewed.",
-        tools=["reconciliation_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reconciliation_flag.status_in",
-        category="state_guard",
-        rule="Only reconciliations in progress or prepared can be flagged.",
-        tools=["reconciliation_flag"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="journal_entry_draft.unique",
-        category="uniqueness",
-        rule="Entry number already used: take the next free JE-2611-nnn number.",
-        tools=["journal_entry_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="journal_entry_submit.status_in",
-        category="state_guard",
-        rule="Only draft entries can be submitted.",
-        tools=["journal_entry_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="journal_entry_post.status_in",
-        category="state_guard",
-        rule="Submit the entry (journal_entry_submit) before posting.",
-        tools=["journal_entry_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="journal_entry_reverse.status_in",
-        category="state_guard",
-        rule="Only posted entries can be reversed; delete drafts instead.",
-        tools=["journal_entry_reverse"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="close_task_complete.status_in",
-        category="state_guard",
-        rule="The task is blocked or already done.",
-        tools=["close_task_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -489,9 +390,8 @@ def gl_account_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(account_type, "account_type", GL_ACCOUNT_ACCOUNT_TYPE)
-    check_choice(group_by, "group_by", ("account_type",))
-    _rows = [_r for _r in tables["gl_accounts"] if (account_type is None or _r.get("account_type") == account_type)]
-    return report_of(_rows, group_by, ("balance",))
+    _filters = {"account_type": account_type}
+    return report_on(tables["gl_accounts"], group_by, _filters, ("balance",))
 
 
 @read
@@ -507,14 +407,8 @@ def reconciliation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RECONCILIATION_STATUS)
-    check_choice(group_by, "group_by", ("gl_account_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["reconciliations"]
-        if (gl_account_id is None or _r.get("gl_account_id") == gl_account_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("ledger_balance", "statement_balance"))
+    _filters = {"gl_account_id": gl_account_id, "status": status}
+    return report_on(tables["reconciliations"], group_by, _filters, ("ledger_balance", "statement_balance"))
 
 
 @read
@@ -531,15 +425,8 @@ def journal_entry_report(
     """
     check_choice(direction, "direction", JOURNAL_ENTRY_DIRECTION)
     check_choice(status, "status", JOURNAL_ENTRY_STATUS)
-    check_choice(group_by, "group_by", ("gl_account_id", "direction", "status"))
-    _rows = [
-        _r
-        for _r in tables["journal_entrys"]
-        if (gl_account_id is None or _r.get("gl_account_id") == gl_account_id)
-        and (direction is None or _r.get("direction") == direction)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"gl_account_id": gl_account_id, "direction": direction, "status": status}
+    return report_on(tables["journal_entrys"], group_by, _filters, ("amount",))
 
 
 @read
@@ -549,9 +436,8 @@ def close_task_report(tables: Tables, group_by: Literal["status"], status: Close
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLOSE_TASK_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["close_tasks"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["close_tasks"], group_by, _filters, ())
 
 
 @write

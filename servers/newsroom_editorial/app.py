@@ -18,8 +18,16 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    load_policies,
+    not_among,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -55,9 +63,6 @@ class StaffReporterPage(Page):
     """A page of staff reporters from a search: `note` says how to get the rest."""
 
     results: list[StaffReporter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +78,6 @@ class PrintEditionPage(Page):
     """A page of print editions from a search: `note` says how to get the rest."""
 
     results: list[PrintEdition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +98,6 @@ class NewsStoryPage(Page):
     """A page of news stories from a search: `note` says how to get the rest."""
 
     results: list[NewsStory]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +115,6 @@ class PhotoAssetPage(Page):
     """A page of photo assets from a search: `note` says how to get the rest."""
 
     results: list[PhotoAsset]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -239,8 +235,7 @@ def news_story_pitch(
         "print_edition_id": None,
         "status": "pitched",
     }
-    _block = taken_by_other(tables["news_stories"], "slug", _new.get("slug"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["news_stories"], "slug", _new.get("slug"), _new["id"]):
         refuse("news_story_pitch.unique", "that slug is taken: add a suffix", _block)
     tables["news_stories"].append(_new)
     return as_record(NewsStory, _new)
@@ -253,25 +248,22 @@ def news_story_assign(tables: Tables, news_story_id: str, staff_reporter_id: str
     _changes = {_k: _v for _k, _v in (("staff_reporter_id", staff_reporter_id),) if _v is not None}
     STAFF_REPORTERS.check_ref(tables, staff_reporter_id, "staff_reporter_id")
     _new = {**_row, **_changes, "status": "assigned"}
-    _block = not_among(_row, "status", ("pitched",), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("pitched",), "news story"):
         refuse("news_story_assign.status_in", "only pitched stories are assigned", _block)
     _capacity = field_of(tables, "staff_reporters", _new.get("staff_reporter_id"), "max_active_stories")
-    _block = at_capacity(tables["news_stories"], _new, "staff_reporter_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["news_stories"], _new, "staff_reporter_id", "status", _capacity):
         refuse(
             "news_story_assign.capacity",
             "that reporter is at their active-story limit: assign someone else on the beat",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("beat"),
         "==",
         field_of(tables, "staff_reporters", _new.get("staff_reporter_id"), "beat"),
         "beat",
         "the staff reporter's beat",
-    )
-    if _block:
+    ):
         refuse(
             "editorial_standards_1", "the reporter covers another beat: assign a reporter on the story's beat", _block
         )
@@ -284,8 +276,7 @@ def news_story_file_to_copy(tables: Tables, news_story_id: str) -> NewsStory:
     """File the reporter's draft to the copy desk."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "copy_edit"}
-    _block = not_among(_row, "status", ("assigned", "drafting"), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned", "drafting"), "news story"):
         refuse("news_story_file_to_copy.status_in", "the story has not been assigned to a reporter", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
@@ -296,8 +287,7 @@ def news_story_send_to_legal(tables: Tables, news_story_id: str) -> NewsStory:
     """Send a copy-edited story to the newsroom lawyer."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "legal_review"}
-    _block = not_among(_row, "status", ("copy_edit",), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("copy_edit",), "news story"):
         refuse("news_story_send_to_legal.status_in", "copy-edit before legal review", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
@@ -308,11 +298,9 @@ def news_story_mark_ready(tables: Tables, news_story_id: str) -> NewsStory:
     """Mark a routine story ready straight from the copy desk."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "ready"}
-    _block = not_among(_row, "status", ("copy_edit",), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("copy_edit",), "news story"):
         refuse("news_story_mark_ready.status_in", "the story has not been copy-edited", _block)
-    _block = not_among(_row, "legal_sensitivity", ("routine",), "news story")
-    if _block:
+    if _block := not_among(_row, "legal_sensitivity", ("routine",), "news story"):
         refuse(
             "news_story_mark_ready.field_equals",
             "this story names a private person or alleges wrongdoing: send it to legal",
@@ -327,8 +315,7 @@ def news_story_clear_legal(tables: Tables, news_story_id: str) -> NewsStory:
     """Record legal's clearance of a sensitive story."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "ready"}
-    _block = not_among(_row, "status", ("legal_review",), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("legal_review",), "news story"):
         refuse("news_story_clear_legal.status_in", "the story is not with legal", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
@@ -339,8 +326,7 @@ def news_story_publish(tables: Tables, news_story_id: str) -> NewsStory:
     """Publish a ready story online."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("ready",), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("ready",), "news story"):
         refuse("news_story_publish.status_in", "only ready stories are published", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
@@ -355,12 +341,10 @@ def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_i
         raise ToolFailure("nothing to change: give at least one of print_edition_id")
     PRINT_EDITIONS.check_ref(tables, print_edition_id, "print_edition_id")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("ready", "published"), "news story")
-    if _block:
+    if _block := not_among(_row, "status", ("ready", "published"), "news story"):
         refuse("news_story_slot_in_print.status_in", "only ready or published stories go in print", _block)
     _capacity = field_of(tables, "print_editions", _new.get("print_edition_id"), "story_slots")
-    _block = at_capacity(tables["news_stories"], _new, "print_edition_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["news_stories"], _new, "print_edition_id", "status", _capacity):
         refuse(
             "news_story_slot_in_print.capacity", "that edition's section is full: use the next day's edition", _block
         )
@@ -373,8 +357,9 @@ def news_story_spike(tables: Tables, news_story_id: str) -> NewsStory:
     """Kill a story before publication."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "spiked"}
-    _block = not_among(_row, "status", ("pitched", "assigned", "drafting", "copy_edit", "legal_review"), "news story")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("pitched", "assigned", "drafting", "copy_edit", "legal_review"), "news story"
+    ):
         refuse("news_story_spike.status_in", "ready or published stories are corrected, not spiked", _block)
     _row.update(_new)
     return as_record(NewsStory, _row)
@@ -417,8 +402,7 @@ def photo_asset_clear_rights(tables: Tables, photo_asset_id: str) -> PhotoAsset:
     """Clear a photo's rights for publication."""
     _row = PHOTO_ASSETS.find(tables, photo_asset_id)
     _new = {**_row, "status": "cleared"}
-    _block = not_among(_row, "status", ("pending",), "photo asset")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "photo asset"):
         refuse("photo_asset_clear_rights.status_in", "this photo was already reviewed", _block)
     _row.update(_new)
     return as_record(PhotoAsset, _row)
@@ -427,141 +411,7 @@ def photo_asset_clear_rights(tables: Tables, photo_asset_id: str) -> PhotoAsset:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Move each story one stage at a time, routing sensitive stories through legal.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the edition's section and free slots before slotting into print.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="editorial_standards_1",
-        category="eligibility",
-        rule="Assign stories to a reporter on the same beat; courts stories go only to the courts beat.",
-        tools=["news_story_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="editorial_standards_2",
-        category="judgement",
-        rule="Stories with legal_sensitivity other than `routine` must pass legal_review before they are ready.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="editorial_standards_3",
-        category="judgement",
-        rule="Print: front gets at most 5 stories; metro section stories over 1,800 words are trimmed or held for weekend.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="editorial_standards_4",
-        category="judgement",
-        rule="Photos: `handout` images need the source credited; `licensed` images only if the licence covers print.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="news_story_pitch.unique",
-        category="uniqueness",
-        rule="That slug is taken: add a suffix.",
-        tools=["news_story_pitch"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_assign.status_in",
-        category="state_guard",
-        rule="Only pitched stories are assigned.",
-        tools=["news_story_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_assign.capacity",
-        category="capacity",
-        rule="That reporter is at their active-story limit: assign someone else on the beat.",
-        tools=["news_story_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_file_to_copy.status_in",
-        category="state_guard",
-        rule="The story has not been assigned to a reporter.",
-        tools=["news_story_file_to_copy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_send_to_legal.status_in",
-        category="state_guard",
-        rule="Copy-edit before legal review.",
-        tools=["news_story_send_to_legal"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_mark_ready.status_in",
-        category="state_guard",
-        rule="The story has not been copy-edited.",
-        tools=["news_story_mark_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_mark_ready.field_equals",
-        category="eligibility",
-        rule="This story names a private person or alleges wrongdoing: send it to legal.",
-        tools=["news_story_mark_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_clear_legal.status_in",
-        category="state_guard",
-        rule="The story is not with legal.",
-        tools=["news_story_clear_legal"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_publish.status_in",
-        category="state_guard",
-        rule="Only ready stories are published.",
-        tools=["news_story_publish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_slot_in_print.status_in",
-        category="state_guard",
-        rule="Only ready or published stories go in print.",
-        tools=["news_story_slot_in_print"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_slot_in_print.capacity",
-        category="capacity",
-        rule="That edition's section is full: use the next day's edition.",
-        tools=["news_story_slot_in_print"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="news_story_spike.status_in",
-        category="state_guard",
-        rule="Ready or published stories are corrected, not spiked.",
-        tools=["news_story_spike"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="photo_asset_clear_rights.status_in",
-        category="state_guard",
-        rule="This photo was already reviewed.",
-        tools=["photo_asset_clear_rights"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -582,9 +432,8 @@ def staff_reporter_report(tables: Tables, group_by: Literal["beat"], beat: Staff
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(beat, "beat", STAFF_REPORTER_BEAT)
-    check_choice(group_by, "group_by", ("beat",))
-    _rows = [_r for _r in tables["staff_reporters"] if (beat is None or _r.get("beat") == beat)]
-    return report_of(_rows, group_by, ("max_active_stories",))
+    _filters = {"beat": beat}
+    return report_on(tables["staff_reporters"], group_by, _filters, ("max_active_stories",))
 
 
 @read
@@ -596,9 +445,8 @@ def print_edition_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(section, "section", PRINT_EDITION_SECTION)
-    check_choice(group_by, "group_by", ("section",))
-    _rows = [_r for _r in tables["print_editions"] if (section is None or _r.get("section") == section)]
-    return report_of(_rows, group_by, ("story_slots",))
+    _filters = {"section": section}
+    return report_on(tables["print_editions"], group_by, _filters, ("story_slots",))
 
 
 @read
@@ -618,17 +466,14 @@ def news_story_report(
     check_choice(beat, "beat", NEWS_STORY_BEAT)
     check_choice(legal_sensitivity, "legal_sensitivity", NEWS_STORY_LEGAL_SENSITIVITY)
     check_choice(status, "status", NEWS_STORY_STATUS)
-    check_choice(group_by, "group_by", ("beat", "staff_reporter_id", "legal_sensitivity", "print_edition_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["news_stories"]
-        if (beat is None or _r.get("beat") == beat)
-        and (staff_reporter_id is None or _r.get("staff_reporter_id") == staff_reporter_id)
-        and (legal_sensitivity is None or _r.get("legal_sensitivity") == legal_sensitivity)
-        and (print_edition_id is None or _r.get("print_edition_id") == print_edition_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("word_count",))
+    _filters = {
+        "beat": beat,
+        "staff_reporter_id": staff_reporter_id,
+        "legal_sensitivity": legal_sensitivity,
+        "print_edition_id": print_edition_id,
+        "status": status,
+    }
+    return report_on(tables["news_stories"], group_by, _filters, ("word_count",))
 
 
 @read
@@ -645,15 +490,8 @@ def photo_asset_report(
     """
     check_choice(rights, "rights", PHOTO_ASSET_RIGHTS)
     check_choice(status, "status", PHOTO_ASSET_STATUS)
-    check_choice(group_by, "group_by", ("news_story_id", "rights", "status"))
-    _rows = [
-        _r
-        for _r in tables["photo_assets"]
-        if (news_story_id is None or _r.get("news_story_id") == news_story_id)
-        and (rights is None or _r.get("rights") == rights)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"news_story_id": news_story_id, "rights": rights, "status": status}
+    return report_on(tables["photo_assets"], group_by, _filters, ())
 
 
 OPERATIONS = [

@@ -25,12 +25,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, holds, in_past, not_among, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -64,9 +73,6 @@ class ProductPartPage(Page):
     """A page of product parts from a search: `note` says how to get the rest."""
 
     results: list[ProductPart]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +91,6 @@ class NonconformancePage(Page):
     """A page of nonconformances from a search: `note` says how to get the rest."""
 
     results: list[Nonconformance]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +106,6 @@ class QualityEngineerPage(Page):
     """A page of quality engineers from a search: `note` says how to get the rest."""
 
     results: list[QualityEngineer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +123,6 @@ class CapaPage(Page):
     """A page of capas from a search: `note` says how to get the rest."""
 
     results: list[Capa]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -234,8 +231,7 @@ def nonconformance_contain(tables: Tables, nonconformance_id: str) -> Nonconform
     """Record containment (suspect stock tagged and segregated)."""
     _row = NONCONFORMANCES.find(tables, nonconformance_id)
     _new = {**_row, "status": "contained"}
-    _block = not_among(_row, "status", ("open",), "nonconformance")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "nonconformance"):
         refuse("nonconformance_contain.status_in", "only open NCRs can be contained", _block)
     _row.update(_new)
     return as_record(Nonconformance, _row)
@@ -250,15 +246,16 @@ def nonconformance_disposition(
     _changes = {_k: _v for _k, _v in (("disposition", disposition),) if _v is not None}
     check_choice(disposition, "disposition", NONCONFORMANCE_DISPOSITION)
     _new = {**_row, **_changes, "status": "dispositioned"}
-    _block = not_among(_row, "status", ("contained",), "nonconformance")
-    if _block:
+    if _block := not_among(_row, "status", ("contained",), "nonconformance"):
         refuse("nonconformance_disposition.status_in", "contain the material before the MRB dispositions it", _block)
     _other = row_of(tables, "product_parts", _new.get("product_part_id"))
-    _block = not_among(_other, "criticality", ("standard", "key"), "product part")
-    if holds(_new.get("disposition"), "==", "use_as_is") and _block:
+    if (_block := not_among(_other, "criticality", ("standard", "key"), "product part")) and holds(
+        _new.get("disposition"), "==", "use_as_is"
+    ):
         refuse("mrb_procedure_1", "safety_critical parts may never be dispositioned use_as_is.", _block)
-    _block = comparison_fails(_new.get("detected_at"), "==", "incoming", "detected at", "")
-    if holds(_new.get("disposition"), "==", "return_to_supplier") and _block:
+    if (_block := comparison_fails(_new.get("detected_at"), "==", "incoming", "detected at", "")) and holds(
+        _new.get("disposition"), "==", "return_to_supplier"
+    ):
         refuse("mrb_procedure_2", "return_to_supplier only for NCRs detected at incoming inspection.", _block)
     _row.update(_new)
     return as_record(Nonconformance, _row)
@@ -269,8 +266,7 @@ def nonconformance_close(tables: Tables, nonconformance_id: str) -> Nonconforman
     """Close an NCR after the disposition is carried out."""
     _row = NONCONFORMANCES.find(tables, nonconformance_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("dispositioned",), "nonconformance")
-    if _block:
+    if _block := not_among(_row, "status", ("dispositioned",), "nonconformance"):
         refuse("nonconformance_close.status_in", "the NCR must be dispositioned before closing", _block)
     _row.update(_new)
     return as_record(Nonconformance, _row)
@@ -317,12 +313,10 @@ def capa_initiate(tables: Tables, nonconformance_id: str, quality_engineer_id: s
         "due_date": due_date,
         "status": "initiated",
     }
-    _block = in_past(_new.get("due_date"), "due_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("due_date"), "due_date", TODAY):
         refuse("capa_initiate.not_in_past", "the CAPA due date must be in the future", _block)
     _capacity = field_of(tables, "quality_engineers", _new.get("quality_engineer_id"), "max_open_capas")
-    _block = at_capacity(tables["capas"], _new, "quality_engineer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["capas"], _new, "quality_engineer_id", "status", _capacity):
         refuse(
             "capa_initiate.capacity",
             "this engineer already owns the maximum number of open CAPAs: assign another engineer in the area",
@@ -364,8 +358,7 @@ def capa_record_root_cause(tables: Tables, capa_id: str, root_cause: str | None 
     _changes = {_k: _v for _k, _v in (("root_cause", root_cause),) if _v is not None}
     check_not_blank(root_cause, "root_cause")
     _new = {**_row, **_changes, "status": "root_cause_identified"}
-    _block = not_among(_row, "status", ("initiated",), "capa")
-    if _block:
+    if _block := not_among(_row, "status", ("initiated",), "capa"):
         refuse("capa_record_root_cause.status_in", "the root cause is already recorded", _block)
     _row.update(_new)
     return as_record(Capa, _row)
@@ -376,8 +369,7 @@ def capa_implement(tables: Tables, capa_id: str) -> Capa:
     """Record the corrective action as implemented."""
     _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "action_implemented"}
-    _block = not_among(_row, "status", ("root_cause_identified",), "capa")
-    if _block:
+    if _block := not_among(_row, "status", ("root_cause_identified",), "capa"):
         refuse("capa_implement.status_in", "identify the root cause before implementing actions", _block)
     _row.update(_new)
     return as_record(Capa, _row)
@@ -388,8 +380,7 @@ def capa_verify_effectiveness(tables: Tables, capa_id: str) -> Capa:
     """Record the effectiveness check (e.g. 3 clean lots)."""
     _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "effectiveness_verified"}
-    _block = not_among(_row, "status", ("action_implemented",), "capa")
-    if _block:
+    if _block := not_among(_row, "status", ("action_implemented",), "capa"):
         refuse("capa_verify_effectiveness.status_in", "the action must be implemented before verification", _block)
     _row.update(_new)
     return as_record(Capa, _row)
@@ -400,8 +391,7 @@ def capa_close(tables: Tables, capa_id: str) -> Capa:
     """Close a verified CAPA."""
     _row = CAPAS.find(tables, capa_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("effectiveness_verified",), "capa")
-    if _block:
+    if _block := not_among(_row, "status", ("effectiveness_verified",), "capa"):
         refuse("capa_close.status_in", "verify effectiveness before closing the CAPA", _block)
     _row.update(_new)
     return as_record(Capa, _row)
@@ -410,92 +400,7 @@ def capa_close(tables: Tables, capa_id: str) -> Capa:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="mrb_procedure_1",
-        category="eligibility",
-        rule="Safety_critical parts may never be dispositioned use_as_is.",
-        tools=["nonconformance_disposition"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="mrb_procedure_1b",
-        category="judgement",
-        rule="Rework needs an approved repair instruction; otherwise scrap.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="mrb_procedure_2",
-        category="eligibility",
-        rule="Return_to_supplier only for NCRs detected at incoming inspection.",
-        tools=["nonconformance_disposition"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="nonconformance_contain.status_in",
-        category="state_guard",
-        rule="Only open NCRs can be contained.",
-        tools=["nonconformance_contain"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="nonconformance_disposition.status_in",
-        category="state_guard",
-        rule="Contain the material before the MRB dispositions it.",
-        tools=["nonconformance_disposition"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="nonconformance_close.status_in",
-        category="state_guard",
-        rule="The NCR must be dispositioned before closing.",
-        tools=["nonconformance_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_initiate.not_in_past",
-        category="time_window",
-        rule="The CAPA due date must be in the future.",
-        tools=["capa_initiate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_initiate.capacity",
-        category="capacity",
-        rule="This engineer already owns the maximum number of open CAPAs: assign another engineer in the area.",
-        tools=["capa_initiate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_record_root_cause.status_in",
-        category="state_guard",
-        rule="The root cause is already recorded.",
-        tools=["capa_record_root_cause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_implement.status_in",
-        category="state_guard",
-        rule="Identify the root cause before implementing actions.",
-        tools=["capa_implement"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_verify_effectiveness.status_in",
-        category="state_guard",
-        rule="The action must be implemented before verification.",
-        tools=["capa_verify_effectiveness"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="capa_close.status_in",
-        category="state_guard",
-        rule="Verify effectiveness before closing the CAPA.",
-        tools=["capa_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,14 +426,8 @@ def product_part_report(
     """
     check_choice(product_line, "product_line", PRODUCT_PART_PRODUCT_LINE)
     check_choice(criticality, "criticality", PRODUCT_PART_CRITICALITY)
-    check_choice(group_by, "group_by", ("product_line", "criticality"))
-    _rows = [
-        _r
-        for _r in tables["product_parts"]
-        if (product_line is None or _r.get("product_line") == product_line)
-        and (criticality is None or _r.get("criticality") == criticality)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"product_line": product_line, "criticality": criticality}
+    return report_on(tables["product_parts"], group_by, _filters, ())
 
 
 @read
@@ -541,9 +440,8 @@ def quality_engineer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(area, "area", QUALITY_ENGINEER_AREA)
-    check_choice(group_by, "group_by", ("area",))
-    _rows = [_r for _r in tables["quality_engineers"] if (area is None or _r.get("area") == area)]
-    return report_of(_rows, group_by, ("max_open_capas",))
+    _filters = {"area": area}
+    return report_on(tables["quality_engineers"], group_by, _filters, ("max_open_capas",))
 
 
 @read
@@ -559,15 +457,8 @@ def capa_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CAPA_STATUS)
-    check_choice(group_by, "group_by", ("nonconformance_id", "quality_engineer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["capas"]
-        if (nonconformance_id is None or _r.get("nonconformance_id") == nonconformance_id)
-        and (quality_engineer_id is None or _r.get("quality_engineer_id") == quality_engineer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"nonconformance_id": nonconformance_id, "quality_engineer_id": quality_engineer_id, "status": status}
+    return report_on(tables["capas"], group_by, _filters, ())
 
 
 @write

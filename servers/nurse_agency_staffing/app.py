@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -67,9 +67,6 @@ class AgencyNursePage(Page):
     """A page of agency nurses from a search: `note` says how to get the rest."""
 
     results: list[AgencyNurse]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class ClientFacilityPage(Page):
     """A page of client facilitys from a search: `note` says how to get the rest."""
 
     results: list[ClientFacility]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +102,6 @@ class ShiftRequestPage(Page):
     """A page of shift requests from a search: `note` says how to get the rest."""
 
     results: list[ShiftRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -128,9 +119,6 @@ class PlacementPage(Page):
     """A page of placements from a search: `note` says how to get the rest."""
 
     results: list[Placement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -147,9 +135,6 @@ class NurseCredentialPage(Page):
     """A page of nurse credentials from a search: `note` says how to get the rest."""
 
     results: list[NurseCredential]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -261,8 +246,7 @@ def shift_request_cancel(tables: Tables, shift_request_id: str) -> ShiftRequest:
     """Cancel an open shift request at the facility's request."""
     _row = SHIFT_REQUESTS.find(tables, shift_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("open",), "shift request")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "shift request"):
         refuse("shift_request_cancel.status_in", "only open requests can be cancelled", _block)
     _row.update(_new)
     return as_record(ShiftRequest, _row)
@@ -273,8 +257,7 @@ def shift_request_mark_filled(tables: Tables, shift_request_id: str) -> ShiftReq
     """Close an open request once all its positions have confirmed nurses."""
     _row = SHIFT_REQUESTS.find(tables, shift_request_id)
     _new = {**_row, "status": "filled"}
-    _block = not_among(_row, "status", ("open",), "shift request")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "shift request"):
         refuse("shift_request_mark_filled.status_in", "the request is not open", _block)
     _row.update(_new)
     return as_record(ShiftRequest, _row)
@@ -328,23 +311,20 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
     }
     check_order(_new, "start", "end")
     _capacity = field_of(tables, "shift_requests", _new.get("shift_request_id"), "positions")
-    _block = at_capacity(tables["placements"], _new, "shift_request_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["placements"], _new, "shift_request_id", "status", _capacity):
         refuse(
             "placement_propose.capacity1",
             "every position on this request already has a nurse: look at another request",
             _block,
         )
     _capacity = field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "max_open_shifts")
-    _block = at_capacity(tables["placements"], _new, "agency_nurse_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["placements"], _new, "agency_nurse_id", "status", _capacity):
         refuse(
             "placement_propose.capacity2",
             "the nurse already holds as many shifts as they accept: propose another nurse",
             _block,
         )
-    _block = overlapping(tables["placements"], _new, "agency_nurse_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["placements"], _new, "agency_nurse_id", "start", "end", "status"):
         refuse(
             "placement_propose.no_overlap", "the nurse works another shift at that time: propose someone else", _block
         )
@@ -357,8 +337,7 @@ def placement_confirm(tables: Tables, placement_id: str) -> Placement:
     """Confirm a proposed placement once the nurse accepts."""
     _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("proposed",), "placement")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "placement"):
         refuse("placement_confirm.status_in", "only proposed placements can be confirmed", _block)
     _row.update(_new)
     return as_record(Placement, _row)
@@ -369,8 +348,7 @@ def placement_decline(tables: Tables, placement_id: str) -> Placement:
     """Record that the nurse turned down a proposed shift."""
     _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("proposed",), "placement")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "placement"):
         refuse("placement_decline.status_in", "only proposed placements can be declined; cancel confirmed ones", _block)
     _row.update(_new)
     return as_record(Placement, _row)
@@ -381,8 +359,7 @@ def placement_complete(tables: Tables, placement_id: str) -> Placement:
     """Mark a confirmed placement as worked."""
     _row = PLACEMENTS.find(tables, placement_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("confirmed",), "placement")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "placement"):
         refuse("placement_complete.status_in", "only confirmed placements can be completed", _block)
     _row.update(_new)
     return as_record(Placement, _row)
@@ -419,78 +396,7 @@ def nurse_credential_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Apply all five matching rules (licence, specialty, experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry against today.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="matching_rules_1",
-        category="judgement",
-        rule="`license_type` equals `license_required` (an RN may cover an LPN request only if the facility agrees in writing; never the other way round).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="shift_request_cancel.status_in",
-        category="state_guard",
-        rule="Only open requests can be cancelled.",
-        tools=["shift_request_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_request_mark_filled.status_in",
-        category="state_guard",
-        rule="The request is not open.",
-        tools=["shift_request_mark_filled"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_propose.capacity1",
-        category="capacity",
-        rule="Every position on this request already has a nurse: look at another request.",
-        tools=["placement_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_propose.capacity2",
-        category="capacity",
-        rule="The nurse already holds as many shifts as they accept: propose another nurse.",
-        tools=["placement_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_propose.no_overlap",
-        category="capacity",
-        rule="The nurse works another shift at that time: propose someone else.",
-        tools=["placement_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_confirm.status_in",
-        category="state_guard",
-        rule="Only proposed placements can be confirmed.",
-        tools=["placement_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_decline.status_in",
-        category="state_guard",
-        rule="Only proposed placements can be declined; cancel confirmed ones.",
-        tools=["placement_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_complete.status_in",
-        category="state_guard",
-        rule="Only confirmed placements can be completed.",
-        tools=["placement_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -517,14 +423,10 @@ def agency_nurse_report(
     """
     check_choice(license_type, "license_type", AGENCY_NURSE_LICENSE_TYPE)
     check_choice(specialty, "specialty", AGENCY_NURSE_SPECIALTY)
-    check_choice(group_by, "group_by", ("license_type", "specialty"))
-    _rows = [
-        _r
-        for _r in tables["agency_nurses"]
-        if (license_type is None or _r.get("license_type") == license_type)
-        and (specialty is None or _r.get("specialty") == specialty)
-    ]
-    return report_of(_rows, group_by, ("years_experience", "hourly_rate", "max_open_shifts"))
+    _filters = {"license_type": license_type, "specialty": specialty}
+    return report_on(
+        tables["agency_nurses"], group_by, _filters, ("years_experience", "hourly_rate", "max_open_shifts")
+    )
 
 
 @read
@@ -544,16 +446,13 @@ def shift_request_report(
     check_choice(unit_specialty, "unit_specialty", SHIFT_REQUEST_UNIT_SPECIALTY)
     check_choice(license_required, "license_required", SHIFT_REQUEST_LICENSE_REQUIRED)
     check_choice(status, "status", SHIFT_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("facility_id", "unit_specialty", "license_required", "status"))
-    _rows = [
-        _r
-        for _r in tables["shift_requests"]
-        if (facility_id is None or _r.get("facility_id") == facility_id)
-        and (unit_specialty is None or _r.get("unit_specialty") == unit_specialty)
-        and (license_required is None or _r.get("license_required") == license_required)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("min_years", "positions"))
+    _filters = {
+        "facility_id": facility_id,
+        "unit_specialty": unit_specialty,
+        "license_required": license_required,
+        "status": status,
+    }
+    return report_on(tables["shift_requests"], group_by, _filters, ("min_years", "positions"))
 
 
 @read
@@ -569,15 +468,8 @@ def placement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PLACEMENT_STATUS)
-    check_choice(group_by, "group_by", ("shift_request_id", "agency_nurse_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["placements"]
-        if (shift_request_id is None or _r.get("shift_request_id") == shift_request_id)
-        and (agency_nurse_id is None or _r.get("agency_nurse_id") == agency_nurse_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"shift_request_id": shift_request_id, "agency_nurse_id": agency_nurse_id, "status": status}
+    return report_on(tables["placements"], group_by, _filters, ())
 
 
 @read
@@ -593,15 +485,8 @@ def nurse_credential_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(kind, "kind", NURSE_CREDENTIAL_KIND)
-    check_choice(group_by, "group_by", ("agency_nurse_id", "kind", "verified"))
-    _rows = [
-        _r
-        for _r in tables["nurse_credentials"]
-        if (agency_nurse_id is None or _r.get("agency_nurse_id") == agency_nurse_id)
-        and (kind is None or _r.get("kind") == kind)
-        and (verified is None or _r.get("verified") == verified)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"agency_nurse_id": agency_nurse_id, "kind": kind, "verified": verified}
+    return report_on(tables["nurse_credentials"], group_by, _filters, ())
 
 
 @write

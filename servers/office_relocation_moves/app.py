@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class RelocationProjectPage(Page):
     """A page of relocation projects from a search: `note` says how to get the rest."""
 
     results: list[RelocationProject]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +78,6 @@ class MoveTicketPage(Page):
     """A page of move tickets from a search: `note` says how to get the rest."""
 
     results: list[MoveTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +93,6 @@ class CratePoolPage(Page):
     """A page of crate pools from a search: `note` says how to get the rest."""
 
     results: list[CratePool]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class CrateIssuePage(Page):
     """A page of crate issues from a search: `note` says how to get the rest."""
 
     results: list[CrateIssue]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -231,8 +219,7 @@ def move_ticket_survey(tables: Tables, move_ticket_id: str, crates_needed: int) 
     _changes = {_k: _v for _k, _v in (("crates_needed", crates_needed),) if _v is not None}
     check_range(crates_needed, "crates_needed", 1, 6)
     _new = {**_row, **_changes, "status": "surveyed"}
-    _block = not_among(_row, "status", ("requested",), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "move ticket"):
         refuse("move_ticket_survey.status_in", "only newly requested tickets are surveyed", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -243,8 +230,7 @@ def move_ticket_mark_packed(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Mark the desk packed and labelled."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "packed"}
-    _block = not_among(_row, "status", ("crates_issued",), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("crates_issued",), "move ticket"):
         refuse("move_ticket_mark_packed.status_in", "issue crates before marking a desk packed", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -255,8 +241,7 @@ def move_ticket_mark_moved(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Record that movers delivered the crates to the new desk."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "moved"}
-    _block = not_among(_row, "status", ("packed",), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("packed",), "move ticket"):
         refuse("move_ticket_mark_moved.status_in", "only packed desks can be moved", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -267,8 +252,7 @@ def move_ticket_reconnect_it(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Record that IT reconnected the dock, monitors and phone."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "it_reconnected"}
-    _block = not_among(_row, "status", ("moved",), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("moved",), "move ticket"):
         refuse("move_ticket_reconnect_it.status_in", "IT reconnects only after the move", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -279,8 +263,7 @@ def move_ticket_close(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Close a finished move."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("moved", "it_reconnected"), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("moved", "it_reconnected"), "move ticket"):
         refuse("move_ticket_close.status_in", "the move has not happened yet", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -291,8 +274,7 @@ def move_ticket_cancel(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Cancel a move before crates are issued."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("requested", "surveyed"), "move ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "surveyed"), "move ticket"):
         refuse("move_playbook_3", "crates are already out: finish or reverse the move instead", _block)
     _row.update(_new)
     return as_record(MoveTicket, _row)
@@ -343,8 +325,7 @@ def crate_issue_record(
         "status": "issued",
     }
     _have = field_of(tables, "crate_pools", _new.get("crate_pool_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "crate pool", _new.get("crate_pool_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "crate pool", _new.get("crate_pool_id"), "on_hand"):
         refuse(
             "crate_issue_record.at_least",
             "that pool does not have enough crates: use another pool at the same site or split the issue",
@@ -390,8 +371,7 @@ def crate_issue_mark_returned(tables: Tables, crate_issue_id: str) -> CrateIssue
     """Record crates coming back after unpacking."""
     _row = CRATE_ISSUES.find(tables, crate_issue_id)
     _new = {**_row, "status": "returned"}
-    _block = not_among(_row, "status", ("issued",), "crate issue")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "crate issue"):
         refuse("crate_issue_mark_returned.status_in", "these crates are already returned", _block)
     _row.update(_new)
     return as_record(CrateIssue, _row)
@@ -400,88 +380,7 @@ def crate_issue_mark_returned(tables: Tables, crate_issue_id: str) -> CrateIssue
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1", category="judgement", rule="Follow the ticket sequence strictly.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Before closing, check needs_it_reconnect on the ticket.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="move_playbook_1",
-        category="judgement",
-        rule="Packing must be finished by 15:00 on the Friday before the project's move weekend.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="move_playbook_2",
-        category="judgement",
-        rule="A ticket with `needs_it_reconnect: true` must not be closed straight from `moved`: IT reconnects first.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="move_playbook_3",
-        category="state_guard",
-        rule="Tickets can be cancelled only before crates are issued.",
-        tools=["move_ticket_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_ticket_survey.status_in",
-        category="state_guard",
-        rule="Only newly requested tickets are surveyed.",
-        tools=["move_ticket_survey"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crate_issue_record.at_least",
-        category="threshold",
-        rule="That pool does not have enough crates: use another pool at the same site or split the issue.",
-        tools=["crate_issue_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="crate_issue_mark_returned.status_in",
-        category="state_guard",
-        rule="These crates are already returned.",
-        tools=["crate_issue_mark_returned"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_ticket_mark_packed.status_in",
-        category="state_guard",
-        rule="Issue crates before marking a desk packed.",
-        tools=["move_ticket_mark_packed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_ticket_mark_moved.status_in",
-        category="state_guard",
-        rule="Only packed desks can be moved.",
-        tools=["move_ticket_mark_moved"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_ticket_reconnect_it.status_in",
-        category="state_guard",
-        rule="IT reconnects only after the move.",
-        tools=["move_ticket_reconnect_it"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="move_ticket_close.status_in",
-        category="state_guard",
-        rule="The move has not happened yet.",
-        tools=["move_ticket_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -507,15 +406,12 @@ def move_ticket_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MOVE_TICKET_STATUS)
-    check_choice(group_by, "group_by", ("relocation_project_id", "needs_it_reconnect", "status"))
-    _rows = [
-        _r
-        for _r in tables["move_tickets"]
-        if (relocation_project_id is None or _r.get("relocation_project_id") == relocation_project_id)
-        and (needs_it_reconnect is None or _r.get("needs_it_reconnect") == needs_it_reconnect)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("crates_needed",))
+    _filters = {
+        "relocation_project_id": relocation_project_id,
+        "needs_it_reconnect": needs_it_reconnect,
+        "status": status,
+    }
+    return report_on(tables["move_tickets"], group_by, _filters, ("crates_needed",))
 
 
 @read
@@ -525,9 +421,8 @@ def crate_pool_report(tables: Tables, group_by: Literal["site"], site: CratePool
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(site, "site", CRATE_POOL_SITE)
-    check_choice(group_by, "group_by", ("site",))
-    _rows = [_r for _r in tables["crate_pools"] if (site is None or _r.get("site") == site)]
-    return report_of(_rows, group_by, ("on_hand",))
+    _filters = {"site": site}
+    return report_on(tables["crate_pools"], group_by, _filters, ("on_hand",))
 
 
 @read
@@ -543,15 +438,8 @@ def crate_issue_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CRATE_ISSUE_STATUS)
-    check_choice(group_by, "group_by", ("move_ticket_id", "crate_pool_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["crate_issues"]
-        if (move_ticket_id is None or _r.get("move_ticket_id") == move_ticket_id)
-        and (crate_pool_id is None or _r.get("crate_pool_id") == crate_pool_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"move_ticket_id": move_ticket_id, "crate_pool_id": crate_pool_id, "status": status}
+    return report_on(tables["crate_issues"], group_by, _filters, ("quantity",))
 
 
 @write

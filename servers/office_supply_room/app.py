@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class SupplyItemPage(Page):
     """A page of supply items from a search: `note` says how to get the rest."""
 
     results: list[SupplyItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +80,6 @@ class OfficeBudgetPage(Page):
     """A page of office budgets from a search: `note` says how to get the rest."""
 
     results: list[OfficeBudget]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +100,6 @@ class RequisitionPage(Page):
     """A page of requisitions from a search: `note` says how to get the rest."""
 
     results: list[Requisition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -126,9 +117,6 @@ class RestockOrderPage(Page):
     """A page of restock orders from a search: `note` says how to get the rest."""
 
     results: list[RestockOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -278,24 +266,23 @@ def requisition_submit(
         "status": "submitted",
     }
     _have = field_of(tables, "supply_items", _new.get("supply_item_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "supply item", _new.get("supply_item_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "supply item", _new.get("supply_item_id"), "on_hand"):
         refuse(
             "requisition_submit.at_least1",
             "not enough on the shelf: request fewer or place a restock_order_place and wait for it",
             _block,
         )
     _have = field_of(tables, "office_budgets", _new.get("office_budget_id"), "remaining")
-    _block = short_of(_have, _new.get("charge"), "office budget", _new.get("office_budget_id"), "remaining")
-    if _block:
+    if _block := short_of(_have, _new.get("charge"), "office budget", _new.get("office_budget_id"), "remaining"):
         refuse(
             "requisition_submit.at_least2",
             "the department's supply budget cannot cover this charge: ask the budget owner or reduce the quantity",
             _block,
         )
     _other = row_of(tables, "office_budgets", _new.get("office_budget_id"))
-    _block = not_among(_other, "department", ("Facilities",), "office budget")
-    if holds(field_of(tables, "supply_items", _new.get("supply_item_id"), "category"), "==", "kitchen") and _block:
+    if (_block := not_among(_other, "department", ("Facilities",), "office budget")) and holds(
+        field_of(tables, "supply_items", _new.get("supply_item_id"), "category"), "==", "kitchen"
+    ):
         refuse(
             "supply_room_policy_1",
             "Kitchen supplies are charged to Facilities (CC code of the Facilities budget), never to the requesting team.",
@@ -316,8 +303,7 @@ def requisition_pick(tables: Tables, requisition_id: str) -> Requisition:
     """Mark a submitted requisition as picked from the shelf."""
     _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "picked"}
-    _block = not_among(_row, "status", ("submitted",), "requisition")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "requisition"):
         refuse("requisition_pick.status_in", "only submitted requisitions can be picked", _block)
     _row.update(_new)
     return as_record(Requisition, _row)
@@ -328,8 +314,7 @@ def requisition_deliver(tables: Tables, requisition_id: str) -> Requisition:
     """Record delivery of a picked requisition to the desk."""
     _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("picked",), "requisition")
-    if _block:
+    if _block := not_among(_row, "status", ("picked",), "requisition"):
         refuse("requisition_deliver.status_in", "pick the requisition first (requisition_pick)", _block)
     _row.update(_new)
     return as_record(Requisition, _row)
@@ -340,8 +325,7 @@ def requisition_reject(tables: Tables, requisition_id: str) -> Requisition:
     """Reject a submitted requisition (e.g. personal use or duplicate)."""
     _row = REQUISITIONS.find(tables, requisition_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted",), "requisition")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "requisition"):
         refuse("requisition_reject.status_in", "picked or delivered requisitions cannot be rejected", _block)
     _row.update(_new)
     return as_record(Requisition, _row)
@@ -396,8 +380,7 @@ def restock_order_place(
         "expected_on": expected_on,
         "status": "ordered",
     }
-    _block = in_past(_new.get("expected_on"), "expected_on", TODAY)
-    if _block:
+    if _block := in_past(_new.get("expected_on"), "expected_on", TODAY):
         refuse("restock_order_place.not_in_past", "the expected delivery date must be today or later", _block)
     tables["restock_orders"].append(_new)
     return as_record(RestockOrder, _new)
@@ -408,8 +391,7 @@ def restock_order_receive(tables: Tables, restock_order_id: str) -> RestockOrder
     """Receive an ordered delivery (then recount the shelf)."""
     _row = RESTOCK_ORDERS.find(tables, restock_order_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("ordered",), "restock order")
-    if _block:
+    if _block := not_among(_row, "status", ("ordered",), "restock order"):
         refuse("restock_order_receive.status_in", "only open orders can be received", _block)
     _row.update(_new)
     return as_record(RestockOrder, _row)
@@ -420,8 +402,7 @@ def restock_order_cancel(tables: Tables, restock_order_id: str) -> RestockOrder:
     """Cancel a vendor order that has not arrived."""
     _row = RESTOCK_ORDERS.find(tables, restock_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("ordered",), "restock order")
-    if _block:
+    if _block := not_among(_row, "status", ("ordered",), "restock order"):
         refuse("restock_order_cancel.status_in", "received orders cannot be cancelled", _block)
     _row.update(_new)
     return as_record(RestockOrder, _row)
@@ -430,92 +411,7 @@ def restock_order_cancel(tables: Tables, restock_order_id: str) -> RestockOrder:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Compute `charge` as quantity x the item's unit_cost before submitting a requisition.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Check stock first; if it is short, tell the requester and offer to place a restock order.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="supply_room_policy_1",
-        category="eligibility",
-        rule="Kitchen supplies are charged to Facilities (CC code of the Facilities budget), never to the requesting team.",
-        tools=["requisition_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="supply_room_policy_2",
-        category="judgement",
-        rule="Budgets reset on the 1st of each month; the budget owner may approve overspend in writing only.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="requisition_submit.at_least1",
-        category="threshold",
-        rule="Not enough on the shelf: request fewer or place a restock_order_place and wait for it.",
-        tools=["requisition_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="requisition_submit.at_least2",
-        category="threshold",
-        rule="The department's supply budget cannot cover this charge: ask the budget owner or reduce the quantity.",
-        tools=["requisition_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="requisition_pick.status_in",
-        category="state_guard",
-        rule="Only submitted requisitions can be picked.",
-        tools=["requisition_pick"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="requisition_deliver.status_in",
-        category="state_guard",
-        rule="Pick the requisition first (requisition_pick).",
-        tools=["requisition_deliver"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="requisition_reject.status_in",
-        category="state_guard",
-        rule="Picked or delivered requisitions cannot be rejected.",
-        tools=["requisition_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="restock_order_place.not_in_past",
-        category="time_window",
-        rule="The expected delivery date must be today or later.",
-        tools=["restock_order_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="restock_order_receive.status_in",
-        category="state_guard",
-        rule="Only open orders can be received.",
-        tools=["restock_order_receive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="restock_order_cancel.status_in",
-        category="state_guard",
-        rule="Received orders cannot be cancelled.",
-        tools=["restock_order_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -538,9 +434,8 @@ def supply_item_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", SUPPLY_ITEM_CATEGORY)
-    check_choice(group_by, "group_by", ("category",))
-    _rows = [_r for _r in tables["supply_items"] if (category is None or _r.get("category") == category)]
-    return report_of(_rows, group_by, ("on_hand", "reorder_level", "unit_cost"))
+    _filters = {"category": category}
+    return report_on(tables["supply_items"], group_by, _filters, ("on_hand", "reorder_level", "unit_cost"))
 
 
 @read
@@ -556,15 +451,8 @@ def requisition_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", REQUISITION_STATUS)
-    check_choice(group_by, "group_by", ("supply_item_id", "office_budget_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["requisitions"]
-        if (supply_item_id is None or _r.get("supply_item_id") == supply_item_id)
-        and (office_budget_id is None or _r.get("office_budget_id") == office_budget_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity", "charge"))
+    _filters = {"supply_item_id": supply_item_id, "office_budget_id": office_budget_id, "status": status}
+    return report_on(tables["requisitions"], group_by, _filters, ("quantity", "charge"))
 
 
 @read
@@ -579,14 +467,8 @@ def restock_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RESTOCK_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("supply_item_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["restock_orders"]
-        if (supply_item_id is None or _r.get("supply_item_id") == supply_item_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"supply_item_id": supply_item_id, "status": status}
+    return report_on(tables["restock_orders"], group_by, _filters, ("quantity",))
 
 
 @write

@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class OncallResponderPage(Page):
     """A page of oncall responders from a search: `note` says how to get the rest."""
 
     results: list[OncallResponder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class ProdIncidentPage(Page):
     """A page of prod incidents from a search: `note` says how to get the rest."""
 
     results: list[ProdIncident]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -101,9 +95,6 @@ class StakeholderUpdatePage(Page):
     """A page of stakeholder updates from a search: `note` says how to get the rest."""
 
     results: list[StakeholderUpdate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +112,6 @@ class PostmortemPage(Page):
     """A page of postmortems from a search: `note` says how to get the rest."""
 
     results: list[Postmortem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -243,12 +231,10 @@ def prod_incident_acknowledge(tables: Tables, prod_incident_id: str, commander_i
     _changes = {_k: _v for _k, _v in (("commander_id", commander_id),) if _v is not None}
     ONCALL_RESPONDERS.check_ref(tables, commander_id, "commander_id")
     _new = {**_row, **_changes, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("triggered",), "prod incident")
-    if _block:
+    if _block := not_among(_row, "status", ("triggered",), "prod incident"):
         refuse("prod_incident_acknowledge.status_in", "the incident is already acknowledged", _block)
     _capacity = field_of(tables, "oncall_responders", _new.get("commander_id"), "max_active_commands")
-    _block = at_capacity(tables["prod_incidents"], _new, "commander_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["prod_incidents"], _new, "commander_id", "status", _capacity):
         refuse(
             "prod_incident_acknowledge.capacity",
             "that responder already commands as many incidents as they can: pick another on-call responder",
@@ -270,8 +256,7 @@ def prod_incident_escalate(
     check_choice(severity, "severity", PROD_INCIDENT_SEVERITY)
     ONCALL_RESPONDERS.check_ref(tables, commander_id, "commander_id")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("triggered", "acknowledged"), "prod incident")
-    if _block:
+    if _block := not_among(_row, "status", ("triggered", "acknowledged"), "prod incident"):
         refuse(
             "prod_incident_escalate.status_in",
             "mitigated or resolved incidents are not escalated: open a new incident if it recurs",
@@ -286,8 +271,7 @@ def prod_incident_mitigate(tables: Tables, prod_incident_id: str) -> ProdInciden
     """Record that customer impact has stopped."""
     _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _new = {**_row, "status": "mitigated"}
-    _block = not_among(_row, "status", ("acknowledged",), "prod incident")
-    if _block:
+    if _block := not_among(_row, "status", ("acknowledged",), "prod incident"):
         refuse("prod_incident_mitigate.status_in", "acknowledge the incident (name a commander) first", _block)
     _row.update(_new)
     return as_record(ProdIncident, _row)
@@ -298,8 +282,7 @@ def prod_incident_resolve(tables: Tables, prod_incident_id: str) -> ProdIncident
     """Resolve a mitigated incident once the fix is permanent."""
     _row = PROD_INCIDENTS.find(tables, prod_incident_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("mitigated",), "prod incident")
-    if _block:
+    if _block := not_among(_row, "status", ("mitigated",), "prod incident"):
         refuse("prod_incident_resolve.status_in", "mitigate before resolving", _block)
     _row.update(_new)
     return as_record(ProdIncident, _row)
@@ -404,8 +387,7 @@ def postmortem_open(
         "action_items": action_items,
         "status": "drafting",
     }
-    _block = taken_by_other(tables["postmortems"], "prod_incident_id", _new.get("prod_incident_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["postmortems"], "prod_incident_id", _new.get("prod_incident_id"), _new["id"]):
         refuse("postmortem_open.unique", "this incident already has a postmortem: update that one", _block)
     tables["postmortems"].append(_new)
     return as_record(Postmortem, _new)
@@ -416,8 +398,7 @@ def postmortem_submit_review(tables: Tables, postmortem_id: str) -> Postmortem:
     """Send a postmortem draft for review."""
     _row = POSTMORTEMS.find(tables, postmortem_id)
     _new = {**_row, "status": "in_review"}
-    _block = not_among(_row, "status", ("drafting",), "postmortem")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting",), "postmortem"):
         refuse("postmortem_submit_review.status_in", "only drafts go to review", _block)
     _row.update(_new)
     return as_record(Postmortem, _row)
@@ -428,8 +409,7 @@ def postmortem_publish(tables: Tables, postmortem_id: str) -> Postmortem:
     """Publish a reviewed postmortem."""
     _row = POSTMORTEMS.find(tables, postmortem_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("in_review",), "postmortem")
-    if _block:
+    if _block := not_among(_row, "status", ("in_review",), "postmortem"):
         refuse("postmortem_publish.status_in", "a postmortem is reviewed before publishing", _block)
     _row.update(_new)
     return as_record(Postmortem, _row)
@@ -438,72 +418,7 @@ def postmortem_publish(tables: Tables, postmortem_id: str) -> Postmortem:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Ask the reporter for the impact and the service before declaring; pick severity from the guide and a commander who is on call for that team.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(id="judgement_2", category="judgement", rule="Keep your tone calm and brief.", tools=[], enforced=False),
-    PolicyRule(
-        id="prod_incident_acknowledge.status_in",
-        category="state_guard",
-        rule="The incident is already acknowledged.",
-        tools=["prod_incident_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_incident_acknowledge.capacity",
-        category="capacity",
-        rule="That responder already commands as many incidents as they can: pick another on-call responder.",
-        tools=["prod_incident_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_incident_escalate.status_in",
-        category="state_guard",
-        rule="Mitigated or resolved incidents are not escalated: open a new incident if it recurs.",
-        tools=["prod_incident_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_incident_mitigate.status_in",
-        category="state_guard",
-        rule="Acknowledge the incident (name a commander) first.",
-        tools=["prod_incident_mitigate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_incident_resolve.status_in",
-        category="state_guard",
-        rule="Mitigate before resolving.",
-        tools=["prod_incident_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="postmortem_open.unique",
-        category="uniqueness",
-        rule="This incident already has a postmortem: update that one.",
-        tools=["postmortem_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="postmortem_submit_review.status_in",
-        category="state_guard",
-        rule="Only drafts go to review.",
-        tools=["postmortem_submit_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="postmortem_publish.status_in",
-        category="state_guard",
-        rule="A postmortem is reviewed before publishing.",
-        tools=["postmortem_publish"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -523,9 +438,8 @@ def oncall_responder_report(tables: Tables, group_by: Literal["on_call"], on_cal
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("on_call",))
-    _rows = [_r for _r in tables["oncall_responders"] if (on_call is None or _r.get("on_call") == on_call)]
-    return report_of(_rows, group_by, ("escalation_level", "max_active_commands"))
+    _filters = {"on_call": on_call}
+    return report_on(tables["oncall_responders"], group_by, _filters, ("escalation_level", "max_active_commands"))
 
 
 @read
@@ -542,15 +456,8 @@ def prod_incident_report(
     """
     check_choice(severity, "severity", PROD_INCIDENT_SEVERITY)
     check_choice(status, "status", PROD_INCIDENT_STATUS)
-    check_choice(group_by, "group_by", ("severity", "commander_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["prod_incidents"]
-        if (severity is None or _r.get("severity") == severity)
-        and (commander_id is None or _r.get("commander_id") == commander_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"severity": severity, "commander_id": commander_id, "status": status}
+    return report_on(tables["prod_incidents"], group_by, _filters, ())
 
 
 @read
@@ -565,14 +472,8 @@ def stakeholder_update_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(audience, "audience", STAKEHOLDER_UPDATE_AUDIENCE)
-    check_choice(group_by, "group_by", ("prod_incident_id", "audience"))
-    _rows = [
-        _r
-        for _r in tables["stakeholder_updates"]
-        if (prod_incident_id is None or _r.get("prod_incident_id") == prod_incident_id)
-        and (audience is None or _r.get("audience") == audience)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"prod_incident_id": prod_incident_id, "audience": audience}
+    return report_on(tables["stakeholder_updates"], group_by, _filters, ())
 
 
 @read
@@ -587,14 +488,8 @@ def postmortem_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", POSTMORTEM_STATUS)
-    check_choice(group_by, "group_by", ("prod_incident_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["postmortems"]
-        if (prod_incident_id is None or _r.get("prod_incident_id") == prod_incident_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("action_items",))
+    _filters = {"prod_incident_id": prod_incident_id, "status": status}
+    return report_on(tables["postmortems"], group_by, _filters, ("action_items",))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -56,9 +56,6 @@ class OncallEngineerPage(Page):
     """A page of oncall engineers from a search: `note` says how to get the rest."""
 
     results: list[OncallEngineer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class MonitoringAlertPage(Page):
     """A page of monitoring alerts from a search: `note` says how to get the rest."""
 
     results: list[MonitoringAlert]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +91,6 @@ class OncallPagePage(Page):
     """A page of oncall pages from a search: `note` says how to get the rest."""
 
     results: list[OncallPage]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -117,9 +108,6 @@ class MaintenanceWindowPage(Page):
     """A page of maintenance windows from a search: `note` says how to get the rest."""
 
     results: list[MaintenanceWindow]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -205,8 +193,7 @@ def monitoring_alert_acknowledge(tables: Tables, monitoring_alert_id: str) -> Mo
     """Acknowledge a firing alert once an engineer has taken it."""
     _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("firing",), "monitoring alert")
-    if _block:
+    if _block := not_among(_row, "status", ("firing",), "monitoring alert"):
         refuse("monitoring_alert_acknowledge.status_in", "only firing alerts can be acknowledged", _block)
     _row.update(_new)
     return as_record(MonitoringAlert, _row)
@@ -217,8 +204,7 @@ def monitoring_alert_resolve(tables: Tables, monitoring_alert_id: str) -> Monito
     """Resolve an alert when the condition cleared."""
     _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("firing", "acknowledged"), "monitoring alert")
-    if _block:
+    if _block := not_among(_row, "status", ("firing", "acknowledged"), "monitoring alert"):
         refuse("monitoring_alert_resolve.status_in", "the alert is already resolved or suppressed", _block)
     _row.update(_new)
     return as_record(MonitoringAlert, _row)
@@ -229,8 +215,7 @@ def monitoring_alert_suppress(tables: Tables, monitoring_alert_id: str) -> Monit
     """Suppress a firing alert from a service inside an active maintenance window."""
     _row = MONITORING_ALERTS.find(tables, monitoring_alert_id)
     _new = {**_row, "status": "suppressed"}
-    _block = not_among(_row, "status", ("firing",), "monitoring alert")
-    if _block:
+    if _block := not_among(_row, "status", ("firing",), "monitoring alert"):
         refuse("monitoring_alert_suppress.status_in", "only firing alerts can be suppressed", _block)
     _row.update(_new)
     return as_record(MonitoringAlert, _row)
@@ -296,8 +281,7 @@ def oncall_page_mark_delivered(tables: Tables, oncall_page_id: str) -> OncallPag
     """Record the carrier's delivery receipt for a pending page."""
     _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending",), "oncall page")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "oncall page"):
         refuse("oncall_page_mark_delivered.status_in", "only pending pages can be marked delivered", _block)
     _row.update(_new)
     return as_record(OncallPage, _row)
@@ -308,8 +292,7 @@ def oncall_page_acknowledge(tables: Tables, oncall_page_id: str) -> OncallPage:
     """Record the engineer's acknowledgement of a delivered page."""
     _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "oncall page")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "oncall page"):
         refuse("oncall_page_acknowledge.status_in", "a page must be delivered before it can be acknowledged", _block)
     _row.update(_new)
     return as_record(OncallPage, _row)
@@ -320,8 +303,7 @@ def oncall_page_expire(tables: Tables, oncall_page_id: str) -> OncallPage:
     """Expire an unacknowledged page; then page the next escalation level."""
     _row = ONCALL_PAGES.find(tables, oncall_page_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("pending", "delivered"), "oncall page")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "delivered"), "oncall page"):
         refuse("oncall_page_expire.status_in", "acknowledged pages do not expire", _block)
     _row.update(_new)
     return as_record(OncallPage, _row)
@@ -373,11 +355,9 @@ def maintenance_window_schedule(tables: Tables, service: str, starts: str, ends:
         "status": "scheduled",
     }
     check_order(_new, "starts", "ends")
-    _block = in_past(_new.get("starts"), "starts", TODAY)
-    if _block:
+    if _block := in_past(_new.get("starts"), "starts", TODAY):
         refuse("maintenance_window_schedule.not_in_past", "a window cannot start in the past", _block)
-    _block = overlapping(tables["maintenance_windows"], _new, "service", "starts", "ends", "status")
-    if _block:
+    if _block := overlapping(tables["maintenance_windows"], _new, "service", "starts", "ends", "status"):
         refuse(
             "maintenance_window_schedule.no_overlap",
             "the service already has a maintenance window then: extend that one or pick another time",
@@ -392,8 +372,7 @@ def maintenance_window_cancel(tables: Tables, maintenance_window_id: str) -> Mai
     """Cancel a scheduled window."""
     _row = MAINTENANCE_WINDOWS.find(tables, maintenance_window_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled",), "maintenance window")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "maintenance window"):
         refuse("maintenance_window_cancel.status_in", "only scheduled windows can be cancelled", _block)
     _row.update(_new)
     return as_record(MaintenanceWindow, _row)
@@ -402,99 +381,7 @@ def maintenance_window_cancel(tables: Tables, maintenance_window_id: str) -> Mai
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Follow the escalation policy: page the owning team's level-1 engineer, expire pages that time out, then page the next level.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Suppress alerts covered by maintenance windows.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="escalation_policy_1",
-        category="judgement",
-        rule="Sev1 and sev2 page the service owner team's level-1 engineer immediately by their notification preference; sev3 pages by push only during 09:00-18:00; sev4 never pages.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="runbook_checkout_api_1",
-        category="judgement",
-        rule="Resolve the alert only once the metric has been back under threshold for 10 minutes.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="monitoring_alert_acknowledge.status_in",
-        category="state_guard",
-        rule="Only firing alerts can be acknowledged.",
-        tools=["monitoring_alert_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="monitoring_alert_resolve.status_in",
-        category="state_guard",
-        rule="The alert is already resolved or suppressed.",
-        tools=["monitoring_alert_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="monitoring_alert_suppress.status_in",
-        category="state_guard",
-        rule="Only firing alerts can be suppressed.",
-        tools=["monitoring_alert_suppress"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="oncall_page_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending pages can be marked delivered.",
-        tools=["oncall_page_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="oncall_page_acknowledge.status_in",
-        category="state_guard",
-        rule="A page must be delivered before it can be acknowledged.",
-        tools=["oncall_page_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="oncall_page_expire.status_in",
-        category="state_guard",
-        rule="Acknowledged pages do not expire.",
-        tools=["oncall_page_expire"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="maintenance_window_schedule.not_in_past",
-        category="time_window",
-        rule="A window cannot start in the past.",
-        tools=["maintenance_window_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="maintenance_window_schedule.no_overlap",
-        category="capacity",
-        rule="The service already has a maintenance window then: extend that one or pick another time.",
-        tools=["maintenance_window_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="maintenance_window_cancel.status_in",
-        category="state_guard",
-        rule="Only scheduled windows can be cancelled.",
-        tools=["maintenance_window_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,14 +408,8 @@ def oncall_engineer_report(
     """
     check_choice(team, "team", ONCALL_ENGINEER_TEAM)
     check_choice(notification_pref, "notification_pref", ONCALL_ENGINEER_NOTIFICATION_PREF)
-    check_choice(group_by, "group_by", ("team", "notification_pref"))
-    _rows = [
-        _r
-        for _r in tables["oncall_engineers"]
-        if (team is None or _r.get("team") == team)
-        and (notification_pref is None or _r.get("notification_pref") == notification_pref)
-    ]
-    return report_of(_rows, group_by, ("escalation_level",))
+    _filters = {"team": team, "notification_pref": notification_pref}
+    return report_on(tables["oncall_engineers"], group_by, _filters, ("escalation_level",))
 
 
 @read
@@ -546,15 +427,8 @@ def monitoring_alert_report(
     check_choice(source, "source", MONITORING_ALERT_SOURCE)
     check_choice(severity, "severity", MONITORING_ALERT_SEVERITY)
     check_choice(status, "status", MONITORING_ALERT_STATUS)
-    check_choice(group_by, "group_by", ("source", "severity", "status"))
-    _rows = [
-        _r
-        for _r in tables["monitoring_alerts"]
-        if (source is None or _r.get("source") == source)
-        and (severity is None or _r.get("severity") == severity)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"source": source, "severity": severity, "status": status}
+    return report_on(tables["monitoring_alerts"], group_by, _filters, ())
 
 
 @read
@@ -572,16 +446,13 @@ def oncall_page_report(
     """
     check_choice(channel, "channel", ONCALL_PAGE_CHANNEL)
     check_choice(status, "status", ONCALL_PAGE_STATUS)
-    check_choice(group_by, "group_by", ("monitoring_alert_id", "oncall_engineer_id", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["oncall_pages"]
-        if (monitoring_alert_id is None or _r.get("monitoring_alert_id") == monitoring_alert_id)
-        and (oncall_engineer_id is None or _r.get("oncall_engineer_id") == oncall_engineer_id)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "monitoring_alert_id": monitoring_alert_id,
+        "oncall_engineer_id": oncall_engineer_id,
+        "channel": channel,
+        "status": status,
+    }
+    return report_on(tables["oncall_pages"], group_by, _filters, ())
 
 
 @read
@@ -593,9 +464,8 @@ def maintenance_window_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MAINTENANCE_WINDOW_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["maintenance_windows"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["maintenance_windows"], group_by, _filters, ())
 
 
 @write

@@ -26,11 +26,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class SalesChannelPage(Page):
     """A page of sales channels from a search: `note` says how to get the rest."""
 
     results: list[SalesChannel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class ChannelMessagePage(Page):
     """A page of channel messages from a search: `note` says how to get the rest."""
 
     results: list[ChannelMessage]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +96,6 @@ class SyncBatchPage(Page):
     """A page of sync batchs from a search: `note` says how to get the rest."""
 
     results: list[SyncBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -145,8 +136,7 @@ def sales_channel_pause(tables: Tables, sales_channel_id: str) -> SalesChannel:
     """Pause a misbehaving channel so no new messages are applied."""
     _row = SALES_CHANNELS.find(tables, sales_channel_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("connected", "degraded"), "sales channel")
-    if _block:
+    if _block := not_among(_row, "status", ("connected", "degraded"), "sales channel"):
         refuse("sales_channel_pause.status_in", "the channel is already paused", _block)
     _row.update(_new)
     return as_record(SalesChannel, _row)
@@ -157,8 +147,7 @@ def sales_channel_resume(tables: Tables, sales_channel_id: str) -> SalesChannel:
     """Resume a paused or degraded channel."""
     _row = SALES_CHANNELS.find(tables, sales_channel_id)
     _new = {**_row, "status": "connected"}
-    _block = not_among(_row, "status", ("paused", "degraded"), "sales channel")
-    if _block:
+    if _block := not_among(_row, "status", ("paused", "degraded"), "sales channel"):
         refuse("sales_channel_resume.status_in", "the channel is already connected", _block)
     _row.update(_new)
     return as_record(SalesChannel, _row)
@@ -209,8 +198,7 @@ def channel_message_apply(tables: Tables, channel_message_id: str) -> ChannelMes
     """Apply a received or retrying message to the property system."""
     _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "applied"}
-    _block = not_among(_row, "status", ("received", "retrying"), "channel message")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "channel message"):
         refuse(
             "channel_message_apply.status_in",
             "only received or retrying messages can be applied; retry failed ones first",
@@ -230,8 +218,7 @@ def channel_message_mark_failed(
     check_not_blank(error, "error")
     check_range(attempts, "attempts", 0, 6)
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "channel message")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "channel message"):
         refuse("channel_message_mark_failed.status_in", "only messages being processed can fail", _block)
     _row.update(_new)
     return as_record(ChannelMessage, _row)
@@ -244,8 +231,7 @@ def channel_message_retry(tables: Tables, channel_message_id: str, attempts: int
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 6)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "channel message")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "channel message"):
         refuse("channel_message_retry.status_in", "only failed messages can be retried", _block)
     _row.update(_new)
     return as_record(ChannelMessage, _row)
@@ -256,8 +242,7 @@ def channel_message_dead_letter(tables: Tables, channel_message_id: str) -> Chan
     """Move a failed message that reached the channel's retry limit to the dead-letter queue."""
     _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "channel message")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "channel message"):
         refuse("channel_message_dead_letter.status_in", "only failed messages can be dead-lettered", _block)
     _row.update(_new)
     return as_record(ChannelMessage, _row)
@@ -268,8 +253,7 @@ def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelM
     """Discard a dead-lettered or failed duplicate that must not be applied."""
     _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "discarded"}
-    _block = not_among(_row, "status", ("failed", "dead_lettered"), "channel message")
-    if _block:
+    if _block := not_among(_row, "status", ("failed", "dead_lettered"), "channel message"):
         refuse("channel_message_discard.status_in", "applied or pending messages cannot be discarded", _block)
     _row.update(_new)
     return as_record(ChannelMessage, _row)
@@ -322,8 +306,9 @@ def sync_batch_start(
         "status": "running",
     }
     _have = field_of(tables, "sales_channels", _new.get("sales_channel_id"), "api_calls_left")
-    _block = short_of(_have, _new.get("message_count"), "sales channel", _new.get("sales_channel_id"), "api_calls_left")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("message_count"), "sales channel", _new.get("sales_channel_id"), "api_calls_left"
+    ):
         refuse(
             "sync_batch_start.at_least",
             "the channel's API quota for today is too low: pull fewer messages or wait for the daily reset at 00:00 UTC",
@@ -343,8 +328,7 @@ def sync_batch_abort(tables: Tables, sync_batch_id: str) -> SyncBatch:
     """Abort a running batch."""
     _row = SYNC_BATCHS.find(tables, sync_batch_id)
     _new = {**_row, "status": "aborted"}
-    _block = not_among(_row, "status", ("running",), "sync batch")
-    if _block:
+    if _block := not_among(_row, "status", ("running",), "sync batch"):
         refuse("sync_batch_abort.status_in", "only running batches can be aborted", _block)
     _row.update(_new)
     return as_record(SyncBatch, _row)
@@ -353,92 +337,7 @@ def sync_batch_abort(tables: Tables, sync_batch_id: str) -> SyncBatch:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A failed message is retried while its attempts are below the channel's max_retries; at the limit it is dead-lettered.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule='Duplicates ("duplicate external reference") are discarded, never retried.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Pause a channel whose messages keep failing with PMS timeouts.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="sales_channel_pause.status_in",
-        category="state_guard",
-        rule="The channel is already paused.",
-        tools=["sales_channel_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sales_channel_resume.status_in",
-        category="state_guard",
-        rule="The channel is already connected.",
-        tools=["sales_channel_resume"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="channel_message_apply.status_in",
-        category="state_guard",
-        rule="Only received or retrying messages can be applied; retry failed ones first.",
-        tools=["channel_message_apply"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="channel_message_mark_failed.status_in",
-        category="state_guard",
-        rule="Only messages being processed can fail.",
-        tools=["channel_message_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="channel_message_retry.status_in",
-        category="state_guard",
-        rule="Only failed messages can be retried.",
-        tools=["channel_message_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="channel_message_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed messages can be dead-lettered.",
-        tools=["channel_message_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="channel_message_discard.status_in",
-        category="state_guard",
-        rule="Applied or pending messages cannot be discarded.",
-        tools=["channel_message_discard"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sync_batch_start.at_least",
-        category="threshold",
-        rule="The channel's API quota for today is too low: pull fewer messages or wait for the daily reset at 00:00 UTC.",
-        tools=["sync_batch_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sync_batch_abort.status_in",
-        category="state_guard",
-        rule="Only running batches can be aborted.",
-        tools=["sync_batch_abort"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -461,9 +360,8 @@ def sales_channel_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SALES_CHANNEL_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["sales_channels"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("max_retries", "api_calls_left"))
+    _filters = {"status": status}
+    return report_on(tables["sales_channels"], group_by, _filters, ("max_retries", "api_calls_left"))
 
 
 @read
@@ -480,15 +378,8 @@ def channel_message_report(
     """
     check_choice(message_type, "message_type", CHANNEL_MESSAGE_MESSAGE_TYPE)
     check_choice(status, "status", CHANNEL_MESSAGE_STATUS)
-    check_choice(group_by, "group_by", ("sales_channel_id", "message_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["channel_messages"]
-        if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
-        and (message_type is None or _r.get("message_type") == message_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempts",))
+    _filters = {"sales_channel_id": sales_channel_id, "message_type": message_type, "status": status}
+    return report_on(tables["channel_messages"], group_by, _filters, ("attempts",))
 
 
 @read
@@ -504,14 +395,8 @@ def sync_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SYNC_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("sales_channel_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["sync_batchs"]
-        if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("message_count", "failed_count"))
+    _filters = {"sales_channel_id": sales_channel_id, "status": status}
+    return report_on(tables["sync_batchs"], group_by, _filters, ("message_count", "failed_count"))
 
 
 OPERATIONS = [

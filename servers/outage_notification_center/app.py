@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -56,9 +56,6 @@ class UtilityCustomerPage(Page):
     """A page of utility customers from a search: `note` says how to get the rest."""
 
     results: list[UtilityCustomer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -76,9 +73,6 @@ class OutageEventPage(Page):
     """A page of outage events from a search: `note` says how to get the rest."""
 
     results: list[OutageEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -94,9 +88,6 @@ class NoticeTemplatePage(Page):
     """A page of notice templates from a search: `note` says how to get the rest."""
 
     results: list[NoticeTemplate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -114,9 +105,6 @@ class OutageNoticePage(Page):
     """A page of outage notices from a search: `note` says how to get the rest."""
 
     results: list[OutageNotice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -208,8 +196,7 @@ def outage_event_dispatch_crew(
     _changes = {_k: _v for _k, _v in (("estimated_restoration", estimated_restoration),) if _v is not None}
     check_time(estimated_restoration, "estimated_restoration")
     _new = {**_row, **_changes, "status": "crew_dispatched"}
-    _block = not_among(_row, "status", ("detected",), "outage event")
-    if _block:
+    if _block := not_among(_row, "status", ("detected",), "outage event"):
         refuse("outage_event_dispatch_crew.status_in", "a crew is already dispatched or the outage is closed", _block)
     _row.update(_new)
     return as_record(OutageEvent, _row)
@@ -227,11 +214,9 @@ def outage_event_update_etr(tables: Tables, outage_event_id: str, estimated_rest
         raise ToolFailure("nothing to change: give at least one of estimated_restoration")
     check_time(estimated_restoration, "estimated_restoration")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("detected", "crew_dispatched"), "outage event")
-    if _block:
+    if _block := not_among(_row, "status", ("detected", "crew_dispatched"), "outage event"):
         refuse("outage_event_update_etr.status_in", "the outage is already restored or cancelled", _block)
-    _block = in_past(estimated_restoration, "estimated_restoration", TODAY)
-    if _block:
+    if _block := in_past(estimated_restoration, "estimated_restoration", TODAY):
         refuse("outage_event_update_etr.not_in_past", "an ETR must be in the future", _block)
     _row.update(_new)
     return as_record(OutageEvent, _row)
@@ -242,8 +227,7 @@ def outage_event_restore(tables: Tables, outage_event_id: str) -> OutageEvent:
     """Record power restored on the feeder."""
     _row = OUTAGE_EVENTS.find(tables, outage_event_id)
     _new = {**_row, "status": "restored"}
-    _block = not_among(_row, "status", ("crew_dispatched",), "outage event")
-    if _block:
+    if _block := not_among(_row, "status", ("crew_dispatched",), "outage event"):
         refuse("outage_event_restore.status_in", "a crew must be dispatched before restoration is recorded", _block)
     _row.update(_new)
     return as_record(OutageEvent, _row)
@@ -336,8 +320,7 @@ def outage_notice_mark_sent(tables: Tables, outage_notice_id: str) -> OutageNoti
     """Record a queued (or retried) notice handed to the carrier."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("queued", "failed"), "outage notice")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "failed"), "outage notice"):
         refuse("outage_notice_mark_sent.status_in", "the notice was already sent", _block)
     _row.update(_new)
     return as_record(OutageNotice, _row)
@@ -348,8 +331,7 @@ def outage_notice_mark_delivered(tables: Tables, outage_notice_id: str) -> Outag
     """Record the delivery receipt."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("sent",), "outage notice")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "outage notice"):
         refuse("outage_notice_mark_delivered.status_in", "only sent notices can be delivered", _block)
     _row.update(_new)
     return as_record(OutageNotice, _row)
@@ -360,8 +342,7 @@ def outage_notice_acknowledge(tables: Tables, outage_notice_id: str) -> OutageNo
     """Record the customer's reply or confirmed voice pickup."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "outage notice")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "outage notice"):
         refuse("outage_notice_acknowledge.status_in", "a notice must be delivered before it is acknowledged", _block)
     _row.update(_new)
     return as_record(OutageNotice, _row)
@@ -372,8 +353,7 @@ def outage_notice_fail(tables: Tables, outage_notice_id: str) -> OutageNotice:
     """Record a failed send (bad number, mailbox full)."""
     _row = OUTAGE_NOTICES.find(tables, outage_notice_id)
     _new = {**_row, "status": "failed"}
-    _block = not_among(_row, "status", ("queued", "sent"), "outage notice")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "sent"), "outage notice"):
         refuse("outage_notice_fail.status_in", "delivered notices cannot fail", _block)
     _row.update(_new)
     return as_record(OutageNotice, _row)
@@ -382,78 +362,7 @@ def outage_notice_fail(tables: Tables, outage_notice_id: str) -> OutageNotice:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Notify every customer on the affected feeder on their preferred channel; medical_baseline customers get a voice notice and must acknowledge within 30 minutes or be escalated to the call center.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Send an etr_update notice whenever the ETR moves by more than an hour, and a restored notice at the end.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="outage_event_dispatch_crew.status_in",
-        category="state_guard",
-        rule="A crew is already dispatched or the outage is closed.",
-        tools=["outage_event_dispatch_crew"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_event_update_etr.status_in",
-        category="state_guard",
-        rule="The outage is already restored or cancelled.",
-        tools=["outage_event_update_etr"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_event_update_etr.not_in_past",
-        category="time_window",
-        rule="An ETR must be in the future.",
-        tools=["outage_event_update_etr"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_event_restore.status_in",
-        category="state_guard",
-        rule="A crew must be dispatched before restoration is recorded.",
-        tools=["outage_event_restore"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_notice_mark_sent.status_in",
-        category="state_guard",
-        rule="The notice was already sent.",
-        tools=["outage_notice_mark_sent"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_notice_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only sent notices can be delivered.",
-        tools=["outage_notice_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_notice_acknowledge.status_in",
-        category="state_guard",
-        rule="A notice must be delivered before it is acknowledged.",
-        tools=["outage_notice_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outage_notice_fail.status_in",
-        category="state_guard",
-        rule="Delivered notices cannot fail.",
-        tools=["outage_notice_fail"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -478,14 +387,8 @@ def utility_customer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(preferred_channel, "preferred_channel", UTILITY_CUSTOMER_PREFERRED_CHANNEL)
-    check_choice(group_by, "group_by", ("medical_baseline", "preferred_channel"))
-    _rows = [
-        _r
-        for _r in tables["utility_customers"]
-        if (medical_baseline is None or _r.get("medical_baseline") == medical_baseline)
-        and (preferred_channel is None or _r.get("preferred_channel") == preferred_channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"medical_baseline": medical_baseline, "preferred_channel": preferred_channel}
+    return report_on(tables["utility_customers"], group_by, _filters, ())
 
 
 @read
@@ -502,13 +405,8 @@ def outage_event_report(
     """
     check_choice(cause, "cause", OUTAGE_EVENT_CAUSE)
     check_choice(status, "status", OUTAGE_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("cause", "status"))
-    _rows = [
-        _r
-        for _r in tables["outage_events"]
-        if (cause is None or _r.get("cause") == cause) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("customers_affected",))
+    _filters = {"cause": cause, "status": status}
+    return report_on(tables["outage_events"], group_by, _filters, ("customers_affected",))
 
 
 @read
@@ -520,9 +418,8 @@ def notice_template_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(notice_type, "notice_type", NOTICE_TEMPLATE_NOTICE_TYPE)
-    check_choice(group_by, "group_by", ("notice_type",))
-    _rows = [_r for _r in tables["notice_templates"] if (notice_type is None or _r.get("notice_type") == notice_type)]
-    return report_of(_rows, group_by, ())
+    _filters = {"notice_type": notice_type}
+    return report_on(tables["notice_templates"], group_by, _filters, ())
 
 
 @read
@@ -542,17 +439,14 @@ def outage_notice_report(
     check_choice(notice_type, "notice_type", OUTAGE_NOTICE_NOTICE_TYPE)
     check_choice(channel, "channel", OUTAGE_NOTICE_CHANNEL)
     check_choice(status, "status", OUTAGE_NOTICE_STATUS)
-    check_choice(group_by, "group_by", ("outage_event_id", "utility_customer_id", "notice_type", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["outage_notices"]
-        if (outage_event_id is None or _r.get("outage_event_id") == outage_event_id)
-        and (utility_customer_id is None or _r.get("utility_customer_id") == utility_customer_id)
-        and (notice_type is None or _r.get("notice_type") == notice_type)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "outage_event_id": outage_event_id,
+        "utility_customer_id": utility_customer_id,
+        "notice_type": notice_type,
+        "channel": channel,
+        "status": status,
+    }
+    return report_on(tables["outage_notices"], group_by, _filters, ())
 
 
 @write

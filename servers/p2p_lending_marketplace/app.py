@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -66,9 +66,6 @@ class InvestorPage(Page):
     """A page of investors from a search: `note` says how to get the rest."""
 
     results: list[Investor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +87,6 @@ class LoanListingPage(Page):
     """A page of loan listings from a search: `note` says how to get the rest."""
 
     results: list[LoanListing]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class LoanCommitmentPage(Page):
     """A page of loan commitments from a search: `note` says how to get the rest."""
 
     results: list[LoanCommitment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -224,8 +215,7 @@ def loan_listing_close_funded(tables: Tables, loan_listing_id: str) -> LoanListi
     """Close a listing whose funded amount reached the request."""
     _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "fully_funded"}
-    _block = not_among(_row, "status", ("listed",), "loan listing")
-    if _block:
+    if _block := not_among(_row, "status", ("listed",), "loan listing"):
         refuse("loan_listing_close_funded.status_in", "only live listings can be closed as funded", _block)
     _row.update(_new)
     return as_record(LoanListing, _row)
@@ -236,8 +226,7 @@ def loan_listing_issue(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Issue the loan to the borrower."""
     _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "issued"}
-    _block = not_among(_row, "status", ("fully_funded",), "loan listing")
-    if _block:
+    if _block := not_among(_row, "status", ("fully_funded",), "loan listing"):
         refuse("loan_listing_issue.status_in", "the listing must be fully funded before the loan is issued", _block)
     _row.update(_new)
     return as_record(LoanListing, _row)
@@ -248,8 +237,7 @@ def loan_listing_expire(tables: Tables, loan_listing_id: str) -> LoanListing:
     """Expire a listing that did not fill in 14 days."""
     _row = LOAN_LISTINGS.find(tables, loan_listing_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("listed",), "loan listing")
-    if _block:
+    if _block := not_among(_row, "status", ("listed",), "loan listing"):
         refuse("loan_listing_expire.status_in", "only live listings can expire", _block)
     _row.update(_new)
     return as_record(LoanListing, _row)
@@ -272,16 +260,14 @@ def loan_commitment_place(tables: Tables, investor_id: str, loan_listing_id: str
         "status": "committed",
     }
     _capacity = field_of(tables, "loan_listings", _new.get("loan_listing_id"), "max_lenders")
-    _block = at_capacity(tables["loan_commitments"], _new, "loan_listing_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["loan_commitments"], _new, "loan_listing_id", "status", _capacity):
         refuse(
             "loan_commitment_place.capacity",
             "this listing already has its maximum number of lenders: pick another listing",
             _block,
         )
     _have = field_of(tables, "investors", _new.get("investor_id"), "available_cash")
-    _block = short_of(_have, _new.get("amount"), "investor", _new.get("investor_id"), "available_cash")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "investor", _new.get("investor_id"), "available_cash"):
         refuse(
             "loan_commitment_place.at_least",
             "the investor's available cash is too low: lower the amount or ask them to deposit",
@@ -329,8 +315,7 @@ def loan_commitment_settle(tables: Tables, loan_commitment_id: str) -> LoanCommi
     """Settle a commitment once the loan is issued."""
     _row = LOAN_COMMITMENTS.find(tables, loan_commitment_id)
     _new = {**_row, "status": "settled"}
-    _block = not_among(_row, "status", ("committed",), "loan commitment")
-    if _block:
+    if _block := not_among(_row, "status", ("committed",), "loan commitment"):
         refuse("loan_commitment_settle.status_in", "only open commitments can be settled", _block)
     _row.update(_new)
     return as_record(LoanCommitment, _row)
@@ -339,57 +324,7 @@ def loan_commitment_settle(tables: Tables, loan_commitment_id: str) -> LoanCommi
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Matching rules: conservative investors take grades A-B only, balanced A-C, aggressive any grade; non-accredited investors may commit at most 500 per note; never exceed the investor's max_note_amount or the listing's remaining amount (amount_requested - funded_amount).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="loan_commitment_place.capacity",
-        category="capacity",
-        rule="This listing already has its maximum number of lenders: pick another listing.",
-        tools=["loan_commitment_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_commitment_place.at_least",
-        category="threshold",
-        rule="The investor's available cash is too low: lower the amount or ask them to deposit.",
-        tools=["loan_commitment_place"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_commitment_settle.status_in",
-        category="state_guard",
-        rule="Only open commitments can be settled.",
-        tools=["loan_commitment_settle"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_listing_close_funded.status_in",
-        category="state_guard",
-        rule="Only live listings can be closed as funded.",
-        tools=["loan_listing_close_funded"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_listing_issue.status_in",
-        category="state_guard",
-        rule="The listing must be fully funded before the loan is issued.",
-        tools=["loan_listing_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="loan_listing_expire.status_in",
-        category="state_guard",
-        rule="Only live listings can expire.",
-        tools=["loan_listing_expire"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -415,14 +350,8 @@ def investor_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(risk_appetite, "risk_appetite", INVESTOR_RISK_APPETITE)
-    check_choice(group_by, "group_by", ("risk_appetite", "accredited"))
-    _rows = [
-        _r
-        for _r in tables["investors"]
-        if (risk_appetite is None or _r.get("risk_appetite") == risk_appetite)
-        and (accredited is None or _r.get("accredited") == accredited)
-    ]
-    return report_of(_rows, group_by, ("available_cash", "max_note_amount"))
+    _filters = {"risk_appetite": risk_appetite, "accredited": accredited}
+    return report_on(tables["investors"], group_by, _filters, ("available_cash", "max_note_amount"))
 
 
 @read
@@ -443,16 +372,13 @@ def loan_listing_report(
     check_choice(grade, "grade", LOAN_LISTING_GRADE)
     check_choice(term, "term", LOAN_LISTING_TERM)
     check_choice(status, "status", LOAN_LISTING_STATUS)
-    check_choice(group_by, "group_by", ("purpose", "grade", "term", "status"))
-    _rows = [
-        _r
-        for _r in tables["loan_listings"]
-        if (purpose is None or _r.get("purpose") == purpose)
-        and (grade is None or _r.get("grade") == grade)
-        and (term is None or _r.get("term") == term)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("interest_rate", "amount_requested", "funded_amount", "max_lenders"))
+    _filters = {"purpose": purpose, "grade": grade, "term": term, "status": status}
+    return report_on(
+        tables["loan_listings"],
+        group_by,
+        _filters,
+        ("interest_rate", "amount_requested", "funded_amount", "max_lenders"),
+    )
 
 
 @read
@@ -468,15 +394,8 @@ def loan_commitment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LOAN_COMMITMENT_STATUS)
-    check_choice(group_by, "group_by", ("investor_id", "loan_listing_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["loan_commitments"]
-        if (investor_id is None or _r.get("investor_id") == investor_id)
-        and (loan_listing_id is None or _r.get("loan_listing_id") == loan_listing_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"investor_id": investor_id, "loan_listing_id": loan_listing_id, "status": status}
+    return report_on(tables["loan_commitments"], group_by, _filters, ("amount",))
 
 
 @write

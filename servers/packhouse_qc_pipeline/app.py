@@ -26,13 +26,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -68,9 +76,6 @@ class ProduceLotPage(Page):
     """A page of produce lots from a search: `note` says how to get the rest."""
 
     results: list[ProduceLot]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +95,6 @@ class QcInspectionPage(Page):
     """A page of qc inspections from a search: `note` says how to get the rest."""
 
     results: list[QcInspection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +114,6 @@ class PackOrderPage(Page):
     """A page of pack orders from a search: `note` says how to get the rest."""
 
     results: list[PackOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -132,9 +131,6 @@ class PalletPage(Page):
     """A page of pallets from a search: `note` says how to get the rest."""
 
     results: list[Pallet]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -187,8 +183,7 @@ def produce_lot_send_to_qc(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Send a received lot to the QC lab."""
     _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "in_qc"}
-    _block = not_among(_row, "status", ("received",), "produce lot")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "produce lot"):
         refuse("produce_lot_send_to_qc.status_in", "only received lots go to QC", _block)
     _row.update(_new)
     return as_record(ProduceLot, _row)
@@ -199,8 +194,7 @@ def produce_lot_release(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Release a lot for packing after a passing inspection."""
     _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("in_qc", "on_hold"), "produce lot")
-    if _block:
+    if _block := not_among(_row, "status", ("in_qc", "on_hold"), "produce lot"):
         refuse("produce_lot_release.status_in", "only lots in QC or on hold can be released", _block)
     _row.update(_new)
     return as_record(ProduceLot, _row)
@@ -213,8 +207,7 @@ def produce_lot_hold(tables: Tables, produce_lot_id: str, hold_reason: str) -> P
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
-    _block = not_among(_row, "status", ("in_qc", "released"), "produce lot")
-    if _block:
+    if _block := not_among(_row, "status", ("in_qc", "released"), "produce lot"):
         refuse("produce_lot_hold.status_in", "only lots in QC or released can be held", _block)
     _row.update(_new)
     return as_record(ProduceLot, _row)
@@ -225,8 +218,7 @@ def produce_lot_reject(tables: Tables, produce_lot_id: str) -> ProduceLot:
     """Reject a lot to juice/processing."""
     _row = PRODUCE_LOTS.find(tables, produce_lot_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("in_qc", "on_hold"), "produce lot")
-    if _block:
+    if _block := not_among(_row, "status", ("in_qc", "on_hold"), "produce lot"):
         refuse("produce_lot_reject.status_in", "only lots in QC or on hold can be rejected", _block)
     _row.update(_new)
     return as_record(ProduceLot, _row)
@@ -343,8 +335,7 @@ def pack_order_ship(tables: Tables, pack_order_id: str) -> PackOrder:
     """Mark an order shipped once its cartons are palletized and loaded."""
     _row = PACK_ORDERS.find(tables, pack_order_id)
     _new = {**_row, "status": "shipped"}
-    _block = not_among(_row, "status", ("open", "packing"), "pack order")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "packing"), "pack order"):
         refuse("pack_order_ship.status_in", "the order is already shipped or cancelled", _block)
     _row.update(_new)
     return as_record(PackOrder, _row)
@@ -374,27 +365,23 @@ def pallet_build(
         "cartons": cartons,
         "built_at": built_at,
     }
-    _block = taken_by_other(tables["pallets"], "pallet_tag", _new.get("pallet_tag"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["pallets"], "pallet_tag", _new.get("pallet_tag"), _new["id"]):
         refuse("pallet_build.unique", "that pallet tag is already used: print the next tag", _block)
     _have = field_of(tables, "pack_orders", _new.get("pack_order_id"), "cartons_remaining")
-    _block = short_of(_have, _new.get("cartons"), "pack order", _new.get("pack_order_id"), "cartons_remaining")
-    if _block:
+    if _block := short_of(_have, _new.get("cartons"), "pack order", _new.get("pack_order_id"), "cartons_remaining"):
         refuse(
             "pallet_build.at_least", "the order needs fewer cartons than this pallet: build a partial pallet", _block
         )
     _other = row_of(tables, "produce_lots", _new.get("produce_lot_id"))
-    _block = not_among(_other, "status", ("released",), "produce lot")
-    if _block:
+    if _block := not_among(_other, "status", ("released",), "produce lot"):
         refuse("qc_spec_2", "Only released lots may be packed.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "produce_lots", _new.get("produce_lot_id"), "variety"),
         "==",
         field_of(tables, "pack_orders", _new.get("pack_order_id"), "variety"),
         "the produce lot's variety",
         "the pack order's variety",
-    )
-    if _block:
+    ):
         refuse("qc_spec_3", "A lot is packed only into an order of its own variety.", _block)
     _target_pack_order_id = target_row(tables, "pack_orders", _new.get("pack_order_id"), "pack order")
     tables["pallets"].append(_new)
@@ -433,79 +420,7 @@ def pallet_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Work the lab CSV line by line: find the lot by lot_code, record the inspection with the result from the QC spec for its variety, then release, hold or reject the lot.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(id="qc_spec_1", category="judgement", rule="Pallets hold 40-80 cartons.", tools=[], enforced=False),
-    PolicyRule(
-        id="qc_spec_2",
-        category="state_guard",
-        rule="Only released lots may be packed.",
-        tools=["pallet_build"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="qc_spec_3",
-        category="consistency",
-        rule="A lot is packed only into an order of its own variety.",
-        tools=["pallet_build"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="produce_lot_send_to_qc.status_in",
-        category="state_guard",
-        rule="Only received lots go to QC.",
-        tools=["produce_lot_send_to_qc"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="produce_lot_release.status_in",
-        category="state_guard",
-        rule="Only lots in QC or on hold can be released.",
-        tools=["produce_lot_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="produce_lot_hold.status_in",
-        category="state_guard",
-        rule="Only lots in QC or released can be held.",
-        tools=["produce_lot_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="produce_lot_reject.status_in",
-        category="state_guard",
-        rule="Only lots in QC or on hold can be rejected.",
-        tools=["produce_lot_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pallet_build.unique",
-        category="uniqueness",
-        rule="That pallet tag is already used: print the next tag.",
-        tools=["pallet_build"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pallet_build.at_least",
-        category="threshold",
-        rule="The order needs fewer cartons than this pallet: build a partial pallet.",
-        tools=["pallet_build"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pack_order_ship.status_in",
-        category="state_guard",
-        rule="The order is already shipped or cancelled.",
-        tools=["pack_order_ship"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -531,13 +446,8 @@ def produce_lot_report(
     """
     check_choice(commodity, "commodity", PRODUCE_LOT_COMMODITY)
     check_choice(status, "status", PRODUCE_LOT_STATUS)
-    check_choice(group_by, "group_by", ("commodity", "status"))
-    _rows = [
-        _r
-        for _r in tables["produce_lots"]
-        if (commodity is None or _r.get("commodity") == commodity) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("bins",))
+    _filters = {"commodity": commodity, "status": status}
+    return report_on(tables["produce_lots"], group_by, _filters, ("bins",))
 
 
 @read
@@ -553,14 +463,8 @@ def qc_inspection_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(result, "result", QC_INSPECTION_RESULT)
-    check_choice(group_by, "group_by", ("produce_lot_id", "result"))
-    _rows = [
-        _r
-        for _r in tables["qc_inspections"]
-        if (produce_lot_id is None or _r.get("produce_lot_id") == produce_lot_id)
-        and (result is None or _r.get("result") == result)
-    ]
-    return report_of(_rows, group_by, ("brix", "firmness_lb", "defect_pct"))
+    _filters = {"produce_lot_id": produce_lot_id, "result": result}
+    return report_on(tables["qc_inspections"], group_by, _filters, ("brix", "firmness_lb", "defect_pct"))
 
 
 @read
@@ -578,15 +482,8 @@ def pack_order_report(
     check_choice(commodity, "commodity", PACK_ORDER_COMMODITY)
     check_choice(grade, "grade", PACK_ORDER_GRADE)
     check_choice(status, "status", PACK_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("commodity", "grade", "status"))
-    _rows = [
-        _r
-        for _r in tables["pack_orders"]
-        if (commodity is None or _r.get("commodity") == commodity)
-        and (grade is None or _r.get("grade") == grade)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("cartons_remaining",))
+    _filters = {"commodity": commodity, "grade": grade, "status": status}
+    return report_on(tables["pack_orders"], group_by, _filters, ("cartons_remaining",))
 
 
 @read
@@ -600,14 +497,8 @@ def pallet_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("pack_order_id", "produce_lot_id"))
-    _rows = [
-        _r
-        for _r in tables["pallets"]
-        if (pack_order_id is None or _r.get("pack_order_id") == pack_order_id)
-        and (produce_lot_id is None or _r.get("produce_lot_id") == produce_lot_id)
-    ]
-    return report_of(_rows, group_by, ("cartons",))
+    _filters = {"pack_order_id": pack_order_id, "produce_lot_id": produce_lot_id}
+    return report_on(tables["pallets"], group_by, _filters, ("cartons",))
 
 
 @write

@@ -24,13 +24,13 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     starts_with,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -66,9 +66,6 @@ class ParcelCarrierFeedPage(Page):
     """A page of parcel carrier feeds from a search: `note` says how to get the rest."""
 
     results: list[ParcelCarrierFeed]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +84,6 @@ class TrackingBatchPage(Page):
     """A page of tracking batchs from a search: `note` says how to get the rest."""
 
     results: list[TrackingBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +102,6 @@ class TrackedParcelPage(Page):
     """A page of tracked parcels from a search: `note` says how to get the rest."""
 
     results: list[TrackedParcel]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -126,9 +117,6 @@ class TrackingExceptionPage(Page):
     """A page of tracking exceptions from a search: `note` says how to get the rest."""
 
     results: list[TrackingException]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -177,8 +165,7 @@ def parcel_carrier_feed_mark_degraded(tables: Tables, parcel_carrier_feed_id: st
     """Flag a carrier feed as degraded (elevated failures)."""
     _row = PARCEL_CARRIER_FEEDS.find(tables, parcel_carrier_feed_id)
     _new = {**_row, "status": "degraded"}
-    _block = not_among(_row, "status", ("healthy",), "parcel carrier feed")
-    if _block:
+    if _block := not_among(_row, "status", ("healthy",), "parcel carrier feed"):
         refuse("parcel_carrier_feed_mark_degraded.status_in", "the feed is already degraded or down", _block)
     _row.update(_new)
     return as_record(ParcelCarrierFeed, _row)
@@ -189,8 +176,7 @@ def parcel_carrier_feed_mark_healthy(tables: Tables, parcel_carrier_feed_id: str
     """Mark a recovered feed healthy again."""
     _row = PARCEL_CARRIER_FEEDS.find(tables, parcel_carrier_feed_id)
     _new = {**_row, "status": "healthy"}
-    _block = not_among(_row, "status", ("degraded", "down"), "parcel carrier feed")
-    if _block:
+    if _block := not_among(_row, "status", ("degraded", "down"), "parcel carrier feed"):
         refuse("parcel_carrier_feed_mark_healthy.status_in", "the feed is already healthy", _block)
     _row.update(_new)
     return as_record(ParcelCarrierFeed, _row)
@@ -237,8 +223,7 @@ def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: in
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "tracking batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "tracking batch"):
         refuse("tracking_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(TrackingBatch, _row)
@@ -249,8 +234,7 @@ def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> Tracki
     """Dead-letter a batch that exhausted retries or can never parse."""
     _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "tracking batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "tracking batch"):
         refuse("tracking_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
     _row.update(_new)
     return as_record(TrackingBatch, _row)
@@ -261,8 +245,7 @@ def tracking_batch_mark_processed(tables: Tables, tracking_batch_id: str) -> Tra
     """Record a batch applied to parcels."""
     _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
     _new = {**_row, "status": "processed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "tracking batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "tracking batch"):
         refuse("tracking_batch_mark_processed.status_in", "the batch is not waiting to be processed", _block)
     _row.update(_new)
     return as_record(TrackingBatch, _row)
@@ -306,8 +289,7 @@ def tracked_parcel_mark_delivered(tables: Tables, tracked_parcel_id: str) -> Tra
     """Apply a delivered scan to a parcel."""
     _row = TRACKED_PARCELS.find(tables, tracked_parcel_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("in_transit", "out_for_delivery", "exception"), "tracked parcel")
-    if _block:
+    if _block := not_among(_row, "status", ("in_transit", "out_for_delivery", "exception"), "tracked parcel"):
         refuse("tracked_parcel_mark_delivered.status_in", "the parcel is not on its way", _block)
     _row.update(_new)
     return as_record(TrackedParcel, _row)
@@ -367,8 +349,7 @@ def tracking_exception_notify_shop(tables: Tables, tracking_exception_id: str) -
     """Record that the shop was told about the exception."""
     _row = TRACKING_EXCEPTIONS.find(tables, tracking_exception_id)
     _new = {**_row, "status": "shop_notified"}
-    _block = not_among(_row, "status", ("open",), "tracking exception")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "tracking exception"):
         refuse(
             "tracking_exception_notify_shop.status_in",
             "the shop was already notified or the exception is resolved",
@@ -383,8 +364,7 @@ def tracking_exception_resolve(tables: Tables, tracking_exception_id: str) -> Tr
     """Resolve an exception once the parcel moves again."""
     _row = TRACKING_EXCEPTIONS.find(tables, tracking_exception_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("open", "shop_notified"), "tracking exception")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "shop_notified"), "tracking exception"):
         refuse("tracking_exception_resolve.status_in", "the exception is already resolved", _block)
     _row.update(_new)
     return as_record(TrackingException, _row)
@@ -393,71 +373,7 @@ def tracking_exception_resolve(tables: Tables, tracking_exception_id: str) -> Tr
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Retry transient failures (503, 429, malformed payload) until the feed's max_retries; dead-letter signature failures and unknown status codes at once and flag the feed as degraded.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="parcel_carrier_feed_mark_degraded.status_in",
-        category="state_guard",
-        rule="The feed is already degraded or down.",
-        tools=["parcel_carrier_feed_mark_degraded"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="parcel_carrier_feed_mark_healthy.status_in",
-        category="state_guard",
-        rule="The feed is already healthy.",
-        tools=["parcel_carrier_feed_mark_healthy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracking_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["tracking_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracking_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches can be dead-lettered.",
-        tools=["tracking_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracking_batch_mark_processed.status_in",
-        category="state_guard",
-        rule="The batch is not waiting to be processed.",
-        tools=["tracking_batch_mark_processed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracked_parcel_mark_delivered.status_in",
-        category="state_guard",
-        rule="The parcel is not on its way.",
-        tools=["tracked_parcel_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracking_exception_notify_shop.status_in",
-        category="state_guard",
-        rule="The shop was already notified or the exception is resolved.",
-        tools=["tracking_exception_notify_shop"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tracking_exception_resolve.status_in",
-        category="state_guard",
-        rule="The exception is already resolved.",
-        tools=["tracking_exception_resolve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -484,14 +400,8 @@ def parcel_carrier_feed_report(
     """
     check_choice(integration, "integration", PARCEL_CARRIER_FEED_INTEGRATION)
     check_choice(status, "status", PARCEL_CARRIER_FEED_STATUS)
-    check_choice(group_by, "group_by", ("integration", "status"))
-    _rows = [
-        _r
-        for _r in tables["parcel_carrier_feeds"]
-        if (integration is None or _r.get("integration") == integration)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_retries",))
+    _filters = {"integration": integration, "status": status}
+    return report_on(tables["parcel_carrier_feeds"], group_by, _filters, ("max_retries",))
 
 
 @read
@@ -507,14 +417,8 @@ def tracking_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TRACKING_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("parcel_carrier_feed_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["tracking_batchs"]
-        if (parcel_carrier_feed_id is None or _r.get("parcel_carrier_feed_id") == parcel_carrier_feed_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("event_count", "retry_count"))
+    _filters = {"parcel_carrier_feed_id": parcel_carrier_feed_id, "status": status}
+    return report_on(tables["tracking_batchs"], group_by, _filters, ("event_count", "retry_count"))
 
 
 @read
@@ -529,14 +433,8 @@ def tracked_parcel_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TRACKED_PARCEL_STATUS)
-    check_choice(group_by, "group_by", ("parcel_carrier_feed_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["tracked_parcels"]
-        if (parcel_carrier_feed_id is None or _r.get("parcel_carrier_feed_id") == parcel_carrier_feed_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"parcel_carrier_feed_id": parcel_carrier_feed_id, "status": status}
+    return report_on(tables["tracked_parcels"], group_by, _filters, ())
 
 
 @read
@@ -553,15 +451,8 @@ def tracking_exception_report(
     """
     check_choice(exception_type, "exception_type", TRACKING_EXCEPTION_EXCEPTION_TYPE)
     check_choice(status, "status", TRACKING_EXCEPTION_STATUS)
-    check_choice(group_by, "group_by", ("tracked_parcel_id", "exception_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["tracking_exceptions"]
-        if (tracked_parcel_id is None or _r.get("tracked_parcel_id") == tracked_parcel_id)
-        and (exception_type is None or _r.get("exception_type") == exception_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"tracked_parcel_id": tracked_parcel_id, "exception_type": exception_type, "status": status}
+    return report_on(tables["tracking_exceptions"], group_by, _filters, ())
 
 
 @write

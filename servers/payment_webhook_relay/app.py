@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class GatewayMerchantPage(Page):
     """A page of gateway merchants from a search: `note` says how to get the rest."""
 
     results: list[GatewayMerchant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class WebhookEndpointPage(Page):
     """A page of webhook endpoints from a search: `note` says how to get the rest."""
 
     results: list[WebhookEndpoint]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class PaymentEventPage(Page):
     """A page of payment events from a search: `note` says how to get the rest."""
 
     results: list[PaymentEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class DeliveryAttemptPage(Page):
     """A page of delivery attempts from a search: `note` says how to get the rest."""
 
     results: list[DeliveryAttempt]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -193,8 +181,7 @@ def webhook_endpoint_pause(tables: Tables, webhook_endpoint_id: str) -> WebhookE
     """Pause deliveries to an endpoint that keeps failing."""
     _row = WEBHOOK_ENDPOINTS.find(tables, webhook_endpoint_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("enabled",), "webhook endpoint")
-    if _block:
+    if _block := not_among(_row, "status", ("enabled",), "webhook endpoint"):
         refuse("webhook_endpoint_pause.status_in", "only enabled endpoints can be paused", _block)
     _row.update(_new)
     return as_record(WebhookEndpoint, _row)
@@ -205,8 +192,7 @@ def webhook_endpoint_resume(tables: Tables, webhook_endpoint_id: str) -> Webhook
     """Resume deliveries after the merchant fixed the endpoint."""
     _row = WEBHOOK_ENDPOINTS.find(tables, webhook_endpoint_id)
     _new = {**_row, "status": "enabled"}
-    _block = not_among(_row, "status", ("paused",), "webhook endpoint")
-    if _block:
+    if _block := not_among(_row, "status", ("paused",), "webhook endpoint"):
         refuse(
             "webhook_endpoint_resume.status_in",
             "only paused endpoints can be resumed; disabled ones must be re-registered by the merchant",
@@ -278,8 +264,7 @@ def payment_event_enqueue(
         "status": "pending",
     }
     _capacity = field_of(tables, "webhook_endpoints", _new.get("webhook_endpoint_id"), "max_pending")
-    _block = at_capacity(tables["payment_events"], _new, "webhook_endpoint_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["payment_events"], _new, "webhook_endpoint_id", "status", _capacity):
         refuse(
             "payment_event_enqueue.capacity",
             "the endpoint's queue is full: wait for pending events to be delivered or expire before queueing more",
@@ -303,8 +288,7 @@ def payment_event_mark_delivered(
     check_range(last_response_code, "last_response_code", 200, 504)
     check_range(attempt_count, "attempt_count", 0, 8)
     _new = {**_row, **_changes, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending",), "payment event")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "payment event"):
         refuse(
             "payment_event_mark_delivered.status_in",
             "only pending events can be delivered; redeliver a failed one first",
@@ -319,8 +303,7 @@ def payment_event_acknowledge(tables: Tables, payment_event_id: str) -> PaymentE
     """Record the merchant's acknowledgement of a delivered event."""
     _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "payment event")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "payment event"):
         refuse(
             "payment_event_acknowledge.status_in", "an event must be delivered before it can be acknowledged", _block
         )
@@ -342,8 +325,7 @@ def payment_event_fail(
     check_range(last_response_code, "last_response_code", 200, 504)
     check_range(attempt_count, "attempt_count", 0, 8)
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("pending",), "payment event")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "payment event"):
         refuse("payment_event_fail.status_in", "only pending events can fail delivery", _block)
     _row.update(_new)
     return as_record(PaymentEvent, _row)
@@ -354,8 +336,7 @@ def payment_event_redeliver(tables: Tables, payment_event_id: str) -> PaymentEve
     """Put a failed or expired event back in the queue."""
     _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "pending"}
-    _block = not_among(_row, "status", ("failed", "expired"), "payment event")
-    if _block:
+    if _block := not_among(_row, "status", ("failed", "expired"), "payment event"):
         refuse("payment_event_redeliver.status_in", "only failed or expired events can be redelivered", _block)
     _row.update(_new)
     return as_record(PaymentEvent, _row)
@@ -366,8 +347,7 @@ def payment_event_expire(tables: Tables, payment_event_id: str) -> PaymentEvent:
     """Give up on an event after the retry window."""
     _row = PAYMENT_EVENTS.find(tables, payment_event_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("failed",), "payment event")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "payment event"):
         refuse("payment_event_expire.status_in", "only failed events can expire", _block)
     _row.update(_new)
     return as_record(PaymentEvent, _row)
@@ -428,78 +408,7 @@ def delivery_attempt_log(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="webhook_retry_policy_1",
-        category="judgement",
-        rule="A 410 Gone response disables the endpoint; merchants must re-register it.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="merchant_escalations_1",
-        category="judgement",
-        rule="Enterprise merchants get a reply within 1 hour. For dispute.opened events always confirm delivery: merchants have 7 days to respond to a dispute and miss the deadline if they never see it.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="webhook_endpoint_pause.status_in",
-        category="state_guard",
-        rule="Only enabled endpoints can be paused.",
-        tools=["webhook_endpoint_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="webhook_endpoint_resume.status_in",
-        category="state_guard",
-        rule="Only paused endpoints can be resumed; disabled ones must be re-registered by the merchant.",
-        tools=["webhook_endpoint_resume"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_enqueue.capacity",
-        category="capacity",
-        rule="The endpoint's queue is full: wait for pending events to be delivered or expire before queueing more.",
-        tools=["payment_event_enqueue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending events can be delivered; redeliver a failed one first.",
-        tools=["payment_event_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_acknowledge.status_in",
-        category="state_guard",
-        rule="An event must be delivered before it can be acknowledged.",
-        tools=["payment_event_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_fail.status_in",
-        category="state_guard",
-        rule="Only pending events can fail delivery.",
-        tools=["payment_event_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_redeliver.status_in",
-        category="state_guard",
-        rule="Only failed or expired events can be redelivered.",
-        tools=["payment_event_redeliver"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payment_event_expire.status_in",
-        category="state_guard",
-        rule="Only failed events can expire.",
-        tools=["payment_event_expire"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,9 +430,8 @@ def gateway_merchant_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(plan, "plan", GATEWAY_MERCHANT_PLAN)
-    check_choice(group_by, "group_by", ("plan",))
-    _rows = [_r for _r in tables["gateway_merchants"] if (plan is None or _r.get("plan") == plan)]
-    return report_of(_rows, group_by, ())
+    _filters = {"plan": plan}
+    return report_on(tables["gateway_merchants"], group_by, _filters, ())
 
 
 @read
@@ -538,14 +446,8 @@ def webhook_endpoint_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", WEBHOOK_ENDPOINT_STATUS)
-    check_choice(group_by, "group_by", ("gateway_merchant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["webhook_endpoints"]
-        if (gateway_merchant_id is None or _r.get("gateway_merchant_id") == gateway_merchant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("max_pending",))
+    _filters = {"gateway_merchant_id": gateway_merchant_id, "status": status}
+    return report_on(tables["webhook_endpoints"], group_by, _filters, ("max_pending",))
 
 
 @read
@@ -563,15 +465,8 @@ def payment_event_report(
     """
     check_choice(event_type, "event_type", PAYMENT_EVENT_EVENT_TYPE)
     check_choice(status, "status", PAYMENT_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("webhook_endpoint_id", "event_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["payment_events"]
-        if (webhook_endpoint_id is None or _r.get("webhook_endpoint_id") == webhook_endpoint_id)
-        and (event_type is None or _r.get("event_type") == event_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount", "attempt_count", "last_response_code"))
+    _filters = {"webhook_endpoint_id": webhook_endpoint_id, "event_type": event_type, "status": status}
+    return report_on(tables["payment_events"], group_by, _filters, ("amount", "attempt_count", "last_response_code"))
 
 
 @read
@@ -583,13 +478,8 @@ def delivery_attempt_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("payment_event_id",))
-    _rows = [
-        _r
-        for _r in tables["delivery_attempts"]
-        if (payment_event_id is None or _r.get("payment_event_id") == payment_event_id)
-    ]
-    return report_of(_rows, group_by, ("response_code", "latency_ms"))
+    _filters = {"payment_event_id": payment_event_id}
+    return report_on(tables["delivery_attempts"], group_by, _filters, ("response_code", "latency_ms"))
 
 
 @write

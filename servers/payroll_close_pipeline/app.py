@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class PayrollEmployeePage(Page):
     """A page of payroll employees from a search: `note` says how to get the rest."""
 
     results: list[PayrollEmployee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +81,6 @@ class PayrollTimesheetPage(Page):
     """A page of payroll timesheets from a search: `note` says how to get the rest."""
 
     results: list[PayrollTimesheet]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class PayRunPage(Page):
     """A page of pay runs from a search: `note` says how to get the rest."""
 
     results: list[PayRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class PayslipPage(Page):
     """A page of payslips from a search: `note` says how to get the rest."""
 
     results: list[Payslip]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -207,8 +195,7 @@ def payroll_timesheet_approve(tables: Tables, payroll_timesheet_id: str) -> Payr
     """Approve a submitted timesheet."""
     _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted",), "payroll timesheet")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "payroll timesheet"):
         refuse("payroll_timesheet_approve.status_in", "only submitted timesheets can be approved", _block)
     _row.update(_new)
     return as_record(PayrollTimesheet, _row)
@@ -219,8 +206,7 @@ def payroll_timesheet_reject(tables: Tables, payroll_timesheet_id: str) -> Payro
     """Send a timesheet back to the employee."""
     _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("submitted",), "payroll timesheet")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "payroll timesheet"):
         refuse("payroll_timesheet_reject.status_in", "only submitted timesheets can be rejected", _block)
     _row.update(_new)
     return as_record(PayrollTimesheet, _row)
@@ -231,8 +217,7 @@ def payroll_timesheet_export(tables: Tables, payroll_timesheet_id: str) -> Payro
     """Export an approved timesheet into the open pay run."""
     _row = PAYROLL_TIMESHEETS.find(tables, payroll_timesheet_id)
     _new = {**_row, "status": "exported"}
-    _block = not_among(_row, "status", ("approved",), "payroll timesheet")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "payroll timesheet"):
         refuse("payroll_timesheet_export.status_in", "approve the timesheet before exporting it to payroll", _block)
     _row.update(_new)
     return as_record(PayrollTimesheet, _row)
@@ -277,8 +262,7 @@ def pay_run_calculate(tables: Tables, pay_run_id: str, gross_total: float | None
     _changes = {_k: _v for _k, _v in (("gross_total", gross_total),) if _v is not None}
     check_range(gross_total, "gross_total", 150000, 420000)
     _new = {**_row, **_changes, "status": "calculated"}
-    _block = not_among(_row, "status", ("open",), "pay run")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "pay run"):
         refuse("pay_run_calculate.status_in", "only open runs are calculated", _block)
     _row.update(_new)
     return as_record(PayRun, _row)
@@ -289,8 +273,7 @@ def pay_run_approve(tables: Tables, pay_run_id: str) -> PayRun:
     """Controller approves a calculated run."""
     _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("calculated",), "pay run")
-    if _block:
+    if _block := not_among(_row, "status", ("calculated",), "pay run"):
         refuse("pay_run_approve.status_in", "calculate the run first", _block)
     _row.update(_new)
     return as_record(PayRun, _row)
@@ -301,8 +284,7 @@ def pay_run_send_bank_file(tables: Tables, pay_run_id: str) -> PayRun:
     """Transmit the NACHA bank file for an approved run."""
     _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "bank_file_sent"}
-    _block = not_among(_row, "status", ("approved",), "pay run")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "pay run"):
         refuse("pay_run_send_bank_file.status_in", "the run must be approved before the bank file goes out", _block)
     _row.update(_new)
     return as_record(PayRun, _row)
@@ -313,8 +295,7 @@ def pay_run_post_to_gl(tables: Tables, pay_run_id: str) -> PayRun:
     """Post the payroll journal to the general ledger."""
     _row = PAY_RUNS.find(tables, pay_run_id)
     _new = {**_row, "status": "posted_to_gl"}
-    _block = not_among(_row, "status", ("bank_file_sent",), "pay run")
-    if _block:
+    if _block := not_among(_row, "status", ("bank_file_sent",), "pay run"):
         refuse("pay_run_post_to_gl.status_in", "post to the GL only after the bank file is sent", _block)
     _row.update(_new)
     return as_record(PayRun, _row)
@@ -366,8 +347,7 @@ def payslip_issue(
         "status": "issued",
     }
     _capacity = field_of(tables, "pay_runs", _new.get("pay_run_id"), "headcount")
-    _block = at_capacity(tables["payslips"], _new, "pay_run_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["payslips"], _new, "pay_run_id", "status", _capacity):
         refuse(
             "payslip_issue.capacity",
             "the run already has a payslip for every employee in its headcount: correct or void an existing payslip instead",
@@ -382,8 +362,7 @@ def payslip_void(tables: Tables, payslip_id: str) -> Payslip:
     """Void a wrong payslip before the bank file is sent."""
     _row = PAYSLIPS.find(tables, payslip_id)
     _new = {**_row, "status": "voided"}
-    _block = not_among(_row, "status", ("issued", "corrected"), "payslip")
-    if _block:
+    if _block := not_among(_row, "status", ("issued", "corrected"), "payslip"):
         refuse("payslip_void.status_in", "the payslip is already void", _block)
     _row.update(_new)
     return as_record(Payslip, _row)
@@ -392,99 +371,7 @@ def payslip_void(tables: Tables, payslip_id: str) -> Payslip:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Work the close in calendar order and compute hourly gross with the overtime rule before issuing payslips.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="payroll_calendar_1",
-        category="judgement",
-        rule="Only exported timesheets are paid in the run; late timesheets roll to the next period.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="payroll_calendar_2",
-        category="judgement",
-        rule="Employees without bank_verified get a paper cheque: flag them to the specialist, do not put them in the bank file.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="payroll_calendar_3",
-        category="judgement",
-        rule="The bank file must reach the bank two business days before the pay date.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="payroll_timesheet_approve.status_in",
-        category="state_guard",
-        rule="Only submitted timesheets can be approved.",
-        tools=["payroll_timesheet_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payroll_timesheet_reject.status_in",
-        category="state_guard",
-        rule="Only submitted timesheets can be rejected.",
-        tools=["payroll_timesheet_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payroll_timesheet_export.status_in",
-        category="state_guard",
-        rule="Approve the timesheet before exporting it to payroll.",
-        tools=["payroll_timesheet_export"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pay_run_calculate.status_in",
-        category="state_guard",
-        rule="Only open runs are calculated.",
-        tools=["pay_run_calculate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pay_run_approve.status_in",
-        category="state_guard",
-        rule="Calculate the run first.",
-        tools=["pay_run_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pay_run_send_bank_file.status_in",
-        category="state_guard",
-        rule="The run must be approved before the bank file goes out.",
-        tools=["pay_run_send_bank_file"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="pay_run_post_to_gl.status_in",
-        category="state_guard",
-        rule="Post to the GL only after the bank file is sent.",
-        tools=["pay_run_post_to_gl"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payslip_issue.capacity",
-        category="capacity",
-        rule="The run already has a payslip for every employee in its headcount: correct or void an existing payslip instead.",
-        tools=["payslip_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="payslip_void.status_in",
-        category="state_guard",
-        rule="The payslip is already void.",
-        tools=["payslip_void"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -509,14 +396,8 @@ def payroll_employee_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(pay_type, "pay_type", PAYROLL_EMPLOYEE_PAY_TYPE)
-    check_choice(group_by, "group_by", ("pay_type", "bank_verified"))
-    _rows = [
-        _r
-        for _r in tables["payroll_employees"]
-        if (pay_type is None or _r.get("pay_type") == pay_type)
-        and (bank_verified is None or _r.get("bank_verified") == bank_verified)
-    ]
-    return report_of(_rows, group_by, ("hourly_rate",))
+    _filters = {"pay_type": pay_type, "bank_verified": bank_verified}
+    return report_on(tables["payroll_employees"], group_by, _filters, ("hourly_rate",))
 
 
 @read
@@ -534,15 +415,8 @@ def payroll_timesheet_report(
     """
     check_choice(period, "period", PAYROLL_TIMESHEET_PERIOD)
     check_choice(status, "status", PAYROLL_TIMESHEET_STATUS)
-    check_choice(group_by, "group_by", ("payroll_employee_id", "period", "status"))
-    _rows = [
-        _r
-        for _r in tables["payroll_timesheets"]
-        if (payroll_employee_id is None or _r.get("payroll_employee_id") == payroll_employee_id)
-        and (period is None or _r.get("period") == period)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("regular_hours", "overtime_hours"))
+    _filters = {"payroll_employee_id": payroll_employee_id, "period": period, "status": status}
+    return report_on(tables["payroll_timesheets"], group_by, _filters, ("regular_hours", "overtime_hours"))
 
 
 @read
@@ -558,13 +432,8 @@ def pay_run_report(
     """
     check_choice(period, "period", PAY_RUN_PERIOD)
     check_choice(status, "status", PAY_RUN_STATUS)
-    check_choice(group_by, "group_by", ("period", "status"))
-    _rows = [
-        _r
-        for _r in tables["pay_runs"]
-        if (period is None or _r.get("period") == period) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("gross_total", "headcount"))
+    _filters = {"period": period, "status": status}
+    return report_on(tables["pay_runs"], group_by, _filters, ("gross_total", "headcount"))
 
 
 @read
@@ -580,15 +449,8 @@ def payslip_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PAYSLIP_STATUS)
-    check_choice(group_by, "group_by", ("payroll_employee_id", "pay_run_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["payslips"]
-        if (payroll_employee_id is None or _r.get("payroll_employee_id") == payroll_employee_id)
-        and (pay_run_id is None or _r.get("pay_run_id") == pay_run_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("gross_pay", "net_pay"))
+    _filters = {"payroll_employee_id": payroll_employee_id, "pay_run_id": pay_run_id, "status": status}
+    return report_on(tables["payslips"], group_by, _filters, ("gross_pay", "net_pay"))
 
 
 @write

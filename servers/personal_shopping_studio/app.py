@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class StylistPage(Page):
     """A page of stylists from a search: `note` says how to get the rest."""
 
     results: list[Stylist]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +81,6 @@ class StylingClientPage(Page):
     """A page of styling clients from a search: `note` says how to get the rest."""
 
     results: list[StylingClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +96,6 @@ class ClientPairingPage(Page):
     """A page of client pairings from a search: `note` says how to get the rest."""
 
     results: list[ClientPairing]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class StylingSessionPage(Page):
     """A page of styling sessions from a search: `note` says how to get the rest."""
 
     results: list[StylingSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -226,8 +214,7 @@ def client_pairing_propose(tables: Tables, styling_client_id: str, stylist_id: s
         "status": "proposed",
     }
     _capacity = field_of(tables, "stylists", _new.get("stylist_id"), "max_clients")
-    _block = at_capacity(tables["client_pairings"], _new, "stylist_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["client_pairings"], _new, "stylist_id", "status", _capacity):
         refuse(
             "client_pairing_propose.capacity",
             "this stylist's client book is full: propose the next best-matching stylist",
@@ -267,8 +254,7 @@ def client_pairing_activate(tables: Tables, client_pairing_id: str) -> ClientPai
     """Confirm a proposed pairing after the intro call."""
     _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("proposed", "paused"), "client pairing")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed", "paused"), "client pairing"):
         refuse("client_pairing_activate.status_in", "the pairing is already active or ended", _block)
     _row.update(_new)
     return as_record(ClientPairing, _row)
@@ -279,8 +265,7 @@ def client_pairing_pause(tables: Tables, client_pairing_id: str) -> ClientPairin
     """Pause a pairing while a client travels."""
     _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("active",), "client pairing")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "client pairing"):
         refuse("client_pairing_pause.status_in", "only active pairings can be paused", _block)
     _row.update(_new)
     return as_record(ClientPairing, _row)
@@ -291,8 +276,7 @@ def client_pairing_end(tables: Tables, client_pairing_id: str) -> ClientPairing:
     """End a pairing (frees a slot in the stylist's book)."""
     _row = CLIENT_PAIRINGS.find(tables, client_pairing_id)
     _new = {**_row, "status": "ended"}
-    _block = not_among(_row, "status", ("proposed", "active", "paused"), "client pairing")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed", "active", "paused"), "client pairing"):
         refuse("client_pairing_end.status_in", "the pairing already ended", _block)
     _row.update(_new)
     return as_record(ClientPairing, _row)
@@ -324,11 +308,9 @@ def styling_session_book(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("styling_session_book.not_in_past", "sessions are booked from today on", _block)
-    _block = overlapping(tables["styling_sessions"], _new, "stylist_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["styling_sessions"], _new, "stylist_id", "start", "end", "status"):
         refuse(
             "styling_session_book.no_overlap", "the stylist is with another client then: offer a different time", _block
         )
@@ -369,8 +351,7 @@ def styling_session_cancel(tables: Tables, styling_session_id: str) -> StylingSe
     """Cancel a booked or held session."""
     _row = STYLING_SESSIONS.find(tables, styling_session_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked", "held"), "styling session")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "held"), "styling session"):
         refuse("styling_session_cancel.status_in", "the session is already cancelled", _block)
     _row.update(_new)
     return as_record(StylingSession, _row)
@@ -379,71 +360,7 @@ def styling_session_cancel(tables: Tables, styling_session_id: str) -> StylingSe
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Propose at most one stylist per client at a time; end the old pairing before proposing a new one.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="matching_guidelines_1",
-        category="judgement",
-        rule="Budget tier: equal is best; a luxury stylist may take premium clients, never essential,.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="client_pairing_propose.capacity",
-        category="capacity",
-        rule="This stylist's client book is full: propose the next best-matching stylist.",
-        tools=["client_pairing_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_pairing_activate.status_in",
-        category="state_guard",
-        rule="The pairing is already active or ended.",
-        tools=["client_pairing_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_pairing_pause.status_in",
-        category="state_guard",
-        rule="Only active pairings can be paused.",
-        tools=["client_pairing_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_pairing_end.status_in",
-        category="state_guard",
-        rule="The pairing already ended.",
-        tools=["client_pairing_end"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="styling_session_book.not_in_past",
-        category="time_window",
-        rule="Sessions are booked from today on.",
-        tools=["styling_session_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="styling_session_book.no_overlap",
-        category="capacity",
-        rule="The stylist is with another client then: offer a different time.",
-        tools=["styling_session_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="styling_session_cancel.status_in",
-        category="state_guard",
-        rule="The session is already cancelled.",
-        tools=["styling_session_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -469,14 +386,8 @@ def stylist_report(
     """
     check_choice(specialty, "specialty", STYLIST_SPECIALTY)
     check_choice(budget_tier, "budget_tier", STYLIST_BUDGET_TIER)
-    check_choice(group_by, "group_by", ("specialty", "budget_tier"))
-    _rows = [
-        _r
-        for _r in tables["stylists"]
-        if (specialty is None or _r.get("specialty") == specialty)
-        and (budget_tier is None or _r.get("budget_tier") == budget_tier)
-    ]
-    return report_of(_rows, group_by, ("max_clients",))
+    _filters = {"specialty": specialty, "budget_tier": budget_tier}
+    return report_on(tables["stylists"], group_by, _filters, ("max_clients",))
 
 
 @read
@@ -492,14 +403,8 @@ def styling_client_report(
     """
     check_choice(preferred_style, "preferred_style", STYLING_CLIENT_PREFERRED_STYLE)
     check_choice(budget_tier, "budget_tier", STYLING_CLIENT_BUDGET_TIER)
-    check_choice(group_by, "group_by", ("preferred_style", "budget_tier"))
-    _rows = [
-        _r
-        for _r in tables["styling_clients"]
-        if (preferred_style is None or _r.get("preferred_style") == preferred_style)
-        and (budget_tier is None or _r.get("budget_tier") == budget_tier)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"preferred_style": preferred_style, "budget_tier": budget_tier}
+    return report_on(tables["styling_clients"], group_by, _filters, ())
 
 
 @read
@@ -515,15 +420,8 @@ def client_pairing_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLIENT_PAIRING_STATUS)
-    check_choice(group_by, "group_by", ("styling_client_id", "stylist_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["client_pairings"]
-        if (styling_client_id is None or _r.get("styling_client_id") == styling_client_id)
-        and (stylist_id is None or _r.get("stylist_id") == stylist_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"styling_client_id": styling_client_id, "stylist_id": stylist_id, "status": status}
+    return report_on(tables["client_pairings"], group_by, _filters, ())
 
 
 @read
@@ -539,15 +437,8 @@ def styling_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STYLING_SESSION_STATUS)
-    check_choice(group_by, "group_by", ("stylist_id", "styling_client_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["styling_sessions"]
-        if (stylist_id is None or _r.get("stylist_id") == stylist_id)
-        and (styling_client_id is None or _r.get("styling_client_id") == styling_client_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"stylist_id": stylist_id, "styling_client_id": styling_client_id, "status": status}
+    return report_on(tables["styling_sessions"], group_by, _filters, ())
 
 
 @write

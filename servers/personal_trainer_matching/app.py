@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -82,9 +82,6 @@ class PersonalTrainerPage(Page):
     """A page of personal trainers from a search: `note` says how to get the rest."""
 
     results: list[PersonalTrainer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +102,6 @@ class TrainingProspectPage(Page):
     """A page of training prospects from a search: `note` says how to get the rest."""
 
     results: list[TrainingProspect]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +118,6 @@ class CoachingMatchPage(Page):
     """A page of coaching matches from a search: `note` says how to get the rest."""
 
     results: list[CoachingMatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -144,9 +135,6 @@ class IntroSessionPage(Page):
     """A page of intro sessions from a search: `note` says how to get the rest."""
 
     results: list[IntroSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -250,8 +238,7 @@ def training_prospect_hold(tables: Tables, training_prospect_id: str) -> Trainin
     """Put a prospect on hold when no trainer fits yet."""
     _row = TRAINING_PROSPECTS.find(tables, training_prospect_id)
     _new = {**_row, "status": "on_hold"}
-    _block = not_among(_row, "status", ("new",), "training prospect")
-    if _block:
+    if _block := not_among(_row, "status", ("new",), "training prospect"):
         refuse("training_prospect_hold.status_in", "only new prospects can be put on hold", _block)
     _row.update(_new)
     return as_record(TrainingProspect, _row)
@@ -301,8 +288,7 @@ def coaching_match_propose(
         "status": "proposed",
     }
     _capacity = field_of(tables, "personal_trainers", _new.get("personal_trainer_id"), "max_clients")
-    _block = at_capacity(tables["coaching_matches"], _new, "personal_trainer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["coaching_matches"], _new, "personal_trainer_id", "status", _capacity):
         refuse(
             "coaching_match_propose.capacity",
             "the trainer's client list is full: propose the next best trainer",
@@ -322,8 +308,7 @@ def coaching_match_activate(tables: Tables, coaching_match_id: str) -> CoachingM
     """Activate a proposed match after a successful intro session."""
     _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("proposed",), "coaching match")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "coaching match"):
         refuse("coaching_match_activate.status_in", "only proposed matches can be activated", _block)
     _row.update(_new)
     return as_record(CoachingMatch, _row)
@@ -334,8 +319,7 @@ def coaching_match_reject(tables: Tables, coaching_match_id: str) -> CoachingMat
     """Record that the prospect or trainer turned the match down."""
     _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("proposed",), "coaching match")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "coaching match"):
         refuse("coaching_match_reject.status_in", "only proposed matches can be rejected", _block)
     _row.update(_new)
     return as_record(CoachingMatch, _row)
@@ -346,8 +330,7 @@ def coaching_match_end(tables: Tables, coaching_match_id: str) -> CoachingMatch:
     """End an active coaching relationship."""
     _row = COACHING_MATCHES.find(tables, coaching_match_id)
     _new = {**_row, "status": "ended"}
-    _block = not_among(_row, "status", ("active",), "coaching match")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "coaching match"):
         refuse("coaching_match_end.status_in", "only active matches can end", _block)
     _row.update(_new)
     return as_record(CoachingMatch, _row)
@@ -402,11 +385,9 @@ def intro_session_book(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("intro_session_book.not_in_past", "pick a time from today on", _block)
-    _block = overlapping(tables["intro_sessions"], _new, "personal_trainer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["intro_sessions"], _new, "personal_trainer_id", "start", "end", "status"):
         refuse(
             "intro_session_book.no_overlap",
             "the trainer has another session then: pick another time in their preferred slot",
@@ -421,8 +402,7 @@ def intro_session_cancel(tables: Tables, intro_session_id: str) -> IntroSession:
     """Cancel a booked intro session."""
     _row = INTRO_SESSIONS.find(tables, intro_session_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked",), "intro session")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "intro session"):
         refuse("intro_session_cancel.status_in", "only booked sessions can be cancelled", _block)
     _row.update(_new)
     return as_record(IntroSession, _row)
@@ -431,71 +411,7 @@ def intro_session_cancel(tables: Tables, intro_session_id: str) -> IntroSession:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Apply the hard criteria first, rank the rest by the soft criteria, then propose the match and book the intro session in the prospect's preferred slot.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="training_prospect_hold.status_in",
-        category="state_guard",
-        rule="Only new prospects can be put on hold.",
-        tools=["training_prospect_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="coaching_match_propose.capacity",
-        category="capacity",
-        rule="The trainer's client list is full: propose the next best trainer.",
-        tools=["coaching_match_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="coaching_match_activate.status_in",
-        category="state_guard",
-        rule="Only proposed matches can be activated.",
-        tools=["coaching_match_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="coaching_match_reject.status_in",
-        category="state_guard",
-        rule="Only proposed matches can be rejected.",
-        tools=["coaching_match_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="coaching_match_end.status_in",
-        category="state_guard",
-        rule="Only active matches can end.",
-        tools=["coaching_match_end"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="intro_session_book.not_in_past",
-        category="time_window",
-        rule="Pick a time from today on.",
-        tools=["intro_session_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="intro_session_book.no_overlap",
-        category="capacity",
-        rule="The trainer has another session then: pick another time in their preferred slot.",
-        tools=["intro_session_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="intro_session_cancel.status_in",
-        category="state_guard",
-        rule="Only booked sessions can be cancelled.",
-        tools=["intro_session_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -528,17 +444,14 @@ def personal_trainer_report(
     check_choice(certification, "certification", PERSONAL_TRAINER_CERTIFICATION)
     check_choice(preferred_slot, "preferred_slot", PERSONAL_TRAINER_PREFERRED_SLOT)
     check_choice(club, "club", PERSONAL_TRAINER_CLUB)
-    check_choice(group_by, "group_by", ("gender", "specialty", "certification", "preferred_slot", "club"))
-    _rows = [
-        _r
-        for _r in tables["personal_trainers"]
-        if (gender is None or _r.get("gender") == gender)
-        and (specialty is None or _r.get("specialty") == specialty)
-        and (certification is None or _r.get("certification") == certification)
-        and (preferred_slot is None or _r.get("preferred_slot") == preferred_slot)
-        and (club is None or _r.get("club") == club)
-    ]
-    return report_of(_rows, group_by, ("rate_per_session", "max_clients"))
+    _filters = {
+        "gender": gender,
+        "specialty": specialty,
+        "certification": certification,
+        "preferred_slot": preferred_slot,
+        "club": club,
+    }
+    return report_on(tables["personal_trainers"], group_by, _filters, ("rate_per_session", "max_clients"))
 
 
 @read
@@ -561,17 +474,14 @@ def training_prospect_report(
     check_choice(trainer_gender_pref, "trainer_gender_pref", TRAINING_PROSPECT_TRAINER_GENDER_PREF)
     check_choice(club, "club", TRAINING_PROSPECT_CLUB)
     check_choice(status, "status", TRAINING_PROSPECT_STATUS)
-    check_choice(group_by, "group_by", ("goal", "preferred_slot", "trainer_gender_pref", "club", "status"))
-    _rows = [
-        _r
-        for _r in tables["training_prospects"]
-        if (goal is None or _r.get("goal") == goal)
-        and (preferred_slot is None or _r.get("preferred_slot") == preferred_slot)
-        and (trainer_gender_pref is None or _r.get("trainer_gender_pref") == trainer_gender_pref)
-        and (club is None or _r.get("club") == club)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("budget_per_session",))
+    _filters = {
+        "goal": goal,
+        "preferred_slot": preferred_slot,
+        "trainer_gender_pref": trainer_gender_pref,
+        "club": club,
+        "status": status,
+    }
+    return report_on(tables["training_prospects"], group_by, _filters, ("budget_per_session",))
 
 
 @read
@@ -588,15 +498,12 @@ def coaching_match_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COACHING_MATCH_STATUS)
-    check_choice(group_by, "group_by", ("personal_trainer_id", "training_prospect_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["coaching_matches"]
-        if (personal_trainer_id is None or _r.get("personal_trainer_id") == personal_trainer_id)
-        and (training_prospect_id is None or _r.get("training_prospect_id") == training_prospect_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("sessions_per_week",))
+    _filters = {
+        "personal_trainer_id": personal_trainer_id,
+        "training_prospect_id": training_prospect_id,
+        "status": status,
+    }
+    return report_on(tables["coaching_matches"], group_by, _filters, ("sessions_per_week",))
 
 
 @read
@@ -612,15 +519,8 @@ def intro_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INTRO_SESSION_STATUS)
-    check_choice(group_by, "group_by", ("coaching_match_id", "personal_trainer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["intro_sessions"]
-        if (coaching_match_id is None or _r.get("coaching_match_id") == coaching_match_id)
-        and (personal_trainer_id is None or _r.get("personal_trainer_id") == personal_trainer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"coaching_match_id": coaching_match_id, "personal_trainer_id": personal_trainer_id, "status": status}
+    return report_on(tables["intro_sessions"], group_by, _filters, ())
 
 
 @write

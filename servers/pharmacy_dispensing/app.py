@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -58,9 +58,6 @@ class PatientPage(Page):
     """A page of patients from a search: `note` says how to get the rest."""
 
     results: list[Patient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class DrugPage(Page):
     """A page of drugs from a search: `note` says how to get the rest."""
 
     results: list[Drug]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +97,6 @@ class PrescriptionPage(Page):
     """A page of prescriptions from a search: `note` says how to get the rest."""
 
     results: list[Prescription]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +114,6 @@ class FillPage(Page):
     """A page of fills from a search: `note` says how to get the rest."""
 
     results: list[Fill]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -256,8 +244,7 @@ def prescription_verify(tables: Tables, prescription_id: str) -> Prescription:
     """Pharmacist verification of a received or held prescription; it can then be filled."""
     _row = PRESCRIPTIONS.find(tables, prescription_id)
     _new = {**_row, "status": "verified"}
-    _block = not_among(_row, "status", ("received", "on_hold"), "prescription")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "on_hold"), "prescription"):
         refuse(
             "prescription_verify.status_in",
             "only received or on-hold prescriptions can be verified; cancelled ones need a new prescription",
@@ -274,8 +261,7 @@ def prescription_hold(tables: Tables, prescription_id: str, hold_reason: str) ->
     _changes = {_k: _v for _k, _v in (("hold_reason", hold_reason),) if _v is not None}
     check_not_blank(hold_reason, "hold_reason")
     _new = {**_row, **_changes, "status": "on_hold"}
-    _block = not_among(_row, "status", ("received", "verified"), "prescription")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "verified"), "prescription"):
         refuse("prescription_hold.status_in", "only received or verified prescriptions can be put on hold", _block)
     _row.update(_new)
     return as_record(Prescription, _row)
@@ -300,16 +286,14 @@ def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: i
         "status": "prepared",
     }
     _have = field_of(tables, "drugs", _new.get("drug_id"), "on_hand")
-    _block = short_of(_have, _new.get("quantity"), "drug", _new.get("drug_id"), "on_hand")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "drug", _new.get("drug_id"), "on_hand"):
         refuse(
             "fill_prepare.at_least",
             "not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity",
             _block,
         )
     _other = row_of(tables, "prescriptions", _new.get("prescription_id"))
-    _block = not_among(_other, "status", ("verified",), "prescription")
-    if _block:
+    if _block := not_among(_other, "status", ("verified",), "prescription"):
         refuse(
             "dispensing_sop_1",
             "A prescription must be `verified` by the pharmacist before anything is counted.",
@@ -352,8 +336,7 @@ def fill_check(tables: Tables, fill_id: str) -> Fill:
     """Pharmacist final check of a prepared fill before it goes to the pick-up bin."""
     _row = FILLS.find(tables, fill_id)
     _new = {**_row, "status": "checked"}
-    _block = not_among(_row, "status", ("prepared",), "fill")
-    if _block:
+    if _block := not_among(_row, "status", ("prepared",), "fill"):
         refuse("fill_check.status_in", "only a prepared fill can be checked", _block)
     _row.update(_new)
     return as_record(Fill, _row)
@@ -364,8 +347,7 @@ def fill_hand_out(tables: Tables, fill_id: str) -> Fill:
     """Hand a checked fill to the patient at the counter."""
     _row = FILLS.find(tables, fill_id)
     _new = {**_row, "status": "picked_up"}
-    _block = not_among(_row, "status", ("checked",), "fill")
-    if _block:
+    if _block := not_among(_row, "status", ("checked",), "fill"):
         refuse("fill_hand_out.status_in", "the pharmacist must check the fill first (fill_check)", _block)
     _row.update(_new)
     return as_record(Fill, _row)
@@ -395,8 +377,7 @@ def drug_delivery_receive(
         "lot_number": lot_number,
         "expiry": expiry,
     }
-    _block = in_past(_new.get("expiry"), "expiry", TODAY)
-    if _block:
+    if _block := in_past(_new.get("expiry"), "expiry", TODAY):
         refuse(
             "drug_delivery_receive.not_in_past",
             "the lot is already expired: refuse the delivery and return it to the wholesaler",
@@ -412,95 +393,7 @@ def drug_delivery_receive(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A prescription is filled only after it is verified.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Filling draws shelf stock; if stock is short, record any pending delivery before filling.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3", category="judgement", rule="Always check the patient's allergies.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="dispensing_sop_1",
-        category="state_guard",
-        rule="A prescription must be `verified` by the pharmacist before anything is counted.",
-        tools=["fill_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispensing_sop_2",
-        category="judgement",
-        rule="Fill the quantity written unless stock is short; a partial fill is allowed for non-controlled drugs only, and the balance is owed to the patient within 72 hours.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dispensing_sop_3",
-        category="judgement",
-        rule="C-II drugs (e.g. Oxycodone) are never partially filled and never put on hold for stock: call the prescriber instead.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="dispensing_sop_4",
-        category="judgement",
-        rule='Check the patient\'s allergies against the drug before preparing: penicillin-allergic patients must not receive Amoxicillin - put the prescription on hold with "interaction flagged".',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="prescription_verify.status_in",
-        category="state_guard",
-        rule="Only received or on-hold prescriptions can be verified; cancelled ones need a new prescription.",
-        tools=["prescription_verify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prescription_hold.status_in",
-        category="state_guard",
-        rule="Only received or verified prescriptions can be put on hold.",
-        tools=["prescription_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="fill_prepare.at_least",
-        category="threshold",
-        rule="Not enough units on the shelf: record the wholesaler delivery first (drug_delivery_receive) or fill a partial quantity.",
-        tools=["fill_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="fill_check.status_in",
-        category="state_guard",
-        rule="Only a prepared fill can be checked.",
-        tools=["fill_check"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="fill_hand_out.status_in",
-        category="state_guard",
-        rule="The pharmacist must check the fill first (fill_check).",
-        tools=["fill_hand_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="drug_delivery_receive.not_in_past",
-        category="time_window",
-        rule="The lot is already expired: refuse the delivery and return it to the wholesaler.",
-        tools=["drug_delivery_receive"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -523,13 +416,8 @@ def drug_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(controlled_schedule, "controlled_schedule", DRUG_CONTROLLED_SCHEDULE)
-    check_choice(group_by, "group_by", ("controlled_schedule",))
-    _rows = [
-        _r
-        for _r in tables["drugs"]
-        if (controlled_schedule is None or _r.get("controlled_schedule") == controlled_schedule)
-    ]
-    return report_of(_rows, group_by, ("on_hand", "reorder_point", "unit_cost"))
+    _filters = {"controlled_schedule": controlled_schedule}
+    return report_on(tables["drugs"], group_by, _filters, ("on_hand", "reorder_point", "unit_cost"))
 
 
 @read
@@ -546,15 +434,8 @@ def prescription_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PRESCRIPTION_STATUS)
-    check_choice(group_by, "group_by", ("patient_id", "drug_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["prescriptions"]
-        if (patient_id is None or _r.get("patient_id") == patient_id)
-        and (drug_id is None or _r.get("drug_id") == drug_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity", "refills_left"))
+    _filters = {"patient_id": patient_id, "drug_id": drug_id, "status": status}
+    return report_on(tables["prescriptions"], group_by, _filters, ("quantity", "refills_left"))
 
 
 @read
@@ -570,15 +451,8 @@ def fill_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FILL_STATUS)
-    check_choice(group_by, "group_by", ("prescription_id", "drug_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["fills"]
-        if (prescription_id is None or _r.get("prescription_id") == prescription_id)
-        and (drug_id is None or _r.get("drug_id") == drug_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity", "days_supply"))
+    _filters = {"prescription_id": prescription_id, "drug_id": drug_id, "status": status}
+    return report_on(tables["fills"], group_by, _filters, ("quantity", "days_supply"))
 
 
 @read
@@ -587,9 +461,8 @@ def drug_delivery_report(tables: Tables, group_by: Literal["drug_id"], drug_id: 
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("drug_id",))
-    _rows = [_r for _r in tables["drug_deliveries"] if (drug_id is None or _r.get("drug_id") == drug_id)]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"drug_id": drug_id}
+    return report_on(tables["drug_deliveries"], group_by, _filters, ("quantity",))
 
 
 OPERATIONS = [

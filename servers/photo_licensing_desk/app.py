@@ -26,13 +26,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class StockPhotoPage(Page):
     """A page of stock photos from a search: `note` says how to get the rest."""
 
     results: list[StockPhoto]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +81,6 @@ class LicensingClientPage(Page):
     """A page of licensing clients from a search: `note` says how to get the rest."""
 
     results: list[LicensingClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +100,6 @@ class LicenseGrantPage(Page):
     """A page of license grants from a search: `note` says how to get the rest."""
 
     results: list[LicenseGrant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +116,6 @@ class CreditTopupPage(Page):
     """A page of credit topups from a search: `note` says how to get the rest."""
 
     results: list[CreditTopup]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -283,24 +271,28 @@ def license_grant_issue(
         "status": "issued",
     }
     _have = field_of(tables, "licensing_clients", _new.get("licensing_client_id"), "prepaid_credit")
-    _block = short_of(_have, _new.get("fee"), "licensing client", _new.get("licensing_client_id"), "prepaid_credit")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("fee"), "licensing client", _new.get("licensing_client_id"), "prepaid_credit"
+    ):
         refuse(
             "license_grant_issue.at_least",
             "the client's prepaid credit does not cover this fee: record a top-up first",
             _block,
         )
     _other = row_of(tables, "stock_photos", _new.get("stock_photo_id"))
-    _block = not_among(_other, "model_release", ("released", "not_required"), "stock photo")
-    if holds(_new.get("usage"), "==", "advertising") and _block:
+    if (_block := not_among(_other, "model_release", ("released", "not_required"), "stock photo")) and holds(
+        _new.get("usage"), "==", "advertising"
+    ):
         refuse(
             "judgement_2",
             "Advertising use needs model_release `released` or `not_required`; never license a photo with a missing release for advertising.",
             _block,
         )
     _other = row_of(tables, "stock_photos", _new.get("stock_photo_id"))
-    _block = not_among(_other, "collection", ("editorial", "creative"), "stock photo")
-    if _new.get("usage") in ("advertising", "broadcast") and _block:
+    if (_block := not_among(_other, "collection", ("editorial", "creative"), "stock photo")) and _new.get("usage") in (
+        "advertising",
+        "broadcast",
+    ):
         refuse("judgement_3", "Archive images are editorial-only: never licensed for advertising or broadcast.", _block)
     _target_licensing_client_id = target_row(
         tables, "licensing_clients", _new.get("licensing_client_id"), "licensing client"
@@ -318,8 +310,7 @@ def license_grant_revoke(tables: Tables, license_grant_id: str) -> LicenseGrant:
     """Revoke an issued licence (rights claim, takedown)."""
     _row = LICENSE_GRANTS.find(tables, license_grant_id)
     _new = {**_row, "status": "revoked"}
-    _block = not_among(_row, "status", ("issued",), "license grant")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "license grant"):
         refuse("license_grant_revoke.status_in", "only issued licences can be revoked", _block)
     _row.update(_new)
     return as_record(LicenseGrant, _row)
@@ -330,8 +321,7 @@ def license_grant_expire(tables: Tables, license_grant_id: str) -> LicenseGrant:
     """Expire a licence at the end of its term."""
     _row = LICENSE_GRANTS.find(tables, license_grant_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("issued",), "license grant")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "license grant"):
         refuse("license_grant_expire.status_in", "only issued licences can expire", _block)
     _row.update(_new)
     return as_record(LicenseGrant, _row)
@@ -396,50 +386,7 @@ def credit_topup_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Fee = base_fee x usage multiplier (web_editorial 1.0, print_editorial 1.5, broadcast 2.0, advertising 3.0) x 1.5 for Worldwide; enterprise clients get 20% off.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="eligibility",
-        rule="Advertising use needs model_release `released` or `not_required`; never license a photo with a missing release for advertising.",
-        tools=["license_grant_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="eligibility",
-        rule="Archive images are editorial-only: never licensed for advertising or broadcast.",
-        tools=["license_grant_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="license_grant_issue.at_least",
-        category="threshold",
-        rule="The client's prepaid credit does not cover this fee: record a top-up first.",
-        tools=["license_grant_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="license_grant_revoke.status_in",
-        category="state_guard",
-        rule="Only issued licences can be revoked.",
-        tools=["license_grant_revoke"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="license_grant_expire.status_in",
-        category="state_guard",
-        rule="Only issued licences can expire.",
-        tools=["license_grant_expire"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -465,14 +412,8 @@ def stock_photo_report(
     """
     check_choice(collection, "collection", STOCK_PHOTO_COLLECTION)
     check_choice(model_release, "model_release", STOCK_PHOTO_MODEL_RELEASE)
-    check_choice(group_by, "group_by", ("collection", "model_release"))
-    _rows = [
-        _r
-        for _r in tables["stock_photos"]
-        if (collection is None or _r.get("collection") == collection)
-        and (model_release is None or _r.get("model_release") == model_release)
-    ]
-    return report_of(_rows, group_by, ("base_fee",))
+    _filters = {"collection": collection, "model_release": model_release}
+    return report_on(tables["stock_photos"], group_by, _filters, ("base_fee",))
 
 
 @read
@@ -485,9 +426,8 @@ def licensing_client_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(tier, "tier", LICENSING_CLIENT_TIER)
-    check_choice(group_by, "group_by", ("tier",))
-    _rows = [_r for _r in tables["licensing_clients"] if (tier is None or _r.get("tier") == tier)]
-    return report_of(_rows, group_by, ("prepaid_credit",))
+    _filters = {"tier": tier}
+    return report_on(tables["licensing_clients"], group_by, _filters, ("prepaid_credit",))
 
 
 @read
@@ -505,16 +445,13 @@ def license_grant_report(
     """
     check_choice(usage, "usage", LICENSE_GRANT_USAGE)
     check_choice(status, "status", LICENSE_GRANT_STATUS)
-    check_choice(group_by, "group_by", ("stock_photo_id", "licensing_client_id", "usage", "status"))
-    _rows = [
-        _r
-        for _r in tables["license_grants"]
-        if (stock_photo_id is None or _r.get("stock_photo_id") == stock_photo_id)
-        and (licensing_client_id is None or _r.get("licensing_client_id") == licensing_client_id)
-        and (usage is None or _r.get("usage") == usage)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("term_months", "fee"))
+    _filters = {
+        "stock_photo_id": stock_photo_id,
+        "licensing_client_id": licensing_client_id,
+        "usage": usage,
+        "status": status,
+    }
+    return report_on(tables["license_grants"], group_by, _filters, ("term_months", "fee"))
 
 
 @read
@@ -529,14 +466,8 @@ def credit_topup_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(paid_via, "paid_via", CREDIT_TOPUP_PAID_VIA)
-    check_choice(group_by, "group_by", ("licensing_client_id", "paid_via"))
-    _rows = [
-        _r
-        for _r in tables["credit_topups"]
-        if (licensing_client_id is None or _r.get("licensing_client_id") == licensing_client_id)
-        and (paid_via is None or _r.get("paid_via") == paid_via)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"licensing_client_id": licensing_client_id, "paid_via": paid_via}
+    return report_on(tables["credit_topups"], group_by, _filters, ("amount",))
 
 
 @write

@@ -25,7 +25,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
@@ -35,6 +35,7 @@ from envcraft_runtime.rules import (
     comparison_fails,
     holds,
     in_past,
+    load_policies,
     not_among,
     overlapping,
     refuse,
@@ -65,9 +66,6 @@ class RecordingStudioPage(Page):
     """A page of recording studios from a search: `note` says how to get the rest."""
 
     results: list[RecordingStudio]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +81,6 @@ class AudioEngineerPage(Page):
     """A page of audio engineers from a search: `note` says how to get the rest."""
 
     results: list[AudioEngineer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +97,6 @@ class PodcastShowPage(Page):
     """A page of podcast shows from a search: `note` says how to get the rest."""
 
     results: list[PodcastShow]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +116,6 @@ class StudioSessionPage(Page):
     """A page of studio sessions from a search: `note` says how to get the rest."""
 
     results: list[StudioSession]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -287,42 +276,33 @@ def studio_session_pencil(
         "status": "pencilled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("studio_session_pencil.not_in_past", "sessions are booked from today on", _block)
     _have = field_of(tables, "recording_studios", _new.get("recording_studio_id"), "seats")
-    _block = short_of(_have, _new.get("people"), "recording studio", _new.get("recording_studio_id"), "seats")
-    if _block:
+    if _block := short_of(_have, _new.get("people"), "recording studio", _new.get("recording_studio_id"), "seats"):
         refuse(
             "studio_session_pencil.at_least", "the studio does not seat that many people: pick a bigger studio", _block
         )
-    _block = overlapping(tables["studio_sessions"], _new, "recording_studio_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["studio_sessions"], _new, "recording_studio_id", "start", "end", "status"):
         refuse("studio_session_pencil.no_overlap1", "the studio is booked then: choose another studio or time", _block)
-    _block = overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status"):
         refuse("studio_session_pencil.no_overlap2", "the engineer is booked then: choose another engineer", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("people"),
         "<=",
         field_of(tables, "recording_studios", _new.get("recording_studio_id"), "seats"),
         "people",
         "the recording studio's seats",
-    )
-    if _block:
+    ):
         refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
     _other = row_of(tables, "recording_studios", _new.get("recording_studio_id"))
-    _block = not_among(_other, "has_video", (True,), "recording studio")
-    if (
-        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
-        and _block
+    if (_block := not_among(_other, "has_video", (True,), "recording studio")) and holds(
+        field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast"
     ):
         refuse("judgement_2", "Video podcasts are recorded only in a studio with video.", _block)
     _other = row_of(tables, "audio_engineers", _new.get("audio_engineer_id"))
-    _block = not_among(_other, "specialty", ("video",), "audio engineer")
-    if (
-        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
-        and _block
+    if (_block := not_among(_other, "specialty", ("video",), "audio engineer")) and holds(
+        field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast"
     ):
         refuse("judgement_2b", "Video podcasts need a video engineer.", _block)
     tables["studio_sessions"].append(_new)
@@ -356,36 +336,28 @@ def studio_session_move(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("pencilled", "confirmed"), "studio session")
-    if _block:
+    if _block := not_among(_row, "status", ("pencilled", "confirmed"), "studio session"):
         refuse("studio_session_move.status_in", "only upcoming sessions can be moved", _block)
-    _block = overlapping(tables["studio_sessions"], _new, "recording_studio_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["studio_sessions"], _new, "recording_studio_id", "start", "end", "status"):
         refuse("studio_session_move.no_overlap1", "the studio is booked then", _block)
-    _block = overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["studio_sessions"], _new, "audio_engineer_id", "start", "end", "status"):
         refuse("studio_session_move.no_overlap2", "the engineer is booked then", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("people"),
         "<=",
         field_of(tables, "recording_studios", _new.get("recording_studio_id"), "seats"),
         "people",
         "the recording studio's seats",
-    )
-    if _block:
+    ):
         refuse("studio_seats_cover_people", "A session goes only in a studio whose seats cover its people.", _block)
     _other = row_of(tables, "recording_studios", _new.get("recording_studio_id"))
-    _block = not_among(_other, "has_video", (True,), "recording studio")
-    if (
-        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
-        and _block
+    if (_block := not_among(_other, "has_video", (True,), "recording studio")) and holds(
+        field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast"
     ):
         refuse("judgement_2", "Video podcasts are recorded only in a studio with video.", _block)
     _other = row_of(tables, "audio_engineers", _new.get("audio_engineer_id"))
-    _block = not_among(_other, "specialty", ("video",), "audio engineer")
-    if (
-        holds(field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast")
-        and _block
+    if (_block := not_among(_other, "specialty", ("video",), "audio engineer")) and holds(
+        field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), "==", "video_podcast"
     ):
         refuse("judgement_2b", "Video podcasts need a video engineer.", _block)
     _row.update(_new)
@@ -397,8 +369,7 @@ def studio_session_confirm(tables: Tables, studio_session_id: str) -> StudioSess
     """Confirm a pencilled session."""
     _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("pencilled",), "studio session")
-    if _block:
+    if _block := not_among(_row, "status", ("pencilled",), "studio session"):
         refuse("studio_session_confirm.status_in", "only pencilled sessions need confirming", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
@@ -409,8 +380,7 @@ def studio_session_start_recording(tables: Tables, studio_session_id: str) -> St
     """Start recording."""
     _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "recording"}
-    _block = not_among(_row, "status", ("confirmed",), "studio session")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "studio session"):
         refuse("studio_session_start_recording.status_in", "confirm the session first", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
@@ -421,8 +391,7 @@ def studio_session_wrap(tables: Tables, studio_session_id: str) -> StudioSession
     """Wrap a recorded session and hand files to editing."""
     _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "wrapped"}
-    _block = not_among(_row, "status", ("recording",), "studio session")
-    if _block:
+    if _block := not_among(_row, "status", ("recording",), "studio session"):
         refuse("studio_session_wrap.status_in", "the session is not recording", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
@@ -433,8 +402,7 @@ def studio_session_cancel(tables: Tables, studio_session_id: str) -> StudioSessi
     """Cancel an upcoming session."""
     _row = STUDIO_SESSIONS.find(tables, studio_session_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("pencilled", "confirmed"), "studio session")
-    if _block:
+    if _block := not_among(_row, "status", ("pencilled", "confirmed"), "studio session"):
         refuse("studio_session_cancel.status_in", "only upcoming sessions can be cancelled", _block)
     _row.update(_new)
     return as_record(StudioSession, _row)
@@ -443,109 +411,7 @@ def studio_session_cancel(tables: Tables, studio_session_id: str) -> StudioSessi
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1", category="judgement", rule="Count host plus guests as `people`.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="studio_seats_cover_people",
-        category="capacity",
-        rule="A session goes only in a studio whose seats cover its people.",
-        tools=["studio_session_pencil", "studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="eligibility",
-        rule="Video podcasts are recorded only in a studio with video.",
-        tools=["studio_session_pencil", "studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2b",
-        category="eligibility",
-        rule="Video podcasts need a video engineer.",
-        tools=["studio_session_pencil", "studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_pencil.not_in_past",
-        category="time_window",
-        rule="Sessions are booked from today on.",
-        tools=["studio_session_pencil"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_pencil.at_least",
-        category="threshold",
-        rule="The studio does not seat that many people: pick a bigger studio.",
-        tools=["studio_session_pencil"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_pencil.no_overlap1",
-        category="capacity",
-        rule="The studio is booked then: choose another studio or time.",
-        tools=["studio_session_pencil"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_pencil.no_overlap2",
-        category="capacity",
-        rule="The engineer is booked then: choose another engineer.",
-        tools=["studio_session_pencil"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_move.status_in",
-        category="state_guard",
-        rule="Only upcoming sessions can be moved.",
-        tools=["studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_move.no_overlap1",
-        category="capacity",
-        rule="The studio is booked then.",
-        tools=["studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_move.no_overlap2",
-        category="capacity",
-        rule="The engineer is booked then.",
-        tools=["studio_session_move"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_confirm.status_in",
-        category="state_guard",
-        rule="Only pencilled sessions need confirming.",
-        tools=["studio_session_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_start_recording.status_in",
-        category="state_guard",
-        rule="Confirm the session first.",
-        tools=["studio_session_start_recording"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_wrap.status_in",
-        category="state_guard",
-        rule="The session is not recording.",
-        tools=["studio_session_wrap"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="studio_session_cancel.status_in",
-        category="state_guard",
-        rule="Only upcoming sessions can be cancelled.",
-        tools=["studio_session_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -565,9 +431,8 @@ def recording_studio_report(tables: Tables, group_by: Literal["has_video"], has_
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("has_video",))
-    _rows = [_r for _r in tables["recording_studios"] if (has_video is None or _r.get("has_video") == has_video)]
-    return report_of(_rows, group_by, ("seats", "hourly_rate"))
+    _filters = {"has_video": has_video}
+    return report_on(tables["recording_studios"], group_by, _filters, ("seats", "hourly_rate"))
 
 
 @read
@@ -579,9 +444,8 @@ def audio_engineer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(specialty, "specialty", AUDIO_ENGINEER_SPECIALTY)
-    check_choice(group_by, "group_by", ("specialty",))
-    _rows = [_r for _r in tables["audio_engineers"] if (specialty is None or _r.get("specialty") == specialty)]
-    return report_of(_rows, group_by, ())
+    _filters = {"specialty": specialty}
+    return report_on(tables["audio_engineers"], group_by, _filters, ())
 
 
 @read
@@ -592,9 +456,8 @@ def podcast_show_report(tables: Tables, group_by: Literal["format"], format: Pod
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(format, "format", PODCAST_SHOW_FORMAT)
-    check_choice(group_by, "group_by", ("format",))
-    _rows = [_r for _r in tables["podcast_shows"] if (format is None or _r.get("format") == format)]
-    return report_of(_rows, group_by, ("episodes_per_month",))
+    _filters = {"format": format}
+    return report_on(tables["podcast_shows"], group_by, _filters, ("episodes_per_month",))
 
 
 @read
@@ -611,16 +474,13 @@ def studio_session_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STUDIO_SESSION_STATUS)
-    check_choice(group_by, "group_by", ("podcast_show_id", "recording_studio_id", "audio_engineer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["studio_sessions"]
-        if (podcast_show_id is None or _r.get("podcast_show_id") == podcast_show_id)
-        and (recording_studio_id is None or _r.get("recording_studio_id") == recording_studio_id)
-        and (audio_engineer_id is None or _r.get("audio_engineer_id") == audio_engineer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("people",))
+    _filters = {
+        "podcast_show_id": podcast_show_id,
+        "recording_studio_id": recording_studio_id,
+        "audio_engineer_id": audio_engineer_id,
+        "status": status,
+    }
+    return report_on(tables["studio_sessions"], group_by, _filters, ("people",))
 
 
 @write

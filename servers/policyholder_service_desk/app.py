@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -49,9 +49,6 @@ class PolicyholderPage(Page):
     """A page of policyholders from a search: `note` says how to get the rest."""
 
     results: list[Policyholder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class HomePolicyPage(Page):
     """A page of home policys from a search: `note` says how to get the rest."""
 
     results: list[HomePolicy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class EndorsementRequestPage(Page):
     """A page of endorsement requests from a search: `note` says how to get the rest."""
 
     results: list[EndorsementRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -108,9 +99,6 @@ class ServiceInteractionPage(Page):
     """A page of service interactions from a search: `note` says how to get the rest."""
 
     results: list[ServiceInteraction]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -189,8 +177,7 @@ def home_policy_rescind_cancellation(tables: Tables, home_policy_id: str) -> Hom
     """Put a policy back in force after the overdue premium is paid."""
     _row = HOME_POLICYS.find(tables, home_policy_id)
     _new = {**_row, "status": "in_force"}
-    _block = not_among(_row, "status", ("pending_cancellation",), "home policy")
-    if _block:
+    if _block := not_among(_row, "status", ("pending_cancellation",), "home policy"):
         refuse(
             "home_policy_rescind_cancellation.status_in",
             "only a pending cancellation can be rescinded; cancelled policies need a new application",
@@ -205,8 +192,7 @@ def home_policy_request_cancellation(tables: Tables, home_policy_id: str) -> Hom
     """Start a customer-requested cancellation (effective at the end of the notice period)."""
     _row = HOME_POLICYS.find(tables, home_policy_id)
     _new = {**_row, "status": "pending_cancellation"}
-    _block = not_among(_row, "status", ("in_force",), "home policy")
-    if _block:
+    if _block := not_among(_row, "status", ("in_force",), "home policy"):
         refuse("home_policy_request_cancellation.status_in", "only in-force policies can be cancelled", _block)
     _row.update(_new)
     return as_record(HomePolicy, _row)
@@ -268,8 +254,7 @@ def endorsement_request_quote(
     _changes = {_k: _v for _k, _v in (("premium_change", premium_change),) if _v is not None}
     check_range(premium_change, "premium_change", -300, 450)
     _new = {**_row, **_changes, "status": "quoted_to_customer"}
-    _block = not_among(_row, "status", ("requested",), "endorsement request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "endorsement request"):
         refuse("endorsement_request_quote.status_in", "the change was already quoted", _block)
     _row.update(_new)
     return as_record(EndorsementRequest, _row)
@@ -280,8 +265,7 @@ def endorsement_request_customer_approve(tables: Tables, endorsement_request_id:
     """Record the customer's approval of the quoted change."""
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "customer_approved"}
-    _block = not_among(_row, "status", ("quoted_to_customer",), "endorsement request")
-    if _block:
+    if _block := not_among(_row, "status", ("quoted_to_customer",), "endorsement request"):
         refuse(
             "endorsement_request_customer_approve.status_in",
             "quote the premium change before asking for approval",
@@ -296,8 +280,7 @@ def endorsement_request_issue(tables: Tables, endorsement_request_id: str) -> En
     """Issue the endorsement on the policy."""
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "issued"}
-    _block = not_among(_row, "status", ("customer_approved",), "endorsement request")
-    if _block:
+    if _block := not_among(_row, "status", ("customer_approved",), "endorsement request"):
         refuse(
             "endorsement_request_issue.status_in", "the customer must approve the change before it is issued", _block
         )
@@ -310,8 +293,7 @@ def endorsement_request_withdraw(tables: Tables, endorsement_request_id: str) ->
     """Withdraw a change the customer no longer wants."""
     _row = ENDORSEMENT_REQUESTS.find(tables, endorsement_request_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("requested", "quoted_to_customer"), "endorsement request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "quoted_to_customer"), "endorsement request"):
         refuse("endorsement_request_withdraw.status_in", "approved or issued changes cannot be withdrawn", _block)
     _row.update(_new)
     return as_record(EndorsementRequest, _row)
@@ -368,50 +350,7 @@ def service_interaction_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="home_policy_rescind_cancellation.status_in",
-        category="state_guard",
-        rule="Only a pending cancellation can be rescinded; cancelled policies need a new application.",
-        tools=["home_policy_rescind_cancellation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="home_policy_request_cancellation.status_in",
-        category="state_guard",
-        rule="Only in-force policies can be cancelled.",
-        tools=["home_policy_request_cancellation"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="endorsement_request_quote.status_in",
-        category="state_guard",
-        rule="The change was already quoted.",
-        tools=["endorsement_request_quote"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="endorsement_request_customer_approve.status_in",
-        category="state_guard",
-        rule="Quote the premium change before asking for approval.",
-        tools=["endorsement_request_customer_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="endorsement_request_issue.status_in",
-        category="state_guard",
-        rule="The customer must approve the change before it is issued.",
-        tools=["endorsement_request_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="endorsement_request_withdraw.status_in",
-        category="state_guard",
-        rule="Approved or issued changes cannot be withdrawn.",
-        tools=["endorsement_request_withdraw"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -437,14 +376,8 @@ def home_policy_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HOME_POLICY_STATUS)
-    check_choice(group_by, "group_by", ("policyholder_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["home_policys"]
-        if (policyholder_id is None or _r.get("policyholder_id") == policyholder_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("dwelling_limit", "deductible"))
+    _filters = {"policyholder_id": policyholder_id, "status": status}
+    return report_on(tables["home_policys"], group_by, _filters, ("dwelling_limit", "deductible"))
 
 
 @read
@@ -462,15 +395,8 @@ def endorsement_request_report(
     """
     check_choice(change_type, "change_type", ENDORSEMENT_REQUEST_CHANGE_TYPE)
     check_choice(status, "status", ENDORSEMENT_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("home_policy_id", "change_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["endorsement_requests"]
-        if (home_policy_id is None or _r.get("home_policy_id") == home_policy_id)
-        and (change_type is None or _r.get("change_type") == change_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("premium_change",))
+    _filters = {"home_policy_id": home_policy_id, "change_type": change_type, "status": status}
+    return report_on(tables["endorsement_requests"], group_by, _filters, ("premium_change",))
 
 
 @read
@@ -485,14 +411,8 @@ def service_interaction_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(channel, "channel", SERVICE_INTERACTION_CHANNEL)
-    check_choice(group_by, "group_by", ("policyholder_id", "channel"))
-    _rows = [
-        _r
-        for _r in tables["service_interactions"]
-        if (policyholder_id is None or _r.get("policyholder_id") == policyholder_id)
-        and (channel is None or _r.get("channel") == channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"policyholder_id": policyholder_id, "channel": channel}
+    return report_on(tables["service_interactions"], group_by, _filters, ())
 
 
 @write

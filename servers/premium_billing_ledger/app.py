@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class InsuredAccountPage(Page):
     """A page of insured accounts from a search: `note` says how to get the rest."""
 
     results: list[InsuredAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class InstallmentPage(Page):
     """A page of installments from a search: `note` says how to get the rest."""
 
     results: list[Installment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class PremiumReceiptPage(Page):
     """A page of premium receipts from a search: `note` says how to get the rest."""
 
     results: list[PremiumReceipt]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -205,8 +196,7 @@ def installment_bill(
         "due_date": due_date,
         "status": "billed",
     }
-    _block = in_past(_new.get("due_date"), "due_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("due_date"), "due_date", TODAY):
         refuse("installment_bill.not_in_past", "installments are billed with a due date from today on", _block)
     _target_insured_account_id = target_row(
         tables, "insured_accounts", _new.get("insured_account_id"), "insured account"
@@ -224,8 +214,7 @@ def installment_mark_paid(tables: Tables, installment_id: str) -> Installment:
     """Mark an installment paid once receipts cover it."""
     _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("billed", "past_due"), "installment")
-    if _block:
+    if _block := not_among(_row, "status", ("billed", "past_due"), "installment"):
         refuse("installment_mark_paid.status_in", "the installment is already paid or written off", _block)
     _row.update(_new)
     return as_record(Installment, _row)
@@ -236,8 +225,7 @@ def installment_mark_past_due(tables: Tables, installment_id: str) -> Installmen
     """Flag a billed installment as past due."""
     _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "past_due"}
-    _block = not_among(_row, "status", ("billed",), "installment")
-    if _block:
+    if _block := not_among(_row, "status", ("billed",), "installment"):
         refuse("installment_mark_past_due.status_in", "only billed installments can become past due", _block)
     _row.update(_new)
     return as_record(Installment, _row)
@@ -248,8 +236,7 @@ def installment_write_off(tables: Tables, installment_id: str) -> Installment:
     """Write off an uncollectible past-due installment."""
     _row = INSTALLMENTS.find(tables, installment_id)
     _new = {**_row, "status": "written_off"}
-    _block = not_among(_row, "status", ("past_due",), "installment")
-    if _block:
+    if _block := not_among(_row, "status", ("past_due",), "installment"):
         refuse("installment_write_off.status_in", "only past-due installments can be written off", _block)
     _row.update(_new)
     return as_record(Installment, _row)
@@ -278,8 +265,7 @@ def premium_receipt_apply(
         "received_on": received_on,
     }
     _have = field_of(tables, "insured_accounts", _new.get("insured_account_id"), "balance_due")
-    _block = short_of(_have, _new.get("amount"), "insured account", _new.get("insured_account_id"), "balance_due")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "insured account", _new.get("insured_account_id"), "balance_due"):
         refuse(
             "premium_receipt_apply.at_least",
             "the payment exceeds the balance due: apply the balance and record the rest as unapplied cash",
@@ -339,8 +325,9 @@ def premium_refund_request(tables: Tables, insured_account_id: str, amount: floa
         "status": "requested",
     }
     _have = field_of(tables, "insured_accounts", _new.get("insured_account_id"), "unapplied_cash")
-    _block = short_of(_have, _new.get("amount"), "insured account", _new.get("insured_account_id"), "unapplied_cash")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("amount"), "insured account", _new.get("insured_account_id"), "unapplied_cash"
+    ):
         refuse("premium_refund_request.at_least", "refunds cannot exceed the account's unapplied cash", _block)
     _target_insured_account_id = target_row(
         tables, "insured_accounts", _new.get("insured_account_id"), "insured account"
@@ -358,8 +345,7 @@ def premium_refund_approve(tables: Tables, premium_refund_id: str) -> PremiumRef
     """Supervisor approval of a refund."""
     _row = PREMIUM_REFUNDS.find(tables, premium_refund_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("requested",), "premium refund")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "premium refund"):
         refuse("premium_refund_approve.status_in", "only requested refunds can be approved", _block)
     _row.update(_new)
     return as_record(PremiumRefund, _row)
@@ -370,8 +356,7 @@ def premium_refund_issue(tables: Tables, premium_refund_id: str) -> PremiumRefun
     """Issue an approved refund to the customer."""
     _row = PREMIUM_REFUNDS.find(tables, premium_refund_id)
     _new = {**_row, "status": "issued"}
-    _block = not_among(_row, "status", ("approved",), "premium refund")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "premium refund"):
         refuse("premium_refund_issue.status_in", "refunds need approval before they are issued", _block)
     _row.update(_new)
     return as_record(PremiumRefund, _row)
@@ -380,78 +365,7 @@ def premium_refund_issue(tables: Tables, premium_refund_id: str) -> PremiumRefun
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Apply receipts oldest installment first and mark installments paid as they are covered.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Write off only installments more than 90 days past due and under $250; larger ones go to collections.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="installment_bill.not_in_past",
-        category="time_window",
-        rule="Installments are billed with a due date from today on.",
-        tools=["installment_bill"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="installment_mark_paid.status_in",
-        category="state_guard",
-        rule="The installment is already paid or written off.",
-        tools=["installment_mark_paid"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="installment_mark_past_due.status_in",
-        category="state_guard",
-        rule="Only billed installments can become past due.",
-        tools=["installment_mark_past_due"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="installment_write_off.status_in",
-        category="state_guard",
-        rule="Only past-due installments can be written off.",
-        tools=["installment_write_off"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="premium_receipt_apply.at_least",
-        category="threshold",
-        rule="The payment exceeds the balance due: apply the balance and record the rest as unapplied cash.",
-        tools=["premium_receipt_apply"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="premium_refund_request.at_least",
-        category="threshold",
-        rule="Refunds cannot exceed the account's unapplied cash.",
-        tools=["premium_refund_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="premium_refund_approve.status_in",
-        category="state_guard",
-        rule="Only requested refunds can be approved.",
-        tools=["premium_refund_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="premium_refund_issue.status_in",
-        category="state_guard",
-        rule="Refunds need approval before they are issued.",
-        tools=["premium_refund_issue"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -474,11 +388,8 @@ def insured_account_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(billing_plan, "billing_plan", INSURED_ACCOUNT_BILLING_PLAN)
-    check_choice(group_by, "group_by", ("billing_plan",))
-    _rows = [
-        _r for _r in tables["insured_accounts"] if (billing_plan is None or _r.get("billing_plan") == billing_plan)
-    ]
-    return report_of(_rows, group_by, ("balance_due", "unapplied_cash"))
+    _filters = {"billing_plan": billing_plan}
+    return report_on(tables["insured_accounts"], group_by, _filters, ("balance_due", "unapplied_cash"))
 
 
 @read
@@ -493,14 +404,8 @@ def installment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INSTALLMENT_STATUS)
-    check_choice(group_by, "group_by", ("insured_account_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["installments"]
-        if (insured_account_id is None or _r.get("insured_account_id") == insured_account_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"insured_account_id": insured_account_id, "status": status}
+    return report_on(tables["installments"], group_by, _filters, ("amount",))
 
 
 @read
@@ -515,14 +420,8 @@ def premium_receipt_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(method, "method", PREMIUM_RECEIPT_METHOD)
-    check_choice(group_by, "group_by", ("insured_account_id", "method"))
-    _rows = [
-        _r
-        for _r in tables["premium_receipts"]
-        if (insured_account_id is None or _r.get("insured_account_id") == insured_account_id)
-        and (method is None or _r.get("method") == method)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"insured_account_id": insured_account_id, "method": method}
+    return report_on(tables["premium_receipts"], group_by, _filters, ("amount",))
 
 
 @read
@@ -537,14 +436,8 @@ def premium_refund_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PREMIUM_REFUND_STATUS)
-    check_choice(group_by, "group_by", ("insured_account_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["premium_refunds"]
-        if (insured_account_id is None or _r.get("insured_account_id") == insured_account_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"insured_account_id": insured_account_id, "status": status}
+    return report_on(tables["premium_refunds"], group_by, _filters, ("amount",))
 
 
 @write

@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -62,9 +62,6 @@ class PayerPage(Page):
     """A page of payers from a search: `note` says how to get the rest."""
 
     results: list[Payer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +84,6 @@ class AuthorizationRequestPage(Page):
     """A page of authorization requests from a search: `note` says how to get the rest."""
 
     results: list[AuthorizationRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +100,6 @@ class ClinicalDocumentPage(Page):
     """A page of clinical documents from a search: `note` says how to get the rest."""
 
     results: list[ClinicalDocument]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -126,9 +117,6 @@ class AppealPage(Page):
     """A page of appeals from a search: `note` says how to get the rest."""
 
     results: list[Appeal]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -236,8 +224,7 @@ def authorization_request_draft(
         "denial_reason": None,
         "status": "draft",
     }
-    _block = in_past(_new.get("decision_due"), "decision_due", TODAY)
-    if _block:
+    if _block := in_past(_new.get("decision_due"), "decision_due", TODAY):
         refuse(
             "authorization_request_draft.not_in_past",
             "decision_due must be today or later: use the payer's standard turnaround from today",
@@ -252,8 +239,7 @@ def authorization_request_submit(tables: Tables, authorization_request_id: str) 
     """Submit a draft (or re-submit after the payer asked for more information)."""
     _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "submitted"}
-    _block = not_among(_row, "status", ("draft", "pending_info"), "authorization request")
-    if _block:
+    if _block := not_among(_row, "status", ("draft", "pending_info"), "authorization request"):
         refuse(
             "authorization_request_submit.status_in",
             "only drafts or requests pending information can be submitted",
@@ -268,8 +254,7 @@ def authorization_request_hold_for_info(tables: Tables, authorization_request_id
     """Record that the payer asked for more clinical information."""
     _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "pending_info"}
-    _block = not_among(_row, "status", ("submitted",), "authorization request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "authorization request"):
         refuse(
             "authorization_request_hold_for_info.status_in",
             "the payer can only ask for information on a submitted request",
@@ -288,8 +273,7 @@ def authorization_request_record_approval(
     _changes = {_k: _v for _k, _v in (("auth_number", auth_number),) if _v is not None}
     check_not_blank(auth_number, "auth_number")
     _new = {**_row, **_changes, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted", "appealed"), "authorization request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "appealed"), "authorization request"):
         refuse(
             "authorization_request_record_approval.status_in",
             "only submitted or appealed requests can be approved",
@@ -308,8 +292,7 @@ def authorization_request_record_denial(
     _changes = {_k: _v for _k, _v in (("denial_reason", denial_reason),) if _v is not None}
     check_not_blank(denial_reason, "denial_reason")
     _new = {**_row, **_changes, "status": "denied"}
-    _block = not_among(_row, "status", ("submitted", "appealed"), "authorization request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "appealed"), "authorization request"):
         refuse(
             "authorization_request_record_denial.status_in", "only submitted or appealed requests can be denied", _block
         )
@@ -322,8 +305,7 @@ def authorization_request_withdraw(tables: Tables, authorization_request_id: str
     """Withdraw a request the provider no longer needs."""
     _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("draft", "submitted", "pending_info"), "authorization request")
-    if _block:
+    if _block := not_among(_row, "status", ("draft", "submitted", "pending_info"), "authorization request"):
         refuse("authorization_request_withdraw.status_in", "decided requests cannot be withdrawn", _block)
     _row.update(_new)
     return as_record(AuthorizationRequest, _row)
@@ -439,8 +421,7 @@ def appeal_mark_overturned(tables: Tables, appeal_id: str) -> Appeal:
     """Record that the payer overturned its denial on appeal."""
     _row = APPEALS.find(tables, appeal_id)
     _new = {**_row, "status": "overturned"}
-    _block = not_among(_row, "status", ("filed", "under_review"), "appeal")
-    if _block:
+    if _block := not_among(_row, "status", ("filed", "under_review"), "appeal"):
         refuse("appeal_mark_overturned.status_in", "this appeal is already decided", _block)
     _row.update(_new)
     return as_record(Appeal, _row)
@@ -449,71 +430,7 @@ def appeal_mark_overturned(tables: Tables, appeal_id: str) -> Appeal:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A request needs a letter of medical necessity and the relevant notes attached before it is submitted.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Appeal only denied requests; after an overturned appeal, record the approval.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="authorization_request_draft.not_in_past",
-        category="time_window",
-        rule="Decision_due must be today or later: use the payer's standard turnaround from today.",
-        tools=["authorization_request_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="authorization_request_submit.status_in",
-        category="state_guard",
-        rule="Only drafts or requests pending information can be submitted.",
-        tools=["authorization_request_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="authorization_request_hold_for_info.status_in",
-        category="state_guard",
-        rule="The payer can only ask for information on a submitted request.",
-        tools=["authorization_request_hold_for_info"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="authorization_request_record_approval.status_in",
-        category="state_guard",
-        rule="Only submitted or appealed requests can be approved.",
-        tools=["authorization_request_record_approval"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="authorization_request_record_denial.status_in",
-        category="state_guard",
-        rule="Only submitted or appealed requests can be denied.",
-        tools=["authorization_request_record_denial"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="authorization_request_withdraw.status_in",
-        category="state_guard",
-        rule="Decided requests cannot be withdrawn.",
-        tools=["authorization_request_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="appeal_mark_overturned.status_in",
-        category="state_guard",
-        rule="This appeal is already decided.",
-        tools=["appeal_mark_overturned"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -533,9 +450,8 @@ def payer_report(tables: Tables, group_by: Literal["portal"], portal: PayerPorta
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(portal, "portal", PAYER_PORTAL)
-    check_choice(group_by, "group_by", ("portal",))
-    _rows = [_r for _r in tables["payers"] if (portal is None or _r.get("portal") == portal)]
-    return report_of(_rows, group_by, ("standard_turnaround_days",))
+    _filters = {"portal": portal}
+    return report_on(tables["payers"], group_by, _filters, ("standard_turnaround_days",))
 
 
 @read
@@ -550,13 +466,8 @@ def authorization_request_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", AUTHORIZATION_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("payer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["authorization_requests"]
-        if (payer_id is None or _r.get("payer_id") == payer_id) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"payer_id": payer_id, "status": status}
+    return report_on(tables["authorization_requests"], group_by, _filters, ())
 
 
 @read
@@ -571,14 +482,8 @@ def clinical_document_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(doc_type, "doc_type", CLINICAL_DOCUMENT_DOC_TYPE)
-    check_choice(group_by, "group_by", ("authorization_request_id", "doc_type"))
-    _rows = [
-        _r
-        for _r in tables["clinical_documents"]
-        if (authorization_request_id is None or _r.get("authorization_request_id") == authorization_request_id)
-        and (doc_type is None or _r.get("doc_type") == doc_type)
-    ]
-    return report_of(_rows, group_by, ("pages",))
+    _filters = {"authorization_request_id": authorization_request_id, "doc_type": doc_type}
+    return report_on(tables["clinical_documents"], group_by, _filters, ("pages",))
 
 
 @read
@@ -595,15 +500,8 @@ def appeal_report(
     """
     check_choice(level, "level", APPEAL_LEVEL)
     check_choice(status, "status", APPEAL_STATUS)
-    check_choice(group_by, "group_by", ("authorization_request_id", "level", "status"))
-    _rows = [
-        _r
-        for _r in tables["appeals"]
-        if (authorization_request_id is None or _r.get("authorization_request_id") == authorization_request_id)
-        and (level is None or _r.get("level") == level)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"authorization_request_id": authorization_request_id, "level": level, "status": status}
+    return report_on(tables["appeals"], group_by, _filters, ())
 
 
 @write

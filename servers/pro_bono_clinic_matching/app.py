@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class VolunteerAttorneyPage(Page):
     """A page of volunteer attorneys from a search: `note` says how to get the rest."""
 
     results: list[VolunteerAttorney]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +84,6 @@ class LegalAidClientPage(Page):
     """A page of legal aid clients from a search: `note` says how to get the rest."""
 
     results: list[LegalAidClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -106,9 +100,6 @@ class CasePlacementPage(Page):
     """A page of case placements from a search: `note` says how to get the rest."""
 
     results: list[CasePlacement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -250,8 +241,7 @@ def legal_aid_client_refer_out(tables: Tables, legal_aid_client_id: str) -> Lega
     """Refer a waiting client to a legal services organisation."""
     _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "referred_out"}
-    _block = not_among(_row, "status", ("waiting",), "legal aid client")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting",), "legal aid client"):
         refuse("legal_aid_client_refer_out.status_in", "only waiting clients are referred out", _block)
     _row.update(_new)
     return as_record(LegalAidClient, _row)
@@ -262,8 +252,7 @@ def legal_aid_client_mark_placed(tables: Tables, legal_aid_client_id: str) -> Le
     """Mark a client placed once the volunteer accepted."""
     _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "placed"}
-    _block = not_among(_row, "status", ("offered",), "legal aid client")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "legal aid client"):
         refuse("legal_aid_client_mark_placed.status_in", "the client has no open offer", _block)
     _row.update(_new)
     return as_record(LegalAidClient, _row)
@@ -274,8 +263,7 @@ def legal_aid_client_return_to_waitlist(tables: Tables, legal_aid_client_id: str
     """Put an offered client back on the waitlist after a decline."""
     _row = LEGAL_AID_CLIENTS.find(tables, legal_aid_client_id)
     _new = {**_row, "status": "waiting"}
-    _block = not_among(_row, "status", ("offered",), "legal aid client")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "legal aid client"):
         refuse("legal_aid_client_return_to_waitlist.status_in", "the client has no open offer", _block)
     _row.update(_new)
     return as_record(LegalAidClient, _row)
@@ -328,30 +316,27 @@ def case_placement_offer(
         "status": "offered",
     }
     _capacity = field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "max_cases")
-    _block = at_capacity(tables["case_placements"], _new, "volunteer_attorney_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["case_placements"], _new, "volunteer_attorney_id", "status", _capacity):
         refuse(
             "case_placement_offer.capacity",
             "this volunteer has reached their case limit: offer to another volunteer who fits",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "practice_area"),
         "==",
         field_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "practice_area_need"),
         "the volunteer attorney's practice area",
         "the legal aid client's practice area need",
-    )
-    if _block:
+    ):
         refuse("judgement_1b", "Offer a case only to an attorney of the client's practice area.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "volunteer_attorneys", _new.get("volunteer_attorney_id"), "county"),
         "==",
         field_of(tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "county"),
         "the volunteer attorney's county",
         "the legal aid client's county",
-    )
-    if _block:
+    ):
         refuse("judgement_1c", "Offer a case only to an attorney in the client's county.", _block)
     _target_legal_aid_client_id = target_row(
         tables, "legal_aid_clients", _new.get("legal_aid_client_id"), "legal aid client"
@@ -367,8 +352,7 @@ def case_placement_accept(tables: Tables, case_placement_id: str) -> CasePlaceme
     """Volunteer accepts the case (then mark the client placed)."""
     _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("offered",), "case placement")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "case placement"):
         refuse("case_placement_accept.status_in", "only open offers can be accepted", _block)
     _row.update(_new)
     return as_record(CasePlacement, _row)
@@ -379,8 +363,7 @@ def case_placement_decline(tables: Tables, case_placement_id: str) -> CasePlacem
     """Volunteer declines (then offer the client to someone else)."""
     _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("offered",), "case placement")
-    if _block:
+    if _block := not_among(_row, "status", ("offered",), "case placement"):
         refuse("case_placement_decline.status_in", "only open offers can be declined", _block)
     _row.update(_new)
     return as_record(CasePlacement, _row)
@@ -391,8 +374,7 @@ def case_placement_close(tables: Tables, case_placement_id: str) -> CasePlacemen
     """Close a finished case and free the volunteer's slot."""
     _row = CASE_PLACEMENTS.find(tables, case_placement_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("accepted",), "case placement")
-    if _block:
+    if _block := not_among(_row, "status", ("accepted",), "case placement"):
         refuse("case_placement_close.status_in", "only accepted cases are closed", _block)
     _row.update(_new)
     return as_record(CasePlacement, _row)
@@ -401,92 +383,7 @@ def case_placement_close(tables: Tables, case_placement_id: str) -> CasePlacemen
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A shared language (or English with an interpreter noted) is a hard criterion.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_1b",
-        category="eligibility",
-        rule="Offer a case only to an attorney of the client's practice area.",
-        tools=["case_placement_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1c",
-        category="eligibility",
-        rule="Offer a case only to an attorney in the client's county.",
-        tools=["case_placement_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Place emergencies and hearings within 30 days first; prefer experienced volunteers for immigration.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="When a volunteer declines, return the client to the waitlist and offer the case to the next best fit.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="legal_aid_client_refer_out.status_in",
-        category="state_guard",
-        rule="Only waiting clients are referred out.",
-        tools=["legal_aid_client_refer_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="case_placement_offer.capacity",
-        category="capacity",
-        rule="This volunteer has reached their case limit: offer to another volunteer who fits.",
-        tools=["case_placement_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="case_placement_accept.status_in",
-        category="state_guard",
-        rule="Only open offers can be accepted.",
-        tools=["case_placement_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_aid_client_mark_placed.status_in",
-        category="state_guard",
-        rule="The client has no open offer.",
-        tools=["legal_aid_client_mark_placed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="case_placement_decline.status_in",
-        category="state_guard",
-        rule="Only open offers can be declined.",
-        tools=["case_placement_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="legal_aid_client_return_to_waitlist.status_in",
-        category="state_guard",
-        rule="The client has no open offer.",
-        tools=["legal_aid_client_return_to_waitlist"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="case_placement_close.status_in",
-        category="state_guard",
-        rule="Only accepted cases are closed.",
-        tools=["case_placement_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -509,13 +406,8 @@ def volunteer_attorney_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(practice_area, "practice_area", VOLUNTEER_ATTORNEY_PRACTICE_AREA)
-    check_choice(group_by, "group_by", ("practice_area",))
-    _rows = [
-        _r
-        for _r in tables["volunteer_attorneys"]
-        if (practice_area is None or _r.get("practice_area") == practice_area)
-    ]
-    return report_of(_rows, group_by, ("max_cases", "years_experience"))
+    _filters = {"practice_area": practice_area}
+    return report_on(tables["volunteer_attorneys"], group_by, _filters, ("max_cases", "years_experience"))
 
 
 @read
@@ -533,15 +425,8 @@ def legal_aid_client_report(
     check_choice(practice_area_need, "practice_area_need", LEGAL_AID_CLIENT_PRACTICE_AREA_NEED)
     check_choice(urgency, "urgency", LEGAL_AID_CLIENT_URGENCY)
     check_choice(status, "status", LEGAL_AID_CLIENT_STATUS)
-    check_choice(group_by, "group_by", ("practice_area_need", "urgency", "status"))
-    _rows = [
-        _r
-        for _r in tables["legal_aid_clients"]
-        if (practice_area_need is None or _r.get("practice_area_need") == practice_area_need)
-        and (urgency is None or _r.get("urgency") == urgency)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"practice_area_need": practice_area_need, "urgency": urgency, "status": status}
+    return report_on(tables["legal_aid_clients"], group_by, _filters, ())
 
 
 @read
@@ -557,15 +442,12 @@ def case_placement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CASE_PLACEMENT_STATUS)
-    check_choice(group_by, "group_by", ("volunteer_attorney_id", "legal_aid_client_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["case_placements"]
-        if (volunteer_attorney_id is None or _r.get("volunteer_attorney_id") == volunteer_attorney_id)
-        and (legal_aid_client_id is None or _r.get("legal_aid_client_id") == legal_aid_client_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "volunteer_attorney_id": volunteer_attorney_id,
+        "legal_aid_client_id": legal_aid_client_id,
+        "status": status,
+    }
+    return report_on(tables["case_placements"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class WorkCenterPage(Page):
     """A page of work centers from a search: `note` says how to get the rest."""
 
     results: list[WorkCenter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class ToolingFixturePage(Page):
     """A page of tooling fixtures from a search: `note` says how to get the rest."""
 
     results: list[ToolingFixture]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +80,6 @@ class MachineOperatorPage(Page):
     """A page of machine operators from a search: `note` says how to get the rest."""
 
     results: list[MachineOperator]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class ProductionOrderPage(Page):
     """A page of production orders from a search: `note` says how to get the rest."""
 
     results: list[ProductionOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -129,9 +117,6 @@ class OperationRunPage(Page):
     """A page of operation runs from a search: `note` says how to get the rest."""
 
     results: list[OperationRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -265,8 +250,7 @@ def production_order_schedule(tables: Tables, production_order_id: str) -> Produ
     """Mark an order scheduled once all its runs are planned."""
     _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "scheduled"}
-    _block = not_among(_row, "status", ("released", "on_hold"), "production order")
-    if _block:
+    if _block := not_among(_row, "status", ("released", "on_hold"), "production order"):
         refuse("production_order_schedule.status_in", "the order is already scheduled or running", _block)
     _row.update(_new)
     return as_record(ProductionOrder, _row)
@@ -277,8 +261,7 @@ def production_order_hold(tables: Tables, production_order_id: str) -> Productio
     """Put an order on hold (material or customer issue)."""
     _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "on_hold"}
-    _block = not_among(_row, "status", ("released", "scheduled", "running"), "production order")
-    if _block:
+    if _block := not_among(_row, "status", ("released", "scheduled", "running"), "production order"):
         refuse("production_order_hold.status_in", "completed orders cannot be held", _block)
     _row.update(_new)
     return as_record(ProductionOrder, _row)
@@ -289,8 +272,7 @@ def production_order_complete(tables: Tables, production_order_id: str) -> Produ
     """Complete an order whose runs are all done."""
     _row = PRODUCTION_ORDERS.find(tables, production_order_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("scheduled", "running"), "production order")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "running"), "production order"):
         refuse("production_order_complete.status_in", "only scheduled or running orders can complete", _block)
     _row.update(_new)
     return as_record(ProductionOrder, _row)
@@ -330,23 +312,19 @@ def operation_run_plan(
         "status": "planned",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("operation_run_plan.not_in_past", "runs are planned from today on", _block)
-    _block = overlapping(tables["operation_runs"], _new, "work_center_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["operation_runs"], _new, "work_center_id", "start", "end", "status"):
         refuse(
             "operation_run_plan.no_overlap1",
             "the work center is busy then: choose another slot or an equivalent machine",
             _block,
         )
-    _block = overlapping(tables["operation_runs"], _new, "tooling_fixture_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["operation_runs"], _new, "tooling_fixture_id", "start", "end", "status"):
         refuse(
             "operation_run_plan.no_overlap2", "the fixture is in use then: choose another compatible fixture", _block
         )
-    _block = overlapping(tables["operation_runs"], _new, "machine_operator_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["operation_runs"], _new, "machine_operator_id", "start", "end", "status"):
         refuse(
             "operation_run_plan.no_overlap3",
             "the operator is on another run then: choose another certified operator",
@@ -404,11 +382,9 @@ def operation_run_reschedule(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("planned",), "operation run")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "operation run"):
         refuse("operation_run_reschedule.status_in", "only planned runs can be moved", _block)
-    _block = overlapping(tables["operation_runs"], _new, "work_center_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["operation_runs"], _new, "work_center_id", "start", "end", "status"):
         refuse("operation_run_reschedule.no_overlap", "the work center is busy at the new time", _block)
     _row.update(_new)
     return as_record(OperationRun, _row)
@@ -419,8 +395,7 @@ def operation_run_start(tables: Tables, operation_run_id: str) -> OperationRun:
     """Start a planned run on the floor."""
     _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("planned",), "operation run")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "operation run"):
         refuse("operation_run_start.status_in", "only planned runs can start", _block)
     _row.update(_new)
     return as_record(OperationRun, _row)
@@ -431,8 +406,7 @@ def operation_run_finish(tables: Tables, operation_run_id: str) -> OperationRun:
     """Finish a run in progress."""
     _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("in_progress",), "operation run")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "operation run"):
         refuse("operation_run_finish.status_in", "only running operations can finish", _block)
     _row.update(_new)
     return as_record(OperationRun, _row)
@@ -443,8 +417,7 @@ def operation_run_cancel(tables: Tables, operation_run_id: str) -> OperationRun:
     """Cancel a planned run."""
     _row = OPERATION_RUNS.find(tables, operation_run_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("planned",), "operation run")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "operation run"):
         refuse("operation_run_cancel.status_in", "started runs cannot be cancelled", _block)
     _row.update(_new)
     return as_record(OperationRun, _row)
@@ -453,99 +426,7 @@ def operation_run_cancel(tables: Tables, operation_run_id: str) -> OperationRun:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A run's work center, fixture and operator must share the same process; first-shift operators work 06:00-14:30 and second-shift 14:30-23:00.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="operation_run_plan.not_in_past",
-        category="time_window",
-        rule="Runs are planned from today on.",
-        tools=["operation_run_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_plan.no_overlap1",
-        category="capacity",
-        rule="The work center is busy then: choose another slot or an equivalent machine.",
-        tools=["operation_run_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_plan.no_overlap2",
-        category="capacity",
-        rule="The fixture is in use then: choose another compatible fixture.",
-        tools=["operation_run_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_plan.no_overlap3",
-        category="capacity",
-        rule="The operator is on another run then: choose another certified operator.",
-        tools=["operation_run_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_reschedule.status_in",
-        category="state_guard",
-        rule="Only planned runs can be moved.",
-        tools=["operation_run_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_reschedule.no_overlap",
-        category="capacity",
-        rule="The work center is busy at the new time.",
-        tools=["operation_run_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_start.status_in",
-        category="state_guard",
-        rule="Only planned runs can start.",
-        tools=["operation_run_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_finish.status_in",
-        category="state_guard",
-        rule="Only running operations can finish.",
-        tools=["operation_run_finish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="operation_run_cancel.status_in",
-        category="state_guard",
-        rule="Started runs cannot be cancelled.",
-        tools=["operation_run_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="production_order_schedule.status_in",
-        category="state_guard",
-        rule="The order is already scheduled or running.",
-        tools=["production_order_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="production_order_hold.status_in",
-        category="state_guard",
-        rule="Completed orders cannot be held.",
-        tools=["production_order_hold"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="production_order_complete.status_in",
-        category="state_guard",
-        rule="Only scheduled or running orders can complete.",
-        tools=["production_order_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -567,9 +448,8 @@ def work_center_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(process, "process", WORK_CENTER_PROCESS)
-    check_choice(group_by, "group_by", ("process",))
-    _rows = [_r for _r in tables["work_centers"] if (process is None or _r.get("process") == process)]
-    return report_of(_rows, group_by, ("hourly_rate",))
+    _filters = {"process": process}
+    return report_on(tables["work_centers"], group_by, _filters, ("hourly_rate",))
 
 
 @read
@@ -583,13 +463,8 @@ def tooling_fixture_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(compatible_process, "compatible_process", TOOLING_FIXTURE_COMPATIBLE_PROCESS)
-    check_choice(group_by, "group_by", ("compatible_process",))
-    _rows = [
-        _r
-        for _r in tables["tooling_fixtures"]
-        if (compatible_process is None or _r.get("compatible_process") == compatible_process)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"compatible_process": compatible_process}
+    return report_on(tables["tooling_fixtures"], group_by, _filters, ())
 
 
 @read
@@ -605,14 +480,8 @@ def machine_operator_report(
     """
     check_choice(certified_process, "certified_process", MACHINE_OPERATOR_CERTIFIED_PROCESS)
     check_choice(shift, "shift", MACHINE_OPERATOR_SHIFT)
-    check_choice(group_by, "group_by", ("certified_process", "shift"))
-    _rows = [
-        _r
-        for _r in tables["machine_operators"]
-        if (certified_process is None or _r.get("certified_process") == certified_process)
-        and (shift is None or _r.get("shift") == shift)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"certified_process": certified_process, "shift": shift}
+    return report_on(tables["machine_operators"], group_by, _filters, ())
 
 
 @read
@@ -624,9 +493,8 @@ def production_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PRODUCTION_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["production_orders"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"status": status}
+    return report_on(tables["production_orders"], group_by, _filters, ("quantity",))
 
 
 @read
@@ -644,21 +512,14 @@ def operation_run_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", OPERATION_RUN_STATUS)
-    check_choice(
-        group_by,
-        "group_by",
-        ("production_order_id", "work_center_id", "tooling_fixture_id", "machine_operator_id", "status"),
-    )
-    _rows = [
-        _r
-        for _r in tables["operation_runs"]
-        if (production_order_id is None or _r.get("production_order_id") == production_order_id)
-        and (work_center_id is None or _r.get("work_center_id") == work_center_id)
-        and (tooling_fixture_id is None or _r.get("tooling_fixture_id") == tooling_fixture_id)
-        and (machine_operator_id is None or _r.get("machine_operator_id") == machine_operator_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "production_order_id": production_order_id,
+        "work_center_id": work_center_id,
+        "tooling_fixture_id": tooling_fixture_id,
+        "machine_operator_id": machine_operator_id,
+        "status": status,
+    }
+    return report_on(tables["operation_runs"], group_by, _filters, ())
 
 
 @write

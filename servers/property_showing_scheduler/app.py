@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class HomeListingPage(Page):
     """A page of home listings from a search: `note` says how to get the rest."""
 
     results: list[HomeListing]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class BuyerAgentPage(Page):
     """A page of buyer agents from a search: `note` says how to get the rest."""
 
     results: list[BuyerAgent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +82,6 @@ class ShowingPage(Page):
     """A page of showings from a search: `note` says how to get the rest."""
 
     results: list[Showing]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class ShowingFeedbackPage(Page):
     """A page of showing feedbacks from a search: `note` says how to get the rest."""
 
     results: list[ShowingFeedback]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -162,8 +150,7 @@ def home_listing_mark_under_contract(tables: Tables, home_listing_id: str) -> Ho
     """Mark a listing under contract (no new showings)."""
     _row = HOME_LISTINGS.find(tables, home_listing_id)
     _new = {**_row, "status": "under_contract"}
-    _block = not_among(_row, "status", ("active",), "home listing")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "home listing"):
         refuse("home_listing_mark_under_contract.status_in", "only active listings can go under contract", _block)
     _row.update(_new)
     return as_record(HomeListing, _row)
@@ -219,18 +206,15 @@ def showing_request(tables: Tables, home_listing_id: str, buyer_agent_id: str, s
         "status": "requested",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("showing_request.not_in_past", "showings are booked from now on", _block)
-    _block = overlapping(tables["showings"], _new, "home_listing_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["showings"], _new, "home_listing_id", "start", "end", "status"):
         refuse(
             "showing_request.no_overlap1",
             "another showing is booked at this home then: offer the next free slot",
             _block,
         )
-    _block = overlapping(tables["showings"], _new, "buyer_agent_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["showings"], _new, "buyer_agent_id", "start", "end", "status"):
         refuse("showing_request.no_overlap2", "the buyer agent already has a showing then", _block)
     tables["showings"].append(_new)
     return as_record(Showing, _new)
@@ -266,8 +250,7 @@ def showing_confirm(tables: Tables, showing_id: str) -> Showing:
     """Record the seller's confirmation."""
     _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("requested",), "showing")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "showing"):
         refuse("showing_confirm.status_in", "only requested showings can be confirmed", _block)
     _row.update(_new)
     return as_record(Showing, _row)
@@ -278,8 +261,7 @@ def showing_decline(tables: Tables, showing_id: str) -> Showing:
     """Record the seller declining the time."""
     _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "declined_by_seller"}
-    _block = not_among(_row, "status", ("requested",), "showing")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "showing"):
         refuse("showing_decline.status_in", "only requested showings can be declined", _block)
     _row.update(_new)
     return as_record(Showing, _row)
@@ -302,14 +284,11 @@ def showing_reschedule(tables: Tables, showing_id: str, home_listing_id: str, st
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("requested", "confirmed"), "showing")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "confirmed"), "showing"):
         refuse("showing_reschedule.status_in", "only upcoming showings can be moved", _block)
-    _block = in_past(start, "start", TODAY)
-    if _block:
+    if _block := in_past(start, "start", TODAY):
         refuse("showing_reschedule.not_in_past", "the new time must be in the future", _block)
-    _block = overlapping(tables["showings"], _new, "home_listing_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["showings"], _new, "home_listing_id", "start", "end", "status"):
         refuse("showing_reschedule.no_overlap", "the home has another showing at the new time", _block)
     _row.update(_new)
     return as_record(Showing, _row)
@@ -320,8 +299,7 @@ def showing_complete(tables: Tables, showing_id: str) -> Showing:
     """Mark a confirmed showing as held."""
     _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("confirmed",), "showing")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "showing"):
         refuse("showing_complete.status_in", "only confirmed showings can be completed", _block)
     _row.update(_new)
     return as_record(Showing, _row)
@@ -332,8 +310,7 @@ def showing_cancel(tables: Tables, showing_id: str) -> Showing:
     """Cancel an upcoming showing."""
     _row = SHOWINGS.find(tables, showing_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("requested", "confirmed"), "showing")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "confirmed"), "showing"):
         refuse("showing_cancel.status_in", "the showing is already over or cancelled", _block)
     _row.update(_new)
     return as_record(Showing, _row)
@@ -362,8 +339,7 @@ def showing_feedback_record(
         "price_opinion": price_opinion,
         "comments": comments,
     }
-    _block = taken_by_other(tables["showing_feedbacks"], "showing_id", _new.get("showing_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["showing_feedbacks"], "showing_id", _new.get("showing_id"), _new["id"]):
         refuse("showing_feedback_record.unique", "feedback for this showing is already recorded", _block)
     tables["showing_feedbacks"].append(_new)
     return as_record(ShowingFeedback, _new)
@@ -398,99 +374,7 @@ def showing_feedback_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="showing_instructions_1",
-        category="judgement",
-        rule="Occupied homes need the seller's confirmation and 24 hours' notice; vacant homes are auto-confirmed and use the lockbox (code given only after confirmation).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="showing_request.not_in_past",
-        category="time_window",
-        rule="Showings are booked from now on.",
-        tools=["showing_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_request.no_overlap1",
-        category="capacity",
-        rule="Another showing is booked at this home then: offer the next free slot.",
-        tools=["showing_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_request.no_overlap2",
-        category="capacity",
-        rule="The buyer agent already has a showing then.",
-        tools=["showing_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_confirm.status_in",
-        category="state_guard",
-        rule="Only requested showings can be confirmed.",
-        tools=["showing_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_decline.status_in",
-        category="state_guard",
-        rule="Only requested showings can be declined.",
-        tools=["showing_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_reschedule.status_in",
-        category="state_guard",
-        rule="Only upcoming showings can be moved.",
-        tools=["showing_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_reschedule.not_in_past",
-        category="time_window",
-        rule="The new time must be in the future.",
-        tools=["showing_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_reschedule.no_overlap",
-        category="capacity",
-        rule="The home has another showing at the new time.",
-        tools=["showing_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_complete.status_in",
-        category="state_guard",
-        rule="Only confirmed showings can be completed.",
-        tools=["showing_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_cancel.status_in",
-        category="state_guard",
-        rule="The showing is already over or cancelled.",
-        tools=["showing_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="showing_feedback_record.unique",
-        category="uniqueness",
-        rule="Feedback for this showing is already recorded.",
-        tools=["showing_feedback_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="home_listing_mark_under_contract.status_in",
-        category="state_guard",
-        rule="Only active listings can go under contract.",
-        tools=["home_listing_mark_under_contract"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -516,13 +400,8 @@ def home_listing_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HOME_LISTING_STATUS)
-    check_choice(group_by, "group_by", ("occupied", "status"))
-    _rows = [
-        _r
-        for _r in tables["home_listings"]
-        if (occupied is None or _r.get("occupied") == occupied) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("list_price", "bedrooms"))
+    _filters = {"occupied": occupied, "status": status}
+    return report_on(tables["home_listings"], group_by, _filters, ("list_price", "bedrooms"))
 
 
 @read
@@ -538,15 +417,8 @@ def showing_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SHOWING_STATUS)
-    check_choice(group_by, "group_by", ("home_listing_id", "buyer_agent_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["showings"]
-        if (home_listing_id is None or _r.get("home_listing_id") == home_listing_id)
-        and (buyer_agent_id is None or _r.get("buyer_agent_id") == buyer_agent_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"home_listing_id": home_listing_id, "buyer_agent_id": buyer_agent_id, "status": status}
+    return report_on(tables["showings"], group_by, _filters, ())
 
 
 @read
@@ -563,15 +435,8 @@ def showing_feedback_report(
     """
     check_choice(interest_level, "interest_level", SHOWING_FEEDBACK_INTEREST_LEVEL)
     check_choice(price_opinion, "price_opinion", SHOWING_FEEDBACK_PRICE_OPINION)
-    check_choice(group_by, "group_by", ("showing_id", "interest_level", "price_opinion"))
-    _rows = [
-        _r
-        for _r in tables["showing_feedbacks"]
-        if (showing_id is None or _r.get("showing_id") == showing_id)
-        and (interest_level is None or _r.get("interest_level") == interest_level)
-        and (price_opinion is None or _r.get("price_opinion") == price_opinion)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"showing_id": showing_id, "interest_level": interest_level, "price_opinion": price_opinion}
+    return report_on(tables["showing_feedbacks"], group_by, _filters, ())
 
 
 @write

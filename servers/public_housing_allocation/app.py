@@ -25,12 +25,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -68,9 +77,6 @@ class HousingApplicantPage(Page):
     """A page of housing applicants from a search: `note` says how to get the rest."""
 
     results: list[HousingApplicant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -91,9 +97,6 @@ class HousingUnitPage(Page):
     """A page of housing units from a search: `note` says how to get the rest."""
 
     results: list[HousingUnit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +115,6 @@ class UnitOfferPage(Page):
     """A page of unit offers from a search: `note` says how to get the rest."""
 
     results: list[UnitOffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -132,9 +132,6 @@ class HousingTenancyPage(Page):
     """A page of housing tenancies from a search: `note` says how to get the rest."""
 
     results: list[HousingTenancy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -193,8 +190,7 @@ def housing_applicant_withdraw(tables: Tables, housing_applicant_id: str) -> Hou
     """Withdraw a household from the waitlist at their request."""
     _row = HOUSING_APPLICANTS.find(tables, housing_applicant_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("waiting", "offered"), "housing applicant")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting", "offered"), "housing applicant"):
         refuse(
             "housing_applicant_withdraw.status_in", "housed or withdrawn households cannot be withdrawn again", _block
         )
@@ -244,8 +240,7 @@ def housing_unit_mark_ready(tables: Tables, housing_unit_id: str) -> HousingUnit
     """Return a repaired unit to the vacant pool."""
     _row = HOUSING_UNITS.find(tables, housing_unit_id)
     _new = {**_row, "status": "vacant"}
-    _block = not_among(_row, "status", ("under_repair",), "housing unit")
-    if _block:
+    if _block := not_among(_row, "status", ("under_repair",), "housing unit"):
         refuse("housing_unit_mark_ready.status_in", "only units under repair can be marked ready", _block)
     _row.update(_new)
     return as_record(HousingUnit, _row)
@@ -306,20 +301,19 @@ def unit_offer_make(
         "respond_by": respond_by,
         "status": "pending",
     }
-    _block = in_past(_new.get("respond_by"), "respond_by", TODAY)
-    if _block:
+    if _block := in_past(_new.get("respond_by"), "respond_by", TODAY):
         refuse("unit_offer_make.not_in_past", "the response deadline must be in the future (policy: 7 days)", _block)
     _capacity = field_of(tables, "housing_units", _new.get("housing_unit_id"), "open_offer_limit")
-    _block = at_capacity(tables["unit_offers"], _new, "housing_unit_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["unit_offers"], _new, "housing_unit_id", "status", _capacity):
         refuse(
             "unit_offer_make.capacity",
             "this unit already has an open offer: wait for the answer or pick another unit",
             _block,
         )
     _have = field_of(tables, "housing_units", _new.get("housing_unit_id"), "max_occupancy")
-    _block = short_of(_have, _new.get("household_size"), "housing unit", _new.get("housing_unit_id"), "max_occupancy")
-    if _block:
+    if _block := short_of(
+        _have, _new.get("household_size"), "housing unit", _new.get("housing_unit_id"), "max_occupancy"
+    ):
         refuse(
             "allocation_policy_1",
             "the household is larger than the unit's maximum occupancy: pick a larger unit",
@@ -342,8 +336,7 @@ def unit_offer_accept(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Record that the household accepted the offer."""
     _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("pending",), "unit offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "unit offer"):
         refuse("unit_offer_accept.status_in", "only pending offers can be accepted", _block)
     _row.update(_new)
     return as_record(UnitOffer, _row)
@@ -354,8 +347,7 @@ def unit_offer_decline(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Record that the household declined the offer."""
     _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("pending",), "unit offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "unit offer"):
         refuse("unit_offer_decline.status_in", "only pending offers can be declined", _block)
     _row.update(_new)
     return as_record(UnitOffer, _row)
@@ -366,8 +358,7 @@ def unit_offer_expire(tables: Tables, unit_offer_id: str) -> UnitOffer:
     """Expire a pending offer past its response deadline."""
     _row = UNIT_OFFERS.find(tables, unit_offer_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("pending",), "unit offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "unit offer"):
         refuse("unit_offer_expire.status_in", "only pending offers can expire", _block)
     _row.update(_new)
     return as_record(UnitOffer, _row)
@@ -422,14 +413,13 @@ def housing_tenancy_start(
         "status": "active",
     }
     _right = field_of(tables, "housing_applicants", _new.get("housing_applicant_id"), "annual_income")
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("monthly_rent"),
         "<=",
         None if _right is None else _right * 0.025,
         "monthly rent",
         "0.025 x the housing applicant's annual income",
-    )
-    if _block:
+    ):
         refuse(
             "allocation_policy_3",
             "Rent may not exceed 30% of the household's monthly income (annual_income / 12).",
@@ -450,88 +440,7 @@ def housing_tenancy_start(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Match by the allocation policy: priority order, bedroom standard, occupancy, accessibility, 30%-of-income rent cap, then district preference.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Explain why a household was chosen.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="allocation_policy_1",
-        category="capacity",
-        rule="Household size may not exceed the unit's max_occupancy.",
-        tools=["unit_offer_make"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="allocation_policy_2",
-        category="judgement",
-        rule="Households needing an accessible unit get accessible units first; accessible units go to others only if no waiting household needs one.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="allocation_policy_3",
-        category="threshold",
-        rule="Rent may not exceed 30% of the household's monthly income (annual_income / 12).",
-        tools=["housing_tenancy_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="housing_applicant_withdraw.status_in",
-        category="state_guard",
-        rule="Housed or withdrawn households cannot be withdrawn again.",
-        tools=["housing_applicant_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="housing_unit_mark_ready.status_in",
-        category="state_guard",
-        rule="Only units under repair can be marked ready.",
-        tools=["housing_unit_mark_ready"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_make.not_in_past",
-        category="time_window",
-        rule="The response deadline must be in the future (policy: 7 days).",
-        tools=["unit_offer_make"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_make.capacity",
-        category="capacity",
-        rule="This unit already has an open offer: wait for the answer or pick another unit.",
-        tools=["unit_offer_make"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_accept.status_in",
-        category="state_guard",
-        rule="Only pending offers can be accepted.",
-        tools=["unit_offer_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_decline.status_in",
-        category="state_guard",
-        rule="Only pending offers can be declined.",
-        tools=["unit_offer_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="unit_offer_expire.status_in",
-        category="state_guard",
-        rule="Only pending offers can expire.",
-        tools=["unit_offer_expire"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -561,16 +470,13 @@ def housing_applicant_report(
     check_choice(priority, "priority", HOUSING_APPLICANT_PRIORITY)
     check_choice(preferred_district, "preferred_district", HOUSING_APPLICANT_PREFERRED_DISTRICT)
     check_choice(status, "status", HOUSING_APPLICANT_STATUS)
-    check_choice(group_by, "group_by", ("needs_accessible", "priority", "preferred_district", "status"))
-    _rows = [
-        _r
-        for _r in tables["housing_applicants"]
-        if (needs_accessible is None or _r.get("needs_accessible") == needs_accessible)
-        and (priority is None or _r.get("priority") == priority)
-        and (preferred_district is None or _r.get("preferred_district") == preferred_district)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("household_size", "annual_income"))
+    _filters = {
+        "needs_accessible": needs_accessible,
+        "priority": priority,
+        "preferred_district": preferred_district,
+        "status": status,
+    }
+    return report_on(tables["housing_applicants"], group_by, _filters, ("household_size", "annual_income"))
 
 
 @read
@@ -588,15 +494,10 @@ def housing_unit_report(
     """
     check_choice(district, "district", HOUSING_UNIT_DISTRICT)
     check_choice(status, "status", HOUSING_UNIT_STATUS)
-    check_choice(group_by, "group_by", ("district", "accessible", "status"))
-    _rows = [
-        _r
-        for _r in tables["housing_units"]
-        if (district is None or _r.get("district") == district)
-        and (accessible is None or _r.get("accessible") == accessible)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("bedrooms", "max_occupancy", "monthly_rent", "open_offer_limit"))
+    _filters = {"district": district, "accessible": accessible, "status": status}
+    return report_on(
+        tables["housing_units"], group_by, _filters, ("bedrooms", "max_occupancy", "monthly_rent", "open_offer_limit")
+    )
 
 
 @read
@@ -612,15 +513,8 @@ def unit_offer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", UNIT_OFFER_STATUS)
-    check_choice(group_by, "group_by", ("housing_applicant_id", "housing_unit_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["unit_offers"]
-        if (housing_applicant_id is None or _r.get("housing_applicant_id") == housing_applicant_id)
-        and (housing_unit_id is None or _r.get("housing_unit_id") == housing_unit_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("household_size",))
+    _filters = {"housing_applicant_id": housing_applicant_id, "housing_unit_id": housing_unit_id, "status": status}
+    return report_on(tables["unit_offers"], group_by, _filters, ("household_size",))
 
 
 @read
@@ -636,15 +530,8 @@ def housing_tenancy_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HOUSING_TENANCY_STATUS)
-    check_choice(group_by, "group_by", ("housing_unit_id", "housing_applicant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["housing_tenancies"]
-        if (housing_unit_id is None or _r.get("housing_unit_id") == housing_unit_id)
-        and (housing_applicant_id is None or _r.get("housing_applicant_id") == housing_applicant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("monthly_rent",))
+    _filters = {"housing_unit_id": housing_unit_id, "housing_applicant_id": housing_applicant_id, "status": status}
+    return report_on(tables["housing_tenancies"], group_by, _filters, ("monthly_rent",))
 
 
 @write

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -52,9 +52,6 @@ class RaceParticipantPage(Page):
     """A page of race participants from a search: `note` says how to get the rest."""
 
     results: list[RaceParticipant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class TimingPointPage(Page):
     """A page of timing points from a search: `note` says how to get the rest."""
 
     results: list[TimingPoint]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +86,6 @@ class ChipReadBatchPage(Page):
     """A page of chip read batchs from a search: `note` says how to get the rest."""
 
     results: list[ChipReadBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +102,6 @@ class ResultCorrectionPage(Page):
     """A page of result corrections from a search: `note` says how to get the rest."""
 
     results: list[ResultCorrection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -175,8 +163,7 @@ def race_participant_mark_finished(tables: Tables, race_participant_id: str) -> 
     """Record a runner's finish once the finish-mat read is applied."""
     _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "finished"}
-    _block = not_among(_row, "status", ("started",), "race participant")
-    if _block:
+    if _block := not_among(_row, "status", ("started",), "race participant"):
         refuse(
             "race_participant_mark_finished.status_in",
             "the runner has no start read: check the start batches first",
@@ -191,8 +178,7 @@ def race_participant_mark_dnf(tables: Tables, race_participant_id: str) -> RaceP
     """Mark a started runner as did-not-finish after the course closes."""
     _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "dnf"}
-    _block = not_among(_row, "status", ("started",), "race participant")
-    if _block:
+    if _block := not_among(_row, "status", ("started",), "race participant"):
         refuse("race_participant_mark_dnf.status_in", "only started runners can be DNF", _block)
     _row.update(_new)
     return as_record(RaceParticipant, _row)
@@ -203,8 +189,7 @@ def race_participant_disqualify(tables: Tables, race_participant_id: str) -> Rac
     """Disqualify a runner (missed timing points, bib transfer)."""
     _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
     _new = {**_row, "status": "disqualified"}
-    _block = not_among(_row, "status", ("started", "finished"), "race participant")
-    if _block:
+    if _block := not_among(_row, "status", ("started", "finished"), "race participant"):
         refuse(
             "race_participant_disqualify.status_in", "only runners on course or finished can be disqualified", _block
         )
@@ -288,8 +273,7 @@ def chip_read_batch_ingest(
         "error": None,
         "status": "received",
     }
-    _block = taken_by_other(tables["chip_read_batchs"], "batch_seq", _new.get("batch_seq"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["chip_read_batchs"], "batch_seq", _new.get("batch_seq"), _new["id"]):
         refuse(
             "chip_read_batch_ingest.unique",
             "that sequence was already ingested: retry the existing batch instead",
@@ -304,8 +288,7 @@ def chip_read_batch_apply(tables: Tables, chip_read_batch_id: str) -> ChipReadBa
     """Apply a received or retrying batch to the runners' splits."""
     _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "applied"}
-    _block = not_among(_row, "status", ("received", "retrying"), "chip read batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "chip read batch"):
         refuse("chip_read_batch_apply.status_in", "only received or retrying batches can be applied", _block)
     _row.update(_new)
     return as_record(ChipReadBatch, _row)
@@ -318,8 +301,7 @@ def chip_read_batch_mark_failed(tables: Tables, chip_read_batch_id: str, error: 
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "chip read batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "chip read batch"):
         refuse("chip_read_batch_mark_failed.status_in", "only batches in flight can fail", _block)
     _row.update(_new)
     return as_record(ChipReadBatch, _row)
@@ -332,8 +314,7 @@ def chip_read_batch_retry(tables: Tables, chip_read_batch_id: str, attempts: int
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "chip read batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "chip read batch"):
         refuse("chip_read_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(ChipReadBatch, _row)
@@ -344,8 +325,7 @@ def chip_read_batch_dead_letter(tables: Tables, chip_read_batch_id: str) -> Chip
     """Dead-letter a batch that keeps failing; the backup mat data will be used."""
     _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "dead_lettered"}
-    _block = not_among(_row, "status", ("failed",), "chip read batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "chip read batch"):
         refuse("chip_read_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
     _row.update(_new)
     return as_record(ChipReadBatch, _row)
@@ -382,8 +362,7 @@ def result_correction_approve(tables: Tables, result_correction_id: str) -> Resu
     """Approve a runner's correction request after checking the reads."""
     _row = RESULT_CORRECTIONS.find(tables, result_correction_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("submitted",), "result correction")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "result correction"):
         refuse("result_correction_approve.status_in", "the request is already decided", _block)
     _row.update(_new)
     return as_record(ResultCorrection, _row)
@@ -392,85 +371,7 @@ def result_correction_approve(tables: Tables, result_correction_id: str) -> Resu
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Clock-skew and link-drop failures are retried up to 3 attempts; corrupt packets are dead-lettered at once.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="A marathoner missing two consecutive split points is disqualified unless a dead-lettered batch from those points explains the gap.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="race_participant_mark_finished.status_in",
-        category="state_guard",
-        rule="The runner has no start read: check the start batches first.",
-        tools=["race_participant_mark_finished"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="race_participant_mark_dnf.status_in",
-        category="state_guard",
-        rule="Only started runners can be DNF.",
-        tools=["race_participant_mark_dnf"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="race_participant_disqualify.status_in",
-        category="state_guard",
-        rule="Only runners on course or finished can be disqualified.",
-        tools=["race_participant_disqualify"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chip_read_batch_ingest.unique",
-        category="uniqueness",
-        rule="That sequence was already ingested: retry the existing batch instead.",
-        tools=["chip_read_batch_ingest"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chip_read_batch_apply.status_in",
-        category="state_guard",
-        rule="Only received or retrying batches can be applied.",
-        tools=["chip_read_batch_apply"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chip_read_batch_mark_failed.status_in",
-        category="state_guard",
-        rule="Only batches in flight can fail.",
-        tools=["chip_read_batch_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chip_read_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["chip_read_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="chip_read_batch_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed batches can be dead-lettered.",
-        tools=["chip_read_batch_dead_letter"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="result_correction_approve.status_in",
-        category="state_guard",
-        rule="The request is already decided.",
-        tools=["result_correction_approve"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -498,15 +399,8 @@ def race_participant_report(
     check_choice(event, "event", RACE_PARTICIPANT_EVENT)
     check_choice(gender, "gender", RACE_PARTICIPANT_GENDER)
     check_choice(status, "status", RACE_PARTICIPANT_STATUS)
-    check_choice(group_by, "group_by", ("event", "gender", "status"))
-    _rows = [
-        _r
-        for _r in tables["race_participants"]
-        if (event is None or _r.get("event") == event)
-        and (gender is None or _r.get("gender") == gender)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"event": event, "gender": gender, "status": status}
+    return report_on(tables["race_participants"], group_by, _filters, ())
 
 
 @read
@@ -522,14 +416,8 @@ def chip_read_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CHIP_READ_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("timing_point_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["chip_read_batchs"]
-        if (timing_point_id is None or _r.get("timing_point_id") == timing_point_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("reads", "attempts"))
+    _filters = {"timing_point_id": timing_point_id, "status": status}
+    return report_on(tables["chip_read_batchs"], group_by, _filters, ("reads", "attempts"))
 
 
 @read
@@ -544,14 +432,8 @@ def result_correction_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RESULT_CORRECTION_STATUS)
-    check_choice(group_by, "group_by", ("race_participant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["result_corrections"]
-        if (race_participant_id is None or _r.get("race_participant_id") == race_participant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"race_participant_id": race_participant_id, "status": status}
+    return report_on(tables["result_corrections"], group_by, _filters, ())
 
 
 @write

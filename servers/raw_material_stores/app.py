@@ -25,13 +25,21 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -58,9 +66,6 @@ class RawMaterialPage(Page):
     """A page of raw materials from a search: `note` says how to get the rest."""
 
     results: list[RawMaterial]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +84,6 @@ class MaterialLotPage(Page):
     """A page of material lots from a search: `note` says how to get the rest."""
 
     results: list[MaterialLot]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +100,6 @@ class JobOrderPage(Page):
     """A page of job orders from a search: `note` says how to get the rest."""
 
     results: list[JobOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +117,6 @@ class MaterialIssuePage(Page):
     """A page of material issues from a search: `note` says how to get the rest."""
 
     results: list[MaterialIssue]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -217,8 +213,7 @@ def material_lot_receive(
         "expiry_date": expiry_date,
         "status": "quarantine",
     }
-    _block = taken_by_other(tables["material_lots"], "lot_number", _new.get("lot_number"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["material_lots"], "lot_number", _new.get("lot_number"), _new["id"]):
         refuse("material_lot_receive.unique", "that lot number is already received", _block)
     _target_raw_material_id = target_row(tables, "raw_materials", _new.get("raw_material_id"), "raw material")
     tables["material_lots"].append(_new)
@@ -234,8 +229,7 @@ def material_lot_release(tables: Tables, material_lot_id: str) -> MaterialLot:
     """QC releases a quarantined lot for use."""
     _row = MATERIAL_LOTS.find(tables, material_lot_id)
     _new = {**_row, "status": "released"}
-    _block = not_among(_row, "status", ("quarantine",), "material lot")
-    if _block:
+    if _block := not_among(_row, "status", ("quarantine",), "material lot"):
         refuse("material_lot_release.status_in", "only quarantined lots can be released", _block)
     _row.update(_new)
     return as_record(MaterialLot, _row)
@@ -246,8 +240,7 @@ def material_lot_reject(tables: Tables, material_lot_id: str) -> MaterialLot:
     """QC rejects a quarantined lot."""
     _row = MATERIAL_LOTS.find(tables, material_lot_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("quarantine",), "material lot")
-    if _block:
+    if _block := not_among(_row, "status", ("quarantine",), "material lot"):
         refuse("material_lot_reject.status_in", "only quarantined lots can be rejected", _block)
     _row.update(_new)
     return as_record(MaterialLot, _row)
@@ -287,8 +280,7 @@ def job_order_mark_kitted(tables: Tables, job_order_id: str) -> JobOrder:
     """Mark a job kitted once all its materials are issued."""
     _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "kitted"}
-    _block = not_among(_row, "status", ("planned",), "job order")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "job order"):
         refuse("job_order_mark_kitted.status_in", "only planned jobs can be kitted", _block)
     _row.update(_new)
     return as_record(JobOrder, _row)
@@ -299,8 +291,7 @@ def job_order_start(tables: Tables, job_order_id: str) -> JobOrder:
     """Start production of a kitted job."""
     _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "in_production"}
-    _block = not_among(_row, "status", ("kitted",), "job order")
-    if _block:
+    if _block := not_among(_row, "status", ("kitted",), "job order"):
         refuse("job_order_start.status_in", "kit the job before production starts", _block)
     _row.update(_new)
     return as_record(JobOrder, _row)
@@ -311,8 +302,7 @@ def job_order_close(tables: Tables, job_order_id: str) -> JobOrder:
     """Close a finished job."""
     _row = JOB_ORDERS.find(tables, job_order_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("in_production",), "job order")
-    if _block:
+    if _block := not_among(_row, "status", ("in_production",), "job order"):
         refuse("job_order_close.status_in", "only jobs in production can be closed", _block)
     _row.update(_new)
     return as_record(JobOrder, _row)
@@ -345,25 +335,22 @@ def material_issue_post(
         "issued_by": issued_by,
     }
     _have = field_of(tables, "material_lots", _new.get("material_lot_id"), "qty_remaining")
-    _block = short_of(_have, _new.get("quantity"), "material lot", _new.get("material_lot_id"), "qty_remaining")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "material lot", _new.get("material_lot_id"), "qty_remaining"):
         refuse(
             "material_issue_post.at_least",
             "the lot does not hold that much: split the issue across lots (oldest expiry first)",
             _block,
         )
     _other = row_of(tables, "material_lots", _new.get("material_lot_id"))
-    _block = not_among(_other, "status", ("released",), "material lot")
-    if _block:
+    if _block := not_among(_other, "status", ("released",), "material lot"):
         refuse("issue_released_lots_only", "Issue only from released lots.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "material_lots", _new.get("material_lot_id"), "raw_material_id"),
         "==",
         _new.get("raw_material_id"),
         "the material lot's raw material id",
         "raw material id",
-    )
-    if _block:
+    ):
         refuse("issue_same_material", "Issue from a lot of the same material as the issue's raw_material_id.", _block)
     _target_material_lot_id = target_row(tables, "material_lots", _new.get("material_lot_id"), "material lot")
     _target_raw_material_id = target_row(tables, "raw_materials", _new.get("raw_material_id"), "raw material")
@@ -406,78 +393,7 @@ def material_issue_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Issue only from unexpired lots, first-expiry-first-out.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="issue_released_lots_only",
-        category="state_guard",
-        rule="Issue only from released lots.",
-        tools=["material_issue_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="issue_same_material",
-        category="consistency",
-        rule="Issue from a lot of the same material as the issue's raw_material_id.",
-        tools=["material_issue_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="material_lot_receive.unique",
-        category="uniqueness",
-        rule="That lot number is already received.",
-        tools=["material_lot_receive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="material_lot_release.status_in",
-        category="state_guard",
-        rule="Only quarantined lots can be released.",
-        tools=["material_lot_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="material_lot_reject.status_in",
-        category="state_guard",
-        rule="Only quarantined lots can be rejected.",
-        tools=["material_lot_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="material_issue_post.at_least",
-        category="threshold",
-        rule="The lot does not hold that much: split the issue across lots (oldest expiry first).",
-        tools=["material_issue_post"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_order_mark_kitted.status_in",
-        category="state_guard",
-        rule="Only planned jobs can be kitted.",
-        tools=["job_order_mark_kitted"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_order_start.status_in",
-        category="state_guard",
-        rule="Kit the job before production starts.",
-        tools=["job_order_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="job_order_close.status_in",
-        category="state_guard",
-        rule="Only jobs in production can be closed.",
-        tools=["job_order_close"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -498,9 +414,8 @@ def raw_material_report(tables: Tables, group_by: Literal["unit"], unit: RawMate
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(unit, "unit", RAW_MATERIAL_UNIT)
-    check_choice(group_by, "group_by", ("unit",))
-    _rows = [_r for _r in tables["raw_materials"] if (unit is None or _r.get("unit") == unit)]
-    return report_of(_rows, group_by, ("qty_on_hand", "reorder_level"))
+    _filters = {"unit": unit}
+    return report_on(tables["raw_materials"], group_by, _filters, ("qty_on_hand", "reorder_level"))
 
 
 @read
@@ -515,14 +430,8 @@ def material_lot_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", MATERIAL_LOT_STATUS)
-    check_choice(group_by, "group_by", ("raw_material_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["material_lots"]
-        if (raw_material_id is None or _r.get("raw_material_id") == raw_material_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("qty_remaining",))
+    _filters = {"raw_material_id": raw_material_id, "status": status}
+    return report_on(tables["material_lots"], group_by, _filters, ("qty_remaining",))
 
 
 @read
@@ -532,9 +441,8 @@ def job_order_report(tables: Tables, group_by: Literal["status"], status: JobOrd
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", JOB_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["job_orders"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("batch_liters",))
+    _filters = {"status": status}
+    return report_on(tables["job_orders"], group_by, _filters, ("batch_liters",))
 
 
 @read
@@ -549,15 +457,8 @@ def material_issue_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("job_order_id", "raw_material_id", "material_lot_id"))
-    _rows = [
-        _r
-        for _r in tables["material_issues"]
-        if (job_order_id is None or _r.get("job_order_id") == job_order_id)
-        and (raw_material_id is None or _r.get("raw_material_id") == raw_material_id)
-        and (material_lot_id is None or _r.get("material_lot_id") == material_lot_id)
-    ]
-    return report_of(_rows, group_by, ("quantity",))
+    _filters = {"job_order_id": job_order_id, "raw_material_id": raw_material_id, "material_lot_id": material_lot_id}
+    return report_on(tables["material_issues"], group_by, _filters, ("quantity",))
 
 
 @write

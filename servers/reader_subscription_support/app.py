@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class SubscriberAccountPage(Page):
     """A page of subscriber accounts from a search: `note` says how to get the rest."""
 
     results: list[SubscriberAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class ReaderTicketPage(Page):
     """A page of reader tickets from a search: `note` says how to get the rest."""
 
     results: list[ReaderTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +106,6 @@ class RetentionOfferPage(Page):
     """A page of retention offers from a search: `note` says how to get the rest."""
 
     results: list[RetentionOffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -185,8 +176,7 @@ def subscriber_account_change_plan(
     check_choice(plan, "plan", SUBSCRIBER_ACCOUNT_PLAN)
     check_range(monthly_price, "monthly_price", 4.99, 59.99)
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("active",), "subscriber account")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "subscriber account"):
         refuse(
             "subscriber_account_change_plan.status_in",
             "only active subscriptions can change plan: reactivate first",
@@ -201,8 +191,7 @@ def subscriber_account_pause(tables: Tables, subscriber_account_id: str) -> Subs
     """Pause delivery and billing (holiday stop)."""
     _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("active",), "subscriber account")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "subscriber account"):
         refuse("subscriber_account_pause.status_in", "only active subscriptions can be paused", _block)
     _row.update(_new)
     return as_record(SubscriberAccount, _row)
@@ -213,8 +202,7 @@ def subscriber_account_reactivate(tables: Tables, subscriber_account_id: str) ->
     """Resume a paused or past-due subscription."""
     _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("paused", "past_due"), "subscriber account")
-    if _block:
+    if _block := not_among(_row, "status", ("paused", "past_due"), "subscriber account"):
         refuse("subscriber_account_reactivate.status_in", "the subscription is already active or cancelled", _block)
     _row.update(_new)
     return as_record(SubscriberAccount, _row)
@@ -225,8 +213,7 @@ def subscriber_account_cancel(tables: Tables, subscriber_account_id: str) -> Sub
     """Cancel after a retention offer was declined."""
     _row = SUBSCRIBER_ACCOUNTS.find(tables, subscriber_account_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("active", "paused", "past_due"), "subscriber account")
-    if _block:
+    if _block := not_among(_row, "status", ("active", "paused", "past_due"), "subscriber account"):
         refuse("subscriber_account_cancel.status_in", "the subscription is already cancelled", _block)
     _row.update(_new)
     return as_record(SubscriberAccount, _row)
@@ -294,8 +281,7 @@ def reader_ticket_await_customer(tables: Tables, reader_ticket_id: str) -> Reade
     """Wait for the subscriber's reply."""
     _row = READER_TICKETS.find(tables, reader_ticket_id)
     _new = {**_row, "status": "pending_customer"}
-    _block = not_among(_row, "status", ("open",), "reader ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "reader ticket"):
         refuse("reader_ticket_await_customer.status_in", "the ticket is not open", _block)
     _row.update(_new)
     return as_record(ReaderTicket, _row)
@@ -306,8 +292,7 @@ def reader_ticket_resolve(tables: Tables, reader_ticket_id: str) -> ReaderTicket
     """Resolve a ticket."""
     _row = READER_TICKETS.find(tables, reader_ticket_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("open", "pending_customer"), "reader ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "pending_customer"), "reader ticket"):
         refuse("reader_ticket_resolve.status_in", "the ticket is already resolved", _block)
     _row.update(_new)
     return as_record(ReaderTicket, _row)
@@ -333,10 +318,9 @@ def billing_credit_issue(
         "issued_by": issued_by,
     }
     _have = field_of(tables, "subscriber_accounts", _new.get("subscriber_account_id"), "monthly_price")
-    _block = short_of(
+    if _block := short_of(
         _have, _new.get("amount"), "subscriber account", _new.get("subscriber_account_id"), "monthly_price"
-    )
-    if _block:
+    ):
         refuse(
             "billing_credit_issue.at_least",
             "a credit cannot exceed one month's price: escalate larger refunds to billing",
@@ -383,13 +367,11 @@ def offer_acceptance_record(
         "accepted_on": accepted_on,
     }
     _capacity = field_of(tables, "retention_offers", _new.get("retention_offer_id"), "redemption_cap")
-    _block = at_capacity(tables["offer_acceptances"], _new, "retention_offer_id", None, _capacity)
-    if _block:
+    if _block := at_capacity(tables["offer_acceptances"], _new, "retention_offer_id", None, _capacity):
         refuse("offer_acceptance_record.capacity", "this offer has no redemptions left: present another offer", _block)
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["offer_acceptances"], "subscriber_account_id", _new.get("subscriber_account_id"), _new["id"]
-    )
-    if _block:
+    ):
         refuse(
             "offer_acceptance_record.unique",
             "this subscriber already used a retention offer: proceed with their request",
@@ -402,92 +384,7 @@ def offer_acceptance_record(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Missed print delivery: credit one day's price (monthly_price / 26 for print_daily, / 8 for print_weekend).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Before cancelling, offer one retention deal that fits the plan; cancel only if the subscriber still wants to.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Be friendly and say exactly what changes on their bill.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="subscriber_account_change_plan.status_in",
-        category="state_guard",
-        rule="Only active subscriptions can change plan: reactivate first.",
-        tools=["subscriber_account_change_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="subscriber_account_pause.status_in",
-        category="state_guard",
-        rule="Only active subscriptions can be paused.",
-        tools=["subscriber_account_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="subscriber_account_reactivate.status_in",
-        category="state_guard",
-        rule="The subscription is already active or cancelled.",
-        tools=["subscriber_account_reactivate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="subscriber_account_cancel.status_in",
-        category="state_guard",
-        rule="The subscription is already cancelled.",
-        tools=["subscriber_account_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reader_ticket_await_customer.status_in",
-        category="state_guard",
-        rule="The ticket is not open.",
-        tools=["reader_ticket_await_customer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reader_ticket_resolve.status_in",
-        category="state_guard",
-        rule="The ticket is already resolved.",
-        tools=["reader_ticket_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="billing_credit_issue.at_least",
-        category="threshold",
-        rule="A credit cannot exceed one month's price: escalate larger refunds to billing.",
-        tools=["billing_credit_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="offer_acceptance_record.capacity",
-        category="capacity",
-        rule="This offer has no redemptions left: present another offer.",
-        tools=["offer_acceptance_record"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="offer_acceptance_record.unique",
-        category="uniqueness",
-        rule="This subscriber already used a retention offer: proceed with their request.",
-        tools=["offer_acceptance_record"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -514,13 +411,8 @@ def subscriber_account_report(
     """
     check_choice(plan, "plan", SUBSCRIBER_ACCOUNT_PLAN)
     check_choice(status, "status", SUBSCRIBER_ACCOUNT_STATUS)
-    check_choice(group_by, "group_by", ("plan", "status"))
-    _rows = [
-        _r
-        for _r in tables["subscriber_accounts"]
-        if (plan is None or _r.get("plan") == plan) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("monthly_price",))
+    _filters = {"plan": plan, "status": status}
+    return report_on(tables["subscriber_accounts"], group_by, _filters, ("monthly_price",))
 
 
 @read
@@ -539,16 +431,8 @@ def reader_ticket_report(
     check_choice(topic, "topic", READER_TICKET_TOPIC)
     check_choice(channel, "channel", READER_TICKET_CHANNEL)
     check_choice(status, "status", READER_TICKET_STATUS)
-    check_choice(group_by, "group_by", ("subscriber_account_id", "topic", "channel", "status"))
-    _rows = [
-        _r
-        for _r in tables["reader_tickets"]
-        if (subscriber_account_id is None or _r.get("subscriber_account_id") == subscriber_account_id)
-        and (topic is None or _r.get("topic") == topic)
-        and (channel is None or _r.get("channel") == channel)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"subscriber_account_id": subscriber_account_id, "topic": topic, "channel": channel, "status": status}
+    return report_on(tables["reader_tickets"], group_by, _filters, ())
 
 
 @read
@@ -563,14 +447,8 @@ def billing_credit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(reason, "reason", BILLING_CREDIT_REASON)
-    check_choice(group_by, "group_by", ("subscriber_account_id", "reason"))
-    _rows = [
-        _r
-        for _r in tables["billing_credits"]
-        if (subscriber_account_id is None or _r.get("subscriber_account_id") == subscriber_account_id)
-        and (reason is None or _r.get("reason") == reason)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"subscriber_account_id": subscriber_account_id, "reason": reason}
+    return report_on(tables["billing_credits"], group_by, _filters, ("amount",))
 
 
 @read
@@ -584,14 +462,8 @@ def offer_acceptance_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("subscriber_account_id", "retention_offer_id"))
-    _rows = [
-        _r
-        for _r in tables["offer_acceptances"]
-        if (subscriber_account_id is None or _r.get("subscriber_account_id") == subscriber_account_id)
-        and (retention_offer_id is None or _r.get("retention_offer_id") == retention_offer_id)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"subscriber_account_id": subscriber_account_id, "retention_offer_id": retention_offer_id}
+    return report_on(tables["offer_acceptances"], group_by, _filters, ())
 
 
 @write

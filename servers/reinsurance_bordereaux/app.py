@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, comparison_fails, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -59,9 +59,6 @@ class TreatyPage(Page):
     """A page of treatys from a search: `note` says how to get the rest."""
 
     results: list[Treaty]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +77,6 @@ class BordereauPage(Page):
     """A page of bordereaux from a search: `note` says how to get the rest."""
 
     results: list[Bordereau]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class BordereauIssuePage(Page):
     """A page of bordereau issues from a search: `note` says how to get the rest."""
 
     results: list[BordereauIssue]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -222,8 +213,7 @@ def bordereau_validate(tables: Tables, bordereau_id: str) -> Bordereau:
     """Mark a bordereau validated (all blocking issues corrected or waived)."""
     _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "validated"}
-    _block = not_among(_row, "status", ("uploaded",), "bordereau")
-    if _block:
+    if _block := not_among(_row, "status", ("uploaded",), "bordereau"):
         refuse("bordereau_validate.status_in", "only uploaded bordereaux can be validated", _block)
     _row.update(_new)
     return as_record(Bordereau, _row)
@@ -234,8 +224,7 @@ def bordereau_reject(tables: Tables, bordereau_id: str) -> Bordereau:
     """Reject a bordereau back to the cedant for resubmission."""
     _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("uploaded", "validated"), "bordereau")
-    if _block:
+    if _block := not_among(_row, "status", ("uploaded", "validated"), "bordereau"):
         refuse("bordereau_reject.status_in", "reconciled or settled bordereaux cannot be rejected", _block)
     _row.update(_new)
     return as_record(Bordereau, _row)
@@ -246,8 +235,7 @@ def bordereau_reconcile(tables: Tables, bordereau_id: str) -> Bordereau:
     """Reconcile a validated bordereau to the treaty terms."""
     _row = BORDEREAUX.find(tables, bordereau_id)
     _new = {**_row, "status": "reconciled"}
-    _block = not_among(_row, "status", ("validated",), "bordereau")
-    if _block:
+    if _block := not_among(_row, "status", ("validated",), "bordereau"):
         refuse("bordereau_reconcile.status_in", "validate the bordereau before reconciling", _block)
     _row.update(_new)
     return as_record(Bordereau, _row)
@@ -312,8 +300,7 @@ def bordereau_issue_correct(tables: Tables, bordereau_issue_id: str) -> Borderea
     """Record the cedant's correction of a row issue."""
     _row = BORDEREAU_ISSUES.find(tables, bordereau_issue_id)
     _new = {**_row, "status": "corrected"}
-    _block = not_among(_row, "status", ("open",), "bordereau issue")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "bordereau issue"):
         refuse("bordereau_issue_correct.status_in", "the issue is already closed", _block)
     _row.update(_new)
     return as_record(BordereauIssue, _row)
@@ -324,11 +311,9 @@ def bordereau_issue_waive(tables: Tables, bordereau_issue_id: str) -> BordereauI
     """Waive an immaterial issue."""
     _row = BORDEREAU_ISSUES.find(tables, bordereau_issue_id)
     _new = {**_row, "status": "waived"}
-    _block = not_among(_row, "status", ("open",), "bordereau issue")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "bordereau issue"):
         refuse("bordereau_issue_waive.status_in", "the issue is already closed", _block)
-    _block = comparison_fails(_new.get("issue_type"), "!=", "currency_mismatch", "issue type", "")
-    if _block:
+    if _block := comparison_fails(_new.get("issue_type"), "!=", "currency_mismatch", "issue type", ""):
         refuse("bordereau_spec_2", "Currency_mismatch: always blocking, never waived.", _block)
     _row.update(_new)
     return as_record(BordereauIssue, _row)
@@ -363,8 +348,7 @@ def settlement_statement_agree(tables: Tables, settlement_statement_id: str) -> 
     """Record the cedant's agreement to the statement."""
     _row = SETTLEMENT_STATEMENTS.find(tables, settlement_statement_id)
     _new = {**_row, "status": "agreed"}
-    _block = not_among(_row, "status", ("draft",), "settlement statement")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "settlement statement"):
         refuse("settlement_statement_agree.status_in", "only draft statements can be agreed", _block)
     _row.update(_new)
     return as_record(SettlementStatement, _row)
@@ -375,8 +359,7 @@ def settlement_statement_mark_paid(tables: Tables, settlement_statement_id: str)
     """Record settlement of an agreed statement."""
     _row = SETTLEMENT_STATEMENTS.find(tables, settlement_statement_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("agreed",), "settlement statement")
-    if _block:
+    if _block := not_among(_row, "status", ("agreed",), "settlement statement"):
         refuse("settlement_statement_mark_paid.status_in", "the statement must be agreed before payment", _block)
     _row.update(_new)
     return as_record(SettlementStatement, _row)
@@ -385,85 +368,7 @@ def settlement_statement_mark_paid(tables: Tables, settlement_statement_id: str)
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="bordereau_spec_1",
-        category="judgement",
-        rule="Duplicate_row and missing_policy_number issues are blocking: the cedant must correct them.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="bordereau_spec_2",
-        category="state_guard",
-        rule="Currency_mismatch: always blocking, never waived.",
-        tools=["bordereau_issue_waive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="bordereau_spec_3",
-        category="judgement",
-        rule="Out_of_period rows: waive if amount_impact < 5,000 (they roll into next quarter), else block. A bordereau is validated only when no blocking issue is open. If more than 5% of rows have blocking issues, reject the whole file instead.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="settlement_method_1",
-        category="judgement",
-        rule="Net = ceded premium x (1 - ceding_commission_pct/100) - ceded claims, where ceded = bordereau total_amount x cession_pct/100. Positive net is payable_to_reinsurer; negative is receivable_from_reinsurer (use the absolute value). Excess-of-loss treaties settle claims only, per event, outside this process.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="bordereau_validate.status_in",
-        category="state_guard",
-        rule="Only uploaded bordereaux can be validated.",
-        tools=["bordereau_validate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="bordereau_reject.status_in",
-        category="state_guard",
-        rule="Reconciled or settled bordereaux cannot be rejected.",
-        tools=["bordereau_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="bordereau_issue_correct.status_in",
-        category="state_guard",
-        rule="The issue is already closed.",
-        tools=["bordereau_issue_correct"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="bordereau_issue_waive.status_in",
-        category="state_guard",
-        rule="The issue is already closed.",
-        tools=["bordereau_issue_waive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="bordereau_reconcile.status_in",
-        category="state_guard",
-        rule="Validate the bordereau before reconciling.",
-        tools=["bordereau_reconcile"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="settlement_statement_agree.status_in",
-        category="state_guard",
-        rule="Only draft statements can be agreed.",
-        tools=["settlement_statement_agree"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="settlement_statement_mark_paid.status_in",
-        category="state_guard",
-        rule="The statement must be agreed before payment.",
-        tools=["settlement_statement_mark_paid"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -490,14 +395,8 @@ def treaty_report(
     """
     check_choice(treaty_type, "treaty_type", TREATY_TREATY_TYPE)
     check_choice(currency, "currency", TREATY_CURRENCY)
-    check_choice(group_by, "group_by", ("treaty_type", "currency"))
-    _rows = [
-        _r
-        for _r in tables["treatys"]
-        if (treaty_type is None or _r.get("treaty_type") == treaty_type)
-        and (currency is None or _r.get("currency") == currency)
-    ]
-    return report_of(_rows, group_by, ("cession_pct", "ceding_commission_pct"))
+    _filters = {"treaty_type": treaty_type, "currency": currency}
+    return report_on(tables["treatys"], group_by, _filters, ("cession_pct", "ceding_commission_pct"))
 
 
 @read
@@ -515,15 +414,8 @@ def bordereau_report(
     """
     check_choice(kind, "kind", BORDEREAU_KIND)
     check_choice(status, "status", BORDEREAU_STATUS)
-    check_choice(group_by, "group_by", ("treaty_id", "kind", "status"))
-    _rows = [
-        _r
-        for _r in tables["bordereaux"]
-        if (treaty_id is None or _r.get("treaty_id") == treaty_id)
-        and (kind is None or _r.get("kind") == kind)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("row_count", "total_amount"))
+    _filters = {"treaty_id": treaty_id, "kind": kind, "status": status}
+    return report_on(tables["bordereaux"], group_by, _filters, ("row_count", "total_amount"))
 
 
 @read
@@ -540,15 +432,8 @@ def bordereau_issue_report(
     """
     check_choice(issue_type, "issue_type", BORDEREAU_ISSUE_ISSUE_TYPE)
     check_choice(status, "status", BORDEREAU_ISSUE_STATUS)
-    check_choice(group_by, "group_by", ("bordereau_id", "issue_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["bordereau_issues"]
-        if (bordereau_id is None or _r.get("bordereau_id") == bordereau_id)
-        and (issue_type is None or _r.get("issue_type") == issue_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount_impact",))
+    _filters = {"bordereau_id": bordereau_id, "issue_type": issue_type, "status": status}
+    return report_on(tables["bordereau_issues"], group_by, _filters, ("amount_impact",))
 
 
 @read
@@ -566,15 +451,8 @@ def settlement_statement_report(
     """
     check_choice(direction, "direction", SETTLEMENT_STATEMENT_DIRECTION)
     check_choice(status, "status", SETTLEMENT_STATEMENT_STATUS)
-    check_choice(group_by, "group_by", ("treaty_id", "direction", "status"))
-    _rows = [
-        _r
-        for _r in tables["settlement_statements"]
-        if (treaty_id is None or _r.get("treaty_id") == treaty_id)
-        and (direction is None or _r.get("direction") == direction)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("net_amount",))
+    _filters = {"treaty_id": treaty_id, "direction": direction, "status": status}
+    return report_on(tables["settlement_statements"], group_by, _filters, ("net_amount",))
 
 
 @write

@@ -18,11 +18,12 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, text_contains
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
     holds,
     in_past,
+    load_policies,
     not_among,
     outside_window,
     overlapping,
@@ -59,9 +60,6 @@ class ServiceComponentPage(Page):
     """A page of service components from a search: `note` says how to get the rest."""
 
     results: list[ServiceComponent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +77,6 @@ class ReleaseCandidatePage(Page):
     """A page of release candidates from a search: `note` says how to get the rest."""
 
     results: list[ReleaseCandidate]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +93,6 @@ class ChangeTicketPage(Page):
     """A page of change tickets from a search: `note` says how to get the rest."""
 
     results: list[ChangeTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +110,6 @@ class ProductionDeployPage(Page):
     """A page of production deploys from a search: `note` says how to get the rest."""
 
     results: list[ProductionDeploy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -218,11 +207,9 @@ def release_candidate_plan(
         "target_date": target_date,
         "status": "planned",
     }
-    _block = taken_by_other(tables["release_candidates"], "version", _new.get("version"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["release_candidates"], "version", _new.get("version"), _new["id"]):
         refuse("release_candidate_plan.unique", "that version already exists: bump the patch number", _block)
-    _block = in_past(_new.get("target_date"), "target_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("target_date"), "target_date", TODAY):
         refuse("release_candidate_plan.not_in_past", "target dates are today or later", _block)
     tables["release_candidates"].append(_new)
     return as_record(ReleaseCandidate, _new)
@@ -233,8 +220,7 @@ def release_candidate_freeze(tables: Tables, release_candidate_id: str) -> Relea
     """Freeze code for a planned candidate."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "code_frozen"}
-    _block = not_among(_row, "status", ("planned",), "release candidate")
-    if _block:
+    if _block := not_among(_row, "status", ("planned",), "release candidate"):
         refuse("release_candidate_freeze.status_in", "only planned candidates can be frozen", _block)
     _row.update(_new)
     return as_record(ReleaseCandidate, _row)
@@ -245,8 +231,7 @@ def release_candidate_qa_signoff(tables: Tables, release_candidate_id: str) -> R
     """Record QA sign-off on a frozen candidate."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "qa_signed_off"}
-    _block = not_among(_row, "status", ("code_frozen",), "release candidate")
-    if _block:
+    if _block := not_among(_row, "status", ("code_frozen",), "release candidate"):
         refuse("release_candidate_qa_signoff.status_in", "freeze the code before QA sign-off", _block)
     _row.update(_new)
     return as_record(ReleaseCandidate, _row)
@@ -257,8 +242,7 @@ def release_candidate_cab_approve(tables: Tables, release_candidate_id: str) -> 
     """Record change advisory board approval."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "cab_approved"}
-    _block = not_among(_row, "status", ("qa_signed_off",), "release candidate")
-    if _block:
+    if _block := not_among(_row, "status", ("qa_signed_off",), "release candidate"):
         refuse("release_candidate_cab_approve.status_in", "CAB only reviews QA-signed-off candidates", _block)
     _row.update(_new)
     return as_record(ReleaseCandidate, _row)
@@ -269,8 +253,7 @@ def release_candidate_mark_deployed(tables: Tables, release_candidate_id: str) -
     """Mark a candidate live in production."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "deployed"}
-    _block = not_among(_row, "status", ("cab_approved",), "release candidate")
-    if _block:
+    if _block := not_among(_row, "status", ("cab_approved",), "release candidate"):
         refuse(
             "release_candidate_mark_deployed.status_in",
             "a candidate must be CAB-approved before it is deployed",
@@ -285,8 +268,7 @@ def release_candidate_roll_back(tables: Tables, release_candidate_id: str) -> Re
     """Roll back a deployed candidate."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "rolled_back"}
-    _block = not_among(_row, "status", ("deployed",), "release candidate")
-    if _block:
+    if _block := not_among(_row, "status", ("deployed",), "release candidate"):
         refuse("release_candidate_roll_back.status_in", "only deployed candidates can be rolled back", _block)
     _row.update(_new)
     return as_record(ReleaseCandidate, _row)
@@ -297,8 +279,9 @@ def release_candidate_abort(tables: Tables, release_candidate_id: str) -> Releas
     """Pull a candidate from the train before deploy."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "aborted"}
-    _block = not_among(_row, "status", ("planned", "code_frozen", "qa_signed_off", "cab_approved"), "release candidate")
-    if _block:
+    if _block := not_among(
+        _row, "status", ("planned", "code_frozen", "qa_signed_off", "cab_approved"), "release candidate"
+    ):
         refuse("release_candidate_abort.status_in", "deployed candidates are rolled back, not aborted", _block)
     _row.update(_new)
     return as_record(ReleaseCandidate, _row)
@@ -349,8 +332,7 @@ def change_ticket_attach(
         "summary": summary,
         "risk": risk,
     }
-    _block = taken_by_other(tables["change_tickets"], "jira_key", _new.get("jira_key"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["change_tickets"], "jira_key", _new.get("jira_key"), _new["id"]):
         refuse("change_ticket_attach.unique", "that Jira key is already attached to a candidate", _block)
     tables["change_tickets"].append(_new)
     return as_record(ChangeTicket, _new)
@@ -406,32 +388,32 @@ def production_deploy_book_window(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("production_deploy_book_window.not_in_past", "deploy windows start today or later", _block)
-    _block = overlapping(tables["production_deploys"], _new, "environment", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["production_deploys"], _new, "environment", "start", "end", "status"):
         refuse(
             "production_deploy_book_window.no_overlap",
             "another deploy holds that environment then: pick the next free window",
             _block,
         )
     _other = row_of(tables, "release_candidates", _new.get("release_candidate_id"))
-    _block = not_among(_other, "status", ("cab_approved",), "release candidate")
-    if _block:
+    if _block := not_among(_other, "status", ("cab_approved",), "release candidate"):
         refuse("deploy_cab_approved_only", "Deploy windows are booked only for CAB-approved candidates.", _block)
-    _block = outside_window(_new.get("start"), ("tuesday", "wednesday", "thursday"), None, None)
-    if holds(_new.get("environment"), "!=", "staging") and _block:
+    if (_block := outside_window(_new.get("start"), ("tuesday", "wednesday", "thursday"), None, None)) and holds(
+        _new.get("environment"), "!=", "staging"
+    ):
         refuse(
             "prod_deploy_days",
             "Production deploys happen Tuesday to Thursday only, never on a Friday or at the weekend.",
             _block,
         )
-    _block = outside_window(_new.get("start"), (), "06:00", "08:00")
-    if holds(_new.get("environment"), "==", "prod_eu") and _block:
+    if (_block := outside_window(_new.get("start"), (), "06:00", "08:00")) and holds(
+        _new.get("environment"), "==", "prod_eu"
+    ):
         refuse("prod_eu_window", "prod_eu deploys start between 06:00 and 08:00 UTC.", _block)
-    _block = outside_window(_new.get("start"), (), "14:00", "16:00")
-    if holds(_new.get("environment"), "==", "prod_us") and _block:
+    if (_block := outside_window(_new.get("start"), (), "14:00", "16:00")) and holds(
+        _new.get("environment"), "==", "prod_us"
+    ):
         refuse("prod_us_window", "prod_us deploys start between 14:00 and 16:00 UTC.", _block)
     tables["production_deploys"].append(_new)
     return as_record(ProductionDeploy, _new)
@@ -440,130 +422,7 @@ def production_deploy_book_window(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="deploy_cab_approved_only",
-        category="approval",
-        rule="Deploy windows are booked only for CAB-approved candidates.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_deploy_days",
-        category="time_window",
-        rule="Production deploys happen Tuesday to Thursday only, never on a Friday or at the weekend.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_eu_window",
-        category="time_window",
-        rule="Prod_eu deploys start between 06:00 and 08:00 UTC.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="prod_us_window",
-        category="time_window",
-        rule="Prod_us deploys start between 14:00 and 16:00 UTC.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1", category="judgement", rule="Move candidates one stage at a time.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="release_process_1",
-        category="judgement",
-        rule="CAB meets Monday 16:00 and reviews only QA-signed-off candidates. Any `high` risk change ticket needs the owning team lead present at CAB.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="release_process_2",
-        category="judgement",
-        rule="Production deploy windows: prod_eu 06:00-08:00 UTC, prod_us 14:00-16:00 UTC, Tuesday-Thursday only. Never on Fridays. Windows in one environment may not overlap.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="release_candidate_plan.unique",
-        category="uniqueness",
-        rule="That version already exists: bump the patch number.",
-        tools=["release_candidate_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_plan.not_in_past",
-        category="time_window",
-        rule="Target dates are today or later.",
-        tools=["release_candidate_plan"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_freeze.status_in",
-        category="state_guard",
-        rule="Only planned candidates can be frozen.",
-        tools=["release_candidate_freeze"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_qa_signoff.status_in",
-        category="state_guard",
-        rule="Freeze the code before QA sign-off.",
-        tools=["release_candidate_qa_signoff"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_cab_approve.status_in",
-        category="state_guard",
-        rule="CAB only reviews QA-signed-off candidates.",
-        tools=["release_candidate_cab_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_mark_deployed.status_in",
-        category="state_guard",
-        rule="A candidate must be CAB-approved before it is deployed.",
-        tools=["release_candidate_mark_deployed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_roll_back.status_in",
-        category="state_guard",
-        rule="Only deployed candidates can be rolled back.",
-        tools=["release_candidate_roll_back"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="release_candidate_abort.status_in",
-        category="state_guard",
-        rule="Deployed candidates are rolled back, not aborted.",
-        tools=["release_candidate_abort"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="change_ticket_attach.unique",
-        category="uniqueness",
-        rule="That Jira key is already attached to a candidate.",
-        tools=["change_ticket_attach"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="production_deploy_book_window.not_in_past",
-        category="time_window",
-        rule="Deploy windows start today or later.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="production_deploy_book_window.no_overlap",
-        category="capacity",
-        rule="Another deploy holds that environment then: pick the next free window.",
-        tools=["production_deploy_book_window"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -585,9 +444,8 @@ def service_component_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(tier, "tier", SERVICE_COMPONENT_TIER)
-    check_choice(group_by, "group_by", ("tier",))
-    _rows = [_r for _r in tables["service_components"] if (tier is None or _r.get("tier") == tier)]
-    return report_of(_rows, group_by, ())
+    _filters = {"tier": tier}
+    return report_on(tables["service_components"], group_by, _filters, ())
 
 
 @read
@@ -602,14 +460,8 @@ def release_candidate_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RELEASE_CANDIDATE_STATUS)
-    check_choice(group_by, "group_by", ("service_component_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["release_candidates"]
-        if (service_component_id is None or _r.get("service_component_id") == service_component_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"service_component_id": service_component_id, "status": status}
+    return report_on(tables["release_candidates"], group_by, _filters, ())
 
 
 @read
@@ -624,14 +476,8 @@ def change_ticket_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(risk, "risk", CHANGE_TICKET_RISK)
-    check_choice(group_by, "group_by", ("release_candidate_id", "risk"))
-    _rows = [
-        _r
-        for _r in tables["change_tickets"]
-        if (release_candidate_id is None or _r.get("release_candidate_id") == release_candidate_id)
-        and (risk is None or _r.get("risk") == risk)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"release_candidate_id": release_candidate_id, "risk": risk}
+    return report_on(tables["change_tickets"], group_by, _filters, ())
 
 
 @read
@@ -648,15 +494,8 @@ def production_deploy_report(
     """
     check_choice(environment, "environment", PRODUCTION_DEPLOY_ENVIRONMENT)
     check_choice(status, "status", PRODUCTION_DEPLOY_STATUS)
-    check_choice(group_by, "group_by", ("release_candidate_id", "environment", "status"))
-    _rows = [
-        _r
-        for _r in tables["production_deploys"]
-        if (release_candidate_id is None or _r.get("release_candidate_id") == release_candidate_id)
-        and (environment is None or _r.get("environment") == environment)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"release_candidate_id": release_candidate_id, "environment": environment, "status": status}
+    return report_on(tables["production_deploys"], group_by, _filters, ())
 
 
 OPERATIONS = [

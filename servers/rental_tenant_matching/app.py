@@ -25,7 +25,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
@@ -36,6 +36,7 @@ from envcraft_runtime.rules import (
     at_capacity,
     comparison_fails,
     in_past,
+    load_policies,
     missing_related,
     not_among,
     refuse,
@@ -74,9 +75,6 @@ class RentalUnitPage(Page):
     """A page of rental units from a search: `note` says how to get the rest."""
 
     results: list[RentalUnit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +96,6 @@ class RentalApplicantPage(Page):
     """A page of rental applicants from a search: `note` says how to get the rest."""
 
     results: list[RentalApplicant]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +111,6 @@ class RentalApplicationPage(Page):
     """A page of rental applications from a search: `note` says how to get the rest."""
 
     results: list[RentalApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -135,9 +127,6 @@ class LeaseOfferPage(Page):
     """A page of lease offers from a search: `note` says how to get the rest."""
 
     results: list[LeaseOffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -196,8 +185,7 @@ def rental_unit_mark_leased(tables: Tables, rental_unit_id: str) -> RentalUnit:
     """Mark a unit leased after the offer is signed."""
     _row = RENTAL_UNITS.find(tables, rental_unit_id)
     _new = {**_row, "status": "leased"}
-    _block = not_among(_row, "status", ("pending",), "rental unit")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "rental unit"):
         refuse("rental_unit_mark_leased.status_in", "only units with a pending offer can be marked leased", _block)
     _row.update(_new)
     return as_record(RentalUnit, _row)
@@ -257,16 +245,14 @@ def rental_application_submit(tables: Tables, rental_unit_id: str, rental_applic
         "status": "submitted",
     }
     _capacity = field_of(tables, "rental_units", _new.get("rental_unit_id"), "max_applications")
-    _block = at_capacity(tables["rental_applications"], _new, "rental_unit_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["rental_applications"], _new, "rental_unit_id", "status", _capacity):
         refuse(
             "rental_application_submit.capacity",
             "this unit already has its maximum of open applications: suggest a similar unit",
             _block,
         )
     _other = row_of(tables, "rental_units", _new.get("rental_unit_id"))
-    _block = not_among(_other, "status", ("available", "pending"), "rental unit")
-    if _block:
+    if _block := not_among(_other, "status", ("available", "pending"), "rental unit"):
         refuse(
             "apply_to_open_units",
             "Applications are taken only for units that are available or have an offer pending.",
@@ -306,8 +292,7 @@ def rental_application_screen(tables: Tables, rental_application_id: str) -> Ren
     """Start credit and income screening."""
     _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "screening"}
-    _block = not_among(_row, "status", ("submitted",), "rental application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "rental application"):
         refuse("rental_application_screen.status_in", "only submitted applications can be screened", _block)
     _row.update(_new)
     return as_record(RentalApplication, _row)
@@ -318,17 +303,15 @@ def rental_application_approve(tables: Tables, rental_application_id: str) -> Re
     """Approve an application that passed screening."""
     _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("screening",), "rental application")
-    if _block:
+    if _block := not_among(_row, "status", ("screening",), "rental application"):
         refuse("rental_application_approve.status_in", "screen the application before approving it", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "rental_applicants", _new.get("rental_applicant_id"), "credit_score"),
         ">=",
         600,
         "rental applicant credit score",
         "",
-    )
-    if _block:
+    ):
         refuse(
             "credit_floor", "An application is approved only when the applicant's credit score is at least 600.", _block
         )
@@ -341,8 +324,7 @@ def rental_application_decline(tables: Tables, rental_application_id: str) -> Re
     """Decline an application (send the adverse action notice)."""
     _row = RENTAL_APPLICATIONS.find(tables, rental_application_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("submitted", "screening"), "rental application")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "screening"), "rental application"):
         refuse("rental_application_decline.status_in", "decided applications cannot be declined", _block)
     _row.update(_new)
     return as_record(RentalApplication, _row)
@@ -367,25 +349,22 @@ def lease_offer_send(tables: Tables, rental_unit_id: str, rental_applicant_id: s
         "move_in_date": move_in_date,
         "status": "sent",
     }
-    _block = in_past(_new.get("move_in_date"), "move_in_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("move_in_date"), "move_in_date", TODAY):
         refuse("lease_offer_send.not_in_past", "the move-in date must be today or later", _block)
-    _block = missing_related(
+    if _block := missing_related(
         tables["rental_applications"],
         {"rental_applicant_id": _new.get("rental_applicant_id"), "rental_unit_id": _new.get("rental_unit_id")},
         "status",
         ("approved",),
         "rental application",
-    )
-    if _block:
+    ):
         refuse(
             "approved_before_offer",
             "A lease offer goes only to an applicant whose application for that same unit is approved.",
             _block,
         )
     _other = row_of(tables, "rental_units", _new.get("rental_unit_id"))
-    _block = not_among(_other, "status", ("available",), "rental unit")
-    if _block:
+    if _block := not_among(_other, "status", ("available",), "rental unit"):
         refuse(
             "offer_available_units",
             "Only an available unit can be offered; a pending, leased or offline unit is never offered again.",
@@ -428,8 +407,7 @@ def lease_offer_mark_signed(tables: Tables, lease_offer_id: str) -> LeaseOffer:
     """Record the applicant's signature."""
     _row = LEASE_OFFERS.find(tables, lease_offer_id)
     _new = {**_row, "status": "signed"}
-    _block = not_among(_row, "status", ("sent",), "lease offer")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "lease offer"):
         refuse("lease_offer_mark_signed.status_in", "only sent offers can be signed", _block)
     _row.update(_new)
     return as_record(LeaseOffer, _row)
@@ -438,99 +416,7 @@ def lease_offer_mark_signed(tables: Tables, lease_offer_id: str) -> LeaseOffer:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="approved_before_offer",
-        category="approval",
-        rule="A lease offer goes only to an applicant whose application for that same unit is approved.",
-        tools=["lease_offer_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="offer_available_units",
-        category="state_guard",
-        rule="Only an available unit can be offered; a pending, leased or offline unit is never offered again.",
-        tools=["lease_offer_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="apply_to_open_units",
-        category="eligibility",
-        rule="Applications are taken only for units that are available or have an offer pending.",
-        tools=["rental_application_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="credit_floor",
-        category="threshold",
-        rule="An application is approved only when the applicant's credit score is at least 600.",
-        tools=["rental_application_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="deposit_judgement",
-        category="judgement",
-        rule="Applicants scoring 600-639 are approved with a double deposit; say so in the offer conversation.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="screening_criteria_1",
-        category="judgement",
-        rule="Neighborhood equals preferred_neighborhood (otherwise offer it only as a second choice);.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="rental_application_submit.capacity",
-        category="capacity",
-        rule="This unit already has its maximum of open applications: suggest a similar unit.",
-        tools=["rental_application_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_application_screen.status_in",
-        category="state_guard",
-        rule="Only submitted applications can be screened.",
-        tools=["rental_application_screen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_application_approve.status_in",
-        category="state_guard",
-        rule="Screen the application before approving it.",
-        tools=["rental_application_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_application_decline.status_in",
-        category="state_guard",
-        rule="Decided applications cannot be declined.",
-        tools=["rental_application_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="lease_offer_send.not_in_past",
-        category="time_window",
-        rule="The move-in date must be today or later.",
-        tools=["lease_offer_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="lease_offer_mark_signed.status_in",
-        category="state_guard",
-        rule="Only sent offers can be signed.",
-        tools=["lease_offer_mark_signed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_unit_mark_leased.status_in",
-        category="state_guard",
-        rule="Only units with a pending offer can be marked leased.",
-        tools=["rental_unit_mark_leased"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -558,15 +444,8 @@ def rental_unit_report(
     """
     check_choice(neighborhood, "neighborhood", RENTAL_UNIT_NEIGHBORHOOD)
     check_choice(status, "status", RENTAL_UNIT_STATUS)
-    check_choice(group_by, "group_by", ("neighborhood", "pets_allowed", "status"))
-    _rows = [
-        _r
-        for _r in tables["rental_units"]
-        if (neighborhood is None or _r.get("neighborhood") == neighborhood)
-        and (pets_allowed is None or _r.get("pets_allowed") == pets_allowed)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("bedrooms", "monthly_rent", "max_applications"))
+    _filters = {"neighborhood": neighborhood, "pets_allowed": pets_allowed, "status": status}
+    return report_on(tables["rental_units"], group_by, _filters, ("bedrooms", "monthly_rent", "max_applications"))
 
 
 @read
@@ -582,15 +461,12 @@ def rental_applicant_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(preferred_neighborhood, "preferred_neighborhood", RENTAL_APPLICANT_PREFERRED_NEIGHBORHOOD)
-    check_choice(group_by, "group_by", ("has_pet", "preferred_neighborhood"))
-    _rows = [
-        _r
-        for _r in tables["rental_applicants"]
-        if (has_pet is None or _r.get("has_pet") == has_pet)
-        and (preferred_neighborhood is None or _r.get("preferred_neighborhood") == preferred_neighborhood)
-    ]
-    return report_of(
-        _rows, group_by, ("household_size", "desired_bedrooms", "max_rent", "monthly_income", "credit_score")
+    _filters = {"has_pet": has_pet, "preferred_neighborhood": preferred_neighborhood}
+    return report_on(
+        tables["rental_applicants"],
+        group_by,
+        _filters,
+        ("household_size", "desired_bedrooms", "max_rent", "monthly_income", "credit_score"),
     )
 
 
@@ -607,15 +483,8 @@ def rental_application_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RENTAL_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("rental_unit_id", "rental_applicant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["rental_applications"]
-        if (rental_unit_id is None or _r.get("rental_unit_id") == rental_unit_id)
-        and (rental_applicant_id is None or _r.get("rental_applicant_id") == rental_applicant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"rental_unit_id": rental_unit_id, "rental_applicant_id": rental_applicant_id, "status": status}
+    return report_on(tables["rental_applications"], group_by, _filters, ())
 
 
 @read
@@ -631,15 +500,8 @@ def lease_offer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LEASE_OFFER_STATUS)
-    check_choice(group_by, "group_by", ("rental_unit_id", "rental_applicant_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["lease_offers"]
-        if (rental_unit_id is None or _r.get("rental_unit_id") == rental_unit_id)
-        and (rental_applicant_id is None or _r.get("rental_applicant_id") == rental_applicant_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"rental_unit_id": rental_unit_id, "rental_applicant_id": rental_applicant_id, "status": status}
+    return report_on(tables["lease_offers"], group_by, _filters, ())
 
 
 @write

@@ -33,7 +33,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
@@ -44,6 +44,7 @@ from envcraft_runtime.rules import (
     comparison_fails,
     holds,
     in_past,
+    load_policies,
     not_among,
     overlapping,
     present_related,
@@ -81,9 +82,6 @@ class ClinicalStudyPage(Page):
     """A page of clinical studies from a search: `note` says how to get the rest."""
 
     results: list[ClinicalStudy]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -102,9 +100,6 @@ class StudyVolunteerPage(Page):
     """A page of study volunteers from a search: `note` says how to get the rest."""
 
     results: list[StudyVolunteer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +116,6 @@ class StudyEnrollmentPage(Page):
     """A page of study enrollments from a search: `note` says how to get the rest."""
 
     results: list[StudyEnrollment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -141,9 +133,6 @@ class ScreeningVisitPage(Page):
     """A page of screening visits from a search: `note` says how to get the rest."""
 
     results: list[ScreeningVisit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -257,8 +246,7 @@ def study_volunteer_register(
         "available_weekends": available_weekends if available_weekends is not None else False,
         "city": city,
     }
-    _block = taken_by_other(tables["study_volunteers"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["study_volunteers"], "email", _new.get("email"), _new["id"]):
         refuse("study_volunteer_register.unique", "this volunteer is already registered: search by email", _block)
     tables["study_volunteers"].append(_new)
     return as_record(StudyVolunteer, _new)
@@ -311,63 +299,56 @@ def study_enrollment_propose(
         "status": "proposed",
     }
     _capacity = field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "enrollment_cap")
-    _block = at_capacity(tables["study_enrollments"], _new, "clinical_study_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["study_enrollments"], _new, "clinical_study_id", "status", _capacity):
         refuse(
             "study_enrollment_propose.capacity",
             "the study has reached its enrollment cap: propose the volunteer to another study",
             _block,
         )
     _other = row_of(tables, "study_volunteers", _new.get("study_volunteer_id"))
-    _block = not_among(_other, "available_weekends", (True,), "study volunteer")
-    if (
-        holds(field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "weekend_visits"), "==", True)
-        and _block
+    if (_block := not_among(_other, "available_weekends", (True,), "study volunteer")) and holds(
+        field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "weekend_visits"), "==", True
     ):
         refuse(
             "judgement_1",
             "A volunteer fits a study needing weekend visits only if they are available weekends.",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "condition"),
         "==",
         field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "target_condition"),
         "the study volunteer's condition",
         "the clinical study's target condition",
-    )
-    if _block:
+    ):
         refuse(
             "volunteer_condition_matches",
             "Propose a volunteer only when their condition equals the study's target_condition.",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "age"),
         ">=",
         field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "min_age"),
         "the study volunteer's age",
         "the clinical study's min age",
-    )
-    if _block:
+    ):
         refuse("volunteer_min_age", "Propose a volunteer only when their age is at least the study's min_age.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "study_volunteers", _new.get("study_volunteer_id"), "age"),
         "<=",
         field_of(tables, "clinical_studies", _new.get("clinical_study_id"), "max_age"),
         "the study volunteer's age",
         "the clinical study's max age",
-    )
-    if _block:
+    ):
         refuse("volunteer_max_age", "Propose a volunteer only when their age is at most the study's max_age.", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["study_enrollments"],
         {"study_volunteer_id": _new.get("study_volunteer_id")},
         "status",
         ("proposed", "screening", "enrolled"),
         "study enrollment",
-    )
-    if _block:
+    ):
         refuse("judgement_2", "Never propose a volunteer already active in another study.", _block)
     tables["study_enrollments"].append(_new)
     return as_record(StudyEnrollment, _new)
@@ -378,8 +359,7 @@ def study_enrollment_start_screening(tables: Tables, study_enrollment_id: str) -
     """Start screening after the volunteer agrees."""
     _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "screening"}
-    _block = not_among(_row, "status", ("proposed",), "study enrollment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "study enrollment"):
         refuse("study_enrollment_start_screening.status_in", "only proposed enrollments start screening", _block)
     _row.update(_new)
     return as_record(StudyEnrollment, _row)
@@ -390,8 +370,7 @@ def study_enrollment_enroll(tables: Tables, study_enrollment_id: str) -> StudyEn
     """Enroll a volunteer who passed screening."""
     _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "enrolled"}
-    _block = not_among(_row, "status", ("screening",), "study enrollment")
-    if _block:
+    if _block := not_among(_row, "status", ("screening",), "study enrollment"):
         refuse("study_enrollment_enroll.status_in", "the volunteer must be screened first", _block)
     _row.update(_new)
     return as_record(StudyEnrollment, _row)
@@ -402,8 +381,7 @@ def study_enrollment_screen_fail(tables: Tables, study_enrollment_id: str) -> St
     """Record a failed screening."""
     _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "screen_failed"}
-    _block = not_among(_row, "status", ("screening",), "study enrollment")
-    if _block:
+    if _block := not_among(_row, "status", ("screening",), "study enrollment"):
         refuse("study_enrollment_screen_fail.status_in", "only enrollments in screening can fail screening", _block)
     _row.update(_new)
     return as_record(StudyEnrollment, _row)
@@ -414,8 +392,7 @@ def study_enrollment_withdraw(tables: Tables, study_enrollment_id: str) -> Study
     """Withdraw a volunteer at their request."""
     _row = STUDY_ENROLLMENTS.find(tables, study_enrollment_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("proposed", "screening", "enrolled"), "study enrollment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed", "screening", "enrolled"), "study enrollment"):
         refuse("study_enrollment_withdraw.status_in", "the enrollment is already closed", _block)
     _row.update(_new)
     return as_record(StudyEnrollment, _row)
@@ -445,11 +422,9 @@ def screening_visit_book(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("screening_visit_book.not_in_past", "visits are booked from today on", _block)
-    _block = overlapping(tables["screening_visits"], _new, "coordinator", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["screening_visits"], _new, "coordinator", "start", "end", "status"):
         refuse(
             "screening_visit_book.no_overlap",
             "that coordinator already has a visit then: choose another time or coordinator",
@@ -488,99 +463,7 @@ def screening_visit_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="eligibility",
-        rule="A volunteer fits a study needing weekend visits only if they are available weekends.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="volunteer_condition_matches",
-        category="eligibility",
-        rule="Propose a volunteer only when their condition equals the study's target_condition.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="volunteer_min_age",
-        category="eligibility",
-        rule="Propose a volunteer only when their age is at least the study's min_age.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="volunteer_max_age",
-        category="eligibility",
-        rule="Propose a volunteer only when their age is at most the study's max_age.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="eligibility",
-        rule="Never propose a volunteer already active in another study.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_volunteer_register.unique",
-        category="uniqueness",
-        rule="This volunteer is already registered: search by email.",
-        tools=["study_volunteer_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_enrollment_propose.capacity",
-        category="capacity",
-        rule="The study has reached its enrollment cap: propose the volunteer to another study.",
-        tools=["study_enrollment_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_enrollment_start_screening.status_in",
-        category="state_guard",
-        rule="Only proposed enrollments start screening.",
-        tools=["study_enrollment_start_screening"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_enrollment_enroll.status_in",
-        category="state_guard",
-        rule="The volunteer must be screened first.",
-        tools=["study_enrollment_enroll"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_enrollment_screen_fail.status_in",
-        category="state_guard",
-        rule="Only enrollments in screening can fail screening.",
-        tools=["study_enrollment_screen_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="study_enrollment_withdraw.status_in",
-        category="state_guard",
-        rule="The enrollment is already closed.",
-        tools=["study_enrollment_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="screening_visit_book.not_in_past",
-        category="time_window",
-        rule="Visits are booked from today on.",
-        tools=["screening_visit_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="screening_visit_book.no_overlap",
-        category="capacity",
-        rule="That coordinator already has a visit then: choose another time or coordinator.",
-        tools=["screening_visit_book"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -606,14 +489,10 @@ def clinical_study_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(target_condition, "target_condition", CLINICAL_STUDY_TARGET_CONDITION)
-    check_choice(group_by, "group_by", ("target_condition", "weekend_visits"))
-    _rows = [
-        _r
-        for _r in tables["clinical_studies"]
-        if (target_condition is None or _r.get("target_condition") == target_condition)
-        and (weekend_visits is None or _r.get("weekend_visits") == weekend_visits)
-    ]
-    return report_of(_rows, group_by, ("min_age", "max_age", "enrollment_cap", "compensation"))
+    _filters = {"target_condition": target_condition, "weekend_visits": weekend_visits}
+    return report_on(
+        tables["clinical_studies"], group_by, _filters, ("min_age", "max_age", "enrollment_cap", "compensation")
+    )
 
 
 @read
@@ -628,14 +507,8 @@ def study_volunteer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(condition, "condition", STUDY_VOLUNTEER_CONDITION)
-    check_choice(group_by, "group_by", ("condition", "available_weekends"))
-    _rows = [
-        _r
-        for _r in tables["study_volunteers"]
-        if (condition is None or _r.get("condition") == condition)
-        and (available_weekends is None or _r.get("available_weekends") == available_weekends)
-    ]
-    return report_of(_rows, group_by, ("age",))
+    _filters = {"condition": condition, "available_weekends": available_weekends}
+    return report_on(tables["study_volunteers"], group_by, _filters, ("age",))
 
 
 @read
@@ -651,15 +524,8 @@ def study_enrollment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", STUDY_ENROLLMENT_STATUS)
-    check_choice(group_by, "group_by", ("study_volunteer_id", "clinical_study_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["study_enrollments"]
-        if (study_volunteer_id is None or _r.get("study_volunteer_id") == study_volunteer_id)
-        and (clinical_study_id is None or _r.get("clinical_study_id") == clinical_study_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"study_volunteer_id": study_volunteer_id, "clinical_study_id": clinical_study_id, "status": status}
+    return report_on(tables["study_enrollments"], group_by, _filters, ())
 
 
 @read
@@ -674,14 +540,8 @@ def screening_visit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SCREENING_VISIT_STATUS)
-    check_choice(group_by, "group_by", ("study_enrollment_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["screening_visits"]
-        if (study_enrollment_id is None or _r.get("study_enrollment_id") == study_enrollment_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"study_enrollment_id": study_enrollment_id, "status": status}
+    return report_on(tables["screening_visits"], group_by, _filters, ())
 
 
 @write

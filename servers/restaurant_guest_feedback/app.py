@@ -26,7 +26,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
@@ -37,6 +37,7 @@ from envcraft_runtime.rules import (
     comparison_fails,
     holds,
     in_past,
+    load_policies,
     not_among,
     refuse,
     short_of,
@@ -73,9 +74,6 @@ class RestaurantLocationPage(Page):
     """A page of restaurant locations from a search: `note` says how to get the rest."""
 
     results: list[RestaurantLocation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +94,6 @@ class GuestFeedbackPage(Page):
     """A page of guest feedbacks from a search: `note` says how to get the rest."""
 
     results: list[GuestFeedback]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -115,9 +110,6 @@ class FeedbackResponsePage(Page):
     """A page of feedback responses from a search: `note` says how to get the rest."""
 
     results: list[FeedbackResponse]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -136,9 +128,6 @@ class RecoveryVoucherPage(Page):
     """A page of recovery vouchers from a search: `note` says how to get the rest."""
 
     results: list[RecoveryVoucher]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -264,8 +253,7 @@ def guest_feedback_mark_responded(tables: Tables, guest_feedback_id: str) -> Gue
     """Mark feedback as responded after sending a reply."""
     _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "responded"}
-    _block = not_among(_row, "status", ("new", "escalated"), "guest feedback")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "escalated"), "guest feedback"):
         refuse("guest_feedback_mark_responded.status_in", "the feedback is already responded or resolved", _block)
     _row.update(_new)
     return as_record(GuestFeedback, _row)
@@ -276,8 +264,7 @@ def guest_feedback_escalate(tables: Tables, guest_feedback_id: str) -> GuestFeed
     """Escalate feedback to the location's general manager."""
     _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "escalated"}
-    _block = not_among(_row, "status", ("new", "responded"), "guest feedback")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "responded"), "guest feedback"):
         refuse("guest_feedback_escalate.status_in", "the feedback is already escalated or resolved", _block)
     _row.update(_new)
     return as_record(GuestFeedback, _row)
@@ -288,8 +275,7 @@ def guest_feedback_resolve(tables: Tables, guest_feedback_id: str) -> GuestFeedb
     """Resolve feedback once the guest has a reply and any recovery is done."""
     _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("responded", "escalated"), "guest feedback")
-    if _block:
+    if _block := not_among(_row, "status", ("responded", "escalated"), "guest feedback"):
         refuse("guest_feedback_resolve.status_in", "reply to the guest before resolving", _block)
     _row.update(_new)
     return as_record(GuestFeedback, _row)
@@ -396,42 +382,34 @@ def recovery_voucher_issue(
         "expires": expires,
         "status": "issued",
     }
-    _block = taken_by_other(tables["recovery_vouchers"], "code", _new.get("code"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["recovery_vouchers"], "code", _new.get("code"), _new["id"]):
         refuse("recovery_voucher_issue.unique", "that voucher code exists: use the next code", _block)
-    _block = in_past(_new.get("expires"), "expires", TODAY)
-    if _block:
+    if _block := in_past(_new.get("expires"), "expires", TODAY):
         refuse("recovery_voucher_issue.not_in_past", "vouchers must expire in the future (90 days from today)", _block)
     _have = field_of(tables, "restaurant_locations", _new.get("restaurant_location_id"), "goodwill_budget")
-    _block = short_of(
+    if _block := short_of(
         _have, _new.get("amount"), "restaurant location", _new.get("restaurant_location_id"), "goodwill_budget"
-    )
-    if _block:
+    ):
         refuse(
             "recovery_voucher_issue.at_least",
             "the location's goodwill budget is used up: escalate to the GM instead",
             _block,
         )
-    _block = comparison_fails(_new.get("amount"), "==", 25, "amount", "")
-    if (
-        holds(field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "slow_service")
-        and _block
+    if (_block := comparison_fails(_new.get("amount"), "==", 25, "amount", "")) and holds(
+        field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "slow_service"
     ):
         refuse("judgement_3b", "A voucher for slow service is 25.00.", _block)
-    _block = comparison_fails(_new.get("amount"), "==", 50, "amount", "")
-    if (
-        holds(field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "staff_attitude")
-        and _block
+    if (_block := comparison_fails(_new.get("amount"), "==", 50, "amount", "")) and holds(
+        field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "staff_attitude"
     ):
         refuse("judgement_3c", "A voucher for staff attitude is 50.00.", _block)
     _other = row_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"))
-    _block = not_among(
+    if _block := not_among(
         _other,
         "topic",
         ("food_quality", "slow_service", "staff_attitude", "billing_error", "allergy_incident", "cleanliness"),
         "guest feedback",
-    )
-    if _block:
+    ):
         refuse("judgement_3d", "Never a voucher for praise.", _block)
     _target_restaurant_location_id = target_row(
         tables, "restaurant_locations", _new.get("restaurant_location_id"), "restaurant location"
@@ -449,8 +427,7 @@ def recovery_voucher_void(tables: Tables, recovery_voucher_id: str) -> RecoveryV
     """Void an unredeemed voucher issued by mistake."""
     _row = RECOVERY_VOUCHERS.find(tables, recovery_voucher_id)
     _new = {**_row, "status": "voided"}
-    _block = not_among(_row, "status", ("issued",), "recovery voucher")
-    if _block:
+    if _block := not_among(_row, "status", ("issued",), "recovery voucher"):
         refuse("recovery_voucher_void.status_in", "redeemed or voided vouchers cannot be voided", _block)
     _row.update(_new)
     return as_record(RecoveryVoucher, _row)
@@ -459,106 +436,7 @@ def recovery_voucher_void(tables: Tables, recovery_voucher_id: str) -> RecoveryV
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Reply to every review: 4-5 stars get a short public thank-you; 1-3 stars get a public apology plus a private email.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Allergy incidents and billing errors are always escalated to the GM.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Vouchers: 25.00 for cold food, the bill amount for billing errors.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3b",
-        category="threshold",
-        rule="A voucher for slow service is 25.00.",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_3c",
-        category="threshold",
-        rule="A voucher for staff attitude is 50.00.",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_3d",
-        category="eligibility",
-        rule="Never a voucher for praise.",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_4",
-        category="judgement",
-        rule="Public replies never mention vouchers or refunds.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="guest_feedback_mark_responded.status_in",
-        category="state_guard",
-        rule="The feedback is already responded or resolved.",
-        tools=["guest_feedback_mark_responded"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="guest_feedback_escalate.status_in",
-        category="state_guard",
-        rule="The feedback is already escalated or resolved.",
-        tools=["guest_feedback_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="guest_feedback_resolve.status_in",
-        category="state_guard",
-        rule="Reply to the guest before resolving.",
-        tools=["guest_feedback_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="recovery_voucher_issue.unique",
-        category="uniqueness",
-        rule="That voucher code exists: use the next code.",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="recovery_voucher_issue.not_in_past",
-        category="time_window",
-        rule="Vouchers must expire in the future (90 days from today).",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="recovery_voucher_issue.at_least",
-        category="threshold",
-        rule="The location's goodwill budget is used up: escalate to the GM instead.",
-        tools=["recovery_voucher_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="recovery_voucher_void.status_in",
-        category="state_guard",
-        rule="Redeemed or voided vouchers cannot be voided.",
-        tools=["recovery_voucher_void"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -587,16 +465,8 @@ def guest_feedback_report(
     check_choice(source, "source", GUEST_FEEDBACK_SOURCE)
     check_choice(topic, "topic", GUEST_FEEDBACK_TOPIC)
     check_choice(status, "status", GUEST_FEEDBACK_STATUS)
-    check_choice(group_by, "group_by", ("restaurant_location_id", "source", "topic", "status"))
-    _rows = [
-        _r
-        for _r in tables["guest_feedbacks"]
-        if (restaurant_location_id is None or _r.get("restaurant_location_id") == restaurant_location_id)
-        and (source is None or _r.get("source") == source)
-        and (topic is None or _r.get("topic") == topic)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rating",))
+    _filters = {"restaurant_location_id": restaurant_location_id, "source": source, "topic": topic, "status": status}
+    return report_on(tables["guest_feedbacks"], group_by, _filters, ("rating",))
 
 
 @read
@@ -611,14 +481,8 @@ def feedback_response_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(channel, "channel", FEEDBACK_RESPONSE_CHANNEL)
-    check_choice(group_by, "group_by", ("guest_feedback_id", "channel"))
-    _rows = [
-        _r
-        for _r in tables["feedback_responses"]
-        if (guest_feedback_id is None or _r.get("guest_feedback_id") == guest_feedback_id)
-        and (channel is None or _r.get("channel") == channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"guest_feedback_id": guest_feedback_id, "channel": channel}
+    return report_on(tables["feedback_responses"], group_by, _filters, ())
 
 
 @read
@@ -634,15 +498,12 @@ def recovery_voucher_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RECOVERY_VOUCHER_STATUS)
-    check_choice(group_by, "group_by", ("guest_feedback_id", "restaurant_location_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["recovery_vouchers"]
-        if (guest_feedback_id is None or _r.get("guest_feedback_id") == guest_feedback_id)
-        and (restaurant_location_id is None or _r.get("restaurant_location_id") == restaurant_location_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {
+        "guest_feedback_id": guest_feedback_id,
+        "restaurant_location_id": restaurant_location_id,
+        "status": status,
+    }
+    return report_on(tables["recovery_vouchers"], group_by, _filters, ("amount",))
 
 
 @write

@@ -25,12 +25,22 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -58,9 +68,6 @@ class DinerPage(Page):
     """A page of diners from a search: `note` says how to get the rest."""
 
     results: list[Diner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +84,6 @@ class DiningTablePage(Page):
     """A page of dining tables from a search: `note` says how to get the rest."""
 
     results: list[DiningTable]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +103,6 @@ class TableReservationPage(Page):
     """A page of table reservations from a search: `note` says how to get the rest."""
 
     results: list[TableReservation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -120,9 +121,6 @@ class WalkinPartyPage(Page):
     """A page of walkin parties from a search: `note` says how to get the rest."""
 
     results: list[WalkinParty]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -189,8 +187,7 @@ def diner_add(
         "allergies": allergies,
         "visits": visits,
     }
-    _block = taken_by_other(tables["diners"], "phone", _new.get("phone"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["diners"], "phone", _new.get("phone"), _new["id"]):
         refuse("diner_add.unique", "a guest with that phone exists: use their profile", _block)
     tables["diners"].append(_new)
     return as_record(Diner, _new)
@@ -291,23 +288,21 @@ def table_reservation_book(
         "status": "booked",
     }
     check_order(_new, "arrival", "departure")
-    _block = in_past(_new.get("arrival"), "arrival", TODAY)
-    if _block:
+    if _block := in_past(_new.get("arrival"), "arrival", TODAY):
         refuse("table_reservation_book.not_in_past", "that time has passed: offer the next seating", _block)
     _have = field_of(tables, "dining_tables", _new.get("dining_table_id"), "seats")
-    _block = short_of(_have, _new.get("party_size"), "dining table", _new.get("dining_table_id"), "seats")
-    if _block:
+    if _block := short_of(_have, _new.get("party_size"), "dining table", _new.get("dining_table_id"), "seats"):
         refuse("table_reservation_book.at_least", "the table is too small for the party: pick a larger table", _block)
-    _block = overlapping(tables["table_reservations"], _new, "dining_table_id", "arrival", "departure", "status")
-    if _block:
+    if _block := overlapping(tables["table_reservations"], _new, "dining_table_id", "arrival", "departure", "status"):
         refuse(
             "table_reservation_book.no_overlap",
             "the table is booked in that window: offer another table in the section or another time",
             _block,
         )
     _other = row_of(tables, "dining_tables", _new.get("dining_table_id"))
-    _block = not_among(_other, "section", ("private_room",), "dining table")
-    if holds(_new.get("party_size"), ">=", 9) and _block:
+    if (_block := not_among(_other, "section", ("private_room",), "dining table")) and holds(
+        _new.get("party_size"), ">=", 9
+    ):
         refuse("reservation_policy_1", "Parties of 9 or more go to the private room only.", _block)
     tables["table_reservations"].append(_new)
     return as_record(TableReservation, _new)
@@ -318,8 +313,7 @@ def table_reservation_confirm(tables: Tables, table_reservation_id: str) -> Tabl
     """Mark a reservation confirmed after the guest replies to the reminder text."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("booked",), "table reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "table reservation"):
         refuse("table_reservation_confirm.status_in", "only booked reservations can be confirmed", _block)
     _row.update(_new)
     return as_record(TableReservation, _row)
@@ -330,8 +324,7 @@ def table_reservation_seat(tables: Tables, table_reservation_id: str) -> TableRe
     """Seat an arriving party."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "seated"}
-    _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
         refuse("table_reservation_seat.status_in", "the reservation is not waiting to be seated", _block)
     _row.update(_new)
     return as_record(TableReservation, _row)
@@ -342,8 +335,7 @@ def table_reservation_complete(tables: Tables, table_reservation_id: str) -> Tab
     """Close a seated reservation when the party leaves."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("seated",), "table reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("seated",), "table reservation"):
         refuse("table_reservation_complete.status_in", "only seated parties can be completed", _block)
     _row.update(_new)
     return as_record(TableReservation, _row)
@@ -354,8 +346,7 @@ def table_reservation_cancel(tables: Tables, table_reservation_id: str) -> Table
     """Cancel a reservation at the guest's request."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
         refuse("table_reservation_cancel.status_in", "seated or finished reservations cannot be cancelled", _block)
     _row.update(_new)
     return as_record(TableReservation, _row)
@@ -366,8 +357,7 @@ def table_reservation_mark_no_show(tables: Tables, table_reservation_id: str) ->
     """Mark a party that did not arrive within 15 minutes."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("booked", "confirmed"), "table reservation")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
         refuse("table_reservation_mark_no_show.status_in", "the party was already seated or cancelled", _block)
     _row.update(_new)
     return as_record(TableReservation, _row)
@@ -433,8 +423,7 @@ def walkin_party_notify(tables: Tables, walkin_party_id: str) -> WalkinParty:
     """Text a waiting party that their table is ready."""
     _row = WALKIN_PARTIES.find(tables, walkin_party_id)
     _new = {**_row, "status": "notified"}
-    _block = not_among(_row, "status", ("waiting",), "walkin party")
-    if _block:
+    if _block := not_among(_row, "status", ("waiting",), "walkin party"):
         refuse("walkin_party_notify.status_in", "only waiting parties can be notified", _block)
     _row.update(_new)
     return as_record(WalkinParty, _row)
@@ -443,120 +432,7 @@ def walkin_party_notify(tables: Tables, walkin_party_id: str) -> WalkinParty:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Book tables by the seating-window rule, the smallest suitable table, and the section rules; the private room takes 9+.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the table's bookings before promising a time.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reservation_policy_1",
-        category="capacity",
-        rule="Parties of 9 or more go to the private room only.",
-        tools=["table_reservation_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="reservation_policy_1b",
-        category="judgement",
-        rule="Parties of 9 or more pay a 25.00 per person deposit.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reservation_policy_2",
-        category="judgement",
-        rule="Patio tables only May-September; in winter do not book the patio.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="reservation_policy_3",
-        category="judgement",
-        rule="Give a table no more than 2 seats larger than the party when possible.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="diner_add.unique",
-        category="uniqueness",
-        rule="A guest with that phone exists: use their profile.",
-        tools=["diner_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_book.not_in_past",
-        category="time_window",
-        rule="That time has passed: offer the next seating.",
-        tools=["table_reservation_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_book.at_least",
-        category="threshold",
-        rule="The table is too small for the party: pick a larger table.",
-        tools=["table_reservation_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_book.no_overlap",
-        category="capacity",
-        rule="The table is booked in that window: offer another table in the section or another time.",
-        tools=["table_reservation_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_confirm.status_in",
-        category="state_guard",
-        rule="Only booked reservations can be confirmed.",
-        tools=["table_reservation_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_seat.status_in",
-        category="state_guard",
-        rule="The reservation is not waiting to be seated.",
-        tools=["table_reservation_seat"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_complete.status_in",
-        category="state_guard",
-        rule="Only seated parties can be completed.",
-        tools=["table_reservation_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_cancel.status_in",
-        category="state_guard",
-        rule="Seated or finished reservations cannot be cancelled.",
-        tools=["table_reservation_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="table_reservation_mark_no_show.status_in",
-        category="state_guard",
-        rule="The party was already seated or cancelled.",
-        tools=["table_reservation_mark_no_show"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="walkin_party_notify.status_in",
-        category="state_guard",
-        rule="Only waiting parties can be notified.",
-        tools=["walkin_party_notify"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -575,9 +451,8 @@ def diner_report(tables: Tables, group_by: Literal["vip"], vip: bool | None = No
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("vip",))
-    _rows = [_r for _r in tables["diners"] if (vip is None or _r.get("vip") == vip)]
-    return report_of(_rows, group_by, ("visits",))
+    _filters = {"vip": vip}
+    return report_on(tables["diners"], group_by, _filters, ("visits",))
 
 
 @read
@@ -592,14 +467,8 @@ def dining_table_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(section, "section", DINING_TABLE_SECTION)
-    check_choice(group_by, "group_by", ("section", "combinable"))
-    _rows = [
-        _r
-        for _r in tables["dining_tables"]
-        if (section is None or _r.get("section") == section)
-        and (combinable is None or _r.get("combinable") == combinable)
-    ]
-    return report_of(_rows, group_by, ("seats",))
+    _filters = {"section": section, "combinable": combinable}
+    return report_on(tables["dining_tables"], group_by, _filters, ("seats",))
 
 
 @read
@@ -615,15 +484,8 @@ def table_reservation_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TABLE_RESERVATION_STATUS)
-    check_choice(group_by, "group_by", ("diner_id", "dining_table_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["table_reservations"]
-        if (diner_id is None or _r.get("diner_id") == diner_id)
-        and (dining_table_id is None or _r.get("dining_table_id") == dining_table_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("party_size",))
+    _filters = {"diner_id": diner_id, "dining_table_id": dining_table_id, "status": status}
+    return report_on(tables["table_reservations"], group_by, _filters, ("party_size",))
 
 
 @read
@@ -634,9 +496,8 @@ def walkin_party_report(tables: Tables, group_by: Literal["status"], status: Wal
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", WALKIN_PARTY_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["walkin_parties"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("party_size", "quoted_minutes"))
+    _filters = {"status": status}
+    return report_on(tables["walkin_parties"], group_by, _filters, ("party_size", "quoted_minutes"))
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -53,9 +53,6 @@ class ShopperPage(Page):
     """A page of shoppers from a search: `note` says how to get the rest."""
 
     results: list[Shopper]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class ShopOrderPage(Page):
     """A page of shop orders from a search: `note` says how to get the rest."""
 
     results: list[ShopOrder]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -93,9 +87,6 @@ class SupportTicketPage(Page):
     """A page of support tickets from a search: `note` says how to get the rest."""
 
     results: list[SupportTicket]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +103,6 @@ class TicketReplyPage(Page):
     """A page of ticket replys from a search: `note` says how to get the rest."""
 
     results: list[TicketReply]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -195,8 +183,7 @@ def shop_order_cancel(tables: Tables, shop_order_id: str) -> ShopOrder:
     """Cancel an order that has not shipped yet."""
     _row = SHOP_ORDERS.find(tables, shop_order_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("processing",), "shop order")
-    if _block:
+    if _block := not_among(_row, "status", ("processing",), "shop order"):
         refuse(
             "shop_order_cancel.status_in", "the order already shipped: offer a return once it arrives instead", _block
         )
@@ -274,8 +261,7 @@ def support_ticket_await_warehouse(tables: Tables, support_ticket_id: str) -> Su
     """Hand the ticket to the warehouse (parcel trace, damage claim)."""
     _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "awaiting_warehouse"}
-    _block = not_among(_row, "status", ("new", "awaiting_shopper"), "support ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "awaiting_shopper"), "support ticket"):
         refuse("support_ticket_await_warehouse.status_in", "the ticket is already with the warehouse or closed", _block)
     _row.update(_new)
     return as_record(SupportTicket, _row)
@@ -286,8 +272,7 @@ def support_ticket_await_shopper(tables: Tables, support_ticket_id: str) -> Supp
     """Wait for the shopper's answer (photos, address)."""
     _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "awaiting_shopper"}
-    _block = not_among(_row, "status", ("new", "awaiting_warehouse"), "support ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "awaiting_warehouse"), "support ticket"):
         refuse(
             "support_ticket_await_shopper.status_in", "the ticket is already waiting on the shopper or closed", _block
         )
@@ -300,8 +285,7 @@ def support_ticket_resolve(tables: Tables, support_ticket_id: str) -> SupportTic
     """Mark the shopper's issue resolved."""
     _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("new", "awaiting_shopper", "awaiting_warehouse"), "support ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "awaiting_shopper", "awaiting_warehouse"), "support ticket"):
         refuse("support_ticket_resolve.status_in", "the ticket is already resolved or closed", _block)
     _row.update(_new)
     return as_record(SupportTicket, _row)
@@ -312,8 +296,7 @@ def support_ticket_close(tables: Tables, support_ticket_id: str) -> SupportTicke
     """Close a resolved ticket."""
     _row = SUPPORT_TICKETS.find(tables, support_ticket_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("resolved",), "support ticket")
-    if _block:
+    if _block := not_among(_row, "status", ("resolved",), "support ticket"):
         refuse("support_ticket_close.status_in", "resolve the ticket before closing it", _block)
     _row.update(_new)
     return as_record(SupportTicket, _row)
@@ -387,8 +370,9 @@ def goodwill_credit_grant(
         "amount": amount,
         "reason": reason,
     }
-    _block = taken_by_other(tables["goodwill_credits"], "support_ticket_id", _new.get("support_ticket_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(
+        tables["goodwill_credits"], "support_ticket_id", _new.get("support_ticket_id"), _new["id"]
+    ):
         refuse("goodwill_credit_grant.unique", "this ticket already received a goodwill credit", _block)
     tables["goodwill_credits"].append(_new)
     return as_record(GoodwillCredit, _new)
@@ -397,83 +381,7 @@ def goodwill_credit_grant(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="reply_on_state_change",
-        category="side_effect",
-        rule="When you change a ticket's state, reply to the shopper on that ticket (ticket_reply_post); such a reply is expected, never a stray change.",
-        tools=[
-            "support_ticket_await_warehouse",
-            "support_ticket_await_shopper",
-            "support_ticket_resolve",
-            "support_ticket_close",
-        ],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_1",
-        category="judgement",
-        rule="Orders in processing can be cancelled outright. Shipped orders cannot; offer a free return.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_2",
-        category="judgement",
-        rule="Address changes are only possible while the order is processing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_3",
-        category="judgement",
-        rule="Goodwill credits: $10 for late delivery, $15 for damaged items, $20 for gold-tier shoppers. Never more than $40 and never more than one per ticket.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="shop_order_cancel.status_in",
-        category="state_guard",
-        rule="The order already shipped: offer a return once it arrives instead.",
-        tools=["shop_order_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_ticket_await_warehouse.status_in",
-        category="state_guard",
-        rule="The ticket is already with the warehouse or closed.",
-        tools=["support_ticket_await_warehouse"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_ticket_await_shopper.status_in",
-        category="state_guard",
-        rule="The ticket is already waiting on the shopper or closed.",
-        tools=["support_ticket_await_shopper"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_ticket_resolve.status_in",
-        category="state_guard",
-        rule="The ticket is already resolved or closed.",
-        tools=["support_ticket_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_ticket_close.status_in",
-        category="state_guard",
-        rule="Resolve the ticket before closing it.",
-        tools=["support_ticket_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="goodwill_credit_grant.unique",
-        category="uniqueness",
-        rule="This ticket already received a goodwill credit.",
-        tools=["goodwill_credit_grant"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -495,9 +403,8 @@ def shopper_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(loyalty_tier, "loyalty_tier", SHOPPER_LOYALTY_TIER)
-    check_choice(group_by, "group_by", ("loyalty_tier",))
-    _rows = [_r for _r in tables["shoppers"] if (loyalty_tier is None or _r.get("loyalty_tier") == loyalty_tier)]
-    return report_of(_rows, group_by, ())
+    _filters = {"loyalty_tier": loyalty_tier}
+    return report_on(tables["shoppers"], group_by, _filters, ())
 
 
 @read
@@ -512,13 +419,8 @@ def shop_order_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SHOP_ORDER_STATUS)
-    check_choice(group_by, "group_by", ("shopper_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["shop_orders"]
-        if (shopper_id is None or _r.get("shopper_id") == shopper_id) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("total",))
+    _filters = {"shopper_id": shopper_id, "status": status}
+    return report_on(tables["shop_orders"], group_by, _filters, ("total",))
 
 
 @read
@@ -538,17 +440,14 @@ def support_ticket_report(
     check_choice(topic, "topic", SUPPORT_TICKET_TOPIC)
     check_choice(priority, "priority", SUPPORT_TICKET_PRIORITY)
     check_choice(status, "status", SUPPORT_TICKET_STATUS)
-    check_choice(group_by, "group_by", ("shopper_id", "shop_order_id", "topic", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["support_tickets"]
-        if (shopper_id is None or _r.get("shopper_id") == shopper_id)
-        and (shop_order_id is None or _r.get("shop_order_id") == shop_order_id)
-        and (topic is None or _r.get("topic") == topic)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "shopper_id": shopper_id,
+        "shop_order_id": shop_order_id,
+        "topic": topic,
+        "priority": priority,
+        "status": status,
+    }
+    return report_on(tables["support_tickets"], group_by, _filters, ())
 
 
 @read
@@ -563,14 +462,8 @@ def ticket_reply_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(author, "author", TICKET_REPLY_AUTHOR)
-    check_choice(group_by, "group_by", ("support_ticket_id", "author"))
-    _rows = [
-        _r
-        for _r in tables["ticket_replys"]
-        if (support_ticket_id is None or _r.get("support_ticket_id") == support_ticket_id)
-        and (author is None or _r.get("author") == author)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"support_ticket_id": support_ticket_id, "author": author}
+    return report_on(tables["ticket_replys"], group_by, _filters, ())
 
 
 @read
@@ -584,14 +477,8 @@ def goodwill_credit_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("shopper_id", "support_ticket_id"))
-    _rows = [
-        _r
-        for _r in tables["goodwill_credits"]
-        if (shopper_id is None or _r.get("shopper_id") == shopper_id)
-        and (support_ticket_id is None or _r.get("support_ticket_id") == support_ticket_id)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"shopper_id": shopper_id, "support_ticket_id": support_ticket_id}
+    return report_on(tables["goodwill_credits"], group_by, _filters, ("amount",))
 
 
 @write

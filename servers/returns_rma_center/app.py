@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     Rows,
     as_record,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class PurchasePage(Page):
     """A page of purchases from a search: `note` says how to get the rest."""
 
     results: list[Purchase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +81,6 @@ class RmaPage(Page):
     """A page of rmas from a search: `note` says how to get the rest."""
 
     results: list[Rma]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +105,6 @@ class InspectionPage(Page):
     """A page of inspections from a search: `note` says how to get the rest."""
 
     results: list[Inspection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -202,8 +193,7 @@ def rma_request(tables: Tables, purchase_id: str, reason: RmaReason) -> Rma:
         "restocking_fee": None,
         "status": "requested",
     }
-    _block = taken_by_other(tables["rmas"], "purchase_id", _new.get("purchase_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["rmas"], "purchase_id", _new.get("purchase_id"), _new["id"]):
         refuse("rma_request.unique", "this purchase already has an RMA: continue that one", _block)
     tables["rmas"].append(_new)
     return as_record(Rma, _new)
@@ -214,8 +204,7 @@ def rma_authorize(tables: Tables, rma_id: str) -> Rma:
     """Authorise a requested return that meets the policy."""
     _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "authorized"}
-    _block = not_among(_row, "status", ("requested",), "rma")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "rma"):
         refuse("rma_authorize.status_in", "only requested RMAs can be authorised", _block)
     _row.update(_new)
     return as_record(Rma, _row)
@@ -226,8 +215,7 @@ def rma_reject(tables: Tables, rma_id: str) -> Rma:
     """Reject a return outside the policy or failed inspection."""
     _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "rejected"}
-    _block = not_among(_row, "status", ("requested", "inspected"), "rma")
-    if _block:
+    if _block := not_among(_row, "status", ("requested", "inspected"), "rma"):
         refuse("rma_reject.status_in", "an RMA can be rejected only at request or after inspection", _block)
     _row.update(_new)
     return as_record(Rma, _row)
@@ -238,8 +226,7 @@ def rma_mark_received(tables: Tables, rma_id: str) -> Rma:
     """Record the parcel's arrival at the returns dock."""
     _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("authorized", "label_sent"), "rma")
-    if _block:
+    if _block := not_among(_row, "status", ("authorized", "label_sent"), "rma"):
         refuse("rma_mark_received.status_in", "the RMA must be authorised before the item is received", _block)
     _row.update(_new)
     return as_record(Rma, _row)
@@ -257,8 +244,7 @@ def rma_refund(
     check_range(refund_amount, "refund_amount", 0, 1400)
     check_range(restocking_fee, "restocking_fee", 0, 210)
     _new = {**_row, **_changes, "status": "refunded"}
-    _block = not_among(_row, "status", ("inspected",), "rma")
-    if _block:
+    if _block := not_among(_row, "status", ("inspected",), "rma"):
         refuse("rma_refund.status_in", "refunds are issued only after inspection", _block)
     _row.update(_new)
     return as_record(Rma, _row)
@@ -269,8 +255,7 @@ def rma_exchange(tables: Tables, rma_id: str) -> Rma:
     """Ship a replacement unit instead of refunding."""
     _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "exchanged"}
-    _block = not_among(_row, "status", ("inspected",), "rma")
-    if _block:
+    if _block := not_among(_row, "status", ("inspected",), "rma"):
         refuse("rma_exchange.status_in", "exchanges are issued only after inspection", _block)
     _row.update(_new)
     return as_record(Rma, _row)
@@ -291,8 +276,7 @@ def return_label_issue(tables: Tables, rma_id: str, carrier: ReturnLabelCarrier,
         "carrier": carrier,
         "tracking_number": tracking_number,
     }
-    _block = taken_by_other(tables["return_labels"], "rma_id", _new.get("rma_id"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["return_labels"], "rma_id", _new.get("rma_id"), _new["id"]):
         refuse("return_label_issue.unique", "a label was already issued for this RMA: resend the existing one", _block)
     _target_rma_id = target_row(tables, "rmas", _new.get("rma_id"), "rma")
     tables["return_labels"].append(_new)
@@ -356,57 +340,7 @@ def inspection_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="rma_request.unique",
-        category="uniqueness",
-        rule="This purchase already has an RMA: continue that one.",
-        tools=["rma_request"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rma_authorize.status_in",
-        category="state_guard",
-        rule="Only requested RMAs can be authorised.",
-        tools=["rma_authorize"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rma_reject.status_in",
-        category="state_guard",
-        rule="An RMA can be rejected only at request or after inspection.",
-        tools=["rma_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="return_label_issue.unique",
-        category="uniqueness",
-        rule="A label was already issued for this RMA: resend the existing one.",
-        tools=["return_label_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rma_mark_received.status_in",
-        category="state_guard",
-        rule="The RMA must be authorised before the item is received.",
-        tools=["rma_mark_received"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rma_refund.status_in",
-        category="state_guard",
-        rule="Refunds are issued only after inspection.",
-        tools=["rma_refund"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rma_exchange.status_in",
-        category="state_guard",
-        rule="Exchanges are issued only after inspection.",
-        tools=["rma_exchange"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -426,9 +360,8 @@ def purchase_report(tables: Tables, group_by: Literal["channel"], channel: Purch
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(channel, "channel", PURCHASE_CHANNEL)
-    check_choice(group_by, "group_by", ("channel",))
-    _rows = [_r for _r in tables["purchases"] if (channel is None or _r.get("channel") == channel)]
-    return report_of(_rows, group_by, ("price",))
+    _filters = {"channel": channel}
+    return report_on(tables["purchases"], group_by, _filters, ("price",))
 
 
 @read
@@ -446,15 +379,8 @@ def rma_report(
     """
     check_choice(reason, "reason", RMA_REASON)
     check_choice(status, "status", RMA_STATUS)
-    check_choice(group_by, "group_by", ("purchase_id", "reason", "status"))
-    _rows = [
-        _r
-        for _r in tables["rmas"]
-        if (purchase_id is None or _r.get("purchase_id") == purchase_id)
-        and (reason is None or _r.get("reason") == reason)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("refund_amount", "restocking_fee"))
+    _filters = {"purchase_id": purchase_id, "reason": reason, "status": status}
+    return report_on(tables["rmas"], group_by, _filters, ("refund_amount", "restocking_fee"))
 
 
 @read
@@ -469,13 +395,8 @@ def return_label_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(carrier, "carrier", RETURN_LABEL_CARRIER)
-    check_choice(group_by, "group_by", ("rma_id", "carrier"))
-    _rows = [
-        _r
-        for _r in tables["return_labels"]
-        if (rma_id is None or _r.get("rma_id") == rma_id) and (carrier is None or _r.get("carrier") == carrier)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"rma_id": rma_id, "carrier": carrier}
+    return report_on(tables["return_labels"], group_by, _filters, ())
 
 
 @read
@@ -490,13 +411,8 @@ def inspection_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(grade, "grade", INSPECTION_GRADE)
-    check_choice(group_by, "group_by", ("rma_id", "grade"))
-    _rows = [
-        _r
-        for _r in tables["inspections"]
-        if (rma_id is None or _r.get("rma_id") == rma_id) and (grade is None or _r.get("grade") == grade)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"rma_id": rma_id, "grade": grade}
+    return report_on(tables["inspections"], group_by, _filters, ())
 
 
 @write

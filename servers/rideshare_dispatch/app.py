@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class RideshareDriverPage(Page):
     """A page of rideshare drivers from a search: `note` says how to get the rest."""
 
     results: list[RideshareDriver]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -85,9 +82,6 @@ class RideRequestPage(Page):
     """A page of ride requests from a search: `note` says how to get the rest."""
 
     results: list[RideRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class DispatchOfferPage(Page):
     """A page of dispatch offers from a search: `note` says how to get the rest."""
 
     results: list[DispatchOffer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -162,8 +153,7 @@ def rideshare_driver_go_available(tables: Tables, rideshare_driver_id: str) -> R
     """Make a driver available again (logged on, or trip finished)."""
     _row = RIDESHARE_DRIVERS.find(tables, rideshare_driver_id)
     _new = {**_row, "status": "available"}
-    _block = not_among(_row, "status", ("offline", "on_trip"), "rideshare driver")
-    if _block:
+    if _block := not_among(_row, "status", ("offline", "on_trip"), "rideshare driver"):
         refuse("rideshare_driver_go_available.status_in", "the driver is already available", _block)
     _row.update(_new)
     return as_record(RideshareDriver, _row)
@@ -210,8 +200,7 @@ def ride_request_mark_no_drivers(tables: Tables, ride_request_id: str) -> RideRe
     """Close a searching request after every offer was declined or expired."""
     _row = RIDE_REQUESTS.find(tables, ride_request_id)
     _new = {**_row, "status": "no_drivers"}
-    _block = not_among(_row, "status", ("searching",), "ride request")
-    if _block:
+    if _block := not_among(_row, "status", ("searching",), "ride request"):
         refuse("ride_request_mark_no_drivers.status_in", "only searching requests can be closed as no-drivers", _block)
     _row.update(_new)
     return as_record(RideRequest, _row)
@@ -222,8 +211,7 @@ def ride_request_cancel(tables: Tables, ride_request_id: str) -> RideRequest:
     """Record that the rider cancelled."""
     _row = RIDE_REQUESTS.find(tables, ride_request_id)
     _new = {**_row, "status": "cancelled_by_rider"}
-    _block = not_among(_row, "status", ("searching", "driver_assigned"), "ride request")
-    if _block:
+    if _block := not_among(_row, "status", ("searching", "driver_assigned"), "ride request"):
         refuse("ride_request_cancel.status_in", "the ride is already finished or closed", _block)
     _row.update(_new)
     return as_record(RideRequest, _row)
@@ -278,21 +266,19 @@ def dispatch_offer_send(
         "status": "pending",
     }
     _capacity = field_of(tables, "rideshare_drivers", _new.get("rideshare_driver_id"), "offer_slots")
-    _block = at_capacity(tables["dispatch_offers"], _new, "rideshare_driver_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["dispatch_offers"], _new, "rideshare_driver_id", "status", _capacity):
         refuse(
             "dispatch_offer_send.capacity",
             "the driver already has an open offer: wait for it to resolve or offer the next nearest driver",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "rideshare_drivers", _new.get("rideshare_driver_id"), "vehicle_class"),
         "==",
         field_of(tables, "ride_requests", _new.get("ride_request_id"), "vehicle_class"),
         "the rideshare driver's vehicle class",
         "the ride request's vehicle class",
-    )
-    if _block:
+    ):
         refuse("offer_requested_class", "Offer a ride only to a driver of the requested vehicle class.", _block)
     tables["dispatch_offers"].append(_new)
     return as_record(DispatchOffer, _new)
@@ -303,8 +289,7 @@ def dispatch_offer_mark_delivered(tables: Tables, dispatch_offer_id: str) -> Dis
     """Record the driver app's delivery receipt for a pending offer."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending",), "dispatch offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "dispatch offer"):
         refuse("dispatch_offer_mark_delivered.status_in", "only pending offers can be delivered", _block)
     _row.update(_new)
     return as_record(DispatchOffer, _row)
@@ -315,8 +300,7 @@ def dispatch_offer_accept(tables: Tables, dispatch_offer_id: str) -> DispatchOff
     """Record the driver's acceptance of a delivered offer; then start the trip."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "accepted"}
-    _block = not_among(_row, "status", ("delivered",), "dispatch offer")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "dispatch offer"):
         refuse("dispatch_offer_accept.status_in", "an offer must be delivered before it can be accepted", _block)
     _row.update(_new)
     return as_record(DispatchOffer, _row)
@@ -327,8 +311,7 @@ def dispatch_offer_decline(tables: Tables, dispatch_offer_id: str) -> DispatchOf
     """Record that the driver declined the offer."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "declined"}
-    _block = not_among(_row, "status", ("pending", "delivered"), "dispatch offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "delivered"), "dispatch offer"):
         refuse("dispatch_offer_decline.status_in", "the offer is already resolved", _block)
     _row.update(_new)
     return as_record(DispatchOffer, _row)
@@ -339,8 +322,7 @@ def dispatch_offer_expire(tables: Tables, dispatch_offer_id: str) -> DispatchOff
     """Expire an offer with no answer after 15 seconds."""
     _row = DISPATCH_OFFERS.find(tables, dispatch_offer_id)
     _new = {**_row, "status": "expired"}
-    _block = not_among(_row, "status", ("pending", "delivered"), "dispatch offer")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "delivered"), "dispatch offer"):
         refuse("dispatch_offer_expire.status_in", "the offer is already resolved", _block)
     _row.update(_new)
     return as_record(DispatchOffer, _row)
@@ -381,8 +363,7 @@ def driver_trip_complete(tables: Tables, driver_trip_id: str) -> DriverTrip:
     """Complete a trip at drop-off; then make the driver available."""
     _row = DRIVER_TRIPS.find(tables, driver_trip_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("en_route_to_pickup", "on_board"), "driver trip")
-    if _block:
+    if _block := not_among(_row, "status", ("en_route_to_pickup", "on_board"), "driver trip"):
         refuse("driver_trip_complete.status_in", "the trip is already finished", _block)
     _row.update(_new)
     return as_record(DriverTrip, _row)
@@ -391,99 +372,7 @@ def driver_trip_complete(tables: Tables, driver_trip_id: str) -> DriverTrip:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Offer to available drivers, nearest ETA first, one offer at a time.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="offer_requested_class",
-        category="eligibility",
-        rule="Offer a ride only to a driver of the requested vehicle class.",
-        tools=["dispatch_offer_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="After three declined or expired offers, close the request as no-drivers.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="When a trip completes, make the driver available again.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="rideshare_driver_go_available.status_in",
-        category="state_guard",
-        rule="The driver is already available.",
-        tools=["rideshare_driver_go_available"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ride_request_mark_no_drivers.status_in",
-        category="state_guard",
-        rule="Only searching requests can be closed as no-drivers.",
-        tools=["ride_request_mark_no_drivers"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ride_request_cancel.status_in",
-        category="state_guard",
-        rule="The ride is already finished or closed.",
-        tools=["ride_request_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_offer_send.capacity",
-        category="capacity",
-        rule="The driver already has an open offer: wait for it to resolve or offer the next nearest driver.",
-        tools=["dispatch_offer_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_offer_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending offers can be delivered.",
-        tools=["dispatch_offer_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_offer_accept.status_in",
-        category="state_guard",
-        rule="An offer must be delivered before it can be accepted.",
-        tools=["dispatch_offer_accept"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_offer_decline.status_in",
-        category="state_guard",
-        rule="The offer is already resolved.",
-        tools=["dispatch_offer_decline"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="dispatch_offer_expire.status_in",
-        category="state_guard",
-        rule="The offer is already resolved.",
-        tools=["dispatch_offer_expire"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="driver_trip_complete.status_in",
-        category="state_guard",
-        rule="The trip is already finished.",
-        tools=["driver_trip_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -510,14 +399,8 @@ def rideshare_driver_report(
     """
     check_choice(vehicle_class, "vehicle_class", RIDESHARE_DRIVER_VEHICLE_CLASS)
     check_choice(status, "status", RIDESHARE_DRIVER_STATUS)
-    check_choice(group_by, "group_by", ("vehicle_class", "status"))
-    _rows = [
-        _r
-        for _r in tables["rideshare_drivers"]
-        if (vehicle_class is None or _r.get("vehicle_class") == vehicle_class)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("rating", "offer_slots"))
+    _filters = {"vehicle_class": vehicle_class, "status": status}
+    return report_on(tables["rideshare_drivers"], group_by, _filters, ("rating", "offer_slots"))
 
 
 @read
@@ -533,14 +416,8 @@ def ride_request_report(
     """
     check_choice(vehicle_class, "vehicle_class", RIDE_REQUEST_VEHICLE_CLASS)
     check_choice(status, "status", RIDE_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("vehicle_class", "status"))
-    _rows = [
-        _r
-        for _r in tables["ride_requests"]
-        if (vehicle_class is None or _r.get("vehicle_class") == vehicle_class)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"vehicle_class": vehicle_class, "status": status}
+    return report_on(tables["ride_requests"], group_by, _filters, ())
 
 
 @read
@@ -556,15 +433,8 @@ def dispatch_offer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DISPATCH_OFFER_STATUS)
-    check_choice(group_by, "group_by", ("ride_request_id", "rideshare_driver_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["dispatch_offers"]
-        if (ride_request_id is None or _r.get("ride_request_id") == ride_request_id)
-        and (rideshare_driver_id is None or _r.get("rideshare_driver_id") == rideshare_driver_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("eta_minutes",))
+    _filters = {"ride_request_id": ride_request_id, "rideshare_driver_id": rideshare_driver_id, "status": status}
+    return report_on(tables["dispatch_offers"], group_by, _filters, ("eta_minutes",))
 
 
 @read
@@ -580,15 +450,8 @@ def driver_trip_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DRIVER_TRIP_STATUS)
-    check_choice(group_by, "group_by", ("ride_request_id", "rideshare_driver_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["driver_trips"]
-        if (ride_request_id is None or _r.get("ride_request_id") == ride_request_id)
-        and (rideshare_driver_id is None or _r.get("rideshare_driver_id") == rideshare_driver_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("fare_estimate",))
+    _filters = {"ride_request_id": ride_request_id, "rideshare_driver_id": rideshare_driver_id, "status": status}
+    return report_on(tables["driver_trips"], group_by, _filters, ("fare_estimate",))
 
 
 @write

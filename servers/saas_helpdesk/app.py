@@ -26,11 +26,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -63,9 +63,6 @@ class CustomerAccountPage(Page):
     """A page of customer accounts from a search: `note` says how to get the rest."""
 
     results: list[CustomerAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class AccountContactPage(Page):
     """A page of account contacts from a search: `note` says how to get the rest."""
 
     results: list[AccountContact]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -104,9 +98,6 @@ class SupportCasePage(Page):
     """A page of support cases from a search: `note` says how to get the rest."""
 
     results: list[SupportCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class CaseReplyPage(Page):
     """A page of case replies from a search: `note` says how to get the rest."""
 
     results: list[CaseReply]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -143,9 +131,6 @@ class ServiceCreditPage(Page):
     """A page of service credits from a search: `note` says how to get the rest."""
 
     results: list[ServiceCredit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -309,8 +294,7 @@ def support_case_triage(
     check_choice(category, "category", SUPPORT_CASE_CATEGORY)
     check_not_blank(assignee, "assignee")
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("new", "open", "pending_customer"), "support case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "open", "pending_customer"), "support case"):
         refuse("support_case_triage.status_in", "solved or closed cases are not re-triaged: reopen first", _block)
     _row.update(_new)
     return as_record(SupportCase, _row)
@@ -321,8 +305,7 @@ def support_case_await_customer(tables: Tables, support_case_id: str) -> Support
     """Set a case to pending while waiting for the customer's answer."""
     _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "pending_customer"}
-    _block = not_among(_row, "status", ("new", "open"), "support case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "open"), "support case"):
         refuse("support_case_await_customer.status_in", "only new or open cases can wait on the customer", _block)
     _row.update(_new)
     return as_record(SupportCase, _row)
@@ -333,8 +316,7 @@ def support_case_reopen(tables: Tables, support_case_id: str) -> SupportCase:
     """Reopen a case (customer replied, or the fix did not work)."""
     _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "open"}
-    _block = not_among(_row, "status", ("new", "pending_customer", "solved"), "support case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "pending_customer", "solved"), "support case"):
         refuse("support_case_reopen.status_in", "closed cases cannot be reopened: open a follow-up case", _block)
     _row.update(_new)
     return as_record(SupportCase, _row)
@@ -345,8 +327,7 @@ def support_case_solve(tables: Tables, support_case_id: str) -> SupportCase:
     """Solve a case after a public reply with the resolution."""
     _row = SUPPORT_CASES.find(tables, support_case_id)
     _new = {**_row, "status": "solved"}
-    _block = not_among(_row, "status", ("open", "pending_customer"), "support case")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "pending_customer"), "support case"):
         refuse("support_case_solve.status_in", "only open or pending cases can be solved", _block)
     _row.update(_new)
     return as_record(SupportCase, _row)
@@ -448,10 +429,9 @@ def service_credit_issue(
         "reason": reason,
     }
     _have = field_of(tables, "customer_accounts", _new.get("customer_account_id"), "credit_allowance")
-    _block = short_of(
+    if _block := short_of(
         _have, _new.get("amount"), "customer account", _new.get("customer_account_id"), "credit_allowance"
-    )
-    if _block:
+    ):
         refuse(
             "service_credit_issue.at_least",
             "the account's remaining credit allowance is too small: escalate to the CSM for approval",
@@ -471,78 +451,7 @@ def service_credit_issue(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Reply to customers in the playbook's tone using the macros; use internal notes for anything the customer should not see.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the account's plan for the response target.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_1",
-        category="judgement",
-        rule="Feature requests are never above `low`; reply with the public roadmap link and solve.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_2",
-        category="judgement",
-        rule="Always ask for a screenshot before escalating an invoice rendering bug.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_playbook_3",
-        category="judgement",
-        rule="Never promise dates for bug fixes in public replies.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_case_triage.status_in",
-        category="state_guard",
-        rule="Solved or closed cases are not re-triaged: reopen first.",
-        tools=["support_case_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_case_await_customer.status_in",
-        category="state_guard",
-        rule="Only new or open cases can wait on the customer.",
-        tools=["support_case_await_customer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_case_reopen.status_in",
-        category="state_guard",
-        rule="Closed cases cannot be reopened: open a follow-up case.",
-        tools=["support_case_reopen"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_case_solve.status_in",
-        category="state_guard",
-        rule="Only open or pending cases can be solved.",
-        tools=["support_case_solve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="service_credit_issue.at_least",
-        category="threshold",
-        rule="The account's remaining credit allowance is too small: escalate to the CSM for approval.",
-        tools=["service_credit_issue"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -569,13 +478,8 @@ def customer_account_report(
     """
     check_choice(plan, "plan", CUSTOMER_ACCOUNT_PLAN)
     check_choice(region, "region", CUSTOMER_ACCOUNT_REGION)
-    check_choice(group_by, "group_by", ("plan", "region"))
-    _rows = [
-        _r
-        for _r in tables["customer_accounts"]
-        if (plan is None or _r.get("plan") == plan) and (region is None or _r.get("region") == region)
-    ]
-    return report_of(_rows, group_by, ("credit_allowance",))
+    _filters = {"plan": plan, "region": region}
+    return report_on(tables["customer_accounts"], group_by, _filters, ("credit_allowance",))
 
 
 @read
@@ -586,13 +490,8 @@ def account_contact_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("customer_account_id",))
-    _rows = [
-        _r
-        for _r in tables["account_contacts"]
-        if (customer_account_id is None or _r.get("customer_account_id") == customer_account_id)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"customer_account_id": customer_account_id}
+    return report_on(tables["account_contacts"], group_by, _filters, ())
 
 
 @read
@@ -611,16 +510,8 @@ def support_case_report(
     check_choice(category, "category", SUPPORT_CASE_CATEGORY)
     check_choice(priority, "priority", SUPPORT_CASE_PRIORITY)
     check_choice(status, "status", SUPPORT_CASE_STATUS)
-    check_choice(group_by, "group_by", ("account_contact_id", "category", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["support_cases"]
-        if (account_contact_id is None or _r.get("account_contact_id") == account_contact_id)
-        and (category is None or _r.get("category") == category)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"account_contact_id": account_contact_id, "category": category, "priority": priority, "status": status}
+    return report_on(tables["support_cases"], group_by, _filters, ())
 
 
 @read
@@ -635,14 +526,8 @@ def case_reply_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(visibility, "visibility", CASE_REPLY_VISIBILITY)
-    check_choice(group_by, "group_by", ("support_case_id", "visibility"))
-    _rows = [
-        _r
-        for _r in tables["case_replies"]
-        if (support_case_id is None or _r.get("support_case_id") == support_case_id)
-        and (visibility is None or _r.get("visibility") == visibility)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"support_case_id": support_case_id, "visibility": visibility}
+    return report_on(tables["case_replies"], group_by, _filters, ())
 
 
 @read
@@ -656,14 +541,8 @@ def service_credit_report(
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("customer_account_id", "support_case_id"))
-    _rows = [
-        _r
-        for _r in tables["service_credits"]
-        if (customer_account_id is None or _r.get("customer_account_id") == customer_account_id)
-        and (support_case_id is None or _r.get("support_case_id") == support_case_id)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"customer_account_id": customer_account_id, "support_case_id": support_case_id}
+    return report_on(tables["service_credits"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

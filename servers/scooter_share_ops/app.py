@@ -25,13 +25,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class ScooterPage(Page):
     """A page of scooters from a search: `note` says how to get the rest."""
 
     results: list[Scooter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -82,9 +79,6 @@ class ServiceZonePage(Page):
     """A page of service zones from a search: `note` says how to get the rest."""
 
     results: list[ServiceZone]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -101,9 +95,6 @@ class DeploymentPage(Page):
     """A page of deployments from a search: `note` says how to get the rest."""
 
     results: list[Deployment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -121,9 +112,6 @@ class OpsTaskPage(Page):
     """A page of ops tasks from a search: `note` says how to get the rest."""
 
     results: list[OpsTask]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -174,8 +162,7 @@ def scooter_flag_low_battery(tables: Tables, scooter_id: str) -> Scooter:
     """Flag an available scooter under 20% battery; it is hidden from riders."""
     _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "low_battery"}
-    _block = not_among(_row, "status", ("available",), "scooter")
-    if _block:
+    if _block := not_among(_row, "status", ("available",), "scooter"):
         refuse("scooter_flag_low_battery.status_in", "only available scooters can be flagged low battery", _block)
     _row.update(_new)
     return as_record(Scooter, _row)
@@ -186,8 +173,7 @@ def scooter_collect(tables: Tables, scooter_id: str) -> Scooter:
     """Record that a crew picked a scooter up from the street."""
     _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "collected"}
-    _block = not_among(_row, "status", ("available", "low_battery", "damaged"), "scooter")
-    if _block:
+    if _block := not_among(_row, "status", ("available", "low_battery", "damaged"), "scooter"):
         refuse("scooter_collect.status_in", "the scooter is not on the street", _block)
     _row.update(_new)
     return as_record(Scooter, _row)
@@ -198,8 +184,7 @@ def scooter_start_charging(tables: Tables, scooter_id: str) -> Scooter:
     """Put a collected scooter on a charger at the warehouse."""
     _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "charging"}
-    _block = not_among(_row, "status", ("collected",), "scooter")
-    if _block:
+    if _block := not_among(_row, "status", ("collected",), "scooter"):
         refuse("scooter_start_charging.status_in", "collect the scooter before charging it", _block)
     _row.update(_new)
     return as_record(Scooter, _row)
@@ -210,8 +195,7 @@ def scooter_report_damage(tables: Tables, scooter_id: str) -> Scooter:
     """Report a scooter damaged (rider report or crew inspection)."""
     _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "damaged"}
-    _block = not_among(_row, "status", ("available", "low_battery", "collected", "charging"), "scooter")
-    if _block:
+    if _block := not_among(_row, "status", ("available", "low_battery", "collected", "charging"), "scooter"):
         refuse("scooter_report_damage.status_in", "the scooter is already damaged, in repair or retired", _block)
     _row.update(_new)
     return as_record(Scooter, _row)
@@ -222,8 +206,7 @@ def scooter_send_to_repair(tables: Tables, scooter_id: str) -> Scooter:
     """Send a damaged scooter to the workshop."""
     _row = SCOOTERS.find(tables, scooter_id)
     _new = {**_row, "status": "in_repair"}
-    _block = not_among(_row, "status", ("damaged",), "scooter")
-    if _block:
+    if _block := not_among(_row, "status", ("damaged",), "scooter"):
         refuse("scooter_send_to_repair.status_in", "only damaged scooters go to repair", _block)
     _row.update(_new)
     return as_record(Scooter, _row)
@@ -295,21 +278,18 @@ def deployment_deploy(tables: Tables, scooter_id: str, service_zone_id: str, dep
         "status": "active",
     }
     _capacity = field_of(tables, "service_zones", _new.get("service_zone_id"), "permit_cap")
-    _block = at_capacity(tables["deployments"], _new, "service_zone_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["deployments"], _new, "service_zone_id", "status", _capacity):
         refuse(
             "deployment_deploy.capacity",
             "the zone is at its city permit cap: deploy to another zone or end a deployment first",
             _block,
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "scooters", _new.get("scooter_id"), "battery_pct"), ">=", 95, "scooter battery pct", ""
-    )
-    if _block:
+    ):
         refuse("fleet_rules_1", "Only scooters at 95%+ battery may be deployed.", _block)
     _other = row_of(tables, "scooters", _new.get("scooter_id"))
-    _block = not_among(_other, "status", ("charging", "in_repair"), "scooter")
-    if _block:
+    if _block := not_among(_other, "status", ("charging", "in_repair"), "scooter"):
         refuse("fleet_rules_1b", "Only scooters that are charging or in_repair may be deployed.", _block)
     _target_scooter_id = target_row(tables, "scooters", _new.get("scooter_id"), "scooter")
     tables["deployments"].append(_new)
@@ -323,8 +303,7 @@ def deployment_end(tables: Tables, deployment_id: str) -> Deployment:
     """End a scooter's active deployment when it is collected from the zone."""
     _row = DEPLOYMENTS.find(tables, deployment_id)
     _new = {**_row, "status": "ended"}
-    _block = not_among(_row, "status", ("active",), "deployment")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "deployment"):
         refuse("deployment_end.status_in", "the deployment already ended", _block)
     _row.update(_new)
     return as_record(Deployment, _row)
@@ -391,8 +370,7 @@ def ops_task_complete(tables: Tables, ops_task_id: str) -> OpsTask:
     """Close a crew task."""
     _row = OPS_TASKS.find(tables, ops_task_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("open", "in_progress"), "ops task")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "in_progress"), "ops task"):
         refuse("ops_task_complete.status_in", "the task is already closed", _block)
     _row.update(_new)
     return as_record(OpsTask, _row)
@@ -401,88 +379,7 @@ def ops_task_complete(tables: Tables, ops_task_id: str) -> OpsTask:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Move scooters only along the lifecycle, end a deployment when collecting, and deploy only charged scooters into zones under their permit cap.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Task the crew that covers the zone.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="fleet_rules_1",
-        category="threshold",
-        rule="Only scooters at 95%+ battery may be deployed.",
-        tools=["deployment_deploy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="fleet_rules_1b",
-        category="state_guard",
-        rule="Only scooters that are charging or in_repair may be deployed.",
-        tools=["deployment_deploy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scooter_flag_low_battery.status_in",
-        category="state_guard",
-        rule="Only available scooters can be flagged low battery.",
-        tools=["scooter_flag_low_battery"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scooter_collect.status_in",
-        category="state_guard",
-        rule="The scooter is not on the street.",
-        tools=["scooter_collect"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scooter_start_charging.status_in",
-        category="state_guard",
-        rule="Collect the scooter before charging it.",
-        tools=["scooter_start_charging"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scooter_report_damage.status_in",
-        category="state_guard",
-        rule="The scooter is already damaged, in repair or retired.",
-        tools=["scooter_report_damage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="scooter_send_to_repair.status_in",
-        category="state_guard",
-        rule="Only damaged scooters go to repair.",
-        tools=["scooter_send_to_repair"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="deployment_deploy.capacity",
-        category="capacity",
-        rule="The zone is at its city permit cap: deploy to another zone or end a deployment first.",
-        tools=["deployment_deploy"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="deployment_end.status_in",
-        category="state_guard",
-        rule="The deployment already ended.",
-        tools=["deployment_end"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="ops_task_complete.status_in",
-        category="state_guard",
-        rule="The task is already closed.",
-        tools=["ops_task_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -509,13 +406,8 @@ def scooter_report(
     """
     check_choice(model, "model", SCOOTER_MODEL)
     check_choice(status, "status", SCOOTER_STATUS)
-    check_choice(group_by, "group_by", ("model", "status"))
-    _rows = [
-        _r
-        for _r in tables["scooters"]
-        if (model is None or _r.get("model") == model) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("battery_pct", "odometer_km"))
+    _filters = {"model": model, "status": status}
+    return report_on(tables["scooters"], group_by, _filters, ("battery_pct", "odometer_km"))
 
 
 @read
@@ -524,9 +416,8 @@ def service_zone_report(tables: Tables, group_by: Literal["slow_zone"], slow_zon
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("slow_zone",))
-    _rows = [_r for _r in tables["service_zones"] if (slow_zone is None or _r.get("slow_zone") == slow_zone)]
-    return report_of(_rows, group_by, ("permit_cap",))
+    _filters = {"slow_zone": slow_zone}
+    return report_on(tables["service_zones"], group_by, _filters, ("permit_cap",))
 
 
 @read
@@ -542,15 +433,8 @@ def deployment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DEPLOYMENT_STATUS)
-    check_choice(group_by, "group_by", ("scooter_id", "service_zone_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["deployments"]
-        if (scooter_id is None or _r.get("scooter_id") == scooter_id)
-        and (service_zone_id is None or _r.get("service_zone_id") == service_zone_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"scooter_id": scooter_id, "service_zone_id": service_zone_id, "status": status}
+    return report_on(tables["deployments"], group_by, _filters, ())
 
 
 @read
@@ -569,16 +453,8 @@ def ops_task_report(
     check_choice(task_type, "task_type", OPS_TASK_TASK_TYPE)
     check_choice(priority, "priority", OPS_TASK_PRIORITY)
     check_choice(status, "status", OPS_TASK_STATUS)
-    check_choice(group_by, "group_by", ("scooter_id", "task_type", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["ops_tasks"]
-        if (scooter_id is None or _r.get("scooter_id") == scooter_id)
-        and (task_type is None or _r.get("task_type") == task_type)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"scooter_id": scooter_id, "task_type": task_type, "priority": priority, "status": status}
+    return report_on(tables["ops_tasks"], group_by, _filters, ())
 
 
 @write

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class SequencerPage(Page):
     """A page of sequencers from a search: `note` says how to get the rest."""
 
     results: list[Sequencer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -81,9 +78,6 @@ class LibraryPrepPage(Page):
     """A page of library preps from a search: `note` says how to get the rest."""
 
     results: list[LibraryPrep]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -103,9 +97,6 @@ class SequencingRunPage(Page):
     """A page of sequencing runs from a search: `note` says how to get the rest."""
 
     results: list[SequencingRun]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -253,20 +244,19 @@ def sequencing_run_queue(
         "status": "queued",
     }
     _capacity = field_of(tables, "sequencers", _new.get("sequencer_id"), "queue_slots")
-    _block = at_capacity(tables["sequencing_runs"], _new, "sequencer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["sequencing_runs"], _new, "sequencer_id", "status", _capacity):
         refuse(
             "sequencing_run_queue.capacity",
             "that instrument's queue is full: queue on another instrument of the same platform",
             _block,
         )
     _other = row_of(tables, "library_preps", _new.get("library_prep_id"))
-    _block = not_among(_other, "qc_status", ("passed",), "library prep")
-    if _block:
+    if _block := not_among(_other, "qc_status", ("passed",), "library prep"):
         refuse("queue_passed_qc_only", "Queue only libraries whose qc_status is passed.", _block)
     _other = row_of(tables, "sequencers", _new.get("sequencer_id"))
-    _block = not_among(_other, "platform", ("nanopore",), "sequencer")
-    if holds(_new.get("read_config"), "==", "long_read") and _block:
+    if (_block := not_among(_other, "platform", ("nanopore",), "sequencer")) and holds(
+        _new.get("read_config"), "==", "long_read"
+    ):
         refuse("long_read_on_nanopore", "A long_read run goes on a nanopore instrument.", _block)
     tables["sequencing_runs"].append(_new)
     return as_record(SequencingRun, _new)
@@ -277,8 +267,7 @@ def sequencing_run_load(tables: Tables, sequencing_run_id: str) -> SequencingRun
     """Load the flow cell for a queued or requeued run."""
     _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "loading"}
-    _block = not_among(_row, "status", ("queued", "requeued"), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "requeued"), "sequencing run"):
         refuse("sequencing_run_load.status_in", "only queued or requeued runs can be loaded", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -289,8 +278,7 @@ def sequencing_run_start(tables: Tables, sequencing_run_id: str) -> SequencingRu
     """Start chemistry on a loaded run."""
     _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "sequencing"}
-    _block = not_among(_row, "status", ("loading",), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("loading",), "sequencing run"):
         refuse("sequencing_run_start.status_in", "load the run first", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -301,8 +289,7 @@ def sequencing_run_demultiplex(tables: Tables, sequencing_run_id: str) -> Sequen
     """Start BCL conversion and demultiplexing."""
     _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "demultiplexing"}
-    _block = not_among(_row, "status", ("sequencing",), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("sequencing",), "sequencing run"):
         refuse("sequencing_run_demultiplex.status_in", "the run has not finished sequencing", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -313,8 +300,7 @@ def sequencing_run_deliver(tables: Tables, sequencing_run_id: str) -> Sequencing
     """Deliver FASTQs to the lab's bucket."""
     _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("demultiplexing",), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("demultiplexing",), "sequencing run"):
         refuse("sequencing_run_deliver.status_in", "demultiplex before delivery", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -327,8 +313,7 @@ def sequencing_run_fail(tables: Tables, sequencing_run_id: str, failure_reason: 
     _changes = {_k: _v for _k, _v in (("failure_reason", failure_reason),) if _v is not None}
     check_not_blank(failure_reason, "failure_reason")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("loading", "sequencing", "demultiplexing"), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("loading", "sequencing", "demultiplexing"), "sequencing run"):
         refuse("sequencing_run_fail.status_in", "only runs in progress can fail", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -344,8 +329,7 @@ def sequencing_run_requeue(
     check_range(attempt, "attempt", 1, 3)
     SEQUENCERS.check_ref(tables, sequencer_id, "sequencer_id")
     _new = {**_row, **_changes, "status": "requeued"}
-    _block = not_among(_row, "status", ("failed",), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "sequencing run"):
         refuse("sequencing_run_requeue.status_in", "only failed runs are requeued", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -356,8 +340,7 @@ def sequencing_run_abandon(tables: Tables, sequencing_run_id: str) -> Sequencing
     """Abandon a run after its third failure and tell the lab."""
     _row = SEQUENCING_RUNS.find(tables, sequencing_run_id)
     _new = {**_row, "status": "abandoned"}
-    _block = not_among(_row, "status", ("failed",), "sequencing run")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "sequencing run"):
         refuse("sequencing_run_abandon.status_in", "only failed runs can be abandoned", _block)
     _row.update(_new)
     return as_record(SequencingRun, _row)
@@ -366,92 +349,7 @@ def sequencing_run_abandon(tables: Tables, sequencing_run_id: str) -> Sequencing
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Queue each library on an instrument whose platform suits it.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="queue_passed_qc_only",
-        category="eligibility",
-        rule="Queue only libraries whose qc_status is passed.",
-        tools=["sequencing_run_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="long_read_on_nanopore",
-        category="eligibility",
-        rule="A long_read run goes on a nanopore instrument.",
-        tools=["sequencing_run_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule='Requeue at most twice (attempt 3 is the last); a failure from "run folder disk full" is requeued on the same instrument without counting an attempt.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="sequencing_run_queue.capacity",
-        category="capacity",
-        rule="That instrument's queue is full: queue on another instrument of the same platform.",
-        tools=["sequencing_run_queue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_load.status_in",
-        category="state_guard",
-        rule="Only queued or requeued runs can be loaded.",
-        tools=["sequencing_run_load"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_start.status_in",
-        category="state_guard",
-        rule="Load the run first.",
-        tools=["sequencing_run_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_demultiplex.status_in",
-        category="state_guard",
-        rule="The run has not finished sequencing.",
-        tools=["sequencing_run_demultiplex"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_deliver.status_in",
-        category="state_guard",
-        rule="Demultiplex before delivery.",
-        tools=["sequencing_run_deliver"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_fail.status_in",
-        category="state_guard",
-        rule="Only runs in progress can fail.",
-        tools=["sequencing_run_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_requeue.status_in",
-        category="state_guard",
-        rule="Only failed runs are requeued.",
-        tools=["sequencing_run_requeue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="sequencing_run_abandon.status_in",
-        category="state_guard",
-        rule="Only failed runs can be abandoned.",
-        tools=["sequencing_run_abandon"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -473,9 +371,8 @@ def sequencer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(platform, "platform", SEQUENCER_PLATFORM)
-    check_choice(group_by, "group_by", ("platform",))
-    _rows = [_r for _r in tables["sequencers"] if (platform is None or _r.get("platform") == platform)]
-    return report_of(_rows, group_by, ("queue_slots",))
+    _filters = {"platform": platform}
+    return report_on(tables["sequencers"], group_by, _filters, ("queue_slots",))
 
 
 @read
@@ -491,14 +388,8 @@ def library_prep_report(
     """
     check_choice(library_type, "library_type", LIBRARY_PREP_LIBRARY_TYPE)
     check_choice(qc_status, "qc_status", LIBRARY_PREP_QC_STATUS)
-    check_choice(group_by, "group_by", ("library_type", "qc_status"))
-    _rows = [
-        _r
-        for _r in tables["library_preps"]
-        if (library_type is None or _r.get("library_type") == library_type)
-        and (qc_status is None or _r.get("qc_status") == qc_status)
-    ]
-    return report_of(_rows, group_by, ("concentration_nm",))
+    _filters = {"library_type": library_type, "qc_status": qc_status}
+    return report_on(tables["library_preps"], group_by, _filters, ("concentration_nm",))
 
 
 @read
@@ -516,16 +407,13 @@ def sequencing_run_report(
     """
     check_choice(read_config, "read_config", SEQUENCING_RUN_READ_CONFIG)
     check_choice(status, "status", SEQUENCING_RUN_STATUS)
-    check_choice(group_by, "group_by", ("sequencer_id", "library_prep_id", "read_config", "status"))
-    _rows = [
-        _r
-        for _r in tables["sequencing_runs"]
-        if (sequencer_id is None or _r.get("sequencer_id") == sequencer_id)
-        and (library_prep_id is None or _r.get("library_prep_id") == library_prep_id)
-        and (read_config is None or _r.get("read_config") == read_config)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {
+        "sequencer_id": sequencer_id,
+        "library_prep_id": library_prep_id,
+        "read_config": read_config,
+        "status": status,
+    }
+    return report_on(tables["sequencing_runs"], group_by, _filters, ("attempt",))
 
 
 @write

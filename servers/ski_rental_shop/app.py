@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class RenterPage(Page):
     """A page of renters from a search: `note` says how to get the rest."""
 
     results: list[Renter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -78,9 +75,6 @@ class RentalPackagePage(Page):
     """A page of rental packages from a search: `note` says how to get the rest."""
 
     results: list[RentalPackage]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class RentalAgreementPage(Page):
     """A page of rental agreements from a search: `note` says how to get the rest."""
 
     results: list[RentalAgreement]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -174,8 +165,7 @@ def renter_register(
         "boot_sole_mm": boot_sole_mm,
         "age": age,
     }
-    _block = taken_by_other(tables["renters"], "phone", _new.get("phone"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["renters"], "phone", _new.get("phone"), _new["id"]):
         refuse(
             "renter_register.unique",
             "a renter with that phone exists: use their profile and update the measurements if needed",
@@ -274,12 +264,10 @@ def rental_agreement_reserve(
         "din_setting": None,
         "status": "reserved",
     }
-    _block = in_past(_new.get("start_date"), "start_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse("rental_agreement_reserve.not_in_past", "the start date has passed: reserve from today", _block)
     _have = field_of(tables, "rental_packages", _new.get("rental_package_id"), "available")
-    _block = short_of(_have, _new.get("quantity"), "rental package", _new.get("rental_package_id"), "available")
-    if _block:
+    if _block := short_of(_have, _new.get("quantity"), "rental package", _new.get("rental_package_id"), "available"):
         refuse(
             "rental_agreement_reserve.at_least",
             "not enough of that package left: offer the other adult package or a smaller quantity",
@@ -301,8 +289,7 @@ def rental_agreement_fit_out(tables: Tables, rental_agreement_id: str, din_setti
     _changes = {_k: _v for _k, _v in (("din_setting", din_setting),) if _v is not None}
     check_range(din_setting, "din_setting", 1, 10)
     _new = {**_row, **_changes, "status": "out"}
-    _block = not_among(_row, "status", ("reserved",), "rental agreement")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "rental agreement"):
         refuse("rental_agreement_fit_out.status_in", "only reserved rentals can be fitted out", _block)
     _row.update(_new)
     return as_record(RentalAgreement, _row)
@@ -313,8 +300,7 @@ def rental_agreement_check_in(tables: Tables, rental_agreement_id: str) -> Renta
     """Check gear back in."""
     _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "returned"}
-    _block = not_among(_row, "status", ("out", "overdue"), "rental agreement")
-    if _block:
+    if _block := not_among(_row, "status", ("out", "overdue"), "rental agreement"):
         refuse("rental_agreement_check_in.status_in", "the gear is not out", _block)
     _row.update(_new)
     return as_record(RentalAgreement, _row)
@@ -325,8 +311,7 @@ def rental_agreement_mark_overdue(tables: Tables, rental_agreement_id: str) -> R
     """Flag a rental not returned by 17:00 on its last day."""
     _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "overdue"}
-    _block = not_among(_row, "status", ("out",), "rental agreement")
-    if _block:
+    if _block := not_among(_row, "status", ("out",), "rental agreement"):
         refuse("rental_agreement_mark_overdue.status_in", "only rentals that are out can be overdue", _block)
     _row.update(_new)
     return as_record(RentalAgreement, _row)
@@ -337,8 +322,7 @@ def rental_agreement_cancel(tables: Tables, rental_agreement_id: str) -> RentalA
     """Cancel a reservation before pick-up."""
     _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("reserved",), "rental agreement")
-    if _block:
+    if _block := not_among(_row, "status", ("reserved",), "rental agreement"):
         refuse("rental_agreement_cancel.status_in", "only reservations not yet picked up can be cancelled", _block)
     _row.update(_new)
     return as_record(RentalAgreement, _row)
@@ -369,8 +353,7 @@ def damage_report_waive(tables: Tables, damage_report_id: str) -> DamageReport:
     """Waive an assessed damage charge (damage waiver purchased or normal wear)."""
     _row = DAMAGE_REPORTS.find(tables, damage_report_id)
     _new = {**_row, "status": "waived"}
-    _block = not_among(_row, "status", ("assessed",), "damage report")
-    if _block:
+    if _block := not_among(_row, "status", ("assessed",), "damage report"):
         refuse("damage_report_waive.status_in", "only assessed damage can be waived", _block)
     _row.update(_new)
     return as_record(DamageReport, _row)
@@ -379,71 +362,7 @@ def damage_report_waive(tables: Tables, damage_report_id: str) -> DamageReport:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Reserve from available inventory, set DIN from the fitting guide using the renter's weight, type and age, and charge damage at the listed prices unless the waiver applies.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="renter_register.unique",
-        category="uniqueness",
-        rule="A renter with that phone exists: use their profile and update the measurements if needed.",
-        tools=["renter_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_reserve.not_in_past",
-        category="time_window",
-        rule="The start date has passed: reserve from today.",
-        tools=["rental_agreement_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_reserve.at_least",
-        category="threshold",
-        rule="Not enough of that package left: offer the other adult package or a smaller quantity.",
-        tools=["rental_agreement_reserve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_fit_out.status_in",
-        category="state_guard",
-        rule="Only reserved rentals can be fitted out.",
-        tools=["rental_agreement_fit_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_check_in.status_in",
-        category="state_guard",
-        rule="The gear is not out.",
-        tools=["rental_agreement_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_mark_overdue.status_in",
-        category="state_guard",
-        rule="Only rentals that are out can be overdue.",
-        tools=["rental_agreement_mark_overdue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="rental_agreement_cancel.status_in",
-        category="state_guard",
-        rule="Only reservations not yet picked up can be cancelled.",
-        tools=["rental_agreement_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="damage_report_waive.status_in",
-        category="state_guard",
-        rule="Only assessed damage can be waived.",
-        tools=["damage_report_waive"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -464,9 +383,8 @@ def renter_report(tables: Tables, group_by: Literal["skier_type"], skier_type: R
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(skier_type, "skier_type", RENTER_SKIER_TYPE)
-    check_choice(group_by, "group_by", ("skier_type",))
-    _rows = [_r for _r in tables["renters"] if (skier_type is None or _r.get("skier_type") == skier_type)]
-    return report_of(_rows, group_by, ("height_cm", "weight_kg", "boot_sole_mm", "age"))
+    _filters = {"skier_type": skier_type}
+    return report_on(tables["renters"], group_by, _filters, ("height_cm", "weight_kg", "boot_sole_mm", "age"))
 
 
 @read
@@ -483,15 +401,8 @@ def rental_agreement_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RENTAL_AGREEMENT_STATUS)
-    check_choice(group_by, "group_by", ("renter_id", "rental_package_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["rental_agreements"]
-        if (renter_id is None or _r.get("renter_id") == renter_id)
-        and (rental_package_id is None or _r.get("rental_package_id") == rental_package_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("quantity", "days", "din_setting"))
+    _filters = {"renter_id": renter_id, "rental_package_id": rental_package_id, "status": status}
+    return report_on(tables["rental_agreements"], group_by, _filters, ("quantity", "days", "din_setting"))
 
 
 @read
@@ -506,14 +417,8 @@ def damage_report_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", DAMAGE_REPORT_STATUS)
-    check_choice(group_by, "group_by", ("rental_agreement_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["damage_reports"]
-        if (rental_agreement_id is None or _r.get("rental_agreement_id") == rental_agreement_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("charge",))
+    _filters = {"rental_agreement_id": rental_agreement_id, "status": status}
+    return report_on(tables["damage_reports"], group_by, _filters, ("charge",))
 
 
 @write

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -64,9 +64,6 @@ class ReferringPracticePage(Page):
     """A page of referring practices from a search: `note` says how to get the rest."""
 
     results: list[ReferringPractice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -83,9 +80,6 @@ class SpecialistPage(Page):
     """A page of specialists from a search: `note` says how to get the rest."""
 
     results: list[Specialist]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class ReferralPage(Page):
     """A page of referrals from a search: `note` says how to get the rest."""
 
     results: list[Referral]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -130,9 +121,6 @@ class ConsultPage(Page):
     """A page of consults from a search: `note` says how to get the rest."""
 
     results: list[Consult]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -290,8 +278,7 @@ def referral_triage(tables: Tables, referral_id: str, urgency: ReferralUrgency, 
     check_choice(urgency, "urgency", REFERRAL_URGENCY)
     SPECIALISTS.check_ref(tables, specialist_id, "specialist_id")
     _new = {**_row, **_changes, "status": "triaged"}
-    _block = not_among(_row, "status", ("received",), "referral")
-    if _block:
+    if _block := not_among(_row, "status", ("received",), "referral"):
         refuse(
             "referral_triage.status_in",
             "only a received referral can be triaged; booked or rejected ones are past triage",
@@ -308,8 +295,7 @@ def referral_reject(tables: Tables, referral_id: str, reject_reason: str) -> Ref
     _changes = {_k: _v for _k, _v in (("reject_reason", reject_reason),) if _v is not None}
     check_not_blank(reject_reason, "reject_reason")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("received", "triaged"), "referral")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "triaged"), "referral"):
         refuse("referral_reject.status_in", "a booked referral cannot be rejected: cancel its consult first", _block)
     _row.update(_new)
     return as_record(Referral, _row)
@@ -320,8 +306,7 @@ def referral_close(tables: Tables, referral_id: str) -> Referral:
     """Close a referral once its consult has been attended."""
     _row = REFERRALS.find(tables, referral_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("booked",), "referral")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "referral"):
         refuse("referral_close.status_in", "only booked referrals can be closed", _block)
     _row.update(_new)
     return as_record(Referral, _row)
@@ -378,19 +363,16 @@ def consult_book(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("consult_book.not_in_past", "the slot is in the past: pick a time from today on", _block)
-    _block = overlapping(tables["consults"], _new, "specialist_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["consults"], _new, "specialist_id", "start", "end", "status"):
         refuse(
             "consult_book.no_overlap",
             "the specialist already has a consult then: choose another slot (consult_search lists their bookings)",
             _block,
         )
     _capacity = field_of(tables, "specialists", _new.get("specialist_id"), "new_patient_capacity")
-    _block = at_capacity(tables["consults"], _new, "specialist_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["consults"], _new, "specialist_id", "status", _capacity):
         refuse(
             "consult_book.capacity",
             "the specialist is at their new-patient capacity: pick another specialist of the same specialty",
@@ -408,8 +390,7 @@ def consult_cancel(tables: Tables, consult_id: str) -> Consult:
     """Cancel a scheduled consult."""
     _row = CONSULTS.find(tables, consult_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled",), "consult")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "consult"):
         refuse("consult_cancel.status_in", "only scheduled consults can be cancelled", _block)
     _row.update(_new)
     return as_record(Consult, _row)
@@ -420,8 +401,7 @@ def consult_mark_attended(tables: Tables, consult_id: str) -> Consult:
     """Record that the patient attended the consult."""
     _row = CONSULTS.find(tables, consult_id)
     _new = {**_row, "status": "attended"}
-    _block = not_among(_row, "status", ("scheduled",), "consult")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "consult"):
         refuse("consult_mark_attended.status_in", "only a scheduled consult can be marked attended", _block)
     _row.update(_new)
     return as_record(Consult, _row)
@@ -430,85 +410,7 @@ def consult_mark_attended(tables: Tables, consult_id: str) -> Consult:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Work the inbox in order: register each faxed letter, triage it, then book a consult within the window its urgency allows.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the specialist's existing consults before booking.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="triage_guidelines_1",
-        category="judgement",
-        rule="Out-of-network practices: register the referral, but note that the patient must confirm self-pay before a consult is booked.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="referral_triage.status_in",
-        category="state_guard",
-        rule="Only a received referral can be triaged; booked or rejected ones are past triage.",
-        tools=["referral_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="referral_reject.status_in",
-        category="state_guard",
-        rule="A booked referral cannot be rejected: cancel its consult first.",
-        tools=["referral_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="referral_close.status_in",
-        category="state_guard",
-        rule="Only booked referrals can be closed.",
-        tools=["referral_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="consult_book.not_in_past",
-        category="time_window",
-        rule="The slot is in the past: pick a time from today on.",
-        tools=["consult_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="consult_book.no_overlap",
-        category="capacity",
-        rule="The specialist already has a consult then: choose another slot (consult_search lists their bookings).",
-        tools=["consult_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="consult_book.capacity",
-        category="capacity",
-        rule="The specialist is at their new-patient capacity: pick another specialist of the same specialty.",
-        tools=["consult_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="consult_cancel.status_in",
-        category="state_guard",
-        rule="Only scheduled consults can be cancelled.",
-        tools=["consult_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="consult_mark_attended.status_in",
-        category="state_guard",
-        rule="Only a scheduled consult can be marked attended.",
-        tools=["consult_mark_attended"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -530,13 +432,8 @@ def referring_practice_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(network_status, "network_status", REFERRING_PRACTICE_NETWORK_STATUS)
-    check_choice(group_by, "group_by", ("network_status",))
-    _rows = [
-        _r
-        for _r in tables["referring_practices"]
-        if (network_status is None or _r.get("network_status") == network_status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"network_status": network_status}
+    return report_on(tables["referring_practices"], group_by, _filters, ())
 
 
 @read
@@ -549,9 +446,8 @@ def specialist_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(specialty, "specialty", SPECIALIST_SPECIALTY)
-    check_choice(group_by, "group_by", ("specialty",))
-    _rows = [_r for _r in tables["specialists"] if (specialty is None or _r.get("specialty") == specialty)]
-    return report_of(_rows, group_by, ("new_patient_capacity",))
+    _filters = {"specialty": specialty}
+    return report_on(tables["specialists"], group_by, _filters, ("new_patient_capacity",))
 
 
 @read
@@ -571,17 +467,14 @@ def referral_report(
     check_choice(specialty, "specialty", REFERRAL_SPECIALTY)
     check_choice(urgency, "urgency", REFERRAL_URGENCY)
     check_choice(status, "status", REFERRAL_STATUS)
-    check_choice(group_by, "group_by", ("practice_id", "specialty", "urgency", "specialist_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["referrals"]
-        if (practice_id is None or _r.get("practice_id") == practice_id)
-        and (specialty is None or _r.get("specialty") == specialty)
-        and (urgency is None or _r.get("urgency") == urgency)
-        and (specialist_id is None or _r.get("specialist_id") == specialist_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "practice_id": practice_id,
+        "specialty": specialty,
+        "urgency": urgency,
+        "specialist_id": specialist_id,
+        "status": status,
+    }
+    return report_on(tables["referrals"], group_by, _filters, ())
 
 
 @read
@@ -599,16 +492,8 @@ def consult_report(
     """
     check_choice(mode, "mode", CONSULT_MODE)
     check_choice(status, "status", CONSULT_STATUS)
-    check_choice(group_by, "group_by", ("referral_id", "specialist_id", "mode", "status"))
-    _rows = [
-        _r
-        for _r in tables["consults"]
-        if (referral_id is None or _r.get("referral_id") == referral_id)
-        and (specialist_id is None or _r.get("specialist_id") == specialist_id)
-        and (mode is None or _r.get("mode") == mode)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"referral_id": referral_id, "specialist_id": specialist_id, "mode": mode, "status": status}
+    return report_on(tables["consults"], group_by, _filters, ())
 
 
 @write

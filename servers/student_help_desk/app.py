@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -65,9 +65,6 @@ class AcademicAdvisorPage(Page):
     """A page of academic advisors from a search: `note` says how to get the rest."""
 
     results: list[AcademicAdvisor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +85,6 @@ class StudentCasePage(Page):
     """A page of student cases from a search: `note` says how to get the rest."""
 
     results: list[StudentCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class AdvisingAppointmentPage(Page):
     """A page of advising appointments from a search: `note` says how to get the rest."""
 
     results: list[AdvisingAppointment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -128,9 +119,6 @@ class KbArticlePage(Page):
     """A page of kb articles from a search: `note` says how to get the rest."""
 
     results: list[KbArticle]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -247,8 +235,7 @@ def student_case_request_info(tables: Tables, student_case_id: str) -> StudentCa
     """Ask the student for missing documents or details."""
     _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "awaiting_student"}
-    _block = not_among(_row, "status", ("new", "in_progress"), "student case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "in_progress"), "student case"):
         refuse("student_case_request_info.status_in", "the case is closed or escalated", _block)
     _row.update(_new)
     return as_record(StudentCase, _row)
@@ -261,12 +248,10 @@ def student_case_assign(tables: Tables, student_case_id: str, academic_advisor_i
     _changes = {_k: _v for _k, _v in (("academic_advisor_id", academic_advisor_id),) if _v is not None}
     ACADEMIC_ADVISORS.check_ref(tables, academic_advisor_id, "academic_advisor_id")
     _new = {**_row, **_changes, "status": "in_progress"}
-    _block = not_among(_row, "status", ("new", "awaiting_student"), "student case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "awaiting_student"), "student case"):
         refuse("student_case_assign.status_in", "the case is already being worked", _block)
     _capacity = field_of(tables, "academic_advisors", _new.get("academic_advisor_id"), "max_open_cases")
-    _block = at_capacity(tables["student_cases"], _new, "academic_advisor_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["student_cases"], _new, "academic_advisor_id", "status", _capacity):
         refuse(
             "student_case_assign.capacity",
             "that advisor has a full caseload: route to another advisor in the same office",
@@ -281,11 +266,9 @@ def student_case_escalate(tables: Tables, student_case_id: str) -> StudentCase:
     """Escalate an urgent case to the office director."""
     _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "escalated"}
-    _block = not_among(_row, "status", ("in_progress",), "student case")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "student case"):
         refuse("student_case_escalate.status_in", "assign the case before escalating", _block)
-    _block = not_among(_row, "priority", ("urgent",), "student case")
-    if _block:
+    if _block := not_among(_row, "priority", ("urgent",), "student case"):
         refuse(
             "student_case_escalate.field_equals",
             "only urgent cases are escalated: keep routine cases with the advisor",
@@ -300,8 +283,7 @@ def student_case_resolve(tables: Tables, student_case_id: str) -> StudentCase:
     """Resolve a case."""
     _row = STUDENT_CASES.find(tables, student_case_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("new", "in_progress", "escalated", "awaiting_student"), "student case")
-    if _block:
+    if _block := not_among(_row, "status", ("new", "in_progress", "escalated", "awaiting_student"), "student case"):
         refuse("student_case_resolve.status_in", "the case is already resolved", _block)
     _row.update(_new)
     return as_record(StudentCase, _row)
@@ -363,11 +345,9 @@ def advising_appointment_book(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("advising_appointment_book.not_in_past", "appointments are booked from today on", _block)
-    _block = overlapping(tables["advising_appointments"], _new, "academic_advisor_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["advising_appointments"], _new, "academic_advisor_id", "start", "end", "status"):
         refuse(
             "advising_appointment_book.no_overlap", "the advisor is busy then: offer the student another time", _block
         )
@@ -380,8 +360,7 @@ def advising_appointment_cancel(tables: Tables, advising_appointment_id: str) ->
     """Cancel a booked appointment."""
     _row = ADVISING_APPOINTMENTS.find(tables, advising_appointment_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked",), "advising appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "advising appointment"):
         refuse("advising_appointment_cancel.status_in", "only booked appointments can be cancelled", _block)
     _row.update(_new)
     return as_record(AdvisingAppointment, _row)
@@ -411,100 +390,7 @@ def kb_article_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(id="judgement_1", category="judgement", rule="Be warm and concise.", tools=[], enforced=False),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Verify the student, search the knowledge base, and only then open or route a case.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Tell the student exactly what happens next.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="desk_playbook_1",
-        category="judgement",
-        rule="Verify identity before discussing records: ask for the student number and the date of birth on file. Never confirm grades, balances or holds to anyone but the student (FERPA).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="desk_playbook_2",
-        category="judgement",
-        rule="Answer from the knowledge base first; open a case only when the student needs staff action.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="student_case_request_info.status_in",
-        category="state_guard",
-        rule="The case is closed or escalated.",
-        tools=["student_case_request_info"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_case_assign.status_in",
-        category="state_guard",
-        rule="The case is already being worked.",
-        tools=["student_case_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_case_assign.capacity",
-        category="capacity",
-        rule="That advisor has a full caseload: route to another advisor in the same office.",
-        tools=["student_case_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_case_escalate.status_in",
-        category="state_guard",
-        rule="Assign the case before escalating.",
-        tools=["student_case_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_case_escalate.field_equals",
-        category="eligibility",
-        rule="Only urgent cases are escalated: keep routine cases with the advisor.",
-        tools=["student_case_escalate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="student_case_resolve.status_in",
-        category="state_guard",
-        rule="The case is already resolved.",
-        tools=["student_case_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advising_appointment_book.not_in_past",
-        category="time_window",
-        rule="Appointments are booked from today on.",
-        tools=["advising_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advising_appointment_book.no_overlap",
-        category="capacity",
-        rule="The advisor is busy then: offer the student another time.",
-        tools=["advising_appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advising_appointment_cancel.status_in",
-        category="state_guard",
-        rule="Only booked appointments can be cancelled.",
-        tools=["advising_appointment_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -527,9 +413,8 @@ def academic_advisor_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(office, "office", ACADEMIC_ADVISOR_OFFICE)
-    check_choice(group_by, "group_by", ("office",))
-    _rows = [_r for _r in tables["academic_advisors"] if (office is None or _r.get("office") == office)]
-    return report_of(_rows, group_by, ("max_open_cases",))
+    _filters = {"office": office}
+    return report_on(tables["academic_advisors"], group_by, _filters, ("max_open_cases",))
 
 
 @read
@@ -550,17 +435,14 @@ def student_case_report(
     check_choice(channel, "channel", STUDENT_CASE_CHANNEL)
     check_choice(priority, "priority", STUDENT_CASE_PRIORITY)
     check_choice(status, "status", STUDENT_CASE_STATUS)
-    check_choice(group_by, "group_by", ("topic", "channel", "priority", "academic_advisor_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["student_cases"]
-        if (topic is None or _r.get("topic") == topic)
-        and (channel is None or _r.get("channel") == channel)
-        and (priority is None or _r.get("priority") == priority)
-        and (academic_advisor_id is None or _r.get("academic_advisor_id") == academic_advisor_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "topic": topic,
+        "channel": channel,
+        "priority": priority,
+        "academic_advisor_id": academic_advisor_id,
+        "status": status,
+    }
+    return report_on(tables["student_cases"], group_by, _filters, ())
 
 
 @read
@@ -578,16 +460,13 @@ def advising_appointment_report(
     """
     check_choice(mode, "mode", ADVISING_APPOINTMENT_MODE)
     check_choice(status, "status", ADVISING_APPOINTMENT_STATUS)
-    check_choice(group_by, "group_by", ("academic_advisor_id", "student_case_id", "mode", "status"))
-    _rows = [
-        _r
-        for _r in tables["advising_appointments"]
-        if (academic_advisor_id is None or _r.get("academic_advisor_id") == academic_advisor_id)
-        and (student_case_id is None or _r.get("student_case_id") == student_case_id)
-        and (mode is None or _r.get("mode") == mode)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "academic_advisor_id": academic_advisor_id,
+        "student_case_id": student_case_id,
+        "mode": mode,
+        "status": status,
+    }
+    return report_on(tables["advising_appointments"], group_by, _filters, ())
 
 
 @read
@@ -597,9 +476,8 @@ def kb_article_report(tables: Tables, group_by: Literal["topic"], topic: KbArtic
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(topic, "topic", KB_ARTICLE_TOPIC)
-    check_choice(group_by, "group_by", ("topic",))
-    _rows = [_r for _r in tables["kb_articles"] if (topic is None or _r.get("topic") == topic)]
-    return report_of(_rows, group_by, ())
+    _filters = {"topic": topic}
+    return report_on(tables["kb_articles"], group_by, _filters, ())
 
 
 @write

@@ -25,13 +25,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -80,9 +80,6 @@ class SupportAgentPage(Page):
     """A page of support agents from a search: `note` says how to get the rest."""
 
     results: list[SupportAgent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +96,6 @@ class RoutingQueuePage(Page):
     """A page of routing queues from a search: `note` says how to get the rest."""
 
     results: list[RoutingQueue]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -123,9 +117,6 @@ class CustomerConversationPage(Page):
     """A page of customer conversations from a search: `note` says how to get the rest."""
 
     results: list[CustomerConversation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -142,9 +133,6 @@ class RoutingAssignmentPage(Page):
     """A page of routing assignments from a search: `note` says how to get the rest."""
 
     results: list[RoutingAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -208,8 +196,7 @@ def support_agent_set_away(tables: Tables, support_agent_id: str) -> SupportAgen
     """Set an online agent away (break, coaching); they get no new conversations."""
     _row = SUPPORT_AGENTS.find(tables, support_agent_id)
     _new = {**_row, "availability": "away"}
-    _block = not_among(_row, "availability", ("online",), "support agent")
-    if _block:
+    if _block := not_among(_row, "availability", ("online",), "support agent"):
         refuse("support_agent_set_away.status_in", "only online agents can go away", _block)
     _row.update(_new)
     return as_record(SupportAgent, _row)
@@ -220,8 +207,7 @@ def support_agent_set_online(tables: Tables, support_agent_id: str) -> SupportAg
     """Put an away or offline agent back online."""
     _row = SUPPORT_AGENTS.find(tables, support_agent_id)
     _new = {**_row, "availability": "online"}
-    _block = not_among(_row, "availability", ("away", "offline"), "support agent")
-    if _block:
+    if _block := not_among(_row, "availability", ("away", "offline"), "support agent"):
         refuse("support_agent_set_online.status_in", "the agent is already online", _block)
     _row.update(_new)
     return as_record(SupportAgent, _row)
@@ -310,8 +296,7 @@ def customer_conversation_resolve(tables: Tables, customer_conversation_id: str)
     """Mark an assigned conversation resolved."""
     _row = CUSTOMER_CONVERSATIONS.find(tables, customer_conversation_id)
     _new = {**_row, "status": "resolved"}
-    _block = not_among(_row, "status", ("assigned",), "customer conversation")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "customer conversation"):
         refuse("customer_conversation_resolve.status_in", "only assigned conversations can be resolved", _block)
     _row.update(_new)
     return as_record(CustomerConversation, _row)
@@ -322,8 +307,7 @@ def customer_conversation_mark_abandoned(tables: Tables, customer_conversation_i
     """Mark a queued conversation abandoned when the customer left."""
     _row = CUSTOMER_CONVERSATIONS.find(tables, customer_conversation_id)
     _new = {**_row, "status": "abandoned"}
-    _block = not_among(_row, "status", ("queued",), "customer conversation")
-    if _block:
+    if _block := not_among(_row, "status", ("queued",), "customer conversation"):
         refuse("customer_conversation_mark_abandoned.status_in", "only queued conversations can be abandoned", _block)
     _row.update(_new)
     return as_record(CustomerConversation, _row)
@@ -376,34 +360,30 @@ def routing_assignment_assign(
         "status": "active",
     }
     _capacity = field_of(tables, "support_agents", _new.get("support_agent_id"), "max_concurrent")
-    _block = at_capacity(tables["routing_assignments"], _new, "support_agent_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["routing_assignments"], _new, "support_agent_id", "status", _capacity):
         refuse(
             "routing_assignment_assign.capacity",
             "the agent is at their concurrency limit: pick another qualified agent",
             _block,
         )
     _other = row_of(tables, "support_agents", _new.get("support_agent_id"))
-    _block = not_among(_other, "availability", ("online",), "support agent")
-    if _block:
+    if _block := not_among(_other, "availability", ("online",), "support agent"):
         refuse("judgement_1b", "Route only to an online agent.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "support_agents", _new.get("support_agent_id"), "product_skill"),
         "==",
         field_of(tables, "customer_conversations", _new.get("customer_conversation_id"), "product"),
         "the support agent's product skill",
         "the customer conversation's product",
-    )
-    if _block:
+    ):
         refuse("judgement_1c", "Route only to an agent whose product skill is the conversation's product.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "support_agents", _new.get("support_agent_id"), "tier"),
         ">=",
         field_of(tables, "customer_conversations", _new.get("customer_conversation_id"), "required_tier"),
         "the support agent's tier",
         "the customer conversation's required tier",
-    )
-    if _block:
+    ):
         refuse(
             "judgement_1d",
             "Route only to an agent whose tier is at least the required tier (tier3 > tier2 > tier1).",
@@ -423,8 +403,7 @@ def routing_assignment_transfer(tables: Tables, routing_assignment_id: str) -> R
     """End an active assignment because the conversation moves to another agent."""
     _row = ROUTING_ASSIGNMENTS.find(tables, routing_assignment_id)
     _new = {**_row, "status": "transferred"}
-    _block = not_among(_row, "status", ("active",), "routing assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "routing assignment"):
         refuse("routing_assignment_transfer.status_in", "only active assignments can be transferred", _block)
     _row.update(_new)
     return as_record(RoutingAssignment, _row)
@@ -435,8 +414,7 @@ def routing_assignment_complete(tables: Tables, routing_assignment_id: str) -> R
     """Close an active assignment when the agent is done."""
     _row = ROUTING_ASSIGNMENTS.find(tables, routing_assignment_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("active",), "routing assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "routing assignment"):
         refuse("routing_assignment_complete.status_in", "only active assignments can be completed", _block)
     _row.update(_new)
     return as_record(RoutingAssignment, _row)
@@ -445,99 +423,7 @@ def routing_assignment_complete(tables: Tables, routing_assignment_id: str) -> R
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Route to an agent whose primary or second language is the customer's.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_1b",
-        category="eligibility",
-        rule="Route only to an online agent.",
-        tools=["routing_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1c",
-        category="eligibility",
-        rule="Route only to an agent whose product skill is the conversation's product.",
-        tools=["routing_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1d",
-        category="eligibility",
-        rule="Route only to an agent whose tier is at least the required tier (tier3 > tier2 > tier1).",
-        tools=["routing_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="VIPs go first, then the longest waiting.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Prefer the agent with the fewest active assignments.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="support_agent_set_away.status_in",
-        category="state_guard",
-        rule="Only online agents can go away.",
-        tools=["support_agent_set_away"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="support_agent_set_online.status_in",
-        category="state_guard",
-        rule="The agent is already online.",
-        tools=["support_agent_set_online"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_conversation_resolve.status_in",
-        category="state_guard",
-        rule="Only assigned conversations can be resolved.",
-        tools=["customer_conversation_resolve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="customer_conversation_mark_abandoned.status_in",
-        category="state_guard",
-        rule="Only queued conversations can be abandoned.",
-        tools=["customer_conversation_mark_abandoned"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="routing_assignment_assign.capacity",
-        category="capacity",
-        rule="The agent is at their concurrency limit: pick another qualified agent.",
-        tools=["routing_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="routing_assignment_transfer.status_in",
-        category="state_guard",
-        rule="Only active assignments can be transferred.",
-        tools=["routing_assignment_transfer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="routing_assignment_complete.status_in",
-        category="state_guard",
-        rule="Only active assignments can be completed.",
-        tools=["routing_assignment_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -569,17 +455,14 @@ def support_agent_report(
     check_choice(product_skill, "product_skill", SUPPORT_AGENT_PRODUCT_SKILL)
     check_choice(tier, "tier", SUPPORT_AGENT_TIER)
     check_choice(availability, "availability", SUPPORT_AGENT_AVAILABILITY)
-    check_choice(group_by, "group_by", ("primary_language", "second_language", "product_skill", "tier", "availability"))
-    _rows = [
-        _r
-        for _r in tables["support_agents"]
-        if (primary_language is None or _r.get("primary_language") == primary_language)
-        and (second_language is None or _r.get("second_language") == second_language)
-        and (product_skill is None or _r.get("product_skill") == product_skill)
-        and (tier is None or _r.get("tier") == tier)
-        and (availability is None or _r.get("availability") == availability)
-    ]
-    return report_of(_rows, group_by, ("max_concurrent",))
+    _filters = {
+        "primary_language": primary_language,
+        "second_language": second_language,
+        "product_skill": product_skill,
+        "tier": tier,
+        "availability": availability,
+    }
+    return report_on(tables["support_agents"], group_by, _filters, ("max_concurrent",))
 
 
 @read
@@ -595,13 +478,8 @@ def routing_queue_report(
     """
     check_choice(language, "language", ROUTING_QUEUE_LANGUAGE)
     check_choice(product, "product", ROUTING_QUEUE_PRODUCT)
-    check_choice(group_by, "group_by", ("language", "product"))
-    _rows = [
-        _r
-        for _r in tables["routing_queues"]
-        if (language is None or _r.get("language") == language) and (product is None or _r.get("product") == product)
-    ]
-    return report_of(_rows, group_by, ("sla_seconds",))
+    _filters = {"language": language, "product": product}
+    return report_on(tables["routing_queues"], group_by, _filters, ("sla_seconds",))
 
 
 @read
@@ -625,21 +503,16 @@ def customer_conversation_report(
     check_choice(required_tier, "required_tier", CUSTOMER_CONVERSATION_REQUIRED_TIER)
     check_choice(channel, "channel", CUSTOMER_CONVERSATION_CHANNEL)
     check_choice(status, "status", CUSTOMER_CONVERSATION_STATUS)
-    check_choice(
-        group_by, "group_by", ("routing_queue_id", "language", "product", "required_tier", "channel", "vip", "status")
-    )
-    _rows = [
-        _r
-        for _r in tables["customer_conversations"]
-        if (routing_queue_id is None or _r.get("routing_queue_id") == routing_queue_id)
-        and (language is None or _r.get("language") == language)
-        and (product is None or _r.get("product") == product)
-        and (required_tier is None or _r.get("required_tier") == required_tier)
-        and (channel is None or _r.get("channel") == channel)
-        and (vip is None or _r.get("vip") == vip)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "routing_queue_id": routing_queue_id,
+        "language": language,
+        "product": product,
+        "required_tier": required_tier,
+        "channel": channel,
+        "vip": vip,
+        "status": status,
+    }
+    return report_on(tables["customer_conversations"], group_by, _filters, ())
 
 
 @read
@@ -655,15 +528,12 @@ def routing_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ROUTING_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("customer_conversation_id", "support_agent_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["routing_assignments"]
-        if (customer_conversation_id is None or _r.get("customer_conversation_id") == customer_conversation_id)
-        and (support_agent_id is None or _r.get("support_agent_id") == support_agent_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "customer_conversation_id": customer_conversation_id,
+        "support_agent_id": support_agent_id,
+        "status": status,
+    }
+    return report_on(tables["routing_assignments"], group_by, _filters, ())
 
 
 @write

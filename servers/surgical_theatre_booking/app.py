@@ -17,8 +17,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, overlapping, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class OperatingRoomPage(Page):
     """A page of operating rooms from a search: `note` says how to get the rest."""
 
     results: list[OperatingRoom]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -66,9 +63,6 @@ class SurgeonPage(Page):
     """A page of surgeons from a search: `note` says how to get the rest."""
 
     results: list[Surgeon]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -84,9 +78,6 @@ class AnesthetistPage(Page):
     """A page of anesthetists from a search: `note` says how to get the rest."""
 
     results: list[Anesthetist]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +100,6 @@ class SurgicalCasePage(Page):
     """A page of surgical cases from a search: `note` says how to get the rest."""
 
     results: list[SurgicalCase]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -281,35 +269,33 @@ def surgical_case_schedule(
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("surgical_case_schedule.not_in_past", "the slot is in the past: book from today on", _block)
-    _block = overlapping(tables["surgical_cases"], _new, "operating_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["surgical_cases"], _new, "operating_room_id", "start", "end", "status"):
         refuse(
             "surgical_case_schedule.no_overlap1",
             "the room is already booked then: pick another room of the same suite or another time",
             _block,
         )
-    _block = overlapping(tables["surgical_cases"], _new, "surgeon_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["surgical_cases"], _new, "surgeon_id", "start", "end", "status"):
         refuse(
             "surgical_case_schedule.no_overlap2", "the surgeon is operating elsewhere then: pick another time", _block
         )
-    _block = overlapping(tables["surgical_cases"], _new, "anesthetist_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["surgical_cases"], _new, "anesthetist_id", "start", "end", "status"):
         refuse(
             "surgical_case_schedule.no_overlap3",
             "the anaesthetist is covering another case then: pick another anaesthetist or time",
             _block,
         )
     _other = row_of(tables, "operating_rooms", _new.get("operating_room_id"))
-    _block = not_among(_other, "suite", ("cardiac",), "operating room")
-    if holds(_new.get("procedure"), "==", "CABG") and _block:
+    if (_block := not_among(_other, "suite", ("cardiac",), "operating room")) and holds(
+        _new.get("procedure"), "==", "CABG"
+    ):
         refuse("theatre_rules_1", "CABG cases go to the cardiac suite only.", _block)
     _other = row_of(tables, "anesthetists", _new.get("anesthetist_id"))
-    _block = not_among(_other, "grade", ("consultant",), "anesthetist")
-    if holds(_new.get("procedure"), "==", "CABG") and _block:
+    if (_block := not_among(_other, "grade", ("consultant",), "anesthetist")) and holds(
+        _new.get("procedure"), "==", "CABG"
+    ):
         refuse("theatre_rules_1b", "CABG cases need a consultant anaesthetist.", _block)
     tables["surgical_cases"].append(_new)
     return as_record(SurgicalCase, _new)
@@ -322,8 +308,7 @@ def surgical_case_postpone(tables: Tables, surgical_case_id: str, postpone_reaso
     _changes = {_k: _v for _k, _v in (("postpone_reason", postpone_reason),) if _v is not None}
     check_not_blank(postpone_reason, "postpone_reason")
     _new = {**_row, **_changes, "status": "postponed"}
-    _block = not_among(_row, "status", ("booked",), "surgical case")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "surgical case"):
         refuse("surgical_case_postpone.status_in", "only a booked case can be postponed", _block)
     _row.update(_new)
     return as_record(SurgicalCase, _row)
@@ -334,8 +319,7 @@ def surgical_case_send_to_theatre(tables: Tables, surgical_case_id: str) -> Surg
     """Mark a booked case as in theatre when the patient is wheeled in."""
     _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "in_theatre"}
-    _block = not_among(_row, "status", ("booked",), "surgical case")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "surgical case"):
         refuse(
             "surgical_case_send_to_theatre.status_in",
             "only a booked case can go to theatre; rebook postponed cases first",
@@ -350,8 +334,7 @@ def surgical_case_complete(tables: Tables, surgical_case_id: str) -> SurgicalCas
     """Mark an in-theatre case completed."""
     _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("in_theatre",), "surgical case")
-    if _block:
+    if _block := not_among(_row, "status", ("in_theatre",), "surgical case"):
         refuse("surgical_case_complete.status_in", "the case must be in theatre before it can be completed", _block)
     _row.update(_new)
     return as_record(SurgicalCase, _row)
@@ -362,8 +345,7 @@ def surgical_case_cancel(tables: Tables, surgical_case_id: str) -> SurgicalCase:
     """Cancel a booked or postponed case for good."""
     _row = SURGICAL_CASES.find(tables, surgical_case_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked", "postponed"), "surgical case")
-    if _block:
+    if _block := not_among(_row, "status", ("booked", "postponed"), "surgical case"):
         refuse("surgical_case_cancel.status_in", "cases in theatre or completed cannot be cancelled", _block)
     _row.update(_new)
     return as_record(SurgicalCase, _row)
@@ -372,85 +354,7 @@ def surgical_case_cancel(tables: Tables, surgical_case_id: str) -> SurgicalCase:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Before booking, check the room, surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, paediatric cover, turnover time).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="theatre_rules_1",
-        category="eligibility",
-        rule="CABG cases go to the cardiac suite only.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="theatre_rules_1b",
-        category="eligibility",
-        rule="CABG cases need a consultant anaesthetist.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_schedule.not_in_past",
-        category="time_window",
-        rule="The slot is in the past: book from today on.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_schedule.no_overlap1",
-        category="capacity",
-        rule="The room is already booked then: pick another room of the same suite or another time.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_schedule.no_overlap2",
-        category="capacity",
-        rule="The surgeon is operating elsewhere then: pick another time.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_schedule.no_overlap3",
-        category="capacity",
-        rule="The anaesthetist is covering another case then: pick another anaesthetist or time.",
-        tools=["surgical_case_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_postpone.status_in",
-        category="state_guard",
-        rule="Only a booked case can be postponed.",
-        tools=["surgical_case_postpone"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_send_to_theatre.status_in",
-        category="state_guard",
-        rule="Only a booked case can go to theatre; rebook postponed cases first.",
-        tools=["surgical_case_send_to_theatre"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_complete.status_in",
-        category="state_guard",
-        rule="The case must be in theatre before it can be completed.",
-        tools=["surgical_case_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="surgical_case_cancel.status_in",
-        category="state_guard",
-        rule="Cases in theatre or completed cannot be cancelled.",
-        tools=["surgical_case_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -476,15 +380,8 @@ def operating_room_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(suite, "suite", OPERATING_ROOM_SUITE)
-    check_choice(group_by, "group_by", ("suite", "laminar_flow", "has_robot"))
-    _rows = [
-        _r
-        for _r in tables["operating_rooms"]
-        if (suite is None or _r.get("suite") == suite)
-        and (laminar_flow is None or _r.get("laminar_flow") == laminar_flow)
-        and (has_robot is None or _r.get("has_robot") == has_robot)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"suite": suite, "laminar_flow": laminar_flow, "has_robot": has_robot}
+    return report_on(tables["operating_rooms"], group_by, _filters, ())
 
 
 @read
@@ -494,9 +391,8 @@ def surgeon_report(tables: Tables, group_by: Literal["specialty"], specialty: Su
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(specialty, "specialty", SURGEON_SPECIALTY)
-    check_choice(group_by, "group_by", ("specialty",))
-    _rows = [_r for _r in tables["surgeons"] if (specialty is None or _r.get("specialty") == specialty)]
-    return report_of(_rows, group_by, ())
+    _filters = {"specialty": specialty}
+    return report_on(tables["surgeons"], group_by, _filters, ())
 
 
 @read
@@ -511,14 +407,8 @@ def anesthetist_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(grade, "grade", ANESTHETIST_GRADE)
-    check_choice(group_by, "group_by", ("grade", "pediatric_certified"))
-    _rows = [
-        _r
-        for _r in tables["anesthetists"]
-        if (grade is None or _r.get("grade") == grade)
-        and (pediatric_certified is None or _r.get("pediatric_certified") == pediatric_certified)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"grade": grade, "pediatric_certified": pediatric_certified}
+    return report_on(tables["anesthetists"], group_by, _filters, ())
 
 
 @read
@@ -537,17 +427,14 @@ def surgical_case_report(
     """
     check_choice(priority, "priority", SURGICAL_CASE_PRIORITY)
     check_choice(status, "status", SURGICAL_CASE_STATUS)
-    check_choice(group_by, "group_by", ("surgeon_id", "anesthetist_id", "operating_room_id", "priority", "status"))
-    _rows = [
-        _r
-        for _r in tables["surgical_cases"]
-        if (surgeon_id is None or _r.get("surgeon_id") == surgeon_id)
-        and (anesthetist_id is None or _r.get("anesthetist_id") == anesthetist_id)
-        and (operating_room_id is None or _r.get("operating_room_id") == operating_room_id)
-        and (priority is None or _r.get("priority") == priority)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "surgeon_id": surgeon_id,
+        "anesthetist_id": anesthetist_id,
+        "operating_room_id": operating_room_id,
+        "priority": priority,
+        "status": status,
+    }
+    return report_on(tables["surgical_cases"], group_by, _filters, ())
 
 
 @write

@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, row_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, row_of, text_contains
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -54,9 +54,6 @@ class SyndicationPartnerPage(Page):
     """A page of syndication partners from a search: `note` says how to get the rest."""
 
     results: list[SyndicationPartner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -73,9 +70,6 @@ class ContentItemPage(Page):
     """A page of content items from a search: `note` says how to get the rest."""
 
     results: list[ContentItem]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -93,9 +87,6 @@ class FeedDeliveryPage(Page):
     """A page of feed deliveries from a search: `note` says how to get the rest."""
 
     results: list[FeedDelivery]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -112,9 +103,6 @@ class TakedownRequestPage(Page):
     """A page of takedown requests from a search: `note` says how to get the rest."""
 
     results: list[TakedownRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -162,8 +150,7 @@ def syndication_partner_suspend(tables: Tables, syndication_partner_id: str) -> 
     """Suspend pushes to a partner (outage, contract issue)."""
     _row = SYNDICATION_PARTNERS.find(tables, syndication_partner_id)
     _new = {**_row, "status": "suspended"}
-    _block = not_among(_row, "status", ("live",), "syndication partner")
-    if _block:
+    if _block := not_among(_row, "status", ("live",), "syndication partner"):
         refuse("syndication_partner_suspend.status_in", "the partner is already suspended", _block)
     _row.update(_new)
     return as_record(SyndicationPartner, _row)
@@ -256,20 +243,19 @@ def feed_delivery_push(
         "status": "pending",
     }
     _capacity = field_of(tables, "syndication_partners", _new.get("syndication_partner_id"), "daily_quota")
-    _block = at_capacity(tables["feed_deliveries"], _new, "syndication_partner_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["feed_deliveries"], _new, "syndication_partner_id", "status", _capacity):
         refuse(
             "feed_delivery_push.capacity",
             "the partner's daily quota is used up: push tomorrow or prioritise another article",
             _block,
         )
     _other = row_of(tables, "content_items", _new.get("content_item_id"))
-    _block = not_among(_other, "rights", ("syndicatable",), "content item")
-    if _block:
+    if _block := not_among(_other, "rights", ("syndicatable",), "content item"):
         refuse("syndication_terms_1", "the article is not cleared for syndication", _block)
     _other = row_of(tables, "syndication_partners", _new.get("syndication_partner_id"))
-    _block = not_among(_other, "name", ("Apple News", "Flipboard"), "syndication partner")
-    if holds(field_of(tables, "content_items", _new.get("content_item_id"), "section"), "==", "opinion") and _block:
+    if (_block := not_among(_other, "name", ("Apple News", "Flipboard"), "syndication partner")) and holds(
+        field_of(tables, "content_items", _new.get("content_item_id"), "section"), "==", "opinion"
+    ):
         refuse("syndication_terms_2", "Opinion goes only to Apple News and Flipboard.", _block)
     tables["feed_deliveries"].append(_new)
     return as_record(FeedDelivery, _new)
@@ -280,8 +266,7 @@ def feed_delivery_mark_delivered(tables: Tables, feed_delivery_id: str) -> FeedD
     """Record the partner's HTTP accept."""
     _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "delivered"}
-    _block = not_among(_row, "status", ("pending", "retry_queued"), "feed delivery")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "retry_queued"), "feed delivery"):
         refuse("feed_delivery_mark_delivered.status_in", "only pending or requeued deliveries can be delivered", _block)
     _row.update(_new)
     return as_record(FeedDelivery, _row)
@@ -292,8 +277,7 @@ def feed_delivery_acknowledge(tables: Tables, feed_delivery_id: str) -> FeedDeli
     """Record the partner's ingest acknowledgement."""
     _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "acknowledged"}
-    _block = not_among(_row, "status", ("delivered",), "feed delivery")
-    if _block:
+    if _block := not_among(_row, "status", ("delivered",), "feed delivery"):
         refuse("feed_delivery_acknowledge.status_in", "the delivery has not been accepted yet", _block)
     _row.update(_new)
     return as_record(FeedDelivery, _row)
@@ -306,8 +290,7 @@ def feed_delivery_reject(tables: Tables, feed_delivery_id: str, partner_response
     _changes = {_k: _v for _k, _v in (("partner_response", partner_response),) if _v is not None}
     check_not_blank(partner_response, "partner_response")
     _new = {**_row, **_changes, "status": "rejected"}
-    _block = not_among(_row, "status", ("pending", "delivered", "retry_queued"), "feed delivery")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "delivered", "retry_queued"), "feed delivery"):
         refuse("feed_delivery_reject.status_in", "acknowledged deliveries cannot be rejected", _block)
     _row.update(_new)
     return as_record(FeedDelivery, _row)
@@ -318,8 +301,7 @@ def feed_delivery_requeue(tables: Tables, feed_delivery_id: str) -> FeedDelivery
     """Requeue a rejected delivery after fixing it."""
     _row = FEED_DELIVERIES.find(tables, feed_delivery_id)
     _new = {**_row, "status": "retry_queued"}
-    _block = not_among(_row, "status", ("rejected",), "feed delivery")
-    if _block:
+    if _block := not_among(_row, "status", ("rejected",), "feed delivery"):
         refuse("feed_delivery_requeue.status_in", "only rejected deliveries are requeued", _block)
     _row.update(_new)
     return as_record(FeedDelivery, _row)
@@ -380,8 +362,7 @@ def takedown_request_send(tables: Tables, takedown_request_id: str) -> TakedownR
     """Send the takedown to the partner."""
     _row = TAKEDOWN_REQUESTS.find(tables, takedown_request_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("requested",), "takedown request")
-    if _block:
+    if _block := not_among(_row, "status", ("requested",), "takedown request"):
         refuse("takedown_request_send.status_in", "the takedown was already sent", _block)
     _row.update(_new)
     return as_record(TakedownRequest, _row)
@@ -392,8 +373,7 @@ def takedown_request_confirm(tables: Tables, takedown_request_id: str) -> Takedo
     """Record the partner's removal confirmation."""
     _row = TAKEDOWN_REQUESTS.find(tables, takedown_request_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("sent",), "takedown request")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "takedown request"):
         refuse("takedown_request_confirm.status_in", "send the takedown first", _block)
     _row.update(_new)
     return as_record(TakedownRequest, _row)
@@ -402,99 +382,7 @@ def takedown_request_confirm(tables: Tables, takedown_request_id: str) -> Takedo
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Check an article's rights before pushing and follow the rejection table before requeueing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="syndication_terms_1",
-        category="eligibility",
-        rule="Only `syndicatable` articles may be pushed. `wire_restricted` (AP/Reuters copy) never leaves our site; `embargoed` waits until the embargo lifts; `no_syndication` never.",
-        tools=["feed_delivery_push"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="syndication_terms_2",
-        category="eligibility",
-        rule="Opinion goes only to Apple News and Flipboard.",
-        tools=["feed_delivery_push"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="syndication_terms_3",
-        category="judgement",
-        rule='Rejections: "image too small" -> swap the lead image (min 1200 px) and requeue; "category not mapped" -> map the section and requeue; "duplicate guid" -> do not requeue; "HTTP 500 from partner" -> requeue once.',
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="syndication_terms_4",
-        category="judgement",
-        rule="Corrections: issue a takedown with reason `correction` to every partner that received the article, then push the corrected version. Legal takedowns must be confirmed within 4 hours.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="syndication_partner_suspend.status_in",
-        category="state_guard",
-        rule="The partner is already suspended.",
-        tools=["syndication_partner_suspend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_delivery_push.capacity",
-        category="capacity",
-        rule="The partner's daily quota is used up: push tomorrow or prioritise another article.",
-        tools=["feed_delivery_push"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_delivery_mark_delivered.status_in",
-        category="state_guard",
-        rule="Only pending or requeued deliveries can be delivered.",
-        tools=["feed_delivery_mark_delivered"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_delivery_acknowledge.status_in",
-        category="state_guard",
-        rule="The delivery has not been accepted yet.",
-        tools=["feed_delivery_acknowledge"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_delivery_reject.status_in",
-        category="state_guard",
-        rule="Acknowledged deliveries cannot be rejected.",
-        tools=["feed_delivery_reject"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_delivery_requeue.status_in",
-        category="state_guard",
-        rule="Only rejected deliveries are requeued.",
-        tools=["feed_delivery_requeue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="takedown_request_send.status_in",
-        category="state_guard",
-        rule="The takedown was already sent.",
-        tools=["takedown_request_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="takedown_request_confirm.status_in",
-        category="state_guard",
-        rule="Send the takedown first.",
-        tools=["takedown_request_confirm"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -521,14 +409,8 @@ def syndication_partner_report(
     """
     check_choice(feed_format, "feed_format", SYNDICATION_PARTNER_FEED_FORMAT)
     check_choice(status, "status", SYNDICATION_PARTNER_STATUS)
-    check_choice(group_by, "group_by", ("feed_format", "status"))
-    _rows = [
-        _r
-        for _r in tables["syndication_partners"]
-        if (feed_format is None or _r.get("feed_format") == feed_format)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("daily_quota",))
+    _filters = {"feed_format": feed_format, "status": status}
+    return report_on(tables["syndication_partners"], group_by, _filters, ("daily_quota",))
 
 
 @read
@@ -544,13 +426,8 @@ def content_item_report(
     """
     check_choice(section, "section", CONTENT_ITEM_SECTION)
     check_choice(rights, "rights", CONTENT_ITEM_RIGHTS)
-    check_choice(group_by, "group_by", ("section", "rights"))
-    _rows = [
-        _r
-        for _r in tables["content_items"]
-        if (section is None or _r.get("section") == section) and (rights is None or _r.get("rights") == rights)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"section": section, "rights": rights}
+    return report_on(tables["content_items"], group_by, _filters, ())
 
 
 @read
@@ -566,15 +443,8 @@ def feed_delivery_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FEED_DELIVERY_STATUS)
-    check_choice(group_by, "group_by", ("syndication_partner_id", "content_item_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["feed_deliveries"]
-        if (syndication_partner_id is None or _r.get("syndication_partner_id") == syndication_partner_id)
-        and (content_item_id is None or _r.get("content_item_id") == content_item_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"syndication_partner_id": syndication_partner_id, "content_item_id": content_item_id, "status": status}
+    return report_on(tables["feed_deliveries"], group_by, _filters, ())
 
 
 @read
@@ -592,16 +462,13 @@ def takedown_request_report(
     """
     check_choice(reason, "reason", TAKEDOWN_REQUEST_REASON)
     check_choice(status, "status", TAKEDOWN_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("content_item_id", "syndication_partner_id", "reason", "status"))
-    _rows = [
-        _r
-        for _r in tables["takedown_requests"]
-        if (content_item_id is None or _r.get("content_item_id") == content_item_id)
-        and (syndication_partner_id is None or _r.get("syndication_partner_id") == syndication_partner_id)
-        and (reason is None or _r.get("reason") == reason)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "content_item_id": content_item_id,
+        "syndication_partner_id": syndication_partner_id,
+        "reason": reason,
+        "status": status,
+    }
+    return report_on(tables["takedown_requests"], group_by, _filters, ())
 
 
 OPERATIONS = [

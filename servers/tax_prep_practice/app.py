@@ -25,11 +25,11 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -61,9 +61,6 @@ class TaxClientPage(Page):
     """A page of tax clients from a search: `note` says how to get the rest."""
 
     results: list[TaxClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class PreparerPage(Page):
     """A page of preparers from a search: `note` says how to get the rest."""
 
     results: list[Preparer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +91,6 @@ class MeetingRoomPage(Page):
     """A page of meeting rooms from a search: `note` says how to get the rest."""
 
     results: list[MeetingRoom]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +110,6 @@ class ClientMeetingPage(Page):
     """A page of client meetings from a search: `note` says how to get the rest."""
 
     results: list[ClientMeeting]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -138,9 +126,6 @@ class TaxReturnPage(Page):
     """A page of tax returns from a search: `note` says how to get the rest."""
 
     results: list[TaxReturn]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -284,18 +269,15 @@ def client_meeting_book(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("client_meeting_book.not_in_past", "meetings are booked from today on", _block)
-    _block = overlapping(tables["client_meetings"], _new, "preparer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["client_meetings"], _new, "preparer_id", "start", "end", "status"):
         refuse(
             "client_meeting_book.no_overlap1",
             "the preparer is already in a meeting then: pick another time or preparer",
             _block,
         )
-    _block = overlapping(tables["client_meetings"], _new, "meeting_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["client_meetings"], _new, "meeting_room_id", "start", "end", "status"):
         refuse("client_meeting_book.no_overlap2", "that room is taken then: pick another room or a Zoom line", _block)
     tables["client_meetings"].append(_new)
     return as_record(ClientMeeting, _new)
@@ -320,14 +302,11 @@ def client_meeting_reschedule(
     check_time(end, "end")
     _new = {**_row, **_changes}
     check_order(_new, "start", "end")
-    _block = not_among(_row, "status", ("scheduled",), "client meeting")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "client meeting"):
         refuse("client_meeting_reschedule.status_in", "only scheduled meetings can be moved", _block)
-    _block = in_past(start, "start", TODAY)
-    if _block:
+    if _block := in_past(start, "start", TODAY):
         refuse("client_meeting_reschedule.not_in_past", "the new slot must be from today on", _block)
-    _block = overlapping(tables["client_meetings"], _new, "meeting_room_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["client_meetings"], _new, "meeting_room_id", "start", "end", "status"):
         refuse("client_meeting_reschedule.no_overlap", "that room is taken at the new time", _block)
     _row.update(_new)
     return as_record(ClientMeeting, _row)
@@ -338,8 +317,7 @@ def client_meeting_cancel(tables: Tables, client_meeting_id: str) -> ClientMeeti
     """Cancel a scheduled meeting."""
     _row = CLIENT_MEETINGS.find(tables, client_meeting_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled",), "client meeting")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "client meeting"):
         refuse("client_meeting_cancel.status_in", "only scheduled meetings can be cancelled", _block)
     _row.update(_new)
     return as_record(ClientMeeting, _row)
@@ -350,8 +328,7 @@ def client_meeting_complete(tables: Tables, client_meeting_id: str) -> ClientMee
     """Mark a meeting held."""
     _row = CLIENT_MEETINGS.find(tables, client_meeting_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("scheduled",), "client meeting")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "client meeting"):
         refuse("client_meeting_complete.status_in", "only scheduled meetings can be completed", _block)
     _row.update(_new)
     return as_record(ClientMeeting, _row)
@@ -401,8 +378,7 @@ def tax_return_open(tables: Tables, tax_client_id: str, preparer_id: str, tax_ye
         "status": "intake",
     }
     _capacity = field_of(tables, "preparers", _new.get("preparer_id"), "max_active_returns")
-    _block = at_capacity(tables["tax_returns"], _new, "preparer_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["tax_returns"], _new, "preparer_id", "status", _capacity):
         refuse(
             "tax_return_open.capacity", "this preparer is at their active-return limit: assign another preparer", _block
         )
@@ -415,8 +391,7 @@ def tax_return_begin(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Start preparing a return (or rework an IRS rejection)."""
     _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "in_preparation"}
-    _block = not_among(_row, "status", ("intake", "rejected_by_irs"), "tax return")
-    if _block:
+    if _block := not_among(_row, "status", ("intake", "rejected_by_irs"), "tax return"):
         refuse("tax_return_begin.status_in", "the return is already in preparation or beyond", _block)
     _row.update(_new)
     return as_record(TaxReturn, _row)
@@ -427,8 +402,7 @@ def tax_return_send_for_review(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Hand a prepared return to a reviewer."""
     _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "ready_for_review"}
-    _block = not_among(_row, "status", ("in_preparation",), "tax return")
-    if _block:
+    if _block := not_among(_row, "status", ("in_preparation",), "tax return"):
         refuse("tax_return_send_for_review.status_in", "only returns in preparation can go to review", _block)
     _row.update(_new)
     return as_record(TaxReturn, _row)
@@ -439,8 +413,7 @@ def tax_return_request_signature(tables: Tables, tax_return_id: str) -> TaxRetur
     """Send the reviewed return to the client for signature (form 8879)."""
     _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "client_signature"}
-    _block = not_among(_row, "status", ("ready_for_review",), "tax return")
-    if _block:
+    if _block := not_among(_row, "status", ("ready_for_review",), "tax return"):
         refuse("tax_return_request_signature.status_in", "the return must pass review before the client signs", _block)
     _row.update(_new)
     return as_record(TaxReturn, _row)
@@ -451,8 +424,7 @@ def tax_return_e_file(tables: Tables, tax_return_id: str) -> TaxReturn:
     """Transmit a signed return to the IRS."""
     _row = TAX_RETURNS.find(tables, tax_return_id)
     _new = {**_row, "status": "e_filed"}
-    _block = not_among(_row, "status", ("client_signature",), "tax return")
-    if _block:
+    if _block := not_among(_row, "status", ("client_signature",), "tax return"):
         refuse("tax_return_e_file.status_in", "the client must sign before e-filing", _block)
     _row.update(_new)
     return as_record(TaxReturn, _row)
@@ -461,99 +433,7 @@ def tax_return_e_file(tables: Tables, tax_return_id: str) -> TaxReturn:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="client_meeting_book.not_in_past",
-        category="time_window",
-        rule="Meetings are booked from today on.",
-        tools=["client_meeting_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_book.no_overlap1",
-        category="capacity",
-        rule="The preparer is already in a meeting then: pick another time or preparer.",
-        tools=["client_meeting_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_book.no_overlap2",
-        category="capacity",
-        rule="That room is taken then: pick another room or a Zoom line.",
-        tools=["client_meeting_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_reschedule.status_in",
-        category="state_guard",
-        rule="Only scheduled meetings can be moved.",
-        tools=["client_meeting_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_reschedule.not_in_past",
-        category="time_window",
-        rule="The new slot must be from today on.",
-        tools=["client_meeting_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_reschedule.no_overlap",
-        category="capacity",
-        rule="That room is taken at the new time.",
-        tools=["client_meeting_reschedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_cancel.status_in",
-        category="state_guard",
-        rule="Only scheduled meetings can be cancelled.",
-        tools=["client_meeting_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="client_meeting_complete.status_in",
-        category="state_guard",
-        rule="Only scheduled meetings can be completed.",
-        tools=["client_meeting_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tax_return_open.capacity",
-        category="capacity",
-        rule="This preparer is at their active-return limit: assign another preparer.",
-        tools=["tax_return_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tax_return_begin.status_in",
-        category="state_guard",
-        rule="The return is already in preparation or beyond.",
-        tools=["tax_return_begin"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tax_return_send_for_review.status_in",
-        category="state_guard",
-        rule="Only returns in preparation can go to review.",
-        tools=["tax_return_send_for_review"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tax_return_request_signature.status_in",
-        category="state_guard",
-        rule="The return must pass review before the client signs.",
-        tools=["tax_return_request_signature"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tax_return_e_file.status_in",
-        category="state_guard",
-        rule="The client must sign before e-filing.",
-        tools=["tax_return_e_file"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -575,9 +455,8 @@ def tax_client_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(filing_type, "filing_type", TAX_CLIENT_FILING_TYPE)
-    check_choice(group_by, "group_by", ("filing_type",))
-    _rows = [_r for _r in tables["tax_clients"] if (filing_type is None or _r.get("filing_type") == filing_type)]
-    return report_of(_rows, group_by, ())
+    _filters = {"filing_type": filing_type}
+    return report_on(tables["tax_clients"], group_by, _filters, ())
 
 
 @read
@@ -589,9 +468,8 @@ def preparer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(credential, "credential", PREPARER_CREDENTIAL)
-    check_choice(group_by, "group_by", ("credential",))
-    _rows = [_r for _r in tables["preparers"] if (credential is None or _r.get("credential") == credential)]
-    return report_of(_rows, group_by, ("max_active_returns",))
+    _filters = {"credential": credential}
+    return report_on(tables["preparers"], group_by, _filters, ("max_active_returns",))
 
 
 @read
@@ -601,9 +479,8 @@ def meeting_room_report(tables: Tables, group_by: Literal["mode"], mode: Meeting
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(mode, "mode", MEETING_ROOM_MODE)
-    check_choice(group_by, "group_by", ("mode",))
-    _rows = [_r for _r in tables["meeting_rooms"] if (mode is None or _r.get("mode") == mode)]
-    return report_of(_rows, group_by, ("seats",))
+    _filters = {"mode": mode}
+    return report_on(tables["meeting_rooms"], group_by, _filters, ("seats",))
 
 
 @read
@@ -620,16 +497,13 @@ def client_meeting_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLIENT_MEETING_STATUS)
-    check_choice(group_by, "group_by", ("tax_client_id", "preparer_id", "meeting_room_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["client_meetings"]
-        if (tax_client_id is None or _r.get("tax_client_id") == tax_client_id)
-        and (preparer_id is None or _r.get("preparer_id") == preparer_id)
-        and (meeting_room_id is None or _r.get("meeting_room_id") == meeting_room_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "tax_client_id": tax_client_id,
+        "preparer_id": preparer_id,
+        "meeting_room_id": meeting_room_id,
+        "status": status,
+    }
+    return report_on(tables["client_meetings"], group_by, _filters, ())
 
 
 @read
@@ -645,15 +519,8 @@ def tax_return_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TAX_RETURN_STATUS)
-    check_choice(group_by, "group_by", ("tax_client_id", "preparer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["tax_returns"]
-        if (tax_client_id is None or _r.get("tax_client_id") == tax_client_id)
-        and (preparer_id is None or _r.get("preparer_id") == preparer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("tax_year",))
+    _filters = {"tax_client_id": tax_client_id, "preparer_id": preparer_id, "status": status}
+    return report_on(tables["tax_returns"], group_by, _filters, ("tax_year",))
 
 
 @write

@@ -25,13 +25,13 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -67,9 +67,6 @@ class ResidentPage(Page):
     """A page of residents from a search: `note` says how to get the rest."""
 
     results: list[Resident]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +85,6 @@ class RepairRequestPage(Page):
     """A page of repair requests from a search: `note` says how to get the rest."""
 
     results: list[RepairRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -105,9 +99,6 @@ class MaintenanceTechPage(Page):
     """A page of maintenance techs from a search: `note` says how to get the rest."""
 
     results: list[MaintenanceTech]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -125,9 +116,6 @@ class RepairVisitPage(Page):
     """A page of repair visits from a search: `note` says how to get the rest."""
 
     results: list[RepairVisit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -144,9 +132,6 @@ class ResidentNoticePage(Page):
     """A page of resident notices from a search: `note` says how to get the rest."""
 
     results: list[ResidentNotice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -268,8 +253,7 @@ def repair_request_triage(
     check_choice(urgency, "urgency", REPAIR_REQUEST_URGENCY)
     check_choice(category, "category", REPAIR_REQUEST_CATEGORY)
     _new = {**_row, **_changes, "status": "triaged"}
-    _block = not_among(_row, "status", ("submitted",), "repair request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "repair request"):
         refuse("repair_request_triage.status_in", "the request was already triaged", _block)
     _row.update(_new)
     return as_record(RepairRequest, _row)
@@ -280,8 +264,7 @@ def repair_request_complete(tables: Tables, repair_request_id: str) -> RepairReq
     """Record the work as done."""
     _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("scheduled",), "repair request")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "repair request"):
         refuse("repair_request_complete.status_in", "a visit must be scheduled before the work is completed", _block)
     _row.update(_new)
     return as_record(RepairRequest, _row)
@@ -292,8 +275,7 @@ def repair_request_close(tables: Tables, repair_request_id: str) -> RepairReques
     """Close a completed request after the resident confirms."""
     _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("completed",), "repair request")
-    if _block:
+    if _block := not_among(_row, "status", ("completed",), "repair request"):
         refuse("repair_request_close.status_in", "only completed requests can be closed", _block)
     _row.update(_new)
     return as_record(RepairRequest, _row)
@@ -304,8 +286,7 @@ def repair_request_cancel(tables: Tables, repair_request_id: str) -> RepairReque
     """Cancel a request the resident withdrew."""
     _row = REPAIR_REQUESTS.find(tables, repair_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("submitted", "triaged"), "repair request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "triaged"), "repair request"):
         refuse(
             "repair_request_cancel.status_in",
             "scheduled work cannot be cancelled here: cancel the visit with the technician first",
@@ -360,36 +341,32 @@ def repair_visit_schedule(
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("repair_visit_schedule.not_in_past", "visits are scheduled from now on", _block)
-    _block = overlapping(tables["repair_visits"], _new, "maintenance_tech_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["repair_visits"], _new, "maintenance_tech_id", "start", "end", "status"):
         refuse(
             "repair_visit_schedule.no_overlap",
             "the technician has another visit then: pick another slot or technician of the same trade",
             _block,
         )
-    _block = comparison_fails(
-        field_of(tables, "maintenance_techs", _new.get("maintenance_tech_id"), "trade"),
-        "==",
-        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category"),
-        "the maintenance tech's trade",
-        "the repair request's category",
-    )
     if (
-        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category")
-        in ("plumbing", "electrical", "hvac")
-        and _block
+        _block := comparison_fails(
+            field_of(tables, "maintenance_techs", _new.get("maintenance_tech_id"), "trade"),
+            "==",
+            field_of(tables, "repair_requests", _new.get("repair_request_id"), "category"),
+            "the maintenance tech's trade",
+            "the repair request's category",
+        )
+    ) and field_of(tables, "repair_requests", _new.get("repair_request_id"), "category") in (
+        "plumbing",
+        "electrical",
+        "hvac",
     ):
         refuse("judgement_2", "Plumbing, electrical and hvac requests go to a technician of that trade.", _block)
     _other = row_of(tables, "maintenance_techs", _new.get("maintenance_tech_id"))
-    _block = not_among(_other, "trade", ("general",), "maintenance tech")
-    if (
-        field_of(tables, "repair_requests", _new.get("repair_request_id"), "category")
-        in ("appliance", "pest", "lock_and_key")
-        and _block
-    ):
+    if (_block := not_among(_other, "trade", ("general",), "maintenance tech")) and field_of(
+        tables, "repair_requests", _new.get("repair_request_id"), "category"
+    ) in ("appliance", "pest", "lock_and_key"):
         refuse("judgement_2b", "General techs take appliance, pest and lock_and_key requests.", _block)
     _target_repair_request_id = target_row(tables, "repair_requests", _new.get("repair_request_id"), "repair request")
     tables["repair_visits"].append(_new)
@@ -428,8 +405,7 @@ def repair_visit_mark_missed(tables: Tables, repair_visit_id: str) -> RepairVisi
     """Record a visit where the tech could not get in."""
     _row = REPAIR_VISITS.find(tables, repair_visit_id)
     _new = {**_row, "status": "missed"}
-    _block = not_among(_row, "status", ("scheduled",), "repair visit")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "repair visit"):
         refuse("repair_visit_mark_missed.status_in", "only scheduled visits can be missed", _block)
     _row.update(_new)
     return as_record(RepairVisit, _row)
@@ -486,85 +462,7 @@ def resident_notice_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Emergencies (active leaks, no heat below 55 F, lockouts, sparking) get a visit within 4 hours; urgent within 48 hours; routine within 7 days.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="eligibility",
-        rule="Plumbing, electrical and hvac requests go to a technician of that trade.",
-        tools=["repair_visit_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2b",
-        category="eligibility",
-        rule="General techs take appliance, pest and lock_and_key requests.",
-        tools=["repair_visit_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="notify_resident",
-        category="side_effect",
-        rule="Always notify the resident on their preferred channel after scheduling or when a visit is missed (resident_notice_send); such a notice is expected, never a stray change.",
-        tools=["repair_visit_schedule", "repair_visit_mark_missed"],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="repair_request_triage.status_in",
-        category="state_guard",
-        rule="The request was already triaged.",
-        tools=["repair_request_triage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_visit_schedule.not_in_past",
-        category="time_window",
-        rule="Visits are scheduled from now on.",
-        tools=["repair_visit_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_visit_schedule.no_overlap",
-        category="capacity",
-        rule="The technician has another visit then: pick another slot or technician of the same trade.",
-        tools=["repair_visit_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_visit_mark_missed.status_in",
-        category="state_guard",
-        rule="Only scheduled visits can be missed.",
-        tools=["repair_visit_mark_missed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_request_complete.status_in",
-        category="state_guard",
-        rule="A visit must be scheduled before the work is completed.",
-        tools=["repair_request_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_request_close.status_in",
-        category="state_guard",
-        rule="Only completed requests can be closed.",
-        tools=["repair_request_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="repair_request_cancel.status_in",
-        category="state_guard",
-        rule="Scheduled work cannot be cancelled here: cancel the visit with the technician first.",
-        tools=["repair_request_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -586,13 +484,8 @@ def resident_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(preferred_contact, "preferred_contact", RESIDENT_PREFERRED_CONTACT)
-    check_choice(group_by, "group_by", ("preferred_contact",))
-    _rows = [
-        _r
-        for _r in tables["residents"]
-        if (preferred_contact is None or _r.get("preferred_contact") == preferred_contact)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"preferred_contact": preferred_contact}
+    return report_on(tables["residents"], group_by, _filters, ())
 
 
 @read
@@ -612,17 +505,14 @@ def repair_request_report(
     check_choice(category, "category", REPAIR_REQUEST_CATEGORY)
     check_choice(urgency, "urgency", REPAIR_REQUEST_URGENCY)
     check_choice(status, "status", REPAIR_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("resident_id", "category", "urgency", "entry_permission", "status"))
-    _rows = [
-        _r
-        for _r in tables["repair_requests"]
-        if (resident_id is None or _r.get("resident_id") == resident_id)
-        and (category is None or _r.get("category") == category)
-        and (urgency is None or _r.get("urgency") == urgency)
-        and (entry_permission is None or _r.get("entry_permission") == entry_permission)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "resident_id": resident_id,
+        "category": category,
+        "urgency": urgency,
+        "entry_permission": entry_permission,
+        "status": status,
+    }
+    return report_on(tables["repair_requests"], group_by, _filters, ())
 
 
 @read
@@ -634,9 +524,8 @@ def maintenance_tech_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(trade, "trade", MAINTENANCE_TECH_TRADE)
-    check_choice(group_by, "group_by", ("trade",))
-    _rows = [_r for _r in tables["maintenance_techs"] if (trade is None or _r.get("trade") == trade)]
-    return report_of(_rows, group_by, ())
+    _filters = {"trade": trade}
+    return report_on(tables["maintenance_techs"], group_by, _filters, ())
 
 
 @read
@@ -652,15 +541,8 @@ def repair_visit_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", REPAIR_VISIT_STATUS)
-    check_choice(group_by, "group_by", ("repair_request_id", "maintenance_tech_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["repair_visits"]
-        if (repair_request_id is None or _r.get("repair_request_id") == repair_request_id)
-        and (maintenance_tech_id is None or _r.get("maintenance_tech_id") == maintenance_tech_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"repair_request_id": repair_request_id, "maintenance_tech_id": maintenance_tech_id, "status": status}
+    return report_on(tables["repair_visits"], group_by, _filters, ())
 
 
 @read
@@ -676,15 +558,8 @@ def resident_notice_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(channel, "channel", RESIDENT_NOTICE_CHANNEL)
-    check_choice(group_by, "group_by", ("resident_id", "repair_request_id", "channel"))
-    _rows = [
-        _r
-        for _r in tables["resident_notices"]
-        if (resident_id is None or _r.get("resident_id") == resident_id)
-        and (repair_request_id is None or _r.get("repair_request_id") == repair_request_id)
-        and (channel is None or _r.get("channel") == channel)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"resident_id": resident_id, "repair_request_id": repair_request_id, "channel": channel}
+    return report_on(tables["resident_notices"], group_by, _filters, ())
 
 
 @write

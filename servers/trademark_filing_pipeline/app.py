@@ -18,8 +18,16 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -52,9 +60,6 @@ class BrandClientPage(Page):
     """A page of brand clients from a search: `note` says how to get the rest."""
 
     results: list[BrandClient]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -72,9 +77,6 @@ class ClearanceReportPage(Page):
     """A page of clearance reports from a search: `note` says how to get the rest."""
 
     results: list[ClearanceReport]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -94,9 +96,6 @@ class TrademarkApplicationPage(Page):
     """A page of trademark applications from a search: `note` says how to get the rest."""
 
     results: list[TrademarkApplication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -113,9 +112,6 @@ class OfficeActionResponsePage(Page):
     """A page of office action responses from a search: `note` says how to get the rest."""
 
     results: list[OfficeActionResponse]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -224,8 +220,7 @@ def clearance_report_complete(tables: Tables, clearance_report_id: str, risk: Cl
     _changes = {_k: _v for _k, _v in (("risk", risk),) if _v is not None}
     check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
     _new = {**_row, **_changes, "status": "completed"}
-    _block = not_among(_row, "status", ("ordered",), "clearance report")
-    if _block:
+    if _block := not_among(_row, "status", ("ordered",), "clearance report"):
         refuse("clearance_report_complete.status_in", "the report is already completed", _block)
     _row.update(_new)
     return as_record(ClearanceReport, _row)
@@ -236,11 +231,9 @@ def clearance_report_clear(tables: Tables, clearance_report_id: str) -> Clearanc
     """Clear a completed search for filing."""
     _row = CLEARANCE_REPORTS.find(tables, clearance_report_id)
     _new = {**_row, "status": "cleared"}
-    _block = not_among(_row, "status", ("completed",), "clearance report")
-    if _block:
+    if _block := not_among(_row, "status", ("completed",), "clearance report"):
         refuse("clearance_report_clear.status_in", "wait for the search report to complete", _block)
-    _block = not_among(_row, "risk", ("low", "moderate"), "clearance report")
-    if _block:
+    if _block := not_among(_row, "risk", ("low", "moderate"), "clearance report"):
         refuse(
             "filing_checklist_1", "high-risk marks cannot be cleared: advise the client to choose another mark", _block
         )
@@ -304,30 +297,27 @@ def trademark_application_prepare(
         "serial_number": None,
         "status": "drafting",
     }
-    _block = taken_by_other(
+    if _block := taken_by_other(
         tables["trademark_applications"], "clearance_report_id", _new.get("clearance_report_id"), _new["id"]
-    )
-    if _block:
+    ):
         refuse(
             "trademark_application_prepare.unique", "an application already exists for that clearance report", _block
         )
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("mark"),
         "==",
         field_of(tables, "clearance_reports", _new.get("clearance_report_id"), "proposed_mark"),
         "mark",
         "the clearance report's proposed mark",
-    )
-    if _block:
+    ):
         refuse("filing_checklist_2", "The application's mark must match the cleared report's mark exactly.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         _new.get("nice_class"),
         "==",
         field_of(tables, "clearance_reports", _new.get("clearance_report_id"), "nice_class"),
         "nice class",
         "the clearance report's nice class",
-    )
-    if _block:
+    ):
         refuse(
             "filing_checklist_2b",
             "The application's class must match the cleared report's class; a new class needs a new search.",
@@ -346,8 +336,7 @@ def trademark_application_file(
     _changes = {_k: _v for _k, _v in (("serial_number", serial_number),) if _v is not None}
     check_not_blank(serial_number, "serial_number")
     _new = {**_row, **_changes, "status": "filed"}
-    _block = not_among(_row, "status", ("drafting",), "trademark application")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting",), "trademark application"):
         refuse("trademark_application_file.status_in", "the application is already filed", _block)
     _row.update(_new)
     return as_record(TrademarkApplication, _row)
@@ -358,8 +347,7 @@ def trademark_application_record_office_action(tables: Tables, trademark_applica
     """Record an examiner's office action."""
     _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "office_action"}
-    _block = not_among(_row, "status", ("filed",), "trademark application")
-    if _block:
+    if _block := not_among(_row, "status", ("filed",), "trademark application"):
         refuse(
             "trademark_application_record_office_action.status_in",
             "only filed applications receive office actions",
@@ -374,8 +362,7 @@ def trademark_application_publish(tables: Tables, trademark_application_id: str)
     """Record publication for opposition."""
     _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("filed", "office_action"), "trademark application")
-    if _block:
+    if _block := not_among(_row, "status", ("filed", "office_action"), "trademark application"):
         refuse("trademark_application_publish.status_in", "the application is not under examination", _block)
     _row.update(_new)
     return as_record(TrademarkApplication, _row)
@@ -386,8 +373,7 @@ def trademark_application_register(tables: Tables, trademark_application_id: str
     """Record registration after the opposition period."""
     _row = TRADEMARK_APPLICATIONS.find(tables, trademark_application_id)
     _new = {**_row, "status": "registered"}
-    _block = not_among(_row, "status", ("published",), "trademark application")
-    if _block:
+    if _block := not_among(_row, "status", ("published",), "trademark application"):
         refuse("trademark_application_register.status_in", "only published marks can register", _block)
     _row.update(_new)
     return as_record(TrademarkApplication, _row)
@@ -440,8 +426,7 @@ def office_action_response_draft(
         "response_due": response_due,
         "status": "drafting",
     }
-    _block = in_past(_new.get("response_due"), "response_due", TODAY)
-    if _block:
+    if _block := in_past(_new.get("response_due"), "response_due", TODAY):
         refuse(
             "office_action_response_draft.not_in_past",
             "the response deadline has passed: the application must be revived with a petition",
@@ -456,8 +441,7 @@ def office_action_response_file(tables: Tables, office_action_response_id: str) 
     """File the response with the office."""
     _row = OFFICE_ACTION_RESPONSES.find(tables, office_action_response_id)
     _new = {**_row, "status": "filed"}
-    _block = not_among(_row, "status", ("drafting",), "office action response")
-    if _block:
+    if _block := not_among(_row, "status", ("drafting",), "office action response"):
         refuse("office_action_response_file.status_in", "the response is already filed", _block)
     _row.update(_new)
     return as_record(OfficeActionResponse, _row)
@@ -466,106 +450,7 @@ def office_action_response_file(tables: Tables, office_action_response_id: str) 
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pipeline: clearance order -> complete -> clear -> application prepare -> file -> (office action -> response) -> publish -> register.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="filing_checklist_1",
-        category="eligibility",
-        rule="Clear before filing: only `low` or `moderate` risk reports are cleared.",
-        tools=["clearance_report_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="filing_checklist_1b",
-        category="judgement",
-        rule="A `moderate` report needs the client's written acknowledgement of risk before it is cleared.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="filing_checklist_2",
-        category="consistency",
-        rule="The application's mark must match the cleared report's mark exactly.",
-        tools=["trademark_application_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="filing_checklist_2b",
-        category="consistency",
-        rule="The application's class must match the cleared report's class; a new class needs a new search.",
-        tools=["trademark_application_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clearance_report_complete.status_in",
-        category="state_guard",
-        rule="The report is already completed.",
-        tools=["clearance_report_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clearance_report_clear.status_in",
-        category="state_guard",
-        rule="Wait for the search report to complete.",
-        tools=["clearance_report_clear"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trademark_application_prepare.unique",
-        category="uniqueness",
-        rule="An application already exists for that clearance report.",
-        tools=["trademark_application_prepare"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trademark_application_file.status_in",
-        category="state_guard",
-        rule="The application is already filed.",
-        tools=["trademark_application_file"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trademark_application_record_office_action.status_in",
-        category="state_guard",
-        rule="Only filed applications receive office actions.",
-        tools=["trademark_application_record_office_action"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trademark_application_publish.status_in",
-        category="state_guard",
-        rule="The application is not under examination.",
-        tools=["trademark_application_publish"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trademark_application_register.status_in",
-        category="state_guard",
-        rule="Only published marks can register.",
-        tools=["trademark_application_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="office_action_response_draft.not_in_past",
-        category="time_window",
-        rule="The response deadline has passed: the application must be revived with a petition.",
-        tools=["office_action_response_draft"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="office_action_response_file.status_in",
-        category="state_guard",
-        rule="The response is already filed.",
-        tools=["office_action_response_file"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -592,15 +477,8 @@ def clearance_report_report(
     """
     check_choice(risk, "risk", CLEARANCE_REPORT_RISK)
     check_choice(status, "status", CLEARANCE_REPORT_STATUS)
-    check_choice(group_by, "group_by", ("brand_client_id", "risk", "status"))
-    _rows = [
-        _r
-        for _r in tables["clearance_reports"]
-        if (brand_client_id is None or _r.get("brand_client_id") == brand_client_id)
-        and (risk is None or _r.get("risk") == risk)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("nice_class",))
+    _filters = {"brand_client_id": brand_client_id, "risk": risk, "status": status}
+    return report_on(tables["clearance_reports"], group_by, _filters, ("nice_class",))
 
 
 @read
@@ -619,16 +497,13 @@ def trademark_application_report(
     """
     check_choice(filing_basis, "filing_basis", TRADEMARK_APPLICATION_FILING_BASIS)
     check_choice(status, "status", TRADEMARK_APPLICATION_STATUS)
-    check_choice(group_by, "group_by", ("clearance_report_id", "brand_client_id", "filing_basis", "status"))
-    _rows = [
-        _r
-        for _r in tables["trademark_applications"]
-        if (clearance_report_id is None or _r.get("clearance_report_id") == clearance_report_id)
-        and (brand_client_id is None or _r.get("brand_client_id") == brand_client_id)
-        and (filing_basis is None or _r.get("filing_basis") == filing_basis)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("nice_class",))
+    _filters = {
+        "clearance_report_id": clearance_report_id,
+        "brand_client_id": brand_client_id,
+        "filing_basis": filing_basis,
+        "status": status,
+    }
+    return report_on(tables["trademark_applications"], group_by, _filters, ("nice_class",))
 
 
 @read
@@ -645,15 +520,8 @@ def office_action_response_report(
     """
     check_choice(issue, "issue", OFFICE_ACTION_RESPONSE_ISSUE)
     check_choice(status, "status", OFFICE_ACTION_RESPONSE_STATUS)
-    check_choice(group_by, "group_by", ("trademark_application_id", "issue", "status"))
-    _rows = [
-        _r
-        for _r in tables["office_action_responses"]
-        if (trademark_application_id is None or _r.get("trademark_application_id") == trademark_application_id)
-        and (issue is None or _r.get("issue") == issue)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"trademark_application_id": trademark_application_id, "issue": issue, "status": status}
+    return report_on(tables["office_action_responses"], group_by, _filters, ())
 
 
 OPERATIONS = [

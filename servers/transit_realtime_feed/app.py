@@ -19,8 +19,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, not_among, refuse
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class TransitVehiclePage(Page):
     """A page of transit vehicles from a search: `note` says how to get the rest."""
 
     results: list[TransitVehicle]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -70,9 +67,6 @@ class AvlPingBatchPage(Page):
     """A page of avl ping batchs from a search: `note` says how to get the rest."""
 
     results: list[AvlPingBatch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -90,9 +84,6 @@ class FeedPublicationPage(Page):
     """A page of feed publications from a search: `note` says how to get the rest."""
 
     results: list[FeedPublication]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -139,8 +130,7 @@ def transit_vehicle_flag_avl_fault(tables: Tables, transit_vehicle_id: str) -> T
     """Flag an in-service bus whose AVL unit keeps sending bad batches."""
     _row = TRANSIT_VEHICLES.find(tables, transit_vehicle_id)
     _new = {**_row, "status": "avl_fault"}
-    _block = not_among(_row, "status", ("in_service",), "transit vehicle")
-    if _block:
+    if _block := not_among(_row, "status", ("in_service",), "transit vehicle"):
         refuse("transit_vehicle_flag_avl_fault.status_in", "only in-service buses can be flagged", _block)
     _row.update(_new)
     return as_record(TransitVehicle, _row)
@@ -151,8 +141,7 @@ def transit_vehicle_clear_fault(tables: Tables, transit_vehicle_id: str) -> Tran
     """Return a bus to service after the AVL unit is fixed."""
     _row = TRANSIT_VEHICLES.find(tables, transit_vehicle_id)
     _new = {**_row, "status": "in_service"}
-    _block = not_among(_row, "status", ("avl_fault", "out_of_service"), "transit vehicle")
-    if _block:
+    if _block := not_among(_row, "status", ("avl_fault", "out_of_service"), "transit vehicle"):
         refuse("transit_vehicle_clear_fault.status_in", "the bus is already in service", _block)
     _row.update(_new)
     return as_record(TransitVehicle, _row)
@@ -200,8 +189,7 @@ def avl_ping_batch_mark_processed(tables: Tables, avl_ping_batch_id: str) -> Avl
     """Record that a batch was turned into vehicle positions."""
     _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "processed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "avl ping batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "avl ping batch"):
         refuse("avl_ping_batch_mark_processed.status_in", "only received or retrying batches can be processed", _block)
     _row.update(_new)
     return as_record(AvlPingBatch, _row)
@@ -214,8 +202,7 @@ def avl_ping_batch_mark_failed(tables: Tables, avl_ping_batch_id: str, error: st
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("received", "retrying"), "avl ping batch")
-    if _block:
+    if _block := not_among(_row, "status", ("received", "retrying"), "avl ping batch"):
         refuse("avl_ping_batch_mark_failed.status_in", "only batches in flight can fail", _block)
     _row.update(_new)
     return as_record(AvlPingBatch, _row)
@@ -228,8 +215,7 @@ def avl_ping_batch_retry(tables: Tables, avl_ping_batch_id: str, attempts: int) 
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "avl ping batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "avl ping batch"):
         refuse("avl_ping_batch_retry.status_in", "only failed batches can be retried", _block)
     _row.update(_new)
     return as_record(AvlPingBatch, _row)
@@ -240,8 +226,7 @@ def avl_ping_batch_quarantine(tables: Tables, avl_ping_batch_id: str) -> AvlPing
     """Quarantine a batch whose data is unusable."""
     _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "quarantined"}
-    _block = not_among(_row, "status", ("failed",), "avl ping batch")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "avl ping batch"):
         refuse("avl_ping_batch_quarantine.status_in", "only failed batches can be quarantined", _block)
     _row.update(_new)
     return as_record(AvlPingBatch, _row)
@@ -302,8 +287,7 @@ def feed_publication_mark_published(tables: Tables, feed_publication_id: str) ->
     """Record that a feed cycle was published to the CDN."""
     _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "published"}
-    _block = not_among(_row, "status", ("building", "retrying"), "feed publication")
-    if _block:
+    if _block := not_among(_row, "status", ("building", "retrying"), "feed publication"):
         refuse("feed_publication_mark_published.status_in", "only building or retrying cycles can be published", _block)
     _row.update(_new)
     return as_record(FeedPublication, _row)
@@ -314,8 +298,7 @@ def feed_publication_mark_failed(tables: Tables, feed_publication_id: str) -> Fe
     """Record that publishing a cycle failed."""
     _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "failed"}
-    _block = not_among(_row, "status", ("building", "retrying"), "feed publication")
-    if _block:
+    if _block := not_among(_row, "status", ("building", "retrying"), "feed publication"):
         refuse("feed_publication_mark_failed.status_in", "only building or retrying cycles can fail", _block)
     _row.update(_new)
     return as_record(FeedPublication, _row)
@@ -326,8 +309,7 @@ def feed_publication_retry(tables: Tables, feed_publication_id: str) -> FeedPubl
     """Retry a failed publish cycle."""
     _row = FEED_PUBLICATIONS.find(tables, feed_publication_id)
     _new = {**_row, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "feed publication")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "feed publication"):
         refuse("feed_publication_retry.status_in", "only failed cycles can be retried", _block)
     _row.update(_new)
     return as_record(FeedPublication, _row)
@@ -336,92 +318,7 @@ def feed_publication_retry(tables: Tables, feed_publication_id: str) -> FeedPubl
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Retry stale-clock and unknown-block failures up to 3 attempts; quarantine GPS jumps and malformed NMEA at once.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Flag a bus for AVL fault after 3 quarantined batches in an hour.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="A failed publish is retried twice; after that leave it and let the next 30-second cycle run.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="transit_vehicle_flag_avl_fault.status_in",
-        category="state_guard",
-        rule="Only in-service buses can be flagged.",
-        tools=["transit_vehicle_flag_avl_fault"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transit_vehicle_clear_fault.status_in",
-        category="state_guard",
-        rule="The bus is already in service.",
-        tools=["transit_vehicle_clear_fault"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="avl_ping_batch_mark_processed.status_in",
-        category="state_guard",
-        rule="Only received or retrying batches can be processed.",
-        tools=["avl_ping_batch_mark_processed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="avl_ping_batch_mark_failed.status_in",
-        category="state_guard",
-        rule="Only batches in flight can fail.",
-        tools=["avl_ping_batch_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="avl_ping_batch_retry.status_in",
-        category="state_guard",
-        rule="Only failed batches can be retried.",
-        tools=["avl_ping_batch_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="avl_ping_batch_quarantine.status_in",
-        category="state_guard",
-        rule="Only failed batches can be quarantined.",
-        tools=["avl_ping_batch_quarantine"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_publication_mark_published.status_in",
-        category="state_guard",
-        rule="Only building or retrying cycles can be published.",
-        tools=["feed_publication_mark_published"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_publication_mark_failed.status_in",
-        category="state_guard",
-        rule="Only building or retrying cycles can fail.",
-        tools=["feed_publication_mark_failed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="feed_publication_retry.status_in",
-        category="state_guard",
-        rule="Only failed cycles can be retried.",
-        tools=["feed_publication_retry"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -443,9 +340,8 @@ def transit_vehicle_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TRANSIT_VEHICLE_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["transit_vehicles"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ())
+    _filters = {"status": status}
+    return report_on(tables["transit_vehicles"], group_by, _filters, ())
 
 
 @read
@@ -460,14 +356,8 @@ def avl_ping_batch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", AVL_PING_BATCH_STATUS)
-    check_choice(group_by, "group_by", ("transit_vehicle_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["avl_ping_batchs"]
-        if (transit_vehicle_id is None or _r.get("transit_vehicle_id") == transit_vehicle_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("pings", "attempts"))
+    _filters = {"transit_vehicle_id": transit_vehicle_id, "status": status}
+    return report_on(tables["avl_ping_batchs"], group_by, _filters, ("pings", "attempts"))
 
 
 @read
@@ -484,13 +374,8 @@ def feed_publication_report(
     """
     check_choice(feed_type, "feed_type", FEED_PUBLICATION_FEED_TYPE)
     check_choice(status, "status", FEED_PUBLICATION_STATUS)
-    check_choice(group_by, "group_by", ("feed_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["feed_publications"]
-        if (feed_type is None or _r.get("feed_type") == feed_type) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("entity_count", "attempts"))
+    _filters = {"feed_type": feed_type, "status": status}
+    return report_on(tables["feed_publications"], group_by, _filters, ("entity_count", "attempts"))
 
 
 @write

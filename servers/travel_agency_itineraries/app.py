@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -60,9 +60,6 @@ class TravelerPage(Page):
     """A page of travelers from a search: `note` says how to get the rest."""
 
     results: list[Traveler]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +76,6 @@ class TravelBudgetPage(Page):
     """A page of travel budgets from a search: `note` says how to get the rest."""
 
     results: list[TravelBudget]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -100,9 +94,6 @@ class TripRequestPage(Page):
     """A page of trip requests from a search: `note` says how to get the rest."""
 
     results: list[TripRequest]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -124,9 +115,6 @@ class ItinerarySegmentPage(Page):
     """A page of itinerary segments from a search: `note` says how to get the rest."""
 
     results: list[ItinerarySegment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -252,8 +240,7 @@ def trip_request_log(
         "status": "submitted",
     }
     check_order(_new, "depart", "return_date")
-    _block = in_past(_new.get("depart"), "depart", TODAY)
-    if _block:
+    if _block := in_past(_new.get("depart"), "depart", TODAY):
         refuse(
             "trip_request_log.not_in_past",
             "the departure date has passed: confirm the dates with the traveller",
@@ -268,8 +255,7 @@ def trip_request_propose(tables: Tables, trip_request_id: str) -> TripRequest:
     """Send the itinerary built from the request's segments to the manager for approval."""
     _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "itinerary_proposed"}
-    _block = not_among(_row, "status", ("submitted",), "trip request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted",), "trip request"):
         refuse("trip_request_propose.status_in", "only newly submitted requests can get a proposed itinerary", _block)
     _row.update(_new)
     return as_record(TripRequest, _row)
@@ -280,8 +266,7 @@ def trip_request_approve(tables: Tables, trip_request_id: str) -> TripRequest:
     """Record the manager's approval of a proposed itinerary."""
     _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("itinerary_proposed",), "trip request")
-    if _block:
+    if _block := not_among(_row, "status", ("itinerary_proposed",), "trip request"):
         refuse("trip_request_approve.status_in", "propose an itinerary before approval", _block)
     _row.update(_new)
     return as_record(TripRequest, _row)
@@ -292,8 +277,7 @@ def trip_request_mark_ticketed(tables: Tables, trip_request_id: str) -> TripRequ
     """Mark an approved trip ticketed once its segments are ticketed."""
     _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "ticketed"}
-    _block = not_among(_row, "status", ("approved",), "trip request")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "trip request"):
         refuse("trip_request_mark_ticketed.status_in", "the trip must be approved before ticketing", _block)
     _row.update(_new)
     return as_record(TripRequest, _row)
@@ -304,8 +288,7 @@ def trip_request_cancel(tables: Tables, trip_request_id: str) -> TripRequest:
     """Cancel a trip that is not ticketed yet."""
     _row = TRIP_REQUESTS.find(tables, trip_request_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("submitted", "itinerary_proposed", "approved"), "trip request")
-    if _block:
+    if _block := not_among(_row, "status", ("submitted", "itinerary_proposed", "approved"), "trip request"):
         refuse(
             "trip_request_cancel.status_in",
             "ticketed trips must be refunded with the airline, not cancelled here",
@@ -387,15 +370,15 @@ def itinerary_segment_add(
     }
     check_order(_new, "starts", "ends")
     _have = field_of(tables, "travel_budgets", _new.get("travel_budget_id"), "remaining")
-    _block = short_of(_have, _new.get("price"), "travel budget", _new.get("travel_budget_id"), "remaining")
-    if _block:
+    if _block := short_of(_have, _new.get("price"), "travel budget", _new.get("travel_budget_id"), "remaining"):
         refuse(
             "itinerary_segment_add.at_least",
             "the department's travel budget cannot cover this segment: pick a cheaper option or ask Finance for a top-up",
             _block,
         )
-    _block = not_among(_new, "cabin_or_room", ("compact car", "midsize car"), "itinerary segment")
-    if holds(_new.get("segment_type"), "==", "car") and _block:
+    if (_block := not_among(_new, "cabin_or_room", ("compact car", "midsize car"), "itinerary segment")) and holds(
+        _new.get("segment_type"), "==", "car"
+    ):
         refuse("travel_policy_1b", "A rental car is compact or midsize.", _block)
     _target_travel_budget_id = target_row(tables, "travel_budgets", _new.get("travel_budget_id"), "travel budget")
     tables["itinerary_segments"].append(_new)
@@ -409,8 +392,7 @@ def itinerary_segment_ticket(tables: Tables, itinerary_segment_id: str) -> Itine
     """Ticket a proposed segment after the trip is approved."""
     _row = ITINERARY_SEGMENTS.find(tables, itinerary_segment_id)
     _new = {**_row, "status": "ticketed"}
-    _block = not_among(_row, "status", ("proposed",), "itinerary segment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "itinerary segment"):
         refuse("itinerary_segment_ticket.status_in", "only proposed segments can be ticketed", _block)
     _row.update(_new)
     return as_record(ItinerarySegment, _row)
@@ -421,8 +403,7 @@ def itinerary_segment_void(tables: Tables, itinerary_segment_id: str) -> Itinera
     """Void a proposed segment (e.g. replaced by a cheaper option)."""
     _row = ITINERARY_SEGMENTS.find(tables, itinerary_segment_id)
     _new = {**_row, "status": "voided"}
-    _block = not_among(_row, "status", ("proposed",), "itinerary segment")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed",), "itinerary segment"):
         refuse("itinerary_segment_void.status_in", "ticketed segments cannot be voided here", _block)
     _row.update(_new)
     return as_record(ItinerarySegment, _row)
@@ -431,95 +412,7 @@ def itinerary_segment_void(tables: Tables, itinerary_segment_id: str) -> Itinera
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Build itineraries within the policy limits and charge segments to the traveller's department budget.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2", category="judgement", rule="Ticket only after the manager approves.", tools=[], enforced=False
-    ),
-    PolicyRule(
-        id="travel_policy_1",
-        category="judgement",
-        rule="Cars only when no public transport reaches the site.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="travel_policy_1b",
-        category="eligibility",
-        rule="A rental car is compact or midsize.",
-        tools=["itinerary_segment_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="travel_policy_2",
-        category="judgement",
-        rule="Book at least 14 days ahead when possible; the cheapest fare within 2 hours of the requested time must be offered.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="trip_request_log.not_in_past",
-        category="time_window",
-        rule="The departure date has passed: confirm the dates with the traveller.",
-        tools=["trip_request_log"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trip_request_propose.status_in",
-        category="state_guard",
-        rule="Only newly submitted requests can get a proposed itinerary.",
-        tools=["trip_request_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trip_request_approve.status_in",
-        category="state_guard",
-        rule="Propose an itinerary before approval.",
-        tools=["trip_request_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trip_request_mark_ticketed.status_in",
-        category="state_guard",
-        rule="The trip must be approved before ticketing.",
-        tools=["trip_request_mark_ticketed"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="trip_request_cancel.status_in",
-        category="state_guard",
-        rule="Ticketed trips must be refunded with the airline, not cancelled here.",
-        tools=["trip_request_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="itinerary_segment_add.at_least",
-        category="threshold",
-        rule="The department's travel budget cannot cover this segment: pick a cheaper option or ask Finance for a top-up.",
-        tools=["itinerary_segment_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="itinerary_segment_ticket.status_in",
-        category="state_guard",
-        rule="Only proposed segments can be ticketed.",
-        tools=["itinerary_segment_ticket"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="itinerary_segment_void.status_in",
-        category="state_guard",
-        rule="Ticketed segments cannot be voided here.",
-        tools=["itinerary_segment_void"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -541,9 +434,8 @@ def traveler_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(seniority, "seniority", TRAVELER_SENIORITY)
-    check_choice(group_by, "group_by", ("seniority",))
-    _rows = [_r for _r in tables["travelers"] if (seniority is None or _r.get("seniority") == seniority)]
-    return report_of(_rows, group_by, ())
+    _filters = {"seniority": seniority}
+    return report_on(tables["travelers"], group_by, _filters, ())
 
 
 @read
@@ -558,14 +450,8 @@ def trip_request_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TRIP_REQUEST_STATUS)
-    check_choice(group_by, "group_by", ("traveler_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["trip_requests"]
-        if (traveler_id is None or _r.get("traveler_id") == traveler_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"traveler_id": traveler_id, "status": status}
+    return report_on(tables["trip_requests"], group_by, _filters, ())
 
 
 @read
@@ -583,16 +469,13 @@ def itinerary_segment_report(
     """
     check_choice(segment_type, "segment_type", ITINERARY_SEGMENT_SEGMENT_TYPE)
     check_choice(status, "status", ITINERARY_SEGMENT_STATUS)
-    check_choice(group_by, "group_by", ("trip_request_id", "travel_budget_id", "segment_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["itinerary_segments"]
-        if (trip_request_id is None or _r.get("trip_request_id") == trip_request_id)
-        and (travel_budget_id is None or _r.get("travel_budget_id") == travel_budget_id)
-        and (segment_type is None or _r.get("segment_type") == segment_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("price",))
+    _filters = {
+        "trip_request_id": trip_request_id,
+        "travel_budget_id": travel_budget_id,
+        "segment_type": segment_type,
+        "status": status,
+    }
+    return report_on(tables["itinerary_segments"], group_by, _filters, ("price",))
 
 
 @write

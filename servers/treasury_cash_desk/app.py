@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -58,9 +58,6 @@ class CashAccountPage(Page):
     """A page of cash accounts from a search: `note` says how to get the rest."""
 
     results: list[CashAccount]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class BeneficiaryPage(Page):
     """A page of beneficiarys from a search: `note` says how to get the rest."""
 
     results: list[Beneficiary]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -98,9 +92,6 @@ class TreasuryTransferPage(Page):
     """A page of treasury transfers from a search: `note` says how to get the rest."""
 
     results: list[TreasuryTransfer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -118,9 +109,6 @@ class OutgoingWirePage(Page):
     """A page of outgoing wires from a search: `note` says how to get the rest."""
 
     results: list[OutgoingWire]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -260,12 +248,10 @@ def treasury_transfer_book(
         "purpose": purpose,
         "status": "booked",
     }
-    _block = in_past(_new.get("value_date"), "value_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("value_date"), "value_date", TODAY):
         refuse("treasury_transfer_book.not_in_past", "value date must be today or later", _block)
     _have = field_of(tables, "cash_accounts", _new.get("from_account_id"), "available_balance")
-    _block = short_of(_have, _new.get("amount"), "cash account", _new.get("from_account_id"), "available_balance")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "cash account", _new.get("from_account_id"), "available_balance"):
         refuse(
             "treasury_transfer_book.at_least",
             "the source account does not hold enough cash: fund it first or split the transfer",
@@ -290,8 +276,7 @@ def treasury_transfer_settle(tables: Tables, treasury_transfer_id: str) -> Treas
     """Confirm a booked transfer settled at the bank."""
     _row = TREASURY_TRANSFERS.find(tables, treasury_transfer_id)
     _new = {**_row, "status": "settled"}
-    _block = not_among(_row, "status", ("booked",), "treasury transfer")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "treasury transfer"):
         refuse("treasury_transfer_settle.status_in", "only booked transfers can settle", _block)
     _row.update(_new)
     return as_record(TreasuryTransfer, _row)
@@ -345,18 +330,15 @@ def outgoing_wire_initiate(
         "value_date": value_date,
         "status": "drafted",
     }
-    _block = in_past(_new.get("value_date"), "value_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("value_date"), "value_date", TODAY):
         refuse("outgoing_wire_initiate.not_in_past", "value date must be today or later", _block)
     _have = field_of(tables, "cash_accounts", _new.get("cash_account_id"), "available_balance")
-    _block = short_of(_have, _new.get("amount"), "cash account", _new.get("cash_account_id"), "available_balance")
-    if _block:
+    if _block := short_of(_have, _new.get("amount"), "cash account", _new.get("cash_account_id"), "available_balance"):
         refuse(
             "outgoing_wire_initiate.at_least", "insufficient available balance: book a funding transfer first", _block
         )
     _other = row_of(tables, "beneficiarys", _new.get("beneficiary_id"))
-    _block = not_among(_other, "verified", (True,), "beneficiary")
-    if _block:
+    if _block := not_among(_other, "verified", (True,), "beneficiary"):
         refuse("verified_beneficiaries_only", "Wire only to verified beneficiaries.", _block)
     _target_cash_account_id = target_row(tables, "cash_accounts", _new.get("cash_account_id"), "cash account")
     tables["outgoing_wires"].append(_new)
@@ -372,8 +354,7 @@ def outgoing_wire_approve(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     """Second approver signs off a drafted wire."""
     _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("drafted",), "outgoing wire")
-    if _block:
+    if _block := not_among(_row, "status", ("drafted",), "outgoing wire"):
         refuse("outgoing_wire_approve.status_in", "only drafted wires can be approved", _block)
     _row.update(_new)
     return as_record(OutgoingWire, _row)
@@ -384,8 +365,7 @@ def outgoing_wire_release(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     """Release an approved wire to the bank."""
     _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("approved",), "outgoing wire")
-    if _block:
+    if _block := not_among(_row, "status", ("approved",), "outgoing wire"):
         refuse("outgoing_wire_release.status_in", "wires need approval before release", _block)
     _row.update(_new)
     return as_record(OutgoingWire, _row)
@@ -396,8 +376,7 @@ def outgoing_wire_confirm(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
     """Record the bank's MT103 confirmation."""
     _row = OUTGOING_WIRES.find(tables, outgoing_wire_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("sent",), "outgoing wire")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "outgoing wire"):
         refuse("outgoing_wire_confirm.status_in", "only sent wires can be confirmed", _block)
     _row.update(_new)
     return as_record(OutgoingWire, _row)
@@ -406,78 +385,7 @@ def outgoing_wire_confirm(tables: Tables, outgoing_wire_id: str) -> OutgoingWire
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Wire from an account in the payment currency, and keep each account at or above its minimum_balance after the move.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="verified_beneficiaries_only",
-        category="eligibility",
-        rule="Wire only to verified beneficiaries.",
-        tools=["outgoing_wire_initiate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="treasury_transfer_book.not_in_past",
-        category="time_window",
-        rule="Value date must be today or later.",
-        tools=["treasury_transfer_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="treasury_transfer_book.at_least",
-        category="threshold",
-        rule="The source account does not hold enough cash: fund it first or split the transfer.",
-        tools=["treasury_transfer_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="treasury_transfer_settle.status_in",
-        category="state_guard",
-        rule="Only booked transfers can settle.",
-        tools=["treasury_transfer_settle"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outgoing_wire_initiate.not_in_past",
-        category="time_window",
-        rule="Value date must be today or later.",
-        tools=["outgoing_wire_initiate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outgoing_wire_initiate.at_least",
-        category="threshold",
-        rule="Insufficient available balance: book a funding transfer first.",
-        tools=["outgoing_wire_initiate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outgoing_wire_approve.status_in",
-        category="state_guard",
-        rule="Only drafted wires can be approved.",
-        tools=["outgoing_wire_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outgoing_wire_release.status_in",
-        category="state_guard",
-        rule="Wires need approval before release.",
-        tools=["outgoing_wire_release"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="outgoing_wire_confirm.status_in",
-        category="state_guard",
-        rule="Only sent wires can be confirmed.",
-        tools=["outgoing_wire_confirm"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -500,9 +408,8 @@ def cash_account_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(currency, "currency", CASH_ACCOUNT_CURRENCY)
-    check_choice(group_by, "group_by", ("currency",))
-    _rows = [_r for _r in tables["cash_accounts"] if (currency is None or _r.get("currency") == currency)]
-    return report_of(_rows, group_by, ("available_balance", "minimum_balance"))
+    _filters = {"currency": currency}
+    return report_on(tables["cash_accounts"], group_by, _filters, ("available_balance", "minimum_balance"))
 
 
 @read
@@ -511,9 +418,8 @@ def beneficiary_report(tables: Tables, group_by: Literal["verified"], verified: 
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("verified",))
-    _rows = [_r for _r in tables["beneficiarys"] if (verified is None or _r.get("verified") == verified)]
-    return report_of(_rows, group_by, ())
+    _filters = {"verified": verified}
+    return report_on(tables["beneficiarys"], group_by, _filters, ())
 
 
 @read
@@ -529,15 +435,8 @@ def treasury_transfer_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TREASURY_TRANSFER_STATUS)
-    check_choice(group_by, "group_by", ("from_account_id", "to_account_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["treasury_transfers"]
-        if (from_account_id is None or _r.get("from_account_id") == from_account_id)
-        and (to_account_id is None or _r.get("to_account_id") == to_account_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"from_account_id": from_account_id, "to_account_id": to_account_id, "status": status}
+    return report_on(tables["treasury_transfers"], group_by, _filters, ("amount",))
 
 
 @read
@@ -553,15 +452,8 @@ def outgoing_wire_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", OUTGOING_WIRE_STATUS)
-    check_choice(group_by, "group_by", ("cash_account_id", "beneficiary_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["outgoing_wires"]
-        if (cash_account_id is None or _r.get("cash_account_id") == cash_account_id)
-        and (beneficiary_id is None or _r.get("beneficiary_id") == beneficiary_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"cash_account_id": cash_account_id, "beneficiary_id": beneficiary_id, "status": status}
+    return report_on(tables["outgoing_wires"], group_by, _filters, ("amount",))
 
 
 OPERATIONS = [

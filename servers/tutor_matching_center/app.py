@@ -18,8 +18,17 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
-from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_of, text_contains
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -59,9 +68,6 @@ class PeerTutorPage(Page):
     """A page of peer tutors from a search: `note` says how to get the rest."""
 
     results: list[PeerTutor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -80,9 +86,6 @@ class TuteePage(Page):
     """A page of tutees from a search: `note` says how to get the rest."""
 
     results: list[Tutee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -99,9 +102,6 @@ class TutoringPairPage(Page):
     """A page of tutoring pairs from a search: `note` says how to get the rest."""
 
     results: list[TutoringPair]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +119,6 @@ class TutoringSessionLogPage(Page):
     """A page of tutoring session logs from a search: `note` says how to get the rest."""
 
     results: list[TutoringSessionLog]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -240,8 +237,7 @@ def tutee_intake(
         "preferred_language": preferred_language,
         "availability": availability if availability is not None else "mornings",
     }
-    _block = taken_by_other(tables["tutees"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["tutees"], "email", _new.get("email"), _new["id"]):
         refuse("tutee_intake.unique", "this student is already registered: use tutee_search", _block)
     tables["tutees"].append(_new)
     return as_record(Tutee, _new)
@@ -292,42 +288,37 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
         "status": "proposed",
     }
     _capacity = field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "weekly_slots")
-    _block = at_capacity(tables["tutoring_pairs"], _new, "peer_tutor_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["tutoring_pairs"], _new, "peer_tutor_id", "status", _capacity):
         refuse(
             "tutoring_pair_propose.capacity",
             "this tutor's weekly slots are full: propose another tutor for the subject",
             _block,
         )
-    _block = in_past(_new.get("start_date"), "start_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse("tutoring_pair_propose.not_in_past", "pairings start today or later", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "tutees", _new.get("tutee_id"), "preferred_language"),
         "==",
         field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "language"),
         "the tutee's preferred language",
         "the peer tutor's language",
-    )
-    if _block:
+    ):
         refuse("judgement_1b", "Pair a tutor only with a tutee who prefers the tutor's language.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "tutees", _new.get("tutee_id"), "availability"),
         "==",
         field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "availability"),
         "the tutee's availability",
         "the peer tutor's availability",
-    )
-    if _block:
+    ):
         refuse("judgement_1c", "Pair a tutor only with a tutee whose availability is the tutor's.", _block)
-    _block = comparison_fails(
+    if _block := comparison_fails(
         field_of(tables, "tutees", _new.get("tutee_id"), "subject_need"),
         "==",
         field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "subject"),
         "the tutee's subject need",
         "the peer tutor's subject",
-    )
-    if _block:
+    ):
         refuse(
             "tutor_subject_matches", "Pair a tutor only with a tutee whose subject_need is the tutor's subject.", _block
         )
@@ -340,8 +331,7 @@ def tutoring_pair_activate(tables: Tables, tutoring_pair_id: str) -> TutoringPai
     """Activate a pairing both sides accepted."""
     _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("proposed", "paused"), "tutoring pair")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed", "paused"), "tutoring pair"):
         refuse("tutoring_pair_activate.status_in", "the pairing is already active or ended", _block)
     _row.update(_new)
     return as_record(TutoringPair, _row)
@@ -352,8 +342,7 @@ def tutoring_pair_pause(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     """Pause an active pairing (exams, illness)."""
     _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "paused"}
-    _block = not_among(_row, "status", ("active",), "tutoring pair")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "tutoring pair"):
         refuse("tutoring_pair_pause.status_in", "only active pairings can be paused", _block)
     _row.update(_new)
     return as_record(TutoringPair, _row)
@@ -364,8 +353,7 @@ def tutoring_pair_end(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     """End a pairing and free the tutor's slot."""
     _row = TUTORING_PAIRS.find(tables, tutoring_pair_id)
     _new = {**_row, "status": "ended"}
-    _block = not_among(_row, "status", ("proposed", "active", "paused"), "tutoring pair")
-    if _block:
+    if _block := not_among(_row, "status", ("proposed", "active", "paused"), "tutoring pair"):
         refuse("tutoring_pair_end.status_in", "the pairing already ended", _block)
     _row.update(_new)
     return as_record(TutoringPair, _row)
@@ -433,86 +421,7 @@ def tutoring_session_log_record(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="A tutor fits a tutee when the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_1b",
-        category="eligibility",
-        rule="Pair a tutor only with a tutee who prefers the tutor's language.",
-        tools=["tutoring_pair_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1c",
-        category="eligibility",
-        rule="Pair a tutor only with a tutee whose availability is the tutor's.",
-        tools=["tutoring_pair_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutor_subject_matches",
-        category="eligibility",
-        rule="Pair a tutor only with a tutee whose subject_need is the tutor's subject.",
-        tools=["tutoring_pair_propose"],
-        enforced=True,
-    ),
-    PolicyRule(id="judgement_2", category="judgement", rule="Prefer higher-rated tutors.", tools=[], enforced=False),
-    PolicyRule(
-        id="judgement_3",
-        category="judgement",
-        rule="Ask the student for anything missing before proposing.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="tutee_intake.unique",
-        category="uniqueness",
-        rule="This student is already registered: use tutee_search.",
-        tools=["tutee_intake"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutoring_pair_propose.capacity",
-        category="capacity",
-        rule="This tutor's weekly slots are full: propose another tutor for the subject.",
-        tools=["tutoring_pair_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutoring_pair_propose.not_in_past",
-        category="time_window",
-        rule="Pairings start today or later.",
-        tools=["tutoring_pair_propose"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutoring_pair_activate.status_in",
-        category="state_guard",
-        rule="The pairing is already active or ended.",
-        tools=["tutoring_pair_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutoring_pair_pause.status_in",
-        category="state_guard",
-        rule="Only active pairings can be paused.",
-        tools=["tutoring_pair_pause"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="tutoring_pair_end.status_in",
-        category="state_guard",
-        rule="The pairing already ended.",
-        tools=["tutoring_pair_end"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -541,15 +450,8 @@ def peer_tutor_report(
     check_choice(subject, "subject", PEER_TUTOR_SUBJECT)
     check_choice(max_level, "max_level", PEER_TUTOR_MAX_LEVEL)
     check_choice(availability, "availability", PEER_TUTOR_AVAILABILITY)
-    check_choice(group_by, "group_by", ("subject", "max_level", "availability"))
-    _rows = [
-        _r
-        for _r in tables["peer_tutors"]
-        if (subject is None or _r.get("subject") == subject)
-        and (max_level is None or _r.get("max_level") == max_level)
-        and (availability is None or _r.get("availability") == availability)
-    ]
-    return report_of(_rows, group_by, ("weekly_slots", "rating"))
+    _filters = {"subject": subject, "max_level": max_level, "availability": availability}
+    return report_on(tables["peer_tutors"], group_by, _filters, ("weekly_slots", "rating"))
 
 
 @read
@@ -567,15 +469,8 @@ def tutee_report(
     check_choice(subject_need, "subject_need", TUTEE_SUBJECT_NEED)
     check_choice(level, "level", TUTEE_LEVEL)
     check_choice(availability, "availability", TUTEE_AVAILABILITY)
-    check_choice(group_by, "group_by", ("subject_need", "level", "availability"))
-    _rows = [
-        _r
-        for _r in tables["tutees"]
-        if (subject_need is None or _r.get("subject_need") == subject_need)
-        and (level is None or _r.get("level") == level)
-        and (availability is None or _r.get("availability") == availability)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"subject_need": subject_need, "level": level, "availability": availability}
+    return report_on(tables["tutees"], group_by, _filters, ())
 
 
 @read
@@ -591,15 +486,8 @@ def tutoring_pair_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TUTORING_PAIR_STATUS)
-    check_choice(group_by, "group_by", ("peer_tutor_id", "tutee_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["tutoring_pairs"]
-        if (peer_tutor_id is None or _r.get("peer_tutor_id") == peer_tutor_id)
-        and (tutee_id is None or _r.get("tutee_id") == tutee_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"peer_tutor_id": peer_tutor_id, "tutee_id": tutee_id, "status": status}
+    return report_on(tables["tutoring_pairs"], group_by, _filters, ())
 
 
 @read
@@ -614,14 +502,8 @@ def tutoring_session_log_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(attendance, "attendance", TUTORING_SESSION_LOG_ATTENDANCE)
-    check_choice(group_by, "group_by", ("tutoring_pair_id", "attendance"))
-    _rows = [
-        _r
-        for _r in tables["tutoring_session_logs"]
-        if (tutoring_pair_id is None or _r.get("tutoring_pair_id") == tutoring_pair_id)
-        and (attendance is None or _r.get("attendance") == attendance)
-    ]
-    return report_of(_rows, group_by, ("minutes",))
+    _filters = {"tutoring_pair_id": tutoring_pair_id, "attendance": attendance}
+    return report_on(tables["tutoring_session_logs"], group_by, _filters, ("minutes",))
 
 
 OPERATIONS = [

@@ -25,12 +25,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -67,9 +67,6 @@ class CourseSectionPage(Page):
     """A page of course sections from a search: `note` says how to get the rest."""
 
     results: list[CourseSection]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +85,6 @@ class EnrolledStudentPage(Page):
     """A page of enrolled students from a search: `note` says how to get the rest."""
 
     results: list[EnrolledStudent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +101,6 @@ class CourseRegistrationPage(Page):
     """A page of course registrations from a search: `note` says how to get the rest."""
 
     results: list[CourseRegistration]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -127,9 +118,6 @@ class AddDropPetitionPage(Page):
     """A page of add drop petitions from a search: `note` says how to get the rest."""
 
     results: list[AddDropPetition]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -188,8 +176,7 @@ def course_section_open(tables: Tables, course_section_id: str) -> CourseSection
     """Open a scheduled section for registration."""
     _row = COURSE_SECTIONS.find(tables, course_section_id)
     _new = {**_row, "status": "open"}
-    _block = not_among(_row, "status", ("scheduled", "closed"), "course section")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "closed"), "course section"):
         refuse("course_section_open.status_in", "the section is already open or cancelled", _block)
     _row.update(_new)
     return as_record(CourseSection, _row)
@@ -200,8 +187,7 @@ def course_section_close(tables: Tables, course_section_id: str) -> CourseSectio
     """Close a section to new registrations."""
     _row = COURSE_SECTIONS.find(tables, course_section_id)
     _new = {**_row, "status": "closed"}
-    _block = not_among(_row, "status", ("open",), "course section")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "course section"):
         refuse("course_section_close.status_in", "only open sections can be closed", _block)
     _row.update(_new)
     return as_record(CourseSection, _row)
@@ -290,16 +276,14 @@ def course_registration_add(
         "status": "registered",
     }
     _capacity = field_of(tables, "course_sections", _new.get("course_section_id"), "seat_limit")
-    _block = at_capacity(tables["course_registrations"], _new, "course_section_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["course_registrations"], _new, "course_section_id", "status", _capacity):
         refuse(
             "course_registration_add.capacity",
             "the section is full: offer another section of the course or a late_add petition",
             _block,
         )
     _other = row_of(tables, "enrolled_students", _new.get("enrolled_student_id"))
-    _block = not_among(_other, "hold", ("none",), "enrolled student")
-    if _block:
+    if _block := not_among(_other, "hold", ("none",), "enrolled student"):
         refuse(
             "academic_calendar_1",
             "Students with any hold other than `none` cannot add courses until the hold is cleared.",
@@ -320,8 +304,7 @@ def course_registration_change_basis(
         raise ToolFailure("nothing to change: give at least one of grading_basis")
     check_choice(grading_basis, "grading_basis", COURSE_REGISTRATION_GRADING_BASIS)
     _new = {**_row, **_changes}
-    _block = not_among(_row, "status", ("registered",), "course registration")
-    if _block:
+    if _block := not_among(_row, "status", ("registered",), "course registration"):
         refuse(
             "course_registration_change_basis.status_in", "only current registrations can change grading basis", _block
         )
@@ -334,8 +317,7 @@ def course_registration_drop(tables: Tables, course_registration_id: str) -> Cou
     """Drop a course before the drop deadline (no W on transcript)."""
     _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _new = {**_row, "status": "dropped"}
-    _block = not_among(_row, "status", ("registered",), "course registration")
-    if _block:
+    if _block := not_among(_row, "status", ("registered",), "course registration"):
         refuse("course_registration_drop.status_in", "the student is not registered in this section", _block)
     _row.update(_new)
     return as_record(CourseRegistration, _row)
@@ -346,8 +328,7 @@ def course_registration_withdraw(tables: Tables, course_registration_id: str) ->
     """Withdraw after the drop deadline (W on transcript)."""
     _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("registered",), "course registration")
-    if _block:
+    if _block := not_among(_row, "status", ("registered",), "course registration"):
         refuse("course_registration_withdraw.status_in", "the student is not registered in this section", _block)
     _row.update(_new)
     return as_record(CourseRegistration, _row)
@@ -414,8 +395,7 @@ def add_drop_petition_approve(tables: Tables, add_drop_petition_id: str) -> AddD
     """Approve a pending petition."""
     _row = ADD_DROP_PETITIONS.find(tables, add_drop_petition_id)
     _new = {**_row, "status": "approved"}
-    _block = not_among(_row, "status", ("pending",), "add drop petition")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "add drop petition"):
         refuse("add_drop_petition_approve.status_in", "the petition is already decided", _block)
     _row.update(_new)
     return as_record(AddDropPetition, _row)
@@ -426,8 +406,7 @@ def add_drop_petition_deny(tables: Tables, add_drop_petition_id: str) -> AddDrop
     """Deny a pending petition."""
     _row = ADD_DROP_PETITIONS.find(tables, add_drop_petition_id)
     _new = {**_row, "status": "denied"}
-    _block = not_among(_row, "status", ("pending",), "add drop petition")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "add drop petition"):
         refuse("add_drop_petition_deny.status_in", "the petition is already decided", _block)
     _row.update(_new)
     return as_record(AddDropPetition, _row)
@@ -436,99 +415,7 @@ def add_drop_petition_deny(tables: Tables, add_drop_petition_id: str) -> AddDrop
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Today is 2026-12-01: adds are still allowed, drops are drops (not withdrawals).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the student's hold before any add.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="academic_calendar_1",
-        category="eligibility",
-        rule="Students with any hold other than `none` cannot add courses until the hold is cleared.",
-        tools=["course_registration_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="academic_calendar_2",
-        category="judgement",
-        rule="Audit registrations do not count toward seat_limit exceptions: they need instructor consent.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="academic_calendar_3",
-        category="judgement",
-        rule="Pass/fail is allowed for at most one course per term and never for courses in the student's major.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="course_section_open.status_in",
-        category="state_guard",
-        rule="The section is already open or cancelled.",
-        tools=["course_section_open"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_section_close.status_in",
-        category="state_guard",
-        rule="Only open sections can be closed.",
-        tools=["course_section_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_registration_add.capacity",
-        category="capacity",
-        rule="The section is full: offer another section of the course or a late_add petition.",
-        tools=["course_registration_add"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_registration_change_basis.status_in",
-        category="state_guard",
-        rule="Only current registrations can change grading basis.",
-        tools=["course_registration_change_basis"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_registration_drop.status_in",
-        category="state_guard",
-        rule="The student is not registered in this section.",
-        tools=["course_registration_drop"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="course_registration_withdraw.status_in",
-        category="state_guard",
-        rule="The student is not registered in this section.",
-        tools=["course_registration_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="add_drop_petition_approve.status_in",
-        category="state_guard",
-        rule="The petition is already decided.",
-        tools=["add_drop_petition_approve"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="add_drop_petition_deny.status_in",
-        category="state_guard",
-        rule="The petition is already decided.",
-        tools=["add_drop_petition_deny"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -554,13 +441,8 @@ def course_section_report(
     """
     check_choice(term, "term", COURSE_SECTION_TERM)
     check_choice(status, "status", COURSE_SECTION_STATUS)
-    check_choice(group_by, "group_by", ("term", "status"))
-    _rows = [
-        _r
-        for _r in tables["course_sections"]
-        if (term is None or _r.get("term") == term) and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("seat_limit",))
+    _filters = {"term": term, "status": status}
+    return report_on(tables["course_sections"], group_by, _filters, ("seat_limit",))
 
 
 @read
@@ -572,9 +454,8 @@ def enrolled_student_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(hold, "hold", ENROLLED_STUDENT_HOLD)
-    check_choice(group_by, "group_by", ("hold",))
-    _rows = [_r for _r in tables["enrolled_students"] if (hold is None or _r.get("hold") == hold)]
-    return report_of(_rows, group_by, ("year_level",))
+    _filters = {"hold": hold}
+    return report_on(tables["enrolled_students"], group_by, _filters, ("year_level",))
 
 
 @read
@@ -592,16 +473,13 @@ def course_registration_report(
     """
     check_choice(grading_basis, "grading_basis", COURSE_REGISTRATION_GRADING_BASIS)
     check_choice(status, "status", COURSE_REGISTRATION_STATUS)
-    check_choice(group_by, "group_by", ("enrolled_student_id", "course_section_id", "grading_basis", "status"))
-    _rows = [
-        _r
-        for _r in tables["course_registrations"]
-        if (enrolled_student_id is None or _r.get("enrolled_student_id") == enrolled_student_id)
-        and (course_section_id is None or _r.get("course_section_id") == course_section_id)
-        and (grading_basis is None or _r.get("grading_basis") == grading_basis)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "enrolled_student_id": enrolled_student_id,
+        "course_section_id": course_section_id,
+        "grading_basis": grading_basis,
+        "status": status,
+    }
+    return report_on(tables["course_registrations"], group_by, _filters, ())
 
 
 @read
@@ -619,16 +497,13 @@ def add_drop_petition_report(
     """
     check_choice(petition_type, "petition_type", ADD_DROP_PETITION_PETITION_TYPE)
     check_choice(status, "status", ADD_DROP_PETITION_STATUS)
-    check_choice(group_by, "group_by", ("enrolled_student_id", "course_section_id", "petition_type", "status"))
-    _rows = [
-        _r
-        for _r in tables["add_drop_petitions"]
-        if (enrolled_student_id is None or _r.get("enrolled_student_id") == enrolled_student_id)
-        and (course_section_id is None or _r.get("course_section_id") == course_section_id)
-        and (petition_type is None or _r.get("petition_type") == petition_type)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "enrolled_student_id": enrolled_student_id,
+        "course_section_id": course_section_id,
+        "petition_type": petition_type,
+        "status": status,
+    }
+    return report_on(tables["add_drop_petitions"], group_by, _filters, ())
 
 
 @write

@@ -26,13 +26,22 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -64,9 +73,6 @@ class VanpoolVanPage(Page):
     """A page of vanpool vans from a search: `note` says how to get the rest."""
 
     results: list[VanpoolVan]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -87,9 +93,6 @@ class CommuterPage(Page):
     """A page of commuters from a search: `note` says how to get the rest."""
 
     results: list[Commuter]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +110,6 @@ class VanpoolSeatPage(Page):
     """A page of vanpool seats from a search: `note` says how to get the rest."""
 
     results: list[VanpoolSeat]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -164,8 +164,7 @@ def vanpool_van_activate(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     """Start service on a forming or suspended van once it has a driver and 5+ riders."""
     _row = VANPOOL_VANS.find(tables, vanpool_van_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("forming", "suspended"), "vanpool van")
-    if _block:
+    if _block := not_among(_row, "status", ("forming", "suspended"), "vanpool van"):
         refuse("vanpool_van_activate.status_in", "the van is already active", _block)
     _row.update(_new)
     return as_record(VanpoolVan, _row)
@@ -176,8 +175,7 @@ def vanpool_van_suspend(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     """Suspend an active van that lost its driver or fell below 5 riders."""
     _row = VANPOOL_VANS.find(tables, vanpool_van_id)
     _new = {**_row, "status": "suspended"}
-    _block = not_among(_row, "status", ("active",), "vanpool van")
-    if _block:
+    if _block := not_among(_row, "status", ("active",), "vanpool van"):
         refuse("vanpool_van_suspend.status_in", "only active vans can be suspended", _block)
     _row.update(_new)
     return as_record(VanpoolVan, _row)
@@ -256,8 +254,7 @@ def commuter_register(
         "can_drive": can_drive,
         "status": "seeking",
     }
-    _block = taken_by_other(tables["commuters"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["commuters"], "email", _new.get("email"), _new["id"]):
         refuse("commuter_register.unique", "that email is already signed up: update the existing commuter", _block)
     tables["commuters"].append(_new)
     return as_record(Commuter, _new)
@@ -268,8 +265,7 @@ def commuter_deactivate(tables: Tables, commuter_id: str) -> Commuter:
     """Deactivate a commuter who no longer needs a vanpool."""
     _row = COMMUTERS.find(tables, commuter_id)
     _new = {**_row, "status": "inactive"}
-    _block = not_among(_row, "status", ("seeking", "matched"), "commuter")
-    if _block:
+    if _block := not_among(_row, "status", ("seeking", "matched"), "commuter"):
         refuse("commuter_deactivate.status_in", "the commuter is already inactive", _block)
     _row.update(_new)
     return as_record(Commuter, _row)
@@ -326,24 +322,22 @@ def vanpool_seat_offer(
         "start_date": start_date,
         "status": "pending",
     }
-    _block = in_past(_new.get("start_date"), "start_date", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse("vanpool_seat_offer.not_in_past", "seats start today or later", _block)
     _capacity = field_of(tables, "vanpool_vans", _new.get("vanpool_van_id"), "seats")
-    _block = at_capacity(tables["vanpool_seats"], _new, "vanpool_van_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["vanpool_seats"], _new, "vanpool_van_id", "status", _capacity):
         refuse(
             "vanpool_seat_offer.capacity",
             "the van is full: offer a van with the same lot and site, or start a forming van",
             _block,
         )
     _other = row_of(tables, "commuters", _new.get("commuter_id"))
-    _block = not_among(_other, "can_drive", (True,), "commuter")
-    if holds(_new.get("role"), "!=", "rider") and _block:
+    if (_block := not_among(_other, "can_drive", (True,), "commuter")) and holds(_new.get("role"), "!=", "rider"):
         refuse("drivers_can_drive", "Driver roles (primary or backup) go only to commuters who can drive.", _block)
     _other = row_of(tables, "vanpool_vans", _new.get("vanpool_van_id"))
-    _block = not_among(_other, "wheelchair_lift", (True,), "vanpool van")
-    if holds(field_of(tables, "commuters", _new.get("commuter_id"), "needs_lift"), "==", True) and _block:
+    if (_block := not_among(_other, "wheelchair_lift", (True,), "vanpool van")) and holds(
+        field_of(tables, "commuters", _new.get("commuter_id"), "needs_lift"), "==", True
+    ):
         refuse("matching_criteria_2", "commuters with needs_lift ride only vans with a wheelchair_lift.", _block)
     _target_commuter_id = target_row(tables, "commuters", _new.get("commuter_id"), "commuter")
     tables["vanpool_seats"].append(_new)
@@ -357,8 +351,7 @@ def vanpool_seat_activate(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
     """Activate a pending seat once the commuter signs the rider agreement."""
     _row = VANPOOL_SEATS.find(tables, vanpool_seat_id)
     _new = {**_row, "status": "active"}
-    _block = not_among(_row, "status", ("pending",), "vanpool seat")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "vanpool seat"):
         refuse("vanpool_seat_activate.status_in", "only pending seats can be activated", _block)
     _row.update(_new)
     return as_record(VanpoolSeat, _row)
@@ -369,8 +362,7 @@ def vanpool_seat_release(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
     """Release a commuter's seat."""
     _row = VANPOOL_SEATS.find(tables, vanpool_seat_id)
     _new = {**_row, "status": "left"}
-    _block = not_among(_row, "status", ("pending", "active"), "vanpool seat")
-    if _block:
+    if _block := not_among(_row, "status", ("pending", "active"), "vanpool seat"):
         refuse("vanpool_seat_release.status_in", "the seat is already released", _block)
     _row.update(_new)
     return as_record(VanpoolSeat, _row)
@@ -379,99 +371,7 @@ def vanpool_seat_release(tables: Tables, vanpool_seat_id: str) -> VanpoolSeat:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="drivers_can_drive",
-        category="eligibility",
-        rule="Driver roles (primary or backup) go only to commuters who can drive.",
-        tools=["vanpool_seat_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Apply all four matching criteria and activate a forming van once it has a driver and five riders.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="matching_criteria_1",
-        category="judgement",
-        rule="The van arrives before the shift: travel time is 45 minutes, plus a 10-minute buffer, so a 07:30 shift needs a departure at 06:35 or earlier - but no more than 90 minutes before the shift start;.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="matching_criteria_2",
-        category="eligibility",
-        rule="Commuters with needs_lift ride only vans with a wheelchair_lift.",
-        tools=["vanpool_seat_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="matching_criteria_3",
-        category="judgement",
-        rule="Every active van needs one primary_driver and should have a backup_driver; only commuters with can_drive may hold driver roles. Drivers ride free. Prefer active vans over forming ones; a forming van starts once it has a driver and at least 5 riders.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="vanpool_van_activate.status_in",
-        category="state_guard",
-        rule="The van is already active.",
-        tools=["vanpool_van_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vanpool_van_suspend.status_in",
-        category="state_guard",
-        rule="Only active vans can be suspended.",
-        tools=["vanpool_van_suspend"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commuter_register.unique",
-        category="uniqueness",
-        rule="That email is already signed up: update the existing commuter.",
-        tools=["commuter_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="commuter_deactivate.status_in",
-        category="state_guard",
-        rule="The commuter is already inactive.",
-        tools=["commuter_deactivate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vanpool_seat_offer.not_in_past",
-        category="time_window",
-        rule="Seats start today or later.",
-        tools=["vanpool_seat_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vanpool_seat_offer.capacity",
-        category="capacity",
-        rule="The van is full: offer a van with the same lot and site, or start a forming van.",
-        tools=["vanpool_seat_offer"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vanpool_seat_activate.status_in",
-        category="state_guard",
-        rule="Only pending seats can be activated.",
-        tools=["vanpool_seat_activate"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="vanpool_seat_release.status_in",
-        category="state_guard",
-        rule="The seat is already released.",
-        tools=["vanpool_seat_release"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -497,14 +397,8 @@ def vanpool_van_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", VANPOOL_VAN_STATUS)
-    check_choice(group_by, "group_by", ("wheelchair_lift", "status"))
-    _rows = [
-        _r
-        for _r in tables["vanpool_vans"]
-        if (wheelchair_lift is None or _r.get("wheelchair_lift") == wheelchair_lift)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("seats", "monthly_fare"))
+    _filters = {"wheelchair_lift": wheelchair_lift, "status": status}
+    return report_on(tables["vanpool_vans"], group_by, _filters, ("seats", "monthly_fare"))
 
 
 @read
@@ -520,15 +414,8 @@ def commuter_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", COMMUTER_STATUS)
-    check_choice(group_by, "group_by", ("needs_lift", "can_drive", "status"))
-    _rows = [
-        _r
-        for _r in tables["commuters"]
-        if (needs_lift is None or _r.get("needs_lift") == needs_lift)
-        and (can_drive is None or _r.get("can_drive") == can_drive)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"needs_lift": needs_lift, "can_drive": can_drive, "status": status}
+    return report_on(tables["commuters"], group_by, _filters, ())
 
 
 @read
@@ -546,16 +433,8 @@ def vanpool_seat_report(
     """
     check_choice(role, "role", VANPOOL_SEAT_ROLE)
     check_choice(status, "status", VANPOOL_SEAT_STATUS)
-    check_choice(group_by, "group_by", ("vanpool_van_id", "commuter_id", "role", "status"))
-    _rows = [
-        _r
-        for _r in tables["vanpool_seats"]
-        if (vanpool_van_id is None or _r.get("vanpool_van_id") == vanpool_van_id)
-        and (commuter_id is None or _r.get("commuter_id") == commuter_id)
-        and (role is None or _r.get("role") == role)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"vanpool_van_id": vanpool_van_id, "commuter_id": commuter_id, "role": role, "status": status}
+    return report_on(tables["vanpool_seats"], group_by, _filters, ())
 
 
 @write

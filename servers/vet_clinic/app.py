@@ -24,12 +24,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -57,9 +57,6 @@ class OwnerPage(Page):
     """A page of owners from a search: `note` says how to get the rest."""
 
     results: list[Owner]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -77,9 +74,6 @@ class PetPage(Page):
     """A page of pets from a search: `note` says how to get the rest."""
 
     results: list[Pet]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -95,9 +89,6 @@ class VetPage(Page):
     """A page of vets from a search: `note` says how to get the rest."""
 
     results: list[Vet]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +107,6 @@ class AppointmentPage(Page):
     """A page of appointments from a search: `note` says how to get the rest."""
 
     results: list[Appointment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -262,19 +250,18 @@ def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: 
         "status": "booked",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("appointment_book.not_in_past", "start is in the past: book from today on", _block)
-    _block = overlapping(tables["appointments"], _new, "vet_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["appointments"], _new, "vet_id", "start", "end", "status"):
         refuse(
             "appointment_book.no_overlap",
             "the vet already has an appointment then: pick another time or vet (appointment_search shows their bookings)",
             _block,
         )
     _other = row_of(tables, "vets", _new.get("vet_id"))
-    _block = not_among(_other, "specialty", ("exotics",), "vet")
-    if field_of(tables, "pets", _new.get("pet_id"), "species") in ("rabbit", "parrot") and _block:
+    if (_block := not_among(_other, "specialty", ("exotics",), "vet")) and field_of(
+        tables, "pets", _new.get("pet_id"), "species"
+    ) in ("rabbit", "parrot"):
         refuse("judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet.", _block)
     tables["appointments"].append(_new)
     return as_record(Appointment, _new)
@@ -285,8 +272,7 @@ def appointment_check_in(tables: Tables, appointment_id: str) -> Appointment:
     """Check a booked pet in on arrival."""
     _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "checked_in"}
-    _block = not_among(_row, "status", ("booked",), "appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "appointment"):
         refuse("appointment_check_in.status_in", "only a booked appointment can be checked in", _block)
     _row.update(_new)
     return as_record(Appointment, _row)
@@ -297,8 +283,7 @@ def appointment_complete(tables: Tables, appointment_id: str) -> Appointment:
     """Mark a checked-in visit completed."""
     _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("checked_in",), "appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("checked_in",), "appointment"):
         refuse("appointment_complete.status_in", "check the pet in first (appointment_check_in)", _block)
     _row.update(_new)
     return as_record(Appointment, _row)
@@ -309,8 +294,7 @@ def appointment_cancel(tables: Tables, appointment_id: str) -> Appointment:
     """Cancel a booked appointment."""
     _row = APPOINTMENTS.find(tables, appointment_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("booked",), "appointment")
-    if _block:
+    if _block := not_among(_row, "status", ("booked",), "appointment"):
         refuse("appointment_cancel.status_in", "only booked appointments can be cancelled", _block)
     _row.update(_new)
     return as_record(Appointment, _row)
@@ -339,8 +323,7 @@ def invoice_send(tables: Tables, invoice_id: str) -> Invoice:
     """Send a draft invoice to the owner."""
     _row = INVOICES.find(tables, invoice_id)
     _new = {**_row, "status": "sent"}
-    _block = not_among(_row, "status", ("draft",), "invoice")
-    if _block:
+    if _block := not_among(_row, "status", ("draft",), "invoice"):
         refuse("invoice_send.status_in", "only draft invoices can be sent", _block)
     _row.update(_new)
     return as_record(Invoice, _row)
@@ -351,8 +334,7 @@ def invoice_mark_paid(tables: Tables, invoice_id: str) -> Invoice:
     """Record payment of a sent invoice."""
     _row = INVOICES.find(tables, invoice_id)
     _new = {**_row, "status": "paid"}
-    _block = not_among(_row, "status", ("sent",), "invoice")
-    if _block:
+    if _block := not_among(_row, "status", ("sent",), "invoice"):
         refuse("invoice_mark_paid.status_in", "send the invoice before marking it paid", _block)
     _row.update(_new)
     return as_record(Invoice, _row)
@@ -361,71 +343,7 @@ def invoice_mark_paid(tables: Tables, invoice_id: str) -> Invoice:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="eligibility",
-        rule="Exotic pets (rabbits, parrots) are seen by the exotics vet.",
-        tools=["appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Check the vet's bookings before booking; the clinic never double-books a vet.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="appointment_book.not_in_past",
-        category="time_window",
-        rule="Start is in the past: book from today on.",
-        tools=["appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="appointment_book.no_overlap",
-        category="capacity",
-        rule="The vet already has an appointment then: pick another time or vet (appointment_search shows their bookings).",
-        tools=["appointment_book"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="appointment_check_in.status_in",
-        category="state_guard",
-        rule="Only a booked appointment can be checked in.",
-        tools=["appointment_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="appointment_complete.status_in",
-        category="state_guard",
-        rule="Check the pet in first (appointment_check_in).",
-        tools=["appointment_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="appointment_cancel.status_in",
-        category="state_guard",
-        rule="Only booked appointments can be cancelled.",
-        tools=["appointment_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="invoice_send.status_in",
-        category="state_guard",
-        rule="Only draft invoices can be sent.",
-        tools=["invoice_send"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="invoice_mark_paid.status_in",
-        category="state_guard",
-        rule="Send the invoice before marking it paid.",
-        tools=["invoice_mark_paid"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -450,13 +368,8 @@ def pet_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(species, "species", PET_SPECIES)
-    check_choice(group_by, "group_by", ("species", "owner_id"))
-    _rows = [
-        _r
-        for _r in tables["pets"]
-        if (species is None or _r.get("species") == species) and (owner_id is None or _r.get("owner_id") == owner_id)
-    ]
-    return report_of(_rows, group_by, ("weight_kg",))
+    _filters = {"species": species, "owner_id": owner_id}
+    return report_on(tables["pets"], group_by, _filters, ("weight_kg",))
 
 
 @read
@@ -466,9 +379,8 @@ def vet_report(tables: Tables, group_by: Literal["specialty"], specialty: VetSpe
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(specialty, "specialty", VET_SPECIALTY)
-    check_choice(group_by, "group_by", ("specialty",))
-    _rows = [_r for _r in tables["vets"] if (specialty is None or _r.get("specialty") == specialty)]
-    return report_of(_rows, group_by, ())
+    _filters = {"specialty": specialty}
+    return report_on(tables["vets"], group_by, _filters, ())
 
 
 @read
@@ -484,15 +396,8 @@ def appointment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", APPOINTMENT_STATUS)
-    check_choice(group_by, "group_by", ("pet_id", "vet_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["appointments"]
-        if (pet_id is None or _r.get("pet_id") == pet_id)
-        and (vet_id is None or _r.get("vet_id") == vet_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"pet_id": pet_id, "vet_id": vet_id, "status": status}
+    return report_on(tables["appointments"], group_by, _filters, ())
 
 
 @read
@@ -507,14 +412,8 @@ def invoice_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INVOICE_STATUS)
-    check_choice(group_by, "group_by", ("appointment_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["invoices"]
-        if (appointment_id is None or _r.get("appointment_id") == appointment_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("amount",))
+    _filters = {"appointment_id": appointment_id, "status": status}
+    return report_on(tables["invoices"], group_by, _filters, ("amount",))
 
 
 @write

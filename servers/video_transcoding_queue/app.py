@@ -26,12 +26,12 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -69,9 +69,6 @@ class SourceUploadPage(Page):
     """A page of source uploads from a search: `note` says how to get the rest."""
 
     results: list[SourceUpload]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -88,9 +85,6 @@ class EncoderNodePage(Page):
     """A page of encoder nodes from a search: `note` says how to get the rest."""
 
     results: list[EncoderNode]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -109,9 +103,6 @@ class TranscodeJobPage(Page):
     """A page of transcode jobs from a search: `note` says how to get the rest."""
 
     results: list[TranscodeJob]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -127,9 +118,6 @@ class CdnReleasePage(Page):
     """A page of cdn releases from a search: `note` says how to get the rest."""
 
     results: list[CdnRelease]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -202,8 +190,7 @@ def encoder_node_mark_degraded(tables: Tables, encoder_node_id: str) -> EncoderN
     """Mark a node degraded (stop sending it new jobs)."""
     _row = ENCODER_NODES.find(tables, encoder_node_id)
     _new = {**_row, "state": "degraded"}
-    _block = not_among(_row, "state", ("healthy",), "encoder node")
-    if _block:
+    if _block := not_among(_row, "state", ("healthy",), "encoder node"):
         refuse("encoder_node_mark_degraded.status_in", "the node is not healthy", _block)
     _row.update(_new)
     return as_record(EncoderNode, _row)
@@ -267,16 +254,15 @@ def transcode_job_submit(
         "status": "queued",
     }
     _capacity = field_of(tables, "encoder_nodes", _new.get("encoder_node_id"), "max_jobs")
-    _block = at_capacity(tables["transcode_jobs"], _new, "encoder_node_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["transcode_jobs"], _new, "encoder_node_id", "status", _capacity):
         refuse("transcode_job_submit.capacity", "that node is at its job limit: submit to another healthy node", _block)
     _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
-    _block = not_among(_other, "state", ("healthy",), "encoder node")
-    if _block:
+    if _block := not_among(_other, "state", ("healthy",), "encoder node"):
         refuse("transcode_runbook_2", "Never submit or retry onto a `degraded` or `offline` node.", _block)
     _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
-    _block = not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")
-    if holds(_new.get("ladder"), "==", "hls_4k") and _block:
+    if (_block := not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")) and holds(
+        _new.get("ladder"), "==", "hls_4k"
+    ):
         refuse("transcode_runbook_3", "hls_4k only on nvidia_a10g or nvidia_l4 nodes.", _block)
     tables["transcode_jobs"].append(_new)
     return as_record(TranscodeJob, _new)
@@ -287,8 +273,7 @@ def transcode_job_start(tables: Tables, transcode_job_id: str) -> TranscodeJob:
     """Start encoding a queued or retrying job."""
     _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "encoding"}
-    _block = not_among(_row, "status", ("queued", "retrying"), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("queued", "retrying"), "transcode job"):
         refuse("transcode_job_start.status_in", "only queued or retrying jobs start encoding", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -299,8 +284,7 @@ def transcode_job_package(tables: Tables, transcode_job_id: str) -> TranscodeJob
     """Package encoded renditions into HLS/DASH."""
     _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "packaging"}
-    _block = not_among(_row, "status", ("encoding",), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("encoding",), "transcode job"):
         refuse("transcode_job_package.status_in", "the job is not encoding", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -311,8 +295,7 @@ def transcode_job_complete(tables: Tables, transcode_job_id: str) -> TranscodeJo
     """Mark a packaged job complete."""
     _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("packaging",), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("packaging",), "transcode job"):
         refuse("transcode_job_complete.status_in", "the job is not packaging", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -325,8 +308,7 @@ def transcode_job_fail(tables: Tables, transcode_job_id: str, error_code: Transc
     _changes = {_k: _v for _k, _v in (("error_code", error_code),) if _v is not None}
     check_choice(error_code, "error_code", TRANSCODE_JOB_ERROR_CODE)
     _new = {**_row, **_changes, "status": "failed"}
-    _block = not_among(_row, "status", ("encoding", "packaging"), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("encoding", "packaging"), "transcode job"):
         refuse("transcode_job_fail.status_in", "only running jobs can fail", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -340,20 +322,18 @@ def transcode_job_retry(tables: Tables, transcode_job_id: str, encoder_node_id: 
     ENCODER_NODES.check_ref(tables, encoder_node_id, "encoder_node_id")
     check_range(attempt, "attempt", 1, 3)
     _new = {**_row, **_changes, "status": "retrying"}
-    _block = not_among(_row, "status", ("failed",), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "transcode job"):
         refuse("transcode_job_retry.status_in", "only failed jobs are retried", _block)
     _capacity = field_of(tables, "encoder_nodes", _new.get("encoder_node_id"), "max_jobs")
-    _block = at_capacity(tables["transcode_jobs"], _new, "encoder_node_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["transcode_jobs"], _new, "encoder_node_id", "status", _capacity):
         refuse("transcode_job_retry.capacity", "the target node is at its job limit", _block)
     _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
-    _block = not_among(_other, "state", ("healthy",), "encoder node")
-    if _block:
+    if _block := not_among(_other, "state", ("healthy",), "encoder node"):
         refuse("transcode_runbook_2", "Never submit or retry onto a `degraded` or `offline` node.", _block)
     _other = row_of(tables, "encoder_nodes", _new.get("encoder_node_id"))
-    _block = not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")
-    if holds(_new.get("ladder"), "==", "hls_4k") and _block:
+    if (_block := not_among(_other, "gpu", ("nvidia_a10g", "nvidia_l4"), "encoder node")) and holds(
+        _new.get("ladder"), "==", "hls_4k"
+    ):
         refuse("transcode_runbook_3", "hls_4k only on nvidia_a10g or nvidia_l4 nodes.", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -364,8 +344,7 @@ def transcode_job_dead_letter(tables: Tables, transcode_job_id: str) -> Transcod
     """Send an unrecoverable job to the dead-letter queue."""
     _row = TRANSCODE_JOBS.find(tables, transcode_job_id)
     _new = {**_row, "status": "dead_letter"}
-    _block = not_among(_row, "status", ("failed",), "transcode job")
-    if _block:
+    if _block := not_among(_row, "status", ("failed",), "transcode job"):
         refuse("transcode_job_dead_letter.status_in", "only failed jobs are dead-lettered", _block)
     _row.update(_new)
     return as_record(TranscodeJob, _row)
@@ -418,99 +397,7 @@ def cdn_release_search(
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Read the job's error_code and follow the runbook: retry on the right GPU with attempt+1, or dead-letter.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="transcode_runbook_1",
-        category="judgement",
-        rule="At most 3 attempts; the 4th failure goes to dead_letter regardless of error.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="transcode_runbook_2",
-        category="eligibility",
-        rule="Never submit or retry onto a `degraded` or `offline` node.",
-        tools=["transcode_job_submit", "transcode_job_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_runbook_3",
-        category="eligibility",
-        rule="Hls_4k only on nvidia_a10g or nvidia_l4 nodes.",
-        tools=["transcode_job_submit", "transcode_job_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="encoder_node_mark_degraded.status_in",
-        category="state_guard",
-        rule="The node is not healthy.",
-        tools=["encoder_node_mark_degraded"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_submit.capacity",
-        category="capacity",
-        rule="That node is at its job limit: submit to another healthy node.",
-        tools=["transcode_job_submit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_start.status_in",
-        category="state_guard",
-        rule="Only queued or retrying jobs start encoding.",
-        tools=["transcode_job_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_package.status_in",
-        category="state_guard",
-        rule="The job is not encoding.",
-        tools=["transcode_job_package"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_complete.status_in",
-        category="state_guard",
-        rule="The job is not packaging.",
-        tools=["transcode_job_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_fail.status_in",
-        category="state_guard",
-        rule="Only running jobs can fail.",
-        tools=["transcode_job_fail"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_retry.status_in",
-        category="state_guard",
-        rule="Only failed jobs are retried.",
-        tools=["transcode_job_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_retry.capacity",
-        category="capacity",
-        rule="The target node is at its job limit.",
-        tools=["transcode_job_retry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="transcode_job_dead_letter.status_in",
-        category="state_guard",
-        rule="Only failed jobs are dead-lettered.",
-        tools=["transcode_job_dead_letter"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -533,9 +420,8 @@ def source_upload_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(container, "container", SOURCE_UPLOAD_CONTAINER)
-    check_choice(group_by, "group_by", ("container",))
-    _rows = [_r for _r in tables["source_uploads"] if (container is None or _r.get("container") == container)]
-    return report_of(_rows, group_by, ("duration_sec", "size_gb"))
+    _filters = {"container": container}
+    return report_on(tables["source_uploads"], group_by, _filters, ("duration_sec", "size_gb"))
 
 
 @read
@@ -551,13 +437,8 @@ def encoder_node_report(
     """
     check_choice(gpu, "gpu", ENCODER_NODE_GPU)
     check_choice(state, "state", ENCODER_NODE_STATE)
-    check_choice(group_by, "group_by", ("gpu", "state"))
-    _rows = [
-        _r
-        for _r in tables["encoder_nodes"]
-        if (gpu is None or _r.get("gpu") == gpu) and (state is None or _r.get("state") == state)
-    ]
-    return report_of(_rows, group_by, ("max_jobs",))
+    _filters = {"gpu": gpu, "state": state}
+    return report_on(tables["encoder_nodes"], group_by, _filters, ("max_jobs",))
 
 
 @read
@@ -577,17 +458,14 @@ def transcode_job_report(
     check_choice(ladder, "ladder", TRANSCODE_JOB_LADDER)
     check_choice(error_code, "error_code", TRANSCODE_JOB_ERROR_CODE)
     check_choice(status, "status", TRANSCODE_JOB_STATUS)
-    check_choice(group_by, "group_by", ("source_upload_id", "encoder_node_id", "ladder", "error_code", "status"))
-    _rows = [
-        _r
-        for _r in tables["transcode_jobs"]
-        if (source_upload_id is None or _r.get("source_upload_id") == source_upload_id)
-        and (encoder_node_id is None or _r.get("encoder_node_id") == encoder_node_id)
-        and (ladder is None or _r.get("ladder") == ladder)
-        and (error_code is None or _r.get("error_code") == error_code)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("attempt",))
+    _filters = {
+        "source_upload_id": source_upload_id,
+        "encoder_node_id": encoder_node_id,
+        "ladder": ladder,
+        "error_code": error_code,
+        "status": status,
+    }
+    return report_on(tables["transcode_jobs"], group_by, _filters, ("attempt",))
 
 
 @read
@@ -604,15 +482,8 @@ def cdn_release_report(
     """
     check_choice(cdn, "cdn", CDN_RELEASE_CDN)
     check_choice(status, "status", CDN_RELEASE_STATUS)
-    check_choice(group_by, "group_by", ("transcode_job_id", "cdn", "status"))
-    _rows = [
-        _r
-        for _r in tables["cdn_releases"]
-        if (transcode_job_id is None or _r.get("transcode_job_id") == transcode_job_id)
-        and (cdn is None or _r.get("cdn") == cdn)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"transcode_job_id": transcode_job_id, "cdn": cdn, "status": status}
+    return report_on(tables["cdn_releases"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -48,9 +48,6 @@ class HostEmployeePage(Page):
     """A page of host employees from a search: `note` says how to get the rest."""
 
     results: list[HostEmployee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class GuestVisitorPage(Page):
     """A page of guest visitors from a search: `note` says how to get the rest."""
 
     results: list[GuestVisitor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -89,9 +83,6 @@ class SiteVisitPage(Page):
     """A page of site visits from a search: `note` says how to get the rest."""
 
     results: list[SiteVisit]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -107,9 +98,6 @@ class VisitorBadgePage(Page):
     """A page of visitor badges from a search: `note` says how to get the rest."""
 
     results: list[VisitorBadge]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -199,8 +187,7 @@ def guest_visitor_register(
         "phone": phone,
         "nda_signed": nda_signed if nda_signed is not None else False,
     }
-    _block = taken_by_other(tables["guest_visitors"], "email", _new.get("email"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["guest_visitors"], "email", _new.get("email"), _new["id"]):
         refuse(
             "guest_visitor_register.unique", "this guest already has a profile: search by email and reuse it", _block
         )
@@ -272,8 +259,7 @@ def site_visit_preregister(
         "access_zone": access_zone if access_zone is not None else "general",
         "status": "preregistered",
     }
-    _block = in_past(_new.get("expected_at"), "expected_at", TODAY)
-    if _block:
+    if _block := in_past(_new.get("expected_at"), "expected_at", TODAY):
         refuse("site_visit_preregister.not_in_past", "visits are registered for today or later", _block)
     tables["site_visits"].append(_new)
     return as_record(SiteVisit, _new)
@@ -284,8 +270,7 @@ def site_visit_check_in(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Check in a pre-registered guest on arrival."""
     _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "arrived"}
-    _block = not_among(_row, "status", ("preregistered",), "site visit")
-    if _block:
+    if _block := not_among(_row, "status", ("preregistered",), "site visit"):
         refuse(
             "site_visit_check_in.status_in",
             "the guest must be pre-registered by their host first: call the host",
@@ -300,11 +285,9 @@ def site_visit_escort(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Hand an arrived guest to an escort for a secure floor."""
     _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "escorted"}
-    _block = not_among(_row, "status", ("arrived",), "site visit")
-    if _block:
+    if _block := not_among(_row, "status", ("arrived",), "site visit"):
         refuse("site_visit_escort.status_in", "check the guest in first", _block)
-    _block = not_among(_row, "access_zone", ("secure",), "site visit")
-    if _block:
+    if _block := not_among(_row, "access_zone", ("secure",), "site visit"):
         refuse("site_visit_escort.field_equals", "this visit is not to a secure floor: no escort needed", _block)
     _row.update(_new)
     return as_record(SiteVisit, _row)
@@ -315,8 +298,7 @@ def site_visit_check_out(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Check a guest out and collect the badge."""
     _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "departed"}
-    _block = not_among(_row, "status", ("arrived", "escorted"), "site visit")
-    if _block:
+    if _block := not_among(_row, "status", ("arrived", "escorted"), "site visit"):
         refuse("site_visit_check_out.status_in", "the guest is not checked in", _block)
     _row.update(_new)
     return as_record(SiteVisit, _row)
@@ -327,8 +309,7 @@ def site_visit_mark_no_show(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Mark a pre-registered guest who never arrived."""
     _row = SITE_VISITS.find(tables, site_visit_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("preregistered",), "site visit")
-    if _block:
+    if _block := not_among(_row, "status", ("preregistered",), "site visit"):
         refuse("site_visit_mark_no_show.status_in", "the guest already arrived", _block)
     _row.update(_new)
     return as_record(SiteVisit, _row)
@@ -369,8 +350,7 @@ def visitor_badge_issue(tables: Tables, visitor_badge_id: str) -> VisitorBadge:
     """Issue an available badge to an arriving guest."""
     _row = VISITOR_BADGES.find(tables, visitor_badge_id)
     _new = {**_row, "state": "issued"}
-    _block = not_among(_row, "state", ("available",), "visitor badge")
-    if _block:
+    if _block := not_among(_row, "state", ("available",), "visitor badge"):
         refuse(
             "visitor_badge_issue.status_in", "that badge is already out or lost: pick another available badge", _block
         )
@@ -383,8 +363,7 @@ def visitor_badge_collect(tables: Tables, visitor_badge_id: str) -> VisitorBadge
     """Take a badge back at check-out."""
     _row = VISITOR_BADGES.find(tables, visitor_badge_id)
     _new = {**_row, "state": "available"}
-    _block = not_among(_row, "state", ("issued", "lost"), "visitor badge")
-    if _block:
+    if _block := not_among(_row, "state", ("issued", "lost"), "visitor badge"):
         refuse("visitor_badge_collect.status_in", "that badge is already on the rack", _block)
     _row.update(_new)
     return as_record(VisitorBadge, _row)
@@ -393,99 +372,7 @@ def visitor_badge_collect(tables: Tables, visitor_badge_id: str) -> VisitorBadge
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Talk to the guest: confirm their name and host before searching, and explain any refusal with the next step (e.g. asking the host to pre-register).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="front_desk_guide_1",
-        category="judgement",
-        rule="Guests without a signed NDA may not go above floor 5; ask them to sign the paper NDA at the desk.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="front_desk_guide_2",
-        category="judgement",
-        rule="Contractors get a `contractor` badge and must check out by 18:00.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="front_desk_guide_3",
-        category="judgement",
-        rule="Guests more than 45 minutes late are marked no_show only after the host confirms.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="guest_visitor_register.unique",
-        category="uniqueness",
-        rule="This guest already has a profile: search by email and reuse it.",
-        tools=["guest_visitor_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_preregister.not_in_past",
-        category="time_window",
-        rule="Visits are registered for today or later.",
-        tools=["site_visit_preregister"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_check_in.status_in",
-        category="state_guard",
-        rule="The guest must be pre-registered by their host first: call the host.",
-        tools=["site_visit_check_in"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_escort.status_in",
-        category="state_guard",
-        rule="Check the guest in first.",
-        tools=["site_visit_escort"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_escort.field_equals",
-        category="eligibility",
-        rule="This visit is not to a secure floor: no escort needed.",
-        tools=["site_visit_escort"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_check_out.status_in",
-        category="state_guard",
-        rule="The guest is not checked in.",
-        tools=["site_visit_check_out"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="site_visit_mark_no_show.status_in",
-        category="state_guard",
-        rule="The guest already arrived.",
-        tools=["site_visit_mark_no_show"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="visitor_badge_issue.status_in",
-        category="state_guard",
-        rule="That badge is already out or lost: pick another available badge.",
-        tools=["visitor_badge_issue"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="visitor_badge_collect.status_in",
-        category="state_guard",
-        rule="That badge is already on the rack.",
-        tools=["visitor_badge_collect"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -504,9 +391,8 @@ def guest_visitor_report(tables: Tables, group_by: Literal["nda_signed"], nda_si
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("nda_signed",))
-    _rows = [_r for _r in tables["guest_visitors"] if (nda_signed is None or _r.get("nda_signed") == nda_signed)]
-    return report_of(_rows, group_by, ())
+    _filters = {"nda_signed": nda_signed}
+    return report_on(tables["guest_visitors"], group_by, _filters, ())
 
 
 @read
@@ -524,16 +410,13 @@ def site_visit_report(
     """
     check_choice(access_zone, "access_zone", SITE_VISIT_ACCESS_ZONE)
     check_choice(status, "status", SITE_VISIT_STATUS)
-    check_choice(group_by, "group_by", ("guest_visitor_id", "host_employee_id", "access_zone", "status"))
-    _rows = [
-        _r
-        for _r in tables["site_visits"]
-        if (guest_visitor_id is None or _r.get("guest_visitor_id") == guest_visitor_id)
-        and (host_employee_id is None or _r.get("host_employee_id") == host_employee_id)
-        and (access_zone is None or _r.get("access_zone") == access_zone)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "guest_visitor_id": guest_visitor_id,
+        "host_employee_id": host_employee_id,
+        "access_zone": access_zone,
+        "status": status,
+    }
+    return report_on(tables["site_visits"], group_by, _filters, ())
 
 
 @read
@@ -549,13 +432,8 @@ def visitor_badge_report(
     """
     check_choice(badge_type, "badge_type", VISITOR_BADGE_BADGE_TYPE)
     check_choice(state, "state", VISITOR_BADGE_STATE)
-    check_choice(group_by, "group_by", ("badge_type", "state"))
-    _rows = [
-        _r
-        for _r in tables["visitor_badges"]
-        if (badge_type is None or _r.get("badge_type") == badge_type) and (state is None or _r.get("state") == state)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"badge_type": badge_type, "state": state}
+    return report_on(tables["visitor_badges"], group_by, _filters, ())
 
 
 @write

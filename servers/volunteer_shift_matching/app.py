@@ -25,7 +25,7 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
@@ -36,6 +36,7 @@ from envcraft_runtime.rules import (
     comparison_fails,
     holds,
     in_past,
+    load_policies,
     not_among,
     overlapping,
     refuse,
@@ -78,9 +79,6 @@ class VolunteerPage(Page):
     """A page of volunteers from a search: `note` says how to get the rest."""
 
     results: list[Volunteer]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -96,9 +94,6 @@ class PartnerAgencyPage(Page):
     """A page of partner agencies from a search: `note` says how to get the rest."""
 
     results: list[PartnerAgency]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -119,9 +114,6 @@ class VolunteerShiftPage(Page):
     """A page of volunteer shifts from a search: `note` says how to get the rest."""
 
     results: list[VolunteerShift]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -139,9 +131,6 @@ class ShiftAssignmentPage(Page):
     """A page of shift assignments from a search: `note` says how to get the rest."""
 
     results: list[ShiftAssignment]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -258,8 +247,7 @@ def volunteer_shift_mark_full(tables: Tables, volunteer_shift_id: str) -> Volunt
     """Mark an open shift full once every slot has a confirmed volunteer."""
     _row = VOLUNTEER_SHIFTS.find(tables, volunteer_shift_id)
     _new = {**_row, "status": "full"}
-    _block = not_among(_row, "status", ("open",), "volunteer shift")
-    if _block:
+    if _block := not_among(_row, "status", ("open",), "volunteer shift"):
         refuse("volunteer_shift_mark_full.status_in", "only open shifts can be marked full", _block)
     _row.update(_new)
     return as_record(VolunteerShift, _row)
@@ -270,8 +258,7 @@ def volunteer_shift_cancel(tables: Tables, volunteer_shift_id: str) -> Volunteer
     """Cancel a shift at the agency's request."""
     _row = VOLUNTEER_SHIFTS.find(tables, volunteer_shift_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("open", "full"), "volunteer shift")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "full"), "volunteer shift"):
         refuse("volunteer_shift_cancel.status_in", "the shift is already cancelled", _block)
     _row.update(_new)
     return as_record(VolunteerShift, _row)
@@ -326,28 +313,25 @@ def shift_assignment_assign(
         "status": "assigned",
     }
     check_order(_new, "start", "end")
-    _block = in_past(_new.get("start"), "start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("shift_assignment_assign.not_in_past", "the shift has already started", _block)
     _capacity = field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "slots")
-    _block = at_capacity(tables["shift_assignments"], _new, "volunteer_shift_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["shift_assignments"], _new, "volunteer_shift_id", "status", _capacity):
         refuse(
             "shift_assignment_assign.capacity", "the shift already has enough volunteers: offer another shift", _block
         )
-    _block = overlapping(tables["shift_assignments"], _new, "volunteer_id", "start", "end", "status")
-    if _block:
+    if _block := overlapping(tables["shift_assignments"], _new, "volunteer_id", "start", "end", "status"):
         refuse("shift_assignment_assign.no_overlap", "the volunteer is already placed at that time", _block)
-    _block = comparison_fails(
-        field_of(tables, "volunteers", _new.get("volunteer_id"), "skill"),
-        "==",
-        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"),
-        "the volunteer's skill",
-        "the volunteer shift's skill required",
-    )
     if (
-        holds(field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"), "!=", "general")
-        and _block
+        _block := comparison_fails(
+            field_of(tables, "volunteers", _new.get("volunteer_id"), "skill"),
+            "==",
+            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"),
+            "the volunteer's skill",
+            "the volunteer shift's skill required",
+        )
+    ) and holds(
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"), "!=", "general"
     ):
         refuse(
             "placement_rules_1",
@@ -355,12 +339,8 @@ def shift_assignment_assign(
             _block,
         )
     _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
-    _block = not_among(_other, "background_check", ("cleared",), "volunteer")
-    if (
-        holds(
-            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "needs_background_check"), "==", True
-        )
-        and _block
+    if (_block := not_among(_other, "background_check", ("cleared",), "volunteer")) and holds(
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "needs_background_check"), "==", True
     ):
         refuse(
             "placement_rules_2",
@@ -368,29 +348,20 @@ def shift_assignment_assign(
             _block,
         )
     _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
-    _block = not_among(_other, "background_check", ("cleared",), "volunteer")
-    if (
-        field_of(
-            tables,
-            "partner_agencies",
-            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
-            "cause",
-        )
-        in ("youth", "seniors")
-        and _block
-    ):
+    if (_block := not_among(_other, "background_check", ("cleared",), "volunteer")) and field_of(
+        tables,
+        "partner_agencies",
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
+        "cause",
+    ) in ("youth", "seniors"):
         refuse(
             "placement_rules_2b",
             "Youth and senior programs always need a volunteer with background_check `cleared`.",
             _block,
         )
     _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
-    _block = not_among(_other, "skill", ("driving",), "volunteer")
-    if (
-        holds(
-            field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "meal delivery driver"
-        )
-        and _block
+    if (_block := not_among(_other, "skill", ("driving",), "volunteer")) and holds(
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "meal delivery driver"
     ):
         refuse("placement_rules_3", "Meal delivery drivers must have skill `driving`.", _block)
     tables["shift_assignments"].append(_new)
@@ -402,8 +373,7 @@ def shift_assignment_confirm(tables: Tables, shift_assignment_id: str) -> ShiftA
     """Confirm a placement once the volunteer replies yes."""
     _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "confirmed"}
-    _block = not_among(_row, "status", ("assigned",), "shift assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned",), "shift assignment"):
         refuse("shift_assignment_confirm.status_in", "only assigned placements can be confirmed", _block)
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
@@ -414,8 +384,7 @@ def shift_assignment_withdraw(tables: Tables, shift_assignment_id: str) -> Shift
     """Withdraw a volunteer from a shift."""
     _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "withdrawn"}
-    _block = not_among(_row, "status", ("assigned", "confirmed"), "shift assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned", "confirmed"), "shift assignment"):
         refuse("shift_assignment_withdraw.status_in", "completed or no-show placements cannot be withdrawn", _block)
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
@@ -426,8 +395,7 @@ def shift_assignment_complete(tables: Tables, shift_assignment_id: str) -> Shift
     """Record that the volunteer served the shift."""
     _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "completed"}
-    _block = not_among(_row, "status", ("confirmed",), "shift assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("confirmed",), "shift assignment"):
         refuse("shift_assignment_complete.status_in", "only confirmed placements can be completed", _block)
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
@@ -438,8 +406,7 @@ def shift_assignment_mark_no_show(tables: Tables, shift_assignment_id: str) -> S
     """Record that the volunteer did not come."""
     _row = SHIFT_ASSIGNMENTS.find(tables, shift_assignment_id)
     _new = {**_row, "status": "no_show"}
-    _block = not_among(_row, "status", ("assigned", "confirmed"), "shift assignment")
-    if _block:
+    if _block := not_among(_row, "status", ("assigned", "confirmed"), "shift assignment"):
         refuse("shift_assignment_mark_no_show.status_in", "the placement is already closed", _block)
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
@@ -448,120 +415,7 @@ def shift_assignment_mark_no_show(tables: Tables, shift_assignment_id: str) -> S
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Match volunteers to shifts with the placement rules (skill, clearance, availability, fewer hours first), checking slots and the volunteer's other placements.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="placement_rules_1",
-        category="eligibility",
-        rule="The volunteer's skill must equal the shift's skill_required; `general` shifts take anyone.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_rules_2",
-        category="eligibility",
-        rule="Shifts with needs_background_check take only volunteers with background_check `cleared`.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_rules_2b",
-        category="eligibility",
-        rule="Youth and senior programs always need a volunteer with background_check `cleared`.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_rules_3",
-        category="eligibility",
-        rule="Meal delivery drivers must have skill `driving`.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="placement_rules_4",
-        category="judgement",
-        rule="Volunteers with two no-shows this year are offered only general shifts.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="partner_requests_week49_1",
-        category="judgement",
-        rule="ReadUp Literacy: reading buddies Tuesday and Thursday 16:30-18:00, cleared only.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="volunteer_shift_mark_full.status_in",
-        category="state_guard",
-        rule="Only open shifts can be marked full.",
-        tools=["volunteer_shift_mark_full"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="volunteer_shift_cancel.status_in",
-        category="state_guard",
-        rule="The shift is already cancelled.",
-        tools=["volunteer_shift_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_assign.not_in_past",
-        category="time_window",
-        rule="The shift has already started.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_assign.capacity",
-        category="capacity",
-        rule="The shift already has enough volunteers: offer another shift.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_assign.no_overlap",
-        category="capacity",
-        rule="The volunteer is already placed at that time.",
-        tools=["shift_assignment_assign"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_confirm.status_in",
-        category="state_guard",
-        rule="Only assigned placements can be confirmed.",
-        tools=["shift_assignment_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_withdraw.status_in",
-        category="state_guard",
-        rule="Completed or no-show placements cannot be withdrawn.",
-        tools=["shift_assignment_withdraw"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_complete.status_in",
-        category="state_guard",
-        rule="Only confirmed placements can be completed.",
-        tools=["shift_assignment_complete"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="shift_assignment_mark_no_show.status_in",
-        category="state_guard",
-        rule="The placement is already closed.",
-        tools=["shift_assignment_mark_no_show"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -589,15 +443,8 @@ def volunteer_report(
     check_choice(skill, "skill", VOLUNTEER_SKILL)
     check_choice(background_check, "background_check", VOLUNTEER_BACKGROUND_CHECK)
     check_choice(availability, "availability", VOLUNTEER_AVAILABILITY)
-    check_choice(group_by, "group_by", ("skill", "background_check", "availability"))
-    _rows = [
-        _r
-        for _r in tables["volunteers"]
-        if (skill is None or _r.get("skill") == skill)
-        and (background_check is None or _r.get("background_check") == background_check)
-        and (availability is None or _r.get("availability") == availability)
-    ]
-    return report_of(_rows, group_by, ("hours_ytd",))
+    _filters = {"skill": skill, "background_check": background_check, "availability": availability}
+    return report_on(tables["volunteers"], group_by, _filters, ("hours_ytd",))
 
 
 @read
@@ -609,9 +456,8 @@ def partner_agency_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(cause, "cause", PARTNER_AGENCY_CAUSE)
-    check_choice(group_by, "group_by", ("cause",))
-    _rows = [_r for _r in tables["partner_agencies"] if (cause is None or _r.get("cause") == cause)]
-    return report_of(_rows, group_by, ())
+    _filters = {"cause": cause}
+    return report_on(tables["partner_agencies"], group_by, _filters, ())
 
 
 @read
@@ -629,16 +475,13 @@ def volunteer_shift_report(
     """
     check_choice(skill_required, "skill_required", VOLUNTEER_SHIFT_SKILL_REQUIRED)
     check_choice(status, "status", VOLUNTEER_SHIFT_STATUS)
-    check_choice(group_by, "group_by", ("partner_agency_id", "skill_required", "needs_background_check", "status"))
-    _rows = [
-        _r
-        for _r in tables["volunteer_shifts"]
-        if (partner_agency_id is None or _r.get("partner_agency_id") == partner_agency_id)
-        and (skill_required is None or _r.get("skill_required") == skill_required)
-        and (needs_background_check is None or _r.get("needs_background_check") == needs_background_check)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("slots",))
+    _filters = {
+        "partner_agency_id": partner_agency_id,
+        "skill_required": skill_required,
+        "needs_background_check": needs_background_check,
+        "status": status,
+    }
+    return report_on(tables["volunteer_shifts"], group_by, _filters, ("slots",))
 
 
 @read
@@ -654,15 +497,8 @@ def shift_assignment_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SHIFT_ASSIGNMENT_STATUS)
-    check_choice(group_by, "group_by", ("volunteer_shift_id", "volunteer_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["shift_assignments"]
-        if (volunteer_shift_id is None or _r.get("volunteer_shift_id") == volunteer_shift_id)
-        and (volunteer_id is None or _r.get("volunteer_id") == volunteer_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"volunteer_shift_id": volunteer_shift_id, "volunteer_id": volunteer_id, "status": status}
+    return report_on(tables["shift_assignments"], group_by, _filters, ())
 
 
 @write

@@ -25,12 +25,20 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     row_of,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, not_among, present_related, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    load_policies,
+    not_among,
+    present_related,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -59,9 +67,6 @@ class AdvanceShipNoticePage(Page):
     """A page of advance ship notices from a search: `note` says how to get the rest."""
 
     results: list[AdvanceShipNotice]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -79,9 +84,6 @@ class ReceiptLinePage(Page):
     """A page of receipt lines from a search: `note` says how to get the rest."""
 
     results: list[ReceiptLine]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -97,9 +99,6 @@ class StorageLocationPage(Page):
     """A page of storage locations from a search: `note` says how to get the rest."""
 
     results: list[StorageLocation]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -116,9 +115,6 @@ class PutawayTaskPage(Page):
     """A page of putaway tasks from a search: `note` says how to get the rest."""
 
     results: list[PutawayTask]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -169,8 +165,7 @@ def advance_ship_notice_arrive(tables: Tables, advance_ship_notice_id: str) -> A
     """Record the trailer's arrival for an expected ASN."""
     _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "arrived"}
-    _block = not_among(_row, "status", ("expected",), "advance ship notice")
-    if _block:
+    if _block := not_among(_row, "status", ("expected",), "advance ship notice"):
         refuse("advance_ship_notice_arrive.status_in", "the ASN already arrived", _block)
     _row.update(_new)
     return as_record(AdvanceShipNotice, _row)
@@ -181,8 +176,7 @@ def advance_ship_notice_start_receiving(tables: Tables, advance_ship_notice_id: 
     """Start counting an arrived ASN."""
     _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "receiving"}
-    _block = not_among(_row, "status", ("arrived",), "advance ship notice")
-    if _block:
+    if _block := not_among(_row, "status", ("arrived",), "advance ship notice"):
         refuse(
             "advance_ship_notice_start_receiving.status_in", "the trailer must arrive before receiving starts", _block
         )
@@ -195,22 +189,19 @@ def advance_ship_notice_close(tables: Tables, advance_ship_notice_id: str) -> Ad
     """Close an ASN whose lines all matched."""
     _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "received"}
-    _block = not_among(_row, "status", ("receiving",), "advance ship notice")
-    if _block:
+    if _block := not_among(_row, "status", ("receiving",), "advance ship notice"):
         refuse("advance_ship_notice_close.status_in", "only ASNs being received can be closed", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["receipt_lines"], {"advance_ship_notice_id": _new.get("id")}, "status", ("pending",), "receipt line"
-    )
-    if _block:
+    ):
         refuse("count_before_close", "A shipment is closed only after every one of its lines has been counted.", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["receipt_lines"],
         {"advance_ship_notice_id": _new.get("id")},
         "status",
         ("short", "damaged"),
         "receipt line",
-    )
-    if _block:
+    ):
         refuse(
             "clean_close_needs_clean_lines",
             "A shipment with a short or damaged line is closed as discrepant, never as received.",
@@ -225,13 +216,11 @@ def advance_ship_notice_close_discrepant(tables: Tables, advance_ship_notice_id:
     """Close an ASN with short or damaged lines (supplier is notified)."""
     _row = ADVANCE_SHIP_NOTICES.find(tables, advance_ship_notice_id)
     _new = {**_row, "status": "closed_with_discrepancy"}
-    _block = not_among(_row, "status", ("receiving",), "advance ship notice")
-    if _block:
+    if _block := not_among(_row, "status", ("receiving",), "advance ship notice"):
         refuse("advance_ship_notice_close_discrepant.status_in", "only ASNs being received can be closed", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["receipt_lines"], {"advance_ship_notice_id": _new.get("id")}, "status", ("pending",), "receipt line"
-    )
-    if _block:
+    ):
         refuse("count_before_close", "A shipment is closed only after every one of its lines has been counted.", _block)
     _row.update(_new)
     return as_record(AdvanceShipNotice, _row)
@@ -273,11 +262,11 @@ def receipt_line_confirm(tables: Tables, receipt_line_id: str, received_qty: int
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "received"}
-    _block = not_among(_row, "status", ("pending",), "receipt line")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "receipt line"):
         refuse("receipt_line_confirm.status_in", "the line was already counted", _block)
-    _block = comparison_fails(_new.get("received_qty"), ">=", _new.get("expected_qty"), "received qty", "expected qty")
-    if _block:
+    if _block := comparison_fails(
+        _new.get("received_qty"), ">=", _new.get("expected_qty"), "received qty", "expected qty"
+    ):
         refuse(
             "received_is_complete", "A line is confirmed received only when the full expected quantity arrived.", _block
         )
@@ -292,11 +281,11 @@ def receipt_line_report_short(tables: Tables, receipt_line_id: str, received_qty
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "short"}
-    _block = not_among(_row, "status", ("pending",), "receipt line")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "receipt line"):
         refuse("receipt_line_report_short.status_in", "the line was already counted", _block)
-    _block = comparison_fails(_new.get("received_qty"), "<", _new.get("expected_qty"), "received qty", "expected qty")
-    if _block:
+    if _block := comparison_fails(
+        _new.get("received_qty"), "<", _new.get("expected_qty"), "received qty", "expected qty"
+    ):
         refuse("short_is_short", "A line is reported short only when fewer units arrived than expected.", _block)
     _row.update(_new)
     return as_record(ReceiptLine, _row)
@@ -309,8 +298,7 @@ def receipt_line_report_damage(tables: Tables, receipt_line_id: str, received_qt
     _changes = {_k: _v for _k, _v in (("received_qty", received_qty),) if _v is not None}
     check_range(received_qty, "received_qty", 0, 400)
     _new = {**_row, **_changes, "status": "damaged"}
-    _block = not_among(_row, "status", ("pending",), "receipt line")
-    if _block:
+    if _block := not_among(_row, "status", ("pending",), "receipt line"):
         refuse("receipt_line_report_damage.status_in", "the line was already counted", _block)
     _row.update(_new)
     return as_record(ReceiptLine, _row)
@@ -354,14 +342,12 @@ def putaway_task_create(tables: Tables, receipt_line_id: str, storage_location_i
         "status": "open",
     }
     _capacity = field_of(tables, "storage_locations", _new.get("storage_location_id"), "pallet_capacity")
-    _block = at_capacity(tables["putaway_tasks"], _new, "storage_location_id", "status", _capacity)
-    if _block:
+    if _block := at_capacity(tables["putaway_tasks"], _new, "storage_location_id", "status", _capacity):
         refuse(
             "putaway_task_create.capacity", "that location is full: choose another location in the same zone", _block
         )
     _other = row_of(tables, "receipt_lines", _new.get("receipt_line_id"))
-    _block = not_among(_other, "status", ("received",), "receipt line")
-    if _block:
+    if _block := not_among(_other, "status", ("received",), "receipt line"):
         refuse(
             "no_putaway_of_damaged",
             "Only lines confirmed received are put away; damaged or short goods stay at the dock.",
@@ -401,8 +387,7 @@ def putaway_task_complete(tables: Tables, putaway_task_id: str) -> PutawayTask:
     """Confirm pallets were scanned into the location."""
     _row = PUTAWAY_TASKS.find(tables, putaway_task_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("open", "in_progress"), "putaway task")
-    if _block:
+    if _block := not_among(_row, "status", ("open", "in_progress"), "putaway task"):
         refuse("putaway_task_complete.status_in", "the task is already done", _block)
     _row.update(_new)
     return as_record(PutawayTask, _row)
@@ -411,113 +396,7 @@ def putaway_task_complete(tables: Tables, putaway_task_id: str) -> PutawayTask:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="short_is_short",
-        category="consistency",
-        rule="A line is reported short only when fewer units arrived than expected.",
-        tools=["receipt_line_report_short"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="received_is_complete",
-        category="consistency",
-        rule="A line is confirmed received only when the full expected quantity arrived.",
-        tools=["receipt_line_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="count_before_close",
-        category="state_guard",
-        rule="A shipment is closed only after every one of its lines has been counted.",
-        tools=["advance_ship_notice_close", "advance_ship_notice_close_discrepant"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="clean_close_needs_clean_lines",
-        category="state_guard",
-        rule="A shipment with a short or damaged line is closed as discrepant, never as received.",
-        tools=["advance_ship_notice_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="no_putaway_of_damaged",
-        category="eligibility",
-        rule="Only lines confirmed received are put away; damaged or short goods stay at the dock.",
-        tools=["putaway_task_create"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pipeline order: arrive, start receiving, count every line, close, then put away received quantities.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="advance_ship_notice_arrive.status_in",
-        category="state_guard",
-        rule="The ASN already arrived.",
-        tools=["advance_ship_notice_arrive"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advance_ship_notice_start_receiving.status_in",
-        category="state_guard",
-        rule="The trailer must arrive before receiving starts.",
-        tools=["advance_ship_notice_start_receiving"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="receipt_line_confirm.status_in",
-        category="state_guard",
-        rule="The line was already counted.",
-        tools=["receipt_line_confirm"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="receipt_line_report_short.status_in",
-        category="state_guard",
-        rule="The line was already counted.",
-        tools=["receipt_line_report_short"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="receipt_line_report_damage.status_in",
-        category="state_guard",
-        rule="The line was already counted.",
-        tools=["receipt_line_report_damage"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advance_ship_notice_close.status_in",
-        category="state_guard",
-        rule="Only ASNs being received can be closed.",
-        tools=["advance_ship_notice_close"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="advance_ship_notice_close_discrepant.status_in",
-        category="state_guard",
-        rule="Only ASNs being received can be closed.",
-        tools=["advance_ship_notice_close_discrepant"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="putaway_task_create.capacity",
-        category="capacity",
-        rule="That location is full: choose another location in the same zone.",
-        tools=["putaway_task_create"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="putaway_task_complete.status_in",
-        category="state_guard",
-        rule="The task is already done.",
-        tools=["putaway_task_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -540,9 +419,8 @@ def advance_ship_notice_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", ADVANCE_SHIP_NOTICE_STATUS)
-    check_choice(group_by, "group_by", ("status",))
-    _rows = [_r for _r in tables["advance_ship_notices"] if (status is None or _r.get("status") == status)]
-    return report_of(_rows, group_by, ("carton_count",))
+    _filters = {"status": status}
+    return report_on(tables["advance_ship_notices"], group_by, _filters, ("carton_count",))
 
 
 @read
@@ -558,14 +436,8 @@ def receipt_line_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", RECEIPT_LINE_STATUS)
-    check_choice(group_by, "group_by", ("advance_ship_notice_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["receipt_lines"]
-        if (advance_ship_notice_id is None or _r.get("advance_ship_notice_id") == advance_ship_notice_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("expected_qty", "received_qty"))
+    _filters = {"advance_ship_notice_id": advance_ship_notice_id, "status": status}
+    return report_on(tables["receipt_lines"], group_by, _filters, ("expected_qty", "received_qty"))
 
 
 @read
@@ -578,9 +450,8 @@ def storage_location_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(zone, "zone", STORAGE_LOCATION_ZONE)
-    check_choice(group_by, "group_by", ("zone",))
-    _rows = [_r for _r in tables["storage_locations"] if (zone is None or _r.get("zone") == zone)]
-    return report_of(_rows, group_by, ("pallet_capacity",))
+    _filters = {"zone": zone}
+    return report_on(tables["storage_locations"], group_by, _filters, ("pallet_capacity",))
 
 
 @read
@@ -596,15 +467,8 @@ def putaway_task_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", PUTAWAY_TASK_STATUS)
-    check_choice(group_by, "group_by", ("receipt_line_id", "storage_location_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["putaway_tasks"]
-        if (receipt_line_id is None or _r.get("receipt_line_id") == receipt_line_id)
-        and (storage_location_id is None or _r.get("storage_location_id") == storage_location_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("pallets",))
+    _filters = {"receipt_line_id": receipt_line_id, "storage_location_id": storage_location_id, "status": status}
+    return report_on(tables["putaway_tasks"], group_by, _filters, ("pallets",))
 
 
 @write

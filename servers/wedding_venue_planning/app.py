@@ -33,11 +33,20 @@ from envcraft_runtime.records import (
     as_record,
     field_of,
     page_of,
-    report_of,
+    report_on,
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, present_related, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    in_past,
+    load_policies,
+    not_among,
+    overlapping,
+    present_related,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -69,9 +78,6 @@ class VenueSpacePage(Page):
     """A page of venue spaces from a search: `note` says how to get the rest."""
 
     results: list[VenueSpace]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -92,9 +98,6 @@ class WeddingEventPage(Page):
     """A page of wedding events from a search: `note` says how to get the rest."""
 
     results: list[WeddingEvent]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -111,9 +114,6 @@ class EventVendorPage(Page):
     """A page of event vendors from a search: `note` says how to get the rest."""
 
     results: list[EventVendor]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -132,9 +132,6 @@ class PlanningTaskPage(Page):
     """A page of planning tasks from a search: `note` says how to get the rest."""
 
     results: list[PlanningTask]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -238,19 +235,16 @@ def wedding_event_book_inquiry(
         "status": "inquiry",
     }
     check_order(_new, "event_start", "event_end")
-    _block = in_past(_new.get("event_start"), "event_start", TODAY)
-    if _block:
+    if _block := in_past(_new.get("event_start"), "event_start", TODAY):
         refuse("wedding_event_book_inquiry.not_in_past", "the date is in the past", _block)
-    _block = overlapping(tables["wedding_events"], _new, "venue_space_id", "event_start", "event_end", "status")
-    if _block:
+    if _block := overlapping(tables["wedding_events"], _new, "venue_space_id", "event_start", "event_end", "status"):
         refuse(
             "wedding_event_book_inquiry.no_overlap",
             "the space is already held for that date: offer another space or date",
             _block,
         )
     _have = field_of(tables, "venue_spaces", _new.get("venue_space_id"), "capacity")
-    _block = short_of(_have, _new.get("guest_count"), "venue space", _new.get("venue_space_id"), "capacity")
-    if _block:
+    if _block := short_of(_have, _new.get("guest_count"), "venue space", _new.get("venue_space_id"), "capacity"):
         refuse(
             "wedding_event_book_inquiry.at_least",
             "the space is too small for that guest count: offer a larger space",
@@ -265,8 +259,7 @@ def wedding_event_sign_contract(tables: Tables, wedding_event_id: str) -> Weddin
     """Record the signed contract for an inquiry."""
     _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "contracted"}
-    _block = not_among(_row, "status", ("inquiry",), "wedding event")
-    if _block:
+    if _block := not_among(_row, "status", ("inquiry",), "wedding event"):
         refuse("wedding_event_sign_contract.status_in", "only inquiries can be contracted", _block)
     _row.update(_new)
     return as_record(WeddingEvent, _row)
@@ -277,8 +270,7 @@ def wedding_event_start_planning(tables: Tables, wedding_event_id: str) -> Weddi
     """Open planning once the contract is signed and the deposit task is done."""
     _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "planning"}
-    _block = not_among(_row, "status", ("contracted",), "wedding event")
-    if _block:
+    if _block := not_among(_row, "status", ("contracted",), "wedding event"):
         refuse("wedding_event_start_planning.status_in", "sign the contract before planning starts", _block)
     _row.update(_new)
     return as_record(WeddingEvent, _row)
@@ -291,17 +283,15 @@ def wedding_event_finalize(tables: Tables, wedding_event_id: str, guest_count: i
     _changes = {_k: _v for _k, _v in (("guest_count", guest_count),) if _v is not None}
     check_range(guest_count, "guest_count", 30, 220)
     _new = {**_row, **_changes, "status": "finalized"}
-    _block = not_among(_row, "status", ("planning",), "wedding event")
-    if _block:
+    if _block := not_among(_row, "status", ("planning",), "wedding event"):
         refuse("wedding_event_finalize.status_in", "only events in planning can be finalized", _block)
-    _block = present_related(
+    if _block := present_related(
         tables["planning_tasks"],
         {"wedding_event_id": _new.get("id")},
         "status",
         ("todo", "in_progress", "awaiting_client"),
         "planning task",
-    )
-    if _block:
+    ):
         refuse("planning_checklist_1b", "An event may be finalized only when every task of the event is done.", _block)
     _row.update(_new)
     return as_record(WeddingEvent, _row)
@@ -312,8 +302,7 @@ def wedding_event_cancel(tables: Tables, wedding_event_id: str) -> WeddingEvent:
     """Cancel an event and release its space."""
     _row = WEDDING_EVENTS.find(tables, wedding_event_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("inquiry", "contracted", "planning"), "wedding event")
-    if _block:
+    if _block := not_among(_row, "status", ("inquiry", "contracted", "planning"), "wedding event"):
         refuse(
             "wedding_event_cancel.status_in",
             "finalized or completed events cannot be cancelled here: ask the venue manager",
@@ -418,8 +407,7 @@ def planning_task_start(tables: Tables, planning_task_id: str) -> PlanningTask:
     """Start working on a to-do task."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "in_progress"}
-    _block = not_among(_row, "status", ("todo",), "planning task")
-    if _block:
+    if _block := not_among(_row, "status", ("todo",), "planning task"):
         refuse("planning_task_start.status_in", "only to-do tasks can be started", _block)
     _row.update(_new)
     return as_record(PlanningTask, _row)
@@ -430,8 +418,7 @@ def planning_task_wait_on_client(tables: Tables, planning_task_id: str) -> Plann
     """Park a task while the couple decides or sends information."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "awaiting_client"}
-    _block = not_among(_row, "status", ("in_progress",), "planning task")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress",), "planning task"):
         refuse("planning_task_wait_on_client.status_in", "start the task first", _block)
     _row.update(_new)
     return as_record(PlanningTask, _row)
@@ -442,8 +429,7 @@ def planning_task_complete(tables: Tables, planning_task_id: str) -> PlanningTas
     """Mark a started task done."""
     _row = PLANNING_TASKS.find(tables, planning_task_id)
     _new = {**_row, "status": "done"}
-    _block = not_among(_row, "status", ("in_progress", "awaiting_client"), "planning task")
-    if _block:
+    if _block := not_among(_row, "status", ("in_progress", "awaiting_client"), "planning task"):
         refuse("planning_task_complete.status_in", "a task must be started before it is done", _block)
     _row.update(_new)
     return as_record(PlanningTask, _row)
@@ -452,120 +438,7 @@ def planning_task_complete(tables: Tables, planning_task_id: str) -> PlanningTas
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Walk each event through the checklist in order; an event moves on only when its tasks for the current phase are done.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Use planning_task_search to see what is outstanding.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="planning_checklist_1",
-        category="judgement",
-        rule="An event may move to planning only after deposit_paid is done.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="planning_checklist_1b",
-        category="approval",
-        rule="An event may be finalized only when every task of the event is done.",
-        tools=["wedding_event_finalize"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="packages_1",
-        category="judgement",
-        rule="Classic: essentials + 3-course dinner + bar package; vendors from the preferred list only.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="packages_2",
-        category="judgement",
-        rule="Signature: classic + rehearsal dinner + any vendor (non-preferred vendors must show insurance 30 days before).",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="wedding_event_book_inquiry.not_in_past",
-        category="time_window",
-        rule="The date is in the past.",
-        tools=["wedding_event_book_inquiry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_book_inquiry.no_overlap",
-        category="capacity",
-        rule="The space is already held for that date: offer another space or date.",
-        tools=["wedding_event_book_inquiry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_book_inquiry.at_least",
-        category="threshold",
-        rule="The space is too small for that guest count: offer a larger space.",
-        tools=["wedding_event_book_inquiry"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_sign_contract.status_in",
-        category="state_guard",
-        rule="Only inquiries can be contracted.",
-        tools=["wedding_event_sign_contract"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_start_planning.status_in",
-        category="state_guard",
-        rule="Sign the contract before planning starts.",
-        tools=["wedding_event_start_planning"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_finalize.status_in",
-        category="state_guard",
-        rule="Only events in planning can be finalized.",
-        tools=["wedding_event_finalize"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="wedding_event_cancel.status_in",
-        category="state_guard",
-        rule="Finalized or completed events cannot be cancelled here: ask the venue manager.",
-        tools=["wedding_event_cancel"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="planning_task_start.status_in",
-        category="state_guard",
-        rule="Only to-do tasks can be started.",
-        tools=["planning_task_start"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="planning_task_wait_on_client.status_in",
-        category="state_guard",
-        rule="Start the task first.",
-        tools=["planning_task_wait_on_client"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="planning_task_complete.status_in",
-        category="state_guard",
-        rule="A task must be started before it is done.",
-        tools=["planning_task_complete"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -585,9 +458,8 @@ def venue_space_report(tables: Tables, group_by: Literal["indoor"], indoor: bool
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
-    check_choice(group_by, "group_by", ("indoor",))
-    _rows = [_r for _r in tables["venue_spaces"] if (indoor is None or _r.get("indoor") == indoor)]
-    return report_of(_rows, group_by, ("capacity", "rental_fee"))
+    _filters = {"indoor": indoor}
+    return report_on(tables["venue_spaces"], group_by, _filters, ("capacity", "rental_fee"))
 
 
 @read
@@ -604,15 +476,8 @@ def wedding_event_report(
     """
     check_choice(package, "package", WEDDING_EVENT_PACKAGE)
     check_choice(status, "status", WEDDING_EVENT_STATUS)
-    check_choice(group_by, "group_by", ("venue_space_id", "package", "status"))
-    _rows = [
-        _r
-        for _r in tables["wedding_events"]
-        if (venue_space_id is None or _r.get("venue_space_id") == venue_space_id)
-        and (package is None or _r.get("package") == package)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("guest_count",))
+    _filters = {"venue_space_id": venue_space_id, "package": package, "status": status}
+    return report_on(tables["wedding_events"], group_by, _filters, ("guest_count",))
 
 
 @read
@@ -627,14 +492,8 @@ def event_vendor_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(category, "category", EVENT_VENDOR_CATEGORY)
-    check_choice(group_by, "group_by", ("category", "preferred"))
-    _rows = [
-        _r
-        for _r in tables["event_vendors"]
-        if (category is None or _r.get("category") == category)
-        and (preferred is None or _r.get("preferred") == preferred)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"category": category, "preferred": preferred}
+    return report_on(tables["event_vendors"], group_by, _filters, ())
 
 
 @read
@@ -652,16 +511,13 @@ def planning_task_report(
     """
     check_choice(step, "step", PLANNING_TASK_STEP)
     check_choice(status, "status", PLANNING_TASK_STATUS)
-    check_choice(group_by, "group_by", ("wedding_event_id", "step", "event_vendor_id", "status"))
-    _rows = [
-        _r
-        for _r in tables["planning_tasks"]
-        if (wedding_event_id is None or _r.get("wedding_event_id") == wedding_event_id)
-        and (step is None or _r.get("step") == step)
-        and (event_vendor_id is None or _r.get("event_vendor_id") == event_vendor_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {
+        "wedding_event_id": wedding_event_id,
+        "step": step,
+        "event_vendor_id": event_vendor_id,
+        "status": status,
+    }
+    return report_on(tables["planning_tasks"], group_by, _filters, ())
 
 
 @write

@@ -18,8 +18,8 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -50,9 +50,6 @@ class LeagueTeamPage(Page):
     """A page of league teams from a search: `note` says how to get the rest."""
 
     results: list[LeagueTeam]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -68,9 +65,6 @@ class SoccerPitchPage(Page):
     """A page of soccer pitchs from a search: `note` says how to get the rest."""
 
     results: list[SoccerPitch]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -86,9 +80,6 @@ class MatchRefereePage(Page):
     """A page of match referees from a search: `note` says how to get the rest."""
 
     results: list[MatchReferee]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 @dataclass
@@ -110,9 +101,6 @@ class LeagueGamePage(Page):
     """A page of league games from a search: `note` says how to get the rest."""
 
     results: list[LeagueGame]
-    total: int  # rows that match
-    offset: int
-    note: str  # e.g. "20 of 57 shown; pass offset=20 for the rest"
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
@@ -172,8 +160,7 @@ def league_team_register(
         "coach": coach,
         "coach_email": coach_email,
     }
-    _block = taken_by_other(tables["league_teams"], "name", _new.get("name"), _new["id"])
-    if _block:
+    if _block := taken_by_other(tables["league_teams"], "name", _new.get("name"), _new["id"]):
         refuse(
             "league_team_register.unique",
             "a team with that name exists: add the coach's surname, e.g. 'Comets Garcia'",
@@ -303,24 +290,19 @@ def league_game_schedule(
         "status": "scheduled",
     }
     check_order(_new, "kickoff", "final_whistle")
-    _block = in_past(_new.get("kickoff"), "kickoff", TODAY)
-    if _block:
+    if _block := in_past(_new.get("kickoff"), "kickoff", TODAY):
         refuse("league_game_schedule.not_in_past", "kickoff is in the past: pick a future slot", _block)
-    _block = overlapping(tables["league_games"], _new, "soccer_pitch_id", "kickoff", "final_whistle", "status")
-    if _block:
+    if _block := overlapping(tables["league_games"], _new, "soccer_pitch_id", "kickoff", "final_whistle", "status"):
         refuse(
             "league_game_schedule.no_overlap1",
             "the pitch is in use then: pick another pitch of the right size or another slot",
             _block,
         )
-    _block = overlapping(tables["league_games"], _new, "match_referee_id", "kickoff", "final_whistle", "status")
-    if _block:
+    if _block := overlapping(tables["league_games"], _new, "match_referee_id", "kickoff", "final_whistle", "status"):
         refuse("league_game_schedule.no_overlap2", "the referee has another game then: pick another referee", _block)
-    _block = overlapping(tables["league_games"], _new, "home_team_id", "kickoff", "final_whistle", "status")
-    if _block:
+    if _block := overlapping(tables["league_games"], _new, "home_team_id", "kickoff", "final_whistle", "status"):
         refuse("league_game_schedule.no_overlap3", "the home team already plays a home game then", _block)
-    _block = overlapping(tables["league_games"], _new, "away_team_id", "kickoff", "final_whistle", "status")
-    if _block:
+    if _block := overlapping(tables["league_games"], _new, "away_team_id", "kickoff", "final_whistle", "status"):
         refuse("league_game_schedule.no_overlap4", "the away team already plays an away game then", _block)
     tables["league_games"].append(_new)
     return as_record(LeagueGame, _new)
@@ -334,8 +316,7 @@ def league_game_record_result(tables: Tables, league_game_id: str, home_score: i
     check_range(home_score, "home_score", 0, 9)
     check_range(away_score, "away_score", 0, 9)
     _new = {**_row, **_changes, "status": "played"}
-    _block = not_among(_row, "status", ("scheduled",), "league game")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "league game"):
         refuse("league_game_record_result.status_in", "only scheduled games can get a result", _block)
     _row.update(_new)
     return as_record(LeagueGame, _row)
@@ -346,8 +327,7 @@ def league_game_postpone(tables: Tables, league_game_id: str) -> LeagueGame:
     """Postpone a scheduled game (weather, pitch closure); schedule a replacement game."""
     _row = LEAGUE_GAMES.find(tables, league_game_id)
     _new = {**_row, "status": "postponed"}
-    _block = not_among(_row, "status", ("scheduled",), "league game")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled",), "league game"):
         refuse("league_game_postpone.status_in", "only scheduled games can be postponed", _block)
     _row.update(_new)
     return as_record(LeagueGame, _row)
@@ -361,8 +341,7 @@ def league_game_record_forfeit(tables: Tables, league_game_id: str, home_score: 
     check_range(home_score, "home_score", 0, 9)
     check_range(away_score, "away_score", 0, 9)
     _new = {**_row, **_changes, "status": "forfeited"}
-    _block = not_among(_row, "status", ("scheduled", "postponed"), "league game")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "postponed"), "league game"):
         refuse("league_game_record_forfeit.status_in", "played or cancelled games cannot be forfeited", _block)
     _row.update(_new)
     return as_record(LeagueGame, _row)
@@ -373,8 +352,7 @@ def league_game_cancel(tables: Tables, league_game_id: str) -> LeagueGame:
     """Cancel a game that will not be replayed."""
     _row = LEAGUE_GAMES.find(tables, league_game_id)
     _new = {**_row, "status": "cancelled"}
-    _block = not_among(_row, "status", ("scheduled", "postponed"), "league game")
-    if _block:
+    if _block := not_among(_row, "status", ("scheduled", "postponed"), "league game"):
         refuse("league_game_cancel.status_in", "played games cannot be cancelled", _block)
     _row.update(_new)
     return as_record(LeagueGame, _row)
@@ -383,92 +361,7 @@ def league_game_cancel(tables: Tables, league_game_id: str) -> LeagueGame:
 # ---------------------------------------------------------------- rules, reports, batches
 
 
-POLICIES = [
-    PolicyRule(
-        id="judgement_1",
-        category="judgement",
-        rule="Pitch size by age: u8 small_sided, u10 and u12 nine_v_nine, u14 full_size. u8/u10 games last 50 minutes, u12 60, u14 80; leave 15 minutes between games on a pitch. u14 games need a grassroots or regional referee.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="judgement_2",
-        category="judgement",
-        rule="Games after 17:00 need a pitch with lights.",
-        tools=[],
-        enforced=False,
-    ),
-    PolicyRule(
-        id="league_team_register.unique",
-        category="uniqueness",
-        rule="A team with that name exists: add the coach's surname, e.g. 'Comets Garcia'.",
-        tools=["league_team_register"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_schedule.not_in_past",
-        category="time_window",
-        rule="Kickoff is in the past: pick a future slot.",
-        tools=["league_game_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_schedule.no_overlap1",
-        category="capacity",
-        rule="The pitch is in use then: pick another pitch of the right size or another slot.",
-        tools=["league_game_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_schedule.no_overlap2",
-        category="capacity",
-        rule="The referee has another game then: pick another referee.",
-        tools=["league_game_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_schedule.no_overlap3",
-        category="capacity",
-        rule="The home team already plays a home game then.",
-        tools=["league_game_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_schedule.no_overlap4",
-        category="capacity",
-        rule="The away team already plays an away game then.",
-        tools=["league_game_schedule"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_record_result.status_in",
-        category="state_guard",
-        rule="Only scheduled games can get a result.",
-        tools=["league_game_record_result"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_postpone.status_in",
-        category="state_guard",
-        rule="Only scheduled games can be postponed.",
-        tools=["league_game_postpone"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_record_forfeit.status_in",
-        category="state_guard",
-        rule="Played or cancelled games cannot be forfeited.",
-        tools=["league_game_record_forfeit"],
-        enforced=True,
-    ),
-    PolicyRule(
-        id="league_game_cancel.status_in",
-        category="state_guard",
-        rule="Played games cannot be cancelled.",
-        tools=["league_game_cancel"],
-        enforced=True,
-    ),
-]
+POLICIES = load_policies(__file__)  # policies.json beside this file, generated from the same blueprint
 
 
 @read
@@ -494,14 +387,8 @@ def league_team_report(
     """
     check_choice(age_group, "age_group", LEAGUE_TEAM_AGE_GROUP)
     check_choice(division, "division", LEAGUE_TEAM_DIVISION)
-    check_choice(group_by, "group_by", ("age_group", "division"))
-    _rows = [
-        _r
-        for _r in tables["league_teams"]
-        if (age_group is None or _r.get("age_group") == age_group)
-        and (division is None or _r.get("division") == division)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"age_group": age_group, "division": division}
+    return report_on(tables["league_teams"], group_by, _filters, ())
 
 
 @read
@@ -513,13 +400,8 @@ def soccer_pitch_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(size, "size", SOCCER_PITCH_SIZE)
-    check_choice(group_by, "group_by", ("size", "lights"))
-    _rows = [
-        _r
-        for _r in tables["soccer_pitchs"]
-        if (size is None or _r.get("size") == size) and (lights is None or _r.get("lights") == lights)
-    ]
-    return report_of(_rows, group_by, ())
+    _filters = {"size": size, "lights": lights}
+    return report_on(tables["soccer_pitchs"], group_by, _filters, ())
 
 
 @read
@@ -529,9 +411,8 @@ def match_referee_report(tables: Tables, group_by: Literal["grade"], grade: Matc
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(grade, "grade", MATCH_REFEREE_GRADE)
-    check_choice(group_by, "group_by", ("grade",))
-    _rows = [_r for _r in tables["match_referees"] if (grade is None or _r.get("grade") == grade)]
-    return report_of(_rows, group_by, ())
+    _filters = {"grade": grade}
+    return report_on(tables["match_referees"], group_by, _filters, ())
 
 
 @read
@@ -550,19 +431,14 @@ def league_game_report(
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", LEAGUE_GAME_STATUS)
-    check_choice(
-        group_by, "group_by", ("home_team_id", "away_team_id", "soccer_pitch_id", "match_referee_id", "status")
-    )
-    _rows = [
-        _r
-        for _r in tables["league_games"]
-        if (home_team_id is None or _r.get("home_team_id") == home_team_id)
-        and (away_team_id is None or _r.get("away_team_id") == away_team_id)
-        and (soccer_pitch_id is None or _r.get("soccer_pitch_id") == soccer_pitch_id)
-        and (match_referee_id is None or _r.get("match_referee_id") == match_referee_id)
-        and (status is None or _r.get("status") == status)
-    ]
-    return report_of(_rows, group_by, ("home_score", "away_score"))
+    _filters = {
+        "home_team_id": home_team_id,
+        "away_team_id": away_team_id,
+        "soccer_pitch_id": soccer_pitch_id,
+        "match_referee_id": match_referee_id,
+        "status": status,
+    }
+    return report_on(tables["league_games"], group_by, _filters, ("home_score", "away_score"))
 
 
 @write
