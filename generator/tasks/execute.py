@@ -171,13 +171,18 @@ class Binder:
         for p, e in required.items():
             if p not in refs and e not in self.searchable:
                 return False  # no way for the agent to find such a row
-        for attempt in range(TRIES):
-            fields = self.chooser.create_fields(op, self.tables, refs if attempt < TRIES - 3 else
-                                                {p: v for p, v in refs.items() if p in required and attempt < TRIES - 1},
-                                                self.searchable)
-            fields.update(override or {})
-            for fixed in override or {}:
-                self.chooser.align(op, fields, fixed)
+        for attempt in range(TRIES + 1):
+            if attempt < TRIES:
+                fields = self.chooser.create_fields(op, self.tables, refs if attempt < TRIES - 3 else
+                                                    {p: v for p, v in refs.items() if p in required and attempt < TRIES - 1},
+                                                    self.searchable)
+                fields.update(override or {})
+                for fixed in override or {}:
+                    self.chooser.align(op, fields, fixed)
+            else:  # matching rules (a tutor of the tutee's language and availability): swap one free reference
+                fields = self.matched(op, fields, set(refs) | set(override or {}))
+                if fields is None:
+                    return False
             step = Step(self.env.name, op.name, op.kind, op.entity, None, fields, created=True,
                         override=next(iter(override)) if override else None)
             ok, result = call(self.env, self.tables, op.name, write_args(self.env, step))
@@ -194,6 +199,19 @@ class Binder:
                         self.pending.pop(entity, None)
                 return True
         return False
+
+    def matched(self, op: Operation, fields: dict[str, Any], fixed: set[str]) -> dict[str, Any] | None:
+        """The create's fields with one free reference swapped for a row every rule accepts, or None."""
+        for name, other in sorted(ref_params(self.env.bp, op).items()):
+            if name in fixed or name not in fields or other not in self.searchable:
+                continue
+            rows = [r["id"] for r in self.tables.get(self.env.entity(other).table, []) if r["id"] != fields[name]]
+            for row_id in self.rng.sample(rows, min(len(rows), 60)):
+                trial = {**fields, name: row_id}
+                step = Step(self.env.name, op.name, op.kind, op.entity, None, trial)
+                if call(self.env, copy_tables(self.tables), op.name, write_args(self.env, step))[0]:
+                    return trial
+        return None
 
     def change(self, op: Operation, override: dict[str, Any] | None) -> bool:
         entity = self.env.entity(op.entity)
