@@ -5,13 +5,15 @@ task changes on it (`rows`), and the table gains exactly the rows the task creat
 extra write, a duplicate create or a bulk change anywhere is caught even in a table the task
 rightly changes. Existing files the task does not target stay as they were; new files (scratch
 notes, a saved export) are not damage. A table named in `allow` may gain rows freely: its
-operation is a documented side effect (e.g. a courtesy reply on every ticket state change).
+operation is a documented side effect (e.g. a courtesy reply on every ticket state change). The
+change history (HISTORY_TABLE) is not compared: every write adds to it, the allowed ones too.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from envcraft.core.state import HISTORY_TABLE
 from envcraft.core.tasks import Check
 
 
@@ -30,7 +32,7 @@ def damage(check: Check, initial: State, final: State) -> list[str]:
     """What changed that the task did not ask for (empty: nothing)."""
     out: list[str] = []
     allowed = set(check.allow)
-    for table in sorted(set(initial.tables) | set(final.tables)):
+    for table in sorted((set(initial.tables) | set(final.tables)) - {HISTORY_TABLE}):
         before, after = _by_id(initial.tables.get(table, [])), _by_id(final.tables.get(table, []))
         may = check.rows.get(table, {})
         for row_id, row in before.items():

@@ -1,12 +1,14 @@
 """What an episode changed: the difference between the initial and final state of one environment.
 
-Recorded on each rollout so a report can show it beside the checks; rows are matched by their `id`.
+Recorded on each rollout so a report can show it beside the checks; rows are matched by their `id`. The
+change history (HISTORY_TABLE) is left out: it repeats the table changes shown here.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from envcraft.core.state import HISTORY_TABLE
 from pydantic import BaseModel, ConfigDict, Field
 
 TEXT_LIMIT = 2000  # characters of a changed file kept in the diff
@@ -70,7 +72,7 @@ def _table(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> TableDi
 
 def state_diff(initial: State, final: State) -> StateDiff:
     tables = {}
-    for name in sorted(set(initial.tables) | set(final.tables)):
+    for name in sorted((set(initial.tables) | set(final.tables)) - {HISTORY_TABLE}):
         if (table := _table(initial.tables.get(name, []), final.tables.get(name, []))) is not None:
             tables[name] = table
     files_before, files_after = initial.files, final.files

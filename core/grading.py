@@ -15,7 +15,7 @@ from envcraft.core.answers import MAX_ANSWER_CHARS, names, same_value
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.guesses import shaped, stands_alone
-from envcraft.core.state import APP_DIR, APP_STATE
+from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.walk import text_files
 from pydantic import BaseModel, ConfigDict
@@ -179,7 +179,7 @@ def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> 
     if check.kind == "collateral":
         return not damage(check, initial, final)
     if check.kind == "unchanged":
-        allowed = set(check.allow)
+        allowed = set(check.allow) | {HISTORY_TABLE}
         tables = set(initial.tables) | set(final.tables)
         return all(initial.tables.get(t) == final.tables.get(t) for t in tables - allowed) and all(
             initial.files.get(f) == final.files.get(f) for f in set(initial.files) - allowed)

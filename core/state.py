@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 APP_DIR = ".app"  # the app state inside a workspace (the runtime, envcraft_runtime, owns its layout)
 APP_STATE = Path(APP_DIR) / "state.json"
+HISTORY_TABLE = "_history"  # the app's change log (envcraft_runtime.history): a record of writes, not a thing a
+# task changes, so grading and diffs leave it out (an extra write still shows in the domain table it touched)
 
 
 class InitialState(BaseModel):
@@ -19,4 +21,4 @@ class InitialState(BaseModel):
     rows: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)  # table -> rows appended
     updates: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)  # table -> row id -> fields
 
-__all__ = ["APP_DIR", "APP_STATE", "InitialState"]
+__all__ = ["APP_DIR", "APP_STATE", "HISTORY_TABLE", "InitialState"]

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from . import history
 from .failures import ToolFailure
 from .store import Store
 from .tool_cache import evaluated_signature
@@ -50,10 +51,15 @@ def check_arguments(arguments: dict[str, Any], max_chars: int = MAX_ARGUMENT_CHA
 
 
 def call_operation(store: Store, op: Callable, /, **arguments: Any) -> Any:
+    """Run an operation on the workspace's app state; a write that succeeds is saved with its history
+    entries (history.py), dated by the app's own clock (its TODAY)."""
     check_arguments(arguments)
     if op.writes:
         with store.transaction() as tables:
-            return op(tables, **arguments)
+            before = history.before_write(tables)
+            result = op(tables, **arguments)
+            history.after_write(tables, before, op.__name__, op.__globals__.get("TODAY", history.EPOCH))
+            return result
     return op(store.read(), **arguments)
 
 

@@ -103,14 +103,18 @@ def page_of(page: type, record: type, rows: list[dict[str, Any]], limit: int, of
         raise ToolFailure(f"offset {offset} is negative: start at 0")
     ordered = sorted(rows, key=lambda row: str(row.get("id")))
     shown = ordered[offset:offset + limit]
-    end = offset + len(shown)
-    if end < len(ordered):
-        note = f"{len(shown)} of {len(ordered)} shown; pass offset={end} for the rest"
-    elif offset:
-        note = f"{len(shown)} of {len(ordered)} shown (offset {offset}); no more results"
-    else:
-        note = f"all {len(ordered)} shown"
-    return page(results=[as_record(record, row) for row in shown], total=len(ordered), offset=offset, note=note)
+    return page(results=[as_record(record, row) for row in shown], total=len(ordered), offset=offset,
+                note=page_note(len(shown), len(ordered), offset))
+
+
+def page_note(shown: int, total: int, offset: int) -> str:
+    """What a page says about the rest: how many are shown of how many, and the offset that gets more."""
+    end = offset + shown
+    if end < total:
+        return f"{shown} of {total} shown; pass offset={end} for the rest"
+    if offset:
+        return f"{shown} of {total} shown (offset {offset}); no more results"
+    return f"all {total} shown"
 
 
 @dataclass
@@ -169,5 +173,6 @@ def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> lis
     return done
 
 
-__all__ = ["Page", "Report", "ReportRow", "Rows", "add_amount", "as_record", "drop_row", "field_of", "has_item", "page_of",
-           "report_of", "report_on", "row_of", "run_batch", "starts_with", "target_row", "text_contains"]
+__all__ = ["Page", "Report", "ReportRow", "Rows", "add_amount", "as_record", "drop_row", "field_of", "has_item",
+           "page_note", "page_of", "report_of", "report_on", "row_of", "run_batch", "starts_with", "target_row",
+           "text_contains"]
