@@ -158,6 +158,8 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
     """A file check about a column (a note naming the new row's id) grades the file as an answer; one about
     nothing in the world (a report's figures) keeps the case-insensitive substring match."""
     text = final.files.get(check.path or "")
+    if text is not None and any(n.lower() in text.lower() for n in check.lacks):
+        return False
     about = _about(check, initial, final)
     if text is None or about is None:
         return _contains_all(text, check.contains)

@@ -39,7 +39,8 @@ class Check(Frozen):
       file_contains file `path` exists and contains every string of `contains` (case-insensitive); with `table`
                     and `column` (a note naming the new row's id), or when it names a record's id, the file is
                     graded like an answer: the id as a whole word, and no other value of that column nor word of
-                    the id's shape (a note listing every id is a dump)
+                    the id's shape (a note listing every id is a dump); none of `lacks` may appear (a list that
+                    must leave things out: a CSV of over-budget categories naming one within budget is a dump)
       file_absent   file `path` does not exist
       answer        the answer given to finish() states each value of `contains` (typed: dates, times and
                     numbers in any common format, text as whole words; core/answers.py); with `table` and
@@ -66,6 +67,7 @@ class Check(Frozen):
     count: int | None = None
     path: str | None = None
     contains: list[str] = Field(default_factory=list)
+    lacks: list[str] = Field(default_factory=list)  # file_contains: text that must not appear (case-insensitive)
     allow: list[str] = Field(default_factory=list)
     rows: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # collateral: table -> id -> changeable fields ("*": any, e.g. deleted)
     grow: dict[str, int] = Field(default_factory=dict)  # collateral: table -> new rows the task creates

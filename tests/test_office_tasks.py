@@ -103,3 +103,25 @@ async def test_shell_cli_verbs_work_in_the_sandbox(root: WorkspaceRoot) -> None:
         # usage errors exit non-zero with a message instead of a traceback
         result = await instance.client.call_tool("run_shell", {"command": "office mail-read --message-id msg-9999"})
         assert _text(result).startswith("exit code: 1") and "no message with id" in _text(result)
+
+
+@pytest.mark.anyio
+async def test_a_csv_of_every_category_is_not_paid_as_the_over_budget_list(root: WorkspaceRoot) -> None:
+    """office-028 asks for the over-budget categories: a CSV of every category holds each expected line too,
+    so only the check that lists what it must leave out tells the two apart."""
+    task = next(t for t in TASKS if t.id == "office-028")
+    env = catalog.get("office")
+    async with launch(env, InProcessLauncher(), root, task.initial) as instance:
+        initial = Snapshot.of(instance.workspace)
+        budget = (instance.workspace / "data" / "q4_budget.csv").read_text().splitlines()[1:]
+        rows = sorted(((c, int(a) - int(b)) for c, _, b, a in (line.split(",") for line in budget)),
+                      key=lambda r: -r[1])
+        every = "category,overspend_usd\n" + "".join(f"{c},{d}\n" for c, d in rows)
+        result = await instance.client.call_tool("write_file", {"path": "reports/over_budget.csv", "content": every})
+        assert not result.is_error, _text(result)
+        dump = grade(task, initial, Snapshot.of(instance.workspace))
+        assert [c.note for c in dump.checks if not c.passed] == ["no category within budget"]
+        assert dump.reward < 1.0
+        over = "category,overspend_usd\n" + "".join(f"{c},{d}\n" for c, d in rows if d > 0)
+        await instance.client.call_tool("write_file", {"path": "reports/over_budget.csv", "content": over})
+        assert grade(task, initial, Snapshot.of(instance.workspace)).reward == 1.0

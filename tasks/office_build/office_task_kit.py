@@ -85,8 +85,9 @@ def keep(table: str, note: str = "", **match: Any) -> Check:
     return record(table, note=note, role="guard", **match)
 
 
-def file_has(path: str, *contains: str, note: str = "", weight: float = 1.0) -> Check:
-    return Check(kind="file_contains", path=path, contains=list(contains), note=note, weight=weight)
+def file_has(path: str, *contains: str, note: str = "", weight: float = 1.0, lacks: tuple[str, ...] = ()) -> Check:
+    return Check(kind="file_contains", path=path, contains=list(contains), lacks=list(lacks), note=note,
+                 weight=weight)
 
 
 def answer(*contains: str, note: str = "", weight: float = 1.0) -> Check:

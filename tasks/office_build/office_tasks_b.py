@@ -216,12 +216,16 @@ def part_b() -> list[Task]:
         "constraint_guided_state_machine", "medium", ["mail", "docs", "policy", "client"], split="test"))
 
     over = "reports/over_budget.csv"
+    WITHIN_BUDGET = ("Hardware", "Office rent", "Stock imagery", "Print production", "Training", "Testing devices",
+                     "Conferences", "Travel", "Trade shows", "Audit and accounting")
     tasks.append(task(
         28, f"Make me a CSV of every Q4 category that's over budget, at {over}, with the header category,overspend_usd "
             "and plain numbers, biggest overspend first.",
         [file_has(over, "category,overspend_usd\nContractors,4200", weight=2, note="header, then the biggest"),
          file_has(over, "Software licences,1850", "Client entertainment,610", note="other large overspends"),
          file_has(over, "Cloud hosting,720", "Bank fees,55", note="small overspends count too"),
+         # A CSV of every category would hold all of the above: one within budget (or exactly on it) is a dump.
+         file_has(over, "category,overspend_usd", lacks=WITHIN_BUDGET, note="no category within budget"),
          unchanged(over)],
         [shell("head -3 data/q4_budget.csv"),
          shell("{ echo category,overspend_usd; awk -F, 'NR>1 && $4>$3 {print $1\",\"$4-$3}' data/q4_budget.csv "
