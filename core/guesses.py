@@ -81,6 +81,39 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
             and ((bare and every(v, lambda t, _v, s, e: _money(t, s, e))) or (cents and every(v, _things)))}
 
 
+# "3 orders for 2 suppliers", "3, up from 2 last week": a number that counts a thing the task never names is
+# context beside a number of what it asks. Function words name nothing ("1 is overdue" stays a guess), nor do
+# amounts of money or number words. If no number is left a guess this way, every number is one (so a count
+# said in the answer's own words, "3 POs", still pays). Context is never credited, so only one value can pay.
+_NEXT_WORD = re.compile(r"^\s*([A-Za-z][A-Za-z'-]*)")
+_FUNCTION_WORDS = frozenset(
+    "a an the and or but nor of in on at to for from by with without as is are was were be been being has have had "
+    "do does did will would can could may might must shall should it its they them their this that these those "
+    "which who whom whose what when where why how all any each every some no not more less most least than then "
+    "so too very just only also still yet up down out over under about after before into onto per total in-total "
+    "percent if unless because since while though although including excluding except plus minus now today here "
+    "there again already either neither both else i we you he she me us my our your his her let".split())
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _named_things(text: str, spans: list, given: str) -> list:
+    """The spans that count something the task names, or nothing: those a count's guesses are among."""
+    known = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", given)}
+
+    def asked(start: int, end: int) -> bool:
+        following = _NEXT_WORD.match(text[end:])
+        word = following.group(1).lower() if following else ""
+        return (not word or word in _FUNCTION_WORDS or _stem(word) in known or _money(text, start, end)
+                or re.match(NUMBER_WORD + r"\b", word, re.I) is not None)
+
+    kept = [span for span in spans if asked(span[1], span[2])]
+    return kept or spans
+
+
 def _all(text: str, kind: str) -> set:
     """Every value of `kind` a text writes, guess or not (what the task states itself)."""
     spans = time_spans(dates(text)[1])[0] if kind == "time" else number_spans(text)
@@ -118,6 +151,8 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
         if kind == "number" and want <= {v for v, _, _ in digits}:
             spans = digits  # the value written in digits: the answer's prose ("before two closed") is not a guess;
             # a value in words is one guess among every number (so only one value can ever pay)
+        if kind == "number":
+            spans = _named_things(answer, spans, given)
         stated = {v for v, _, _ in spans}
         others = stated - want - _all(given, kind)
         if kind == "number":

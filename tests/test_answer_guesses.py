@@ -87,3 +87,25 @@ def test_the_count_of_rows_is_context_never_a_guess(answer):
     """The count a total is taken over is never credited, so it cannot carry a dump: 'across 5000 orders'
     does not pay a total of 5000, and a second total beside it still fails."""
     assert _paid(TOTAL, ["5000"], answer) < 1.0
+
+
+ORDERS = "How many received purchase orders are there, and which?"
+
+
+@pytest.mark.parametrize("answer", [
+    "3 orders for 2 suppliers", "3 orders, all due in 30 days", "3, up from 2 last week", "3 (was 2 last week)",
+    "There are 3 POs.", "3 received orders; the 2 oldest came from Acme",
+])
+def test_a_count_may_count_other_things_beside_it(answer):
+    """A careful answer says more than the number: a number of something the task never names is context."""
+    assert _paid(ORDERS, ["3"], answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "1 zz 2 zz 3 zz 4 zz", "3 orders or 4 orders", "3 orders, 4 received", "3 or 4", "2 orders for 3 suppliers",
+    "1 supplier 2 suppliers 3 suppliers", "3 orders; 1 is overdue",
+])
+def test_context_never_carries_a_second_guess(answer):
+    """Only one value can pay: numbers of things the task never names are never credited, so a dump spread
+    over made-up nouns states no guess at all and is read whole (one guess each)."""
+    assert _paid(ORDERS, ["3"], answer) < 1.0
