@@ -162,6 +162,16 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
     return True
 
 
+def disowned(text: str, values: list[str]) -> str:
+    """`text` with each mention of `values` that names it as not the answer ("not PO-17", "PO-17 (cancelled)")
+    blanked: such a mention is context, neither a second guess nor credit."""
+    for value in sorted({v.strip() for v in values if v.strip()}, key=len, reverse=True):
+        for found in reversed(list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", text, re.I))):
+            if _not_a_guess(text, found.start(), found.end()):
+                text = text[:found.start()] + " " * (found.end() - found.start()) + text[found.end():]
+    return text
+
+
 _DIGITS = re.compile(r"\d+")
 
 
@@ -175,4 +185,4 @@ def shaped(text: str, value: str) -> list[str]:
     return list(dict.fromkeys(m.group(0) for m in re.finditer(r"(?<![\w-])" + pattern + r"(?![\w-])", text, re.I)))
 
 
-__all__ = ["guesses", "shaped", "stands_alone"]
+__all__ = ["disowned", "guesses", "shaped", "stands_alone"]

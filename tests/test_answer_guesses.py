@@ -109,3 +109,29 @@ def test_context_never_carries_a_second_guess(answer):
     """Only one value can pay: numbers of things the task never names are never credited, so a dump spread
     over made-up nouns states no guess at all and is read whole (one guess each)."""
     assert _paid(ORDERS, ["3"], answer) < 1.0
+
+
+def _paid_id(answer: str) -> float:
+    rows = [{"id": f"PO-000{n}", "status": "received" if n != 17 else "cancelled"} for n in range(10, 30)]
+    task = Task(id="t-1", envs=["x"], turns=["Which purchase order is the oldest one still received?"],
+                checks=[Check(kind="answer", table="purchase_orders", column="id", contains=["PO-00016"])], gold=[])
+    start = Snapshot(tables={"purchase_orders": rows}, files={})
+    return grade(task, start, Snapshot(tables={"purchase_orders": rows}, files={}, answer=answer)).reward
+
+
+@pytest.mark.parametrize("answer", [
+    "PO-00016", "PO-00016 (not PO-00017, which was cancelled)", "PO-00016 and PO-00017 (cancelled)",
+    "PO-00016; I skipped the old PO-00012",
+])
+def test_an_id_named_as_not_the_answer_is_context(answer):
+    assert _paid_id(answer) == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "PO-00016 or PO-00017", "not PO-00015, PO-00016, PO-00017", "PO-00016 (cancelled) PO-00018",
+    "not PO-00016", "PO-00016 (cancelled)",
+])
+def test_disowning_never_carries_a_second_guess(answer):
+    """Only mentions named as not the answer are context: every other id of the column is still a guess, and
+    the expected id named as not the answer is not credited."""
+    assert _paid_id(answer) < 1.0
