@@ -62,17 +62,6 @@ def lit(value: object) -> str:
     return repr(value)
 
 
-def typed(spec: FieldSpec, raw: str) -> object:
-    """A blueprint literal (always a string in YAML lists) as the field's own type."""
-    if spec.type == "bool":
-        return raw.strip().lower() in ("true", "yes", "1", "on")
-    if spec.type == "int":
-        return int(float(raw))
-    if spec.type == "float":
-        return float(raw)
-    return raw
-
-
 TAKEN = {"Tables", "ToolFailure", "Any", "Literal"} | {name for name in HELPERS if name[0].isupper()}  # names app.py imports
 
 

@@ -84,3 +84,14 @@ def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
                     and names[pre.start] == names[pre.end] and names[pre.start] in ("date", "datetime"):
                 pairs[pre.end] = pre.start
     return pairs
+
+
+def typed(spec: FieldSpec, raw: str) -> object:
+    """A blueprint literal (always a string in YAML lists) as the field's own type."""
+    if spec.type == "bool":
+        return raw.strip().lower() in ("true", "yes", "1", "on")
+    if spec.type == "int":
+        return int(float(raw))
+    if spec.type == "float":
+        return float(raw)
+    return raw

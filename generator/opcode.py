@@ -23,9 +23,9 @@ from envcraft.generator.appcode import (
     record_class,
     rows_const,
     starts_and_ends,
-    typed,
 )
 from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
+from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import expression, field_expression, target
 

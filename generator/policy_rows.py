@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
-from envcraft.generator.fields import INACTIVE
+from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.refpath import follow, target
 
 Tables = dict[str, list[dict[str, Any]]]

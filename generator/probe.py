@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator.appcode import params_of, pyname, typed
+from envcraft.generator.appcode import params_of, pyname
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged

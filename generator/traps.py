@@ -14,9 +14,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import WEEKDAYS, Blueprint, Entity, FieldSpec, Operation, Precondition
-from envcraft.generator.fields import INACTIVE, time_pairs
+from envcraft.generator.fields import INACTIVE, time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
 

@@ -11,8 +11,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from envcraft.generator import values
-from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Entity, FieldSpec, Operation
+from envcraft.generator.fields import typed
 from envcraft.generator.invariants import invariants
 from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables

@@ -17,8 +17,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from envcraft.generator.appcode import typed
 from envcraft.generator.blueprint import Entity, Operation, Precondition
+from envcraft.generator.fields import typed
 from envcraft.generator.humanize import humanize
 from envcraft.generator.policy import refusal
 from envcraft.generator.policy_rows import related
