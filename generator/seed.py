@@ -32,6 +32,8 @@ from envcraft.generator.fields import (  # noqa: F401
     time_pairs,
 )
 from envcraft.generator.invariants import repair
+from envcraft.generator.seed_repair import repair_rules
+from envcraft.generator.seed_supply import supply
 from envcraft.generator.stated_rules import expand
 
 
@@ -268,6 +270,8 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
     for entity in bp.entities:
         _fix_capacity(bp, entity, tables, rng)
     repair(bp, tables, rng)
+    repair_rules(bp, tables, rng)
+    supply(bp, tables, rng)
     return tables
 
 

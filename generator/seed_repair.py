@@ -1,0 +1,277 @@
+"""Making a seed obey its own rules (generator/seed_rules.py).
+
+`repair_rules` changes each row that breaks a rule, deterministically, by the smallest move that makes
+all its rules hold without breaking another row's: first it re-picks a row it refers to (a volunteer
+of the study's condition and age, a port of the van's connector, an approved application's pair), then
+it adjusts a field of its own (a deploy moved into its window, an amount set to the total it must
+equal), and last it moves the row back to the status it came from (a wedding with open tasks is not
+finalized yet). Invariants are repaired after each pass, and the passes repeat until nothing breaks.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
+from envcraft.generator.invariants import repair
+from envcraft.generator.seed_rules import (
+    Check,
+    Tables,
+    Way,
+    breaches,
+    fact,
+    later_states,
+    readers,
+    ref_entity,
+    row_breaches,
+    rows,
+    way_breaches,
+    ways_in,
+)
+from envcraft_runtime.records import field_of
+
+PASSES = 4
+PAIRS = 1500  # two-field moves tried for one row at most
+
+
+def repair_rules(bp: Blueprint, tables: Tables, rng: random.Random) -> None:
+    """Change seed rows until none breaks a rule its own tools enforce (invariants repaired each pass)."""
+    for _ in range(PASSES):
+        bad = [(entity, row) for entity, row in rows(bp, tables) if row_breaches(bp, entity, row, tables)]
+        if not bad:
+            return
+        for entity, row in bad:
+            fix(bp, tables, entity, row, rng)
+        repair(bp, tables, rng)
+
+
+def _failing(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables,
+             extra: tuple[Way, ...]) -> list[tuple[Way, Check]]:
+    """The checks behind the row's breaches: every failing check of each group with no clean way."""
+    out = []
+    for group in ways_in(bp, entity, row) + ([list(extra)] if extra else []):
+        judged = [(way, [c for c in way.checks if fact(bp, c, as_moved(way, entity, row), tables) is not None])
+                  for way in group]
+        if all(failed for _, failed in judged):
+            out += [(way, check) for way, failed in judged for check in failed]
+    return out
+
+
+def as_moved(way: Way, entity: Entity, row: dict[str, Any]) -> dict[str, Any]:
+    """The row as the way's transition would leave it (for a transition it has not made yet)."""
+    if way.op.kind == "transition" and row.get(entity.status_field) != way.op.to_status:
+        return {**row, entity.status_field: way.op.to_status}
+    return row
+
+
+def _count(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables, extra: tuple[Way, ...]) -> int:
+    return len(row_breaches(bp, entity, row, tables)) + sum(
+        len(way_breaches(bp, way, as_moved(way, entity, row), tables)) for way in extra)
+
+
+def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng: random.Random,
+        extra: tuple[Way, ...] = ()) -> bool:
+    """Move the row so that it breaks no rule (and, given `extra`, could take those ways too); True if done."""
+    failing = _failing(bp, entity, row, tables, extra)
+    if not failing:
+        return True
+    others: dict[frozenset[str], int] = {}  # rows of these entities breaking a rule before the move
+    knobs = _knobs(bp, tables, entity, row, failing, rng)
+    for change in [c for knob in knobs for c in knob]:
+        if _accept(bp, tables, entity, row, change, others, extra):
+            return True
+    pairs = [(a, b) for i, x in enumerate(knobs) for y in knobs[i + 1:] for a in x for b in y
+             if not set(a) & set(b)]
+    for a, b in rng.sample(pairs, min(len(pairs), PAIRS)):
+        if _accept(bp, tables, entity, row, {**a, **b}, others, extra):
+            return True
+    return False
+
+
+def _others(bp: Blueprint, tables: Tables, row: dict[str, Any], only: set[str] | None = None) -> int:
+    return sum(1 for b in breaches(bp, tables, only) if b.row != row["id"])
+
+
+def _accept(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], change: dict[str, Any],
+            others: dict[frozenset[str], int], extra: tuple[Way, ...]) -> bool:
+    """Apply the change if the row then breaks nothing, its unique fields stay unique, and no other row
+    breaks more than before; otherwise leave the row as it was."""
+    change = {**change, **_follow(bp, tables, entity, row, change)}
+    affected = frozenset(readers(bp, entity, set(change)))
+    if affected and affected not in others:
+        others[affected] = _others(bp, tables, row, set(affected))
+    old = {name: row.get(name) for name in change}
+    row.update(change)
+    ok = _count(bp, entity, row, tables, extra) == 0 and _still_unique(bp, entity, row, tables, change) \
+        and (not affected or _others(bp, tables, row, set(affected)) <= others[affected])
+    if not ok:
+        row.update(old)
+    return ok
+
+
+def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """Own fields a rule ties to a re-picked row, set to match it: a payout's amount and cost center are its
+    report's, an issue's material is its lot's."""
+    out: dict[str, Any] = {}
+    for group in ways_in(bp, entity, {**row, **change}):
+        for way in group:
+            for check in way.checks:
+                pre = check.pre
+                if pre.kind != "compare" or pre.op != "==" or pre.factor or pre.when is not None:
+                    continue
+                if pre.via and pre.than and pre.field in change and pre.than not in change:
+                    mine = ref_entity(bp, entity, pre.field)
+                    out[pre.than] = field_of(tables, mine.table, change[pre.field], pre.via)
+                elif not pre.via and pre.field and pre.ref_field in change and pre.field not in change:
+                    other = ref_entity(bp, entity, pre.ref_field)
+                    out[pre.field] = field_of(tables, other.table, change[pre.ref_field], pre.other_field)
+    return out
+
+
+def _still_unique(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables, change: dict[str, Any]) -> bool:
+    unique = {f.name for f in entity.fields if f.unique} | {
+        p.field for op in bp.operations if op.entity == entity.name for p in op.preconditions if p.kind == "unique"}
+    return not any(name in unique and value is not None and any(
+        r is not row and r.get(name) == value for r in tables[entity.table]) for name, value in change.items())
+
+
+# ---------------------------------------------------------------- the moves, most natural first
+
+
+def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], failing: list[tuple[Way, Check]],
+           rng: random.Random) -> list[list[dict[str, Any]]]:
+    """Lists of alternative changes, one list per field (or field set) a move would change."""
+    refs: dict[str, list[dict[str, Any]]] = {}
+    own: dict[str, list[dict[str, Any]]] = {}
+    for _, check in failing:
+        pre = check.pre
+        names = [pre.ref_field, pre.field if pre.via else None, pre.resource]
+        names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
+        names += list(pre.match.values()) if pre.kind in ("requires", "forbids") else []
+        for name in names:
+            target = ref_entity(bp, entity, name)
+            if target is not None and name not in refs:
+                ids = [r["id"] for r in tables[target.table] if r["id"] != row.get(name)]
+                rng.shuffle(ids)
+                refs[name] = [{name: i} for i in ids]
+        if pre.kind == "requires" and all(ref_entity(bp, entity, ours) for ours in pre.match.values()):
+            refs["requires:" + check.rule] = accepted_matches(bp, tables, pre, rng)
+        if pre.kind == "field_equals":
+            own[pre.field] = [{pre.field: v} for v in later_states(bp, entity.name, None, _typed(entity, pre.field, pre.values))]
+        if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
+            own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
+        if pre.kind == "time_window":
+            windows = [c.pre for _, c in failing if c.pre.kind == "time_window" and c.pre.field == pre.field]
+            own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
+        if pre.kind == "no_overlap":
+            own.setdefault(pre.start, []).extend(_retimed(bp, entity, row, pre.start, rng))
+    back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
+    if entity.status_field and any(c.pre.kind in ("capacity", "no_overlap") for way, _ in failing for c in way.checks):
+        back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
+    status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []
+    return [k for k in list(refs.values()) + list(own.values()) + status if k]
+
+
+def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
+    return tuple(typed(entity.field(field), v) for v in raw)
+
+
+def from_statuses(bp: Blueprint, op: Operation) -> list[Any]:
+    entity = bp.entity(op.entity)
+    return next((list(p.values) for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field), [])
+
+
+def accepted_matches(bp: Blueprint, tables: Tables, pre: Precondition, rng: random.Random) -> list[dict[str, Any]]:
+    """The match fields of each related row a `requires` accepts (an approved application's applicant and unit)."""
+    related = bp.entity(pre.entity)
+    allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
+    out = [{ours: r.get(theirs) for theirs, ours in pre.match.items()} for r in tables[related.table]
+           if allowed is None or r.get(pre.field) in allowed]
+    rng.shuffle(out)
+    return out
+
+
+def _satisfying(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check,
+                rng: random.Random) -> list[dict[str, Any]]:
+    """A value of the row's own field that makes the comparison hold (the amount a payout must equal)."""
+    pre, spec = check.pre, entity.field(check.pre.field)
+    if pre.value is not None:
+        right = pre.value if isinstance(pre.value, bool) else typed(spec, str(pre.value))
+    elif pre.than is not None:
+        right = row.get(pre.than)
+    else:
+        other = ref_entity(bp, entity, pre.ref_field)
+        theirs = next((r for r in tables[other.table] if r["id"] == row.get(pre.ref_field)), None)
+        right = None if theirs is None else theirs.get(pre.other_field)
+    if right is None:
+        return []
+    if pre.factor:
+        right = right * pre.factor
+    if spec.type in ("int", "float") and isinstance(right, (int, float)) and not isinstance(right, bool):
+        step = 1 if spec.type == "int" else 0.01
+        low = spec.min if spec.min is not None else 0
+        high = spec.max if spec.max is not None else max(right, low) + 100
+        lo, hi = {"==": (right, right), "<=": (low, right), "<": (low, right - step), ">=": (right, high),
+                  ">": (right + step, high), "!=": (right + step, right + step)}[pre.op]
+        lo, hi = min(lo, hi), max(lo, hi)
+        value = rng.randint(int(-(-lo // 1)), int(hi)) if spec.type == "int" and int(hi) >= -(-lo // 1) else \
+            round(rng.uniform(lo, hi), 2) if spec.type == "float" else None
+        return [] if value is None else [{spec.name: value}]
+    if spec.type in ("date", "datetime") and isinstance(right, str):
+        day = date.fromisoformat(right[:10]) + timedelta(days={">": 1, "<": -1}.get(pre.op, 0))
+        if pre.op == "!=":
+            return []
+        return [_moved(bp, entity, row, spec.name, day)]
+    return [{spec.name: right}] if pre.op == "==" else []
+
+
+def _moved(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str, day: date,
+           clock: str | None = None) -> dict[str, Any]:
+    """`name` moved to `day` (and `clock`), its paired end moved by as much."""
+    old = row.get(name)
+    if not isinstance(old, str):
+        return {name: day.isoformat()}
+    if len(old) > 10:
+        before = datetime.strptime(old[:16], TIME_FORMAT)
+        after = datetime.combine(day, datetime.strptime(clock or old[11:16], "%H:%M").time())
+        new, delta = after.strftime(TIME_FORMAT), after - before
+    else:
+        new, delta = day.isoformat(), day - date.fromisoformat(old)
+    change = {name: new}
+    for end, start in time_pairs(bp, entity).items():
+        if start == name and isinstance(row.get(end), str):
+            width = 16 if len(row[end]) > 10 else 10
+            moved = datetime.strptime(row[end][:16], TIME_FORMAT) + delta if width == 16 else \
+                date.fromisoformat(row[end]) + timedelta(days=delta.days)
+            change[end] = moved.strftime(TIME_FORMAT) if width == 16 else moved.isoformat()
+    return change
+
+
+def _into_window(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str,
+                 windows: list[Precondition]) -> list[dict[str, Any]]:
+    """The row moved to the next days every window allows, its time within all of them (keeping its length)."""
+    value = row.get(name)
+    if not isinstance(value, str):
+        return []
+    allowed = [set(w.days) for w in windows if w.days]
+    first = date.fromisoformat(value[:10])
+    days = [d for d in (first + timedelta(days=n) for n in range(14))
+            if all(d.strftime("%A").lower() in a for a in allowed)]
+    clock = value[11:16] or None
+    start = max((w.from_time for w in windows if w.from_time), default=None)
+    end = min((w.to_time for w in windows if w.to_time), default=None)
+    if clock and ((start and clock < start) or (end and clock > end)):
+        clock = start or "09:00"
+    return [_moved(bp, entity, row, name, d, clock) for d in days[:3]]
+
+
+def _retimed(bp: Blueprint, entity: Entity, row: dict[str, Any], start: str, rng: random.Random) -> list[dict[str, Any]]:
+    value = row.get(start)
+    if not isinstance(value, str):
+        return []
+    day = date.fromisoformat(value[:10])
+    return [_moved(bp, entity, row, start, day + timedelta(days=rng.choice((-1, 1)) * rng.randint(1, 14)))
+            for _ in range(20)]
