@@ -79,6 +79,10 @@ def test_lint_finds_template_seams_and_raw_values():
     assert glitches("Hey, i need the phone.") and glitches("Done.. thanks") and glitches("set it to () now")
     assert glitches("Register a bill for same supplier.") and glitches("Next retry at to 2026-12-13.")
     assert not glitches("Hi, I need the phone we have for the buyer agent Ana Costa. Thanks.")
+    assert glitches("Hi, the customer said yes to the endorsement request (premium change 49.08) (premium change -85).")
+    assert glitches("We're saying no to the application (decline reason outside area) (decline reason budget incomplete).")
+    assert glitches("Put in a delivery for the bin (commodity sorghum) (commodity corn, net bushels 655).")
+    assert not glitches("An order for the food item (cases on hand 106) (cases 32 and pickup date 2026-12-07).")
     assert raw_enum("housing house_rented, please") == ["house_rented"]
     assert raw_enum("see notes/dana_lee.md or dana_lee@example.com") == []
 
@@ -204,3 +208,26 @@ def test_rewrite_must_keep_every_value_a_check_compares(fresh):
         rewriter = Rewriter(base_url, "scripted", "key")
         assert rewriter.rewrite(text, keep) == text  # a checked value went missing: the template stays
         assert rewriter.rewrite(text + " Cheers.", keep) == faithful
+
+
+def test_a_row_is_not_named_by_the_value_its_own_clause_changes():
+    """"the endorsement request (premium change 49.08) (premium change 85)" read as a contradiction: the
+    writer names a row by another field when the clause states a new value of the one it would use."""
+    import random
+
+    from envcraft.generator.tasks.describe import Describer
+    from envcraft.generator.tasks.env import load_env
+    from envcraft.generator.tasks.instruct import Writer
+
+    env = load_env(SERVERS / "policyholder_service_desk")
+    tables = env.seed_tables()
+    renamed = 0
+    for row in tables["endorsement_requests"]:
+        plain = Describer(env, tables, tables, random.Random(3)).describe("endorsement_request", row["id"])
+        if plain is None or "premium_change" not in plain.fields:
+            continue
+        name = Writer(env, Describer(env, tables, tables, random.Random(3)), random.Random(3)).name(
+            "endorsement_request", row["id"], {"premium_change"})
+        assert name is not None and "premium change" not in name, name
+        renamed += 1
+    assert renamed  # the seed has rows the plain description names by their premium change

@@ -79,11 +79,15 @@ class Writer:
         self.mentioned: dict[str, str] = {}  # row id -> the short name used after the first mention
         self.mentions: list[str] = []
 
-    def name(self, entity: str, row_id: str) -> str | None:
+    def name(self, entity: str, row_id: str, stated: set[str] | frozenset[str] = frozenset()) -> str | None:
+        """The row as a person names it; not by a field whose new value the same clause states (never
+        "the endorsement (premium change 49.08) (premium change -85)"), when another field names it."""
         what = words(entity)
         if row_id in self.mentioned:
             return self.rng.choice((f"that {what}", f"the same {what}"))
         desc = self.describer.describe(entity, row_id)
+        if desc is not None and set(desc.fields) & set(stated):
+            desc = self.describer.describe(entity, row_id, avoid=set(stated)) or desc
         if desc is None:
             return None
         self.mentioned[row_id] = what
@@ -101,7 +105,7 @@ class Writer:
                 continue
             spec = entity.field(name)
             if spec.type == "ref":
-                ref_name = self.name(spec.ref, value)
+                ref_name = self.name(spec.ref, value, set(fields) - {name})
                 if ref_name is None:
                     return None
                 parts.append(f"for {ref_name}" if words(name) == words(spec.ref) else f"with {words(name)} {ref_name}")
@@ -171,7 +175,7 @@ class Writer:
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
             return clause
-        target = self.name(step.entity, step.target)
+        target = self.name(step.entity, step.target, set(step.fields) | set(end.fields if end is not None else {}))
         if target is None:
             return None
         if step.kind == "transition":

@@ -5,7 +5,8 @@
   step_list     a write task whose instruction names every write step that way, or is a numbered list
   raw_enum      a snake_case token (a raw enum value) in the text a user wrote
   glitches      doubled words, empty slots, "the X recorded of", "..", a lowercase "i", a sentence
-                starting in lowercase, "for same <thing>" and similar template seams
+                starting in lowercase, "for same <thing>", one attribute in two parentheses in a row
+                ("(premium change 49.08) (premium change -85)") and similar template seams
 
 The figures are computed the same way for any store, so a before/after comparison is fair.
 """
@@ -17,7 +18,8 @@ import shlex
 from functools import cache
 
 from envcraft.core.tasks import Task
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Operation, load_blueprint
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Operation, load_all, load_blueprint
+from envcraft.generator.humanize import field_words
 
 GLITCHES = {
     "doubled_word": re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I),
@@ -29,6 +31,7 @@ GLITCHES = {
     "dangling_same": re.compile(r"\b(for|of|to|with|on) same\b", re.I),
     "preposition_pile": re.compile(r"\b(at|to|of|for|on) (to|of|at|for)\b", re.I),
 }
+PARENTHESES = re.compile(r"\(([^()]*)\) \(([^()]*)\)")  # two in a row
 TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
 SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
 
@@ -99,6 +102,29 @@ def raw_enum(text: str) -> list[str]:
     return found
 
 
+@cache
+def labels() -> tuple[str, ...]:
+    """Every field's name as a request says it, longest first: the label of "premium change 49.08"."""
+    names = {field_words(f.name).lower() for bp in load_all() for e in bp.entities for f in e.fields}
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+def _labels_in(inner: str) -> set[str]:
+    found = set()
+    for item in re.split(r", | and ", inner.lower()):
+        label = next((name for name in labels() if item.startswith(name + " ")), None)
+        if label is not None:
+            found.add(label)
+    return found
+
+
+def repeated_attributes(text: str) -> list[str]:
+    """One attribute in two parentheses in a row: "the endorsement (premium change 49.08) (premium change -85)"
+    names the row by the value the same sentence changes (not "(cases on hand 106) (cases 32)": two labels)."""
+    return [f"repeated_attribute: {text[max(0, m.start() - 20):m.end() + 20]!r}" for m in PARENTHESES.finditer(text)
+            if _labels_in(m.group(1)) & _labels_in(m.group(2))]
+
+
 def glitches(text: str) -> list[str]:
     out = []
     for name, pattern in GLITCHES.items():
@@ -107,7 +133,7 @@ def glitches(text: str) -> list[str]:
                                            match.group(0).split()[0] != match.group(0).split()[-1]):
                 continue  # "Dan dan noodles" is a name, "run run" a seam
             out.append(f"{name}: {text[max(0, match.start() - 20):match.end() + 20]!r}")
-    return out
+    return out + repeated_attributes(text)
 
 
 def measure(task: Task) -> dict:
