@@ -72,9 +72,9 @@ class Explorer:
         good = [row for row in rows if allowed(row)]
         return (good + [row for row in rows if not allowed(row)])[:3] if good else rows[:1]
 
-    def _ref(self, op: Operation, spec: FieldSpec) -> str | None:
+    def _ref(self, op: Operation, spec: FieldSpec, current: Any = None) -> str | None:
         other = self.bp.entity(spec.ref)
-        rows = self.tables.get(other.table, [])
+        rows = [r for r in self.tables.get(other.table, []) if r["id"] != current] or self.tables.get(other.table, [])
         if not rows:
             return None
         entity = self.bp.entity(op.entity)
@@ -93,6 +93,13 @@ class Explorer:
                     return max(numeric, key=lambda r: r[pre.other_field])["id"]
         return rows[0]["id"]
 
+    def _elsewhere(self, entity: Entity, field: str, taken: Any) -> Any:
+        """Another value of the field than `taken`: another row it may point at, another choice."""
+        spec = entity.field(field)
+        pool = [r["id"] for r in self.tables.get(self.bp.entity(spec.ref).table, [])] if spec.type == "ref" else \
+            list(spec.values)
+        return next((v for v in pool if v != taken), f"{taken} (elsewhere)")
+
     def value(self, op: Operation, spec: FieldSpec, current: Any = None) -> Any:
         """A valid value for the field (different from `current`, so an update changes something)."""
         entity = self.bp.entity(op.entity)
@@ -102,9 +109,7 @@ class Explorer:
             choices = [v for v in (allowed or spec.values) if v != current] or spec.values
             return choices[0]
         if spec.type == "ref":
-            ref = self._ref(op, spec)
-            others = [r["id"] for r in self.tables.get(self.bp.entity(spec.ref).table, []) if r["id"] != current]
-            return ref if ref != current or not others else others[0]
+            return self._ref(op, spec, current)  # another row than the current one, with room where a cap applies
         if spec.type in ("int", "float"):
             low = spec.min if spec.min is not None else (min(0, spec.max) if spec.max is not None else 0)
             high = spec.max if spec.max is not None else low + 100
@@ -317,6 +322,10 @@ class Explorer:
                        pre.start: new[pre.start], pre.end: new[pre.end]}
             if entity.status_field and active:
                 blocker[entity.status_field] = active
+            for other in op.preconditions:  # the blocker holds only this resource, not the call's other ones
+                if other.kind == "no_overlap" and other.resource != pre.resource \
+                        and blocker.get(other.resource) == new.get(other.resource):
+                    blocker[other.resource] = self._elsewhere(entity, other.resource, new.get(other.resource))
             return Probe(label, args, True, hint=pre.message, row=row, patch=_append(table, blocker))
         if pre.kind in ("capacity", "at_least"):
             other = self.bp.entity(entity.field(pre.ref_field).ref)

@@ -97,15 +97,16 @@ def _others(bp: Blueprint, tables: Tables, row: dict[str, Any], only: set[str] |
 
 def _accept(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], change: dict[str, Any],
             others: dict[frozenset[str], int], extra: tuple[Way, ...]) -> bool:
-    """Apply the change if the row then breaks nothing, its unique fields stay unique, and no other row
-    breaks more than before; otherwise leave the row as it was."""
+    """Apply the change if the row then breaks nothing, its numbers stay in range, its unique fields stay
+    unique, and no other row breaks more than before; otherwise leave the row as it was."""
     change = {**change, **_follow(bp, tables, entity, row, change)}
     affected = frozenset(readers(bp, entity, set(change)))
     if affected and affected not in others:
         others[affected] = _others(bp, tables, row, set(affected))
     old = {name: row.get(name) for name in change}
     row.update(change)
-    ok = _count(bp, entity, row, tables, extra) == 0 and _still_unique(bp, entity, row, tables, change) \
+    ok = _count(bp, entity, row, tables, extra) == 0 and _in_range(entity, change) \
+        and _still_unique(bp, entity, row, tables, change) \
         and (not affected or _others(bp, tables, row, set(affected)) <= others[affected])
     if not ok:
         row.update(old)
@@ -129,6 +130,16 @@ def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
                     other = ref_entity(bp, entity, pre.ref_field)
                     out[pre.field] = field_of(tables, other.table, change[pre.ref_field], pre.other_field)
     return out
+
+
+def _in_range(entity: Entity, change: dict[str, Any]) -> bool:
+    """Every changed number within its field's range (a payout copied from an empty report's total of 0 is not)."""
+    for name, value in change.items():
+        spec = entity.field(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                (spec.min is not None and value < spec.min) or (spec.max is not None and value > spec.max)):
+            return False
+    return True
 
 
 def _still_unique(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables, change: dict[str, Any]) -> bool:
