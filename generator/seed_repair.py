@@ -52,8 +52,9 @@ def _failing(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables,
              extra: tuple[Way, ...]) -> list[tuple[Way, Check]]:
     """The checks behind the row's breaches: every failing check of each group with no clean way."""
     out = []
-    for group in ways_in(bp, entity, row) + ([list(extra)] if extra else []):
-        judged = [(way, [c for c in way.checks if fact(bp, c, as_moved(way, entity, row), tables) is not None])
+    groups = [(group, False) for group in ways_in(bp, entity, row)] + ([(list(extra), True)] if extra else [])
+    for group, now in groups:
+        judged = [(way, [c for c in way.checks if fact(bp, c, as_moved(way, entity, row), tables, now) is not None])
                   for way in group]
         if all(failed for _, failed in judged):
             out += [(way, check) for way, failed in judged for check in failed]
@@ -69,12 +70,12 @@ def as_moved(way: Way, entity: Entity, row: dict[str, Any]) -> dict[str, Any]:
 
 def _count(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables, extra: tuple[Way, ...]) -> int:
     return len(row_breaches(bp, entity, row, tables)) + sum(
-        len(way_breaches(bp, way, as_moved(way, entity, row), tables)) for way in extra)
+        len(way_breaches(bp, way, as_moved(way, entity, row), tables, now=True)) for way in extra)
 
 
 def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng: random.Random,
         extra: tuple[Way, ...] = ()) -> bool:
-    """Move the row so that it breaks no rule (and, given `extra`, could take those ways too); True if done."""
+    """Move the row so that it breaks no rule (and, given `extra`, could take those ways now); True if done."""
     failing = _failing(bp, entity, row, tables, extra)
     if not failing:
         return True
@@ -171,7 +172,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         if pre.kind == "requires" and all(ref_entity(bp, entity, ours) for ours in pre.match.values()):
             refs["requires:" + check.rule] = accepted_matches(bp, tables, pre, rng)
         if pre.kind == "field_equals":
-            own[pre.field] = [{pre.field: v} for v in later_states(bp, entity.name, None, _typed(entity, pre.field, pre.values))]
+            own[pre.field] = [{pre.field: v} for v in _typed(entity, pre.field, pre.values)]
         if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
             own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
         if pre.kind == "time_window":
@@ -195,10 +196,14 @@ def from_statuses(bp: Blueprint, op: Operation) -> list[Any]:
     return next((list(p.values) for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field), [])
 
 
-def accepted_matches(bp: Blueprint, tables: Tables, pre: Precondition, rng: random.Random) -> list[dict[str, Any]]:
-    """The match fields of each related row a `requires` accepts (an approved application's applicant and unit)."""
+def accepted_matches(bp: Blueprint, tables: Tables, pre: Precondition, rng: random.Random,
+                     now: bool = False) -> list[dict[str, Any]]:
+    """The match fields of each related row a `requires` accepts (an approved application's applicant and unit);
+    `now`: only rows in an allowed status, not one they may have moved on to since."""
     related = bp.entity(pre.entity)
-    allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
+    allowed = _typed(related, pre.field, pre.values) if pre.field else None
+    if allowed is not None and not now:
+        allowed = later_states(bp, related.name, pre.field, allowed)
     out = [{ours: r.get(theirs) for theirs, ours in pre.match.items()} for r in tables[related.table]
            if allowed is None or r.get(pre.field) in allowed]
     rng.shuffle(out)

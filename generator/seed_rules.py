@@ -221,8 +221,9 @@ def applies(entity: Entity, pre: Precondition, row: dict[str, Any]) -> bool:
     return bool(holds(row.get(cond.field), cond.op, _literal(entity, cond.field, cond.value)))
 
 
-def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables) -> Fact | None:
-    """What blocks this row under the check, as app.py's own helpers word it, or None."""
+def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: bool = False) -> Fact | None:
+    """What blocks this row under the check, as app.py's own helpers word it, or None. `now`: the write is
+    made now, so a referenced row's status must be an allowed one (not one it may have moved on to since)."""
     pre, entity = check.pre, _index(bp).entities[check.op.entity]
     if not applies(entity, pre, row):
         return None
@@ -241,7 +242,8 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables) -> Fa
         cap = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
         return at_capacity(tables[entity.table], row, pre.ref_field, status, cap) if active else None
     if pre.kind == "ref_in":
-        allowed = later_states(bp, other.name, pre.other_field, _values(other, pre.other_field, pre.values))
+        allowed = _values(other, pre.other_field, pre.values)
+        allowed = allowed if now else later_states(bp, other.name, pre.other_field, allowed)
         return not_among(row_of(tables, other.table, row.get(pre.ref_field)), pre.other_field, allowed, other.name)
     if pre.kind in ("requires", "forbids"):
         related = _index(bp).entities[pre.entity]
@@ -251,7 +253,8 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables) -> Fa
             else tables[related.table]
         if pre.kind == "forbids":
             return present_related(others, match, pre.field, allowed, related.name)
-        return missing_related(others, match, pre.field, later_states(bp, related.name, pre.field, allowed), related.name)
+        allowed = allowed if now else later_states(bp, related.name, pre.field, allowed)
+        return missing_related(others, match, pre.field, allowed, related.name)
     return _compare(bp, pre, entity, other, row, tables)
 
 
@@ -275,11 +278,11 @@ def _compare(bp: Blueprint, pre: Precondition, entity: Entity, other: Entity | N
     return comparison_fails(left, pre.op, right, pre.via or pre.field, pre.than or pre.other_field or "")
 
 
-def way_breaches(bp: Blueprint, way: Way, row: dict[str, Any], tables: Tables) -> list[Breach]:
+def way_breaches(bp: Blueprint, way: Way, row: dict[str, Any], tables: Tables, now: bool = False) -> list[Breach]:
     entity = _index(bp).entities[way.op.entity]
     out = []
     for check in way.checks:
-        found = fact(bp, check, row, tables)
+        found = fact(bp, check, row, tables, now)
         if found is not None:
             out.append(Breach(check.rule, entity.name, row["id"], found.text, way.op.name))
     return out

@@ -66,11 +66,11 @@ def choices(bp: Blueprint, tables: Tables, op: Operation) -> int:
     if op.kind == "transition":
         way, froms = Way(op, tuple(checks)), from_statuses(bp, op)
         ready = (r for r in tables[entity.table] if r.get(entity.status_field) in froms
-                 and not way_breaches(bp, way, as_moved(way, entity, r), tables))
+                 and not way_breaches(bp, way, as_moved(way, entity, r), tables, now=True))
         return sum(1 for _ in itertools.islice(ready, MIN_CHOICES))
     found = 0
     for combo in itertools.islice(_combos(bp, tables, op, checks), COMBOS):
-        if all(fact(bp, c, {"id": "", **combo}, tables) is None for c in checks):
+        if all(fact(bp, c, {"id": "", **combo}, tables, now=True) is None for c in checks):
             found += 1
             if found >= MIN_CHOICES:
                 break
@@ -83,7 +83,7 @@ def _combos(bp: Blueprint, tables: Tables, op: Operation, checks: list[Check]) -
     names = sorted({n for c in checks for n in (c.pre.ref_field, c.pre.field if c.pre.via else None,
                                                 *c.pre.match.values()) if n and ref_entity(bp, entity, n)})
     required = next((c.pre for c in checks if c.pre.kind == "requires"), None)
-    bases = sorted(accepted_matches(bp, tables, required, random.Random(0)), key=lambda b: sorted(b.items())) \
+    bases = sorted(accepted_matches(bp, tables, required, random.Random(0), now=True), key=lambda b: sorted(b.items())) \
         if required else [{}]
     rest = [n for n in names if required is None or n not in required.match.values()]
     pools = [[r["id"] for r in tables[ref_entity(bp, entity, n).table]] for n in rest]
