@@ -23,7 +23,9 @@ from envcraft.generator.seed_rules import (
     Way,
     breaches,
     fact,
+    first_hop,
     later_states,
+    reached,
     readers,
     ref_entity,
     row_breaches,
@@ -127,7 +129,7 @@ def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
                 if pre.via and pre.than and pre.field in change and pre.than not in change:
                     mine = ref_entity(bp, entity, pre.field)
                     out[pre.than] = field_of(tables, mine.table, change[pre.field], pre.via)
-                elif not pre.via and pre.field and pre.ref_field in change and pre.field not in change:
+                elif not pre.via and not pre.through and pre.field and pre.ref_field in change and pre.field not in change:
                     other = ref_entity(bp, entity, pre.ref_field)
                     out[pre.field] = field_of(tables, other.table, change[pre.ref_field], pre.other_field)
     return out
@@ -158,9 +160,10 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
     """Lists of alternative changes, one list per field (or field set) a move would change."""
     refs: dict[str, list[dict[str, Any]]] = {}
     own: dict[str, list[dict[str, Any]]] = {}
+    unless: dict[str, list[dict[str, Any]]] = {}
     for _, check in failing:
         pre = check.pre
-        names = [pre.ref_field, pre.field if pre.via else None, pre.resource]
+        names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
         names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
         names += list(pre.match.values()) if pre.kind in ("requires", "forbids") else []
         for name in names:
@@ -180,11 +183,17 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
             own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
         if pre.kind == "no_overlap":
             own.setdefault(pre.start, []).extend(_retimed(bp, entity, row, pre.start, rng))
+        if pre.when is not None and not pre.when.ref_field:  # last: the row is one the rule does not speak of
+            spec = entity.field(pre.when.field)
+            other = [v for v in (spec.values or []) if v != row.get(pre.when.field)]
+            if spec.type == "bool":
+                other = [not row.get(pre.when.field)]
+            unless.setdefault(pre.when.field, []).extend({pre.when.field: typed(spec, str(v))} for v in other)
     back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
     if entity.status_field and any(c.pre.kind in ("capacity", "no_overlap") for way, _ in failing for c in way.checks):
         back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
     status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []
-    return [k for k in list(refs.values()) + list(own.values()) + status if k]
+    return [k for k in list(refs.values()) + list(own.values()) + list(unless.values()) + status if k]
 
 
 def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
@@ -219,8 +228,7 @@ def _satisfying(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, An
     elif pre.than is not None:
         right = row.get(pre.than)
     else:
-        other = ref_entity(bp, entity, pre.ref_field)
-        theirs = next((r for r in tables[other.table] if r["id"] == row.get(pre.ref_field)), None)
+        theirs = reached(bp, entity, tables, row, pre)[1]
         right = None if theirs is None else theirs.get(pre.other_field)
     if right is None:
         return []

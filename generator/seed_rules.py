@@ -28,10 +28,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
-from envcraft_runtime.records import field_of, row_of
+from envcraft.generator.refpath import follow, target
+from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
     Fact,
@@ -108,8 +109,8 @@ class _Index:
         self.readers: dict[tuple[str, str], set[str]] = {}
         for op in bp.operations:
             for pre in op.preconditions:
-                for target, field in _reads(bp, self.entities[op.entity], pre):
-                    self.readers.setdefault((target, field), set()).add(op.entity)
+                for read, field in _reads(bp, self.entities[op.entity], pre):
+                    self.readers.setdefault((read, field), set()).add(op.entity)
 
     def ways(self, entity: str, status: Any) -> list[list[Way]]:
         key = (entity, status)
@@ -150,9 +151,14 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
     """(entity, field) pairs of other rows a check on a row of `entity` reads. Its own row's fields are left
     out, and so are counts among its own entity's rows (capacity, overlaps): both are seen by the row's own check."""
     out = [(pre.entity, f) for f in (pre.field, *pre.match) if f] if pre.kind in ("requires", "forbids") else []
-    other = ref_entity(bp, entity, pre.ref_field)
-    if other is not None and pre.other_field:
-        out.append((other.name, pre.other_field))
+    for path in (pre, pre.when):
+        if path is None or not path.ref_field or (path is pre and pre.kind not in ("ref_in", "compare", "capacity")):
+            continue
+        if path.through:  # the middle row's ref is read too
+            out.append((ref_entity(bp, entity, path.through).name, path.ref_field))
+        read = pre.other_field if path is pre else path.field
+        if read:
+            out.append((target(bp, entity, path.ref_field, path.through).name, read))
     mine = ref_entity(bp, entity, pre.field) if pre.via else None
     if mine is not None:
         out.append((mine.name, pre.via))
@@ -205,27 +211,45 @@ def _literal(entity: Entity, field: str, value: Any) -> Any:
     return value if isinstance(value, bool) else typed(entity.field(field), str(value))
 
 
+def first_hop(pre: Precondition) -> str | None:
+    """The operation row's own ref field a check's path starts with (`through` for two hops)."""
+    return pre.through or pre.ref_field
+
+
+def reached(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any],
+            pre: Precondition | Condition) -> tuple[Entity | None, dict[str, Any] | None]:
+    """The entity and row a check (or condition) reads at the end of its ref path, one or two hops away."""
+    if not pre.ref_field:
+        return None, None
+    return target(bp, entity, pre.ref_field, pre.through), follow(bp, entity, tables, row, pre.ref_field, pre.through)
+
+
 def ref_entity(bp: Blueprint, entity: Entity, field: str | None) -> Entity | None:
     spec = next((f for f in entity.fields if f.name == field), None)
     return bp.entity(spec.ref) if spec is not None and spec.type == "ref" else None
 
 
-def applies(entity: Entity, pre: Precondition, row: dict[str, Any]) -> bool:
-    """The check's `when` holds for the row (no `when`: always)."""
+def applies(bp: Blueprint, entity: Entity, tables: Tables, pre: Precondition, row: dict[str, Any]) -> bool:
+    """The check's `when` holds for the row (no `when`: always), as app.py evaluates it: on the row, or on
+    the row its ref path reaches (a missing value is not among any values)."""
     cond = pre.when
     if cond is None:
         return True
+    mine, left = entity, row.get(cond.field)
+    if cond.ref_field:
+        mine, there = reached(bp, entity, tables, row, cond)
+        left = there.get(cond.field) if there else None
     if cond.op in ("in", "not_in"):
-        inside = row.get(cond.field) in _values(entity, cond.field, cond.values)
+        inside = left in _values(mine, cond.field, cond.values)
         return inside if cond.op == "in" else not inside
-    return bool(holds(row.get(cond.field), cond.op, _literal(entity, cond.field, cond.value)))
+    return bool(holds(left, cond.op, _literal(mine, cond.field, cond.value)))
 
 
 def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: bool = False) -> Fact | None:
     """What blocks this row under the check, as app.py's own helpers word it, or None. `now`: the write is
     made now, so a referenced row's status must be an allowed one (not one it may have moved on to since)."""
     pre, entity = check.pre, _index(bp).entities[check.op.entity]
-    if not applies(entity, pre, row):
+    if not applies(bp, entity, tables, pre, row):
         return None
     status = entity.status_field
     active = not status or row.get(status) not in INACTIVE
@@ -237,14 +261,15 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time)
     if pre.kind == "no_overlap":
         return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status) if active else None
-    other = ref_entity(bp, entity, pre.ref_field)
     if pre.kind == "capacity":
+        other = ref_entity(bp, entity, pre.ref_field)
         cap = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
         return at_capacity(tables[entity.table], row, pre.ref_field, status, cap) if active else None
     if pre.kind == "ref_in":
+        other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)
         allowed = allowed if now else later_states(bp, other.name, pre.other_field, allowed)
-        return not_among(row_of(tables, other.table, row.get(pre.ref_field)), pre.other_field, allowed, other.name)
+        return not_among(there, pre.other_field, allowed, other.name)
     if pre.kind in ("requires", "forbids"):
         related = _index(bp).entities[pre.entity]
         allowed = _values(related, pre.field, pre.values) if pre.field else ()
@@ -255,13 +280,13 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
             return present_related(others, match, pre.field, allowed, related.name)
         allowed = allowed if now else later_states(bp, related.name, pre.field, allowed)
         return missing_related(others, match, pre.field, allowed, related.name)
-    return _compare(bp, pre, entity, other, row, tables)
+    return _compare(bp, pre, entity, row, tables)
 
 
-def _compare(bp: Blueprint, pre: Precondition, entity: Entity, other: Entity | None, row: dict[str, Any],
-             tables: Tables) -> Fact | None:
+def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, Any], tables: Tables) -> Fact | None:
     if pre.field is None:  # a threshold on the referenced row
-        left = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
+        other, there = reached(bp, entity, tables, row, pre)
+        left = there.get(pre.other_field) if there else None
         return comparison_fails(left, pre.op, _literal(other, pre.other_field, pre.value), pre.other_field, "")
     left = row.get(pre.field)
     if pre.via:
@@ -272,7 +297,8 @@ def _compare(bp: Blueprint, pre: Precondition, entity: Entity, other: Entity | N
     elif pre.than is not None:
         right = row.get(pre.than)
     else:
-        right = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
+        there = reached(bp, entity, tables, row, pre)[1]
+        right = there.get(pre.other_field) if there else None
     if pre.factor and right is not None:
         right = right * pre.factor
     return comparison_fails(left, pre.op, right, pre.via or pre.field, pre.than or pre.other_field or "")

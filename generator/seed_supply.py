@@ -24,6 +24,7 @@ from typing import Any
 from envcraft.generator.blueprint import Blueprint, Entity, Operation
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.invariants import check_invariants, repair
+from envcraft.generator.refpath import target
 from envcraft.generator.seed_repair import accepted_matches, as_moved, fix, from_statuses
 from envcraft.generator.seed_rules import (
     Check,
@@ -32,7 +33,9 @@ from envcraft.generator.seed_rules import (
     breaches,
     checks_of,
     fact,
+    first_hop,
     later_states,
+    reached,
     ref_entity,
     way_breaches,
 )
@@ -80,7 +83,7 @@ def choices(bp: Blueprint, tables: Tables, op: Operation) -> int:
 def _combos(bp: Blueprint, tables: Tables, op: Operation, checks: list[Check]) -> Iterator[dict[str, Any]]:
     """Argument sets of the refs the checks read; when a related row is required, its refs first."""
     entity = bp.entity(op.entity)
-    names = sorted({n for c in checks for n in (c.pre.ref_field, c.pre.field if c.pre.via else None,
+    names = sorted({n for c in checks for n in (first_hop(c.pre), c.pre.field if c.pre.via else None,
                                                 *c.pre.match.values()) if n and ref_entity(bp, entity, n)})
     required = next((c.pre for c in checks if c.pre.kind == "requires"), None)
     bases = sorted(accepted_matches(bp, tables, required, random.Random(0), now=True), key=lambda b: sorted(b.items())) \
@@ -136,7 +139,8 @@ def _setting(*changes: tuple[dict[str, Any], dict[str, Any]]) -> Move:
 def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> list[Move]:
     """The moves that could give the write another choice, in a seeded order. For a transition, per row it
     could move: the row itself repaired as if moved, an approval it needs granted, the open items that block
-    it closed; and rows of an earlier status moved on into the status it moves from."""
+    it closed; and rows of a status that leads to the one it moves from moved on into it (or, failing that,
+    rows of a status it leads to taken back to it) where that status has rows to spare."""
     entity, out = bp.entity(op.entity), []
     if op.kind == "create":
         for check in gated(bp, op):
@@ -151,12 +155,15 @@ def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> 
                 out += _referenced(bp, tables, entity, check, row)
             out += _unblocking(bp, tables, way, row)
     counts = Counter(r.get(entity.status_field) for r in tables[entity.table])
-    earlier = [r for r in tables[entity.table] if counts[r.get(entity.status_field)] > MIN_CHOICES
-               and r.get(entity.status_field) not in froms
-               and set(froms) & set(later_states(bp, entity.name, entity.status_field, (r.get(entity.status_field),)))]
-    rng.shuffle(out)
-    rng.shuffle(earlier)
-    return out + [_setting((r, {entity.status_field: froms[0]})) for r in earlier]
+    spare = [r for r in tables[entity.table] if counts[r.get(entity.status_field)] > MIN_CHOICES
+             and r.get(entity.status_field) not in froms]
+    after = set(later_states(bp, entity.name, entity.status_field, tuple(froms)))
+    earlier = [r for r in spare if set(froms) & set(later_states(bp, entity.name, entity.status_field,
+                                                                 (r.get(entity.status_field),)))]
+    later = [r for r in spare if r.get(entity.status_field) in after and r not in earlier]
+    for group in (out, earlier, later):
+        rng.shuffle(group)
+    return out + [_setting((r, {entity.status_field: froms[0]})) for r in earlier + later]
 
 
 def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row: dict[str, Any] | None) -> list[Move]:
@@ -170,10 +177,11 @@ def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row
             value = typed(related.field(pre.field), pre.values[0])
             out += [_setting((r, {pre.field: value})) for r in (mine if row is not None else tables[related.table])]
         return out
-    other = ref_entity(bp, entity, pre.ref_field)
+    other = target(bp, entity, pre.ref_field, pre.through) if pre.ref_field else None
     targets = tables[other.table] if other is not None else []
     if row is not None:
-        targets = [r for r in targets if r["id"] == row.get(pre.ref_field)]
+        there = reached(bp, entity, tables, row, pre)[1]
+        targets = [r for r in targets if there is not None and r["id"] == there["id"]]
     if pre.kind == "ref_in":
         value = typed(other.field(pre.other_field), pre.values[0])
         out += [_setting((r, {pre.other_field: value})) for r in targets]

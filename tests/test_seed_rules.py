@@ -22,7 +22,7 @@ from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_b
 from envcraft.generator.fields import typed
 from envcraft.generator.seed import seed_tables
 from envcraft.generator.seed_repair import repair_rules
-from envcraft.generator.seed_rules import Way, breaches, later_states, ref_entity, ways_in
+from envcraft.generator.seed_rules import Way, breaches, later_states, reached, ways_in
 from envcraft.generator.seed_supply import MIN_CHOICES, choices, gated
 from envcraft.registry.catalog import discover
 from envcraft.registry.launch import load_server_module
@@ -45,7 +45,8 @@ def _rewound(bp: Blueprint, way: Way, row: dict[str, Any], tables: dict) -> dict
     for check in way.checks:
         pre = check.pre
         if pre.kind == "ref_in":
-            other, field, keys = ref_entity(bp, entity, pre.ref_field), pre.other_field, {"id": row.get(pre.ref_field)}
+            other, there = reached(bp, entity, tables, row, pre)
+            field, keys = pre.other_field, {"id": there["id"] if there else None}
         elif pre.kind == "requires" and pre.field:
             other, field, keys = bp.entity(pre.entity), pre.field, {t: row.get(o) for t, o in pre.match.items()}
         else:
