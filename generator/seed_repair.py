@@ -4,8 +4,10 @@
 all its rules hold without breaking another row's: first it re-picks a row it refers to (a volunteer
 of the study's condition and age, a port of the van's connector, an approved application's pair), then
 it adjusts a field of its own (a deploy moved into its window, an amount set to the total it must
-equal), and last it moves the row back to the status it came from (a wedding with open tasks is not
-finalized yet). Invariants are repaired after each pass, and the passes repeat until nothing breaks.
+equal), then makes it a row a conditional rule does not speak of (a CABG case no cardiac suite could
+take is another procedure), and last it moves the row back to the status it came from (a wedding with
+open tasks is not finalized yet). Invariants are repaired after each pass, and the passes repeat until
+nothing breaks.
 """
 
 from __future__ import annotations
