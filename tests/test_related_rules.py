@@ -17,6 +17,7 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft_runtime.rules import INACTIVE
 from mcp import Client
 
 
@@ -35,7 +36,8 @@ def test_a_condition_on_a_referenced_row_blocks_through_the_real_server(tmp_path
     assert rule.rule[1:] in skill and rule.rule[1:] in (folder / "seed" / "docs" / "matching_criteria.md").read_text()
     state = json.loads((folder / "seed" / ".app" / "state.json").read_text())
     open_van = [v for v in state["vanpool_vans"]
-                if sum(s["vanpool_van_id"] == v["id"] and s["status"] != "left" for s in state["vanpool_seats"]) < v["seats"]]
+                if sum(s["vanpool_van_id"] == v["id"] and s["status"] not in INACTIVE  # as the tool counts
+                       for s in state["vanpool_seats"]) < v["seats"]]
     no_lift = next(v for v in open_van if not v["wheelchair_lift"])
     lift = next(v for v in open_van if v["wheelchair_lift"])
     needs = next(c for c in state["commuters"] if c["needs_lift"])
