@@ -86,13 +86,18 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
 # amounts of money or number words. If no number is left a guess this way, every number is one (so a count
 # said in the answer's own words, "3 POs", still pays). Context is never credited, so only one value can pay.
 _NEXT_WORD = re.compile(r"^\s*([A-Za-z][A-Za-z'-]*)")
-_FUNCTION_WORDS = frozenset(
-    "a an the and or but nor of in on at to for from by with without as is are was were be been being has have had "
-    "do does did will would can could may might must shall should it its they them their this that these those "
-    "which who whom whose what when where why how all any each every some no not more less most least than then "
-    "so too very just only also still yet up down out over under about after before into onto per total in-total "
-    "percent if unless because since while though although including excluding except plus minus now today here "
-    "there again already either neither both else i we you he she me us my our your his her let".split())
+_FUNCTION_WORDS = frozenset([
+    "a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with",
+    "without", "as", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does",
+    "did", "will", "would", "can", "could", "may", "might", "must", "shall", "should", "it", "its", "they",
+    "them", "their", "this", "that", "these", "those", "which", "who", "whom", "whose", "what", "when", "where",
+    "why", "how", "all", "any", "each", "every", "some", "no", "not", "more", "less", "most", "least", "than",
+    "then", "so", "too", "very", "just", "only", "also", "still", "yet", "up", "down", "out", "over", "under",
+    "about", "after", "before", "into", "onto", "per", "total", "in-total", "percent", "if", "unless",
+    "because", "since", "while", "though", "although", "including", "excluding", "except", "plus", "minus",
+    "now", "today", "here", "there", "again", "already", "either", "neither", "both", "else", "i", "we", "you",
+    "he", "she", "me", "us", "my", "our", "your", "his", "her", "let",
+])
 
 
 def _stem(word: str) -> str:
