@@ -27,12 +27,13 @@ from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.extras import Extra, extras, group_fields, sum_fields
 from envcraft.generator.opcode import OperationView, operation_view, rows_values
 from envcraft.generator.render import render_python
-from envcraft_runtime import arguments, records, rules
+from envcraft_runtime import arguments, history, records, rules
 
 # What app.py may import, by module: only the names its code uses are imported.
 IMPORTABLE = {"typing": ("Any", "Literal", "get_args"),
               "envcraft_runtime": ("Tables", "ToolFailure", "find_row", "next_id", "read", "write"),
               "envcraft_runtime.arguments": tuple(arguments.__all__),
+              "envcraft_runtime.history": tuple(history.__all__),
               "envcraft_runtime.records": tuple(records.__all__), "envcraft_runtime.rules": tuple(rules.__all__)}
 
 
@@ -85,6 +86,10 @@ def template_values(bp: Blueprint) -> dict[str, Any]:
         "sections": [(entity.table, sections[entity.table]) for entity in bp.entities if entity.table in sections],
         "reports": [report_values(bp, extra) for extra in derived if extra.kind == "report"],
         "batches": [batch_values(bp, extra) for extra in derived if extra.kind == "bulk"],
+        "history": next(({"name": extra.name, "tables": [entity.table for entity in bp.entities],
+                          "doc": doc(extra.description, "Each entry is one field of one record (field \"*\": the record",
+                                     "was created or deleted); changes made through these tools are by \"assistant\".")}
+                         for extra in derived if extra.kind == "history"), None),
         "operations": [op.name for op in bp.operations] + [extra.name for extra in derived],
     }
 

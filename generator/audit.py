@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
+from envcraft.core.state import HISTORY_TABLE as HISTORY
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.extras import domain_tool_names, extras, group_fields
 from envcraft.generator.policy import enforced_rules
@@ -372,6 +373,8 @@ class Session:
         elif extra.kind == "bulk":
             await self.explore_bulk(bp, extra)
             return
+        elif extra.kind == "history":
+            await self.explore_history(extra)
         else:
             entity = bp.entity(extra.entity)
             for spec in group_fields(entity):
@@ -386,6 +389,19 @@ class Session:
             await self.expect_error(extra.name, Probe("bad group_by", {"group_by": "not_a_field"}, True, hint="group_by"))
         if self.state() != before:
             self.report.add("runtime", "a read tool changed .app/state.json", extra.name)
+
+    async def explore_history(self, extra: Any) -> None:
+        """The change history reads the whole log, pages it honestly and refuses a table the app lacks."""
+        logged = len(self.tables().get(HISTORY, []))
+        outcome = await self.call(extra.name, {"limit": 1})
+        if outcome is not None:
+            is_error, text, structured = outcome
+            page = structured or {}
+            if is_error or page.get("total") != logged or len(page.get("results", [])) != min(1, logged) or \
+                    (logged > 1 and "offset=1" not in str(page.get("note"))):
+                self.report.add("runtime", f"the history holds {logged} entries, the tool says {text[:160]!r}", extra.name)
+        await self.expect_error(extra.name, Probe("unknown table", {"table": "no_such_table"}, True, hint="table"),
+                                read_only=True)
 
     async def explore_bulk(self, bp: Blueprint, extra: Any) -> None:
         """A batch of records the rules allow is done in one call; a batch with one blocked record is

@@ -24,6 +24,7 @@ from envcraft.generator.extras import extras
 from envcraft.generator.policy import policies_json, policy_summary
 from envcraft.generator.render import render_python
 from envcraft.generator.seed import seed_files, seed_tables, state_json
+from envcraft.generator.seed_history import HISTORY, seed_history
 from envcraft.generator.skill import render_skill
 from envcraft_runtime.rules import POLICY_FILE
 
@@ -156,7 +157,7 @@ def render(bp: Blueprint) -> dict[str, str]:
         POLICY_FILE: policies_json(bp),
         "server.json": json.dumps(manifest(bp), indent=2, ensure_ascii=False) + "\n",
         "README.md": readme(bp),
-        "seed/.app/state.json": state_json(tables),
+        "seed/.app/state.json": state_json({**tables, HISTORY: seed_history(bp, tables)}),
     }
     for path, text in seed_files(bp, tables).items():
         files[f"seed/{path}"] = text

@@ -6,7 +6,10 @@
   for each entity that has something to group by: the aggregate questions real apps answer;
 - `<transition>_many`: a closing transition (to an inactive state, no arguments) for several
   records at once, all or none: each record passes the same rules, and a refusal names the one
-  that blocks the batch.
+  that blocks the batch;
+- `list_changes`: the change history (who changed which field of which record, when, from what to
+  what), newest first, of one table or one record; the runtime logs every write
+  (envcraft_runtime.history), and no tool writes the log.
 
 The task engine builds its chains from the blueprint's own operations, so these never change what
 a task's gold does; they are listed in the manifest as domain tools and audited like the others
@@ -24,7 +27,7 @@ from envcraft.generator.fields import INACTIVE
 @dataclass(frozen=True)
 class Extra:
     name: str
-    kind: str  # policies | report | bulk
+    kind: str  # policies | report | bulk | history
     description: str
     entity: str | None = None
     operation: str | None = None  # bulk: the single-record transition it repeats
@@ -61,6 +64,10 @@ def extras(bp: Blueprint) -> list[Extra]:
             label = op.description.strip().rstrip(".")
             out.append(Extra(bulk, "bulk", f"{label}, for several {bp.entity(op.entity).table.replace('_', ' ')} at once: "
                              "all of them or none (a refusal names the record that blocks the batch).", op.entity, op.name))
+    if "list_changes" not in names:
+        out.append(Extra("list_changes", "history", "List the change history, newest first: when, by whom, which "
+                                                    "field of which record changed, from what to what; optionally "
+                                                    "of one table or one record."))
     return out
 
 

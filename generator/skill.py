@@ -140,7 +140,11 @@ def render_skill(bp: Blueprint, tables: dict[str, list[dict]]) -> str:
               "- Search filters are optional: text fields match any part, ignoring case; the others must match exactly. "
               "Results come in id order, at most `limit` (default 20) from `offset`; a cut result says so "
               "(\"20 of 57 shown; pass offset=20 for the rest\").",
-              "- A write that fails changes nothing; its error says what to do instead."]
+              "- A write that fails changes nothing; its error says what to do instead.",
+              "- Every change is kept in a history that `list_changes` reads, newest first: when, by whom (a colleague's "
+              "name, or `assistant` for changes made through these tools), which field of which record, from what to "
+              "what. Give `table` or `row_id` to narrow it; to see what a record was before, or who changed it, look "
+              "there. The history cannot be edited."]
     lines += _machines(bp)
     lines += [""] + policy_markdown(bp)
     if bp.skill.strip():
