@@ -22,6 +22,7 @@ Modules, in pipeline order:
   build.py     one task from one chain (write chains, questions); cross.py: two-environment tasks
   judgement.py part of the request breaks a rule: the refused change, the blocking fact the answer names
   notes.py     a value only a colleague's note in the workspace holds
+  revert.py    a colleague's mistaken change to put back: only the change history holds the old value
   reasoning.py aggregates and comparisons over rows, conditional decisions, a second turn on what the first found
   tiers.py     difficulty from the minimal solution and the reasoning it takes
   quality.py   naturalness lint: tool verbs in the request, step lists, raw enum values, template glitches

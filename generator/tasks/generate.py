@@ -27,13 +27,15 @@ from envcraft.generator.tasks.cross import build_cross
 from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs
 from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.reasoning import build_aggregate, build_conditional, build_dependent
+from envcraft.generator.tasks.revert import build_revert
 from envcraft.generator.tasks.sampler import Diversity, pick_length, sample_chain
 from envcraft.generator.tasks.validate import validate
 from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
 SHAPES = (("write", 0.05), ("question", 0.05), ("cross", 0.34), ("judgement", 0.16), ("aggregate", 0.18),
-          ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11))
-REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
+          ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11), ("revert", 0.07))
+REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent,
+             "revert": build_revert}
 ATTEMPTS_PER_TASK = 8
 COVER_ATTEMPTS = 24  # per operation no task used
 TEST_SHARE = 5  # one environment in five is held out

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from envcraft.generator.tasks.execute import Plan
 
-FEATURE_POINTS = {"needs:aggregate": 2, "needs:conditional": 2, "needs:note": 2, "judgement": 3, "cross_env": 2,
-                  "dependent_turns": 2, "decoy": 1, "multi_turn": 1}
+FEATURE_POINTS = {"needs:aggregate": 2, "needs:conditional": 2, "needs:note": 2, "needs:history": 2, "judgement": 3,
+                  "cross_env": 2, "dependent_turns": 2, "decoy": 1, "multi_turn": 1}
 
 
 def minimal_calls(plan: Plan | None, extra_rows: Iterable[str] = (), answer: bool = False) -> int:
