@@ -231,7 +231,8 @@ def build_revert(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) 
                 f"chain:{'by' if by_person else 'row'}>list_changes>{mistake.fix.tool}"]
         task = make_task("", [env.name], [wrap_turn(capital(text), rng, True, env.bp, who)], {env.name: initial},
                          checks, gold, env.bp.archetypes[0], tier(minimal, tags), split, tags)
-        return Draft(task, (mistake.made_by, name, "revert", "by" if by_person else "row"), "write", 0,
+        # Its own shape, so the engine's diversity check keeps one task per mistake and fix, named either way
+        return Draft(task, (mistake.made_by, mistake.fix.tool, name, "by" if by_person else "row"), "revert", 0,
                      {"length": len(gold) - 1, "keep": keep})
     raise Failed("no_revert")
 
