@@ -34,8 +34,7 @@ from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
 SHAPES = (("write", 0.05), ("question", 0.05), ("cross", 0.34), ("judgement", 0.16), ("aggregate", 0.18),
           ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11), ("revert", 0.07))
-REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent,
-             "revert": build_revert}
+REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
 ATTEMPTS_PER_TASK = 8
 COVER_ATTEMPTS = 24  # per operation no task used
 TEST_SHARE = 5  # one environment in five is held out
@@ -92,6 +91,16 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     env = cache[name]
     shape = rng.choices([s for s, _ in SHAPES], [w if s != "cross" or links else 0 for s, w in SHAPES])[0]
     split = split_of(name)
+    if shape == "revert" and focus is None:
+        try:
+            draft = build_revert(cache, env, rng, split)
+            if diversity.novel(draft.chain):
+                return draft
+        except Failed:
+            pass
+        # no mistake here that the tools can put back, or none new: the attempt goes to another shape
+        others = [(s, w) for s, w in SHAPES if s != "revert" and (s != "cross" or links)]
+        shape = rng.choices([s for s, _ in others], [w for _, w in others])[0]
     if focus is not None:
         shape = "write" if env.ops[focus].writes else "question"
     elif shape == "cross":
