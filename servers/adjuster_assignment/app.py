@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -434,6 +435,23 @@ def pending_claim_close_many(tables: Tables, pending_claim_ids: list[str]) -> li
     return run_batch(tables, pending_claim_close, pending_claim_ids, "pending_claim_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["field_adjusters", "pending_claims", "claim_assignments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     field_adjuster_search,
     field_adjuster_get,
@@ -454,5 +472,6 @@ OPERATIONS = [
     claim_assignment_report,
     claim_assignment_reject_many,
     pending_claim_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

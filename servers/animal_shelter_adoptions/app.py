@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -510,6 +511,23 @@ def adopter_application_complete_many(tables: Tables, adopter_application_ids: l
     return run_batch(tables, adopter_application_complete, adopter_application_ids, "adopter_application_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["shelter_animals", "adopter_applications", "foster_homes", "foster_placements"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     shelter_animal_search,
     shelter_animal_get,
@@ -531,5 +549,6 @@ OPERATIONS = [
     foster_home_report,
     foster_placement_report,
     adopter_application_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

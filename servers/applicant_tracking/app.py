@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -529,6 +530,23 @@ def job_offer_record_decline_many(tables: Tables, job_offer_ids: list[str]) -> l
     return run_batch(tables, job_offer_record_decline, job_offer_ids, "job_offer_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["job_requisitions", "candidate_profiles", "job_applications", "job_offers"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     job_requisition_search,
     job_requisition_get,
@@ -551,5 +569,6 @@ OPERATIONS = [
     job_offer_report,
     job_application_reject_many,
     job_offer_record_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -456,6 +457,23 @@ def auto_claim_close_many(tables: Tables, auto_claim_ids: list[str]) -> list[Aut
     return run_batch(tables, auto_claim_close, auto_claim_ids, "auto_claim_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["auto_policys", "auto_claims", "damage_estimates", "claim_payments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     auto_policy_search,
     auto_claim_search,
@@ -475,5 +493,6 @@ OPERATIONS = [
     damage_estimate_report,
     claim_payment_report,
     auto_claim_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -465,6 +466,24 @@ def alert_notification_report(
     return report_on(tables["alert_notifications"], group_by, _filters, ())
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["alert_subscribers", "watched_variants", "restock_subscriptions", "alert_notifications"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     alert_subscriber_search,
     alert_subscriber_set_consent,
@@ -483,5 +502,6 @@ OPERATIONS = [
     alert_subscriber_report,
     restock_subscription_report,
     alert_notification_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -460,6 +461,23 @@ def check_order_cancel_many(tables: Tables, check_order_ids: list[str]) -> list[
     return run_batch(tables, check_order_cancel, check_order_ids, "check_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["screening_vendors", "screened_candidates", "check_orders", "vendor_webhook_events"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     screening_vendor_search,
     screened_candidate_search,
@@ -480,5 +498,6 @@ OPERATIONS = [
     check_order_report,
     vendor_webhook_event_report,
     check_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -454,6 +455,23 @@ def aliquot_release_report(
     return report_on(tables["aliquot_releases"], group_by, _filters, ("volume_ul",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["freezer_units", "biobank_specimens", "aliquot_releases"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     freezer_unit_search,
     freezer_unit_get,
@@ -472,5 +490,6 @@ OPERATIONS = [
     freezer_unit_report,
     biobank_specimen_report,
     aliquot_release_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -507,6 +508,23 @@ def duty_assignment_complete_many(tables: Tables, duty_assignment_ids: list[str]
     return run_batch(tables, duty_assignment_complete, duty_assignment_ids, "duty_assignment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["bus_operators", "depot_buss", "duty_runs", "duty_assignments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     bus_operator_search,
     depot_bus_search,
@@ -528,5 +546,6 @@ OPERATIONS = [
     duty_assignment_report,
     duty_run_cancel_many,
     duty_assignment_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

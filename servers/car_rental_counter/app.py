@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -549,6 +550,24 @@ def car_reservation_cancel_many(tables: Tables, car_reservation_ids: list[str]) 
     return run_batch(tables, car_reservation_cancel, car_reservation_ids, "car_reservation_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["rental_customers", "rental_vehicles", "car_reservations", "rental_contracts", "credit_redemptions"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     rental_customer_search,
     rental_customer_get,
@@ -570,5 +589,6 @@ OPERATIONS = [
     rental_contract_report,
     credit_redemption_report,
     car_reservation_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

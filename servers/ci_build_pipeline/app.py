@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -464,6 +465,23 @@ def build_job_cancel_many(tables: Tables, build_job_ids: list[str]) -> list[Buil
     return run_batch(tables, build_job_cancel, build_job_ids, "build_job_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["code_repositories", "build_runners", "build_jobs", "build_artifacts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     code_repository_search,
     build_runner_search,
@@ -485,5 +503,6 @@ OPERATIONS = [
     build_job_report,
     build_artifact_report,
     build_job_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -481,6 +482,23 @@ def reserved_purchase_reject_many(tables: Tables, reserved_purchase_ids: list[st
     return run_batch(tables, reserved_purchase_reject, reserved_purchase_ids, "reserved_purchase_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["engineering_teams", "cloud_accounts", "spend_charges", "reserved_purchases"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     engineering_team_search,
     engineering_team_get,
@@ -501,5 +519,6 @@ OPERATIONS = [
     spend_charge_report,
     reserved_purchase_report,
     reserved_purchase_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

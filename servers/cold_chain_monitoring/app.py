@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -449,6 +450,23 @@ def temperature_alert_resolve_many(tables: Tables, temperature_alert_ids: list[s
     return run_batch(tables, temperature_alert_resolve, temperature_alert_ids, "temperature_alert_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["reefer_units", "cold_shipments", "on_call_contacts", "temperature_alerts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     reefer_unit_search,
     cold_shipment_search,
@@ -469,5 +487,6 @@ OPERATIONS = [
     on_call_contact_report,
     temperature_alert_report,
     temperature_alert_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -439,6 +440,23 @@ def submission_decline_many(tables: Tables, submission_ids: list[str]) -> list[S
     return run_batch(tables, submission_decline, submission_ids, "submission_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["broker_agencies", "underwriters", "submissions", "quotes"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     broker_agency_search,
     underwriter_search,
@@ -459,5 +477,6 @@ OPERATIONS = [
     submission_report,
     quote_report,
     submission_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -485,6 +486,23 @@ def garden_subscription_cancel_many(tables: Tables, garden_subscription_ids: lis
     return run_batch(tables, garden_subscription_cancel, garden_subscription_ids, "garden_subscription_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["solar_gardens", "solar_subscribers", "garden_subscriptions", "waitlist_entries"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     solar_garden_search,
     solar_garden_get,
@@ -504,5 +522,6 @@ OPERATIONS = [
     garden_subscription_report,
     waitlist_entry_report,
     garden_subscription_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

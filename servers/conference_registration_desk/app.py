@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -521,6 +522,23 @@ def attendee_inquiry_close_many(tables: Tables, attendee_inquiry_ids: list[str])
     return run_batch(tables, attendee_inquiry_close, attendee_inquiry_ids, "attendee_inquiry_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["conference_attendees", "breakout_sessions", "session_signups", "attendee_inquiries"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     conference_attendee_search,
     conference_attendee_get,
@@ -543,5 +561,6 @@ OPERATIONS = [
     attendee_inquiry_report,
     session_signup_cancel_many,
     attendee_inquiry_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -463,6 +464,23 @@ def courier_event_report(
     return report_on(tables["courier_events"], group_by, _filters, ("eta_minutes",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["delivery_platforms", "menu_items", "platform_orders", "courier_events"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     delivery_platform_search,
     delivery_platform_pause,
@@ -483,5 +501,6 @@ OPERATIONS = [
     menu_item_report,
     platform_order_report,
     courier_event_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

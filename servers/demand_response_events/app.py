@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -490,6 +491,23 @@ def dispatch_signal_fail_many(tables: Tables, dispatch_signal_ids: list[str]) ->
     return run_batch(tables, dispatch_signal_fail, dispatch_signal_ids, "dispatch_signal_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["dr_programs", "enrolled_sites", "curtailment_events", "dispatch_signals"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     dr_program_search,
     enrolled_site_search,
@@ -513,5 +531,6 @@ OPERATIONS = [
     curtailment_event_complete_many,
     curtailment_event_cancel_many,
     dispatch_signal_fail_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -422,6 +423,23 @@ def web_order_cancel_many(tables: Tables, web_order_ids: list[str]) -> list[WebO
     return run_batch(tables, web_order_cancel, web_order_ids, "web_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["stock_items", "web_orders", "order_lines", "stock_receipts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     stock_item_search,
     stock_item_get,
@@ -441,5 +459,6 @@ OPERATIONS = [
     order_line_report,
     stock_receipt_report,
     web_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

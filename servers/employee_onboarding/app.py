@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -507,6 +508,23 @@ def onboarding_task_complete_many(tables: Tables, onboarding_task_ids: list[str]
     return run_batch(tables, onboarding_task_complete, onboarding_task_ids, "onboarding_task_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["new_hires", "onboarding_tasks", "laptop_models", "equipment_requests"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     new_hire_search,
     new_hire_start_preboarding,
@@ -528,5 +546,6 @@ OPERATIONS = [
     laptop_model_report,
     equipment_request_report,
     onboarding_task_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

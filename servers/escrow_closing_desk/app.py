@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -435,6 +436,23 @@ def escrow_file_cancel_many(tables: Tables, escrow_file_ids: list[str]) -> list[
     return run_batch(tables, escrow_file_cancel, escrow_file_ids, "escrow_file_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["escrow_files", "title_exceptions", "escrow_deposits", "escrow_disbursements"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     escrow_file_search,
     escrow_file_get,
@@ -456,5 +474,6 @@ OPERATIONS = [
     escrow_deposit_report,
     escrow_disbursement_report,
     escrow_file_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

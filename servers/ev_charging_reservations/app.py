@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -427,6 +428,23 @@ def charge_session_no_show_many(tables: Tables, charge_session_ids: list[str]) -
     return run_batch(tables, charge_session_no_show, charge_session_ids, "charge_session_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["charging_sites", "charger_ports", "fleet_evs", "charge_sessions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     charging_site_search,
     charger_port_search,
@@ -446,5 +464,6 @@ OPERATIONS = [
     charge_session_report,
     charge_session_cancel_many,
     charge_session_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -543,6 +544,23 @@ def proctor_shift_release_many(tables: Tables, proctor_shift_ids: list[str]) -> 
     return run_batch(tables, proctor_shift_release, proctor_shift_ids, "proctor_shift_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["exam_halls", "exam_proctors", "exam_sittings", "proctor_shifts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     exam_hall_search,
     exam_proctor_search,
@@ -566,5 +584,6 @@ OPERATIONS = [
     exam_sitting_close_many,
     exam_sitting_cancel_many,
     proctor_shift_release_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -529,6 +530,24 @@ def expense_report_reject_many(tables: Tables, expense_report_ids: list[str]) ->
     return run_batch(tables, expense_report_reject, expense_report_ids, "expense_report_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["expense_claimants", "cost_centers", "expense_reports", "expense_lines", "reimbursements"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     expense_claimant_search,
     cost_center_search,
@@ -548,5 +567,6 @@ OPERATIONS = [
     expense_line_report,
     reimbursement_report,
     expense_report_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -457,6 +458,23 @@ def work_order_close_many(tables: Tables, work_order_ids: list[str]) -> list[Wor
     return run_batch(tables, work_order_close, work_order_ids, "work_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["building_assets", "facilities_techs", "work_orders", "parts_requisitions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     building_asset_search,
     facilities_tech_search,
@@ -478,5 +496,6 @@ OPERATIONS = [
     parts_requisition_report,
     work_order_resolve_many,
     work_order_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -498,6 +499,23 @@ def service_order_cancel_many(tables: Tables, service_order_ids: list[str]) -> l
     return run_batch(tables, service_order_cancel, service_order_ids, "service_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["line_crews", "utility_trucks", "service_orders", "crew_jobs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     line_crew_search,
     utility_truck_search,
@@ -521,5 +539,6 @@ OPERATIONS = [
     crew_job_cancel_many,
     service_order_complete_many,
     service_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

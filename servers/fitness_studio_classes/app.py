@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -453,6 +454,23 @@ def member_message_resolve_many(tables: Tables, member_message_ids: list[str]) -
     return run_batch(tables, member_message_resolve, member_message_ids, "member_message_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["studio_members", "fitness_classes", "class_bookings", "member_messages"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     studio_member_search,
     studio_member_get,
@@ -473,5 +491,6 @@ OPERATIONS = [
     member_message_report,
     class_booking_cancel_many,
     member_message_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

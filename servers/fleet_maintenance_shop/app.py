@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -459,6 +460,23 @@ def repair_order_close_many(tables: Tables, repair_order_ids: list[str]) -> list
     return run_batch(tables, repair_order_close, repair_order_ids, "repair_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["fleet_vehicles", "mechanics", "repair_orders", "shop_parts", "part_issues"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     fleet_vehicle_search,
     mechanic_search,
@@ -479,5 +497,6 @@ OPERATIONS = [
     repair_order_report,
     part_issue_report,
     repair_order_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

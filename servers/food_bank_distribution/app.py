@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -468,6 +469,23 @@ def pantry_order_cancel_many(tables: Tables, pantry_order_ids: list[str]) -> lis
     return run_batch(tables, pantry_order_cancel, pantry_order_ids, "pantry_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["food_items", "donation_receipts", "pantry_partners", "pantry_orders"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     food_item_search,
     food_item_get,
@@ -486,5 +504,6 @@ OPERATIONS = [
     pantry_partner_report,
     pantry_order_report,
     pantry_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

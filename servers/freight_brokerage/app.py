@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -484,6 +485,23 @@ def freight_load_cancel_many(tables: Tables, freight_load_ids: list[str]) -> lis
     return run_batch(tables, freight_load_cancel, freight_load_ids, "freight_load_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["motor_carriers", "freight_loads", "load_tenders", "lane_rates"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     motor_carrier_search,
     motor_carrier_get,
@@ -505,5 +523,6 @@ OPERATIONS = [
     lane_rate_report,
     load_tender_decline_many,
     freight_load_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

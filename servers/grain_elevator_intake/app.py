@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -463,6 +464,23 @@ def scale_ticket_void_many(tables: Tables, scale_ticket_ids: list[str]) -> list[
     return run_batch(tables, scale_ticket_void, scale_ticket_ids, "scale_ticket_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["growers", "storage_bins", "grain_contracts", "scale_tickets"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     grower_search,
     storage_bin_search,
@@ -480,5 +498,6 @@ OPERATIONS = [
     grain_contract_report,
     scale_ticket_report,
     scale_ticket_void_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -516,6 +517,24 @@ def disbursement_report(
     return report_on(tables["disbursements"], group_by, _filters, ("amount",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["grant_programs", "grant_applications", "panel_scores", "grant_awards", "disbursements"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     grant_program_search,
     grant_application_search,
@@ -536,5 +555,6 @@ OPERATIONS = [
     panel_score_report,
     grant_award_report,
     disbursement_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -483,6 +484,23 @@ def grant_proposal_withdraw_many(tables: Tables, grant_proposal_ids: list[str]) 
     return run_batch(tables, grant_proposal_withdraw, grant_proposal_ids, "grant_proposal_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["principal_investigators", "funding_calls", "grant_proposals", "compliance_checks"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     principal_investigator_search,
     funding_call_search,
@@ -504,5 +522,6 @@ OPERATIONS = [
     compliance_check_report,
     grant_proposal_record_decline_many,
     grant_proposal_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

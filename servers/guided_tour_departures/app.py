@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -480,6 +481,23 @@ def tour_booking_cancel_many(tables: Tables, tour_booking_ids: list[str]) -> lis
     return run_batch(tables, tour_booking_cancel, tour_booking_ids, "tour_booking_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["tour_products", "departures", "tour_bookings", "tour_payments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     tour_product_search,
     departure_search,
@@ -501,5 +519,6 @@ OPERATIONS = [
     tour_payment_report,
     departure_cancel_many,
     tour_booking_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -476,6 +477,23 @@ def harvest_job_cancel_many(tables: Tables, harvest_job_ids: list[str]) -> list[
     return run_batch(tables, harvest_job_cancel, harvest_job_ids, "harvest_job_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["farm_fields", "harvest_machines", "harvest_operators", "harvest_jobs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     farm_field_search,
     harvest_machine_search,
@@ -496,5 +514,6 @@ OPERATIONS = [
     harvest_job_report,
     harvest_job_finish_many,
     harvest_job_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

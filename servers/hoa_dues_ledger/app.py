@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -478,6 +479,23 @@ def collection_case_resolve_many(tables: Tables, collection_case_ids: list[str])
     return run_batch(tables, collection_case_resolve, collection_case_ids, "collection_case_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["homeowner_accounts", "assessments", "dues_payments", "collection_cases"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     homeowner_account_search,
     homeowner_account_get,
@@ -498,5 +516,6 @@ OPERATIONS = [
     dues_payment_report,
     collection_case_report,
     collection_case_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -483,6 +484,23 @@ def desk_assignment_decline_many(tables: Tables, desk_assignment_ids: list[str])
     return run_batch(tables, desk_assignment_decline, desk_assignment_ids, "desk_assignment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["workspace_zones", "hybrid_employees", "desk_requests", "desk_assignments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     workspace_zone_search,
     workspace_zone_get,
@@ -503,5 +521,6 @@ OPERATIONS = [
     desk_assignment_report,
     desk_request_withdraw_many,
     desk_assignment_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -512,6 +513,23 @@ def employee_inquiry_close_many(tables: Tables, employee_inquiry_ids: list[str])
     return run_batch(tables, employee_inquiry_close, employee_inquiry_ids, "employee_inquiry_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["hr_business_partners", "employee_inquiries", "case_notes", "policy_docs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     policy_doc_search,
     hr_business_partner_search,
@@ -533,5 +551,6 @@ OPERATIONS = [
     policy_doc_report,
     employee_inquiry_resolve_many,
     employee_inquiry_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -456,6 +457,23 @@ def inbound_lot_reject_many(tables: Tables, inbound_lot_ids: list[str]) -> list[
     return run_batch(tables, inbound_lot_reject, inbound_lot_ids, "inbound_lot_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["component_suppliers", "inbound_lots", "lab_tests", "scars"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     component_supplier_search,
     component_supplier_set_status,
@@ -477,5 +495,6 @@ OPERATIONS = [
     lab_test_report,
     scar_report,
     inbound_lot_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -536,6 +537,23 @@ def interview_slot_complete_many(tables: Tables, interview_slot_ids: list[str]) 
     return run_batch(tables, interview_slot_complete, interview_slot_ids, "interview_slot_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["interviewers", "interview_rooms", "interview_loops", "interview_slots"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     interviewer_search,
     interviewer_get,
@@ -559,5 +577,6 @@ OPERATIONS = [
     interview_loop_cancel_many,
     interview_slot_cancel_many,
     interview_slot_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

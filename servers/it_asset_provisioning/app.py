@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -522,6 +523,24 @@ def asset_assignment_report_lost_many(tables: Tables, asset_assignment_ids: list
     return run_batch(tables, asset_assignment_report_lost, asset_assignment_ids, "asset_assignment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["agency_employees", "hardware_models", "asset_assignments", "software_licenses", "license_seats"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     agency_employee_search,
     agency_employee_onboard,
@@ -542,5 +561,6 @@ OPERATIONS = [
     license_seat_report,
     asset_assignment_return_many,
     asset_assignment_report_lost_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -448,6 +449,23 @@ def prep_batch_finish_many(tables: Tables, prep_batch_ids: list[str]) -> list[Pr
     return run_batch(tables, prep_batch_finish, prep_batch_ids, "prep_batch_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["ingredients", "prep_batchs", "ingredient_draws", "supplier_deliveries"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     ingredient_search,
     ingredient_get,
@@ -466,5 +484,6 @@ OPERATIONS = [
     ingredient_draw_report,
     supplier_delivery_report,
     prep_batch_finish_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

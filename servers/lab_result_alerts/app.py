@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -498,6 +499,23 @@ def result_alert_mark_failed_many(tables: Tables, result_alert_ids: list[str]) -
     return run_batch(tables, result_alert_mark_failed, result_alert_ids, "result_alert_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["clinicians", "lab_orders", "lab_results", "result_alerts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     clinician_search,
     lab_order_search,
@@ -520,5 +538,6 @@ OPERATIONS = [
     result_alert_report,
     lab_order_cancel_many,
     result_alert_mark_failed_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -425,6 +426,23 @@ def course_purchase_refund_many(tables: Tables, course_purchase_ids: list[str]) 
     return run_batch(tables, course_purchase_refund, course_purchase_ids, "course_purchase_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["learning_accounts", "training_vendors", "course_purchases", "budget_adjustments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     learning_account_search,
     learning_account_get,
@@ -444,5 +462,6 @@ OPERATIONS = [
     budget_adjustment_report,
     course_purchase_reject_many,
     course_purchase_refund_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -450,6 +451,23 @@ def leave_request_cancel_many(tables: Tables, leave_request_ids: list[str]) -> l
     return run_batch(tables, leave_request_cancel, leave_request_ids, "leave_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["staff_members", "leave_requests", "public_holidays"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     staff_member_search,
     staff_member_get,
@@ -469,5 +487,6 @@ OPERATIONS = [
     public_holiday_report,
     leave_request_reject_many,
     leave_request_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -468,6 +469,24 @@ def trust_disbursement_void_many(tables: Tables, trust_disbursement_ids: list[st
     return run_batch(tables, trust_disbursement_void, trust_disbursement_ids, "trust_disbursement_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["client_ledgers", "trust_deposits", "trust_disbursements", "three_way_reconciliations"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     client_ledger_search,
     client_ledger_get,
@@ -487,5 +506,6 @@ OPERATIONS = [
     trust_disbursement_report,
     three_way_reconciliation_report,
     trust_disbursement_void_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

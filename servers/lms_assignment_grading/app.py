@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -460,6 +461,23 @@ def student_submission_return_many(tables: Tables, student_submission_ids: list[
     return run_batch(tables, student_submission_return, student_submission_ids, "student_submission_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["lms_courses", "coursework_assignments", "student_submissions", "grade_entries"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     lms_course_search,
     coursework_assignment_search,
@@ -481,5 +499,6 @@ OPERATIONS = [
     coursework_assignment_close_many,
     grade_entry_release_many,
     student_submission_return_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -380,6 +381,23 @@ def ingest_batch_report(
     return report_on(tables["ingest_batchs"], group_by, _filters, ("size_mb", "events", "attempts"))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["log_sources", "log_indexs", "ingest_batchs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     log_source_search,
     log_source_throttle,
@@ -397,5 +415,6 @@ OPERATIONS = [
     read_policies,
     log_source_report,
     ingest_batch_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

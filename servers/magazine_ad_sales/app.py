@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -461,6 +462,23 @@ def ad_insertion_order_cancel_many(tables: Tables, ad_insertion_order_ids: list[
     return run_batch(tables, ad_insertion_order_cancel, ad_insertion_order_ids, "ad_insertion_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["print_advertisers", "magazine_issues", "ad_insertion_orders", "ad_creatives"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     print_advertiser_search,
     magazine_issue_search,
@@ -480,5 +498,6 @@ OPERATIONS = [
     ad_insertion_order_report,
     ad_creative_report,
     ad_insertion_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -463,6 +464,23 @@ def pickup_notice_report(
     return report_on(tables["pickup_notices"], group_by, _filters, ("attempt",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["mail_recipients", "parcel_lockers", "inbound_parcels", "pickup_notices"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     mail_recipient_search,
     parcel_locker_search,
@@ -481,5 +499,6 @@ OPERATIONS = [
     parcel_locker_report,
     inbound_parcel_report,
     pickup_notice_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

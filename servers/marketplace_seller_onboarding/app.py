@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -459,6 +460,23 @@ def seller_application_reject_many(tables: Tables, seller_application_ids: list[
     return run_batch(tables, seller_application_reject, seller_application_ids, "seller_application_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["onboarding_reviewers", "seller_applications", "kyc_checks", "listing_samples"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     onboarding_reviewer_search,
     seller_application_search,
@@ -481,5 +499,6 @@ OPERATIONS = [
     listing_sample_report,
     kyc_check_fail_many,
     seller_application_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -544,6 +545,23 @@ def kit_loan_return_many(tables: Tables, kit_loan_ids: list[str]) -> list[KitLoa
     return run_batch(tables, kit_loan_return, kit_loan_ids, "kit_loan_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["conference_rooms", "av_kits", "room_reservations", "kit_loans"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     conference_room_search,
     conference_room_get,
@@ -566,5 +584,6 @@ OPERATIONS = [
     kit_loan_report,
     room_reservation_release_many,
     kit_loan_return_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

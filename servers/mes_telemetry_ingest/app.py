@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -441,6 +442,23 @@ def anomaly_event_dismiss_many(tables: Tables, anomaly_event_ids: list[str]) -> 
     return run_batch(tables, anomaly_event_dismiss, anomaly_event_ids, "anomaly_event_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["machine_assets", "telemetry_batchs", "anomaly_events", "maintenance_tickets"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     machine_asset_search,
     telemetry_batch_search,
@@ -460,5 +478,6 @@ OPERATIONS = [
     anomaly_event_report,
     maintenance_ticket_report,
     anomaly_event_dismiss_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -477,6 +478,23 @@ def capa_close_many(tables: Tables, capa_ids: list[str]) -> list[Capa]:
     return run_batch(tables, capa_close, capa_ids, "capa_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["product_parts", "nonconformances", "quality_engineers", "capas"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     product_part_search,
     nonconformance_search,
@@ -498,5 +516,6 @@ OPERATIONS = [
     capa_report,
     nonconformance_close_many,
     capa_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -513,6 +514,24 @@ def placement_complete_many(tables: Tables, placement_ids: list[str]) -> list[Pl
     return run_batch(tables, placement_complete, placement_ids, "placement_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["agency_nurses", "client_facilitys", "shift_requests", "placements", "nurse_credentials"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     agency_nurse_search,
     agency_nurse_get,
@@ -535,5 +554,6 @@ OPERATIONS = [
     shift_request_cancel_many,
     placement_decline_many,
     placement_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

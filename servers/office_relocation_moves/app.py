@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -466,6 +467,23 @@ def move_ticket_cancel_many(tables: Tables, move_ticket_ids: list[str]) -> list[
     return run_batch(tables, move_ticket_cancel, move_ticket_ids, "move_ticket_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["relocation_projects", "move_tickets", "crate_pools", "crate_issues"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     relocation_project_search,
     move_ticket_search,
@@ -488,5 +506,6 @@ OPERATIONS = [
     crate_issue_mark_returned_many,
     move_ticket_close_many,
     move_ticket_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

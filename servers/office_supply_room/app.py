@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -487,6 +488,23 @@ def restock_order_cancel_many(tables: Tables, restock_order_ids: list[str]) -> l
     return run_batch(tables, restock_order_cancel, restock_order_ids, "restock_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["supply_items", "office_budgets", "requisitions", "restock_orders"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     supply_item_search,
     supply_item_get,
@@ -507,5 +525,6 @@ OPERATIONS = [
     restock_order_report,
     requisition_reject_many,
     restock_order_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -500,6 +501,23 @@ def prod_incident_resolve_many(tables: Tables, prod_incident_ids: list[str]) -> 
     return run_batch(tables, prod_incident_resolve, prod_incident_ids, "prod_incident_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["oncall_responders", "prod_incidents", "stakeholder_updates", "postmortems"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     oncall_responder_search,
     prod_incident_search,
@@ -521,5 +539,6 @@ OPERATIONS = [
     stakeholder_update_report,
     postmortem_report,
     prod_incident_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -399,6 +400,23 @@ def sync_batch_report(
     return report_on(tables["sync_batchs"], group_by, _filters, ("message_count", "failed_count"))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["sales_channels", "channel_messages", "sync_batchs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     sales_channel_search,
     sales_channel_get,
@@ -418,5 +436,6 @@ OPERATIONS = [
     sales_channel_report,
     channel_message_report,
     sync_batch_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

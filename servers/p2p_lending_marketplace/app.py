@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -406,6 +407,23 @@ def loan_listing_expire_many(tables: Tables, loan_listing_ids: list[str]) -> lis
     return run_batch(tables, loan_listing_expire, loan_listing_ids, "loan_listing_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["investors", "loan_listings", "loan_commitments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     investor_search,
     investor_get,
@@ -423,5 +441,6 @@ OPERATIONS = [
     loan_listing_report,
     loan_commitment_report,
     loan_listing_expire_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -517,6 +518,23 @@ def produce_lot_reject_many(tables: Tables, produce_lot_ids: list[str]) -> list[
     return run_batch(tables, produce_lot_reject, produce_lot_ids, "produce_lot_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["produce_lots", "qc_inspections", "pack_orders", "pallets"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     produce_lot_search,
     produce_lot_get,
@@ -538,5 +556,6 @@ OPERATIONS = [
     pallet_report,
     produce_lot_release_many,
     produce_lot_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -463,6 +464,23 @@ def tracking_exception_resolve_many(tables: Tables, tracking_exception_ids: list
     return run_batch(tables, tracking_exception_resolve, tracking_exception_ids, "tracking_exception_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["parcel_carrier_feeds", "tracking_batchs", "tracked_parcels", "tracking_exceptions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     parcel_carrier_feed_search,
     parcel_carrier_feed_mark_degraded,
@@ -484,5 +502,6 @@ OPERATIONS = [
     tracked_parcel_report,
     tracking_exception_report,
     tracking_exception_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -490,6 +491,23 @@ def payment_event_expire_many(tables: Tables, payment_event_ids: list[str]) -> l
     return run_batch(tables, payment_event_expire, payment_event_ids, "payment_event_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["gateway_merchants", "webhook_endpoints", "payment_events", "delivery_attempts"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     gateway_merchant_search,
     webhook_endpoint_search,
@@ -511,5 +529,6 @@ OPERATIONS = [
     payment_event_report,
     delivery_attempt_report,
     payment_event_expire_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

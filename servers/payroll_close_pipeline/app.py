@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -469,6 +470,23 @@ def payslip_void_many(tables: Tables, payslip_ids: list[str]) -> list[Payslip]:
     return run_batch(tables, payslip_void, payslip_ids, "payslip_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["payroll_employees", "payroll_timesheets", "pay_runs", "payslips"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     payroll_employee_search,
     payroll_timesheet_search,
@@ -491,5 +509,6 @@ OPERATIONS = [
     payslip_report,
     payroll_timesheet_reject_many,
     payslip_void_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -449,6 +450,23 @@ def styling_session_cancel_many(tables: Tables, styling_session_ids: list[str]) 
     return run_batch(tables, styling_session_cancel, styling_session_ids, "styling_session_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["stylists", "styling_clients", "client_pairings", "styling_sessions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     stylist_search,
     styling_client_search,
@@ -467,5 +485,6 @@ OPERATIONS = [
     client_pairing_report,
     styling_session_report,
     styling_session_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -539,6 +540,23 @@ def intro_session_cancel_many(tables: Tables, intro_session_ids: list[str]) -> l
     return run_batch(tables, intro_session_cancel, intro_session_ids, "intro_session_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["personal_trainers", "training_prospects", "coaching_matches", "intro_sessions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     personal_trainer_search,
     personal_trainer_get,
@@ -560,5 +578,6 @@ OPERATIONS = [
     intro_session_report,
     coaching_match_reject_many,
     intro_session_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

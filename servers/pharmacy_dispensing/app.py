@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -465,6 +466,23 @@ def drug_delivery_report(tables: Tables, group_by: Literal["drug_id"], drug_id: 
     return report_on(tables["drug_deliveries"], group_by, _filters, ("quantity",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["patients", "drugs", "prescriptions", "fills", "drug_deliveries"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     patient_search,
     patient_get,
@@ -484,5 +502,6 @@ OPERATIONS = [
     prescription_report,
     fill_report,
     drug_delivery_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -478,6 +479,23 @@ def license_grant_expire_many(tables: Tables, license_grant_ids: list[str]) -> l
     return run_batch(tables, license_grant_expire, license_grant_ids, "license_grant_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["stock_photos", "licensing_clients", "license_grants", "credit_topups"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     stock_photo_search,
     stock_photo_get,
@@ -496,5 +514,6 @@ OPERATIONS = [
     license_grant_report,
     credit_topup_report,
     license_grant_expire_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -491,6 +492,23 @@ def studio_session_cancel_many(tables: Tables, studio_session_ids: list[str]) ->
     return run_batch(tables, studio_session_cancel, studio_session_ids, "studio_session_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["recording_studios", "audio_engineers", "podcast_shows", "studio_sessions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     recording_studio_search,
     recording_studio_get,
@@ -510,5 +528,6 @@ OPERATIONS = [
     podcast_show_report,
     studio_session_report,
     studio_session_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

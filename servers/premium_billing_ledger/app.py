@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -448,6 +449,23 @@ def installment_write_off_many(tables: Tables, installment_ids: list[str]) -> li
     return run_batch(tables, installment_write_off, installment_ids, "installment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["insured_accounts", "installments", "premium_receipts", "premium_refunds"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     insured_account_search,
     insured_account_get,
@@ -467,5 +485,6 @@ OPERATIONS = [
     premium_receipt_report,
     premium_refund_report,
     installment_write_off_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -514,6 +515,23 @@ def authorization_request_withdraw_many(
     return run_batch(tables, authorization_request_withdraw, authorization_request_ids, "authorization_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["payers", "authorization_requests", "clinical_documents", "appeals"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     payer_search,
     authorization_request_search,
@@ -535,5 +553,6 @@ OPERATIONS = [
     clinical_document_report,
     appeal_report,
     authorization_request_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -466,6 +467,23 @@ def case_placement_close_many(tables: Tables, case_placement_ids: list[str]) -> 
     return run_batch(tables, case_placement_close, case_placement_ids, "case_placement_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["volunteer_attorneys", "legal_aid_clients", "case_placements"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     volunteer_attorney_search,
     volunteer_attorney_get,
@@ -487,5 +505,6 @@ OPERATIONS = [
     case_placement_report,
     case_placement_decline_many,
     case_placement_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

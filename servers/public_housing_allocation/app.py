@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -558,6 +559,23 @@ def unit_offer_expire_many(tables: Tables, unit_offer_ids: list[str]) -> list[Un
     return run_batch(tables, unit_offer_expire, unit_offer_ids, "unit_offer_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["housing_applicants", "housing_units", "unit_offers", "housing_tenancies"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     housing_applicant_search,
     housing_applicant_get,
@@ -580,5 +598,6 @@ OPERATIONS = [
     housing_applicant_withdraw_many,
     unit_offer_decline_many,
     unit_offer_expire_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

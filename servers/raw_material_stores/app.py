@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -485,6 +486,23 @@ def job_order_close_many(tables: Tables, job_order_ids: list[str]) -> list[JobOr
     return run_batch(tables, job_order_close, job_order_ids, "job_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["raw_materials", "material_lots", "job_orders", "material_issues"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     raw_material_search,
     raw_material_get,
@@ -506,5 +524,6 @@ OPERATIONS = [
     material_lot_release_many,
     material_lot_reject_many,
     job_order_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -482,6 +483,24 @@ def reader_ticket_resolve_many(tables: Tables, reader_ticket_ids: list[str]) -> 
     return run_batch(tables, reader_ticket_resolve, reader_ticket_ids, "reader_ticket_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["subscriber_accounts", "reader_tickets", "billing_credits", "retention_offers", "offer_acceptances"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     subscriber_account_search,
     subscriber_account_get,
@@ -503,5 +522,6 @@ OPERATIONS = [
     offer_acceptance_report,
     subscriber_account_cancel_many,
     reader_ticket_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -512,6 +513,23 @@ def rental_application_decline_many(tables: Tables, rental_application_ids: list
     return run_batch(tables, rental_application_decline, rental_application_ids, "rental_application_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["rental_units", "rental_applicants", "rental_applications", "lease_offers"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     rental_unit_search,
     rental_unit_get,
@@ -532,5 +550,6 @@ OPERATIONS = [
     rental_application_report,
     lease_offer_report,
     rental_application_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -26,6 +26,7 @@ from envcraft_runtime.arguments import (
     check_range,
     check_time,
 )
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -552,6 +553,23 @@ def study_enrollment_withdraw_many(tables: Tables, study_enrollment_ids: list[st
     return run_batch(tables, study_enrollment_withdraw, study_enrollment_ids, "study_enrollment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["clinical_studies", "study_volunteers", "study_enrollments", "screening_visits"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     clinical_study_search,
     clinical_study_get,
@@ -572,5 +590,6 @@ OPERATIONS = [
     study_enrollment_report,
     screening_visit_report,
     study_enrollment_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

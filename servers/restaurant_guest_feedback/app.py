@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -522,6 +523,23 @@ def recovery_voucher_void_many(tables: Tables, recovery_voucher_ids: list[str]) 
     return run_batch(tables, recovery_voucher_void, recovery_voucher_ids, "recovery_voucher_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["restaurant_locations", "guest_feedbacks", "feedback_responses", "recovery_vouchers"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     restaurant_location_search,
     restaurant_location_get,
@@ -542,5 +560,6 @@ OPERATIONS = [
     recovery_voucher_report,
     guest_feedback_resolve_many,
     recovery_voucher_void_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

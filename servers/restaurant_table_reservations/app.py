@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -524,6 +525,23 @@ def table_reservation_mark_no_show_many(tables: Tables, table_reservation_ids: l
     return run_batch(tables, table_reservation_mark_no_show, table_reservation_ids, "table_reservation_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["diners", "dining_tables", "table_reservations", "walkin_parties"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     diner_search,
     diner_add,
@@ -547,5 +565,6 @@ OPERATIONS = [
     table_reservation_complete_many,
     table_reservation_cancel_many,
     table_reservation_mark_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

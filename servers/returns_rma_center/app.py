@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -423,6 +424,23 @@ def rma_reject_many(tables: Tables, rma_ids: list[str]) -> list[Rma]:
     return run_batch(tables, rma_reject, rma_ids, "rma_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["purchases", "rmas", "return_labels", "inspections"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     purchase_search,
     rma_search,
@@ -442,5 +460,6 @@ OPERATIONS = [
     return_label_report,
     inspection_report,
     rma_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -478,6 +479,23 @@ def driver_trip_complete_many(tables: Tables, driver_trip_ids: list[str]) -> lis
     return run_batch(tables, driver_trip_complete, driver_trip_ids, "driver_trip_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["rideshare_drivers", "ride_requests", "dispatch_offers", "driver_trips"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     rideshare_driver_search,
     rideshare_driver_go_available,
@@ -501,5 +519,6 @@ OPERATIONS = [
     dispatch_offer_decline_many,
     dispatch_offer_expire_many,
     driver_trip_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

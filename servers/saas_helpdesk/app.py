@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -545,6 +546,24 @@ def service_credit_report(
     return report_on(tables["service_credits"], group_by, _filters, ("amount",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["customer_accounts", "account_contacts", "support_cases", "case_replies", "service_credits"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     customer_account_search,
     account_contact_search,
@@ -565,5 +584,6 @@ OPERATIONS = [
     support_case_report,
     case_reply_report,
     service_credit_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -465,6 +466,23 @@ def ops_task_complete_many(tables: Tables, ops_task_ids: list[str]) -> list[OpsT
     return run_batch(tables, ops_task_complete, ops_task_ids, "ops_task_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["scooters", "service_zones", "deployments", "ops_tasks"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     scooter_search,
     scooter_get,
@@ -486,5 +504,6 @@ OPERATIONS = [
     deployment_report,
     ops_task_report,
     ops_task_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

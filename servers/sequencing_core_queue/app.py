@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -424,6 +425,23 @@ def sequencing_run_abandon_many(tables: Tables, sequencing_run_ids: list[str]) -
     return run_batch(tables, sequencing_run_abandon, sequencing_run_ids, "sequencing_run_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["sequencers", "library_preps", "sequencing_runs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     sequencer_search,
     library_prep_search,
@@ -443,5 +461,6 @@ OPERATIONS = [
     library_prep_report,
     sequencing_run_report,
     sequencing_run_abandon_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -437,6 +438,23 @@ def rental_agreement_cancel_many(tables: Tables, rental_agreement_ids: list[str]
     return run_batch(tables, rental_agreement_cancel, rental_agreement_ids, "rental_agreement_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["renters", "rental_packages", "rental_agreements", "damage_reports"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     renter_search,
     renter_register,
@@ -457,5 +475,6 @@ OPERATIONS = [
     damage_report_report,
     rental_agreement_check_in_many,
     rental_agreement_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -512,6 +513,23 @@ def consult_cancel_many(tables: Tables, consult_ids: list[str]) -> list[Consult]
     return run_batch(tables, consult_cancel, consult_ids, "consult_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["referring_practices", "specialists", "referrals", "consults"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     referring_practice_search,
     referral_search,
@@ -532,5 +550,6 @@ OPERATIONS = [
     consult_report,
     referral_close_many,
     consult_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

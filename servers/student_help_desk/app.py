@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -496,6 +497,23 @@ def advising_appointment_cancel_many(tables: Tables, advising_appointment_ids: l
     return run_batch(tables, advising_appointment_cancel, advising_appointment_ids, "advising_appointment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["academic_advisors", "student_cases", "advising_appointments", "kb_articles"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     kb_article_search,
     academic_advisor_search,
@@ -516,5 +534,6 @@ OPERATIONS = [
     kb_article_report,
     student_case_resolve_many,
     advising_appointment_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -566,6 +567,23 @@ def routing_assignment_complete_many(tables: Tables, routing_assignment_ids: lis
     return run_batch(tables, routing_assignment_complete, routing_assignment_ids, "routing_assignment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["support_agents", "routing_queues", "customer_conversations", "routing_assignments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     support_agent_search,
     support_agent_get,
@@ -588,5 +606,6 @@ OPERATIONS = [
     customer_conversation_resolve_many,
     customer_conversation_mark_abandoned_many,
     routing_assignment_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

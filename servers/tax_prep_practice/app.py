@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -539,6 +540,23 @@ def client_meeting_complete_many(tables: Tables, client_meeting_ids: list[str]) 
     return run_batch(tables, client_meeting_complete, client_meeting_ids, "client_meeting_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["tax_clients", "preparers", "meeting_rooms", "client_meetings", "tax_returns"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     tax_client_search,
     preparer_search,
@@ -562,5 +580,6 @@ OPERATIONS = [
     tax_return_report,
     client_meeting_cancel_many,
     client_meeting_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -586,6 +587,24 @@ def repair_request_cancel_many(tables: Tables, repair_request_ids: list[str]) ->
     return run_batch(tables, repair_request_cancel, repair_request_ids, "repair_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["residents", "repair_requests", "maintenance_techs", "repair_visits", "resident_notices"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     resident_search,
     repair_request_search,
@@ -610,5 +629,6 @@ OPERATIONS = [
     repair_request_complete_many,
     repair_request_close_many,
     repair_request_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

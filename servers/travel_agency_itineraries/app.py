@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -494,6 +495,23 @@ def itinerary_segment_void_many(tables: Tables, itinerary_segment_ids: list[str]
     return run_batch(tables, itinerary_segment_void, itinerary_segment_ids, "itinerary_segment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["travelers", "travel_budgets", "trip_requests", "itinerary_segments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     traveler_search,
     travel_budget_search,
@@ -514,5 +532,6 @@ OPERATIONS = [
     itinerary_segment_report,
     trip_request_cancel_many,
     itinerary_segment_void_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -456,6 +457,23 @@ def outgoing_wire_report(
     return report_on(tables["outgoing_wires"], group_by, _filters, ("amount",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["cash_accounts", "beneficiarys", "treasury_transfers", "outgoing_wires"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     cash_account_search,
     cash_account_get,
@@ -474,5 +492,6 @@ OPERATIONS = [
     beneficiary_report,
     treasury_transfer_report,
     outgoing_wire_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

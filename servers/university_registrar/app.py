@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -522,6 +523,23 @@ def course_registration_withdraw_many(tables: Tables, course_registration_ids: l
     return run_batch(tables, course_registration_withdraw, course_registration_ids, "course_registration_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["course_sections", "enrolled_students", "course_registrations", "add_drop_petitions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     course_section_search,
     course_section_get,
@@ -544,5 +562,6 @@ OPERATIONS = [
     add_drop_petition_report,
     course_section_close_many,
     course_registration_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -445,6 +446,23 @@ def commuter_deactivate_many(tables: Tables, commuter_ids: list[str]) -> list[Co
     return run_batch(tables, commuter_deactivate, commuter_ids, "commuter_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["vanpool_vans", "commuters", "vanpool_seats"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     vanpool_van_search,
     vanpool_van_get,
@@ -463,5 +481,6 @@ OPERATIONS = [
     commuter_report,
     vanpool_seat_report,
     commuter_deactivate_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -432,6 +433,23 @@ def appointment_cancel_many(tables: Tables, appointment_ids: list[str]) -> list[
     return run_batch(tables, appointment_cancel, appointment_ids, "appointment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["owners", "pets", "vets", "appointments", "invoices"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     owner_search,
     pet_search,
@@ -452,5 +470,6 @@ OPERATIONS = [
     invoice_report,
     appointment_complete_many,
     appointment_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -494,6 +495,23 @@ def transcode_job_complete_many(tables: Tables, transcode_job_ids: list[str]) ->
     return run_batch(tables, transcode_job_complete, transcode_job_ids, "transcode_job_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["source_uploads", "encoder_nodes", "transcode_jobs", "cdn_releases"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     source_upload_search,
     encoder_node_search,
@@ -515,5 +533,6 @@ OPERATIONS = [
     transcode_job_report,
     cdn_release_report,
     transcode_job_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -533,6 +534,23 @@ def shift_assignment_mark_no_show_many(tables: Tables, shift_assignment_ids: lis
     return run_batch(tables, shift_assignment_mark_no_show, shift_assignment_ids, "shift_assignment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["volunteers", "partner_agencies", "volunteer_shifts", "shift_assignments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     volunteer_search,
     volunteer_get,
@@ -556,5 +574,6 @@ OPERATIONS = [
     shift_assignment_withdraw_many,
     shift_assignment_complete_many,
     shift_assignment_mark_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -479,6 +480,23 @@ def putaway_task_complete_many(tables: Tables, putaway_task_ids: list[str]) -> l
     return run_batch(tables, putaway_task_complete, putaway_task_ids, "putaway_task_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["advance_ship_notices", "receipt_lines", "storage_locations", "putaway_tasks"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     advance_ship_notice_search,
     advance_ship_notice_arrive,
@@ -499,5 +517,6 @@ OPERATIONS = [
     storage_location_report,
     putaway_task_report,
     putaway_task_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -26,6 +26,7 @@ from envcraft_runtime.arguments import (
     check_range,
     check_time,
 )
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import (
     Page,
     Report,
@@ -536,6 +537,23 @@ def planning_task_complete_many(tables: Tables, planning_task_ids: list[str]) ->
     return run_batch(tables, planning_task_complete, planning_task_ids, "planning_task_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["venue_spaces", "wedding_events", "event_vendors", "planning_tasks"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     venue_space_search,
     wedding_event_search,
@@ -558,5 +576,6 @@ OPERATIONS = [
     planning_task_report,
     wedding_event_cancel_many,
     planning_task_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
