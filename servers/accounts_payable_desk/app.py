@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
@@ -453,6 +454,23 @@ def payment_run_release_many(tables: Tables, payment_run_ids: list[str]) -> list
     return run_batch(tables, payment_run_release, payment_run_ids, "payment_run_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["suppliers", "purchase_orders", "vendor_bills", "payment_runs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     supplier_lookup,
     purchase_order_search,
@@ -473,5 +491,6 @@ OPERATIONS = [
     vendor_bill_report,
     payment_run_report,
     payment_run_release_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
@@ -426,6 +427,23 @@ def pbc_request_cancel_many(tables: Tables, pbc_request_ids: list[str]) -> list[
     return run_batch(tables, pbc_request_cancel, pbc_request_ids, "pbc_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["client_contacts", "audit_areas", "pbc_requests", "auditor_notes"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     client_contact_search,
     audit_area_list,
@@ -445,5 +463,6 @@ OPERATIONS = [
     pbc_request_report,
     auditor_note_report,
     pbc_request_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
 from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse
 
@@ -420,6 +421,23 @@ def statement_line_report(
     return report_on(tables["statement_lines"], group_by, _filters, ("amount",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["bank_connections", "feed_batchs", "ledger_postings", "statement_lines"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     bank_connection_search,
     bank_connection_reauthorize,
@@ -438,5 +456,6 @@ OPERATIONS = [
     bank_connection_report,
     feed_batch_report,
     statement_line_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

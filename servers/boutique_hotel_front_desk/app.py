@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
@@ -477,6 +478,23 @@ def stay_mark_no_show_many(tables: Tables, stay_ids: list[str]) -> list[Stay]:
     return run_batch(tables, stay_mark_no_show, stay_ids, "stay_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["guest_rooms", "hotel_guests", "stays", "folio_charges"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     hotel_guest_search,
     guest_room_search,
@@ -498,5 +516,6 @@ OPERATIONS = [
     stay_check_out_many,
     stay_cancel_many,
     stay_mark_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

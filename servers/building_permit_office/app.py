@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, present_related, refuse
 
@@ -499,6 +500,23 @@ def permit_fee_report(
     return report_on(tables["permit_fees"], group_by, _filters, ("amount",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["permit_applications", "building_inspectors", "permit_inspections", "permit_fees"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     permit_application_search,
     permit_application_get,
@@ -519,5 +537,6 @@ OPERATIONS = [
     building_inspector_report,
     permit_inspection_report,
     permit_fee_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

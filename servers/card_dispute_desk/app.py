@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -474,6 +475,23 @@ def card_dispute_withdraw_many(tables: Tables, card_dispute_ids: list[str]) -> l
     return run_batch(tables, card_dispute_withdraw, card_dispute_ids, "card_dispute_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["cardholders", "card_transactions", "card_disputes", "dispute_messages"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     cardholder_search,
     card_transaction_search,
@@ -495,5 +513,6 @@ OPERATIONS = [
     dispute_message_report,
     card_dispute_resolve_lost_many,
     card_dispute_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, starts_with, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
@@ -416,6 +417,23 @@ def catalog_product_report(tables: Tables, group_by: Literal["published"], publi
     return report_on(tables["catalog_products"], group_by, _filters, ("price",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["feed_sources", "feed_runs", "rejected_records", "catalog_products"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     feed_source_search,
     feed_source_suspend,
@@ -435,5 +453,6 @@ OPERATIONS = [
     feed_run_report,
     rejected_record_report,
     catalog_product_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

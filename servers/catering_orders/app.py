@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
@@ -494,6 +495,23 @@ def staff_booking_release_many(tables: Tables, staff_booking_ids: list[str]) -> 
     return run_batch(tables, staff_booking_release, staff_booking_ids, "staff_booking_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["catering_clients", "catering_events", "catering_staffers", "staff_bookings"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     catering_client_search,
     catering_event_search,
@@ -517,5 +535,6 @@ OPERATIONS = [
     catering_event_complete_many,
     catering_event_cancel_many,
     staff_booking_release_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
@@ -471,6 +472,23 @@ def change_request_cancel_many(tables: Tables, change_request_ids: list[str]) ->
     return run_batch(tables, change_request_cancel, change_request_ids, "change_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["config_items", "change_requests", "cab_votes"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     config_item_search,
     change_request_search,
@@ -492,5 +510,6 @@ OPERATIONS = [
     cab_vote_report,
     change_request_complete_many,
     change_request_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

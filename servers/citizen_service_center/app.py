@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
@@ -438,6 +439,23 @@ def resident_appointment_cancel_many(tables: Tables, resident_appointment_ids: l
     return run_batch(tables, resident_appointment_cancel, resident_appointment_ids, "resident_appointment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["service_types", "service_counters", "counter_clerks", "resident_appointments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     service_type_search,
     service_counter_search,
@@ -456,5 +474,6 @@ OPERATIONS = [
     resident_appointment_report,
     resident_appointment_mark_no_show_many,
     resident_appointment_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -463,6 +464,24 @@ def clause_deviation_reject_many(tables: Tables, clause_deviation_ids: list[str]
     return run_batch(tables, clause_deviation_reject, clause_deviation_ids, "clause_deviation_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["contract_counterparties", "commercial_contracts", "clause_deviations", "signature_packets"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     contract_counterparty_search,
     commercial_contract_search,
@@ -484,5 +503,6 @@ OPERATIONS = [
     clause_deviation_report,
     signature_packet_report,
     clause_deviation_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
@@ -449,6 +450,23 @@ def efiling_submission_record_rejection_many(
     return run_batch(tables, efiling_submission_record_rejection, efiling_submission_ids, "efiling_submission_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["court_cases", "efiling_submissions", "court_notices", "docket_deadlines"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     court_case_search,
     efiling_submission_search,
@@ -469,5 +487,6 @@ OPERATIONS = [
     court_notice_report,
     docket_deadline_report,
     efiling_submission_record_rejection_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

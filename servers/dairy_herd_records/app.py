@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
@@ -451,6 +452,23 @@ def milk_test_report(tables: Tables, group_by: Literal["dairy_cow_id"], dairy_co
     return report_on(tables["milk_tests"], group_by, _filters, ("milk_kg", "fat_pct", "somatic_cell_count"))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["dairy_cows", "breeding_events", "health_treatments", "milk_tests"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     dairy_cow_search,
     dairy_cow_get,
@@ -471,5 +489,6 @@ OPERATIONS = [
     breeding_event_report,
     health_treatment_report,
     milk_test_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

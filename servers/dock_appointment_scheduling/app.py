@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
 
@@ -474,6 +475,23 @@ def dock_appointment_cancel_many(tables: Tables, dock_appointment_ids: list[str]
     return run_batch(tables, dock_appointment_cancel, dock_appointment_ids, "dock_appointment_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["dock_doors", "trucking_companys", "unload_crews", "dock_appointments"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     dock_door_search,
     trucking_company_search,
@@ -494,5 +512,6 @@ OPERATIONS = [
     dock_appointment_complete_many,
     dock_appointment_no_show_many,
     dock_appointment_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, row_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
@@ -444,6 +445,23 @@ def ocr_exception_report(
     return report_on(tables["ocr_exceptions"], group_by, _filters, ("page_number",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["records_boxes", "scanner_stations", "scan_batches", "ocr_exceptions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     records_box_search,
     scanner_station_search,
@@ -464,5 +482,6 @@ OPERATIONS = [
     scanner_station_report,
     scan_batch_report,
     ocr_exception_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, target_row, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, missing_related, not_among, refuse
 
@@ -476,6 +477,23 @@ def employer_match_report(
     return report_on(tables["employer_matches"], group_by, _filters, ("match_ratio",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["donors", "gifts", "acknowledgements", "employer_matches"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     donor_search,
     donor_get,
@@ -495,5 +513,6 @@ OPERATIONS = [
     gift_report,
     acknowledgement_report,
     employer_match_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
 
@@ -407,6 +408,23 @@ def processing_batch_report(
     return report_on(tables["processing_batches"], group_by, _filters, ("documents", "attempts"))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["discovery_matters", "data_custodians", "collection_sets", "processing_batches"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     discovery_matter_search,
     data_custodian_search,
@@ -425,5 +443,6 @@ OPERATIONS = [
     data_custodian_report,
     collection_set_report,
     processing_batch_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
@@ -460,6 +461,23 @@ def change_order_reject_many(tables: Tables, change_order_ids: list[str]) -> lis
     return run_batch(tables, change_order_reject, change_order_ids, "change_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["engineering_parts", "change_orders", "approval_signoffs", "affected_documents"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     engineering_part_search,
     change_order_search,
@@ -482,5 +500,6 @@ OPERATIONS = [
     affected_document_report,
     approval_signoff_reject_many,
     change_order_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

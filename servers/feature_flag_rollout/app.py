@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -368,6 +369,23 @@ def feature_flag_retire_many(tables: Tables, feature_flag_ids: list[str]) -> lis
     return run_batch(tables, feature_flag_retire, feature_flag_ids, "feature_flag_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["feature_flags", "rollout_envs", "flag_rules"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     feature_flag_search,
     feature_flag_get,
@@ -388,5 +406,6 @@ OPERATIONS = [
     rollout_env_report,
     flag_rule_report,
     feature_flag_retire_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -452,6 +453,23 @@ def climate_excursion_resolve_many(tables: Tables, climate_excursion_ids: list[s
     return run_batch(tables, climate_excursion_resolve, climate_excursion_ids, "climate_excursion_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["greenhouse_zones", "sensor_gateways", "climate_batchs", "climate_excursions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     greenhouse_zone_search,
     sensor_gateway_search,
@@ -473,5 +491,6 @@ OPERATIONS = [
     climate_batch_report,
     climate_excursion_report,
     climate_excursion_resolve_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
@@ -487,6 +488,23 @@ def legal_matter_decline_many(tables: Tables, legal_matter_ids: list[str]) -> li
     return run_batch(tables, legal_matter_decline, legal_matter_ids, "legal_matter_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["prospective_clients", "conflict_parties", "legal_matters", "intake_consultations"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     prospective_client_search,
     prospective_client_register,
@@ -507,5 +525,6 @@ OPERATIONS = [
     legal_matter_report,
     intake_consultation_report,
     legal_matter_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

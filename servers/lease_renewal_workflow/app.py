@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
@@ -416,6 +417,23 @@ def renewal_case_record_decline_many(tables: Tables, renewal_case_ids: list[str]
     return run_batch(tables, renewal_case_record_decline, renewal_case_ids, "renewal_case_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["managed_propertys", "tenancies", "renewal_cases", "move_out_inspections"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     managed_property_search,
     tenancy_search,
@@ -435,5 +453,6 @@ OPERATIONS = [
     renewal_case_report,
     move_out_inspection_report,
     renewal_case_record_decline_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, present_related, refuse
 
@@ -440,6 +441,23 @@ def underwriting_condition_report(
     return report_on(tables["underwriting_conditions"], group_by, _filters, ())
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["borrowers", "loan_officers", "loan_applications", "underwriting_conditions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     borrower_search,
     loan_officer_search,
@@ -459,5 +477,6 @@ OPERATIONS = [
     borrower_report,
     loan_application_report,
     underwriting_condition_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
@@ -508,6 +509,23 @@ def scope_session_mark_no_show_many(tables: Tables, scope_session_ids: list[str]
     return run_batch(tables, scope_session_mark_no_show, scope_session_ids, "scope_session_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["microscopes", "core_users", "scope_sessions", "scope_trainings"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     microscope_search,
     microscope_get,
@@ -531,5 +549,6 @@ OPERATIONS = [
     scope_session_finish_many,
     scope_session_cancel_many,
     scope_session_mark_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

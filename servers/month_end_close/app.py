@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -456,6 +457,23 @@ def close_task_complete_many(tables: Tables, close_task_ids: list[str]) -> list[
     return run_batch(tables, close_task_complete, close_task_ids, "close_task_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["gl_accounts", "reconciliations", "journal_entrys", "close_tasks"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     gl_account_search,
     reconciliation_search,
@@ -478,5 +496,6 @@ OPERATIONS = [
     close_task_report,
     journal_entry_reverse_many,
     close_task_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

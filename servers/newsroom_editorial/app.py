@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
@@ -494,6 +495,23 @@ def photo_asset_report(
     return report_on(tables["photo_assets"], group_by, _filters, ())
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["staff_reporters", "print_editions", "news_stories", "photo_assets"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     staff_reporter_search,
     news_story_search,
@@ -514,5 +532,6 @@ OPERATIONS = [
     print_edition_report,
     news_story_report,
     photo_asset_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
@@ -492,6 +493,23 @@ def maintenance_window_cancel_many(tables: Tables, maintenance_window_ids: list[
     return run_batch(tables, maintenance_window_cancel, maintenance_window_ids, "maintenance_window_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["oncall_engineers", "monitoring_alerts", "oncall_pages", "maintenance_windows"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     oncall_engineer_search,
     monitoring_alert_search,
@@ -515,5 +533,6 @@ OPERATIONS = [
     monitoring_alert_resolve_many,
     oncall_page_expire_many,
     maintenance_window_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
 
@@ -457,6 +458,23 @@ def outage_notice_fail_many(tables: Tables, outage_notice_ids: list[str]) -> lis
     return run_batch(tables, outage_notice_fail, outage_notice_ids, "outage_notice_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["utility_customers", "outage_events", "notice_templates", "outage_notices"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     utility_customer_search,
     outage_event_search,
@@ -477,5 +495,6 @@ OPERATIONS = [
     notice_template_report,
     outage_notice_report,
     outage_notice_fail_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

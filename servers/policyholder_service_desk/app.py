@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
@@ -423,6 +424,23 @@ def endorsement_request_withdraw_many(tables: Tables, endorsement_request_ids: l
     return run_batch(tables, endorsement_request_withdraw, endorsement_request_ids, "endorsement_request_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["policyholders", "home_policys", "endorsement_requests", "service_interactions"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     policyholder_search,
     home_policy_search,
@@ -442,5 +460,6 @@ OPERATIONS = [
     endorsement_request_report,
     service_interaction_report,
     endorsement_request_withdraw_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

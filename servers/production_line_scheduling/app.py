@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
 
@@ -546,6 +547,24 @@ def production_order_complete_many(tables: Tables, production_order_ids: list[st
     return run_batch(tables, production_order_complete, production_order_ids, "production_order_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["work_centers", "tooling_fixtures", "machine_operators", "production_orders", "operation_runs"]
+    | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     work_center_search,
     tooling_fixture_search,
@@ -570,5 +589,6 @@ OPERATIONS = [
     operation_run_finish_many,
     operation_run_cancel_many,
     production_order_complete_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse
 
@@ -463,6 +464,23 @@ def bordereau_reject_many(tables: Tables, bordereau_ids: list[str]) -> list[Bord
     return run_batch(tables, bordereau_reject, bordereau_ids, "bordereau_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["treatys", "bordereaux", "bordereau_issues", "settlement_statements"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     treaty_search,
     bordereau_search,
@@ -484,5 +502,6 @@ OPERATIONS = [
     bordereau_issue_report,
     settlement_statement_report,
     bordereau_reject_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

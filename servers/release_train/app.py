@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
@@ -498,6 +499,23 @@ def production_deploy_report(
     return report_on(tables["production_deploys"], group_by, _filters, ())
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["service_components", "release_candidates", "change_tickets", "production_deploys"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     service_component_search,
     release_candidate_search,
@@ -518,5 +536,6 @@ OPERATIONS = [
     release_candidate_report,
     change_ticket_report,
     production_deploy_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
 
@@ -505,6 +506,23 @@ def support_ticket_close_many(tables: Tables, support_ticket_ids: list[str]) -> 
     return run_batch(tables, support_ticket_close, support_ticket_ids, "support_ticket_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["shoppers", "shop_orders", "support_tickets", "ticket_replys", "goodwill_credits"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     shopper_search,
     shop_order_search,
@@ -528,5 +546,6 @@ OPERATIONS = [
     shop_order_cancel_many,
     support_ticket_resolve_many,
     support_ticket_close_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
 
@@ -453,6 +454,23 @@ def surgical_case_cancel_many(tables: Tables, surgical_case_ids: list[str]) -> l
     return run_batch(tables, surgical_case_cancel, surgical_case_ids, "surgical_case_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["operating_rooms", "surgeons", "anesthetists", "surgical_cases"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     operating_room_search,
     surgeon_search,
@@ -471,5 +489,6 @@ OPERATIONS = [
     surgical_case_report,
     surgical_case_complete_many,
     surgical_case_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, row_of, text_contains
 from envcraft_runtime.rules import PolicyRule, at_capacity, holds, load_policies, not_among, refuse
 
@@ -471,6 +472,23 @@ def takedown_request_report(
     return report_on(tables["takedown_requests"], group_by, _filters, ())
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["syndication_partners", "content_items", "feed_deliveries", "takedown_requests"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     syndication_partner_search,
     syndication_partner_suspend,
@@ -491,5 +509,6 @@ OPERATIONS = [
     content_item_report,
     feed_delivery_report,
     takedown_request_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

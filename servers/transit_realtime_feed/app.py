@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse
 
@@ -386,6 +387,23 @@ def feed_publication_mark_failed_many(tables: Tables, feed_publication_ids: list
     return run_batch(tables, feed_publication_mark_failed, feed_publication_ids, "feed_publication_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["transit_vehicles", "avl_ping_batchs", "feed_publications"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     transit_vehicle_search,
     transit_vehicle_flag_avl_fault,
@@ -406,5 +424,6 @@ OPERATIONS = [
     avl_ping_batch_report,
     feed_publication_report,
     feed_publication_mark_failed_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_range
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, field_of, page_of, report_on, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
@@ -506,6 +507,23 @@ def tutoring_session_log_report(
     return report_on(tables["tutoring_session_logs"], group_by, _filters, ("minutes",))
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["peer_tutors", "tutees", "tutoring_pairs", "tutoring_session_logs"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     peer_tutor_search,
     peer_tutor_get,
@@ -524,5 +542,6 @@ OPERATIONS = [
     tutee_report,
     tutoring_pair_report,
     tutoring_session_log_report,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, taken_by_other
 
@@ -444,6 +445,23 @@ def site_visit_mark_no_show_many(tables: Tables, site_visit_ids: list[str]) -> l
     return run_batch(tables, site_visit_mark_no_show, site_visit_ids, "site_visit_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["host_employees", "guest_visitors", "site_visits", "visitor_badges"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     host_employee_search,
     guest_visitor_search,
@@ -463,5 +481,6 @@ OPERATIONS = [
     site_visit_report,
     visitor_badge_report,
     site_visit_mark_no_show_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
+from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
 
@@ -449,6 +450,23 @@ def league_game_cancel_many(tables: Tables, league_game_ids: list[str]) -> list[
     return run_batch(tables, league_game_cancel, league_game_ids, "league_game_ids")
 
 
+@read
+def list_changes(
+    tables: Tables,
+    table: Literal["league_teams", "soccer_pitchs", "match_referees", "league_games"] | None = None,
+    row_id: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> ChangePage:
+    """List the change history, newest first: when, by whom, which field of which record changed, from what to
+    what; optionally of one table or one record.
+
+    Each entry is one field of one record (field "*": the record
+    was created or deleted); changes made through these tools are by "assistant".
+    """
+    return change_page(tables, table, row_id, limit, offset)
+
+
 OPERATIONS = [
     league_team_search,
     league_team_register,
@@ -467,5 +485,6 @@ OPERATIONS = [
     match_referee_report,
     league_game_report,
     league_game_cancel_many,
+    list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
