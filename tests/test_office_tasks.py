@@ -125,3 +125,22 @@ async def test_a_csv_of_every_category_is_not_paid_as_the_over_budget_list(root:
         over = "category,overspend_usd\n" + "".join(f"{c},{d}\n" for c, d in rows if d > 0)
         await instance.client.call_tool("write_file", {"path": "reports/over_budget.csv", "content": over})
         assert grade(task, initial, Snapshot.of(instance.workspace)).reward == 1.0
+
+
+@pytest.mark.anyio
+async def test_a_sheet_of_every_contact_is_not_paid_as_the_on_call_sheet(root: WorkspaceRoot) -> None:
+    """office-024 asks for the Engineering team plus Lena: a sheet of every contact holds each of their lines."""
+    task = next(t for t in TASKS if t.id == "office-024")
+    env = catalog.get("office")
+    async with launch(env, InProcessLauncher(), root, task.initial) as instance:
+        initial = Snapshot.of(instance.workspace)
+        rows = initial.tables["contacts"]
+        sheet = "| Name | Email | Phone |\n" + "".join(f"| {c['name']} | {c['email']} | {c['phone']} |\n" for c in rows)
+        await instance.client.call_tool("write_file", {"path": "reports/oncall_contacts.md", "content": sheet})
+        dump = grade(task, initial, Snapshot.of(instance.workspace))
+        assert [c.note for c in dump.checks if not c.passed] == ["no one off the rota"]
+        assert dump.reward < 1.0
+        on_call = [c for c in rows if c["team"] == "Engineering" or c["name"].startswith("Lena")]
+        good = "| Name | Email | Phone |\n" + "".join(f"| {c['name']} | {c['email']} | {c['phone']} |\n" for c in on_call)
+        await instance.client.call_tool("write_file", {"path": "reports/oncall_contacts.md", "content": good})
+        assert grade(task, initial, Snapshot.of(instance.workspace)).reward == 1.0

@@ -45,6 +45,9 @@ ONCALL_ENGINEERING = """# On-call contacts
 | Samira Haddad | samira.haddad@northwind.studio  | +1 555 0104 |
 | Aisha Rahman  | aisha.rahman@northwind.studio   | +1 555 0105 |
 """
+NOT_ON_CALL = tuple(f"{name}@northwind.studio" for name in (
+    "alex.morgan", "priya.shah", "marco.bellini", "daniel.okafor", "tom.brennan", "hannah.lee", "sofia.marquez",
+)) + ("rachel.kim@", "ben.carter@", "sam.patel@", "olivia.grant@")
 ONCALL_WITH_LENA = ONCALL_ENGINEERING + "| Lena Fischer  | lena.fischer@northwind.studio   | +1 555 0110 |\n"
 RSVPS = """name,email,attending,dietary
 Alex Morgan,alex.morgan@northwind.studio,yes,
@@ -150,6 +153,8 @@ def part_b() -> list[Task]:
              "Add Lena to it as well; she's joining the rota as IT cover."],
         [file_has(ONCALL, JONAS, "555 0103", note="Jonas"), file_has(ONCALL, SAMIRA, "555 0104", note="Samira"),
          file_has(ONCALL, AISHA, "555 0105", note="Aisha"), file_has(ONCALL, LENA, "555 0110", note="Lena added"),
+         # every contact's row would hold each line above: a sheet naming someone off the rota is a dump
+         file_has(ONCALL, "Email", lacks=NOT_ON_CALL, note="no one off the rota"),
          unchanged(ONCALL)],
         [shell("office contacts-search --query Engineering"), call("write_file", path=ONCALL, content=ONCALL_ENGINEERING),
          finish(),
