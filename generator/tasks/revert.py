@@ -196,9 +196,10 @@ def build_revert(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) 
         if by_person:
             first_name = culprit.split()[0]
             text = rng.choice((
-                f"{culprit} says they changed one of our {thing} records by mistake this morning. Can you put it back "
-                "the way it was before?",
-                f"{first_name} touched the wrong {thing} earlier today and changed it by accident. Please undo "
+                # no variant opens on the name: an opener ("Hey,") lowercases the word after it
+                f"Apparently {culprit} changed one of our {thing} records by mistake this morning. Can you put it "
+                "back the way it was before?",
+                f"Earlier today {first_name} touched the wrong {thing} and changed it by accident. Please undo "
                 f"{first_name}'s change.",
                 f"This morning {culprit} edited a {thing} they shouldn't have. Could you set it back to what it was?"))
             gold.append(ToolCall(tool="list_changes", env=env.name, arguments={"table": entity.table}))
