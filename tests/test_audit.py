@@ -79,7 +79,8 @@ def test_a_read_tool_that_writes_is_rejected(vet):
 
 
 def test_a_precondition_that_does_not_block_is_rejected(vet):
-    patch_app(vet, '    if _block:\n        refuse("appointment_cancel.status_in", "only booked appointments can be cancelled", _block)\n', "")
+    patch_app(vet, '    if _block := not_among(_row, "status", ("booked",), "appointment"):\n'
+                   '        refuse("appointment_cancel.status_in", "only booked appointments can be cancelled", _block)\n', "")
     report = audit(vet, VET)
     assert not report.passed
     assert any(tool == "appointment_cancel" and "status_in precondition: accepted" in message

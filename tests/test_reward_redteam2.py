@@ -8,6 +8,9 @@ that lists each row's amount ("2: PO-00011 ($4,500) and PO-00025 ($7,000)") was 
 
 from __future__ import annotations
 
+import re
+from datetime import date, timedelta
+
 import pytest
 from envcraft.core.grading import Snapshot, grade
 from envcraft.core.tasks import Check, Task, iter_tasks, task_files
@@ -34,12 +37,27 @@ def paid():
     return pay
 
 
+def _asking(env: str, pattern: str) -> tuple[str, str]:
+    """The first task of `env` whose answer check expects one value written like `pattern`, and that value (found
+    by what it asks, so the probe survives a regenerated store)."""
+    path = next(p for p in task_files() if p.name.split(".")[0] == env)
+    for task in iter_tasks(path):
+        for check in task.checks:
+            if check.kind == "answer" and check.table and len(check.contains) == 1 \
+                    and re.fullmatch(pattern, check.contains[0]):
+                return task.id, check.contains[0]
+    raise AssertionError(f"no task of {env} asks for a value like {pattern}")
+
+
 def test_a_short_enum_value_dumped_in_lower_case_is_not_paid(paid):
-    """adjuster_assignment-0043 asks for a claim's loss state (OH): every state code in lower case paid 1.0."""
-    assert paid("adjuster_assignment-0043", "oh ca ny tx fl pa il ga nc mi wa az ma va nj ok wi") < 1.0
-    assert paid("adjuster_assignment-0043", "oh or ca") < 1.0
-    for answer in ("OH", "oh", "The loss state is OH.", "It is OH, as recorded.", "Ohio (OH)"):
-        assert paid("adjuster_assignment-0043", answer) == 1.0, answer
+    """adjuster_assignment asks for a claim's loss state (OH in the store it was found on): every state code in
+    lower case paid 1.0."""
+    task_id, state = _asking("adjuster_assignment", r"[A-Z]{2}")
+    others = [s for s in ("OH", "CA", "NY", "TX", "FL", "PA", "IL", "GA", "NC", "MI", "WA", "AZ", "MA") if s != state]
+    assert paid(task_id, " ".join(s.lower() for s in [state, *others])) < 1.0
+    assert paid(task_id, f"{state.lower()} or {others[0].lower()}") < 1.0
+    for answer in (state, state.lower(), f"The loss state is {state}.", f"It is {state}, as recorded."):
+        assert paid(task_id, answer) == 1.0, answer
 
 
 def test_a_total_with_cents_hedged_with_a_whole_number_is_not_paid(paid):
@@ -73,16 +91,18 @@ def test_a_count_hedged_with_money_or_a_fraction_pays_at_most_one_value(answer):
 
 
 def test_a_dump_of_dates_the_world_does_not_hold_is_not_paid(paid):
-    """trademark_filing_pipeline-0022 asks for a response due date (2026-12-17) that no row holds at the start,
-    so no other value of the column is named by a dump of every other December day: it paid 1.0. A date now
-    gets one guess, like a count or a time."""
-    column = {"2026-12-03", "2026-12-23", "2026-12-24", "2026-12-27"}
-    days = [f"2026-12-{d:02d}" for d in range(1, 32) if f"2026-12-{d:02d}" not in column]
-    assert paid("trademark_filing_pipeline-0022", " ".join(days)) < 1.0
-    assert paid("trademark_filing_pipeline-0022", "2026-12-17 or 2026-12-18") < 1.0
-    for answer in ("2026-12-17", "Dec 17, 2026", "It is due 17 December 2026.", "12/17/2026",
-                   "Due 2026-12-17 (the old due date 2026-12-10 no longer applies)"):
-        assert paid("trademark_filing_pipeline-0022", answer) == 1.0, answer
+    """trademark_filing_pipeline asked for a response due date that no row held at the start, so a dump of every
+    other day of the month named no other value of the column: it paid 1.0. A date now gets one guess, like a
+    count or a time."""
+    task_id, due = _asking("trademark_filing_pipeline", r"\d{4}-\d{2}-\d{2}")
+    day = date.fromisoformat(due)
+    month = [day.replace(day=d) for d in range(1, 29)] + [day]
+    assert paid(task_id, " ".join(d.isoformat() for d in dict.fromkeys(month))) < 1.0
+    assert paid(task_id, f"{day.isoformat()} or {(day + timedelta(days=1)).isoformat()}") < 1.0
+    for answer in (day.isoformat(), f"{day:%b} {day.day}, {day.year}", f"It is due {day.day} {day:%B} {day.year}.",
+                   f"{day:%m/%d/%Y}",
+                   f"Due {day.isoformat()} (the old due date {(day - timedelta(days=7)).isoformat()} no longer applies)"):
+        assert paid(task_id, answer) == 1.0, answer
 
 
 def test_a_date_read_two_ways_is_one_guess():
