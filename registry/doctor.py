@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
 from envcraft.registry import quota
+from envcraft_runtime import unprivileged
 from envcraft_runtime.cgroups import FALLBACKS, containment, fallback
 from envcraft_runtime.regex import re2
 from envcraft_runtime.shell import sandbox_backend
+
+
+def command_uid() -> tuple[bool, str]:
+    """Whose kernel budgets a bwrap command spends (epoll watches, pipe pages, message queues, processes)."""
+    if unprivileged.available():
+        return True, "an unprivileged host uid of the episode's own (setpriv): no episode spends host root's budgets"
+    if os.geteuid() != 0:
+        return True, f"the server's own uid {os.geteuid()}, shared by its episodes (not root)"
+    return False, ("host root (no setpriv: apt-get install util-linux): every episode spends host root's epoll, "
+                   "pipe and message-queue budgets")
 
 
 def checks() -> list[tuple[str, bool, str]]:
@@ -25,6 +37,7 @@ def checks() -> list[tuple[str, bool, str]]:
     envelope = containment()
     found.append(("episode envelope", envelope.kind != "none", envelope.banner()))
     found.append(("without a cgroup", fallback() == "uid", FALLBACKS[fallback()]))
+    found.append(("command uid", *command_uid()))
     found.append(("workspace quota", quota.enabled() and quota.probe(), quota.describe()))
     found.append(("grep engine", re2 is not None, "RE2 (linear time)" if re2 is not None else
                   "re in a killable worker (pip install google-re2 for linear time)"))

@@ -233,3 +233,24 @@ def test_hand_over_skips_unchanged_folders_yet_claims_whatever_the_server_wrote_
     unprivileged.hand_over(tmp_path, uid, listed)
     owners = {str(path.relative_to(tmp_path)): path.lstat().st_uid for path in tmp_path.rglob("*")}
     assert set(owners.values()) == {uid}, owners
+
+
+@pytest.mark.skipif(not unprivileged.available(), reason="needs a root test process with setpriv")
+def test_doctor_says_whose_budgets_commands_spend(tmp_path: Path) -> None:
+    """`envcraft doctor` names the uid commands run as, and says so plainly where it is host root (no setpriv)."""
+    import subprocess
+    import sys
+
+    def doctor(path: str) -> str:
+        ran = subprocess.run([sys.executable, "-m", "envcraft.cli", "doctor"], capture_output=True, text=True,
+                             env={**os.environ, "PATH": path}, timeout=120)
+        return next(line for line in ran.stdout.splitlines() if "command uid" in line)
+
+    assert doctor(os.environ["PATH"]).startswith("ok ") and "unprivileged host uid" in doctor(os.environ["PATH"])
+    bare = tmp_path / "bin"  # every tool doctor needs but setpriv
+    bare.mkdir()
+    for tool in ("bwrap", "docker", "mount", "umount"):
+        if found := shutil.which(tool):
+            (bare / tool).symlink_to(found)
+    line = doctor(str(bare))
+    assert line.startswith("NO ") and "host root" in line
