@@ -94,6 +94,11 @@ def _contains_all(text: str | None, needles: list[str]) -> bool:
     return text is not None and all(n.lower() in text.lower() for n in needles)
 
 
+def _contains_any(text: str, needles: list[str]) -> bool:
+    lowered = text.lower()
+    return any(n.lower() in lowered for n in needles)
+
+
 def _column_values(snapshot: Snapshot, table: str, column: str) -> list[str]:
     out: dict[str, None] = {}
     for row in snapshot.tables.get(table, []):
@@ -159,7 +164,7 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
     """A file check about a column (a note naming the new row's id) grades the file as an answer; one about
     nothing in the world (a report's figures) keeps the case-insensitive substring match."""
     text = final.files.get(check.path or "")
-    if text is not None and any(n.lower() in text.lower() for n in check.lacks):
+    if text is not None and check.lacks and _contains_any(text, check.lacks):
         return False
     about = _about(check, initial, final)
     if text is None or about is None:

@@ -85,6 +85,7 @@ def _context_numbers(text: str, want: set, spans: list) -> set:
 # context beside a number of what it asks. Function words name nothing ("1 is overdue" stays a guess), nor do
 # amounts of money or number words. If no number is left a guess this way, every number is one (so a count
 # said in the answer's own words, "3 POs", still pays). Context is never credited, so only one value can pay.
+_A_NUMBER_WORD = re.compile(NUMBER_WORD + r"\b", re.I)
 _NEXT_WORD = re.compile(r"^\s*([A-Za-z][A-Za-z'-]*)")
 _FUNCTION_WORDS = frozenset([
     "a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with",
@@ -113,7 +114,7 @@ def _named_things(text: str, spans: list, given: str) -> list:
         following = _NEXT_WORD.match(text[end:])
         word = following.group(1).lower() if following else ""
         return (not word or word in _FUNCTION_WORDS or _stem(word) in known or _money(text, start, end)
-                or re.match(NUMBER_WORD + r"\b", word, re.I) is not None)
+                or _A_NUMBER_WORD.match(word) is not None)
 
     kept = [span for span in spans if asked(span[1], span[2])]
     return kept or spans
