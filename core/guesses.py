@@ -5,8 +5,9 @@ row's id has candidates the world does not hold yet (ids a guesser would try pas
 each value an answer states counts as one guess, however it is written: "3", "three", "twenty-one",
 "16:00", "4 pm". What the answer presents as something else is context, not a guess, and is never
 credited either: what a count is out of ("3 of 12"), a value named as not the answer ("not 2 but 3",
-"the 12:30 lunch is cancelled"), the count of what a total sums ("$5,000 across 3 orders"). Leaving a
-value out of the guesses is safe: a value that is not a guess cannot pay.
+"the 12:30 lunch is cancelled"), the count of what a total sums ("$5,000 across 3 orders"), a part of
+what a count counts ("3 orders; 1 is overdue"), a date marked as when something else happened ("I checked
+on 2026-11-30"). Leaving a value out of the guesses is safe: a value that is not a guess cannot pay.
 """
 
 from __future__ import annotations
@@ -106,6 +107,19 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+# "3 orders; 1 is overdue", "3 orders, 1 of them overdue", "3, of which 1 is late": a number said of a part of
+# what another number counts. It is context when that other number is a guess at least as large (a part is no
+# larger than its whole); never credited, so "9 orders; 1 is late; 2 are late; 3 ..." pays for 9 alone.
+_PART_AFTER = re.compile(r"^\s*(?:of\s+(?:them|these|those)\b|(?:is|are|was|were)\s+(?:still\s+|now\s+|already\s+)?"
+                         r"(?:not\s+)?[a-z])", re.I)
+_PART_BEFORE = re.compile(r"\b(?:of\s+(?:which|them|these|those)|(?:among|out\s+of)\s+(?:them|these|those))[,:]?\s+$",
+                          re.I)
+
+
+def _part(text: str, start: int, end: int) -> bool:
+    return bool(_PART_AFTER.match(text[end:]) or _PART_BEFORE.search(text[:start]))
+
+
 def _named_things(text: str, spans: list, given: str) -> list:
     """The spans that count something the task names, or nothing: those a count's guesses are among."""
     known = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", given)}
@@ -117,7 +131,9 @@ def _named_things(text: str, spans: list, given: str) -> list:
                 or _A_NUMBER_WORD.match(word) is not None)
 
     kept = [span for span in spans if asked(span[1], span[2])]
-    return kept or spans
+    wholes = [value for value, start, end in kept if not _part(text, start, end)]
+    parts = [span for span in kept if _part(text, span[1], span[2]) and any(span[0] <= w for w in wholes)]
+    return [span for span in kept if span not in parts] or spans
 
 
 def _all(text: str, kind: str) -> set:
@@ -130,6 +146,23 @@ def _whole(value: Decimal) -> bool:
     return value == value.to_integral_value()
 
 
+# "I checked on 2026-11-30", "(as of 2026-11-30)", "the action was issued 2026-10-09": a date the answer marks as
+# when something else happened is context beside the date it gives, unless the marking word is one the task asks
+# about ("When was it issued?" makes "issued 2026-10-09" the answer). Context is never credited, and when no date
+# is left a guess this way every date is one, so only one date can ever pay ("checked on" before each of a dump's
+# dates leaves none a guess: all are, and the dump fails).
+_DATE_CONTEXT = re.compile(
+    r"\b(?:as\s+(?:of|at)|today(?:'s\s+date)?(?:\s+is|,)?|(?:the\s+)?current\s+date\s+is"
+    r"|(?P<verb>since|checked|looked|verified|confirmed|updated|issued|opened|created|filed|logged|submitted|raised|sent"
+    r"|received|signed|dated|placed|booked|requested|reported|written)"
+    r"(?:\s+(?:it|this|that|them|these|the\s+\w+))?(?:\s+(?:on|at))?)\s*$", re.I)
+
+
+def _date_context(text: str, start: int, task_words: set[str]) -> bool:
+    marked = _DATE_CONTEXT.search(text[:start])
+    return bool(marked) and _stem(marked.group("verb") or "") not in task_words
+
+
 def _one_date(answer: str, expected: list[str], given: str) -> bool:
     """Each expected date (or a date and time's day) stated, and no other date besides the question's own: a date
     read two ways (11/12/2026) is one guess, credited if either reading is expected."""
@@ -137,6 +170,8 @@ def _one_date(answer: str, expected: list[str], given: str) -> bool:
     if not want:
         return True
     spans = [s for s in date_spans(answer)[0] if not _not_a_guess(answer, s[1], s[2])]
+    task_words = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", given)}
+    spans = [s for s in spans if not _date_context(answer, s[1], task_words)] or spans
     free = {day for days, _, _ in date_spans(given)[0] for day in days}
     return want <= {day for days, _, _ in spans for day in days} and all(
         days & (want | free) for days, _, _ in spans)

@@ -103,12 +103,70 @@ def test_a_count_may_count_other_things_beside_it(answer):
 
 @pytest.mark.parametrize("answer", [
     "1 zz 2 zz 3 zz 4 zz", "3 orders or 4 orders", "3 orders, 4 received", "3 or 4", "2 orders for 3 suppliers",
-    "1 supplier 2 suppliers 3 suppliers", "3 orders; 1 is overdue",
+    "1 supplier 2 suppliers 3 suppliers",
 ])
 def test_context_never_carries_a_second_guess(answer):
     """Only one value can pay: numbers of things the task never names are never credited, so a dump spread
     over made-up nouns states no guess at all and is read whole (one guess each)."""
     assert _paid(ORDERS, ["3"], answer) < 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "3 orders; 1 is overdue", "3 received orders, 1 of them overdue", "3, of which 2 are overdue",
+    "There are 3 received orders; 2 were placed with Acme.", "3 orders (3 are overdue)",
+])
+def test_a_count_may_say_how_many_of_them_are_something(answer):
+    """A number said of a part of what the count counts ("1 is overdue") is context, not a second guess."""
+    assert _paid(ORDERS, ["3"], answer) == 1.0
+
+
+@pytest.mark.parametrize(("expected", "answer"), [
+    ("3", "3 orders; 4 are overdue"), ("3", "3 or 4 orders; 1 is overdue"), ("1", "3 orders; 1 is overdue"),
+    ("3", "1 is overdue; 2 are overdue; 3 are overdue"), ("3", "2 orders; 1 is late; 3 are late"),
+    ("2", "9 orders; 1 is late; 2 are late; 3 are late"),
+])
+def test_a_part_is_never_a_second_guess(expected, answer):
+    """A part is context only beside a whole at least as large, and never credited: a dump of parts with no
+    whole is read whole (one guess each), and a part larger than every whole is another guess."""
+    assert _paid(ORDERS, [expected], answer) < 1.0
+
+
+SITTING = "When is the next sitting of the planning board?"
+
+
+@pytest.mark.parametrize("answer", [
+    "The next sitting is 2026-12-09; I checked on 2026-11-30.", "2026-12-09 (as of 2026-11-30)",
+    "Wednesday 9 December 2026. The agenda was issued on 2026-11-25.", "2026-12-09",
+    "It was moved: the notice sent 2026-11-20 says Dec 9, 2026.",
+])
+def test_a_date_may_come_with_dates_marked_as_context(answer):
+    assert _paid(SITTING, ["2026-12-09"], answer) == 1.0
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    (SITTING, "Booked on 2026-12-09."), (SITTING, "Since 2026-12-09 it meets monthly."),
+    ("When was the planning notice issued?", "It was issued on 2026-12-09; I checked on 2026-11-30."),
+])
+def test_a_date_marked_like_context_is_the_answer_when_it_is_all_there_is(question, answer):
+    """A marking word the task asks about marks nothing, and a lone date marked like context is still a guess."""
+    assert _paid(question, ["2026-12-09"], answer) == 1.0
+
+
+def test_a_date_the_task_names_is_context():
+    assert _paid("As of 2026-11-30, when is the next sitting of the planning board?", ["2026-12-09"],
+                 "On 2026-11-30 the next sitting is 2026-12-09.") == 1.0
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    (SITTING, "2026-12-08 or 2026-12-09"), (SITTING, "2026-12-09, checked on 2026-11-30, or 2026-12-10"),
+    (SITTING, " ".join(f"checked on 2026-12-{d:02d}" for d in range(1, 29))),
+    (SITTING, "as of 2026-12-08, as of 2026-12-09"), (SITTING, "2026-12-08 (checked on 2026-12-09)"),
+    ("When was the planning notice issued?", "2026-12-08; issued 2026-12-09"),
+])
+def test_context_dates_never_carry_a_second_guess(question, answer):
+    """Only one date can pay: a date marked as context is never credited, a dump marked whole is read whole,
+    and a marking word the task asks about ("issued" for "when was it issued?") marks nothing."""
+    assert _paid(question, ["2026-12-09"], answer) < 1.0
 
 
 def _paid_id(answer: str) -> float:
