@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import shutil
 import sys
 import types
@@ -44,15 +45,16 @@ def _server(module: types.ModuleType, workspace: Path, monkeypatch, cached: bool
     return module.build_server(workspace)
 
 
-async def _answers(server) -> tuple[list, list]:
+async def _answers(server, calls: list = CALLS) -> tuple[str, str]:
+    """The listing and the replies as JSON text: equal Python values may differ on the wire (2 == 2.0)."""
     async with Client(server) as client:
         listing = [tool.model_dump(mode="json") for tool in (await client.list_tools()).tools]
         replies = []
-        for name, arguments in CALLS:
+        for name, arguments in calls:
             result = await client.call_tool(name, arguments)
             replies.append((name, result.is_error, [c.model_dump(mode="json") for c in result.content],
                             result.structured_content))
-    return listing, replies
+    return json.dumps(listing, sort_keys=True), json.dumps(replies, sort_keys=True)
 
 
 @pytest.mark.parametrize("env_name", ["office", "accounts_payable_desk"])
@@ -70,11 +72,35 @@ async def test_cached_schemas_list_and_answer_as_the_sdk_does(env_name, cache, t
         expected = await _answers(sdk)
         assert await _answers(first) == expected
         assert await _answers(second) == expected
-        assert any(error for _, error, _, _ in expected[1]) and not all(error for _, error, _, _ in expected[1])
+        errors = [error for _, error, _, _ in json.loads(expected[1])]
+        assert any(errors) and not all(errors)
     else:
         async with Client(sdk) as a, Client(second) as b:
             assert [t.model_dump(mode="json") for t in (await a.list_tools()).tools] == \
                    [t.model_dump(mode="json") for t in (await b.list_tools()).tools]
+    root.close()
+
+
+WHOLE_FLOATS = [  # expense_reimbursement's seed stores these reports' totals as 0, in a field typed float
+    ("expense_report_get", {"expense_report_id": "exr-0001"}),
+    ("expense_report_search", {"limit": 3}), ("expense_report_report", {"group_by": "status"}),
+]
+
+
+async def test_a_result_is_the_same_with_the_cache_on_and_off(cache, tmp_path, monkeypatch):
+    """The SDK dumps an int in a float field as 0.0 (its output model converts it); a cached tool must too."""
+    env = get("expense_reimbursement")
+    module = load_server_module(env)
+    root = WorkspaceRoot(tmp_path / "ws")
+    workspace = root.checkout(env.name, env.seed)
+    seeded = json.loads((workspace / ".app" / "state.json").read_text())["expense_reports"][0]
+    assert seeded["id"] == "exr-0001" and type(seeded["total"]) is int  # the case this test is about
+    sdk = await _answers(_server(module, workspace, monkeypatch, cached=False), WHOLE_FLOATS)
+    _server(module, workspace, monkeypatch, cached=True)  # derives and stores
+    cached = _server(module, workspace, monkeypatch, cached=True)
+    assert all(type(t).__name__ == "PrecomputedTool" for t in cached._tool_manager.list_tools())
+    assert await _answers(cached, WHOLE_FLOATS) == sdk
+    assert json.loads(sdk[1])[0][3]["total"] == 0.0 and '"total": 0.0' in sdk[1]
     root.close()
 
 

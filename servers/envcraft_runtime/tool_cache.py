@@ -6,8 +6,8 @@ whole catalog spent most of its time there. The schemas depend only on source co
 derived by the SDK itself once and kept, like bytecode in __pycache__, in a cache folder keyed by a
 hash of every source they come from (the environment's .py files, this runtime, the SDK and
 pydantic versions, each tool's name and docstring). A server built from the cache lists exactly
-what the SDK would; each tool's argument model is made on its first call (in the SDK's own way,
-`func_metadata`), and results are converted by the SDK's own `FuncMetadata.convert_result`.
+what the SDK would; each tool's argument and output models are made on its first call (in the SDK's own way,
+`func_metadata`), and results are converted by the SDK's own `FuncMetadata.convert_result` with them.
 
 ENVCRAFT_TOOL_CACHE=0 registers every tool through `MCPServer.add_tool` (the SDK's default path);
 ENVCRAFT_CACHE_DIR moves the cache (default: $XDG_CACHE_HOME/envcraft or ~/.cache/envcraft).
@@ -134,16 +134,18 @@ def _store(path: Path, entries: list[dict[str, Any]]) -> None:
         pass
 
 
-_ARG_MODELS: dict[tuple[str, str], Any] = {}  # (name, signature) -> the SDK's argument model, shared by servers
+_METADATA: dict[tuple[str, str], Any] = {}  # (name, signature) -> the SDK's FuncMetadata, shared by servers
 
 
-def _arguments_model(fn: Callable[..., Any]) -> Any:
+def _sdk_metadata(fn: Callable[..., Any]) -> Any:
+    """The SDK's own argument and output models for `fn`: the output model is what converts a result (an int
+    in a float field is dumped as 2.0), so a cached tool answers byte for byte as an uncached one."""
     from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 
-    key = (fn.__name__, repr(inspect.signature(fn)))
-    if key not in _ARG_MODELS:
-        _ARG_MODELS[key] = func_metadata(fn, structured_output=False).arg_model
-    return _ARG_MODELS[key]
+    key = (fn.__name__, repr(inspect.signature(fn)))  # the signature's annotations are evaluated: classes by module
+    if key not in _METADATA:
+        _METADATA[key] = func_metadata(fn, structured_output=True)
+    return _METADATA[key]
 
 
 def _precomputed_tool_class() -> type:
@@ -163,11 +165,10 @@ def _precomputed_tool_class() -> type:
             return self.published_output
 
         async def run(self, arguments: dict[str, AnyType], context: AnyType, convert_result: bool = False) -> AnyType:
-            if self.fn_metadata is None:
-                # The published schema is given, so FuncMetadata derives nothing; results are dumped as they
-                # are (the client validates them against that schema), the way convert_result dumps any value.
-                self.fn_metadata = FuncMetadata(arg_model=_arguments_model(self.fn), output_schema=self.published_output,
-                                                output_model=AnyType if self.published_output else None,
+            if self.fn_metadata is None:  # made on first call, by the SDK, and published as the cache says
+                sdk = _sdk_metadata(self.fn)
+                self.fn_metadata = FuncMetadata(arg_model=sdk.arg_model, output_schema=self.published_output,
+                                                output_model=sdk.output_model if self.published_output else None,
                                                 wrap_output=self.wrap_output)
             return await super().run(arguments, context, convert_result)
 
