@@ -49,7 +49,7 @@ from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .seccomp import filter_file
 from .store import APP_DIR
-from .unprivileged import Listed, drop_to, episode_uid, hand_over
+from .unprivileged import EpisodeUid, Listed, claim_episode_uid, drop_to, hand_over
 from .unprivileged import available as can_drop_root
 from .warm import IDLE_SECONDS, Running, WarmSandbox
 
@@ -134,6 +134,8 @@ class Shell:
         self._warm: WarmSandbox | None = None
         self._drops_root = self.backend == "bwrap" and can_drop_root()  # a root server: commands run as self._uid
         self._uid: int | None = None  # the unprivileged host uid this episode's bwrap commands run as
+        self._claim: EpisodeUid | None = None  # held until close(): no other live episode gets that uid
+        self._claiming = threading.Lock()  # parallel first commands claim one uid, not one each
         self._listed = Listed()  # what the hand-overs of the workspace to that uid found unchanged
         self._one_at_a_time = threading.Lock()
 
@@ -152,6 +154,10 @@ class Shell:
         if self._envelope:
             self._envelope.close()
             self._envelope = None
+        if self._claim:  # nothing of this episode outlives it as the uid the next claimant gets
+            kill_everything_of(self._claim.uid)
+            self._claim.release()
+            self._claim, self._uid, self._listed = None, None, Listed()
 
     def envelope(self) -> EpisodeCgroup | None:
         """This episode's cgroup, made on its first command; None where the host gives none (then a bwrap shell
@@ -264,8 +270,14 @@ class Shell:
         None where the server is not root (bwrap then makes a user namespace of the server's own uid)."""
         if not self._drops_root:
             return None
-        if self._uid is None:
-            self._uid = episode_uid()
+        with self._claiming:
+            if self._uid is None:
+                try:
+                    self._claim = claim_episode_uid()
+                except OSError as exc:
+                    raise ToolFailure(f"the sandbox cannot start: no host uid of its own for this episode ({exc}); "
+                                      "the operator must fix the host (see `envcraft doctor`)") from None
+                self._uid = self._claim.uid
         hand_over(self.workspace, self._uid, self._listed)
         ops = self._operation_socket()
         if ops:

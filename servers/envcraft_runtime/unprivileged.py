@@ -22,6 +22,10 @@ running meanwhile (warm commands may run in parallel) cannot swap a symlink in a
 chowned. `.app/` stays the server's and is mounted read-only anyway. The server (root) reads,
 grades, resets and deletes whatever the uid owns.
 
+Two live episodes never share a uid, across every server process of the host: an episode claims its uid with an
+exclusive lock on a file named for it in a root-only folder (/run/envcraft-episode-uids), held until the episode's
+shell closes (its leftovers killed first) or its process ends, and the next claim takes the lowest free one.
+
 A server that is not root starts bwrap as its own uid, which makes a user namespace: the budgets
 are that uid's, never host root's. A root server without setpriv runs commands as before, charged
 to host root (`envcraft doctor` says so).
@@ -30,11 +34,13 @@ to host root (`envcraft doctor` says so).
 from __future__ import annotations
 
 import contextlib
-import itertools
+import fcntl
 import os
 import shutil
+import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from .store import APP_DIR
@@ -45,8 +51,11 @@ HANDOVER_MAX_ENTRIES = 50_000
 HANDOVER_MAX_DEPTH = 48
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-_counter = itertools.count()
-_lock = threading.Lock()
+CLAIMS_ENV = "ENVCRAFT_EPISODE_UID_CLAIMS"  # the folder of claims (default: /run/envcraft-episode-uids)
+_FILE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+
+_held: set[int] = set()  # indices this process holds: skipped without a system call
+_lock = threading.RLock()  # reentrant: a dropped claim may be finalized by a collection during a claim
 
 
 def available() -> bool:
@@ -54,11 +63,60 @@ def available() -> bool:
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
-def episode_uid() -> int:
-    """A uid for one episode, distinct from this process's other episodes (and, by pid, likely from other processes')."""
+class EpisodeUid:
+    """A host uid one live episode holds: no other live episode, of this process or of any other server on the
+    host, is given it until release() (or until this process ends: the kernel drops its locks)."""
+
+    def __init__(self, index: int, fd: int):
+        self.uid = UID_BASE + index
+        self._index, self._fd = index, fd
+        self._finalizer = weakref.finalize(self, _free, index, fd)  # an episode dropped unclosed frees it too
+
+    def release(self) -> None:
+        self._finalizer()
+
+
+def _free(index: int, fd: int) -> None:
     with _lock:
-        index = next(_counter)
-    return UID_BASE + ((os.getpid() % 1024) * 4096 + index % 4096) % UID_SPAN
+        os.close(fd)  # the lock goes with the descriptor; the file stays for the next claim (no unlink race)
+        _held.discard(index)
+
+
+def _claims_folder() -> int:
+    """The claims folder, opened without following links; made 0700 by this (root) process, refused if anyone
+    else owns it (another user could otherwise hold every claim, or read who holds what)."""
+    path = os.environ.get(CLAIMS_ENV) or ("/run/envcraft-episode-uids" if os.path.isdir("/run")
+                                          else os.path.join(tempfile.gettempdir(), "envcraft-episode-uids"))
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    fd = os.open(path, _DIR_FLAGS)
+    info = os.fstat(fd)
+    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        os.close(fd)
+        raise PermissionError(f"{path} is not this server's own folder (owner {info.st_uid}, mode {info.st_mode:o})")
+    return fd
+
+
+def claim_episode_uid() -> EpisodeUid:
+    """The lowest episode uid no live episode holds, claimed by an exclusive lock on its file in the claims folder.
+    A claim held by another process is seen as a lock that cannot be taken; one of this process is not tried."""
+    with _lock:
+        folder = _claims_folder()
+        try:
+            for index in range(UID_SPAN):
+                if index in _held:
+                    continue
+                fd = os.open(str(index), _FILE_FLAGS, 0o600, dir_fd=folder)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                _held.add(index)
+                return EpisodeUid(index, fd)
+        finally:
+            os.close(folder)
+    raise OSError(f"all {UID_SPAN} episode uids are held")
 
 
 class Listed:
