@@ -3,6 +3,7 @@ v1 (this host) and v2 (a fake cgroupfs tree, and a real cgroup2 mount in a priva
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -220,10 +221,15 @@ def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
 @NEEDS_CGROUPS
 @pytest.mark.anyio
 async def test_parallel_commands_share_one_memory_cap_per_episode(tmp_path):
-    """Four commands of 400 MB each fit their own 512 MB caps, but not the episode's 1,024 MB together."""
-    hold = ("python3 -c \"import os, time\nx = b'x' * (400 * 2**20)\nopen('ready-%d' % os.getpid(), 'w').close()\n"
-            "end = time.time() + 8\nwhile len([f for f in os.listdir('.') if f.startswith('ready-')]) < 4 and time.time() < end:\n"
-            "    time.sleep(0.05)\nprint('HELD', flush=True)\"")
+    """Four commands of 400 MB each fit their own 512 MB caps, but not the episode's 1,024 MB together.
+
+    No clock decides the overlap: each command takes its 400 MB, marks itself ready, then blocks on a lock the
+    test holds until every command has either marked itself ready or ended (killed by the episode's cap). So
+    the commands that print HELD all held their 400 MB at one moment, however slowly a loaded host starts them
+    (a fixed wait let early holders leave before late ones started, and polling while the cgroup was full made
+    them fault their code back in: the command timed out under load). Without a shared cap all four hold."""
+    hold = ("python3 -c \"import fcntl, sys\nx = b'x' * (400 * 2**20)\nopen('ready-' + sys.argv[1], 'w').close()\n"
+            "fcntl.flock(open('gate'), fcntl.LOCK_SH)\nprint('HELD', flush=True)\" ")
     async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
         used = await instance.client.call_tool("run_shell", {"command": "python3 -c \"x = b'x' * (100 * 2**20)\""})
         assert "exit code: 0" in used.content[0].text
@@ -231,16 +237,25 @@ async def test_parallel_commands_share_one_memory_cap_per_episode(tmp_path):
         peaks = [int((g / "memory.max_usage_in_bytes").read_text()) for g in memory.glob(f"envcraft-{os.getpid()}/ep-*")
                  if (g / "memory.max_usage_in_bytes").exists()]
         assert peaks and max(peaks) >= 100 * 2**20  # the command was charged to its episode, under this server's cgroup
-        texts: list[str] = []
+        texts: dict[int, str] = {}
+        gate = open(instance.workspace / "gate", "w")  # noqa: SIM115 (held across the commands, closed below)
+        fcntl.flock(gate, fcntl.LOCK_EX)
 
-        async def one() -> None:
-            result = await instance.client.call_tool("run_shell", {"command": hold, "timeout_seconds": 20})
-            texts.append(result.content[0].text)
+        async def one(n: int) -> None:
+            result = await instance.client.call_tool("run_shell", {"command": f"{hold}{n}", "timeout_seconds": 20})
+            texts[n] = result.content[0].text
 
-        async with anyio.create_task_group() as group:
-            for _ in range(4):
-                group.start_soon(one)
-        held = sum("HELD" in text for text in texts)
+        try:
+            async with anyio.create_task_group() as group:
+                for n in range(4):
+                    group.start_soon(one, n)
+                with anyio.fail_after(60):  # each command ends within its 20 s wall time at the latest
+                    while not all(n in texts or (instance.workspace / f"ready-{n}").exists() for n in range(4)):
+                        await anyio.sleep(0.05)
+                gate.close()  # every command has taken its 400 MB or died: the survivors held theirs together
+        finally:
+            gate.close()
+        held = sum("HELD" in text for text in texts.values())
         assert 1 <= held <= 2, texts  # at most 1,024 MB of the 1,600 MB asked for was ever held at once
 
 
