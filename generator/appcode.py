@@ -146,7 +146,8 @@ def check(bp: Blueprint) -> None:
 NEEDS = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("start", "end", "resource"),
          "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
          "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
-         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",)}
+         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
+         "aggregate": ("entity", "op")}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -159,7 +160,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
-        if pre.kind not in ("requires", "forbids") else ("ref_field", "start", "end", "resource", "than")
+        if pre.kind not in ("requires", "forbids", "aggregate") else ("ref_field", "start", "end", "resource", "than")
     for attr in own:
         value = getattr(pre, attr)
         if attr == "ref_field" and pre.through:
@@ -181,7 +182,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     elif pre.kind == "compare" and pre.field is not None and \
             sum(x is not None for x in (pre.value, pre.than, pre.ref_field)) != 1:
         problems.append(f"{where} compares with exactly one of value, than, or ref_field + other_field")
-    if pre.kind in ("requires", "forbids"):
+    if pre.kind in ("requires", "forbids", "aggregate"):
         if pre.entity not in {e.name for e in bp.entities}:
             return [f"{where} names unknown entity {pre.entity!r}"]
         other = bp.entity(pre.entity)
@@ -195,12 +196,35 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
                 problems.append(f"{where} match names {ours!r}, not a field of {entity.name}")
         if pre.field is not None and pre.field not in theirs:
             problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
+        if pre.kind == "aggregate":
+            problems += aggregate_problems(other, entity, pre, where)
     problems += _unknown_values(bp, op, pre)
     if pre.kind == "time_window":
         if entity.field(pre.field).type not in ("date", "datetime"):
             problems.append(f"{where} field {pre.field!r} must be a date or datetime")
         if not pre.days and not (pre.from_time or pre.to_time):
             problems.append(f"{where} needs days or from_time/to_time")
+    return problems
+
+
+def aggregate_problems(other: Entity, entity: Entity, pre: Precondition, where: str) -> list[str]:
+    """An aggregate's fields: a number to work out (`of`), a date to order by, `where` on their fields, and
+    `than` a number of ours."""
+    agg, theirs, problems = pre.aggregate, {f.name: f for f in other.fields}, []
+    if agg.of is not None and (agg.of not in theirs or theirs[agg.of].type not in ("int", "float")):
+        problems.append(f"{where} aggregates `of` {agg.of!r}, not a number field of {other.name}")
+    if agg.by is not None and (agg.by not in theirs or theirs[agg.by].type not in ("date", "datetime")):
+        problems.append(f"{where} orders by {agg.by!r}, not a date field of {other.name}")
+    for cond in agg.where:
+        if cond.field not in theirs:
+            problems.append(f"{where} `where` names {cond.field!r}, not a field of {other.name}")
+        elif theirs[cond.field].type == "enum":
+            problems += [f"{where} `where` names {v!r}, not a value of {cond.field}" for v in
+                         cond.values + ([cond.value] if isinstance(cond.value, str) else [])
+                         if v not in theirs[cond.field].values]
+    if pre.than is not None and pre.than in {f.name for f in entity.fields} and \
+            entity.field(pre.than).type not in ("int", "float"):
+        problems.append(f"{where} compares with `than` {pre.than!r}, not a number field of {entity.name}")
     return problems
 
 

@@ -107,8 +107,32 @@ class Condition(Strict):
         return self
 
 
+class Aggregate(Strict):
+    """The number an `aggregate` check turns on: `function` over the related rows (those of the check's
+    `entity` whose `match` fields equal this row's, other than this row), kept only when every `where`
+    condition holds on them, and of those only the `latest` N by the date field `by` (fewer than N: the
+    rule cannot be shown to hold). `says` words the number for the refusal, `{n}` standing for it."""
+
+    function: Literal["count", "sum", "avg", "min", "max"]
+    of: str | None = Field(default=None, pattern=IDENT)  # their numeric field (count: none)
+    where: list[Condition] = Field(default_factory=list)  # on their own fields
+    latest: int | None = Field(default=None, ge=1, le=50)
+    by: str | None = Field(default=None, pattern=IDENT)  # latest: their date field, newest first
+    says: str = Field(min_length=4, max_length=120, pattern=r"^[^\x00-\x1f\x7f{}]*\{n\}[^\x00-\x1f\x7f{}]*$")
+
+    @model_validator(mode="after")
+    def _shape(self) -> Aggregate:
+        if (self.function == "count") != (self.of is None):
+            raise ValueError(f"aggregate {self.function}: a count takes no `of`; sum/avg/min/max name the field in `of`")
+        if (self.latest is None) != (self.by is None):
+            raise ValueError("aggregate: `latest` and `by` go together (the latest N rows by a date field)")
+        if any(c.ref_field for c in self.where):
+            raise ValueError("aggregate: `where` conditions read the related rows' own fields (no ref_field)")
+        return self
+
+
 PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                      "ref_in", "compare", "requires", "forbids", "time_window")
+                      "ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
 
 
 class Precondition(Strict):
@@ -124,11 +148,14 @@ class Precondition(Strict):
     requires / forbids: a row of `entity` whose `match` fields (theirs: ours) equal this row's, and whose
         `field` is among `values`, must exist / must not exist (approvals, open items blocking a close).
     time_window: the date/time `field` falls on one of `days` and (times) within [from_time, to_time].
+    aggregate: `aggregate` (count / sum / avg / min / max over the rows of `entity` whose `match` fields
+        equal this row's) `op` a literal `value` or this row's field `than` (a departure's booked travellers
+        >= its min_to_guarantee; an application's average unconflicted score >= 70).
     no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
     """
 
     kind: Literal["status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                  "ref_in", "compare", "requires", "forbids", "time_window"]
+                  "ref_in", "compare", "requires", "forbids", "time_window", "aggregate"]
     field: str | None = Field(default=None, pattern=IDENT)  # on the operation's own row / arguments
     values: list[str] = Field(default_factory=list)  # status_in / field_equals / ref_in / requires / forbids
     ref_field: str | None = Field(default=None, pattern=IDENT)  # the argument naming the other row
@@ -149,8 +176,19 @@ class Precondition(Strict):
     from_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")  # time_window, HH:MM
     to_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-4]):[0-5]\d$")
     when: Condition | None = None  # the rule applies only when this holds
+    aggregate: Aggregate | None = None  # aggregate: the number over the related rows
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
+
+    @model_validator(mode="after")
+    def _aggregate_shape(self) -> Precondition:
+        if (self.kind == "aggregate") != (self.aggregate is not None):
+            raise ValueError("an `aggregate` check (and only one) says what it works out in `aggregate`")
+        if self.kind == "aggregate" and (self.op is None or (self.value is None) == (self.than is None)
+                                         or isinstance(self.value, (bool, str))):
+            raise ValueError("an aggregate check compares its number with `op` and exactly one of a numeric `value` "
+                             "or this row's field `than`")
+        return self
 
     @model_validator(mode="after")
     def _values_one_line(self) -> Precondition:

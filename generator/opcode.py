@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from envcraft.generator import aggregate
 from envcraft.generator.appcode import (
     Param,
     doc_lines,
@@ -215,6 +216,8 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
         return None, call("missing_related" if pre.kind == "requires" else "present_related",
                           f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)))
+    if pre.kind == "aggregate":
+        return None, aggregate.code(bp, entity, pre, lit)
     if pre.kind == "time_window":
         return None, call("outside_window", f"_new.get({lit(pre.field)})", _tuple([lit(d) for d in pre.days]),
                           lit(pre.from_time), lit(pre.to_time))

@@ -28,7 +28,8 @@ from envcraft_runtime.rules import POLICY_FORMAT
 CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility", "no_overlap": "capacity",
                     "capacity": "capacity", "at_least": "threshold", "unique": "uniqueness",
                     "not_in_past": "time_window", "ref_in": "eligibility", "compare": "threshold",
-                    "requires": "approval", "forbids": "state_guard", "time_window": "time_window"}
+                    "requires": "approval", "forbids": "state_guard", "time_window": "time_window",
+                    "aggregate": "threshold"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",
                    "state_guard": "State rules", "threshold": "Thresholds", "approval": "Approvals",
                    "role_limit": "Role limits", "uniqueness": "Uniqueness", "consistency": "Consistency",

@@ -16,6 +16,7 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
@@ -167,7 +168,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         pre = check.pre
         names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
         names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
-        names += list(pre.match.values()) if pre.kind in ("requires", "forbids") else []
+        names += list(pre.match.values()) if pre.kind in ("requires", "forbids", "aggregate") else []
         for name in names:
             target = ref_entity(bp, entity, name)
             if target is not None and name not in refs:
@@ -176,6 +177,9 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
                 refs[name] = [{name: i} for i in ids]
         if pre.kind == "requires" and all(ref_entity(bp, entity, ours) for ours in pre.match.values()):
             refs["requires:" + check.rule] = accepted_matches(bp, tables, pre, rng)
+        if pre.kind == "aggregate":
+            for move in aggregate.own_moves(bp, entity, pre, row, tables):
+                own.setdefault(pre.than, []).append(move)
         if pre.kind == "field_equals":
             own[pre.field] = [{pre.field: v} for v in _typed(entity, pre.field, pre.values)]
         if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
@@ -151,6 +152,9 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
     """(entity, field) pairs of other rows a check on a row of `entity` reads. Its own row's fields are left
     out, and so are counts among its own entity's rows (capacity, overlaps): both are seen by the row's own check."""
     out = [(pre.entity, f) for f in (pre.field, *pre.match) if f] if pre.kind in ("requires", "forbids") else []
+    if pre.kind == "aggregate":  # the related rows' match, filter, number and date fields
+        agg = pre.aggregate
+        out = [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
     for path in (pre, pre.when):
         if path is None or not path.ref_field or (path is pre and pre.kind not in ("ref_in", "compare", "capacity")):
             continue
@@ -270,6 +274,8 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         allowed = _values(other, pre.other_field, pre.values)
         allowed = allowed if now else later_states(bp, other.name, pre.other_field, allowed)
         return not_among(there, pre.other_field, allowed, other.name)
+    if pre.kind == "aggregate":
+        return aggregate.fact(bp, entity, pre, row, tables)
     if pre.kind in ("requires", "forbids"):
         related = _index(bp).entities[pre.entity]
         allowed = _values(related, pre.field, pre.values) if pre.field else ()

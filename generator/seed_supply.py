@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.invariants import check_invariants, repair
@@ -120,7 +121,8 @@ def supply(bp: Blueprint, tables: Tables, rng: random.Random) -> None:
                 if choices(bp, tables, op) >= MIN_CHOICES:
                     break
                 continue
-            for name, rows in tables.items():  # back in place: the moves hold these very rows
+            for name, rows in tables.items():  # back in place: the moves hold these very rows (and added none)
+                del rows[len(saved[name]):]
                 for row, old in zip(rows, saved[name], strict=True):
                     row.clear()
                     row.update(old)
@@ -154,6 +156,8 @@ def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> 
             for check in way.checks:
                 out += _referenced(bp, tables, entity, check, row)
             out += _unblocking(bp, tables, way, row)
+            fed = aggregate.feed(bp, entity, [c.pre for c in way.checks if c.pre.kind == "aggregate"], row, tables, rng)
+            out += [fed] if fed is not None else []
     counts = Counter(r.get(entity.status_field) for r in tables[entity.table])
     spare = [r for r in tables[entity.table] if counts[r.get(entity.status_field)] > MIN_CHOICES
              and r.get(entity.status_field) not in froms]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from envcraft.generator import aggregate
 from envcraft.generator.blueprint import WEEKDAYS, Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, time_pairs, typed
 from envcraft.generator.policy_rows import holds
@@ -21,7 +22,7 @@ from envcraft.generator.refpath import follow, target
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window")
+ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -246,6 +247,11 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                 t[table] = [r for r in t.get(table, []) if not (all(r.get(k) == v for k, v in match.items())
                                                                   and (not pre.field or r.get(pre.field) in allowed))]
             patches.append(clear)
+    elif pre.kind == "aggregate":  # the related rows it reads replaced by rows with the wanted number
+        patch = aggregate.rows_for(bp, entity, pre, new, tables, hold)
+        if patch is None:
+            return None
+        patches.append(patch)
     elif pre.kind == "field_equals":
         spec = entity.field(pre.field)
         allowed = [typed(spec, v) for v in pre.values]

@@ -30,7 +30,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 55, "retry_and_errors": 36, "order_of_work": 96, "ranking": 19,
-          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 63}
+          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 60}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -44,7 +44,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "bus_driver_rostering:judgement_1": COUNT + "seniority order and rest time between an operator's duties",
     "change_advisory_board:judgement_3": NOT_BUILT + "'a field is set' (backout_plan present) under a condition",
     "cloud_cost_allocation:chargeback_policy_3": RESTATES + "spend_charge_post's at_least on budget_left",
-    "dairy_herd_records:judgement_2": COUNT + "three consecutive milk tests over 400",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
     "delivery_platform_orders:judgement_3": COUNT + "more than 12 orders accepted but not ready",
     "dock_appointment_scheduling:dock_rules_1": NO_FIELD + "no field says a load is refrigerated",
@@ -56,8 +55,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "fleet_maintenance_shop:shop_procedures_1": RESTATES + "shop_procedures_2 (return to service only when closed); "
                                                 "'next free bay' has no field",
     "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
-    "grant_program_admin:judgement_1": COUNT + "the average panel score without conflicted reviewers",
-    "guided_tour_departures:judgement_2": COUNT + "the sum of a departure's booked travellers",
     "harvest_equipment_scheduling:judgement_1": COUNT + "a combine job needs sibling jobs on the same field and window",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "harvest_equipment_scheduling:crew_rules_1": COUNT + "a combine job needs sibling jobs on the same field and window",

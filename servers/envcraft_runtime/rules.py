@@ -212,6 +212,59 @@ def short_of(have: Any, need: Any, what: str, row_id: Any, field: str) -> Fact |
     return Fact(f"{what} {row_id} has {_label(field)} {_show(have)}, below the {_show(need)} needed", have)
 
 
-__all__ = ["COMPARISONS", "INACTIVE", "POLICY_FILE", "POLICY_FORMAT", "Fact", "PolicyRefusal", "PolicyRule",
+# What an aggregate that fails `op` against the number it needs is, in words ("below the 4 needed").
+SHORT_OF = {">=": "below the {r} needed", ">": "not over {r}", "<=": "over the limit of {r}", "<": "not below {r}",
+            "==": "not the {r} needed", "!=": "equal to {r}"}
+
+
+def _meets(row: dict[str, Any], where: tuple[tuple[str, str, Any], ...]) -> bool:
+    """Every (field, op, value) holds on the row; `in` / `not_in` take a tuple of values."""
+    for field, op, value in where:
+        if op in ("in", "not_in"):
+            if (row.get(field) in value) != (op == "in"):
+                return False
+        elif not holds(row.get(field), op, value):
+            return False
+    return True
+
+
+def aggregate_value(rows: list[dict[str, Any]], match: dict[str, Any], where: tuple[tuple[str, str, Any], ...],
+                    function: str, of: str | None, latest: tuple[int, str] | None,
+                    own_id: Any = None) -> tuple[Any, int]:
+    """(`function` over the rows matching `match` and `where` other than the row `own_id`, of them the `latest` N
+    by a date field; how many rows it read). The number is None when an average, minimum or maximum has no row,
+    or fewer than the latest N: then the rule cannot be shown to hold."""
+    picked = [r for r in rows if r.get("id") != own_id and all(r.get(k) == v for k, v in match.items())
+              and _meets(r, where)]
+    if latest is not None:
+        picked = sorted(picked, key=lambda r: (str(r.get(latest[1]) or ""), str(r.get("id"))), reverse=True)[:latest[0]]
+    if function == "count":
+        return len(picked), len(picked)
+    numbers = [r[of] for r in picked if of and isinstance(r.get(of), (int, float)) and not isinstance(r.get(of), bool)]
+    if (not numbers and function != "sum") or (latest is not None and len(numbers) < latest[0]):
+        return None, len(numbers)
+    value = {"sum": sum, "min": min, "max": max, "avg": lambda ns: sum(ns) / len(ns)}[function](numbers)
+    return (round(value, 2) if isinstance(value, float) else value), len(numbers)
+
+
+def aggregate_fails(rows: list[dict[str, Any]], match: dict[str, Any], where: tuple[tuple[str, str, Any], ...],
+                    function: str, of: str | None, latest: tuple[int, str] | None, op: str, right: Any,
+                    says: str, subject: str, counted: str, own_id: Any = None, right_name: str = "") -> Fact | None:
+    """The aggregate (see aggregate_value) is not `op` `right`, or cannot be worked out. `subject` names whose
+    rows they are ("departure dep-0004"), `says` words the number ("{n} booked travellers"), `counted` the rows."""
+    if right is None or not isinstance(right, (int, float)) or isinstance(right, bool):
+        return None
+    value, read = aggregate_value(rows, match, where, function, of, latest, own_id)
+    its = f" (its {right_name})" if right_name else ""
+    if value is None:
+        reads = f"the latest {latest[0]}" if latest is not None else "at least one"
+        return Fact(f"{subject} has {read} {counted} to go by, and the rule reads {reads} "
+                    f"(it needs {COMPARISONS[op]} {_show(right)}{its})", read)
+    if holds(value, op, right):
+        return None
+    return Fact(f"{subject} has {says.replace('{n}', _show(value))}, {SHORT_OF[op].format(r=_show(right))}{its}", value)
+
+
+__all__ = ["COMPARISONS", "aggregate_fails", "aggregate_value", "INACTIVE", "POLICY_FILE", "POLICY_FORMAT", "Fact", "PolicyRefusal", "PolicyRule",
            "at_capacity", "comparison_fails", "holds", "in_past", "load_policies", "missing_related", "not_among",
            "outside_window", "overlapping", "present_related", "refuse", "short_of", "taken_by_other"]

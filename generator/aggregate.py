@@ -1,0 +1,258 @@
+"""The `aggregate` check kind, in one place: what it reads, the code app.py runs for it, its fact on a seed
+row, and the rows the audit and the seed repair write to make it hold or break.
+
+An aggregate check works a number out over related rows (a departure's booked travellers, an application's
+average unconflicted panel score, a cow's lowest somatic cell count over her last three tests) and compares
+it with a literal or a field of the operation's row. The runtime helper that decides is
+envcraft_runtime.rules.aggregate_fails; everything here only feeds it.
+
+    parts(bp, entity, pre) -> Parts     (the typed pieces, shared by code generation and seed checks)
+    code(bp, entity, pre, lit) -> "aggregate_fails(tables['tour_bookings'], {...}, ...)"
+    fact(bp, entity, pre, row, tables) -> Fact | None
+    rows_for(bp, entity, pre, new, tables, hold) -> patch | None  (audit: a world where it holds / breaks)
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Precondition
+from envcraft.generator.fields import typed
+from envcraft_runtime.rules import Fact, aggregate_fails, aggregate_value
+
+Tables = dict[str, list[dict[str, Any]]]
+Where = tuple[tuple[str, str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Parts:
+    related: Entity  # whose rows are aggregated
+    match: dict[str, str]  # their field -> our field
+    where: Where  # (their field, op, typed value or tuple of values)
+    function: str
+    of: str | None
+    latest: tuple[int, str] | None  # (N, their date field)
+    says: str
+    counted: str  # how the fact names the rows ("milk tests")
+    subject_what: str  # whose rows they are: "departure", "volunteer"
+    subject_field: str  # our field holding that row's id ("id", or a ref field)
+    right_value: Any  # a literal, or None
+    right_field: str | None  # our field `than`
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _typed(spec: FieldSpec, raw: Any) -> Any:
+    return raw if isinstance(raw, bool) else typed(spec, str(raw))
+
+
+def parts(bp: Blueprint, entity: Entity, pre: Precondition) -> Parts:
+    agg, related = pre.aggregate, bp.entity(pre.entity)
+    where = tuple((c.field, c.op, tuple(_typed(related.field(c.field), v) for v in c.values) if c.op in ("in", "not_in")
+                   else _typed(related.field(c.field), c.value)) for c in agg.where)
+    subject_what, subject_field = _words(entity.name), "id"
+    if len(pre.match) == 1:  # name the row the related rows belong to: ours, or the one our ref points at
+        ours = next(iter(pre.match.values()))
+        spec = next((f for f in entity.fields if f.name == ours), None)
+        if spec is not None and spec.type == "ref":
+            subject_what, subject_field = _words(spec.ref), ours
+    right = None if pre.value is None else (int(pre.value) if float(pre.value).is_integer() else float(pre.value))
+    return Parts(related, dict(pre.match), where, agg.function, agg.of,
+                 (agg.latest, agg.by) if agg.latest else None, agg.says, _words(related.table),
+                 subject_what, subject_field, right, pre.than)
+
+
+def code(bp: Blueprint, entity: Entity, pre: Precondition, lit: Callable[[object], str]) -> str:
+    """The expression app.py evaluates to the blocking fact (or None), on the row as it would be (`_new`)."""
+    p = parts(bp, entity, pre)
+    match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in p.match.items()) + "}"
+    where = "(" + "".join(f"({lit(f)}, {lit(op)}, {_literal(v, lit)}), " for f, op, v in p.where) + ")"
+    right = lit(p.right_value) if p.right_field is None else f"_new.get({lit(p.right_field)})"
+    subject = f"{lit(p.subject_what + ' ')} + str(_new.get({lit(p.subject_field)}))"
+    latest = "None" if p.latest is None else f"({p.latest[0]!r}, {lit(p.latest[1])})"
+    args = [f"tables[{lit(p.related.table)}]", match, where, lit(p.function), lit(p.of), latest, lit(pre.op), right,
+            lit(p.says), subject, lit(p.counted), '_new.get("id")', lit(_words(p.right_field or ""))]
+    return f"aggregate_fails({', '.join(args)})"
+
+
+def _literal(value: Any, lit: Callable[[object], str]) -> str:
+    if isinstance(value, tuple):
+        return "(" + "".join(f"{lit(v)}, " for v in value) + ")"
+    return lit(value)
+
+
+def fact(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables) -> Fact | None:
+    """What app.py's check would say of this row as it is (the same helper, on plain tables)."""
+    p = parts(bp, entity, pre)
+    right = p.right_value if p.right_field is None else row.get(p.right_field)
+    return aggregate_fails(tables.get(p.related.table, []), {t: row.get(o) for t, o in p.match.items()}, p.where,
+                           p.function, p.of, p.latest, pre.op, right, p.says,
+                           f"{p.subject_what} {row.get(p.subject_field)}", p.counted, row.get("id"),
+                           _words(p.right_field or ""))
+
+
+def counts(p: Parts, row: dict[str, Any], other: dict[str, Any]) -> bool:
+    """`other` is one of the rows the aggregate of `row` reads (before `latest` cuts them)."""
+    if other.get("id") == row.get("id") or any(other.get(t) != row.get(o) for t, o in p.match.items()):
+        return False
+    return all(_meets(other.get(f), op, v) for f, op, v in p.where)
+
+
+def _meets(left: Any, op: str, value: Any) -> bool:
+    if op in ("in", "not_in"):
+        return (left in value) == (op == "in")
+    try:
+        return left is not None and {"==": left == value, "!=": left != value, "<": left < value, "<=": left <= value,
+                                     ">": left > value, ">=": left >= value}[op]
+    except TypeError:
+        return False
+
+
+def _target(op: str, right: float, hold: bool, whole: bool) -> float | None:
+    """A number n for which `n op right` holds (or fails), a step clear of the boundary."""
+    step = 1 if whole else 0.5
+    table = {">=": (right, right - step), ">": (right + step, right), "<=": (right, right + step),
+             "<": (right - step, right), "==": (right, right + step), "!=": (right + step, right)}
+    return table[op][0 if hold else 1]
+
+
+def _holding(spec: FieldSpec, op: str, value: Any, rng: random.Random | None = None) -> Any:
+    """A value of their field that meets `op value` (a `where` condition the made rows must pass)."""
+    if op == "in":
+        return value[0] if rng is None else rng.choice(value)
+    if op == "not_in":
+        return next((typed(spec, v) for v in spec.values if typed(spec, v) not in value), None)
+    if op in ("==", ">=", "<="):
+        return value
+    if op == "!=":
+        return next((typed(spec, v) for v in spec.values if typed(spec, v) != value), not value if isinstance(value, bool)
+                    else None)
+    if isinstance(value, (int, float)):
+        return value + (1 if op == ">" else -1)
+    day = date.fromisoformat(str(value)[:10]) + timedelta(days=1 if op == ">" else -1)
+    return day.isoformat() + str(value)[10:]
+
+
+def made_rows(bp: Blueprint, entity: Entity, pre: Precondition, new: dict[str, Any], tables: Tables,
+              hold: bool) -> list[dict[str, Any]] | None:
+    """Related rows whose aggregate meets the rule (hold) or breaks it, to stand in for the ones there now."""
+    p = parts(bp, entity, pre)
+    right = p.right_value if p.right_field is None else new.get(p.right_field)
+    match = {t: new.get(o) for t, o in p.match.items()}
+    if right is None or isinstance(right, bool) or any(v is None for v in match.values()):
+        return None
+    of = p.related.field(p.of) if p.of else None
+    whole = of is None or of.type == "int"
+    n = _target(pre.op, right, hold, whole)
+    if n is None or (p.function == "count" and n < 0):
+        return None
+    size = int(n) if p.function == "count" else (p.latest[0] if p.latest else 1)
+    template = next((r for r in tables.get(p.related.table, []) if counts(p, new, r)),
+                    (tables.get(p.related.table) or [{}])[0])
+    out = []
+    for i in range(size):
+        made = {**copy.deepcopy(template), "id": f"{p.related.id_prefix}-{9900 + i}", **match}
+        for field, op, value in p.where:
+            made[field] = _holding(p.related.field(field), op, value)
+            if made[field] is None:
+                return None
+        if of is not None:
+            made[p.of] = int(n) if whole else float(n)
+        if p.latest:
+            spec, day = p.related.field(p.latest[1]), date.fromisoformat(bp.today) - timedelta(days=i)
+            made[p.latest[1]] = day.isoformat() + ("T09:00" if spec.type == "datetime" else "")
+        out.append(made)
+    return out
+
+
+def rows_for(bp: Blueprint, entity: Entity, pre: Precondition, new: dict[str, Any], tables: Tables,
+             hold: bool) -> Callable[[Tables], None] | None:
+    """A state patch under which the check holds (or breaks) for the row as it would be: the related rows it
+    reads now are removed and rows with the wanted aggregate put in their place."""
+    made = made_rows(bp, entity, pre, new, tables, hold)
+    if made is None:
+        return None
+    p = parts(bp, entity, pre)
+
+    def patch(t: Tables) -> None:
+        t[p.related.table] = [r for r in t.get(p.related.table, []) if not counts(p, new, r)] + copy.deepcopy(made)
+    return patch
+
+
+def value(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables) -> Any:
+    """The aggregate of this row as it is (None: it cannot be worked out)."""
+    p = parts(bp, entity, pre)
+    return aggregate_value(tables.get(p.related.table, []), {t: row.get(o) for t, o in p.match.items()}, p.where,
+                           p.function, p.of, p.latest, row.get("id"))[0]
+
+
+def own_moves(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables) -> list[dict]:
+    """Seed repair: the row's own `than` field set to what its aggregate allows (a departure's min_to_guarantee
+    lowered to the travellers it has), within the field's range."""
+    spec = entity.field(pre.than) if pre.than else None
+    have = value(bp, entity, pre, row, tables)
+    if spec is None or spec.type not in ("int", "float") or not isinstance(have, (int, float)):
+        return []
+    flip = {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "==", "!=": "!="}[pre.op]
+    wanted = _target(flip, have, True, spec.type == "int")
+    if (spec.min is not None and wanted < spec.min) or (spec.max is not None and wanted > spec.max):
+        return []
+    return [{pre.than: int(wanted) if spec.type == "int" else float(wanted)}]
+
+
+def feed(bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[str, Any], tables: Tables,
+         rng: random.Random) -> Callable[[], bool] | None:
+    """Seed supply: one move giving `row` enough related rows for every count or sum it must pass (a forming
+    van its driver and five riders): related rows that count for no row are re-pointed at it (and made to pass
+    the `where`) first, then copies of a counted row are added. None when no such move helps."""
+    changes: list[tuple[str, int, dict[str, Any]]] = []  # (related table, row index, change)
+    added: list[tuple[str, dict[str, Any]]] = []
+    sim = {name: [dict(r) for r in rows] for name, rows in tables.items()}
+    for pre in checks:
+        p = parts(bp, entity, pre)
+        if p.function not in ("count", "sum"):
+            return None  # an average or a minimum is met by its rows' values, not their number: left to fix
+        made = made_rows(bp, entity, pre, row, sim, hold=True)
+        if made is None:
+            return None
+        table = sim.setdefault(p.related.table, [])
+        everyone = [parts(bp, entity, q) for q in checks]
+        loose = [i for i, r in enumerate(table) if not any(counts(q, other, r) for q in everyone
+                                                           for other in tables[entity.table])]
+        rng.shuffle(loose)
+        top = max((int(str(r["id"]).rsplit("-", 1)[1]) for r in table if str(r.get("id", "")).rsplit("-", 1)[-1].isdigit()),
+                  default=0)
+        for _ in range(40):
+            if fact(bp, entity, pre, row, sim) is None:
+                break
+            keep = {k: v for k, v in made[0].items() if k in p.match or k in {f for f, _, _ in p.where}}
+            if loose:
+                index = loose.pop()
+                table[index].update(keep)
+                changes.append((p.related.table, index, keep))
+                continue
+            top += 1
+            copied = {**copy.deepcopy(made[0]), "id": f"{p.related.id_prefix}-{top:04d}"}
+            if p.of:  # a copy of a counted row keeps an ordinary value, not the whole target
+                copied[p.of] = next((r[p.of] for r in table if counts(p, row, r)), copied[p.of])
+            table.append(copied)
+            added.append((p.related.table, copied))
+        if fact(bp, entity, pre, row, sim) is not None:
+            return None
+    if not changes and not added:
+        return None
+
+    def move() -> bool:
+        for name, index, change in changes:
+            tables[name][index].update(change)
+        for name, copied in added:
+            tables.setdefault(name, []).append(copy.deepcopy(copied))
+        return True
+    return move
