@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, aggregate_fails, holds, in_past, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -200,6 +200,28 @@ def dairy_cow_cull(tables: Tables, dairy_cow_id: str, cull_reason: str) -> Dairy
     _new = {**_row, **_changes, "status": "culled"}
     if _block := not_among(_row, "status", ("lactating", "dry"), "dairy cow"):
         refuse("dairy_cow_cull.status_in", "only cows in the milking herd or dry pen can be culled", _block)
+    if (
+        _block := aggregate_fails(
+            tables["milk_tests"],
+            {"dairy_cow_id": _new.get("id")},
+            (),
+            "min",
+            "somatic_cell_count",
+            (3, "test_date"),
+            ">",
+            400,
+            "a lowest somatic cell count of {n} over her last three tests",
+            "dairy cow " + str(_new.get("id")),
+            "milk tests",
+            _new.get("id"),
+            "",
+        )
+    ) and holds(_new.get("cull_reason"), "==", "chronic mastitis"):
+        refuse(
+            "mastitis_cull_counts",
+            "A cow is culled for chronic mastitis only when her somatic cell count was over 400 on each of her last three milk tests.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DairyCow, _row)
 

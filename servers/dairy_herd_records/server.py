@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "
     "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Milk "
     "withdrawal: Spectramast LC 3 days, Excenel RTU 0 days, Polyflex 4 days, Banamine 2 days after the "
-    "last dose; cows under withdrawal go to the hospital pen. [judgement_2] A cow with somatic cell count "
-    "over 400 on three tests in a row is a cull candidate for chronic mastitis. Call finish when done."
+    "last dose; cows under withdrawal go to the hospital pen. [mastitis_cull_counts] A cow is culled for "
+    "chronic mastitis only when her somatic cell count was over 400 on each of her last three milk tests. "
+    "Call finish when done."
 )
 
 

@@ -265,6 +265,27 @@ def aggregate_fails(rows: list[dict[str, Any]], match: dict[str, Any], where: tu
     return Fact(f"{subject} has {says.replace('{n}', _show(value))}, {SHORT_OF[op].format(r=_show(right))}{its}", value)
 
 
-__all__ = ["COMPARISONS", "aggregate_fails", "aggregate_value", "INACTIVE", "POLICY_FILE", "POLICY_FORMAT", "Fact", "PolicyRefusal", "PolicyRule",
-           "at_capacity", "comparison_fails", "holds", "in_past", "load_policies", "missing_related", "not_among",
-           "outside_window", "overlapping", "present_related", "refuse", "short_of", "taken_by_other"]
+__all__ = [
+    "COMPARISONS",
+    "INACTIVE",
+    "POLICY_FILE",
+    "POLICY_FORMAT",
+    "Fact",
+    "PolicyRefusal",
+    "PolicyRule",
+    "aggregate_fails",
+    "aggregate_value",
+    "at_capacity",
+    "comparison_fails",
+    "holds",
+    "in_past",
+    "load_policies",
+    "missing_related",
+    "not_among",
+    "outside_window",
+    "overlapping",
+    "present_related",
+    "refuse",
+    "short_of",
+    "taken_by_other",
+]

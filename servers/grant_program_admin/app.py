@@ -33,7 +33,15 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    aggregate_fails,
+    comparison_fails,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -340,6 +348,29 @@ def grant_award_issue(
         "the grant program's max award",
     ):
         refuse("award_within_cap", "An award is never above its program's maximum award.", _block)
+    _other = row_of(tables, "grant_applications", _new.get("grant_application_id"))
+    if _block := not_among(_other, "status", ("panel_review",), "grant application"):
+        refuse("award_in_panel_review", "Awards go only to applications in panel review.", _block)
+    if _block := aggregate_fails(
+        tables["panel_scores"],
+        {"grant_application_id": _new.get("grant_application_id")},
+        (("conflict_of_interest", "==", False),),
+        "avg",
+        "score",
+        None,
+        ">=",
+        70,
+        "an average panel score of {n} without conflicted reviewers",
+        "grant application " + str(_new.get("grant_application_id")),
+        "panel scores",
+        _new.get("id"),
+        "",
+    ):
+        refuse(
+            "award_score_line",
+            "An application is awarded only when its average panel score, leaving out conflicted reviewers, is 70 or more.",
+            _block,
+        )
     _target_grant_program_id = target_row(tables, "grant_programs", _new.get("grant_program_id"), "grant program")
     _target_grant_application_id = target_row(
         tables, "grant_applications", _new.get("grant_application_id"), "grant application"

@@ -31,9 +31,10 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
     "lists every rule the tools enforce. Policies: [award_within_cap] An award is never above its "
     "program's maximum award. [disburse_active_awards] Disbursements are scheduled only on active awards. "
-    "[judgement_1] Award only applications in panel review whose average score (excluding conflicted "
-    "reviewers) is 70 or more. [judgement_2] Pay 50% on activation and the rest after the interim report. "
-    "Call finish when done."
+    "[award_in_panel_review] Awards go only to applications in panel review. [award_score_line] An "
+    "application is awarded only when its average panel score, leaving out conflicted reviewers, is 70 or "
+    "more. [judgement_2] Pay 50% on activation and the rest after the interim report. Call finish when "
+    "done."
 )
 
 

@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, aggregate_fails, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -196,6 +196,26 @@ def departure_guarantee(tables: Tables, departure_id: str) -> Departure:
     _new = {**_row, "status": "guaranteed"}
     if _block := not_among(_row, "status", ("open",), "departure"):
         refuse("departure_guarantee.status_in", "only open departures can be guaranteed", _block)
+    if _block := aggregate_fails(
+        tables["tour_bookings"],
+        {"departure_id": _new.get("id")},
+        (("status", "not_in", ("cancelled",)),),
+        "sum",
+        "travelers",
+        None,
+        ">=",
+        _new.get("min_to_guarantee"),
+        "{n} booked travellers",
+        "departure " + str(_new.get("id")),
+        "tour bookings",
+        _new.get("id"),
+        "min to guarantee",
+    ):
+        refuse(
+            "guarantee_at_minimum",
+            "A departure is guaranteed only once its bookings that are not cancelled hold at least min_to_guarantee travellers.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Departure, _row)
 

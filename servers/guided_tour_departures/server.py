@@ -30,8 +30,8 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
     "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Deposit is 25% of "
     "the total price and confirms a held booking; the balance is due 60 days before departure. "
-    "[judgement_2] Guarantee a departure once its bookings reach min_to_guarantee travellers. Call finish "
-    "when done."
+    "[guarantee_at_minimum] A departure is guaranteed only once its bookings that are not cancelled hold "
+    "at least min_to_guarantee travellers. Call finish when done."
 )
 
 
