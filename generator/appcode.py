@@ -14,7 +14,7 @@ import keyword
 import textwrap
 from dataclasses import dataclass
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Condition, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.refpath import target
 from envcraft.generator.seed import time_pairs
 from envcraft_runtime import arguments, records, rules
@@ -147,7 +147,7 @@ NEEDS = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("st
          "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
          "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
-         "aggregate": ("entity", "op")}
+         "aggregate": ("entity", "op"), "is_set": ("field",)}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -160,7 +160,8 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
-        if pre.kind not in ("requires", "forbids", "aggregate") else ("ref_field", "start", "end", "resource", "than")
+        if pre.kind not in ("requires", "forbids", "aggregate") else ("ref_field", "resource", "than", "at") if pre.at \
+        else ("ref_field", "start", "end", "resource", "than")
     for attr in own:
         value = getattr(pre, attr)
         if attr == "ref_field" and pre.through:
@@ -202,8 +203,8 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     if pre.kind == "time_window":
         if entity.field(pre.field).type not in ("date", "datetime"):
             problems.append(f"{where} field {pre.field!r} must be a date or datetime")
-        if not pre.days and not (pre.from_time or pre.to_time):
-            problems.append(f"{where} needs days or from_time/to_time")
+        if not pre.days and not pre.months and not (pre.from_time or pre.to_time):
+            problems.append(f"{where} needs days, months or from_time/to_time")
     return problems
 
 
@@ -228,22 +229,22 @@ def aggregate_problems(other: Entity, entity: Entity, pre: Precondition, where: 
     return problems
 
 
-def _condition_entity(bp: Blueprint, entity: Entity, pre: Precondition) -> Entity:
-    """The entity whose field `when` reads: the operation's own, or the referenced row's."""
-    cond = pre.when
+def _condition_entity(bp: Blueprint, entity: Entity, cond: Condition) -> Entity:
+    """The entity whose field a `when` condition reads: the operation's own, or the referenced row's."""
     return target(bp, entity, cond.ref_field, cond.through) if cond.ref_field else entity
 
 
 def _condition_problems(bp: Blueprint, entity: Entity, pre: Precondition, where: str) -> list[str]:
-    if pre.when is None:
-        return []
-    try:
-        mine = _condition_entity(bp, entity, pre)
-    except (KeyError, ValueError) as exc:
-        return [f"{where}: `when` reads {pre.when.through or ''} {pre.when.ref_field}, not a chain of refs ({exc})"]
-    if pre.when.field not in {f.name for f in mine.fields}:
-        return [f"{where}: `when` names {pre.when.field!r}, not a field of {mine.name}"]
-    return []
+    problems = []
+    for cond in pre.conditions:
+        try:
+            mine = _condition_entity(bp, entity, cond)
+        except (KeyError, ValueError) as exc:
+            problems.append(f"{where}: `when` reads {cond.through or ''} {cond.ref_field}, not a chain of refs ({exc})")
+            continue
+        if cond.field not in {f.name for f in mine.fields}:
+            problems.append(f"{where}: `when` names {cond.field!r}, not a field of {mine.name}")
+    return problems
 
 
 def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -256,8 +257,8 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
         pairs.append((target(bp, entity, pre.ref_field, pre.through).field(pre.other_field), pre.values))
     elif pre.kind in ("requires", "forbids") and pre.field:
         pairs.append((bp.entity(pre.entity).field(pre.field), pre.values))
-    if pre.when is not None and pre.when.op in ("in", "not_in"):
-        pairs.append((_condition_entity(bp, entity, pre).field(pre.when.field), pre.when.values))
+    pairs += [(_condition_entity(bp, entity, cond).field(cond.field), cond.values) for cond in pre.conditions
+              if cond.op in ("in", "not_in")]
     return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"
             for spec, given in pairs if spec.type == "enum" for v in given if v not in spec.values]
 

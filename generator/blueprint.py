@@ -37,6 +37,10 @@ IDENT = r"^[a-z][a-z0-9_]{0,40}$"
 ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
 Comparison = Literal["==", "!=", "<", "<=", ">", ">="]
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+Month = Literal["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december"]
 
 
 class Strict(BaseModel):
@@ -132,7 +136,7 @@ class Aggregate(Strict):
 
 
 PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                      "ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
+                      "ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
 
 
 class Precondition(Strict):
@@ -147,7 +151,15 @@ class Precondition(Strict):
         `factor`, the right side is scaled (desired salary <= 1.1 x salary max).
     requires / forbids: a row of `entity` whose `match` fields (theirs: ours) equal this row's, and whose
         `field` is among `values`, must exist / must not exist (approvals, open items blocking a close).
-    time_window: the date/time `field` falls on one of `days` and (times) within [from_time, to_time].
+        With `at` (a date/time of ours), the related row's [`start`, `end`] must also contain it (a maintenance
+        window covering the moment an alert fired).
+    time_window: the date/time `field` falls on one of `days`, in one of `months`, and (times) within
+        [from_time, to_time].
+    compare with `order`: both sides are values of that list, compared by their place in it (intro < advanced);
+        with `or_via`, the left side is any of `via` and these fields of the same row (primary or second language).
+    is_set: the row's `field` has a value (a backout plan is written).
+    no_overlap with `gap_minutes`: other active rows of the resource stay that far away (rest between duties).
+    `when` is one condition or a list of conditions that must all hold.
     aggregate: `aggregate` (count / sum / avg / min / max over the rows of `entity` whose `match` fields
         equal this row's) `op` a literal `value` or this row's field `than` (a departure's booked travellers
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
@@ -155,7 +167,7 @@ class Precondition(Strict):
     """
 
     kind: Literal["status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                  "ref_in", "compare", "requires", "forbids", "time_window", "aggregate"]
+                  "ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set"]
     field: str | None = Field(default=None, pattern=IDENT)  # on the operation's own row / arguments
     values: list[str] = Field(default_factory=list)  # status_in / field_equals / ref_in / requires / forbids
     ref_field: str | None = Field(default=None, pattern=IDENT)  # the argument naming the other row
@@ -175,7 +187,12 @@ class Precondition(Strict):
         Field(default_factory=list)  # time_window
     from_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")  # time_window, HH:MM
     to_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-4]):[0-5]\d$")
-    when: Condition | None = None  # the rule applies only when this holds
+    months: list[Month] = Field(default_factory=list)  # time_window: the months it is open
+    order: list[str] = Field(default_factory=list)  # compare: the enum's values, lowest first
+    or_via: list[str] = Field(default_factory=list)  # compare: more fields of the `via` row, any of which may match
+    at: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: our moment within their [start, end]
+    gap_minutes: int | None = Field(default=None, gt=0, le=7 * 24 * 60)  # no_overlap: the least time between rows
+    when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
@@ -198,10 +215,44 @@ class Precondition(Strict):
             raise ValueError("a scaled comparison is an inequality")
         if self.through and not (self.ref_field and self.other_field and self.kind in ("ref_in", "compare")):
             raise ValueError("`through` is the first hop to the row a ref_in / compare reads (ref_field + other_field)")
-        for v in self.values + list(self.match) + list(self.match.values()):
+        for v in self.values + list(self.match) + list(self.match.values()) + self.order:
             if not re.fullmatch(ONE_LINE, v):
                 raise ValueError(f"precondition value {v!r} must be one line of text")
+        _options_fit(self)
         return self
+
+    @property
+    def conditions(self) -> list[Condition]:
+        """The `when` conditions, all of which must hold for the rule to apply (none: always)."""
+        if self.when is None:
+            return []
+        return list(self.when) if isinstance(self.when, list) else [self.when]
+
+
+def _options_fit(pre: Precondition) -> None:
+    """Each option belongs to the kinds that read it: a malformed blueprint fails here, not in a generated app."""
+    where = f"{pre.kind} precondition"
+    if pre.months and pre.kind != "time_window":
+        raise ValueError(f"{where}: `months` belongs to a time_window")
+    if len(set(pre.months)) != len(pre.months):
+        raise ValueError(f"{where}: `months` lists a month twice")
+    if pre.order and (pre.kind != "compare" or pre.factor or pre.op is None):
+        raise ValueError(f"{where}: `order` belongs to an unscaled compare")
+    if pre.order and (len(pre.order) < 2 or len(set(pre.order)) != len(pre.order)):
+        raise ValueError(f"{where}: `order` lists at least two distinct values, lowest first")
+    if pre.order and pre.value is not None and str(pre.value) not in pre.order:
+        raise ValueError(f"{where}: the value {pre.value!r} is not in `order` {pre.order}")
+    if pre.or_via and (pre.kind != "compare" or not pre.via or pre.factor or pre.op != "==" or pre.value is not None):
+        raise ValueError(f"{where}: `or_via` adds fields to the `via` of an unscaled == compare with another field")
+    if pre.kind == "is_set" and not pre.field:
+        raise ValueError(f"{where}: is_set names the `field` that must have a value")
+    if pre.at and (pre.kind not in ("requires", "forbids") or not (pre.start and pre.end)):
+        raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end` "
+                         f"(requires / forbids)")
+    if pre.gap_minutes and pre.kind != "no_overlap":
+        raise ValueError(f"{where}: `gap_minutes` belongs to a no_overlap")
+    if isinstance(pre.when, list) and not pre.when:
+        raise ValueError(f"{where}: `when` as a list needs at least one condition")
 
 
 POLICY_CATEGORIES = ("eligibility", "capacity", "time_window", "state_guard", "threshold", "approval", "role_limit",
@@ -384,6 +435,8 @@ class Blueprint(Strict):
             if op.kind == "transition" and (
                     not entity.status_field or op.to_status not in entity.field(entity.status_field).values):
                 raise ValueError(f"{self.id}: transition {op.name} needs to_status among {entity.name}'s status values")
+            for pre in op.preconditions:
+                _options_name_fields(self, entities, entity, pre, f"{self.id}: {op.name}")
         ids = [p.id for p in self.policies]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.id}: two policies share an id")
@@ -418,6 +471,45 @@ class Blueprint(Strict):
 
     def entity(self, name: str) -> Entity:
         return next(e for e in self.entities if e.name == name)
+
+
+def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Entity, pre: Precondition,
+                         where: str) -> None:
+    """The fields the newer check options name exist and have the type the option reads."""
+    def spec(owner: Entity, name: str) -> FieldSpec:
+        try:
+            return owner.field(name)
+        except KeyError as err:
+            raise ValueError(f"{where}: {pre.kind} names {err.args[0]}") from None
+
+    if pre.months and spec(entity, pre.field).type not in ("date", "datetime"):
+        raise ValueError(f"{where}: `months` needs a date or datetime `field`")
+    if pre.kind == "is_set":
+        spec(entity, pre.field)
+    if pre.at:
+        if spec(entity, pre.at).type not in ("date", "datetime") or pre.entity not in entities:
+            raise ValueError(f"{where}: `at` is a date/time field of ours, matched against a known `entity`")
+        for name in (pre.start, pre.end):
+            spec(entities[pre.entity], name)
+    if pre.via and (pre.or_via or pre.order):
+        mine = spec(entity, pre.field)
+        if mine.type != "ref":
+            raise ValueError(f"{where}: `via` needs `field` to be a ref")
+        for name in pre.or_via:
+            if spec(entities[mine.ref], name).type != spec(entities[mine.ref], pre.via).type:
+                raise ValueError(f"{where}: or_via field {name} is not of the type of {pre.via}")
+    if pre.order:
+        sides = []
+        if pre.via:
+            sides.append(spec(entities[spec(entity, pre.field).ref], pre.via))
+        elif pre.field:
+            sides.append(spec(entity, pre.field))
+        if pre.ref_field and pre.other_field and not pre.through:
+            sides.append(spec(entities[spec(entity, pre.ref_field).ref], pre.other_field))
+        for side in sides:
+            if side.type != "enum" or set(side.values) != set(pre.order):
+                raise ValueError(f"{where}: `order` {pre.order} must list exactly the values of enum {side.name} "
+                                 f"({side.values})")
 
 
 def load_blueprint(path: Path) -> Blueprint:

@@ -25,7 +25,7 @@ from envcraft.generator.appcode import (
     rows_const,
     starts_and_ends,
 )
-from envcraft.generator.blueprint import Blueprint, Effect, Entity, Operation
+from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import expression, field_expression, target
@@ -187,7 +187,7 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         left = field_expression(bp, entity, pre.ref_field, pre.through, pre.other_field, lit)
         right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
         name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
-        return None, call("comparison_fails", left, lit(pre.op), right, name, '""')
+        return None, _comparison(pre, left, right, name, '""')
     if pre.kind == "compare":
         left, left_name = f"_new.get({lit(pre.field)})", pre.field.replace("_", " ")
         if pre.via:  # the field is a ref: compare a field of the row it points at
@@ -209,20 +209,27 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                 setup, right = f"_right = {right}", f"None if _right is None else _right * {pre.factor!r}"
                 name = f"{pre.factor:g} x {name}"
             name = lit(name)
-        return setup, call("comparison_fails", left, lit(pre.op), right, lit(left_name), name)
+        if pre.or_via:  # any of several fields of the row `field` points at
+            return setup, _any_of(bp, entity, pre, right, name)
+        return setup, _comparison(pre, left, right, lit(left_name), name)
     if pre.kind in ("requires", "forbids"):
         other = bp.entity(pre.entity)
         match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
         allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
+        span = [call("Span", f"_new.get({lit(pre.at)})", lit(pre.start), lit(pre.end))] if pre.at else []
         return None, call("missing_related" if pre.kind == "requires" else "present_related",
-                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)))
+                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)), *span)
     if pre.kind == "aggregate":
         return None, aggregate.code(bp, entity, pre, lit)
     if pre.kind == "time_window":
+        months = [_tuple([lit(m) for m in pre.months])] if pre.months else []
         return None, call("outside_window", f"_new.get({lit(pre.field)})", _tuple([lit(d) for d in pre.days]),
-                          lit(pre.from_time), lit(pre.to_time))
+                          lit(pre.from_time), lit(pre.to_time), *months)
+    if pre.kind == "is_set":
+        return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
     if pre.kind == "no_overlap":
-        return None, call("overlapping", table, "_new", lit(pre.resource), lit(pre.start), lit(pre.end), status)
+        gap = [lit(pre.gap_minutes)] if pre.gap_minutes else []
+        return None, call("overlapping", table, "_new", lit(pre.resource), lit(pre.start), lit(pre.end), status, *gap)
     if pre.kind in ("capacity", "at_least"):
         other = bp.entity(entity.field(pre.ref_field).ref)
         local = "_capacity" if pre.kind == "capacity" else "_have"
@@ -240,21 +247,38 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     return None, call("in_past", value, lit(pre.field), "TODAY")
 
 
+def _comparison(pre: Precondition, left: str, right: str, name: str, other: str) -> str:
+    """The fact of a comparison: by the places in `order` when it is given, else by value."""
+    if pre.order:
+        return call("order_fails", left, lit(pre.op), right, _tuple([lit(v) for v in pre.order]), name, other)
+    return call("comparison_fails", left, lit(pre.op), right, name, other)
+
+
+def _any_of(bp: Blueprint, entity: Entity, pre: Precondition, right: str, other: str) -> str:
+    """The fact of an `or_via` compare: none of the referenced row's fields equals the right side."""
+    mine = bp.entity(entity.field(pre.field).ref)
+    fields = [pre.via, *pre.or_via]
+    lefts = _tuple([call("field_of", "tables", lit(mine.table), f"_new.get({lit(pre.field)})", lit(f)) for f in fields])
+    names = [f"the {what(mine)}'s {fields[0].replace('_', ' ')}", *(f.replace("_", " ") for f in fields[1:])]
+    return call("none_equal", lefts, right, _tuple([lit(n) for n in names]), other)
+
+
+def _condition(bp: Blueprint, entity: Entity, cond: Condition) -> str:
+    mine, left = entity, f"_new.get({lit(cond.field)})"
+    if cond.ref_field:  # a field of a referenced row (one or two hops away)
+        mine = target(bp, entity, cond.ref_field, cond.through)
+        left = field_expression(bp, entity, cond.ref_field, cond.through, cond.field, lit)
+    if cond.op in ("in", "not_in"):
+        return f"{left} {'in' if cond.op == 'in' else 'not in'} {_choices(mine, cond.field, cond.values)}"
+    value = typed(mine.field(cond.field), str(cond.value)) if not isinstance(cond.value, bool) else cond.value
+    return call("holds", left, lit(cond.op), lit(value))
+
+
 def _rule(bp: Blueprint, op: Operation, entity: Entity, index: int) -> RuleCheck:
     pre = op.preconditions[index]
     setup, fact = _fact(bp, op, entity, index)
-    when = None
-    if pre.when is not None:
-        cond = pre.when
-        mine, left = entity, f"_new.get({lit(cond.field)})"
-        if cond.ref_field:  # a field of a referenced row (one or two hops away)
-            mine = target(bp, entity, cond.ref_field, cond.through)
-            left = field_expression(bp, entity, cond.ref_field, cond.through, cond.field, lit)
-        if cond.op in ("in", "not_in"):
-            when = f"{left} {'in' if cond.op == 'in' else 'not in'} {_choices(mine, cond.field, cond.values)}"
-        else:
-            value = typed(mine.field(cond.field), str(cond.value)) if not isinstance(cond.value, bool) else cond.value
-            when = call("holds", left, lit(cond.op), lit(value))
+    parts = [_condition(bp, entity, cond) for cond in pre.conditions]
+    when = " and ".join(parts if len(parts) == 1 else [f"({p})" for p in parts]) or None
     return RuleCheck(precondition_id(op, index), pre.message, fact, setup, when)
 
 

@@ -33,9 +33,12 @@ def _reads(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], r
     return target(bp, entity, ref_field, through), follow(bp, entity, tables, row, ref_field, through)
 
 
-def applies(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], cond: Condition | None) -> bool:
+def applies(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any],
+            cond: Condition | list[Condition] | None) -> bool:
     if cond is None:
         return True
+    if isinstance(cond, list):  # all of them
+        return all(applies(bp, entity, tables, row, one) for one in cond)
     mine, there = _reads(bp, entity, tables, row, cond.ref_field, cond.through)
     if there is None or there.get(cond.field) is None:
         return False
@@ -67,6 +70,9 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
         if pre.via:
             _, mine = _reads(bp, entity, tables, row, pre.field, None)
             left = (mine or {}).get(pre.via)
+            if pre.or_via:  # any of the fields may match
+                lefts = [(mine or {}).get(name) for name in (pre.via, *pre.or_via)]
+                left = next((v for v in lefts if v is not None and v == _right(bp, entity, tables, row, pre)), left)
         if pre.value is not None:
             right = _value(entity.field(pre.field), pre.value)
         elif pre.than is not None:
@@ -78,16 +84,26 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
             right = right * pre.factor
     if left is None or right is None:
         return True
+    if pre.order:  # by their places in the order (a value outside it blocks nothing, as the compiled check)
+        if left not in pre.order or right not in pre.order:
+            return True
+        left, right = pre.order.index(left), pre.order.index(right)
     try:
         return OPS[pre.op](left, right)
     except TypeError:
         return True
 
 
+def _right(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pre: Precondition) -> Any:
+    """The right side of a compare with a referenced row's field."""
+    _, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
+    return (there or {}).get(pre.other_field) if pre.ref_field else row.get(pre.than)
+
+
 def related(pre: Precondition) -> bool:
     """A check that reads another row, or applies only when another row says so."""
     return (pre.kind in ("ref_in", "compare") and bool(pre.ref_field or pre.via or pre.field is None)) or \
-        bool(pre.when is not None and pre.when.ref_field)
+        any(cond.ref_field for cond in pre.conditions)
 
 
 def broken_rows(bp: Blueprint, tables: Tables, only: set[str] | None = None) -> list[str]:

@@ -18,6 +18,7 @@ from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
+from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -141,6 +142,7 @@ class Explorer:
         """A free hour (for no_overlap) on a working day after today."""
         entity = self.bp.entity(op.entity)
         resource = next((p.resource for p in op.preconditions if p.kind == "no_overlap"), None)
+        gaps = [p for p in op.preconditions if p.kind == "no_overlap" and p.gap_minutes and p.start == start]
         datetimes = entity.field(start).type == "datetime"
         for offset in range(7, 120):
             day = self.today + timedelta(days=offset)
@@ -150,9 +152,11 @@ class Explorer:
                 else:
                     s, e = day.isoformat(), (day + timedelta(days=1)).isoformat()
                 candidate = {**new, start: s, end: e}
-                if resource is None or not any(
+                if (resource is None or not any(
                         r.get("id") != own and r.get(resource) == candidate.get(resource) and _active(entity, r)
-                        and _overlap(r, candidate, start, end) for r in self.tables.get(entity.table, [])):
+                        and _overlap(r, candidate, start, end) for r in self.tables.get(entity.table, []))) \
+                        and not any(_too_close(self.tables.get(entity.table, []), entity, candidate, own, p)
+                                    for p in gaps):
                     return s, e
         return s, e
 
@@ -320,6 +324,10 @@ class Explorer:
                 if entity.status_field else None
             blocker = {**template, "id": f"{entity.id_prefix}-9990", pre.resource: new[pre.resource],
                        pre.start: new[pre.start], pre.end: new[pre.end]}
+            if pre.gap_minutes:  # clear of the call's own span, but inside the rest it needs before it
+                half = pre.gap_minutes // 2
+                blocker[pre.start] = shifted(new[pre.start], -half - 60)
+                blocker[pre.end] = shifted(new[pre.start], -half)
             if entity.status_field and active:
                 blocker[entity.status_field] = active
             for other in op.preconditions:  # the blocker holds only this resource, not the call's other ones
@@ -369,6 +377,13 @@ class Explorer:
         patches = [patch] + [_set_field(table, own, end, _shift(past, 60 if spec.type == "datetime" else 1, spec.type))
                              for end in ends]
         return Probe(label, args, True, hint=pre.message, row=row, patch=lambda t: [p(t) for p in patches])
+
+
+def _too_close(rows: list[dict], entity: Entity, row: dict, own: str | None, pre: Precondition) -> bool:
+    """Another active row of the resource within `gap_minutes` of the row's span."""
+    wide = {**row, pre.start: shifted(row[pre.start], -pre.gap_minutes), pre.end: shifted(row[pre.end], pre.gap_minutes)}
+    return any(r.get("id") != own and r.get(pre.resource) == row.get(pre.resource) and _active(entity, r)
+               and _overlap(r, wide, pre.start, pre.end) for r in rows)
 
 
 def _shift(value: str, amount: int, kind: str) -> str:

@@ -91,9 +91,42 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
             return True
     pairs = [(a, b) for i, x in enumerate(knobs) for y in knobs[i + 1:] for a in x for b in y
              if not set(a) & set(b)]
-    for a, b in rng.sample(pairs, min(len(pairs), PAIRS)):
+    sampled = rng.sample(pairs, min(len(pairs), PAIRS))
+    for a, b in sampled:
         if _accept(bp, tables, entity, row, {**a, **b}, others, extra):
             return True
+    return _lifted(bp, tables, entity, row, failing, [c for knob in knobs for c in knob] + [{**a, **b} for a, b in sampled],
+                   extra)
+
+
+def _lifted(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], failing: list[tuple[Way, Check]],
+            changes: list[dict[str, Any]], extra: tuple[Way, ...]) -> bool:
+    """Last, for a comparison by an `order` (a tutor's max level against the tutee's level): a move of the row,
+    with the referenced row's ordered field lifted to what the row needs, kept if nothing else breaks more."""
+    ways = {way.op.name: way for way, _ in failing}
+    lifts = [c.pre for way in ways.values() for c in way.checks if c.pre.kind == "compare" and c.pre.order
+             and c.pre.ref_field and c.pre.field and not c.pre.through and c.pre.op in ("<=", ">=", "==")]
+    if not lifts:
+        return False
+    before = len(breaches(bp, tables))
+    for change in [{}, *changes]:
+        old = {name: row.get(name) for name in change}
+        row.update(change)
+        undo = []
+        for pre in lifts:
+            left = row.get(pre.field)
+            if pre.via:
+                left = field_of(tables, ref_entity(bp, entity, pre.field).table, left, pre.via)
+            other = ref_entity(bp, entity, pre.ref_field)
+            there = next((r for r in tables[other.table] if r["id"] == row.get(pre.ref_field)), None)
+            if there is not None and left in pre.order and there.get(pre.other_field) != left:
+                undo.append((there, pre.other_field, there.get(pre.other_field)))
+                there[pre.other_field] = left
+        if undo and _count(bp, entity, row, tables, extra) == 0 and len(breaches(bp, tables)) < before:
+            return True
+        for there, name, value in reversed(undo):
+            there[name] = value
+        row.update(old)
     return False
 
 
@@ -189,17 +222,48 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
             own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
         if pre.kind == "no_overlap":
             own.setdefault(pre.start, []).extend(_retimed(bp, entity, row, pre.start, rng))
-        if pre.when is not None and not pre.when.ref_field:  # last: the row is one the rule does not speak of
-            spec = entity.field(pre.when.field)
-            other = [v for v in (spec.values or []) if v != row.get(pre.when.field)]
+        _newer_knobs(bp, tables, entity, row, check, rng, refs, own)
+        for cond in pre.conditions:  # last: the row is one the rule does not speak of
+            if cond.ref_field:
+                continue
+            spec = entity.field(cond.field)
+            other = [v for v in (spec.values or []) if v != row.get(cond.field)]
             if spec.type == "bool":
-                other = [not row.get(pre.when.field)]
-            unless.setdefault(pre.when.field, []).extend({pre.when.field: typed(spec, str(v))} for v in other)
+                other = [not row.get(cond.field)]
+            unless.setdefault(cond.field, []).extend({cond.field: typed(spec, str(v))} for v in other)
     back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
     if entity.status_field and any(c.pre.kind in ("capacity", "no_overlap") for way, _ in failing for c in way.checks):
         back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
     status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []
     return [k for k in list(refs.values()) + list(own.values()) + list(unless.values()) + status if k]
+
+
+def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check, rng: random.Random,
+                 refs: dict[str, list[dict[str, Any]]], own: dict[str, list[dict[str, Any]]]) -> None:
+    """Moves for the later check options: a patio booking in winter goes to another table (the row its `when`
+    reads is re-picked), a missing backout plan is written, an alert suppressed with no window covering it is
+    moved into a window of its service that had begun by today."""
+    pre = check.pre
+    if pre.months:
+        for cond in pre.conditions:
+            name = cond.through or cond.ref_field
+            other = ref_entity(bp, entity, name)
+            if other is not None and name not in refs:
+                ids = [r["id"] for r in tables[other.table] if r["id"] != row.get(name)]
+                rng.shuffle(ids)
+                refs[name] = [{name: i} for i in ids]
+    if pre.kind == "is_set":
+        spec = entity.field(pre.field)
+        pool = list(spec.values) or [f"{pre.field.replace('_', ' ')} on file"]
+        own[pre.field] = [{pre.field: typed(spec, v)} for v in pool]
+    if pre.kind == "requires" and pre.at:
+        related = bp.entity(pre.entity)
+        allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
+        covering = [{**{ours: r.get(theirs) for theirs, ours in pre.match.items()}, pre.at: r[pre.start]}
+                    for r in tables[related.table] if (allowed is None or r.get(pre.field) in allowed)
+                    and isinstance(r.get(pre.start), str) and r[pre.start][:10] <= bp.today]
+        rng.shuffle(covering)
+        own["at:" + check.rule] = covering
 
 
 def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:

@@ -37,15 +37,19 @@ from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
     Fact,
+    Span,
     at_capacity,
     comparison_fails,
     holds,
     missing_related,
+    none_equal,
     not_among,
+    order_fails,
     outside_window,
     overlapping,
     present_related,
     taken_by_other,
+    unset,
 )
 
 NOT_ABOUT_NOW = ("status_in", "not_in_past", "at_least")
@@ -155,7 +159,9 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
     if pre.kind == "aggregate":  # the related rows' match, filter, number and date fields
         agg = pre.aggregate
         out = [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
-    for path in (pre, pre.when):
+    if pre.kind in ("requires", "forbids") and pre.at:
+        out += [(pre.entity, pre.start), (pre.entity, pre.end)]
+    for path in (pre, *pre.conditions):
         if path is None or not path.ref_field or (path is pre and pre.kind not in ("ref_in", "compare", "capacity")):
             continue
         if path.through:  # the middle row's ref is read too
@@ -165,7 +171,7 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
             out.append((target(bp, entity, path.ref_field, path.through).name, read))
     mine = ref_entity(bp, entity, pre.field) if pre.via else None
     if mine is not None:
-        out.append((mine.name, pre.via))
+        out += [(mine.name, name) for name in (pre.via, *pre.or_via)]
     return out
 
 
@@ -235,10 +241,11 @@ def ref_entity(bp: Blueprint, entity: Entity, field: str | None) -> Entity | Non
 
 def applies(bp: Blueprint, entity: Entity, tables: Tables, pre: Precondition, row: dict[str, Any]) -> bool:
     """The check's `when` holds for the row (no `when`: always), as app.py evaluates it: on the row, or on
-    the row its ref path reaches (a missing value is not among any values)."""
-    cond = pre.when
-    if cond is None:
-        return True
+    the row its ref path reaches (a missing value is not among any values); a list of conditions: all of them."""
+    return all(_condition_holds(bp, entity, tables, cond, row) for cond in pre.conditions)
+
+
+def _condition_holds(bp: Blueprint, entity: Entity, tables: Tables, cond: Condition, row: dict[str, Any]) -> bool:
     mine, left = entity, row.get(cond.field)
     if cond.ref_field:
         mine, there = reached(bp, entity, tables, row, cond)
@@ -262,9 +269,12 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     if pre.kind == "unique":
         return taken_by_other(tables[entity.table], pre.field, row.get(pre.field), row["id"])
     if pre.kind == "time_window":
-        return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time)
+        return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
+    if pre.kind == "is_set":
+        return unset(row, pre.field, entity.name)
     if pre.kind == "no_overlap":
-        return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status) if active else None
+        return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status,
+                           pre.gap_minutes or 0) if active else None
     if pre.kind == "capacity":
         other = ref_entity(bp, entity, pre.ref_field)
         cap = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
@@ -282,10 +292,11 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         match = {theirs: row.get(ours) for theirs, ours in pre.match.items()}
         others = [r for r in tables[related.table] if r["id"] != row["id"]] if related.name == entity.name \
             else tables[related.table]
+        span = Span(row.get(pre.at), pre.start, pre.end) if pre.at else None
         if pre.kind == "forbids":
-            return present_related(others, match, pre.field, allowed, related.name)
+            return present_related(others, match, pre.field, allowed, related.name, span)
         allowed = allowed if now else later_states(bp, related.name, pre.field, allowed)
-        return missing_related(others, match, pre.field, allowed, related.name)
+        return missing_related(others, match, pre.field, allowed, related.name, span)
     return _compare(bp, pre, entity, row, tables)
 
 
@@ -293,11 +304,16 @@ def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, An
     if pre.field is None:  # a threshold on the referenced row
         other, there = reached(bp, entity, tables, row, pre)
         left = there.get(pre.other_field) if there else None
-        return comparison_fails(left, pre.op, _literal(other, pre.other_field, pre.value), pre.other_field, "")
+        right = _literal(other, pre.other_field, pre.value)
+        if pre.order:
+            return order_fails(left, pre.op, right, tuple(pre.order), pre.other_field, "")
+        return comparison_fails(left, pre.op, right, pre.other_field, "")
     left = row.get(pre.field)
+    lefts: tuple[Any, ...] = ()
     if pre.via:
         mine = ref_entity(bp, entity, pre.field)
-        left = field_of(tables, mine.table, left, pre.via)
+        lefts = tuple(field_of(tables, mine.table, left, name) for name in (pre.via, *pre.or_via))
+        left = lefts[0]
     if pre.value is not None:
         right = _literal(entity, pre.field, pre.value)
     elif pre.than is not None:
@@ -307,6 +323,10 @@ def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, An
         right = there.get(pre.other_field) if there else None
     if pre.factor and right is not None:
         right = right * pre.factor
+    if pre.or_via:
+        return none_equal(lefts, right, (pre.via, *pre.or_via), pre.other_field or pre.than or "")
+    if pre.order:
+        return order_fails(left, pre.op, right, tuple(pre.order), pre.via or pre.field, pre.than or pre.other_field or "")
     return comparison_fails(left, pre.op, right, pre.via or pre.field, pre.than or pre.other_field or "")
 
 

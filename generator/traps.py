@@ -15,14 +15,24 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator import aggregate
-from envcraft.generator.blueprint import WEEKDAYS, Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.blueprint import (
+    MONTHS,
+    WEEKDAYS,
+    Blueprint,
+    Condition,
+    Entity,
+    FieldSpec,
+    Operation,
+    Precondition,
+)
 from envcraft.generator.fields import INACTIVE, time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
+from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
+ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -49,12 +59,16 @@ def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
 
 
 def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None,
-                keep: Callable[[Any], bool] | None = None) -> Any:
+                keep: Callable[[Any], bool] | None = None, order: list[str] | None = None) -> Any:
     """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values (and
-    passes `keep`, when the same field also decides whether the rule applies)."""
+    passes `keep`, when the same field also decides whether the rule applies). With `order`, values compare by
+    their places in it."""
     if spec is not None and spec.type == "enum" and op in ("==", "!="):
         return right if (op == "==") == hold else \
             next((v for v in spec.values if v != right and (keep is None or keep(v))), None)
+    if order and right in order:  # an explicit order (intro < intermediate < advanced)
+        return next((v for v in order if _compares(order.index(v), op, order.index(right)) == hold
+                     and (keep is None or keep(v))), None)
     if spec is not None and spec.type == "enum":  # an ordered enum (p1 < p2, tier1 < tier2): another of its values
         return next((v for v in spec.values if _compares(v, op, right) == hold and (keep is None or keep(v))), None)
     if isinstance(right, bool):
@@ -90,11 +104,19 @@ def _flip(op: str) -> str:
     return {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "==", "!=": "!="}[op]
 
 
-def _moments(today: date, days: list[str], start: str | None, end: str | None, kind: str, hold: bool):
-    """Dates/times after today inside the window (hold) or outside it, nearest first."""
-    for offset in range(7, 21):
+def _moments(today: date, days: list[str], start: str | None, end: str | None, kind: str, hold: bool,
+             months: list[str] | None = None):
+    """Dates/times after today inside the window (hold) or outside it, nearest first. A window of months looks
+    up to a year ahead; its outside moments are the days of a month it leaves out."""
+    for offset in range(7, 21 if not months else 380):
         day = today + timedelta(days=offset)
         name = WEEKDAYS[day.weekday()]
+        if months and (MONTHS[day.month - 1] in months) != hold:
+            continue
+        if months and not hold:
+            if not days or name in days:
+                yield day.isoformat() + (f"T{start or '10:00'}" if kind == "datetime" else "")
+            continue
         if hold:
             if days and name not in days:
                 continue
@@ -156,32 +178,37 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         return other, (row_there or {}).get("id")
 
     keeps: dict[tuple[str, Any, str], Callable[[Any], bool]] = {}  # (table, id, field): values that keep `when`
-    if pre.when is not None:
-        cond = pre.when
+
+    def meet(cond: Condition, on: bool) -> bool:
+        """Make one `when` condition hold (on) or fail; False when this world cannot."""
         mine = target(bp, entity, cond.ref_field, cond.through) if cond.ref_field else entity
         when_spec = mine.field(cond.field)
         listed = [typed(when_spec, v) for v in cond.values]
         if cond.op in ("in", "not_in"):
-            wanted = listed[0] if (cond.op == "in") != off else _other_value(when_spec, listed)
+            wanted = listed[0] if (cond.op == "in") == on else _other_value(when_spec, listed)
         else:
             right = typed(when_spec, str(cond.value)) if not isinstance(cond.value, bool) else cond.value
-            wanted = _satisfying(cond.op, right, not off, when_spec)
+            wanted = _satisfying(cond.op, right, on, when_spec)
         if wanted is None:
-            return None
+            return False
         if cond.ref_field:  # make the referenced row meet the condition
             _, there = reached(cond.ref_field, cond.through)
             if there is None:
-                return None
+                return False
             patches.append(_set(mine.table, there, cond.field, wanted))
             if cond.op in ("in", "not_in"):
                 keeps[(mine.table, there, cond.field)] = lambda v, inside=listed, yes=cond.op == "in": (v in inside) == yes
             else:
                 keeps[(mine.table, there, cond.field)] = \
                     lambda v, op=cond.op, right=right, wanted=wanted: v != right if op == "!=" else v == wanted
-        elif not put(cond.field, wanted):
+            return True
+        return put(cond.field, wanted)
+
+    if pre.conditions:
+        if off:  # one condition failing is enough for the rule not to apply
+            return (overrides, patches) if any(meet(cond, False) for cond in pre.conditions) else None
+        if not all(meet(cond, True) for cond in pre.conditions):
             return None
-        if off:
-            return overrides, patches
     if pre.kind == "ref_in":
         other, there = reached(pre.ref_field, pre.through)
         spec = other.field(pre.other_field)
@@ -195,19 +222,22 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         right = typed(other.field(pre.other_field), str(pre.value)) if not isinstance(pre.value, bool) else pre.value
         if there is None:
             return None
-        patches.append(_set(other.table, there, pre.other_field, _satisfying(pre.op, right, hold)))
+        patches.append(_set(other.table, there, pre.other_field, _satisfying(pre.op, right, hold, order=pre.order)))
     elif pre.kind == "compare":
         spec = entity.field(pre.field)
         if pre.value is not None:
             right = typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value
-            if not put(pre.field, _satisfying(pre.op, right, hold, spec)):
+            if not put(pre.field, _satisfying(pre.op, right, hold, spec, order=pre.order)):
                 return None
         elif pre.than is not None and pre.via:  # a field of the referenced row against one of ours
             mine, there, right = bp.entity(spec.ref), new.get(pre.field), new.get(pre.than)
             if there is None or right is None:
                 return None
             value = (_scaled(_flip(pre.op), right, 1 / pre.factor, hold, mine.field(pre.via).type == "int")
-                     if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via)))
+                     if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via), order=pre.order))
+            if pre.or_via:  # every field of the row must miss the right side for the rule to break
+                patches += [_set(mine.table, there, name, value if hold else _other_value(mine.field(name), [right]))
+                            for name in pre.or_via]
             patches.append(_set(mine.table, there, pre.via, value))
         elif pre.than is not None:
             right = new.get(pre.than)
@@ -218,14 +248,27 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         else:
             other, there = reached(pre.ref_field, pre.through)
             left = new.get(pre.field)
+            lefts: list[Any] = []
             if pre.via:  # the left side is a field of the row `field` points at
                 mine = bp.entity(spec.ref)
-                left = next((r.get(pre.via) for r in tables.get(mine.table, []) if r.get("id") == left), None)
+                row_there = next((r for r in tables.get(mine.table, []) if r.get("id") == left), {})
+                lefts = [row_there.get(name) for name in (pre.via, *pre.or_via)]
+                left = lefts[0]
             if there is None or left is None:
                 return None
             spec = other.field(pre.other_field)
             value = (_scaled(pre.op, left, pre.factor, hold, spec.type == "int") if pre.factor else
-                     _satisfying(_flip(pre.op), left, hold, spec, keeps.get((other.table, there, pre.other_field))))
+                     _satisfying(_flip(pre.op), left, hold, spec, keeps.get((other.table, there, pre.other_field)),
+                                 order=pre.order))
+            if pre.or_via and not hold:  # none of the fields may match the right side
+                value = _other_value(spec, lefts)
+            if value is None and pre.order and pre.via:  # the left row's value leaves no room: move both sides
+                pair = next(((a, b) for a in pre.order for b in pre.order
+                             if _compares(pre.order.index(a), pre.op, pre.order.index(b)) == hold), None)
+                if pair is None:
+                    return None
+                patches.append(_set(mine.table, new.get(pre.field), pre.via, pair[0]))
+                value = pair[1]
             if value is None:
                 return None
             patches.append(_set(other.table, there, pre.other_field, value))
@@ -236,11 +279,15 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             return None
         allowed = [typed(other.field(pre.field), v) for v in pre.values] if pre.field else []
         present = (pre.kind == "requires") == hold
+        if pre.at and new.get(pre.at) is None:
+            return None
         if present:
             template = copy.deepcopy((tables.get(other.table) or [{}])[0])
             extra = {**template, "id": f"{other.id_prefix}-9980", **match}
             if pre.field:
                 extra[pre.field] = allowed[0]
+            if pre.at:  # a related row whose span covers our moment
+                extra[pre.start], extra[pre.end] = _around(new[pre.at], other.field(pre.start).type)
             patches.append(lambda t, extra=extra: t.setdefault(other.table, []).append(copy.deepcopy(extra)))
         else:
             def clear(t: Tables, table: str = other.table) -> None:
@@ -252,6 +299,11 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         if patch is None:
             return None
         patches.append(patch)
+    elif pre.kind == "is_set":
+        spec = entity.field(pre.field)
+        value = (spec.values[0] if spec.values else "audit value") if hold else None
+        if not put(pre.field, value):
+            return None
     elif pre.kind == "field_equals":
         spec = entity.field(pre.field)
         allowed = [typed(spec, v) for v in pre.values]
@@ -263,7 +315,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     elif pre.kind == "time_window":
         spec = entity.field(pre.field)
         moments = list(_moments(date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type,
-                                hold))
+                                hold, list(pre.months)))
         moment = next((m for m in moments if _free(op, entity, tables, new, pre.field, m, spec.type)),
                       moments[0] if moments else None)
         if moment is None or not put(pre.field, moment):
@@ -274,6 +326,12 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     else:
         return None
     return overrides, patches
+
+
+def _around(moment: str, kind: str) -> tuple[str, str]:
+    """A span from an hour before to an hour after a moment (a day either side for dates)."""
+    return (shifted(moment[:16], -60), shifted(moment[:16], 60)) if kind == "datetime" else \
+        (shifted(moment[:10], -24 * 60), shifted(moment[:10], 24 * 60))
 
 
 def _ends(bp: Blueprint, entity: Entity, start: str) -> list[str]:
@@ -292,15 +350,38 @@ def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, 
     """Every arranged rule of `op` held, except precondition number `broken`, which is broken. A held rule
     that applies only when another row says so is held by turning its `when` off (two rules about the same
     bus cannot then fight), and turned back on with its check held if the broken rule's patches need that."""
+    got = _arranged(bp, tables, op, row, fields, broken, quiet=False)
+    if got is None or _all_held(bp, tables, op, row, fields, broken, *got):
+        return got
+    return _arranged(bp, tables, op, row, fields, broken, quiet=True) or got
+
+
+def _all_held(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],
+              broken: int | None, overrides: dict[str, Any], patches: list[Patch]) -> bool:
+    """Every rule but the broken one holds in the arranged world (as far as policy_rows can tell)."""
+    state = copy.deepcopy(tables)
+    for patch in patches:
+        patch(state)
+    new = {**(row or {}), **fields, **overrides}
+    return all(holds(bp, bp.entity(op.entity), state, new, pre) for i, pre in enumerate(op.preconditions)
+               if i != broken and is_arranged(pre))
+
+
+def _arranged(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],
+              broken: int | None, quiet: bool) -> tuple[dict[str, Any], list[Patch]] | None:
+    """One pass over the rules. `quiet`: every held rule with a `when` is turned off first, before the rest
+    are held (a patio rule and a private-room rule on the same table cannot then fight)."""
     overrides: dict[str, Any] = {}
     patches: list[Patch] = []
     order = [i for i in range(len(op.preconditions)) if i != broken] + ([broken] if broken is not None else [])
+    if quiet:
+        order.sort(key=lambda i: (i == broken, not op.preconditions[i].conditions))
     for index in order:
         pre = op.preconditions[index]
         if not is_arranged(pre):
             continue
         got = None
-        if index != broken and _reads_other_row(pre):
+        if index != broken and (_reads_other_row(pre) or (quiet and pre.conditions)):
             got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=True, off=True)
         if got is None:
             got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=index != broken)
@@ -314,7 +395,7 @@ def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, 
 
 
 def _reads_other_row(pre: Precondition) -> bool:
-    return pre.when is not None and pre.when.ref_field is not None
+    return any(cond.ref_field is not None for cond in pre.conditions)
 
 
 def _settled(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

@@ -110,9 +110,10 @@ class RefusedCreate:
 
 def _blocking_row(env: EnvSpec, entity: Entity, pre: Precondition, new: dict[str, Any],
                   tables: Tables) -> tuple[Entity, dict[str, Any] | None, str]:
-    """The other row a related-record check reads, and the field of it that decides."""
+    """The other row a related-record check reads, and the field of it that decides (of an `or_via` compare,
+    the right side: none of the left row's fields equals it)."""
     bp = env.bp
-    if pre.kind == "compare" and pre.via:  # the left side: a field of the row our `field` names
+    if pre.kind == "compare" and pre.via and not pre.or_via:  # the left side: a field of the row our `field` names
         return target(bp, entity, pre.field), follow(bp, entity, tables, new, pre.field), pre.via
     return (target(bp, entity, pre.ref_field, pre.through),
             follow(bp, entity, tables, new, pre.ref_field, pre.through), pre.other_field)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
@@ -120,40 +120,103 @@ def comparison_fails(left: Any, op: str, right: Any, name: str, other: str) -> F
     return Fact(f"{name} is {_show(left)}, not {COMPARISONS[op]} {other}{' ' if other else ''}{_show(right)}", left)
 
 
+class Span(NamedTuple):
+    """A related row must cover a moment of ours: its [start, end] contains `at`."""
+
+    at: Any
+    start: str
+    end: str
+
+    def covers(self, row: dict[str, Any]) -> bool:
+        return bool(self.at and row.get(self.start) and row.get(self.end)
+                    and row[self.start] <= self.at <= row[self.end])
+
+
+def order_fails(left: Any, op: str, right: Any, order: tuple[Any, ...], name: str, other: str) -> Fact | None:
+    """`name` (left) is not `op` `other` (right) by their places in `order` (lowest first)."""
+    if left not in order or right not in order or holds(order.index(left), op, order.index(right)) is not False:
+        return None
+    scale = " < ".join(_show(v) for v in order)
+    return Fact(f"{name} is {_show(left)}, not {COMPARISONS[op]} {other}{' ' if other else ''}{_show(right)} "
+                f"({scale})", left)
+
+
+def none_equal(lefts: tuple[Any, ...], right: Any, names: tuple[str, ...], other: str) -> Fact | None:
+    """None of the left values (named `names`) equals `other` (right); a missing side blocks nothing."""
+    if right is None or all(left is None for left in lefts) or right in lefts:
+        return None
+    said = " and ".join(f"{name} {_show(left)}" for name, left in zip(names, lefts, strict=True))
+    return Fact(f"{said}: none is {other}{' ' if other else ''}{_show(right)}", right)
+
+
+def unset(row: dict[str, Any] | None, field: str, what: str) -> Fact | None:
+    """The row's `field` has no value (None or blank)."""
+    if row is None or (row.get(field) is not None and str(row.get(field)).strip()):
+        return None
+    return Fact(f"{what} {row.get('id')} has no {_label(field)}")
+
+
 def _related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None,
-             allowed: tuple[Any, ...]) -> dict[str, Any] | None:
-    """The first row whose `match` fields hold those values and whose `field` is one of `allowed`."""
+             allowed: tuple[Any, ...], span: Span | None = None) -> dict[str, Any] | None:
+    """The first row whose `match` fields hold those values, whose `field` is one of `allowed` (and which
+    covers the span's moment)."""
     for row in rows:
-        if all(row.get(key) == value for key, value in match.items()) and (field is None or row.get(field) in allowed):
+        if all(row.get(key) == value for key, value in match.items()) and (field is None or row.get(field) in allowed) \
+                and (span is None or span.covers(row)):
             return row
     return None
 
 
 def missing_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
-                    what: str) -> Fact | None:
-    """No row matches `match` (with `field` among `allowed`): a rule that requires one is broken."""
-    if _related(rows, match, field, allowed) is not None:
+                    what: str, span: Span | None = None) -> Fact | None:
+    """No row matches `match` (with `field` among `allowed`, covering the span): a rule that requires one is broken."""
+    if span is not None and not span.at:
+        return None
+    if _related(rows, match, field, allowed, span) is not None:
         return None
     which = " or ".join(_show(v) for v in allowed)
     of = " and ".join(f"{_label(key)} {_show(value)}" for key, value in match.items())
-    return Fact(f"no {which + ' ' if which else ''}{what} for {of}")
+    covering = f" covering {span.at}" if span is not None else ""
+    return Fact(f"no {which + ' ' if which else ''}{what} for {of}{covering}")
 
 
 def present_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
-                    what: str) -> Fact | None:
-    """A row matches `match` (with `field` among `allowed`): a rule that forbids one is broken."""
-    row = _related(rows, match, field, allowed)
+                    what: str, span: Span | None = None) -> Fact | None:
+    """A row matches `match` (with `field` among `allowed`, covering the span): a rule that forbids one is broken."""
+    row = _related(rows, match, field, allowed, span)
     if row is None:
         return None
+    if span is not None:
+        return Fact(f"{what} {row.get('id')} runs from {row[span.start]} to {row[span.end]}, covering {span.at}",
+                    row.get("id"))
     return Fact(f"{what} {row.get('id')} is {_show(row.get(field))}" if field else f"{what} {row.get('id')} exists",
                 row.get(field) if field else row.get("id"))
 
 
-def outside_window(value: str | None, days: tuple[str, ...], start: str | None, end: str | None) -> Fact | None:
-    """A date or time not on one of `days`, or (a time) not within [start, end]."""
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december")
+
+
+def _months(months: tuple[str, ...]) -> str:
+    """May-September for a run of months (in calendar order, wrapping at the year's end), else a list."""
+    numbers = sorted(MONTH_NAMES.index(m) for m in months)
+    first = next((n for n in numbers if (n - 1) % 12 not in numbers), numbers[0])
+    run = [(first + i) % 12 for i in range(len(numbers))]
+    if sorted(run) == numbers and len(numbers) > 2:
+        return f"{MONTH_NAMES[run[0]].capitalize()}-{MONTH_NAMES[run[-1]].capitalize()}"
+    names = [MONTH_NAMES[n].capitalize() for n in numbers]
+    return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
+
+
+def outside_window(value: str | None, days: tuple[str, ...], start: str | None, end: str | None,
+                   months: tuple[str, ...] = ()) -> Fact | None:
+    """A date or time not in one of `months`, not on one of `days`, or (a time) not within [start, end]."""
     if not value:
         return None
     moment = datetime.strptime(value[:10], "%Y-%m-%d")
+    month = MONTH_NAMES[moment.month - 1]
+    if months and month not in months:
+        return Fact(f"{value} is in {month.capitalize()}, outside {_months(months)}", month)
     weekday = moment.strftime("%A").lower()
     if days and weekday not in days:
         return Fact(f"{value} falls on a {weekday.capitalize()}", weekday)
@@ -177,19 +240,35 @@ def taken_by_other(rows: list[dict[str, Any]], field: str, value: Any, own_id: A
     return None if other is None else Fact(f"{_label(field)} {_show(value)} is already used by {other['id']}", other["id"])
 
 
+def shifted(value: str, minutes: int) -> str:
+    """A date or time (YYYY-MM-DD[THH:MM]) moved by `minutes`, in the same shape."""
+    if len(value) > 10:
+        return (datetime.strptime(value[:16], "%Y-%m-%dT%H:%M") + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
+    return (datetime.strptime(value[:10], "%Y-%m-%d") + timedelta(minutes=minutes)).strftime("%Y-%m-%d")
+
+
+def _hours(minutes: int) -> str:
+    return f"{minutes // 60} hours" if minutes % 60 == 0 else f"{minutes} minutes"
+
+
 def overlapping(rows: list[dict[str, Any]], row: dict[str, Any], resource: str, start: str, end: str,
-                status: str | None) -> Fact | None:
-    """Another active row holds the same resource for part of [start, end)."""
+                status: str | None, gap_minutes: int = 0) -> Fact | None:
+    """Another active row holds the same resource for part of [start, end) (or, with a gap, closer than
+    `gap_minutes` to it: the rest a driver needs between duties)."""
     if not (row.get(start) and row.get(end)):
         return None
+    begin, until = (shifted(row[start], -gap_minutes), shifted(row[end], gap_minutes)) if gap_minutes else \
+        (row[start], row[end])
     for other in rows:
         if other.get("id") == row.get("id") or other.get(resource) != row.get(resource):
             continue
         if status and other.get(status) in INACTIVE:
             continue
-        if other.get(start) and other.get(end) and other[start] < row[end] and row[start] < other[end]:
-            return Fact(f"{other['id']} already holds {_label(resource)} {_show(row.get(resource))} from {other[start]} "
-                        f"to {other[end]}", other["id"])
+        if other.get(start) and other.get(end) and other[start] < until and begin < other[end]:
+            held = f"{other['id']} holds {_label(resource)} {_show(row.get(resource))} from {other[start]} to {other[end]}"
+            if gap_minutes and not (other[start] < row[end] and row[start] < other[end]):
+                return Fact(f"{held}, less than {_hours(gap_minutes)} from {row[start]}-{row[end]}", other["id"])
+            return Fact(held.replace(" holds ", " already holds ", 1), other["id"])
     return None
 
 
@@ -273,6 +352,7 @@ __all__ = [
     "Fact",
     "PolicyRefusal",
     "PolicyRule",
+    "Span",
     "aggregate_fails",
     "aggregate_value",
     "at_capacity",
@@ -281,11 +361,15 @@ __all__ = [
     "in_past",
     "load_policies",
     "missing_related",
+    "none_equal",
     "not_among",
+    "order_fails",
     "outside_window",
     "overlapping",
     "present_related",
     "refuse",
+    "shifted",
     "short_of",
     "taken_by_other",
+    "unset",
 ]

@@ -1,0 +1,139 @@
+"""The check options that let rules once left to judgement be code: a window of months, a comparison by an
+enum's own order, a match against any of several fields, a field that must be set, `when` as all of several
+conditions, a related row whose span covers our moment, and a least gap between a resource's rows.
+
+Each test compiles the real blueprint, breaks the rule on a seed world and reads the refusal the generated
+app gives (its rule id and the fact, as a person writes it), then shows the call that keeps the rule goes
+through. A blueprint that misuses an option fails validation with a message naming it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.policy import refusal
+from envcraft.generator.seed import seed_tables
+from envcraft.registry.catalog import Environment
+from envcraft.registry.launch import load_server_module
+from envcraft.registry.manifest import read_manifest
+from pydantic import ValidationError
+
+
+def _app(bp: Blueprint, tmp_path):
+    folder = compile_blueprint(bp, tmp_path / bp.id)
+    manifest = read_manifest(folder)
+    return load_server_module(Environment(manifest.env.env_id, folder, manifest)).app
+
+
+def _world(name: str, tmp_path):
+    bp = load_blueprint(BLUEPRINTS / f"{name}.yaml")
+    return bp, _app(bp, tmp_path), seed_tables(bp)
+
+
+def _free(tables, table: str, field: str, value) -> None:
+    """No active row of `table` holds `field` = value (so a booking of it meets no clash)."""
+    tables[table] = [r for r in tables[table] if r.get(field) != value]
+
+
+def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
+    bp, app, tables = _world("restaurant_table_reservations", tmp_path)
+    patio = next(t for t in tables["dining_tables"] if t["section"] == "patio")
+    patio["seats"] = 6
+    _free(tables, "table_reservations", "dining_table_id", patio["id"])
+    call = dict(diner_id=tables["diners"][0]["id"], dining_table_id=patio["id"], party_size=4,
+                arrival="2026-12-06T19:00", departure="2026-12-06T20:30")
+    found = refusal(app.table_reservation_book, tables, **call)
+    assert found is not None and found.rule == "reservation_policy_2", found
+    assert found.fact == "2026-12-06T19:00 is in December, outside May-September", found.fact
+    summer = {**call, "arrival": "2027-06-12T19:00", "departure": "2027-06-12T20:30"}
+    assert refusal(app.table_reservation_book, tables, **summer) is None
+    patio["section"] = "main_room"  # the rule speaks of the patio only
+    assert refusal(app.table_reservation_book, tables, **call) is None
+
+
+def test_a_comparison_by_the_enums_own_order(tmp_path):
+    """intro < intermediate < advanced: by the alphabet 'advanced' would be the lowest level."""
+    bp, app, tables = _world("tutor_matching_center", tmp_path)
+    tutor, tutee = tables["peer_tutors"][0], tables["tutees"][0]
+    tutee.update(subject_need=tutor["subject"], preferred_language=tutor["language"],
+                 availability=tutor["availability"], level="advanced")
+    tutor.update(max_level="intermediate", weekly_slots=4)
+    _free(tables, "tutoring_pairs", "peer_tutor_id", tutor["id"])
+    call = dict(peer_tutor_id=tutor["id"], tutee_id=tutee["id"], start_date="2026-12-08")
+    found = refusal(app.tutoring_pair_propose, tables, **call)
+    assert found is not None and found.rule == "judgement_1", found
+    assert found.fact == ("the tutee's level is advanced, not at most the peer tutor's max level intermediate "
+                          "(intro < intermediate < advanced)"), found.fact
+    tutee["level"] = "intro"  # below the tutor's max level (and 'intro' > 'intermediate' by the alphabet)
+    assert refusal(app.tutoring_pair_propose, tables, **call) is None
+    tutor["max_level"], tutee["level"] = "advanced", "intermediate"
+    assert refusal(app.tutoring_pair_propose, tables, **call) is None
+
+
+def test_a_match_against_any_of_several_fields(tmp_path):
+    bp, app, tables = _world("support_skill_routing", tmp_path)
+    agent, chat = tables["support_agents"][0], tables["customer_conversations"][0]
+    agent.update(availability="online", max_concurrent=6, product_skill=chat["product"], tier="tier3",
+                 primary_language="french", second_language="none")
+    chat.update(language="german", status="queued")
+    _free(tables, "routing_assignments", "support_agent_id", agent["id"])
+    call = dict(customer_conversation_id=chat["id"], support_agent_id=agent["id"], assigned_at="2026-12-01T09:00")
+    found = refusal(app.routing_assignment_assign, tables, **call)
+    assert found is not None and found.rule == "judgement_1", found
+    assert found.fact == ("the support agent's primary language french and second language none: none is the "
+                          "customer conversation's language german"), found.fact
+    agent["second_language"] = "german"  # the second field alone is enough
+    assert refusal(app.routing_assignment_assign, copy.deepcopy(tables), **call) is None
+    agent.update(primary_language="german", second_language="none")
+    assert refusal(app.routing_assignment_assign, tables, **call) is None
+
+
+def test_a_field_that_must_be_set_under_a_condition(tmp_path):
+    bp, app, tables = _world("change_advisory_board", tmp_path)
+    change = next(c for c in tables["change_requests"] if c["status"] == "draft")
+    item = next(i for i in tables["config_items"] if i["id"] == change["config_item_id"])
+    item["criticality"], change["backout_plan"] = "tier1", None
+    found = refusal(app.change_request_submit, tables, change_request_id=change["id"])
+    assert found is not None and found.rule == "judgement_3", found
+    assert found.fact == f"change request {change['id']} has no backout plan", found.fact
+    change["status"] = "submitted"
+    assert refusal(app.change_request_approve, tables, change_request_id=change["id"]).rule == "judgement_3"
+    change["status"] = "draft"
+    item["criticality"] = "tier2"  # a tier2 item's change may go without one
+    assert refusal(app.change_request_submit, tables, change_request_id=change["id"]) is None
+    item["criticality"], change["backout_plan"] = "tier1", "restore VM snapshot"
+    assert refusal(app.change_request_submit, tables, change_request_id=change["id"]) is None
+
+
+def _raw(name: str) -> dict:
+    return yaml.safe_load((BLUEPRINTS / f"{name}.yaml").read_text("utf-8"))
+
+
+def _with_check(raw: dict, policy: str, **check) -> dict:
+    out = copy.deepcopy(raw)
+    for p in out["policies"]:
+        if p["id"] == policy:
+            p["check"] = {**p["check"], **check}
+    return out
+
+
+@pytest.mark.parametrize(("name", "policy", "change", "says"), [
+    ("restaurant_table_reservations", "reservation_policy_2", {"months": ["may", "mai"]}, "months"),
+    ("restaurant_table_reservations", "reservation_policy_2", {"months": ["may", "may"]}, "lists a month twice"),
+    ("restaurant_table_reservations", "reservation_policy_2", {"field": "party_size"}, "date or datetime"),
+    ("tutor_matching_center", "judgement_1", {"order": ["intro", "advanced"]}, "exactly the values"),
+    ("tutor_matching_center", "judgement_1", {"order": ["intro", "intro", "advanced"]}, "distinct"),
+    ("tutor_matching_center", "judgement_1", {"factor": 1.5}, "`order` belongs"),
+    ("support_skill_routing", "judgement_1", {"or_via": ["nickname"]}, "nickname"),
+    ("support_skill_routing", "judgement_1", {"op": "!="}, "`or_via`"),
+    ("support_skill_routing", "judgement_1", {"or_via": ["max_concurrent"]}, "not of the type"),
+    ("change_advisory_board", "judgement_3", {"field": None}, "is_set names the `field`"),
+    ("change_advisory_board", "judgement_3", {"field": "backout"}, "backout"),
+    ("change_advisory_board", "judgement_3", {"when": []}, "at least one condition"),
+])
+def test_a_misused_option_fails_validation_with_a_clear_message(name, policy, change, says):
+    with pytest.raises(ValidationError, match=says):
+        Blueprint.model_validate(_with_check(_raw(name), policy, **change))
