@@ -19,8 +19,18 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
-from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.records import (
+    Page,
+    Report,
+    Rows,
+    as_record,
+    field_of,
+    page_of,
+    report_on,
+    run_batch,
+    text_contains,
+)
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse, unset
 
 TODAY = "2026-12-01"
 
@@ -266,6 +276,14 @@ def change_request_submit(tables: Tables, change_request_id: str) -> ChangeReque
     _new = {**_row, "status": "submitted"}
     if _block := not_among(_row, "status", ("draft",), "change request"):
         refuse("change_request_submit.status_in", "only drafts can be submitted", _block)
+    if (_block := unset(_new, "backout_plan", "change request")) and holds(
+        field_of(tables, "config_items", _new.get("config_item_id"), "criticality"), "==", "tier1"
+    ):
+        refuse(
+            "judgement_3",
+            "Changes to tier1 items must have a backout plan before they are submitted or approved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ChangeRequest, _row)
 
@@ -277,6 +295,14 @@ def change_request_approve(tables: Tables, change_request_id: str) -> ChangeRequ
     _new = {**_row, "status": "approved"}
     if _block := not_among(_row, "status", ("submitted",), "change request"):
         refuse("change_request_approve.status_in", "only submitted changes can be approved", _block)
+    if (_block := unset(_new, "backout_plan", "change request")) and holds(
+        field_of(tables, "config_items", _new.get("config_item_id"), "criticality"), "==", "tier1"
+    ):
+        refuse(
+            "judgement_3",
+            "Changes to tier1 items must have a backout plan before they are submitted or approved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ChangeRequest, _row)
 

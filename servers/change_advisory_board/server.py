@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Normal changes "
     "need two approve votes and no reject vote before approval; high-risk ones also need the IT "
     "Director's vote. [judgement_2] Emergency changes may be approved by the IT Director alone. "
-    "[judgement_3] Tier1 items must have a backout plan. Call finish when done."
+    "[judgement_3] Changes to tier1 items must have a backout plan before they are submitted or approved. "
+    "Call finish when done."
 )
 
 

@@ -37,6 +37,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    outside_window,
     overlapping,
     refuse,
     short_of,
@@ -305,6 +306,14 @@ def table_reservation_book(
         _new.get("party_size"), ">=", 9
     ):
         refuse("reservation_policy_1", "Parties of 9 or more go to the private room only.", _block)
+    if (
+        _block := outside_window(_new.get("arrival"), (), None, None, ("may", "june", "july", "august", "september"))
+    ) and holds(field_of(tables, "dining_tables", _new.get("dining_table_id"), "section"), "==", "patio"):
+        refuse(
+            "reservation_policy_2",
+            "Patio tables are booked only for May-September; from October to April do not book the patio.",
+            _block,
+        )
     tables["table_reservations"].append(_new)
     return as_record(TableReservation, _new)
 

@@ -32,7 +32,15 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    load_policies,
+    none_equal,
+    not_among,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -367,6 +375,16 @@ def routing_assignment_assign(
             "the agent is at their concurrency limit: pick another qualified agent",
             _block,
         )
+    if _block := none_equal(
+        (
+            field_of(tables, "support_agents", _new.get("support_agent_id"), "primary_language"),
+            field_of(tables, "support_agents", _new.get("support_agent_id"), "second_language"),
+        ),
+        field_of(tables, "customer_conversations", _new.get("customer_conversation_id"), "language"),
+        ("the support agent's primary language", "second language"),
+        "the customer conversation's language",
+    ):
+        refuse("judgement_1", "Route to an agent whose primary or second language is the customer's.", _block)
     _other = row_of(tables, "support_agents", _new.get("support_agent_id"))
     if _block := not_among(_other, "availability", ("online",), "support agent"):
         refuse("judgement_1b", "Route only to an online agent.", _block)

@@ -27,6 +27,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    order_fails,
     refuse,
     taken_by_other,
 )
@@ -297,6 +298,19 @@ def tutoring_pair_propose(tables: Tables, peer_tutor_id: str, tutee_id: str, sta
         )
     if _block := in_past(_new.get("start_date"), "start_date", TODAY):
         refuse("tutoring_pair_propose.not_in_past", "pairings start today or later", _block)
+    if _block := order_fails(
+        field_of(tables, "tutees", _new.get("tutee_id"), "level"),
+        "<=",
+        field_of(tables, "peer_tutors", _new.get("peer_tutor_id"), "max_level"),
+        ("intro", "intermediate", "advanced"),
+        "the tutee's level",
+        "the peer tutor's max level",
+    ):
+        refuse(
+            "judgement_1",
+            "A tutor fits a tutee when the tutor's max_level is at or above the tutee's level (intro < intermediate < advanced).",
+            _block,
+        )
     if _block := comparison_fails(
         field_of(tables, "tutees", _new.get("tutee_id"), "preferred_language"),
         "==",
