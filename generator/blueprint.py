@@ -482,6 +482,15 @@ def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Ent
         except KeyError as err:
             raise ValueError(f"{where}: {pre.kind} names {err.args[0]}") from None
 
+    if isinstance(pre.when, list):  # each condition of an all-of `when` reads a field on its path
+        for cond in pre.when:
+            owner = entity
+            for hop in [h for h in (cond.through, cond.ref_field) if h]:
+                ref = spec(owner, hop)
+                if ref.type != "ref":
+                    raise ValueError(f"{where}: `when` path {hop} is not a ref field")
+                owner = entities[ref.ref]
+            spec(owner, cond.field)
     if pre.months and spec(entity, pre.field).type not in ("date", "datetime"):
         raise ValueError(f"{where}: `months` needs a date or datetime `field`")
     if pre.kind == "is_set":

@@ -39,7 +39,7 @@ def _free(tables, table: str, field: str, value) -> None:
 
 
 def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
-    bp, app, tables = _world("restaurant_table_reservations", tmp_path)
+    _, app, tables = _world("restaurant_table_reservations", tmp_path)
     patio = next(t for t in tables["dining_tables"] if t["section"] == "patio")
     patio["seats"] = 6
     _free(tables, "table_reservations", "dining_table_id", patio["id"])
@@ -56,7 +56,7 @@ def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
 
 def test_a_comparison_by_the_enums_own_order(tmp_path):
     """intro < intermediate < advanced: by the alphabet 'advanced' would be the lowest level."""
-    bp, app, tables = _world("tutor_matching_center", tmp_path)
+    _, app, tables = _world("tutor_matching_center", tmp_path)
     tutor, tutee = tables["peer_tutors"][0], tables["tutees"][0]
     tutee.update(subject_need=tutor["subject"], preferred_language=tutor["language"],
                  availability=tutor["availability"], level="advanced")
@@ -74,7 +74,7 @@ def test_a_comparison_by_the_enums_own_order(tmp_path):
 
 
 def test_a_match_against_any_of_several_fields(tmp_path):
-    bp, app, tables = _world("support_skill_routing", tmp_path)
+    _, app, tables = _world("support_skill_routing", tmp_path)
     agent, chat = tables["support_agents"][0], tables["customer_conversations"][0]
     agent.update(availability="online", max_concurrent=6, product_skill=chat["product"], tier="tier3",
                  primary_language="french", second_language="none")
@@ -92,7 +92,7 @@ def test_a_match_against_any_of_several_fields(tmp_path):
 
 
 def test_a_field_that_must_be_set_under_a_condition(tmp_path):
-    bp, app, tables = _world("change_advisory_board", tmp_path)
+    _, app, tables = _world("change_advisory_board", tmp_path)
     change = next(c for c in tables["change_requests"] if c["status"] == "draft")
     item = next(i for i in tables["config_items"] if i["id"] == change["config_item_id"])
     item["criticality"], change["backout_plan"] = "tier1", None
@@ -137,3 +137,4 @@ def _with_check(raw: dict, policy: str, **check) -> dict:
 def test_a_misused_option_fails_validation_with_a_clear_message(name, policy, change, says):
     with pytest.raises(ValidationError, match=says):
         Blueprint.model_validate(_with_check(_raw(name), policy, **change))
+
