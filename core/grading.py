@@ -14,6 +14,7 @@ from typing import Any
 from envcraft.core.answers import MAX_ANSWER_CHARS, kind_of, names, same_value
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
+from envcraft.core.facts import states_fact
 from envcraft.core.guesses import disowned, shaped, stands_alone
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
@@ -90,10 +91,6 @@ def _rows(snapshot: Snapshot, check: Check) -> list[dict[str, Any]]:
             if all(_matches(row.get(field), want) for field, want in check.match.items())]
 
 
-def _contains_all(text: str | None, needles: list[str]) -> bool:
-    return text is not None and all(n.lower() in text.lower() for n in needles)
-
-
 def _contains_any(text: str, needles: list[str]) -> bool:
     lowered = text.lower()
     return any(n.lower() in lowered for n in needles)
@@ -162,13 +159,15 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
 
 def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
     """A file check about a column (a note naming the new row's id) grades the file as an answer; one about
-    nothing in the world (a report's figures) keeps the case-insensitive substring match."""
+    nothing in the world (a report's figures) is graded on the facts it states (core/facts.py)."""
     text = final.files.get(check.path or "")
     if text is not None and check.lacks and _contains_any(text, check.lacks):
         return False
     about = _about(check, initial, final)
-    if text is None or about is None:
-        return _contains_all(text, check.contains)
+    if text is None:
+        return False
+    if about is None:
+        return states_fact(text, check.contains)  # a report's figures: facts, not wording (core/facts.py)
     return states_only(check, text, _candidates(check, about, (initial, final), text), given)
 
 

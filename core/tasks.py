@@ -36,7 +36,9 @@ class Check(Frozen):
     kinds:
       record        a row in `table` matches every field of `match` (`count` rows if given)
       no_record     no row in `table` matches `match`
-      file_contains file `path` exists and contains every string of `contains` (case-insensitive); with `table`
+      file_contains file `path` exists and states the fact `contains` makes (core/facts.py: figures as whole
+                    values in any format, beside the check's phrases in one statement; phrases in any case,
+                    spacing or markdown; a run of figures about one thing is a dump); with `table`
                     and `column` (a note naming the new row's id), or when it names a record's id, the file is
                     graded like an answer: the id as a whole word, and no other value of that column nor word of
                     the id's shape (a note listing every id is a dump); none of `lacks` may appear (a list that

@@ -193,10 +193,12 @@ def part_a() -> list[Task]:
         8, ["Hannah asked me for a note on Q4 overspend for the board pack. Can you put it together the way she wants it?",
             "Looks good. Reply to Hannah that it's ready, listing the flagged categories in the mail, and tick off my "
             "to-do for it."],
+        # facts, not wording (core/facts.py): each flagged category beside its overspend, the total beside "total"
         [file_has(OVERSPEND, "Contractors", "4,200", note="largest overspend"),
-         file_has(OVERSPEND, "Software licen", "Client entertainment", "Utilities", "Team events",
-                  note="the other categories over 10%"),
-         file_has(OVERSPEND, "7,710", weight=2, note="total overspend of the flagged categories"),
+         *(file_has(OVERSPEND, name, over, weight=0.25, note="another category over 10%, with its overspend")
+           for name, over in (("Software licen", "1,850"), ("Client entertainment", "610"), ("Utilities", "630"),
+                              ("Team events", "420"))),
+         file_has(OVERSPEND, "total", "7,710", weight=2, note="total overspend of the flagged categories"),
          sent(to=HAS(HANNAH), in_reply_to=IN("msg-0012", "msg-0024", "msg-0040"), body=C("Contractors"),
               note="replied to Hannah's thread"),
          record("todos", id="todo-0010", status="done", note="to-do ticked off"),
@@ -285,7 +287,7 @@ def part_a() -> list[Task]:
         [record("events", id="evt-0019", status="cancelled", note="Lantern booking cancelled"),
          event(title=C("Verde"), start="2026-12-09T11:00", end="2026-12-09T12:00", attendees=HAS(verde[3]),
                location=C("Atlas"), weight=2, note="same time; needs a screen and has a client: Atlas Room"),
-         file_has("projects/verde_bikes_pitch.md", "Atlas Room", note="brief updated"),
+         file_has("projects/verde_bikes_pitch.md", "Atlas", lacks=("Birch",), note="brief updated"),  # not every room
          sent(to=HAS(DANIEL), body=C("Atlas"), note="Daniel told"),
          keep("events", id="evt-0021", status="confirmed", note="holiday party (11 Dec) is after the closure"),
          unchanged("events", "mail", "projects/verde_bikes_pitch.md")],

@@ -1,0 +1,100 @@
+"""Report files are graded on the facts they state, not their wording (core/facts.py): office-008's overspend
+note and office-011's project brief.
+
+A careful report in its own words (figures without separators, other spelling and case, a wrapped line,
+prose instead of a table) is paid in full; a dump of figures or of every room is not. Graded by the harness's
+own grading code on the office seed, through each task's file checks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import load_tasks
+
+REPO = Path(__file__).resolve().parent.parent
+TASKS = {t.id: t for t in load_tasks(REPO / "tasks" / "office.jsonl")}
+STATE = json.loads((REPO / "servers" / "office" / "seed" / ".app" / "state.json").read_text())
+OVERSPEND = "reports/q4_overspend.md"
+BRIEF = "projects/verde_bikes_pitch.md"
+
+
+def _failed(task_id: str, path: str, text: str) -> list[str]:
+    """The notes of the task's file checks that `text`, written at `path`, fails."""
+    task = TASKS[task_id]
+    result = grade(task, Snapshot(tables=STATE, files={}), Snapshot(tables=STATE, files={path: text}))
+    return [c.note for c, r in zip(task.checks, result.checks, strict=True) if c.kind == "file_contains" and not r.passed]
+
+
+AWK_STYLE = """# Q4 overspend
+
+Categories more than 10% over budget (data/q4_budget.csv):
+
+- Contractors (Design): $4200 over ($34200 actual vs $30000 budget, 14.0%)
+- Software licenses (Operations): $1850 over (15.4%)
+- **Client Entertainment** (Sales): $610 over (15.3%)
+- UTILITIES (Operations): $630 over (15.0%)
+- Team-events (Operations): $420 over (12.0%)
+
+Total overspend of these five categories: $7710.
+"""
+PROSE = """Q4 overspend note for the board pack.
+
+Contractors ran 4,200.00 USD over budget, the largest overspend. Software licences were $1,850 over, Client
+entertainment $610, Utilities $630 and Team events $420. In total the flagged categories are $7,710 over
+budget; Cloud hosting ($720) and Bank fees ($55) are over by 10% or less.
+"""
+
+
+@pytest.mark.parametrize("text", [AWK_STYLE, PROSE], ids=["awk-style", "prose"])
+def test_office_008_a_careful_note_in_its_own_words_is_paid(text):
+    assert _failed("office-008", OVERSPEND, text) == []
+
+
+CATEGORIES = [line.split(",")[0] for line in
+              (REPO / "servers" / "office" / "seed" / "data" / "q4_budget.csv").read_text().splitlines()[1:]]
+LARGEST = "- Contractors: $4,200 over\n"
+OTHERS = "- Software licences: $1,850\n- Client entertainment: $610\n- Utilities: $630\n- Team events: $420\n"
+TOTAL = "Total: $7,710\n"
+SPREAD = "".join(f"- {c}: " + " ".join(map(str, range(0, 2000, 10))) + "\n" for c in CATEGORIES if c != "Contractors")
+
+
+@pytest.mark.parametrize(("text", "fails"), [
+    ("- Contractors: " + " ".join(f"${n:,}" for n in range(0, 5001, 50)) + "\n" + OTHERS + TOTAL,
+     ["largest overspend"]),
+    (LARGEST + OTHERS + "Total: " + " ".join(str(n) for n in range(7000, 8001)) + "\n",
+     ["total overspend of the flagged categories"]),
+    (LARGEST + OTHERS + "".join(f"Total: ${n:,}\n" for n in range(7700, 7720)),
+     ["total overspend of the flagged categories"]),
+    (LARGEST + "Also over budget: " + ", ".join(CATEGORIES) + ".\n" + TOTAL,
+     ["another category over 10%, with its overspend"] * 4),
+    (LARGEST + SPREAD + TOTAL, ["another category over 10%, with its overspend"] * 4),
+    (LARGEST + "Also over budget: " + ", ".join(CATEGORIES) + ".\nBy $1,850, $610, $630 and $420.\n" + TOTAL,
+     ["another category over 10%, with its overspend"] * 4),
+], ids=["figures-for-one-category", "figures-for-the-total", "a-total-per-line", "names-only", "figures-per-name",
+        "names-apart-from-figures"])
+def test_office_008_a_dump_of_figures_or_names_is_not_paid(text, fails):
+    """Each dump stands in for one fact of an otherwise right note: only that fact's checks fail."""
+    assert _failed("office-008", OVERSPEND, LARGEST + OTHERS + TOTAL) == []
+    assert _failed("office-008", OVERSPEND, text) == fails
+
+
+@pytest.mark.parametrize("text", [
+    "# Verde Bikes pitch\n\n- Date: 2026-12-09, 11:00-12:00, in the Atlas room (moved: the Lantern Room is closed).\n",
+    "- Room: ATLAS (8 seats, big screen), moved from the Lantern Room, closed 7-10 Dec.\n",
+    "The pitch on 2026-12-09 at 11:00 is now in the\nAtlas Room.\n",
+])
+def test_office_011_a_brief_naming_the_new_room_in_its_own_words_is_paid(text):
+    assert _failed("office-011", BRIEF, text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- Date: 2026-12-09, 11:00-12:00, in the Atlas, Birch or Lantern Room\n",
+    "Rooms: Atlas Room / Birch Room / Lantern Room\n",
+    "- Date: 2026-12-09, 11:00-12:00, in the Lantern Room\n",
+])
+def test_office_011_a_brief_naming_every_room_or_the_old_one_is_not_paid(text):
+    assert _failed("office-011", BRIEF, text) == ["brief updated"]
