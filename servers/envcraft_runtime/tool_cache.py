@@ -134,7 +134,7 @@ def _store(path: Path, entries: list[dict[str, Any]]) -> None:
         pass
 
 
-_METADATA: dict[tuple[str, str], Any] = {}  # (name, signature) -> the SDK's FuncMetadata, shared by servers
+_METADATA: dict[tuple[str, str, Any], Any] = {}  # (name, signature, returned type) -> the SDK's FuncMetadata
 
 
 def _sdk_metadata(fn: Callable[..., Any]) -> Any:
@@ -142,10 +142,17 @@ def _sdk_metadata(fn: Callable[..., Any]) -> Any:
     in a float field is dumped as 2.0), so a cached tool answers byte for byte as an uncached one."""
     from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 
-    key = (fn.__name__, repr(inspect.signature(fn)))  # the signature's annotations are evaluated: classes by module
-    if key not in _METADATA:
+    signature = inspect.signature(fn)
+    # The returned type itself, not its name: a server built again from a reloaded module returns its own class
+    # of the same name, which the other class's output model refuses (classes compare by identity).
+    key = (fn.__name__, repr(signature), signature.return_annotation)
+    try:
+        return _METADATA[key]
+    except KeyError:
         _METADATA[key] = func_metadata(fn, structured_output=True)
-    return _METADATA[key]
+        return _METADATA[key]
+    except TypeError:  # an unhashable annotation: made for this tool alone
+        return func_metadata(fn, structured_output=True)
 
 
 def _precomputed_tool_class() -> type:
