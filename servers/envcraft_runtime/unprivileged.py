@@ -54,7 +54,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 CLAIMS_ENV = "ENVCRAFT_EPISODE_UID_CLAIMS"  # the folder of claims (default: /run/envcraft-episode-uids)
 _FILE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
-_held: set[int] = set()  # indices this process holds: skipped without a system call
+_held: set[tuple[int, int]] = set()  # (claims folder inode, index) this process holds: skipped without a system call
 _lock = threading.RLock()  # reentrant: a dropped claim may be finalized by a collection during a claim
 
 
@@ -67,19 +67,18 @@ class EpisodeUid:
     """A host uid one live episode holds: no other live episode, of this process or of any other server on the
     host, is given it until release() (or until this process ends: the kernel drops its locks)."""
 
-    def __init__(self, index: int, fd: int):
-        self.uid = UID_BASE + index
-        self._index, self._fd = index, fd
-        self._finalizer = weakref.finalize(self, _free, index, fd)  # an episode dropped unclosed frees it too
+    def __init__(self, held: tuple[int, int], fd: int):
+        self.uid = UID_BASE + held[1]
+        self._finalizer = weakref.finalize(self, _free, held, fd)  # an episode dropped unclosed frees it too
 
     def release(self) -> None:
         self._finalizer()
 
 
-def _free(index: int, fd: int) -> None:
+def _free(held: tuple[int, int], fd: int) -> None:
     with _lock:
         os.close(fd)  # the lock goes with the descriptor; the file stays for the next claim (no unlink race)
-        _held.discard(index)
+        _held.discard(held)
 
 
 def _claims_folder() -> int:
@@ -102,9 +101,10 @@ def claim_episode_uid() -> EpisodeUid:
     A claim held by another process is seen as a lock that cannot be taken; one of this process is not tried."""
     with _lock:
         folder = _claims_folder()
+        inode = os.fstat(folder).st_ino
         try:
             for index in range(UID_SPAN):
-                if index in _held:
+                if (inode, index) in _held:
                     continue
                 fd = os.open(str(index), _FILE_FLAGS, 0o600, dir_fd=folder)
                 try:
@@ -112,8 +112,8 @@ def claim_episode_uid() -> EpisodeUid:
                 except BlockingIOError:
                     os.close(fd)
                     continue
-                _held.add(index)
-                return EpisodeUid(index, fd)
+                _held.add((inode, index))
+                return EpisodeUid((inode, index), fd)
         finally:
             os.close(folder)
     raise OSError(f"all {UID_SPAN} episode uids are held")
