@@ -240,11 +240,11 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
 
 def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check, rng: random.Random,
                  refs: dict[str, list[dict[str, Any]]], own: dict[str, list[dict[str, Any]]]) -> None:
-    """Moves for the later check options: a patio booking in winter goes to another table (the row its `when`
-    reads is re-picked), a missing backout plan is written, an alert suppressed with no window covering it is
-    moved into a window of its service that had begun by today."""
+    """Moves for the later check options: a patio booking in winter goes to another table, a reading-buddy
+    placement outside ReadUp's hours to another shift (the row a time window's `when` reads is re-picked), a missing backout plan is written, an alert suppressed with no window covering it
+    fired inside a window that had begun by today, of its own service first (none: it goes back to firing)."""
     pre = check.pre
-    if pre.months:
+    if pre.kind == "time_window":  # the window speaks of rows another row marks (a patio table, a partner's role)
         for cond in pre.conditions:
             name = cond.through or cond.ref_field
             other = ref_entity(bp, entity, name)
@@ -259,11 +259,24 @@ def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, A
     if pre.kind == "requires" and pre.at:
         related = bp.entity(pre.entity)
         allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
-        covering = [{**{ours: r.get(theirs) for theirs, ours in pre.match.items()}, pre.at: r[pre.start]}
-                    for r in tables[related.table] if (allowed is None or r.get(pre.field) in allowed)
-                    and isinstance(r.get(pre.start), str) and r[pre.start][:10] <= bp.today]
-        rng.shuffle(covering)
-        own["at:" + check.rule] = covering
+        begun = [r for r in tables[related.table] if (allowed is None or r.get(pre.field) in allowed)
+                 and isinstance(r.get(pre.start), str) and isinstance(r.get(pre.end), str)
+                 and r[pre.start] <= r[pre.end] and r[pre.start][:10] <= bp.today]
+        rng.shuffle(begun)
+        begun.sort(key=lambda r: not all(r.get(theirs) == row.get(ours) for theirs, ours in pre.match.items()))
+        own["at:" + check.rule] = [{**{ours: r.get(theirs) for theirs, ours in pre.match.items()},
+                                    pre.at: _inside(r[pre.start], r[pre.end], rng)} for r in begun]
+
+
+def _inside(start: str, end: str, rng: random.Random) -> str:
+    """A moment within [start, end] (five-minute steps for times)."""
+    if len(start) <= 10:
+        days = (date.fromisoformat(end[:10]) - date.fromisoformat(start[:10])).days
+        return (date.fromisoformat(start[:10]) + timedelta(days=rng.randint(0, max(days, 0)))).isoformat()
+    span = int((datetime.strptime(end[:16], TIME_FORMAT) - datetime.strptime(start[:16], TIME_FORMAT)).total_seconds()
+               // 300)
+    return (datetime.strptime(start[:16], TIME_FORMAT) + timedelta(minutes=5 * rng.randint(0, max(span, 0)))
+            ).strftime(TIME_FORMAT)
 
 
 def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:

@@ -314,8 +314,8 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             return None
     elif pre.kind == "time_window":
         spec = entity.field(pre.field)
-        moments = list(_moments(date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type,
-                                hold, list(pre.months)))
+        moments = _late_end(bp, entity, new, pre, hold) + list(_moments(
+            date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type, hold, list(pre.months)))
         moment = next((m for m in moments if _free(op, entity, tables, new, pre.field, m, spec.type)),
                       moments[0] if moments else None)
         if moment is None or not put(pre.field, moment):
@@ -326,6 +326,21 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     else:
         return None
     return overrides, patches
+
+
+def _late_end(bp: Blueprint, entity: Entity, new: dict[str, Any], pre: Precondition, hold: bool) -> list[str]:
+    """A window on the end of a span: first try the same day as its start, an hour on but by the window's close
+    (hold), or past its close (break: a reading buddy's shift from 16:30 to 18:30), so the start keeps its own."""
+    begin = time_pairs(bp, entity).get(pre.field)
+    start = new.get(begin) if begin else None
+    if not pre.to_time or pre.to_time >= "23:30" or not isinstance(start, str) or len(start) < 16:
+        return []
+    close = f"{start[:10]}T{pre.to_time}"
+    moment = min(shifted(start, 60), close) if hold else shifted(close, 30)
+    if hold and (WEEKDAYS[date.fromisoformat(start[:10]).weekday()] not in (pre.days or WEEKDAYS)
+                 or (pre.from_time and moment[11:16] < pre.from_time)):
+        return []
+    return [moment] if moment > start and moment[:10] == start[:10] else []
 
 
 def _around(moment: str, kind: str) -> tuple[str, str]:
@@ -381,7 +396,8 @@ def _arranged(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fi
         if not is_arranged(pre):
             continue
         got = None
-        if index != broken and (_reads_other_row(pre) or (quiet and pre.conditions)):
+        same_when = broken is not None and pre.conditions and pre.conditions == op.preconditions[broken].conditions
+        if index != broken and not same_when and (_reads_other_row(pre) or (quiet and pre.conditions)):
             got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=True, off=True)
         if got is None:
             got = arrange(bp, tables, op, row, {**fields, **overrides}, pre, hold=index != broken)

@@ -12,6 +12,7 @@ import copy
 
 import pytest
 import yaml
+from envcraft.generator.audit import audit
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.compiler import compile_blueprint
 from envcraft.generator.policy import refusal
@@ -20,6 +21,8 @@ from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
 from pydantic import ValidationError
+
+from tests.helpers import REPO
 
 
 def _app(bp: Blueprint, tmp_path):
@@ -133,8 +136,106 @@ def _with_check(raw: dict, policy: str, **check) -> dict:
     ("change_advisory_board", "judgement_3", {"field": None}, "is_set names the `field`"),
     ("change_advisory_board", "judgement_3", {"field": "backout"}, "backout"),
     ("change_advisory_board", "judgement_3", {"when": []}, "at least one condition"),
+    ("volunteer_shift_matching", "partner_requests_week49_1",
+     {"when": [{"ref_field": "volunteer_shift_id", "field": "colour", "op": "==", "value": "red"}]}, "colour"),
+    ("oncall_paging", "judgement_2", {"end": None}, "`at` is a moment of ours"),
+    ("oncall_paging", "judgement_2", {"at": "service"}, "date/time field of ours"),
+    ("oncall_paging", "judgement_2", {"start": "begins"}, "begins"),
+    ("bus_driver_rostering", "rostering_rules_1", {"gap_minutes": 0}, "greater than 0"),
+    ("bus_driver_rostering", "rostering_rules_1", {"kind": "capacity", "ref_field": "duty_run_id",
+                                                   "other_field": "distance_km"}, "`gap_minutes` belongs"),
 ])
 def test_a_misused_option_fails_validation_with_a_clear_message(name, policy, change, says):
     with pytest.raises(ValidationError, match=says):
         Blueprint.model_validate(_with_check(_raw(name), policy, **change))
 
+
+def test_when_as_all_of_several_conditions(tmp_path):
+    """ReadUp Literacy's reading buddies: the rule speaks only when both the agency and the role say so."""
+    _, app, tables = _world("volunteer_shift_matching", tmp_path)
+    shift = tables["volunteer_shifts"][0]
+    agency = next(a for a in tables["partner_agencies"] if a["id"] == shift["partner_agency_id"])
+    agency.update(name="ReadUp Literacy", cause="literacy")
+    shift.update(role="reading buddy", skill_required="general", needs_background_check=False, slots=10, status="open",
+                 start="2026-12-08T16:30", end="2026-12-08T18:00")  # a Tuesday
+    volunteer = tables["volunteers"][0]
+    volunteer.update(background_check="pending", skill="general")
+    _free(tables, "shift_assignments", "volunteer_id", volunteer["id"])
+    _free(tables, "shift_assignments", "volunteer_shift_id", shift["id"])
+    call = dict(volunteer_shift_id=shift["id"], volunteer_id=volunteer["id"], start=shift["start"], end=shift["end"])
+    found = refusal(app.shift_assignment_assign, tables, **call)
+    assert found is not None and found.rule == "partner_requests_week49_1", found
+    assert found.fact == f"volunteer {volunteer['id']} has background check pending", found.fact
+    shift["role"] = "homework helper"  # one condition off: the rule does not apply
+    assert refusal(app.shift_assignment_assign, tables, **call) is None
+    shift["role"], agency["name"] = "reading buddy", "Harbor Shelter"
+    assert refusal(app.shift_assignment_assign, tables, **call) is None
+    agency["name"], volunteer["background_check"] = "ReadUp Literacy", "cleared"
+    assert refusal(app.shift_assignment_assign, tables, **call) is None
+    monday = {**call, "start": "2026-12-07T16:30", "end": "2026-12-07T18:00"}
+    found = refusal(app.shift_assignment_assign, tables, **monday)
+    assert found is not None and found.rule == "partner_requests_week49_1b" and "Monday" in found.fact, found
+
+
+def test_a_related_row_whose_span_covers_our_moment(tmp_path):
+    """An alert may be suppressed only inside a maintenance window of its service."""
+    _, app, tables = _world("oncall_paging", tmp_path)
+    alert = tables["monitoring_alerts"][0]
+    alert.update(service="ledger-db", status="firing", fired_at="2026-12-01T02:10")
+    tables["maintenance_windows"] = [w for w in tables["maintenance_windows"] if w["service"] != "ledger-db"]
+    window = {**tables["maintenance_windows"][0], "id": "mwn-0900", "service": "ledger-db",
+              "starts": "2026-12-01T01:00", "ends": "2026-12-01T02:00", "status": "ended"}
+    tables["maintenance_windows"].append(window)
+    found = refusal(app.monitoring_alert_suppress, tables, monitoring_alert_id=alert["id"])
+    assert found is not None and found.rule == "judgement_2", found
+    assert found.fact == ("no scheduled or active or ended maintenance window for service ledger-db covering "
+                          "2026-12-01T02:10"), found.fact
+    window["ends"] = "2026-12-01T03:00"
+    assert refusal(app.monitoring_alert_suppress, tables, monitoring_alert_id=alert["id"]) is None
+    window["status"] = "cancelled"  # a cancelled window covers nothing
+    assert refusal(app.monitoring_alert_suppress, tables, monitoring_alert_id=alert["id"]).rule == "judgement_2"
+    window.update(status="active", service="checkout-api")  # another service's window
+    assert refusal(app.monitoring_alert_suppress, tables, monitoring_alert_id=alert["id"]).rule == "judgement_2"
+
+
+def test_a_least_gap_between_a_resources_rows(tmp_path):
+    """Ten hours off between an operator's duties: a duty that does not overlap but starts too soon is refused."""
+    _, app, tables = _world("bus_driver_rostering", tmp_path)
+    operator, bus, run = tables["bus_operators"][0], tables["depot_buss"][0], tables["duty_runs"][0]
+    bus.update(status="available", bus_type="standard_40ft")
+    run.update(requires_articulated=False, status="open")
+    for name, value in (("bus_operator_id", operator["id"]), ("depot_bus_id", bus["id"])):
+        _free(tables, "duty_assignments", name, value)
+    earlier = {**tables["duty_assignments"][0], "id": "das-0900", "bus_operator_id": operator["id"],
+               "depot_bus_id": tables["depot_buss"][1]["id"], "start": "2026-12-02T05:00", "end": "2026-12-02T13:00",
+               "status": "assigned"}
+    tables["duty_assignments"].append(earlier)
+    call = dict(duty_run_id=run["id"], bus_operator_id=operator["id"], depot_bus_id=bus["id"],
+                start="2026-12-02T20:00", end="2026-12-03T02:00")
+    found = refusal(app.duty_assignment_assign, tables, **call)
+    assert found is not None and found.rule == "rostering_rules_1", found
+    assert found.fact == (f"das-0900 holds bus operator {operator['id']} from 2026-12-02T05:00 to 2026-12-02T13:00, "
+                          f"less than 10 hours from 2026-12-02T20:00-2026-12-03T02:00"), found.fact
+    rested = {**call, "start": "2026-12-02T23:00", "end": "2026-12-03T05:00"}
+    assert refusal(app.duty_assignment_assign, tables, **rested) is None
+    clash = {**call, "start": "2026-12-02T12:00", "end": "2026-12-02T18:00"}  # an overlap is still the overlap rule
+    assert refusal(app.duty_assignment_assign, tables, **clash).rule == "duty_assignment_assign.no_overlap1"
+
+
+CONVERTED = {"restaurant_table_reservations": ["reservation_policy_2"], "tutor_matching_center": ["judgement_1"],
+             "support_skill_routing": ["judgement_1"], "change_advisory_board": ["judgement_3"],
+             "volunteer_shift_matching": ["partner_requests_week49_1", "partner_requests_week49_1b",
+                                          "partner_requests_week49_1c"],
+             "oncall_paging": ["judgement_2"], "bus_driver_rostering": ["rostering_rules_1"]}
+
+
+@pytest.mark.parametrize("env", sorted(CONVERTED))
+def test_the_audit_shows_each_converted_rule_blocking_a_call_built_to_break_it(env):
+    """The installed server's audit arranges, for every enforced rule, a world that breaks only that rule and
+    sees the refusal cite it (audit.rules_block reports any rule it could not)."""
+    bp = load_blueprint(BLUEPRINTS / f"{env}.yaml")
+    enforced = {p.id for p in bp.policies if p.check is not None}
+    assert set(CONVERTED[env]) <= enforced
+    report = audit(REPO / "servers" / env)
+    assert report.passed, [f.message for f in report.errors]
+    assert not [f for f in report.findings if any(rule in f.message for rule in CONVERTED[env])], report.findings

@@ -29,8 +29,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 10, "tells_someone": 55, "retry_and_errors": 36, "order_of_work": 96, "ranking": 19,
-          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 56}
+PINNED = {"tone": 10, "tells_someone": 55, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20,
+          "computation": 42, "exception_not_recorded": 16, "not_yet_checked": 53}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -41,7 +41,6 @@ NOT_BUILT = "needs a check kind not built: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
     "assay_results_pipeline:assay_qc_criteria_2": RESTATES + "eln_report_export's status guard; the file name is a format",
-    "bus_driver_rostering:judgement_1": COUNT + "seniority order and rest time between an operator's duties",
     "cloud_cost_allocation:chargeback_policy_3": RESTATES + "spend_charge_post's at_least on budget_left",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
     "delivery_platform_orders:judgement_3": COUNT + "more than 12 orders accepted but not ready",
@@ -68,7 +67,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
     "mailroom_package_desk:judgement_1": WORKFLOW + "what 'done' means for a parcel",
     "month_end_close:reconciliation_guide_1": NO_FIELD + "no reviewer is recorded on a reconciliation",
-    "oncall_paging:judgement_2": COUNT + "an alert's time against every maintenance window of its service",
     "packhouse_qc_pipeline:judgement_1": WORKFLOW + "work the lab CSV line by line",
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
@@ -94,7 +92,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "vanpool_rider_matching:judgement_1": COUNT + "a driver and five riders on the van",
     "visitor_reception:front_desk_guide_2": NO_FIELD + "no badge is tied to a visit and no check-out time is set",
     "volunteer_shift_matching:placement_rules_4": COUNT + "two no-shows this year",
-    "volunteer_shift_matching:partner_requests_week49_1": NOT_BUILT + "two conditions at once (agency and role)",
     "wedding_venue_planning:judgement_2": WORKFLOW + "which search shows open tasks",
 }
 
