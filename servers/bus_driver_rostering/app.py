@@ -364,6 +364,12 @@ def duty_assignment_assign(
         )
     ) and holds(field_of(tables, "depot_buss", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft"):
         refuse("judgement_1d", "An electric bus only takes a run within its battery range.", _block)
+    if _block := overlapping(tables["duty_assignments"], _new, "bus_operator_id", "start", "end", "status", 600):
+        refuse(
+            "rostering_rules_1",
+            "An operator must have 10 hours off between the clear time of one run and the report time of the next.",
+            _block,
+        )
     _target_duty_run_id = target_row(tables, "duty_runs", _new.get("duty_run_id"), "duty run")
     tables["duty_assignments"].append(_new)
     if _target_duty_run_id is not None:

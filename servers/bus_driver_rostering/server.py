@@ -30,15 +30,14 @@ INSTRUCTIONS = (
     "Records have ids like bop-0001: search first, then act on the id. A failed write changes nothing, "
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `northside-depot` CLI in the shell) and the file tools. "
-    "Policies: [judgement_1] Cover open runs from the extra board by seniority, honouring rest time; "
-    "check both the operator's and the bus's assignments. [judgement_1b] A run that requires an "
-    "articulated bus gets an articulated-qualified operator. [judgement_1c] A run that requires an "
-    "articulated bus gets an articulated bus. [judgement_1d] An electric bus only takes a run within its "
-    "battery range. [rostering_rules_1] An operator must have 10 hours off between the clear time of one "
-    "run and the report time of the next. [rostering_rules_2] Electric buses may take a run only if "
-    "battery_range_km is at least distance_km + 20%. [rostering_rules_3] Open runs are covered from the "
-    "extra board first, by seniority (highest first); regular operators only on voluntary overtime. Call "
-    "finish when done."
+    "Policies: [judgement_1] Offer an open run to the free extra-board operator with the highest "
+    "seniority. [judgement_1b] A run that requires an articulated bus gets an articulated-qualified "
+    "operator. [judgement_1c] A run that requires an articulated bus gets an articulated bus. "
+    "[judgement_1d] An electric bus only takes a run within its battery range. [rostering_rules_1] An "
+    "operator must have 10 hours off between the clear time of one run and the report time of the next. "
+    "[rostering_rules_2] Electric buses may take a run only if battery_range_km is at least distance_km + "
+    "20%. [rostering_rules_3] Open runs are covered from the extra board first, by seniority (highest "
+    "first); regular operators only on voluntary overtime. Call finish when done."
 )
 
 

@@ -20,7 +20,16 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    Span,
+    in_past,
+    load_policies,
+    missing_related,
+    not_among,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -218,6 +227,19 @@ def monitoring_alert_suppress(tables: Tables, monitoring_alert_id: str) -> Monit
     _new = {**_row, "status": "suppressed"}
     if _block := not_among(_row, "status", ("firing",), "monitoring alert"):
         refuse("monitoring_alert_suppress.status_in", "only firing alerts can be suppressed", _block)
+    if _block := missing_related(
+        tables["maintenance_windows"],
+        {"service": _new.get("service")},
+        "status",
+        ("scheduled", "active", "ended"),
+        "maintenance window",
+        Span(_new.get("fired_at"), "starts", "ends"),
+    ):
+        refuse(
+            "judgement_2",
+            "Suppress an alert only when a maintenance window of its service (not cancelled) covers the time it fired.",
+            _block,
+        )
     _row.update(_new)
     return as_record(MonitoringAlert, _row)
 

@@ -30,11 +30,11 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Follow the escalation policy: page the owning team's level-1 engineer, expire pages "
-    "that time out, then page the next level. [judgement_2] Suppress alerts covered by maintenance "
-    "windows. [escalation_policy_1] Sev1 and sev2 page the service owner team's level-1 engineer "
-    "immediately by their notification preference; sev3 pages by push only during 09:00-18:00; sev4 never "
-    "pages. [runbook_checkout_api_1] Resolve the alert only once the metric has been back under threshold "
-    "for 10 minutes. Call finish when done."
+    "that time out, then page the next level. [judgement_2] Suppress an alert only when a maintenance "
+    "window of its service (not cancelled) covers the time it fired. [escalation_policy_1] Sev1 and sev2 "
+    "page the service owner team's level-1 engineer immediately by their notification preference; sev3 "
+    "pages by push only during 09:00-18:00; sev4 never pages. [runbook_checkout_api_1] Resolve the alert "
+    "only once the metric has been back under threshold for 10 minutes. Call finish when done."
 )
 
 

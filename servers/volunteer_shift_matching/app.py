@@ -39,6 +39,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    outside_window,
     overlapping,
     refuse,
 )
@@ -365,6 +366,66 @@ def shift_assignment_assign(
         field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "meal delivery driver"
     ):
         refuse("placement_rules_3", "Meal delivery drivers must have skill `driving`.", _block)
+    _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
+    if (
+        (_block := not_among(_other, "background_check", ("cleared",), "volunteer"))
+        and (
+            holds(
+                field_of(
+                    tables,
+                    "partner_agencies",
+                    field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
+                    "name",
+                ),
+                "==",
+                "ReadUp Literacy",
+            )
+        )
+        and (holds(field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "reading buddy"))
+    ):
+        refuse("partner_requests_week49_1", "ReadUp Literacy: reading buddies are cleared volunteers only.", _block)
+    if (
+        (_block := outside_window(_new.get("start"), ("tuesday", "thursday"), "16:30", "18:00"))
+        and (
+            holds(
+                field_of(
+                    tables,
+                    "partner_agencies",
+                    field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
+                    "name",
+                ),
+                "==",
+                "ReadUp Literacy",
+            )
+        )
+        and (holds(field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "reading buddy"))
+    ):
+        refuse(
+            "partner_requests_week49_1b",
+            "ReadUp Literacy: reading buddies start on a Tuesday or Thursday, 16:30-18:00.",
+            _block,
+        )
+    if (
+        (_block := outside_window(_new.get("end"), ("tuesday", "thursday"), "16:30", "18:00"))
+        and (
+            holds(
+                field_of(
+                    tables,
+                    "partner_agencies",
+                    field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "partner_agency_id"),
+                    "name",
+                ),
+                "==",
+                "ReadUp Literacy",
+            )
+        )
+        and (holds(field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "reading buddy"))
+    ):
+        refuse(
+            "partner_requests_week49_1c",
+            "ReadUp Literacy: reading buddies end on a Tuesday or Thursday, 16:30-18:00.",
+            _block,
+        )
     tables["shift_assignments"].append(_new)
     return as_record(ShiftAssignment, _new)
 

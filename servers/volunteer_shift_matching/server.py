@@ -36,8 +36,10 @@ INSTRUCTIONS = (
     "background_check `cleared`. [placement_rules_2b] Youth and senior programs always need a volunteer "
     "with background_check `cleared`. [placement_rules_3] Meal delivery drivers must have skill "
     "`driving`. [placement_rules_4] Volunteers with two no-shows this year are offered only general "
-    "shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies Tuesday and Thursday "
-    "16:30-18:00, cleared only. Call finish when done."
+    "shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies are cleared volunteers only. "
+    "[partner_requests_week49_1b] ReadUp Literacy: reading buddies start on a Tuesday or Thursday, "
+    "16:30-18:00. [partner_requests_week49_1c] ReadUp Literacy: reading buddies end on a Tuesday or "
+    "Thursday, 16:30-18:00. Call finish when done."
 )
 
 
