@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
+from envcraft.generator.plurals import plural as english_plural
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 ARCHETYPES = (
@@ -70,7 +71,7 @@ class FieldSpec(Strict):
 
 
 class Entity(Strict):
-    name: str = Field(pattern=IDENT)  # singular; the table is `plural` (default name + "s")
+    name: str = Field(pattern=IDENT)  # singular; the table is `plural` (default: its English plural)
     plural: str | None = Field(default=None, pattern=IDENT)
     id_prefix: str = Field(pattern=r"^[a-z]{2,6}$")
     description: str = Field(default="", pattern=ONE_LINE)
@@ -80,7 +81,7 @@ class Entity(Strict):
 
     @property
     def table(self) -> str:
-        return self.plural or f"{self.name}s"
+        return self.plural or english_plural(self.name)
 
     def field(self, name: str) -> FieldSpec:
         for spec in self.fields:

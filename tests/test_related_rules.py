@@ -66,7 +66,7 @@ def test_a_rule_two_references_away_blocks_and_reads_the_far_row(tmp_path):
     _, module = _compiled(bp, tmp_path)
     tables = seed_tables(bp)
     claim = tables["auto_claims"][0]
-    policy = next(p for p in tables["auto_policys"] if p["id"] == claim["auto_policy_id"])
+    policy = next(p for p in tables["auto_policies"] if p["id"] == claim["auto_policy_id"])
     claim.update(loss_type="collision", reserve_amount=5000.0, status="estimate_approved")
     call = dict(auto_claim_id=claim["id"], payee="Caliber Collision", amount=100.0, kind="repair_shop")
     policy["coverage"] = "full_coverage"

@@ -44,15 +44,8 @@ def render(spec: FieldSpec | None, value: Any) -> str:
 
 
 def plural(entity) -> str:
-    """How a person says many rows of an entity: the table name, or an English plural of the entity."""
-    if entity.plural:
-        return words(entity.plural)
-    name = words(entity.name)
-    if name.endswith("y") and name[-2:-1] not in "aeiou":
-        return name[:-1] + "ies"
-    if name.endswith(("s", "x", "ch", "sh")):
-        return name + "es"
-    return name + "s"
+    """How a person says many rows of an entity: its table name in words."""
+    return words(entity.table)
 
 
 def labelled(field: str, shown: str) -> str:
