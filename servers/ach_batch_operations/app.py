@@ -86,7 +86,7 @@ class AchEntry:
 
 @dataclass
 class AchEntryPage(Page):
-    """A page of ach entrys from a search: `note` says how to get the rest."""
+    """A page of ach entries from a search: `note` says how to get the rest."""
 
     results: list[AchEntry]
 
@@ -108,7 +108,7 @@ class AchReturnPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 ACH_FILES = Rows("ach_files", "ach file", "find ach file ids with ach_file_search")
-ACH_ENTRYS = Rows("ach_entrys", "ach entry", "find ach entry ids with ach_entry_search")
+ACH_ENTRIES = Rows("ach_entries", "ach entry", "find ach entry ids with ach_entry_search")
 
 
 # ---------------------------------------------------------------- originators
@@ -234,7 +234,7 @@ def ach_file_transmit(tables: Tables, ach_file_id: str) -> AchFile:
     return as_record(AchFile, _row)
 
 
-# ---------------------------------------------------------------- ach_entrys
+# ---------------------------------------------------------------- ach_entries
 
 
 @read
@@ -256,7 +256,7 @@ def ach_entry_search(
     check_choice(status, "status", ACH_ENTRY_STATUS)
     _rows = [
         _r
-        for _r in tables["ach_entrys"]
+        for _r in tables["ach_entries"]
         if (ach_file_id is None or _r.get("ach_file_id") == ach_file_id)
         and (status is None or _r.get("status") == status)
         and (receiver_name is None or text_contains(_r.get("receiver_name"), receiver_name))
@@ -268,7 +268,7 @@ def ach_entry_search(
 @write
 def ach_entry_reinitiate(tables: Tables, ach_entry_id: str) -> AchEntry:
     """Reinitiate a returned entry (only allowed for R01 and R09 returns)."""
-    _row = ACH_ENTRYS.find(tables, ach_entry_id)
+    _row = ACH_ENTRIES.find(tables, ach_entry_id)
     _new = {**_row, "status": "reinitiated"}
     if _block := not_among(_row, "status", ("returned",), "ach entry"):
         refuse("ach_entry_reinitiate.status_in", "only returned entries can be reinitiated", _block)
@@ -287,7 +287,7 @@ def ach_return_record(
 
     received_on: dates as YYYY-MM-DD.
     """
-    ACH_ENTRYS.check_ref(tables, ach_entry_id, "ach_entry_id")
+    ACH_ENTRIES.check_ref(tables, ach_entry_id, "ach_entry_id")
     check_choice(return_code, "return_code", ACH_RETURN_RETURN_CODE)
     check_date(received_on, "received_on")
     _new = {
@@ -298,7 +298,7 @@ def ach_return_record(
     }
     if _block := taken_by_other(tables["ach_returns"], "ach_entry_id", _new.get("ach_entry_id"), _new["id"]):
         refuse("ach_return_record.unique", "this entry already has a return on file", _block)
-    _target_ach_entry_id = target_row(tables, "ach_entrys", _new.get("ach_entry_id"), "ach entry")
+    _target_ach_entry_id = target_row(tables, "ach_entries", _new.get("ach_entry_id"), "ach entry")
     tables["ach_returns"].append(_new)
     if _target_ach_entry_id is not None:
         _target_ach_entry_id["status"] = "returned"
@@ -382,14 +382,14 @@ def ach_entry_report(
     transaction_code: AchEntryTransactionCode | None = None,
     status: AchEntryStatus | None = None,
 ) -> Report:
-    """Count ach entrys per value of a field with totals of amount; optional filters narrow the rows.
+    """Count ach entries per value of a field with totals of amount; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(transaction_code, "transaction_code", ACH_ENTRY_TRANSACTION_CODE)
     check_choice(status, "status", ACH_ENTRY_STATUS)
     _filters = {"ach_file_id": ach_file_id, "transaction_code": transaction_code, "status": status}
-    return report_on(tables["ach_entrys"], group_by, _filters, ("amount",))
+    return report_on(tables["ach_entries"], group_by, _filters, ("amount",))
 
 
 @read
@@ -411,7 +411,7 @@ def ach_return_report(
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["originators", "ach_files", "ach_entrys", "ach_returns"] | None = None,
+    table: Literal["originators", "ach_files", "ach_entries", "ach_returns"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -59,7 +59,7 @@ class AutoPolicy:
 
 @dataclass
 class AutoPolicyPage(Page):
-    """A page of auto policys from a search: `note` says how to get the rest."""
+    """A page of auto policies from a search: `note` says how to get the rest."""
 
     results: list[AutoPolicy]
 
@@ -109,11 +109,11 @@ class ClaimPayment:
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
-AUTO_POLICYS = Rows("auto_policys", "auto policy", "find auto policy ids with auto_policy_search")
+AUTO_POLICIES = Rows("auto_policies", "auto policy", "find auto policy ids with auto_policy_search")
 AUTO_CLAIMS = Rows("auto_claims", "auto claim", "find auto claim ids with auto_claim_search")
 
 
-# ---------------------------------------------------------------- auto_policys
+# ---------------------------------------------------------------- auto_policies
 
 
 @read
@@ -134,7 +134,7 @@ def auto_policy_search(
     check_choice(coverage, "coverage", AUTO_POLICY_COVERAGE)
     _rows = [
         _r
-        for _r in tables["auto_policys"]
+        for _r in tables["auto_policies"]
         if (policy_number is None or text_contains(_r.get("policy_number"), policy_number))
         and (insured_name is None or text_contains(_r.get("insured_name"), insured_name))
         and (coverage is None or _r.get("coverage") == coverage)
@@ -185,7 +185,7 @@ def auto_claim_report(
 
     loss_date: dates as YYYY-MM-DD.
     """
-    AUTO_POLICYS.check_ref(tables, auto_policy_id, "auto_policy_id")
+    AUTO_POLICIES.check_ref(tables, auto_policy_id, "auto_policy_id")
     check_date(loss_date, "loss_date")
     check_choice(loss_type, "loss_type", AUTO_CLAIM_LOSS_TYPE)
     check_range(reserve_amount, "reserve_amount", 500, 40000)
@@ -364,7 +364,7 @@ def claim_payment_issue(
     if (_block := not_among(_other, "loss_type", ("third_party_liability",), "auto claim")) and holds(
         field_of(
             tables,
-            "auto_policys",
+            "auto_policies",
             field_of(tables, "auto_claims", _new.get("auto_claim_id"), "auto_policy_id"),
             "coverage",
         ),
@@ -407,14 +407,14 @@ def read_policies(tables: Tables, tool: str | None = None) -> list[PolicyRule]:
 def auto_policy_report(
     tables: Tables, group_by: Literal["coverage"], coverage: AutoPolicyCoverage | None = None
 ) -> Report:
-    """Count auto policys per value of a field with totals of collision_deductible; optional filters narrow the
+    """Count auto policies per value of a field with totals of collision_deductible; optional filters narrow the
     rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(coverage, "coverage", AUTO_POLICY_COVERAGE)
     _filters = {"coverage": coverage}
-    return report_on(tables["auto_policys"], group_by, _filters, ("collision_deductible",))
+    return report_on(tables["auto_policies"], group_by, _filters, ("collision_deductible",))
 
 
 @read
@@ -460,7 +460,7 @@ def auto_claim_close_many(tables: Tables, auto_claim_ids: list[str]) -> list[Aut
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["auto_policys", "auto_claims", "damage_estimates", "claim_payments"] | None = None,
+    table: Literal["auto_policies", "auto_claims", "damage_estimates", "claim_payments"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

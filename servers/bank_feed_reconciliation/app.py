@@ -63,7 +63,7 @@ class FeedBatch:
 
 @dataclass
 class FeedBatchPage(Page):
-    """A page of feed batchs from a search: `note` says how to get the rest."""
+    """A page of feed batches from a search: `note` says how to get the rest."""
 
     results: list[FeedBatch]
 
@@ -105,7 +105,7 @@ class StatementLinePage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 BANK_CONNECTIONS = Rows("bank_connections", "bank connection", "find bank connection ids with bank_connection_search")
-FEED_BATCHS = Rows("feed_batchs", "feed batch", "find feed batch ids with feed_batch_search")
+FEED_BATCHES = Rows("feed_batches", "feed batch", "find feed batch ids with feed_batch_search")
 LEDGER_POSTINGS = Rows("ledger_postings", "ledger posting", "find ledger posting ids with ledger_posting_search")
 STATEMENT_LINES = Rows("statement_lines", "statement line", "find statement line ids with statement_line_search")
 
@@ -155,7 +155,7 @@ def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> Bank
     return as_record(BankConnection, _row)
 
 
-# ---------------------------------------------------------------- feed_batchs
+# ---------------------------------------------------------------- feed_batches
 
 
 @read
@@ -176,7 +176,7 @@ def feed_batch_search(
     check_date(statement_date, "statement_date")
     _rows = [
         _r
-        for _r in tables["feed_batchs"]
+        for _r in tables["feed_batches"]
         if (bank_connection_id is None or _r.get("bank_connection_id") == bank_connection_id)
         and (status is None or _r.get("status") == status)
         and (statement_date is None or _r.get("statement_date") == statement_date)
@@ -187,13 +187,13 @@ def feed_batch_search(
 @read
 def feed_batch_get(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Read one feed batch with its error and attempt count."""
-    return as_record(FeedBatch, FEED_BATCHS.find(tables, feed_batch_id))
+    return as_record(FeedBatch, FEED_BATCHES.find(tables, feed_batch_id))
 
 
 @write
 def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | None = None) -> FeedBatch:
     """Re-queue a failed batch for parsing (increase attempt_count)."""
-    _row = FEED_BATCHS.find(tables, feed_batch_id)
+    _row = FEED_BATCHES.find(tables, feed_batch_id)
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, "attempt_count", 1, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -210,7 +210,7 @@ def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | No
 @write
 def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Record that a batch parsed cleanly."""
-    _row = FEED_BATCHS.find(tables, feed_batch_id)
+    _row = FEED_BATCHES.find(tables, feed_batch_id)
     _new = {**_row, "status": "parsed"}
     if _block := not_among(_row, "status", ("received", "parsing", "retrying"), "feed batch"):
         refuse("feed_batch_mark_parsed.status_in", "the batch is not being parsed", _block)
@@ -221,7 +221,7 @@ def feed_batch_mark_parsed(tables: Tables, feed_batch_id: str) -> FeedBatch:
 @write
 def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | None = None) -> FeedBatch:
     """Record a parse failure with its error."""
-    _row = FEED_BATCHS.find(tables, feed_batch_id)
+    _row = FEED_BATCHES.find(tables, feed_batch_id)
     _changes = {_k: _v for _k, _v in (("error_message", error_message),) if _v is not None}
     check_not_blank(error_message, "error_message")
     _new = {**_row, **_changes, "status": "failed"}
@@ -234,7 +234,7 @@ def feed_batch_fail(tables: Tables, feed_batch_id: str, error_message: str | Non
 @write
 def feed_batch_dead_letter(tables: Tables, feed_batch_id: str) -> FeedBatch:
     """Park a batch that keeps failing in the dead-letter queue."""
-    _row = FEED_BATCHS.find(tables, feed_batch_id)
+    _row = FEED_BATCHES.find(tables, feed_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "feed batch"):
         refuse("feed_batch_dead_letter.status_in", "only failed batches go to the dead-letter queue", _block)
@@ -394,14 +394,14 @@ def feed_batch_report(
     bank_connection_id: str | None = None,
     status: FeedBatchStatus | None = None,
 ) -> Report:
-    """Count feed batchs per value of a field with totals of line_count, attempt_count; optional filters narrow the
-    rows.
+    """Count feed batches per value of a field with totals of line_count, attempt_count; optional filters narrow
+    the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", FEED_BATCH_STATUS)
     _filters = {"bank_connection_id": bank_connection_id, "status": status}
-    return report_on(tables["feed_batchs"], group_by, _filters, ("line_count", "attempt_count"))
+    return report_on(tables["feed_batches"], group_by, _filters, ("line_count", "attempt_count"))
 
 
 @read
@@ -424,7 +424,7 @@ def statement_line_report(
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["bank_connections", "feed_batchs", "ledger_postings", "statement_lines"] | None = None,
+    table: Literal["bank_connections", "feed_batches", "ledger_postings", "statement_lines"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -86,7 +86,7 @@ class DepotBus:
 
 @dataclass
 class DepotBusPage(Page):
-    """A page of depot buss from a search: `note` says how to get the rest."""
+    """A page of depot buses from a search: `note` says how to get the rest."""
 
     results: list[DepotBus]
 
@@ -130,7 +130,7 @@ class DutyAssignmentPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 BUS_OPERATORS = Rows("bus_operators", "bus operator", "find bus operator ids with bus_operator_search")
-DEPOT_BUSS = Rows("depot_buss", "depot bus", "find depot bus ids with depot_bus_search")
+DEPOT_BUSES = Rows("depot_buses", "depot bus", "find depot bus ids with depot_bus_search")
 DUTY_RUNS = Rows("duty_runs", "duty run", "find duty run ids with duty_run_search")
 DUTY_ASSIGNMENTS = Rows("duty_assignments", "duty assignment", "find duty assignment ids with duty_assignment_search")
 
@@ -166,7 +166,7 @@ def bus_operator_search(
     return page_of(BusOperatorPage, BusOperator, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- depot_buss
+# ---------------------------------------------------------------- depot_buses
 
 
 @read
@@ -188,7 +188,7 @@ def depot_bus_search(
     check_choice(status, "status", DEPOT_BUS_STATUS)
     _rows = [
         _r
-        for _r in tables["depot_buss"]
+        for _r in tables["depot_buses"]
         if (fleet_number is None or text_contains(_r.get("fleet_number"), fleet_number))
         and (bus_type is None or _r.get("bus_type") == bus_type)
         and (status is None or _r.get("status") == status)
@@ -199,7 +199,7 @@ def depot_bus_search(
 @write
 def depot_bus_send_to_maintenance(tables: Tables, depot_bus_id: str) -> DepotBus:
     """Take a bus out of service for maintenance."""
-    _row = DEPOT_BUSS.find(tables, depot_bus_id)
+    _row = DEPOT_BUSES.find(tables, depot_bus_id)
     _new = {**_row, "status": "in_maintenance"}
     if _block := not_among(_row, "status", ("available",), "depot bus"):
         refuse("depot_bus_send_to_maintenance.status_in", "the bus is already in maintenance", _block)
@@ -210,7 +210,7 @@ def depot_bus_send_to_maintenance(tables: Tables, depot_bus_id: str) -> DepotBus
 @write
 def depot_bus_release(tables: Tables, depot_bus_id: str) -> DepotBus:
     """Release a repaired bus back to service."""
-    _row = DEPOT_BUSS.find(tables, depot_bus_id)
+    _row = DEPOT_BUSES.find(tables, depot_bus_id)
     _new = {**_row, "status": "available"}
     if _block := not_among(_row, "status", ("in_maintenance",), "depot bus"):
         refuse("depot_bus_release.status_in", "the bus is not in maintenance", _block)
@@ -317,7 +317,7 @@ def duty_assignment_assign(
     """
     DUTY_RUNS.check_ref(tables, duty_run_id, "duty_run_id")
     BUS_OPERATORS.check_ref(tables, bus_operator_id, "bus_operator_id")
-    DEPOT_BUSS.check_ref(tables, depot_bus_id, "depot_bus_id")
+    DEPOT_BUSES.check_ref(tables, depot_bus_id, "depot_bus_id")
     check_time(start, "start")
     check_time(end, "end")
     _new = {
@@ -349,20 +349,20 @@ def duty_assignment_assign(
         field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True
     ):
         refuse("judgement_1b", "A run that requires an articulated bus gets an articulated-qualified operator.", _block)
-    _other = row_of(tables, "depot_buss", _new.get("depot_bus_id"))
+    _other = row_of(tables, "depot_buses", _new.get("depot_bus_id"))
     if (_block := not_among(_other, "bus_type", ("articulated_60ft",), "depot bus")) and holds(
         field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), "==", True
     ):
         refuse("judgement_1c", "A run that requires an articulated bus gets an articulated bus.", _block)
     if (
         _block := comparison_fails(
-            field_of(tables, "depot_buss", _new.get("depot_bus_id"), "battery_range_km"),
+            field_of(tables, "depot_buses", _new.get("depot_bus_id"), "battery_range_km"),
             ">=",
             field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km"),
             "the depot bus's battery range km",
             "the duty run's distance km",
         )
-    ) and holds(field_of(tables, "depot_buss", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft"):
+    ) and holds(field_of(tables, "depot_buses", _new.get("depot_bus_id"), "bus_type"), "==", "electric_40ft"):
         refuse("judgement_1d", "An electric bus only takes a run within its battery range.", _block)
     if _block := overlapping(tables["duty_assignments"], _new, "bus_operator_id", "start", "end", "status", 600):
         refuse(
@@ -449,14 +449,14 @@ def depot_bus_report(
     bus_type: DepotBusBusType | None = None,
     status: DepotBusStatus | None = None,
 ) -> Report:
-    """Count depot buss per value of a field with totals of battery_range_km; optional filters narrow the rows.
+    """Count depot buses per value of a field with totals of battery_range_km; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(bus_type, "bus_type", DEPOT_BUS_BUS_TYPE)
     check_choice(status, "status", DEPOT_BUS_STATUS)
     _filters = {"bus_type": bus_type, "status": status}
-    return report_on(tables["depot_buss"], group_by, _filters, ("battery_range_km",))
+    return report_on(tables["depot_buses"], group_by, _filters, ("battery_range_km",))
 
 
 @read
@@ -517,7 +517,7 @@ def duty_assignment_complete_many(tables: Tables, duty_assignment_ids: list[str]
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["bus_operators", "depot_buss", "duty_runs", "duty_assignments"] | None = None,
+    table: Literal["bus_operators", "depot_buses", "duty_runs", "duty_assignments"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

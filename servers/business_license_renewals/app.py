@@ -50,7 +50,7 @@ class LicensedBusiness:
 
 @dataclass
 class LicensedBusinessPage(Page):
-    """A page of licensed businesss from a search: `note` says how to get the rest."""
+    """A page of licensed businesses from a search: `note` says how to get the rest."""
 
     results: list[LicensedBusiness]
 
@@ -110,7 +110,7 @@ COMPLIANCE_VIOLATIONS = Rows(
 )
 
 
-# ---------------------------------------------------------------- licensed_businesss
+# ---------------------------------------------------------------- licensed_businesses
 
 
 @read
@@ -132,7 +132,7 @@ def licensed_business_search(
     check_choice(business_category, "business_category", LICENSED_BUSINESS_BUSINESS_CATEGORY)
     _rows = [
         _r
-        for _r in tables["licensed_businesss"]
+        for _r in tables["licensed_businesses"]
         if (legal_name is None or text_contains(_r.get("legal_name"), legal_name))
         and (owner is None or text_contains(_r.get("owner"), owner))
         and (address is None or text_contains(_r.get("address"), address))
@@ -385,13 +385,13 @@ def licensed_business_report(
     group_by: Literal["business_category"],
     business_category: LicensedBusinessBusinessCategory | None = None,
 ) -> Report:
-    """Count licensed businesss per value of a field; optional filters narrow the rows.
+    """Count licensed businesses per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(business_category, "business_category", LICENSED_BUSINESS_BUSINESS_CATEGORY)
     _filters = {"business_category": business_category}
-    return report_on(tables["licensed_businesss"], group_by, _filters, ())
+    return report_on(tables["licensed_businesses"], group_by, _filters, ())
 
 
 @read
@@ -447,7 +447,7 @@ def renewal_payment_report(
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["licensed_businesss", "business_licenses", "compliance_violations", "renewal_payments"]
+    table: Literal["licensed_businesses", "business_licenses", "compliance_violations", "renewal_payments"]
     | None = None,
     row_id: str | None = None,
     limit: int = 20,

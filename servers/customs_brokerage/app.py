@@ -67,7 +67,7 @@ class CustomsEntry:
 
 @dataclass
 class CustomsEntryPage(Page):
-    """A page of customs entrys from a search: `note` says how to get the rest."""
+    """A page of customs entries from a search: `note` says how to get the rest."""
 
     results: list[CustomsEntry]
 
@@ -104,7 +104,7 @@ class TariffLinePage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 IMPORTERS = Rows("importers", "importer", "find importer ids with importer_search")
-CUSTOMS_ENTRYS = Rows("customs_entrys", "customs entry", "find customs entry ids with customs_entry_search")
+CUSTOMS_ENTRIES = Rows("customs_entries", "customs entry", "find customs entry ids with customs_entry_search")
 ENTRY_DOCUMENTS = Rows("entry_documents", "entry document", "find entry document ids with entry_document_search")
 
 
@@ -137,7 +137,7 @@ def importer_search(
     return page_of(ImporterPage, Importer, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- customs_entrys
+# ---------------------------------------------------------------- customs_entries
 
 
 @read
@@ -161,7 +161,7 @@ def customs_entry_search(
     check_choice(status, "status", CUSTOMS_ENTRY_STATUS)
     _rows = [
         _r
-        for _r in tables["customs_entrys"]
+        for _r in tables["customs_entries"]
         if (importer_id is None or _r.get("importer_id") == importer_id)
         and (entry_number is None or text_contains(_r.get("entry_number"), entry_number))
         and (port is None or text_contains(_r.get("port"), port))
@@ -174,7 +174,7 @@ def customs_entry_search(
 @read
 def customs_entry_get(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Read one entry."""
-    return as_record(CustomsEntry, CUSTOMS_ENTRYS.find(tables, customs_entry_id))
+    return as_record(CustomsEntry, CUSTOMS_ENTRIES.find(tables, customs_entry_id))
 
 
 @write
@@ -188,7 +188,7 @@ def customs_entry_open(
     check_choice(mode, "mode", CUSTOMS_ENTRY_MODE)
     check_range(declared_value, "declared_value", 2500, 900000)
     _new = {
-        "id": next_id(tables, "customs_entrys", "cen"),
+        "id": next_id(tables, "customs_entries", "cen"),
         "importer_id": importer_id,
         "entry_number": entry_number,
         "port": port,
@@ -197,20 +197,20 @@ def customs_entry_open(
         "duty_estimate": None,
         "status": "docs_pending",
     }
-    if _block := taken_by_other(tables["customs_entrys"], "entry_number", _new.get("entry_number"), _new["id"]):
+    if _block := taken_by_other(tables["customs_entries"], "entry_number", _new.get("entry_number"), _new["id"]):
         refuse(
             "customs_entry_open.unique",
             "that entry number is already used: take the next number in the broker's filer-code sequence",
             _block,
         )
-    tables["customs_entrys"].append(_new)
+    tables["customs_entries"].append(_new)
     return as_record(CustomsEntry, _new)
 
 
 @write
 def customs_entry_classify(tables: Tables, customs_entry_id: str, duty_estimate: float | None = None) -> CustomsEntry:
     """Record HTS classification and the duty estimate once documents are verified."""
-    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
+    _row = CUSTOMS_ENTRIES.find(tables, customs_entry_id)
     _changes = {_k: _v for _k, _v in (("duty_estimate", duty_estimate),) if _v is not None}
     check_range(duty_estimate, "duty_estimate", 0, 120000)
     _new = {**_row, **_changes, "status": "classification"}
@@ -223,7 +223,7 @@ def customs_entry_classify(tables: Tables, customs_entry_id: str, duty_estimate:
 @write
 def customs_entry_file(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Transmit the entry to CBP (ACE)."""
-    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
+    _row = CUSTOMS_ENTRIES.find(tables, customs_entry_id)
     _new = {**_row, "status": "filed"}
     if _block := not_among(_row, "status", ("classification",), "customs entry"):
         refuse("customs_entry_file.status_in", "classify the entry before filing", _block)
@@ -234,7 +234,7 @@ def customs_entry_file(tables: Tables, customs_entry_id: str) -> CustomsEntry:
 @write
 def customs_entry_record_hold(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Record a CBP exam or documentation hold."""
-    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
+    _row = CUSTOMS_ENTRIES.find(tables, customs_entry_id)
     _new = {**_row, "status": "cbp_hold"}
     if _block := not_among(_row, "status", ("filed",), "customs entry"):
         refuse("customs_entry_record_hold.status_in", "only filed entries can be held by CBP", _block)
@@ -245,7 +245,7 @@ def customs_entry_record_hold(tables: Tables, customs_entry_id: str) -> CustomsE
 @write
 def customs_entry_release(tables: Tables, customs_entry_id: str) -> CustomsEntry:
     """Record CBP release of the goods."""
-    _row = CUSTOMS_ENTRYS.find(tables, customs_entry_id)
+    _row = CUSTOMS_ENTRIES.find(tables, customs_entry_id)
     _new = {**_row, "status": "released"}
     if _block := not_among(_row, "status", ("filed", "cbp_hold"), "customs entry"):
         refuse("customs_entry_release.status_in", "the entry has not been filed", _block)
@@ -259,7 +259,7 @@ def customs_entry_release(tables: Tables, customs_entry_id: str) -> CustomsEntry
 @write
 def entry_document_request(tables: Tables, customs_entry_id: str, doc_type: EntryDocumentDocType) -> EntryDocument:
     """Request a document from the importer for an entry."""
-    CUSTOMS_ENTRYS.check_ref(tables, customs_entry_id, "customs_entry_id")
+    CUSTOMS_ENTRIES.check_ref(tables, customs_entry_id, "customs_entry_id")
     check_choice(doc_type, "doc_type", ENTRY_DOCUMENT_DOC_TYPE)
     _new = {
         "id": next_id(tables, "entry_documents", "edoc"),
@@ -389,7 +389,7 @@ def customs_entry_report(
     mode: CustomsEntryMode | None = None,
     status: CustomsEntryStatus | None = None,
 ) -> Report:
-    """Count customs entrys per value of a field with totals of declared_value, duty_estimate; optional filters
+    """Count customs entries per value of a field with totals of declared_value, duty_estimate; optional filters
     narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
@@ -397,7 +397,7 @@ def customs_entry_report(
     check_choice(mode, "mode", CUSTOMS_ENTRY_MODE)
     check_choice(status, "status", CUSTOMS_ENTRY_STATUS)
     _filters = {"importer_id": importer_id, "mode": mode, "status": status}
-    return report_on(tables["customs_entrys"], group_by, _filters, ("declared_value", "duty_estimate"))
+    return report_on(tables["customs_entries"], group_by, _filters, ("declared_value", "duty_estimate"))
 
 
 @read
@@ -428,7 +428,7 @@ def entry_document_reject_many(tables: Tables, entry_document_ids: list[str]) ->
 
 @write
 def customs_entry_release_many(tables: Tables, customs_entry_ids: list[str]) -> list[CustomsEntry]:
-    """Record CBP release of the goods, for several customs entrys at once: all of them or none (a refusal names
+    """Record CBP release of the goods, for several customs entries at once: all of them or none (a refusal names
     the record that blocks the batch).
     """
     return run_batch(tables, customs_entry_release, customs_entry_ids, "customs_entry_ids")
@@ -437,7 +437,7 @@ def customs_entry_release_many(tables: Tables, customs_entry_ids: list[str]) -> 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["importers", "customs_entrys", "entry_documents", "tariff_lines"] | None = None,
+    table: Literal["importers", "customs_entries", "entry_documents", "tariff_lines"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

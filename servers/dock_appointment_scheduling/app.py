@@ -61,7 +61,7 @@ class TruckingCompany:
 
 @dataclass
 class TruckingCompanyPage(Page):
-    """A page of trucking companys from a search: `note` says how to get the rest."""
+    """A page of trucking companies from a search: `note` says how to get the rest."""
 
     results: list[TruckingCompany]
 
@@ -104,8 +104,8 @@ class DockAppointmentPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 DOCK_DOORS = Rows("dock_doors", "dock door", "find dock door ids with dock_door_search")
-TRUCKING_COMPANYS = Rows(
-    "trucking_companys", "trucking company", "find trucking company ids with trucking_company_search"
+TRUCKING_COMPANIES = Rows(
+    "trucking_companies", "trucking company", "find trucking company ids with trucking_company_search"
 )
 UNLOAD_CREWS = Rows("unload_crews", "unload crew", "find unload crew ids with unload_crew_search")
 DOCK_APPOINTMENTS = Rows(
@@ -142,7 +142,7 @@ def dock_door_search(
     return page_of(DockDoorPage, DockDoor, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- trucking_companys
+# ---------------------------------------------------------------- trucking_companies
 
 
 @read
@@ -157,7 +157,7 @@ def trucking_company_search(
     """
     _rows = [
         _r
-        for _r in tables["trucking_companys"]
+        for _r in tables["trucking_companies"]
         if (name is None or text_contains(_r.get("name"), name))
         and (scac is None or text_contains(_r.get("scac"), scac))
     ]
@@ -242,7 +242,7 @@ def dock_appointment_book(
     """
     DOCK_DOORS.check_ref(tables, dock_door_id, "dock_door_id")
     UNLOAD_CREWS.check_ref(tables, unload_crew_id, "unload_crew_id")
-    TRUCKING_COMPANYS.check_ref(tables, trucking_company_id, "trucking_company_id")
+    TRUCKING_COMPANIES.check_ref(tables, trucking_company_id, "trucking_company_id")
     check_time(start, "start")
     check_time(end, "end")
     check_choice(load_type, "load_type", DOCK_APPOINTMENT_LOAD_TYPE)
@@ -478,7 +478,7 @@ def dock_appointment_cancel_many(tables: Tables, dock_appointment_ids: list[str]
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["dock_doors", "trucking_companys", "unload_crews", "dock_appointments"] | None = None,
+    table: Literal["dock_doors", "trucking_companies", "unload_crews", "dock_appointments"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -84,7 +84,7 @@ class ClimateBatch:
 
 @dataclass
 class ClimateBatchPage(Page):
-    """A page of climate batchs from a search: `note` says how to get the rest."""
+    """A page of climate batches from a search: `note` says how to get the rest."""
 
     results: list[ClimateBatch]
 
@@ -109,7 +109,7 @@ class ClimateExcursionPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 SENSOR_GATEWAYS = Rows("sensor_gateways", "sensor gateway", "find sensor gateway ids with sensor_gateway_search")
-CLIMATE_BATCHS = Rows("climate_batchs", "climate batch", "find climate batch ids with climate_batch_search")
+CLIMATE_BATCHES = Rows("climate_batches", "climate batch", "find climate batch ids with climate_batch_search")
 CLIMATE_EXCURSIONS = Rows(
     "climate_excursions", "climate excursion", "find climate excursion ids with climate_excursion_search"
 )
@@ -189,7 +189,7 @@ def sensor_gateway_restore(tables: Tables, sensor_gateway_id: str) -> SensorGate
     return as_record(SensorGateway, _row)
 
 
-# ---------------------------------------------------------------- climate_batchs
+# ---------------------------------------------------------------- climate_batches
 
 
 @read
@@ -211,7 +211,7 @@ def climate_batch_search(
     check_choice(status, "status", CLIMATE_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["climate_batchs"]
+        for _r in tables["climate_batches"]
         if (sensor_gateway_id is None or _r.get("sensor_gateway_id") == sensor_gateway_id)
         and (batch_key is None or text_contains(_r.get("batch_key"), batch_key))
         and (error is None or text_contains(_r.get("error"), error))
@@ -223,7 +223,7 @@ def climate_batch_search(
 @read
 def climate_batch_get(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Read one batch with attempts and last error."""
-    return as_record(ClimateBatch, CLIMATE_BATCHS.find(tables, climate_batch_id))
+    return as_record(ClimateBatch, CLIMATE_BATCHES.find(tables, climate_batch_id))
 
 
 @write
@@ -245,7 +245,7 @@ def climate_batch_backfill(
     check_range(readings, "readings", 60, 600)
     check_range(attempts, "attempts", 0, 5)
     _new = {
-        "id": next_id(tables, "climate_batchs", "tlb"),
+        "id": next_id(tables, "climate_batches", "tlb"),
         "sensor_gateway_id": sensor_gateway_id,
         "batch_key": batch_key,
         "window_start": window_start,
@@ -254,20 +254,20 @@ def climate_batch_backfill(
         "error": None,
         "status": "pending",
     }
-    if _block := taken_by_other(tables["climate_batchs"], "batch_key", _new.get("batch_key"), _new["id"]):
+    if _block := taken_by_other(tables["climate_batches"], "batch_key", _new.get("batch_key"), _new["id"]):
         refuse(
             "climate_batch_backfill.unique",
             "a batch for that gateway window already exists: retry it instead of backfilling",
             _block,
         )
-    tables["climate_batchs"].append(_new)
+    tables["climate_batches"].append(_new)
     return as_record(ClimateBatch, _new)
 
 
 @write
 def climate_batch_mark_processed(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Record that a pending or retrying batch was processed into the climate store."""
-    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
+    _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _new = {**_row, "status": "processed"}
     if _block := not_among(_row, "status", ("pending", "retrying"), "climate batch"):
         refuse("climate_batch_mark_processed.status_in", "only pending or retrying batches can be processed", _block)
@@ -278,7 +278,7 @@ def climate_batch_mark_processed(tables: Tables, climate_batch_id: str) -> Clima
 @write
 def climate_batch_mark_failed(tables: Tables, climate_batch_id: str, error: str) -> ClimateBatch:
     """Record a processing failure with its error."""
-    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
+    _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -291,7 +291,7 @@ def climate_batch_mark_failed(tables: Tables, climate_batch_id: str, error: str)
 @write
 def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) -> ClimateBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
+    _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -304,7 +304,7 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
 @write
 def climate_batch_dead_letter(tables: Tables, climate_batch_id: str) -> ClimateBatch:
     """Dead-letter a failed batch that cannot be fixed by retrying."""
-    _row = CLIMATE_BATCHS.find(tables, climate_batch_id)
+    _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "climate batch"):
         refuse("climate_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
@@ -416,14 +416,14 @@ def climate_batch_report(
     sensor_gateway_id: str | None = None,
     status: ClimateBatchStatus | None = None,
 ) -> Report:
-    """Count climate batchs per value of a field with totals of readings, attempts; optional filters narrow the
+    """Count climate batches per value of a field with totals of readings, attempts; optional filters narrow the
     rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CLIMATE_BATCH_STATUS)
     _filters = {"sensor_gateway_id": sensor_gateway_id, "status": status}
-    return report_on(tables["climate_batchs"], group_by, _filters, ("readings", "attempts"))
+    return report_on(tables["climate_batches"], group_by, _filters, ("readings", "attempts"))
 
 
 @read
@@ -456,7 +456,7 @@ def climate_excursion_resolve_many(tables: Tables, climate_excursion_ids: list[s
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["greenhouse_zones", "sensor_gateways", "climate_batchs", "climate_excursions"] | None = None,
+    table: Literal["greenhouse_zones", "sensor_gateways", "climate_batches", "climate_excursions"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

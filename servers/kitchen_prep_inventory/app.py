@@ -80,7 +80,7 @@ class PrepBatch:
 
 @dataclass
 class PrepBatchPage(Page):
-    """A page of prep batchs from a search: `note` says how to get the rest."""
+    """A page of prep batches from a search: `note` says how to get the rest."""
 
     results: list[PrepBatch]
 
@@ -119,7 +119,7 @@ class SupplierDeliveryPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 INGREDIENTS = Rows("ingredients", "ingredient", "find ingredient ids with ingredient_search")
-PREP_BATCHS = Rows("prep_batchs", "prep batch", "find prep batch ids with prep_batch_search")
+PREP_BATCHES = Rows("prep_batches", "prep batch", "find prep batch ids with prep_batch_search")
 
 
 # ---------------------------------------------------------------- ingredients
@@ -157,7 +157,7 @@ def ingredient_get(tables: Tables, ingredient_id: str) -> Ingredient:
     return as_record(Ingredient, INGREDIENTS.find(tables, ingredient_id))
 
 
-# ---------------------------------------------------------------- prep_batchs
+# ---------------------------------------------------------------- prep_batches
 
 
 @read
@@ -180,7 +180,7 @@ def prep_batch_search(
     check_choice(status, "status", PREP_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["prep_batchs"]
+        for _r in tables["prep_batches"]
         if (item is None or text_contains(_r.get("item"), item))
         and (prep_date is None or _r.get("prep_date") == prep_date)
         and (cook is None or text_contains(_r.get("cook"), cook))
@@ -204,7 +204,7 @@ def prep_batch_plan(
     check_date(use_by, "use_by")
     check_not_blank(cook, "cook")
     _new = {
-        "id": next_id(tables, "prep_batchs", "pbt"),
+        "id": next_id(tables, "prep_batches", "pbt"),
         "item": item,
         "yield_qty": yield_qty,
         "yield_unit": yield_unit,
@@ -216,14 +216,14 @@ def prep_batch_plan(
     }
     if _block := in_past(_new.get("prep_date"), "prep_date", TODAY):
         refuse("prep_batch_plan.not_in_past", "batches are planned for today or later", _block)
-    tables["prep_batchs"].append(_new)
+    tables["prep_batches"].append(_new)
     return as_record(PrepBatch, _new)
 
 
 @write
 def prep_batch_start(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Start a planned batch."""
-    _row = PREP_BATCHS.find(tables, prep_batch_id)
+    _row = PREP_BATCHES.find(tables, prep_batch_id)
     _new = {**_row, "status": "in_progress"}
     if _block := not_among(_row, "status", ("planned",), "prep batch"):
         refuse("prep_batch_start.status_in", "only planned batches can be started", _block)
@@ -234,7 +234,7 @@ def prep_batch_start(tables: Tables, prep_batch_id: str) -> PrepBatch:
 @write
 def prep_batch_finish(tables: Tables, prep_batch_id: str) -> PrepBatch:
     """Finish a batch (labelled and in the walk-in)."""
-    _row = PREP_BATCHS.find(tables, prep_batch_id)
+    _row = PREP_BATCHES.find(tables, prep_batch_id)
     _new = {**_row, "status": "done"}
     if _block := not_among(_row, "status", ("in_progress",), "prep batch"):
         refuse("prep_batch_finish.status_in", "start the batch first", _block)
@@ -245,7 +245,7 @@ def prep_batch_finish(tables: Tables, prep_batch_id: str) -> PrepBatch:
 @write
 def prep_batch_discard(tables: Tables, prep_batch_id: str, discard_reason: str) -> PrepBatch:
     """Discard a batch with a reason."""
-    _row = PREP_BATCHS.find(tables, prep_batch_id)
+    _row = PREP_BATCHES.find(tables, prep_batch_id)
     _changes = {_k: _v for _k, _v in (("discard_reason", discard_reason),) if _v is not None}
     check_not_blank(discard_reason, "discard_reason")
     _new = {**_row, **_changes, "status": "discarded"}
@@ -279,7 +279,7 @@ def ingredient_draw_search(
 @write
 def ingredient_draw_record(tables: Tables, prep_batch_id: str, ingredient_id: str, quantity: float) -> IngredientDraw:
     """Draw an ingredient quantity from stock for a batch."""
-    PREP_BATCHS.check_ref(tables, prep_batch_id, "prep_batch_id")
+    PREP_BATCHES.check_ref(tables, prep_batch_id, "prep_batch_id")
     INGREDIENTS.check_ref(tables, ingredient_id, "ingredient_id")
     check_range(quantity, "quantity", 0.1, 20)
     _new = {
@@ -404,14 +404,14 @@ def prep_batch_report(
     yield_unit: PrepBatchYieldUnit | None = None,
     status: PrepBatchStatus | None = None,
 ) -> Report:
-    """Count prep batchs per value of a field with totals of yield_qty; optional filters narrow the rows.
+    """Count prep batches per value of a field with totals of yield_qty; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(yield_unit, "yield_unit", PREP_BATCH_YIELD_UNIT)
     check_choice(status, "status", PREP_BATCH_STATUS)
     _filters = {"yield_unit": yield_unit, "status": status}
-    return report_on(tables["prep_batchs"], group_by, _filters, ("yield_qty",))
+    return report_on(tables["prep_batches"], group_by, _filters, ("yield_qty",))
 
 
 @read
@@ -443,7 +443,7 @@ def supplier_delivery_report(
 
 @write
 def prep_batch_finish_many(tables: Tables, prep_batch_ids: list[str]) -> list[PrepBatch]:
-    """Finish a batch (labelled and in the walk-in), for several prep batchs at once: all of them or none (a
+    """Finish a batch (labelled and in the walk-in), for several prep batches at once: all of them or none (a
     refusal names the record that blocks the batch).
     """
     return run_batch(tables, prep_batch_finish, prep_batch_ids, "prep_batch_ids")
@@ -452,7 +452,7 @@ def prep_batch_finish_many(tables: Tables, prep_batch_ids: list[str]) -> list[Pr
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["ingredients", "prep_batchs", "ingredient_draws", "supplier_deliveries"] | None = None,
+    table: Literal["ingredients", "prep_batches", "ingredient_draws", "supplier_deliveries"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -45,7 +45,7 @@ class ManagedProperty:
 
 @dataclass
 class ManagedPropertyPage(Page):
-    """A page of managed propertys from a search: `note` says how to get the rest."""
+    """A page of managed properties from a search: `note` says how to get the rest."""
 
     results: list[ManagedProperty]
 
@@ -105,7 +105,7 @@ TENANCIES = Rows("tenancies", "tenancy", "find tenancy ids with tenancy_search")
 RENEWAL_CASES = Rows("renewal_cases", "renewal case", "find renewal case ids with renewal_case_search")
 
 
-# ---------------------------------------------------------------- managed_propertys
+# ---------------------------------------------------------------- managed_properties
 
 
 @read
@@ -125,7 +125,7 @@ def managed_property_search(
     """
     _rows = [
         _r
-        for _r in tables["managed_propertys"]
+        for _r in tables["managed_properties"]
         if (name is None or text_contains(_r.get("name"), name))
         and (city is None or text_contains(_r.get("city"), city))
         and (portfolio_manager is None or text_contains(_r.get("portfolio_manager"), portfolio_manager))
@@ -420,7 +420,7 @@ def renewal_case_record_decline_many(tables: Tables, renewal_case_ids: list[str]
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["managed_propertys", "tenancies", "renewal_cases", "move_out_inspections"] | None = None,
+    table: Literal["managed_properties", "tenancies", "renewal_cases", "move_out_inspections"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -70,7 +70,7 @@ class LogIndex:
 
 @dataclass
 class LogIndexPage(Page):
-    """A page of log indexs from a search: `note` says how to get the rest."""
+    """A page of log indexes from a search: `note` says how to get the rest."""
 
     results: list[LogIndex]
 
@@ -90,15 +90,15 @@ class IngestBatch:
 
 @dataclass
 class IngestBatchPage(Page):
-    """A page of ingest batchs from a search: `note` says how to get the rest."""
+    """A page of ingest batches from a search: `note` says how to get the rest."""
 
     results: list[IngestBatch]
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 LOG_SOURCES = Rows("log_sources", "log source", "find log source ids with log_source_search")
-LOG_INDEXS = Rows("log_indexs", "log index", "find log index ids with log_index_search")
-INGEST_BATCHS = Rows("ingest_batchs", "ingest batch", "find ingest batch ids with ingest_batch_search")
+LOG_INDEXES = Rows("log_indexes", "log index", "find log index ids with log_index_search")
+INGEST_BATCHES = Rows("ingest_batches", "ingest batch", "find ingest batch ids with ingest_batch_search")
 
 
 # ---------------------------------------------------------------- log_sources
@@ -168,7 +168,7 @@ def log_source_enable(tables: Tables, log_source_id: str) -> LogSource:
     return as_record(LogSource, _row)
 
 
-# ---------------------------------------------------------------- log_indexs
+# ---------------------------------------------------------------- log_indexes
 
 
 @read
@@ -178,11 +178,11 @@ def log_index_search(tables: Tables, name: str | None = None, limit: int = 20, o
     name matches any part of the text, ignoring case; other filters must match exactly. Returns at most `limit`
     rows in id order from `offset`, the total, and a note saying how to get the rest when results were cut.
     """
-    _rows = [_r for _r in tables["log_indexs"] if (name is None or text_contains(_r.get("name"), name))]
+    _rows = [_r for _r in tables["log_indexes"] if (name is None or text_contains(_r.get("name"), name))]
     return page_of(LogIndexPage, LogIndex, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- ingest_batchs
+# ---------------------------------------------------------------- ingest_batches
 
 
 @read
@@ -203,7 +203,7 @@ def ingest_batch_search(
     check_choice(status, "status", INGEST_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["ingest_batchs"]
+        for _r in tables["ingest_batches"]
         if (log_source_id is None or _r.get("log_source_id") == log_source_id)
         and (log_index_id is None or _r.get("log_index_id") == log_index_id)
         and (error is None or text_contains(_r.get("error"), error))
@@ -215,7 +215,7 @@ def ingest_batch_search(
 @read
 def ingest_batch_get(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Read one batch with its attempts and last error."""
-    return as_record(IngestBatch, INGEST_BATCHS.find(tables, ingest_batch_id))
+    return as_record(IngestBatch, INGEST_BATCHES.find(tables, ingest_batch_id))
 
 
 @write
@@ -233,13 +233,13 @@ def ingest_batch_enqueue(
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
     LOG_SOURCES.check_ref(tables, log_source_id, "log_source_id")
-    LOG_INDEXS.check_ref(tables, log_index_id, "log_index_id")
+    LOG_INDEXES.check_ref(tables, log_index_id, "log_index_id")
     check_range(size_mb, "size_mb", 1, 900)
     check_range(events, "events", 500, 2000000)
     check_time(received_at, "received_at")
     check_range(attempts, "attempts", 0, 3)
     _new = {
-        "id": next_id(tables, "ingest_batchs", "bat"),
+        "id": next_id(tables, "ingest_batches", "bat"),
         "log_source_id": log_source_id,
         "log_index_id": log_index_id,
         "size_mb": size_mb,
@@ -249,15 +249,15 @@ def ingest_batch_enqueue(
         "error": None,
         "status": "queued",
     }
-    _have = field_of(tables, "log_indexs", _new.get("log_index_id"), "quota_left_mb")
+    _have = field_of(tables, "log_indexes", _new.get("log_index_id"), "quota_left_mb")
     if _block := short_of(_have, _new.get("size_mb"), "log index", _new.get("log_index_id"), "quota_left_mb"):
         refuse(
             "ingest_batch_enqueue.at_least",
             "the index's daily quota is exhausted: throttle the source or wait for the 00:00 UTC reset",
             _block,
         )
-    _target_log_index_id = target_row(tables, "log_indexs", _new.get("log_index_id"), "log index")
-    tables["ingest_batchs"].append(_new)
+    _target_log_index_id = target_row(tables, "log_indexes", _new.get("log_index_id"), "log index")
+    tables["ingest_batches"].append(_new)
     if _target_log_index_id is not None and _new.get("size_mb") is not None:
         _target_log_index_id["quota_left_mb"] = add_amount(_target_log_index_id.get("quota_left_mb"), -_new["size_mb"])
     return as_record(IngestBatch, _new)
@@ -266,7 +266,7 @@ def ingest_batch_enqueue(
 @write
 def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Record that a queued or retrying batch was indexed."""
-    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
+    _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _new = {**_row, "status": "indexed"}
     if _block := not_among(_row, "status", ("queued", "retrying"), "ingest batch"):
         refuse("ingest_batch_mark_indexed.status_in", "only queued or retrying batches can be indexed", _block)
@@ -277,7 +277,7 @@ def ingest_batch_mark_indexed(tables: Tables, ingest_batch_id: str) -> IngestBat
 @write
 def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -> IngestBatch:
     """Record an indexing failure and its error."""
-    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
+    _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -290,7 +290,7 @@ def ingest_batch_mark_failed(tables: Tables, ingest_batch_id: str, error: str) -
 @write
 def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> IngestBatch:
     """Retry a failed batch, recording the new attempt count."""
-    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
+    _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 3)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -303,7 +303,7 @@ def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> I
 @write
 def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Park a failed batch in the dead-letter queue after its last attempt."""
-    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
+    _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "ingest batch"):
         refuse("ingest_batch_dead_letter.status_in", "only failed batches go to dead letter", _block)
@@ -314,7 +314,7 @@ def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatc
 @write
 def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
     """Drop a dead-lettered batch that will never be replayed."""
-    _row = INGEST_BATCHS.find(tables, ingest_batch_id)
+    _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dropped"}
     if _block := not_among(_row, "status", ("dead_lettered",), "ingest batch"):
         refuse("ingest_batch_drop.status_in", "only dead-lettered batches can be dropped", _block)
@@ -371,20 +371,20 @@ def ingest_batch_report(
     log_index_id: str | None = None,
     status: IngestBatchStatus | None = None,
 ) -> Report:
-    """Count ingest batchs per value of a field with totals of size_mb, events, attempts; optional filters narrow
+    """Count ingest batches per value of a field with totals of size_mb, events, attempts; optional filters narrow
     the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INGEST_BATCH_STATUS)
     _filters = {"log_source_id": log_source_id, "log_index_id": log_index_id, "status": status}
-    return report_on(tables["ingest_batchs"], group_by, _filters, ("size_mb", "events", "attempts"))
+    return report_on(tables["ingest_batches"], group_by, _filters, ("size_mb", "events", "attempts"))
 
 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["log_sources", "log_indexs", "ingest_batchs"] | None = None,
+    table: Literal["log_sources", "log_indexes", "ingest_batches"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

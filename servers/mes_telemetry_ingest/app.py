@@ -78,7 +78,7 @@ class TelemetryBatch:
 
 @dataclass
 class TelemetryBatchPage(Page):
-    """A page of telemetry batchs from a search: `note` says how to get the rest."""
+    """A page of telemetry batches from a search: `note` says how to get the rest."""
 
     results: list[TelemetryBatch]
 
@@ -119,7 +119,7 @@ class MaintenanceTicketPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 MACHINE_ASSETS = Rows("machine_assets", "machine asset", "find machine asset ids with machine_asset_search")
-TELEMETRY_BATCHS = Rows("telemetry_batchs", "telemetry batch", "find telemetry batch ids with telemetry_batch_search")
+TELEMETRY_BATCHES = Rows("telemetry_batches", "telemetry batch", "find telemetry batch ids with telemetry_batch_search")
 ANOMALY_EVENTS = Rows("anomaly_events", "anomaly event", "find anomaly event ids with anomaly_event_search")
 
 
@@ -155,7 +155,7 @@ def machine_asset_search(
     return page_of(MachineAssetPage, MachineAsset, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- telemetry_batchs
+# ---------------------------------------------------------------- telemetry_batches
 
 
 @read
@@ -175,7 +175,7 @@ def telemetry_batch_search(
     check_choice(status, "status", TELEMETRY_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["telemetry_batchs"]
+        for _r in tables["telemetry_batches"]
         if (machine_asset_id is None or _r.get("machine_asset_id") == machine_asset_id)
         and (status is None or _r.get("status") == status)
         and (window_start is None or starts_with(_r.get("window_start"), window_start))
@@ -186,13 +186,13 @@ def telemetry_batch_search(
 @read
 def telemetry_batch_get(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Read one batch with its error and retry count."""
-    return as_record(TelemetryBatch, TELEMETRY_BATCHS.find(tables, telemetry_batch_id))
+    return as_record(TelemetryBatch, TELEMETRY_BATCHES.find(tables, telemetry_batch_id))
 
 
 @write
 def telemetry_batch_validate(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Mark a batch validated and written to the historian."""
-    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
+    _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "validated"}
     if _block := not_among(_row, "status", ("received", "retrying"), "telemetry batch"):
         refuse("telemetry_batch_validate.status_in", "only received or retrying batches can be validated", _block)
@@ -203,7 +203,7 @@ def telemetry_batch_validate(tables: Tables, telemetry_batch_id: str) -> Telemet
 @write
 def telemetry_batch_fail(tables: Tables, telemetry_batch_id: str, error: str | None = None) -> TelemetryBatch:
     """Record a validation failure with its error."""
-    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
+    _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -216,7 +216,7 @@ def telemetry_batch_fail(tables: Tables, telemetry_batch_id: str, error: str | N
 @write
 def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: int | None = None) -> TelemetryBatch:
     """Retry a failed batch (increase retry_count)."""
-    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
+    _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -229,7 +229,7 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
 @write
 def telemetry_batch_dead_letter(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
     """Dead-letter a batch that cannot be recovered."""
-    _row = TELEMETRY_BATCHS.find(tables, telemetry_batch_id)
+    _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "telemetry batch"):
         refuse("telemetry_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
@@ -383,14 +383,14 @@ def telemetry_batch_report(
     machine_asset_id: str | None = None,
     status: TelemetryBatchStatus | None = None,
 ) -> Report:
-    """Count telemetry batchs per value of a field with totals of sample_count, retry_count; optional filters
+    """Count telemetry batches per value of a field with totals of sample_count, retry_count; optional filters
     narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TELEMETRY_BATCH_STATUS)
     _filters = {"machine_asset_id": machine_asset_id, "status": status}
-    return report_on(tables["telemetry_batchs"], group_by, _filters, ("sample_count", "retry_count"))
+    return report_on(tables["telemetry_batches"], group_by, _filters, ("sample_count", "retry_count"))
 
 
 @read
@@ -445,7 +445,7 @@ def anomaly_event_dismiss_many(tables: Tables, anomaly_event_ids: list[str]) -> 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["machine_assets", "telemetry_batchs", "anomaly_events", "maintenance_tickets"] | None = None,
+    table: Literal["machine_assets", "telemetry_batches", "anomaly_events", "maintenance_tickets"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -84,7 +84,7 @@ class JournalEntry:
 
 @dataclass
 class JournalEntryPage(Page):
-    """A page of journal entrys from a search: `note` says how to get the rest."""
+    """A page of journal entries from a search: `note` says how to get the rest."""
 
     results: list[JournalEntry]
 
@@ -108,7 +108,7 @@ class CloseTaskPage(Page):
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 GL_ACCOUNTS = Rows("gl_accounts", "gl account", "find gl account ids with gl_account_search")
 RECONCILIATIONS = Rows("reconciliations", "reconciliation", "find reconciliation ids with reconciliation_search")
-JOURNAL_ENTRYS = Rows("journal_entrys", "journal entry", "find journal entry ids with journal_entry_search")
+JOURNAL_ENTRIES = Rows("journal_entries", "journal entry", "find journal entry ids with journal_entry_search")
 CLOSE_TASKS = Rows("close_tasks", "close task", "find close task ids with close_task_search")
 
 
@@ -228,7 +228,7 @@ def reconciliation_flag(tables: Tables, reconciliation_id: str) -> Reconciliatio
     return as_record(Reconciliation, _row)
 
 
-# ---------------------------------------------------------------- journal_entrys
+# ---------------------------------------------------------------- journal_entries
 
 
 @read
@@ -251,7 +251,7 @@ def journal_entry_search(
     check_choice(direction, "direction", JOURNAL_ENTRY_DIRECTION)
     _rows = [
         _r
-        for _r in tables["journal_entrys"]
+        for _r in tables["journal_entries"]
         if (gl_account_id is None or _r.get("gl_account_id") == gl_account_id)
         and (period is None or text_contains(_r.get("period"), period))
         and (status is None or _r.get("status") == status)
@@ -278,7 +278,7 @@ def journal_entry_draft(
     check_not_blank(memo, "memo")
     check_not_blank(period, "period")
     _new = {
-        "id": next_id(tables, "journal_entrys", "je"),
+        "id": next_id(tables, "journal_entries", "je"),
         "entry_number": entry_number,
         "gl_account_id": gl_account_id,
         "amount": amount,
@@ -287,16 +287,16 @@ def journal_entry_draft(
         "period": period,
         "status": "draft",
     }
-    if _block := taken_by_other(tables["journal_entrys"], "entry_number", _new.get("entry_number"), _new["id"]):
+    if _block := taken_by_other(tables["journal_entries"], "entry_number", _new.get("entry_number"), _new["id"]):
         refuse("journal_entry_draft.unique", "entry number already used: take the next free JE-2611-nnn number", _block)
-    tables["journal_entrys"].append(_new)
+    tables["journal_entries"].append(_new)
     return as_record(JournalEntry, _new)
 
 
 @write
 def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Submit a draft entry for approval."""
-    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
+    _row = JOURNAL_ENTRIES.find(tables, journal_entry_id)
     _new = {**_row, "status": "submitted"}
     if _block := not_among(_row, "status", ("draft",), "journal entry"):
         refuse("journal_entry_submit.status_in", "only draft entries can be submitted", _block)
@@ -307,7 +307,7 @@ def journal_entry_submit(tables: Tables, journal_entry_id: str) -> JournalEntry:
 @write
 def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Post an approved entry to the ledger."""
-    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
+    _row = JOURNAL_ENTRIES.find(tables, journal_entry_id)
     _new = {**_row, "status": "posted"}
     if _block := not_among(_row, "status", ("submitted",), "journal entry"):
         refuse("journal_entry_post.status_in", "submit the entry (journal_entry_submit) before posting", _block)
@@ -318,7 +318,7 @@ def journal_entry_post(tables: Tables, journal_entry_id: str) -> JournalEntry:
 @write
 def journal_entry_reverse(tables: Tables, journal_entry_id: str) -> JournalEntry:
     """Reverse a posted entry."""
-    _row = JOURNAL_ENTRYS.find(tables, journal_entry_id)
+    _row = JOURNAL_ENTRIES.find(tables, journal_entry_id)
     _new = {**_row, "status": "reversed"}
     if _block := not_among(_row, "status", ("posted",), "journal entry"):
         refuse("journal_entry_reverse.status_in", "only posted entries can be reversed; delete drafts instead", _block)
@@ -420,14 +420,14 @@ def journal_entry_report(
     direction: JournalEntryDirection | None = None,
     status: JournalEntryStatus | None = None,
 ) -> Report:
-    """Count journal entrys per value of a field with totals of amount; optional filters narrow the rows.
+    """Count journal entries per value of a field with totals of amount; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(direction, "direction", JOURNAL_ENTRY_DIRECTION)
     check_choice(status, "status", JOURNAL_ENTRY_STATUS)
     _filters = {"gl_account_id": gl_account_id, "direction": direction, "status": status}
-    return report_on(tables["journal_entrys"], group_by, _filters, ("amount",))
+    return report_on(tables["journal_entries"], group_by, _filters, ("amount",))
 
 
 @read
@@ -443,7 +443,7 @@ def close_task_report(tables: Tables, group_by: Literal["status"], status: Close
 
 @write
 def journal_entry_reverse_many(tables: Tables, journal_entry_ids: list[str]) -> list[JournalEntry]:
-    """Reverse a posted entry, for several journal entrys at once: all of them or none (a refusal names the record
+    """Reverse a posted entry, for several journal entries at once: all of them or none (a refusal names the record
     that blocks the batch).
     """
     return run_batch(tables, journal_entry_reverse, journal_entry_ids, "journal_entry_ids")
@@ -460,7 +460,7 @@ def close_task_complete_many(tables: Tables, close_task_ids: list[str]) -> list[
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["gl_accounts", "reconciliations", "journal_entrys", "close_tasks"] | None = None,
+    table: Literal["gl_accounts", "reconciliations", "journal_entries", "close_tasks"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -80,7 +80,7 @@ class ClientFacility:
 
 @dataclass
 class ClientFacilityPage(Page):
-    """A page of client facilitys from a search: `note` says how to get the rest."""
+    """A page of client facilities from a search: `note` says how to get the rest."""
 
     results: list[ClientFacility]
 
@@ -182,7 +182,7 @@ def agency_nurse_get(tables: Tables, agency_nurse_id: str) -> AgencyNurse:
     return as_record(AgencyNurse, AGENCY_NURSES.find(tables, agency_nurse_id))
 
 
-# ---------------------------------------------------------------- client_facilitys
+# ---------------------------------------------------------------- client_facilities
 
 
 @read
@@ -197,7 +197,7 @@ def client_facility_search(
     """
     _rows = [
         _r
-        for _r in tables["client_facilitys"]
+        for _r in tables["client_facilities"]
         if (name is None or text_contains(_r.get("name"), name))
         and (city is None or text_contains(_r.get("city"), city))
     ]
@@ -517,7 +517,7 @@ def placement_complete_many(tables: Tables, placement_ids: list[str]) -> list[Pl
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["agency_nurses", "client_facilitys", "shift_requests", "placements", "nurse_credentials"]
+    table: Literal["agency_nurses", "client_facilities", "shift_requests", "placements", "nurse_credentials"]
     | None = None,
     row_id: str | None = None,
     limit: int = 20,

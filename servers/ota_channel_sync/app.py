@@ -94,7 +94,7 @@ class SyncBatch:
 
 @dataclass
 class SyncBatchPage(Page):
-    """A page of sync batchs from a search: `note` says how to get the rest."""
+    """A page of sync batches from a search: `note` says how to get the rest."""
 
     results: list[SyncBatch]
 
@@ -102,7 +102,7 @@ class SyncBatchPage(Page):
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 SALES_CHANNELS = Rows("sales_channels", "sales channel", "find sales channel ids with sales_channel_search")
 CHANNEL_MESSAGES = Rows("channel_messages", "channel message", "find channel message ids with channel_message_search")
-SYNC_BATCHS = Rows("sync_batchs", "sync batch", "find sync batch ids with sync_batch_search")
+SYNC_BATCHES = Rows("sync_batches", "sync batch", "find sync batch ids with sync_batch_search")
 
 
 # ---------------------------------------------------------------- sales_channels
@@ -260,7 +260,7 @@ def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelM
     return as_record(ChannelMessage, _row)
 
 
-# ---------------------------------------------------------------- sync_batchs
+# ---------------------------------------------------------------- sync_batches
 
 
 @read
@@ -279,7 +279,7 @@ def sync_batch_search(
     check_choice(status, "status", SYNC_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["sync_batchs"]
+        for _r in tables["sync_batches"]
         if (sales_channel_id is None or _r.get("sales_channel_id") == sales_channel_id)
         and (status is None or _r.get("status") == status)
     ]
@@ -299,7 +299,7 @@ def sync_batch_start(
     check_range(message_count, "message_count", 5, 400)
     check_range(failed_count, "failed_count", 0, 30)
     _new = {
-        "id": next_id(tables, "sync_batchs", "sbt"),
+        "id": next_id(tables, "sync_batches", "sbt"),
         "sales_channel_id": sales_channel_id,
         "started_at": started_at,
         "message_count": message_count,
@@ -316,7 +316,7 @@ def sync_batch_start(
             _block,
         )
     _target_sales_channel_id = target_row(tables, "sales_channels", _new.get("sales_channel_id"), "sales channel")
-    tables["sync_batchs"].append(_new)
+    tables["sync_batches"].append(_new)
     if _target_sales_channel_id is not None and _new.get("message_count") is not None:
         _target_sales_channel_id["api_calls_left"] = add_amount(
             _target_sales_channel_id.get("api_calls_left"), -_new["message_count"]
@@ -327,7 +327,7 @@ def sync_batch_start(
 @write
 def sync_batch_abort(tables: Tables, sync_batch_id: str) -> SyncBatch:
     """Abort a running batch."""
-    _row = SYNC_BATCHS.find(tables, sync_batch_id)
+    _row = SYNC_BATCHES.find(tables, sync_batch_id)
     _new = {**_row, "status": "aborted"}
     if _block := not_among(_row, "status", ("running",), "sync batch"):
         refuse("sync_batch_abort.status_in", "only running batches can be aborted", _block)
@@ -390,20 +390,20 @@ def sync_batch_report(
     sales_channel_id: str | None = None,
     status: SyncBatchStatus | None = None,
 ) -> Report:
-    """Count sync batchs per value of a field with totals of message_count, failed_count; optional filters narrow
+    """Count sync batches per value of a field with totals of message_count, failed_count; optional filters narrow
     the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", SYNC_BATCH_STATUS)
     _filters = {"sales_channel_id": sales_channel_id, "status": status}
-    return report_on(tables["sync_batchs"], group_by, _filters, ("message_count", "failed_count"))
+    return report_on(tables["sync_batches"], group_by, _filters, ("message_count", "failed_count"))
 
 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["sales_channels", "channel_messages", "sync_batchs"] | None = None,
+    table: Literal["sales_channels", "channel_messages", "sync_batches"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -82,7 +82,7 @@ class TrackingBatch:
 
 @dataclass
 class TrackingBatchPage(Page):
-    """A page of tracking batchs from a search: `note` says how to get the rest."""
+    """A page of tracking batches from a search: `note` says how to get the rest."""
 
     results: list[TrackingBatch]
 
@@ -124,7 +124,7 @@ class TrackingExceptionPage(Page):
 PARCEL_CARRIER_FEEDS = Rows(
     "parcel_carrier_feeds", "parcel carrier feed", "find parcel carrier feed ids with parcel_carrier_feed_search"
 )
-TRACKING_BATCHS = Rows("tracking_batchs", "tracking batch", "find tracking batch ids with tracking_batch_search")
+TRACKING_BATCHES = Rows("tracking_batches", "tracking batch", "find tracking batch ids with tracking_batch_search")
 TRACKED_PARCELS = Rows("tracked_parcels", "tracked parcel", "find tracked parcel ids with tracked_parcel_search")
 TRACKING_EXCEPTIONS = Rows(
     "tracking_exceptions", "tracking exception", "find tracking exception ids with tracking_exception_search"
@@ -183,7 +183,7 @@ def parcel_carrier_feed_mark_healthy(tables: Tables, parcel_carrier_feed_id: str
     return as_record(ParcelCarrierFeed, _row)
 
 
-# ---------------------------------------------------------------- tracking_batchs
+# ---------------------------------------------------------------- tracking_batches
 
 
 @read
@@ -203,7 +203,7 @@ def tracking_batch_search(
     check_choice(status, "status", TRACKING_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["tracking_batchs"]
+        for _r in tables["tracking_batches"]
         if (parcel_carrier_feed_id is None or _r.get("parcel_carrier_feed_id") == parcel_carrier_feed_id)
         and (status is None or _r.get("status") == status)
         and (received_at is None or starts_with(_r.get("received_at"), received_at))
@@ -214,13 +214,13 @@ def tracking_batch_search(
 @read
 def tracking_batch_get(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Read one batch with failure reason and retry count."""
-    return as_record(TrackingBatch, TRACKING_BATCHS.find(tables, tracking_batch_id))
+    return as_record(TrackingBatch, TRACKING_BATCHES.find(tables, tracking_batch_id))
 
 
 @write
 def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: int | None = None) -> TrackingBatch:
     """Retry a failed batch (increase retry_count)."""
-    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
+    _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, "retry_count", 0, 5)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -233,7 +233,7 @@ def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: in
 @write
 def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Dead-letter a batch that exhausted retries or can never parse."""
-    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
+    _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "tracking batch"):
         refuse("tracking_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
@@ -244,7 +244,7 @@ def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> Tracki
 @write
 def tracking_batch_mark_processed(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
     """Record a batch applied to parcels."""
-    _row = TRACKING_BATCHS.find(tables, tracking_batch_id)
+    _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
     _new = {**_row, "status": "processed"}
     if _block := not_among(_row, "status", ("received", "retrying"), "tracking batch"):
         refuse("tracking_batch_mark_processed.status_in", "the batch is not waiting to be processed", _block)
@@ -412,14 +412,14 @@ def tracking_batch_report(
     parcel_carrier_feed_id: str | None = None,
     status: TrackingBatchStatus | None = None,
 ) -> Report:
-    """Count tracking batchs per value of a field with totals of event_count, retry_count; optional filters narrow
+    """Count tracking batches per value of a field with totals of event_count, retry_count; optional filters narrow
     the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TRACKING_BATCH_STATUS)
     _filters = {"parcel_carrier_feed_id": parcel_carrier_feed_id, "status": status}
-    return report_on(tables["tracking_batchs"], group_by, _filters, ("event_count", "retry_count"))
+    return report_on(tables["tracking_batches"], group_by, _filters, ("event_count", "retry_count"))
 
 
 @read
@@ -467,7 +467,7 @@ def tracking_exception_resolve_many(tables: Tables, tracking_exception_ids: list
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["parcel_carrier_feeds", "tracking_batchs", "tracked_parcels", "tracking_exceptions"] | None = None,
+    table: Literal["parcel_carrier_feeds", "tracking_batches", "tracked_parcels", "tracking_exceptions"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -65,7 +65,7 @@ class HomePolicy:
 
 @dataclass
 class HomePolicyPage(Page):
-    """A page of home policys from a search: `note` says how to get the rest."""
+    """A page of home policies from a search: `note` says how to get the rest."""
 
     results: list[HomePolicy]
 
@@ -104,7 +104,7 @@ class ServiceInteractionPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 POLICYHOLDERS = Rows("policyholders", "policyholder", "find policyholder ids with policyholder_search")
-HOME_POLICYS = Rows("home_policys", "home policy", "find home policy ids with home_policy_search")
+HOME_POLICIES = Rows("home_policies", "home policy", "find home policy ids with home_policy_search")
 ENDORSEMENT_REQUESTS = Rows(
     "endorsement_requests", "endorsement request", "find endorsement request ids with endorsement_request_search"
 )
@@ -138,7 +138,7 @@ def policyholder_search(
     return page_of(PolicyholderPage, Policyholder, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- home_policys
+# ---------------------------------------------------------------- home_policies
 
 
 @read
@@ -159,7 +159,7 @@ def home_policy_search(
     check_choice(status, "status", HOME_POLICY_STATUS)
     _rows = [
         _r
-        for _r in tables["home_policys"]
+        for _r in tables["home_policies"]
         if (policyholder_id is None or _r.get("policyholder_id") == policyholder_id)
         and (policy_number is None or text_contains(_r.get("policy_number"), policy_number))
         and (status is None or _r.get("status") == status)
@@ -170,13 +170,13 @@ def home_policy_search(
 @read
 def home_policy_get(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Read one policy."""
-    return as_record(HomePolicy, HOME_POLICYS.find(tables, home_policy_id))
+    return as_record(HomePolicy, HOME_POLICIES.find(tables, home_policy_id))
 
 
 @write
 def home_policy_rescind_cancellation(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Put a policy back in force after the overdue premium is paid."""
-    _row = HOME_POLICYS.find(tables, home_policy_id)
+    _row = HOME_POLICIES.find(tables, home_policy_id)
     _new = {**_row, "status": "in_force"}
     if _block := not_among(_row, "status", ("pending_cancellation",), "home policy"):
         refuse(
@@ -191,7 +191,7 @@ def home_policy_rescind_cancellation(tables: Tables, home_policy_id: str) -> Hom
 @write
 def home_policy_request_cancellation(tables: Tables, home_policy_id: str) -> HomePolicy:
     """Start a customer-requested cancellation (effective at the end of the notice period)."""
-    _row = HOME_POLICYS.find(tables, home_policy_id)
+    _row = HOME_POLICIES.find(tables, home_policy_id)
     _new = {**_row, "status": "pending_cancellation"}
     if _block := not_among(_row, "status", ("in_force",), "home policy"):
         refuse("home_policy_request_cancellation.status_in", "only in-force policies can be cancelled", _block)
@@ -207,7 +207,7 @@ def endorsement_request_open(
     tables: Tables, home_policy_id: str, change_type: EndorsementRequestChangeType
 ) -> EndorsementRequest:
     """Open a policy change request."""
-    HOME_POLICYS.check_ref(tables, home_policy_id, "home_policy_id")
+    HOME_POLICIES.check_ref(tables, home_policy_id, "home_policy_id")
     check_choice(change_type, "change_type", ENDORSEMENT_REQUEST_CHANGE_TYPE)
     _new = {
         "id": next_id(tables, "endorsement_requests", "enr"),
@@ -371,14 +371,14 @@ def home_policy_report(
     policyholder_id: str | None = None,
     status: HomePolicyStatus | None = None,
 ) -> Report:
-    """Count home policys per value of a field with totals of dwelling_limit, deductible; optional filters narrow
+    """Count home policies per value of a field with totals of dwelling_limit, deductible; optional filters narrow
     the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", HOME_POLICY_STATUS)
     _filters = {"policyholder_id": policyholder_id, "status": status}
-    return report_on(tables["home_policys"], group_by, _filters, ("dwelling_limit", "deductible"))
+    return report_on(tables["home_policies"], group_by, _filters, ("dwelling_limit", "deductible"))
 
 
 @read
@@ -427,7 +427,7 @@ def endorsement_request_withdraw_many(tables: Tables, endorsement_request_ids: l
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["policyholders", "home_policys", "endorsement_requests", "service_interactions"] | None = None,
+    table: Literal["policyholders", "home_policies", "endorsement_requests", "service_interactions"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -96,7 +96,7 @@ class ShowingFeedback:
 
 @dataclass
 class ShowingFeedbackPage(Page):
-    """A page of showing feedbacks from a search: `note` says how to get the rest."""
+    """A page of showing feedback from a search: `note` says how to get the rest."""
 
     results: list[ShowingFeedback]
 
@@ -317,7 +317,7 @@ def showing_cancel(tables: Tables, showing_id: str) -> Showing:
     return as_record(Showing, _row)
 
 
-# ---------------------------------------------------------------- showing_feedbacks
+# ---------------------------------------------------------------- showing_feedback
 
 
 @write
@@ -334,15 +334,15 @@ def showing_feedback_record(
     check_choice(price_opinion, "price_opinion", SHOWING_FEEDBACK_PRICE_OPINION)
     check_not_blank(comments, "comments")
     _new = {
-        "id": next_id(tables, "showing_feedbacks", "sfb"),
+        "id": next_id(tables, "showing_feedback", "sfb"),
         "showing_id": showing_id,
         "interest_level": interest_level,
         "price_opinion": price_opinion,
         "comments": comments,
     }
-    if _block := taken_by_other(tables["showing_feedbacks"], "showing_id", _new.get("showing_id"), _new["id"]):
+    if _block := taken_by_other(tables["showing_feedback"], "showing_id", _new.get("showing_id"), _new["id"]):
         refuse("showing_feedback_record.unique", "feedback for this showing is already recorded", _block)
-    tables["showing_feedbacks"].append(_new)
+    tables["showing_feedback"].append(_new)
     return as_record(ShowingFeedback, _new)
 
 
@@ -364,7 +364,7 @@ def showing_feedback_search(
     check_choice(price_opinion, "price_opinion", SHOWING_FEEDBACK_PRICE_OPINION)
     _rows = [
         _r
-        for _r in tables["showing_feedbacks"]
+        for _r in tables["showing_feedback"]
         if (showing_id is None or _r.get("showing_id") == showing_id)
         and (interest_level is None or _r.get("interest_level") == interest_level)
         and (price_opinion is None or _r.get("price_opinion") == price_opinion)
@@ -430,14 +430,14 @@ def showing_feedback_report(
     interest_level: ShowingFeedbackInterestLevel | None = None,
     price_opinion: ShowingFeedbackPriceOpinion | None = None,
 ) -> Report:
-    """Count showing feedbacks per value of a field; optional filters narrow the rows.
+    """Count showing feedback per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(interest_level, "interest_level", SHOWING_FEEDBACK_INTEREST_LEVEL)
     check_choice(price_opinion, "price_opinion", SHOWING_FEEDBACK_PRICE_OPINION)
     _filters = {"showing_id": showing_id, "interest_level": interest_level, "price_opinion": price_opinion}
-    return report_on(tables["showing_feedbacks"], group_by, _filters, ())
+    return report_on(tables["showing_feedback"], group_by, _filters, ())
 
 
 @write
@@ -459,7 +459,7 @@ def showing_cancel_many(tables: Tables, showing_ids: list[str]) -> list[Showing]
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["home_listings", "buyer_agents", "showings", "showing_feedbacks"] | None = None,
+    table: Literal["home_listings", "buyer_agents", "showings", "showing_feedback"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

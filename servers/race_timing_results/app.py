@@ -84,7 +84,7 @@ class ChipReadBatch:
 
 @dataclass
 class ChipReadBatchPage(Page):
-    """A page of chip read batchs from a search: `note` says how to get the rest."""
+    """A page of chip read batches from a search: `note` says how to get the rest."""
 
     results: list[ChipReadBatch]
 
@@ -110,7 +110,7 @@ RACE_PARTICIPANTS = Rows(
     "race_participants", "race participant", "find race participant ids with race_participant_search"
 )
 TIMING_POINTS = Rows("timing_points", "timing point", "find timing point ids with timing_point_search")
-CHIP_READ_BATCHS = Rows("chip_read_batchs", "chip read batch", "find chip read batch ids with chip_read_batch_search")
+CHIP_READ_BATCHES = Rows("chip_read_batches", "chip read batch", "find chip read batch ids with chip_read_batch_search")
 RESULT_CORRECTIONS = Rows(
     "result_corrections", "result correction", "find result correction ids with result_correction_search"
 )
@@ -220,7 +220,7 @@ def timing_point_search(
     return page_of(TimingPointPage, TimingPoint, _rows, limit, offset)
 
 
-# ---------------------------------------------------------------- chip_read_batchs
+# ---------------------------------------------------------------- chip_read_batches
 
 
 @read
@@ -242,7 +242,7 @@ def chip_read_batch_search(
     check_choice(status, "status", CHIP_READ_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["chip_read_batchs"]
+        for _r in tables["chip_read_batches"]
         if (timing_point_id is None or _r.get("timing_point_id") == timing_point_id)
         and (batch_seq is None or text_contains(_r.get("batch_seq"), batch_seq))
         and (error is None or text_contains(_r.get("error"), error))
@@ -265,7 +265,7 @@ def chip_read_batch_ingest(
     check_time(received_at, "received_at")
     check_range(attempts, "attempts", 0, 4)
     _new = {
-        "id": next_id(tables, "chip_read_batchs", "crb"),
+        "id": next_id(tables, "chip_read_batches", "crb"),
         "timing_point_id": timing_point_id,
         "batch_seq": batch_seq,
         "reads": reads,
@@ -274,20 +274,20 @@ def chip_read_batch_ingest(
         "error": None,
         "status": "received",
     }
-    if _block := taken_by_other(tables["chip_read_batchs"], "batch_seq", _new.get("batch_seq"), _new["id"]):
+    if _block := taken_by_other(tables["chip_read_batches"], "batch_seq", _new.get("batch_seq"), _new["id"]):
         refuse(
             "chip_read_batch_ingest.unique",
             "that sequence was already ingested: retry the existing batch instead",
             _block,
         )
-    tables["chip_read_batchs"].append(_new)
+    tables["chip_read_batches"].append(_new)
     return as_record(ChipReadBatch, _new)
 
 
 @write
 def chip_read_batch_apply(tables: Tables, chip_read_batch_id: str) -> ChipReadBatch:
     """Apply a received or retrying batch to the runners' splits."""
-    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
+    _row = CHIP_READ_BATCHES.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "applied"}
     if _block := not_among(_row, "status", ("received", "retrying"), "chip read batch"):
         refuse("chip_read_batch_apply.status_in", "only received or retrying batches can be applied", _block)
@@ -298,7 +298,7 @@ def chip_read_batch_apply(tables: Tables, chip_read_batch_id: str) -> ChipReadBa
 @write
 def chip_read_batch_mark_failed(tables: Tables, chip_read_batch_id: str, error: str) -> ChipReadBatch:
     """Record that applying a batch failed, with the error."""
-    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
+    _row = CHIP_READ_BATCHES.find(tables, chip_read_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -311,7 +311,7 @@ def chip_read_batch_mark_failed(tables: Tables, chip_read_batch_id: str, error: 
 @write
 def chip_read_batch_retry(tables: Tables, chip_read_batch_id: str, attempts: int) -> ChipReadBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
+    _row = CHIP_READ_BATCHES.find(tables, chip_read_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -324,7 +324,7 @@ def chip_read_batch_retry(tables: Tables, chip_read_batch_id: str, attempts: int
 @write
 def chip_read_batch_dead_letter(tables: Tables, chip_read_batch_id: str) -> ChipReadBatch:
     """Dead-letter a batch that keeps failing; the backup mat data will be used."""
-    _row = CHIP_READ_BATCHS.find(tables, chip_read_batch_id)
+    _row = CHIP_READ_BATCHES.find(tables, chip_read_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "chip read batch"):
         refuse("chip_read_batch_dead_letter.status_in", "only failed batches can be dead-lettered", _block)
@@ -411,14 +411,14 @@ def chip_read_batch_report(
     timing_point_id: str | None = None,
     status: ChipReadBatchStatus | None = None,
 ) -> Report:
-    """Count chip read batchs per value of a field with totals of reads, attempts; optional filters narrow the
+    """Count chip read batches per value of a field with totals of reads, attempts; optional filters narrow the
     rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", CHIP_READ_BATCH_STATUS)
     _filters = {"timing_point_id": timing_point_id, "status": status}
-    return report_on(tables["chip_read_batchs"], group_by, _filters, ("reads", "attempts"))
+    return report_on(tables["chip_read_batches"], group_by, _filters, ("reads", "attempts"))
 
 
 @read
@@ -448,7 +448,7 @@ def race_participant_mark_finished_many(tables: Tables, race_participant_ids: li
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["race_participants", "timing_points", "chip_read_batchs", "result_corrections"] | None = None,
+    table: Literal["race_participants", "timing_points", "chip_read_batches", "result_corrections"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -57,7 +57,7 @@ class Treaty:
 
 @dataclass
 class TreatyPage(Page):
-    """A page of treatys from a search: `note` says how to get the rest."""
+    """A page of treaties from a search: `note` says how to get the rest."""
 
     results: list[Treaty]
 
@@ -108,7 +108,7 @@ class SettlementStatement:
 
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
-TREATYS = Rows("treatys", "treaty", "find treaty ids with treaty_search")
+TREATIES = Rows("treaties", "treaty", "find treaty ids with treaty_search")
 BORDEREAUX = Rows("bordereaux", "bordereau", "find bordereau ids with bordereau_search")
 BORDEREAU_ISSUES = Rows("bordereau_issues", "bordereau issue", "find bordereau issue ids with bordereau_issue_search")
 SETTLEMENT_STATEMENTS = Rows(
@@ -116,7 +116,7 @@ SETTLEMENT_STATEMENTS = Rows(
 )
 
 
-# ---------------------------------------------------------------- treatys
+# ---------------------------------------------------------------- treaties
 
 
 @read
@@ -139,7 +139,7 @@ def treaty_search(
     check_choice(currency, "currency", TREATY_CURRENCY)
     _rows = [
         _r
-        for _r in tables["treatys"]
+        for _r in tables["treaties"]
         if (name is None or text_contains(_r.get("name"), name))
         and (cedant is None or text_contains(_r.get("cedant"), cedant))
         and (treaty_type is None or _r.get("treaty_type") == treaty_type)
@@ -191,7 +191,7 @@ def bordereau_register(
     tables: Tables, treaty_id: str, period: str, kind: BordereauKind, row_count: int, total_amount: float
 ) -> Bordereau:
     """Register a newly received bordereau file."""
-    TREATYS.check_ref(tables, treaty_id, "treaty_id")
+    TREATIES.check_ref(tables, treaty_id, "treaty_id")
     check_not_blank(period, "period")
     check_choice(kind, "kind", BORDEREAU_KIND)
     check_range(row_count, "row_count", 40, 12000)
@@ -328,7 +328,7 @@ def settlement_statement_draft(
     tables: Tables, treaty_id: str, period: str, net_amount: float, direction: SettlementStatementDirection
 ) -> SettlementStatement:
     """Draft the quarter's settlement statement for a treaty."""
-    TREATYS.check_ref(tables, treaty_id, "treaty_id")
+    TREATIES.check_ref(tables, treaty_id, "treaty_id")
     check_not_blank(period, "period")
     check_range(net_amount, "net_amount", 5000, 4000000)
     check_choice(direction, "direction", SETTLEMENT_STATEMENT_DIRECTION)
@@ -389,7 +389,7 @@ def treaty_report(
     treaty_type: TreatyTreatyType | None = None,
     currency: TreatyCurrency | None = None,
 ) -> Report:
-    """Count treatys per value of a field with totals of cession_pct, ceding_commission_pct; optional filters
+    """Count treaties per value of a field with totals of cession_pct, ceding_commission_pct; optional filters
     narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
@@ -397,7 +397,7 @@ def treaty_report(
     check_choice(treaty_type, "treaty_type", TREATY_TREATY_TYPE)
     check_choice(currency, "currency", TREATY_CURRENCY)
     _filters = {"treaty_type": treaty_type, "currency": currency}
-    return report_on(tables["treatys"], group_by, _filters, ("cession_pct", "ceding_commission_pct"))
+    return report_on(tables["treaties"], group_by, _filters, ("cession_pct", "ceding_commission_pct"))
 
 
 @read
@@ -467,7 +467,7 @@ def bordereau_reject_many(tables: Tables, bordereau_ids: list[str]) -> list[Bord
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["treatys", "bordereaux", "bordereau_issues", "settlement_statements"] | None = None,
+    table: Literal["treaties", "bordereaux", "bordereau_issues", "settlement_statements"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

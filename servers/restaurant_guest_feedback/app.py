@@ -92,7 +92,7 @@ class GuestFeedback:
 
 @dataclass
 class GuestFeedbackPage(Page):
-    """A page of guest feedbacks from a search: `note` says how to get the rest."""
+    """A page of guest feedback from a search: `note` says how to get the rest."""
 
     results: list[GuestFeedback]
 
@@ -135,7 +135,7 @@ class RecoveryVoucherPage(Page):
 RESTAURANT_LOCATIONS = Rows(
     "restaurant_locations", "restaurant location", "find restaurant location ids with restaurant_location_search"
 )
-GUEST_FEEDBACKS = Rows("guest_feedbacks", "guest feedback", "find guest feedback ids with guest_feedback_search")
+GUEST_FEEDBACK = Rows("guest_feedback", "guest feedback", "find guest feedback ids with guest_feedback_search")
 RECOVERY_VOUCHERS = Rows(
     "recovery_vouchers", "recovery voucher", "find recovery voucher ids with recovery_voucher_search"
 )
@@ -169,7 +169,7 @@ def restaurant_location_get(tables: Tables, restaurant_location_id: str) -> Rest
     return as_record(RestaurantLocation, RESTAURANT_LOCATIONS.find(tables, restaurant_location_id))
 
 
-# ---------------------------------------------------------------- guest_feedbacks
+# ---------------------------------------------------------------- guest_feedback
 
 
 @read
@@ -195,7 +195,7 @@ def guest_feedback_search(
     check_choice(status, "status", GUEST_FEEDBACK_STATUS)
     _rows = [
         _r
-        for _r in tables["guest_feedbacks"]
+        for _r in tables["guest_feedback"]
         if (restaurant_location_id is None or _r.get("restaurant_location_id") == restaurant_location_id)
         and (guest_name is None or text_contains(_r.get("guest_name"), guest_name))
         and (source is None or _r.get("source") == source)
@@ -209,7 +209,7 @@ def guest_feedback_search(
 @read
 def guest_feedback_get(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Read one piece of feedback."""
-    return as_record(GuestFeedback, GUEST_FEEDBACKS.find(tables, guest_feedback_id))
+    return as_record(GuestFeedback, GUEST_FEEDBACK.find(tables, guest_feedback_id))
 
 
 @write
@@ -235,7 +235,7 @@ def guest_feedback_log(
     check_not_blank(comment, "comment")
     check_date(visit_date, "visit_date")
     _new = {
-        "id": next_id(tables, "guest_feedbacks", "gfb"),
+        "id": next_id(tables, "guest_feedback", "gfb"),
         "restaurant_location_id": restaurant_location_id,
         "guest_name": guest_name,
         "source": source,
@@ -245,14 +245,14 @@ def guest_feedback_log(
         "visit_date": visit_date,
         "status": "new",
     }
-    tables["guest_feedbacks"].append(_new)
+    tables["guest_feedback"].append(_new)
     return as_record(GuestFeedback, _new)
 
 
 @write
 def guest_feedback_mark_responded(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Mark feedback as responded after sending a reply."""
-    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
+    _row = GUEST_FEEDBACK.find(tables, guest_feedback_id)
     _new = {**_row, "status": "responded"}
     if _block := not_among(_row, "status", ("new", "escalated"), "guest feedback"):
         refuse("guest_feedback_mark_responded.status_in", "the feedback is already responded or resolved", _block)
@@ -263,7 +263,7 @@ def guest_feedback_mark_responded(tables: Tables, guest_feedback_id: str) -> Gue
 @write
 def guest_feedback_escalate(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Escalate feedback to the location's general manager."""
-    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
+    _row = GUEST_FEEDBACK.find(tables, guest_feedback_id)
     _new = {**_row, "status": "escalated"}
     if _block := not_among(_row, "status", ("new", "responded"), "guest feedback"):
         refuse("guest_feedback_escalate.status_in", "the feedback is already escalated or resolved", _block)
@@ -274,7 +274,7 @@ def guest_feedback_escalate(tables: Tables, guest_feedback_id: str) -> GuestFeed
 @write
 def guest_feedback_resolve(tables: Tables, guest_feedback_id: str) -> GuestFeedback:
     """Resolve feedback once the guest has a reply and any recovery is done."""
-    _row = GUEST_FEEDBACKS.find(tables, guest_feedback_id)
+    _row = GUEST_FEEDBACK.find(tables, guest_feedback_id)
     _new = {**_row, "status": "resolved"}
     if _block := not_among(_row, "status", ("responded", "escalated"), "guest feedback"):
         refuse("guest_feedback_resolve.status_in", "reply to the guest before resolving", _block)
@@ -316,7 +316,7 @@ def feedback_response_send(
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
-    GUEST_FEEDBACKS.check_ref(tables, guest_feedback_id, "guest_feedback_id")
+    GUEST_FEEDBACK.check_ref(tables, guest_feedback_id, "guest_feedback_id")
     check_choice(channel, "channel", FEEDBACK_RESPONSE_CHANNEL)
     check_not_blank(message, "message")
     check_time(sent_at, "sent_at")
@@ -369,7 +369,7 @@ def recovery_voucher_issue(
 
     expires: dates as YYYY-MM-DD.
     """
-    GUEST_FEEDBACKS.check_ref(tables, guest_feedback_id, "guest_feedback_id")
+    GUEST_FEEDBACK.check_ref(tables, guest_feedback_id, "guest_feedback_id")
     RESTAURANT_LOCATIONS.check_ref(tables, restaurant_location_id, "restaurant_location_id")
     check_range(amount, "amount", 10, 150)
     check_not_blank(code, "code")
@@ -397,14 +397,14 @@ def recovery_voucher_issue(
             _block,
         )
     if (_block := comparison_fails(_new.get("amount"), "==", 25, "amount", "")) and holds(
-        field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "slow_service"
+        field_of(tables, "guest_feedback", _new.get("guest_feedback_id"), "topic"), "==", "slow_service"
     ):
         refuse("judgement_3b", "A voucher for slow service is 25.00.", _block)
     if (_block := comparison_fails(_new.get("amount"), "==", 50, "amount", "")) and holds(
-        field_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"), "topic"), "==", "staff_attitude"
+        field_of(tables, "guest_feedback", _new.get("guest_feedback_id"), "topic"), "==", "staff_attitude"
     ):
         refuse("judgement_3c", "A voucher for staff attitude is 50.00.", _block)
-    _other = row_of(tables, "guest_feedbacks", _new.get("guest_feedback_id"))
+    _other = row_of(tables, "guest_feedback", _new.get("guest_feedback_id"))
     if _block := not_among(
         _other,
         "topic",
@@ -459,7 +459,7 @@ def guest_feedback_report(
     topic: GuestFeedbackTopic | None = None,
     status: GuestFeedbackStatus | None = None,
 ) -> Report:
-    """Count guest feedbacks per value of a field with totals of rating; optional filters narrow the rows.
+    """Count guest feedback per value of a field with totals of rating; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
@@ -467,7 +467,7 @@ def guest_feedback_report(
     check_choice(topic, "topic", GUEST_FEEDBACK_TOPIC)
     check_choice(status, "status", GUEST_FEEDBACK_STATUS)
     _filters = {"restaurant_location_id": restaurant_location_id, "source": source, "topic": topic, "status": status}
-    return report_on(tables["guest_feedbacks"], group_by, _filters, ("rating",))
+    return report_on(tables["guest_feedback"], group_by, _filters, ("rating",))
 
 
 @read
@@ -509,7 +509,7 @@ def recovery_voucher_report(
 
 @write
 def guest_feedback_resolve_many(tables: Tables, guest_feedback_ids: list[str]) -> list[GuestFeedback]:
-    """Resolve feedback once the guest has a reply and any recovery is done, for several guest feedbacks at once:
+    """Resolve feedback once the guest has a reply and any recovery is done, for several guest feedback at once:
     all of them or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, guest_feedback_resolve, guest_feedback_ids, "guest_feedback_ids")
@@ -526,7 +526,7 @@ def recovery_voucher_void_many(tables: Tables, recovery_voucher_ids: list[str]) 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["restaurant_locations", "guest_feedbacks", "feedback_responses", "recovery_vouchers"] | None = None,
+    table: Literal["restaurant_locations", "guest_feedback", "feedback_responses", "recovery_vouchers"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -101,7 +101,7 @@ class TicketReply:
 
 @dataclass
 class TicketReplyPage(Page):
-    """A page of ticket replys from a search: `note` says how to get the rest."""
+    """A page of ticket replies from a search: `note` says how to get the rest."""
 
     results: list[TicketReply]
 
@@ -303,7 +303,7 @@ def support_ticket_close(tables: Tables, support_ticket_id: str) -> SupportTicke
     return as_record(SupportTicket, _row)
 
 
-# ---------------------------------------------------------------- ticket_replys
+# ---------------------------------------------------------------- ticket_replies
 
 
 @write
@@ -319,13 +319,13 @@ def ticket_reply_post(
     check_not_blank(body, "body")
     check_time(sent_at, "sent_at")
     _new = {
-        "id": next_id(tables, "ticket_replys", "trp"),
+        "id": next_id(tables, "ticket_replies", "trp"),
         "support_ticket_id": support_ticket_id,
         "author": author,
         "body": body,
         "sent_at": sent_at,
     }
-    tables["ticket_replys"].append(_new)
+    tables["ticket_replies"].append(_new)
     return as_record(TicketReply, _new)
 
 
@@ -345,7 +345,7 @@ def ticket_reply_search(
     check_choice(author, "author", TICKET_REPLY_AUTHOR)
     _rows = [
         _r
-        for _r in tables["ticket_replys"]
+        for _r in tables["ticket_replies"]
         if (support_ticket_id is None or _r.get("support_ticket_id") == support_ticket_id)
         and (author is None or _r.get("author") == author)
     ]
@@ -458,13 +458,13 @@ def ticket_reply_report(
     support_ticket_id: str | None = None,
     author: TicketReplyAuthor | None = None,
 ) -> Report:
-    """Count ticket replys per value of a field; optional filters narrow the rows.
+    """Count ticket replies per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(author, "author", TICKET_REPLY_AUTHOR)
     _filters = {"support_ticket_id": support_ticket_id, "author": author}
-    return report_on(tables["ticket_replys"], group_by, _filters, ())
+    return report_on(tables["ticket_replies"], group_by, _filters, ())
 
 
 @read
@@ -509,7 +509,7 @@ def support_ticket_close_many(tables: Tables, support_ticket_ids: list[str]) -> 
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["shoppers", "shop_orders", "support_tickets", "ticket_replys", "goodwill_credits"] | None = None,
+    table: Literal["shoppers", "shop_orders", "support_tickets", "ticket_replies", "goodwill_credits"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -65,7 +65,7 @@ class AvlPingBatch:
 
 @dataclass
 class AvlPingBatchPage(Page):
-    """A page of avl ping batchs from a search: `note` says how to get the rest."""
+    """A page of avl ping batches from a search: `note` says how to get the rest."""
 
     results: list[AvlPingBatch]
 
@@ -89,7 +89,7 @@ class FeedPublicationPage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 TRANSIT_VEHICLES = Rows("transit_vehicles", "transit vehicle", "find transit vehicle ids with transit_vehicle_search")
-AVL_PING_BATCHS = Rows("avl_ping_batchs", "avl ping batch", "find avl ping batch ids with avl_ping_batch_search")
+AVL_PING_BATCHES = Rows("avl_ping_batches", "avl ping batch", "find avl ping batch ids with avl_ping_batch_search")
 FEED_PUBLICATIONS = Rows(
     "feed_publications", "feed publication", "find feed publication ids with feed_publication_search"
 )
@@ -148,7 +148,7 @@ def transit_vehicle_clear_fault(tables: Tables, transit_vehicle_id: str) -> Tran
     return as_record(TransitVehicle, _row)
 
 
-# ---------------------------------------------------------------- avl_ping_batchs
+# ---------------------------------------------------------------- avl_ping_batches
 
 
 @read
@@ -170,7 +170,7 @@ def avl_ping_batch_search(
     check_choice(status, "status", AVL_PING_BATCH_STATUS)
     _rows = [
         _r
-        for _r in tables["avl_ping_batchs"]
+        for _r in tables["avl_ping_batches"]
         if (transit_vehicle_id is None or _r.get("transit_vehicle_id") == transit_vehicle_id)
         and (batch_key is None or text_contains(_r.get("batch_key"), batch_key))
         and (error is None or text_contains(_r.get("error"), error))
@@ -182,13 +182,13 @@ def avl_ping_batch_search(
 @read
 def avl_ping_batch_get(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Read one ping batch."""
-    return as_record(AvlPingBatch, AVL_PING_BATCHS.find(tables, avl_ping_batch_id))
+    return as_record(AvlPingBatch, AVL_PING_BATCHES.find(tables, avl_ping_batch_id))
 
 
 @write
 def avl_ping_batch_mark_processed(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Record that a batch was turned into vehicle positions."""
-    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
+    _row = AVL_PING_BATCHES.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "processed"}
     if _block := not_among(_row, "status", ("received", "retrying"), "avl ping batch"):
         refuse("avl_ping_batch_mark_processed.status_in", "only received or retrying batches can be processed", _block)
@@ -199,7 +199,7 @@ def avl_ping_batch_mark_processed(tables: Tables, avl_ping_batch_id: str) -> Avl
 @write
 def avl_ping_batch_mark_failed(tables: Tables, avl_ping_batch_id: str, error: str) -> AvlPingBatch:
     """Record a processing failure with its error."""
-    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
+    _row = AVL_PING_BATCHES.find(tables, avl_ping_batch_id)
     _changes = {_k: _v for _k, _v in (("error", error),) if _v is not None}
     check_not_blank(error, "error")
     _new = {**_row, **_changes, "status": "failed"}
@@ -212,7 +212,7 @@ def avl_ping_batch_mark_failed(tables: Tables, avl_ping_batch_id: str, error: st
 @write
 def avl_ping_batch_retry(tables: Tables, avl_ping_batch_id: str, attempts: int) -> AvlPingBatch:
     """Retry a failed batch with the new attempt count."""
-    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
+    _row = AVL_PING_BATCHES.find(tables, avl_ping_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, "attempts", 0, 4)
     _new = {**_row, **_changes, "status": "retrying"}
@@ -225,7 +225,7 @@ def avl_ping_batch_retry(tables: Tables, avl_ping_batch_id: str, attempts: int) 
 @write
 def avl_ping_batch_quarantine(tables: Tables, avl_ping_batch_id: str) -> AvlPingBatch:
     """Quarantine a batch whose data is unusable."""
-    _row = AVL_PING_BATCHS.find(tables, avl_ping_batch_id)
+    _row = AVL_PING_BATCHES.find(tables, avl_ping_batch_id)
     _new = {**_row, "status": "quarantined"}
     if _block := not_among(_row, "status", ("failed",), "avl ping batch"):
         refuse("avl_ping_batch_quarantine.status_in", "only failed batches can be quarantined", _block)
@@ -352,13 +352,14 @@ def avl_ping_batch_report(
     transit_vehicle_id: str | None = None,
     status: AvlPingBatchStatus | None = None,
 ) -> Report:
-    """Count avl ping batchs per value of a field with totals of pings, attempts; optional filters narrow the rows.
+    """Count avl ping batches per value of a field with totals of pings, attempts; optional filters narrow the
+    rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", AVL_PING_BATCH_STATUS)
     _filters = {"transit_vehicle_id": transit_vehicle_id, "status": status}
-    return report_on(tables["avl_ping_batchs"], group_by, _filters, ("pings", "attempts"))
+    return report_on(tables["avl_ping_batches"], group_by, _filters, ("pings", "attempts"))
 
 
 @read
@@ -390,7 +391,7 @@ def feed_publication_mark_failed_many(tables: Tables, feed_publication_ids: list
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["transit_vehicles", "avl_ping_batchs", "feed_publications"] | None = None,
+    table: Literal["transit_vehicles", "avl_ping_batches", "feed_publications"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

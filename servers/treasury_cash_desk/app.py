@@ -72,7 +72,7 @@ class Beneficiary:
 
 @dataclass
 class BeneficiaryPage(Page):
-    """A page of beneficiarys from a search: `note` says how to get the rest."""
+    """A page of beneficiaries from a search: `note` says how to get the rest."""
 
     results: list[Beneficiary]
 
@@ -114,7 +114,7 @@ class OutgoingWirePage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 CASH_ACCOUNTS = Rows("cash_accounts", "cash account", "find cash account ids with cash_account_search")
-BENEFICIARYS = Rows("beneficiarys", "beneficiary", "find beneficiary ids with beneficiary_search")
+BENEFICIARIES = Rows("beneficiaries", "beneficiary", "find beneficiary ids with beneficiary_search")
 TREASURY_TRANSFERS = Rows(
     "treasury_transfers", "treasury transfer", "find treasury transfer ids with treasury_transfer_search"
 )
@@ -156,7 +156,7 @@ def cash_account_get(tables: Tables, cash_account_id: str) -> CashAccount:
     return as_record(CashAccount, CASH_ACCOUNTS.find(tables, cash_account_id))
 
 
-# ---------------------------------------------------------------- beneficiarys
+# ---------------------------------------------------------------- beneficiaries
 
 
 @read
@@ -176,7 +176,7 @@ def beneficiary_search(
     """
     _rows = [
         _r
-        for _r in tables["beneficiarys"]
+        for _r in tables["beneficiaries"]
         if (name is None or text_contains(_r.get("name"), name))
         and (country is None or text_contains(_r.get("country"), country))
         and (verified is None or _r.get("verified") == verified)
@@ -187,7 +187,7 @@ def beneficiary_search(
 @write
 def beneficiary_verify(tables: Tables, beneficiary_id: str, verified: bool) -> Beneficiary:
     """Record the call-back verification of a beneficiary's bank details."""
-    _row = BENEFICIARYS.find(tables, beneficiary_id)
+    _row = BENEFICIARIES.find(tables, beneficiary_id)
     _changes = {_k: _v for _k, _v in (("verified", verified),) if _v is not None}
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of verified")
@@ -320,7 +320,7 @@ def outgoing_wire_initiate(
     value_date: dates as YYYY-MM-DD.
     """
     CASH_ACCOUNTS.check_ref(tables, cash_account_id, "cash_account_id")
-    BENEFICIARYS.check_ref(tables, beneficiary_id, "beneficiary_id")
+    BENEFICIARIES.check_ref(tables, beneficiary_id, "beneficiary_id")
     check_range(amount, "amount", 500, 750000)
     check_date(value_date, "value_date")
     _new = {
@@ -338,7 +338,7 @@ def outgoing_wire_initiate(
         refuse(
             "outgoing_wire_initiate.at_least", "insufficient available balance: book a funding transfer first", _block
         )
-    _other = row_of(tables, "beneficiarys", _new.get("beneficiary_id"))
+    _other = row_of(tables, "beneficiaries", _new.get("beneficiary_id"))
     if _block := not_among(_other, "verified", (True,), "beneficiary"):
         refuse("verified_beneficiaries_only", "Wire only to verified beneficiaries.", _block)
     _target_cash_account_id = target_row(tables, "cash_accounts", _new.get("cash_account_id"), "cash account")
@@ -415,12 +415,12 @@ def cash_account_report(
 
 @read
 def beneficiary_report(tables: Tables, group_by: Literal["verified"], verified: bool | None = None) -> Report:
-    """Count beneficiarys per value of a field; optional filters narrow the rows.
+    """Count beneficiaries per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     _filters = {"verified": verified}
-    return report_on(tables["beneficiarys"], group_by, _filters, ())
+    return report_on(tables["beneficiaries"], group_by, _filters, ())
 
 
 @read
@@ -460,7 +460,7 @@ def outgoing_wire_report(
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["cash_accounts", "beneficiarys", "treasury_transfers", "outgoing_wires"] | None = None,
+    table: Literal["cash_accounts", "beneficiaries", "treasury_transfers", "outgoing_wires"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,

@@ -63,7 +63,7 @@ class SoccerPitch:
 
 @dataclass
 class SoccerPitchPage(Page):
-    """A page of soccer pitchs from a search: `note` says how to get the rest."""
+    """A page of soccer pitches from a search: `note` says how to get the rest."""
 
     results: list[SoccerPitch]
 
@@ -106,7 +106,7 @@ class LeagueGamePage(Page):
 
 # Where operations find rows by id, and what their messages call a row and say to find ids.
 LEAGUE_TEAMS = Rows("league_teams", "league team", "find league team ids with league_team_search")
-SOCCER_PITCHS = Rows("soccer_pitchs", "soccer pitch", "find soccer pitch ids with soccer_pitch_search")
+SOCCER_PITCHES = Rows("soccer_pitches", "soccer pitch", "find soccer pitch ids with soccer_pitch_search")
 MATCH_REFEREES = Rows("match_referees", "match referee", "find match referee ids with match_referee_search")
 LEAGUE_GAMES = Rows("league_games", "league game", "find league game ids with league_game_search")
 
@@ -171,7 +171,7 @@ def league_team_register(
     return as_record(LeagueTeam, _new)
 
 
-# ---------------------------------------------------------------- soccer_pitchs
+# ---------------------------------------------------------------- soccer_pitches
 
 
 @read
@@ -191,7 +191,7 @@ def soccer_pitch_search(
     check_choice(size, "size", SOCCER_PITCH_SIZE)
     _rows = [
         _r
-        for _r in tables["soccer_pitchs"]
+        for _r in tables["soccer_pitches"]
         if (name is None or text_contains(_r.get("name"), name))
         and (size is None or _r.get("size") == size)
         and (lights is None or _r.get("lights") == lights)
@@ -274,7 +274,7 @@ def league_game_schedule(
     """
     LEAGUE_TEAMS.check_ref(tables, home_team_id, "home_team_id")
     LEAGUE_TEAMS.check_ref(tables, away_team_id, "away_team_id")
-    SOCCER_PITCHS.check_ref(tables, soccer_pitch_id, "soccer_pitch_id")
+    SOCCER_PITCHES.check_ref(tables, soccer_pitch_id, "soccer_pitch_id")
     MATCH_REFEREES.check_ref(tables, match_referee_id, "match_referee_id")
     check_time(kickoff, "kickoff")
     check_time(final_whistle, "final_whistle")
@@ -396,13 +396,13 @@ def league_team_report(
 def soccer_pitch_report(
     tables: Tables, group_by: Literal["size", "lights"], size: SoccerPitchSize | None = None, lights: bool | None = None
 ) -> Report:
-    """Count soccer pitchs per value of a field; optional filters narrow the rows.
+    """Count soccer pitches per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(size, "size", SOCCER_PITCH_SIZE)
     _filters = {"size": size, "lights": lights}
-    return report_on(tables["soccer_pitchs"], group_by, _filters, ())
+    return report_on(tables["soccer_pitches"], group_by, _filters, ())
 
 
 @read
@@ -453,7 +453,7 @@ def league_game_cancel_many(tables: Tables, league_game_ids: list[str]) -> list[
 @read
 def list_changes(
     tables: Tables,
-    table: Literal["league_teams", "soccer_pitchs", "match_referees", "league_games"] | None = None,
+    table: Literal["league_teams", "soccer_pitches", "match_referees", "league_games"] | None = None,
     row_id: str | None = None,
     limit: int = 20,
     offset: int = 0,
