@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import random
 import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +67,30 @@ class EnvResult:
     lengths: Counter = field(default_factory=Counter)
     covered: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
+    bugs: Counter = field(default_factory=Counter)  # family -> attempts it raised anything but Failed
     tools: int = 0
     seconds: float = 0.0
+
+
+class FamilyBug(Exception):
+    """A task family raised something other than Failed (its "no suitable task here"): a bug in the family or
+    its gold writer, which the report names per family instead of counting it as one more dropped attempt."""
+
+    def __init__(self, family: str, error: Exception):
+        super().__init__(f"{family}: {type(error).__name__}: {error}")
+        self.family, self.error = family, error
+
+
+def run_family(family: str, build, *args) -> Draft:
+    """One family's builder: Failed passes through quietly, any other exception becomes a FamilyBug."""
+    try:
+        draft = build(*args)
+    except Failed:
+        raise
+    except Exception as exc:  # re-raised with the family's name
+        raise FamilyBug(family, exc) from exc
+    draft.meta["family"] = family  # a validator crash on its task is charged to it too
+    return draft
 
 
 _CACHE: EnvCache | None = None
@@ -93,7 +116,7 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     split = split_of(name)
     if shape == "revert" and focus is None:
         try:
-            draft = build_revert(cache, env, rng, split)
+            draft = run_family("revert", build_revert, cache, env, rng, split)
             if diversity.novel(draft.chain):
                 return draft
         except Failed:
@@ -106,11 +129,11 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     elif shape == "cross":
         link = rng.choices(links, [lk.weight for lk in links])[0]
         both = "test" if "test" in (split, split_of(link.dst)) else "train"
-        return build_cross(cache, link, rng, both)
+        return run_family("cross", build_cross, cache, link, rng, both)
     if shape == "note" and "read_file" not in env.scaffold:
         shape = "aggregate"  # no files to leave a note in: reasoning over rows instead
     if shape in REASONING:
-        return REASONING[shape](cache, env, rng, split)
+        return run_family(shape, REASONING[shape], cache, env, rng, split)
     graph = graph_of(env)
     if shape == "question":
         reads = sorted(n for n, op in env.ops.items() if not op.writes)
@@ -129,8 +152,8 @@ def _draft(cache: EnvCache, name: str, i: int, rng: random.Random, links: list[L
     if not chain.read_only and not diversity.novel(chain.signature + ((shape,) if shape != "write" else ())):
         raise Failed("near_duplicate_chain")
     if chain.read_only:
-        return build_question(cache, env, chain.ops, rng, split)
-    return build_write(cache, env, chain.ops, rng, split, "plain" if shape == "write" else shape)
+        return run_family("question", build_question, cache, env, chain.ops, rng, split)
+    return run_family(shape, build_write, cache, env, chain.ops, rng, split, "plain" if shape == "write" else shape)
 
 
 def tools_of(task: Task, name: str, env) -> set[str]:
@@ -147,18 +170,17 @@ def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity:
     except Failed as exc:
         result.drops[f"build:{exc}"] += 1
         return None
-    except Exception as exc:  # noqa: BLE001 - a broken environment or an engine bug: counted, never fatal
-        result.drops[f"error:{type(exc).__name__}"] += 1
-        result.errors.append(f"attempt {key}: {type(exc).__name__}: {exc}"[:300])
+    except Exception as exc:  # noqa: BLE001 - a broken environment or an engine bug: counted and named, never fatal
+        bug = exc if isinstance(exc, FamilyBug) else FamilyBug("sampler", exc)
+        _count_bug(result, key, bug)
         return None
     if draft.shape != "write" and not diversity.novel(draft.chain):
         result.drops["build:near_duplicate_chain"] += 1
         return None
     try:
         verdict = validate(cache, draft.task, random.Random(f"{key}:validate"))
-    except Exception as exc:  # noqa: BLE001
-        result.drops[f"error:validate:{type(exc).__name__}"] += 1
-        result.errors.append(f"attempt {key} validate: {type(exc).__name__}: {exc}"[:300])
+    except Exception as exc:  # noqa: BLE001 - the family's task breaks the validator: its bug too
+        _count_bug(result, key, FamilyBug(draft.meta.get("family", draft.shape), exc), "validate ")
         return None
     if verdict.reason not in ("credited_at_start", "gold_fails", "noop_scores", "no_goal"):
         result.validated += 1
@@ -180,6 +202,16 @@ def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity:
     if _REWRITER is not None:
         task = rewritten(cache, task, draft, random.Random(f"{key}:rewrite"), result)
     return task, draft
+
+
+def _count_bug(result: EnvResult, key: str, bug: FamilyBug, stage: str = "") -> None:
+    result.bugs[bug.family] += 1
+    result.drops[f"error:{stage.strip() + ':' if stage else ''}{bug.family}:{type(bug.error).__name__}"] += 1
+    frames = traceback.extract_tb(bug.error.__traceback__)
+    # the family's own line rather than a helper's (entity.field) or run_family's re-raise
+    ours = [f for f in frames if Path(f.filename).parent.name == "tasks" and Path(f.filename) != Path(__file__)] or frames
+    at = f" at {Path(ours[-1].filename).name}:{ours[-1].lineno}" if ours else ""
+    result.errors.append(f"attempt {key} {stage}{bug}{at}"[:300])
 
 
 def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
@@ -303,7 +335,8 @@ def generate(seed: int = 0, per_env: int = 140, envs: list[str] | None = None, o
         with multiprocessing.get_context("fork").Pool(workers, _init, (folders, setup)) as pool:
             for result in pool.imap(generate_env, jobs):
                 results.append(result)
-                log(f"  {result.env:<36} {len(result.tasks):>4} tasks  {result.attempts:>5} attempts  {result.seconds:6.1f}s")
+                bugs = f"  {sum(result.bugs.values())} BUG(s)" if result.bugs else ""
+                log(f"  {result.env:<36} {len(result.tasks):>4} tasks  {result.attempts:>5} attempts  {result.seconds:6.1f}s{bugs}")
     out = Path(out) if out else Path(__file__).resolve().parents[2] / "tasks"
     seen: set[str] = set()
     total = 0
@@ -325,6 +358,9 @@ def generate(seed: int = 0, per_env: int = 140, envs: list[str] | None = None, o
     (out / REPORT).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", "utf-8")
     log(f"{total} validated tasks for {len(results)} environments in {seconds:.1f}s "
         f"({total / seconds if seconds else 0:.1f} tasks/s, {workers} worker(s)); report: {out / REPORT}")
+    for family, entry in report["family_errors"].items():
+        envs = ", ".join(f"{env} {n}" for env, n in entry["envs"].items())
+        log(f"BUG in task family {family}: {entry['count']} attempt(s) raised ({envs}); first: {entry['first']}")
     return report
 
 
@@ -348,4 +384,17 @@ def summary(results: list[EnvResult], workflow, seed: int, per_env: int, seconds
         "per_env": {r.env: len(r.tasks) for r in results},
         "workflow_edges": workflow.number_of_edges(),
         "errors": {r.env: r.errors[:3] for r in results if r.errors},
+        "family_errors": family_errors(results),
     }
+
+
+def family_errors(results: list[EnvResult]) -> dict[str, dict]:
+    """Per task family, the attempts that raised a bug (not Failed) and where: empty when every family is sound."""
+    out: dict[str, dict] = {}
+    for r in results:
+        for family, count in sorted(r.bugs.items()):
+            entry = out.setdefault(family, {"count": 0, "envs": {}, "first": ""})
+            entry["count"] += count
+            entry["envs"][r.env] = count
+            entry["first"] = entry["first"] or next((e for e in r.errors if f" {family}: " in e), "")
+    return dict(sorted(out.items()))
