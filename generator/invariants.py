@@ -13,6 +13,8 @@ Kinds:
 - matches_ref: `field` equals the `other_field` of the row `ref_field` points at (`part: date` compares the day);
 - derived:     `field` is the sum of `sum_of` (or the count) over the rows of `of` that point at the row via `via`;
 - email_of:    a person's `field` email is made from their own `name_field` (never someone else's).
+
+check_invariants also reports broken claims (generator/claims.py): two live offers for one unit.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint, Entity, Invariant
+from envcraft.generator.claims import claim_breaks
 from envcraft.generator.fields import INACTIVE, guess_gen, time_pairs
 
 OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
@@ -173,8 +176,9 @@ def _part(value: Any, part: str) -> Any:
 
 
 def check_invariants(bp: Blueprint, tables: dict[str, list[dict]]) -> list[str]:
-    """Every violation of the blueprint's invariants (declared and implied) in these tables."""
-    return [v for inv in invariants(bp) for v in violations_of(bp, inv, tables)]
+    """Every violation of the blueprint's invariants (declared and implied, and claims: one live lease offer
+    per unit, none on an available unit) in these tables."""
+    return [v for inv in invariants(bp) for v in violations_of(bp, inv, tables)] + claim_breaks(bp, tables)
 
 
 # ---------------------------------------------------------------- making a seed satisfy them

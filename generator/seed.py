@@ -17,6 +17,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.claims import settle
 from envcraft.generator.fields import (  # noqa: F401
     COMPANY_ENTITIES,
     ENDS,
@@ -271,6 +272,7 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
         _fix_capacity(bp, entity, tables, rng)
     repair(bp, tables, rng)
     repair_rules(bp, tables, rng)
+    settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
     supply(bp, tables, rng)
     return tables
 
