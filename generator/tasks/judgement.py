@@ -115,9 +115,9 @@ def _blocking_row(env: EnvSpec, entity: Entity, pre: Precondition, new: dict[str
     bp = env.bp
     if pre.kind == "compare" and pre.via and not pre.or_via:  # the left side: a field of the row our `field` names
         return target(bp, entity, pre.field), follow(bp, entity, tables, new, pre.field), pre.via
-    if pre.ref_field is None and pre.when is not None and pre.when.ref_field:
+    when = next((cond for cond in pre.conditions if cond.ref_field), None)
+    if pre.ref_field is None and when is not None:
         # the check reads the new row (voucher amount 25); the other row only says when it applies (slow service)
-        when = pre.when
         return (target(bp, entity, when.ref_field, when.through),
                 follow(bp, entity, tables, new, when.ref_field, when.through), when.field)
     return (target(bp, entity, pre.ref_field, pre.through),
