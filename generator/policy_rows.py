@@ -16,6 +16,7 @@ from typing import Any
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.seed_rules import Check, fact
 
 Tables = dict[str, list[dict[str, Any]]]
 OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
@@ -107,7 +108,9 @@ def related(pre: Precondition) -> bool:
 
 
 def broken_rows(bp: Blueprint, tables: Tables, only: set[str] | None = None) -> list[str]:
-    """Live rows that break a related-record rule a create of their entity enforces (`only`: these policy ids)."""
+    """Live rows that break a related-record rule a create of their entity enforces (`only`: these policy ids).
+    Judged by seed_rules.fact, the seed repair's own judge (the runtime's fact helpers, as app.py refuses), with
+    the referenced row's status as it is now: one source of truth for whether a row keeps a rule."""
     out = []
     for op in bp.operations:
         if op.kind != "create":
@@ -119,7 +122,7 @@ def broken_rows(bp: Blueprint, tables: Tables, only: set[str] | None = None) -> 
             for row in tables.get(entity.table, []):
                 if entity.status_field and row.get(entity.status_field) in INACTIVE:
                     continue
-                if not holds(bp, entity, tables, row, pre):
+                if fact(bp, Check(op, pre, pre.policy), row, tables, now=True) is not None:
                     out.append(f"{entity.name} {row.get('id')}: {pre.policy}")
     return sorted(set(out))
 

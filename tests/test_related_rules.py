@@ -14,6 +14,7 @@ from envcraft.generator.compiler import compile_blueprint
 from envcraft.generator.policy import refusal
 from envcraft.generator.policy_rows import broken_rows
 from envcraft.generator.seed import seed_tables
+from envcraft.generator.seed_rules import breaches
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
@@ -119,3 +120,16 @@ def test_no_seed_row_breaks_the_new_related_record_rules(env):
     rules = {r for r in NEW_RELATED[env] if f"{r}@{env}" not in STATEFUL}
     found = broken_rows(bp, seed_tables(bp), rules)
     assert found == []
+
+
+def test_the_census_and_the_seed_rules_judge_a_broken_row_alike():
+    # one source of truth: broken_rows (the census) asks seed_rules (the seed repair's judge) about each row
+    bp = load_blueprint(BLUEPRINTS / "vanpool_rider_matching.yaml")
+    tables = seed_tables(bp)
+    assert broken_rows(bp, tables) == [] and breaches(bp, tables) == []
+    no_lift = next(v for v in tables["vanpool_vans"] if not v["wheelchair_lift"])
+    seat = next(s for s in tables["vanpool_seats"] if s["status"] not in INACTIVE)
+    next(c for c in tables["commuters"] if c["id"] == seat["commuter_id"])["needs_lift"] = True
+    seat["vanpool_van_id"] = no_lift["id"]
+    assert f"vanpool_seat {seat['id']}: matching_criteria_2" in broken_rows(bp, tables)
+    assert any(b.row == seat["id"] and b.rule.startswith("matching_criteria_2") for b in breaches(bp, tables))
