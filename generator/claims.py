@@ -32,10 +32,13 @@ class Claim:
 
 
 def claims(bp: Blueprint) -> list[Claim]:
+    """The claims a blueprint's creates make. Not those whose rows other rows refer to (a grant award with its
+    disbursements): letting one lapse would break the rules of the rows that point at it."""
+    referred = {f.ref for e in bp.entities for f in e.fields if f.type == "ref"}
     out = []
     for op in bp.operations:
         child = bp.entity(op.entity)
-        if op.kind != "create" or not child.status_field:
+        if op.kind != "create" or not child.status_field or child.name in referred:
             continue
         lapsed = next((v for v in child.field(child.status_field).values if v in INACTIVE), None)
         for effect in op.effects:
