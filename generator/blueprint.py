@@ -136,6 +136,15 @@ class Aggregate(Strict):
         return self
 
 
+class Through(Strict):
+    """A filter on a related row by the row it points at: its `ref_field` names a row whose `field` is among
+    `values` (a sibling harvest job whose machine is a grain cart)."""
+
+    ref_field: str = Field(pattern=IDENT)
+    field: str = Field(pattern=IDENT)
+    values: list[str] = Field(min_length=1)
+
+
 PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
                       "ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
 
@@ -159,6 +168,8 @@ class Precondition(Strict):
     compare with `order`: both sides are values of that list, compared by their place in it (intro < advanced);
         with `or_via`, the left side is any of `via` and these fields of the same row (primary or second language).
     is_set: the row's `field` has a value (a backout plan is written).
+    requires / forbids with `their`: the related row's ref row has a field among values (the sibling job's
+        machine is a grain cart).
     no_overlap with `gap_minutes`: other active rows of the resource stay that far away (rest between duties).
     `when` is one condition or a list of conditions that must all hold.
     aggregate: `aggregate` (count / sum / avg / min / max over the rows of `entity` whose `match` fields
@@ -193,6 +204,7 @@ class Precondition(Strict):
     or_via: list[str] = Field(default_factory=list)  # compare: more fields of the `via` row, any of which may match
     at: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: our moment within their [start, end]
     gap_minutes: int | None = Field(default=None, gt=0, le=7 * 24 * 60)  # no_overlap: the least time between rows
+    their: Through | None = None  # requires / forbids: the related row's own ref row must match this too
     when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows
     policy: str | None = Field(default=None, pattern=IDENT)  # the blueprint policy it was expanded from
@@ -250,6 +262,8 @@ def _options_fit(pre: Precondition) -> None:
     if pre.at and (pre.kind not in ("requires", "forbids") or not (pre.start and pre.end)):
         raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end` "
                          f"(requires / forbids)")
+    if pre.their and pre.kind not in ("requires", "forbids"):
+        raise ValueError(f"{where}: `their` filters the related rows of a requires / forbids")
     if pre.gap_minutes and pre.kind != "no_overlap":
         raise ValueError(f"{where}: `gap_minutes` belongs to a no_overlap")
     if isinstance(pre.when, list) and not pre.when:
@@ -501,6 +515,14 @@ def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Ent
             raise ValueError(f"{where}: `at` is a date/time field of ours, matched against a known `entity`")
         for name in (pre.start, pre.end):
             spec(entities[pre.entity], name)
+    if pre.their:
+        if pre.entity not in entities or spec(entities[pre.entity], pre.their.ref_field).type != "ref":
+            raise ValueError(f"{where}: `their.ref_field` must be a ref field of the related {pre.entity}")
+        far = entities[spec(entities[pre.entity], pre.their.ref_field).ref]
+        values = spec(far, pre.their.field).values
+        if spec(far, pre.their.field).type == "enum" and set(pre.their.values) - set(values):
+            raise ValueError(f"{where}: `their` values {pre.their.values} are not all values of {far.name}."
+                             f"{pre.their.field} ({values})")
     if pre.via and (pre.or_via or pre.order):
         mine = spec(entity, pre.field)
         if mine.type != "ref":

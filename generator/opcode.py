@@ -217,8 +217,15 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
         allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
         span = [call("Span", f"_new.get({lit(pre.at)})", lit(pre.start), lit(pre.end))] if pre.at else []
+        among = []
+        if pre.their:  # the related rows whose own ref row matches (a sibling job whose machine is a grain cart)
+            far = bp.entity(other.field(pre.their.ref_field).ref)
+            ids = call("ids_where", f"tables[{lit(far.table)}]", lit(pre.their.field),
+                       _choices(far, pre.their.field, pre.their.values))
+            which = " or ".join(v.replace("_", " ") for v in pre.their.values)
+            among = [lit(None)] * (not span) + [call("Among", lit(pre.their.ref_field), ids, lit(which))]
         return None, call("missing_related" if pre.kind == "requires" else "present_related",
-                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)), *span)
+                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)), *span, *among)
     if pre.kind == "aggregate":
         return None, aggregate.code(bp, entity, pre, lit)
     if pre.kind == "time_window":

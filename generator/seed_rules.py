@@ -36,11 +36,13 @@ from envcraft.generator.refpath import follow, target
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
+    Among,
     Fact,
     Span,
     at_capacity,
     comparison_fails,
     holds,
+    ids_where,
     missing_related,
     none_equal,
     not_among,
@@ -161,6 +163,9 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
         out = [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
     if pre.kind in ("requires", "forbids") and pre.at:
         out += [(pre.entity, pre.start), (pre.entity, pre.end)]
+    if pre.their is not None:  # the related rows' ref, and the field of the row it names
+        out += [(pre.entity, pre.their.ref_field),
+                (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
         if path is None or not path.ref_field or (path is pre and pre.kind not in ("ref_in", "compare", "capacity")):
             continue
@@ -293,11 +298,22 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         others = [r for r in tables[related.table] if r["id"] != row["id"]] if related.name == entity.name \
             else tables[related.table]
         span = Span(row.get(pre.at), pre.start, pre.end) if pre.at else None
+        among = _among(bp, related, pre, tables)
         if pre.kind == "forbids":
-            return present_related(others, match, pre.field, allowed, related.name, span)
+            return present_related(others, match, pre.field, allowed, related.name, span, among)
         allowed = allowed if now else later_states(bp, related.name, pre.field, allowed)
-        return missing_related(others, match, pre.field, allowed, related.name, span)
+        return missing_related(others, match, pre.field, allowed, related.name, span, among)
     return _compare(bp, pre, entity, row, tables)
+
+
+def _among(bp: Blueprint, related: Entity, pre: Precondition, tables: Tables) -> Among | None:
+    """A `their` filter as the runtime reads it: the ids of the far rows whose field is allowed."""
+    if pre.their is None:
+        return None
+    far = ref_entity(bp, related, pre.their.ref_field)
+    return Among(pre.their.ref_field, ids_where(tables[far.table], pre.their.field,
+                                                _values(far, pre.their.field, pre.their.values)),
+                 " or ".join(v.replace("_", " ") for v in pre.their.values))
 
 
 def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, Any], tables: Tables) -> Fact | None:

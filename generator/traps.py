@@ -288,11 +288,22 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                 extra[pre.field] = allowed[0]
             if pre.at:  # a related row whose span covers our moment
                 extra[pre.start], extra[pre.end] = _around(new[pre.at], other.field(pre.start).type)
+            if pre.their is not None:  # naming a far row of the wanted kind (a machine that is a grain cart)
+                far = bp.entity(other.field(pre.their.ref_field).ref)
+                wanted = [typed(far.field(pre.their.field), v) for v in pre.their.values]
+                fit = next((r["id"] for r in tables.get(far.table, []) if r.get(pre.their.field) in wanted), None)
+                if fit is None:
+                    return None
+                extra[pre.their.ref_field] = fit
+                extra["id"] = f"{other.id_prefix}-99{81 + op.preconditions.index(pre) % 19}"  # two siblings, two ids
             patches.append(lambda t, extra=extra: t.setdefault(other.table, []).append(copy.deepcopy(extra)))
         else:
             def clear(t: Tables, table: str = other.table) -> None:
+                counted = _counted(bp, other, pre, t)
                 t[table] = [r for r in t.get(table, []) if not (all(r.get(k) == v for k, v in match.items())
-                                                                  and (not pre.field or r.get(pre.field) in allowed))]
+                                                                  and (not pre.field or r.get(pre.field) in allowed)
+                                                                  and counted(r)
+                                                                  and not (table == entity.table and r.get("id") == own))]
             patches.append(clear)
     elif pre.kind == "aggregate":  # the related rows it reads replaced by rows with the wanted number
         patch = aggregate.rows_for(bp, entity, pre, new, tables, hold)
@@ -326,6 +337,16 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     else:
         return None
     return overrides, patches
+
+
+def _counted(bp: Blueprint, other: Entity, pre: Precondition, tables: Tables) -> Callable[[dict[str, Any]], bool]:
+    """Whether a related row counts for the rule: with `their`, only one naming a far row of the wanted kind."""
+    if pre.their is None:
+        return lambda row: True
+    far = bp.entity(other.field(pre.their.ref_field).ref)
+    wanted = [typed(far.field(pre.their.field), v) for v in pre.their.values]
+    ids = {r.get("id") for r in tables.get(far.table, []) if r.get(pre.their.field) in wanted}
+    return lambda row: row.get(pre.their.ref_field) in ids
 
 
 def _late_end(bp: Blueprint, entity: Entity, new: dict[str, Any], pre: Precondition, hold: bool) -> list[str]:

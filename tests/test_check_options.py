@@ -142,6 +142,10 @@ def _with_check(raw: dict, policy: str, **check) -> dict:
     ("oncall_paging", "judgement_2", {"at": "service"}, "date/time field of ours"),
     ("oncall_paging", "judgement_2", {"start": "begins"}, "begins"),
     ("bus_driver_rostering", "rostering_rules_1", {"gap_minutes": 0}, "greater than 0"),
+    ("harvest_equipment_scheduling", "crew_rules_1",
+     {"their": {"ref_field": "harvest_machine_id", "field": "machine_type", "values": ["tractor"]}}, "tractor"),
+    ("harvest_equipment_scheduling", "crew_rules_1",
+     {"their": {"ref_field": "start", "field": "machine_type", "values": ["grain_cart"]}}, "must be a ref field"),
     ("bus_driver_rostering", "rostering_rules_1", {"kind": "capacity", "ref_field": "duty_run_id",
                                                    "other_field": "distance_km"}, "`gap_minutes` belongs"),
 ])
@@ -226,7 +230,8 @@ CONVERTED = {"restaurant_table_reservations": ["reservation_policy_2"], "tutor_m
              "support_skill_routing": ["judgement_1"], "change_advisory_board": ["judgement_3"],
              "volunteer_shift_matching": ["partner_requests_week49_1", "partner_requests_week49_1b",
                                           "partner_requests_week49_1c"],
-             "oncall_paging": ["judgement_2"], "bus_driver_rostering": ["rostering_rules_1"]}
+             "oncall_paging": ["judgement_2"], "bus_driver_rostering": ["rostering_rules_1"],
+             "harvest_equipment_scheduling": ["crew_rules_1", "crew_rules_1c", "judgement_1"]}
 
 
 @pytest.mark.parametrize("env", sorted(CONVERTED))
@@ -239,3 +244,26 @@ def test_the_audit_shows_each_converted_rule_blocking_a_call_built_to_break_it(e
     report = audit(REPO / "servers" / env)
     assert report.passed, [f.message for f in report.errors]
     assert not [f for f in report.findings if any(rule in f.message for rule in CONVERTED[env])], report.findings
+
+
+def test_a_related_row_filtered_by_the_row_it_points_at(tmp_path):
+    """A combine job starts only with a grain cart job and a semi job on its field for its window: the sibling
+    jobs count by their machine's type, a field of the row they point at."""
+    _, app, tables = _world("harvest_equipment_scheduling", tmp_path)
+    kinds = {k: next(m for m in tables["harvest_machines"] if m["machine_type"] == k)
+             for k in ("combine", "grain_cart", "semi_truck")}
+    job = {**tables["harvest_jobs"][0], "id": "hjb-0900", "harvest_machine_id": kinds["combine"]["id"],
+           "start": "2026-12-03T08:00", "end": "2026-12-03T18:00", "status": "scheduled"}
+    window = {k: job[k] for k in ("farm_field_id", "start", "end")}
+    tables["harvest_jobs"] = [j for j in tables["harvest_jobs"]
+                              if (j["farm_field_id"], j["start"], j["end"]) != tuple(window.values())] + [job]
+    found = refusal(app.harvest_job_start, tables, harvest_job_id="hjb-0900")
+    assert found is not None and found.rule == "crew_rules_1", found
+    assert found.fact.startswith("no scheduled or in progress harvest job with a grain cart for farm field "), found.fact
+    cart = {**job, "id": "hjb-0901", "harvest_machine_id": kinds["semi_truck"]["id"]}  # a semi is no grain cart
+    tables["harvest_jobs"].append(cart)
+    assert refusal(app.harvest_job_start, tables, harvest_job_id="hjb-0900").rule == "crew_rules_1"
+    tables["harvest_jobs"].append({**job, "id": "hjb-0902", "harvest_machine_id": kinds["grain_cart"]["id"]})
+    assert refusal(app.harvest_job_start, tables, harvest_job_id="hjb-0900") is None
+    cart["start"] = "2026-12-03T09:00"  # the semi on another window no longer counts
+    assert refusal(app.harvest_job_start, tables, harvest_job_id="hjb-0900").rule == "crew_rules_1c"

@@ -30,7 +30,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 55, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20,
-          "computation": 42, "exception_not_recorded": 16, "not_yet_checked": 53}
+          "computation": 42, "exception_not_recorded": 16, "not_yet_checked": 51}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -53,11 +53,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "fleet_maintenance_shop:shop_procedures_1": RESTATES + "shop_procedures_2 (return to service only when closed); "
                                                 "'next free bay' has no field",
     "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
-    "harvest_equipment_scheduling:judgement_1": NOT_BUILT + "a requires whose sibling jobs (same field, start and end) are filtered by their "
-                  "machine's type, one hop from the related row: harvest_job records no machine_type",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
-    "harvest_equipment_scheduling:crew_rules_1": NOT_BUILT + "a requires whose sibling jobs (same field, start and end) are filtered by their "
-                  "machine's type, one hop from the related row: harvest_job records no machine_type",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
     "interview_scheduling:judgement_2": NO_FIELD + "no field says a candidate is remote",
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",

@@ -156,34 +156,51 @@ def unset(row: dict[str, Any] | None, field: str, what: str) -> Fact | None:
     return Fact(f"{what} {row.get('id')} has no {_label(field)}")
 
 
+class Among(NamedTuple):
+    """A related row counts only when its `field` names one of `ids` (a job whose machine is a grain cart);
+    `what` says which ("grain cart")."""
+
+    field: str
+    ids: frozenset[Any]
+    what: str
+
+
+def ids_where(rows: list[dict[str, Any]], field: str, allowed: tuple[Any, ...]) -> frozenset[Any]:
+    """The ids of the rows whose `field` is one of `allowed`."""
+    return frozenset(row.get("id") for row in rows if row.get(field) in allowed)
+
+
 def _related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None,
-             allowed: tuple[Any, ...], span: Span | None = None) -> dict[str, Any] | None:
+             allowed: tuple[Any, ...], span: Span | None = None, among: Among | None = None) -> dict[str, Any] | None:
     """The first row whose `match` fields hold those values, whose `field` is one of `allowed` (and which
-    covers the span's moment)."""
+    covers the span's moment, and names one of `among`'s rows)."""
     for row in rows:
         if all(row.get(key) == value for key, value in match.items()) and (field is None or row.get(field) in allowed) \
-                and (span is None or span.covers(row)):
+                and (span is None or span.covers(row)) and (among is None or row.get(among.field) in among.ids):
             return row
     return None
 
 
 def missing_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
-                    what: str, span: Span | None = None) -> Fact | None:
-    """No row matches `match` (with `field` among `allowed`, covering the span): a rule that requires one is broken."""
+                    what: str, span: Span | None = None, among: Among | None = None) -> Fact | None:
+    """No row matches `match` (with `field` among `allowed`, covering the span, naming one of `among`'s rows):
+    a rule that requires one is broken."""
     if span is not None and not span.at:
         return None
-    if _related(rows, match, field, allowed, span) is not None:
+    if _related(rows, match, field, allowed, span, among) is not None:
         return None
     which = " or ".join(_show(v) for v in allowed)
     of = " and ".join(f"{_label(key)} {_show(value)}" for key, value in match.items())
     covering = f" covering {span.at}" if span is not None else ""
-    return Fact(f"no {which + ' ' if which else ''}{what} for {of}{covering}")
+    with_ = f" with a {among.what}" if among is not None else ""
+    return Fact(f"no {which + ' ' if which else ''}{what}{with_} for {of}{covering}")
 
 
 def present_related(rows: list[dict[str, Any]], match: dict[str, Any], field: str | None, allowed: tuple[Any, ...],
-                    what: str, span: Span | None = None) -> Fact | None:
-    """A row matches `match` (with `field` among `allowed`, covering the span): a rule that forbids one is broken."""
-    row = _related(rows, match, field, allowed, span)
+                    what: str, span: Span | None = None, among: Among | None = None) -> Fact | None:
+    """A row matches `match` (with `field` among `allowed`, covering the span, naming one of `among`'s rows): a
+    rule that forbids one is broken."""
+    row = _related(rows, match, field, allowed, span, among)
     if row is None:
         return None
     if span is not None:
@@ -349,6 +366,7 @@ __all__ = [
     "INACTIVE",
     "POLICY_FILE",
     "POLICY_FORMAT",
+    "Among",
     "Fact",
     "PolicyRefusal",
     "PolicyRule",
@@ -358,6 +376,7 @@ __all__ = [
     "at_capacity",
     "comparison_fails",
     "holds",
+    "ids_where",
     "in_past",
     "load_policies",
     "missing_related",
