@@ -32,11 +32,14 @@ from envcraft_runtime.records import (
     text_contains,
 )
 from envcraft_runtime.rules import (
+    Among,
     PolicyRule,
     comparison_fails,
     holds,
+    ids_where,
     in_past,
     load_policies,
+    missing_related,
     not_among,
     overlapping,
     refuse,
@@ -317,6 +320,18 @@ def harvest_job_schedule(
             "that operator is already on another job then: pick another operator with the skill",
             _block,
         )
+    if _block := comparison_fails(
+        field_of(tables, "harvest_operators", _new.get("harvest_operator_id"), "skill"),
+        "==",
+        field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"),
+        "the harvest operator's skill",
+        "the harvest machine's machine type",
+    ):
+        refuse(
+            "judgement_1",
+            "Each job's operator is qualified for its machine: the operator's skill is the machine's type.",
+            _block,
+        )
     _other = row_of(tables, "harvest_operators", _new.get("harvest_operator_id"))
     if (_block := not_among(_other, "licensed_cdl", (True,), "harvest operator")) and holds(
         field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "semi_truck"
@@ -341,6 +356,46 @@ def harvest_job_start(tables: Tables, harvest_job_id: str) -> HarvestJob:
     _new = {**_row, "status": "in_progress"}
     if _block := not_among(_row, "status", ("scheduled", "weather_delayed"), "harvest job"):
         refuse("harvest_job_start.status_in", "only scheduled or weather-delayed jobs can start", _block)
+    if (
+        _block := missing_related(
+            tables["harvest_jobs"],
+            {"farm_field_id": _new.get("farm_field_id"), "start": _new.get("start"), "end": _new.get("end")},
+            "status",
+            ("scheduled", "in_progress"),
+            "harvest job",
+            None,
+            Among(
+                "harvest_machine_id",
+                ids_where(tables["harvest_machines"], "machine_type", ("grain_cart",)),
+                "grain cart",
+            ),
+        )
+    ) and holds(field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "combine"):
+        refuse(
+            "crew_rules_1",
+            "A combine job starts only with a grain cart job on the same field for the same window (scheduled or under way).",
+            _block,
+        )
+    if (
+        _block := missing_related(
+            tables["harvest_jobs"],
+            {"farm_field_id": _new.get("farm_field_id"), "start": _new.get("start"), "end": _new.get("end")},
+            "status",
+            ("scheduled", "in_progress"),
+            "harvest job",
+            None,
+            Among(
+                "harvest_machine_id",
+                ids_where(tables["harvest_machines"], "machine_type", ("semi_truck",)),
+                "semi truck",
+            ),
+        )
+    ) and holds(field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"), "==", "combine"):
+        refuse(
+            "crew_rules_1c",
+            "A combine job starts only with a semi truck job on the same field for the same window (scheduled or under way).",
+            _block,
+        )
     _row.update(_new)
     return as_record(HarvestJob, _row)
 

@@ -29,12 +29,13 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fld-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[judgement_1] A combine job comes as a set: combine, grain cart and semi on the same field and "
-    "window, each with a qualified operator. [judgement_2] Respect ready dates, headers and the crew "
-    "rules. [crew_rules_1] Every combine job needs a grain cart and one semi truck on the same field for "
-    "the same window. [crew_rules_1b] Semi drivers must hold a CDL. [crew_rules_2] Operators work at most "
-    "14 hours a day; jobs run 08:00-22:00. [crew_rules_3] Never schedule a field before its ready_date. "
-    "Call finish when done."
+    "[judgement_1] Each job's operator is qualified for its machine: the operator's skill is the "
+    "machine's type. [judgement_2] Respect ready dates, headers and the crew rules. [crew_rules_1] A "
+    "combine job starts only with a grain cart job on the same field for the same window (scheduled or "
+    "under way). [crew_rules_1c] A combine job starts only with a semi truck job on the same field for "
+    "the same window (scheduled or under way). [crew_rules_1b] Semi drivers must hold a CDL. "
+    "[crew_rules_2] Operators work at most 14 hours a day; jobs run 08:00-22:00. [crew_rules_3] Never "
+    "schedule a field before its ready_date. Call finish when done."
 )
 
 
