@@ -205,13 +205,13 @@ def test_a_related_row_whose_span_covers_our_moment(tmp_path):
 def test_a_least_gap_between_a_resources_rows(tmp_path):
     """Ten hours off between an operator's duties: a duty that does not overlap but starts too soon is refused."""
     _, app, tables = _world("bus_driver_rostering", tmp_path)
-    operator, bus, run = tables["bus_operators"][0], tables["depot_buss"][0], tables["duty_runs"][0]
+    operator, bus, run = tables["bus_operators"][0], tables["depot_buses"][0], tables["duty_runs"][0]
     bus.update(status="available", bus_type="standard_40ft")
     run.update(requires_articulated=False, status="open")
     for name, value in (("bus_operator_id", operator["id"]), ("depot_bus_id", bus["id"])):
         _free(tables, "duty_assignments", name, value)
     earlier = {**tables["duty_assignments"][0], "id": "das-0900", "bus_operator_id": operator["id"],
-               "depot_bus_id": tables["depot_buss"][1]["id"], "start": "2026-12-02T05:00", "end": "2026-12-02T13:00",
+               "depot_bus_id": tables["depot_buses"][1]["id"], "start": "2026-12-02T05:00", "end": "2026-12-02T13:00",
                "status": "assigned"}
     tables["duty_assignments"].append(earlier)
     call = dict(duty_run_id=run["id"], bus_operator_id=operator["id"], depot_bus_id=bus["id"],
