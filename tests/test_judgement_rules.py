@@ -29,8 +29,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 10, "tells_someone": 55, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20,
-          "computation": 42, "exception_not_recorded": 16, "not_yet_checked": 51}
+PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20, "computation":
+          43, "exception_not_recorded": 16, "not_yet_checked": 45}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -40,8 +40,6 @@ WORKFLOW = "how to work (which tool, in what order), not a refusal: "
 NOT_BUILT = "needs a check kind not built: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
-    "assay_results_pipeline:assay_qc_criteria_2": RESTATES + "eln_report_export's status guard; the file name is a format",
-    "cloud_cost_allocation:chargeback_policy_3": RESTATES + "spend_charge_post's at_least on budget_left",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
     "delivery_platform_orders:judgement_3": COUNT + "more than 12 orders accepted but not ready",
     "dock_appointment_scheduling:dock_rules_1": NO_FIELD + "no field says a load is refrigerated",
@@ -50,8 +48,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
     "facilities_work_orders:judgement_1": NO_FIELD + "which trade serves which asset type (lighting, door access) is unstated",
     "fleet_maintenance_shop:judgement_1": WORKFLOW + "issue parts, else wait for parts",
-    "fleet_maintenance_shop:shop_procedures_1": RESTATES + "shop_procedures_2 (return to service only when closed); "
-                                                "'next free bay' has no field",
+    "fleet_maintenance_shop:shop_procedures_1": NO_FIELD + "no bay is recorded ('the truck may not leave' is shop_procedures_2)",
     "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
@@ -73,17 +70,13 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "podcast_studio_booking:judgement_1": NO_FIELD + "the guests of a session are not recorded",
     "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",
-    "release_train:release_process_2": RESTATES + "prod_deploy_days, prod_eu_window and prod_us_window",
     "restaurant_guest_feedback:judgement_3": NO_FIELD + "cold food has no topic and the bill amount has no field",
-    "restaurant_table_reservations:judgement_1": RESTATES + "reservation_policy_1; 'smallest suitable' is a ranking",
     "restaurant_table_reservations:reservation_policy_1b": NO_FIELD + "no deposit is recorded",
     "restaurant_table_reservations:reservation_policy_3": "a preference ('when possible'), not a refusal",
-    "retail_helpdesk:support_playbook_1": RESTATES + "shop_order_cancel's status guard",
     "retail_helpdesk:support_playbook_2": NO_FIELD + "no tool changes an address; the agent says no",
     "rideshare_dispatch:judgement_3": FOLLOW_UP + "make the driver available again",
     "saas_helpdesk:judgement_2": WORKFLOW + "look up the plan's response target",
     "scooter_share_ops:judgement_2": NO_FIELD + "which crew covers which zone is not recorded",
-    "sequencing_core_queue:judgement_1": RESTATES + "long_read_on_nanopore; the other pairings are unstated",
     "student_help_desk:judgement_2": WORKFLOW + "verify, search, then open",
     "travel_agency_itineraries:travel_policy_1": NO_FIELD + "public transport to a site is not recorded",
     "university_registrar:judgement_1": WORKFLOW + "adds are open, drops are drops",

@@ -374,7 +374,7 @@ def eln_report_export(tables: Tables, eln_report_id: str) -> ElnReport:
     _row = ELN_REPORTS.find(tables, eln_report_id)
     _new = {**_row, "status": "exported"}
     if _block := not_among(_row, "status", ("signed",), "eln report"):
-        refuse("eln_report_export.status_in", "the LIMS only accepts signed reports", _block)
+        refuse("assay_qc_criteria_2", "the LIMS only accepts signed reports", _block)
     _row.update(_new)
     return as_record(ElnReport, _row)
 

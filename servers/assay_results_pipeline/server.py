@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "(approve or fail) -> record hits -> ELN draft -> sign -> export. [judgement_2] Use the QC thresholds "
     "from docs/assay_qc_criteria.md. [assay_qc_criteria_1] Confirm a hit only after a duplicate retest on "
     "a fresh plate gives z_score >= 2.5. [assay_qc_criteria_2] Export to the LIMS (Benchling) only signed "
-    "reports; the export file is named <barcode>_<run id>.json. Call finish when done."
+    "reports. Call finish when done."
 )
 
 

@@ -271,7 +271,7 @@ def spend_charge_post(
         _have, _new.get("amount"), "engineering team", _new.get("engineering_team_id"), "budget_left"
     ):
         refuse(
-            "spend_charge_post.at_least",
+            "chargeback_policy_3",
             "the team's budget cannot absorb this charge: raise it with the cost owner before posting",
             _block,
         )
@@ -359,7 +359,7 @@ def reserved_purchase_propose(
         _have, _new.get("upfront_cost"), "engineering team", _new.get("engineering_team_id"), "budget_left"
     ):
         refuse(
-            "reserved_purchase_propose.at_least",
+            "chargeback_policy_3",
             "the upfront cost exceeds the team's remaining budget: propose a no-upfront plan or a smaller commitment",
             _block,
         )

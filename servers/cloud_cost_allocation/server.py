@@ -33,8 +33,9 @@ INSTRUCTIONS = (
     "for who owns a charge before posting, and check budget_left before posting or proposing. "
     "[chargeback_policy_1] A team may dispute a charge within 30 days of posting; disputes are credited "
     "only if the resource tag shows another owner. [chargeback_policy_2] Reservations over 25,000 upfront "
-    "need the CFO's approval; three_year terms only for tier-1 production. [chargeback_policy_3] Budgets "
-    "reset at the start of each quarter; `budget_left` never goes negative. Call finish when done."
+    "need the CFO's approval; three_year terms only for tier-1 production. [chargeback_policy_3] "
+    "`budget_left` never goes negative: a charge or an upfront cost larger than the team's remaining "
+    "budget is refused. Call finish when done."
 )
 
 

@@ -31,9 +31,8 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools (or the `fleetshop` CLI in the shell) and "
     "the file tools. Policies: [judgement_1] Issue parts with part_issue_record; if stock is short, move "
     "the order to awaiting_parts. [shop_procedures_1] Dot_critical complaints (brakes, lights, tires) "
-    "take the next free bay; the truck may not leave until the repair order is closed. "
-    "[shop_procedures_2] Return a truck to service only when all its repair orders are closed. Call "
-    "finish when done."
+    "take the next free bay. [shop_procedures_2] A truck may not leave the shop (return to service) until "
+    "all its repair orders are closed. Call finish when done."
 )
 
 

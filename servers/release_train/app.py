@@ -392,11 +392,7 @@ def production_deploy_book_window(
     if _block := in_past(_new.get("start"), "start", TODAY):
         refuse("production_deploy_book_window.not_in_past", "deploy windows start today or later", _block)
     if _block := overlapping(tables["production_deploys"], _new, "environment", "start", "end", "status"):
-        refuse(
-            "production_deploy_book_window.no_overlap",
-            "another deploy holds that environment then: pick the next free window",
-            _block,
-        )
+        refuse("release_process_2", "another deploy holds that environment then: pick the next free window", _block)
     _other = row_of(tables, "release_candidates", _new.get("release_candidate_id"))
     if _block := not_among(_other, "status", ("cab_approved",), "release candidate"):
         refuse("deploy_cab_approved_only", "Deploy windows are booked only for CAB-approved candidates.", _block)

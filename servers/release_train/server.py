@@ -34,9 +34,8 @@ INSTRUCTIONS = (
     "weekend. [prod_eu_window] Prod_eu deploys start between 06:00 and 08:00 UTC. [prod_us_window] "
     "Prod_us deploys start between 14:00 and 16:00 UTC. [judgement_1] Move candidates one stage at a "
     "time. [release_process_1] CAB meets Monday 16:00 and reviews only QA-signed-off candidates. Any "
-    "`high` risk change ticket needs the owning team lead present at CAB. [release_process_2] Production "
-    "deploy windows: prod_eu 06:00-08:00 UTC, prod_us 14:00-16:00 UTC, Tuesday-Thursday only. Never on "
-    "Fridays. Windows in one environment may not overlap. Call finish when done."
+    "`high` risk change ticket needs the owning team lead present at CAB. [release_process_2] Deploy "
+    "windows in one environment may not overlap. Call finish when done."
 )
 
 

@@ -294,7 +294,7 @@ def table_reservation_book(
         refuse("table_reservation_book.not_in_past", "that time has passed: offer the next seating", _block)
     _have = field_of(tables, "dining_tables", _new.get("dining_table_id"), "seats")
     if _block := short_of(_have, _new.get("party_size"), "dining table", _new.get("dining_table_id"), "seats"):
-        refuse("table_reservation_book.at_least", "the table is too small for the party: pick a larger table", _block)
+        refuse("table_seats_party", "the table is too small for the party: pick a larger table", _block)
     if _block := overlapping(tables["table_reservations"], _new, "dining_table_id", "arrival", "departure", "status"):
         refuse(
             "table_reservation_book.no_overlap",

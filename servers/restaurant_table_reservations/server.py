@@ -29,13 +29,13 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like din-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [judgement_1] Book tables by the seating-window rule, the smallest suitable "
-    "table, and the section rules; the private room takes 9+. [judgement_2] Check the table's bookings "
-    "before promising a time. [reservation_policy_1] Parties of 9 or more go to the private room only. "
-    "[reservation_policy_1b] Parties of 9 or more pay a 25.00 per person deposit. [reservation_policy_2] "
-    "Patio tables are booked only for May-September; from October to April do not book the patio. "
-    "[reservation_policy_3] Give a table no more than 2 seats larger than the party when possible. Call "
-    "finish when done."
+    "file tools. Policies: [table_seats_party] A party is booked only at a table that seats all of it. "
+    "[seating_window] Book the seating window by party size: 1-4 guests get 90 minutes, 5-8 get 120, 9+ "
+    "get 150. [judgement_2] Check the table's bookings before promising a time. [reservation_policy_1] "
+    "Parties of 9 or more go to the private room only. [reservation_policy_1b] Parties of 9 or more pay a "
+    "25.00 per person deposit. [reservation_policy_2] Patio tables only May-September; in winter do not "
+    "book the patio. [reservation_policy_3] Give a table no more than 2 seats larger than the party when "
+    "possible. Call finish when done."
 )
 
 

@@ -185,9 +185,7 @@ def shop_order_cancel(tables: Tables, shop_order_id: str) -> ShopOrder:
     _row = SHOP_ORDERS.find(tables, shop_order_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("processing",), "shop order"):
-        refuse(
-            "shop_order_cancel.status_in", "the order already shipped: offer a return once it arrives instead", _block
-        )
+        refuse("support_playbook_1", "the order already shipped: offer a return once it arrives instead", _block)
     _row.update(_new)
     return as_record(ShopOrder, _row)
 

@@ -31,10 +31,12 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `helpdesk` CLI in the "
     "shell) and the file tools. Policies: [reply_on_state_change] When you change a ticket's state, reply "
     "to the shopper on that ticket (ticket_reply_post); such a reply is expected, never a stray change. "
-    "[support_playbook_1] Orders in processing can be cancelled outright. Shipped orders cannot; offer a "
-    "free return. [support_playbook_2] Address changes are only possible while the order is processing. "
-    "[support_playbook_3] Goodwill credits: $10 for late delivery, $15 for damaged items, $20 for "
-    "gold-tier shoppers. Never more than $40 and never more than one per ticket. Call finish when done."
+    "[support_playbook_1] Only orders still in processing can be cancelled; a shipped order cannot. "
+    "[support_playbook_1b] When a shopper asks to cancel a shipped order, explain it cannot be cancelled "
+    "and offer a free return. [support_playbook_2] Address changes are only possible while the order is "
+    "processing. [support_playbook_3] Goodwill credits: $10 for late delivery, $15 for damaged items, $20 "
+    "for gold-tier shoppers. Never more than $40 and never more than one per ticket. Call finish when "
+    "done."
 )
 
 

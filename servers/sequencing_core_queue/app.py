@@ -251,6 +251,17 @@ def sequencing_run_queue(
             "that instrument's queue is full: queue on another instrument of the same platform",
             _block,
         )
+    _other = row_of(tables, "sequencers", _new.get("sequencer_id"))
+    if (_block := not_among(_other, "platform", ("illumina", "element"), "sequencer")) and _new.get("read_config") in (
+        "pe150",
+        "se75",
+        "pe300",
+    ):
+        refuse(
+            "short_reads_off_nanopore",
+            "A short-read run (pe150, se75, pe300) goes on an illumina or element instrument, never a nanopore.",
+            _block,
+        )
     _other = row_of(tables, "library_preps", _new.get("library_prep_id"))
     if _block := not_among(_other, "qc_status", ("passed",), "library prep"):
         refuse("queue_passed_qc_only", "Queue only libraries whose qc_status is passed.", _block)

@@ -29,11 +29,11 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sqr-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Queue each library on an instrument whose platform suits it. [queue_passed_qc_only] "
-    "Queue only libraries whose qc_status is passed. [long_read_on_nanopore] A long_read run goes on a "
-    "nanopore instrument. [judgement_2] Requeue at most twice (attempt 3 is the last); a failure from "
-    '"run folder disk full" is requeued on the same instrument without counting an attempt. Call finish '
-    "when done."
+    "[short_reads_off_nanopore] A short-read run (pe150, se75, pe300) goes on an illumina or element "
+    "instrument, never a nanopore. [queue_passed_qc_only] Queue only libraries whose qc_status is passed. "
+    "[long_read_on_nanopore] A long_read run goes on a nanopore instrument. [judgement_2] Requeue at most "
+    'twice (attempt 3 is the last); a failure from "run folder disk full" is requeued on the same '
+    "instrument without counting an attempt. Call finish when done."
 )
 
 
