@@ -245,4 +245,6 @@ def _satisfy(entity: Entity, inv: Invariant, row: dict, rng: random.Random) -> A
         lo, hi = min(bounds), max(bounds)
         value = rng.randint(int(lo), int(hi)) if spec.type == "int" else round(rng.uniform(lo, hi), 2)
         return value
+    if inv.op == "!=" and spec.values:  # a name from the pool other than the one it must differ from
+        return _typed(entity, inv.field, rng.choice([v for v in spec.values if v != str(right)]))
     return right

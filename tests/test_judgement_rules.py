@@ -30,7 +30,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20, "computation":
-          43, "exception_not_recorded": 16, "not_yet_checked": 45}
+          43, "exception_not_recorded": 16, "not_yet_checked": 42}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -42,7 +42,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
     "delivery_platform_orders:judgement_3": COUNT + "more than 12 orders accepted but not ready",
-    "dock_appointment_scheduling:dock_rules_1": NO_FIELD + "no field says a load is refrigerated",
     "ecommerce_fulfillment:judgement_1": WORKFLOW + "allocate through order lines, recount only for counts",
     "employer_wage_filings:validation_rules_2": COUNT + "the sum of a filing's lines against its header",
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
@@ -52,7 +51,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
-    "interview_scheduling:judgement_2": NO_FIELD + "no field says a candidate is remote",
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",
     "kitchen_prep_inventory:judgement_1": WORKFLOW + "prep list to batches and draws",
     "learning_budget_ledger:judgement_1": FOLLOW_UP + "grant the refund adjustment",
@@ -61,7 +59,8 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "loan_origination:underwriting_guidelines_1b": FOLLOW_UP + "add the tax-returns condition",
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
     "mailroom_package_desk:judgement_1": WORKFLOW + "what 'done' means for a parcel",
-    "month_end_close:reconciliation_guide_1": NO_FIELD + "no reviewer is recorded on a reconciliation",
+    "month_end_close:reconciliation_guide_1": NOT_BUILT + "a difference of two fields against $500 (the reviewer half "
+                                              "is reviewer_not_preparer)",
     "packhouse_qc_pipeline:judgement_1": WORKFLOW + "work the lab CSV line by line",
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
@@ -71,7 +70,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",
     "restaurant_guest_feedback:judgement_3": NO_FIELD + "cold food has no topic and the bill amount has no field",
-    "restaurant_table_reservations:reservation_policy_1b": NO_FIELD + "no deposit is recorded",
     "restaurant_table_reservations:reservation_policy_3": "a preference ('when possible'), not a refusal",
     "retail_helpdesk:support_playbook_2": NO_FIELD + "no tool changes an address; the agent says no",
     "rideshare_dispatch:judgement_3": FOLLOW_UP + "make the driver available again",

@@ -92,6 +92,7 @@ class DockAppointment:
     load_type: DockAppointmentLoadType
     po_reference: str
     pallet_count: int | None
+    refrigerated: bool  # the load is temperature-controlled (a reefer trailer)
     status: DockAppointmentStatus
 
 
@@ -235,6 +236,7 @@ def dock_appointment_book(
     load_type: DockAppointmentLoadType,
     po_reference: str,
     pallet_count: int | None = None,
+    refrigerated: bool | None = None,
 ) -> DockAppointment:
     """Book a dock appointment; the door and the crew must both be free for the slot.
 
@@ -258,6 +260,7 @@ def dock_appointment_book(
         "load_type": load_type,
         "po_reference": po_reference,
         "pallet_count": pallet_count,
+        "refrigerated": refrigerated if refrigerated is not None else False,
         "status": "scheduled",
     }
     check_order(_new, "start", "end")
@@ -273,6 +276,11 @@ def dock_appointment_book(
         refuse(
             "dock_appointment_book.no_overlap2", "that crew is busy then: pick another crew on the same shift", _block
         )
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    if (_block := not_among(_other, "equipment", ("reefer_capable",), "dock door")) and holds(
+        _new.get("refrigerated"), "==", True
+    ):
+        refuse("dock_rules_1", "Refrigerated (reefer) loads only at reefer_capable doors.", _block)
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
     if (_block := not_among(_other, "door_type", ("outbound", "both"), "dock door")) and holds(
         _new.get("load_type"), "==", "live_load"
@@ -308,6 +316,11 @@ def dock_appointment_reschedule(
         refuse("dock_appointment_reschedule.status_in", "only scheduled appointments can be moved", _block)
     if _block := overlapping(tables["dock_appointments"], _new, "dock_door_id", "start", "end", "status"):
         refuse("dock_appointment_reschedule.no_overlap", "that door is booked at the new time", _block)
+    _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
+    if (_block := not_among(_other, "equipment", ("reefer_capable",), "dock door")) and holds(
+        _new.get("refrigerated"), "==", True
+    ):
+        refuse("dock_rules_1", "Refrigerated (reefer) loads only at reefer_capable doors.", _block)
     _other = row_of(tables, "dock_doors", _new.get("dock_door_id"))
     if (_block := not_among(_other, "door_type", ("outbound", "both"), "dock door")) and holds(
         _new.get("load_type"), "==", "live_load"
@@ -428,11 +441,12 @@ def unload_crew_report(tables: Tables, group_by: Literal["shift"], shift: Unload
 @read
 def dock_appointment_report(
     tables: Tables,
-    group_by: Literal["dock_door_id", "unload_crew_id", "trucking_company_id", "load_type", "status"],
+    group_by: Literal["dock_door_id", "unload_crew_id", "trucking_company_id", "load_type", "refrigerated", "status"],
     dock_door_id: str | None = None,
     unload_crew_id: str | None = None,
     trucking_company_id: str | None = None,
     load_type: DockAppointmentLoadType | None = None,
+    refrigerated: bool | None = None,
     status: DockAppointmentStatus | None = None,
 ) -> Report:
     """Count dock appointments per value of a field with totals of pallet_count; optional filters narrow the rows.
@@ -446,6 +460,7 @@ def dock_appointment_report(
         "unload_crew_id": unload_crew_id,
         "trucking_company_id": trucking_company_id,
         "load_type": load_type,
+        "refrigerated": refrigerated,
         "status": status,
     }
     return report_on(tables["dock_appointments"], group_by, _filters, ("pallet_count",))

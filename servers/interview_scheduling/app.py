@@ -27,6 +27,7 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_on,
+    row_of,
     run_batch,
     text_contains,
 )
@@ -34,6 +35,7 @@ from envcraft_runtime.rules import (
     PolicyRule,
     at_capacity,
     comparison_fails,
+    holds,
     in_past,
     load_policies,
     not_among,
@@ -93,6 +95,7 @@ class InterviewLoop:
     candidate_name: str
     role_title: str
     recruiter: str
+    remote: bool  # the candidate interviews by video, not on site
     status: InterviewLoopStatus
 
 
@@ -228,7 +231,9 @@ def interview_loop_get(tables: Tables, interview_loop_id: str) -> InterviewLoop:
 
 
 @write
-def interview_loop_open(tables: Tables, candidate_name: str, role_title: str, recruiter: str) -> InterviewLoop:
+def interview_loop_open(
+    tables: Tables, candidate_name: str, role_title: str, recruiter: str, remote: bool | None = None
+) -> InterviewLoop:
     """Open a loop for a candidate."""
     check_not_blank(candidate_name, "candidate_name")
     check_not_blank(role_title, "role_title")
@@ -238,6 +243,7 @@ def interview_loop_open(tables: Tables, candidate_name: str, role_title: str, re
         "candidate_name": candidate_name,
         "role_title": role_title,
         "recruiter": recruiter,
+        "remote": remote if remote is not None else False,
         "status": "scheduling",
     }
     tables["interview_loops"].append(_new)
@@ -347,6 +353,11 @@ def interview_slot_hold(
             "this interviewer has reached their interview limit: choose another interviewer",
             _block,
         )
+    _other = row_of(tables, "interview_rooms", _new.get("interview_room_id"))
+    if (_block := not_among(_other, "site", ("virtual",), "interview room")) and holds(
+        field_of(tables, "interview_loops", _new.get("interview_loop_id"), "remote"), "==", True
+    ):
+        refuse("judgement_2", "Use virtual rooms for remote candidates.", _block)
     if _block := comparison_fails(
         _new.get("focus_area"),
         "==",
@@ -403,6 +414,11 @@ def interview_slot_reschedule(
         refuse("interview_slot_reschedule.no_overlap1", "the interviewer is busy then", _block)
     if _block := overlapping(tables["interview_slots"], _new, "interview_room_id", "start", "end", "status"):
         refuse("interview_slot_reschedule.no_overlap2", "the room is booked then", _block)
+    _other = row_of(tables, "interview_rooms", _new.get("interview_room_id"))
+    if (_block := not_among(_other, "site", ("virtual",), "interview room")) and holds(
+        field_of(tables, "interview_loops", _new.get("interview_loop_id"), "remote"), "==", True
+    ):
+        refuse("judgement_2", "Use virtual rooms for remote candidates.", _block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
 
@@ -476,14 +492,17 @@ def interview_room_report(
 
 @read
 def interview_loop_report(
-    tables: Tables, group_by: Literal["status"], status: InterviewLoopStatus | None = None
+    tables: Tables,
+    group_by: Literal["remote", "status"],
+    remote: bool | None = None,
+    status: InterviewLoopStatus | None = None,
 ) -> Report:
     """Count interview loops per value of a field; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", INTERVIEW_LOOP_STATUS)
-    _filters = {"status": status}
+    _filters = {"remote": remote, "status": status}
     return report_on(tables["interview_loops"], group_by, _filters, ())
 
 

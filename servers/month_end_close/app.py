@@ -19,7 +19,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -60,6 +60,7 @@ class Reconciliation:
     ledger_balance: float
     statement_balance: float | None
     preparer: str
+    reviewer: str  # the accountant who reviews it (another than the preparer)
     status: ReconciliationStatus
 
 
@@ -207,12 +208,20 @@ def reconciliation_prepare(
 
 
 @write
-def reconciliation_review(tables: Tables, reconciliation_id: str) -> Reconciliation:
+def reconciliation_review(tables: Tables, reconciliation_id: str, reviewer: str) -> Reconciliation:
     """Reviewer sign-off on a prepared reconciliation."""
     _row = RECONCILIATIONS.find(tables, reconciliation_id)
-    _new = {**_row, "status": "reviewed"}
+    _changes = {_k: _v for _k, _v in (("reviewer", reviewer),) if _v is not None}
+    check_not_blank(reviewer, "reviewer")
+    _new = {**_row, **_changes, "status": "reviewed"}
     if _block := not_among(_row, "status", ("prepared",), "reconciliation"):
         refuse("reconciliation_review.status_in", "only prepared reconciliations can be reviewed", _block)
+    if _block := comparison_fails(_new.get("reviewer"), "!=", _new.get("preparer"), "reviewer", "preparer"):
+        refuse(
+            "reviewer_not_preparer",
+            "the reviewer prepared this reconciliation: another accountant must review it",
+            _block,
+        )
     _row.update(_new)
     return as_record(Reconciliation, _row)
 

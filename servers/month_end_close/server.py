@@ -32,8 +32,8 @@ INSTRUCTIONS = (
     "analysis sent, close package to CFO. Only the November (2026-11) period is open; October is locked. "
     "[reconciliation_guide_1] A reconciliation compares the ledger balance with an external statement "
     "(bank, subledger, payroll provider). Record the statement balance when preparing. Any unexplained "
-    "difference above $500 is flagged and an adjusting entry is drafted in the same period. Reviewers "
-    "never review their own preparations. Call finish when done."
+    "difference above $500 is flagged and an adjusting entry is drafted in the same period. "
+    "[reviewer_not_preparer] Reviewers never review their own preparations. Call finish when done."
 )
 
 
