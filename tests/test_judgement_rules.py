@@ -30,7 +30,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20, "computation":
-          43, "exception_not_recorded": 16, "not_yet_checked": 42}
+          43, "exception_not_recorded": 16, "not_yet_checked": 43}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -70,6 +70,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",
     "restaurant_guest_feedback:judgement_3": NO_FIELD + "cold food has no topic and the bill amount has no field",
+    "restaurant_table_reservations:reservation_policy_1b": NO_FIELD + "no deposit is recorded",
     "restaurant_table_reservations:reservation_policy_3": "a preference ('when possible'), not a refusal",
     "retail_helpdesk:support_playbook_2": NO_FIELD + "no tool changes an address; the agent says no",
     "rideshare_dispatch:judgement_3": FOLLOW_UP + "make the driver available again",

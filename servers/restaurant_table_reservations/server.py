@@ -33,9 +33,9 @@ INSTRUCTIONS = (
     "[seating_window] Book the seating window by party size: 1-4 guests get 90 minutes, 5-8 get 120, 9+ "
     "get 150. [judgement_2] Check the table's bookings before promising a time. [reservation_policy_1] "
     "Parties of 9 or more go to the private room only. [reservation_policy_1b] Parties of 9 or more pay a "
-    "25.00 per person deposit. [reservation_policy_2] Patio tables only May-September; in winter do not "
-    "book the patio. [reservation_policy_3] Give a table no more than 2 seats larger than the party when "
-    "possible. Call finish when done."
+    "25.00 per person deposit. [reservation_policy_2] Patio tables are booked only for May-September; "
+    "from October to April do not book the patio. [reservation_policy_3] Give a table no more than 2 "
+    "seats larger than the party when possible. Call finish when done."
 )
 
 
