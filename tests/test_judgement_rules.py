@@ -29,8 +29,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20, "computation":
-          43, "exception_not_recorded": 16, "not_yet_checked": 43}
+PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20,
+          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 43}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
