@@ -30,7 +30,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_work": 96, "ranking": 20,
-          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 43}
+          "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 42}
 
 NO_FIELD = "an exception no field records: "
 COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
@@ -65,7 +65,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
     "payroll_close_pipeline:payroll_calendar_1": NO_FIELD + "a payslip names no timesheet",
-    "pharmacy_dispensing:judgement_3": NO_FIELD + "no drug records the allergens it conflicts with",
     "podcast_studio_booking:judgement_1": NO_FIELD + "the guests of a session are not recorded",
     "pro_bono_clinic_matching:judgement_1": NO_FIELD + "an interpreter being noted has no field (and the rule is an or)",
     "release_train:release_process_1": NO_FIELD + "CAB attendance is not recorded",

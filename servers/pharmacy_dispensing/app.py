@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -67,6 +67,7 @@ class Drug:
     name: str
     ndc: str  # National Drug Code of the stocked package
     controlled_schedule: DrugControlledSchedule
+    allergy_class: str  # the allergy a patient may not take it with (none: no class-level allergy)
     on_hand: int  # units on the shelf
     reorder_point: int
     unit_cost: float
@@ -249,6 +250,18 @@ def prescription_verify(tables: Tables, prescription_id: str) -> Prescription:
         refuse(
             "prescription_verify.status_in",
             "only received or on-hold prescriptions can be verified; cancelled ones need a new prescription",
+            _block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "drugs", _new.get("drug_id"), "allergy_class"),
+        "!=",
+        field_of(tables, "patients", _new.get("patient_id"), "allergies"),
+        "the drug's allergy class",
+        "the patient's allergies",
+    ):
+        refuse(
+            "judgement_3",
+            "the patient is allergic to this drug's class: put the prescription on hold (interaction flagged) and call the prescriber",
             _block,
         )
     _row.update(_new)
