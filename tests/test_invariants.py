@@ -125,3 +125,21 @@ def test_invariants_are_checked_on_copies_not_changed():
     before = copy.deepcopy(tables)
     check_invariants(bp, tables)
     assert tables == before
+
+
+def test_a_name_that_must_differ_is_repaired_to_another_of_its_pool():
+    """A reconciliation's reviewer is never its preparer: the repair picks another staff name, not the same one."""
+    import random
+
+    from envcraft.generator.invariants import repair
+
+    close = _bp("month_end_close")
+    tables = seed_tables(close)
+    rows = tables["reconciliations"]
+    for row in rows[:5]:
+        row["reviewer"] = row["preparer"]
+    assert len(check_invariants(close, tables)) == 5
+    repair(close, tables, random.Random(0))
+    assert check_invariants(close, tables) == []
+    staff = close.entity("reconciliation").field("reviewer").values
+    assert all(r["reviewer"] in staff and r["reviewer"] != r["preparer"] for r in rows)
