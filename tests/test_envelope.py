@@ -3,6 +3,7 @@ v1 (this host) and v2 (a fake cgroupfs tree, and a real cgroup2 mount in a priva
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -271,7 +272,13 @@ def test_an_idle_warm_sandbox_goes_away_and_comes_back(tmp_path, monkeypatch):
         groups = [group for _, group in shell.envelope().groups]
 
         def processes() -> list[str]:
-            return [pid for group in groups for procs in group.rglob("cgroup.procs") for pid in procs.read_text().split()]
+            # the idle sandbox's leaves are removed while we walk them: a leaf gone mid-walk holds no process
+            pids = []
+            for group in groups:
+                for root, _, files in os.walk(group):
+                    with contextlib.suppress(FileNotFoundError):
+                        pids += Path(root, "cgroup.procs").read_text().split() if "cgroup.procs" in files else []
+            return pids
 
         assert len(processes()) >= 3  # bwrap, its init, the runner (and the spare child) wait for the next command
         deadline = time.monotonic() + 15
