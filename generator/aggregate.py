@@ -208,51 +208,43 @@ def own_moves(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, A
 
 
 def feed(bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[str, Any], tables: Tables,
-         rng: random.Random) -> Callable[[], bool] | None:
-    """Seed supply: one move giving `row` enough related rows for every count or sum it must pass (a forming
-    van its driver and five riders): related rows that count for no row are re-pointed at it (and made to pass
-    the `where`) first, then copies of a counted row are added. None when no such move helps."""
-    changes: list[tuple[str, int, dict[str, Any]]] = []  # (related table, row index, change)
+         rng: random.Random, clean: Callable[[Entity, dict[str, Any], Tables], bool] = lambda *_: True,
+         ) -> list[tuple[str, dict[str, Any]]]:
+    """Seed repair: related rows to add so that `row` passes every count or sum it must (a van its driver and
+    five riders, a departure its travellers): copies of a row that counts, each for another person (its other
+    refs re-picked until `clean` accepts it in the world as it would be) and with an ordinary value, never the
+    whole target. [] when no such rows help (an average or a minimum is met by its rows' values, not their
+    number)."""
     added: list[tuple[str, dict[str, Any]]] = []
-    sim = {name: [dict(r) for r in rows] for name, rows in tables.items()}
+    sim = {name: list(rows) for name, rows in tables.items()}
     for pre in checks:
         p = parts(bp, entity, pre)
-        if p.function not in ("count", "sum"):
-            return None  # an average or a minimum is met by its rows' values, not their number: left to fix
-        made = made_rows(bp, entity, pre, row, sim, hold=True)
-        if made is None:
-            return None
+        made = made_rows(bp, entity, pre, row, sim, hold=True) if p.function in ("count", "sum") else None
+        if made is None or not made:
+            return []
         table = sim.setdefault(p.related.table, [])
-        everyone = [parts(bp, entity, q) for q in checks]
-        loose = [i for i, r in enumerate(table) if not any(counts(q, other, r) for q in everyone
-                                                           for other in tables[entity.table])]
-        rng.shuffle(loose)
+        of = p.related.field(p.of) if p.of else None
         top = max((int(str(r["id"]).rsplit("-", 1)[1]) for r in table if str(r.get("id", "")).rsplit("-", 1)[-1].isdigit()),
                   default=0)
         for _ in range(40):
             if fact(bp, entity, pre, row, sim) is None:
                 break
-            keep = {k: v for k, v in made[0].items() if k in p.match or k in {f for f, _, _ in p.where}}
-            if loose:
-                index = loose.pop()
-                table[index].update(keep)
-                changes.append((p.related.table, index, keep))
-                continue
             top += 1
             copied = {**copy.deepcopy(made[0]), "id": f"{p.related.id_prefix}-{top:04d}"}
-            if p.of:  # a copy of a counted row keeps an ordinary value, not the whole target
-                copied[p.of] = next((r[p.of] for r in table if counts(p, row, r)), copied[p.of])
+            if of is not None:  # an ordinary value within the field's range
+                low, high = of.min if of.min is not None else 1, of.max if of.max is not None else copied[p.of]
+                copied[p.of] = max(min(copied[p.of], high), low)
             table.append(copied)
+            refs = [s for s in p.related.fields if s.type == "ref" and s.name not in p.match
+                    and tables.get(bp.entity(s.ref).table)]
+            for _ in range(30):  # another person's seat, not a second seat of the same one
+                for spec in refs:
+                    copied[spec.name] = rng.choice(tables[bp.entity(spec.ref).table])["id"]
+                if clean(p.related, copied, sim):
+                    break
+            else:
+                return []
             added.append((p.related.table, copied))
         if fact(bp, entity, pre, row, sim) is not None:
-            return None
-    if not changes and not added:
-        return None
-
-    def move() -> bool:
-        for name, index, change in changes:
-            tables[name][index].update(change)
-        for name, copied in added:
-            tables.setdefault(name, []).append(copy.deepcopy(copied))
-        return True
-    return move
+            return []
+    return added

@@ -10,7 +10,7 @@ from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 INACTIVE = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done",
             "closed", "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock",
             "checked_out", "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued",
-            "refunded", "dismissed", "abandoned", "superseded", "reversed", "written_off")
+            "refunded", "dismissed", "abandoned", "superseded", "reversed", "written_off", "left")
 # For the seed, only rows that never took place may share a slot (a completed visit did use its vet).
 NEVER_HAPPENED = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "withdrawn", "no_show",
                   "abandoned", "deleted", "dismissed", "superseded")

@@ -85,6 +85,8 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
     if not failing:
         return True
     others: dict[frozenset[str], int] = {}  # rows of these entities breaking a rule before the move
+    if _fed(bp, tables, entity, row, [c.pre for _, c in failing if c.pre.kind == "aggregate"], rng, extra):
+        return True
     knobs = _knobs(bp, tables, entity, row, failing, rng)
     for change in [c for knob in knobs for c in knob]:
         if _accept(bp, tables, entity, row, change, others, extra):
@@ -127,6 +129,35 @@ def _lifted(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
         for there, name, value in reversed(undo):
             there[name] = value
         row.update(old)
+    return False
+
+
+def _fed(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], checks: list[Precondition],
+         rng: random.Random, extra: tuple[Way, ...]) -> bool:
+    """Related rows added until the row's counts and sums hold (a van its five riders, a departure its
+    travellers), each repaired to its own rules; kept only if the row then breaks nothing and no other row
+    breaks more than before."""
+    added = aggregate.feed(bp, entity, checks, row, tables, rng,
+                           lambda related, new, world: not row_breaches(bp, related, new, world)) if checks else []
+    if not added:
+        return False
+    saved = {name: [dict(r) for r in tables[name]] for name in tables}
+    was = {(b.entity, b.row) for b in breaches(bp, tables)}
+    before = sum(1 for b in was if b[1] != row["id"])
+    for name, new in added:
+        tables[name].append(new)
+    for _ in range(2):  # the added rows and those they crowd (a seat over the van's capacity) repaired
+        for breach in {(b.entity, b.row) for b in breaches(bp, tables)} - was:
+            related = bp.entity(breach[0])
+            fix(bp, tables, related, next(r for r in tables[related.table] if r["id"] == breach[1]), rng)
+    if _count(bp, entity, row, tables, extra) == 0 and len({(b.entity, b.row) for b in breaches(bp, tables)
+                                                             if b.row != row["id"]}) <= before:
+        return True
+    for name, old in saved.items():
+        del tables[name][len(old):]
+        for current, was in zip(tables[name], old, strict=True):
+            current.clear()
+            current.update(was)
     return False
 
 

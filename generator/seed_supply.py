@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.invariants import check_invariants, repair
@@ -156,8 +155,6 @@ def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> 
             for check in way.checks:
                 out += _referenced(bp, tables, entity, check, row)
             out += _unblocking(bp, tables, way, row)
-            fed = aggregate.feed(bp, entity, [c.pre for c in way.checks if c.pre.kind == "aggregate"], row, tables, rng)
-            out += [fed] if fed is not None else []
     counts = Counter(r.get(entity.status_field) for r in tables[entity.table])
     spare = [r for r in tables[entity.table] if counts[r.get(entity.status_field)] > MIN_CHOICES
              and r.get(entity.status_field) not in froms]

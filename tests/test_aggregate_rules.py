@@ -136,3 +136,40 @@ def test_a_malformed_aggregate_is_refused_when_the_blueprint_is_read(changes, sa
 def test_an_aggregate_naming_fields_its_rows_lack_is_refused_before_compiling(changes, says):
     with pytest.raises(BlueprintError, match=says):
         check(Blueprint.model_validate(_tours_with(changes)))
+
+
+def test_a_rider_who_left_holds_no_seat_and_a_van_needs_a_driver_and_five_riders(tmp_path):
+    """vanpool_seat_offer's capacity counts live seats only: a van whose seats are all taken refuses an offer,
+    and the same van with one rider marked left takes it. vanpool_van_activate counts the same way: four riders
+    and one who left is not five."""
+    bp = load_blueprint(BLUEPRINTS / "vanpool_rider_matching.yaml")
+    folder, module = _compiled(bp, tmp_path)
+    state = json.loads(_state(folder).read_text())
+    van = next(v for v in state["vanpool_vans"] if v["status"] == "forming" and not v["wheelchair_lift"])
+    van["seats"] = 7
+    riders = [c for c in state["commuters"] if not c["needs_lift"]]
+    template = state["vanpool_seats"][0]
+    seats = [{**template, "id": f"vst-09{i:02d}", "vanpool_van_id": van["id"], "commuter_id": riders[i]["id"],
+              "role": "primary_driver" if i == 0 else "rider", "status": "active"} for i in range(7)]
+    seats[6]["status"] = seats[5]["status"] = "left"
+    state["vanpool_seats"] = [s for s in state["vanpool_seats"] if s["vanpool_van_id"] != van["id"]] + seats
+    _state(folder).write_text(json.dumps(state))
+
+    async def main():
+        async with Client(module.build_server(folder / "seed")) as client:
+            short = await client.call_tool("vanpool_van_activate", {"vanpool_van_id": van["id"]})
+            assert short.is_error and "(rule activate_with_five_riders:" in short.content[0].text
+            assert f"vanpool van {van['id']} has 4 riders, below the 5 needed" in short.content[0].text
+            offered = await client.call_tool("vanpool_seat_offer", {
+                "vanpool_van_id": van["id"], "commuter_id": riders[7]["id"], "role": "rider", "start_date": "2026-12-10"})
+            assert not offered.is_error, offered.content[0].text  # 5 live of 7: the two who left hold nothing
+            done = await client.call_tool("vanpool_van_activate", {"vanpool_van_id": van["id"]})
+            assert not done.is_error, done.content[0].text
+            full = await client.call_tool("vanpool_seat_offer", {
+                "vanpool_van_id": van["id"], "commuter_id": riders[8]["id"], "role": "rider", "start_date": "2026-12-10"})
+            assert not full.is_error, full.content[0].text  # the seventh seat
+            over = await client.call_tool("vanpool_seat_offer", {
+                "vanpool_van_id": van["id"], "commuter_id": riders[9]["id"], "role": "rider", "start_date": "2026-12-10"})
+            assert over.is_error and "already has 7 of 7" in over.content[0].text, over.content[0].text
+
+    anyio.run(main)

@@ -78,9 +78,7 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "student_help_desk:judgement_2": WORKFLOW + "verify, search, then open",
     "travel_agency_itineraries:travel_policy_1": NO_FIELD + "public transport to a site is not recorded",
     "university_registrar:judgement_1": WORKFLOW + "adds are open, drops are drops",
-    "vanpool_rider_matching:judgement_1": COUNT + "a driver and five riders on the van",
     "visitor_reception:front_desk_guide_2": NO_FIELD + "no badge is tied to a visit and no check-out time is set",
-    "volunteer_shift_matching:placement_rules_4": COUNT + "two no-shows this year",
     "wedding_venue_planning:judgement_2": WORKFLOW + "which search shows open tasks",
 }
 

@@ -21,7 +21,7 @@ INACTIVE = frozenset({
     "cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done", "closed",
     "archived", "expired", "deleted", "withdrawn", "released", "returned", "returned_to_stock", "checked_out",
     "no_show", "resolved", "finished", "inactive", "lost", "retired", "discontinued", "refunded", "dismissed",
-    "abandoned", "superseded", "reversed", "written_off",
+    "abandoned", "superseded", "reversed", "written_off", "left",
 })
 COMPARISONS = {"==": "equal to", "!=": "different from", "<": "below", "<=": "at most", ">": "above", ">=": "at least"}
 
