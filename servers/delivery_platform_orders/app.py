@@ -32,7 +32,15 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, load_policies, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    aggregate_fails,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -170,6 +178,26 @@ def delivery_platform_resume(tables: Tables, delivery_platform_id: str) -> Deliv
     _new = {**_row, "status": "online"}
     if _block := not_among(_row, "status", ("paused",), "delivery platform"):
         refuse("delivery_platform_resume.status_in", "the platform is already online", _block)
+    if _block := aggregate_fails(
+        tables["platform_orders"],
+        {"delivery_platform_id": _new.get("id")},
+        (("status", "==", "accepted"),),
+        "count",
+        None,
+        None,
+        "<=",
+        12,
+        "{n} orders accepted but not ready",
+        "delivery platform " + str(_new.get("id")),
+        "platform orders",
+        _new.get("id"),
+        "",
+    ):
+        refuse(
+            "resume_when_backlog_clears",
+            "A paused platform is resumed only once its backlog clears: at most 12 of its orders accepted but not ready.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DeliveryPlatform, _row)
 

@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
     "lists every rule the tools enforce. Policies: [judgement_1] Accept orders within the platform's "
     'accept_timeout_sec of received_at; reject with "item sold out" when portions ran out. [judgement_2] '
-    'Time "ready" to the courier\'s ETA. [judgement_3] Pause a platform when more than 12 orders are '
-    "accepted but not ready, and resume it when the backlog clears. Call finish when done."
+    'Time "ready" to the courier\'s ETA. [judgement_3] Pause a platform when more than 12 of its orders '
+    "are accepted but not ready. [resume_when_backlog_clears] A paused platform is resumed only once its "
+    "backlog clears: at most 12 of its orders accepted but not ready. Call finish when done."
 )
 
 

@@ -35,6 +35,7 @@ from envcraft_runtime.records import (
 )
 from envcraft_runtime.rules import (
     PolicyRule,
+    aggregate_fails,
     at_capacity,
     holds,
     in_past,
@@ -167,6 +168,66 @@ def vanpool_van_activate(tables: Tables, vanpool_van_id: str) -> VanpoolVan:
     _new = {**_row, "status": "active"}
     if _block := not_among(_row, "status", ("forming", "suspended"), "vanpool van"):
         refuse("vanpool_van_activate.status_in", "the van is already active", _block)
+    if _block := aggregate_fails(
+        tables["vanpool_seats"],
+        {"vanpool_van_id": _new.get("id")},
+        (
+            ("role", "==", "primary_driver"),
+            (
+                "status",
+                "in",
+                (
+                    "pending",
+                    "active",
+                ),
+            ),
+        ),
+        "count",
+        None,
+        None,
+        ">=",
+        1,
+        "{n} primary drivers",
+        "vanpool van " + str(_new.get("id")),
+        "vanpool seats",
+        _new.get("id"),
+        "",
+    ):
+        refuse(
+            "activate_with_driver",
+            "A van is activated only when a primary driver holds a seat on it (pending or active).",
+            _block,
+        )
+    if _block := aggregate_fails(
+        tables["vanpool_seats"],
+        {"vanpool_van_id": _new.get("id")},
+        (
+            ("role", "==", "rider"),
+            (
+                "status",
+                "in",
+                (
+                    "pending",
+                    "active",
+                ),
+            ),
+        ),
+        "count",
+        None,
+        None,
+        ">=",
+        5,
+        "{n} riders",
+        "vanpool van " + str(_new.get("id")),
+        "vanpool seats",
+        _new.get("id"),
+        "",
+    ):
+        refuse(
+            "activate_with_five_riders",
+            "A van is activated only when at least five riders hold seats on it (pending or active; riders who left do not count).",
+            _block,
+        )
     _row.update(_new)
     return as_record(VanpoolVan, _row)
 
@@ -446,6 +507,14 @@ def commuter_deactivate_many(tables: Tables, commuter_ids: list[str]) -> list[Co
     return run_batch(tables, commuter_deactivate, commuter_ids, "commuter_ids")
 
 
+@write
+def vanpool_seat_release_many(tables: Tables, vanpool_seat_ids: list[str]) -> list[VanpoolSeat]:
+    """Release a commuter's seat, for several vanpool seats at once: all of them or none (a refusal names the
+    record that blocks the batch).
+    """
+    return run_batch(tables, vanpool_seat_release, vanpool_seat_ids, "vanpool_seat_ids")
+
+
 @read
 def list_changes(
     tables: Tables,
@@ -481,6 +550,7 @@ OPERATIONS = [
     commuter_report,
     vanpool_seat_report,
     commuter_deactivate_many,
+    vanpool_seat_release_many,
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
