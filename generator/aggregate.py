@@ -233,7 +233,8 @@ def feed(bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[st
             copied = {**copy.deepcopy(made[0]), "id": f"{p.related.id_prefix}-{top:04d}"}
             if of is not None:  # an ordinary value within the field's range
                 low, high = of.min if of.min is not None else 1, of.max if of.max is not None else copied[p.of]
-                copied[p.of] = max(min(copied[p.of], high), low)
+                bounded = max(min(copied[p.of], high), low)
+                copied[p.of] = int(bounded) if of.type == "int" else float(bounded)
             table.append(copied)
             refs = [s for s in p.related.fields if s.type == "ref" and s.name not in p.match
                     and tables.get(bp.entity(s.ref).table)]

@@ -4,8 +4,9 @@ rule) shows up here. The sort is by wording (first matching reason), so it is a 
 
 A rule whose wording reads as checkable (`not_yet_checked`) may stay judgement only if it is listed in
 LEFT_TO_JUDGEMENT with the reason, after review: the fact it turns on is recorded by no field (an
-exception no field records), it needs a count or average over other rows, it is a follow-up to do rather
-than a call to refuse, it restates a rule a tool already enforces, or it needs a check kind not built.
+exception no field records), it compares rows in a way the aggregate kind cannot state, it is a follow-up
+to do rather than a call to refuse, it restates a rule a tool already enforces, or it needs a check kind
+not built.
 A new rule of that wording, or a listed one that was converted, fails the test until the list agrees."""
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_wor
           "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 42}
 
 NO_FIELD = "an exception no field records: "
-COUNT = "needs a count, sum or average over other rows (no check kind aggregates): "
+COUNT = "needs a comparison across rows the aggregate kind cannot state (order, gaps, windows): "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
 RESTATES = "restates a rule a tool already enforces: "
 WORKFLOW = "how to work (which tool, in what order), not a refusal: "
@@ -43,7 +44,8 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
     "delivery_platform_orders:judgement_3": COUNT + "more than 12 orders accepted but not ready",
     "ecommerce_fulfillment:judgement_1": WORKFLOW + "allocate through order lines, recount only for counts",
-    "employer_wage_filings:validation_rules_2": COUNT + "the sum of a filing's lines against its header",
+    "employer_wage_filings:validation_rules_2": NO_FIELD + "no line's wages are recorded (a filing holds only its "
+                                                "header's record_count and total_wages)",
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
     "facilities_work_orders:judgement_1": NO_FIELD + "which trade serves which asset type (lighting, door access) is unstated",
     "fleet_maintenance_shop:judgement_1": WORKFLOW + "issue parts, else wait for parts",
