@@ -33,6 +33,7 @@ from envcraft_runtime.records import (
 )
 from envcraft_runtime.rules import (
     PolicyRule,
+    aggregate_fails,
     at_capacity,
     comparison_fails,
     holds,
@@ -366,6 +367,29 @@ def shift_assignment_assign(
         field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "role"), "==", "meal delivery driver"
     ):
         refuse("placement_rules_3", "Meal delivery drivers must have skill `driving`.", _block)
+    if (
+        _block := aggregate_fails(
+            tables["shift_assignments"],
+            {"volunteer_id": _new.get("volunteer_id")},
+            (
+                ("status", "==", "no_show"),
+                ("start", ">=", "2026-01-01"),
+            ),
+            "count",
+            None,
+            None,
+            "<",
+            2,
+            "{n} no-shows this year",
+            "volunteer " + str(_new.get("volunteer_id")),
+            "shift assignments",
+            _new.get("id"),
+            "",
+        )
+    ) and holds(
+        field_of(tables, "volunteer_shifts", _new.get("volunteer_shift_id"), "skill_required"), "!=", "general"
+    ):
+        refuse("placement_rules_4", "Volunteers with two no-shows this year are offered only general shifts.", _block)
     _other = row_of(tables, "volunteers", _new.get("volunteer_id"))
     if (
         (_block := not_among(_other, "background_check", ("cleared",), "volunteer"))
