@@ -249,3 +249,36 @@ def feed(bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[st
         if fact(bp, entity, pre, row, sim) is not None:
             return []
     return added
+
+
+def lifts(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables, rng: random.Random,
+          ) -> tuple[list[tuple[dict[str, Any], str, Any]], list[tuple[str, dict[str, Any]]]]:
+    """Seed repair: an average, minimum or maximum against a literal met by the values of the rows it reads
+    (an application's unconflicted panel scores each lifted to an ordinary passing score), not by their
+    number: (row, field, value) moves, and one row to add when none is read (its only score). Nothing for
+    other aggregates."""
+    p = parts(bp, entity, pre)
+    if p.function not in ("avg", "min", "max") or p.right_field is not None or not p.of \
+            or pre.op not in (">=", ">", "<=", "<"):
+        return [], []
+    spec, right = p.related.field(p.of), p.right_value
+    if spec.type not in ("int", "float") or not isinstance(right, (int, float)) or isinstance(right, bool):
+        return [], []
+    whole = spec.type == "int"
+    edge = _target(pre.op, right, True, whole)
+    low, high = (edge, spec.max if spec.max is not None else edge) if pre.op in (">=", ">") else \
+        (spec.min if spec.min is not None else edge, edge)
+
+    def ordinary() -> int | float:
+        return rng.randint(int(low), int(high)) if whole else round(rng.uniform(low, high), 2)
+    table = tables.get(p.related.table, [])
+    read = [r for r in table if counts(p, row, r)]
+    if read:
+        return [(r, p.of, ordinary()) for r in read if not _meets(r.get(p.of), pre.op, right)], []
+    made = made_rows(bp, entity, pre, row, tables, hold=True)
+    if not made:
+        return [], []
+    top = max((int(str(r["id"]).rsplit("-", 1)[1]) for r in table if str(r.get("id", "")).rsplit("-", 1)[-1].isdigit()),
+              default=0)
+    one = {**made[0], "id": f"{p.related.id_prefix}-{top + 1:04d}", p.of: ordinary()}
+    return [], [(p.related.table, one)]

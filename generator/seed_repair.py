@@ -25,6 +25,7 @@ from envcraft.generator.seed_rules import (
     Tables,
     Way,
     breaches,
+    effect_status,
     fact,
     first_hop,
     later_states,
@@ -87,6 +88,10 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
     others: dict[frozenset[str], int] = {}  # rows of these entities breaking a rule before the move
     if _fed(bp, tables, entity, row, [c.pre for _, c in failing if c.pre.kind == "aggregate"], rng, extra):
         return True
+    if _carried(bp, tables, entity, row, failing, rng):
+        failing = _failing(bp, entity, row, tables, extra)
+        if not failing:
+            return True
     knobs = _knobs(bp, tables, entity, row, failing, rng)
     for change in [c for knob in knobs for c in knob]:
         if _accept(bp, tables, entity, row, change, others, extra):
@@ -129,6 +134,46 @@ def _lifted(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
         for there, name, value in reversed(undo):
             there[name] = value
         row.update(old)
+    return False
+
+
+def _carried(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], failing: list[tuple[Way, Check]],
+             rng: random.Random) -> bool:
+    """Before the row is re-pointed: the rows it already refers to brought where its making left them (an
+    award's application awarded, as issuing it does), and the related rows an average or minimum reads
+    scored to meet it (its panel's scores lifted, or one score given when it has none). Kept only if those
+    checks then hold and the world breaks less than before (the row's other rules are its own moves), so
+    awards stay spread over the applications they were made for."""
+    moves: list[tuple[dict[str, Any], str, Any]] = []
+    added: list[tuple[str, dict[str, Any]]] = []
+    carried = []
+    for way, check in failing:
+        moved = effect_status(bp, way.op, check.pre)
+        there = reached(bp, entity, tables, row, check.pre)[1] if moved else None
+        if there is not None and there.get(check.pre.other_field) != moved[0]:
+            moves.append((there, check.pre.other_field, moved[0]))
+            carried.append((way, check))
+        if check.pre.kind == "aggregate":
+            lifted, made = aggregate.lifts(bp, entity, check.pre, row, tables, rng)
+            if lifted or made:
+                moves += lifted
+                added += made
+                carried.append((way, check))
+    if not carried:
+        return False
+    before = len(breaches(bp, tables))
+    old = [(there, name, there.get(name)) for there, name, _ in moves]
+    for there, name, value in moves:
+        there[name] = value
+    for table, new in added:
+        tables[table].append(new)
+    if all(fact(bp, check, as_moved(way, entity, row), tables) is None for way, check in carried) \
+            and len(breaches(bp, tables)) < before:
+        return True
+    for table, new in added:
+        tables[table].remove(new)
+    for there, name, value in reversed(old):
+        there[name] = value
     return False
 
 

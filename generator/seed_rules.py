@@ -15,7 +15,9 @@ What a rule says about a row that exists (the same runtime facts app.py computes
   history), `at_least` draws on a stock the write itself used up: none is a fact about the world now;
 - a referenced row's status may have moved on since the write: a lot that was released when stock was
   issued from it may be consumed now. A status the allowed ones lead to (`later_states`) still satisfies
-  `ref_in` and `requires` (a lot never released does not);
+  `ref_in` and `requires` (a lot never released does not). When the create itself sets that status (an
+  award makes its application awarded), the row's referenced row is where that effect leads, not where the
+  check allowed it to start (`effect_status`: an application still in panel review holds no award);
 - `capacity` and `no_overlap` count only active rows, as the tools do.
 
     breaches(bp, tables) -> [Breach(rule="volunteer_condition_matches", entity="study_enrollment", row="enr-0003",
@@ -211,6 +213,19 @@ def _edges(bp: Blueprint, entity_name: str) -> dict[Any, set[Any]]:
     return edges
 
 
+def effect_status(bp: Blueprint, op: Operation, pre: Precondition) -> tuple[Any, ...]:
+    """The status a create's own effect gives the row its check reads (an award makes its application
+    awarded), as a one-tuple; () when the create leaves that status alone. A row the create made has
+    moved its referenced row on, so the status the check allowed beforehand no longer fits it."""
+    if op.kind != "create" or pre.kind != "ref_in" or pre.through or not pre.ref_field:
+        return ()
+    other = ref_entity(bp, _index(bp).entities[op.entity], pre.ref_field)
+    if other is None or other.status_field != pre.other_field:
+        return ()
+    return next(((_literal(other, pre.other_field, e.value),) for e in op.effects if e.kind == "set"
+                 and e.ref_field == pre.ref_field and e.field == pre.other_field and e.value is not None), ())
+
+
 def later_states(bp: Blueprint, entity_name: str, field: str | None, allowed: tuple[Any, ...]) -> tuple[Any, ...]:
     """`allowed`, and when `field` is the entity's status, every status they lead to by its transitions."""
     if field is None or field != _index(bp).entities[entity_name].status_field:
@@ -287,7 +302,8 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)
-        allowed = allowed if now else later_states(bp, other.name, pre.other_field, allowed)
+        allowed = allowed if now else later_states(bp, other.name, pre.other_field,
+                                                   effect_status(bp, check.op, pre) or allowed)
         return not_among(there, pre.other_field, allowed, other.name)
     if pre.kind == "aggregate":
         return aggregate.fact(bp, entity, pre, row, tables)
