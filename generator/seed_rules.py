@@ -17,7 +17,8 @@ What a rule says about a row that exists (the same runtime facts app.py computes
   issued from it may be consumed now. A status the allowed ones lead to (`later_states`) still satisfies
   `ref_in` and `requires` (a lot never released does not). When the create itself sets that status (an
   award makes its application awarded), the row's referenced row is where that effect leads, not where the
-  check allowed it to start (`effect_status`: an application still in panel review holds no award);
+  check allowed it to start (`effect_status`: an application still in panel review holds no live award;
+  an expired offer's unit may be available again);
 - `capacity` and `no_overlap` count only active rows, as the tools do.
 
     breaches(bp, tables) -> [Breach(rule="volunteer_condition_matches", entity="study_enrollment", row="enr-0003",
@@ -302,8 +303,9 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)
-        allowed = allowed if now else later_states(bp, other.name, pre.other_field,
-                                                   effect_status(bp, check.op, pre) or allowed)
+        moved = effect_status(bp, check.op, pre)  # a live row holds its referenced row where it moved it;
+        start = moved if active else allowed + moved  # a spent one (an expired offer) may have let it go back
+        allowed = allowed if now else later_states(bp, other.name, pre.other_field, start or allowed)
         return not_among(there, pre.other_field, allowed, other.name)
     if pre.kind == "aggregate":
         return aggregate.fact(bp, entity, pre, row, tables)
