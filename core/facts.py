@@ -12,6 +12,16 @@ or a sentence of one) must name every phrase and state every figure. Figures are
 statements naming the check's phrases may state at most MAX_FACT_FIGURES distinct numbers together: a line or
 a run of lines offering every plausible figure ("Contractors: 1 2 3 ... 5000", "Total: $7,709 / Total: $7,710
 ...") states none of them. A check of phrases alone (a CSV line, an email) must find each phrase in the file.
+
+A hedge of a few figures is a dump too ("Team events: 4,200, 1,850, 630, 420"). A check's `rivals` are what
+answers its question for something else (the other categories' overspends and their names, the sum of another
+set of categories): no statement may give a rival figure to the check's phrases, neither the one that pays nor
+another (a line per candidate is a hedge too). A statement about several things is cut where the named thing
+changes: each figure belongs to the name it follows, or, when the statement opens with a figure, to the name it
+precedes ("Software licences were $1,850 over, Utilities $630"; "$1,850 on Software licences and $630 on
+Utilities"). Figures that are no rival (a row's budget and actual beside its overspend, a percentage) are
+context and cost nothing; so is a rival figure the check's own row also holds (`context`: Utilities' budget is
+$4,200, Contractors' overspend). A phrase may have other wordings (`aliases`: "total" is also "combined").
 """
 
 from __future__ import annotations
@@ -40,10 +50,35 @@ def _normal(text: str) -> str:
     return " " + _MARKS.sub(" ", text.casefold()).strip() + " "
 
 
-def _names(statement: str, phrase: str) -> bool:
-    phrase = _normal(phrase).strip()
-    ends = r"(?!\d)" if phrase[-1:].isdigit() else ""  # "555 0103" is not in "555 01034"
-    return re.search(r"(?<![^\W_])" + re.escape(phrase) + ends, _normal(statement)) is not None
+def _spans(statement: str, phrase: str) -> list[tuple[int, int]]:
+    """Where `statement` names `phrase` (from the start of a word, through any case, spacing or markdown)."""
+    words = _normal(phrase).split()
+    ends = r"(?!\d)" if words and words[-1][-1:].isdigit() else ""  # "555 0103" is not in "555 01034"
+    pattern = r"(?<![^\W_])" + _MARKS.pattern.join(map(re.escape, words)) + ends
+    return [m.span() for m in re.finditer(pattern, statement, re.IGNORECASE)]
+
+
+def _names(statement: str, wordings: list[str]) -> bool:
+    return any(_spans(statement, wording) for wording in wordings)
+
+
+def _own_share(statement: str, own: list[str], rivals: list[str], candidates: set[Decimal]) -> set[Decimal]:
+    """The candidate figures `statement` gives to the `own` phrases: cut where the named thing changes, each
+    figure going to the name it follows, or to the one it precedes when the statement opens with a figure."""
+    named = sorted((start, end, owner) for owner, wordings in [(-1, own), *enumerate([r] for r in rivals)]
+                   for wording in wordings for start, end in _spans(statement, wording))
+    figures = [(start, value) for value, start, _ in number_spans(statement, words=False) if value in candidates]
+    if not named:
+        return set()
+    leads = bool(figures) and figures[0][0] < named[0][0]
+    share: set[Decimal] = set()
+    for start, value in figures:
+        before = [owner for s, e, owner in named if (e if leads else s) <= start]
+        after = [owner for s, e, owner in named if (e if leads else s) > start]
+        owner = (after[0] if after else before[-1]) if leads else (before[-1] if before else after[0])
+        if owner == -1:
+            share.add(value)
+    return share
 
 
 def statements(text: str) -> list[str]:
@@ -59,18 +94,24 @@ def statements(text: str) -> list[str]:
     return [part for line in lines for part in _SENTENCE_END.split(line) if part.strip()]
 
 
-def states_fact(text: str, values: list[str]) -> bool:
-    """Whether `text` states the fact `values` make (module docstring)."""
-    figures = [f for f in map(_figure, values) if f is not None]
-    phrases = [v for v in values if _figure(v) is None]
+def states_fact(text: str, values: list[str], rivals: list[str] = (), context: list[str] = (),
+                aliases: dict[str, list[str]] | None = None) -> bool:
+    """Whether `text` states the fact `values` make and no rival figure beside its phrases (module docstring)."""
+    figures = {f for f in map(_figure, values) if f is not None}
+    wordings = [[v, *(aliases or {}).get(v, [])] for v in values if _figure(v) is None]
     if not figures:
-        whole = _normal(text)
-        return all(_names(whole, phrase) for phrase in phrases)
-    about = [s for s in statements(text) if all(_names(s, phrase) for phrase in phrases)]
+        return all(_names(text, phrase) for phrase in wordings)
+    about = [s for s in statements(text) if all(_names(s, phrase) for phrase in wordings)]
     stated = [{value for value, _, _ in number_spans(s, words=False)} for s in about]
     if len(set().union(*stated)) > MAX_FACT_FIGURES:
         return False
-    return any(set(figures) <= found for found in stated)
+    rival_figures = {f for f in map(_figure, rivals) if f is not None}
+    given = figures | {f for f in map(_figure, context) if f is not None}  # a rival's value the own row also holds
+    rival_names = [r for r in rivals if _figure(r) is None]
+    own = [w for phrase in wordings for w in phrase]
+    shares = [_own_share(s, own, rival_names, given | rival_figures) for s in about]
+    hedged = any(share & (rival_figures - given) for share in shares)  # in any statement: one per line is a hedge too
+    return not hedged and any(figures <= share for share in shares)
 
 
 __all__ = ["MAX_FACT_FIGURES", "statements", "states_fact"]

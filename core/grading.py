@@ -167,7 +167,7 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
     if text is None:
         return False
     if about is None:
-        return states_fact(text, check.contains)  # a report's figures: facts, not wording (core/facts.py)
+        return states_fact(text, check.contains, check.rivals, check.context, check.aliases)  # core/facts.py
     return states_only(check, text, _candidates(check, about, (initial, final), text), given)
 
 

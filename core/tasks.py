@@ -70,6 +70,11 @@ class Check(Frozen):
     path: str | None = None
     contains: list[str] = Field(default_factory=list)
     lacks: list[str] = Field(default_factory=list)  # file_contains: text that must not appear (case-insensitive)
+    # file_contains of a fact (core/facts.py): what answers its question for something else (other rows' figures and
+    # their names); a statement paying the check gives none of those figures to its phrases (a hedge pays nothing)
+    rivals: list[str] = Field(default_factory=list)
+    context: list[str] = Field(default_factory=list)  # file_contains: rival figures its own row holds (a budget)
+    aliases: dict[str, list[str]] = Field(default_factory=dict)  # file_contains: other wordings of a phrase ("total")
     allow: list[str] = Field(default_factory=list)
     rows: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # collateral: table -> id -> changeable fields ("*": any, e.g. deleted)
     grow: dict[str, int] = Field(default_factory=dict)  # collateral: table -> new rows the task creates

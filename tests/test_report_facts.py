@@ -98,3 +98,44 @@ def test_office_011_a_brief_naming_the_new_room_in_its_own_words_is_paid(text):
 ])
 def test_office_011_a_brief_naming_every_room_or_the_old_one_is_not_paid(text):
     assert _failed("office-011", BRIEF, text) == ["brief updated"]
+
+
+FLAGGED = {"Contractors": "$4,200", "Software licences": "$1,850", "Client entertainment": "$610", "Utilities": "$630",
+           "Team events": "$420"}
+CANDIDATES = ", ".join([*FLAGGED.values(), "$720", "$55"])  # every over-budget category's overspend
+
+
+@pytest.mark.parametrize("text", [
+    LARGEST + OTHERS.replace("- Utilities: $630", "- Utilities: budget $4,200, spent $4,830, over by $630") + TOTAL,
+    "Over budget: $4,200 on Contractors, $1,850 on Software licences, $610 on Client entertainment, $630 on "
+    "Utilities and $420 on Team events. Combined: $7,710.\n",
+    "Contractors $4,200, Software licences $1,850, Client entertainment $610, Utilities $630, Team events $420. "
+    "Overall $7,710 = 4,200 + 1,850 + 610 + 630 + 420. Cloud hosting ($720) and Bank fees ($55) are within 10%.\n",
+], ids=["context-figures-beside-a-row", "figures-before-names-and-combined", "one-sentence-per-row-and-the-sum"])
+def test_office_008_careful_prose_with_context_figures_is_paid(text):
+    assert _failed("office-008", OVERSPEND, text) == []
+
+
+@pytest.mark.parametrize(("text", "fails"), [
+    ("".join(f"- {name}: {CANDIDATES}\n" for name in FLAGGED) + TOTAL,
+     ["largest overspend", *["another category over 10%, with its overspend"] * 4]),
+    (LARGEST + "- Utilities: $630, $420\n- Software licences: $1,850\n- Client entertainment: $610\n"
+     "- Team events: $420\n" + TOTAL, ["another category over 10%, with its overspend"]),
+    (", ".join(FLAGGED) + ": " + CANDIDATES + ".\n" + TOTAL,
+     ["largest overspend", *["another category over 10%, with its overspend"] * 4]),
+    (CANDIDATES + ": " + ", ".join(FLAGGED) + ".\n" + TOTAL,
+     ["largest overspend", *["another category over 10%, with its overspend"] * 4]),
+    (LARGEST + OTHERS + "Total: $7,710 or $8,430\n", ["total overspend of the flagged categories"]),
+    ("".join(f"- {name}: {figure}\n" for name in FLAGGED for figure in CANDIDATES.split(", ")) + TOTAL,
+     ["largest overspend", *["another category over 10%, with its overspend"] * 4]),
+], ids=["every-candidate-beside-every-category", "two-candidates-for-one", "names-then-figures",
+        "figures-then-names", "two-totals", "a-line-per-candidate"])
+def test_office_008_a_hedge_of_candidates_is_not_paid(text, fails):
+    """A few figures on one fact pay nothing when another of them answers the question for something else."""
+    assert _failed("office-008", OVERSPEND, text) == fails
+
+
+def test_office_011_a_brief_that_adds_the_new_room_but_keeps_the_old_one_is_not_paid():
+    brief = (REPO / "servers" / "office" / "seed" / BRIEF).read_text()
+    assert _failed("office-011", BRIEF, brief) == ["brief updated"]
+    assert _failed("office-011", BRIEF, brief + "\nUpdate: the pitch is moved to the Atlas Room.\n") == ["brief updated"]

@@ -46,6 +46,17 @@ from office_task_kit import (
 
 HANDBOOK = "docs/handbook.md"
 OVERSPEND = "reports/q4_overspend.md"
+# data/q4_budget.csv's over-budget categories: (overspend, budget, actual); > 10% over but Cloud hosting, Bank fees
+OVER_BUDGET = {"Contractors": ("4,200", "30,000", "34,200"), "Software licen": ("1,850", "12,000", "13,850"),
+               "Client entertainment": ("610", "4,000", "4,610"), "Utilities": ("630", "4,200", "4,830"),
+               "Team events": ("420", "3,500", "3,920"), "Cloud hosting": ("720", "9,000", "9,720"),
+               "Bank fees": ("55", "600", "655")}
+
+
+def _overspend_rivals(name: str) -> tuple[str, ...]:
+    """The other over-budget categories and their overspends."""
+    return tuple(part for other, (over, *_) in OVER_BUDGET.items() if other != name for part in (other, over))
+
 OVERSPEND_REPORT = """# Q4 overspend note (2026-12-01)
 
 Source: data/q4_budget.csv. Categories more than 10% over their Q4 budget:
@@ -194,11 +205,15 @@ def part_a() -> list[Task]:
             "Looks good. Reply to Hannah that it's ready, listing the flagged categories in the mail, and tick off my "
             "to-do for it."],
         # facts, not wording (core/facts.py): each flagged category beside its overspend, the total beside "total"
-        [file_has(OVERSPEND, "Contractors", "4,200", note="largest overspend"),
-         *(file_has(OVERSPEND, name, over, weight=0.25, note="another category over 10%, with its overspend")
-           for name, over in (("Software licen", "1,850"), ("Client entertainment", "610"), ("Utilities", "630"),
-                              ("Team events", "420"))),
-         file_has(OVERSPEND, "total", "7,710", weight=2, note="total overspend of the flagged categories"),
+        # and no rival figure beside it: another over-budget category's overspend (a hedge), or another set's sum
+        [file_has(OVERSPEND, "Contractors", "4,200", note="largest overspend", rivals=_overspend_rivals("Contractors"),
+                  context=OVER_BUDGET["Contractors"][1:]),
+         *(file_has(OVERSPEND, name, OVER_BUDGET[name][0], weight=0.25, rivals=_overspend_rivals(name),
+                    context=OVER_BUDGET[name][1:],  # its budget and actual (Utilities' $4,200) are no hedge
+                    note="another category over 10%, with its overspend")
+           for name in ("Software licen", "Client entertainment", "Utilities", "Team events")),
+         file_has(OVERSPEND, "total", "7,710", weight=2, note="total overspend of the flagged categories",
+                  rivals=("7,765", "8,430", "8,485"), aliases={"total": ["combined", "in all", "overall", "altogether"]}),
          sent(to=HAS(HANNAH), in_reply_to=IN("msg-0012", "msg-0024", "msg-0040"), body=C("Contractors"),
               note="replied to Hannah's thread"),
          record("todos", id="todo-0010", status="done", note="to-do ticked off"),
@@ -287,7 +302,8 @@ def part_a() -> list[Task]:
         [record("events", id="evt-0019", status="cancelled", note="Lantern booking cancelled"),
          event(title=C("Verde"), start="2026-12-09T11:00", end="2026-12-09T12:00", attendees=HAS(verde[3]),
                location=C("Atlas"), weight=2, note="same time; needs a screen and has a client: Atlas Room"),
-         file_has("projects/verde_bikes_pitch.md", "Atlas", lacks=("Birch",), note="brief updated"),  # not every room
+         file_has("projects/verde_bikes_pitch.md", "Atlas", lacks=("Birch", "in the Lantern Room"),  # not every room,
+                  note="brief updated"),  # nor the old room kept
          sent(to=HAS(DANIEL), body=C("Atlas"), note="Daniel told"),
          keep("events", id="evt-0021", status="confirmed", note="holiday party (11 Dec) is after the closure"),
          unchanged("events", "mail", "projects/verde_bikes_pitch.md")],

@@ -85,9 +85,11 @@ def keep(table: str, note: str = "", **match: Any) -> Check:
     return record(table, note=note, role="guard", **match)
 
 
-def file_has(path: str, *contains: str, note: str = "", weight: float = 1.0, lacks: tuple[str, ...] = ()) -> Check:
+def file_has(path: str, *contains: str, note: str = "", weight: float = 1.0, lacks: tuple[str, ...] = (),
+             rivals: tuple[str, ...] = (), context: tuple[str, ...] = (),
+             aliases: dict[str, list[str]] | None = None) -> Check:
     return Check(kind="file_contains", path=path, contains=list(contains), lacks=list(lacks), note=note,
-                 weight=weight)
+                 weight=weight, rivals=list(rivals), context=list(context), aliases=aliases or {})
 
 
 def answer(*contains: str, note: str = "", weight: float = 1.0) -> Check:
