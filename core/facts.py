@@ -37,6 +37,7 @@ _FIGURE = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _MARKS = re.compile(r"[\s*_`#|>~-]+")  # markdown emphasis, table bars, headings, hyphens and spacing: one space
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _BLOCK_LINE = re.compile(r"\s*(?:[|#>*+-]|\d+[.)]\s)")  # a table row, heading, quote or list item: a line of its own
+_CLAUSE_END = re.compile(r"[;()\[\]]|[,:](?=\s)|\s[\u2013\u2014-]\s")  # not "4,200" nor "11:00"
 _GOES_ON = re.compile(r"\s*[a-z]")
 _BREAKS_OFF = re.compile(r"(?:[,(]|\b(?:the|a|an|of|in|on|at|to|and|or|for|by|with|is|are|was|were))\s*$", re.I)
 
@@ -63,20 +64,25 @@ def _names(statement: str, wordings: list[str]) -> bool:
 
 
 def _own_share(statement: str, own: list[str], rivals: list[str], candidates: set[Decimal]) -> set[Decimal]:
-    """The candidate figures `statement` gives to the `own` phrases: cut where the named thing changes, each
-    figure going to the name it follows, or to the one it precedes when the statement opens with a figure."""
+    """The candidate figures `statement` gives to the `own` phrases: a figure in a clause naming one thing is
+    that thing's ("Contractors ran $4,200 over (vs $1,850 for Software licences)"); otherwise the statement is
+    cut where the named thing changes, each figure going to the name it follows, or to the one it precedes when
+    the statement opens with a figure."""
     named = sorted((start, end, owner) for owner, wordings in [(-1, own), *enumerate([r] for r in rivals)]
                    for wording in wordings for start, end in _spans(statement, wording))
     figures = [(start, value) for value, start, _ in number_spans(statement, words=False) if value in candidates]
     if not named:
         return set()
     leads = bool(figures) and figures[0][0] < named[0][0]
+    cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(statement)), len(statement) + 1]
     share: set[Decimal] = set()
     for start, value in figures:
+        low, high = max(c for c in cuts if c <= start), min(c for c in cuts if c > start)
+        in_clause = {owner for s, e, owner in named if low <= s and e <= high}
         before = [owner for s, e, owner in named if (e if leads else s) <= start]
         after = [owner for s, e, owner in named if (e if leads else s) > start]
         owner = (after[0] if after else before[-1]) if leads else (before[-1] if before else after[0])
-        if owner == -1:
+        if (in_clause == {-1}) if len(in_clause) == 1 else owner == -1:
             share.add(value)
     return share
 

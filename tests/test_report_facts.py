@@ -139,3 +139,9 @@ def test_office_011_a_brief_that_adds_the_new_room_but_keeps_the_old_one_is_not_
     brief = (REPO / "servers" / "office" / "seed" / BRIEF).read_text()
     assert _failed("office-011", BRIEF, brief) == ["brief updated"]
     assert _failed("office-011", BRIEF, brief + "\nUpdate: the pitch is moved to the Atlas Room.\n") == ["brief updated"]
+
+
+def test_office_008_a_comparison_in_one_sentence_is_paid():
+    text = ("Contractors ran $4,200 over (vs $1,850 for Software licences), the largest overspend.\n"
+            + LARGEST + OTHERS + TOTAL)
+    assert _failed("office-008", OVERSPEND, text) == []
