@@ -4,9 +4,9 @@ rule) shows up here. The sort is by wording (first matching reason), so it is a 
 
 A rule whose wording reads as checkable (`not_yet_checked`) may stay judgement only if it is listed in
 LEFT_TO_JUDGEMENT with the reason, after review: the fact it turns on is recorded by no field (an
-exception no field records), it compares rows in a way the aggregate kind cannot state, it is a follow-up
-to do rather than a call to refuse, it restates a rule a tool already enforces, or it needs a check kind
-not built.
+exception no field records), it is a follow-up to do rather than a call to refuse, it restates a rule a
+tool already enforces, or it says how to work rather than what to refuse. Every check kind a listed rule
+once waited for (aggregates, month windows, enum order, either of two fields) is built.
 A new rule of that wording, or a listed one that was converted, fails the test until the list agrees."""
 
 from __future__ import annotations
@@ -34,11 +34,9 @@ PINNED = {"tone": 10, "tells_someone": 56, "retry_and_errors": 36, "order_of_wor
           "computation": 43, "exception_not_recorded": 16, "not_yet_checked": 40}
 
 NO_FIELD = "an exception no field records: "
-COUNT = "needs a comparison across rows the aggregate kind cannot state (order, gaps, windows): "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
 RESTATES = "restates a rule a tool already enforces: "
 WORKFLOW = "how to work (which tool, in what order), not a refusal: "
-NOT_BUILT = "needs a check kind not built: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
@@ -62,8 +60,8 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "loan_origination:underwriting_guidelines_1b": FOLLOW_UP + "add the tax-returns condition",
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
     "mailroom_package_desk:judgement_1": WORKFLOW + "what 'done' means for a parcel",
-    "month_end_close:reconciliation_guide_1": NOT_BUILT + "a difference of two fields against $500 (the reviewer half "
-                                              "is reviewer_not_preparer)",
+    "month_end_close:reconciliation_guide_1": FOLLOW_UP + "flag a difference over $500 and draft an adjusting entry "
+                                              "(the reviewer half is reviewer_not_preparer)",
     "packhouse_qc_pipeline:judgement_1": WORKFLOW + "work the lab CSV line by line",
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
