@@ -264,7 +264,7 @@ GOALS.update({
     'legal_review': ('{x} is with the lawyers',),
     'lien_filed': ('a claim against the property for {x} is registered',),
     'live': ('{x} is up for everyone',),
-    'loading': ('{x} is going onto the truck',),
+    'loading': ('{x} is being loaded now',),
     'low_battery': ('{x} is running out of charge',),
     'maintenance': ('{x} is down for upkeep',),
     'manager_approved': ('the manager said yes to {x}',),
