@@ -123,10 +123,10 @@ def _target(op: str, right: float, hold: bool, whole: bool) -> float | None:
     return table[op][0 if hold else 1]
 
 
-def _holding(spec: FieldSpec, op: str, value: Any, rng: random.Random | None = None) -> Any:
+def _holding(spec: FieldSpec, op: str, value: Any) -> Any:
     """A value of their field that meets `op value` (a `where` condition the made rows must pass)."""
     if op == "in":
-        return value[0] if rng is None else rng.choice(value)
+        return value[0]
     if op == "not_in":
         return next((typed(spec, v) for v in spec.values if typed(spec, v) not in value), None)
     if op in ("==", ">=", "<="):
