@@ -9,6 +9,8 @@ Control routes (same token as the rest of the control API):
     POST   /control/groups/<id>/grade     one grade over every environment
     POST   /control/groups/<id>/reset     every environment back to its initial state
     DELETE /control/groups/<id>
+
+Members live and die together: deleting or reaping any one member ends the whole group.
 """
 
 from __future__ import annotations
@@ -89,9 +91,16 @@ async def grade_group(gateway: Gateway, found: EpisodeGroup) -> Any:
     return grade(task, {env: e.baseline for env, e in found.members.items()}, final)
 
 
+def disband(gateway: Gateway, group_id: str) -> list[GatewayEpisode]:
+    """The group's members, the group itself gone: a group lives and dies whole, so ending any member (deleted,
+    reaped, failed) ends every other one too (the gateway's retire() does). Deleting one member used to leave the
+    others live and the group answering 404."""
+    found = groups_of(gateway).pop(group_id, None)
+    return list(found.members.values()) if found else []
+
+
 def delete_group(gateway: Gateway, found: EpisodeGroup) -> None:
-    groups_of(gateway).pop(found.id, None)
-    for episode in found.members.values():
+    for episode in disband(gateway, found.id) or found.members.values():
         gateway.retire(episode)
 
 

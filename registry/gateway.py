@@ -33,10 +33,11 @@ from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.control_api import ControlError, control_app
-from envcraft.registry.episode_groups import grade_group, group_routes
+from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
 from envcraft.registry.launch import InProcessLauncher
-from envcraft.registry.workspaces import WorkspaceRoot, materialize
+from envcraft.registry.workspaces import WorkspaceRoot, end_processes, materialize
+from envcraft_runtime import end_episode
 from starlette.types import Receive, Scope, Send
 
 AGENT_BODY_BYTES = 8 * 2**20  # an MCP request: write_file content is capped at 2 MB before JSON escaping
@@ -58,6 +59,7 @@ class GatewayEpisode:
     busy: str | None = None  # the control call running on its workspace (one at a time)
     in_flight: int = 0  # agent-plane POSTs being answered
     group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
+    served: anyio.Event = field(default_factory=anyio.Event)  # its MCP sessions have all ended
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
@@ -170,6 +172,12 @@ class Gateway:
 
     async def _serve(self, episode: GatewayEpisode, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
         """Run the episode's session manager until the episode is retired; restart it if it crashes."""
+        try:
+            await self._serve_until_stopped(episode, task_status)
+        finally:
+            episode.served.set()
+
+    async def _serve_until_stopped(self, episode: GatewayEpisode, task_status) -> None:
         started = False
         self.launcher.workspace_variable(episode.env).set(episode.workspace)  # inherited by this episode's sessions
         while not episode.stop.is_set():
@@ -289,21 +297,32 @@ class Gateway:
         return episode
 
     def retire(self, episode: GatewayEpisode) -> None:
-        """End the episode now; its workspace is rebuilt (or removed) in the background. Never raises."""
+        """End the episode now, and the other members of its group with it (a group lives and dies whole); its
+        workspace is rebuilt (or removed) in the background. Never raises."""
         if self.episodes.pop(episode.id, None) is None:
             return
         episode.stop.set()
         self._spawn(f"cleaning up episode {episode.id}", self._recycle, episode.env, episode.workspace, episode)
+        for member in disband(self, episode.group) if episode.group else ():
+            self.retire(member)
 
     async def _recycle(self, env: Environment, workspace: Path, episode: GatewayEpisode | None = None) -> None:
-        if episode is not None:  # a control call still on it (past its timeout) finishes first
-            while episode.busy:
+        """Hand the workspace back to the pool once nothing of the episode can act on it any more."""
+        if episode is not None:
+            # Its commands end now, not at their time limit; the tool calls they held then return.
+            with contextlib.suppress(Exception):  # whatever survives is found, and the folder dropped, at checkin
+                await anyio.to_thread.run_sync(end_episode, workspace, limiter=self._workspace_threads)
+            # A control call still on it (past its timeout), an agent call being answered, or a session still
+            # closing could act on the folder after its reset: they finish first.
+            while episode.busy or episode.in_flight or not episode.served.is_set():
                 await anyio.sleep(0.05)
+        # checkin ends the episode's processes again (a call that was still arriving may have started one) and
+        # verifies that none is left before the folder is reset and pooled.
         await anyio.to_thread.run_sync(self.root.checkin, env.seed, workspace, limiter=self._workspace_threads)
 
     async def reset(self, episode: GatewayEpisode) -> GatewayEpisode:
         try:
-            await self._offload("a reset", materialize, episode.env.seed, episode.workspace, episode.initial,
+            await self._offload("a reset", _reset, episode.env.seed, episode.workspace, episode.initial,
                                 episode=episode)
         except ControlError:
             raise
@@ -384,6 +403,12 @@ class Gateway:
             message = await receive()
         if message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
+
+
+def _reset(seed: Path, workspace: Path, initial: InitialState | None) -> None:
+    """Back to the initial state: what the episode still runs ends first (it would act on the restored folder)."""
+    end_processes(workspace)
+    materialize(seed, workspace, initial)
 
 
 def reachable_host(host: str) -> str:

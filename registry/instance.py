@@ -9,6 +9,7 @@ from pathlib import Path
 from envcraft.core.state import InitialState
 from envcraft.registry.catalog import Environment
 from envcraft.registry.workspaces import materialize
+from envcraft_runtime import end_episode
 from mcp import Client
 
 
@@ -24,6 +25,7 @@ class Instance:
 
     def reset(self) -> None:
         """Control plane: put the workspace back to the episode's initial state."""
+        end_episode(self.workspace)  # its commands end first (they would act on the restored folder)
         materialize(self.env.seed, self.workspace, self.initial)
         if self.after_reset is not None:
             self.after_reset(self.workspace)

@@ -7,10 +7,12 @@ registry that died without cleaning up.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -19,12 +21,16 @@ import uuid
 from pathlib import Path
 
 from envcraft.core.state import APP_DIR, APP_STATE, InitialState
-from envcraft.registry import quota, removal
+from envcraft.registry import holders, quota, removal
+from envcraft_runtime import EpisodeNotEnded, end_episode
 
 # Fingerprints of workspaces this process made, taken right after a pure seed copy:
-# relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, rename,
-# replace) moves its ctime, which no user can set, so a reset only restores what changed.
+# relative path -> (is_dir, inode, ctime_ns). Any change to an entry (content, mode, owner, xattrs,
+# rename, replace) moves its ctime, which no user can set, so a reset only restores what changed.
 _PRINTS: dict[Path, tuple[Path, dict[str, tuple[bool, int, int]]]] = {}
+# What a changed folder (or the root, "") that stays in place is put back to: mode, owner, group, xattrs.
+Metadata = tuple[int, int, int, dict[str, bytes]]
+_FOLDERS: dict[Path, dict[str, Metadata]] = {}
 # A seed is a few folders deep and holds a few hundred entries; a workspace past these bounds was
 # reshaped by its agent and is rebuilt whole instead of compared entry by entry.
 SCAN_MAX_ENTRIES = 50_000
@@ -59,6 +65,37 @@ def _scan(root: Path) -> dict[str, tuple[bool, int, int]]:
     return found
 
 
+def _metadata(path: Path) -> Metadata:
+    info = os.lstat(path)
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:  # a file system without xattrs
+        names = []
+    return stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid, \
+        {name: os.getxattr(path, name, follow_symlinks=False) for name in names}
+
+
+def _folders(workspace: Path, scan: dict[str, tuple[bool, int, int]]) -> dict[str, Metadata]:
+    return {rel: _metadata(workspace / rel) for rel in ["", *(rel for rel, sig in scan.items() if sig[0])]}
+
+
+def _put_back(path: Path, clean: Metadata) -> None:
+    """A folder kept in place gets exactly its clean metadata back: copystat sets the seed's xattrs but never
+    removes others, and an agent's xattrs, modes or owner on a folder (or the root) would reach the next episode."""
+    mode, uid, gid, xattrs = clean
+    now = _metadata(path)
+    for name in now[3].keys() - xattrs.keys():
+        with contextlib.suppress(OSError):  # e.g. a security.* label the kernel keeps
+            os.removexattr(path, name, follow_symlinks=False)
+    for name, value in xattrs.items():
+        if now[3].get(name) != value:
+            os.setxattr(path, name, value, follow_symlinks=False)
+    if now[1:3] != (uid, gid):
+        os.chown(path, uid, gid, follow_symlinks=False)
+    if now[0] != mode:
+        os.chmod(path, mode)
+
+
 def _copy_in(source: Path, target: Path) -> None:
     if source.is_dir():
         shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
@@ -68,10 +105,10 @@ def _copy_in(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]]) -> None:
+def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]], folders: dict[str, Metadata]) -> None:
     """Put back every entry whose fingerprint moved, drop every entry the seed does not have.
 
-    A folder that is still a folder stays in place (only its mode is put back; its entries are
+    A folder that is still a folder stays in place (only its metadata is put back; its entries are
     compared one by one), so a bind mount of it, as the Docker backend makes of `.app`, holds.
     """
     now = _scan(workspace)
@@ -83,6 +120,8 @@ def _restore(seed: Path, workspace: Path, clean: dict[str, tuple[bool, int, int]
         target, source = workspace / rel, seed / rel
         if rel in now and rel in clean and now[rel][0] and clean[rel][0]:
             shutil.copystat(source, target)
+            if rel in folders:
+                _put_back(target, folders[rel])
             continue
         removal.remove(target, seconds=REMOVE_SECONDS)
         _copy_in(source, target)
@@ -101,6 +140,13 @@ def _rebuild(seed: Path, workspace: Path) -> None:
 
 def forget(workspace: Path) -> None:
     _PRINTS.pop(workspace, None)
+    _FOLDERS.pop(workspace, None)
+
+
+def _fingerprint(seed: Path, workspace: Path) -> None:
+    scan = _scan(workspace)
+    _PRINTS[workspace] = (seed, scan)
+    _FOLDERS[workspace] = _folders(workspace, scan)
 
 
 def settle(workspace: Path) -> None:
@@ -108,7 +154,7 @@ def settle(workspace: Path) -> None:
     of its entries (which moves their ctime): a later reset then restores only what the episode changed."""
     known = _PRINTS.get(workspace)
     if known is not None:
-        _PRINTS[workspace] = (known[0], _scan(workspace))
+        _fingerprint(known[0], workspace)
 
 
 def materialize(seed: Path, workspace: Path, initial: InitialState | None = None) -> None:
@@ -119,19 +165,22 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
     any tree an agent can make is removed (registry/removal.py).
     """
     known = _PRINTS.get(workspace)
+    folders = _FOLDERS.get(workspace, {})
     if known and known[0] == seed and workspace.is_dir() and not workspace.is_symlink():
         try:
-            _restore(seed, workspace, known[1])
+            _restore(seed, workspace, known[1], folders)
         except _Reshaped:
             _rebuild(seed, workspace)
     else:
         removal.remove(workspace, seconds=REMOVE_SECONDS)
         quota.mount(workspace)  # its own tmpfs: disk and file-count quota (registry/quota.py), where allowed
         shutil.copytree(seed, workspace, symlinks=True, dirs_exist_ok=True)
-    # The root is no entry of the scan, yet the sandbox user owns it: a `chmod 000 /workspace` would
-    # otherwise lock every later episode on this folder out of its own files.
+    # The root is no entry of the scan, yet the sandbox user owns it: a `chmod 000 /workspace` (or an xattr, or
+    # a chown) would otherwise reach every later episode on this folder.
     shutil.copystat(seed, workspace)
-    _PRINTS[workspace] = (seed, _scan(workspace))
+    if "" in folders:
+        _put_back(workspace, folders[""])
+    _fingerprint(seed, workspace)
     if initial is None:
         return
     for rel, content in initial.files.items():
@@ -152,6 +201,15 @@ def materialize(seed: Path, workspace: Path, initial: InitialState | None = None
                     raise ValueError(f"initial update names {table}/{row_id}, which the seed does not have")
                 by_id[row_id].update(fields)
         state_path.write_text(json.dumps(tables, indent=1, sort_keys=True), "utf-8")
+
+
+def end_processes(workspace: Path) -> None:
+    """End every process the workspace's episode started and verify it: the shell of each in-process server acting
+    on it is closed (its warm sandbox, cgroup and uid's processes killed, the uid released), then no process of any
+    backend may still have the folder mounted (registry/holders.py: those left are killed and waited for).
+    Raises EpisodeNotEnded or holders.StillHeld if something survives: the folder must then not be handed on."""
+    end_episode(workspace)
+    holders.release(workspace)
 
 
 # A workspace: <base>/run-<pid>-<token>/<env>-<token> (WorkspaceRoot.path and .create()).
@@ -261,11 +319,18 @@ class WorkspaceRoot:
         return workspace
 
     def checkin(self, seed: Path, workspace: Path) -> bool:
-        """Rebuild the workspace from the seed and pool it; returns False if it was removed instead.
+        """End the episode on the workspace (end_processes), rebuild it from the seed and pool it; returns False if
+        it was removed instead.
 
         Raises only if the workspace could be neither rebuilt nor removed (RemovalIncomplete);
         it is then no longer pooled, and the run folder's removal at close takes it.
         """
+        try:
+            end_processes(workspace)
+        except (EpisodeNotEnded, holders.StillHeld) as exc:
+            _warn(f"the episode on {workspace} could not be ended ({exc}); its workspace is removed, never reused")
+            self.discard(workspace)
+            return False
         with self._lock:
             full = len(self._ready.get(seed, [])) >= self.max_idle
         if not full and self.path.exists():

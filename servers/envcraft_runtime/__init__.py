@@ -19,15 +19,16 @@ from __future__ import annotations
 
 from .failures import ToolFailure
 from .limits import Limits
-from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools
+from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools, end_episode
 from .operations import call_operation, check_arguments, read, to_jsonable, write
-from .shell import Shell, ShellResult, sandbox_backend
+from .shell import EpisodeNotEnded, Shell, ShellResult, sandbox_backend
 from .store import ANSWER_FILE, APP_DIR, STATE_FILE, Store, Tables, find_row, next_id
 from .workspace import Workspace
 
 __all__ = [
     "ANSWER_FILE",
     "APP_DIR",
+    "EpisodeNotEnded",
     "SCAFFOLDS",
     "STATE_FILE",
     "WORKSPACE",
@@ -41,6 +42,7 @@ __all__ = [
     "add_claw_tools",
     "call_operation",
     "check_arguments",
+    "end_episode",
     "find_row",
     "next_id",
     "read",

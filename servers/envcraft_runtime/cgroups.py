@@ -245,11 +245,15 @@ class EpisodeCgroup:
     def command(self) -> CommandCgroup:
         return CommandCgroup(self)
 
-    def close(self) -> None:
+    def close(self) -> list[Path]:
+        """Kill everything in the envelope and remove it; the groups still there after 5 s (processes that would
+        not die), which is never expected."""
         deadline = time.monotonic() + 5
         for _, group in self.groups:
             _kill_and_remove(group, deadline)
+        left = [group for _, group in self.groups if group.exists()]
         self.groups = []
+        return left
 
 
 class CommandCgroup:

@@ -180,6 +180,24 @@ def kill_everything_of(uid: int, rounds: int = 50) -> None:
     os.waitpid(helper, 0)
 
 
+def processes_of(uid: int) -> list[int]:
+    """Host pids whose real, effective or saved uid is `uid` (zombies excluded: they run nothing and hold nothing)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as f:
+                fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        except (OSError, ValueError):
+            continue
+        if fields.get("State", "").strip().startswith("Z"):
+            continue
+        if str(uid) in fields.get("Uid", "").split()[:3]:
+            found.append(int(name))
+    return found
+
+
 class CommandUsers:
     """The uids agent commands run as: one per command in flight, swept clean when it returns."""
 

@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import contextvars
 import functools
 import inspect
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,28 @@ SCAFFOLDS = {
 
 WORKSPACE: contextvars.ContextVar[Path] = contextvars.ContextVar("envcraft_workspace")
 """The workspace of the current connection, for a server that serves many (set by the registry)."""
+
+_SERVED: list[dict[Path, _Episode]] = []  # the episodes of every server this process built, by workspace
+_SERVED_LOCK = threading.Lock()
+
+
+def end_episode(workspace: Path) -> None:
+    """End the episode acting on `workspace`, in every server of this process: its processes are killed and found
+    gone, its uid released, and the next connection on that folder (a pooled workspace handed on) starts afresh.
+    Raises shell.EpisodeNotEnded if a process outlived the kill: the workspace must not be handed on."""
+    with _SERVED_LOCK:
+        ended = [found for episodes in _SERVED if (found := episodes.pop(Path(workspace), None)) is not None]
+    for episode in ended:
+        episode.shell.close()
+
+
+def end_all() -> None:
+    """End every episode of this process (at exit: a stdio server's sandboxes go with it, not after it)."""
+    with _SERVED_LOCK:
+        paths = {path for episodes in _SERVED for path in episodes}
+    for path in paths:
+        with contextlib.suppress(Exception):
+            end_episode(path)
 
 
 class _Episode:
@@ -89,17 +114,25 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
 
     episodes: dict[Path, _Episode] = {}
     specs: list[ToolSpec] = []
+    with _SERVED_LOCK:
+        if not _SERVED:
+            atexit.register(end_all)
+        _SERVED.append(episodes)
 
     def current() -> _Episode:
         path = root if root is not None else WORKSPACE.get(None)
         if path is None:  # fail closed: a shared server never guesses a workspace
             raise ToolFailure("no workspace is bound to this connection: connect through the registry")
-        episode = episodes.get(path)
-        if episode is None:
-            if len(episodes) >= 4096:
-                for stale in [p for p in episodes if not p.exists()] or list(episodes)[:1]:
-                    episodes.pop(stale).shell.close()
-            episode = episodes[path] = _Episode(Path(path), env_dir, cli_name, operations, limits)
+        stale: list[_Episode] = []
+        with _SERVED_LOCK:
+            episode = episodes.get(Path(path))
+            if episode is None:
+                if len(episodes) >= 4096:
+                    stale = [episodes.pop(p) for p in [p for p in episodes if not p.exists()] or list(episodes)[:1]]
+                episode = episodes[Path(path)] = _Episode(Path(path), env_dir, cli_name, operations, limits)
+        for old in stale:
+            with contextlib.suppress(Exception):
+                old.shell.close()
         return episode
 
     def tool(fn: Callable, read_only: bool, max_chars: int, name: str | None = None) -> None:

@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback, later
-from .container import become_command_user, command_users, kill_everything_of
+from .container import become_command_user, command_users, kill_everything_of, processes_of
 from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
@@ -92,6 +92,10 @@ class ShellResult:
 
 
 
+class EpisodeNotEnded(RuntimeError):
+    """A process of an ended episode is still there after the kill: its workspace must not be handed on."""
+
+
 def sandbox_backend() -> str:
     """`bwrap` (isolating, default where installed), `container` (set by container.py inside the
     Docker backend) or `process` (development only: NOT isolating)."""
@@ -138,6 +142,9 @@ class Shell:
         self._claiming = threading.Lock()  # parallel first commands claim one uid, not one each
         self._listed = Listed()  # what the hand-overs of the workspace to that uid found unchanged
         self._one_at_a_time = threading.Lock()
+        self._ending = threading.Lock()  # close() and the start of a warm sandbox never interleave
+        self._closed = False
+        self._cold: set[subprocess.Popen] = set()  # cold commands running now
 
     def _operation_socket(self) -> OperationSocket | None:
         if self.operations is not None and self._socket is None:
@@ -145,23 +152,42 @@ class Shell:
         return self._socket
 
     def close(self) -> None:
-        if self._warm:
-            self._warm.close()
-            self._warm = None
+        """End the episode's shell for good: every process it started is killed (its warm sandbox, its cgroup
+        envelope, whatever its uid still runs) and found gone before its uid is released; later commands are
+        refused. Raises EpisodeNotEnded if something outlived the kill (then the workspace must not be handed on)."""
+        with self._ending:
+            self._closed = True
+            warm, self._warm = self._warm, None
+        if warm:
+            warm.close()
         if self._socket:
             self._socket.close()
             self._socket = None
+        left = []
+        for proc in list(self._cold):  # a cold sandbox without an envelope: its session, bwrap's pid namespace with it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         if self._envelope:
-            self._envelope.close()
+            left += [f"cgroup {group} still holds processes" for group in self._envelope.close()]
             self._envelope = None
         if self._claim:  # nothing of this episode outlives it as the uid the next claimant gets
             kill_everything_of(self._claim.uid)
-            self._claim.release()
+            deadline = time.monotonic() + 5
+            while (still := processes_of(self._claim.uid)) and time.monotonic() < deadline:
+                time.sleep(0.01)  # killed, still exiting
+            if still:
+                left.append(f"uid {self._claim.uid} still runs {still}")
+            else:  # a uid some process still runs as is never handed to another episode
+                self._claim.release()
             self._claim, self._uid, self._listed = None, None, Listed()
+        if left:
+            raise EpisodeNotEnded("; ".join(left))
 
     def envelope(self) -> EpisodeCgroup | None:
         """This episode's cgroup, made on its first command; None where the host gives none (then a bwrap shell
         runs commands as an unprivileged uid, or refuses: cgroups.fallback())."""
+        if self._closed:
+            raise ToolFailure("this episode has ended: no more commands run in it")
         if self._envelope is None and containment().kind != "none":
             try:
                 self._envelope = EpisodeCgroup(self.limits)
@@ -253,6 +279,8 @@ class Shell:
         if len(command) > MAX_COMMAND_CHARS:
             raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
                               "write a script with write_file and run that")
+        if self._closed:
+            raise ToolFailure("this episode has ended: no more commands run in it")
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
         with command_users().lease() if self.backend == "container" else contextlib.nullcontext() as uid:
             return self._run(command, wall, uid)
@@ -271,6 +299,8 @@ class Shell:
         if not self._drops_root:
             return None
         with self._claiming:
+            if self._closed:
+                raise ToolFailure("this episode has ended: no more commands run in it")
             if self._uid is None:
                 try:
                     self._claim = claim_episode_uid()
@@ -310,7 +340,11 @@ class Shell:
                 proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=fds)
             else:
                 proc = self._spawn_with_preexec(argv, cwd, cgroup, uid, pass_fds=fds)
-            return self._collect(proc, wall)
+            self._cold.add(proc)
+            try:
+                return self._collect(proc, wall)
+            finally:
+                self._cold.discard(proc)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -320,12 +354,16 @@ class Shell:
     def _run_warm(self, command: str, wall: float, envelope: EpisodeCgroup) -> ShellResult:
         """In the episode's warm sandbox (warm.py): the same leaf, rlimits and caps as a cold command."""
         self._command_uid()  # what the server wrote since the last command becomes the uid's to write too
-        if self._warm is None:
-            self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
+        with self._ending:
+            if self._closed:
+                raise ToolFailure("this episode has ended: no more commands run in it")
+            if self._warm is None:
+                self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
+            warm = self._warm
         request = {"command": command, "cwd": "/workspace", "env": self._sandbox_env(),
                    "rlimits": [(kind, value) for _, kind, value in self._rlimits(in_cgroup=True)]}
         for attempt in (1, 2, 3):
-            running, control = self._warm.start_command(request)
+            running, control = warm.start_command(request)
             try:
                 stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
                 running.cgroup.kill()  # whatever the command left running ends here, from outside the sandbox
@@ -341,12 +379,12 @@ class Shell:
             # It never ran. Handed to a spare the runner had refused (another command was running, which must go on):
             # the sandbox is fine and the next attempt asks the runner itself. Otherwise it was gone or asked to go.
             if not (running.refused and "busy" in running.refused):
-                self._warm.stop_if(control)
+                warm.stop_if(control)
             if attempt == 3:
                 raise ToolFailure("the sandbox could not start the command: try again")
         if running.exit is None and not running.gone:  # the runner was stopped (SIGSTOP) or is wedged: never reuse it
-            self._warm.stop_if(control)
-        later(self._warm.prepare)  # the next command's leaf and spare child, off this command's path
+            warm.stop_if(control)
+        later(warm.prepare)  # the next command's leaf and spare child, off this command's path
         code = 124 if timed_out else 137 if running.exit is None else running.exit  # 137: the runner was killed
         return ShellResult(exit_code=code, stdout=stdout, stderr=stderr, timed_out=timed_out, truncated=truncated)
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -47,6 +48,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cgroups import CommandCgroup, EpisodeCgroup
+from .failures import ToolFailure
 
 IDLE_SECONDS = "60"  # default of ENVCRAFT_WARM_IDLE, read when a sandbox starts
 
@@ -127,12 +129,16 @@ class WarmSandbox:
         self._leaf: CommandCgroup | None = None  # the sandbox's own processes
         self._spare: _Spare | None = None
         self._made_for: tuple = ()
+        self._closed = False
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._leaf = self._envelope.command()
         try:
             self._process = self._spawn(theirs.fileno(), self._leaf)
+            # Reaped as soon as it exits (the runner leaves after ENVCRAFT_WARM_IDLE idle seconds), not when the next
+            # command happens to look: an episode that goes idle would otherwise leave a zombie bwrap behind.
+            threading.Thread(target=self._process.wait, name="envcraft-warm-reaper", daemon=True).start()
         except BaseException:
             self._leaf.destroy()
             self._leaf = None
@@ -145,22 +151,35 @@ class WarmSandbox:
         self._made_for = self._identity()
 
     def _stop(self) -> None:
+        """End the sandbox and wait until it is gone: the runner (its pid namespace, and so every command with it)
+        first, so that bwrap, its parent, reaps it, then bwrap and whatever else is left in the sandbox's leaf.
+        Killed the other way round, the runner would be orphaned to the host's init and linger until it reaps."""
         if self._control:
             self._control.close()
             self._control = None
         if self._spare:
             self._spare.drop()
             self._spare = None
+        if self._leaf and self._process:
+            for path in self._leaf.paths[:1]:
+                for pid in (path / "cgroup.procs").read_text().split() if (path / "cgroup.procs").exists() else ():
+                    if int(pid) != self._process.pid:
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.kill(int(pid), signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=5)  # bwrap exits once it has reaped the runner
         if self._leaf:
             self._leaf.destroy()  # kills the sandbox's processes, whatever they do
             self._leaf = None
         if self._process:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._process.wait(timeout=5)
+            self._process.kill()
+            self._process.wait()  # SIGKILLed by the leaf's destruction or just now: it is reaped, never a zombie
             self._process = None
 
     def close(self) -> None:
+        """Stop the sandbox for good: a command sent later is refused."""
         with self._lock:
+            self._closed = True
             self._stop()
 
     def stop_if(self, control: socket.socket | None) -> None:
@@ -183,7 +202,7 @@ class WarmSandbox:
     def prepare(self) -> None:
         """Make the next command's leaf and have the runner place a zygote in it (off the command's path)."""
         with self._lock:
-            if self._control is None or self._spare is not None:
+            if self._closed or self._control is None or self._spare is not None:
                 return
             leaf = self._envelope.command()
             link, link_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -206,6 +225,8 @@ class WarmSandbox:
         """Hand one command to the zygote, or to the runner (starting the sandbox first if need be).
         Returns the command and the control socket it went through (to replace that sandbox if it never started)."""
         with self._lock:
+            if self._closed:
+                raise ToolFailure("this episode has ended: no more commands run in it")
             if self._control is not None and (self._process.poll() is not None or self._identity() != self._made_for
                                               or self._stopped()):
                 self._stop()  # the runner ended or was stopped, or the workspace folder it binds was replaced

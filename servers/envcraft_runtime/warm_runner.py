@@ -20,7 +20,7 @@ execs (or {"restart": why} / {"error": why} from the runner), then {"exit": code
 
 Nothing carries from one command to the next: before a command starts while no other one runs,
 the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied, System V IPC objects
-must be gone and the runner's own nice value, CPU affinity, scheduling policy and rlimits (which a command
+must be gone and the runner's own nice value, CPU affinity, scheduling policy, rlimits and I/O priority (which a command
 may change from outside, and the next would inherit) must be as they were; if not, the runner says so and
 exits (the server starts a fresh sandbox).
 It exits too when the server closes the control socket (or dies), or after IDLE_SECONDS idle.
@@ -75,9 +75,22 @@ def clean() -> bool:
 
 def inherited() -> tuple:
     """What a command inherits from the runner and may change in it from outside (same uid: renice, taskset,
-    chrt, prlimit on pid 1) but could not always undo in itself (a nice value cannot be lowered again)."""
+    chrt, prlimit, ionice on pid 1) but could not always undo in itself (a nice value cannot be lowered again,
+    nor an idle I/O class left)."""
     limits = tuple(resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_"))
-    return os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0), limits
+    return (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0), limits,
+            io_priority())
+
+
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31, "i686": 290, "armv7l": 315}.get(os.uname().machine)
+_IOPRIO_WHO_PROCESS = 1
+
+
+def io_priority() -> int | None:
+    """This process's I/O scheduling class and level (ioprio_get(2); the standard library has no call for it)."""
+    if _IOPRIO_GET is None:
+        return None
+    return _LIBC.syscall(_IOPRIO_GET, _IOPRIO_WHO_PROCESS, 0)
 
 
 INHERITED_AT_START = inherited()
@@ -95,7 +108,7 @@ def _exec(memfd: int, stdout: int, stderr: int, status: int) -> None:
     try:
         request = json.loads(os.pread(memfd, os.fstat(memfd).st_size, 0))
         os.setsid()
-        for name in ("SIGPIPE", "SIGXFSZ", "SIGCHLD"):  # as a shell started by a plain exec would have them
+        for name in ("SIGPIPE", "SIGXFSZ", "SIGCHLD", "SIGINT"):  # as a shell started by a plain exec would have them
             signal.signal(getattr(signal, name), signal.SIG_DFL)
         for kind, value in request["rlimits"]:
             resource.setrlimit(kind, (value, value))
@@ -260,6 +273,9 @@ class Runner:
 
 def main(argv: list[str]) -> int:
     _LIBC.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # commands (same uid) cannot ptrace or read our memory
+    # As the sandbox's pid 1 the runner receives, from inside, only the signals it handles: Python handles SIGINT
+    # (KeyboardInterrupt), and `kill -INT 1` ended the runner and every command with it. SIGCHLD is the one it uses.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     return Runner(socket.socket(fileno=int(argv[0]))).serve(float(argv[1]))
 
 
