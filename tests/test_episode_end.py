@@ -111,3 +111,56 @@ async def test_a_command_running_across_deletion_leaves_no_trace_in_the_next_epi
     status, grade = control(port, "POST", f"/episodes/{b['episode']}/grade")
     assert status == 200 and grade["reward"] == 1.0, grade
     assert _processes_naming(mark) == []
+
+
+XATTRS = ("import os\n"
+          "for path in ('/workspace', '/workspace/docs'):\n"
+          "    print(path, sorted(os.listxattr(path)), oct(os.stat(path).st_mode & 0o7777))\n")
+
+
+async def test_xattrs_modes_and_io_priority_do_not_carry_to_the_next_episode(tmp_path):
+    """Hole: reset put the seed's metadata on folders that stayed in place (copystat) but never removed an agent's
+    xattrs, so a note on /workspace or docs/ reached the next episode on that pooled folder; and `ionice -c3 -p 1`
+    put the runner, and so every later command, in the idle I/O class (the runner checked nice, affinity, policy
+    and rlimits only)."""
+    from envcraft.registry.launch import InProcessLauncher, launch
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    root = WorkspaceRoot(tmp_path)
+    probe = {"command": f"python3 -c \"{XATTRS}\"; ionice -p $$"}
+    async with launch(get("office"), InProcessLauncher(), root) as a:
+        clean = _text(await a.client.call_tool("run_shell", probe))
+        assert "exit code: 0" in clean and "idle" not in clean, clean
+        marked = _text(await a.client.call_tool("run_shell", {"command": (
+            "python3 -c \"import os\nfor p in ('/workspace', '/workspace/docs'):\n"
+            "    os.setxattr(p, 'user.note', b'from episode a')\"; chmod 0700 docs; chmod 0750 .; ionice -c3 -p 1; "
+            f"python3 -c \"{XATTRS}\"")}))
+        assert marked.count("user.note") == 2, marked  # the attack took
+        same_episode = _text(await a.client.call_tool("run_shell", probe))
+        assert "idle" not in same_episode, same_episode  # the runner was replaced, not reused
+        first = a.workspace
+    async with launch(get("office"), InProcessLauncher(), root) as b:
+        assert b.workspace == first  # the pooled folder
+        after = _text(await b.client.call_tool("run_shell", probe))
+    assert after == clean, (clean, after)
+
+
+async def test_signals_the_runner_cannot_use_end_nothing(tmp_path):
+    """Hole: the runner, the sandbox's pid 1, handled SIGINT (Python's KeyboardInterrupt), so `kill -INT 1` from a
+    command ended it and, with it, a parallel command of the same episode."""
+    from envcraft.registry.launch import InProcessLauncher, launch
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        results: dict[str, str] = {}
+
+        async def run_long() -> None:
+            results["long"] = _text(await instance.client.call_tool("run_shell", {"command": (
+                "touch long-started; python3 -c 'import time; time.sleep(3)'; echo long-done"), "timeout_seconds": 15}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run_long)
+            await _poll(lambda: (instance.workspace / "long-started").exists(), 10)
+            sent = _text(await instance.client.call_tool("run_shell", {"command": "kill -INT 1; kill -HUP 1; echo sent"}))
+        assert "sent" in sent
+        assert "long-done" in results["long"] and "exit code: 0" in results["long"], results["long"]

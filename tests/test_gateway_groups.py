@@ -62,3 +62,29 @@ async def test_each_environment_gets_its_own_initial_state(gateway):
         assert refused.status_code == 400 and "/control/groups" in refused.json()["error"]
         await control.request("DELETE", f"/episodes/{single['episode']}")
         await farm.delete(info.id)
+
+
+@pytest.mark.anyio
+async def test_deleting_one_member_ends_the_whole_group(gateway):
+    """Hole: deleting one member of a group left the other live (its MCP URL answering, its slot held) while the
+    group answered 404. Members now live and die together."""
+    from mcp import Client
+
+    task = cross_task()
+    first, second = task.envs
+    async with RemoteFarm(gateway, TOKEN) as farm:
+        control = farm.control
+        live_before = (await control.request("GET", "/health"))["live"]
+        info = await farm.create(task.id)
+        members = (await control.http.get("/control/episodes")).json()
+        ids = {e["env"]: e["episode"] for e in members if e["url"] in info.urls.values()}
+        assert set(ids) == {first, second}
+        async with Client(info.urls[second]) as agent:
+            assert (await agent.list_tools()).tools  # live before
+        assert (await control.http.delete(f"/control/episodes/{ids[first]}")).status_code == 200
+        with pytest.raises(Exception):  # noqa: B017 - whatever the client makes of the gateway's 404
+            async with Client(info.urls[second]) as agent:
+                await agent.list_tools()
+        assert (await control.http.post(f"/control/episodes/{ids[second]}/grade")).status_code == 404
+        assert (await control.http.post(f"/control/groups/{info.id}/grade")).status_code == 404
+        assert (await control.request("GET", "/health"))["live"] == live_before
