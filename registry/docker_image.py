@@ -8,16 +8,19 @@ site-packages, with their compiled .pyc files so a read-only container starts fa
 interpreter keeps its host path (`sys.base_prefix`), so the same `python3` and
 `Shell`'s PATH work inside as outside.
 
-In `bind` mode the image holds only the userland plus the shared libraries Python needs, and
-the launcher bind-mounts the host's Python read-only at run time: a smaller, faster build, but
-the image then only runs on a host with that Python at that path.
+There is no `bind` mode any more (it bind-mounted the host's interpreter prefix into the container
+at run time for a faster build): that prefix holds site-packages, and with EnvCraft installed
+normally every agent command could grep the packaged task store and read each task's gold
+answers. Hiding site-packages again, package by package, would have to track every layout an
+installed distribution can have, and one miss reopens the hole; `embed` copies exactly the
+server's requirement closure and nothing else.
 
 The tag is `envcraft/runtime:<mode>-<hash>`, the hash taken over every input file's path, size,
 mtime and mode (plus /etc/ld.so.cache, which changes whenever a shared library is installed or
 upgraded): the image is rebuilt only when an input changes. Users with registry access can
 build the ordinary image from registry/Dockerfile instead and pass it as `DockerLauncher(image=...)`.
 
-    python -m envcraft.registry.docker_image [--mode embed|bind] [--force]   # build, print tag and time
+    python -m envcraft.registry.docker_image [--force]   # build, print tag and time
 """
 
 from __future__ import annotations
@@ -45,7 +48,10 @@ from pathlib import Path
 BUILDER_VERSION = "1"  # the builder's own source is hashed too: edits rebuild
 REPOSITORY = "envcraft/runtime"
 ROOT_DISTRIBUTION = "mcp"  # the server needs mcp and what it pulls in; the env code is stdlib only
-MODES = ("embed", "bind")
+MODES = ("embed",)
+REMOVED_MODES = {"bind": "bind mode was removed: it mounted the host's interpreter prefix, whose site-packages (an "
+                         "installed EnvCraft's task store, gold answers included) every agent command could read; "
+                         "use the default embed mode"}
 
 # Debian packages whose files make the userland an agent's shell commands expect.
 PACKAGES = ("dash", "bash", "coreutils", "grep", "sed", "findutils", "diffutils", "mawk", "tar", "gzip", "libc6")
@@ -74,7 +80,6 @@ class RuntimeImage:
     mode: str
     python: str  # the interpreter to run inside the container (same path as on the host)
     python_bin: str  # its bin folder, put on PATH
-    mounts: tuple[str, ...] = ()  # host folders to bind read-only at the same path (bind mode)
     build_seconds: float = 0.0  # 0 when the image was already there
 
     @property
@@ -104,7 +109,7 @@ class _Plan:
             self.entries[parent] = _Entry("dir", mode=0o755)
             parent = os.path.dirname(parent)
 
-    def add_host(self, path: str, *, copy: bool = True) -> None:
+    def add_host(self, path: str) -> None:
         """Add a host file at its canonical path, following symlinks (each link and its target)."""
         seen = 0
         while path and seen < 40:
@@ -114,20 +119,17 @@ class _Plan:
                 return
             if os.path.islink(path):
                 target = os.readlink(path)
-                if copy:
-                    self.add_dirs(path)
-                    self.entries[path] = _Entry("link", target)
+                self.add_dirs(path)
+                self.entries[path] = _Entry("link", target)
                 path = os.path.normpath(os.path.join(os.path.dirname(path), target))
                 continue
             if os.path.isdir(path):
-                if copy:
-                    self.add_dirs(path + "/x")
+                self.add_dirs(path + "/x")
                 return
             if _is_elf(path):
                 self.scan.add(path)
-            if copy:
-                self.add_dirs(path)
-                self.entries[path] = _Entry("file", path, mode=os.stat(path).st_mode & 0o7777)
+            self.add_dirs(path)
+            self.entries[path] = _Entry("file", path, mode=os.stat(path).st_mode & 0o7777)
             return
 
     def add_data(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
@@ -211,25 +213,25 @@ def _requirement_closure(root: str) -> list[importlib.metadata.Distribution]:
     return sorted(found.values(), key=lambda d: d.metadata["Name"].lower())
 
 
-def _python(plan: _Plan, copy: bool) -> RuntimeImage:
-    """The interpreter: copied into the image (embed) or only scanned for the libraries it needs (bind)."""
+def _python(plan: _Plan) -> RuntimeImage:
+    """The interpreter, copied into the image: its stdlib and the server's requirement closure, nothing else."""
     base = os.path.realpath(sys.base_prefix)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     stdlib = os.path.realpath(sysconfig.get_paths(vars={"base": base, "installed_base": base})["stdlib"])
     image_site = os.path.join(stdlib, "site-packages")
     executable = os.path.join(base, "bin", version)
-    plan.add_host(executable, copy=copy)
+    plan.add_host(executable)
     for name in ("python3", "python"):
         if os.path.lexists(os.path.join(base, "bin", name)):
-            plan.add_host(os.path.join(base, "bin", name), copy=copy)
+            plan.add_host(os.path.join(base, "bin", name))
     for library in glob.glob(os.path.join(base, "lib", "libpython*.so*")):
-        plan.add_host(library, copy=copy)
+        plan.add_host(library)
     for folder, dirs, files in os.walk(stdlib):
         rel = os.path.relpath(folder, stdlib)
         dirs[:] = sorted(d for d in dirs if d not in STDLIB_SKIP and not (rel == "." and d.startswith("config-")))
         for name in sorted(files):
             if not STDLIB_SKIP_FILES.search(name):
-                plan.add_host(os.path.join(folder, name), copy=copy)
+                plan.add_host(os.path.join(folder, name))
     # site-packages: the server's own requirement closure only
     for dist in _requirement_closure(ROOT_DISTRIBUTION):
         site = os.path.realpath(str(dist.locate_file("")))
@@ -237,25 +239,13 @@ def _python(plan: _Plan, copy: bool) -> RuntimeImage:
             source = os.path.normpath(os.path.join(site, str(record)))
             if not source.startswith(site + os.sep) or not os.path.isfile(source):
                 continue  # console scripts and the like live outside site-packages
-            target = os.path.join(image_site, os.path.relpath(source, site)) if copy else source
-            _add_python_file(plan, source, target, copy)
-    if copy:
-        plan.entries["/usr/local/bin/python3"] = _Entry("link", executable)
-        plan.entries["/usr/local/bin/python"] = _Entry("link", executable)
-        return RuntimeImage("", "embed", executable, os.path.join(base, "bin"))
-    mounts = tuple(sorted({base, os.path.realpath(sys.prefix)}))
+            _add_python_file(plan, source, os.path.join(image_site, os.path.relpath(source, site)))
     plan.entries["/usr/local/bin/python3"] = _Entry("link", executable)
     plan.entries["/usr/local/bin/python"] = _Entry("link", executable)
-    for mount in mounts:
-        plan.add_dir(mount)
-    return RuntimeImage("", "bind", os.path.realpath(sys.executable), os.path.join(base, "bin"), mounts)
+    return RuntimeImage("", "embed", executable, os.path.join(base, "bin"))
 
 
-def _add_python_file(plan: _Plan, source: str, target: str, copy: bool) -> None:
-    if not copy:
-        if _is_elf(source):
-            plan.scan.add(source)
-        return
+def _add_python_file(plan: _Plan, source: str, target: str) -> None:
     plan.add_dirs(target)
     plan.entries[target] = _Entry("file", source, mode=os.stat(source).st_mode & 0o7777)
     if _is_elf(source):
@@ -286,11 +276,10 @@ def _pyc_fresh(pyc: str, source: str) -> bool:
 
 def _plan(mode: str) -> tuple[_Plan, RuntimeImage]:
     if mode not in MODES:
-        raise ValueError(f"image mode {mode!r}: use one of {', '.join(MODES)}")
+        raise ValueError(REMOVED_MODES.get(mode, f"image mode {mode!r}: use one of {', '.join(MODES)}"))
     plan = _Plan()
     _userland(plan)
-    runtime = _python(plan, copy=(mode == "embed"))
-    return plan, runtime
+    return plan, _python(plan)
 
 
 def _fingerprint(plan: _Plan, mode: str) -> str:
@@ -405,12 +394,11 @@ def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> Ru
     if not force:
         try:
             client.api.inspect_image(tag)
-            return RuntimeImage(tag, runtime.mode, runtime.python, runtime.python_bin, runtime.mounts)
+            return RuntimeImage(tag, runtime.mode, runtime.python, runtime.python_bin)
         except docker.errors.ImageNotFound:
             pass
     for library in _shared_libraries(plan.scan):
-        if not any(library.startswith(mount + os.sep) for mount in runtime.mounts):
-            plan.add_host(library)
+        plan.add_host(library)
     changes = [f"ENV PATH={runtime.path}", "ENV LANG=C.UTF-8", "ENV PYTHONDONTWRITEBYTECODE=1",
                "WORKDIR /workspace", f'CMD ["{runtime.python}"]',
                f"LABEL envcraft.managed=1 envcraft.image=runtime envcraft.mode={mode} envcraft.python={sys.version.split()[0]}"]
@@ -418,7 +406,7 @@ def ensure_image(mode: str = "embed", *, force: bool = False, client=None) -> Ru
     client.api.import_image_from_stream(_tar_stream(plan), repository=repository, tag=version, changes=changes)
     client.api.inspect_image(tag)  # raises if the import did not produce it
     remove_stale_images(keep=tag, client=client)
-    return RuntimeImage(tag, runtime.mode, runtime.python, runtime.python_bin, runtime.mounts,
+    return RuntimeImage(tag, runtime.mode, runtime.python, runtime.python_bin,
                         build_seconds=time.perf_counter() - started)
 
 
@@ -442,11 +430,10 @@ def remove_stale_images(keep: str, client=None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=MODES, default="embed")
     parser.add_argument("--force", action="store_true", help="rebuild even if the tag exists")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    image = ensure_image(args.mode, force=args.force)
+    image = ensure_image(force=args.force)
     size = docker_client().api.inspect_image(image.tag)["Size"]
     print(json.dumps({"tag": image.tag, "built": image.build_seconds > 0, "seconds": round(time.perf_counter() - started, 3),
                       "size_mb": round(size / 2**20, 1)}))

@@ -51,7 +51,7 @@ from docker.types import LogConfig
 from envcraft.core.state import APP_DIR, InitialState
 from envcraft.registry.catalog import Environment
 from envcraft.registry.docker_attach import attach, engine_socket
-from envcraft.registry.docker_image import RuntimeImage, docker_client, ensure_image
+from envcraft.registry.docker_image import MODES, REMOVED_MODES, RuntimeImage, docker_client, ensure_image
 from envcraft.registry.docker_pool import WarmPool
 from envcraft.registry.docker_uids import create_with_uid_block
 from envcraft.registry.docker_workspace import hand_over
@@ -155,9 +155,11 @@ class DockerLauncher:
     def __init__(self, image: str | None = None, *, mode: str = "embed", python: str = "python3",
                  memory: str = "512m", pids_limit: int = 128, cpus: float = 1.0, tmp_size: str = "64m",
                  docker_cli: str | None = None, warm: int = 0):
-        """`image` None builds (or reuses) the offline runtime image in `mode` ('embed' or 'bind');
+        """`image` None builds (or reuses) the offline runtime image in `mode` ('embed': docker_image.py);
         an explicit image (e.g. from registry/Dockerfile) runs `python` from its PATH. `warm` > 0
         keeps that many started containers ready per environment (call close() when done)."""
+        if image is None and mode not in MODES:
+            raise ValueError(REMOVED_MODES.get(mode, f"image mode {mode!r}: use one of {', '.join(MODES)}"))
         self.image, self.mode, self.python = image, mode, python
         self.memory, self.pids_limit, self.cpus, self.tmp_size = memory, pids_limit, cpus, tmp_size
         self.docker_cli = docker_cli or shutil.which("docker") or "docker"
@@ -193,8 +195,6 @@ class DockerLauncher:
         binds = {str(workspace): {"bind": "/workspace", "mode": "rw"},
                  str(env_folder): {"bind": "/opt/env", "mode": "ro"},
                  str(RUNTIME_DIR): {"bind": "/opt/envcraft_runtime", "mode": "ro"}}
-        for mount in runtime.mounts:
-            binds[mount] = {"bind": mount, "mode": "ro"}
         binds[str(workspace / APP_DIR)] = {"bind": f"/workspace/{APP_DIR}", "mode": "rw"}  # its own mount point
         host_config = self.client.api.create_host_config(
             binds=binds,

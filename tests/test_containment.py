@@ -367,7 +367,9 @@ async def test_episodes_and_the_spare_child_are_out_of_reach_and_a_killed_runner
 
         async with anyio.create_task_group() as group:
             group.start_soon(run_long)
-            await anyio.sleep(0.5)
+            with anyio.fail_after(10):  # the command has started (killed before, it would be retried in a new sandbox)
+                while not _host_processes_with("sleep 5; echo never"):
+                    await anyio.sleep(0.02)
             os.kill(runner, signal.SIGKILL)
         assert "never" not in killed["text"] and "exit code: 137" in killed["text"], killed["text"]
         after = (await a.client.call_tool("run_shell", {"command": "echo fresh"})).content[0].text
@@ -385,11 +387,13 @@ async def test_commands_started_while_a_long_one_runs_never_end_it(tmp_path):
 
         async def long() -> None:
             results.append((await instance.client.call_tool("run_shell", {"command": (
-                "python3 -c 'import time; end = time.monotonic() + 4\nwhile time.monotonic() < end: pass'; echo long-done"),
-                "timeout_seconds": 15})).content[0].text)
+                "touch long-started; python3 -c 'import time; end = time.monotonic() + 4\nwhile time.monotonic() < end: pass'; "
+                "echo long-done"), "timeout_seconds": 15})).content[0].text)
 
         tg.start_soon(long)
-        await anyio.sleep(0.3)
+        with anyio.fail_after(10):  # the short commands overlap the long one, whatever the load
+            while not (instance.workspace / "long-started").exists():
+                await anyio.sleep(0.02)
         short = [(await instance.client.call_tool("run_shell", {"command": f"echo short-{i}"})).content[0].text
                  for i in range(12)]
     assert all(f"short-{i}" in text for i, text in enumerate(short)), short

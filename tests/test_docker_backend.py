@@ -381,3 +381,29 @@ async def test_a_warm_container_is_handed_out_and_serves_its_task(tmp_path):
         assert warm["Id"] not in {c["Id"] for c in _containers()}  # used once, then removed
     finally:
         await anyio.to_thread.run_sync(launcher.close)
+
+
+async def test_no_package_of_the_host_nor_the_task_store_is_visible_in_any_mode(tmp_path):
+    """Hole: bind mode mounted the host's interpreter prefix, site-packages included: with EnvCraft installed
+    normally, run_shell grepped the packaged tasks/*.jsonl and read every gold answer. Bind mode is gone (asking
+    for it is refused with the reason); the image a container runs holds the server's requirement closure only."""
+    from envcraft.registry.docker_image import ROOT_DISTRIBUTION, _requirement_closure
+    from envcraft.registry.docker_launcher import DockerLauncher
+    from envcraft_runtime.shell import package_folders
+
+    closure = {Path(str(f)).parts[0] for dist in _requirement_closure(ROOT_DISTRIBUTION) for f in dist.files or []}
+    host_only = sorted({name for folder in package_folders() for name in os.listdir(folder)} - closure)
+    assert "envcraft-0.2.0.dist-info" in host_only or any(n.startswith("envcraft") for n in host_only), host_only
+    folders = " ".join(package_folders())
+    for mode in ("embed", "bind"):
+        try:
+            launcher = DockerLauncher(mode=mode)
+        except ValueError as exc:
+            assert mode == "bind" and "task store" in str(exc)
+            continue
+        async with launch(get("office"), launcher, WorkspaceRoot(tmp_path / mode)) as instance:
+            seen = (await instance.client.call_tool("run_shell", {"command": (
+                f"ls -a {folders} 2>&1; find / -xdev -name '*.jsonl' 2>/dev/null | head -5; echo probed")})).content[0].text
+        assert "probed" in seen, seen
+        leaked = [name for name in host_only if name in seen.split()]
+        assert leaked == [] and ".jsonl" not in seen, (mode, leaked[:10], seen[-800:])

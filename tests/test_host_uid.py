@@ -224,7 +224,12 @@ def test_hand_over_skips_unchanged_folders_yet_claims_whatever_the_server_wrote_
         (tmp_path / folder / "seed.txt").write_text("seed")
     listed = unprivileged.Listed()
     unprivileged.hand_over(tmp_path, uid, listed)
-    time.sleep(0.15)  # the folders' ctimes settle past the clock's granularity (what the walk waits for to trust one)
+    folders = [tmp_path, tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "c", tmp_path / "d"]
+    deadline = time.monotonic() + 5
+    # The walk trusts a folder once its ctime is past the clock's granularity (_SETTLED_NS): wait for exactly that.
+    while time.time_ns() - max(f.stat().st_ctime_ns for f in folders) <= unprivileged._SETTLED_NS:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     unprivileged.hand_over(tmp_path, uid, listed)
     assert len(listed.folders) == 5  # the workspace, a, a/b, a/b/c, d: all recorded, none to list again
     (tmp_path / "a" / "b" / "c" / "server.txt").write_text("written by the server after the walk")
