@@ -164,3 +164,35 @@ async def test_signals_the_runner_cannot_use_end_nothing(tmp_path):
             sent = _text(await instance.client.call_tool("run_shell", {"command": "kill -INT 1; kill -HUP 1; echo sent"}))
         assert "sent" in sent
         assert "long-done" in results["long"] and "exit code: 0" in results["long"], results["long"]
+
+
+def _children(state: str | None = None) -> list[tuple[int, str]]:
+    """(pid, name) of this process's children, those in `state` only if given."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                name, rest = (entry / "stat").read_text().rsplit(")", 1)
+            except OSError:
+                continue
+            fields = rest.split()
+            if int(fields[1]) == os.getpid() and (state is None or fields[0] == state):
+                found.append((int(entry.name), name.split("(", 1)[1]))
+    return found
+
+
+async def test_a_warm_sandbox_that_ends_by_itself_leaves_no_zombie(tmp_path, monkeypatch):
+    """Hole: a warm sandbox's bwrap was reaped only when the next command of its episode looked, so every episode
+    that went idle (its runner leaves after ENVCRAFT_WARM_IDLE seconds) left a zombie [bwrap] under the server."""
+    from envcraft.registry.launch import InProcessLauncher, launch
+    from envcraft.registry.workspaces import WorkspaceRoot
+
+    monkeypatch.setenv("ENVCRAFT_WARM_IDLE", "1")
+    async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
+        assert "exit code: 0" in _text(await instance.client.call_tool("run_shell", {"command": "true"}))
+        bwraps = [pid for pid, name in _children() if name == "bwrap"]
+        assert bwraps, _children()  # the warm sandbox is ours
+        with anyio.fail_after(15):  # the runner leaves when idle; its bwrap exits then, and is reaped at once
+            while any(Path(f"/proc/{pid}").exists() for pid in bwraps):
+                await anyio.sleep(0.05)
+        assert _children("Z") == []

@@ -274,21 +274,25 @@ class CommandCgroup:
         for path in self.paths:
             _write(path / "cgroup.procs", "0")
 
-    def kill(self) -> None:
-        """Kill what runs in the leaf, until nothing does (or 2 s pass); the leaf stays, for destroy()."""
+    def kill(self) -> bool:
+        """Kill what runs in the leaf, until nothing does (or 2 s pass); the leaf stays, for destroy().
+        False if something was still there at the deadline."""
         deadline = time.monotonic() + 2
         for path in self.paths:
-            while time.monotonic() < deadline:
+            while True:
                 if (path / "cgroup.kill").exists():
                     with contextlib.suppress(OSError):
                         _write(path / "cgroup.kill", "1")
                 pids = _read(path / "cgroup.procs").split()
                 if not pids:
                     break
+                if time.monotonic() > deadline:
+                    return False
                 for pid in pids:
                     with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
                         os.kill(int(pid), signal.SIGKILL)
                 time.sleep(0.001)
+        return True
 
     def destroy(self) -> None:
         """Kill what runs in the leaf and remove it (once; later calls do nothing)."""

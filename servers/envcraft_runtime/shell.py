@@ -366,8 +366,10 @@ class Shell:
             running, control = warm.start_command(request)
             try:
                 stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
-                running.cgroup.kill()  # whatever the command left running ends here, from outside the sandbox
+                emptied = running.cgroup.kill()  # whatever the command left running ends here, from outside the sandbox
                 running.wait(5.0)
+                if not emptied:  # the next command starts after the cleanup or in a new sandbox, never half way
+                    warm.stop_if(control)
             finally:
                 running.cgroup.kill()
                 later(running.cgroup.destroy)  # the emptied leaf is removed off the command's path

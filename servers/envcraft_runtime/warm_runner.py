@@ -19,7 +19,7 @@ Either way the child starts its own session, takes the command's rlimits and exe
 execs (or {"restart": why} / {"error": why} from the runner), then {"exit": code} from the runner.
 
 Nothing carries from one command to the next: before a command starts while no other one runs,
-the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied, System V IPC objects
+no other process may be left in the sandbox, the writable places outside the workspace (/tmp, /dev/shm, /dev/mqueue) are emptied, System V IPC objects
 must be gone and the runner's own nice value, CPU affinity, scheduling policy, rlimits and I/O priority (which a command
 may change from outside, and the next would inherit) must be as they were; if not, the runner says so and
 exits (the server starts a fresh sandbox).
@@ -51,8 +51,24 @@ def _raise(error: OSError) -> None:
     raise error
 
 
+def alone() -> bool:
+    """No process but this runner is left in the sandbox (zombies aside, which run nothing): a command's leftover
+    the server's kill has not reached yet could otherwise write into the scratch space after it was emptied."""
+    for name in os.listdir("/proc"):
+        if name.isdigit() and name != "1":
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        return False
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+    return True
+
+
 def clean() -> bool:
     """Empty the scratch folders; False when something would carry over to the next command."""
+    if not alone():
+        return False
     try:
         for top in filter(os.path.isdir, SCRATCH):
             for folder, dirs, files in os.walk(top, topdown=False, onerror=_raise):
@@ -168,6 +184,7 @@ class Runner:
     def prepare(self, fds: list[int]) -> bool:
         """Fork a zygote, if nothing runs and the scratch space is clean; False when the sandbox must be replaced."""
         link, status, *cgroups = fds
+        self.reap()
         if self.running:  # not now: the link closes, and the server starts its next command the slow way
             _reply(socket.socket(fileno=os.dup(status)), {"busy": True})
             return True
@@ -187,6 +204,7 @@ class Runner:
     def run(self, fds: list[int]) -> bool:
         """Start one command the slow way (no zygote); False when the sandbox must be replaced."""
         memfd, stdout, stderr, status, *cgroups = fds
+        self.reap()
         if not self.running and not clean():
             _reply(socket.socket(fileno=os.dup(status)), {"restart": "the sandbox's scratch space could not be emptied"})
             return False
