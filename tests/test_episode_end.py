@@ -196,3 +196,26 @@ async def test_a_warm_sandbox_that_ends_by_itself_leaves_no_zombie(tmp_path, mon
             while any(Path(f"/proc/{pid}").exists() for pid in bwraps):
                 await anyio.sleep(0.05)
         assert _children("Z") == []
+
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or os.geteuid() != 0, reason="needs root and unshare (util-linux)")
+def test_the_runner_empties_nothing_while_a_leftover_still_lives(tmp_path):
+    """The server kills a command's leaf when it returns, but gives up after 2 s (a busy host); it then let the
+    runner empty /tmp for the next command while the leftover still ran and could write there again. The runner
+    now refuses (and is replaced) while any process but itself is alive in its sandbox. Checked as the runner
+    sees it: pid 1 of a pid namespace of its own, with and without a live child (clean() itself is not called
+    here: outside a sandbox it would empty the host's /tmp)."""
+    import subprocess
+    import sys
+
+    from envcraft_runtime import warm_runner
+
+    probe = ("import os, sys, time; sys.path.insert(0, sys.argv[1]); import warm_runner as w; "
+             "print('alone', w.alone(), flush=True); pid = os.fork()\n"
+             "if pid == 0: time.sleep(30); os._exit(0)\n"
+             "print('with a leftover', w.alone(), flush=True); os.kill(pid, 9); os.waitpid(pid, 0); "
+             "print('reaped', w.alone(), flush=True)")
+    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-I", "-S", "-c", probe,
+                           str(Path(warm_runner.__file__).parent)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split("\n")[:3] == ["alone True", "with a leftover False", "reaped True"], done
