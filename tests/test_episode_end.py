@@ -20,6 +20,7 @@ from envcraft.registry.catalog import get
 from mcp import Client
 
 from tests.helpers import mail_task
+from tests.test_containment import _host_processes_with
 from tests.test_gateway import control, gateway  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.anyio,
@@ -34,20 +35,6 @@ def _text(result) -> str:
 
 def _workspaces_holding(name: str) -> list[Path]:
     return [path.parent for path in Path(tempfile.gettempdir(), "envcraft").glob(f"run-*/office-*/{name}")]
-
-
-def _processes_naming(mark: str) -> list[int]:
-    """Live (not zombie) processes whose command line carries `mark`, in any namespace."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z" and \
-                        mark.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 async def _poll(condition, seconds: float) -> None:
@@ -92,7 +79,7 @@ async def test_a_command_running_across_deletion_leaves_no_trace_in_the_next_epi
                     break
                 control(port, "DELETE", f"/episodes/{b['episode']}")
                 await anyio.sleep(0.05)
-        left = _processes_naming(mark)
+        left = _host_processes_with(mark)
         assert left == [], [Path(f"/proc/{pid}/cmdline").read_bytes()[:200] + Path(f"/proc/{pid}/status").read_bytes()[:300] for pid in left]
         async with Client(b["url"]) as agent_b:
             first = _text(await agent_b.call_tool("run_shell", {"command": "ls -A /tmp /dev/shm; ps -eo args"}))
@@ -110,7 +97,7 @@ async def test_a_command_running_across_deletion_leaves_no_trace_in_the_next_epi
     assert mark not in handbook and seed.splitlines()[0] in handbook
     status, grade = control(port, "POST", f"/episodes/{b['episode']}/grade")
     assert status == 200 and grade["reward"] == 1.0, grade
-    assert _processes_naming(mark) == []
+    assert _host_processes_with(mark) == []
 
 
 XATTRS = ("import os\n"

@@ -28,10 +28,10 @@ from .workspace import Workspace
 __all__ = [
     "ANSWER_FILE",
     "APP_DIR",
-    "EpisodeNotEnded",
     "SCAFFOLDS",
     "STATE_FILE",
     "WORKSPACE",
+    "EpisodeNotEnded",
     "Limits",
     "Shell",
     "ShellResult",
