@@ -18,6 +18,7 @@ from envcraft.core.facts import states_fact
 from envcraft.core.guesses import disowned, shaped, stands_alone
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
+from envcraft.core.verdicts import Verdict
 from envcraft.core.walk import text_files
 from pydantic import BaseModel, ConfigDict
 
@@ -56,6 +57,7 @@ class Grade(BaseModel):
     passed: bool
     checks: list[CheckResult]
     state_diff: dict[str, StateDiff] = {}  # per environment, what the episode changed (filled in by a farm)
+    verdict: Verdict | None = None  # a foreign benchmark's own checker's word (benchmarks/), beside the reward
 
 
 def _same(value: Any, expected: Any) -> bool:

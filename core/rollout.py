@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from envcraft.core.diff import StateDiff
 from envcraft.core.grading import CheckResult
+from envcraft.core.verdicts import Verdict
 from pydantic import BaseModel, Field
 
 ROLLOUT_FORMAT = "envcraft.rollout/1"
@@ -51,6 +52,7 @@ class Rollout(BaseModel):
     reward: float = 0.0
     passed: bool = False
     checks: list[CheckResult] = Field(default_factory=list)
+    verdict: Verdict | None = None  # a foreign benchmark's own verdict (BFCL: valid, error type) beside the reward
     state_diff: dict[str, StateDiff] = Field(default_factory=dict)  # per environment: what the episode changed
     stop_reason: str = ""
     steps: int = 0

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
         envs=args.env, tasks_dir=args.tasks_dir, agents=args.agent, base_url=args.base_url, api_key=args.api_key,
         model=args.model, launcher=args.launcher, sandbox=args.sandbox, concurrency=args.concurrency, out=args.out, limit=args.limit,
         split=args.split, attempts=args.attempts, retries=args.retries, limits=limits, agent_options=options, ray=args.ray,
-        workers=parse_workers(args.workers))
+        workers=parse_workers(args.workers), bench=args.bench, category=args.category)
     return run_main_job(settings)
 
 
@@ -228,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="bwrap (default on Linux), process (NOT isolating: development only) or docker")
     run.add_argument("--concurrency", type=int, default=4)
     run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
+    run.add_argument("--bench", default=None, metavar="NAME",
+                     help="a standard benchmark's tasks instead of ours, graded by its own checker: bfcl-multi-turn")
+    run.add_argument("--category", default=None, help="--bench: one category (e.g. multi_turn_miss_func; default: all)")
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
     run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")
     run.add_argument("--out", default=None, help="run folder; an existing one is resumed (default: runs/<new id>)")

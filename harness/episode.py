@@ -49,6 +49,15 @@ class Episode:
     def user(self, text: str) -> None:
         self.messages.append({"role": "user", "content": text})
 
+    async def next_turn(self, text: str) -> None:
+        """Open the next user turn: the farm hears of it first (a benchmark whose tools change between turns,
+        as BFCL's missing-function turns do, lists them anew), then the user's message is recorded."""
+        index = sum(1 for m in self.messages if m["role"] == "user")
+        begin = getattr(self.farm, "begin_turn", None)  # a farm of our own always has it
+        if begin is not None:
+            self.openai_tools = await begin(self.info.id, index)
+        self.user(text)
+
     def count_step(self, prompt_tokens: int = 0, completion_tokens: int = 0) -> str | None:
         """Book one assistant step; returns the limit it crossed, if any. The caller records the step's
         message first and then calls `stop()`, so the completion that crosses a budget is kept."""

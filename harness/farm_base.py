@@ -78,18 +78,7 @@ class FarmBase:
             try:
                 async with contextlib.AsyncExitStack() as stack:
                     opened = await self._open(stack, task)
-                    listed = []
-                    for env, client in opened.clients.items():
-                        listed.append((env, (await client.list_tools()).tools))
-                        share_output_validators(client)
-                    exposed, tools = episode_tools(listed)
-                    live.routes = {name: (key.split("/", 1)[0], opened.clients[key.split("/", 1)[0]],
-                                          key.split("/", 1)[1]) for key, name in exposed.items()}
-                    live.opened = opened
-                    live.info = EpisodeInfo(id=opened.id, task_id=opened.task_id, envs=list(opened.clients),
-                                            turns=opened.turns, tools=tools, exposed=exposed, urls=opened.urls,
-                                            instructions={env: client.instructions or ""
-                                                          for env, client in opened.clients.items()})
+                    await self._list(live, opened)
                     self.live[opened.id] = live
                     task_status.started()
                     await live.stop.wait()
@@ -112,6 +101,38 @@ class FarmBase:
             raise ServerFailure(f"starting the episode failed: {type(cause).__name__}: {cause}") from cause
         return live.info
 
+    async def _list(self, live: Live, opened: Opened) -> None:
+        """Ask each environment for its tools; route the exposed names (at creation, and after a turn that
+        changed a benchmark episode's tools)."""
+        listed = []
+        for env, client in opened.clients.items():
+            listed.append((env, (await client.list_tools()).tools))
+            share_output_validators(client)
+        exposed, tools = episode_tools(listed)
+        live.routes = {name: (key.split("/", 1)[0], opened.clients[key.split("/", 1)[0]],
+                              key.split("/", 1)[1]) for key, name in exposed.items()}
+        live.opened = opened
+        live.info = EpisodeInfo(id=opened.id, task_id=opened.task_id, envs=list(opened.clients),
+                                turns=opened.turns, tools=tools, exposed=exposed, urls=opened.urls,
+                                instructions={env: client.instructions or "" for env, client in opened.clients.items()})
+
+    def _server_decides(self, opened: Opened) -> bool:
+        """Whether a call to a name the episode does not list goes to its one server anyway: a benchmark whose
+        own executor runs such calls (BFCL runs a function a later turn first offers), not ours."""
+        return False
+
+    async def _begin_turn(self, opened: Opened, index: int) -> bool:
+        """Tell the episode's servers that user turn `index` opens; True if its tools changed. Our own
+        environments do not care; a benchmark's episode may (BFCL's missing-function turns)."""
+        return False
+
+    async def begin_turn(self, episode_id: str, index: int) -> list[dict[str, Any]]:
+        """Control plane: user turn `index` opens. Returns the episode's tools for that turn (OpenAI format)."""
+        live = self._live(episode_id)
+        if await self._begin_turn(live.opened, index):
+            await self._list(live, live.opened)
+        return live.info.tools
+
     def _live(self, episode_id: str) -> Live:
         live = self.live.get(episode_id)
         if live is None:
@@ -125,6 +146,9 @@ class FarmBase:
         parsed = parse_arguments(name, arguments)
         if isinstance(parsed, ToolResult):
             return parsed
+        if name not in live.routes and self._server_decides(live.opened):
+            env, client = next(iter(live.opened.clients.items()))
+            live.routes[name] = (env, client, name)  # the server answers for a name it does not list
         if name not in live.routes:
             return ToolResult(name=name, is_error=True,
                               text=f"there is no tool named {name!r}; available: {', '.join(sorted(live.routes))}")

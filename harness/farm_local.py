@@ -13,6 +13,7 @@ from envcraft.core.grading import Grade, Snapshot, grade
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.errors import TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
+from envcraft.harness.farm_bench import begin_bench_turn, bench_task, benchmark_of, grade_bench, is_bench, open_bench
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher, Launcher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
@@ -53,12 +54,16 @@ class LocalFarm(FarmBase):
     def _task(self, task_id: str) -> Task:
         if self._tasks is None:
             self._tasks = {t.id: t for path in task_files(self.tasks_dir or TASKS_DIR) for t in load_tasks(path)}
+        if task_id not in self._tasks and (found := bench_task(task_id)) is not None:
+            return found
         if task_id not in self._tasks:
             raise TaskFailure(f"no task {task_id!r} in {self.tasks_dir or TASKS_DIR}")
         return self._tasks[task_id]
 
     async def _open(self, stack: contextlib.AsyncExitStack, task: str | Task) -> Opened:
         task = self._task(task) if isinstance(task, str) else task
+        if (bench := benchmark_of(task)) is not None:
+            return await open_bench(stack, bench, task)
         try:
             envs = [catalog.get(name) for name in task.envs]
         except KeyError as exc:
@@ -69,7 +74,15 @@ class LocalFarm(FarmBase):
         return Opened(id=uuid.uuid4().hex, task_id=task.id, turns=task.turns,
                       clients={i.env.name: i.client for i in instances}, state=(task, instances, baseline))
 
+    def _server_decides(self, opened: Opened) -> bool:
+        return is_bench(opened)
+
+    async def _begin_turn(self, opened: Opened, index: int) -> bool:
+        return await begin_bench_turn(opened, index)
+
     async def _grade(self, opened: Opened) -> Grade:
+        if is_bench(opened):
+            return await grade_bench(opened)
         task, instances, baseline = opened.state
         final = {i.env.name: await _snapshot(i.workspace) for i in instances}
         result = grade(task, baseline, final)

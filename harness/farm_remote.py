@@ -7,6 +7,7 @@ import contextlib
 from typing import Any
 
 import httpx2
+from envcraft.benchmarks.registry import owner
 from envcraft.core.grading import Grade
 from envcraft.core.tasks import Task
 from envcraft.harness.errors import ServerFailure, TaskFailure
@@ -42,6 +43,9 @@ class ControlClient:
     async def create(self, task_id: str) -> dict[str, Any]:
         return await self.request("POST", "/groups", {"task_id": task_id})
 
+    async def begin_turn(self, group_id: str, index: int) -> bool:
+        return bool((await self.request("POST", f"/groups/{group_id}/turn", {"turn": index}))["tools_changed"])
+
     async def grade(self, group_id: str) -> Grade:
         return Grade.model_validate(await self.request("POST", f"/groups/{group_id}/grade"))
 
@@ -72,6 +76,14 @@ class RemoteFarm(FarmBase):
     async def _release(self, group_id: str) -> None:
         with contextlib.suppress(ServerFailure):  # already reaped: nothing left to delete
             await self.control.delete(group_id)
+
+    def _server_decides(self, opened: Opened) -> bool:
+        return len(opened.clients) == 1 and owner(next(iter(opened.clients))) is not None
+
+    async def _begin_turn(self, opened: Opened, index: int) -> bool:
+        if all(owner(env) is None for env in opened.clients):
+            return False  # our environments do not care which turn is open: no round trip
+        return await self.control.begin_turn(opened.id, index)
 
     async def _grade(self, opened: Opened) -> Grade:
         return await self.control.grade(opened.id)

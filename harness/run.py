@@ -51,6 +51,8 @@ class RunSettings(BaseModel):
     agent_options: AgentOptions = AgentOptions()
     ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
     workers: int = 1  # local worker processes sharing the episodes (harness/shards.py); 1: this process alone
+    bench: str | None = None  # a foreign benchmark's tasks instead of ours (envcraft.benchmarks), e.g. bfcl-multi-turn
+    category: str | None = None  # --bench: one of its categories (default: all)
 
     def endpoint(self) -> tuple[str | None, str, str]:
         return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
@@ -77,6 +79,11 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
 
 
 def load_run_tasks(settings: RunSettings) -> list[Task]:
+    if settings.bench:
+        from envcraft.harness.bench_runs import bench_tasks
+
+        limit = settings.limit if settings.limit is not None else SAMPLE_PER_ENV
+        return bench_tasks(settings.bench, settings.category, limit, settings.split)
     tasks_dir = Path(settings.tasks_dir) if settings.tasks_dir else TASKS_DIR
     if not tasks_dir.is_dir():
         raise FileNotFoundError(f"no task folder {tasks_dir}: pass --tasks-dir, or generate tasks (envcraft tasks generate)")
@@ -157,6 +164,12 @@ def run_main_job(settings: RunSettings) -> int:
     rows = summary_rows(rollouts)
     (out / "summary.json").write_text(json.dumps(rows, indent=1))
     console().print(summary_table(rows))
+    if settings.bench:
+        from envcraft.harness.bench_runs import category_rows, replay_table
+
+        console().print(table(["category", "tasks", "gold correct", "no-op correct", "episode-seconds"],
+                              replay_table(category_rows(rollouts)), right=["tasks", "episode-seconds"],
+                              title=f"{settings.bench}: its own checker's verdicts"))
     talk.print(f"rollouts: {log.path}; a report: envcraft report {out} --html {out / 'report.html'}")
     return 0
 

@@ -71,6 +71,7 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
                 result = await farm.grade(info.id)
                 rollout.reward, rollout.passed, rollout.checks = result.reward, result.passed, result.checks
                 rollout.state_diff = result.state_diff
+                rollout.verdict = result.verdict
             except Exception as exc:  # noqa: BLE001
                 failure = _failure(exc, TaskFailure)
             timings.grade_seconds = time.perf_counter() - grade_start

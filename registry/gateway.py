@@ -35,6 +35,14 @@ from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
+from envcraft.registry.gateway_bench import (
+    bench_routes,
+    bench_task,
+    create_bench_episode,
+    grade_bench,
+    owner,
+    reset_bench,
+)
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot, end_processes, materialize
 from envcraft_runtime import end_episode
@@ -60,6 +68,7 @@ class GatewayEpisode:
     in_flight: int = 0  # agent-plane POSTs being answered
     group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
     served: anyio.Event = field(default_factory=anyio.Event)  # its MCP sessions have all ended
+    bench: Any = None  # a foreign benchmark's live episode (registry/gateway_bench.py): its own server and state
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
@@ -105,6 +114,7 @@ class Gateway:
         self._tasks: dict[str, Any] | None = None
         self.control = control_app(self)
         self.control.router.routes.extend(group_routes(self))
+        self.control.router.routes.extend(bench_routes(self))
         self.groups: dict[str, Any] = {}
 
     @property
@@ -252,6 +262,8 @@ class Gateway:
             for path in task_files(folder):
                 for task in load_tasks(path):
                     self._tasks[task.id] = task
+        if task_id not in self._tasks and (found := bench_task(task_id)) is not None:
+            return found  # a foreign benchmark's (envcraft.benchmarks)
         if task_id not in self._tasks:
             raise ControlError(404, f"no task {task_id!r} in {folder}")
         return self._tasks[task_id]
@@ -268,6 +280,9 @@ class Gateway:
             raise
 
     async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
+        if env_name not in self.envs and (bench := owner(env_name)) is not None:
+            return await create_bench_episode(self, bench, env_name, task_id, lambda env, task, live: GatewayEpisode(
+                uuid.uuid4().hex, env, Path(), None, task, bench=live))
         if env_name not in self.envs:
             raise ControlError(404, f"no environment {env_name!r}; known: {', '.join(sorted(self.envs))}")
         if len(self.episodes) >= self.max_episodes:
@@ -302,7 +317,8 @@ class Gateway:
         if self.episodes.pop(episode.id, None) is None:
             return
         episode.stop.set()
-        self._spawn(f"cleaning up episode {episode.id}", self._recycle, episode.env, episode.workspace, episode)
+        if episode.bench is None:  # a benchmark's episode has no workspace: its server's task ends and closes it
+            self._spawn(f"cleaning up episode {episode.id}", self._recycle, episode.env, episode.workspace, episode)
         for member in disband(self, episode.group) if episode.group else ():
             self.retire(member)
 
@@ -321,6 +337,8 @@ class Gateway:
         await anyio.to_thread.run_sync(self.root.checkin, env.seed, workspace, limiter=self._workspace_threads)
 
     async def reset(self, episode: GatewayEpisode) -> GatewayEpisode:
+        if episode.bench is not None:
+            return await reset_bench(self, episode)
         try:
             await self._offload("a reset", _reset, episode.env.seed, episode.workspace, episode.initial,
                                 episode=episode)
@@ -339,6 +357,8 @@ class Gateway:
         if not episode.task_id:
             raise ControlError(400, "this episode was created without a task_id, so there is nothing to grade against")
         task = self._task(episode.task_id)
+        if episode.bench is not None:
+            return await grade_bench(self, episode)
         if episode.group:
             return await grade_group(self, group_of(self, episode.group))
         if len(task.envs) > 1:

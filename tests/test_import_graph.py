@@ -13,7 +13,8 @@ import networkx as nx
 
 REPO = Path(__file__).resolve().parent.parent
 # Top folder -> import name (pyproject's package-dir mapping).
-PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "registry": "envcraft.registry",
+PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "benchmarks": "envcraft.benchmarks",
+            "registry": "envcraft.registry",
             "harness": "envcraft.harness", "generator": "envcraft.generator",
             "servers/envcraft_runtime": "envcraft_runtime"}
 # What each package may import besides itself: dependencies point one way, the CLI on top.
@@ -21,10 +22,12 @@ PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "registry": "envcra
 ALLOWED = {
     "envcraft_runtime": set(),
     "envcraft.core": set(),
-    "envcraft.registry": {"envcraft.core", "envcraft_runtime"},
+    "envcraft.benchmarks": {"envcraft.core"},  # foreign benchmarks: their tasks, episodes and graders
+    "envcraft.registry": {"envcraft.core", "envcraft.benchmarks", "envcraft_runtime"},
     "envcraft.generator": {"envcraft.core", "envcraft.registry", "envcraft_runtime"},
-    "envcraft.harness": {"envcraft.core", "envcraft.registry", "envcraft_runtime"},
-    "envcraft": {"envcraft.core", "envcraft.registry", "envcraft.generator", "envcraft.harness", "envcraft_runtime"},
+    "envcraft.harness": {"envcraft.core", "envcraft.benchmarks", "envcraft.registry", "envcraft_runtime"},
+    "envcraft": {"envcraft.core", "envcraft.benchmarks", "envcraft.registry", "envcraft.generator", "envcraft.harness",
+                 "envcraft_runtime"},
 }
 
 

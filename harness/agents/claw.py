@@ -112,6 +112,6 @@ class ClawAgent:
         async with AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.request_timeout,
                                max_retries=self.retries) as client:
             for text in episode.turns:
-                episode.user(text)
+                await episode.next_turn(text)
                 ended = await self.turn(client, episode)
         return "finished" if episode.finished else ended

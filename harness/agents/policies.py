@@ -18,7 +18,7 @@ class GoldReplayAgent:
     async def run(self, episode: Episode) -> str:
         calls = self.gold[episode.task_id]
         for turn, text in enumerate(episode.turns):
-            episode.user(text)
+            await episode.next_turn(text)
             for index, call in enumerate(c for c in calls if c.turn == turn):
                 crossed = episode.count_step()
                 name = episode.tool_name(call.env, call.tool)
@@ -35,7 +35,7 @@ class NoOpAgent:
 
     async def run(self, episode: Episode) -> str:
         for text in episode.turns:
-            episode.user(text)
+            await episode.next_turn(text)
             crossed = episode.count_step()
             episode.say("I will not take any action.")
             episode.stop(crossed)
