@@ -16,12 +16,21 @@ def _list(args: argparse.Namespace) -> int:
     from envcraft.harness.terminal import console, table
     from envcraft.registry.catalog import discover
 
+    from envcraft.benchmarks.registry import every
+
     environments = discover()
-    rows = ([name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
-            for name, env in environments.items())
+    rows = [[name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
+            for name, env in environments.items()]
+    missing = []
+    for bench in every():  # standard benchmarks served by the farm, under their own kind
+        if problem := bench.installed():
+            missing.append(f"{bench.name}: {problem}")
+            continue
+        rows += [[e.name, e.kind, e.tools, f"{e.tasks} tasks of {bench.name} (envcraft run --bench {bench.name})"]
+                 for e in bench.environments()]
     out = console()
     out.print(table(["environment", "kind", "tools", "archetypes"], rows, right=["tools"]))
-    out.print(f"{len(environments)} environment(s)")
+    out.print(f"{len(rows)} environment(s)" + "".join(f"\n{line}" for line in missing))
     return 0
 
 

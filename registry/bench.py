@@ -83,7 +83,7 @@ def _row(figure: str, ours: list[float], baseline: list[float] | None = None, ta
 
 async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, live: int = 256,
                   docker_n: int = 10) -> dict:
-    from envcraft.registry import bench_figures
+    from envcraft.registry import bench_bfcl, bench_figures
 
     env, root = get(env_name), WorkspaceRoot()
     rows = []
@@ -98,6 +98,9 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
                          spawn, "p50<=25ms p99<=100ms, >=40x spawn"))
         rows.append(_row("acquire (cold: copy seed + build server)", cold, spawn))
         rows.append(_row("reset to initial state", await reset_samples(env, root, n), None, "<=10ms"))
+        bfcl = await bench_bfcl.bfcl_samples(n * 3)  # a standard benchmark's episode beside ours
+        for figure, samples in bfcl.items() if isinstance(bfcl, dict) else ():
+            rows.append(_row(f"BFCL multi-turn episode: {figure}", samples, None, f"beside {env_name}'s rows"))
         sdk = await bench_figures.sdk_baseline_calls(n * 5)
         calls = await bench_figures.farm_and_direct_calls(env, root, n * 5)
         for transport, (farm, direct) in calls.items():
@@ -117,7 +120,7 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
     finally:
         root.close()
     return {"env": env_name, "rows": rows, "concurrency": concurrency,
-            "docker": docker if isinstance(docker, str) else "ok"}
+            "docker": docker if isinstance(docker, str) else "ok", "bfcl": bfcl if isinstance(bfcl, str) else "ok"}
 
 
 def table(figures: dict) -> str:
@@ -132,6 +135,8 @@ def table(figures: dict) -> str:
     lines.append(f"live episodes at once: {live['episodes']}, failures {live['failures']}, state crossings "
                  f"{live['state_crossings']}, RSS {live['rss_mb_before']} -> {live['rss_mb_peak']} MB "
                  f"(target < 12 GiB), all live after {live['seconds_to_all_live']} s")
+    if figures.get("bfcl", "ok") != "ok":
+        lines.append(f"bfcl: {figures['bfcl']}")
     if figures["docker"] != "ok":
         lines.append(f"docker: {figures['docker']}")
     lines.append("baselines: acquire = spawn `python server.py` + stdio connect per episode; tool call = the same "

@@ -21,6 +21,13 @@ def _tables(data: dict) -> None:
               f"{r['mean_reward']:.3f}", r["infra_failures"], *(f"{r[k]:.3f}" if k in r else "-" for k in keys)]
              for r in rows),
             right=["tasks", "attempts", "success", "reward", "infra", *keys], title=f"run {run['run_id']}"))
+        if run["benchmarks"]:  # standard benchmarks beside our splits: accuracy by their own checkers
+            out.print(table(
+                ["benchmark", "category", "agent", "tasks", "episodes", "accuracy", "infra", "errors (benchmark's types)"],
+                ([b["benchmark"], b["category"], b["agent"], b["tasks"], b["episodes"], f"{b['accuracy']:.3f}",
+                  b["infra_failures"], ", ".join(f"{k} {v}" for k, v in b["errors"].items()) or "-"]
+                 for b in run["benchmarks"]),
+                right=["tasks", "episodes", "accuracy", "infra"], title=f"run {run['run_id']}: standard benchmarks"))
     if len(data["runs"]) > 1:
         out.print(table(
             ["series", "tasks", "episodes", "success", "reward", "steps", "tokens", "sec/ep", "infra"],

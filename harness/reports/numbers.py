@@ -17,6 +17,7 @@ from statistics import mean
 
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_file
+from envcraft.harness.bench_runs import category_rows
 from envcraft.harness.runner import RolloutLog
 
 REPORT_FORMAT = "envcraft.report/1"
@@ -109,9 +110,11 @@ def _tasks_by_id(run: Run, envs: Iterable[str]) -> dict[str, Task]:
 
 
 def _kinds() -> dict[str, str]:
+    from envcraft.benchmarks.registry import every
     from envcraft.registry.catalog import discover
 
-    return {name: env.manifest.env.kind for name, env in discover().items()}
+    benchmarks = {name: bench.kind for bench in every() for name in bench.env_names}
+    return {**benchmarks, **{name: env.manifest.env.kind for name, env in discover().items()}}
 
 
 def episode_facts(runs: list[Run]) -> list[dict]:
@@ -204,7 +207,8 @@ def report_data(runs: list[Run]) -> dict:
     return {
         "format": REPORT_FORMAT,
         "runs": [{"run_id": run.run_id, "folder": str(run.folder), "episodes": len(run.rollouts),
-                  "summary": summary_rows(run.rollouts), "by_agent_and_split": report_rows(run.rollouts)}
+                  "summary": summary_rows(run.rollouts), "by_agent_and_split": report_rows(run.rollouts),
+                  "benchmarks": category_rows(run.rollouts)}  # standard benchmarks: their checkers' accuracy
                  for run in runs],
         "series": series_summary(facts),
         "breakdowns": breakdowns(facts),
