@@ -15,6 +15,7 @@ import anyio
 import yaml
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.agents.claw import SYSTEM_PROMPT
+from envcraft.harness.farm_bench import bench_task, benchmark_of
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.reports.numbers import load_run
 from envcraft.harness.trainer_data import sft_row, verl_row, verl_tool_config, write_rows
@@ -22,14 +23,20 @@ from envcraft.harness.trainer_data import sft_row, verl_row, verl_tool_config, w
 DEFAULT_GATEWAY = "http://127.0.0.1:8765"
 
 
+def tools_key(task: Task) -> tuple[str, ...]:
+    """Ours list the same tools for every task of an environment set; a benchmark's task lists its own classes'."""
+    return (task.id,) if benchmark_of(task) is not None else tuple(task.envs)
+
+
 async def tools_of(tasks: list[Task]) -> dict[tuple[str, ...], list[dict]]:
-    """The OpenAI tools an episode of each environment set exposes (read from the real servers)."""
+    """The OpenAI tools an episode of each environment set (a benchmark's: each task) exposes at its first turn
+    (read from the real servers)."""
     found: dict[tuple[str, ...], list[dict]] = {}
     async with LocalFarm() as farm:
         for task in tasks:
-            if tuple(task.envs) not in found:
+            if tools_key(task) not in found:
                 info = await farm.create(task)
-                found[tuple(task.envs)] = info.tools
+                found[tools_key(task)] = info.tools
                 await farm.delete(info.id)
     return found
 
@@ -46,8 +53,9 @@ def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: P
     elif fmt == "verl":
         wanted = {r.task_id for r in rollouts}
         tasks = [t for path in task_files(tasks_dir) for t in load_tasks(path) if t.id in wanted]
+        tasks += [t for i in sorted(wanted - {t.id for t in tasks}) if (t := bench_task(i)) is not None]  # BFCL's, ...
         tools = anyio.run(tools_of, tasks)
-        rows = [verl_row(task, i, system_prompt, tools[tuple(task.envs)]) for i, task in enumerate(tasks)]
+        rows = [verl_row(task, i, system_prompt, tools[tools_key(task)]) for i, task in enumerate(tasks)]
         write_rows(rows, out, "verl")
         union = list({t["function"]["name"]: t for group in tools.values() for t in group}.values())
         config = out.with_name(out.stem + ".tools.yaml")
