@@ -6,6 +6,7 @@
         episode = await farm.create("office-001")           # one or several environments
         episode.turns, episode.tools                        # user turns; tools in OpenAI format
         reply = await farm.call_tool(episode.id, "list_dir", {})
+        tools = await farm.begin_turn(episode.id, 1)       # user turn 1 opens (Episode.next_turn does it)
         grade = await farm.grade(episode.id)                # one grade over every environment
         await farm.delete(episode.id)
 
@@ -55,6 +56,10 @@ class Farm(Protocol):
     async def create(self, task: str | Task) -> EpisodeInfo: ...
 
     async def call_tool(self, episode_id: str, name: str, arguments: dict[str, Any]) -> ToolResult: ...
+
+    async def begin_turn(self, episode_id: str, index: int) -> list[dict[str, Any]]:
+        """User turn `index` opens; the episode's tools for it (a benchmark's may change between turns)."""
+        ...
 
     async def grade(self, episode_id: str) -> Grade: ...
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -68,3 +70,18 @@ def marked(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+@contextlib.contextmanager
+def gateway_process(token: str):
+    """`envcraft serve --all` in a process of its own (its own session); yields its base URL, stops it after."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
+                                "--token", token], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

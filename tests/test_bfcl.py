@@ -23,7 +23,7 @@ from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
 from mcp import Client
 
-from tests.helpers import REPO, free_port, inspector, wait_for_port
+from tests.helpers import gateway_process, inspector
 
 pytest.importorskip("bfcl_eval", reason="BFCL is installed by .ci/setup (pip install --no-deps bfcl-eval==2026.3.23)")
 
@@ -178,14 +178,8 @@ async def test_a_served_state_the_recorded_history_does_not_reproduce_is_our_fai
 
 @pytest.fixture(scope="module")
 def gateway():
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
-                                "--token", TOKEN], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    wait_for_port(port)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=30)
+    with gateway_process(TOKEN) as url:
+        yield url
 
 
 @pytest.mark.anyio

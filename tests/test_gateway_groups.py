@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
 
-from tests.helpers import REPO, free_port, wait_for_port
+from tests.helpers import gateway_process
 
 TOKEN = "groups-test-token"
 
 
 @pytest.fixture(scope="module")
 def gateway():
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
-                                "--token", TOKEN], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    wait_for_port(port)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=30)
+    with gateway_process(TOKEN) as url:
+        yield url
 
 
 def cross_task():

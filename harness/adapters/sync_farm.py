@@ -34,6 +34,9 @@ class SyncFarm:
     def call_tool(self, episode_id: str, name: str, arguments: Any) -> ToolResult:
         return self._portal.call(self.farm.call_tool, episode_id, name, arguments)
 
+    def begin_turn(self, episode_id: str, index: int) -> list[dict[str, Any]]:
+        return self._portal.call(self.farm.begin_turn, episode_id, index)
+
     def grade(self, episode_id: str) -> Grade:
         return self._portal.call(self.farm.grade, episode_id)
 
