@@ -18,9 +18,11 @@ import httpx
 import mcp_types as types
 import pytest
 from envcraft.benchmarks import get
+from envcraft.harness.agents.claw import ClawAgent
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
+from envcraft.harness.scripted_model import Script, build_app, serving
 from mcp import Client
 
 from tests.helpers import gateway_process, inspector
@@ -91,6 +93,46 @@ async def test_stopping_before_the_last_turn_is_force_terminated():
     short = original.model_copy(update={"turns": original.turns[:1]})  # the farm opens only the first turn
     [rollout] = await run([short], GoldReplayAgent({short.id: [c for c in original.gold if c.turn == 0]}))
     assert rollout.verdict.error_type == "multi_turn:force_terminated" and rollout.reward == 0.0
+
+
+def recording(app, requests: list[dict]):
+    """The stand-in model's app, keeping each request body it is sent (what the agent showed the model)."""
+    async def wrapped(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        received = [await receive()]
+        while received[-1].get("more_body"):
+            received.append(await receive())
+        body = b"".join(m.get("body", b"") for m in received)
+        if body:
+            requests.append(json.loads(body))
+        replay = iter(received)
+        return await app(scope, lambda: anext_or_wait(replay, receive), send)
+
+    return wrapped
+
+
+async def anext_or_wait(replay, receive):
+    return next(replay, None) or await receive()
+
+
+@pytest.mark.anyio
+async def test_the_claw_agent_over_the_openai_api_is_sent_each_turns_tools_and_graded_by_bfcl():
+    """The real claw agent and `openai` client against the deterministic stand-in model (the one allowed stand-in),
+    which replays BFCL's possible answer: the model is sent `sort` from the turn that first offers it, not before."""
+    tasks = [task(MISS_FUNC), task("bfcl-multi_turn_base_5")]
+    requests: list[dict] = []
+    with serving(recording(build_app(Script.from_tasks(tasks)), requests)) as base_url:
+        rollouts = await run(tasks, ClawAgent(base_url=base_url, api_key="none", model="scripted"))
+    assert all(r.failure is None and r.passed and r.verdict.valid for r in rollouts), [(r.failure, r.verdict)
+                                                                                        for r in rollouts]
+    first = task(MISS_FUNC).turns[0]
+    offered = {}  # user turn -> was sort among the tools the model was sent
+    for body in requests:
+        users = [m for m in body["messages"] if m["role"] == "user"]
+        if users[0]["content"] == first:
+            offered.setdefault(len(users) - 1, set()).add("sort" in {t["function"]["name"] for t in body["tools"]})
+    assert offered == {0: {False}, 1: {False}, 2: {False}, 3: {True}, 4: {True}}
 
 
 # ------------------------------------------------------------------ the episode's server: turns, tools, safety
