@@ -13,10 +13,9 @@ from envcraft.harness.clients import CLIENTS
 
 
 def _list(args: argparse.Namespace) -> int:
+    from envcraft.benchmarks.registry import every
     from envcraft.harness.terminal import console, table
     from envcraft.registry.catalog import discover
-
-    from envcraft.benchmarks.registry import every
 
     environments = discover()
     rows = [[name, env.manifest.env.kind, len(env.manifest.env.tools), ", ".join(env.manifest.env.archetypes)]
