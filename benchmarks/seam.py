@@ -38,8 +38,8 @@ class BenchEpisode(Protocol):
         case connected clients were sent tools/list_changed."""
         ...
 
-    def reset(self) -> None:
-        """Control plane: back to the task's initial state and turn 0."""
+    async def reset(self) -> None:
+        """Control plane: back to the task's initial state and turn 0 (telling clients if the tools change)."""
         ...
 
     def grade(self) -> Grade:

@@ -72,7 +72,13 @@ async def _serve(gateway: Gateway, episode: GatewayEpisode, *, task_status=anyio
 
 
 async def reset_bench(gateway: Gateway, episode: GatewayEpisode) -> GatewayEpisode:
-    await gateway._offload("a reset", episode.bench.reset, episode=episode)
+    if episode.busy:
+        raise ControlError(409, f"episode {episode.id} is still busy with {episode.busy}: retry when that finishes")
+    episode.busy = "a reset"
+    try:
+        await episode.bench.reset()
+    finally:
+        episode.busy = None
     return episode
 
 

@@ -168,6 +168,11 @@ async def test_a_missing_function_appears_at_its_turn_with_tools_list_changed_in
             assert "sort" in {t.name for t in (await modern.list_tools()).tools}
             with pytest.raises(ValueError, match="open turns in order"):
                 await episode.begin_turn(1)
+            await episode.reset()  # back at turn 0: sort is withdrawn, and clients are told
+            with anyio.fail_after(10):
+                while len(heard) < 2:
+                    await anyio.sleep(0.01)
+            assert "sort" not in {t.name for t in (await legacy.list_tools()).tools}
     finally:
         episode.close()
 

@@ -2,11 +2,10 @@
 
 Calls run through BFCL's own executor (`execute_multi_turn_func_call`, as its inference does), on the
 instances it built from the task's `initial_config`, so each reply is the text BFCL would hand a model.
-The executor `eval`s a call string: we build that string ourselves, from a tool this episode lists and
-keyword names that are Python identifiers, every value a `repr` of decoded JSON (a literal), as BFCL's
-function-calling handlers do; a name that is not one of the task's classes' functions is refused before
-anything is built (the executor would otherwise `eval` it among its module globals: `open(...)`). Nothing
-an agent sends is evaluated as code.
+The executor `eval`s a call string: we build that string ourselves, as BFCL's function-calling handlers
+do, from a function of the task's classes, keyword names that are Python identifiers and values that are
+each the `repr` of decoded JSON (a literal). Any other name is refused before anything is built (the
+executor would otherwise `eval` it among its module globals: `open(...)`). No agent text runs as code.
 
 BFCL's API classes are benchmark code running in this process, on our trust boundary like our own apps:
 no sandbox beyond the process. They keep state in module globals (the executor's instance table,
@@ -109,9 +108,9 @@ class BfclEpisode:
         bad = [k for k in arguments if not (isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k))]
         if bad:
             return _reply(f"argument names must be Python identifiers: {bad!r} is not", error=True)
-        call = call_string(params.name, arguments)
+        call, turn = call_string(params.name, arguments), self.turn  # the turn it was made in, even if one opens
         result = (await anyio.to_thread.run_sync(self._execute, [call]))[0]  # benchmark code: off the event loop
-        self.history[self.turn].append([call])
+        self.history[turn].append([call])  # one step of one call: BFCL's checker flattens a turn's steps anyway
         return _reply(result, error=result.startswith(ERROR_PREFIX))
 
     # ------------------------------------------------------------ control plane
@@ -125,6 +124,10 @@ class BfclEpisode:
         before = self.offered()
         self.turn = index
         self.history.append([])
+        return await self._announce(before)
+
+    async def _announce(self, before: list[str]) -> bool:
+        """Tell connected clients when the offered tools differ from `before`."""
         if self.offered() == before:
             return False
         await self.bus.publish(ToolsListChanged())  # 2026-07-28 clients: their subscriptions/listen stream
@@ -132,9 +135,14 @@ class BfclEpisode:
             await session.send_tool_list_changed()
         return True
 
-    def reset(self) -> None:
+    def _restart(self) -> None:
         self.close()
         self._start()
+
+    async def reset(self) -> None:
+        before = self.offered()
+        await anyio.to_thread.run_sync(self._restart)  # rebuilding a long-context state takes a while
+        await self._announce(before)  # back at turn 0: a missing function offered since is withdrawn
 
     def grade(self) -> Grade:
         return grade_history(self.item, self.history, self.key)
