@@ -29,7 +29,9 @@ def _list(args: argparse.Namespace) -> int:
                  for e in bench.environments()]
     out = console()
     out.print(table(["environment", "kind", "tools", "archetypes"], rows, right=["tools"]))
-    out.print(f"{len(rows)} environment(s)" + "".join(f"\n{line}" for line in missing))
+    served = len(rows) - len(environments)
+    out.print(f"{len(environments)} environment(s)" + (f", and {served} of standard benchmarks" if served else "")
+              + "".join(f"\n{line}" for line in missing))
     return 0
 
 
