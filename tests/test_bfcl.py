@@ -64,6 +64,10 @@ async def test_gold_replay_of_a_sample_of_every_category_is_valid_by_bfcl_own_ch
     assert all(r.verdict.valid and r.verdict.checker.endswith("multi_turn_checker") and r.reward == 1.0
                for r in rollouts)
     assert {r.envs[0] for r in rollouts} == set(BENCH.env_names)
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+    left = [name for name in vars(multi_turn_utils) if name.startswith("envcraft_")]
+    assert not left, left[:5]  # every episode's and every grading's instances left BFCL's table when they ended
 
 
 @pytest.mark.anyio
