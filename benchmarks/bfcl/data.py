@@ -102,8 +102,12 @@ def _openapi(properties: dict[str, Any], mapping: dict[str, str]) -> dict[str, A
         if "properties" in spec:
             _openapi(spec["properties"], mapping)
         items = spec.get("items")
-        if isinstance(items, dict):
-            _openapi({"items": items}, mapping)
+        if isinstance(items, dict):  # item types are mapped, not annotated (as BFCL's _cast_to_openai_type does)
+            items["type"] = mapping.get(items.get("type", "string"), "string")
+            if items["type"] == "array" and isinstance(items.get("items"), dict):
+                items["items"]["type"] = mapping.get(items["items"].get("type", "string"), "string")
+            elif items["type"] == "object" and "properties" in items:
+                _openapi(items["properties"], mapping)
     return properties
 
 
