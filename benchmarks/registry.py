@@ -9,6 +9,7 @@ import importlib.util
 from pathlib import Path
 
 from envcraft.benchmarks.seam import Benchmark
+from envcraft.core.tasks import Task
 
 BUILTIN = {"bfcl-multi-turn": "envcraft.benchmarks.bfcl"}  # name -> the module whose BENCHMARK it is
 _LOADED: dict[str, Benchmark] = {}
@@ -53,3 +54,8 @@ def every() -> list[Benchmark]:
 def owner(env: str) -> Benchmark | None:
     """The benchmark serving environment `env`, or None for one of ours."""
     return next((b for b in every() if env in b.env_names), None)
+
+
+def find_task(task_id: str) -> Task | None:
+    """A benchmark's task by id, or None (ours live in task files)."""
+    return next((t for b in every() if (t := b.task(task_id)) is not None), None)

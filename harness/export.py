@@ -13,9 +13,10 @@ from pathlib import Path
 
 import anyio
 import yaml
+from envcraft.benchmarks.registry import find_task
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.agents.claw import SYSTEM_PROMPT
-from envcraft.harness.farm_bench import bench_task, benchmark_of
+from envcraft.harness.farm_bench import benchmark_of
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.reports.numbers import load_run
 from envcraft.harness.trainer_data import sft_row, verl_row, verl_tool_config, write_rows
@@ -53,7 +54,7 @@ def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: P
     elif fmt == "verl":
         wanted = {r.task_id for r in rollouts}
         tasks = [t for path in task_files(tasks_dir) for t in load_tasks(path) if t.id in wanted]
-        tasks += [t for i in sorted(wanted - {t.id for t in tasks}) if (t := bench_task(i)) is not None]  # BFCL's, ...
+        tasks += [t for i in sorted(wanted - {t.id for t in tasks}) if (t := find_task(i)) is not None]  # BFCL's, ...
         tools = anyio.run(tools_of, tasks)
         rows = [verl_row(task, i, system_prompt, tools[tools_key(task)]) for i, task in enumerate(tasks)]
         write_rows(rows, out, "verl")

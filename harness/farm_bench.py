@@ -28,11 +28,6 @@ def benchmark_of(task: Task) -> Benchmark | None:
     return registry.owner(task.envs[0]) if task.envs else None
 
 
-def bench_task(task_id: str) -> Task | None:
-    """A benchmark's task by id (ours live in task files)."""
-    return next((t for b in registry.every() if (t := b.task(task_id)) is not None), None)
-
-
 async def open_bench(stack: contextlib.AsyncExitStack, bench: Benchmark, task: Task) -> Opened:
     episode = await anyio.to_thread.run_sync(bench.open, task)  # builds the task's state (long context: a lot)
     stack.callback(episode.close)

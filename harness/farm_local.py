@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
+from envcraft.benchmarks.registry import find_task
 from envcraft.core.diff import state_diff
 from envcraft.core.grading import Grade, Snapshot, grade
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.errors import TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
-from envcraft.harness.farm_bench import begin_bench_turn, bench_task, benchmark_of, grade_bench, is_bench, open_bench
+from envcraft.harness.farm_bench import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher, Launcher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
@@ -54,7 +55,7 @@ class LocalFarm(FarmBase):
     def _task(self, task_id: str) -> Task:
         if self._tasks is None:
             self._tasks = {t.id: t for path in task_files(self.tasks_dir or TASKS_DIR) for t in load_tasks(path)}
-        if task_id not in self._tasks and (found := bench_task(task_id)) is not None:
+        if task_id not in self._tasks and (found := find_task(task_id)) is not None:
             return found
         if task_id not in self._tasks:
             raise TaskFailure(f"no task {task_id!r} in {self.tasks_dir or TASKS_DIR}")

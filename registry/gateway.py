@@ -29,20 +29,14 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from envcraft.benchmarks.registry import find_task, owner
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
-from envcraft.registry.gateway_bench import (
-    bench_routes,
-    bench_task,
-    create_bench_episode,
-    grade_bench,
-    owner,
-    reset_bench,
-)
+from envcraft.registry.gateway_bench import bench_routes, create_bench_episode, grade_bench, reset_bench
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot, end_processes, materialize
 from envcraft_runtime import end_episode
@@ -262,7 +256,7 @@ class Gateway:
             for path in task_files(folder):
                 for task in load_tasks(path):
                     self._tasks[task.id] = task
-        if task_id not in self._tasks and (found := bench_task(task_id)) is not None:
+        if task_id not in self._tasks and (found := find_task(task_id)) is not None:
             return found  # a foreign benchmark's (envcraft.benchmarks)
         if task_id not in self._tasks:
             raise ControlError(404, f"no task {task_id!r} in {folder}")
@@ -282,7 +276,7 @@ class Gateway:
     async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
         if env_name not in self.envs and (bench := owner(env_name)) is not None:
             return await create_bench_episode(self, bench, env_name, task_id, lambda env, task, live: GatewayEpisode(
-                uuid.uuid4().hex, env, Path(), None, task, bench=live))
+                uuid.uuid4().hex, env, None, None, task, bench=live))  # no workspace
         if env_name not in self.envs:
             raise ControlError(404, f"no environment {env_name!r}; known: {', '.join(sorted(self.envs))}")
         if len(self.episodes) >= self.max_episodes:

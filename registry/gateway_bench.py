@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from envcraft.benchmarks import registry
-from envcraft.core.tasks import Task
 from envcraft.registry.control_api import ControlError, check_bearer, read_json
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -26,14 +24,6 @@ class BenchEnv:
     """What the gateway reads of an episode's environment (`.name`); a benchmark's has no folder or seed."""
 
     name: str
-
-
-def bench_task(task_id: str) -> Task | None:
-    return next((t for b in registry.every() if (t := b.task(task_id)) is not None), None)
-
-
-def owner(env_name: str) -> Any:
-    return registry.owner(env_name)
 
 
 async def create_bench_episode(gateway: Gateway, bench: Any, env_name: str, task_id: str | None,

@@ -15,10 +15,10 @@ from math import comb
 from pathlib import Path
 from statistics import mean
 
+from envcraft.benchmarks.registry import find_task
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_file
 from envcraft.harness.bench_runs import category_rows
-from envcraft.harness.farm_bench import bench_task
 from envcraft.harness.runner import RolloutLog
 
 REPORT_FORMAT = "envcraft.report/1"
@@ -126,7 +126,7 @@ def episode_facts(runs: list[Run]) -> list[dict]:
     for run in runs:
         tasks = _tasks_by_id(run, (r.envs[0] for r in run.rollouts))
         for r in run.rollouts:
-            task = tasks.get(r.task_id) or bench_task(r.task_id)  # ours from task files; a benchmark's from it
+            task = tasks.get(r.task_id) or find_task(r.task_id)  # ours from task files; a benchmark's from it
             agent = f"{r.agent}:{r.model}" if r.model else r.agent
             facts.append({
                 "series": f"{run.run_id} · {agent}" if several else agent, "run": run.run_id,
