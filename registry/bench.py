@@ -100,7 +100,7 @@ async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, li
         rows.append(_row("reset to initial state", await reset_samples(env, root, n), None, "<=10ms"))
         bfcl = await bench_bfcl.bfcl_samples(n * 3)  # a standard benchmark's episode beside ours
         for figure, samples in bfcl.items() if isinstance(bfcl, dict) else ():
-            rows.append(_row(f"BFCL multi-turn episode: {figure}", samples, None, f"beside {env_name}'s rows"))
+            rows.append(_row(f"BFCL episode: {figure}", samples, None, f"beside {env_name}'s rows"))
         sdk = await bench_figures.sdk_baseline_calls(n * 5)
         calls = await bench_figures.farm_and_direct_calls(env, root, n * 5)
         for transport, (farm, direct) in calls.items():
