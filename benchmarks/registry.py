@@ -20,6 +20,10 @@ def register(benchmark: Benchmark) -> Benchmark:
     return benchmark
 
 
+def unregister(name: str) -> None:
+    _LOADED.pop(name, None)
+
+
 def names() -> list[str]:
     return sorted(set(BUILTIN) | set(_LOADED))
 

@@ -239,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int, default=4)
     run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
     run.add_argument("--bench", default=None, metavar="NAME",
-                     help="a standard benchmark's tasks instead of ours, graded by its own checker: bfcl-multi-turn")
+                     help="a standard benchmark's tasks instead of ours, graded by its own checker: bfcl-multi-turn, "
+                     "or the path of a benchmark module of your own (benchmarks/README.md)")
     run.add_argument("--category", default=None, help="--bench: one category (e.g. multi_turn_miss_func; default: all)")
     run.add_argument("--split", choices=["train", "test", "all"], default="all")
     run.add_argument("--limit", type=int, default=None, help="tasks per environment (default: all with --env, else a sample of 5; 0: all)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from pathlib import Path
 
 from envcraft.benchmarks import registry
 from envcraft.core.rollout import Rollout
@@ -13,7 +14,7 @@ from envcraft.core.tasks import Task
 
 def bench_tasks(name: str, category: str | None, limit: int | None, split: str = "all") -> list[Task]:
     """The benchmark's tasks, `limit` per category (None or 0: all)."""
-    bench = registry.get(name)
+    bench = registry.load_file(Path(name)) if name.endswith(".py") else registry.get(name)  # a user's own module
     if problem := bench.installed():
         raise FileNotFoundError(problem)
     tasks = [t for t in bench.tasks(category) if split in ("all", t.split)]

@@ -313,3 +313,22 @@ def test_list_run_and_report_show_bfcl_beside_our_environments(tmp_path):
     assert accuracy == {("bfcl_multi_turn_miss_func", "gold"): 1.0, ("bfcl_multi_turn_miss_func", "noop"): 0.0}
     shown = envcraft("report", "run", cwd=tmp_path)
     assert "standard benchmarks" in shown.stdout and "multi_turn:empty_turn_model_response" in shown.stdout
+
+
+# ------------------------------------------------------------------ the seam: a second benchmark is one module
+
+
+@pytest.mark.anyio
+async def test_a_second_benchmark_is_one_module_loaded_from_its_path():
+    from envcraft.benchmarks import registry
+
+    ledger = registry.load_file(Path(__file__).parent / "plugins" / "ledger_benchmark.py")
+    try:
+        assert "ledger" in registry.names() and registry.owner("ledger_toy") is ledger
+        tasks = ledger.tasks()
+        gold = await run(tasks, GoldReplayAgent({t.id: t.gold for t in tasks}))
+        noop = await run(tasks, NoOpAgent())
+        assert [(r.reward, r.verdict.valid) for r in gold] == [(1.0, True)] * 2
+        assert [(r.reward, r.verdict.error_type) for r in noop] == [(0.0, "ledger:wrong_total")] * 2
+    finally:
+        registry.unregister("ledger")
