@@ -8,10 +8,12 @@ such a task is malformed and `Task` validation in the engine rejects it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, kind_of, names, same_value
+from envcraft.core.claims import Reading, named_records, read, record_names
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
@@ -137,18 +139,39 @@ def _candidates(check: Check, about: tuple[str, str] | None, snapshots: tuple[Sn
     return [v for v in values if not any(same_value(v, e) for e in check.contains)]
 
 
-def states_only(check: Check, text: str, others: list[str], given: str = "") -> bool:
+def states_only(check: Check, text: str, others: list[str], given: str = "", reason: bool = False) -> bool:
     """Every expected value stated, each count, total or time as the text's one guess of its class, and no other
-    value of the asked column (or shape): the rule a finish answer and a note file share."""
+    value of the asked column (or shape): the rule a finish answer and a note file share. `reason`: the rule
+    refusing the asked record is named, which states a refusal's reason as well as its blocking value."""
     if not stands_alone(text, check.contains, given):
         return False  # a number gets one guess: a count or a total has no column to call a dump, and a column's
         # other values need not cover the small numbers a dump lists ("0 1 2 ... 149" for an on-hand of 65)
     for expected in check.contains:
-        said = disowned(text, [expected, *others]) if kind_of(expected) == "text" else text  # "(not PO-17)"
+        said = disowned(text, [expected, *others], expected) if kind_of(expected) == "text" else text  # "(not PO-17)"
         found, also = names(said, expected, others)
-        if not found or also:
+        if not (found or reason) or also:
             return False
     return True
+
+
+_NOTE_ID = re.compile(r"^(?:answer: \w+ of|names why(?: the \w+ is refused:)?) ([a-z]{2,6}-\d{3,})\b")
+_NOTE_RULE = re.compile(r"\(rule (\w+)\)")
+
+
+def reading(check: Check, initial: Snapshot, values: list[str], given: str = "") -> Reading:
+    """What an answer check reads an answer for (core/claims.py). A store built before checks carried `about`
+    has it in the note; a question's note names only the asked record, so the records its request names it by
+    (a resident for the repair request) are read from the request itself."""
+    names = record_names(initial.tables)
+    about = set(check.about)
+    noted = _NOTE_ID.match(check.note)
+    if not about and noted:
+        about = {noted.group(1)}
+        if check.note.startswith("answer:"):
+            about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
+    reasons = check.reasons or _NOTE_RULE.findall(check.note)
+    return Reading(about=frozenset(a.casefold() for a in about), names=names,
+                   values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons))
 
 
 def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "") -> bool:
@@ -156,7 +179,11 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
     about = (check.table, check.column) if check.table and check.column else None
-    return states_only(check, answer, _candidates(check, about, (initial,), answer), given)
+    others = _candidates(check, about, (initial,), answer)
+    claims = read(answer, reading(check, initial, others, given))
+    if not check.note.startswith("names why"):  # a question's own values restated are context, not a dump; a
+        others = [o for o in others if not names(given, o)[0]]  # refusal's request names the states it wants
+    return states_only(check, claims.text, others, given, claims.stated_reason)
 
 
 def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:

@@ -22,8 +22,11 @@ _NOT_IT = re.compile(r"\b(?:old|previous(?:ly)?|former(?:ly)?|outdated|supersed(
                      r"|replac(?:es|ed|ing)(?!\s+by))\s+(?:[A-Za-z]+\s+){0,2}[$#]?$",
                      re.I)  # "the old code 1193", "not 3 but 4", "(previously 5)": named as not the answer
 _CALLED_OFF = re.compile(r"^(?:\s+[\w'-]+){0,4}\s+(?:is|was|were|has\s+been|got)\s+(?:now\s+)?"
-                         r"(?:cancell?ed|called\s+off|postponed|rescheduled|moved)\b|^\s*\(?(?:cancell?ed|called\s+off)\b",
+                         r"(?:cancell?ed|called\s+off|postponed|rescheduled|moved)\b|^\s*(?:cancell?ed|called\s+off)\b",
                          re.I)  # "the 12:30 vendor lunch is cancelled": a value named as not going ahead
+# "PO-17 (cancelled)": a status noted beside another value names it as not the answer; beside the expected value
+# it is an annotation ("cjb-0031 (cancelled)" in a list of a crew's jobs), and the value is still claimed
+_NOTED_OFF = re.compile(r"^\s*\((?:cancell?ed|called\s+off)\b", re.I)
 _OF = re.compile(r"(?:\d|\b" + NUMBER_WORD + r")\s*(?:/\s*|(?:out\s+)?of\s+(?:all\s+)?(?:the\s+|our\s+)?)$",
                  re.I)  # "3 of 12", "3 out of the 12", "3/12", "three of the twelve"
 # "$5,000 across 3 orders": the count of the rows a total sums (a whole number before a plural noun, after a
@@ -203,12 +206,14 @@ def stands_alone(answer: str, expected: list[str], given: str = "") -> bool:
     return True
 
 
-def disowned(text: str, values: list[str]) -> str:
+def disowned(text: str, values: list[str], expected: str = "") -> str:
     """`text` with each mention of `values` that names it as not the answer ("not PO-17", "PO-17 (cancelled)")
-    blanked: such a mention is context, neither a second guess nor credit."""
+    blanked: such a mention is context, neither a second guess nor credit. The `expected` value with a status
+    noted beside it ("cjb-0031 (cancelled)") is annotated, not disowned."""
     for value in sorted({v.strip() for v in values if v.strip()}, key=len, reverse=True):
         for found in reversed(list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", text, re.I))):
-            if _not_a_guess(text, found.start(), found.end()):
+            noted = value != expected.strip() and _NOTED_OFF.match(text[found.end():])
+            if noted or _not_a_guess(text, found.start(), found.end()):
                 text = text[:found.start()] + " " * (found.end() - found.start()) + text[found.end():]
     return text
 

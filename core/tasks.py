@@ -44,7 +44,9 @@ class Check(Frozen):
                     the id's shape (a note listing every id is a dump); none of `lacks` may appear (a list that
                     must leave things out: a CSV of over-budget categories naming one within budget is a dump)
       file_absent   file `path` does not exist
-      answer        the answer given to finish() states each value of `contains` (typed: dates, times and
+      answer        the answer given to finish() claims each value of `contains` about the record `about` names
+                    (core/claims.py: negated, questioned, hedged values and values said of other records are no
+                    claims), typed: dates, times and
                     numbers in any common format, text as whole words; core/answers.py); with `table` and
                     `column`, an answer that also states another value of that column (a dump) fails; an
                     expected number (a count, a total, an amount, in digits or words) or time must be the only
@@ -75,6 +77,11 @@ class Check(Frozen):
     rivals: list[str] = Field(default_factory=list)
     context: list[str] = Field(default_factory=list)  # file_contains: rival figures its own row holds (a budget)
     aliases: dict[str, list[str]] = Field(default_factory=dict)  # file_contains: other wordings of a phrase ("total")
+    # answer: the ids of the record the answer is about (the asked one first, then those the request names it by)
+    # and what else states the reason it is refused (the rule's id and text); core/claims.py. Empty in stores
+    # built before: read from `note` ("answer: status of po-0015", "names why po-0017 ...", "(rule ap_1)")
+    about: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
     allow: list[str] = Field(default_factory=list)
     rows: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # collateral: table -> id -> changeable fields ("*": any, e.g. deleted)
     grow: dict[str, int] = Field(default_factory=dict)  # collateral: table -> new rows the task creates

@@ -180,6 +180,7 @@ def _paid_id(answer: str) -> float:
 @pytest.mark.parametrize("answer", [
     "PO-00016", "PO-00016 (not PO-00017, which was cancelled)", "PO-00016 and PO-00017 (cancelled)",
     "PO-00016; I skipped the old PO-00012",
+    "PO-00016 (cancelled)",  # a status noted beside the answer annotates it (issue 18: "cjb-0031 (cancelled)")
 ])
 def test_an_id_named_as_not_the_answer_is_context(answer):
     assert _paid_id(answer) == 1.0
@@ -187,7 +188,7 @@ def test_an_id_named_as_not_the_answer_is_context(answer):
 
 @pytest.mark.parametrize("answer", [
     "PO-00016 or PO-00017", "not PO-00015, PO-00016, PO-00017", "PO-00016 (cancelled) PO-00018",
-    "not PO-00016", "PO-00016 (cancelled)",
+    "not PO-00016",
 ])
 def test_disowning_never_carries_a_second_guess(answer):
     """Only mentions named as not the answer are context: every other id of the column is still a guess, and

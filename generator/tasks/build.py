@@ -23,6 +23,7 @@ from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import (
     HINTS,
     answer_for,
+    reasons_of,
     as_step,
     pick_forbidden,
     pick_refused_create,
@@ -250,7 +251,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         label = label_field(forbidden.entity)
         answer = answer_for(forbidden, str(forbidden.row.get(label)) if label else None)
         checks.append(Check(kind="answer", contains=[forbidden.fact], weight=2.0, table=forbidden.entity.table,
-                            column=forbidden.field,
+                            column=forbidden.field, about=[forbidden.row["id"]],
+                            reasons=reasons_of(env, forbidden.op.name, field_name=forbidden.field),
                             note=f"names why {forbidden.row['id']} cannot change: {forbidden.field} {forbidden.fact}"))
         checks.append(pin(env, forbidden.entity.table, forbidden.row,
                           f"forbidden change left undone: {forbidden.row['id']} untouched", None))
@@ -258,7 +260,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         label = label_field(refused.blocking)
         answer = refused_answer(refused, str(refused.row.get(label)) if label else None)
         checks.append(Check(kind="answer", contains=[refused.fact], weight=2.0, table=refused.blocking.table,
-                            column=refused.field, note=f"names why the {refused.entity.name} is refused: "
+                            column=refused.field, about=[refused.row["id"]],
+                            reasons=reasons_of(env, refused.op.name, refused.rule), note=f"names why the {refused.entity.name} is refused: "
                             f"{refused.row['id']} {refused.field} {refused.fact} (rule {refused.rule})"))
         refs = {n: v for n, v in refused.fields.items() if refused.entity.field(n).type == "ref"}
         checks.append(Check(kind="no_record", role="guard", table=refused.entity.table, match=refs,
@@ -365,7 +368,8 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
         raise Failed("id_leak")
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": expected}))
     table, column = asked_column(env, entity, spec, asked)
-    checks = [Check(kind="answer", contains=[expected], table=table, column=column, weight=2.0,
+    about = [last.target, *(d.row_id for d in desc.nested.values())]  # the asked row, and the rows naming it
+    checks = [Check(kind="answer", contains=[expected], table=table, column=column, weight=2.0, about=about,
                     note=f"answer: {asked} of {last.target}"),
               *diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)[0],
               collateral(env, plan.initial, plan.final, None)]

@@ -20,7 +20,7 @@ from typing import Any
 from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.humanize import humanize
-from envcraft.generator.policy import refusal
+from envcraft.generator.policy import refusal, rules
 from envcraft.generator.policy_rows import related
 from envcraft.generator.refpath import follow, target
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
@@ -82,6 +82,19 @@ def pick_forbidden(env: EnvSpec, plan: Plan, rng: random.Random) -> Forbidden | 
             if not ok:
                 options.append(Forbidden(op, entity, row, pre.field, humanize(value)))
     return rng.choice(options) if options else None
+
+
+def reasons_of(env: EnvSpec, op_name: str, rule_id: str | None = None, field_name: str | None = None) -> list[str]:
+    """What else states why `op_name` is refused (core/claims.py): the refusing rule's id and text. The rule is
+    `rule_id`, or the one guarding `op_name` on `field_name` (a state guard names no rule of its own)."""
+    for rule in rules(env.bp):
+        if op_name not in rule.operations:
+            continue
+        if rule.id == rule_id or (rule_id is None and field_name and any(
+                getattr(pre, "field", None) == field_name and pre.kind in ("status_in", "field_equals")
+                for pre in rule.checks)):
+            return [rule.id, rule.text]
+    return []
 
 
 def answer_for(forbidden: Forbidden, label: str | None) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from envcraft.core.answers import kind_of
 from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.generator.tasks import answer_mutations
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import answer_text
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field
@@ -28,11 +29,12 @@ from envcraft.generator.tasks.verify import side_tables
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 SHOULD_DROP = ("drop_write", "wrong_argument", "extra_write_same_table", "extra_write_other_table",
-               "duplicate_create", "answer_dump")
-SHOULD_KEEP = ("swap_independent", "extra_reads", "scratch_file", "answer_other_format", "free_text_normalized")
+               "duplicate_create", "answer_dump") + answer_mutations.HARMFUL
+SHOULD_KEEP = ("swap_independent", "extra_reads", "scratch_file", "answer_other_format",
+               "free_text_normalized") + answer_mutations.HARMLESS
 NAMES = ("drop_write", "swap_independent", "extra_reads", "wrong_argument", "extra_write_same_table",
          "extra_write_other_table", "duplicate_create", "scratch_file", "answer_other_format", "answer_dump",
-         "free_text_normalized")
+         "free_text_normalized") + answer_mutations.HARMLESS + answer_mutations.HARMFUL
 
 Mutation = Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]
 
@@ -388,4 +390,4 @@ def free_text_normalized(cache: EnvCache, task: Task, rng: random.Random) -> lis
     return None
 
 
-MUTATIONS: dict[str, Mutation] = {name: globals()[name] for name in NAMES}
+MUTATIONS: dict[str, Mutation] = {name: globals().get(name) or answer_mutations.ANSWER_MUTATIONS[name] for name in NAMES}

@@ -1,0 +1,250 @@
+"""Claims: what an answer asserts about the asked record, read as statements rather than as a bag of strings.
+
+The answer is cut into sentences (at . ! ? and line breaks) and each sentence into clauses (at ; : , dashes,
+parentheses, and before "but", "because", "since", "so", "although", "whereas", "while"); a cut never falls
+inside a value, a record's name, a date, a time, a number or a rule's text. Each clause is then read by these
+rules, in order; what a rule drops is blanked out, and what is left is graded as before (core/answers.py,
+core/guesses.py): the expected value must be there, and no other value of the asked column (a dump).
+
+1. Question. A sentence that ends with "?" asks; it claims nothing.
+2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or by
+   a name the world gives it (a mostly distinct text field: a person's name, a bill number). A clause naming the asked record is
+   about it; one naming only other records is about them, and its values are context: never credited, never a
+   dump ("gap-0031 is now in panel_review"; "The age of <other person> is 40" pays nothing). A value of the
+   asked column is what a clause claims, never the name that owns it. A clause that names no record is about
+   the record of the clause before it in its sentence (a parenthesis does not change that); a sentence that
+   names none is about the asked record, or, when it opens with a pronoun ("It", "Its", "They"), about the
+   record the sentence before ended with. With no asked record known (a count, a list), owners are not read.
+3. Rule or request. A clause that says what should, must, may or can be, or names a rule or a policy (its id
+   or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish, not what is:
+   its values are context. Naming the rule that refuses the
+   asked record (its id or text) states the reason as well as its value would (`stated_reason`).
+4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
+   "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
+   or C"). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a
+   rule is the rule's ("only open or received orders").
+5. Negation. From a negator ("not", "n't", "never", "no", "no longer", "neither", "nor", "instead of",
+   "rather than") to the clause's end nothing is claimed; a clause calling a value wrong ("X is wrong",
+   "isn't right") claims nothing.
+6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
+   verb ("I've received your request"), not a claim.
+
+Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
+are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envcraft.core.answers import date_spans, number_spans, time_spans
+
+MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerDuty: Data on-call"
+
+_WORD = re.compile(r"[^\W_]+")
+RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]\d[\w-]*(?<![-_])")  # cjb-0001, SI-000017
+_SENTENCE_CUT = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
+_CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]"
+                         r"|\s(?=(?:but|because|since|so|although|though|whereas|while)\b)", re.I)
+_PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
+                              re.I)
+_RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?\s+to|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
+                   r"|allowed|permitted|requires?|required)\b", re.I)
+_RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>", to the line's end
+_HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
+                    r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
+_NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than)\b|n't\b",
+                      re.I)
+_CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
+                           r"|not\s+(?:right|correct|it|true|accurate))\b"
+                           r"|\b(?:isn't|wasn't|aren't)\s+(?:right|correct|it|true|accurate)\b", re.I)
+_OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
+                       r"|now))*\s+([A-Za-z][\w-]*)", re.I)
+
+
+def words(text: str) -> tuple[str, ...]:
+    """A name as the words it is looked up by: case, spacing and punctuation do not matter."""
+    return tuple(w.casefold() for w in _WORD.findall(text))
+
+
+def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...], frozenset[str]]:
+    """Words -> the ids of the records they name: each row's id, and each value of a text field whose values are
+    mostly distinct (a name, a number, an email; not an enum), of at most MAX_NAME_WORDS words. A name two rows
+    share names both ("FDR-101" for two events on one feeder): it names the asked record if either is. A one-word name counts
+    only with a digit in it or at four letters or more ("IT" and "On" are prose)."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for rows in tables.values():
+        rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("id"), str)]
+        columns = {k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}
+        for column in columns:
+            counts = Counter(r.get(column) for r in rows if isinstance(r.get(column), str) and r.get(column))
+            if len(counts) < max(3, 0.5 * sum(counts.values())):
+                continue  # an enum, not a name
+            for row in rows:
+                key = words(str(row.get(column) or ""))
+                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or len(key[0]) >= 4 or any(c.isdigit() for c in key[0])):
+                    found.setdefault(key, set()).add(row["id"])
+        for row in rows:
+            found.setdefault(words(row["id"]), set()).add(row["id"])
+    return {key: frozenset(ids) for key, ids in found.items()}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What to read an answer for: the asked record, the world's record names, the asked column's values."""
+
+    about: frozenset[str] = frozenset()  # ids of the asked record and of the records the request names it by
+    names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+    values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
+    reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
+
+
+@dataclass
+class Claims:
+    text: str  # the answer with everything that is not a claim about the asked record blanked
+    stated_reason: bool = False  # a rule refusing the asked record is named as the reason
+
+
+def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
+    """Where `text` writes each phrase as whole words, through any case, spacing, underscores or hyphens."""
+    spans = []
+    for phrase in {p for p in phrases if p and p.strip()}:
+        parts = _WORD.findall(phrase)
+        if not parts:
+            continue
+        pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![^\W_])"
+        spans += [m.span() for m in re.finditer(pattern, text, re.I)]
+    return spans
+
+
+def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, ids) of each record named: ids by shape, names by their words (longest first), none inside
+    a value of the asked column."""
+    found: list[tuple[int, int, frozenset[str]]] = []
+    prefixes = {key[0] for key in reading.names if len(key) == 2 and key[1].isdigit()}  # cjb-0001: "cjb"
+    for match in RECORD_ID.finditer(text):
+        ids = reading.names.get(words(match.group(0)))
+        if ids is None and words(match.group(0))[0] in prefixes:
+            ids = frozenset({match.group(0).casefold()})  # a record the episode created: not the asked one
+        if ids is not None:
+            found.append((match.start(), match.end(), ids))
+    tokens = [(m.start(), m.end(), m.group(0).casefold()) for m in _WORD.finditer(text)]
+    i = 0
+    while i < len(tokens):
+        for n in range(min(MAX_NAME_WORDS, len(tokens) - i), 0, -1):
+            ids = reading.names.get(tuple(t[2] for t in tokens[i:i + n]))
+            if ids:
+                found.append((tokens[i][0], tokens[i + n - 1][1], ids))
+                i += n - 1
+                break
+        i += 1
+    return [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)]
+
+
+def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[frozenset[str]]:
+    """The ids of each record `text` names."""
+    return [ids for _, _, ids in _name_spans(text, Reading(names=names), [])]
+
+
+def _cuts(pattern: re.Pattern, text: str, start: int, end: int, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces of text[start:end] between matches of `pattern` that fall outside every kept span."""
+    pieces, at = [], start
+    for match in pattern.finditer(text, start, end):
+        if any(s < match.end() and match.start() < e for s, e in kept):
+            continue
+        pieces.append((at, match.start()))
+        at = match.end()
+    pieces.append((at, end))
+    return [(s, e) for s, e in pieces if text[s:e].strip()]
+
+
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = "\u2588" * (end - start)  # a value's own words ("not started", "Pass or fail") are no marker
+    return "".join(chars)
+
+
+def read(answer: str, reading: Reading) -> Claims:
+    """The claims `answer` makes about the asked record (module docstring)."""
+    values = _phrase_spans(answer, reading.values)
+    quoted = [m.span() for m in _RULE_QUOTE.finditer(answer)]
+    reasons = _phrase_spans(answer, reading.reasons) + quoted
+    names = _name_spans(answer, reading, values)
+    numeric = [(s, e) for _, s, e in date_spans(answer)[0]] + [(s, e) for _, s, e in time_spans(answer)[0]]
+    kept = values + reasons + [(s, e) for s, e, _ in names] + numeric + [(s, e) for _, s, e in number_spans(answer)]
+    named = [(s, e) for s, e, _ in names]
+    plain = _masked(answer, values + reasons + named + numeric)
+    blank: list[tuple[int, int]] = []
+    stated = False
+    owner_before: str | None = None  # "about", "other" or None (no record named yet)
+    for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
+        sentence = answer[s_start:s_end]
+        if sentence.rstrip().endswith("?"):
+            blank.append((s_start, s_end))
+            continue
+        owner = owner_before if _PRONOUN_OPENING.match(sentence) else None
+        for c_start, c_end in _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept):
+            clause = plain[c_start:c_end]
+            named_here = [ids for s, e, ids in names if c_start <= s and e <= c_end]
+            inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
+            mine = owner
+            if named_here and reading.about:
+                mine = "about" if any({i.casefold() for i in ids} & reading.about for ids in named_here) else "other"
+            if not inside_parens:
+                owner = mine
+            rule = bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end for s, e in reasons)
+            hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
+            if any(c_start <= s and e <= c_end for s, e in reasons if (s, e) not in quoted) and mine != "other" \
+                    and not hedged:
+                stated = True
+            if hedged:
+                blank.append((s_start, c_end))  # "A, B or C", "A, or B": the alternatives before it too
+            elif mine == "other" or rule or _CALLED_WRONG.search(clause):
+                blank.append((c_start, c_end))
+            else:
+                negator = _NEGATOR.search(clause)
+                if negator:
+                    blank.append((c_start + negator.start(), c_end))
+                for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
+                    own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]
+                    blank += own
+        owner_before = owner
+    chars = list(answer)
+    for start, end in blank:
+        chars[start:end] = " " * (end - start)
+    return Claims(text="".join(chars), stated_reason=stated)
+
+
+def _hedged(clause: str, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Alternatives or doubt; an "or" after a negator joins what is denied ("can't be paid or approved")."""
+    found = _HEDGE.search(clause)
+    if found and found.group(0).lower() == "or":
+        negator = _NEGATOR.search(clause)
+        found = None if negator and negator.start() < found.start() else found
+        found = found or next((m for m in _HEDGE.finditer(clause) if m.group(0).lower() != "or"), None)
+    return bool(found) or _slashed(text, start, end, spans)
+
+
+def _slashed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """A slash between alternatives ("received/approved", "Bob/Alice", "2026-12-08/2026-12-09"), outside a value's
+    own words; a plain fraction of numbers ("3/12") is no hedge (a number has one guess: core/guesses.py)."""
+    for match in re.finditer(r"\s*/\s*", text[start:end]):
+        left, right = start + match.start(), start + match.end()
+        if any(s < right and left < e for s, e in spans if not (e == left or s == right)):
+            continue  # inside a value, a name or a date of its own ("n/a", "11/13/2026")
+        part = re.search(r"(?<![\w.:/-])(\d+)$", text[:left])
+        whole = re.match(r"(\d+)(?![\w.:/-])", text[right:])
+        if part and whole and int(part.group(1)) < int(whole.group(1)):
+            continue  # a part of a whole ("3/12" is 3 of 12: core/guesses.py); "41/40" and "3.5/4.5" are hedges
+        touching = any(e == left or s == right for s, e in spans)
+        if touching or text[left - 1:left].isalpha() or text[right:right + 1].isalpha():
+            return True
+    return False
+
+
+__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "words"]

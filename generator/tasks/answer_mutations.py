@@ -1,0 +1,257 @@
+"""Answer mutations of issue 18: the gold calls kept, only the final answer changed.
+
+Harmless (must keep full reward): a careful report of every changed record before the answer, each listed id
+annotated with its status, the question restated, prose using another value of the column as a verb, the
+refusing rule quoted. Harmful (must never keep it): the value negated, asked back, hedged with a plausible
+value the world does not hold ("either X or Y", "X/Y"), or said about another record.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from envcraft.core.claims import RECORD_ID
+from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.generator.humanize import humanize
+from envcraft.generator.tasks.decoys import shifted
+from envcraft.generator.tasks.env import EnvCache, label_field
+from envcraft.generator.tasks.judgement import reasons_of
+from envcraft.generator.tasks.replay import World
+
+_NOTE_ID = re.compile(r"^(?:answer: (\w+) of|names why(?: the \w+ is refused:)?) ([a-z]{2,6}-\d{3,})\b")
+
+
+def _answer(task: Task) -> tuple[Check, str] | None:
+    check = next((c for c in task.checks if c.kind == "answer"), None)
+    gold = next((str(c.arguments.get("answer", "")) for c in task.gold if c.tool == "finish"), "")
+    return (check, gold) if check is not None and gold else None
+
+
+def _with(task: Task, text: str) -> list[ToolCall]:
+    return [c.model_copy(update={"arguments": {**c.arguments, "answer": text}}) if c.tool == "finish" else c
+            for c in task.gold]
+
+
+def _subject(check: Check) -> str | None:
+    found = _NOTE_ID.match(check.note)
+    return (check.about or [None])[0] or (found.group(2) if found else None)
+
+
+def _row(cache: EnvCache, task: Task, row_id: str) -> tuple[Any, dict[str, Any]] | None:
+    """(entity, row) of a record of the task's first environment, as the episode starts."""
+    env = cache[task.envs[0]]
+    for table, rows in World(cache, task).tables[env.name].items():
+        for row in rows:
+            if row.get("id") == row_id:
+                return env.entity_of_table(table), row
+    return None
+
+
+def _name(cache: EnvCache, task: Task, entity, row: dict[str, Any]) -> str:
+    """How the grader knows the record: its label when no other row of its table shares it, else its id."""
+    label = label_field(entity) if entity else None
+    rows = World(cache, task).tables[task.envs[0]].get(entity.table, []) if entity else []
+    value = row.get(label) if label else None
+    if isinstance(value, str) and sum(r.get(label) == value for r in rows) == 1 and len(value) >= 4:
+        return value
+    return row["id"]
+
+
+def _at_value(gold: str, value: str, new: str) -> str | None:
+    """`gold` with its last mention of `value` replaced by `new` (the mention in its own words)."""
+    spots = list(re.finditer(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", gold, re.I))
+    if not spots:
+        return None
+    spot = spots[-1]
+    return gold[:spot.start()] + new.replace("{v}", spot.group(0)) + gold[spot.end():]
+
+
+# ------------------------------------------------------------------ harmless
+
+def careful_report(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Each record the gold changes and its new state, raw and humanized, then the gold answer."""
+    found = _answer(task)
+    if found is None:
+        return None
+    world = World(cache, task)
+    world.run(task.gold)
+    lines = []
+    for name in task.envs:
+        env = cache[name]
+        for table, rows in world.tables[name].items():
+            entity = env.entity_of_table(table)
+            if entity is None or not entity.status_field:
+                continue
+            before = {r["id"]: r for r in world.start[name].tables.get(table, [])}
+            for row in rows:
+                state = row.get(entity.status_field)
+                if isinstance(state, str) and (before.get(row["id"]) or {}).get(entity.status_field) != state:
+                    said = state if humanize(state) == state else f"{state} ({humanize(state)})"
+                    lines.append(f"Done: {row['id']} is now {said}.")
+    return _with(task, " ".join(lines + [found[1]])) if lines else None
+
+
+def context_annotations(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Each record the answer lists, with its status beside it: "cjb-0001 (en_route), cjb-0003 (on_site)"."""
+    found = _answer(task)
+    if found is None or not found[0].table:
+        return None
+    check, gold = found
+    env = cache[task.envs[0]]
+    entity = env.entity_of_table(check.table)
+    if entity is None or not entity.status_field:
+        return None
+    rows = World(cache, task).tables[env.name].get(check.table, [])
+    text, noted = gold, 0
+    for value in check.contains:
+        row = next((r for r in rows if value in (r.get("id"), r.get(check.column))), None)
+        state = row.get(entity.status_field) if row else None
+        if isinstance(state, str):
+            changed = _at_value(text, value, "{v} (" + state + ")")
+            text, noted = (changed, noted + 1) if changed else (text, noted)
+    return _with(task, text) if noted else None
+
+
+def restates_question(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The question said back as a statement, with its own names, fields and dates, before the answer."""
+    found = _answer(task)
+    asked = re.search(r"(?:^|(?<=[.!?\n]))\s*([A-Z][^.!?\n]*)\?", task.turns[-1])
+    if found is None or asked is None:
+        return None
+    question = asked.group(1).strip()
+    return _with(task, f"You asked: {question[:1].lower() + question[1:]}. {found[1]}")
+
+
+def prose_with_enum_words(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Ordinary prose that uses another value of the asked column as the writer's verb ("I've received")."""
+    found = _answer(task)
+    if found is None or not found[0].table or not found[0].column:
+        return None
+    check, gold = found
+    env = cache[task.envs[0]]
+    entity = env.entity_of_table(check.table)
+    spec = next((f for f in entity.fields if f.name == check.column), None) if entity else None
+    verbs = [v for v in (spec.values if spec is not None and spec.type == "enum" else [])
+             if re.fullmatch(r"[a-z]+ed", v) and v not in check.contains]
+    if not verbs:
+        return None
+    return _with(task, f"I've {rng.choice(verbs)} your request and looked it up - {gold[:1].lower() + gold[1:]}")
+
+
+def explains_with_rule(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A refusal's answer followed by the rule that refuses it, quoted from the policies (its own values too)."""
+    found = _answer(task)
+    blocked = next((t.split(":", 1) for t in task.tags if t.startswith(("blocked:", "refused:"))), None)
+    if found is None or blocked is None:
+        return None
+    check, gold = found
+    rule_id = next((t.split(":", 1)[1] for t in task.tags if t.startswith("rule:")), None)
+    reasons = check.reasons or reasons_of(cache[task.envs[0]], blocked[1], rule_id, check.column)
+    if len(reasons) < 2:
+        return None
+    return _with(task, f"{gold} That is rule {reasons[0]}: {reasons[1]}")
+
+
+# ------------------------------------------------------------------ harmful
+
+_NEGATIONS = ("It isn't {v}.", "It was never {v}.", "{v} is wrong, I checked.")
+
+
+def negated(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    found = _answer(task)
+    if found is None:
+        return None
+    check, gold = found
+    if gold.strip() == ", ".join(check.contains) or len(check.contains) > 1:
+        return _with(task, rng.choice(_NEGATIONS).format(v=gold.strip().rstrip(".")))
+    text = _at_value(gold, check.contains[0], rng.choice(("not {v}", "never {v}", "no longer {v}")))
+    return _with(task, text) if text else None
+
+
+def question_form(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    found = _answer(task)
+    if found is None:
+        return None
+    gold = found[1].strip()
+    return _with(task, f"Is it {gold.rstrip('.')}?" if gold == ", ".join(found[0].contains) else gold.rstrip(".") + "?")
+
+
+def _absent(cache: EnvCache, task: Task, check: Check, value: str, rng: random.Random) -> str | None:
+    """A plausible value of the asked column that no row holds: the next id, a shifted date or amount, an enum
+    value nobody has, another name of the same shape."""
+    env = cache[task.envs[0]]
+    tables = World(cache, task).tables[env.name]
+    rows = tables.get(check.table or "", [])
+    held = {str(r.get(check.column)) for r in rows} | {humanize(r.get(check.column)) for r in rows}
+    if RECORD_ID.fullmatch(value):
+        digits = re.findall(r"\d+", value)[-1]
+        return value[:value.rindex(digits)] + str(int(digits) + 500).zfill(len(digits))
+    entity = env.entity_of_table(check.table) if check.table else None
+    spec = next((f for f in entity.fields if f.name == check.column), None) if entity else None
+    if spec is not None and spec.type == "enum":
+        options = [humanize(v) for v in spec.values if v not in held and humanize(v) not in held]
+        return rng.choice(options) if options else None
+    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return str(int(float(value)) + 1) if "." not in value else f"{float(value) + 1:.2f}"
+    if spec is not None and spec.type in ("date", "datetime"):
+        other = shifted(env, entity, spec, value, rng, tables)
+        return str(other) if str(other) not in held and str(other) != value else None
+    made = value + " Jr" if " " in value else value + "s"
+    return made if made not in held else None
+
+
+def _hedged(cache: EnvCache, task: Task, rng: random.Random, form: str) -> list[ToolCall] | None:
+    found = _answer(task)
+    if found is None:
+        return None
+    check, gold = found
+    other = _absent(cache, task, check, check.contains[-1], rng)
+    if other is None:
+        return None
+    if re.fullmatch(r"\d+", other) and re.fullmatch(r"\d+", check.contains[-1]) and "/" in form:
+        form = "{y}/{v}" if int(other) > int(check.contains[-1]) else form  # "40/41" reads "40 of 41"
+    text = _at_value(gold, check.contains[-1], form.replace("{y}", other))
+    return _with(task, text) if text else None
+
+
+def hedge_either_or(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    return _hedged(cache, task, rng, "either {v} or {y}")
+
+
+def hedge_slash(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    return _hedged(cache, task, rng, "{v}/{y}")
+
+
+def wrong_attribution(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The right value, said about another record of the asked one's table ("The age of <other> is 40.")."""
+    found = _answer(task)
+    subject = _subject(found[0]) if found else None
+    if found is None or subject is None:
+        return None
+    check, gold = found
+    known = _row(cache, task, subject)
+    if known is None or known[0] is None:
+        return None
+    entity, row = known
+    rows = [r for r in World(cache, task).tables[task.envs[0]].get(entity.table, []) if r["id"] != row["id"]]
+    if not rows:
+        return None
+    other = _name(cache, task, entity, rng.choice(rows))
+    own = _name(cache, task, entity, row)
+    if own.casefold() in gold.casefold():
+        return _with(task, re.sub(re.escape(own), lambda _: other, gold, flags=re.I))
+    if gold.strip() != ", ".join(check.contains):
+        return None
+    asked = _NOTE_ID.match(check.note)
+    field = (asked.group(1) if asked and asked.group(1) else check.column or "value").replace("_", " ")
+    return _with(task, f"The {field} of {other} is {gold.strip().rstrip('.')}.")
+
+
+HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
+            "explains_with_rule")
+HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution")
+ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
+
+__all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
