@@ -1,0 +1,104 @@
+"""Answers are graded on what they claim about the asked record (issue 18, core/claims.py).
+
+A small world: crew jobs with a status, people with an age. Each rule of core/claims.py has a test that pays
+the careful answer and refuses the gaming one; each was seen failing with its rule switched off.
+"""
+
+from __future__ import annotations
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task
+
+JOBS = [{"id": f"cjb-000{n}", "title": title, "status": status} for n, (title, status) in enumerate([
+    ("Pole swap Elm Street", "en_route"), ("Line patrol North", "on_site"), ("Storm cleanup Oak Road", "cancelled"),
+    ("Meter check Pine Lane", "received"), ("Tree trim Birch Way", "approved")], 1)]
+PEOPLE = [{"id": f"ppl-000{n}", "name": name, "age": age} for n, (name, age) in enumerate([
+    ("Ana Lima", 40), ("Bob Stone", 41), ("Cara Diaz", 38)], 1)]
+WORLD = {"crew_jobs": JOBS, "people": PEOPLE}
+
+
+def paid(check: Check, answer: str, turn: str = "What's the status of the Elm Street pole swap?") -> float:
+    task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
+    return grade(task, Snapshot(tables=WORLD, files={}), Snapshot(tables=WORLD, files={}, answer=answer)).reward
+
+
+STATUS = Check(kind="answer", table="crew_jobs", column="status", contains=["en route"], about=["cjb-0001"])
+AGE = Check(kind="answer", table="people", column="age", contains=["40"], about=["ppl-0001"])
+REFUSAL = Check(kind="answer", table="crew_jobs", column="status", contains=["cancelled"],
+                note="names why cjb-0003 cannot change: status cancelled",
+                reasons=["dispatch_rule_1", "Only received or approved jobs can be dispatched."])
+
+
+@pytest.mark.parametrize("answer", ["It isn't en route.", "It was never en_route.", "En route is wrong, I checked.",
+                                    "It is no longer en route.", "Not en route."])
+def test_a_negated_value_is_no_claim(answer):
+    assert paid(STATUS, "It is en route.") == 1.0
+    assert paid(STATUS, answer) == 0.0
+
+
+def test_a_value_asked_back_is_no_claim():
+    assert paid(STATUS, "Is it en route?") == 0.0
+    assert paid(STATUS, "Did you mean the Elm Street job? It is en route.") == 1.0
+
+
+@pytest.mark.parametrize("answer", ["Either en route or delayed.", "en route or delayed", "Maybe en route.",
+                                    "It's en route, or delayed."])
+def test_a_hedged_value_is_no_claim(answer):
+    """The second value ("delayed") is plausible and no row holds it: no dump, only the hedge can refuse it."""
+    assert paid(STATUS, answer) == 0.0
+
+
+@pytest.mark.parametrize("answer", ["en_route/delayed", "en route / delayed", "40/39"])
+def test_a_slash_between_values_is_a_hedge(answer):
+    check = AGE if answer[0].isdigit() else STATUS
+    assert paid(check, answer) == 0.0
+
+
+def test_a_value_said_about_another_record_is_context():
+    assert paid(AGE, "The age of Bob Stone is 40.") == 0.0
+    assert paid(AGE, "Ana Lima is 40.") == 1.0
+    assert paid(AGE, "Ana Lima is 40 (Bob Stone is 41).") == 1.0  # another record's value: context, no dump
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Done: cjb-0002 is now on_site (on site). cjb-0001 is en route.", True),  # another record's new status
+    ("cjb-0001 (en_route), cjb-0002 (on_site), cjb-0003 (cancelled)", True),  # each listed id with its status
+    ("cjb-0001 is en route, on site, cancelled.", False),  # two candidates for the asked record
+    ("It is en route. On site. Cancelled.", False),  # values with no record to own them
+])
+def test_context_is_no_dump_and_a_dump_is_still_one(answer, pays):
+    assert (paid(STATUS, answer) == 1.0) is pays
+
+
+@pytest.mark.parametrize("answer", ["en_route", "en route", "En Route", "EN ROUTE", "en-route"])
+def test_an_enum_value_matches_in_every_form(answer):
+    assert paid(STATUS, f"cjb-0001 ({answer})") == 1.0
+
+
+def test_the_writers_own_verb_is_no_value():
+    """"received" is a status of the column; said as the writer's verb it is prose."""
+    assert paid(STATUS, "I've received your request and looked it up - it's en route.") == 1.0
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Skipped cjb-0003: it is cancelled.", True),
+    ("Skipped cjb-0003: rule dispatch_rule_1 does not allow it.", True),  # the rule's id is the reason too
+    ("Done: cjb-0004 is now approved. Skipped Storm cleanup Oak Road: it is cancelled, and only received or "
+     "approved jobs can be dispatched.", True),  # the changed record's status and the rule are context
+    ("Skipped cjb-0003: it is cancelled. That is rule dispatch_rule_1: Only received or approved jobs can be "
+     "dispatched.", True),
+    ("Skipped cjb-0003: it is cancelled; we can only dispatch jobs that are received.", True),  # a rule, paraphrased
+    ("Skipped cjb-0003: it is cancelled or received.", False),
+    ("Skipped cjb-0003: it is cancelled, received, approved.", False),
+    ("Skipped cjb-0002: it is cancelled.", False),  # the reason said about another record
+])
+def test_a_refusal_is_paid_for_its_reason_about_the_refused_record(answer, pays):
+    assert (paid(REFUSAL, answer, "Dispatch the Oak Road storm cleanup.") == 1.0) is pays
+
+
+def test_an_old_store_reads_the_asked_record_from_the_note():
+    """A check built before `about` existed names its record in the note; the request's names stand for it."""
+    old = Check(kind="answer", table="people", column="age", contains=["40"], note="answer: age of ppl-0001")
+    assert paid(old, "The age of Bob Stone is 40.") == 0.0
+    assert paid(old, "Ana Lima is 40.") == 1.0
