@@ -12,7 +12,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    about it; one naming only other records is about them, and its values are context: never credited, never a
    dump ("gap-0031 is now in panel_review"; "The age of <other person> is 40" pays nothing). A value of the
    asked column is what a clause claims, never the name that owns it. A clause that names no record is about
-   the record of the clause before it in its sentence (a parenthesis does not change that); a sentence that
+   the record of the clause before it in its sentence (a parenthesis does not change that, unless it gives the
+   sentence its first record: "Exhibit A (efs-0013) is now rejected"); a sentence that
    names none is about the asked record, or, when it opens with a pronoun ("It", "Its", "They"), about the
    record the sentence before ended with. With no asked record known (a count, a list), owners are not read.
 3. Rule or request. A clause that says what should, must, may or can be, or names a rule or a policy (its id
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envcraft.core.answers import date_spans, number_spans, time_spans
+from envcraft.core.state import HISTORY_TABLE
 
 MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerDuty: Data on-call"
 
@@ -74,10 +76,13 @@ def words(text: str) -> tuple[str, ...]:
 def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...], frozenset[str]]:
     """Words -> the ids of the records they name: each row's id, and each value of a text field whose values are
     mostly distinct (a name, a number, an email; not an enum), of at most MAX_NAME_WORDS words. A name two rows
-    share names both ("FDR-101" for two events on one feeder): it names the asked record if either is. A one-word name counts
-    only with a digit in it or at four letters or more ("IT" and "On" are prose)."""
+    share names both ("FDR-101" for two events on one feeder): it names the asked record if either is, unless
+    an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts
+    only with a digit in it, or capitalized at four letters or more ("IT", "On" and "rejected" are prose)."""
     found: dict[tuple[str, ...], set[str]] = {}
-    for rows in tables.values():
+    for table, rows in tables.items():
+        if table == HISTORY_TABLE:
+            continue  # the change log holds values, not names
         rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("id"), str)]
         columns = {k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}
         for column in columns:
@@ -86,7 +91,9 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
                 continue  # an enum, not a name
             for row in rows:
                 key = words(str(row.get(column) or ""))
-                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or len(key[0]) >= 4 or any(c.isdigit() for c in key[0])):
+                value = str(row.get(column) or "")
+                if 0 < len(key) <= MAX_NAME_WORDS and (len(key) > 1 or (len(key[0]) >= 4 and value[:1].isupper())
+                                                       or any(c.isdigit() for c in key[0])):
                     found.setdefault(key, set()).add(row["id"])
         for row in rows:
             found.setdefault(words(row["id"]), set()).add(row["id"])
@@ -142,7 +149,14 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 i += n - 1
                 break
         i += 1
-    return [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)]
+    found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)]
+    by_start = {s: ids for s, _, ids in found}
+    for index, (start, end, ids) in enumerate(found):  # "Exhibit A (efs-0013)": the id picks one of a shared name
+        after = re.match(r"\s*[(\[]\s*", text[end:])
+        narrowed = by_start.get(end + after.end()) if after and len(ids) > 1 else None
+        if narrowed and narrowed < ids:
+            found[index] = (start, end, narrowed)
+    return found
 
 
 def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[frozenset[str]]:
@@ -195,7 +209,7 @@ def read(answer: str, reading: Reading) -> Claims:
             mine = owner
             if named_here and reading.about:
                 mine = "about" if any({i.casefold() for i in ids} & reading.about for ids in named_here) else "other"
-            if not inside_parens:
+            if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
             rule = bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end for s, e in reasons)
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
