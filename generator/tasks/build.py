@@ -23,10 +23,10 @@ from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import (
     HINTS,
     answer_for,
-    reasons_of,
     as_step,
     pick_forbidden,
     pick_refused_create,
+    reasons_of,
     refused_answer,
 )
 from envcraft.generator.tasks.notes import note_for, pick_hidden
