@@ -7,19 +7,20 @@ rules, in order; what a rule drops is blanked out, and what is left is graded as
 core/guesses.py): the expected value must be there, and no other value of the asked column (a dump).
 
 1. Question. A sentence that ends with "?" asks; it claims nothing.
-2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or by
-   a name the world gives it (a mostly distinct text field: a person's name, a bill number). A clause naming the asked record is
-   about it; one naming only other records is about them, and its values are context: never credited, never a
-   dump ("gap-0031 is now in panel_review"; "The age of <other person> is 40" pays nothing). A value of the
-   asked column is what a clause claims, never the name that owns it. A clause that names no record is about
-   the record of the clause before it in its sentence (a parenthesis does not change that, unless it gives the
-   sentence its first record: "Exhibit A (efs-0013) is now rejected"); a sentence that
-   names none is about the asked record, or, when it opens with a pronoun ("It", "Its", "They"), about the
-   record the sentence before ended with. With no asked record known (a count, a list), owners are not read.
-3. Rule or request. A clause that says what should, must, may or can be, or names a rule or a policy (its id
-   or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish, not what is:
-   its values are context. Naming the rule that refuses the
-   asked record (its id or text) states the reason as well as its value would (`stated_reason`).
+2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or
+   by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A clause
+   naming the asked record is about it; one naming only other records is about them, and its values are
+   context: never credited, never a dump ("gap-0031 is now in panel_review"; "The age of <other person> is
+   40" pays nothing). A value of the asked column is what a clause claims, never the name that owns it. A
+   clause that names no record is about the record of the clause before it in its sentence (a parenthesis
+   does not change that, unless it gives the sentence its first record: "Exhibit A (efs-0013) is now
+   rejected"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
+   "Its", "They"), about the record the sentence before ended with. With no asked record known (a count, a
+   list), owners are not read: every clause is about what was asked.
+3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
+   policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
+   not what is: its values are context. Naming the rule that refuses the asked record (its id or text) states
+   the reason as well as its value would (`stated_reason`).
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
    "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
    or C"). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a
@@ -54,7 +55,7 @@ _CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]"
                          r"|\s(?=(?:but|because|since|so|although|though|whereas|while)\b)", re.I)
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
                               re.I)
-_RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?\s+to|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
+_RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>", to the line's end
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"

@@ -1,0 +1,99 @@
+"""A careful professional's report is paid in full, and the issue's real failures are fixed (issue 18).
+
+Judgement tasks are answered on top of their gold calls the way a careful person reports: what was done (each
+record changed, by its name and id, and its new state), then what was skipped and why (the refused record, its
+blocking value, and the rule in the person's own words, which names other states of the same column). The
+wording is drawn from a few phrasings per part, seeded; the grader is the project's own (replay.World + grade).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from envcraft.core.tasks import Task, iter_tasks, task_files
+from envcraft.generator.humanize import humanize
+from envcraft.generator.tasks.audit import reward
+from envcraft.generator.tasks.env import EnvCache, generated_envs, label_field
+from envcraft.generator.tasks.judgement import blocking
+from envcraft.generator.tasks.mutations import _with_answer
+from envcraft.generator.tasks.replay import World
+
+OPENINGS = ("Here's where things stand.", "All done except one item.", "Finished what I could.", "")
+DONE = ("{name} is now {state}.", "Moved {name} to {state}.", "{name}: set to {state}.")
+CREATED = ("Created {kind} {name}.", "I added {kind} {name}.")
+BLOCKED = ("I left {name} as it is: it is {fact}, and the rules only allow that change from {allowed}.",
+           "Skipped {name} - its {field} is {fact}, so the change isn't allowed (it needs {allowed}).",
+           "Not done: {name}. Its {field} is {fact}; I checked the policies and that move only works from {allowed}.")
+REFUSED = ("I did not create the {kind} with {name}: its {field} is {fact}, which the rules don't allow.",
+           "Skipped the {kind} for {name} - {name} has {field} {fact}, and our policy refuses that.")
+
+
+def _name(cache: EnvCache, env: str, table: str, row: dict) -> str:
+    entity = cache[env].entity_of_table(table)
+    label = label_field(entity) if entity else None
+    return f"{row[label]} ({row['id']})" if label and row.get(label) else row["id"]
+
+
+def careful_answer(cache: EnvCache, task: Task, rng: random.Random) -> str:
+    env = cache[task.envs[0]]
+    world = World(cache, task)
+    world.run(task.gold)
+    done = []
+    for table, rows in world.tables[env.name].items():
+        entity = env.entity_of_table(table)
+        before = {r["id"]: r for r in world.start[env.name].tables.get(table, [])}
+        for row in rows:
+            name = _name(cache, env.name, table, row)
+            if row["id"] not in before and entity:
+                done.append(rng.choice(CREATED).format(kind=entity.name.replace("_", " "), name=name))
+            elif entity and entity.status_field and before[row["id"]].get(entity.status_field) != row.get(entity.status_field):
+                done.append(rng.choice(DONE).format(name=name, state=humanize(row[entity.status_field])))
+    check = next(c for c in task.checks if c.kind == "answer")
+    row_id = check.note.split("names why ", 1)[1].split(" ")[0] if "cannot change" in check.note else \
+        check.note.split(": ", 1)[1].split(" ")[0]
+    row = next(r for r in world.start[env.name].tables[check.table] if r["id"] == row_id)
+    name, fact, field = _name(cache, env.name, check.table, row), check.contains[0], check.column.replace("_", " ")
+    if "cannot change" in check.note:
+        op = env.ops[next(t.split(":", 1)[1] for t in task.tags if t.startswith("blocked:"))]
+        guard = blocking(env, op, row)
+        allowed = " or ".join(humanize(v) for v in guard.values) if guard else "another state"
+        skipped = rng.choice(BLOCKED).format(name=name, field=field, fact=fact, allowed=allowed)
+    else:
+        kind = env.ops[next(t.split(":", 1)[1] for t in task.tags if t.startswith("refused:"))].entity.replace("_", " ")
+        skipped = rng.choice(REFUSED).format(kind=kind, name=name, field=field, fact=fact)
+    return " ".join(p for p in [rng.choice(OPENINGS), *done, skipped] if p)
+
+
+@pytest.fixture(scope="module")
+def cache() -> EnvCache:
+    return EnvCache(generated_envs())
+
+
+def test_twenty_careful_reports_of_judgement_tasks_are_paid_in_full(cache):
+    pool = sorted((t for path in task_files() for t in iter_tasks(path)
+                   if "judgement" in t.tags and set(t.envs) <= set(cache.names)), key=lambda t: t.id)
+    unpaid = []
+    for task in random.Random(18).sample(pool, 20):
+        answer = careful_answer(cache, task, random.Random(task.id))
+        if reward(cache, task, _with_answer(task, answer)) < 1.0:
+            unpaid.append((task.id, answer))
+    assert unpaid == []
+
+
+def _task(task_id: str) -> Task:
+    env = task_id.rsplit("-", 1)[0]
+    path = next(p for p in task_files() if p.name.split(".")[0] == env)
+    return next(t for t in iter_tasks(path) if t.id == task_id)
+
+
+@pytest.mark.parametrize(("task_id", "answer"), [
+    ("field_crew_dispatch-0006", "4 crew jobs: cjb-0001 (en_route), cjb-0003 (on_site), cjb-0008 (en_route), "
+                                 "cjb-0031 (cancelled)"),
+    ("grant_program_admin-0061", "gap-0031 is now in panel_review. Skipped gap-0009: it is declined."),
+    ("accounts_payable_desk-0009", "I've received your request and looked it up - SI-000022 is on hold, so I left it."),
+])
+def test_the_issues_careful_answers_are_paid(cache, task_id, answer):
+    task = _task(task_id)
+    assert reward(cache, task, task.gold) == 1.0
+    assert reward(cache, task, _with_answer(task, answer)) == 1.0
