@@ -19,8 +19,10 @@ core/guesses.py): the expected value must be there, and no other value of the as
    list), owners are not read: every clause is about what was asked.
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
-   not what is: its values are context. Naming the rule that refuses the asked record (its id or text) states
-   the reason as well as its value would (`stated_reason`).
+   not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
+   about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
+   other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
+   the texts of all rules fit in one answer, and the grader does not know the others to call it a dump.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
    "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
    or C"). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a
@@ -58,6 +60,7 @@ _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|
 _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>", to the line's end
+_IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
 _NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than)\b|n't\b",
@@ -195,6 +198,10 @@ def read(answer: str, reading: Reading) -> Claims:
     named = [(s, e) for s, e, _ in names]
     plain = _masked(answer, values + reasons + named + numeric)
     blank: list[tuple[int, int]] = []
+    rule_ids = _phrase_spans(answer, [r for r in reading.reasons if _IDENTIFIER.fullmatch(r)])
+    others = {m.group(0).casefold() for m in _IDENTIFIER.finditer(_masked(answer, values + named))}
+    others -= {r.casefold() for r in reading.reasons}
+    rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
@@ -214,8 +221,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 owner = mine
             rule = bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end for s, e in reasons)
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
-            if any(c_start <= s and e <= c_end for s, e in reasons if (s, e) not in quoted) and mine != "other" \
-                    and not hedged:
+            if any(c_start <= s and e <= c_end for s, e in rule_ids) and not hedged and (
+                    mine == "about" or (mine is None and not names)):
                 stated = True
             if hedged:
                 blank.append((s_start, c_end))  # "A, B or C", "A, or B": the alternatives before it too

@@ -89,6 +89,7 @@ def test_the_writers_own_verb_is_no_value():
     ("Skipped cjb-0003: it is cancelled. That is rule dispatch_rule_1: Only received or approved jobs can be "
      "dispatched.", True),
     ("Skipped cjb-0003: it is cancelled; we can only dispatch jobs that are received.", True),  # a rule, paraphrased
+    ("Skipped cjb-0003: rules dispatch_rule_1, dispatch_rule_2 and crew_rule_1 do not allow it.", False),
     ("Skipped cjb-0003: it is cancelled or received.", False),
     ("Skipped cjb-0003: it is cancelled, received, approved.", False),
     ("Skipped cjb-0002: it is cancelled.", False),  # the reason said about another record
