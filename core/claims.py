@@ -22,7 +22,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
    about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
    other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
-   the texts of all rules fit in one answer, and the grader does not know the others to call it a dump.
+   the texts of all rules fit in one answer, and the grader does not know the others to call it a dump. With
+   no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
    "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
    or C"). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a
@@ -219,7 +220,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 mine = "about" if any({i.casefold() for i in ids} & reading.about for ids in named_here) else "other"
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
-            rule = bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end for s, e in reasons)
+            rule = bool(reading.about) and (bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end
+                                                                               for s, e in reasons))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
             if any(c_start <= s and e <= c_end for s, e in rule_ids) and not hedged and (
                     mine == "about" or (mine is None and not names)):
