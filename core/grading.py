@@ -158,15 +158,20 @@ _NOTE_ID = re.compile(r"^(?:answer: \w+ of|names why(?: the \w+ is refused:)?) (
 _NOTE_RULE = re.compile(r"\(rule (\w+)\)")
 
 
+def asked_record(check: Check) -> str | None:
+    """The id of the record an answer check asks about: its `about`, or (older stores) the id its note names."""
+    noted = _NOTE_ID.match(check.note)
+    return check.about[0] if check.about else noted.group(1) if noted else None
+
+
 def reading(check: Check, initial: Snapshot, values: list[str], given: str = "") -> Reading:
     """What an answer check reads an answer for (core/claims.py). A store built before checks carried `about`
     has it in the note; a question's note names only the asked record, so the records its request names it by
     (a resident for the repair request) are read from the request itself."""
     names = record_names(initial.tables)
     about = set(check.about)
-    noted = _NOTE_ID.match(check.note)
-    if not about and noted:
-        about = {noted.group(1)}
+    if not about and asked_record(check):
+        about = {asked_record(check)}
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)

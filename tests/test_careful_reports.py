@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Task, iter_tasks, task_files
 from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.audit import reward
@@ -50,8 +51,7 @@ def careful_answer(cache: EnvCache, task: Task, rng: random.Random) -> str:
             elif entity and entity.status_field and before[row["id"]].get(entity.status_field) != row.get(entity.status_field):
                 done.append(rng.choice(DONE).format(name=name, state=humanize(row[entity.status_field])))
     check = next(c for c in task.checks if c.kind == "answer")
-    row_id = check.note.split("names why ", 1)[1].split(" ")[0] if "cannot change" in check.note else \
-        check.note.split(": ", 1)[1].split(" ")[0]
+    row_id = asked_record(check)
     row = next(r for r in world.start[env.name].tables[check.table] if r["id"] == row_id)
     name, fact, field = _name(cache, env.name, check.table, row), check.contains[0], check.column.replace("_", " ")
     if "cannot change" in check.note:

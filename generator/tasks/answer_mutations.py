@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from envcraft.core.claims import RECORD_ID
+from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.humanize import humanize
 from envcraft.generator.tasks.decoys import shifted
@@ -20,7 +21,7 @@ from envcraft.generator.tasks.env import EnvCache, label_field
 from envcraft.generator.tasks.judgement import reasons_of
 from envcraft.generator.tasks.replay import World
 
-_NOTE_ID = re.compile(r"^(?:answer: (\w+) of|names why(?: the \w+ is refused:)?) ([a-z]{2,6}-\d{3,})\b")
+_ASKED = re.compile(r"^answer: (\w+) of ")  # a question's note: the asked field
 
 
 def _answer(task: Task) -> tuple[Check, str] | None:
@@ -32,11 +33,6 @@ def _answer(task: Task) -> tuple[Check, str] | None:
 def _with(task: Task, text: str) -> list[ToolCall]:
     return [c.model_copy(update={"arguments": {**c.arguments, "answer": text}}) if c.tool == "finish" else c
             for c in task.gold]
-
-
-def _subject(check: Check) -> str | None:
-    found = _NOTE_ID.match(check.note)
-    return (check.about or [None])[0] or (found.group(2) if found else None)
 
 
 def _row(cache: EnvCache, task: Task, row_id: str) -> tuple[Any, dict[str, Any]] | None:
@@ -227,7 +223,7 @@ def hedge_slash(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCal
 def wrong_attribution(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
     """The right value, said about another record of the asked one's table ("The age of <other> is 40.")."""
     found = _answer(task)
-    subject = _subject(found[0]) if found else None
+    subject = asked_record(found[0]) if found else None
     if found is None or subject is None:
         return None
     check, gold = found
@@ -244,8 +240,8 @@ def wrong_attribution(cache: EnvCache, task: Task, rng: random.Random) -> list[T
         return _with(task, re.sub(re.escape(own), lambda _: other, gold, flags=re.I))
     if gold.strip() != ", ".join(check.contains):
         return None
-    asked = _NOTE_ID.match(check.note)
-    field = (asked.group(1) if asked and asked.group(1) else check.column or "value").replace("_", " ")
+    asked = _ASKED.match(check.note)
+    field = (asked.group(1) if asked else check.column or "value").replace("_", " ")
     return _with(task, f"The {field} of {other} is {gold.strip().rstrip('.')}.")
 
 
