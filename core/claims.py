@@ -26,8 +26,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    no asked record (a question about a document: "who signs off on claims above $500?") a rule is the answer.
 4. Hedge. A clause that offers alternatives ("either", "or", "X/Y") or doubts ("maybe", "perhaps",
    "probably", "might", "I think", "not sure") claims nothing, and neither does its sentence up to it ("A, B
-   or C"). An "or" after a negator joins what is denied ("it can't be paid or approved"), and one inside a
-   rule is the rule's ("only open or received orders").
+   or C"); a sentence opening with "Or" hedges the sentence before it ("X. Or Y."). An "or" after a negator
+   joins what is denied ("it can't be paid or approved"), and one inside a rule is the rule's ("only open or
+   received orders").
 5. Negation. From a negator ("not", "n't", "never", "no", "no longer", "neither", "nor", "instead of",
    "rather than") to the clause's end nothing is claimed; a clause calling a value wrong ("X is wrong",
    "isn't right") claims nothing.
@@ -62,6 +63,7 @@ _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>", to the line's end
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
+_OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
 _NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|instead\s+of|rather\s+than)\b|n't\b",
@@ -205,8 +207,12 @@ def read(answer: str, reading: Reading) -> Claims:
     rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
+    before: tuple[int, int] | None = None
     for s_start, s_end in _cuts(_SENTENCE_CUT, answer, 0, len(answer), kept):
         sentence = answer[s_start:s_end]
+        if _OR_OPENING.match(plain[s_start:s_end]) and before:
+            blank.append(before)  # "X. Or Y.": the sentence before is one of the alternatives
+        before = (s_start, s_end)
         if sentence.rstrip().endswith("?"):
             blank.append((s_start, s_end))
             continue

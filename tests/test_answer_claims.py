@@ -43,7 +43,7 @@ def test_a_value_asked_back_is_no_claim():
 
 
 @pytest.mark.parametrize("answer", ["Either en route or delayed.", "en route or delayed", "Maybe en route.",
-                                    "It's en route, or delayed."])
+                                    "It's en route, or delayed.", "It's en route. Or delayed."])
 def test_a_hedged_value_is_no_claim(answer):
     """The second value ("delayed") is plausible and no row holds it: no dump, only the hedge can refuse it."""
     assert paid(STATUS, answer) == 0.0
