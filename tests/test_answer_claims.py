@@ -103,3 +103,10 @@ def test_an_old_store_reads_the_asked_record_from_the_note():
     old = Check(kind="answer", table="people", column="age", contains=["40"], note="answer: age of ppl-0001")
     assert paid(old, "The age of Bob Stone is 40.") == 0.0
     assert paid(old, "Ana Lima is 40.") == 1.0
+
+
+def test_the_questions_own_values_restated_are_no_dump():
+    """"received" is another status of the column, but the question said it first."""
+    turn = "The Elm Street pole swap was received yesterday - what's its status now?"
+    assert paid(STATUS, "It was received yesterday; now it's en route.", turn) == 1.0
+    assert paid(STATUS, "It was approved yesterday; now it's en route.", turn) == 0.0  # not the question's value
