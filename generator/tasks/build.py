@@ -265,7 +265,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             note=f"refused {refused.entity.name} left undone (rule {refused.rule})"))
         checks.append(pin(env, refused.blocking.table, refused.row,
                           f"blocking row left as it is: {refused.row['id']} untouched", None))
-    checks.append(collateral(env, plan.initial, plan.final, None, extra_files))
+    checks.append(collateral(env, plan.initial, plan.final, None, extra_files, plan.steps))
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}, turn=last))
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops or c.tool == "run_shell"]
@@ -368,7 +368,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     checks = [Check(kind="answer", contains=[expected], table=table, column=column, weight=2.0,
                     note=f"answer: {asked} of {last.target}"),
               *diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)[0],
-              collateral(env, plan.initial, plan.final, None)]
+              collateral(env, plan.initial, plan.final, None, steps=plan.steps)]
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops]
     if not domain:
