@@ -188,21 +188,25 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         clauses[turn] = said
     last = max(clauses)
     forbidden = refused = None
-    if mode == "judgement" and rng.random() < RELATED_SHARE:  # a new record a related-record rule refuses
+    related = mode == "judgement" and rng.random() < RELATED_SHARE  # a new record a related-record rule refuses
+    if related:
         refused = pick_refused_create(env, plan, rng)
-        if refused is not None:
-            desc = describer.describe(refused.blocking.name, refused.row["id"], avoid={refused.field})
-            if desc is None:
-                raise Failed("undescribable")
-            describer.cache[(refused.blocking.name, refused.row["id"])] = desc
-            said = writer.segment(as_step(env, refused.op, refused.fields))
-            if said is None:
-                raise Failed("undescribable")
-            clauses[last].insert(rng.randint(0, len(clauses[last])), said)
     if mode == "judgement" and refused is None:
         forbidden = pick_forbidden(env, plan, rng)
-        if forbidden is None:
+        if forbidden is None and not related:  # no change here is blocked on every route: a refused record instead
+            refused = pick_refused_create(env, plan, rng)
+        if forbidden is None and refused is None:
             raise Failed("no_forbidden_change")
+    if refused is not None:
+        desc = describer.describe(refused.blocking.name, refused.row["id"], avoid={refused.field})
+        if desc is None:
+            raise Failed("undescribable")
+        describer.cache[(refused.blocking.name, refused.row["id"])] = desc
+        said = writer.segment(as_step(env, refused.op, refused.fields))
+        if said is None:
+            raise Failed("undescribable")
+        clauses[last].insert(rng.randint(0, len(clauses[last])), said)
+    if forbidden is not None:
         desc = describer.describe(forbidden.entity.name, forbidden.row["id"], avoid={forbidden.field})
         if desc is None:
             raise Failed("undescribable")

@@ -3,7 +3,8 @@
 Two kinds of forbidden part, each checked by calling the compiled app function on the state the
 allowed parts leave:
 - a state change the rules refuse for the row it names (a state guard: "only requested showings can be
-  confirmed"); the blocking fact is the row's current state;
+  confirmed"), and that no other route of the state machine reaches either (routes.py); the blocking fact is
+  the row's current state;
 - a new record a related-record rule refuses (`pick_refused_create`): a seat for a commuter who needs a
   lift on a van without one, an exotic pet booked with a general vet; the blocking fact is a field of
   the other row (the vet's specialty), which the agent has to look up.
