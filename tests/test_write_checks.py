@@ -2,7 +2,8 @@
 
 - a created row is checked whole: a create that also fills an optional field nobody asked for loses reward;
 - a documented follow-up (a reply per ticket state change) is scoped: one on the changed ticket keeps full
-  reward, replies on tickets the task never mentions, or more than the workflow adds, do not;
+  reward, replies on tickets the task never mentions, or more than the workflow adds, do not (a notice on a
+  scheduled visit's repair request likewise);
 - "impossible" holds on every route: a judgement task never calls a change blocked that a route through the
   state machine makes (irb_protocol_review: submitted -> prescreening -> under review).
 """
@@ -22,7 +23,11 @@ from envcraft.generator.tasks.execute import bind, call
 from envcraft.generator.tasks.judgement import pick_forbidden
 from envcraft.generator.tasks.routes import route
 from envcraft.generator.tasks.validate import score
-from envcraft.generator.tasks.write_mutations import invented_optional_field, side_effect_unrelated
+from envcraft.generator.tasks.write_mutations import (
+    follow_up_documented,
+    invented_optional_field,
+    side_effect_unrelated,
+)
 
 ENVS = ("retail_helpdesk", "tenant_maintenance_requests", "irb_protocol_review")
 
@@ -83,6 +88,21 @@ def test_follow_ups_are_allowed_on_the_changed_record_only_one_per_state_change(
         assert score(cache, task, before_finish(task.gold, [_reply(ticket)])) == 1.0  # the documented follow-up
         assert score(cache, task, before_finish(task.gold, [_reply(other)])) < 1.0  # a ticket the task never names
         assert score(cache, task, before_finish(task.gold, [_reply(ticket)] * 2)) < 1.0  # more than the workflow adds
+        unrelated = side_effect_unrelated(cache, task, random.Random(0))
+        assert unrelated is not None and score(cache, task, unrelated) < 1.0
+        careful = follow_up_documented(cache, task, random.Random(0))  # the audit's harmless twin: one reply
+        assert careful is not None and len(careful) == len(task.gold) + 1 and score(cache, task, careful) == 1.0
+
+
+def test_a_notice_follows_a_scheduled_visit_on_its_request_only(cache):
+    """tenant_maintenance_requests: the notice names the repair request, the followed-up write schedules a visit."""
+    ops = ("repair_request_search", "maintenance_tech_search", "repair_visit_schedule")
+    for task in _tasks(cache, "tenant_maintenance_requests", ops, 3):
+        careful = follow_up_documented(cache, task, random.Random(0))
+        assert careful is not None and score(cache, task, careful) == 1.0
+        notice = careful[-2]
+        assert notice.tool == "resident_notice_send" and notice.arguments["repair_request_id"] in repr(task.gold)
+        assert score(cache, task, before_finish(task.gold, [notice, notice])) < 1.0  # one per change, not two
         unrelated = side_effect_unrelated(cache, task, random.Random(0))
         assert unrelated is not None and score(cache, task, unrelated) < 1.0
 

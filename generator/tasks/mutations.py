@@ -23,7 +23,7 @@ from envcraft.generator.tasks.order import ID, Swaps, swappable
 from envcraft.generator.tasks.replay import World
 from envcraft.generator.tasks.validate import is_write
 from envcraft.generator.tasks.verify import side_tables
-from envcraft.generator.tasks.write_mutations import WRITE_MUTATIONS
+from envcraft.generator.tasks.write_mutations import WRITE_KEEP, WRITE_MUTATIONS
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -34,7 +34,8 @@ NAMES = ("drop_write", "swap_independent", "extra_reads", "wrong_argument", "ext
          "extra_write_other_table", "duplicate_create", "scratch_file", "answer_other_format", "answer_dump",
          "free_text_normalized")
 SHOULD_DROP += tuple(WRITE_MUTATIONS)  # the write side's own (write_mutations.py)
-NAMES += tuple(WRITE_MUTATIONS)
+SHOULD_KEEP += tuple(WRITE_KEEP)
+NAMES += tuple(WRITE_MUTATIONS) + tuple(WRITE_KEEP)
 
 Mutation = Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]
 
@@ -331,4 +332,4 @@ def free_text_normalized(cache: EnvCache, task: Task, rng: random.Random) -> lis
     return None
 
 
-MUTATIONS: dict[str, Mutation] = {name: WRITE_MUTATIONS.get(name) or globals()[name] for name in NAMES}
+MUTATIONS: dict[str, Mutation] = {name: {**WRITE_MUTATIONS, **WRITE_KEEP}.get(name) or globals()[name] for name in NAMES}
