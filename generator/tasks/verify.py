@@ -1,11 +1,12 @@
 """Verifier checks from the diff between a task's initial and gold final state, per environment.
 
 Goals: a created row (`record`, count 1: the values the instruction states, and every other field an agent's
-call could set at the value the operation leaves when nobody gives one), a changed row
-(`record` with its id and new values), a deleted row (`no_record` on its id), a written file
-(`file_contains`), an answer (`answer`). Guards: `collateral` (row level: only the gold's changes
-and exactly its new rows, anywhere; follow-up rows only on the records the gold touches), and `record` pins on decoys and on bystander rows in the same
-state as a changed row (a bulk change would hit them), which halve the reward when touched.
+call could set at the value the operation leaves when nobody gives one), a changed row (`record` with its id and
+new values), a deleted row (`no_record` on its id), a written file (`file_contains`), an answer (`answer`).
+Guards: `collateral` (row level: only the gold's changes and exactly its new rows, anywhere; a documented
+follow-up only on the records the gold's followed-up writes touch, one each), and `record` pins on decoys and on
+bystander rows in the same state as a changed row (a bulk change would hit them), which halve the reward when
+touched.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ def specified(env: EnvSpec, plan: Plan, row_id: str) -> set[str]:
 
 
 def settable(env: EnvSpec, entity: Entity) -> set[str]:
-    """Fields of an entity's rows an agent's call can set: parameters of its create, update and transition operations."""
-    return {name for op in env.bp.operations if op.entity == entity.name and op.kind in ("create", "update", "transition")
-            for name in op.params}
+    """Fields of an entity's rows an agent's call can set: the parameters of its create, update and transition
+    operations."""
+    writes = ("create", "update", "transition")
+    return {name for op in env.bp.operations if op.entity == entity.name and op.kind in writes for name in op.params}
 
 
 def whole(env: EnvSpec, entity: Entity | None, row: dict[str, Any], stated: set[str]) -> dict[str, Any]:

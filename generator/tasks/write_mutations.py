@@ -51,6 +51,8 @@ def _outcomes(cache: EnvCache, task: Task, calls: list[ToolCall]) -> tuple[list[
 
 
 def invented_optional_field(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A create of the gold that also fills one optional parameter the gold leaves out: the call still goes through
+    and the new row shows the value."""
     gold_ok, gold_tables = _outcomes(cache, task, task.gold)
     creates = [i for i, c in enumerate(task.gold)
                if (d := domain_call(cache, task, c)) and d[0].ops[d[1]].kind == "create"]
@@ -61,8 +63,8 @@ def invented_optional_field(cache: EnvCache, task: Task, rng: random.Random) -> 
         unasked = [p for p in env.params[op_name] if p.spec is not None and not p.required and p.name not in args]
         for param in rng.sample(unasked, len(unasked)):
             value = plausible(env, entity, param.spec, gold_tables[env.name], rng)
-            changed = as_call(task.gold[index], env, op_name, {**args, param.name: value}) if value is not None else None
-            if changed is None:
+            changed = as_call(task.gold[index], env, op_name, {**args, param.name: value})
+            if value is None or changed is None:
                 continue
             calls = task.gold[:index] + [changed] + task.gold[index + 1:]
             ok, tables = _outcomes(cache, task, calls)
@@ -114,6 +116,7 @@ def _taken(cache: EnvCache, task: Task, gold_ok: list[bool], extra: list[ToolCal
 
 
 def side_effect_unrelated(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """Two follow-ups (replies, notices) on records no gold call names and the gold leaves unchanged."""
     mentioned = {i for c in task.gold for i in ID.findall(repr(c.arguments))}
     gold_ok, gold_tables = _outcomes(cache, task, task.gold)
     for name in task.envs:
