@@ -4,9 +4,11 @@ Row-level, not table-level: in every table, each existing row is unchanged excep
 task changes on it (`rows`), and the table gains exactly the rows the task creates (`grow`), so an
 extra write, a duplicate create or a bulk change anywhere is caught even in a table the task
 rightly changes. Existing files the task does not target stay as they were; new files (scratch
-notes, a saved export) are not damage. A table named in `allow` may gain rows freely: its
-operation is a documented side effect (e.g. a courtesy reply on every ticket state change). The
-change history (HISTORY_TABLE) is not compared: every write adds to it, the allowed ones too.
+notes, a saved export) are not damage. A table in `side` holds a documented follow-up (a courtesy
+reply on every ticket state change): it may gain rows beyond the task's own, but only on the records
+the task touches and no more on each than the workflow adds; a row on any other record is damage.
+(Stores written before `side` name such a table in `allow`, which lets it grow freely.) The change
+history (HISTORY_TABLE) is not compared: every write adds to it, the allowed ones too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from envcraft.core.state import HISTORY_TABLE
-from envcraft.core.tasks import Check
+from envcraft.core.tasks import Check, SideRows
 
 
 class State(Protocol):
@@ -45,12 +47,29 @@ def damage(check: Check, initial: State, final: State) -> list[str]:
             keys = (set(row) | set(after[row_id])) - set(fields or ())
             if any(row.get(k) != after[row_id].get(k) for k in keys):
                 out.append(f"{table} {row_id} changed")
-        new = len([i for i in after if i not in before])
-        if table not in allowed and new != check.grow.get(table, 0):
-            out.append(f"{table} gained {new} rows, expected {check.grow.get(table, 0)}")
+        added = [row for i, row in after.items() if i not in before]
+        if table in check.side:
+            out += _off_scope(table, check.side[table], added, check.grow.get(table, 0))
+        elif table not in allowed and len(added) != check.grow.get(table, 0):
+            out.append(f"{table} gained {len(added)} rows, expected {check.grow.get(table, 0)}")
     for path, text in initial.files.items():
         if path not in allowed and final.files.get(path) != text:
             out.append(f"{path} {'deleted' if path not in final.files else 'modified'}")
+    return out
+
+
+def _off_scope(table: str, side: SideRows, added: list[dict[str, Any]], grow: int) -> list[str]:
+    """Follow-up rows past what the workflow adds: more on a record than `side.most` allows, or fewer rows in all
+    than the task's own."""
+    out = [f"{table} gained {len(added)} rows, expected at least {grow}"] if len(added) < grow else []
+    on: dict[str, int] = {}
+    for row in added:
+        record = str(row.get(side.field) or "")
+        on[record] = on.get(record, 0) + 1
+    for record, count in sorted(on.items()):
+        if count > side.most.get(record, 0):
+            out.append(f"{table} gained {count} rows on {record or 'no record'}, "
+                       f"the documented follow-up allows {side.most.get(record, 0)}")
     return out
 
 

@@ -30,6 +30,15 @@ class ToolCall(Frozen):
     turn: int = 0  # which user turn this call answers (multi-turn tasks)
 
 
+class SideRows(Frozen):
+    """collateral: the rows a documented follow-up (a `side_effect` policy) may add to a table, scoped to the records
+    the task touches. A new row belongs to the record its `field` names; each record gets at most `most[id]` new rows
+    (the task's own rows on it plus one per state change the workflow follows up), any other record none."""
+
+    field: str
+    most: dict[str, int] = Field(default_factory=dict)
+
+
 class Check(Frozen):
     """One deterministic check on the final state; `goal` checks earn credit, `guard` checks gate it.
 
@@ -55,9 +64,10 @@ class Check(Frozen):
       unchanged     tables/files other than those listed in `allow` are exactly as in the initial state
                     (new files are allowed: scratch work is not damage)
       collateral    row-level: every existing row is unchanged except the fields `rows` lets the task
-                    change; each table gains exactly `grow[table]` new rows (none if unlisted; any number
-                    in a table named in `allow`: a documented side effect); existing files not in `allow`
-                    are unchanged; new files are allowed
+                    change; each table gains exactly `grow[table]` new rows (none if unlisted); a table in
+                    `side` (a documented follow-up) gains at least `grow[table]`, and no record more than
+                    `side[table]` allows (SideRows); existing files not in `allow` are unchanged; new files are
+                    allowed (stores written before `side` list follow-up tables in `allow`: any number of rows)
     Field values in `match` are equal-to (text compared after normalizing case, spacing and trailing
     punctuation), or {"$contains": s} / {"$lacks": s} / {"$has": item} / {"$in": [..]} / {"$all": [ops]}.
     """
@@ -85,6 +95,7 @@ class Check(Frozen):
     allow: list[str] = Field(default_factory=list)
     rows: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # collateral: table -> id -> changeable fields ("*": any, e.g. deleted)
     grow: dict[str, int] = Field(default_factory=dict)  # collateral: table -> new rows the task creates
+    side: dict[str, SideRows] = Field(default_factory=dict)  # collateral: table -> follow-up rows, per touched record
     weight: float = 1.0
     note: str = ""
 

@@ -159,7 +159,7 @@ def _tasks_audit(args: argparse.Namespace) -> int:
     for name, what in broken.items():
         print(f"  {name}: {what}", file=sys.stderr)
     if args.mcp:
-        rows = anyio.run(cross_check, args.mcp, args.seed)
+        rows = anyio.run(cross_check, args.mcp, args.seed, args.dir)  # the same store the audit read
         differ = [r for r in rows if r[2] != r[3]]
         print(f"MCP cross-check: {len(rows) - len(differ)}/{len(rows)} mutants graded the same through the real "
               "servers" + "".join(f"\n  {t} {m}: fast {a} mcp {b}" for t, m, a, b in differ), file=sys.stderr)

@@ -189,21 +189,25 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         clauses[turn] = said
     last = max(clauses)
     forbidden = refused = None
-    if mode == "judgement" and rng.random() < RELATED_SHARE:  # a new record a related-record rule refuses
+    related = mode == "judgement" and rng.random() < RELATED_SHARE  # a new record a related-record rule refuses
+    if related:
         refused = pick_refused_create(env, plan, rng)
-        if refused is not None:
-            desc = describer.describe(refused.blocking.name, refused.row["id"], avoid={refused.field})
-            if desc is None:
-                raise Failed("undescribable")
-            describer.cache[(refused.blocking.name, refused.row["id"])] = desc
-            said = writer.segment(as_step(env, refused.op, refused.fields))
-            if said is None:
-                raise Failed("undescribable")
-            clauses[last].insert(rng.randint(0, len(clauses[last])), said)
     if mode == "judgement" and refused is None:
         forbidden = pick_forbidden(env, plan, rng)
-        if forbidden is None:
+        if forbidden is None and not related:  # no change here is blocked on every route: a refused record instead
+            refused = pick_refused_create(env, plan, rng)
+        if forbidden is None and refused is None:
             raise Failed("no_forbidden_change")
+    if refused is not None:
+        desc = describer.describe(refused.blocking.name, refused.row["id"], avoid={refused.field})
+        if desc is None:
+            raise Failed("undescribable")
+        describer.cache[(refused.blocking.name, refused.row["id"])] = desc
+        said = writer.segment(as_step(env, refused.op, refused.fields))
+        if said is None:
+            raise Failed("undescribable")
+        clauses[last].insert(rng.randint(0, len(clauses[last])), said)
+    if forbidden is not None:
         desc = describer.describe(forbidden.entity.name, forbidden.row["id"], avoid={forbidden.field})
         if desc is None:
             raise Failed("undescribable")
@@ -268,7 +272,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             note=f"refused {refused.entity.name} left undone (rule {refused.rule})"))
         checks.append(pin(env, refused.blocking.table, refused.row,
                           f"blocking row left as it is: {refused.row['id']} untouched", None))
-    checks.append(collateral(env, plan.initial, plan.final, None, extra_files))
+    checks.append(collateral(env, plan.initial, plan.final, None, extra_files, plan.steps))
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": answer}, turn=last))
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops or c.tool == "run_shell"]
@@ -372,7 +376,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     checks = [Check(kind="answer", contains=[expected], table=table, column=column, weight=2.0, about=about,
                     note=f"answer: {asked} of {last.target}"),
               *diff_checks(env, plan, plan.initial, plan.final, False, pinned_rows(plan, planted), rng)[0],
-              collateral(env, plan.initial, plan.final, None)]
+              collateral(env, plan.initial, plan.final, None, steps=plan.steps)]
     decoys = sum(len(r) for r in planted.values())
     domain = [c.tool for c in gold if c.tool in env.ops]
     if not domain:

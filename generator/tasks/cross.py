@@ -123,8 +123,8 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
         raise Failed("id_leak")
     checks_a, _ = diff_checks(a, plan_a, plan_a.initial, plan_a.final, True, pinned_rows(plan_a, planted_a), rng)
     checks_b, _ = diff_checks(b, plan_b, plan_b.initial, plan_b.final, True, pinned_rows(plan_b, planted_b), rng)
-    checks = checks_a + checks_b + [collateral(a, plan_a.initial, plan_a.final, a.name),
-                                     collateral(b, plan_b.initial, plan_b.final, b.name)]
+    checks = checks_a + checks_b + [collateral(a, plan_a.initial, plan_a.final, a.name, steps=plan_a.steps),
+                                     collateral(b, plan_b.initial, plan_b.final, b.name, steps=plan_b.steps)]
     gold.append(ToolCall(tool="finish", env=a.name, arguments={"answer": "Done."}, turn=len(texts) - 1))
     decoys = sum(len(r) for r in planted_a.values()) + sum(len(r) for r in planted_b.values())
     domain = [c.tool for c in gold if c.tool != "finish" and not c.tool.endswith("_file")]

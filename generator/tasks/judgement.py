@@ -3,7 +3,8 @@
 Two kinds of forbidden part, each checked by calling the compiled app function on the state the
 allowed parts leave:
 - a state change the rules refuse for the row it names (a state guard: "only requested showings can be
-  confirmed"); the blocking fact is the row's current state;
+  confirmed"), and that no other route of the state machine reaches either (routes.py); the blocking fact is
+  the row's current state;
 - a new record a related-record rule refuses (`pick_refused_create`): a seat for a commuter who needs a
   lift on a van without one, an exotic pet booked with a general vet; the blocking fact is a field of
   the other row (the vet's specialty), which the agent has to look up.
@@ -25,6 +26,7 @@ from envcraft.generator.policy_rows import related
 from envcraft.generator.refpath import follow, target
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
+from envcraft.generator.tasks.routes import route
 
 HINTS = ("", "", " If any of that goes against our rules, skip that part and tell me what's in the way.",
          " If something can't be done, leave it and let me know why.")
@@ -60,7 +62,8 @@ def blocking(env: EnvSpec, op: Operation, row: dict[str, Any]) -> Precondition |
 
 
 def pick_forbidden(env: EnvSpec, plan: Plan, rng: random.Random) -> Forbidden | None:
-    """A transition the rules refuse on a row the allowed parts leave alone."""
+    """A transition the rules refuse on a row the allowed parts leave alone, whose end state no other route of the
+    state machine reaches either (generator/tasks/routes.py): "impossible" holds on every path."""
     touched = {s.target for s in plan.steps if s.target} | set(plan.created)
     findable = searchable(env)
     options: list[Forbidden] = []
@@ -76,7 +79,7 @@ def pick_forbidden(env: EnvSpec, plan: Plan, rng: random.Random) -> Forbidden | 
                 continue
             pre = blocking(env, op, row)
             value = row.get(pre.field) if pre else None
-            if pre is None or not isinstance(value, str):
+            if pre is None or not isinstance(value, str) or route(env, entity, row, op.to_status) is not None:
                 continue
             ok, _ = call(env, copy_tables(plan.final), op.name, {f"{entity.name}_id": row["id"]})
             if not ok:

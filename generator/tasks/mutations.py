@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import random
 import re
-import shlex
 from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
 from envcraft.core.answers import kind_of
 from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.tasks import answer_mutations
+from envcraft.generator.tasks.calls import as_call, before_finish, domain_call, plausible_args
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import answer_text
-from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, label_field
+from envcraft.generator.tasks.env import EnvCache, label_field
 from envcraft.generator.tasks.order import ID, Swaps, swappable
-from envcraft.generator.tasks.replay import World, parse_flags, shell_command
+from envcraft.generator.tasks.replay import World
 from envcraft.generator.tasks.validate import is_write
 from envcraft.generator.tasks.verify import side_tables
+from envcraft.generator.tasks.write_mutations import WRITE_KEEP, WRITE_MUTATIONS
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -35,42 +35,14 @@ SHOULD_KEEP = ("swap_independent", "extra_reads", "scratch_file", "answer_other_
 NAMES = ("drop_write", "swap_independent", "extra_reads", "wrong_argument", "extra_write_same_table",
          "extra_write_other_table", "duplicate_create", "scratch_file", "answer_other_format", "answer_dump",
          "free_text_normalized") + answer_mutations.HARMLESS + answer_mutations.HARMFUL
+SHOULD_DROP += tuple(WRITE_MUTATIONS)  # the write side's own (write_mutations.py)
+SHOULD_KEEP += tuple(WRITE_KEEP)
+NAMES += tuple(WRITE_MUTATIONS) + tuple(WRITE_KEEP)
 
 Mutation = Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]
 
 
 # ------------------------------------------------------------------ helpers
-
-def domain_call(cache: EnvCache, task: Task, call: ToolCall) -> tuple[EnvSpec, str, dict[str, Any]] | None:
-    """(env, operation, arguments) of a domain call, whether made as a tool or through the shell CLI."""
-    env = cache[call.env or task.envs[0]]
-    if call.tool in env.ops:
-        return env, call.tool, dict(call.arguments)
-    if call.tool == "run_shell" and env.cli:
-        words = shlex.split(str(call.arguments.get("command", "")))
-        if len(words) >= 2 and words[0] == env.cli and words[1].replace("-", "_") in env.ops:
-            op = words[1].replace("-", "_")
-            try:
-                return env, op, parse_flags(env, op, words[2:])
-            except ValueError:
-                return None
-    return None
-
-
-def as_call(template: ToolCall, env: EnvSpec, op: str, args: dict[str, Any]) -> ToolCall | None:
-    """A call of `op` with `args`, in the same form (tool or shell) as `template`."""
-    if template.tool == "run_shell":
-        command = shell_command(env, op, args)
-        return template.model_copy(update={"arguments": {"command": command}}) if command else None
-    return template.model_copy(update={"tool": op, "arguments": args})
-
-
-def before_finish(calls: list[ToolCall], extra: list[ToolCall]) -> list[ToolCall]:
-    """`extra` inserted just before the final finish (or appended), in the last turn."""
-    end = len(calls) - 1 if calls and calls[-1].tool == "finish" else len(calls)
-    turn = calls[end - 1].turn if end > 0 else 0
-    return calls[:end] + [c.model_copy(update={"turn": turn}) for c in extra] + calls[end:]
-
 
 def changed_tables(cache: EnvCache, task: Task) -> dict[str, set[str]]:
     """env -> tables the gold changes."""
@@ -81,34 +53,6 @@ def changed_tables(cache: EnvCache, task: Task) -> dict[str, set[str]]:
         before, after = world.start[name].tables, world.tables[name]
         out[name] = {t for t in set(before) | set(after) if before.get(t) != after.get(t)}
     return out
-
-
-def plausible_args(env: EnvSpec, op_name: str, tables: Tables, rng: random.Random,
-                   avoid: set[str] = frozenset()) -> dict[str, Any]:
-    """Arguments for `op_name` drawn from the state (a random existing row, plausible field values)."""
-    op = env.ops[op_name]
-    entity = env.entity(op.entity)
-    args: dict[str, Any] = {}
-    for param in env.params[op_name]:
-        if param.spec is None and param.name == f"{entity.name}_id":
-            rows = [r for r in tables.get(entity.table, []) if r["id"] not in avoid] or tables.get(entity.table, [])
-            if rows:
-                args[param.name] = rng.choice(rows)["id"]
-            continue
-        if param.spec is None or not (param.required or rng.random() < 0.3):
-            continue
-        spec = param.spec
-        if spec.type == "ref":
-            rows = tables.get(env.entity(spec.ref).table, [])
-            value = rng.choice(rows)["id"] if rows else None
-        else:
-            pool = [r.get(spec.name) for r in tables.get(entity.table, []) if r.get(spec.name) is not None]
-            value = rng.choice(pool) if pool else None
-            if value is not None and spec.unique:
-                value = shifted(env, entity, spec, value, rng, tables) if spec.type != "bool" else value
-        if value is not None:
-            args[param.name] = float(value) if spec.type == "float" and isinstance(value, int) else value
-    return args
 
 
 def extra_write(cache: EnvCache, task: Task, rng: random.Random, same: bool) -> list[ToolCall] | None:
@@ -390,4 +334,5 @@ def free_text_normalized(cache: EnvCache, task: Task, rng: random.Random) -> lis
     return None
 
 
-MUTATIONS: dict[str, Mutation] = {name: globals().get(name) or answer_mutations.ANSWER_MUTATIONS[name] for name in NAMES}
+_ELSEWHERE: dict[str, Mutation] = {**answer_mutations.ANSWER_MUTATIONS, **WRITE_MUTATIONS, **WRITE_KEEP}
+MUTATIONS: dict[str, Mutation] = {name: _ELSEWHERE.get(name) or globals()[name] for name in NAMES}

@@ -207,7 +207,7 @@ def _state_task(env: EnvSpec, tables: Tables, after: Tables, op: Operation, row:
                 rng: random.Random) -> list[Check]:
     plan = Plan(env.name, [Step(env.name, op.name, "transition", op.entity, row["id"])], tables, after)
     checks, _ = diff_checks(env, plan, tables, after, False, [], rng)
-    return checks + [collateral(env, tables, after, None)]
+    return checks + [collateral(env, tables, after, None, steps=plan.steps)]
 
 
 def build_dependent(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:

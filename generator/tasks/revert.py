@@ -224,7 +224,7 @@ def build_revert(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) 
         kind = env.ops[mistake.fix.tool].kind
         plan = Plan(env.name, [Step(env.name, mistake.fix.tool, kind, entity.name, row["id"])], mistaken, mistake.after)
         checks, _ = diff_checks(env, plan, mistaken, mistake.after, False, [], rng)
-        checks.append(collateral(env, mistaken, mistake.after, None))
+        checks.append(collateral(env, mistaken, mistake.after, None, steps=plan.steps))
         initial = InitialState(rows={HISTORY_TABLE: entries}, updates=mistake.updates,
                                files=_exports(env, mistaken, set(mistake.updates)))
         minimal = 2 + (not by_person)  # (find the record,) read its history, put the value back

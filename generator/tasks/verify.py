@@ -1,20 +1,26 @@
 """Verifier checks from the diff between a task's initial and gold final state, per environment.
 
-Goals: a created row (`record` with the values the instruction states, count 1), a changed row
-(`record` with its id and new values), a deleted row (`no_record` on its id), a written file
-(`file_contains`), an answer (`answer`). Guards: `collateral` (row level: only the gold's changes
-and exactly its new rows, anywhere), and `record` pins on decoys and on bystander rows in the same
-state as a changed row (a bulk change would hit them), which halve the reward when touched.
+Goals: a created row (`record`, count 1: the values the instruction states, and every other field an agent's
+call could set at the value the operation leaves when nobody gives one), a changed row (`record` with its id and
+new values), a deleted row (`no_record` on its id), a written file (`file_contains`), an answer (`answer`).
+Guards: `collateral` (row level: only the gold's changes and exactly its new rows, anywhere; a documented
+follow-up only on the records the gold's followed-up writes touch, one each), and `record` pins on decoys and on
+bystander rows in the same state as a changed row (a bulk change would hit them), which halve the reward when
+touched.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from envcraft.core.tasks import Check
+from envcraft.core.tasks import Check, SideRows
+from envcraft.generator.blueprint import Entity
 from envcraft.generator.tasks.env import EnvSpec, Tables
-from envcraft.generator.tasks.execute import Plan
+from envcraft.generator.tasks.execute import Plan, Step
+
+EMPTY = {"$in": [None, "", []]}  # a field nobody filled: no value, however the call left it out
 
 PINS_PER_TABLE = 2
 
@@ -33,6 +39,27 @@ def specified(env: EnvSpec, plan: Plan, row_id: str) -> set[str]:
             if env.entity(op.entity).field(eff.ref_field).ref == entity.name:
                 out.add(eff.field)
     return out
+
+
+def settable(env: EnvSpec, entity: Entity) -> set[str]:
+    """Fields of an entity's rows an agent's call can set: the parameters of its create, update and transition
+    operations."""
+    writes = ("create", "update", "transition")
+    return {name for op in env.bp.operations if op.entity == entity.name and op.kind in writes for name in op.params}
+
+
+def whole(env: EnvSpec, entity: Entity | None, row: dict[str, Any], stated: set[str]) -> dict[str, Any]:
+    """The match of a created row: the stated fields' values, and every other settable field as the gold left it
+    (empty, or the operation's own default). A value nobody asked for (another person's e-mail, an invented
+    assignee) fails it."""
+    match = {f: row[f] for f in sorted(stated) if f in row and row[f] is not None}
+    for name in sorted(settable(env, entity) - stated - {"id"} if entity else ()):
+        match[name] = EMPTY if row.get(name) in (None, "", []) else row[name]
+    return match
+
+
+def fits(row: dict[str, Any], match: dict[str, Any]) -> bool:
+    return all(row.get(k) in v["$in"] if isinstance(v, dict) else row.get(k) == v for k, v in match.items())
 
 
 def overwritten(plan: Plan) -> bool:
@@ -86,8 +113,10 @@ def diff_checks(env: EnvSpec, plan: Plan, initial: Tables, final: Tables, multi:
         created: dict[str, dict[str, Any]] = {}
         for row_id, row in after.items():
             if row_id not in before:
-                fields = specified(env, plan, row_id) if row_id in plan.created else set(row) - {"id"}
-                match = {f: row[f] for f in sorted(fields) if f in row and row[f] is not None}
+                if row_id in plan.created:
+                    match = whole(env, entity, row, specified(env, plan, row_id))
+                else:
+                    match = {f: row[f] for f in sorted(set(row) - {"id"}) if row[f] is not None}
                 created.setdefault(repr(sorted(match.items())), match)
                 changed_tables.add(table)
             elif row != before[row_id]:
@@ -97,7 +126,7 @@ def diff_checks(env: EnvSpec, plan: Plan, initial: Tables, final: Tables, multi:
                 changed_tables.add(table)
                 touched.add(row_id)
         for match in created.values():  # as many matching rows as the gold leaves: no more, no fewer
-            count = sum(1 for r in after.values() if all(r.get(k) == v for k, v in match.items()))
+            count = sum(1 for r in after.values() if fits(r, match))
             checks.append(Check(kind="record", env=where, table=table, match=match, count=count, weight=2.0,
                                 note=f"created {entity.name if entity else table}"))
         for row_id in before:
@@ -140,9 +169,51 @@ def side_tables(env: EnvSpec) -> set[str]:
             if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None)}
 
 
-def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset()) -> Check:
+def anchor(env: EnvSpec, follow_up: Entity, acted: Entity, row: dict[str, Any]) -> tuple[str, str] | None:
+    """(field, record id): the ref of a follow-up row that names the record an operation acted on (a reply's
+    ticket), or the record that row points at (a notice's repair request, for a visit scheduled on it)."""
+    refs = [f for f in follow_up.fields if f.type == "ref"]
+    for spec in refs:
+        if spec.ref == acted.name:
+            return spec.name, row["id"]
+    for spec in refs:
+        via = next((f.name for f in acted.fields if f.type == "ref" and f.ref == spec.ref), None)
+        if via and row.get(via):
+            return spec.name, str(row[via])
+    return None
+
+
+def side_rows(env: EnvSpec, steps: Sequence[Step], initial: Tables, final: Tables) -> dict[str, SideRows]:
+    """Per follow-up table, how many new rows each record may get: the gold's own rows on it, plus one for each
+    write of the gold that a `side_effect` policy follows up (a reply per ticket state change)."""
+    field: dict[str, str] = {}
+    most: dict[str, dict[str, int]] = {}
+    for policy in env.bp.policies:
+        if policy.category != "side_effect" or not policy.creates:
+            continue
+        table = env.entity(policy.creates).table
+        for step in steps:
+            if step.env != env.name or step.op not in policy.operations or not step.target:
+                continue
+            acted = env.entity(step.entity)
+            row = next((r for r in final.get(acted.table, []) if r["id"] == step.target), None)
+            found = anchor(env, env.entity(policy.creates), acted, row) if row else None
+            if found and field.setdefault(table, found[0]) == found[0]:
+                on = most.setdefault(table, {})
+                on[found[1]] = on.get(found[1], 0) + 1
+    for table, on in most.items():  # the gold's own rows there (a reply the request asks for)
+        before = {r["id"] for r in initial.get(table, [])}
+        for row in final.get(table, []):
+            if row["id"] not in before:
+                record = str(row.get(field[table]) or "")
+                on[record] = on.get(record, 0) + 1
+    return {table: SideRows(field=field[table], most=on) for table, on in sorted(most.items())}
+
+
+def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset(),
+               steps: Sequence[Step] = ()) -> Check:
     """The row-level guard: only the gold's changes (fields of existing rows, counts of new rows) may happen;
-    tables of operations the blueprint marks as documented side effects may gain rows freely."""
+    tables of documented follow-ups may gain a row per followed-up write of `steps` (the gold's), on its record."""
     rows: dict[str, dict[str, list[str]]] = {}
     grow: dict[str, int] = {}
     for table in sorted(set(initial) | set(final)):
@@ -157,6 +228,5 @@ def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, 
         new = sum(1 for row_id in after if row_id not in before)
         if new:
             grow[table] = new
-    side = side_tables(env)
-    return Check(kind="collateral", role="guard", env=where, allow=sorted(side | set(files)), rows=rows, grow=grow,
-                 note="no collateral changes")
+    return Check(kind="collateral", role="guard", env=where, allow=sorted(files), rows=rows, grow=grow,
+                 side=side_rows(env, steps, initial, final), note="no collateral changes")
