@@ -39,6 +39,7 @@ NORMATIVE = re.compile(
     r"prohibited|needs? to|has to|have to)\b"
     r"|\b\d{1,2}:\d{2}\s*(?:-|–|to)\s*\d{1,2}:\d{2}\b", re.I)
 CODE = re.compile(r"`[^`]*`")
+RULE_LINE = re.compile(r"^[a-z0-9_.]+(?: \([^)]*\))?: ")
 LINE_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+|\*\*")
 
 
@@ -55,8 +56,9 @@ def normalize(text: str) -> str:
 
 
 def normative(text: str) -> bool:
-    """Reads as a rule: a normative word outside code spans, or an hours range."""
-    return bool(NORMATIVE.search(CODE.sub(" ", text)))
+    """Reads as a rule: a normative word outside code spans, or an hours range. A line ending in a colon
+    introduces the items after it ("Hard criteria (all must hold):"), which are read themselves."""
+    return not text.rstrip().endswith(":") and bool(NORMATIVE.search(CODE.sub(" ", text)))
 
 
 def rule_texts(folder: Path) -> list[str]:
@@ -128,7 +130,7 @@ def _instruction_sentences(text: str) -> list[str]:
 
 
 def backed(sentence: str, rules: list[str], runtime: list[str]) -> bool:
-    said = normalize(sentence)
+    said = RULE_LINE.sub("", normalize(sentence))  # SKILL.md's "- **id** (`tool`): rule" lines: the rule itself
     return any(rule and (rule in said or said in rule) for rule in rules) or any(said in known for known in runtime)
 
 
