@@ -338,7 +338,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     spec = entity.field(asked) if asked != "id" else None
     value = row[asked]
     if spec is None:
-        what = "record id"
+        what = "reference number"  # the record's id, as a colleague asks for it
     elif spec.type == "ref":
         other = env.entity(spec.ref)
         ref_row = next((r for r in plan.initial[other.table] if r["id"] == value), None)

@@ -25,15 +25,13 @@ from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
 from envcraft.generator.tasks.quality import op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
-OPENERS = {
-    "plain": ("", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Good afternoon!", "Hello,", "Hi team,"),
-    "brief": ("", "", "", "Quick one:", "One for you:", "When you get a sec:"),
-    "chatty": ("Morning! Busy day here.", "Hi! Hope your day is going well.", "Hey there, thanks for picking this up.",
-               "Hi! Thanks for jumping on this.", "Afternoon! A few things landed on my desk.",
-               "Hey! It's been one of those days."),
-    "formal": ("Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this.",
-               "Good afternoon, I need your help with the following.", "Hello, I'd appreciate your help with this.",
-               "Dear colleague, please handle the following when you can."),
+OPENERS = {  # short ones mostly, so the request itself, not a greeting formula, is what opens the text
+    "plain": ("", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,"),
+    "brief": ("", "", "", "Quick one:", "One for you:"),
+    "chatty": ("Hey!", "Hiya!", "Morning!", "Hi!", "Hey there, thanks for picking this up.",
+               "Afternoon! A few things landed on my desk.", "Hi! Hope your day is going well."),
+    "formal": ("Good morning.", "Hello.", "Good afternoon.", "Dear colleague,",
+               "Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this."),
 }
 CLOSERS = {
     "plain": ("", "", "", "Thanks!", "Thank you.", "Thanks in advance.", "Cheers.", "Thanks a lot."),
@@ -47,6 +45,10 @@ ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "While you're at i
 THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ")  # only where the order changes the outcome
 FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK, next: ", "Perfect. Also, ",
           "Thanks. Another thing: ", "Lovely, thanks. Now ", "Got it. Next: ", "Cheers. One more: ")
+PEOPLE = {"lead", "manager", "senior", "coordinator", "technician", "editor", "operator", "officer", "clerk", "supervisor",
+          "director", "planner", "dispatcher", "analyst", "specialist", "administrator", "head", "chief", "agent",
+          "adjuster", "scheduler", "buyer", "controller", "accountant", "engineer", "nurse", "pharmacist", "producer",
+          "receptionist", "paralegal", "recruiter", "underwriter", "steward", "owner", "partner", "associate"}
 UNITS = ("desk", "queue", "team", "office", "department", "lab", "core", "shop", "counter", "room", "centre", "center")
 
 
@@ -60,8 +62,20 @@ class Role:
     def signature(self) -> str:
         return capital(self.unit) + (f", {self.org}" if self.org else "")
 
+    @property
+    def person(self) -> bool:
+        """A role a person holds ("audit senior", "fleet operations lead"), not a unit they sit in ("front desk")."""
+        return self.unit.split()[-1] in PEOPLE
+
     def here(self) -> str:
-        return f"the {self.unit}" + (f" at {self.org}" if self.org else "")
+        return ("" if self.person else "the ") + self.unit + (f" at {self.org}" if self.org else "")
+
+    def introduction(self, name: str, rng: random.Random) -> str:
+        if self.person:
+            return rng.choice((f"Hi, {name} here, {self.here()}.", f"{name} here, {self.here()}.",
+                               f"Hi, it's {name}, {self.here()}."))
+        return rng.choice((f"Hi, {name} here, from {self.here()}.", f"{name} from {self.here()} here.",
+                           f"Hello from {self.here()}."))
 
 
 @dataclass
@@ -291,8 +305,7 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
         opener = rng.choice(OPENERS[who.register])
         introduced = bool(who.role) and rng.random() < 0.5
         if introduced:
-            opener = rng.choice((f"Hi, {who.name} here, from {who.role.here()}.", f"{who.name} from {who.role.here()} here.",
-                                 f"Hello from {who.role.here()}."))
+            opener = who.role.introduction(who.name, rng)
         closer = rng.choice(CLOSERS[who.register])
         sign = who.sign(rng, introduced)
     else:

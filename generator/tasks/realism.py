@@ -7,7 +7,8 @@ from the task files alone plus the blueprints' operation kinds, in one pass:
                              parenthesised group "( ... )" with a comma-separated item of the form
                              `<one to four lowercase words> <value holding a digit>`, such as
                              "(upfront cost 10569.32)" or "(ear tag 840-00052, born 2021-03-02)", or an
-                             item `status <x>` / `currently <x>` (PAREN_FIELD below)
+                             item `status <x>` / `currently <x>` (PAREN_FIELD below); a name's own
+                             parenthesis such as "(pack of 24)" is not a field
   top20_5gram_coverage       the 20 word 5-grams found in the most tasks (a task's turns, lowercased, words
                              as [a-z0-9']+, each 5-gram counted once per task): the share of tasks holding
                              at least one of them
@@ -37,7 +38,7 @@ from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 
 WORD = re.compile(r"[a-z0-9']+")
 GROUP = re.compile(r"\(([^()]*)\)")
-PAREN_FIELD = re.compile(r"^(?:(?:[a-z]+ ){1,4}\S*\d|(?:status|currently) \S)")
+PAREN_FIELD = re.compile(r"^(?:(?:[a-z]+ ){0,3}(?!of )[a-z]+ \S*\d|(?:status|currently) \S)")  # not "(pack of 24)"
 FILE_WRITES = {"write_file", "edit_file"}
 NOT_STEPS = {"finish"}
 
