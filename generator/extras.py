@@ -46,10 +46,15 @@ def sum_fields(entity: Entity) -> list[FieldSpec]:
     return [f for f in entity.fields if f.type in ("int", "float")]
 
 
+READ_POLICIES = ("List this app's rules: id, category, text, the tools each guards, and whether the tools enforce it; "
+                 "optionally only one tool's.")
+# app.py's read_policies docstring (generator/templates/app.py.jinja) says the same of its `tool` filter
+READ_POLICIES_FILTER = "Give `tool` to see only the rules of one tool."
+
+
 def extras(bp: Blueprint) -> list[Extra]:
     names = {op.name for op in bp.operations}
-    out = [Extra("read_policies", "policies", "List this app's rules: id, category, text, the tools each guards, "
-                                              "and whether the tools enforce it; optionally only one tool's.")]
+    out = [Extra("read_policies", "policies", READ_POLICIES)]
     for entity in bp.entities:
         report = f"{entity.name}_report"
         if group_fields(entity) and report not in names:

@@ -7,6 +7,7 @@ from typing import Any
 
 from envcraft.generator.appcode import params_of
 from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.conventions import conventions
 from envcraft.generator.extras import extras
 from envcraft.generator.policy import policy_markdown
 from envcraft.generator.seed import time_pairs
@@ -112,8 +113,8 @@ def render_skill(bp: Blueprint, tables: dict[str, list[dict]]) -> str:
         lines += [f"| `{f.path}` | {_file_note(bp, f.path)} |" for f in sorted(bp.files, key=lambda f: f.path)]
         lines.append("")
     records = ", ".join(e.table.replace("_", " ") for e in bp.entities)
-    lines += [f"The app's records ({records}) are not files: they live in the app and change only through the "
-              "tools below" + (f" (or the same verbs of the `{bp.cli}` CLI in the shell)." if shell else "."), ""]
+    lines += [f"The app's records ({records}) are not files: they live in the app, and the tools below are how they "
+              "change" + (f" (or the same verbs of the `{bp.cli}` CLI in the shell)." if shell else "."), ""]
     for entity in bp.entities:
         fields = ", ".join(f.name + (f" ({'/'.join(f.values)})" if f.type == "enum" else "") for f in entity.fields)
         lines.append(f"- **{entity.name}** (`{entity.id_prefix}-0001`, ...): {fields}")
@@ -132,19 +133,7 @@ def render_skill(bp: Blueprint, tables: dict[str, list[dict]]) -> str:
     for extra in extras(bp):
         row = f"| `{extra.name}` | {'yes' if extra.writes else 'no'} | {extra.description} |"
         lines.append(row + (f" `{bp.cli} {extra.name.replace('_', '-')} --help` |" if shell else ""))
-    lines += ["", SCAFFOLD_NOTES[bp.kind], "", "## Conventions", "",
-              f"- Today is {bp.today}. Dates are `YYYY-MM-DD`; times are `YYYY-MM-DDTHH:MM` (24-hour), on 30-minute "
-              "marks between 09:00 and 17:00.",
-              "- Records are named by ids like `" + bp.entities[0].id_prefix + "-0001`: search first, then act on the id. "
-              "Several records can look alike (similar names, repeated titles): check the details before acting.",
-              "- Search filters are optional: text fields match any part, ignoring case; the others must match exactly. "
-              "Results come in id order, at most `limit` (default 20) from `offset`; a cut result says so "
-              "(\"20 of 57 shown; pass offset=20 for the rest\").",
-              "- A write that fails changes nothing; its error says what to do instead.",
-              "- Every change is kept in a history that `list_changes` reads, newest first: when, by whom (a colleague's "
-              "name, or `assistant` for changes made through these tools), which field of which record, from what to "
-              "what. Give `table` or `row_id` to narrow it; to see what a record was before, or who changed it, look "
-              "there. The history cannot be edited."]
+    lines += ["", SCAFFOLD_NOTES[bp.kind], "", "## Conventions", ""] + conventions(bp)
     lines += _machines(bp)
     lines += [""] + policy_markdown(bp)
     if bp.skill.strip():

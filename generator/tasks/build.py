@@ -345,7 +345,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     spec = entity.field(asked) if asked != "id" else None
     value = row[asked]
     if spec is None:
-        what = "record id"
+        what = "reference number"  # the record's id, as a colleague asks for it
     elif spec.type == "ref":
         other = env.entity(spec.ref)
         ref_row = next((r for r in plan.initial[other.table] if r["id"] == value), None)
@@ -360,8 +360,7 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     if asked.endswith(("_at", "_on")) and spec is not None and spec.type in ("date", "datetime"):
         question = f"When was {desc.phrase} {words(asked.rsplit('_', 1)[0])}?"  # sent_at: when was it sent
     question = question[:1].upper() + question[1:]
-    hint = rng.choice(("", " Reply with the value exactly as recorded.", " Just the value, please.",
-                       " Put the answer in finish."))
+    hint = rng.choice(("", "", " Just that one detail is fine.", " Exactly as we have it on file, please."))
     turns_of = [0] * len(plan.steps)
     try:
         gold = GoldWriter(env, plan, describer, rng).run(turns_of, keep_last=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from envcraft.generator.blueprint import Entity, FieldSpec
@@ -183,8 +184,8 @@ class Describer:
         return self._searchable
 
     def phrase(self, entity: Entity, row: dict[str, Any], chosen: list[str], depth: int) -> Desc | None:
-        """`the pet "Luna" (species cat, born 2021-03-02) of owner Maya Chen`: own values in
-        parentheses, the rows it refers to after."""
+        """`the pet "Luna" whose species is cat and born is 2 March 2021, of owner Maya Chen`: the label first, its
+        other values in a relative clause (never a raw "(field value)" in parentheses), the rows it refers to after."""
         what = words(entity.name)
         label = label_field(entity)
         desc = Desc(entity.name, row["id"], "")
@@ -200,24 +201,69 @@ class Describer:
                     return None
                 desc.nested[name] = inner
                 desc.mentions += inner.mentions
-                text = inner.phrase.removeprefix("the ")
+                named = label_field(self.env.entity(spec.ref)) in inner.fields  # "for pet Luna", "for the pet born on ..."
+                text = inner.phrase.removeprefix("the ") if named else inner.phrase
                 refs.append(f"{self.rng.choice(('for', 'of'))} {text}" if words(name) == words(spec.ref)
                             else f"with {words(name)} {text}")
                 continue
-            shown = render(spec, value)
+            shown = spoken(spec, value)
             desc.mentions.append(shown)
             if name == label:
                 echo = shown.lower().startswith(what.split()[-1].lower())  # the service counter "Counter 5"
                 head = f'the {what} "{shown}"' if echo or self.rng.random() < 0.5 else f"the {what} {shown}"
-            elif name == entity.status_field:
-                own.append(self.rng.choice((f"status {shown}", f"currently {shown}")))
             else:
-                own.append(labelled(name, shown))
-        text = head + (f" ({', '.join(own)})" if own else "")
+                own.append(attribute(name, spec, shown, name == entity.status_field))
+        text = head + relative(own)
         if refs:
-            text += " " + " and ".join(refs) if depth == 0 else ""
+            text += (", " if own else " ") + " and ".join(refs) if depth == 0 else ""
         desc.phrase = text
         return desc
+
+
+START = {"start", "starts", "start_at", "starts_at", "start_time", "begins"}
+END = {"end", "ends", "end_at", "ends_at", "end_time"}
+PARTICIPLES = {"born", "built", "sent", "paid", "due", "held", "made", "set", "run", "won", "lost", "sold", "bought"}
+
+
+def spoken(spec: FieldSpec | None, value: Any) -> str:
+    """A value as staff say it when they point at a record: dates in words ("4 November 2026 at 10:00"),
+    the rest as `render` writes them. The day, month and year stay, so the text still parses as the date."""
+    if spec is not None and spec.type in ("date", "datetime") and isinstance(value, str):
+        try:
+            day = date.fromisoformat(value[:10])
+        except ValueError:
+            return render(spec, value)
+        said = f"{day.day} {day.strftime('%B')} {day.year}"
+        return said + (f" at {value[11:16]}" if spec.type == "datetime" and len(value) >= 16 else "")
+    return render(spec, value)
+
+
+def attribute(name: str, spec: FieldSpec, shown: str, status: bool) -> str:
+    """One distinguishing value as part of a relative clause: "starting 4 November 2026 at 10:00",
+    "that is currently booked", "whose ear tag is 840-00052"."""
+    if status:
+        return f"currently {shown}"
+    if spec.type in ("date", "datetime") and name in START:
+        return f"starting {shown}"
+    if spec.type in ("date", "datetime") and name in END:
+        return f"ending {shown}"
+    said = words(name)
+    if spec.type in ("date", "datetime") and " " not in said and (said.endswith(("ed", "en")) or said in PARTICIPLES):
+        return f"{said} on {shown}"  # born, received, opened: "born on 6 August 2015", never "whose born is"
+    return f"whose {said} is {shown}"
+
+
+def relative(parts: list[str]) -> str:
+    """Parts as one clause: "starting 4 May 2026 at 10:00, whose room is 3 and size is 4, currently booked"."""
+    timed = [p for p in parts if p.startswith(("starting ", "ending "))]
+    whose = [p.removeprefix("whose ") for p in parts if p.startswith("whose ")]
+    state = [p for p in parts if p.startswith("currently ")]
+    text = " and ".join(timed)
+    if whose:
+        text += (", " if text else "") + "whose " + (", ".join(whose[:-1]) + " and " + whose[-1] if len(whose) > 1 else whose[0])
+    if state:
+        text += (", " if text else "") + state[0]
+    return " " + text if text else ""
 
 
 def preferences(env: EnvSpec, initial: Tables, steps: list) -> dict[tuple[str, str], list[str]]:

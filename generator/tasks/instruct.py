@@ -25,22 +25,57 @@ from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
 from envcraft.generator.tasks.quality import op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
-OPENERS = {
-    "plain": ("", "Hi,", "Hello!", "Hey,", "Morning!"),
-    "brief": ("", "", "Quick one:"),
-    "chatty": ("Morning! Busy day here.", "Hi! Hope your day is going well.", "Hey there, thanks for picking this up."),
-    "formal": ("Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this."),
+OPENERS = {  # short ones mostly, so the request itself, not a greeting formula, is what opens the text
+    "plain": ("", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,"),
+    "brief": ("", "", "", "Quick one:", "One for you:"),
+    "chatty": ("Hey!", "Hiya!", "Morning!", "Hi!", "Hey there, thanks for picking this up.",
+               "Afternoon! A few things landed on my desk.", "Hi! Hope your day is going well."),
+    "formal": ("Good morning.", "Hello.", "Good afternoon.", "Dear colleague,",
+               "Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this."),
 }
 CLOSERS = {
-    "plain": ("", "", "Thanks!", "Thank you.", "Thanks in advance."),
-    "brief": ("", "Thanks."),
-    "chatty": ("You're a star, thanks!", "Thanks so much!", "Appreciate it!"),
-    "formal": ("Many thanks.", "Thank you for your help.", "Kind regards."),
+    "plain": ("", "", "", "Thanks!", "Thank you.", "Thanks in advance.", "Cheers.", "Thanks a lot."),
+    "brief": ("", "", "Thanks.", "Ta."),
+    "chatty": ("You're a star, thanks!", "Thanks so much!", "Appreciate it!", "Much appreciated!",
+               "Cheers, you're a lifesaver!"),
+    "formal": ("Many thanks.", "Thank you for your help.", "Kind regards.", "Best regards.", "With thanks."),
 }
-ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "", "", "")
+ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "While you're at it, ", "One more thing: ", "Oh, and ",
+        "", "", "")
 THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ")  # only where the order changes the outcome
 FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK, next: ", "Perfect. Also, ",
-          "Thanks. Another thing: ")
+          "Thanks. Another thing: ", "Lovely, thanks. Now ", "Got it. Next: ", "Cheers. One more: ")
+PEOPLE = {"lead", "manager", "senior", "coordinator", "technician", "editor", "operator", "officer", "clerk", "supervisor",
+          "director", "planner", "dispatcher", "analyst", "specialist", "administrator", "head", "chief", "agent",
+          "adjuster", "scheduler", "buyer", "controller", "accountant", "engineer", "nurse", "pharmacist", "producer",
+          "receptionist", "paralegal", "recruiter", "underwriter", "steward", "owner", "partner", "associate"}
+UNITS = ("desk", "queue", "team", "office", "department", "lab", "core", "shop", "counter", "room", "centre", "center")
+
+
+@dataclass(frozen=True)
+class Role:
+    """Where the person asking sits, said the way they would sign: "fleet operations lead" at "Zipline"."""
+
+    unit: str  # "fleet operations lead", "front desk", "incoming inspection team"
+    org: str | None = None  # a proper name ("Zipline", "Norvik Medical Devices"), or None
+
+    def signature(self) -> str:
+        return capital(self.unit) + (f", {self.org}" if self.org else "")
+
+    @property
+    def person(self) -> bool:
+        """A role a person holds ("audit senior", "fleet operations lead"), not a unit they sit in ("front desk")."""
+        return self.unit.split()[-1] in PEOPLE
+
+    def here(self) -> str:
+        return ("" if self.person else "the ") + self.unit + (f" at {self.org}" if self.org else "")
+
+    def introduction(self, name: str, rng: random.Random) -> str:
+        if self.person:
+            return rng.choice((f"Hi, {name} here, {self.here()}.", f"{name} here, {self.here()}.",
+                               f"Hi, it's {name}, {self.here()}."))
+        return rng.choice((f"Hi, {name} here, from {self.here()}.", f"{name} from {self.here()} here.",
+                           f"Hello from {self.here()}."))
 
 
 @dataclass
@@ -48,21 +83,34 @@ class Voice:
     """Who is asking: a name, a role taken from the scenario, and how they write."""
 
     name: str
-    role: str | None
+    role: Role | None
     register: str
 
-    def sign(self, rng: random.Random) -> str:
+    def sign(self, rng: random.Random, introduced: bool = False) -> str:
+        """A name and role (formal), a first name or nothing; never the scenario line again."""
         first = self.name.split()[0]
         if self.register == "formal":
-            return f"{self.name}" + (f", {self.role}" if self.role else "")
+            return self.name if introduced or self.role is None else f"{self.name}, {self.role.signature()}"
         return rng.choice((f"- {first}", f"{first}", "")) if self.register in ("brief", "chatty") else ""
 
 
-def role_of(bp: Blueprint) -> str | None:
+def role_of(bp: Blueprint) -> Role | None:
+    """The asker's role from the scenario's first sentence ("You assist the front desk of Pawsome, ...")."""
     first = " ".join(bp.scenario.split()).split(". ")[0]
     match = re.match(r"You (?:assist|help|support|work with|run|staff|handle) (the [^,.;]+?)(?: during| with| for|,|\.|;|$)",
                      first)
-    return match.group(1) if match and len(match.group(1)) < 60 else None
+    if not match or len(match.group(1)) >= 60:
+        return None
+    parts = re.split(r"\s+(at|of|for)\s+", match.group(1).removeprefix("the "), maxsplit=1)
+    head = parts[0]
+    if len(head.split()) > 4:
+        return None  # the sentence ran on ("the exams office build the timetable"): no role to sign with
+    org = parts[2] if len(parts) == 3 and parts[2][:1].isupper() else None
+    if head.endswith(" queue"):
+        head = head.removesuffix(" queue") + " team"  # a person works in a team, not in a queue
+    if len(parts) == 3 and org is None and not head.endswith(UNITS):
+        return Role(head)
+    return Role(head, org)
 
 
 def voice(bp: Blueprint, rng: random.Random) -> Voice:
@@ -83,8 +131,8 @@ class Writer:
         """The row as a person names it; not by a field whose new value the same clause states (never
         "the endorsement (premium change 49.08) (premium change -85)"), when another field names it."""
         what = words(entity)
-        if row_id in self.mentioned:
-            return self.rng.choice((f"that {what}", f"the same {what}"))
+        if row_id in self.mentioned and sum(1 for w in self.mentioned.values() if w == what) == 1:
+            return self.rng.choice((f"that {what}", f"the same {what}"))  # only where it can mean one row
         desc = self.describer.describe(entity, row_id)
         if desc is not None and set(desc.fields) & set(stated):
             desc = self.describer.describe(entity, row_id, avoid=set(stated)) or desc
@@ -169,7 +217,7 @@ class Writer:
             lead = f"{article} {what}" + (" " + " and ".join(refs) if refs else "")
             body = self.listed(rest)
             options = [f"we need {lead}" + (f": {body}" if body else ""),
-                       f"please put in {lead}" + (f" ({body})" if body else ""),
+                       f"please put in {lead}" + (f" - {body}" if body else ""),
                        f"there should be {lead} on file" + (f" - {body}" if body else "")]
             clause = rng.choice(options)
             if end is not None:
@@ -187,7 +235,7 @@ class Writer:
                 if parts is None:
                     return None
                 parts += [extra] if extra else []
-                clause += f" ({self.listed(parts)})"
+                clause += f" - {self.listed(parts)}"
             return clause
         if step.kind == "update":
             parts = self.values(op, step.fields, skip)
@@ -255,11 +303,11 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
     who = who or voice(bp, rng)
     if first:
         opener = rng.choice(OPENERS[who.register])
-        if who.role and rng.random() < 0.5:
-            opener = rng.choice((f"Hi, {who.name} here ({who.role}).", f"{who.name} here, {who.role}.",
-                                 f"Hello from {who.role}."))
+        introduced = bool(who.role) and rng.random() < 0.5
+        if introduced:
+            opener = who.role.introduction(who.name, rng)
         closer = rng.choice(CLOSERS[who.register])
-        sign = who.sign(rng)
+        sign = who.sign(rng, introduced)
     else:
         opener, closer, sign = rng.choice(FOLLOW).strip(), "", ""
         if opener.endswith((":", "Now", "Also,")):

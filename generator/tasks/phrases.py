@@ -9,6 +9,8 @@ names the status instead (see `ambiguous`).
 
 from __future__ import annotations
 
+import re
+
 GOALS: dict[str, tuple[str, ...]] = {
     "cancelled": ("{x} is off - it won't be going ahead", "we're not going ahead with {x} after all",
                   "{x} isn't happening any more, please call it off"),
@@ -60,7 +62,7 @@ GOALS: dict[str, tuple[str, ...]] = {
     "assigned": ("{x} has someone on it", "{x} has an owner now"),
     "bounced": ("{x} came back undeliverable",),
     "arrived": ("{x} got here", "{x} is here"),
-    "notified": ("they have been told about {x}", "word about {x} has gone out"),
+    "notified": ("they have been told about {x}", "we have let them know about {x}"),
     "verified": ("{x} checks out", "{x} has been double-checked and holds up"),
     "filed": ("{x} is lodged", "{x} has been lodged"),
     "online": ("{x} is up and running",),
@@ -75,7 +77,7 @@ GOALS: dict[str, tuple[str, ...]] = {
     "ignored": ("we can leave {x} be - no action",),
     "lost": ("{x} can't be found anywhere", "{x} has gone missing"),
     "rolled_back": ("{x} needs to be undone", "back out {x}"),
-    "enrolled": ("{x} is in - they have a place now",),
+    "enrolled": ("{x} has a confirmed place now",),
     "packed": ("{x} is boxed up",),
     "refunded": ("{x} got their money back", "the money for {x} went back to them"),
     "collected": ("{x} has been picked up",),
@@ -105,7 +107,7 @@ GOALS: dict[str, tuple[str, ...]] = {
     "succeeded": ("{x} worked",),
     "fixed": ("{x} is working again",),
     "running": ("{x} is going now",),
-    "served": ("{x} is on their plates",),
+    "served": ("{x} has been seen to - they got what they came for",),
     "answered": ("{x} has had its reply",),
     "recorded": ("{x} is on the public record",),
     "executed": ("{x} has been carried out in full",),
@@ -239,7 +241,7 @@ GOALS.update({
     'home_check': ('{x} is at the home visit stage',),
     'implemented': ('{x} has been put in place',),
     'in_force': ('{x} is now in effect',),
-    'in_maintenance': ('{x} is down for upkeep',),
+    'in_maintenance': ('{x} is having its scheduled upkeep',),
     'in_preparation': ('{x} is being got ready',),
     'in_production': ('{x} is on the line now',),
     'in_qc': ('{x} is with quality control',),
@@ -266,7 +268,7 @@ GOALS.update({
     'live': ('{x} is up for everyone',),
     'loading': ('{x} is being loaded now',),
     'low_battery': ('{x} is running out of charge',),
-    'maintenance': ('{x} is down for upkeep',),
+    'maintenance': ('{x} is having its scheduled upkeep',),
     'manager_approved': ('the manager said yes to {x}',),
     'medical_review': ('{x} is with the doctor to look over',),
     'menu_final': ('the menu for {x} is locked',),
@@ -295,7 +297,7 @@ GOALS.update({
     'out_for_signature': ('{x} is with them to sign',),
     'overturned': ('the decision on {x} was reversed on appeal',),
     'packaging': ('{x} is being bundled up',),
-    'panel_review': ('{x} is in front of the panel',),
+    'panel_review': ('{x} is waiting for the review panel to look at it',),
     'parsed': ('{x} has been read into fields',),
     'pass': ('{x} made the grade',),
     'past_due': ('{x} is late on payment',),
@@ -399,7 +401,10 @@ GROUPS = [
     {"active", "online", "available", "open", "enabled", "running", "ready", "restored"},
     {"paid", "settled", "refunded", "credited", "waived", "invoiced"},
     {"rolled_back", "reversed", "corrected"},
-    {"dead_lettered", "bounced", "lost", "expired", "missed", "no_show", "overdue"},
+    {"dead_lettered", "dead_letter", "bounced", "lost", "expired", "missed", "no_show", "overdue"},
+    # one state, spelled differently by different blueprints
+    {"checked", "reviewed", "inspected"}, {"in_maintenance", "maintenance"}, {"quality_check", "in_qc"},
+    {"under_review", "in_review"}, {"on_site", "onsite"}, {"replied", "responded", "answered"},
 ]
 
 
@@ -415,3 +420,40 @@ def ambiguous(status: str, others: list[str]) -> bool:
 
 def goal_phrases(status: str) -> tuple[str, ...]:
     return GOALS.get(status, ())
+
+
+# ---------------------------------------------------------------- the reverse check: a phrase means one state
+
+
+def phrase_key(phrase: str) -> str:
+    """A phrasing as a reader compares it: lowercase words, the row slot and punctuation gone."""
+    return " ".join(re.sub(r"[^a-z0-9' ]", " ", phrase.lower().replace("{x}", " ")).split())
+
+
+def _reads(key: str, status: str, goals: dict[str, tuple[str, ...]]) -> bool:
+    """Whether a reader could take the words `key` for `status`: its own phrasing, or its name said plainly."""
+    said = f" {key} "
+    return any(phrase_key(p) == key or f" {phrase_key(p)} " in said for p in goals.get(status, ())) \
+        or f" {status.replace('_', ' ')} " in said
+
+
+def misreadings(goals: dict[str, tuple[str, ...]], machines: list[list[str]] | None = None) -> list[str]:
+    """Phrasings that do not map back to exactly one state, each as "phrase: meant A, reads as B":
+    - across the table, a phrasing two states share, unless they are one state (a group of GROUPS: an
+      entity holding two of a group gets the status named instead, see `ambiguous`);
+    - within each state machine (an entity's status values), a phrasing of one state that a reader could
+      take for another state of the same machine: its phrasing inside, or its name said plainly."""
+    out = []
+    for status, phrases in goals.items():
+        for phrase in phrases:
+            key = phrase_key(phrase)
+            for other in goals:
+                if other != status and other not in group_of(status) and any(phrase_key(p) == key for p in goals[other]):
+                    out.append(f"{phrase!r}: meant {status}, reads as {other}")
+    for states in machines or []:
+        for status in states:
+            for phrase in goals.get(status, ()):
+                key = phrase_key(phrase)
+                out += [f"{phrase!r}: meant {status}, reads as {other} (machine {', '.join(states)})"
+                        for other in states if other != status and other not in group_of(status) and _reads(key, other, goals)]
+    return sorted(set(out))

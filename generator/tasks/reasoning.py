@@ -125,9 +125,9 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
             q = rng.choice((f"How many {chosen.phrase} do we have right now, and which are they?",
                             f"Can you count the {chosen.phrase} for me and say which they are?",
                             f"What's the number of {chosen.phrase}, and which ones are they?"))
-            what = words(key) if key != "id" else "record id"
-            return (q + f" Give me the number and the {what} of each.", [str(n)] + [str(r[key]) for r in chosen.rows],
-                    None, key)
+            said = (rng.choice((f" Going by {words(key)} is fine.", f" The {words(key)} of each will do.", ""))
+                    if key != "id" else " Their reference numbers will do.")  # how a colleague asks for the ids
+            return q + said, [str(n)] + [str(r[key]) for r in chosen.rows], None, key
         if kind == "all":
             q = rng.choice((f"Which {chosen.phrase} do we have? Give me the {words(label)} of every one.",
                             f"List all the {chosen.phrase} for me, by {words(label)}."))

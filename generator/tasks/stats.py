@@ -12,6 +12,7 @@ from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.env import SERVERS
 from envcraft.generator.tasks.generate import REPORT
 from envcraft.generator.tasks.quality import measure
+from envcraft.generator.tasks.realism import realism
 
 HAND_WRITTEN = {"office.jsonl"}
 
@@ -60,6 +61,14 @@ def mean_domain_tools(servers: Path = SERVERS) -> float:
     return round(sum(counts) / len(counts), 2) if counts else 0.0
 
 
+def world_figures(servers: Path = SERVERS) -> dict[str, int]:
+    """What the agent reads and what the seeds hold, over every generated environment (the store's worlds)."""
+    from envcraft.generator.rule_lint import unbacked_count
+    from envcraft.generator.seed_census import future_event_count
+
+    return {"unbacked_rule_sentences": unbacked_count(servers), "future_event_rows": future_event_count(servers)}
+
+
 def figures(folder: Path, examples: int = 0) -> dict:
     """The headline figures of a task store (the thresholds tests/test_task_quality.py asserts)."""
     tasks, _ = _load(Path(folder))
@@ -94,6 +103,8 @@ def figures(folder: Path, examples: int = 0) -> dict:
         "needs": dict(sorted(Counter(tag for t in tasks for tag in t.tags if tag.startswith("needs:")).items())),
         "difficulty": dict(sorted(Counter(t.difficulty for t in tasks).items())),
         "mean_domain_tools": mean_domain_tools(),
+        **realism(tasks),
+        **world_figures(),
     }
     if examples:
         out["examples"] = samples

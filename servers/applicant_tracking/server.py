@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "(Remote EU requisitions accept any EU city). [hiring_guidelines_2] Salary: put forward only "
     "candidates whose desired_salary is at most 110% of salary_max. [hiring_guidelines_2b] Offers never "
     "exceed salary_max without VP approval. [hiring_guidelines_3] Rejections always include a short, kind "
-    "reason; never mention age, family or nationality. Call finish when done."
+    "reason; never mention age, family or nationality. [hiring_guidelines_4] Referrals get a screen "
+    "within 3 working days. Call finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "the file tools. Policies: [coverage_rules_1] Liability_only policies cover third_party_liability "
     "losses only: their collision and comprehensive claims get no payment. [claims_authority_1] Adjusters "
     "may set reserves and pay up to $15,000 per claim. Above that, a claims manager (Denise Harlow) must "
-    "approve in writing before the reserve is raised. Call finish when done."
+    "approve in writing before the reserve is raised. [coverage_rules_2] Rental car: up to $40/day for 30 "
+    "days. [coverage_rules_3] Towing: up to $150. Call finish when done."
 )
 
 

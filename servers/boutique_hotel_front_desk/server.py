@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "(the workspace, its data and its rules). Use the domain tools (or the `linden` CLI in the shell) and "
     "the file tools. Policies: [inspected_rooms_only] Arriving guests are checked in only to inspected "
     "rooms. [judgement_1] Check a room's stays before reserving, and post cancellation or no-show fees as "
-    "folio charges per the policy. Call finish when done."
+    "folio charges per the policy. [front_desk_policies_1] Flexible rate: free cancellation until 48 "
+    "hours before arrival; non-refundable stays are charged the first night on cancellation (post as "
+    "`room`). Call finish when done."
 )
 
 

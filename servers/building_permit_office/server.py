@@ -38,7 +38,9 @@ INSTRUCTIONS = (
     "footing -> framing (with electrical_rough and plumbing_rough by the matching disciplines) -> "
     "insulation -> final. Solar PV needs only electrical_rough and final. Decks need footing and final. "
     "[permit_process_4] A failed inspection must be rebooked after the contractor fixes the work; the "
-    "cashier bills a 95.00 reinspection fee separately. Call finish when done."
+    "cashier bills a 95.00 reinspection fee separately. [permit_process_5] Inspections are 60 minutes, "
+    "08:00-15:00, booked with an inspector of the right discipline in the property's district where "
+    "possible. Call finish when done."
 )
 
 

@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "operator must have 10 hours off between the clear time of one run and the report time of the next. "
     "[rostering_rules_2] Electric buses may take a run only if battery_range_km is at least distance_km + "
     "20%. [rostering_rules_3] Open runs are covered from the extra board first, by seniority (highest "
-    "first); regular operators only on voluntary overtime. Call finish when done."
+    "first); regular operators only on voluntary overtime. [rostering_rules_4] A run still open 30 "
+    "minutes before report time is cancelled and posted as a service alert. Call finish when done."
 )
 
 

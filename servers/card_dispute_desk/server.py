@@ -30,7 +30,10 @@ INSTRUCTIONS = (
     "failed write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md "
     "(the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[reg_e_timelines_1] Provisional credit must be posted within 10 business days of the dispute being "
-    "opened if the investigation is not finished. Call finish when done."
+    "opened if the investigation is not finished. [reg_e_timelines_2] Cardholders may dispute within 60 "
+    "days of the statement showing the charge. [reg_e_timelines_3] Network decisions take up to 45 days. "
+    "[reg_e_timelines_4] If lost, give 5 business days' notice before reversing credit. Call finish when "
+    "done."
 )
 
 

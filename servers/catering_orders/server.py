@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. "
     "Policies: [judgement_1] Move events through the pipeline in order. [judgement_2] Quote from the "
     "price sheet and staff from the ratios, booking call time 2 hours before and release 1 hour after the "
-    "event. Call finish when done."
+    "event. [price_sheet_1] Deposit is 40% of the quote; the balance is due 3 days before the event. "
+    "[staffing_ratios_1] Call time is 2 hours before the event start; release 1 hour after the end. Call "
+    "finish when done."
 )
 
 

@@ -33,7 +33,10 @@ INSTRUCTIONS = (
     "and contact, check for duplicates, route by the routing table, and keep the resident informed with "
     "resident-visible updates. [call_scripts_1] Always confirm the exact location (street and nearest "
     "cross street) and a call-back number before logging. [call_scripts_2] Never share another resident's "
-    "name or contact details. Call finish when done."
+    "name or contact details. [call_scripts_3] Before logging a pothole, graffiti or streetlight, search "
+    "open requests at the same location; if one exists, add a resident update to it instead of logging a "
+    "new one. [call_scripts_4] Water bubbling from the ground is an emergency: route to Water Utility "
+    "immediately and tell the resident a crew will come within 4 hours. Call finish when done."
 )
 
 

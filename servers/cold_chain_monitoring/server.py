@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `coldchain` CLI in "
     "the shell) and the file tools. Policies: [judgement_1] Route each alert per the SOP table, and page "
-    "a contact only if they have room under max_open_alerts. Call finish when done."
+    "a contact only if they have room under max_open_alerts. [excursion_sop_1] An alert not acknowledged "
+    "within 15 minutes is escalated. Call finish when done."
 )
 
 

@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
     "rules). Use the domain tools and the file tools. Policies: [program_rules_1] A subscriber may only "
     "join a garden in their own utility_territory. [program_rules_1b] Only an operational garden takes "
-    "subscribers; one under construction takes none. Call finish when done."
+    "subscribers; one under construction takes none. [program_rules_2] Residential max 25 kW per "
+    "subscriber; small businesses and nonprofits up to 25 kW per garden. Call finish when done."
 )
 
 

@@ -34,7 +34,10 @@ INSTRUCTIONS = (
     "Refunds: full refund until 15 November 2026; after that, tickets can be transferred to a colleague "
     "free of charge but not refunded. Student passes are never refundable. [attendee_faq_2] Dietary "
     "needs: update the attendee profile; changes after 2 December reach catering only for days 2 and 3. "
-    "[attendee_faq_3] Day passes cannot sign up for workshops in Workshop Lab 1. Call finish when done."
+    "[attendee_faq_3] Day passes cannot sign up for workshops in Workshop Lab 1. [attendee_faq_4] "
+    "Invoices: we reissue an invoice with a VAT number within 2 working days. [attendee_faq_5] Visa "
+    "letters: need full name as in passport, passport number and nationality; ask the attendee for any "
+    "that are missing before answering. Call finish when done."
 )
 
 

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "cpy-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools and the file tools. Policies: [judgement_1] Judge each deviation against the playbook "
-    'table; reject anything in the "never" column and explain the fallback you can offer. Call finish '
-    "when done."
+    'table; reject anything in the "never" column and explain the fallback you can offer. '
+    "[contract_playbook_1] High risk_rating counterparties need General Counsel approval before "
+    "`approved`. Call finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "Policies: [judgement_1] Each incoming notice: route -> calendar the deadlines it triggers -> docket "
     "-> acknowledge. [judgement_2] Use the rules to compute due dates. [docketing_rules_1] Every notice "
     "is routed to the case's responsible attorney the same day; acknowledge only after the attorney "
-    "replies. Call finish when done."
+    "replies. [docketing_rules_2] Deficiency_notice: the filing is rejected; cure within 1 business day "
+    '(calendar "Cure filing deficiency"). Call finish when done.'
 )
 
 

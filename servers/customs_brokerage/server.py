@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [entry_checklist_1] Certificate_of_origin only when claiming USMCA or another "
     "preference. Duty estimate = declared_value x duty_rate of the HTS line. Entries over $2,500 with a "
-    "single_entry bond need the bond posted before filing. Call finish when done."
+    "single_entry bond need the bond posted before filing. [entry_checklist_2] Ocean: commercial_invoice, "
+    "packing_list, bill_of_lading, isf_filing (ISF due 24 h before loading). Call finish when done."
 )
 
 

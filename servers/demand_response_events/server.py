@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "domain tools and the file tools. Policies: [program_operations_1] Channels: thermostats via "
     "thermostat_api, batteries and C&I via openadr, EV via openadr; sms or email only as a fallback after "
     "a failed signal. [program_operations_2] Sites with 3 opt-outs this season are removed from the next "
-    "event (do not signal them). Call finish when done."
+    "event (do not signal them). [program_operations_3] Commercial curtailment: 2-hour notice minimum, "
+    "events up to 6 hours. [program_operations_4] Failed signals are retried once on the fallback channel "
+    "within 15 minutes. Call finish when done."
 )
 
 

@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "docs/dock_rules.md before booking. [dock_rules_1] Refrigerated (reefer) loads only at reefer_capable "
     "doors. [dock_rules_2] Outbound live loads only at outbound or both doors. [dock_rules_2b] Inbound "
     "live unloads only at inbound or both doors. [dock_rules_3] A truck more than 2 hours late is marked "
-    "no_show and must rebook. Call finish when done."
+    "no_show and must rebook. [dock_rules_4] Receiving hours 06:00-22:00. [dock_rules_5] Day crews work "
+    "06:00-14:00, swing crews 14:00-22:00. Call finish when done."
 )
 
 

@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "right template on the right channel, follow delivery events, handle bounces by fixing contact "
     "details, and close gifts once delivered. [acknowledgement_policy_1] Channel: the donor's "
     "preferred_channel, except major gift letters (always postal). [acknowledgement_policy_2] Close the "
-    "gift (acknowledged) only when an acknowledgement is delivered. Call finish when done."
+    "gift (acknowledged) only when an acknowledgement is delivered. [acknowledgement_policy_3] Every gift "
+    "gets an acknowledgement within 48 hours of `received`. Call finish when done."
 )
 
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "shell) and the file tools. Policies: [judgement_1] Allocate stock with order_line_allocate rather "
     "than editing on_hand directly; use stock_item_recount only for physical count corrections. "
     "[fulfillment_sop_1] Store_pickup orders are packed and held at the front counter; they never get a "
-    "tracking number. Call finish when done."
+    "tracking number. [fulfillment_sop_2] Orders placed before 14:00 ship the same day; overnight orders "
+    "are picked first. [fulfillment_sop_3] Allocate every line before releasing an order to picking. Call "
+    "finish when done."
 )
 
 

@@ -35,7 +35,8 @@ INSTRUCTIONS = (
     "[validation_rules_1] `name_mismatch` errors may be waived; `invalid_ssn` and `missing_wages` never. "
     "[validation_rules_2] A filing whose header total differs from the sum of its lines by more than 1.00 "
     'is rejected with "totals do not match lines". [error_handling_1] Never receive the same filing_ref '
-    "twice; re-sent files are duplicates. Call finish when done."
+    "twice; re-sent files are duplicates. [error_handling_2] Rejected filings that the employer has not "
+    "replaced within 30 days are quarantined. Call finish when done."
 )
 
 

@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[hall_fits_students] A sitting is only held in a hall with at least as many seats as its expected "
     "students. [judgement_1] Use the regulations to size proctor teams and set shift times. "
-    "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. Call finish when "
+    "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. "
+    "[exam_regulations_2] Proctor shifts start 30 minutes before the exam and end 15 minutes after it. "
+    "[exam_regulations_3] Exams run 09:00-12:00 or 14:00-17:00, Monday to Saturday. Call finish when "
     "done."
 )
 

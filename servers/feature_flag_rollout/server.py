@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Flags move one stage at a time; pair each stage change with the matching targeting "
     "rule. [rollout_playbook_1] Flags with `kill_switch: true` must stay registered even after GA until "
-    "the owner team retires them. Call finish when done."
+    "the owner team retires them. [rollout_playbook_2] Hold a canary at least 24 hours and a ramp step at "
+    "least 48 hours. [rollout_playbook_3] Prod-eu rules for flags touching personal data need a DPO "
+    "sign-off before activation. Call finish when done."
 )
 
 

@@ -32,8 +32,8 @@ INSTRUCTIONS = (
     "`pulseflow` CLI in the shell) and the file tools. Policies: [judgement_1] Reply in the studio's "
     "friendly voice using the templates. [judgement_2] Apply the credit costs and the 12-hour "
     "cancellation rule, and return credits by setting the member's balance. [reply_templates_1] Late "
-    "cancel: \"Done - as it's within 12 hours the credit can't be returned, sorry!\". Call finish when "
-    "done."
+    "cancel: \"Done - as it's within 12 hours the credit can't be returned, sorry!\". [studio_policies_1] "
+    "Cancel 12 hours or more before class: credit returned (set the balance back). Call finish when done."
 )
 
 

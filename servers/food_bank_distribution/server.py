@@ -36,7 +36,8 @@ INSTRUCTIONS = (
     "at most cases_on_hand x (its households_served / total households of partners ordering it), rounded "
     "down, minimum 1 case. [distribution_policy_3] Infant formula and eggs are always treated as scarce. "
     "[distribution_policy_4] Donations with a best-by date in the past are never received into stock. "
-    "Call finish when done."
+    "[distribution_policy_5] Produce and dairy with best-by within 7 days go to partners picking up in "
+    "the next 2 days first. Call finish when done."
 )
 
 

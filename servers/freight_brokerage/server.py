@@ -32,8 +32,9 @@ INSTRUCTIONS = (
     "domain tools and the file tools. Policies: [carrier_matching_rules_1] Safety_rating is satisfactory "
     "(conditional only with the manager's written OK; unrated never);. [carrier_matching_rules_2] The "
     "carrier has a free truck. Among qualified carriers prefer the one with the most trucks available. "
-    "Tender at or below the load's offered_rate; never more than 10% above the lane benchmark. Call "
-    "finish when done."
+    "Tender at or below the load's offered_rate; never more than 10% above the lane benchmark. "
+    "[carrier_matching_rules_3] Cargo_insurance is at least the load's cargo_value;. Call finish when "
+    "done."
 )
 
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "(the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[judgement_1] Work failed batches by the runbook's error table; dead-letter what retrying cannot fix "
     "and backfill gaps after a gateway comes back. [judgement_2] Excursions need a named grower's "
-    "acknowledgement. Call finish when done."
+    "acknowledgement. [excursion_response_1] Air temperature more than 4 C over the zone setpoint: open "
+    "vents, acknowledge within 10 minutes (on-call grower: Sanne de Vries days, Marco Bianchi nights). "
+    "Call finish when done."
 )
 
 

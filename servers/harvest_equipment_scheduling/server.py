@@ -35,7 +35,9 @@ INSTRUCTIONS = (
     "under way). [crew_rules_1c] A combine job starts only with a semi truck job on the same field for "
     "the same window (scheduled or under way). [crew_rules_1b] Semi drivers must hold a CDL. "
     "[crew_rules_2] Operators work at most 14 hours a day; jobs run 08:00-22:00. [crew_rules_3] Never "
-    "schedule a field before its ready_date. Call finish when done."
+    "schedule a field before its ready_date. [client_notes_1] Schultz Farms: wants the Creek Bottom done "
+    "before North 80; wet spots in the SE corner. [client_notes_2] Moreno Ranch: Section 14 is 45 minutes "
+    "from the yard; start no earlier than 09:00. Call finish when done."
 )
 
 

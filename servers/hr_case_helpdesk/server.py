@@ -36,7 +36,8 @@ INSTRUCTIONS = (
     "title and version. Log a case only when action or judgement is needed. [hr_service_guide_2] Anything "
     "about harassment, discrimination, whistleblowing or a manager conflict is `confidential` "
     "employee_relations; use internal notes only and never share other employees' details. "
-    "[hr_service_guide_3] Never disclose another employee's salary, leave or case. Call finish when done."
+    "[hr_service_guide_3] Never disclose another employee's salary, leave or case. [hr_service_guide_4] "
+    "First response within 4 working hours; confidential cases within 1 hour. Call finish when done."
 )
 
 

@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "Prescreen within 3 working days: consent form, recruitment material and data security plan must be "
     "attached. [irb_sop_2] Reviewer expertise must match: children -> pediatrics; device studies -> "
     "devices; surveys/interviews -> social_behavioral; cancer trials -> oncology; everything else -> "
-    "biomedical. Call finish when done."
+    "biomedical. [irb_sop_3] Amendments to protocols that are not `approved` are not accepted. Call "
+    "finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "[judgement_1] Issue kit per the equipment standards for the person's department and location; check "
     "stock and licence seats first and fall back to the documented alternative model. "
     "[equipment_standards_1] Remote staff get a CalDigit TS4 dock. [equipment_standards_1b] Phones only "
-    "for Account Management. Call finish when done."
+    "for Account Management. [onboarding_requests_1] Please have kit issued and licences assigned the "
+    "Friday before each start date. Call finish when done."
 )
 
 

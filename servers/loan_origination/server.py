@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "table before starting an application. [underwriting_guidelines_1] Loans above $766,550 must be "
     'jumbo. [underwriting_guidelines_1b] Self-employed borrowers always get the "Two years of tax '
     'returns" condition. [clear_to_close_conditions] An application is clear-to-close only when every '
-    "condition is cleared or waived. Call finish when done."
+    "condition is cleared or waived. [closing_checklist_1] Clear-to-close issued at least 3 business days "
+    "before closing (TRID waiting period). Call finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "when it is picked_up. [judgement_2] When a notice bounces, queue a new one on a different channel "
     "with attempt+1. [mailroom_sop_1] Parcels unclaimed 10 days after `received_at` are returned to "
     "sender (only after at least one notice). [mailroom_sop_2] Never release a parcel to anyone but the "
-    "named recipient without a written delegation email. Call finish when done."
+    "named recipient without a written delegation email. [mailroom_sop_3] Queue a pickup notice on the "
+    "recipient's preferred channel within 30 minutes of logging. Call finish when done."
 )
 
 

@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "scope_training_search for a passed training on that microscope; otherwise book an assisted session "
     "in working hours. [core_rules_1] Unassisted sessions require a `passed` training on that exact "
     "microscope; untrained users book `assisted: true` sessions. [core_rules_2] Assisted sessions only "
-    "start 09:00-17:00 on weekdays. Call finish when done."
+    "start 09:00-17:00 on weekdays. [core_rules_3] Cancel at least 24 h ahead or the session is billed in "
+    "full; two no-shows in a month suspend booking rights. Call finish when done."
 )
 
 

@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "legal_review before they are ready. [editorial_standards_3] Print: front gets at most 5 stories; "
     "metro section stories over 1,800 words are trimmed or held for weekend. [editorial_standards_4] "
     "Photos: `handout` images need the source credited; `licensed` images only if the licence covers "
-    "print. Call finish when done."
+    "print. [editorial_standards_5] Embargoed stories (marked in the pitch) publish no earlier than the "
+    "embargo time. Call finish when done."
 )
 
 

@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools and the file tools. Policies: [mrb_procedure_1] Safety_critical parts may never be "
     "dispositioned use_as_is. [mrb_procedure_1b] Rework needs an approved repair instruction; otherwise "
-    "scrap. [mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. Call "
-    "finish when done."
+    "scrap. [mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. "
+    "[mrb_procedure_3] Contain within 24 hours: tag, segregate and count all suspect material, including "
+    "WIP and FG. Call finish when done."
 )
 
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "the file tools. Policies: [judgement_1] Apply all five matching rules (licence, specialty, "
     "experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry "
     "against today. [matching_rules_1] `license_type` equals `license_required` (an RN may cover an LPN "
-    "request only if the facility agrees in writing; never the other way round). Call finish when done."
+    "request only if the facility agrees in writing; never the other way round). [matching_rules_2] "
+    "`hourly_rate` plus the 35% agency margin stays within the facility's `bill_rate_cap`. Call finish "
+    "when done."
 )
 
 

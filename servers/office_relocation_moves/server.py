@@ -33,7 +33,10 @@ INSTRUCTIONS = (
     "[judgement_2] Before closing, check needs_it_reconnect on the ticket. [move_playbook_1] Packing must "
     "be finished by 15:00 on the Friday before the project's move weekend. [move_playbook_2] A ticket "
     "with `needs_it_reconnect: true` must not be closed straight from `moved`: IT reconnects first. "
-    "[move_playbook_3] Tickets can be cancelled only before crates are issued. Call finish when done."
+    "[move_playbook_3] Tickets can be cancelled only before crates are issued. [move_playbook_4] Survey "
+    "within 3 working days of the request; standard desks need 2 crates, managers 4, lab benches 6. "
+    "[move_playbook_5] Crates are returned within 5 days of the move; mark the crate issue returned. Call "
+    "finish when done."
 )
 
 

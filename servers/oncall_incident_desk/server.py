@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `pager` CLI in the "
     "shell) and the file tools. Policies: [judgement_1] Ask the reporter for the impact and the service "
     "before declaring; pick severity from the guide and a commander who is on call for that team. "
-    "[judgement_2] Keep your tone calm and brief. Call finish when done."
+    "[judgement_2] Keep your tone calm and brief. [severity_guide_1] Anything touching auth or data "
+    "export is at least sev2. [severity_guide_2] Every sev1 and sev2 gets a postmortem within 5 working "
+    "days. Call finish when done."
 )
 
 

@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "domain tools and the file tools. Policies: [webhook_retry_policy_1] A 410 Gone response disables the "
     "endpoint; merchants must re-register it. [merchant_escalations_1] Enterprise merchants get a reply "
     "within 1 hour. For dispute.opened events always confirm delivery: merchants have 7 days to respond "
-    "to a dispute and miss the deadline if they never see it. Call finish when done."
+    "to a dispute and miss the deadline if they never see it. [webhook_retry_policy_2] Support may "
+    "redeliver expired events on request for up to 30 days. Call finish when done."
 )
 
 

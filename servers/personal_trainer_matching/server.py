@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools (or the `ironworks-pt` CLI in the shell) and the file tools. Policies: [judgement_1] "
     "Apply the hard criteria first, rank the rest by the soft criteria, then propose the match and book "
-    "the intro session in the prospect's preferred slot. Call finish when done."
+    "the intro session in the prospect's preferred slot. [matching_guidelines_1] Slots: early_mornings "
+    "06:00-09:00, daytime 09:00-16:00, evenings 16:00-21:00, weekends Sat-Sun 08:00-14:00. Call finish "
+    "when done."
 )
 
 

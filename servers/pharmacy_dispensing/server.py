@@ -39,7 +39,9 @@ INSTRUCTIONS = (
     "never partially filled and never put on hold for stock: call the prescriber instead. "
     "[dispensing_sop_4] Check the patient's allergies against the drug before preparing: "
     "penicillin-allergic patients must not receive Amoxicillin - put the prescription on hold with "
-    '"interaction flagged". Call finish when done.'
+    '"interaction flagged". [dispensing_sop_5] Every fill is checked by the pharmacist (`fill_check`) '
+    "before hand-out. [dispensing_sop_6] Reorder when `on_hand` falls below `reorder_point`; McKesson "
+    "delivers next morning, Cardinal Health within two days. Call finish when done."
 )
 
 

@@ -31,8 +31,10 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
     "file tools. Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] "
     "A session goes only in a studio whose seats cover its people. [judgement_2] Video podcasts are "
-    "recorded only in a studio with video. [judgement_2b] Video podcasts need a video engineer. Call "
-    "finish when done."
+    "recorded only in a studio with video. [judgement_2b] Video podcasts need a video engineer. "
+    "[studio_house_rules_1] Sessions run in whole hours between 08:00 and 22:00; add 30 minutes of "
+    "engineer setup before video sessions. [studio_house_rules_2] Pencilled sessions are released if not "
+    "confirmed 48 hours before start. Call finish when done."
 )
 
 

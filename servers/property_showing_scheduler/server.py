@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[showing_instructions_1] Occupied homes need the seller's confirmation and 24 hours' notice; vacant "
-    "homes are auto-confirmed and use the lockbox (code given only after confirmation). Call finish when "
+    "homes are auto-confirmed and use the lockbox (code given only after confirmation). "
+    "[showing_instructions_2] Ask for feedback within a day of every completed showing. Call finish when "
     "done."
 )
 

@@ -35,7 +35,10 @@ INSTRUCTIONS = (
     "[allocation_policy_1] Household size may not exceed the unit's max_occupancy. [allocation_policy_2] "
     "Households needing an accessible unit get accessible units first; accessible units go to others only "
     "if no waiting household needs one. [allocation_policy_3] Rent may not exceed 30% of the household's "
-    "monthly income (annual_income / 12). Call finish when done."
+    "monthly income (annual_income / 12). [allocation_policy_4] Emergency, then homeless, then veteran, "
+    "then standard; within a category, earliest waitlist_date first. [allocation_policy_5] One open offer "
+    "per unit; response within 7 days; two declined offers move a standard household to the end of its "
+    "category. Call finish when done."
 )
 
 

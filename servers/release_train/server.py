@@ -35,7 +35,9 @@ INSTRUCTIONS = (
     "Prod_us deploys start between 14:00 and 16:00 UTC. [judgement_1] Move candidates one stage at a "
     "time. [release_process_1] CAB meets Monday 16:00 and reviews only QA-signed-off candidates. Any "
     "`high` risk change ticket needs the owning team lead present at CAB. [release_process_2] Deploy "
-    "windows in one environment may not overlap. Call finish when done."
+    "windows in one environment may not overlap. [release_process_3] Code freeze is the Thursday before; "
+    "QA sign-off by Monday 17:00. [release_process_4] Tier1 services deploy to staging at least 24 hours "
+    "before production. Call finish when done."
 )
 
 

@@ -35,7 +35,8 @@ INSTRUCTIONS = (
     "Parties of 9 or more go to the private room only. [reservation_policy_1b] Parties of 9 or more pay a "
     "25.00 per person deposit. [reservation_policy_2] Patio tables are booked only for May-September; "
     "from October to April do not book the patio. [reservation_policy_3] Give a table no more than 2 "
-    "seats larger than the party when possible. Call finish when done."
+    "seats larger than the party when possible. [reservation_policy_4] Dinner seatings 17:00-22:00 (last "
+    "seating 21:30); lunch Friday-Sunday 12:00-14:30. Call finish when done."
 )
 
 

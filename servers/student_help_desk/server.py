@@ -34,7 +34,9 @@ INSTRUCTIONS = (
     "exactly what happens next. [desk_playbook_1] Verify identity before discussing records: ask for the "
     "student number and the date of birth on file. Never confirm grades, balances or holds to anyone but "
     "the student (FERPA). [desk_playbook_2] Answer from the knowledge base first; open a case only when "
-    "the student needs staff action. Call finish when done."
+    "the student needs staff action. [desk_playbook_3] Urgent = housing loss, financial aid disbursement "
+    "blocking enrolment, or an exam within 48 h. [desk_playbook_4] Appointments are 30 minutes, "
+    "09:00-16:30 weekdays; video by default for students off campus. Call finish when done."
 )
 
 

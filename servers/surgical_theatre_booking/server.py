@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "its rules). Use the domain tools and the file tools. Policies: [judgement_1] Before booking, check "
     "the room, surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, "
     "paediatric cover, turnover time). [theatre_rules_1] CABG cases go to the cardiac suite only. "
-    "[theatre_rules_1b] CABG cases need a consultant anaesthetist. Call finish when done."
+    "[theatre_rules_1b] CABG cases need a consultant anaesthetist. [theatre_rules_2] Theatre sessions run "
+    "08:00-18:00; nothing elective starts after 16:00. Call finish when done."
 )
 
 

@@ -33,7 +33,9 @@ INSTRUCTIONS = (
     "segments to the traveller's department budget. [judgement_2] Ticket only after the manager approves. "
     "[travel_policy_1] Cars only when no public transport reaches the site. [travel_policy_1b] A rental "
     "car is compact or midsize. [travel_policy_2] Book at least 14 days ahead when possible; the cheapest "
-    "fare within 2 hours of the requested time must be offered. Call finish when done."
+    "fare within 2 hours of the requested time must be offered. [how_to_build_an_itinerary_1] Check each "
+    "price against the policy before adding it. [travel_policy_3] Hotels: up to 260.00 per night in "
+    "London, New York and Singapore; 190.00 elsewhere. Call finish when done."
 )
 
 

@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "next step (e.g. asking the host to pre-register). [front_desk_guide_1] Guests without a signed NDA "
     "may not go above floor 5; ask them to sign the paper NDA at the desk. [front_desk_guide_2] "
     "Contractors get a `contractor` badge and must check out by 18:00. [front_desk_guide_3] Guests more "
-    "than 45 minutes late are marked no_show only after the host confirms. Call finish when done."
+    "than 45 minutes late are marked no_show only after the host confirms. [front_desk_guide_4] Look up "
+    "the visit before anything else. Call finish when done."
 )
 
 

@@ -39,7 +39,9 @@ INSTRUCTIONS = (
     "shifts. [partner_requests_week49_1] ReadUp Literacy: reading buddies are cleared volunteers only. "
     "[partner_requests_week49_1b] ReadUp Literacy: reading buddies start on a Tuesday or Thursday, "
     "16:30-18:00. [partner_requests_week49_1c] ReadUp Literacy: reading buddies end on a Tuesday or "
-    "Thursday, 16:30-18:00. Call finish when done."
+    "Thursday, 16:30-18:00. [placement_rules_5] Match the shift time to the volunteer's availability: "
+    "weekday_mornings 07:00-12:00, weekday_evenings 16:00-21:00, weekends Sat-Sun any time. Call finish "
+    "when done."
 )
 
 

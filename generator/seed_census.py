@@ -1,0 +1,83 @@
+"""A census of the seeds: rows whose status records an event that has not happened yet by the world's today.
+
+A row counts when
+  - its entity has a status field and a time the event is scheduled for: the start of a time pair
+    (generator/fields.time_pairs: `start` of start/end, a declared order, a no_overlap window), else
+    the one date/datetime field whose name says when the event takes place (SCHEDULED below; never a
+    deadline such as `due`, since work finished before its deadline is fine);
+  - its status is one that records the event as happened (HAPPENED: served, checked_in, no_show,
+    completed, attended, ...);
+  - and the scheduled day is after the blueprint's `today`.
+
+It reads each environment's seed as the launcher copies it (servers/<env>/seed/.app/state.json), so it
+counts what an agent meets, and needs no seed to be rebuilt. `future_event_rows(servers)` lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Entity, load_blueprint
+from envcraft.generator.fields import time_pairs
+
+HAPPENED = frozenset({
+    "served", "checked_in", "checked_out", "arrived", "seated", "no_show", "attended", "missed", "completed",
+    "done", "finished", "ended", "played", "departed", "signed_on", "sick_called", "picked_up", "collected",
+    "delivered", "on_site", "onsite", "at_door", "handed_out", "taken", "wrapped", "recorded", "discussed",
+    "resulted", "weighed", "inspected", "surveyed", "finaled",
+})
+SCHEDULED = re.compile(r"(^|_)(start|starts|scheduled|slot|appointment|visit|service|shift|session|event|"
+                       r"pickup|delivery|departure|arrival|planned|meeting|hearing|exam|inspection|run|duty)(_|$)")
+
+
+@dataclass(frozen=True)
+class FutureEvent:
+    env: str
+    table: str
+    row_id: str
+    status: str
+    field: str
+    when: str
+
+
+def event_field(bp: Blueprint, entity: Entity) -> str | None:
+    """The field holding when the entity's event takes place, or None when it has no such time."""
+    starts = [s for s in time_pairs(bp, entity).values()]
+    if starts:
+        return starts[0]
+    named = [f.name for f in entity.fields if f.type in ("date", "datetime") and SCHEDULED.search(f.name)]
+    return named[0] if len(named) == 1 else None
+
+
+def future_events(bp: Blueprint, tables: dict[str, list[dict]]) -> list[FutureEvent]:
+    out = []
+    for entity in bp.entities:
+        if not entity.status_field or not set(entity.field(entity.status_field).values) & HAPPENED:
+            continue
+        when_field = event_field(bp, entity)
+        if when_field is None:
+            continue
+        for row in tables.get(entity.table, []):
+            status, when = row.get(entity.status_field), row.get(when_field)
+            if status in HAPPENED and isinstance(when, str) and when[:10] > bp.today:
+                out.append(FutureEvent(bp.id, entity.table, row["id"], status, when_field, when))
+    return out
+
+
+def future_event_rows(servers: Path) -> list[FutureEvent]:
+    out = []
+    for blueprint in sorted(BLUEPRINTS.glob("*.yaml")):
+        state = Path(servers) / blueprint.stem / "seed" / ".app" / "state.json"
+        if state.exists():
+            out += future_events(load_blueprint(blueprint), json.loads(state.read_text("utf-8")))
+    return out
+
+
+def future_event_count(servers: Path) -> int:
+    return len(future_event_rows(servers))
+
+
+__all__ = ["HAPPENED", "FutureEvent", "future_event_count", "future_event_rows", "future_events"]
