@@ -45,7 +45,7 @@ class FutureEvent:
 
 def event_field(bp: Blueprint, entity: Entity) -> str | None:
     """The field holding when the entity's event takes place, or None when it has no such time."""
-    starts = [s for s in time_pairs(bp, entity).values()]
+    starts = list(time_pairs(bp, entity).values())
     if starts:
         return starts[0]
     named = [f.name for f in entity.fields if f.type in ("date", "datetime") and SCHEDULED.search(f.name)]
