@@ -11,7 +11,8 @@ reaper, a workspace's cleanup) runs guarded, so an exception in one is recorded 
 /control/health) and never ends the task group the others live in. Work on a workspace (copy,
 reset, snapshot for grading, removal) runs on worker threads of a limiter of its own, one call per
 episode at a time and under a time limit, so a huge or deep tree made by one agent stalls neither
-the event loop nor another episode. Agent-plane requests are capped per episode (in flight and
+the event loop nor another episode. Each grade runs in a grading process of its own under a time and memory
+limit (core/bounded_grade.py). Agent-plane requests are capped per episode (in flight and
 in body size) and in time.
 """
 
@@ -30,6 +31,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task, owner
+from envcraft.core.bounded_grade import GradeLimits, GradeNotStarted, bounded_grade
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
@@ -89,13 +91,14 @@ class Gateway:
                  max_episodes: int = 512, idle_seconds: float = 900.0, ttl_seconds: float = 4 * 3600.0,
                  tasks_dir: Path | None = None, root: WorkspaceRoot | None = None,
                  call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4,
-                 advertise_host: str | None = None):
+                 advertise_host: str | None = None, grade_limits: GradeLimits | None = None):
         self.token = token or secrets.token_urlsafe(24)
         self.host, self.port = host, port
         self.advertise_host = advertise_host or reachable_host(host)
         self.max_episodes, self.idle_seconds, self.ttl_seconds = max_episodes, idle_seconds, ttl_seconds
         self.call_seconds, self.agent_calls_per_episode = call_seconds, agent_calls_per_episode
         self.tasks_dir = tasks_dir
+        self.grade_limits = grade_limits or GradeLimits()  # each grade's time and memory (core/bounded_grade.py)
         self.envs = discover()
         self.root = root or WorkspaceRoot()
         self.launcher = InProcessLauncher()
@@ -346,8 +349,6 @@ class Gateway:
         return episode
 
     async def grade(self, episode: GatewayEpisode) -> Any:
-        from envcraft.core.grading import Snapshot, grade
-
         if not episode.task_id:
             raise ControlError(400, "this episode was created without a task_id, so there is nothing to grade against")
         task = self._task(episode.task_id)
@@ -358,14 +359,27 @@ class Gateway:
         if len(task.envs) > 1:
             raise ControlError(400, f"task {task.id} spans {', '.join(task.envs)}: one grade needs all of them; "
                                     'create its episode with POST /control/groups {"task_id": ...}')
+        return await self.grade_members(task, {episode.env.name: episode})
+
+    async def grade_members(self, task: Any, members: dict[str, GatewayEpisode]) -> Any:
+        """One grade of these episodes' workspaces (environment -> episode) in a bounded grading process
+        (core/bounded_grade.py): the event loop serves everyone meanwhile, and a grade that cannot finish is
+        a verdict of 0 with `unfinished` saying why."""
+        for episode in members.values():
+            if episode.busy:
+                raise ControlError(409, f"episode {episode.id} is still busy with {episode.busy}: "
+                                        "retry when that finishes")
+        for episode in members.values():
+            episode.busy = "grading"
         try:
-            final = await self._offload("grading", Snapshot.of, episode.workspace, episode=episode)
-        except ControlError:
-            raise
-        except Exception as exc:  # the agent made its workspace unreadable (too deep, too big, ...): its caller is told
-            raise ControlError(422, f"the workspace of episode {episode.id} could not be read for grading "
-                                    f"({type(exc).__name__}: {str(exc)[:300]}); reset or delete it") from exc
-        return grade(task, episode.baseline, final)
+            return await bounded_grade(task, {env: e.baseline for env, e in members.items()},
+                                       {env: e.workspace for env, e in members.items()}, self.grade_limits)
+        except GradeNotStarted as exc:
+            self.failures.add("grading", exc)
+            raise ControlError(503, f"{exc}: the gateway is short of processes or descriptors; retry shortly") from exc
+        finally:
+            for episode in members.values():
+                episode.busy = None
 
     # ------------------------------------------------------------ ASGI
 
@@ -436,13 +450,13 @@ def reachable_host(host: str) -> str:
 
 
 def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Path | None = None,
-                  idle_seconds: float = 900.0, advertise_host: str | None = None) -> int:
+                  idle_seconds: float = 900.0, advertise_host: str | None = None, grade_seconds: float = 30.0) -> int:
     import sys
 
     import uvicorn
-
     gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir,
-                      idle_seconds=idle_seconds, advertise_host=advertise_host)
+                      idle_seconds=idle_seconds, advertise_host=advertise_host,
+                      grade_limits=GradeLimits(seconds=grade_seconds))
     from envcraft_runtime.cgroups import containment
 
     print(f"gateway: {len(gateway.envs)} environment(s) at {gateway.base_url}/env/<name>/<episode>/mcp\n"
