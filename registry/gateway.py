@@ -18,6 +18,7 @@ in body size) and in time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import time
@@ -36,6 +37,7 @@ from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.control_api import ControlError, control_app
+from envcraft.registry.descriptors import Reserve, lift_soft_limit, loop_error_handler
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
 from envcraft.registry.gateway_bench import bench_routes, create_bench_episode, grade_bench, reset_bench
@@ -108,6 +110,7 @@ class Gateway:
         self._workspace_threads = anyio.CapacityLimiter(workspace_threads)
         self._group: anyio.abc.TaskGroup | None = None
         self._reaper_beat = 0.0
+        self._reserve: Reserve | None = None  # descriptors given back when the process runs out (descriptors.py)
         self._tasks: dict[str, Any] | None = None
         self.control = control_app(self)
         self.control.router.routes.extend(group_routes(self))
@@ -126,6 +129,10 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Gateway]:
+        self._reserve = Reserve()
+        loop = asyncio.get_running_loop()  # uvicorn's backend; its last-resort error handler, restored at the end
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(loop_error_handler(self._reserve, self.failures.add))
         async with anyio.create_task_group() as group:
             self._group = group
             self._reaper_beat = time.monotonic()
@@ -138,6 +145,8 @@ class Gateway:
                     episode.stop.set()
                 group.cancel_scope.cancel()
         self._group = None
+        loop.set_exception_handler(previous)
+        self._reserve.close()
         self.root.close()
 
     def _spawn(self, what: str, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
@@ -157,6 +166,8 @@ class Gateway:
         while True:
             self._reaper_beat = time.monotonic()
             await anyio.sleep(self.reaper_interval)
+            if self._reserve is not None:
+                self._reserve.refill()  # given back after running out of descriptors: taken again once free
             now = time.monotonic()
             for episode in list(self.episodes.values()):
                 idle = now - episode.last_used > self.idle_seconds and not episode.in_flight  # a long call is not idleness
@@ -175,7 +186,8 @@ class Gateway:
                 "live": len(self.episodes), "max": self.max_episodes, "reaped": self.reaped,
                 "busy": sum(1 for e in self.episodes.values() if e.busy),
                 "restarts": sum(e.restarts for e in self.episodes.values()), "envs": len(self.envs),
-                "failures": self.failures.count, "recent_failures": self.failures.recent}
+                "failures": self.failures.count, "recent_failures": self.failures.recent,
+                "descriptor_reserve": len(self._reserve.fds) if self._reserve else 0}
 
     async def _serve(self, episode: GatewayEpisode, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
         """Run the episode's session manager until the episode is retired; restart it if it crashes."""
@@ -467,5 +479,6 @@ def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int,
     from envcraft.registry.gc_tuning import collect_less
 
     collect_less()
+    lift_soft_limit()  # the shell's soft 1,024 is no budget for hundreds of episodes (descriptors.py)
     uvicorn.run(gateway, host=host, port=port, log_level="warning", lifespan="on")
     return 0

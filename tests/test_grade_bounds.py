@@ -5,6 +5,7 @@ MCP tools against a real gateway subprocess (`envcraft serve --all`, real uvicor
   hard, so lifting the soft limit cannot help): health answers within 1 s throughout, a bystander episode
   answers its tools, the grade returns a verdict, and the gateway never holds more than a few hundred
   descriptors.
+- The gateway lifts its soft descriptor limit to the hard one at start and holds a reserve.
 - A 2 MB report at a path a report-facts check reads: the grade ends within its limit (a verdict of 0 when it
   cannot finish), and health and the bystander answer within 1 s meanwhile.
 """
@@ -17,6 +18,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import anyio
 import anyio.to_thread
@@ -44,13 +46,13 @@ REPORT = (REPORT_LINE * (2_000_000 // len(REPORT_LINE)))[:1_990_000]  # under wr
 GRADE_SECONDS = 8.0
 
 
-def _descriptors(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
 
 class LimitedFarm(Farm):
     """The gateway at DESCRIPTORS open files, grading within GRADE_SECONDS, with the report task too (and a
     file-count quota with room for SIBLINGS folders: the default 20,000 stops just short)."""
+
+    limits = (DESCRIPTORS, DESCRIPTORS)  # (soft, hard) the gateway starts with
 
     def start(self) -> None:
         write_tasks(self.tasks / "office.jsonl", [mail_task(0), REPORT_TASK])
@@ -58,7 +60,7 @@ class LimitedFarm(Farm):
             [sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(self.port), "--token", TOKEN,
              "--tasks-dir", str(self.tasks), "--grade-seconds", str(GRADE_SECONDS)],
             cwd=REPO, env={**os.environ, "TMPDIR": str(self.tmp), "ENVCRAFT_WORKSPACE_FILES": str(SIBLINGS + 5000)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True, start_new_session=True, preexec_fn=lambda: _descriptors(DESCRIPTORS))
+            text=True, start_new_session=True, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, self.limits))
         try:
             wait_for_port(self.port, timeout=60)
         except TimeoutError:
@@ -136,3 +138,20 @@ async def test_a_2mb_report_is_graded_within_its_limit_while_everyone_answers(fa
     assert seconds < GRADE_SECONDS + 5, seconds  # its own limit, plus starting the grader and answering
     assert graded["reward"] < 1.0 and (graded["unfinished"] or graded["checks"]), graded
     print(f"2 MB report: graded in {seconds:.2f} s: {json.dumps(graded['unfinished'] or graded['reward'])}")
+
+
+def _soft_descriptors(pid: int) -> int:
+    line = next(line for line in Path(f"/proc/{pid}/limits").read_text().splitlines() if line.startswith("Max open files"))
+    return int(line.split()[3])
+
+
+def test_the_gateway_lifts_its_soft_descriptor_limit_to_the_hard_one():
+    made = LimitedFarm()
+    made.limits = (DESCRIPTORS, 4 * DESCRIPTORS)
+    made.start()
+    try:
+        assert _soft_descriptors(made.process.pid) == 4 * DESCRIPTORS
+        status, report = control(made.port, "GET", "/health")
+        assert status == 200 and report["descriptor_reserve"] > 0, report
+    finally:
+        made.stop()
