@@ -6,8 +6,8 @@ start) that limits its own memory, is killed at its time limit, and spends its o
 event loop only awaits a worker thread that waits for the child. A grade that cannot finish (time, memory, or
 an error reading what the agent left) is a definite verdict: reward 0, and `Grade.unfinished` says why; the
 runner records it as the episode's own failure (boundary `task`), which every report counts
-(core/outcomes.py). Only a grade that could not be started at all (no process, no pipe) raises
-GradeNotStarted: that is the infrastructure's failure.
+(core/outcomes.py). Only a grader that could not start (no process, no pipe) or broke on its own (an
+exception of ours, not a limit) raises GraderFailure: that is the infrastructure's failure.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ class GradeLimits(BaseModel):
     memory_bytes: int = 2 * 2**30  # the child's address space (RLIMIT_AS); its file reads stop at 128 MB
 
 
-class GradeNotStarted(RuntimeError):
-    """No grading process could be started (the machine's processes, memory or descriptors): infrastructure."""
+class GraderFailure(RuntimeError):
+    """The grading process could not start or broke on its own, not at a limit: the infrastructure's failure."""
 
 
 class _Job(BaseModel):
@@ -84,12 +84,14 @@ def _run(job: _Job) -> Grade:
         except subprocess.TimeoutExpired:
             return _verdict(f"grading did not finish within {limits.seconds:g} s")
         except OSError as exc:
-            raise GradeNotStarted(f"no grading process could be started ({type(exc).__name__}: {exc})") from exc
+            raise GraderFailure(f"no grading process could be started ({type(exc).__name__}: {exc})") from exc
     if done.returncode == 0 and done.stdout:
         return Grade.model_validate_json(done.stdout)
-    return _verdict(f"grading ended without a verdict (exit code {done.returncode}; over its "
-                    f"{limits.memory_bytes // 2**20} MB or {limits.seconds:g} s limit?): "
-                    f"{done.stderr.decode('utf-8', 'replace')[-300:]}")
+    said = done.stderr.decode("utf-8", "replace")
+    if done.returncode < 0 or "MemoryError" in said:  # killed at its CPU limit, by the OOM killer, or out of memory
+        return _verdict(f"grading ended at its limits (exit code {done.returncode}; "
+                        f"{limits.memory_bytes // 2**20} MB, {limits.seconds:g} s)")
+    raise GraderFailure(f"the grading process failed (exit code {done.returncode}): {said[-500:]}")
 
 
 async def bounded_grade(task: Task, baseline: dict[str, Snapshot], workspaces: dict[str, Path],
@@ -100,7 +102,7 @@ async def bounded_grade(task: Task, baseline: dict[str, Snapshot], workspaces: d
     return await anyio.to_thread.run_sync(_run, job)
 
 
-__all__ = ["GradeLimits", "GradeNotStarted", "bounded_grade"]
+__all__ = ["GradeLimits", "GraderFailure", "bounded_grade"]
 
 if __name__ == "__main__":
     _child()

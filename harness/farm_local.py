@@ -9,10 +9,10 @@ from typing import Any
 
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task
-from envcraft.core.bounded_grade import GradeLimits, bounded_grade
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
 from envcraft.core.grading import Grade, Snapshot
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
-from envcraft.harness.errors import TaskFailure
+from envcraft.harness.errors import ServerFailure, TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
 from envcraft.harness.farm_bench import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
 from envcraft.registry import catalog
@@ -85,5 +85,8 @@ class LocalFarm(FarmBase):
         if is_bench(opened):
             return await grade_bench(opened)
         task, instances, baseline = opened.state
-        return await bounded_grade(task, baseline, {i.env.name: i.workspace for i in instances}, self.grade_limits,
-                                   diff=True)
+        try:
+            return await bounded_grade(task, baseline, {i.env.name: i.workspace for i in instances}, self.grade_limits,
+                                       diff=True)
+        except GraderFailure as exc:  # the grader's own failure: the infrastructure's, retried by a resumed run
+            raise ServerFailure(str(exc)) from exc

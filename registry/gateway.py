@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task, owner
-from envcraft.core.bounded_grade import GradeLimits, GradeNotStarted, bounded_grade
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
@@ -386,9 +386,9 @@ class Gateway:
         try:
             return await bounded_grade(task, {env: e.baseline for env, e in members.items()},
                                        {env: e.workspace for env, e in members.items()}, self.grade_limits)
-        except GradeNotStarted as exc:
+        except GraderFailure as exc:  # the grader's own failure, not the episode's: the caller may retry
             self.failures.add("grading", exc)
-            raise ControlError(503, f"{exc}: the gateway is short of processes or descriptors; retry shortly") from exc
+            raise ControlError(503, f"{exc}; retry shortly") from exc
         finally:
             for episode in members.values():
                 episode.busy = None
