@@ -1,5 +1,6 @@
 """A grade runs under its memory limit too (core/bounded_grade.py): past it, the verdict is 0 with the reason,
-never a crash of the caller. Real grading process, real workspace (a copy of the office seed)."""
+never a crash of the caller, and the next grade still runs. Real grading process, real workspace (a copy of the
+office seed)."""
 
 from __future__ import annotations
 
@@ -21,5 +22,9 @@ async def test_a_grade_past_its_memory_limit_is_a_verdict_of_zero(tmp_path):
     baseline = {"office": Snapshot.of(workspace)}
     roomy = await bounded_grade(mail_task(0), baseline, {"office": workspace})
     assert roomy.unfinished == "" and len(roomy.checks) == 2  # graded: nothing was sent, so reward 0 on its merits
+    for n in range(8):  # 32 MB of text the grade must read, past a 16 MB limit
+        (workspace / f"notes-{n}.txt").write_text("x" * 4 * 2**20)
     tight = await bounded_grade(mail_task(0), baseline, {"office": workspace}, GradeLimits(memory_bytes=16 * 2**20))
     assert (tight.reward, tight.checks) == (0.0, []) and "16 MB" in tight.unfinished, tight
+    again = await bounded_grade(mail_task(0), baseline, {"office": workspace})
+    assert again.unfinished == "" and len(again.checks) == 2
