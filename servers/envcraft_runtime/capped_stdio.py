@@ -1,0 +1,153 @@
+"""The stdio transport with a size cap on each JSON-RPC message, checked while the line is read.
+
+The SDK's `stdio_server` reads a line whole before anything looks at it: one 200 MB `write_file` call grew a
+server from 73 to 801 MB before the 2 MB content cap refused it. Here a line is read at most MAX_MESSAGE_BYTES
+at a time; the rest of a longer line is read and dropped in chunks, never kept, and the request is answered
+with a JSON-RPC error that names the cap (for the request's id when the line's start shows it, else a parse
+error with id null). The SDK still writes the replies and parses every line that fits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, BinaryIO
+
+MAX_MESSAGE_BYTES = 8 * 2**20  # one JSON-RPC line: write_file's 2 MB content with room for JSON escapes (as HTTP)
+_CHUNK = 2**20  # what an oversized line is dropped by
+_HEAD = 64 * 2**10  # how much of an oversized line's start is searched for its id
+_SPACE = re.compile(r"\s*")
+INVALID_REQUEST = -32600  # JSON-RPC 2.0
+
+
+def refusal_text(size: int, cap: int = MAX_MESSAGE_BYTES) -> str:
+    return (f"the request is {size / 2**20:.1f} MB, over the {cap // 2**20} MB one call may carry; it was not run. "
+            "Send less at once: write a large file in parts of at most 2 MB (write_file each part to its own file, "
+            "then join them with run_shell, e.g. `cat part1 part2 > file`)")
+
+
+def request_id(head: bytes) -> int | str | None:
+    """The top-level "id" of a JSON object whose text is cut short, when it comes before the cut; None otherwise.
+    Only top-level members are read: an "id" inside params is not the request's."""
+    text, decoder = head.decode("utf-8", errors="ignore"), json.JSONDecoder()
+    at = _SPACE.match(text).end()
+    if not text.startswith("{", at):
+        return None
+    at += 1
+    try:
+        while True:
+            key, at = decoder.raw_decode(text, _SPACE.match(text, at).end())
+            at = _SPACE.match(text, at).end()
+            if not isinstance(key, str) or not text.startswith(":", at):
+                return None
+            value, at = decoder.raw_decode(text, _SPACE.match(text, at + 1).end())
+            if key == "id":
+                return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+            at = _SPACE.match(text, at).end()
+            if not text.startswith(",", at):
+                return None
+            at += 1
+    except ValueError:  # the cut fell inside a member before any "id"
+        return None
+
+
+class CappedLines:
+    """The stdin the SDK's stdio_server iterates: lines of at most `cap` bytes. A longer line is dropped as it is
+    read and answered on the write stream given to `bind` (the SDK makes it after it is handed this reader)."""
+
+    def __init__(self, stream: BinaryIO, cap: int = MAX_MESSAGE_BYTES):
+        import anyio
+
+        self._stream, self._cap = stream, cap
+        self._replies: Any = None
+        self._bound = anyio.Event()
+
+    def bind(self, write_stream: Any) -> None:
+        self._replies = write_stream
+        self._bound.set()
+
+    def __aiter__(self) -> CappedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio.to_thread
+
+        while True:
+            line = await anyio.to_thread.run_sync(self._stream.readline, self._cap + 1)
+            if not line:
+                raise StopAsyncIteration
+            if len(line) <= self._cap or line.endswith(b"\n"):
+                return line.decode("utf-8", errors="replace")
+            head, size = line[:_HEAD], len(line)
+            del line
+            size += await anyio.to_thread.run_sync(self._drop_rest)
+            await self._refuse(head, size)
+
+    def _drop_rest(self) -> int:
+        dropped = 0
+        while chunk := self._stream.readline(_CHUNK):
+            dropped += len(chunk)
+            if chunk.endswith(b"\n"):
+                break
+        return dropped
+
+    async def _refuse(self, head: bytes, size: int) -> None:
+        import mcp_types
+        from mcp.shared.message import SessionMessage
+
+        found = request_id(head)
+        error = mcp_types.ErrorData(code=INVALID_REQUEST if found is not None else mcp_types.PARSE_ERROR,
+                                    message=refusal_text(size, self._cap))
+        await self._bound.wait()
+        await self._replies.send(SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=found, error=error)))
+
+
+@contextlib.contextmanager
+def _claimed_stdin() -> Iterator[BinaryIO]:
+    """The wire moves to a private descriptor and fd 0 reads the null device while serving, as the SDK does when it
+    owns stdin: nothing a handler or child reads from stdin comes off the wire. The private descriptor is never
+    closed (a reader thread may still block on it after the transport ends)."""
+    try:
+        on_fd0 = sys.stdin.fileno() == 0
+    except (AttributeError, OSError, ValueError):  # replaced or closed (io.UnsupportedOperation is both)
+        on_fd0 = False
+    if not on_fd0:
+        yield sys.stdin.buffer
+        return
+    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        yield os.fdopen(private, "rb", buffering=_CHUNK, closefd=False)
+    finally:
+        os.dup2(private, 0)
+
+
+@contextlib.asynccontextmanager
+async def capped_stdio_server(cap: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio_server reading through CappedLines: yields its (read_stream, write_stream)."""
+    from mcp.server.stdio import stdio_server
+
+    with _claimed_stdin() as wire:
+        lines = CappedLines(wire, cap)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.bind(write_stream)
+            yield read_stream, write_stream
+
+
+def cap_stdio(server: Any) -> None:
+    """Make `server.run()` over stdio read through the cap. Set on the instance: every generated server.py calls
+    `server.run()` on an MCPServer built by its template, and add_claw_tools is the one runtime hook they share."""
+
+    async def run_stdio_async() -> None:
+        lowlevel = server._lowlevel_server  # as MCPServer.run_stdio_async itself runs it
+        async with capped_stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+    server.run_stdio_async = run_stdio_async

@@ -1,0 +1,97 @@
+"""Over stdio a message past the cap is refused while it is read: the server's memory stays flat, the agent is told
+what to do, and the server keeps serving. Real server processes over real pipes, generated and hand-written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from envcraft.registry.catalog import get
+
+from envcraft_runtime.capped_stdio import MAX_MESSAGE_BYTES, request_id
+
+HUGE = 120 * 2**20  # the content of one write_file call, 15 times the cap
+
+
+def _status_kb(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {field} for {pid}")
+
+
+class _Wire:
+    """A server process spoken to in raw JSON-RPC lines, so a line can be larger than any client would send."""
+
+    def __init__(self, argv: list[str]):
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def reply(self, request: int, seconds: float = 120.0) -> dict:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(f"the server closed without answering request {request}")
+            message = json.loads(line)
+            if message.get("id") == request:
+                return message
+        raise AssertionError(f"no answer to request {request} within {seconds} s")
+
+    def call(self, request: int, tool: str, arguments: dict) -> dict:
+        self.send({"jsonrpc": "2.0", "id": request, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+        return self.reply(request)
+
+
+@pytest.mark.parametrize("env_name", ["office", "vet_clinic"])
+def test_an_oversized_stdio_call_is_refused_while_read_and_the_server_keeps_serving(tmp_path, env_name):
+    env = get(env_name)
+    workspace = tmp_path / "ws"
+    shutil.copytree(env.seed, workspace)
+    wire = _Wire([sys.executable, str(env.entrypoint), "--workspace", str(workspace)])
+    try:
+        wire.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        wire.reply(1)
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert not wire.call(2, "list_dir", {"path": "."})["result"]["isError"]
+        idle_kb = _status_kb(wire.process.pid, "VmRSS")
+
+        start = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write_file", "arguments": ' \
+                b'{"path": "big.txt", "content": "'
+        wire.process.stdin.write(start)
+        for _ in range(HUGE // 2**20):
+            wire.process.stdin.write(b"x" * 2**20)
+        wire.process.stdin.write(b'"}}}\n')
+        wire.process.stdin.flush()
+        refused = wire.reply(3)
+        peak_kb = _status_kb(wire.process.pid, "VmHWM")
+        print(f"{env_name}: idle RSS {idle_kb / 1024:.0f} MB, peak {peak_kb / 1024:.0f} MB "
+              f"after a {HUGE / 2**20:.0f} MB line")
+        assert peak_kb - idle_kb < 64 * 1024, f"the server grew by {(peak_kb - idle_kb) / 1024:.0f} MB"
+        error = refused["error"]["message"]
+        assert f"over the {MAX_MESSAGE_BYTES // 2**20} MB" in error and "in parts" in error
+        assert not (workspace / "big.txt").exists()
+
+        written = wire.call(4, "write_file", {"path": "small.txt", "content": "fits\n"})
+        assert not written["result"]["isError"]
+        assert (workspace / "small.txt").read_text() == "fits\n"
+    finally:
+        wire.process.kill()
+        wire.process.wait()
+
+
+def test_the_id_of_a_cut_request_is_read_only_from_its_top_level():
+    assert request_id(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"a": "xxx') == 7
+    assert request_id(b' {"id":"r-1","params":{"x') == "r-1"
+    assert request_id(b'{"jsonrpc": "2.0", "params": {"id": 9, "content": "xxxx') is None  # id comes after the cut
+    assert request_id(b'{"jsonrpc": "2.0", "id": true, "x": "') is None
+    assert request_id(b'not json at all') is None
