@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
+import httpx
 import pytest
 from envcraft.registry.catalog import get
 
 from envcraft_runtime.capped_stdio import MAX_MESSAGE_BYTES, request_id
+from tests.helpers import free_port, wait_for_port
 
 HUGE = 120 * 2**20  # the content of one write_file call, 15 times the cap
 
@@ -95,3 +98,46 @@ def test_the_id_of_a_cut_request_is_read_only_from_its_top_level():
     assert request_id(b'{"jsonrpc": "2.0", "params": {"id": 9, "content": "xxxx') is None  # id comes after the cut
     assert request_id(b'{"jsonrpc": "2.0", "id": true, "x": "') is None
     assert request_id(b'not json at all') is None
+
+
+def _stream_chunked(port: int, size: int) -> bytes:
+    """POST `size` bytes to /mcp in chunks with no declared length, so only a cap that counts while it reads can
+    stop it; returns the status line the server answered with."""
+
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (2**20, b"x" * 2**20)
+        try:
+            for _ in range(size // 2**20):
+                sock.sendall(chunk)
+            sock.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before the body ended
+        return sock.makefile("rb").readline()
+
+
+@pytest.mark.parametrize("how", ["envcraft serve", "server.py --http"])
+def test_an_oversized_http_body_is_refused_while_read(tmp_path, how):
+    env, port = get("office" if how == "envcraft serve" else "vet_clinic"), free_port()
+    workspace = tmp_path / "ws"
+    shutil.copytree(env.seed, workspace)
+    argv = ([sys.executable, "-m", "envcraft.cli", "serve", "office"] if how == "envcraft serve"
+            else [sys.executable, str(env.entrypoint), "--http"])
+    process = subprocess.Popen(argv + ["--workspace", str(workspace), "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        idle_kb = _status_kb(process.pid, "VmRSS")
+        status = _stream_chunked(port, HUGE)
+        peak_kb = _status_kb(process.pid, "VmHWM")
+        print(f"{how}: idle RSS {idle_kb / 1024:.0f} MB, peak {peak_kb / 1024:.0f} MB after a {HUGE / 2**20:.0f} MB body")
+        assert b" 413 " in status
+        assert peak_kb - idle_kb < 64 * 1024, f"the server grew by {(peak_kb - idle_kb) / 1024:.0f} MB"
+        hello = httpx.post(f"http://127.0.0.1:{port}/mcp", headers={"Accept": "application/json, text/event-stream"},
+                           json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                               "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        assert hello.status_code == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
