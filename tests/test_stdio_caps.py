@@ -14,7 +14,7 @@ import httpx
 import pytest
 from envcraft.registry.catalog import get
 
-from envcraft_runtime.capped_stdio import MAX_MESSAGE_BYTES, request_id
+from envcraft_runtime.capped_stdio import MAX_MESSAGE_BYTES, refusal
 from tests.helpers import free_port, wait_for_port
 
 HUGE = 120 * 2**20  # the content of one write_file call, 15 times the cap
@@ -38,7 +38,7 @@ class _Wire:
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
 
-    def reply(self, request: int, seconds: float = 120.0) -> dict:
+    def reply(self, request: int | None, seconds: float = 120.0) -> dict:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             line = self.process.stdout.readline()
@@ -80,9 +80,18 @@ def test_an_oversized_stdio_call_is_refused_while_read_and_the_server_keeps_serv
         print(f"{env_name}: idle RSS {idle_kb / 1024:.0f} MB, peak {peak_kb / 1024:.0f} MB "
               f"after a {HUGE / 2**20:.0f} MB line")
         assert peak_kb - idle_kb < 64 * 1024, f"the server grew by {(peak_kb - idle_kb) / 1024:.0f} MB"
-        error = refused["error"]["message"]
-        assert f"over the {MAX_MESSAGE_BYTES // 2**20} MB" in error and "in parts" in error
+        assert refused["result"]["isError"], refused  # a tool result the agent reads, not a broken server
+        told = refused["result"]["content"][0]["text"]
+        assert f"over the {MAX_MESSAGE_BYTES // 2**20} MB" in told and "in parts" in told
         assert not (workspace / "big.txt").exists()
+
+        # The id after the payload: nothing to answer but a parse error with id null; memory as flat.
+        wire.process.stdin.write(b'{"jsonrpc": "2.0", "params": {"name": "write_file", "arguments": {"path": "b.txt", '
+                                 b'"content": "' + b"x" * (MAX_MESSAGE_BYTES + 2**20) + b'"}}, "id": 9, "method": "tools/call"}\n')
+        wire.process.stdin.flush()
+        unknown = wire.reply(None)
+        assert unknown["error"]["code"] == -32700 and "in parts" in unknown["error"]["message"]
+        assert _status_kb(wire.process.pid, "VmHWM") - idle_kb < 64 * 1024
 
         written = wire.call(4, "write_file", {"path": "small.txt", "content": "fits\n"})
         assert not written["result"]["isError"]
@@ -92,12 +101,18 @@ def test_an_oversized_stdio_call_is_refused_while_read_and_the_server_keeps_serv
         wire.process.wait()
 
 
-def test_the_id_of_a_cut_request_is_read_only_from_its_top_level():
-    assert request_id(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"a": "xxx') == 7
-    assert request_id(b' {"id":"r-1","params":{"x') == "r-1"
-    assert request_id(b'{"jsonrpc": "2.0", "params": {"id": 9, "content": "xxxx') is None  # id comes after the cut
-    assert request_id(b'{"jsonrpc": "2.0", "id": true, "x": "') is None
-    assert request_id(b'not json at all') is None
+def test_the_refusal_answers_the_request_the_line_began():
+    def answer(head: bytes) -> dict:
+        return refusal(head, 9 * 2**20).model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+    call = answer(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "write_file", "arguments": {"x')
+    assert call["id"] == 7 and call["result"]["isError"] and "9.0 MB" in call["result"]["content"][0]["text"]
+    other = answer(b' {"id":"r-1","method":"resources/read","params":{"x')
+    assert other["id"] == "r-1" and other["error"]["code"] == -32600
+    for unread in (b'{"jsonrpc": "2.0", "params": {"id": 9, "content": "xxxx',  # an id inside params is not the request's
+                   b'{"jsonrpc": "2.0", "id": true, "method": "tools/call", "params": {"',
+                   b'not json at all'):
+        assert answer(unread)["id"] is None and answer(unread)["error"]["code"] == -32700
 
 
 def _stream_chunked(port: int, size: int) -> bytes:

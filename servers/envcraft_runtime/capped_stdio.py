@@ -3,8 +3,9 @@
 The SDK's `stdio_server` reads a line whole before anything looks at it: one 200 MB `write_file` call grew a
 server from 73 to 801 MB before the 2 MB content cap refused it. Here a line is read at most MAX_MESSAGE_BYTES
 at a time; the rest of a longer line is read and dropped in chunks, never kept, and the request is answered
-with a JSON-RPC error that names the cap (for the request's id when the line's start shows it, else a parse
-error with id null). The SDK still writes the replies and parses every line that fits.
+with what to do, as a tool result marked as an error (a tools/call whose id the line's start shows), else a
+JSON-RPC error (a parse error with id null when the id cannot be read). The SDK still writes the replies and
+parses every line that fits.
 """
 
 from __future__ import annotations
@@ -31,29 +32,47 @@ def refusal_text(size: int, cap: int = MAX_MESSAGE_BYTES) -> str:
             "then join them with run_shell, e.g. `cat part1 part2 > file`)")
 
 
-def request_id(head: bytes) -> int | str | None:
-    """The top-level "id" of a JSON object whose text is cut short, when it comes before the cut; None otherwise.
-    Only top-level members are read: an "id" inside params is not the request's."""
-    text, decoder = head.decode("utf-8", errors="ignore"), json.JSONDecoder()
+def leading_members(head: bytes) -> dict[str, Any]:
+    """The top-level members of a JSON object whose text is cut short that come whole before the cut (a client
+    writes "id" and "method" before "params"). Only top-level members: an "id" inside params is not the request's."""
+    text, decoder, found = head.decode("utf-8", errors="ignore"), json.JSONDecoder(), {}
     at = _SPACE.match(text).end()
     if not text.startswith("{", at):
-        return None
+        return found
     at += 1
     try:
         while True:
             key, at = decoder.raw_decode(text, _SPACE.match(text, at).end())
             at = _SPACE.match(text, at).end()
             if not isinstance(key, str) or not text.startswith(":", at):
-                return None
-            value, at = decoder.raw_decode(text, _SPACE.match(text, at + 1).end())
-            if key == "id":
-                return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+                return found
+            found[key], at = decoder.raw_decode(text, _SPACE.match(text, at + 1).end())
             at = _SPACE.match(text, at).end()
             if not text.startswith(",", at):
-                return None
+                return found
             at += 1
-    except ValueError:  # the cut fell inside a member before any "id"
-        return None
+    except ValueError:  # the cut: what came before it is all there is
+        return found
+
+
+def refusal(head: bytes, size: int, cap: int = MAX_MESSAGE_BYTES) -> Any:
+    """The answer to a line past the cap. A tool call gets a tool result marked as an error, as any other refused
+    argument does: the agent reads it and the episode goes on (a JSON-RPC error reads as a broken server to a
+    client, and an agent must not earn an infrastructure failure by sending too much). Another request gets a
+    JSON-RPC error for its id; a line whose id cannot be read, a parse error with id null."""
+    import mcp_types
+
+    members = leading_members(head)
+    found = members.get("id")
+    if not isinstance(found, (int, str)) or isinstance(found, bool):
+        found = None
+    text = refusal_text(size, cap)
+    if found is not None and members.get("method") == "tools/call":
+        result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=True)
+        return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=found,
+                                         result=result.model_dump(by_alias=True, exclude_unset=True, mode="json"))
+    code = INVALID_REQUEST if found is not None else mcp_types.PARSE_ERROR
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=found, error=mcp_types.ErrorData(code=code, message=text))
 
 
 class CappedLines:
@@ -97,14 +116,11 @@ class CappedLines:
         return dropped
 
     async def _refuse(self, head: bytes, size: int) -> None:
-        import mcp_types
         from mcp.shared.message import SessionMessage
 
-        found = request_id(head)
-        error = mcp_types.ErrorData(code=INVALID_REQUEST if found is not None else mcp_types.PARSE_ERROR,
-                                    message=refusal_text(size, self._cap))
+        answer = refusal(head, size, self._cap)
         await self._bound.wait()
-        await self._replies.send(SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=found, error=error)))
+        await self._replies.send(SessionMessage(answer))
 
 
 @contextlib.contextmanager
