@@ -9,7 +9,6 @@ import pytest
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
-
 from envcraft_runtime import sandbox_backend
 
 pytestmark = [pytest.mark.anyio,

@@ -13,8 +13,8 @@ import time
 import httpx
 import pytest
 from envcraft.registry.catalog import get
-
 from envcraft_runtime.capped_stdio import MAX_MESSAGE_BYTES, refusal
+
 from tests.helpers import free_port, wait_for_port
 
 HUGE = 120 * 2**20  # the content of one write_file call, 15 times the cap

@@ -26,10 +26,13 @@ _SPACE = re.compile(r"\s*")
 INVALID_REQUEST = -32600  # JSON-RPC 2.0
 
 
-def refusal_text(size: int, cap: int = MAX_MESSAGE_BYTES) -> str:
+IN_PARTS = ("write a large file in parts (write_file each part, at most 2 MB, to a file of its own, then join them "
+            "with run_shell, e.g. `cat part1 part2 > file`)")
+
+
+def refusal_text(size: int, cap: int = MAX_MESSAGE_BYTES, hint: str = "") -> str:
     return (f"the request is {size / 2**20:.1f} MB, over the {cap // 2**20} MB one call may carry; it was not run. "
-            "Send less at once: write a large file in parts of at most 2 MB (write_file each part to its own file, "
-            "then join them with run_shell, e.g. `cat part1 part2 > file`)")
+            f"Send less at once{': ' + hint if hint else '.'}")
 
 
 def leading_members(head: bytes) -> dict[str, Any]:
@@ -55,7 +58,7 @@ def leading_members(head: bytes) -> dict[str, Any]:
         return found
 
 
-def refusal(head: bytes, size: int, cap: int = MAX_MESSAGE_BYTES) -> Any:
+def refusal(head: bytes, size: int, cap: int = MAX_MESSAGE_BYTES, hint: str = "") -> Any:
     """The answer to a line past the cap. A tool call gets a tool result marked as an error, as any other refused
     argument does: the agent reads it and the episode goes on (a JSON-RPC error reads as a broken server to a
     client, and an agent must not earn an infrastructure failure by sending too much). Another request gets a
@@ -66,7 +69,7 @@ def refusal(head: bytes, size: int, cap: int = MAX_MESSAGE_BYTES) -> Any:
     found = members.get("id")
     if not isinstance(found, (int, str)) or isinstance(found, bool):
         found = None
-    text = refusal_text(size, cap)
+    text = refusal_text(size, cap, hint)
     if found is not None and members.get("method") == "tools/call":
         result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=True)
         return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=found,
@@ -79,10 +82,10 @@ class CappedLines:
     """The stdin the SDK's stdio_server iterates: lines of at most `cap` bytes. A longer line is dropped as it is
     read and answered on the write stream given to `bind` (the SDK makes it after it is handed this reader)."""
 
-    def __init__(self, stream: BinaryIO, cap: int = MAX_MESSAGE_BYTES):
+    def __init__(self, stream: BinaryIO, cap: int = MAX_MESSAGE_BYTES, hint: str = ""):
         import anyio
 
-        self._stream, self._cap = stream, cap
+        self._stream, self._cap, self._hint = stream, cap, hint
         self._replies: Any = None
         self._bound = anyio.Event()
 
@@ -118,7 +121,7 @@ class CappedLines:
     async def _refuse(self, head: bytes, size: int) -> None:
         from mcp.shared.message import SessionMessage
 
-        answer = refusal(head, size, self._cap)
+        answer = refusal(head, size, self._cap, self._hint)
         await self._bound.wait()
         await self._replies.send(SessionMessage(answer))
 
@@ -146,24 +149,25 @@ def _claimed_stdin() -> Iterator[BinaryIO]:
 
 
 @contextlib.asynccontextmanager
-async def capped_stdio_server(cap: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's stdio_server reading through CappedLines: yields its (read_stream, write_stream)."""
+async def capped_stdio_server(cap: int = MAX_MESSAGE_BYTES, hint: str = "") -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio_server reading through CappedLines: yields its (read_stream, write_stream). `hint` ends
+    the refusal: how this server's agent sends less."""
     from mcp.server.stdio import stdio_server
 
     with _claimed_stdin() as wire:
-        lines = CappedLines(wire, cap)
+        lines = CappedLines(wire, cap, hint)
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.bind(write_stream)
             yield read_stream, write_stream
 
 
-def cap_stdio(server: Any) -> None:
+def cap_stdio(server: Any, hint: str = "") -> None:
     """Make `server.run()` over stdio read through the cap. Set on the instance: every generated server.py calls
     `server.run()` on an MCPServer built by its template, and add_claw_tools is the one runtime hook they share."""
 
     async def run_stdio_async() -> None:
         lowlevel = server._lowlevel_server  # as MCPServer.run_stdio_async itself runs it
-        async with capped_stdio_server() as (read_stream, write_stream):
+        async with capped_stdio_server(hint=hint) as (read_stream, write_stream):
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     server.run_stdio_async = run_stdio_async
