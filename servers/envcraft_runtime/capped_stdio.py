@@ -21,10 +21,8 @@ from typing import Any, BinaryIO
 
 MAX_MESSAGE_BYTES = 8 * 2**20  # one JSON-RPC line: write_file's 2 MB content with room for JSON escapes (as HTTP)
 _CHUNK = 2**20  # what an oversized line is dropped by
-_HEAD = 64 * 2**10  # how much of an oversized line's start is searched for its id
+_HEAD = 64 * 2**10  # how much of an oversized line's start is searched for its id and method
 _SPACE = re.compile(r"\s*")
-INVALID_REQUEST = -32600  # JSON-RPC 2.0
-
 
 IN_PARTS = ("write a large file in parts (write_file each part, at most 2 MB, to a file of its own, then join them "
             "with run_shell, e.g. `cat part1 part2 > file`)")
@@ -74,7 +72,7 @@ def refusal(head: bytes, size: int, cap: int = MAX_MESSAGE_BYTES, hint: str = ""
         result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=True)
         return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=found,
                                          result=result.model_dump(by_alias=True, exclude_unset=True, mode="json"))
-    code = INVALID_REQUEST if found is not None else mcp_types.PARSE_ERROR
+    code = mcp_types.INVALID_REQUEST if found is not None else mcp_types.PARSE_ERROR
     return mcp_types.JSONRPCError(jsonrpc="2.0", id=found, error=mcp_types.ErrorData(code=code, message=text))
 
 
