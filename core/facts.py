@@ -27,6 +27,8 @@ $4,200, Contractors' overspend). A phrase may have other wordings (`aliases`: "t
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections import defaultdict
 from decimal import Decimal
 
 from envcraft.core.answers import number_spans
@@ -67,7 +69,8 @@ def _own_share(statement: str, own: list[str], rivals: list[str], candidates: se
     """The candidate figures `statement` gives to the `own` phrases: a figure in a clause naming one thing is
     that thing's ("Contractors ran $4,200 over (vs $1,850 for Software licences)"); otherwise the statement is
     cut where the named thing changes, each figure going to the name it follows, or to the one it precedes when
-    the statement opens with a figure."""
+    the statement opens with a figure. Linear in the statement (but for sorting): a report of any size is read
+    in one pass, each figure's clause and neighbouring names found by bisection."""
     named = sorted((start, end, owner) for owner, wordings in [(-1, own), *enumerate([r] for r in rivals)]
                    for wording in wordings for start, end in _spans(statement, wording))
     figures = [(start, value) for value, start, _ in number_spans(statement, words=False) if value in candidates]
@@ -75,13 +78,21 @@ def _own_share(statement: str, own: list[str], rivals: list[str], candidates: se
         return set()
     leads = bool(figures) and figures[0][0] < named[0][0]
     cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(statement)), len(statement) + 1]
+    clauses: dict[int, set[int]] = defaultdict(set)  # clause index -> the owners named wholly inside it
+    for start, end, owner in named:
+        clause = bisect_right(cuts, start) - 1
+        if end <= cuts[clause + 1]:
+            clauses[clause].add(owner)
+    keyed = sorted(((end if leads else start), owner) for start, end, owner in named)
+    keys = [key for key, _ in keyed]
     share: set[Decimal] = set()
     for start, value in figures:
-        low, high = max(c for c in cuts if c <= start), min(c for c in cuts if c > start)
-        in_clause = {owner for s, e, owner in named if low <= s and e <= high}
-        before = [owner for s, e, owner in named if (e if leads else s) <= start]
-        after = [owner for s, e, owner in named if (e if leads else s) > start]
-        owner = (after[0] if after else before[-1]) if leads else (before[-1] if before else after[0])
+        in_clause = clauses.get(bisect_right(cuts, start) - 1, set())
+        split = bisect_right(keys, start)  # names before the figure: keyed[:split]; after it: keyed[split:]
+        if leads:
+            owner = keyed[split][1] if split < len(keyed) else keyed[split - 1][1]
+        else:
+            owner = keyed[split - 1][1] if split else keyed[0][1]
         if (in_clause == {-1}) if len(in_clause) == 1 else owner == -1:
             share.add(value)
     return share
@@ -90,14 +101,14 @@ def _own_share(statement: str, own: list[str], rivals: list[str], candidates: se
 def statements(text: str) -> list[str]:
     """The file's sentences: each line, split where a sentence ends, and a sentence wrapped onto the next line
     joined back (that line goes on in lower case, or this one breaks off after a comma or a little word)."""
-    lines: list[str] = []
+    lines: list[list[str]] = []  # each line's parts, joined once at the end: linear however many wrap
     for line in text.splitlines():
         if lines and line.strip() and not _BLOCK_LINE.match(line) and (
-                _GOES_ON.match(line) or _BREAKS_OFF.search(lines[-1])):
-            lines[-1] += " " + line.strip()
+                _GOES_ON.match(line) or _BREAKS_OFF.search(lines[-1][-1])):
+            lines[-1].append(line.strip())
         else:
-            lines.append(line)
-    return [part for line in lines for part in _SENTENCE_END.split(line) if part.strip()]
+            lines.append([line])
+    return [part for parts in lines for part in _SENTENCE_END.split(" ".join(parts)) if part.strip()]
 
 
 def states_fact(text: str, values: list[str], rivals: list[str] = (), context: list[str] = (),

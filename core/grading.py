@@ -60,6 +60,7 @@ class Grade(BaseModel):
     checks: list[CheckResult]
     state_diff: dict[str, StateDiff] = {}  # per environment, what the episode changed (filled in by a farm)
     verdict: Verdict | None = None  # a foreign benchmark's own checker's word (benchmarks/), beside the reward
+    unfinished: str = ""  # why the grade could not finish (core/bounded_grade.py): reward 0, the episode's failure
 
 
 def _same(value: Any, expected: Any) -> bool:

@@ -44,9 +44,10 @@ def _serve(args: argparse.Namespace) -> int:
 
             return serve_pool(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
                               tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, workers=args.workers,
-                              advertise_host=args.advertise_host, ray=args.ray)
+                              advertise_host=args.advertise_host, ray=args.ray, grade_seconds=args.grade_seconds)
         return serve_gateway(host=args.host, port=args.port, token=args.token, max_episodes=args.max_episodes,
-                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host)
+                             tasks_dir=args.tasks_dir, idle_seconds=args.idle_seconds, advertise_host=args.advertise_host,
+                             grade_seconds=args.grade_seconds)
     if not args.env:
         raise ValueError("name an environment (envcraft list shows them) or pass --all for the gateway")
     from envcraft.harness.serve import serve
@@ -211,6 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-seconds", type=float, default=900.0,
                        help="--all: delete an episode after this long without an agent request")
     serve.add_argument("--tasks-dir", type=Path, default=None, help="task files the gateway grades against (default: tasks/)")
+    serve.add_argument("--grade-seconds", type=float, default=30.0,
+                       help="--all: one grade's time limit; a grade past it is the episode's failure (reward 0)")
     serve.add_argument("--advertise-host", default=None,
                        help="the address episode URLs name (default: --host, or this machine's name for 0.0.0.0); "
                        "with --ray it names the control API, and each worker's URLs name its own node's address")

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from envcraft.benchmarks import registry
+from envcraft.core.outcomes import infrastructure_failures
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 
@@ -34,7 +35,7 @@ def category_rows(rollouts: list[Rollout]) -> list[dict]:
         rows.append({"benchmark": verdicts[0].benchmark if verdicts else "-", "category": category, "agent": agent,
                      "tasks": len({r.task_id for r in group}), "episodes": len(group),
                      "correct": sum(1 for v in verdicts if v.valid), "accuracy": sum(v.valid for v in verdicts) / len(group),
-                     "infra_failures": sum(r.failure is not None for r in group),
+                     "infra_failures": infrastructure_failures(group),  # core/outcomes.py: accuracy counts every episode
                      "episode_seconds": round(sum(r.timings.total_seconds for r in group), 2),
                      "errors": dict(Counter(v.error_type for v in verdicts if not v.valid).most_common(4))})
     return rows

@@ -9,10 +9,10 @@ from typing import Any
 
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task
-from envcraft.core.diff import state_diff
-from envcraft.core.grading import Grade, Snapshot, grade
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
+from envcraft.core.grading import Grade, Snapshot
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
-from envcraft.harness.errors import TaskFailure
+from envcraft.harness.errors import ServerFailure, TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
 from envcraft.harness.farm_bench import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
 from envcraft.registry import catalog
@@ -21,8 +21,7 @@ from envcraft.registry.workspaces import WorkspaceRoot
 
 
 async def _snapshot(workspace: Path) -> Snapshot:
-    """Snapshot.of in a worker thread: it reads the whole workspace, which the agent shaped, and the event loop
-    serves every other episode meanwhile."""
+    """Snapshot.of in a worker thread (the baseline: the seed's tree, before the agent acts)."""
     return await anyio.to_thread.run_sync(Snapshot.of, workspace)
 
 
@@ -30,8 +29,9 @@ class LocalFarm(FarmBase):
     """`async with LocalFarm() as farm:` the episode API over in-process (or stdio, docker) instances."""
 
     def __init__(self, launcher: Launcher | None = None, root: WorkspaceRoot | None = None,
-                 tasks_dir: Path | None = None, tool_seconds: float = 120.0):
+                 tasks_dir: Path | None = None, tool_seconds: float = 120.0, grade_limits: GradeLimits = GradeLimits()):
         super().__init__(tool_seconds)
+        self.grade_limits = grade_limits  # each grade's time and memory (core/bounded_grade.py)
         self.launcher = launcher or InProcessLauncher()
         self._own_root = root is None
         self.root = root or WorkspaceRoot()
@@ -85,7 +85,8 @@ class LocalFarm(FarmBase):
         if is_bench(opened):
             return await grade_bench(opened)
         task, instances, baseline = opened.state
-        final = {i.env.name: await _snapshot(i.workspace) for i in instances}
-        result = grade(task, baseline, final)
-        return result.model_copy(update={"state_diff": {name: state_diff(baseline[name], state)
-                                                        for name, state in final.items()}})
+        try:
+            return await bounded_grade(task, baseline, {i.env.name: i.workspace for i in instances}, self.grade_limits,
+                                       diff=True)
+        except GraderFailure as exc:  # the grader's own failure: the infrastructure's, retried by a resumed run
+            raise ServerFailure(str(exc)) from exc

@@ -3,6 +3,7 @@ success rate, mean reward and an ETA (a line every 10% instead when stderr is no
 
 from __future__ import annotations
 
+from envcraft.core.outcomes import infrastructure_failure
 from envcraft.core.rollout import Rollout
 from envcraft.harness.terminal import console as make_console
 from rich.console import Console
@@ -24,8 +25,9 @@ class RunProgress:
         self._task = self._bar.add_task(label, total=self.total, **self._fields())
 
     def _fields(self) -> dict[str, str]:
-        rate = f"{self.passed / self.done:.1%}" if self.done else "-"
-        reward = f"{self.reward / self.done:.3f}" if self.done else "-"
+        scored = self.done - self.failed  # as in every report (core/outcomes.py): infrastructure failures aside
+        rate = f"{self.passed / scored:.1%}" if scored else "-"
+        reward = f"{self.reward / scored:.3f}" if scored else "-"
         return {"success": rate, "reward": reward, "infra": str(self.failed)}
 
     def __enter__(self) -> RunProgress:
@@ -38,7 +40,7 @@ class RunProgress:
     def update(self, rollout: Rollout) -> None:
         self.done += 1
         self.passed += rollout.passed
-        self.failed += rollout.failure is not None
+        self.failed += infrastructure_failure(rollout)
         self.reward += rollout.reward
         self._bar.update(self._task, advance=1, **self._fields())
         decile = self.done * 10 // self.total

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
+from envcraft.core.outcomes import infrastructure_failure
 from envcraft.core.rollout import Failure, Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.agents.base import Agent
@@ -69,6 +70,8 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
             grade_start = time.perf_counter()
             try:
                 result = await farm.grade(info.id)
+                if result.unfinished:  # the workspace the agent left could not be graded in bounds: its failure
+                    raise TaskFailure(f"the grade did not finish: {result.unfinished}")
                 rollout.reward, rollout.passed, rollout.checks = result.reward, result.passed, result.checks
                 rollout.state_diff = result.state_diff
                 rollout.verdict = result.verdict
@@ -151,14 +154,14 @@ class RolloutLog:
 
     def _book(self, rollout: Rollout) -> None:
         kept = self.done.get(rollout.key)
-        if kept is None or kept.failure is not None:  # a success is final; a retry replaces a failure
+        if kept is None or infrastructure_failure(kept):  # a counted episode is final; a retry replaces the other
             self.done[rollout.key] = rollout
-        self.failures[rollout.key] += rollout.failure is not None
+        self.failures[rollout.key] += infrastructure_failure(rollout)
 
     def pending(self, key: tuple[str, str, int], retries: int) -> bool:
         """Not yet run, or failed at the infrastructure no more than `retries` times so far."""
         kept = self.done.get(key)
-        return kept is None or (kept.failure is not None and self.failures[key] <= retries)
+        return kept is None or (infrastructure_failure(kept) and self.failures[key] <= retries)
 
     def append(self, rollout: Rollout) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -76,22 +76,11 @@ def group(gateway: Gateway, group_id: str) -> EpisodeGroup:
 
 async def grade_group(gateway: Gateway, found: EpisodeGroup) -> Any:
     """One grade over every environment: each check against the environment it names."""
-    from envcraft.core.grading import Snapshot, grade
     from envcraft.registry.gateway_bench import grade_bench
 
     if (bench := [e for e in found.members.values() if e.bench is not None]):
         return await grade_bench(gateway, bench[0])  # a benchmark episode is one environment, graded by its checker
-    task = gateway._task(found.task_id)
-    final = {}
-    for env, episode in found.members.items():
-        try:
-            final[env] = await gateway._offload("grading", Snapshot.of, episode.workspace, episode=episode)
-        except ControlError:
-            raise
-        except Exception as exc:  # the agent made its workspace unreadable: its caller is told
-            raise ControlError(422, f"the {env} workspace of episode group {found.id} could not be read for grading "
-                                    f"({type(exc).__name__}: {str(exc)[:300]}); reset or delete it") from exc
-    return grade(task, {env: e.baseline for env, e in found.members.items()}, final)
+    return await gateway.grade_members(gateway._task(found.task_id), found.members)
 
 
 def disband(gateway: Gateway, group_id: str) -> list[GatewayEpisode]:

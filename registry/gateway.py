@@ -11,12 +11,14 @@ reaper, a workspace's cleanup) runs guarded, so an exception in one is recorded 
 /control/health) and never ends the task group the others live in. Work on a workspace (copy,
 reset, snapshot for grading, removal) runs on worker threads of a limiter of its own, one call per
 episode at a time and under a time limit, so a huge or deep tree made by one agent stalls neither
-the event loop nor another episode. Agent-plane requests are capped per episode (in flight and
+the event loop nor another episode. Each grade runs in a grading process of its own under a time and memory
+limit (core/bounded_grade.py). Agent-plane requests are capped per episode (in flight and
 in body size) and in time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import time
@@ -30,10 +32,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task, owner
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.control_api import ControlError, control_app
+from envcraft.registry.descriptors import Reserve, lift_soft_limit, loop_error_handler
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
 from envcraft.registry.gateway_bench import bench_routes, create_bench_episode, grade_bench, reset_bench
@@ -89,13 +93,14 @@ class Gateway:
                  max_episodes: int = 512, idle_seconds: float = 900.0, ttl_seconds: float = 4 * 3600.0,
                  tasks_dir: Path | None = None, root: WorkspaceRoot | None = None,
                  call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4,
-                 advertise_host: str | None = None):
+                 advertise_host: str | None = None, grade_limits: GradeLimits | None = None):
         self.token = token or secrets.token_urlsafe(24)
         self.host, self.port = host, port
         self.advertise_host = advertise_host or reachable_host(host)
         self.max_episodes, self.idle_seconds, self.ttl_seconds = max_episodes, idle_seconds, ttl_seconds
         self.call_seconds, self.agent_calls_per_episode = call_seconds, agent_calls_per_episode
         self.tasks_dir = tasks_dir
+        self.grade_limits = grade_limits or GradeLimits()  # each grade's time and memory (core/bounded_grade.py)
         self.envs = discover()
         self.root = root or WorkspaceRoot()
         self.launcher = InProcessLauncher()
@@ -105,6 +110,7 @@ class Gateway:
         self._workspace_threads = anyio.CapacityLimiter(workspace_threads)
         self._group: anyio.abc.TaskGroup | None = None
         self._reaper_beat = 0.0
+        self._reserve: Reserve | None = None  # descriptors given back when the process runs out (descriptors.py)
         self._tasks: dict[str, Any] | None = None
         self.control = control_app(self)
         self.control.router.routes.extend(group_routes(self))
@@ -123,6 +129,10 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Gateway]:
+        self._reserve = Reserve()
+        loop = asyncio.get_running_loop()  # uvicorn's backend; its last-resort error handler, restored at the end
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(loop_error_handler(self._reserve, self.failures.add))
         async with anyio.create_task_group() as group:
             self._group = group
             self._reaper_beat = time.monotonic()
@@ -135,6 +145,8 @@ class Gateway:
                     episode.stop.set()
                 group.cancel_scope.cancel()
         self._group = None
+        loop.set_exception_handler(previous)
+        self._reserve.close()
         self.root.close()
 
     def _spawn(self, what: str, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
@@ -154,6 +166,8 @@ class Gateway:
         while True:
             self._reaper_beat = time.monotonic()
             await anyio.sleep(self.reaper_interval)
+            if self._reserve is not None:
+                self._reserve.refill()  # given back after running out of descriptors: taken again once free
             now = time.monotonic()
             for episode in list(self.episodes.values()):
                 idle = now - episode.last_used > self.idle_seconds and not episode.in_flight  # a long call is not idleness
@@ -172,7 +186,8 @@ class Gateway:
                 "live": len(self.episodes), "max": self.max_episodes, "reaped": self.reaped,
                 "busy": sum(1 for e in self.episodes.values() if e.busy),
                 "restarts": sum(e.restarts for e in self.episodes.values()), "envs": len(self.envs),
-                "failures": self.failures.count, "recent_failures": self.failures.recent}
+                "failures": self.failures.count, "recent_failures": self.failures.recent,
+                "descriptor_reserve": len(self._reserve.fds) if self._reserve else 0}
 
     async def _serve(self, episode: GatewayEpisode, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
         """Run the episode's session manager until the episode is retired; restart it if it crashes."""
@@ -346,8 +361,6 @@ class Gateway:
         return episode
 
     async def grade(self, episode: GatewayEpisode) -> Any:
-        from envcraft.core.grading import Snapshot, grade
-
         if not episode.task_id:
             raise ControlError(400, "this episode was created without a task_id, so there is nothing to grade against")
         task = self._task(episode.task_id)
@@ -358,14 +371,27 @@ class Gateway:
         if len(task.envs) > 1:
             raise ControlError(400, f"task {task.id} spans {', '.join(task.envs)}: one grade needs all of them; "
                                     'create its episode with POST /control/groups {"task_id": ...}')
+        return await self.grade_members(task, {episode.env.name: episode})
+
+    async def grade_members(self, task: Any, members: dict[str, GatewayEpisode]) -> Any:
+        """One grade of these episodes' workspaces (environment -> episode) in a bounded grading process
+        (core/bounded_grade.py): the event loop serves everyone meanwhile, and a grade that cannot finish is
+        a verdict of 0 with `unfinished` saying why."""
+        for episode in members.values():
+            if episode.busy:
+                raise ControlError(409, f"episode {episode.id} is still busy with {episode.busy}: "
+                                        "retry when that finishes")
+        for episode in members.values():
+            episode.busy = "grading"
         try:
-            final = await self._offload("grading", Snapshot.of, episode.workspace, episode=episode)
-        except ControlError:
-            raise
-        except Exception as exc:  # the agent made its workspace unreadable (too deep, too big, ...): its caller is told
-            raise ControlError(422, f"the workspace of episode {episode.id} could not be read for grading "
-                                    f"({type(exc).__name__}: {str(exc)[:300]}); reset or delete it") from exc
-        return grade(task, episode.baseline, final)
+            return await bounded_grade(task, {env: e.baseline for env, e in members.items()},
+                                       {env: e.workspace for env, e in members.items()}, self.grade_limits)
+        except GraderFailure as exc:  # the grader's own failure, not the episode's: the caller may retry
+            self.failures.add("grading", exc)
+            raise ControlError(503, f"{exc}; retry shortly") from exc
+        finally:
+            for episode in members.values():
+                episode.busy = None
 
     # ------------------------------------------------------------ ASGI
 
@@ -436,13 +462,13 @@ def reachable_host(host: str) -> str:
 
 
 def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Path | None = None,
-                  idle_seconds: float = 900.0, advertise_host: str | None = None) -> int:
+                  idle_seconds: float = 900.0, advertise_host: str | None = None, grade_seconds: float = 30.0) -> int:
     import sys
 
     import uvicorn
-
     gateway = Gateway(token, host=host, port=port, max_episodes=max_episodes, tasks_dir=tasks_dir,
-                      idle_seconds=idle_seconds, advertise_host=advertise_host)
+                      idle_seconds=idle_seconds, advertise_host=advertise_host,
+                      grade_limits=GradeLimits(seconds=grade_seconds))
     from envcraft_runtime.cgroups import containment
 
     print(f"gateway: {len(gateway.envs)} environment(s) at {gateway.base_url}/env/<name>/<episode>/mcp\n"
@@ -453,5 +479,6 @@ def serve_gateway(*, host: str, port: int, token: str | None, max_episodes: int,
     from envcraft.registry.gc_tuning import collect_less
 
     collect_less()
+    lift_soft_limit()  # the shell's soft 1,024 is no budget for hundreds of episodes (descriptors.py)
     uvicorn.run(gateway, host=host, port=port, log_level="warning", lifespan="on")
     return 0

@@ -111,13 +111,13 @@ class Pool:
 
 def serve_pool(*, host: str, port: int, token: str | None, max_episodes: int, tasks_dir: Any = None,
                idle_seconds: float = 900.0, workers: int = 2, advertise_host: str | None = None,
-               ray: str | None = None) -> int:
+               ray: str | None = None, grade_seconds: float = 30.0) -> int:
     import uvicorn
     from envcraft.registry.gateway import reachable_host
 
     token = token or secrets.token_urlsafe(24)
     advertise = advertise_host or reachable_host(host)
-    options = ["--max-episodes", str(max_episodes), "--idle-seconds", str(idle_seconds)]
+    options = ["--max-episodes", str(max_episodes), "--idle-seconds", str(idle_seconds), "--grade-seconds", str(grade_seconds)]
     if tasks_dir:
         options += ["--tasks-dir", str(tasks_dir)]
     if ray:

@@ -1,4 +1,5 @@
-"""The in-process farm keeps its event loop free: workspace snapshots (whole-tree reads) run in worker threads."""
+"""The in-process farm keeps its event loop free: the baseline snapshot is read in a worker thread, the final one
+in the bounded grading process (core/bounded_grade.py), never in this one."""
 
 from __future__ import annotations
 
@@ -32,4 +33,4 @@ async def test_snapshots_are_read_off_the_event_loop_and_still_grade(tmp_path, m
         graded = await farm.grade(info.id)
         await farm.delete(info.id)
     assert graded.reward == 1.0  # the baseline and final snapshots are the ones grading compares
-    assert len(readers) == 2 and threading.get_ident() not in readers  # baseline at create, final at grade
+    assert len(readers) == 1 and threading.get_ident() not in readers  # baseline at create; final in the grader's

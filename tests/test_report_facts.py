@@ -9,6 +9,7 @@ own grading code on the office seed, through each task's file checks.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,14 @@ def test_office_008_a_comparison_in_one_sentence_is_paid():
     text = ("Contractors ran $4,200 over (vs $1,850 for Software licences), the largest overspend.\n"
             + LARGEST + OTHERS + TOTAL)
     assert _failed("office-008", OVERSPEND, text) == []
+
+
+def test_a_400kb_report_is_graded_in_linear_time():
+    """A report the size of many pages at a checked path: every clause and name found once (core/facts.py).
+    Grading was quadratic in a statement's figures: 98 KB took 32 s, 400 KB would take minutes."""
+    line = "Contractors 4,200 Software licences 1,850, Utilities 630; "
+    text = (line * (400_000 // len(line)))[:400_000]
+    start = time.monotonic()
+    failed = _failed("office-008", OVERSPEND, text)
+    assert time.monotonic() - start < 10, time.monotonic() - start
+    assert failed  # a dump of rival figures earns nothing

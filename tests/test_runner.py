@@ -96,19 +96,24 @@ async def test_a_tool_call_that_hangs_is_a_server_failure_not_a_time_limit(tmp_p
 
 
 async def test_resume_retries_infra_failures_as_often_as_asked(tmp_path):
-    task = mail_task(0).model_copy(update={"envs": ["no-such-env"]})
-    path = tmp_path / "r.jsonl"
-    for _ in range(3):
-        await run_tasks([task], NoOpAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=1)
+    task, path = mail_task(0), tmp_path / "r.jsonl"
+    for _ in range(3):  # a tool call that does not answer in time: the server's failure
+        await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=1,
+                        limits=Limits(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2  # the first try and one retry, then no more
-    await run_tasks([task], NoOpAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=0)
+    await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=0,
+                    limits=Limits(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2
+    broken = mail_task(2).model_copy(update={"envs": ["no-such-env"]})  # the task's failure is counted, not retried
+    for _ in range(2):
+        await run_tasks([broken], NoOpAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=5)
+    assert len(path.read_text().splitlines()) == 3
     gold = mail_task(1)
     await run_tasks([gold], GoldReplayAgent({gold.id: gold.gold}), InProcessLauncher(), RolloutLog(path),
                     run_id="r", retries=5)
     await run_tasks([gold], GoldReplayAgent({gold.id: gold.gold}), InProcessLauncher(), RolloutLog(path),
                     run_id="r", retries=5)
-    assert len(path.read_text().splitlines()) == 3  # a success is never re-run
+    assert len(path.read_text().splitlines()) == 4  # a success is never re-run
 
 
 async def test_the_step_that_crosses_a_budget_is_kept(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 import plotly.graph_objects as go
-from envcraft.harness.reports.numbers import BOUNDARIES, DIMENSIONS, Run
+from envcraft.harness.reports.numbers import BOUNDARIES, DIMENSIONS, EPISODE_FAILURE, Run
 from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
@@ -78,10 +78,11 @@ def failure_figure(rows: list[dict]) -> go.Figure:
     series = [r["series"] for r in rows]
     for boundary in BOUNDARIES:
         fig.add_trace(go.Bar(name=f"infra: {boundary}", x=series, y=[r[boundary] for r in rows]))
+    fig.add_trace(go.Bar(name="the episode's own failure (scored 0)", x=series, y=[r[EPISODE_FAILURE] for r in rows]))
     fig.add_trace(go.Bar(name="graded below full reward", x=series, y=[r["graded"] for r in rows]))
     fig.update_layout(barmode="stack")
     fig.update_yaxes(title="episodes")
-    return _layout(fig, "Failures by boundary (infrastructure) and episodes the grader did not pass")
+    return _layout(fig, "Failures by boundary (infrastructure: not scored; the episode's own: scored 0) and episodes below full reward")
 
 
 def comparison_figure(rows: list[dict]) -> go.Figure:

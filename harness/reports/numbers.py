@@ -2,7 +2,9 @@
 
 Per series (a run's agent and model): success and mean reward, pass@k / pass^k over repeated attempts
 (tau2's pass^k: every one of k attempts succeeds; run with --attempts k), breakdowns by environment,
-kind, archetype, tier and split, steps / tokens / seconds per episode, and failures by boundary.
+kind, archetype, tier and split, steps / tokens / seconds per episode, and failures by boundary. What an episode
+counts as (an episode's own failure is reward 0; an infrastructure failure is shown, not scored) is defined once
+in core/outcomes.py and used by every number here.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from pathlib import Path
 from statistics import mean
 
 from envcraft.benchmarks.registry import find_task
+from envcraft.core.outcomes import (
+    INFRASTRUCTURE_BOUNDARIES,
+    counted,
+    infrastructure_failures,
+    mean_reward,
+    success_rate,
+)
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_file
 from envcraft.harness.bench_runs import category_rows
@@ -23,7 +32,8 @@ from envcraft.harness.runner import RolloutLog
 
 REPORT_FORMAT = "envcraft.report/1"
 DIMENSIONS = ("env", "kind", "archetype", "tier", "split")
-BOUNDARIES = ("model", "server", "sandbox", "task")
+BOUNDARIES = tuple(sorted(INFRASTRUCTURE_BOUNDARIES))  # shown per series; an episode's own failures are scored
+EPISODE_FAILURE = "episode_failures"  # task and agent failures: counted as reward 0 (core/outcomes.py)
 
 
 def pass_at(n: int, c: int, k: int) -> float:
@@ -45,28 +55,27 @@ def summary_rows(rollouts: list[Rollout]) -> list[dict]:
     for (agent, model), group in sorted(groups.items()):
         rows.append({
             "agent": agent, "model": model, "episodes": len(group),
-            "success_rate": mean(r.passed for r in group), "mean_reward": mean(r.reward for r in group),
+            "success_rate": success_rate(group), "mean_reward": mean_reward(group),
             "mean_steps": mean(r.steps for r in group), "mean_seconds": mean(r.timings.total_seconds for r in group),
-            "infra_failures": sum(r.failure is not None for r in group),
+            "infra_failures": infrastructure_failures(group),
         })
     return rows
 
 
 def report_rows(rollouts: list[Rollout]) -> list[dict]:
-    """Per agent and split: success and reward over episodes without an infrastructure failure, pass@k, pass^k."""
+    """Per agent and split: success and reward over counted episodes (core/outcomes.py), pass@k, pass^k."""
     groups: dict[tuple[str, str, str], dict[str, list[Rollout]]] = defaultdict(lambda: defaultdict(list))
     for rollout in rollouts:
         groups[(rollout.agent, rollout.model or "-", rollout.split)][rollout.task_id].append(rollout)
     rows = []
     for (agent, model, split), by_task in sorted(groups.items()):
         attempts = min(len(v) for v in by_task.values())
-        usable = [r for v in by_task.values() for r in v if r.failure is None]
+        every = [r for v in by_task.values() for r in v]
         row = {"agent": agent, "model": model, "split": split, "tasks": len(by_task), "attempts": attempts,
-               "success": sum(r.passed for r in usable) / max(len(usable), 1),
-               "mean_reward": sum(r.reward for r in usable) / max(len(usable), 1),
-               "infra_failures": sum(r.failure is not None for v in by_task.values() for r in v)}
+               "success": success_rate(every), "mean_reward": mean_reward(every),
+               "infra_failures": infrastructure_failures(every)}
+        tallies = [(len(v), sum(r.passed for r in v)) for v in by_task.values()]  # every attempt: a failure is no pass
         for k in sorted({1, attempts}):
-            tallies = [(len(v), sum(r.passed for r in v)) for v in by_task.values()]
             row[f"pass@{k}"] = sum(pass_at(n, c, k) for n, c in tallies) / len(tallies)
             row[f"pass^{k}"] = sum(pass_hat(n, c, k) for n, c in tallies) / len(tallies)
         rows.append(row)
@@ -136,12 +145,16 @@ def episode_facts(runs: list[Run]) -> list[dict]:
                 "split": r.split, "passed": r.passed, "reward": r.reward, "steps": r.steps,
                 "tokens": r.usage.prompt_tokens + r.usage.completion_tokens, "seconds": r.timings.total_seconds,
                 "boundary": r.failure.boundary if r.failure else None, "stop_reason": r.stop_reason,
+                "counted": counted(r),
             })
     return facts
 
 
 def _rate(rows: list[dict]) -> dict:
-    return {"episodes": len(rows), "success": mean(r["passed"] for r in rows), "reward": mean(r["reward"] for r in rows)}
+    """Success and reward over the counted episodes (core/outcomes.py); `episodes` is every one."""
+    scored = [r for r in rows if r["counted"]]
+    return {"episodes": len(rows), "success": mean(r["passed"] for r in scored) if scored else 0.0,
+            "reward": mean(r["reward"] for r in scored) if scored else 0.0}
 
 
 def breakdowns(facts: list[dict]) -> dict[str, list[dict]]:
@@ -158,7 +171,7 @@ def breakdowns(facts: list[dict]) -> dict[str, list[dict]]:
 def pass_curves(facts: list[dict]) -> list[dict]:
     """pass@k and pass^k for k = 1 .. the fewest attempts any task of the series had."""
     by_series: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for f in facts:
+    for f in facts:  # every attempt: an infrastructure failure is no pass either
         by_series[f["series"]][f["task_id"]].append(f["passed"])
     curves = []
     for series, by_task in sorted(by_series.items()):
@@ -180,12 +193,14 @@ def distributions(facts: list[dict]) -> dict[str, dict[str, list[float]]]:
 
 
 def failures(facts: list[dict]) -> list[dict]:
-    """Per series: infrastructure failures by boundary, and episodes graded below full reward ("graded")."""
+    """Per series: infrastructure failures by boundary, the episodes' own failures (task, agent: scored as 0),
+    and episodes graded below full reward ("graded")."""
     rows = []
     for series in sorted({f["series"] for f in facts}):
         mine = [f for f in facts if f["series"] == series]
-        counts = Counter(f["boundary"] for f in mine if f["boundary"])
+        counts = Counter(f["boundary"] for f in mine if not f["counted"])
         rows.append({"series": series, **{b: counts.get(b, 0) for b in BOUNDARIES},
+                     EPISODE_FAILURE: sum(1 for f in mine if f["counted"] and f["boundary"]),
                      "graded": sum(1 for f in mine if not f["boundary"] and not f["passed"]), "episodes": len(mine)})
     return rows
 
@@ -198,7 +213,7 @@ def series_summary(facts: list[dict]) -> list[dict]:
         rows.append({"series": series, **_rate(mine), "tasks": len({f["task_id"] for f in mine}),
                      "mean_steps": mean(f["steps"] for f in mine), "mean_tokens": mean(f["tokens"] for f in mine),
                      "mean_seconds": mean(f["seconds"] for f in mine),
-                     "infra_failures": sum(1 for f in mine if f["boundary"])})
+                     "infra_failures": sum(1 for f in mine if not f["counted"])})
     return rows
 
 

@@ -110,6 +110,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     import anyio.to_thread
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from .capped_stdio import IN_PARTS, cap_stdio
     from .tool_cache import ToolSpec, evaluated_signature, register
 
     episodes: dict[Path, _Episode] = {}
@@ -206,4 +207,5 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
         bound.__signature__ = public_signature(op)
         tool(bound, not op.writes, MAX_ARGUMENT_CHARS)
 
+    cap_stdio(server, IN_PARTS if "run_shell" in SCAFFOLDS[scaffold] else "")  # refused while read, not after
     register(server, env_dir, specs)  # schemas derived by the SDK once per machine (tool_cache.py)

@@ -43,12 +43,9 @@ import time
 
 SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")  # unlinking a file in /dev/mqueue removes that message queue
 MAX_FDS = 16
+MAX_CLEANED = 200_000  # scratch entries the runner removes before a command; past it the sandbox is replaced
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 _LIBC = ctypes.CDLL(None)
-
-
-def _raise(error: OSError) -> None:
-    raise error
 
 
 def alone() -> bool:
@@ -66,27 +63,59 @@ def alone() -> bool:
 
 
 def clean() -> bool:
-    """Empty the scratch folders; False when something would carry over to the next command."""
+    """Empty the scratch folders; False when something would carry over to the next command (the runner then
+    exits and the server replaces the sandbox, whose scratch folders are fresh tmpfs mounts)."""
     if not alone():
         return False
     try:
+        budget = MAX_CLEANED
         for top in filter(os.path.isdir, SCRATCH):
-            for folder, dirs, files in os.walk(top, topdown=False, onerror=_raise):
-                for name in files:
-                    os.unlink(os.path.join(folder, name))
-                for name in dirs:
-                    path = os.path.join(folder, name)
-                    if os.path.islink(path):
-                        os.unlink(path)
-                    else:
-                        os.rmdir(path)
+            budget = empty(top, budget)
         for kind in ("shm", "msg", "sem"):
             with open(f"/proc/sysvipc/{kind}") as f:
                 if len(f.read().splitlines()) > 1:
                     return False
-    except (OSError, RecursionError):
+    except Exception:  # noqa: BLE001 - whatever stopped it, the scratch space is not known empty
         return False
     return inherited() == INHERITED_AT_START
+
+
+def empty(top: str, budget: int) -> int:
+    """Remove everything inside `top`, however deep or wide, holding at most two descriptors and no recursion: it
+    walks down by name relative to the folder it holds and back up through "..", which is safe only because no
+    other process is left to move folders meanwhile (alone()). Returns what is left of `budget` (entries it may
+    still remove); raises OSError on anything it cannot remove and RuntimeError past the budget, where a fresh
+    sandbox costs less than unlinking on."""
+    here = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    below: list[str] = []  # the names walked down from `top` to `here`
+    try:
+        while budget >= 0:
+            child, removed = None, 0
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        child = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=here)
+                    removed += 1
+            budget -= removed
+            if child is None and removed:
+                continue  # read again: a listing that was unlinked from as it went may have skipped an entry
+            if child is not None:
+                step = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=here)
+                below.append(child)
+            elif below:
+                step = os.open("..", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=here)
+            else:
+                return budget
+            os.close(here)
+            here = step
+            if child is None:
+                os.rmdir(below.pop(), dir_fd=here)
+                budget -= 1
+        raise RuntimeError(f"more than {MAX_CLEANED} entries to remove")
+    finally:
+        os.close(here)
 
 
 def inherited() -> tuple:
