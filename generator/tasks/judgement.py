@@ -169,8 +169,8 @@ def pick_refused_create(env: EnvSpec, plan: Plan, rng: random.Random, tries: int
                 value = (there or {}).get(field)
                 start = next((r for r in plan.initial.get(blocking.table, []) if there and r["id"] == there["id"]), None)
                 if there is None or start != there or there["id"] in touched or not isinstance(value, str) \
-                        or blocking.name not in findable or label_field(blocking) is None:
-                    continue
+                        or blocking.name not in findable or label_field(blocking) in (None, field):
+                    continue  # a blocking field that is the row's own name: any answer naming the row states it
                 return RefusedCreate(op, entity, fields, found.rule, blocking, there, field, humanize(value))
     return None
 
