@@ -33,7 +33,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    "rather than") to the clause's end nothing is claimed; a clause calling a value wrong ("X is wrong",
    "isn't right") claims nothing.
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
-   verb ("I've received your request"), not a claim.
+   verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
+   dropped, followed by what was done ("Finished what I could.", "Completed everything else.").
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -71,6 +72,8 @@ _NEGATOR = re.compile(r"\b(?:not|never|no|none|neither|nor|no\s+longer|cannot|in
 _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false|mistaken|a\s+mistake"
                            r"|not\s+(?:right|correct|it|true|accurate))\b"
                            r"|\b(?:isn't|wasn't|aren't)\s+(?:right|correct|it|true|accurate)\b", re.I)
+_DROPPED_SUBJECT = re.compile(r"\W*([A-Za-z][\w-]*)\s+(?:what|everything|all\s+of|most\s+of|the\s+rest|up|off|my|our)\b",
+                              re.I)  # "Finished what I could.": the writer's verb, its "I" dropped
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -243,6 +246,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
                     own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]
                     blank += own
+                if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
+                    blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
         owner_before = owner
     chars = list(answer)
     for start, end in blank:

@@ -81,6 +81,13 @@ def test_the_writers_own_verb_is_no_value():
     assert paid(STATUS, "I've received your request and looked it up - it's en route.") == 1.0
 
 
+@pytest.mark.parametrize(("answer", "pays"), [("Received what you sent. It's en route.", True),
+                                              ("Received everything else; cjb-0001 is en route.", True),
+                                              ("Received. It's en route.", False)])  # a bare "Received." is a guess
+def test_a_verb_with_its_subject_dropped_is_the_writers(answer, pays):
+    assert (paid(STATUS, answer) == 1.0) is pays
+
+
 @pytest.mark.parametrize(("answer", "pays"), [
     ("Skipped cjb-0003: it is cancelled.", True),
     ("Skipped cjb-0003: rule dispatch_rule_1 does not allow it.", True),  # the rule's id is the reason too

@@ -9,6 +9,7 @@ wording is drawn from a few phrasings per part, seeded; the grader is the projec
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from envcraft.core.grading import asked_record
@@ -81,10 +82,11 @@ def test_twenty_careful_reports_of_judgement_tasks_are_paid_in_full(cache):
     assert unpaid == []
 
 
+ISSUE_TASKS = Path(__file__).parent / "data" / "issue18_tasks.jsonl"  # the three tasks as the issue found them
+
+
 def _task(task_id: str) -> Task:
-    env = task_id.rsplit("-", 1)[0]
-    path = next(p for p in task_files() if p.name.split(".")[0] == env)
-    return next(t for t in iter_tasks(path) if t.id == task_id)
+    return next(t for t in iter_tasks(ISSUE_TASKS) if t.id == task_id)
 
 
 @pytest.mark.parametrize(("task_id", "answer"), [
