@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
+from mcp import Client
 
 from tests.helpers import gateway_process
 
@@ -17,6 +21,18 @@ TOKEN = "groups-test-token"
 def gateway():
     with gateway_process(TOKEN) as url:
         yield url
+
+
+async def shows_row(agent: Client, env: str, table: str, row: dict) -> bool:
+    """Whether the environment's own search tool for `table` finds `row`, asked by one of the row's own values:
+    the agent's view of the episode's state (no file tools needed, so it works for claw_tool environments too)."""
+    bp = load_blueprint(BLUEPRINTS / f"{env}.yaml")
+    entity = next(e for e in bp.entities if e.table == table)
+    search = next(op for op in bp.operations if op.kind == "search" and op.entity == entity.name)
+    param = next(p for p in search.params if isinstance(row.get(p), str))
+    found = await agent.call_tool(search.name, {param: row[param]})
+    assert not found.is_error, found.content
+    return row["id"] in json.dumps(found.structured_content)
 
 
 def cross_task():
@@ -47,6 +63,13 @@ async def test_each_environment_gets_its_own_initial_state(gateway):
     async with RemoteFarm(gateway, TOKEN) as farm:
         info = await farm.create(task.id)
         assert set(info.urls) == {first, second} and all(url.startswith(gateway) for url in info.urls.values())
+        for env, url in info.urls.items():  # each row of an environment's own S0 is in that environment
+            rows = task.initial_for(env).rows
+            assert rows, env
+            async with Client(url) as agent:
+                for table, added in rows.items():
+                    for row in added:
+                        assert await shows_row(agent, env, table, row), (env, table, row["id"])
         control = farm.control
         single = await control.request("POST", "/episodes", {"env": first, "task_id": task.id})
         refused = await control.http.post(f"/control/episodes/{single['episode']}/grade")
