@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
 from mcp import Client
 
-from tests.helpers import gateway_process
+from tests.helpers import cross_task, gateway_process, shows_row
 
 TOKEN = "groups-test-token"
 
@@ -21,28 +17,6 @@ TOKEN = "groups-test-token"
 def gateway():
     with gateway_process(TOKEN) as url:
         yield url
-
-
-async def shows_row(agent: Client, env: str, table: str, row: dict) -> bool:
-    """Whether the environment's own search tool for `table` finds `row`, asked by one of the row's own values:
-    the agent's view of the episode's state (no file tools needed, so it works for claw_tool environments too)."""
-    bp = load_blueprint(BLUEPRINTS / f"{env}.yaml")
-    entity = next(e for e in bp.entities if e.table == table)
-    search = next(op for op in bp.operations if op.kind == "search" and op.entity == entity.name)
-    param = next(p for p in search.params if isinstance(row.get(p), str))
-    found = await agent.call_tool(search.name, {param: row[param]})
-    assert not found.is_error, found.content
-    return row["id"] in json.dumps(found.structured_content)
-
-
-def cross_task():
-    """The catalog's first task spanning two environments that both start from their own rows."""
-    for path in task_files(TASKS_DIR):
-        for task in load_tasks(path):
-            if len(task.envs) == 2 and task.initial.rows and task.other_initial.get(task.envs[1], None) \
-                    and task.other_initial[task.envs[1]].rows:
-                return task
-    pytest.fail("the task store has no cross-environment task with initial rows in both environments")
 
 
 @pytest.mark.anyio
