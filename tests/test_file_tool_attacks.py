@@ -240,6 +240,7 @@ def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number)
 
 async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
     from envcraft.registry import quota
+    from envcraft.registry.settings import Settings
 
     monkeypatch.setenv("ENVCRAFT_WORKSPACE_QUOTA", "1")
     if not quota.enabled():
@@ -250,16 +251,16 @@ async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
             "mkdir many && cd many && i=0; while [ $i -lt 30000 ]; do true > f$i || break; i=$((i+1)); done; echo made $i"),
             "timeout_seconds": 20})
         made = int(files.content[0].text.split("made ")[1].split()[0])
-        assert made < quota.WORKSPACE_FILES, files.content[0].text[-500:]  # the file count hit the quota
+        assert made < Settings.from_env().workspace_files, files.content[0].text[-500:]  # the file count hit the quota
         full = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x"})
         assert full.is_error and "workspace is full" in full.content[0].text
         await instance.client.call_tool("run_shell", {"command": "rm -rf many"})
         blocks = await instance.client.call_tool("run_shell", {"command": (
             "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > big$i || break; done; du -sm . | cut -f1")})
         used = int(blocks.content[0].text.split("stdout:\n")[1].split()[0])
-        assert used <= quota.WORKSPACE_MB, blocks.content[0].text  # 360 MB asked, the size quota held
+        assert used <= Settings.from_env().workspace_mb, blocks.content[0].text  # 360 MB asked, the size quota held
         os_view = os.statvfs(instance.workspace)
-        assert os_view.f_blocks * os_view.f_frsize <= quota.WORKSPACE_MB * 2**20
+        assert os_view.f_blocks * os_view.f_frsize <= Settings.from_env().workspace_mb * 2**20
         again = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x" * 1000})
         assert again.is_error and "workspace is full" in again.content[0].text
         instance.reset()  # the episode's workspace comes back clean, still under its quota

@@ -265,6 +265,7 @@ async def test_one_episode_cannot_fill_the_host_disk():
     folder is removed with nothing left mounted."""
     from envcraft.core.grading import Snapshot
     from envcraft.registry import quota
+    from envcraft.registry.settings import Settings
 
     if not quota.enabled():
         pytest.skip(f"no workspace quota on this host: {quota.describe()}")
@@ -278,7 +279,7 @@ async def test_one_episode_cannot_fill_the_host_disk():
                                           "ls fill* | wc -l", timeout=20)
             grown = shutil.disk_usage(host).used - before
             written = sum(p.stat().st_size for p in instance.workspace.glob("fill*"))
-            assert 0 < written <= quota.WORKSPACE_MB * 2**20 and "No space left" in text, text[-500:]
+            assert 0 < written <= Settings.from_env().workspace_mb * 2**20 and "No space left" in text, text[-500:]
             assert grown < 64 * 2**20, f"the host disk grew {grown // 2**20} MB"
             full = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x" * 100_000})
             assert full.is_error and "workspace is full" in full.content[0].text
