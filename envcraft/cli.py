@@ -60,11 +60,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from envcraft.harness.agent_options import AgentOptions
-    from envcraft.harness.episode import Limits
+    from envcraft.harness.episode import EpisodeBudget
     from envcraft.harness.run import RunSettings, run_main_job
     from envcraft.harness.shards import parse_workers
 
-    limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
+    limits = EpisodeBudget(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
                     max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
     options = AgentOptions(temperature=args.temperature, request_timeout=args.request_timeout,
                            model_retries=args.model_retries, system_prompt_file=args.system_prompt,

@@ -18,7 +18,7 @@ from envcraft.core.tasks import TASKS_DIR, Task, iter_tasks, task_file
 from envcraft.harness.agent_options import AgentOptions, preflight
 from envcraft.harness.agents.base import Agent
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.episode import Limits
+from envcraft.harness.episode import EpisodeBudget
 from envcraft.harness.progress import RunProgress
 from envcraft.harness.reports.numbers import summary_rows
 from envcraft.harness.runner import RolloutLog, run_tasks
@@ -47,7 +47,7 @@ class RunSettings(BaseModel):
     limit: int | None = None  # tasks per environment; None: all with --env, else SAMPLE_PER_ENV; 0: all
     out: str | None = None
     retries: int = 2  # a resume re-runs an infrastructure failure while it has failed at most this often
-    limits: Limits = Limits()
+    limits: EpisodeBudget = EpisodeBudget()
     agent_options: AgentOptions = AgentOptions()
     ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
     workers: int = 1  # local worker processes sharing the episodes (harness/shards.py); 1: this process alone

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from envcraft.core.rollout import Rollout
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.episode import Episode, Limits
+from envcraft.harness.episode import Episode, EpisodeBudget
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher
 
@@ -88,7 +88,7 @@ class HangingAgent:
 
 
 async def test_a_tool_call_that_hangs_is_a_server_failure_not_a_time_limit(tmp_path):
-    limits = Limits(tool_seconds=0.5)
+    limits = EpisodeBudget(tool_seconds=0.5)
     with anyio.fail_after(15):
         [rollout] = await run_tasks([mail_task(0)], HangingAgent(), InProcessLauncher(),
                                     RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=limits)
@@ -119,7 +119,7 @@ async def test_resume_retries_infra_failures_as_often_as_asked(tmp_path):
 async def test_the_step_that_crosses_a_budget_is_kept(tmp_path):
     task = mail_task(0)
     [rollout] = await run_tasks([task], GoldReplayAgent({task.id: task.gold}), InProcessLauncher(),
-                                RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=Limits(max_steps=2))
+                                RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=EpisodeBudget(max_steps=2))
     assert rollout.stop_reason == "max_steps" and rollout.steps == 3
     last = rollout.messages[-1]
     assert last["role"] == "assistant" and last["tool_calls"][0]["function"]["name"] == "finish"
