@@ -13,6 +13,7 @@ from tests.helpers import cross_task, shows_row
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_64_concurrent_episodes_keep_separate_state(tmp_path):
     env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)
     seen: dict[int, tuple[str, str]] = {}

@@ -52,6 +52,7 @@ def host_secret(tmp_path_factory):
     return folder, token
 
 
+@pytest.mark.slow
 async def test_symlink_race_never_reaches_outside_the_workspace(tmp_path, host_secret):
     secret_dir, token = host_secret
     rel_secret = str(secret_dir / "secret.txt").lstrip("/")
@@ -137,6 +138,7 @@ async def test_redos_and_fifos_do_not_freeze_another_episode(tmp_path):
         assert len(redos) == 0  # (a+)+$ does not match a line ending in '!': answered, not hung
 
 
+@pytest.mark.slow
 async def test_deep_trees_leave_grading_reset_and_removal_working(tmp_path):
     root = WorkspaceRoot(tmp_path)
     async with launch(get("office"), InProcessLauncher(), root) as instance:
@@ -220,6 +222,7 @@ def _stdio_call(server: str, workspace, arguments_json: str) -> dict:
         server_proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
 def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number):
     env = get("accounts_payable_desk")

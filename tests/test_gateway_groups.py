@@ -10,6 +10,8 @@ from mcp import Client
 
 from tests.helpers import cross_task, gateway_process, shows_row
 
+pytestmark = pytest.mark.slow  # a gateway of the whole catalog started for the module: not in the fast lane
+
 TOKEN = "groups-test-token"
 
 

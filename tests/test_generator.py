@@ -275,6 +275,7 @@ def bare_venv(tmp_path_factory):
     return root, python
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", BY_KIND.keys())
 def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
     _, python = bare_venv
@@ -294,6 +295,7 @@ def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
         assert json.loads(called.stdout)["structuredContent"]["result"] == policy_records(bp)
 
 
+@pytest.mark.slow
 def test_packed_workspace_shell_runs_its_cli_with_only_mcp(bare_venv, tmp_path):
     """The shell's CLI verbs in a packed folder use the vendored runtime, with nothing but mcp installed."""
     _, python = bare_venv

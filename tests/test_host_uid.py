@@ -23,7 +23,7 @@ from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
-from envcraft_runtime import shell, unprivileged
+from envcraft_runtime import unprivileged
 
 from tests.test_containment import _host_processes_with
 
@@ -57,7 +57,7 @@ def _payloads(mark: str) -> list[int]:
 async def test_commands_run_as_an_unprivileged_host_uid_of_their_episode(warm, tmp_path, monkeypatch):
     """Two episodes' commands, seen from the host while they run: no uid of theirs is 0, and the two differ (one
     budget per episode). What they wrote (a 0700 folder, a 0600 file) the server still grades, resets and deletes."""
-    monkeypatch.setattr(shell, "WARM", warm)
+    monkeypatch.setenv("ENVCRAFT_WARM_SHELL", "1" if warm else "0")  # read when the episode's shell is made
     marks = {name: f"envcraft-uid-{name}-{secrets.token_hex(4)}" for name in "ab"}
     root = WorkspaceRoot(tmp_path)
     async with launch(get("office"), InProcessLauncher(), root) as a, launch(get("office"), InProcessLauncher(), root) as b:

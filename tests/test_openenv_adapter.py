@@ -30,6 +30,7 @@ def server(tmp_path):
     farm.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_client_drives_an_episode_to_its_reward(server):
     from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
@@ -57,6 +58,7 @@ async def test_openenv_client_drives_an_episode_to_its_reward(server):
     assert len(farm.farm.live) <= 1  # the first episode was deleted on reset
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_mcp_endpoint_reaches_the_farm_tools_of_the_task_episode(tmp_path):
     """OpenEnv's production path: MCPToolClient over HTTP /mcp (JSON-RPC, its own session), no reset."""

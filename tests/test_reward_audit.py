@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 from envcraft.generator.tasks.mutations import NAMES, SHOULD_DROP, SHOULD_KEEP
 
 from envcraft.cli import main
 
 
+@pytest.mark.slow
 def test_audit_of_300_tasks_keeps_the_rules(capsys):
     main(["tasks", "audit", "--sample", "300", "--json"])
     report = json.loads(capsys.readouterr().out)
@@ -32,6 +34,7 @@ def test_audit_of_300_tasks_keeps_the_rules(capsys):
         assert report["mutations"][name]["kept_full"] == report["mutations"][name]["n"], (name, report["mutations"][name])
 
 
+@pytest.mark.slow
 def test_mutants_are_graded_the_same_through_the_real_servers():
     from envcraft.replays import cross_check
 

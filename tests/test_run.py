@@ -16,6 +16,8 @@ from mcp import Client
 
 from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 
+pytestmark = pytest.mark.slow  # servers and whole runs, seconds each: not in the fast lane
+
 ENVCRAFT = [sys.executable, "-m", "envcraft.cli"]
 
 

@@ -40,6 +40,7 @@ class KillServerAgent:
         return "unreachable"
 
 
+@pytest.mark.slow
 async def test_killed_server_is_an_infra_failure_and_the_run_goes_on(tmp_path, monkeypatch):
     marker = uuid.uuid4().hex
     monkeypatch.setenv("ENVCRAFT_RUN_MARKER", marker)
@@ -87,6 +88,7 @@ class HangingAgent:
         return "unreachable"
 
 
+@pytest.mark.slow
 async def test_a_tool_call_that_hangs_is_a_server_failure_not_a_time_limit(tmp_path):
     limits = EpisodeBudget(tool_seconds=0.5)
     with anyio.fail_after(15):

@@ -100,6 +100,7 @@ async def shell_home(launcher, tmp_path) -> str:
             return done.content[0].text
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("launcher", ["inprocess", "stdio"])
 async def test_the_sandbox_setting_reaches_the_servers_of_each_launcher_without_the_environment(launcher, tmp_path):
