@@ -92,6 +92,7 @@ async def test_openenv_mcp_endpoint_reaches_the_farm_tools_of_the_task_episode(t
         farm.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_mcp_message_on_a_reset_session_reaches_that_episode(server):
     from openenv.core.env_server.mcp_types import CallToolAction

@@ -153,6 +153,7 @@ def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
     assert forced >= 1
 
 
+@pytest.mark.slow
 def test_reasoning_tasks_need_the_rows_the_note_or_the_first_turn(fresh):
     cache, tasks = fresh
     kinds = {tag for t in tasks for tag in t.tags if tag.startswith("needs:")}
