@@ -101,10 +101,10 @@ async def test_resume_retries_infra_failures_as_often_as_asked(tmp_path):
     task, path = mail_task(0), tmp_path / "r.jsonl"
     for _ in range(3):  # a tool call that does not answer in time: the server's failure
         await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=1,
-                        limits=Limits(tool_seconds=0.5))
+                        limits=EpisodeBudget(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2  # the first try and one retry, then no more
     await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=0,
-                    limits=Limits(tool_seconds=0.5))
+                    limits=EpisodeBudget(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2
     broken = mail_task(2).model_copy(update={"envs": ["no-such-env"]})  # the task's failure is counted, not retried
     for _ in range(2):
