@@ -210,6 +210,7 @@ def _stopped_runners(workspace: Path) -> list[int]:
     return stopped
 
 
+@pytest.mark.slow
 async def test_a_command_that_stops_the_runner_does_not_hang_the_next_one(tmp_path):
     """Hole: the runner is the commands' uid, so `kill -STOP` reached it; it then never reaped nor started a command,
     and every later command of the episode hit its time limit with no output (25 s each), for good. Now the server
