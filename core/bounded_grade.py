@@ -195,6 +195,16 @@ def _pool_here() -> _Pool:
     return _pool
 
 
+def close_idle() -> None:
+    """End this process's idle grading processes: a farm calls it when it closes, so a finished run leaves no
+    process behind (a later grade starts a new one)."""
+    pool = _pool_here()
+    with pool.lock:
+        idle, pool.idle = pool.idle, []
+    for worker in idle:
+        worker.stop()
+
+
 def _run(job: _Job) -> Grade:
     """On a worker thread: one grade in a pooled grading process, at most `seconds` (then the process is killed)."""
     limits, pool = job.limits, _pool_here()
@@ -235,7 +245,7 @@ async def bounded_grade(task: Task, baseline: dict[str, Snapshot], workspaces: d
     return await anyio.to_thread.run_sync(_run, job)
 
 
-__all__ = ["GradeLimits", "GraderFailure", "bounded_grade"]
+__all__ = ["GradeLimits", "GraderFailure", "bounded_grade", "close_idle"]
 
 if __name__ == "__main__":
     _child()

@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from envcraft import __version__
 from envcraft.core.paths import SERVERS, TASKS
 from envcraft.harness.clients import CLIENTS
@@ -58,11 +60,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from envcraft.harness.agent_options import AgentOptions
-    from envcraft.harness.episode import Limits
+    from envcraft.harness.episode import EpisodeBudget
     from envcraft.harness.run import RunSettings, run_main_job
     from envcraft.harness.shards import parse_workers
 
-    limits = Limits(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
+    limits = EpisodeBudget(max_steps=args.max_steps, max_tokens=args.max_tokens, max_call_tokens=args.max_call_tokens,
                     max_seconds=args.max_seconds, tool_seconds=args.tool_timeout)
     options = AgentOptions(temperature=args.temperature, request_timeout=args.request_timeout,
                            model_retries=args.model_retries, system_prompt_file=args.system_prompt,
@@ -236,9 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (or ENVCRAFT_BASE_URL)")
     run.add_argument("--api-key", default=None, help="API key (or ENVCRAFT_API_KEY)")
     run.add_argument("--model", default=None, help="model name (or ENVCRAFT_MODEL)")
-    run.add_argument("--launcher", default="inprocess", help="inprocess (pooled, fastest) or stdio (a process per episode)")
-    run.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "process", "docker"],
-                     help="bwrap (default on Linux), process (NOT isolating: development only) or docker")
+    run.add_argument("--launcher", default="inprocess", metavar="{inprocess,stdio,docker}",
+                     help="how servers run: inprocess (pooled, fastest), stdio (a process per episode) or docker "
+                          "(a container per episode, whose shell commands run in the container)")
+    run.add_argument("--sandbox", default="auto", metavar="{auto,bwrap,process}",
+                     help="where shell commands run: bwrap (auto's choice on Linux) or process (NOT isolating: "
+                          "development only)")
     run.add_argument("--concurrency", type=int, default=4)
     run.add_argument("--attempts", type=int, default=1, help="episodes per task (for pass^k)")
     run.add_argument("--bench", default=None, metavar="NAME",
@@ -390,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.fn(args)
     except (KeyError, FileNotFoundError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        if isinstance(exc, ValidationError):  # our own checks' words, without pydantic's frame around them
+            message = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         print(f"envcraft {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ operations to build the tool graph. Nothing else describes an environment.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Literal
@@ -544,8 +545,22 @@ def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Ent
                                  f"({side.values})")
 
 
+# libyaml's parser when the machine has it (parsing is most of a load; the constructor is the same
+# safe one either way), the pure-Python one otherwise.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_blueprint(path: Path) -> Blueprint:
-    return Blueprint.model_validate(yaml.safe_load(Path(path).read_text("utf-8")))
+    """The blueprint in `path`, parsed once per version of the file (a changed file is read again)."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    return _load_blueprint(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _load_blueprint(path: Path, mtime_ns: int, size: int) -> Blueprint:
+    # Blueprints are frozen models, so one parsed copy can be shared by every caller.
+    return Blueprint.model_validate(yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER))
 
 
 BLUEPRINTS = Path(__file__).resolve().parent / "blueprints"

@@ -93,15 +93,14 @@ def audit_envs(names: list[str] | None = None, as_json: bool = False, echo: Call
 def generate_from_scenario(scenario: str, out: Path, base_url: str | None, api_key: str | None, model: str | None,
                            rounds: int) -> int:
     """`envcraft generate --scenario`: an LLM writes the blueprint; it is installed only if its audit passes."""
-    import os
-
     from envcraft.generator.llm import synthesize
+    from envcraft.registry.settings import Settings
 
-    base_url = base_url or os.environ.get("ENVCRAFT_BASE_URL")
-    if not base_url:
+    settings = Settings.from_env(base_url=base_url, api_key=api_key, model=model)
+    if not settings.base_url:
         raise ValueError("--scenario needs an LLM: pass --base-url (and --model, --api-key) or set ENVCRAFT_BASE_URL")
-    result = synthesize(scenario, base_url=base_url, api_key=api_key or os.environ.get("ENVCRAFT_API_KEY", "none"),
-                        model=model or os.environ.get("ENVCRAFT_MODEL", "default"), out_dir=Path(out), rounds=rounds)
+    result = synthesize(scenario, base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
+                        out_dir=Path(out), rounds=rounds)
     for attempt in result.attempts:
         print(f"round {attempt.round}: " + ("accepted" if attempt.error is None else attempt.error.splitlines()[0]))
     if not result.accepted:

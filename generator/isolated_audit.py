@@ -23,6 +23,8 @@ from pathlib import Path
 
 from envcraft.generator.audit import AuditReport, audit
 from envcraft.generator.blueprint import Blueprint
+from envcraft.registry.settings import Settings
+from envcraft_runtime.settings import RuntimeSettings
 
 MEMORY_BYTES = 2 * 1024 ** 3
 CPU_SECONDS = 300
@@ -57,6 +59,13 @@ def command(folder: Path, spec: Path) -> tuple[list[str], str]:
     return (args + child, "bwrap") if probe.returncode == 0 else (child, "process")
 
 
+def _runtime() -> RuntimeSettings:
+    """The audit child's runtime settings: this process's, but commands as plain processes unless a sandbox was
+    chosen (the child itself already runs inside bwrap)."""
+    runtime = Settings.from_env().runtime
+    return runtime if runtime.sandbox != "auto" else runtime.replace(sandbox="process")
+
+
 def audit_isolated(folder: Path | str, blueprint: Blueprint, timeout: float = 600.0) -> AuditReport:
     folder = Path(folder).resolve()
     with tempfile.TemporaryDirectory(prefix="envcraft-audit-spec-") as tmp:
@@ -64,7 +73,7 @@ def audit_isolated(folder: Path | str, blueprint: Blueprint, timeout: float = 60
         spec.write_text(blueprint.model_dump_json(), "utf-8")
         argv, containment = command(folder, spec)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
-               "ENVCRAFT_SANDBOX": os.environ.get("ENVCRAFT_SANDBOX", "process")}
+               **_runtime().to_environ()}
         try:
             ran = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=_limits)
         except subprocess.TimeoutExpired:

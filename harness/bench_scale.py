@@ -31,6 +31,7 @@ from pathlib import Path
 
 import httpx2
 from envcraft.registry.catalog import get
+from envcraft.registry.settings import Settings
 from envcraft.registry.workspaces import WorkspaceRoot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -161,10 +162,9 @@ def gold_replay(sdk_default: bool = False, cache_dir: str | None = None, limit: 
     import resource
 
     with tempfile.TemporaryDirectory() as scratch:
-        env = {**os.environ, "ENVCRAFT_SCHEMA_CACHE": "0" if sdk_default else "1",
-               "ENVCRAFT_TOOL_CACHE": "0" if sdk_default else "1"}
-        if cache_dir:
-            env["ENVCRAFT_CACHE_DIR"] = cache_dir
+        # The child run's settings, in its own environment (how a process of its own learns them).
+        runtime = Settings.from_env().runtime.replace(tool_cache=not sdk_default, cache_dir=cache_dir or None)
+        env = {**os.environ, **runtime.to_environ(), "ENVCRAFT_SCHEMA_CACHE": "0" if sdk_default else "1"}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "envcraft.cli", "run", "--agent", "gold", "--limit", str(limit),

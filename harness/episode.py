@@ -16,7 +16,9 @@ from envcraft.harness.errors import EpisodeStop
 from pydantic import BaseModel
 
 
-class Limits(BaseModel):
+class EpisodeBudget(BaseModel):
+    """What one episode may spend (steps, tokens, time); not the shell's resource limits (envcraft_runtime.Limits)."""
+
     max_steps: int = 40  # assistant messages (model calls) per episode
     max_tokens: int = 32_768  # episode budget: the transcript's length (last prompt + its completion)
     max_call_tokens: int = 2_048  # per-call completion budget (the request's max_tokens)
@@ -28,7 +30,7 @@ ToolReply = ToolResult  # the older name
 
 
 class Episode:
-    def __init__(self, info: EpisodeInfo, farm: Farm, limits: Limits = Limits()):
+    def __init__(self, info: EpisodeInfo, farm: Farm, limits: EpisodeBudget = EpisodeBudget()):
         self.info, self.farm, self.limits = info, farm, limits
         self.task_id, self.turns, self.envs = info.task_id, info.turns, info.envs
         self.openai_tools = info.tools

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task
-from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade, close_idle
 from envcraft.core.grading import Grade, Snapshot
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.errors import ServerFailure, TaskFailure
@@ -42,6 +42,7 @@ class LocalFarm(FarmBase):
         try:
             await super().__aexit__(*exc)
         finally:
+            close_idle()  # the grading processes this farm's grades left idle (core/bounded_grade.py)
             if self._own_root:
                 self.root.close()
 

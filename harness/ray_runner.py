@@ -47,9 +47,7 @@ def _worker_class(ray: Any) -> Any:
 
         def __init__(self, settings: Any, agent_name: str, make_agent: Callable[..., Any]):
             self.settings, self.agent_name, self.make_agent = settings, agent_name, make_agent
-            self.node = ray.get_runtime_context().get_node_id()
-            if self.settings.sandbox in ("bwrap", "process"):
-                os.environ["ENVCRAFT_SANDBOX"] = self.settings.sandbox
+            self.node = ray.get_runtime_context().get_node_id()  # the farm's settings reach run_batch's launcher
 
         def node_id(self) -> str:
             return self.node

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
-import os
 import time
 import uuid
 from pathlib import Path
@@ -19,14 +18,15 @@ from envcraft.core.tasks import TASKS_DIR, Task, iter_tasks, task_file
 from envcraft.harness.agent_options import AgentOptions, preflight
 from envcraft.harness.agents.base import Agent
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.episode import Limits
+from envcraft.harness.episode import EpisodeBudget
 from envcraft.harness.progress import RunProgress
 from envcraft.harness.reports.numbers import summary_rows
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.harness.terminal import console, table
 from envcraft.registry.catalog import discover, unknown_environment
-from envcraft.registry.launch import make_launcher
-from pydantic import BaseModel
+from envcraft.registry.launch import LAUNCHERS, make_launcher
+from envcraft.registry.settings import Settings
+from pydantic import BaseModel, Field, model_validator
 
 AGENTS = ("gold", "noop", "claw")
 SAMPLE_PER_ENV = 5  # the default run over the whole catalog is a sample; --limit 0 runs everything
@@ -39,25 +39,41 @@ class RunSettings(BaseModel):
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
-    launcher: str = "inprocess"
-    sandbox: str = "auto"  # bwrap (default on Linux), process (not isolating) or docker
+    launcher: str = "inprocess"  # how servers run: inprocess, stdio (a process each) or docker (a container each)
+    sandbox: str = "auto"  # where shell commands run: bwrap (default on Linux), process (NOT isolating) or auto
     concurrency: int = 4
     attempts: int = 1
     split: str = "all"
     limit: int | None = None  # tasks per environment; None: all with --env, else SAMPLE_PER_ENV; 0: all
     out: str | None = None
     retries: int = 2  # a resume re-runs an infrastructure failure while it has failed at most this often
-    limits: Limits = Limits()
+    limits: EpisodeBudget = EpisodeBudget()
     agent_options: AgentOptions = AgentOptions()
     ray: str | None = None  # "auto"/"local" or a cluster address: shard episodes over Ray actors
     workers: int = 1  # local worker processes sharing the episodes (harness/shards.py); 1: this process alone
     bench: str | None = None  # a foreign benchmark's tasks instead of ours (envcraft.benchmarks), e.g. bfcl-multi-turn
     category: str | None = None  # --bench: one of its categories (default: all)
+    host: Settings = Field(default_factory=Settings.from_env, exclude=True)  # never written to run.json (secrets)
+
+    @model_validator(mode="after")
+    def _sandbox_and_launcher(self) -> RunSettings:
+        if self.sandbox == "docker":
+            raise ValueError("--sandbox docker: Docker runs whole servers, so it is a launcher: pass --launcher docker")
+        if self.sandbox not in ("auto", "bwrap", "process"):
+            raise ValueError(f"unknown sandbox {self.sandbox!r}: use bwrap, process (NOT isolating) or auto")
+        if self.launcher not in LAUNCHERS:
+            make_launcher(self.launcher)  # raises the error that lists them
+        if self.launcher == "docker" and self.sandbox != "auto":
+            raise ValueError(f"--launcher docker runs shell commands in each episode's container: drop --sandbox "
+                             f"{self.sandbox}")
+        return self
+
+    def farm(self) -> Settings:
+        """The settings the farm runs with: the host's, with the run's sandbox choice."""
+        return self.host if self.sandbox == "auto" else self.host.with_runtime(sandbox=self.sandbox)
 
     def endpoint(self) -> tuple[str | None, str, str]:
-        return (self.base_url or os.environ.get("ENVCRAFT_BASE_URL"),
-                self.api_key or os.environ.get("ENVCRAFT_API_KEY", "none"),
-                self.model or os.environ.get("ENVCRAFT_MODEL", "default"))
+        return (self.base_url or self.host.base_url, self.api_key or self.host.api_key, self.model or self.host.model)
 
 
 def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
@@ -127,21 +143,17 @@ def run_main_job(settings: RunSettings) -> int:
     log = RolloutLog(out / "rollouts.jsonl")
     if log.done:
         talk.print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept")
-    launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
-    if settings.sandbox in ("bwrap", "process"):
-        os.environ["ENVCRAFT_SANDBOX"] = settings.sandbox  # read by each server's shell when it is built
-    elif settings.sandbox not in ("auto", "docker"):
-        raise ValueError(f"unknown sandbox {settings.sandbox!r}: use bwrap, process or docker")
+    launcher = make_launcher(settings.launcher, settings.farm())
     talk.print(f"{len(tasks)} task(s) from {len({t.envs[0] for t in tasks})} environment(s); agents: {', '.join(agents)}; "
                f"launcher: {launcher.name}; sandbox: {settings.sandbox}; concurrency: {settings.concurrency}"
                + (f" per worker, {settings.workers} worker processes" if settings.workers > 1 and not settings.ray else ""))
-    if settings.sandbox != "docker":
+    if settings.launcher != "docker":
         from envcraft_runtime.cgroups import containment
 
         talk.print(containment().banner())
     from envcraft.registry.gc_tuning import collect_less
 
-    collect_less()  # what lives for the whole run is loaded: the collector rescans it far less often
+    collect_less(settings.host)  # what lives for the whole run is loaded: the collector rescans it far less often
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name

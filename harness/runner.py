@@ -21,7 +21,7 @@ from envcraft.core.rollout import Failure, Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.agents.base import Agent
 from envcraft.harness.client import Farm
-from envcraft.harness.episode import Episode, Limits
+from envcraft.harness.episode import Episode, EpisodeBudget
 from envcraft.harness.errors import AgentFailure, EpisodeStop, InfraFailure, ServerFailure, TaskFailure, leaf
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.registry.launch import InProcessLauncher, Launcher
@@ -35,7 +35,7 @@ def _failure(exc: BaseException, default: type[InfraFailure]) -> InfraFailure:
     return default(f"{type(cause).__name__}: {cause}")
 
 
-async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_id: str, attempt: int = 0,
+async def run_episode(task: Task, agent: Agent, farm: Farm, limits: EpisodeBudget, run_id: str, attempt: int = 0,
                       launcher_name: str = "inprocess") -> Rollout:
     rollout = Rollout(run_id=run_id, task_id=task.id, task_hash=task.content_hash, envs=task.envs, split=task.split,
                       agent=agent.name, model=agent.model, attempt=attempt, launcher=launcher_name)
@@ -95,7 +95,7 @@ async def run_episode(task: Task, agent: Agent, farm: Farm, limits: Limits, run_
 
 
 async def run_pairs(todo: list[tuple[Task, int]], agent: Agent, launcher: Launcher | None, log: RolloutLog, *,
-                    run_id: str, limits: Limits = Limits(), concurrency: int = 4, farm: Farm | None = None,
+                    run_id: str, limits: EpisodeBudget = EpisodeBudget(), concurrency: int = 4, farm: Farm | None = None,
                     on_done: Callable[[Rollout], None] | None = None) -> None:
     """Run exactly these (task, attempt) episodes, appending each rollout to the log as it finishes."""
     limiter = anyio.CapacityLimiter(max(concurrency, 1))
@@ -173,7 +173,7 @@ class RolloutLog:
 
 
 async def run_tasks(tasks: list[Task], agent: Agent, launcher: Launcher | None, log: RolloutLog, *, run_id: str,
-                    limits: Limits = Limits(), concurrency: int = 4, attempts: int = 1, retries: int = 0,
+                    limits: EpisodeBudget = EpisodeBudget(), concurrency: int = 4, attempts: int = 1, retries: int = 0,
                     farm: Farm | None = None, on_done: Callable[[Rollout], None] | None = None) -> list[Rollout]:
     """Run every (task, attempt) the log does not hold yet (or holds as an infrastructure failure, at most
     `retries` times over); returns this agent's rollouts, old and new, in task order. Episodes go through

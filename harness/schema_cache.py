@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from typing import Any
 
+from envcraft.registry.settings import Settings
 from envcraft_runtime.tool_cache import cache_dir
 
 _VALIDATORS: dict[str, Any] = {}
@@ -94,7 +94,7 @@ def _session(client: Any) -> Any:
 
 def share_output_validators(client: Any) -> None:
     """Back the session's per-tool validator table by the process-wide one (call after listing tools)."""
-    if os.environ.get("ENVCRAFT_SCHEMA_CACHE", "1") == "0":  # the SDK's own behaviour (bench baseline)
+    if not Settings.from_env().schema_cache:  # the SDK's own behaviour (bench baseline)
         return
     session = _session(client)
     schemas = getattr(session, "_tool_output_schemas", None)

@@ -75,7 +75,7 @@ async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., An
 
     tasks = [Task.model_validate_json(t) for t in tasks_json]
     agent = make_agent(agent_name, settings, tasks)
-    launcher = make_launcher("docker" if settings.sandbox == "docker" else settings.launcher)
+    launcher = make_launcher(settings.launcher, settings.farm())
     done: list[str] = []
     send = stream or done.append
 
@@ -91,15 +91,15 @@ async def run_batch(settings: Any, agent_name: str, make_agent: Callable[..., An
 _stream: Any = None  # this worker's queue to the driver
 
 
-def _start_worker(sandbox: str, ready: Any, stream: Any) -> None:
+def _start_worker(settings: Any, ready: Any, stream: Any) -> None:
+    """A worker process's start: its farm's settings come with each batch (run_batch passes them to the
+    launcher), not through the environment."""
     global _stream
     _stream = stream
-    if sandbox in ("bwrap", "process"):
-        os.environ["ENVCRAFT_SANDBOX"] = sandbox
     import envcraft.harness.agents.policies  # noqa: F401 - with the farm (runner): the slow part of a start
     from envcraft.registry.gc_tuning import collect_less
 
-    collect_less()
+    collect_less(settings.host)
     # No worker takes a batch before every one has started: else the first up, while the others still
     # import, takes the queue's head, and a short run never reaches the other cores.
     with contextlib.suppress(threading.BrokenBarrierError):
@@ -126,7 +126,7 @@ def run_on_processes(settings: Any, agent_name: str, tasks: list[Task], log: Rol
     context = multiprocessing.get_context("spawn")
     stream = context.Queue()
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                                initargs=(settings.sandbox, context.Barrier(workers), stream)) as pool:
+                                                initargs=(settings, context.Barrier(workers), stream)) as pool:
         futures = [pool.submit(_work, settings, agent_name, make_agent, [t.model_dump_json() for t, _ in chunk],
                                [a for _, a in chunk], run_id) for chunk in chunks]
         try:

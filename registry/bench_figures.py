@@ -15,7 +15,9 @@ import anyio
 import anyio.to_thread
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
+from envcraft.registry.settings import Settings
 from envcraft.registry.workspaces import WorkspaceRoot
+from envcraft_runtime import settings as runtime_settings
 from mcp import Client, StdioServerParameters
 
 # The SDK's own figure: the smallest server the SDK can serve, one trivial tool.
@@ -158,20 +160,16 @@ async def _gateway_calls(env: Environment, n: int) -> list[float]:
 async def shell_calls(env: Environment, root: WorkspaceRoot, n: int) -> dict[str, list[float]]:
     """A trivial shell command per sandbox backend (the per-command cost of containment)."""
     out = {}
-    previous = os.environ.get("ENVCRAFT_SANDBOX")
+    previous = runtime_settings.configured()
     try:
         for backend in ("process", "bwrap"):
             if backend == "bwrap" and not shutil.which("bwrap"):
                 continue
-            os.environ["ENVCRAFT_SANDBOX"] = backend
-            launcher = InProcessLauncher()  # a new server, so the backend choice applies
+            launcher = InProcessLauncher(Settings.from_env().with_runtime(sandbox=backend))  # a new server
             async with launch(env, launcher, root) as instance:
                 out[backend] = await _calls(instance.client, "run_shell", {"command": "true"}, n)
     finally:
-        if previous is None:
-            os.environ.pop("ENVCRAFT_SANDBOX", None)
-        else:
-            os.environ["ENVCRAFT_SANDBOX"] = previous
+        runtime_settings.configure(previous)  # this process's servers as they were before the bench
     return out
 
 

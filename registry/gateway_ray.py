@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from envcraft.registry.gateway_workers import Worker
+from envcraft.registry.settings import Settings
 
 
 def _connect(address: str) -> Any:
@@ -43,8 +44,8 @@ def start_ray_workers(address: str, per_node: int, token: str, options: list[str
 
     nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
     # The run's marker (how tests find a run's processes) reaches the actors' processes and the gateways they start.
-    marker = {"env_vars": {"ENVCRAFT_RUN_MARKER": os.environ["ENVCRAFT_RUN_MARKER"]}} \
-        if "ENVCRAFT_RUN_MARKER" in os.environ else None
+    marker = Settings.from_env().runtime.marker_environ()  # how tests find a run's processes, on every node
+    marker = {"env_vars": marker} if marker else None
     actors = [GatewayWorker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
                                     runtime_env=marker).remote()
               for node in nodes for _ in range(per_node)]

@@ -11,14 +11,14 @@ larger first-generation threshold makes young collections rarer; cycles are stil
 from __future__ import annotations
 
 import gc
-import os
 
-YOUNG_THRESHOLD = 50_000  # CPython's defaults are (700, 10, 10) (ENVCRAFT_GC_THRESHOLD overrides; 0 leaves the defaults)
+from envcraft.registry.settings import Settings
 
 
-def collect_less() -> None:
-    """Call once start-up has built what lives for the whole process."""
-    threshold = int(os.environ.get("ENVCRAFT_GC_THRESHOLD", YOUNG_THRESHOLD))
+def collect_less(settings: Settings | None = None) -> None:
+    """Call once start-up has built what lives for the whole process (settings.gc_threshold: the young
+    generation's threshold, 50,000 by default; 0 leaves the interpreter's defaults)."""
+    threshold = (settings or Settings.from_env()).gc_threshold
     if threshold <= 0:
         return
     gc.freeze()

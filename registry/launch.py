@@ -1,7 +1,9 @@
-"""How an environment instance is launched: one protocol, one class per way.
+"""How an environment instance is launched: one protocol, one class per way, chosen by name from LAUNCHERS.
 
-A launcher turns (environment, workspace) into a connected MCP client. Reset and grading never
-go through it: they act on the workspace from outside, where the agent cannot reach.
+A launcher acquires an instance: a workspace and an MCP client connected to the environment's server acting on it.
+The in-process and stdio launchers check a workspace out of the pool and connect a server to it (`connect`); the
+docker launcher's warm containers come with their workspaces. Reset and grading never go through a launcher:
+they act on the workspace from outside, where the agent cannot reach.
 """
 
 from __future__ import annotations
@@ -21,15 +23,43 @@ import anyio.to_thread
 from envcraft.core.state import InitialState
 from envcraft.registry.catalog import Environment
 from envcraft.registry.instance import Instance
+from envcraft.registry.settings import Settings
 from envcraft.registry.workspaces import WorkspaceRoot
 from envcraft_runtime import WORKSPACE
+from envcraft_runtime.settings import configure as configure_runtime
 from mcp import Client, StdioServerParameters
 
 
 class Launcher(Protocol):
     name: str
 
-    def connect(self, env: Environment, workspace: Path) -> AbstractAsyncContextManager[Client]: ...
+    def acquire(self, env: Environment, root: WorkspaceRoot,
+                initial: InitialState | None) -> AbstractAsyncContextManager[Instance]:
+        """A fresh instance of `env` started from `initial`; when the block exits, however it exits, its server
+        connection is closed and its workspace given back (rebuilt from the seed for the pool, or removed)."""
+        ...
+
+
+class PooledLauncher:
+    """A launcher whose instance is a pooled workspace with a server connected to it: subclasses say how the
+    server is connected (`connect`)."""
+
+    name: str
+
+    def connect(self, env: Environment, workspace: Path) -> AbstractAsyncContextManager[Client]:
+        raise NotImplementedError
+
+    @asynccontextmanager
+    async def acquire(self, env: Environment, root: WorkspaceRoot,
+                      initial: InitialState | None = None) -> AsyncIterator[Instance]:
+        workspace = root.checkout(env.name, env.seed, initial)
+        try:
+            async with self.connect(env, workspace) as client:
+                yield Instance(env, workspace, client, initial)
+        finally:
+            # Off the event loop (an agent can leave 100,000 files to remove), and finished even when cancelled.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(root.checkin, env.seed, workspace)
 
 
 def package_name(env: Environment) -> str:
@@ -46,18 +76,24 @@ def load_server_module(env: Environment) -> types.ModuleType:
     return importlib.import_module(f"{package}.server")
 
 
-class InProcessLauncher:
+class InProcessLauncher(PooledLauncher):
     """Servers run in this process, over the SDK's in-memory transport: fastest.
 
     Building a server (registering its tools) costs tens of milliseconds, so each environment's
     server is built once and shared by all its episodes: a connection names its episode's
     workspace through the runtime's `envcraft_runtime.WORKSPACE` context variable, which every task
     serving that connection inherits. A tool reached without one refuses to act.
+
+    Given settings, the servers of this process take their runtime part (sandbox, warm shell, ...): passed in,
+    never through the environment. Without, they keep what the process has (its environment, or what an
+    earlier launcher passed in).
     """
 
     name = "inprocess"
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Settings | None = None) -> None:
+        if settings is not None:
+            configure_runtime(settings.runtime)
         self._servers: dict[str, object] = {}
         self._listings: dict[str, Any] = {}  # env -> the tools/list answer of its shared server
 
@@ -116,18 +152,20 @@ class BoundClient:
         return getattr(self._client, name)
 
 
-class StdioLauncher:
+class StdioLauncher(PooledLauncher):
     """`python server.py --workspace W` as a child process over stdio: the standalone path."""
 
     name = "stdio"
 
-    def __init__(self, python: str = sys.executable):
+    def __init__(self, settings: Settings | None = None, python: str = sys.executable):
+        self.settings = settings or Settings.from_env()
         self.python = python
 
     def parameters(self, env: Environment, workspace: Path) -> StdioServerParameters:
-        # The sandbox choice and a run's marker (how tests find a run's processes) pass through; no secrets do.
-        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "ENVCRAFT_SANDBOX", "ENVCRAFT_RUN_MARKER")
-                if k in os.environ}
+        # The child gets the runtime settings and a run's marker (how tests find a run's processes) in its own
+        # environment, which is how a process of its own learns them; no secrets pass.
+        keep = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+        keep |= self.settings.runtime.to_environ()
         return StdioServerParameters(command=self.python, args=[str(env.entrypoint), "--workspace", str(workspace)],
                                      env=keep, cwd=str(env.folder))
 
@@ -137,41 +175,29 @@ class StdioLauncher:
             yield client
 
 
-def _docker_launcher() -> Launcher:
-    """Imported on use, so `import registry.launch` does not import the Docker SDK."""
+def _docker_launcher(settings: Settings | None = None) -> Launcher:
+    """Imported on use, so `import registry.launch` does not import the Docker SDK. Its containers' shells run
+    in the container itself (the runtime's sandbox is `container` there), so only the other settings apply."""
     from envcraft.registry.docker_launcher import DockerLauncher
 
     return DockerLauncher()
 
 
-LAUNCHERS: dict[str, Callable[[], Launcher]] = {"inprocess": InProcessLauncher, "stdio": StdioLauncher,
-                                                "docker": _docker_launcher}
+LAUNCHERS: dict[str, Callable[[Settings | None], Launcher]] = {
+    "inprocess": InProcessLauncher, "stdio": StdioLauncher, "docker": _docker_launcher}
 
 
-def make_launcher(name: str) -> Launcher:
+def make_launcher(name: str, settings: Settings | None = None) -> Launcher:
     if name not in LAUNCHERS:
-        raise ValueError(f"unknown launcher {name!r}: choose one of {', '.join(LAUNCHERS)}")
-    return LAUNCHERS[name]()
+        hint = " (bwrap and process are sandboxes: pass them as --sandbox)" if name in ("bwrap", "process") else ""
+        raise ValueError(f"unknown launcher {name!r}: choose one of {', '.join(LAUNCHERS)}{hint}")
+    return LAUNCHERS[name](settings)
 
 
 @asynccontextmanager
 async def launch(env: Environment, launcher: Launcher, root: WorkspaceRoot,
                  initial: InitialState | None = None) -> AsyncIterator[Instance]:
-    """A fresh instance; when the block exits, however it exits, its server connection is closed and
-    its workspace is rebuilt from the seed for the pool (or removed).
-
-    A launcher with an `acquire(env, root, initial)` of its own (the Docker launcher, whose warm
-    containers come with their workspaces) provides the instance itself."""
-    acquire = getattr(launcher, "acquire", None)
-    if acquire is not None:
-        async with acquire(env, root, initial) as instance:
-            yield instance
-        return
-    workspace = root.checkout(env.name, env.seed, initial)
-    try:
-        async with launcher.connect(env, workspace) as client:
-            yield Instance(env, workspace, client, initial)
-    finally:
-        # Off the event loop (an agent can leave 100,000 files to remove), and finished even when cancelled.
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(root.checkin, env.seed, workspace)
+    """A fresh instance from `launcher`; when the block exits, however it exits, its server connection is closed
+    and its workspace is rebuilt from the seed for the pool (or removed)."""
+    async with launcher.acquire(env, root, initial) as instance:
+        yield instance

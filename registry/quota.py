@@ -30,8 +30,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-WORKSPACE_MB = int(os.environ.get("ENVCRAFT_WORKSPACE_MB", "256"))
-WORKSPACE_FILES = int(os.environ.get("ENVCRAFT_WORKSPACE_FILES", "20000"))
+from envcraft.registry.settings import Settings
+
 MS_NOSUID, MS_NODEV = 2, 4
 MNT_DETACH = 2
 
@@ -45,32 +45,34 @@ def _registry_base() -> str:
     return os.path.realpath(os.path.join(tempfile.gettempdir(), "envcraft"))
 
 
-def enabled(path: Path | str | None = None) -> bool:
+def enabled(path: Path | str | None = None, settings: Settings | None = None) -> bool:
     """Whether a workspace at `path` gets a quota (None: whether the registry's own workspaces do)."""
-    setting = os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "auto")
+    setting = (settings or Settings.from_env()).workspace_quota
     if _refused is not None or setting == "0":
         return False
     return setting == "1" or path is None or os.path.realpath(str(path)).startswith(_registry_base() + os.sep)
 
 
-def describe() -> str:
-    if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA", "auto") == "0":
+def describe(settings: Settings | None = None) -> str:
+    settings = settings or Settings.from_env()
+    if settings.workspace_quota == "0":
         return "off (ENVCRAFT_WORKSPACE_QUOTA=0)"
     if _refused:
         return f"none: cannot mount a tmpfs per workspace ({_refused})"
-    where = "every workspace" if os.environ.get("ENVCRAFT_WORKSPACE_QUOTA") == "1" else \
+    where = "every workspace" if settings.workspace_quota == "1" else \
         f"every workspace under {_registry_base()} (ENVCRAFT_WORKSPACE_QUOTA=1: under any folder)"
-    return f"{WORKSPACE_MB} MB and {WORKSPACE_FILES} files per workspace (tmpfs), for {where}"
+    return f"{settings.workspace_mb} MB and {settings.workspace_files} files per workspace (tmpfs), for {where}"
 
 
-def mount(path: Path, *, force: bool = False) -> bool:
+def mount(path: Path, *, force: bool = False, settings: Settings | None = None) -> bool:
     """Make `path` (a new, empty folder) a tmpfs of the workspace's size; False where that is not possible
     or not wanted (see enabled(); `force` skips the where-check, not the env switch)."""
     global _refused
-    if not (enabled(path) or (force and enabled())):
+    settings = settings or Settings.from_env()
+    if not (enabled(path, settings) or (force and enabled(None, settings))):
         return False
     path.mkdir(parents=True, exist_ok=True)
-    options = f"size={WORKSPACE_MB}m,nr_inodes={WORKSPACE_FILES},mode=0755".encode()
+    options = f"size={settings.workspace_mb}m,nr_inodes={settings.workspace_files},mode=0755".encode()
     if _libc.mount(b"tmpfs", str(path).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         _refused = os.strerror(ctypes.get_errno())
         return False

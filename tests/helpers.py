@@ -12,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from envcraft.core.tasks import Check, Task, ToolCall
+import pytest
+from envcraft.core.tasks import TASKS_DIR, Check, Task, ToolCall, load_tasks, task_files
+from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.registry.catalog import get
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,3 +87,25 @@ def gateway_process(token: str):
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+async def shows_row(agent, env: str, table: str, row: dict) -> bool:
+    """Whether the environment's own search tool for `table` finds `row`, asked by one of the row's own values:
+    the agent's view of the episode's state (no file tools needed, so it works for claw_tool environments too)."""
+    bp = load_blueprint(BLUEPRINTS / f"{env}.yaml")
+    entity = next(e for e in bp.entities if e.table == table)
+    search = next(op for op in bp.operations if op.kind == "search" and op.entity == entity.name)
+    param = next(p for p in search.params if isinstance(row.get(p), str))
+    found = await agent.call_tool(search.name, {param: row[param]})
+    assert not found.is_error, found.content
+    return row["id"] in json.dumps(found.structured_content)
+
+
+def cross_task() -> Task:
+    """The catalog's first task spanning two environments that both start from their own rows."""
+    for path in task_files(TASKS_DIR):
+        for task in load_tasks(path):
+            if len(task.envs) == 2 and task.initial.rows and task.other_initial.get(task.envs[1], None) \
+                    and task.other_initial[task.envs[1]].rows:
+                return task
+    pytest.fail("the task store has no cross-environment task with initial rows in both environments")

@@ -95,6 +95,7 @@ def test_an_unvalidated_argument_that_crashes_is_rejected(vet):
     assert any(tool == "appointment_book" for tool, _ in errors(report)), errors(report)
 
 
+@pytest.mark.slow
 def test_a_hanging_tool_is_reported_without_holding_the_audit(vet):
     patch_app(vet, '    check_choice(specialty, "specialty", VET_SPECIALTY)\n',
               '    __import__("time").sleep(20)\n')

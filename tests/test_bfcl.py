@@ -233,6 +233,7 @@ def gateway():
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_gold_and_noop_through_the_gateway_with_the_mcp_client(gateway):
     tasks = [task("bfcl-multi_turn_base_1"), task(MISS_FUNC), task("bfcl-multi_turn_long_context_2")]
@@ -248,6 +249,7 @@ def control(gateway: str, method: str, path: str, body: dict | None = None) -> h
                          timeout=60)
 
 
+@pytest.mark.slow
 def test_an_external_client_drives_an_episode_the_operator_turns_resets_and_grades(gateway):
     """The MCP Inspector CLI as the agent (any MCP client), the control API as the operator."""
     created = control(gateway, "POST", "/episodes", {"env": "bfcl_multi_turn_miss_func", "task_id": MISS_FUNC})
@@ -294,6 +296,7 @@ def envcraft(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=300, env={**__import__("os").environ, "COLUMNS": "200"})
 
 
+@pytest.mark.slow
 def test_list_run_and_report_show_bfcl_beside_our_environments(tmp_path):
     listed = envcraft("list", cwd=tmp_path)
     rows = [line.split() for line in listed.stdout.splitlines()]

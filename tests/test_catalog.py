@@ -14,6 +14,7 @@ SERVERS = Path(__file__).resolve().parent.parent / "servers"
 BLUEPRINTS = load_all()
 
 
+@pytest.mark.slow
 def test_committed_servers_are_exactly_what_the_blueprints_compile_to():
     stale = []
     for bp in BLUEPRINTS:
@@ -34,6 +35,7 @@ def test_catalog_is_larger_than_envcrafts_and_varied():
     assert len(stats.domains) >= 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bp", BLUEPRINTS, ids=[bp.id for bp in BLUEPRINTS])
 def test_every_catalog_environment_passes_the_audit(bp):
     report = audit(SERVERS / bp.id, blueprint=bp)

@@ -57,6 +57,7 @@ def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
     assert refusal(app.table_reservation_book, tables, **call) is None
 
 
+@pytest.mark.slow
 def test_a_comparison_by_the_enums_own_order(tmp_path):
     """intro < intermediate < advanced: by the alphabet 'advanced' would be the lowest level."""
     _, app, tables = _world("tutor_matching_center", tmp_path)
@@ -154,6 +155,7 @@ def test_a_misused_option_fails_validation_with_a_clear_message(name, policy, ch
         Blueprint.model_validate(_with_check(_raw(name), policy, **change))
 
 
+@pytest.mark.slow
 def test_when_as_all_of_several_conditions(tmp_path):
     """ReadUp Literacy's reading buddies: the rule speaks only when both the agency and the role say so."""
     _, app, tables = _world("volunteer_shift_matching", tmp_path)
@@ -234,6 +236,7 @@ CONVERTED = {"restaurant_table_reservations": ["reservation_policy_2"], "tutor_m
              "harvest_equipment_scheduling": ["crew_rules_1", "crew_rules_1c", "judgement_1"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env", sorted(CONVERTED))
 def test_the_audit_shows_each_converted_rule_blocking_a_call_built_to_break_it(env):
     """The installed server's audit arranges, for every enforced rule, a world that breaks only that rule and

@@ -7,6 +7,7 @@ import copy
 import json
 from collections import Counter
 
+import pytest
 from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
 from envcraft.generator.claims import claim_breaks, claims
 from envcraft.generator.compiler import compile_blueprint
@@ -15,6 +16,7 @@ from envcraft.generator.tasks.env import SERVERS
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft_runtime import ToolFailure
 
 RENTALS = load_blueprint(BLUEPRINTS / "rental_tenant_matching.yaml")
 LIVE = ("sent", "signed")
@@ -66,3 +68,11 @@ def test_the_offer_tool_keeps_one_offer_per_unit(tmp_path):
     app.lease_offer_send(tables, pair["rental_unit_id"], pair["rental_applicant_id"], "2026-12-24")
     assert claim_breaks(RENTALS, tables) == []
     _coherent(tables)
+    # the second offer on that unit: to another applicant approved for it if the seed has one, else the same
+    rival = next((a for a in tables["rental_applications"] if a["status"] == "approved"
+                  and a["rental_unit_id"] == pair["rental_unit_id"] and a["id"] != pair["id"]), pair)
+    before = copy.deepcopy(tables)
+    with pytest.raises(ToolFailure, match="available") as refused:
+        app.lease_offer_send(tables, pair["rental_unit_id"], rival["rental_applicant_id"], "2026-12-26")
+    assert pair["rental_unit_id"] in str(refused.value)  # the refusal names the unit that is already offered
+    assert tables == before  # nothing written: still one live offer on the unit

@@ -7,7 +7,7 @@ import socket
 import pytest
 from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.harness.agents.claw import ClawAgent
-from envcraft.harness.episode import Episode, Limits
+from envcraft.harness.episode import Episode, EpisodeBudget
 from envcraft.harness.errors import InfraFailure
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.runner import run_episode
@@ -44,12 +44,12 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-async def episode(task: Task, agent, root: WorkspaceRoot, limits: Limits = Limits()):
+async def episode(task: Task, agent, root: WorkspaceRoot, limits: EpisodeBudget = EpisodeBudget()):
     async with LocalFarm(InProcessLauncher(), root) as farm:
         return await run_episode(task, agent, farm, limits, "test-run")
 
 
-async def run(task: Task, root: WorkspaceRoot, script: Script | None = None, limits: Limits = Limits(), **agent_options):
+async def run(task: Task, root: WorkspaceRoot, script: Script | None = None, limits: EpisodeBudget = EpisodeBudget(), **agent_options):
     with serving(build_app(script or Script.from_tasks([task]), fail_first=agent_options.pop("fail_first", 0))) as url:
         agent = ClawAgent(base_url=url, api_key="test", model="scripted", **agent_options)
         return await episode(task, agent, root, limits)
@@ -122,7 +122,7 @@ async def test_model_endpoint_down_is_an_infra_failure_at_the_model(root):
     async with LocalFarm(InProcessLauncher(), root) as farm:
         info = await farm.create(TASK)
         with pytest.raises(InfraFailure) as caught:
-            await agent.run(Episode(info, farm, Limits()))
+            await agent.run(Episode(info, farm, EpisodeBudget()))
         await farm.delete(info.id)
     assert caught.value.boundary == "model" and "APIConnectionError" in caught.value.message
     rollout = await episode(TASK, agent, root)

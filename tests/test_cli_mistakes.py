@@ -7,6 +7,8 @@ import os
 import signal
 import subprocess
 
+import pytest
+
 from envcraft import __version__
 from tests.helpers import REPO, free_port, wait_for_port
 from tests.test_run import ENVCRAFT, envcraft
@@ -17,6 +19,7 @@ def test_version():
     assert done.returncode == 0 and done.stdout.strip() == f"envcraft {__version__}"
 
 
+@pytest.mark.slow
 def test_report_and_export_on_a_missing_run_fail_and_create_nothing(tmp_path):
     missing = tmp_path / "runs" / "nope"
     for args in (["report", str(missing)], ["report", str(missing), "--html", str(tmp_path / "r.html")],
@@ -36,12 +39,14 @@ def test_task_stats_and_sample_on_a_missing_folder_fail_and_create_nothing(tmp_p
     assert not (tmp_path / "tasks").exists()
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_not_a_run_is_named_as_such(tmp_path):
     done = envcraft("report", str(tmp_path))
     assert done.returncode == 2 and "holds no rollouts.jsonl" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_misspelt_environment_gets_did_you_mean_not_the_whole_catalog():
     for args in (["run", "--env", "offfice"], ["serve", "offfice"], ["serve", "offfice", "--stdio"]):
         done = envcraft(*args)
@@ -53,17 +58,20 @@ def test_a_misspelt_environment_gets_did_you_mean_not_the_whole_catalog():
     assert done.returncode == 2 and "did you mean" not in done.stderr and "envcraft list" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_misspelt_agent_gets_did_you_mean():
     done = envcraft("run", "--env", "office", "--agent", "gould")
     assert done.returncode == 2 and "unknown agent 'gould': did you mean 'gold'?" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_banner_names_the_agents_asked_for(tmp_path):
     done = envcraft("run", "--env", "office", "--agent", "gold", "--limit", "1", "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     assert "gold-replay policy" in done.stderr and "no-op" not in done.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_and_sigterm_stop_serve_cleanly_and_remove_its_workspace(tmp_path):
     for sig, code in ((signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)):
         port = free_port()

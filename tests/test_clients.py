@@ -42,6 +42,7 @@ def test_stdio_entries_name_this_interpreter_and_absolute_paths(client, tmp_path
     assert entry.get("type") == ("stdio" if client in ("claude-code", "vscode") else None)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_printed_stdio_entry_starts_a_working_server(tmp_path):
     """What Claude Desktop would do with the entry: run its command, from anywhere, and talk MCP over stdio."""
@@ -55,6 +56,7 @@ async def test_the_printed_stdio_entry_starts_a_working_server(tmp_path):
     assert (tmp_path / "ws" / ".app" / "state.json").exists()  # the absolute workspace was used
 
 
+@pytest.mark.slow
 def test_http_serving_prints_only_the_entry_on_stdout_logs_go_to_stderr():
     port = free_port()
     server = subprocess.Popen([*ENVCRAFT, "serve", "office", "--client", "vscode", "--port", str(port)], cwd=REPO,

@@ -63,6 +63,7 @@ def apps() -> list[tuple[str, ast.Module]]:
             if path.parent.name != "office"]
 
 
+@pytest.mark.slow
 def test_every_generated_app_imports_only_what_it_uses_and_copies_no_helper():
     found = apps()
     assert len(found) >= 150
@@ -75,6 +76,7 @@ def test_every_generated_app_imports_only_what_it_uses_and_copies_no_helper():
         assert not [name for name in imported if name not in used], f"{env}/app.py imports names it never uses"
 
 
+@pytest.mark.slow
 def test_every_operation_finds_rows_through_one_declaration_per_entity():
     """A table, how a row is named and how to find ids are spelled once per app (a `Rows` constant): an
     operation finds its row, or checks an id argument, in one line."""

@@ -41,6 +41,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 async def test_contained_and_episode_goes_on(case, tmp_path):
     command, evidence, timeout = CASES[case]
@@ -108,6 +109,7 @@ async def test_a_planted_host_secret_never_appears(tmp_path):
         assert f"{secret_dir}/secret.txt: No such file" in text and token not in text
 
 
+@pytest.mark.slow
 async def test_many_small_files_stay_within_the_shell_limits(tmp_path):
     """Disk fill by count, not size: the command is bounded in time and the episode goes on."""
     async with launch(get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)) as instance:
@@ -156,6 +158,7 @@ async def test_a_daemonized_process_ends_when_its_command_returns(tmp_path):
         assert "next" in again.content[0].text
 
 
+@pytest.mark.slow
 async def test_nothing_carries_from_one_command_to_the_next(tmp_path):
     """Outside the workspace nothing a command writes is there for the next one: /tmp, /dev/shm and POSIX message
     queues are emptied, System V IPC objects go with the sandbox, and the sandbox's root, /etc and /dev are read-only."""
@@ -207,6 +210,7 @@ def _stopped_runners(workspace: Path) -> list[int]:
     return stopped
 
 
+@pytest.mark.slow
 async def test_a_command_that_stops_the_runner_does_not_hang_the_next_one(tmp_path):
     """Hole: the runner is the commands' uid, so `kill -STOP` reached it; it then never reaped nor started a command,
     and every later command of the episode hit its time limit with no output (25 s each), for good. Now the server
@@ -250,6 +254,7 @@ async def test_no_key_reaches_a_host_keyring(tmp_path):
             ctypes.CDLL(None).syscall({"x86_64": 250, "aarch64": 219}[platform.machine()], 21, key)
 
 
+@pytest.mark.slow
 async def test_a_command_cannot_use_up_host_roots_inotify_instances(tmp_path):
     """Hole: inotify instances are counted per host user up the user-namespace tree, and the sandbox's uid 0 is host
     root: one command holding 128 left the server, every other episode and the host's root daemons unable to make one
@@ -335,6 +340,7 @@ def _runner_of(workspace: Path) -> int:
     return pid
 
 
+@pytest.mark.slow
 async def test_episodes_and_the_spare_child_are_out_of_reach_and_a_killed_runner_is_replaced(tmp_path):
     """While episode A's command runs, episode B's sees no process of A's and signals none (kill -9 -1, pkill), and
     no spare child: one runner (pid 1) and its own command. A runner killed from outside mid-command ends that
@@ -377,6 +383,7 @@ async def test_episodes_and_the_spare_child_are_out_of_reach_and_a_killed_runner
         assert not Path(f"/proc/{runner}").exists() and _host_processes_with("sleep 5; echo never") == []
 
 
+@pytest.mark.slow
 async def test_commands_started_while_a_long_one_runs_never_end_it(tmp_path):
     """Hole: after each command the server hands the runner a spare child's link; while another command runs the
     runner refuses it, but a command sent to that link before the refusal was read "never started", and the server

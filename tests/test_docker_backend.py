@@ -36,7 +36,7 @@ def _engine_problem() -> str | None:
 
 
 PROBLEM = _engine_problem()
-pytestmark = [pytest.mark.anyio, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")]
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")]
 
 
 def _uid_block(container: dict):

@@ -106,6 +106,7 @@ async def _bomb_while_forking(a, b, ca: dict, commands: range, bound: int) -> di
     return seen
 
 
+@pytest.mark.slow
 async def test_a_fork_bomb_in_one_container_leaves_the_commands_of_another_alone(tmp_path, launcher):
     env, root = get("office"), WorkspaceRoot(tmp_path)
     bound = Limits().processes  # RLIMIT_NPROC of a command in a container (no cgroup of its own there)

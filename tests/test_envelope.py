@@ -107,6 +107,7 @@ def _parent_is_us(entry: Path) -> bool:
         return False
 
 
+@pytest.mark.slow
 @BWRAP
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="the unprivileged-uid fallback needs root and setpriv")
 @pytest.mark.anyio
@@ -196,6 +197,7 @@ PROBE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
     """This host's controllers sit on v1, so a cgroup2 mount here has none to hand down: what runs for real
     is the v2 layout, process placement (also by an unprivileged uid through a descriptor the server opened, as the
@@ -218,6 +220,7 @@ def test_v2_code_path_on_a_real_cgroup2_mount_in_a_private_namespace(tmp_path):
     assert f"0::/{result['other']}" in result["unprivileged"], result  # a non-root uid joined by the server's descriptor
 
 
+@pytest.mark.slow
 @BWRAP
 @NEEDS_CGROUPS
 @pytest.mark.anyio

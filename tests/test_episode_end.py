@@ -43,6 +43,7 @@ async def _poll(condition, seconds: float) -> None:
             await anyio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_a_command_running_across_deletion_leaves_no_trace_in_the_next_episode(gateway):  # noqa: F811
     port, _ = gateway
     task = mail_task(0)
@@ -132,6 +133,7 @@ async def test_xattrs_modes_and_io_priority_do_not_carry_to_the_next_episode(tmp
     assert after == clean, (clean, after)
 
 
+@pytest.mark.slow
 async def test_signals_the_runner_cannot_use_end_nothing(tmp_path):
     """Hole: the runner, the sandbox's pid 1, handled SIGINT (Python's KeyboardInterrupt), so `kill -INT 1` from a
     command ended it and, with it, a parallel command of the same episode."""

@@ -30,6 +30,7 @@ def claims(tmp_path, monkeypatch):
     return tmp_path / "claims"
 
 
+@pytest.mark.slow
 def test_live_episodes_never_share_a_uid_past_4096_and_a_freed_one_is_reused(claims):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < 5000:  # one descriptor per claim held

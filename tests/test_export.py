@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from envcraft.harness.reports.numbers import pass_at as _pass_at
 from envcraft.harness.reports.numbers import pass_hat as _pass_hat
 
 from tests.test_run import envcraft
 
 
+@pytest.mark.slow
 def test_report_and_exports_from_a_run(tmp_path):
     out = tmp_path / "run"
     done = envcraft("run", "--env", "office", "--limit", "3", "--attempts", "2", "--out", str(out))

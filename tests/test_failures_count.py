@@ -28,6 +28,7 @@ pytestmark = pytest.mark.anyio
 GRADE_SECONDS = 3.0
 
 
+@pytest.mark.slow
 async def test_a_timed_out_grade_counts_as_a_failed_episode_in_the_report(tmp_path):
     solved = mail_task(0)
     agent = GoldReplayAgent({solved.id: solved.gold,

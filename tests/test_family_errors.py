@@ -49,6 +49,7 @@ def test_a_family_bug_is_named_and_a_refusal_stays_quiet():
     assert "test_family_errors.py" in report["judgement"]["first"]  # where it was raised
 
 
+@pytest.mark.slow
 def test_no_family_raises_anything_but_failed():
     folders = generated_envs(SERVERS)
     assert set(ENVS) <= set(folders)

@@ -8,9 +8,12 @@ from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
 
+from tests.helpers import cross_task, shows_row
+
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_64_concurrent_episodes_keep_separate_state(tmp_path):
     env, launcher, root = get("office"), InProcessLauncher(), WorkspaceRoot(tmp_path)
     seen: dict[int, tuple[str, str]] = {}
@@ -54,4 +57,24 @@ async def test_task_initial_state_does_not_leak_into_the_next_episode(tmp_path):
     async with launch(env, launcher, root) as second:
         assert second.workspace == first.workspace  # the same pooled folder, rebuilt
         assert not (second.workspace / "planted.txt").exists()
+    root.close()
+
+
+async def test_each_environment_of_a_cross_environment_task_starts_from_its_own_initial_state(tmp_path):
+    """The in-process farm's side of test_gateway_groups: every row of each environment's own S0 is there."""
+    from envcraft.harness.farm_local import LocalFarm
+
+    task = cross_task()
+    root = WorkspaceRoot(tmp_path)
+    async with LocalFarm(root=root) as farm:
+        info = await farm.create(task)
+        clients = farm.live[info.id].opened.clients
+        assert list(clients) == task.envs
+        for env, client in clients.items():
+            rows = task.initial_for(env).rows
+            assert rows, env
+            for table, added in rows.items():
+                for row in added:
+                    assert await shows_row(client, env, table, row), (env, table, row["id"])
+        await farm.delete(info.id)
     root.close()

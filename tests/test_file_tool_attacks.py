@@ -52,6 +52,7 @@ def host_secret(tmp_path_factory):
     return folder, token
 
 
+@pytest.mark.slow
 async def test_symlink_race_never_reaches_outside_the_workspace(tmp_path, host_secret):
     secret_dir, token = host_secret
     rel_secret = str(secret_dir / "secret.txt").lstrip("/")
@@ -137,6 +138,7 @@ async def test_redos_and_fifos_do_not_freeze_another_episode(tmp_path):
         assert len(redos) == 0  # (a+)+$ does not match a line ending in '!': answered, not hung
 
 
+@pytest.mark.slow
 async def test_deep_trees_leave_grading_reset_and_removal_working(tmp_path):
     root = WorkspaceRoot(tmp_path)
     async with launch(get("office"), InProcessLauncher(), root) as instance:
@@ -220,6 +222,7 @@ def _stdio_call(server: str, workspace, arguments_json: str) -> dict:
         server_proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
 def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number):
     env = get("accounts_payable_desk")
@@ -240,6 +243,7 @@ def test_non_finite_numbers_are_refused_over_stdio_and_the_cli(tmp_path, number)
 
 async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
     from envcraft.registry import quota
+    from envcraft.registry.settings import Settings
 
     monkeypatch.setenv("ENVCRAFT_WORKSPACE_QUOTA", "1")
     if not quota.enabled():
@@ -250,16 +254,16 @@ async def test_workspace_disk_and_file_quota(tmp_path, monkeypatch):
             "mkdir many && cd many && i=0; while [ $i -lt 30000 ]; do true > f$i || break; i=$((i+1)); done; echo made $i"),
             "timeout_seconds": 20})
         made = int(files.content[0].text.split("made ")[1].split()[0])
-        assert made < quota.WORKSPACE_FILES, files.content[0].text[-500:]  # the file count hit the quota
+        assert made < Settings.from_env().workspace_files, files.content[0].text[-500:]  # the file count hit the quota
         full = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x"})
         assert full.is_error and "workspace is full" in full.content[0].text
         await instance.client.call_tool("run_shell", {"command": "rm -rf many"})
         blocks = await instance.client.call_tool("run_shell", {"command": (
             "for i in 1 2 3 4 5 6; do head -c 60000000 /dev/zero > big$i || break; done; du -sm . | cut -f1")})
         used = int(blocks.content[0].text.split("stdout:\n")[1].split()[0])
-        assert used <= quota.WORKSPACE_MB, blocks.content[0].text  # 360 MB asked, the size quota held
+        assert used <= Settings.from_env().workspace_mb, blocks.content[0].text  # 360 MB asked, the size quota held
         os_view = os.statvfs(instance.workspace)
-        assert os_view.f_blocks * os_view.f_frsize <= quota.WORKSPACE_MB * 2**20
+        assert os_view.f_blocks * os_view.f_frsize <= Settings.from_env().workspace_mb * 2**20
         again = await instance.client.call_tool("write_file", {"path": "note.txt", "content": "x" * 1000})
         assert again.is_error and "workspace is full" in again.content[0].text
         instance.reset()  # the episode's workspace comes back clean, still under its quota

@@ -50,6 +50,7 @@ def gateway(tmp_path):
         process.wait(timeout=15)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_episodes_are_separate_and_the_control_plane_is_out_of_reach(gateway):
     port, _ = gateway
@@ -75,6 +76,7 @@ async def test_episodes_are_separate_and_the_control_plane_is_out_of_reach(gatew
         assert "secret.txt" not in (await agent_a.call_tool("list_dir", {})).content[0].text
 
 
+@pytest.mark.slow
 def test_inspector_works_in_a_gateway_episode_and_farm_limits_are_clear(gateway):
     port, _ = gateway
     _, episode = control(port, "POST", "/episodes", {"env": "office"})
@@ -99,6 +101,7 @@ def await_shell(port: int, url: str) -> str:
     return anyio.run(call)
 
 
+@pytest.mark.slow
 def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     port, process = gateway
     _, episode = control(port, "POST", "/episodes", {"env": "office"})
@@ -116,6 +119,7 @@ def test_a_killed_gateway_leaves_nothing_after_the_next_start(gateway):
     assert marked(process.marker) == []
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_control_api_grades_an_episode_on_its_final_state(gateway):
     port, _ = gateway
@@ -160,6 +164,7 @@ def raw(port: int, method: str, path: str, body: bytes = b"", headers: dict | No
         return error.code, json.loads(error.read())
 
 
+@pytest.mark.slow
 def test_control_api_takes_only_a_strict_bearer_token(gateway):
     port, _ = gateway
     for header in (TOKEN, f"Token {TOKEN}", f"Basic {TOKEN}", f"Bearer{TOKEN}", f"Bearer  {TOKEN}",
@@ -194,6 +199,7 @@ def _send_until_answered(port: int, head: bytes, chunked: bool) -> tuple[bytes, 
     return answer, sent
 
 
+@pytest.mark.slow
 def test_control_api_refuses_a_huge_body_without_reading_it(gateway):
     port, _ = gateway
     auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
@@ -216,6 +222,7 @@ def test_control_api_refuses_a_huge_body_without_reading_it(gateway):
     assert control(port, "GET", "/health")[1]["ok"]
 
 
+@pytest.mark.slow
 def test_control_api_answers_malformed_input_with_a_clear_400_never_a_500(gateway):
     port, _ = gateway
     auth = {"Authorization": f"Bearer {TOKEN}"}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
 from envcraft.harness.farm_remote import RemoteFarm
 from envcraft.harness.runner import RolloutLog, run_tasks
+from mcp import Client
 
-from tests.helpers import gateway_process
+from tests.helpers import cross_task, gateway_process, shows_row
+
+pytestmark = pytest.mark.slow  # a gateway of the whole catalog started for the module: not in the fast lane
 
 TOKEN = "groups-test-token"
 
@@ -17,16 +19,6 @@ TOKEN = "groups-test-token"
 def gateway():
     with gateway_process(TOKEN) as url:
         yield url
-
-
-def cross_task():
-    """The catalog's first task spanning two environments that both start from their own rows."""
-    for path in task_files(TASKS_DIR):
-        for task in load_tasks(path):
-            if len(task.envs) == 2 and task.initial.rows and task.other_initial.get(task.envs[1], None) \
-                    and task.other_initial[task.envs[1]].rows:
-                return task
-    pytest.fail("the task store has no cross-environment task with initial rows in both environments")
 
 
 @pytest.mark.anyio
@@ -47,6 +39,13 @@ async def test_each_environment_gets_its_own_initial_state(gateway):
     async with RemoteFarm(gateway, TOKEN) as farm:
         info = await farm.create(task.id)
         assert set(info.urls) == {first, second} and all(url.startswith(gateway) for url in info.urls.values())
+        for env, url in info.urls.items():  # each row of an environment's own S0 is in that environment
+            rows = task.initial_for(env).rows
+            assert rows, env
+            async with Client(url) as agent:
+                for table, added in rows.items():
+                    for row in added:
+                        assert await shows_row(agent, env, table, row), (env, table, row["id"])
         control = farm.control
         single = await control.request("POST", "/episodes", {"env": first, "task_id": task.id})
         refused = await control.http.post(f"/control/episodes/{single['episode']}/grade")

@@ -20,6 +20,7 @@ from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 TOKEN = "pool-test-token"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_two_workers_share_the_episodes_behind_one_control_api(tmp_path):
     tasks = [mail_task(i) for i in range(6)]

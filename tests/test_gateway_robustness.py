@@ -146,6 +146,7 @@ async def while_running(port: int, bystander: str, work) -> object:
     return box["result"]
 
 
+@pytest.mark.slow
 async def test_a_deep_tree_breaks_neither_grading_reset_delete_nor_anyone_else(farm):
     port = farm.port
     _, attacker = control(port, "POST", "/episodes", {"env": "office", "task_id": mail_task(0).id})
@@ -178,6 +179,7 @@ async def test_a_deep_tree_breaks_neither_grading_reset_delete_nor_anyone_else(f
     assert control(port, "POST", "/episodes", {"env": "office"})[0] == 201
 
 
+@pytest.mark.slow
 async def test_the_idle_reaper_survives_a_deep_tree_and_keeps_everyone_else():
     farm = Farm(idle_seconds=4)
     farm.start()
@@ -215,6 +217,7 @@ def _dead_pid() -> int:
     return child.pid
 
 
+@pytest.mark.slow
 def test_a_start_after_a_leftover_deep_tree_run_folder_works():
     farm = Farm()
     leftover = farm.runs / f"run-{_dead_pid()}-leftover"
@@ -243,6 +246,7 @@ def test_a_start_after_a_leftover_deep_tree_run_folder_works():
         farm.stop()
 
 
+@pytest.mark.slow
 async def test_one_episode_flooding_its_calls_is_capped_and_blocks_no_one(farm):
     """More stuck calls than an episode may hold: the surplus is refused at once (429), and another
     episode and the gateway's health answer throughout."""

@@ -46,6 +46,21 @@ def load_app(folder: Path):
     return load_server_module(env).app
 
 
+# ---------------------------------------------------------------- loading
+
+
+def test_a_blueprint_is_parsed_once_and_read_again_when_its_file_changes(tmp_path):
+    """Loads are cached (the suite reads all 151 blueprints in many modules); an edited file is never stale."""
+    path = tmp_path / "vet_clinic.yaml"
+    text = (BLUEPRINTS / "vet_clinic.yaml").read_text("utf-8")
+    path.write_text(text, "utf-8")
+    first = load_blueprint(path)
+    assert load_blueprint(path) is first
+    path.write_text(text.replace(f"title: {VET.title}", "title: Edited Clinic"), "utf-8")
+    assert load_blueprint(path).title == "Edited Clinic"
+    assert load_blueprint(BLUEPRINTS / "vet_clinic.yaml") == VET
+
+
 # ---------------------------------------------------------------- determinism and golden files
 
 
@@ -260,6 +275,7 @@ def bare_venv(tmp_path_factory):
     return root, python
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", BY_KIND.keys())
 def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
     _, python = bare_venv
@@ -279,6 +295,7 @@ def test_generated_server_runs_alone_with_only_mcp(bare_venv, tmp_path, kind):
         assert json.loads(called.stdout)["structuredContent"]["result"] == policy_records(bp)
 
 
+@pytest.mark.slow
 def test_packed_workspace_shell_runs_its_cli_with_only_mcp(bare_venv, tmp_path):
     """The shell's CLI verbs in a packed folder use the vendored runtime, with nothing but mcp installed."""
     _, python = bare_venv

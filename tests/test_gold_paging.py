@@ -25,6 +25,7 @@ def fresh(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_gold_searches_page_with_the_offset_the_cut_notice_names(fresh):
     cache = EnvCache(generated_envs())
     tasks = load_tasks(fresh / f"{ENV}.jsonl")
@@ -48,6 +49,7 @@ def test_gold_searches_page_with_the_offset_the_cut_notice_names(fresh):
     assert paged >= 5, f"only {paged} paged search calls in {len(tasks)} tasks: the test would prove little"
 
 
+@pytest.mark.slow
 def test_paged_golds_score_one_through_the_real_servers(fresh, tmp_path):
     paged = [t for t in load_tasks(fresh / f"{ENV}.jsonl") if any("offset" in c.arguments for c in t.gold)]
     assert paged

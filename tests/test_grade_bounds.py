@@ -126,6 +126,7 @@ async def test_a_wide_tree_graded_at_1024_descriptors_leaves_the_gateway_answeri
     print(f"wide tree: graded in {seconds:.2f} s, the gateway held at most {most} descriptors")
 
 
+@pytest.mark.slow
 async def test_a_2mb_report_is_graded_within_its_limit_while_everyone_answers(farm):
     _, attacker = control(farm.port, "POST", "/episodes", {"env": "office", "task_id": REPORT_TASK.id})
     _, bystander = control(farm.port, "POST", "/episodes", {"env": "office"})

@@ -23,7 +23,7 @@ from envcraft.core.grading import Snapshot
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
-from envcraft_runtime import shell, unprivileged
+from envcraft_runtime import unprivileged
 
 from tests.test_containment import _host_processes_with
 
@@ -53,11 +53,12 @@ def _payloads(mark: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 async def test_commands_run_as_an_unprivileged_host_uid_of_their_episode(warm, tmp_path, monkeypatch):
     """Two episodes' commands, seen from the host while they run: no uid of theirs is 0, and the two differ (one
     budget per episode). What they wrote (a 0700 folder, a 0600 file) the server still grades, resets and deletes."""
-    monkeypatch.setattr(shell, "WARM", warm)
+    monkeypatch.setenv("ENVCRAFT_WARM_SHELL", "1" if warm else "0")  # read when the episode's shell is made
     marks = {name: f"envcraft-uid-{name}-{secrets.token_hex(4)}" for name in "ab"}
     root = WorkspaceRoot(tmp_path)
     async with launch(get("office"), InProcessLauncher(), root) as a, launch(get("office"), InProcessLauncher(), root) as b:
@@ -138,6 +139,7 @@ def _host_root_makes_a_queue() -> bool:
     return fd >= 0
 
 
+@pytest.mark.slow
 async def test_one_episode_using_up_its_per_user_budgets_leaves_others_and_host_root_theirs(tmp_path):
     """Episode A takes all the message-queue bytes and pipe pages its user may have (the kernel refuses it more);
     while it holds them, episode B still makes a queue and a 1 MiB pipe, and so does this root process (a queue:
@@ -174,6 +176,7 @@ SWAP = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 async def test_handing_the_workspace_over_never_chowns_a_host_file_through_a_swapped_symlink(tmp_path):
     """Before every command the server (root) chowns what it wrote to the episode's uid, while the episode's other
     commands may be running: one swaps a folder of root-owned files with a symlink to a host folder holding files of

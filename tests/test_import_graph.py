@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 # Top folder -> import name (pyproject's package-dir mapping).
@@ -96,6 +97,7 @@ def test_packages_import_each_other_one_way_only():
     assert nx.is_directed_acyclic_graph(packages)
 
 
+@pytest.mark.slow
 def test_no_module_imports_another_modules_private_names():
     _, private = graph()
     assert not private, f"reaching into another module's internals: {private}"

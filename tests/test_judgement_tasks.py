@@ -44,6 +44,7 @@ def _create_args(env, op_name, guard, world):
                                 fields={**plan.steps[0].fields, **guard.match}))
 
 
+@pytest.mark.slow
 def test_a_related_record_judgement_task_pays_only_the_careful_agent(refused):
     cache, tasks = refused
     assert len(tasks) >= 2, "the family makes tasks in environments with related-record rules"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
 import yaml
 from envcraft.generator.blueprint import BLUEPRINTS
 from envcraft.generator.llm import synthesize
@@ -18,6 +19,7 @@ from envcraft.harness.scripted_model import Script, build_app, serving
 SCENARIO = "A small veterinary clinic's front desk books, moves and cancels appointments and invoices visits."
 
 
+@pytest.mark.slow
 def test_scenario_becomes_an_audited_environment_after_one_repair(tmp_path):
     good = yaml.safe_load((BLUEPRINTS / "vet_clinic.yaml").read_text())
     good["id"] = "llm_vet_desk"

@@ -58,6 +58,7 @@ def _launcher(backend: str):
     return DockerLauncher()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["bwrap", "docker"])
 async def test_host_paths_in_the_mount_table_lead_nowhere(backend, tmp_path):
     launcher = _launcher(backend)

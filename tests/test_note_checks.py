@@ -67,6 +67,7 @@ def note_tasks() -> tuple[EnvCache, list[Task]]:
     return cache, tasks
 
 
+@pytest.mark.slow
 def test_the_audit_dumps_the_note_of_every_note_task_and_never_pays_it(note_tasks):
     """answer_dump reaches a task that reads a note instead of an answer: the note lists every id of the new
     row's table. Graded on the fast path, as `envcraft tasks audit` does; a harmless rewording keeps 1.0."""
@@ -127,6 +128,7 @@ def test_generated_note_checks_say_what_they_are_about():
     assert seen >= 2, f"only {seen} note tasks drawn"
 
 
+@pytest.mark.slow
 def test_the_audit_reads_a_task_folder_and_its_answer_dump_covers_notes(note_tasks, tmp_path, capsys):
     """`envcraft tasks audit --dir`: the note tasks alone, written to a folder; answer_dump reaches every one
     (they read no answer) and never keeps full reward."""

@@ -24,6 +24,7 @@ def workspace(tmp_path):
     return folder
 
 
+@pytest.mark.slow
 def test_inspector_lists_and_calls_tools_over_stdio(workspace):
     listed = inspector(sys.executable, str(SERVER), "--workspace", str(workspace), "--method", "tools/list")
     assert listed.returncode == 0, listed.stderr
@@ -37,6 +38,7 @@ def test_inspector_lists_and_calls_tools_over_stdio(workspace):
     assert all("email" in row for row in reply["structuredContent"]["result"])
 
 
+@pytest.mark.slow
 def test_inspector_lists_and_calls_tools_over_http(workspace):
     port = free_port()
     server = subprocess.Popen([sys.executable, str(SERVER), "--workspace", str(workspace), "--http", "--port", str(port)],

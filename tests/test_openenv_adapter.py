@@ -1,23 +1,27 @@
-"""OpenEnv, the real package: a task served as an OpenEnv environment, driven to a reward by OpenEnv's own client."""
+"""OpenEnv, the real package: a task served as an OpenEnv environment, driven to a reward by OpenEnv's own client.
+
+OpenEnv is imported inside the tests, not at the top: importing it takes seconds (it pulls in gradio), and
+collecting the suite should not pay that."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 import pytest
-
-pytest.importorskip("openenv.core", reason="install the [trainers] extra: pip install -e .[trainers]")
-
 from envcraft.core.tasks import write_tasks
-from envcraft.harness.adapters.openenv_env import openenv_app
 from envcraft.harness.adapters.sync_farm import SyncFarm
 from envcraft.harness.scripted_model import serving
-from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
-from openenv.core.mcp_client import MCPToolClient
 
 from tests.helpers import mail_task
+
+pytestmark = pytest.mark.skipif(find_spec("openenv") is None,
+                                reason="install the [trainers] extra: pip install -e .[trainers]")
 
 
 @pytest.fixture
 def server(tmp_path):
+    from envcraft.harness.adapters.openenv_env import openenv_app
+
     tasks = [mail_task(3), mail_task(4)]
     write_tasks(tmp_path / "office.jsonl", tasks)
     farm = SyncFarm(tasks_dir=tmp_path)
@@ -26,8 +30,12 @@ def server(tmp_path):
     farm.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_client_drives_an_episode_to_its_reward(server):
+    from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
+    from openenv.core.mcp_client import MCPToolClient
+
     url, tasks, farm = server
     task = tasks[0]
     async with MCPToolClient(base_url=url) as env:
@@ -50,9 +58,13 @@ async def test_openenv_client_drives_an_episode_to_its_reward(server):
     assert len(farm.farm.live) <= 1  # the first episode was deleted on reset
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_mcp_endpoint_reaches_the_farm_tools_of_the_task_episode(tmp_path):
     """OpenEnv's production path: MCPToolClient over HTTP /mcp (JSON-RPC, its own session), no reset."""
+    from envcraft.harness.adapters.openenv_env import openenv_app
+    from openenv.core.mcp_client import MCPToolClient
+
     task = mail_task(5)
     write_tasks(tmp_path / "office.jsonl", [task])
     farm = SyncFarm(tasks_dir=tmp_path)
@@ -80,8 +92,12 @@ async def test_openenv_mcp_endpoint_reaches_the_farm_tools_of_the_task_episode(t
         farm.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_openenv_mcp_message_on_a_reset_session_reaches_that_episode(server):
+    from openenv.core.env_server.mcp_types import CallToolAction
+    from openenv.core.mcp_client import MCPToolClient
+
     url, tasks, _ = server
     async with MCPToolClient(base_url=url) as env:
         await env.reset(task_id=tasks[0].id)

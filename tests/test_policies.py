@@ -192,6 +192,7 @@ def test_app_py_imports_only_the_helpers_it_uses_and_defines_none(rentals):
 # ---------------------------------------------------------------- untrusted builds are audited apart
 
 
+@pytest.mark.slow
 def test_an_untrusted_build_is_audited_in_a_contained_subprocess(tmp_path):
     import shutil
 
@@ -242,6 +243,7 @@ def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
 # ---------------------------------------------------------------- rules a doc states come from policies
 
 
+@pytest.mark.slow
 def test_every_rule_a_doc_states_is_a_policy_and_the_doc_is_generated_from_it():
     """No workspace doc of any environment states a rule in prose of its own: each rule sentence is a
     `{{rule:id}}` placeholder of a blueprint policy, expanded from that policy's text."""
@@ -297,6 +299,7 @@ def test_a_doc_rule_turned_into_a_policy_blocks_the_call_through_the_real_server
     anyio.run(main)
 
 
+@pytest.mark.slow
 def test_every_enforced_rule_a_doc_states_blocks_a_call_built_to_break_it(tmp_path):
     """For each environment whose docs state an enforced rule, the audit (real server, real calls) arranges a
     world where only that rule breaks, and the tool refuses citing it; a rule that does not block fails it."""

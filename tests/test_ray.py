@@ -24,6 +24,8 @@ from envcraft.harness.runner import RolloutLog, run_tasks
 
 from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 
+pytestmark = pytest.mark.slow  # a two-node Ray cluster started on this machine: not in the fast lane
+
 
 @pytest.fixture(scope="module")
 def cluster():

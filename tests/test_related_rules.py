@@ -79,6 +79,7 @@ def test_a_rule_two_references_away_blocks_and_reads_the_far_row(tmp_path):
     assert refusal(module.app.claim_payment_issue, tables, **call) is None
 
 
+@pytest.mark.slow
 def test_two_rules_on_one_row_are_each_shown_to_block_by_the_audit(tmp_path):
     """The bus rules share rows (an articulated run wants an articulated bus; an electric bus wants range): the
     audit still breaks each alone and sees it refused, citing it."""

@@ -6,10 +6,12 @@ reached over MCP through the registry (in-process launcher)."""
 from __future__ import annotations
 
 import anyio
+import pytest
 from envcraft.generator.tasks.differential import compare
 from envcraft.generator.tasks.env import EnvCache, generated_envs
 
 
+@pytest.mark.slow
 def test_every_operation_of_every_environment_agrees_with_the_real_server():
     cache = EnvCache(generated_envs())
     assert len(cache.names) >= 150

@@ -15,7 +15,7 @@ from envcraft.core.rollout import Rollout
 from tests.test_run import envcraft
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: .ci/setup installs Debian's chromium")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason="no chromium: .ci/setup installs Debian's chromium")]
 HOSTILE = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
 PLOTS = ["breakdown-env", "breakdown-kind", "breakdown-archetype", "breakdown-tier", "breakdown-split",
          "pass-curves", "distributions", "failures"]

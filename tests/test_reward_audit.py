@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 from envcraft.generator.tasks.mutations import NAMES, SHOULD_DROP, SHOULD_KEEP
 
 from envcraft.cli import main
@@ -19,6 +20,7 @@ from envcraft.cli import main
 # in 100 of a sample. The audit tops such a mutation up from the rest of the store until it applied 15 times.
 
 
+@pytest.mark.slow
 def test_audit_of_300_tasks_keeps_the_rules(capsys):
     main(["tasks", "audit", "--sample", "300", "--json"])
     report = json.loads(capsys.readouterr().out)
@@ -35,6 +37,7 @@ def test_audit_of_300_tasks_keeps_the_rules(capsys):
         assert report["mutations"][name]["kept_full"] == report["mutations"][name]["n"], (name, report["mutations"][name])
 
 
+@pytest.mark.slow
 def test_mutants_are_graded_the_same_through_the_real_servers():
     from envcraft.replays import cross_check
 

@@ -16,6 +16,8 @@ from mcp import Client
 
 from tests.helpers import REPO, free_port, mail_task, marked, wait_for_port
 
+pytestmark = pytest.mark.slow  # servers and whole runs, seconds each: not in the fast lane
+
 ENVCRAFT = [sys.executable, "-m", "envcraft.cli"]
 
 
@@ -91,12 +93,11 @@ async def test_serve_prints_a_snippet_and_serves_any_mcp_client():
     assert marked(marker) == []  # found by the run's marker, even if re-parented
 
 
-@pytest.mark.parametrize("sandbox", ["bwrap", "process", "docker"])
-def test_each_sandbox_backend_runs_the_reference_environment(sandbox, tmp_path):
-    if sandbox == "docker" and subprocess.run(["docker", "info"], capture_output=True).returncode != 0:
+@pytest.mark.parametrize("options", [["--sandbox", "bwrap"], ["--sandbox", "process"], ["--launcher", "docker"]])
+def test_each_sandbox_backend_runs_the_reference_environment(options, tmp_path):
+    if "docker" in options and subprocess.run(["docker", "info"], capture_output=True).returncode != 0:
         pytest.skip("no Docker engine answers here: run .ci/docker.sh to start one")
-    done = envcraft("run", "--env", "office", "--limit", "4", "--agent", "gold", "--sandbox", sandbox,
-                    "--out", str(tmp_path / "run"))
+    done = envcraft("run", "--env", "office", "--limit", "4", "--agent", "gold", *options, "--out", str(tmp_path / "run"))
     assert done.returncode == 0, done.stderr
     [row] = [line.split() for line in done.stdout.splitlines() if line.startswith("gold")]
     assert row[2] == "4" and row[3] == "100.0%", done.stdout

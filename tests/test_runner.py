@@ -11,7 +11,7 @@ import anyio
 import pytest
 from envcraft.core.rollout import Rollout
 from envcraft.harness.agents.policies import GoldReplayAgent, NoOpAgent
-from envcraft.harness.episode import Episode, Limits
+from envcraft.harness.episode import Episode, EpisodeBudget
 from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher
 
@@ -40,6 +40,7 @@ class KillServerAgent:
         return "unreachable"
 
 
+@pytest.mark.slow
 async def test_killed_server_is_an_infra_failure_and_the_run_goes_on(tmp_path, monkeypatch):
     marker = uuid.uuid4().hex
     monkeypatch.setenv("ENVCRAFT_RUN_MARKER", marker)
@@ -87,8 +88,9 @@ class HangingAgent:
         return "unreachable"
 
 
+@pytest.mark.slow
 async def test_a_tool_call_that_hangs_is_a_server_failure_not_a_time_limit(tmp_path):
-    limits = Limits(tool_seconds=0.5)
+    limits = EpisodeBudget(tool_seconds=0.5)
     with anyio.fail_after(15):
         [rollout] = await run_tasks([mail_task(0)], HangingAgent(), InProcessLauncher(),
                                     RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=limits)
@@ -99,10 +101,10 @@ async def test_resume_retries_infra_failures_as_often_as_asked(tmp_path):
     task, path = mail_task(0), tmp_path / "r.jsonl"
     for _ in range(3):  # a tool call that does not answer in time: the server's failure
         await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=1,
-                        limits=Limits(tool_seconds=0.5))
+                        limits=EpisodeBudget(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2  # the first try and one retry, then no more
     await run_tasks([task], HangingAgent(), InProcessLauncher(), RolloutLog(path), run_id="r", retries=0,
-                    limits=Limits(tool_seconds=0.5))
+                    limits=EpisodeBudget(tool_seconds=0.5))
     assert len(path.read_text().splitlines()) == 2
     broken = mail_task(2).model_copy(update={"envs": ["no-such-env"]})  # the task's failure is counted, not retried
     for _ in range(2):
@@ -119,7 +121,7 @@ async def test_resume_retries_infra_failures_as_often_as_asked(tmp_path):
 async def test_the_step_that_crosses_a_budget_is_kept(tmp_path):
     task = mail_task(0)
     [rollout] = await run_tasks([task], GoldReplayAgent({task.id: task.gold}), InProcessLauncher(),
-                                RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=Limits(max_steps=2))
+                                RolloutLog(tmp_path / "r.jsonl"), run_id="r", limits=EpisodeBudget(max_steps=2))
     assert rollout.stop_reason == "max_steps" and rollout.steps == 3
     last = rollout.messages[-1]
     assert last["role"] == "assistant" and last["tool_calls"][0]["function"]["name"] == "finish"

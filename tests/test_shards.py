@@ -9,10 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import write_tasks
 
 from tests.helpers import REPO, mail_task
+
+pytestmark = pytest.mark.slow  # servers and whole runs, seconds each: not in the fast lane
 
 
 def run(folder: Path, out: Path, workers: int, *agents: str, **popen) -> subprocess.Popen:

@@ -106,6 +106,7 @@ def test_chains_are_deterministic_and_reachable(root):
             produced |= produces(env.bp, env.ops[name])
 
 
+@pytest.mark.slow
 def test_generation_is_deterministic(root, generated, tmp_path):
     generate(seed=11, per_env=30, envs=ENVS, out=tmp_path, servers=root, workers=2, log=lambda *a: None)
     for name in ENVS:
@@ -117,6 +118,7 @@ def test_generation_is_deterministic(root, generated, tmp_path):
     assert not any("apt-00" in turn or "pet-00" in turn for t in tasks for turn in t.turns)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tasks_replay_through_the_registry(root, generated, cache):
     tasks = [t for name in ENVS for t in load_tasks(generated / f"{name}.jsonl")]
@@ -183,6 +185,7 @@ def test_rewrite_pass_keeps_values(generated):
         assert (rewriter.kept, rewriter.rejected) == (1, 1)
 
 
+@pytest.mark.slow
 def test_generate_with_rewrite_endpoint(root, generated, tmp_path):
     plain = load_tasks(generated / "vet_clinic.jsonl")
     first = plain[0].turns[0]

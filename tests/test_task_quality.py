@@ -35,6 +35,7 @@ def fresh(generation) -> tuple[EnvCache, list[Task]]:
     return EnvCache(generated_envs(SERVERS)), tasks
 
 
+@pytest.mark.slow
 def test_no_task_is_dropped_for_its_wording(generation):
     """The templates say every field and value without a seam; the lint at validation is only a guard."""
     _, report = generation
@@ -87,6 +88,7 @@ def test_lint_finds_template_seams_and_raw_values():
     assert raw_enum("see notes/dana_lee.md or dana_lee@example.com") == []
 
 
+@pytest.mark.slow
 def test_committed_store_meets_the_quality_thresholds():
     got = figures(Path(TASKS_DIR))
     assert got["total"] >= 20_000 and got["cross_env_share"] >= 0.10
@@ -126,6 +128,7 @@ def _workaround(cache: EnvCache, task: Task) -> list[ToolCall] | None:
     return None
 
 
+@pytest.mark.slow
 def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
     cache, tasks = fresh
     judged = [t for t in tasks if "judgement" in t.tags]
@@ -150,6 +153,7 @@ def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
     assert forced >= 1
 
 
+@pytest.mark.slow
 def test_reasoning_tasks_need_the_rows_the_note_or_the_first_turn(fresh):
     cache, tasks = fresh
     kinds = {tag for t in tasks for tag in t.tags if tag.startswith("needs:")}

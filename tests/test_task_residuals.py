@@ -31,6 +31,7 @@ def cache() -> EnvCache:
     return EnvCache({k: v for k, v in generated_envs().items() if k in wanted})
 
 
+@pytest.mark.slow
 def test_no_constant_number_pays_on_count_questions(cache):
     counted = 0
     for name in ("vet_clinic", "dock_appointment_scheduling"):

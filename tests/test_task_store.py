@@ -5,8 +5,11 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
 from envcraft.core.tasks import TASKS_DIR, load_tasks, task_file
 from envcraft.generator.tasks.generate import generate
+
+pytestmark = pytest.mark.slow  # servers and whole runs, seconds each: not in the fast lane
 
 SAMPLE = ["vet_clinic", "saas_helpdesk", "tutor_matching_center"]  # a claw workspace, a claw tool, a general env
 

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import REPO
 
 SIBLINGS, DEPTH, DESCRIPTORS = 3000, 60, 128  # the walk holds at most MAX_DEPTH (64) + 2
@@ -21,6 +23,7 @@ print(json.dumps(sorted(text_files(sys.argv[1]))))
 """
 
 
+@pytest.mark.slow
 def test_a_wide_and_deep_tree_is_read_whole_at_128_descriptors(tmp_path):
     root = tmp_path / "workspace"
     for i in range(SIBLINGS):

@@ -20,6 +20,8 @@ from mcp import Client, StdioServerParameters
 
 from tests.helpers import REPO
 
+pytestmark = pytest.mark.slow  # a wheel built and installed once for the module: not in the fast lane
+
 SKIP = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", "build", "runs", "*.egg-info", ".ruff_cache",
                               ".pytest_cache")
 

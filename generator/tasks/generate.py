@@ -306,9 +306,9 @@ def generate(seed: int = 0, per_env: int = 140, envs: list[str] | None = None, o
              servers: Path = SERVERS, workers: int | None = None, compress: bool = False, log=print,
              rewrite: str | None = None, rewrite_model: str | None = None) -> dict:
     """Generate, validate and write tasks; returns the report (also written to <out>/generation.json)."""
-    import os
+    from envcraft.registry.settings import Settings
 
-    rewrite = rewrite or os.environ.get("ENVCRAFT_REWRITE_BASE_URL")
+    rewrite = rewrite or Settings.from_env().rewrite_base_url
     setup = (rewrite, rewrite_model) if rewrite else None
     started = time.perf_counter()
     stale: list[str] = []

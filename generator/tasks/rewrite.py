@@ -8,8 +8,9 @@ stays. Off unless an endpoint is given (--rewrite-url or ENVCRAFT_REWRITE_BASE_U
 
 from __future__ import annotations
 
-import os
 import re
+
+from envcraft.registry.settings import Settings
 
 SYSTEM = ("Rewrite the user's request to an assistant so it sounds like a real person wrote it: vary the wording "
           "and order, keep it concise. Keep every name, number, date, time, code, email, file path and quoted "
@@ -62,11 +63,12 @@ class Rewriter:
                  timeout: float = 60.0):
         from openai import OpenAI
 
-        self.base_url = base_url or os.environ.get("ENVCRAFT_REWRITE_BASE_URL")
+        host = Settings.from_env()
+        self.base_url = base_url or host.rewrite_base_url
         if not self.base_url:
             raise ValueError("no rewrite endpoint: pass --rewrite-url or set ENVCRAFT_REWRITE_BASE_URL")
-        self.model = model or os.environ.get("ENVCRAFT_REWRITE_MODEL") or os.environ.get("ENVCRAFT_MODEL") or "default"
-        key = api_key or os.environ.get("ENVCRAFT_REWRITE_API_KEY") or os.environ.get("ENVCRAFT_API_KEY") or "none"
+        self.model = model or host.rewrite_model or "default"
+        key = api_key or host.rewrite_api_key or "none"
         self.client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=2)
         self.kept = self.rejected = 0
 

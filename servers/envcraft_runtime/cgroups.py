@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from . import settings
 from .limits import Limits
 
 V2_CONTROLLERS = ("memory", "pids", "cpu")
@@ -68,7 +69,7 @@ FALLBACKS = {
 def fallback() -> str:
     """What a bwrap shell does where no cgroup can be made: 'uid' (the default where this process is root and has
     setpriv), 'rlimits' (ENVCRAFT_CONTAINMENT=rlimits) or 'refuse' (otherwise, or ENVCRAFT_CONTAINMENT=refuse)."""
-    chosen = os.environ.get("ENVCRAFT_CONTAINMENT", "")
+    chosen = settings.current().containment
     if chosen in ("rlimits", "refuse"):
         return chosen
     return "uid" if os.geteuid() == 0 and shutil.which("setpriv") else "refuse"
@@ -137,7 +138,7 @@ def containment() -> Containment:
     """What this host gives (detected once per process)."""
     global _DETECTED
     if _DETECTED is None:
-        off = os.environ.get("ENVCRAFT_CGROUPS") == "off"  # as on a host that gives none (tests, or by choice)
+        off = not settings.current().cgroups  # as on a host that gives none (tests, or by choice)
         _DETECTED = Containment("none", "turned off by ENVCRAFT_CGROUPS=off") if off else Host().detect()
     return _DETECTED
 

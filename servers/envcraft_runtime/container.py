@@ -45,10 +45,12 @@ import os
 import runpy
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 
+from . import settings
 from .failures import ToolFailure
 
 WORKSPACE_GID = 10000
@@ -109,7 +111,7 @@ class UidBlock:
 
     @classmethod
     def of_this_container(cls) -> UidBlock:
-        return cls.parse(os.environ.get(UID_BLOCK_ENV))
+        return cls.parse(settings.current().uid_base)
 
 
 class _CapHeader(ctypes.Structure):
@@ -263,7 +265,10 @@ def main(argv: list[str] | None = None) -> None:
         _reap_as_pid_one(server)
     become_server(block)
     os.umask(0o002)
-    os.environ.update({"ENVCRAFT_SANDBOX": "container", "TMPDIR": SERVER_TMP})
+    # Passed in, not written into the environment: this process's servers run commands in the container itself,
+    # and its temporary files go where the server uid may write.
+    settings.configure(settings.current().replace(sandbox="container"))
+    tempfile.tempdir = SERVER_TMP
     script = os.path.abspath(argv[0])
     sys.argv = [script, *argv[1:]]
     sys.path.insert(0, os.path.dirname(script))

@@ -48,15 +48,16 @@ from .failures import ToolFailure
 from .limits import Limits
 from .opsocket import SOCKET_ENV, Handler, OperationSocket
 from .seccomp import filter_file
+from .settings import RuntimeSettings
+from .settings import current as current_settings
 from .store import APP_DIR
 from .unprivileged import EpisodeUid, Listed, claim_episode_uid, drop_to, hand_over
 from .unprivileged import available as can_drop_root
-from .warm import IDLE_SECONDS, Running, WarmSandbox
+from .warm import Running, WarmSandbox
 
 PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
 # Arguments: cgroup.procs files to join, "--", then the command line to exec.
 JOIN_AND_EXEC = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
-WARM = os.environ.get("ENVCRAFT_WARM_SHELL", "1") != "0"  # 0: a new bwrap per command (the cold path) always
 MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
@@ -65,9 +66,7 @@ def _launch_env() -> dict[str, str]:
     """The environment bwrap itself runs with. Its pid 1 in the sandbox keeps it, readable from inside
     (/proc/1/environ), so the server's own (API keys, host paths) never gets there; a run's marker may."""
     keep = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    if "ENVCRAFT_RUN_MARKER" in os.environ:  # how tests find a run's processes; no secret
-        keep["ENVCRAFT_RUN_MARKER"] = os.environ["ENVCRAFT_RUN_MARKER"]
-    return keep
+    return keep | current_settings().marker_environ()  # how tests find a run's processes; no secret
 
 
 @dataclasses.dataclass
@@ -98,13 +97,8 @@ class EpisodeNotEnded(RuntimeError):
 
 def sandbox_backend() -> str:
     """`bwrap` (isolating, default where installed), `container` (set by container.py inside the
-    Docker backend) or `process` (development only: NOT isolating)."""
-    chosen = os.environ.get("ENVCRAFT_SANDBOX", "auto")
-    if chosen == "auto":
-        return "bwrap" if shutil.which("bwrap") and sys.platform == "linux" else "process"
-    if chosen not in ("bwrap", "container", "process"):
-        raise ValueError(f"ENVCRAFT_SANDBOX={chosen!r}: use 'bwrap', 'process' or 'auto'")
-    return chosen
+    Docker backend) or `process` (development only: NOT isolating), from the runtime's settings."""
+    return current_settings().backend()
 
 
 
@@ -126,12 +120,14 @@ class Shell:
     """Runs one agent command at a time in the workspace, contained and bounded."""
 
     def __init__(self, workspace: Path, env_dir: Path, cli_name: str | None, limits: Limits = Limits(),
-                 backend: str | None = None, operations: Handler | None = None):
+                 backend: str | None = None, operations: Handler | None = None,
+                 settings: RuntimeSettings | None = None):
         self.workspace = Path(workspace).resolve()
         self.env_dir = Path(env_dir).resolve()
         self.cli_name = cli_name
         self.limits = limits
-        self.backend = backend or sandbox_backend()
+        self.settings = settings or current_settings()
+        self.backend = backend or self.settings.backend()
         self.operations = operations
         self._socket: OperationSocket | None = None
         self._envelope: EpisodeCgroup | None = None
@@ -287,7 +283,7 @@ class Shell:
 
     def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
         envelope = self.envelope()
-        if self.backend == "bwrap" and envelope is not None and WARM:
+        if self.backend == "bwrap" and envelope is not None and self.settings.warm_shell:
             return self._run_warm(command, wall, envelope)
         if self.backend == "bwrap" and envelope is None and fallback() == "uid":
             return self._run_as_episode_uid(command, wall)
@@ -412,7 +408,7 @@ class Shell:
         args_fd = _args_file(["--seccomp", str(seccomp_fd), "--as-pid-1", *self._bwrap_options(self._uid)])
         try:
             runner = [str(python if python.exists() else "python3"), "-I", "-S", "/opt/envcraft_runtime/warm_runner.py",
-                      str(control_fd), os.environ.get("ENVCRAFT_WARM_IDLE", IDLE_SECONDS)]
+                      str(control_fd), f"{self.settings.warm_idle_seconds:g}"]
             argv = ["bwrap", "--args", str(args_fd), *(drop_to(self._uid, runner) if self._uid else runner)]
             joins = [str(path / "cgroup.procs") for path in cgroup.paths]
             wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]

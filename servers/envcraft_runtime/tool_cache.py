@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import settings
+
 FORMAT = 1
 RUNTIME = Path(__file__).resolve().parent
 
@@ -85,8 +87,8 @@ def _compiled(annotation: str) -> tuple[Any, ...]:
 
 
 def cache_dir() -> Path:
-    if os.environ.get("ENVCRAFT_CACHE_DIR"):
-        return Path(os.environ["ENVCRAFT_CACHE_DIR"])
+    if settings.current().cache_dir:
+        return Path(settings.current().cache_dir)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "envcraft"
 
@@ -192,7 +194,7 @@ def register(server: Any, env_dir: Path, specs: list[ToolSpec]) -> str:
     from mcp.types import ToolAnnotations
 
     tools = getattr(getattr(server, "_tool_manager", None), "_tools", None)
-    if os.environ.get("ENVCRAFT_TOOL_CACHE", "1") == "0" or not isinstance(tools, dict):
+    if not settings.current().tool_cache or not isinstance(tools, dict):
         for spec in specs:  # the SDK's own path (and any SDK whose tool table we do not know)
             server.add_tool(spec.fn, name=spec.fn.__name__, annotations=ToolAnnotations(readOnlyHint=spec.read_only),
                             structured_output=True)

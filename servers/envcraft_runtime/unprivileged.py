@@ -43,6 +43,7 @@ import time
 import weakref
 from pathlib import Path
 
+from . import settings
 from .store import APP_DIR
 
 UID_BASE = 1_990_000_000  # far above any account's uid; one per episode below
@@ -84,7 +85,7 @@ def _free(held: tuple[int, int], fd: int) -> None:
 def _claims_folder() -> int:
     """The claims folder, opened without following links; made 0700 by this (root) process, refused if anyone
     else owns it (another user could otherwise hold every claim, or read who holds what)."""
-    path = os.environ.get(CLAIMS_ENV) or ("/run/envcraft-episode-uids" if os.path.isdir("/run")
+    path = settings.current().uid_claims or ("/run/envcraft-episode-uids" if os.path.isdir("/run")
                                           else os.path.join(tempfile.gettempdir(), "envcraft-episode-uids"))
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o700)

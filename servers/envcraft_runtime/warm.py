@@ -50,8 +50,6 @@ from pathlib import Path
 from .cgroups import CommandCgroup, EpisodeCgroup
 from .failures import ToolFailure
 
-IDLE_SECONDS = "60"  # default of ENVCRAFT_WARM_IDLE, read when a sandbox starts
-
 
 class Running:
     """One command in the warm sandbox: its leaf, its output pipes and the socket its status comes on.
