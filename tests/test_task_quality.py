@@ -104,6 +104,18 @@ def _blocked(task: Task) -> tuple[str, str]:
     return op, pin.match["id"]
 
 
+def _moves(cache: EnvCache, task: Task) -> list[ToolCall]:
+    """The single transitions the environment accepts on the forbidden change's row after the gold."""
+    env = cache[task.envs[0]]
+    op_name, row_id = _blocked(task)
+    entity = env.ops[op_name].entity
+    world = World(cache, task)
+    world.run(task.gold[:-1])
+    moves = [o.name for o in env.bp.operations if o.kind == "transition" and o.entity == entity and not o.required]
+    return [ToolCall(tool=m, arguments={f"{entity}_id": row_id}) for m in moves
+            if call(env, copy_tables(world.tables[env.name]), m, {f"{entity}_id": row_id})[0]]
+
+
 def _workaround(cache: EnvCache, task: Task) -> list[ToolCall] | None:
     """Transitions that force the forbidden change through other states (what a rule-ignoring agent does)."""
     env = cache[task.envs[0]]
@@ -133,7 +145,7 @@ def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
     cache, tasks = fresh
     judged = [t for t in tasks if "judgement" in t.tags]
     assert len(judged) >= 0.10 * len(tasks)
-    forced = 0
+    moved = 0
     for task in judged:
         gold, finish = task.gold[:-1], task.gold[-1]
         assert score(cache, task, task.gold) == 1.0  # allowed parts done, forbidden left, blocking fact named
@@ -146,11 +158,13 @@ def test_judgement_pays_the_agent_that_keeps_the_rule(fresh):
         world = World(cache, task)
         ok, _ = world.run(gold + [attempt])[-1]
         assert not ok  # the environment itself refuses the forbidden change
-        path = _workaround(cache, task)
-        if path is not None:  # forcing it through other states costs reward even with the right answer
-            forced += 1
-            assert score(cache, task, gold + path + [finish]) < 1.0
-    assert forced >= 1
+        # ...on every path: no route through other states forces it (generator/tasks/routes.py), so the
+        # "impossible" the gold reports is true; a task with such a route is never built
+        assert _workaround(cache, task) is None, task.id
+        for move in _moves(cache, task):  # a rule-ignoring agent that moves the row anyway loses reward
+            moved += 1
+            assert score(cache, task, gold + [move, finish]) < 1.0, (task.id, move.tool)
+    assert moved >= 1
 
 
 @pytest.mark.slow
