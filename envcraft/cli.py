@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from envcraft import __version__
 from envcraft.core.paths import SERVERS, TASKS
-from envcraft.harness.clients import CLIENTS
+from envcraft.registry.clients import CLIENTS
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from envcraft.registry.clients import client_entries
 from envcraft.registry.control_api import ControlError, check_bearer, read_json
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -36,9 +37,10 @@ class EpisodeGroup:
 
     def describe(self, base_url: str) -> dict[str, Any]:
         urls = {env: f"{base_url}/env/{env}/{episode.id}/mcp" for env, episode in self.members.items()}
+        clients = client_entries({f"{env}-{self.id[:8]}": url for env, url in urls.items()})
         return {"episode": self.id, "task_id": self.task_id, "envs": list(self.members), "turns": self.turns,
                 "urls": urls, "members": {env: episode.id for env, episode in self.members.items()},
-                "mcpServers": {f"{env}-{self.id[:8]}": {"url": url} for env, url in urls.items()}}
+                "mcpServers": clients["claude-code"]["mcpServers"], "clients": clients}
 
 
 def groups_of(gateway: Gateway) -> dict[str, EpisodeGroup]:

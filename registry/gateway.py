@@ -36,6 +36,7 @@ from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grad
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
+from envcraft.registry.clients import client_entries
 from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.descriptors import Reserve, lift_soft_limit, loop_error_handler
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
@@ -70,8 +71,9 @@ class GatewayEpisode:
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
+        clients = client_entries({f"{self.env.name}-{self.id[:8]}": url})
         return {"episode": self.id, "env": self.env.name, "task_id": self.task_id, "url": url,
-                "mcpServers": {f"{self.env.name}-{self.id[:8]}": {"url": url}},
+                "mcpServers": clients["claude-code"]["mcpServers"], "clients": clients,
                 "idle_seconds": round(time.monotonic() - self.last_used, 1), "restarts": self.restarts}
 
 

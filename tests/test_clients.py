@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from envcraft.harness.clients import client_entry
+from envcraft.registry.clients import client_entry
 from mcp import Client, StdioServerParameters
 
 from tests.helpers import REPO, free_port, wait_for_port

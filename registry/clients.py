@@ -6,6 +6,7 @@
 - claude-desktop: stdio only; a URL goes through the `mcp-remote` bridge (npx)
 
 Stdio entries name this interpreter and absolute paths, never whichever `envcraft` comes first on PATH.
+`envcraft serve` prints one of these; the gateway's create responses carry them for every client.
 """
 
 from __future__ import annotations
@@ -47,3 +48,13 @@ def client_entry(name: str, client: Client | None = None, *, url: str | None = N
     if client in ("claude-code", "vscode"):
         entry = {"type": "stdio", **entry}
     return {key: {name: entry}}
+
+
+def client_entries(urls: dict[str, str]) -> dict[str, dict]:
+    """Every client's config for a set of servers reached over HTTP (name -> URL), one file's worth each."""
+    configs: dict[str, dict] = {}
+    for client in CLIENTS:
+        for name, url in urls.items():
+            [(key, servers)] = client_entry(name, client, url=url).items()
+            configs.setdefault(client, {}).setdefault(key, {}).update(servers)
+    return configs
