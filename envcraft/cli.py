@@ -388,17 +388,30 @@ def quiet_http_loggers() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush finds no closed pipe to complain about."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     quiet_http_loggers()
     try:
-        return args.fn(args)
+        code = args.fn(args)
+        sys.stdout.flush()  # inside the try: a reader gone before the last flush is a closed pipe too
+        return code
     except (KeyError, FileNotFoundError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         if isinstance(exc, ValidationError):  # our own checks' words, without pydantic's frame around them
             message = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         print(f"envcraft {args.command}: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`envcraft report --json | head`): what it took is all it wanted
+        silence_stdout()
+        return 141  # what a shell reports for a writer ended by SIGPIPE
     except KeyboardInterrupt:
         if args.command == "run":
             print("interrupted: completed rollouts are saved; run again with the same --out to resume", file=sys.stderr)

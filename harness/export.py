@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import yaml
 from envcraft.benchmarks.registry import find_task
+from envcraft.core.extras import require
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.agents.claw import SYSTEM_PROMPT
 from envcraft.harness.farm_bench import benchmark_of
@@ -48,6 +49,8 @@ def export(run: Path, fmt: str, out: Path, min_reward: float = 1.0, tasks_dir: P
     if fmt not in ("sft", "verl"):
         raise ValueError(f"unknown export format {fmt!r}: use sft or verl")
     out = Path(out)
+    if out.suffix == ".parquet":  # before any work: a missing extra is named at once
+        require("pyarrow.parquet", "trainers", "a parquet export")
     if fmt == "sft":
         rows = [sft_row(r, system_prompt) for r in rollouts if r.failure is None and r.reward >= min_reward]
         write_rows(rows, out, "sft")

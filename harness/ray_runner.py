@@ -5,7 +5,7 @@ driver hands out small batches (so a fast node takes more), appends each rollout
 rollouts.jsonl the moment its batch returns, and skips what the log already holds: a killed run
 resumes like a local one. Every rollout names the node that served it (`Rollout.node`).
 
-Ray is an extra: `pip install -e .[ray]`.
+Ray is an extra: `pip install 'envcraft[ray]'`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from envcraft.core.extras import require
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.runner import RolloutLog
@@ -26,10 +27,7 @@ def connect(address: str) -> Any:
     # driver only connects, so this keeps a cluster started on 127.0.0.1 reachable (and on loopback).
     if address.split(":")[0] in ("127.0.0.1", "localhost"):
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--ray needs Ray: pip install -e .[ray]") from None
+    ray = require("ray", "ray", "--ray")
     if not ray.is_initialized():
         try:
             ray.init(address=None if address == "local" else address, log_to_driver=False,

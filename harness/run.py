@@ -137,9 +137,7 @@ def run_main_job(settings: RunSettings) -> int:
                    "No LLM is used in this run.")
     out = Path(settings.out) if settings.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6])
     out.mkdir(parents=True, exist_ok=True)
-    meta_path = out / "run.json"
-    run_id = json.loads(meta_path.read_text())["run_id"] if meta_path.exists() else out.name
-    meta_path.write_text(json.dumps({"run_id": run_id, **settings.model_dump(exclude={"api_key"})}, indent=1))
+    run_id = record_settings(out / "run.json", settings)
     log = RolloutLog(out / "rollouts.jsonl")
     if log.done:
         talk.print(f"resuming {out}: {len(log.done)} rollout(s) already recorded are kept")
@@ -157,7 +155,9 @@ def run_main_job(settings: RunSettings) -> int:
     rollouts = []
     for name, agent in built.items():
         label = f"{name}:{model}" if name == "claw" else name
-        with RunProgress(len(tasks) * settings.attempts, label, talk) as progress:
+        keys = [(task.id, agent.name, attempt) for task in tasks for attempt in range(settings.attempts)]
+        kept = [log.done[key] for key in keys if key in log.done and not log.pending(key, settings.retries)]
+        with RunProgress(len(keys), label, talk, kept=kept) as progress:
             if settings.ray:
                 from envcraft.harness.ray_runner import run_on_ray
 
@@ -184,6 +184,21 @@ def run_main_job(settings: RunSettings) -> int:
                               title=f"{settings.bench}: its own checker's verdicts"))
     talk.print(f"rollouts: {log.path}; a report: envcraft report {out} --html {out / 'report.html'}")
     return 0
+
+
+def record_settings(path: Path, settings: RunSettings) -> str:
+    """Write the run's settings once; a resume appends its own under "resumes" and leaves the first ones (and
+    so what earlier rollouts were run with) as they were. Returns the run's id."""
+    mine = settings.model_dump(exclude={"api_key"})
+    if path.exists():
+        meta = json.loads(path.read_text("utf-8"))
+        meta.setdefault("resumes", []).append({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **mine})
+    else:
+        meta = {"run_id": path.parent.name, **mine}
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(json.dumps(meta, indent=1), "utf-8")
+    partial.replace(path)  # a kill mid-write leaves the old file whole
+    return meta["run_id"]
 
 
 def summary_table(rows: list[dict]):

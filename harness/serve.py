@@ -12,8 +12,8 @@ import signal
 import sys
 from pathlib import Path
 
-from envcraft.registry.clients import Client, client_entry
 from envcraft.registry.catalog import get
+from envcraft.registry.clients import Client, client_entry
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.workspaces import WorkspaceRoot, materialize
 

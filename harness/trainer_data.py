@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from envcraft.core.extras import require
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 
@@ -63,7 +64,7 @@ def verl_row(task: Task, index: int, system_prompt: str, tools: list[dict[str, A
 
 
 def _schema(kind: str):
-    import pyarrow as pa
+    pa = require("pyarrow", "trainers", "a parquet export")
 
     message = pa.struct([("role", pa.string()), ("content", pa.string()),
                          ("tool_calls", pa.list_(pa.struct([("id", pa.string()), ("type", pa.string()), (
@@ -88,9 +89,8 @@ def write_rows(rows: list[dict[str, Any]], out: Path, kind: str) -> None:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        pa = require("pyarrow", "trainers", "a parquet export")
+        pq = require("pyarrow.parquet", "trainers", "a parquet export")
         pq.write_table(pa.Table.from_pylist(rows, schema=_schema(kind)), out)
         return
     with open(out, "w", encoding="utf-8") as handle:

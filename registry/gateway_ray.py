@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from envcraft.core.extras import require
 from envcraft.registry.gateway_workers import Worker
 from envcraft.registry.settings import Settings
 
@@ -16,10 +17,7 @@ from envcraft.registry.settings import Settings
 def _connect(address: str) -> Any:
     if address.split(":")[0] in ("127.0.0.1", "localhost"):  # see harness/ray_runner.py: keep loopback
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--ray needs Ray: pip install -e .[ray]") from None
+    ray = require("ray", "ray", "--ray")
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, log_to_driver=False, include_dashboard=False,
                  configure_logging=False)

@@ -39,7 +39,7 @@ def vscode(config: dict) -> list[str]:
     problems = [] if set(config) == {"servers"} else [f"top-level keys {sorted(config)}, expected 'servers'"]
     for name, entry in config.get("servers", {}).items():
         kind = entry.get("type")
-        if kind == "stdio" and "command" not in entry or kind in ("http", "sse") and "url" not in entry:
+        if (kind == "stdio" and "command" not in entry) or (kind in ("http", "sse") and "url" not in entry):
             problems.append(f"{name}: type {kind} without its command or url")
         if kind not in ("stdio", "http", "sse"):
             problems.append(f"{name}: 'type' is required (stdio, http or sse), got {kind!r}")
