@@ -196,7 +196,8 @@ def _report(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from envcraft.harness.export import export
 
-    return export(args.run, args.format, args.out, args.min_reward, gateway_url=args.gateway_url)
+    return export(args.run, args.format, args.out, args.min_reward, tasks_dir=args.tasks_dir,
+                  gateway_url=args.gateway_url)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -284,10 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the same numbers as JSON, to stdout or to OUT")
     report.set_defaults(fn=_report)
 
-    export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl")
+    export = commands.add_parser("export", help="rollouts for SFT, or task prompts for verl or SkyRL")
     export.add_argument("run", type=Path)
-    export.add_argument("--format", choices=["sft", "verl"], required=True)
+    export.add_argument("--format", choices=["sft", "verl", "skyrl"], required=True)
     export.add_argument("--out", type=Path, required=True, help="a .jsonl or .parquet file (verl: .parquet)")
+    export.add_argument("--tasks-dir", type=Path, default=None, help="the task folder the run used (default: the one it recorded)")
     export.add_argument("--min-reward", type=float, default=1.0, help="sft: keep rollouts with at least this reward")
     export.add_argument("--gateway-url", default="http://127.0.0.1:8765",
                         help="verl: the gateway the tool config points at (its token: ENVCRAFT_GATEWAY_TOKEN)")

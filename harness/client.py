@@ -20,8 +20,8 @@ import json
 from typing import Any, Protocol
 
 from envcraft.core.grading import Grade
+from envcraft.core.rendering import Rendering, episode_tools, render
 from envcraft.core.tasks import Task
-from mcp.types import Tool
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -49,6 +49,10 @@ class EpisodeInfo(BaseModel):
         """The exposed name of `tool` of `env` (the first environment when None)."""
         return self.exposed.get(f"{env or self.envs[0]}/{tool}", tool)
 
+    def rendering(self) -> Rendering:
+        """The system prompt, turns and tools a model is shown (core/rendering.py, the same for every consumer)."""
+        return render(self.turns, self.tools, self.instructions)
+
 
 class Farm(Protocol):
     """The episode API; `LocalFarm` (in-process) and `RemoteFarm` (gateway) implement it."""
@@ -66,40 +70,8 @@ class Farm(Protocol):
     async def delete(self, episode_id: str) -> None: ...
 
 
-def openai_tool(tool: Tool, name: str | None = None) -> dict[str, Any]:
-    """An MCP tool as an OpenAI function tool (names already fit ^[A-Za-z0-9_-]{1,64}$)."""
-    return {"type": "function", "function": {
-        "name": name or tool.name, "description": tool.description or "", "parameters": tool.input_schema}}
-
-
 def reply_text(result: Any) -> str:
     return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
-
-
-def exposed_names(listed: list[tuple[str, list[Tool]]]) -> dict[str, str]:
-    """"env/tool" -> the name the agent sees. Names unique across the episode's environments stay as
-    they are; a clash (the scaffold tools of two workspaces) gets the environment as a prefix.
-    `finish` is the first environment's alone."""
-    counts: dict[str, int] = {}
-    for _, tools in listed:
-        for tool in tools:
-            counts[tool.name] = counts.get(tool.name, 0) + 1
-    names = {}
-    for index, (env, tools) in enumerate(listed):
-        for tool in tools:
-            if tool.name == "finish" and index > 0:
-                continue
-            clash = counts[tool.name] > 1 and tool.name != "finish"
-            names[f"{env}/{tool.name}"] = f"{env}__{tool.name}"[:64] if clash else tool.name
-    return names
-
-
-def episode_tools(listed: list[tuple[str, list[Tool]]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """(exposed names, OpenAI tools) of an episode whose environments listed these tools."""
-    exposed = exposed_names(listed)
-    tools = [openai_tool(tool, exposed[f"{env}/{tool.name}"]) for env, group in listed for tool in group
-             if f"{env}/{tool.name}" in exposed]
-    return exposed, tools
 
 
 def parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any] | ToolResult:
@@ -117,4 +89,4 @@ def parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> dict[s
     return arguments
 
 
-__all__ = ["EpisodeInfo", "Farm", "ToolResult", "episode_tools", "parse_arguments", "reply_text"]
+__all__ = ["EpisodeInfo", "Farm", "ToolResult", "episode_tools", "parse_arguments", "reply_text"]  # episode_tools: core/rendering.py

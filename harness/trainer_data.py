@@ -1,4 +1,4 @@
-"""Rows trainers read: SFT transcripts and verl prompts, as JSONL or parquet.
+"""Rows trainers read: SFT transcripts, verl and SkyRL prompts, as JSONL or parquet.
 
 Parquet columns are built with explicit pyarrow types. Tool schemas stay JSON strings: each tool's
 `parameters` has its own properties, and a struct column unifies them (with pandas, `read_file`
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.core.extras import require
+from envcraft.core.rendering import Rendering
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 
@@ -20,11 +21,15 @@ EXPORT_FORMAT = "envcraft.export/2"
 TRAINING_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "reasoning_content", "reasoning")
 
 
-def sft_messages(rollout: Rollout, system_prompt: str) -> list[dict[str, Any]]:
-    """The transcript for SFT: a system prompt first, training-only fields dropped, and no trailing tool
-    reply (a gold replay ends on finish's reply; the last turn to learn is the assistant's call)."""
+def sft_messages(rollout: Rollout, system_prompt: str | None) -> list[dict[str, Any]]:
+    """The transcript for SFT: a system prompt first (the rollout's own; the task's rendering for a rollout
+    recorded without one), training-only fields dropped, and no trailing tool reply (a gold replay ends on
+    finish's reply; the last turn to learn is the assistant's call)."""
     messages = [{k: v for k, v in m.items() if k not in TRAINING_KEYS} for m in rollout.messages]
     if not messages or messages[0]["role"] != "system":
+        if system_prompt is None:
+            raise ValueError(f"rollout {rollout.rollout_id} has no system prompt and its task {rollout.task_id} is "
+                             "not in the task folder: pass the --tasks-dir it was run from")
         messages.insert(0, {"role": "system", "content": system_prompt})
     while messages and messages[-1]["role"] == "tool":
         messages.pop()
@@ -41,25 +46,41 @@ def _message(m: dict[str, Any]) -> dict[str, Any]:
             "tool_call_id": m.get("tool_call_id") or ""}
 
 
-def sft_row(rollout: Rollout, system_prompt: str) -> dict[str, Any]:
+def sft_row(rollout: Rollout, system_prompt: str | None) -> dict[str, Any]:
     return {"format": EXPORT_FORMAT, "messages": sft_messages(rollout, system_prompt),
             "tools": json.dumps(rollout.tools), "reward": rollout.reward, "task_id": rollout.task_id,
             "envs": rollout.envs}
 
 
-def verl_row(task: Task, index: int, system_prompt: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
+def verl_row(task: Task, index: int, shown: Rendering) -> dict[str, Any]:
     """verl's RL dataset layout: data_source, prompt (system + first user turn), ability, reward_model,
     extra_info (tools_kwargs binds the trajectory's episode to this task), agent_name."""
+    tools = shown.tools
     return {
         "data_source": f"envcraft/{task.envs[0]}",
         "agent_name": "tool_agent",
-        "prompt": [{"role": "system", "content": system_prompt}, {"role": "user", "content": task.turns[0]}],
+        "prompt": shown.messages(),
         "ability": "agentic-tool-use",
         "reward_model": {"style": "rule", "ground_truth": task.id},
         "extra_info": {"split": task.split, "index": index, "task_id": task.id, "task_hash": task.content_hash,
                        "envs": task.envs, "turns": json.dumps(task.turns), "tools": json.dumps(tools),
                        "need_tools_kwargs": True,
                        "tools_kwargs": {"envcraft": {"create_kwargs": {"task_id": task.id}}}},
+    }
+
+
+def skyrl_row(task: Task, index: int, shown: Rendering) -> dict[str, Any]:
+    """SkyRL's dataset layout (skyrl/train/dataset/dataset.py): `prompt` and `env_class` are read; every other
+    column reaches the environment as its extras, so `task_id` is one. SkyRL applies the chat template
+    without tools, so the prompt writes the tools out after the system prompt (Rendering.text_messages)."""
+    return {
+        "data_source": f"envcraft/{task.envs[0]}",
+        "prompt": shown.text_messages(),
+        "env_class": "envcraft",
+        "task_id": task.id,
+        "reward_spec": {"method": "rule", "ground_truth": task.id},
+        "extra_info": {"split": task.split, "index": index, "task_hash": task.content_hash, "envs": task.envs,
+                       "turns": json.dumps(task.turns), "tools": json.dumps(shown.tools)},
     }
 
 
@@ -74,6 +95,13 @@ def _schema(kind: str):
         return pa.schema([("format", pa.string()), ("messages", pa.list_(message)), ("tools", pa.string()),
                           ("reward", pa.float64()), ("task_id", pa.string()), ("envs", pa.list_(pa.string()))])
     chat = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
+    if kind == "skyrl":
+        extra = pa.struct([("split", pa.string()), ("index", pa.int64()), ("task_hash", pa.string()),
+                           ("envs", pa.list_(pa.string())), ("turns", pa.string()), ("tools", pa.string())])
+        return pa.schema([("data_source", pa.string()), ("prompt", chat), ("env_class", pa.string()),
+                          ("task_id", pa.string()), ("reward_spec", pa.struct([("method", pa.string()),
+                                                                               ("ground_truth", pa.string())])),
+                          ("extra_info", extra)])
     binding = pa.struct([("envcraft", pa.struct([("create_kwargs", pa.struct([("task_id", pa.string())]))]))])
     extra = pa.struct([("split", pa.string()), ("index", pa.int64()), ("task_id", pa.string()),
                        ("task_hash", pa.string()), ("envs", pa.list_(pa.string())), ("turns", pa.string()),

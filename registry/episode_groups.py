@@ -34,11 +34,14 @@ class EpisodeGroup:
     task_id: str
     turns: list[str]
     members: dict[str, GatewayEpisode] = field(default_factory=dict)  # env -> episode, in the task's order
+    shown: Any = None  # core.rendering.Rendering over every environment: what a model is shown
 
     def describe(self, base_url: str) -> dict[str, Any]:
         urls = {env: f"{base_url}/env/{env}/{episode.id}/mcp" for env, episode in self.members.items()}
         clients = client_entries({f"{env}-{self.id[:8]}": url for env, url in urls.items()})
         return {"episode": self.id, "task_id": self.task_id, "envs": list(self.members), "turns": self.turns,
+                "system_prompt": self.shown.system if self.shown else None,
+                "tools": self.shown.tools if self.shown else [],
                 "urls": urls, "members": {env: episode.id for env, episode in self.members.items()},
                 "mcpServers": clients["claude-code"]["mcpServers"], "clients": clients}
 
@@ -54,7 +57,7 @@ async def create_group(gateway: Gateway, task_id: Any) -> EpisodeGroup:
     if len(gateway.episodes) + len(task.envs) > gateway.max_episodes:
         raise ControlError(429, f"the farm is full ({len(gateway.episodes)} of {gateway.max_episodes} live episodes; "
                                 f"task {task_id} needs {len(task.envs)}): delete finished episodes or raise --max-episodes")
-    group = EpisodeGroup(id="", task_id=task_id, turns=task.turns)
+    group = EpisodeGroup(id="", task_id=task_id, turns=task.turns, shown=await gateway.rendering(task.envs, task.turns))
     try:
         for env in task.envs:  # each from its own initial state (the gateway's create uses initial_for)
             group.members[env] = await gateway.create(env, task_id)

@@ -33,6 +33,7 @@ import anyio
 import anyio.to_thread
 from envcraft.benchmarks.registry import find_task, owner
 from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
+from envcraft.core.rendering import Rendering, episode_tools, render
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
 from envcraft.registry.catalog import Environment, discover
@@ -68,11 +69,14 @@ class GatewayEpisode:
     group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
     served: anyio.Event = field(default_factory=anyio.Event)  # its MCP sessions have all ended
     bench: Any = None  # a foreign benchmark's live episode (registry/gateway_bench.py): its own server and state
+    shown: Rendering | None = None  # what a model is shown: system prompt, turns, tools (core/rendering.py)
 
     def describe(self, base_url: str) -> dict[str, Any]:
         url = f"{base_url}/env/{self.env.name}/{self.id}/mcp"
         clients = client_entries({f"{self.env.name}-{self.id[:8]}": url})
+        shown = self.shown.model_dump() if self.shown else {}
         return {"episode": self.id, "env": self.env.name, "task_id": self.task_id, "url": url,
+                "system_prompt": shown.get("system"), "turns": shown.get("turns", []), "tools": shown.get("tools", []),
                 "mcpServers": clients["claude-code"]["mcpServers"], "clients": clients,
                 "idle_seconds": round(time.monotonic() - self.last_used, 1), "restarts": self.restarts}
 
@@ -114,6 +118,7 @@ class Gateway:
         self._reaper_beat = 0.0
         self._reserve: Reserve | None = None  # descriptors given back when the process runs out (descriptors.py)
         self._tasks: dict[str, Any] | None = None
+        self._listings: dict[str, tuple[str, list[Any]]] = {}  # env -> (server instructions, tools)
         self.control = control_app(self)
         self.control.router.routes.extend(group_routes(self))
         self.control.router.routes.extend(bench_routes(self))
@@ -279,6 +284,17 @@ class Gateway:
             raise ControlError(404, f"no task {task_id!r} in {folder}")
         return self._tasks[task_id]
 
+    async def rendering(self, envs: list[str], turns: list[str]) -> Rendering:
+        """The episode as a model is shown it: the same rendering an MCP client of these servers makes."""
+        from mcp import Client
+
+        for name in envs:
+            if name not in self._listings:  # a server's instructions and tools are the same for every episode
+                async with Client(self.launcher.server(self.envs[name])) as client:
+                    self._listings[name] = (client.instructions or "", (await client.list_tools()).tools)
+        _, tools = episode_tools([(name, self._listings[name][1]) for name in envs])
+        return render(turns, tools, {name: self._listings[name][0] for name in envs})
+
     def _prepare(self, env: Environment, initial: InitialState | None) -> tuple[Path, Any]:
         """A fresh workspace and the snapshot the grader compares against (worker thread)."""
         from envcraft.core.grading import Snapshot
@@ -307,7 +323,8 @@ class Gateway:
         workspace, baseline = await self._offload(
             f"preparing a {env.name} workspace", self._prepare, env, initial,
             late=lambda prepared: self._spawn("returning a late workspace", self._recycle, env, prepared[0]))
-        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline)
+        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline,
+                                 shown=await self.rendering([env_name], task.turns if task else []))
         self.episodes[episode.id] = episode
         try:
             await self._group.start(self._serve, episode)

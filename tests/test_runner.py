@@ -136,9 +136,10 @@ async def test_gold_scores_one_noop_scores_zero_concurrently(tmp_path):
     noop = await run_tasks(tasks, NoOpAgent(), InProcessLauncher(), log, run_id="r", concurrency=4)
     assert [r.reward for r in gold] == [1.0] * 8 and [r.reward for r in noop] == [0.0] * 8
     first = gold[0]
-    assert first.messages[0] == {"role": "user", "content": tasks[0].turns[0]}
-    assert first.messages[1]["tool_calls"][0]["function"]["name"] == "contacts_search"
-    assert first.messages[2]["role"] == "tool" and first.tools and first.timings.tool_calls == 3
+    assert first.messages[0]["role"] == "system" and "SKILL.md" in first.messages[0]["content"]  # the rendering's
+    assert first.messages[1] == {"role": "user", "content": tasks[0].turns[0]}
+    assert first.messages[2]["tool_calls"][0]["function"]["name"] == "contacts_search"
+    assert first.messages[3]["role"] == "tool" and first.tools and first.timings.tool_calls == 3
     assert not [p for p in Path("/tmp/envcraft").glob(f"run-{os.getpid()}-*") if "-ops-" not in p.name]
 
 

@@ -10,7 +10,6 @@ skyrl_gym = pytest.importorskip("skyrl_gym", reason="install the [trainers] extr
 
 from envcraft.core.tasks import write_tasks  # noqa: E402
 from envcraft.harness.adapters.skyrl_env import register_env  # noqa: E402
-from envcraft.harness.adapters.sync_farm import SyncFarm  # noqa: E402
 
 from tests.helpers import mail_task  # noqa: E402
 
@@ -22,18 +21,15 @@ def completion(calls) -> str:
 
 
 @pytest.fixture
-def task_env(tmp_path, monkeypatch):
+def task_env(tmp_path):
     task = mail_task(7)
     write_tasks(tmp_path / "office.jsonl", [task])
-    farm = SyncFarm(tasks_dir=tmp_path)
-    monkeypatch.setattr("envcraft.harness.adapters.skyrl_env.shared_farm", lambda url, token: farm)
-    yield task
-    farm.close()
+    return task, {"tasks_dir": str(tmp_path)}  # the env_config of an in-process farm reading these tasks
 
 
 def test_scripted_completion_is_graded_at_the_end(task_env):
-    task = task_env
-    env = skyrl_gym.make(register_env(), env_config={}, extras={"task_id": task.id, "max_turns": 5})
+    task, config = task_env
+    env = skyrl_gym.make(register_env(), env_config=config, extras={"task_id": task.id, "max_turns": 5})
     prompt, info = env.init()
     assert prompt[-1] == {"role": "user", "content": task.turns[0]}
     assert "mail_send" in prompt[0]["content"] and info["tools"]
@@ -45,12 +41,12 @@ def test_scripted_completion_is_graded_at_the_end(task_env):
 
 
 def test_a_policy_that_does_nothing_earns_nothing(task_env):
-    task = task_env
-    env = skyrl_gym.make(register_env(), env_config={}, extras={"task_id": task.id})
+    task, config = task_env
+    env = skyrl_gym.make(register_env(), env_config=config, extras={"task_id": task.id})
     env.init()
     out = env.step("I am done.")  # no tool call ends the episode
     assert out["done"] and out["reward"] == 0.0
-    bad = skyrl_gym.make(register_env(), env_config={}, extras={"task_id": task.id})
+    bad = skyrl_gym.make(register_env(), env_config=config, extras={"task_id": task.id})
     bad.init()
     out = bad.step('<tool_call>{"name": "mail_send", "arguments": {</tool_call>' + completion(task.gold[2:]))
     assert "not valid JSON" in out["observations"][0]["content"] and out["done"] and out["reward"] == 0.0

@@ -25,9 +25,13 @@ import uuid
 from typing import Any
 
 import anyio.to_thread
+from envcraft.core.extras import require
 from envcraft.harness.adapters.sync_farm import shared_farm
-from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.mcp_types import (
+from pydantic import model_serializer
+
+require("openenv.core.env_server", "trainers", "the OpenEnv adapter")  # named with its install line if missing
+from openenv.core.env_server.interfaces import Environment  # noqa: E402
+from openenv.core.env_server.mcp_types import (  # noqa: E402
     CallToolAction,
     CallToolObservation,
     ListToolsAction,
@@ -36,18 +40,29 @@ from openenv.core.env_server.mcp_types import (
     ToolError,
     ToolErrorType,
 )
-from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State  # noqa: E402
 
 
 class TaskObservation(Observation):
     """What reset returns: the task's user turns, its tools (OpenEnv's MCPToolClient reads these as a tool
-    listing) and, on a gateway farm, each environment's MCP URL."""
+    listing), the system prompt (the episode's rendering, core/rendering.py) and, on a gateway farm, each
+    environment's MCP URL. `metadata` repeats the task as the instruction (the first user turn), the turns
+    and the system prompt: the one field besides the tools that MCPToolClient keeps from a reset."""
 
     task_id: str
     turns: list[str]
     envs: list[str]
     tools: list[Tool]
+    system_prompt: str
     mcp_urls: dict[str, str] = {}  # noqa: RUF012 - a pydantic field: each instance gets its own copy
+
+    @model_serializer(mode="wrap")
+    def _with_metadata(self, handler: Any) -> dict[str, Any]:
+        """OpenEnv's serialize_observation excludes `metadata` from every observation it sends; a reset's is
+        the task itself, so it goes on the wire regardless."""
+        data = handler(self)
+        data.setdefault("metadata", self.metadata)
+        return data
 
 
 def _tools(info: Any) -> list[Tool]:
@@ -79,8 +94,11 @@ class EnvCraftEnvironment(Environment):
         self.info = self.farm.create(task_id)
         self.done = False
         self._state = State(episode_id=episode_id or self.info.id, step_count=0, task_id=task_id)
-        return TaskObservation(task_id=task_id, turns=self.info.turns, envs=self.info.envs, tools=_tools(self.info),
-                               mcp_urls=self.info.urls)
+        shown = self.info.rendering()
+        return TaskObservation(task_id=task_id, turns=shown.turns, envs=self.info.envs, tools=_tools(self.info),
+                               system_prompt=shown.system, mcp_urls=self.info.urls, metadata={
+                                   "task_id": task_id, "instruction": shown.turns[0], "turns": shown.turns,
+                                   "system_prompt": shown.system, "envs": self.info.envs})
 
     def step(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> Observation:
         if self.info is None:

@@ -3,8 +3,11 @@
     from envcraft.harness.adapters.skyrl_env import register_env
     env = skyrl_gym.make(register_env(), env_config={"gateway_url": URL, "token": T},   # or {} in process
                          extras={"task_id": "office-001", "max_turns": 20})
-    prompt, info = env.init(prompt)       # system prompt with the tools + the task's first user turn
+    prompt, info = env.init(prompt)       # the episode's rendering, tools written out; first user turn
     out = env.step(completion_text)       # tool observations; reward = the graded reward when done
+
+Rows of `envcraft export RUN --format skyrl` carry `env_class: "envcraft"` and `task_id`, which SkyRL's
+dataset hands to the environment as extras; their `prompt` is what `init()` would build.
 
 The episode ends when the model calls `finish`, answers without a tool call, or uses its turns; the
 final state is then graded from outside the agent's reach and the episode deleted.
@@ -14,10 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from envcraft.core.extras import require
 from envcraft.harness.adapters.sync_farm import shared_farm
-from envcraft.harness.adapters.tool_text import parse_tool_calls, tools_prompt
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
-from skyrl_gym.envs.registration import register, registry
+from envcraft.harness.adapters.tool_text import parse_tool_calls
+
+_text_env = require("skyrl_gym.envs.base_text_env", "trainers", "the SkyRL adapter")
+BaseTextEnv, BaseTextEnvStepOutput = _text_env.BaseTextEnv, _text_env.BaseTextEnvStepOutput
+_registration = require("skyrl_gym.envs.registration", "trainers", "the SkyRL adapter")
 
 ENV_ID = "envcraft"
 
@@ -31,19 +37,19 @@ class EnvCraftTextEnv(BaseTextEnv):
         super().__init__()
         extras = extras or {}
         if "task_id" not in extras:
-            raise ValueError('extras needs "task_id" (an EnvCraft task id); the verl/skyrl export writes it per row')
+            raise ValueError('extras needs "task_id" (an EnvCraft task id): rows of `envcraft export RUN --format '
+                             'skyrl` carry it, or pass extras={"task_id": ...}')
         config = env_config or {}
-        self.farm = shared_farm(_get(config, "gateway_url"), _get(config, "token"))
+        self.farm = shared_farm(_get(config, "gateway_url"), _get(config, "token"), _get(config, "tasks_dir"))
         self.task_id = extras["task_id"]
         self.max_turns = int(extras.get("max_turns", 20))
         self.info = None
         self.reward: float | None = None
 
     def init(self, prompt: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The row's prompt when SkyRL passes one (an exported row's is this rendering), else the rendering."""
         self.info = self.farm.create(self.task_id)
-        messages = [{"role": "system", "content": tools_prompt(self.info.tools)},
-                    {"role": "user", "content": self.info.turns[0]}]
-        return (prompt or messages), {"episode": self.info.id, "tools": self.info.tools}
+        return (prompt or self.info.rendering().text_messages()), {"episode": self.info.id, "tools": self.info.tools}
 
     def step(self, action: str) -> BaseTextEnvStepOutput:
         self.turns += 1
@@ -77,6 +83,6 @@ class EnvCraftTextEnv(BaseTextEnv):
 
 def register_env() -> str:
     """Register the environment with skyrl_gym (idempotent); returns its id for `skyrl_gym.make`."""
-    if ENV_ID not in registry:
-        register(id=ENV_ID, entry_point=f"{__name__}:EnvCraftTextEnv")
+    if ENV_ID not in _registration.registry:
+        _registration.register(id=ENV_ID, entry_point=f"{__name__}:EnvCraftTextEnv")
     return ENV_ID

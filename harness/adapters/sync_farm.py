@@ -17,7 +17,7 @@ from envcraft.core.grading import Grade
 from envcraft.harness.client import EpisodeInfo, ToolResult
 from envcraft.harness.farms import open_farm
 
-_SHARED: dict[tuple[str | None, str | None], SyncFarm] = {}
+_SHARED: dict[tuple[str | None, str | None, str | None], SyncFarm] = {}
 _LOCK = threading.Lock()
 
 
@@ -47,12 +47,14 @@ class SyncFarm:
         self._stack.close()
 
 
-def shared_farm(url: str | None = None, token: str | None = None) -> SyncFarm:
-    """The process's farm for (url, token): in-process when url is None."""
+def shared_farm(url: str | None = None, token: str | None = None, tasks_dir: str | None = None) -> SyncFarm:
+    """The process's farm for (url, token): in-process when url is None (reading tasks from `tasks_dir`,
+    default tasks/; a gateway reads its own)."""
+    key = (url, token, str(tasks_dir) if tasks_dir and not url else None)
     with _LOCK:
-        if (url, token) not in _SHARED:
-            _SHARED[(url, token)] = SyncFarm(url, token)
-        return _SHARED[(url, token)]
+        if key not in _SHARED:
+            _SHARED[key] = SyncFarm(url, token, **({"tasks_dir": key[2]} if key[2] else {}))
+        return _SHARED[key]
 
 
 @atexit.register

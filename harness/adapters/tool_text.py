@@ -25,10 +25,3 @@ def parse_tool_calls(text: str) -> list[tuple[str, Any] | str]:
             continue
         calls.append((data["name"], data.get("arguments") or {}))
     return calls
-
-
-def tools_prompt(tools: list[dict[str, Any]]) -> str:
-    """The tool list as the system prompt tells a text-only policy how to call them."""
-    listing = "\n".join(json.dumps(tool["function"]) for tool in tools)
-    return ("You may call these tools. To call one, write <tool_call>{\"name\": ..., \"arguments\": {...}}"
-            f"</tool_call>; call finish when the task is done.\n<tools>\n{listing}\n</tools>")

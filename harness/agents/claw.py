@@ -17,29 +17,6 @@ from envcraft.harness.episode import Episode
 from envcraft.harness.errors import ModelFailure
 from openai import AsyncOpenAI
 
-BASE_PROMPT = """\
-You work inside a stateful workspace through tools; every change you make persists for the rest of the task.
-{start}
-Then do the user's request with the tools. Never guess ids, email addresses or names: look them up first.
-The rules are enforced: a refused call names the rule and the fact that blocks it. Do what the rules allow;
-when part of a request breaks a rule, leave that part undone and say which rule and fact stopped it.
-When a tool returns an error, read it and fix the call. Do not ask the user to do the work.
-When the request is done, call `finish`; if the user asked a question, put the answer in finish's `answer`."""
-START_WITH_FILES = "Start by reading SKILL.md with read_file: it explains the workspace, its data and its rules."
-START_WITHOUT_FILES = ("There are no files here: start with read_policies, which lists the rules the tools enforce, "
-                       "and the server instructions below.")
-SYSTEM_PROMPT = BASE_PROMPT.format(start=START_WITH_FILES)  # a workspace with files (the common case)
-
-
-def system_prompt_for(tools: list[str], instructions: list[tuple[str, str]]) -> str:
-    """The system prompt for this episode's tools: "read SKILL.md" only where read_file exists, and
-    each server's own instructions (scenario, today's date, policies) after it."""
-    has_files = any(name == "read_file" or name.endswith("__read_file") for name in tools)
-    prompt = BASE_PROMPT.format(start=START_WITH_FILES if has_files else START_WITHOUT_FILES)
-    notes = [f"## {env}\n{text.strip()}" for env, text in instructions if text and text.strip()]
-    return prompt + ("\n\n# Server instructions\n\n" + "\n\n".join(notes) if notes else "")
-
-
 # Kept on assistant messages for trainers, never sent back to the model.
 TRAINING_KEYS = ("prompt_token_ids", "token_ids", "logprobs", "reasoning_content", "reasoning")
 
@@ -73,7 +50,7 @@ class ClawAgent:
         self.base_url, self.api_key, self.model = base_url, api_key, model
         self.temperature, self.max_tokens_per_call = temperature, max_tokens_per_call
         self.request_timeout, self.retries = request_timeout, retries
-        self.system_prompt = system_prompt  # None: fitted to the episode's tools and server instructions
+        self.system_prompt = system_prompt  # None: the episode's rendering (core/rendering.py), as every consumer has it
         self.extra_body = extra_body  # e.g. {"return_token_ids": True, "logprobs": True} for vLLM
 
     async def complete(self, client: AsyncOpenAI, episode: Episode) -> Any:
@@ -106,8 +83,7 @@ class ClawAgent:
 
     async def run(self, episode: Episode) -> str:
         if not any(m["role"] == "system" for m in episode.messages):
-            episode.system(self.system_prompt or system_prompt_for(
-                [tool["function"]["name"] for tool in episode.openai_tools], list(episode.info.instructions.items())))
+            episode.system(self.system_prompt or episode.info.rendering().system)
         ended = "turns_done"
         async with AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.request_timeout,
                                max_retries=self.retries) as client:

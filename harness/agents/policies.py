@@ -17,6 +17,7 @@ class GoldReplayAgent:
 
     async def run(self, episode: Episode) -> str:
         calls = self.gold[episode.task_id]
+        episode.system(episode.info.rendering().system)  # the transcript opens as every consumer's does
         for turn, text in enumerate(episode.turns):
             await episode.next_turn(text)
             for index, call in enumerate(c for c in calls if c.turn == turn):
@@ -34,6 +35,7 @@ class NoOpAgent:
     model = None
 
     async def run(self, episode: Episode) -> str:
+        episode.system(episode.info.rendering().system)
         for text in episode.turns:
             await episode.next_turn(text)
             crossed = episode.count_step()
