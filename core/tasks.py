@@ -156,6 +156,11 @@ def task_files(tasks_dir: Path = TASKS_DIR) -> list[Path]:
     return sorted(p for p in Path(tasks_dir).iterdir() if p.name.endswith((".jsonl", ".jsonl.gz")))
 
 
+def task_index(tasks_dir: Path = TASKS_DIR) -> dict[str, Task]:
+    """Every task of a folder by id: what a farm (in process or the gateway) looks a task id up in."""
+    return {task.id: task for path in task_files(tasks_dir) for task in iter_tasks(path)}
+
+
 def tasks_for(env: str, tasks_dir: Path = TASKS_DIR) -> list[Task]:
     path = task_file(env, tasks_dir)
     if path is None:

@@ -11,7 +11,7 @@ import anyio.to_thread
 from envcraft.benchmarks.registry import find_task
 from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade, close_idle
 from envcraft.core.grading import Grade, Snapshot
-from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
+from envcraft.core.tasks import TASKS_DIR, Task, task_index
 from envcraft.harness.errors import ServerFailure, TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
 from envcraft.harness.farm_bench import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
@@ -55,7 +55,7 @@ class LocalFarm(FarmBase):
 
     def _task(self, task_id: str) -> Task:
         if self._tasks is None:
-            self._tasks = {t.id: t for path in task_files(self.tasks_dir or TASKS_DIR) for t in load_tasks(path)}
+            self._tasks = task_index(self.tasks_dir or TASKS_DIR)
         if task_id not in self._tasks and (found := find_task(task_id)) is not None:
             return found
         if task_id not in self._tasks:

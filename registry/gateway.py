@@ -270,14 +270,11 @@ class Gateway:
     # ------------------------------------------------------------ episodes
 
     def _task(self, task_id: str):
-        from envcraft.core.tasks import TASKS_DIR, load_tasks, task_files
+        from envcraft.core.tasks import TASKS_DIR, task_index
 
         folder = self.tasks_dir or TASKS_DIR
         if self._tasks is None:  # read once: an unknown id must not rescan every task file
-            self._tasks = {}
-            for path in task_files(folder):
-                for task in load_tasks(path):
-                    self._tasks[task.id] = task
+            self._tasks = task_index(folder)
         if task_id not in self._tasks and (found := find_task(task_id)) is not None:
             return found  # a foreign benchmark's (envcraft.benchmarks)
         if task_id not in self._tasks:
@@ -403,8 +400,9 @@ class Gateway:
         for episode in members.values():
             episode.busy = "grading"
         try:
+            # With the state diff, as in process: rollouts through the gateway show what the episode changed.
             return await bounded_grade(task, {env: e.baseline for env, e in members.items()},
-                                       {env: e.workspace for env, e in members.items()}, self.grade_limits)
+                                       {env: e.workspace for env, e in members.items()}, self.grade_limits, diff=True)
         except GraderFailure as exc:  # the grader's own failure, not the episode's: the caller may retry
             self.failures.add("grading", exc)
             raise ControlError(503, f"{exc}; retry shortly") from exc
