@@ -48,14 +48,14 @@ def gateway(tasks):
     process.wait(timeout=30)
 
 
+async def run_gold(tasks, farm, log):
+    async with farm:
+        return await run_tasks(tasks, GoldReplayAgent({t.id: t.gold for t in tasks}), None, log, run_id="diff",
+                               farm=farm)
+
+
 def gold_rollouts(tasks, farm, log):
-    agent = GoldReplayAgent({t.id: t.gold for t in tasks})
-
-    async def run():
-        async with farm:
-            return await run_tasks(tasks, agent, None, log, run_id="diff", farm=farm)
-
-    return anyio.run(run)
+    return anyio.run(run_gold, tasks, farm, log)
 
 
 def test_gateway_rollouts_carry_the_in_process_state_diff(tasks, gateway, tmp_path):
@@ -69,3 +69,24 @@ def test_gateway_rollouts_carry_the_in_process_state_diff(tasks, gateway, tmp_pa
         assert any(diff.tables for diff in here.state_diff.values()), task.id  # the gold changed something
         assert {env: diff.model_dump() for env, diff in there.state_diff.items()} == \
                {env: diff.model_dump() for env, diff in here.state_diff.items()}, task.id
+
+
+@pytest.mark.anyio
+async def test_a_single_gateway_episode_grades_with_its_state_diff(tasks, gateway, tmp_path):
+    """POST /control/episodes, the gold over MCP as any client would send it, POST .../grade: the diff is there."""
+    import httpx2
+    from mcp import Client
+
+    folder, chosen = tasks
+    task = chosen[0]
+    [local] = await run_gold([task], LocalFarm(tasks_dir=folder), RolloutLog(tmp_path / "local.jsonl"))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with httpx2.AsyncClient(base_url=gateway, headers=headers, timeout=60) as http:
+        created = (await http.post("/control/episodes", json={"env": task.envs[0], "task_id": task.id})).json()
+        async with Client(created["url"]) as agent:
+            for call in task.gold:
+                assert not (await agent.call_tool(call.tool, call.arguments)).is_error, call.tool
+        graded = (await http.post(f"/control/episodes/{created['episode']}/grade")).json()
+        await http.delete(f"/control/episodes/{created['episode']}")
+    assert graded["reward"] == 1.0
+    assert graded["state_diff"] == {env: diff.model_dump(mode="json") for env, diff in local.state_diff.items()}
