@@ -317,11 +317,11 @@ class Gateway:
         if task and env_name not in task.envs:
             raise ControlError(400, f"task {task_id} runs on {task.envs}, not {env_name}")
         initial = task.initial_for(env_name) if task else None  # each environment its own S0
+        shown = await self.rendering([env_name], task.turns if task else [])  # before a workspace is taken
         workspace, baseline = await self._offload(
             f"preparing a {env.name} workspace", self._prepare, env, initial,
             late=lambda prepared: self._spawn("returning a late workspace", self._recycle, env, prepared[0]))
-        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline,
-                                 shown=await self.rendering([env_name], task.turns if task else []))
+        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline, shown=shown)
         self.episodes[episode.id] = episode
         try:
             await self._group.start(self._serve, episode)
