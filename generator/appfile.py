@@ -26,6 +26,7 @@ from envcraft.generator.appcode import (
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
 from envcraft.generator.extras import Extra, extras, group_fields, sum_fields
 from envcraft.generator.opcode import OperationView, operation_view, rows_values
+from envcraft.generator.parameters import operation_notes
 from envcraft.generator.render import render_python
 from envcraft_runtime import arguments, history, records, rules
 
@@ -91,6 +92,7 @@ def template_values(bp: Blueprint) -> dict[str, Any]:
                                      "was created or deleted); changes made through these tools are by \"assistant\".")}
                          for extra in derived if extra.kind == "history"), None),
         "operations": [op.name for op in bp.operations] + [extra.name for extra in derived],
+        "parameters": operation_notes(bp),
     }
 
 

@@ -494,3 +494,83 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "supplier_lookup": {
+        "name": "matches any part of the text, ignoring case",
+        "payment_terms": "one of: net15, net30, net45, net60",
+        "bank_verified": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "purchase_order_search": {
+        "po_number": "matches any part of the text, ignoring case",
+        "supplier_id": "the id of a supplier, like sup-0001 (search first for it)",
+        "status": "one of: open, partially_received, received, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "vendor_bill_search": {
+        "bill_number": "supplier's own invoice number; matches any part of the text, ignoring case",
+        "supplier_id": "the id of a supplier, like sup-0001 (search first for it)",
+        "purchase_order_id": "the id of a purchase order, like po-0001 (search first for it)",
+        "status": "one of: received, matched, approved, scheduled, paid, on_hold, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "vendor_bill_get": {"vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)"},
+    "vendor_bill_register": {
+        "bill_number": "supplier's own invoice number",
+        "supplier_id": "the id of a supplier, like sup-0001 (search first for it)",
+        "purchase_order_id": "the id of a purchase order, like po-0001 (search first for it)",
+        "amount": "from 120 to 47000",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "vendor_bill_match": {"vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)"},
+    "vendor_bill_approve": {"vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)"},
+    "vendor_bill_hold": {
+        "vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)",
+        "hold_reason": "hold reason",
+    },
+    "vendor_bill_release_hold": {"vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)"},
+    "vendor_bill_schedule": {
+        "vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)",
+        "payment_run_id": "the id of a payment run, like run-0001 (search first for it)",
+    },
+    "vendor_bill_mark_paid": {"vendor_bill_id": "the id of a vendor bill, like vb-0001 (search first for it)"},
+    "payment_run_create": {
+        "run_date": "a date as YYYY-MM-DD",
+        "bank_account": "bank account",
+        "prepared_by": "prepared by",
+    },
+    "payment_run_release": {"payment_run_id": "the id of a payment run, like run-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "supplier_report": {
+        "group_by": "the field to count by; one of: payment_terms, bank_verified",
+        "payment_terms": "only rows with this value; one of: net15, net30, net45, net60",
+        "bank_verified": "only rows with this value; true or false",
+    },
+    "purchase_order_report": {
+        "group_by": "the field to count by; one of: supplier_id, status",
+        "supplier_id": "only rows with this value; the id of a supplier, like sup-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, partially_received, received, closed",
+    },
+    "vendor_bill_report": {
+        "group_by": "the field to count by; one of: supplier_id, purchase_order_id, payment_run_id, status",
+        "supplier_id": "only rows with this value; the id of a supplier, like sup-0001 (search first for it)",
+        "purchase_order_id": "only rows with this value; the id of a purchase order, like po-0001 (search first for it)",
+        "payment_run_id": "only rows with this value; the id of a payment run, like run-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, matched, approved, scheduled, paid, on_hold, rejected",
+    },
+    "payment_run_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: draft, released, settled",
+    },
+    "payment_run_release_many": {"payment_run_ids": "the ids of the payment runs to change, like run-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: suppliers, purchase_orders, vendor_bills, payment_runs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -446,3 +446,79 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "originator_search": {
+        "company": "matches any part of the text, ignoring case",
+        "company_id": "matches any part of the text, ignoring case",
+        "sec_code": "one of: PPD, CCD, WEB",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ach_file_search": {
+        "originator_id": "the id of a originator, like org-0001 (search first for it)",
+        "status": "one of: uploaded, validating, accepted, rejected, retry_queued, transmitted, dead_lettered",
+        "effective_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ach_file_get": {"ach_file_id": "the id of a ach file, like achf-0001 (search first for it)"},
+    "ach_file_accept": {"ach_file_id": "the id of a ach file, like achf-0001 (search first for it)"},
+    "ach_file_reject": {
+        "ach_file_id": "the id of a ach file, like achf-0001 (search first for it)",
+        "error_code": "error code",
+    },
+    "ach_file_requeue": {
+        "ach_file_id": "the id of a ach file, like achf-0001 (search first for it)",
+        "attempt_count": "from 0 to 3",
+    },
+    "ach_file_dead_letter": {"ach_file_id": "the id of a ach file, like achf-0001 (search first for it)"},
+    "ach_file_transmit": {"ach_file_id": "the id of a ach file, like achf-0001 (search first for it)"},
+    "ach_entry_search": {
+        "ach_file_id": "the id of a ach file, like achf-0001 (search first for it)",
+        "status": "one of: pending, settled, returned, reinitiated",
+        "receiver_name": "matches any part of the text, ignoring case",
+        "routing_number": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ach_return_record": {
+        "ach_entry_id": "the id of a ach entry, like ache-0001 (search first for it)",
+        "return_code": "one of: R01, R02, R03, R04, R10, R29",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "ach_return_search": {
+        "ach_entry_id": "the id of a ach entry, like ache-0001 (search first for it)",
+        "return_code": "one of: R01, R02, R03, R04, R10, R29",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ach_entry_reinitiate": {"ach_entry_id": "the id of a ach entry, like ache-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "originator_report": {
+        "group_by": "the field to count by; one of: sec_code",
+        "sec_code": "only rows with this value; one of: PPD, CCD, WEB",
+    },
+    "ach_file_report": {
+        "group_by": "the field to count by; one of: originator_id, status",
+        "originator_id": "only rows with this value; the id of a originator, like org-0001 (search first for it)",
+        "status": "only rows with this value; one of: uploaded, validating, accepted, rejected, retry_queued, transmitted, dead_lettered",
+    },
+    "ach_entry_report": {
+        "group_by": "the field to count by; one of: ach_file_id, transaction_code, status",
+        "ach_file_id": "only rows with this value; the id of a ach file, like achf-0001 (search first for it)",
+        "transaction_code": "only rows with this value; one of: checking_credit_22, checking_debit_27, savings_credit_32, savings_debit_37",
+        "status": "only rows with this value; one of: pending, settled, returned, reinitiated",
+    },
+    "ach_return_report": {
+        "group_by": "the field to count by; one of: ach_entry_id, return_code",
+        "ach_entry_id": "only rows with this value; the id of a ach entry, like ache-0001 (search first for it)",
+        "return_code": "only rows with this value; one of: R01, R02, R03, R04, R10, R29",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: originators, ach_files, ach_entries, ach_returns",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -475,3 +475,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "field_adjuster_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: auto, property, liability, workers_comp",
+        "region": "one of: north, south, east, west, central",
+        "seniority": "one of: trainee, adjuster, senior, complex_loss",
+        "licensed_states": "matches any part of the text, ignoring case",
+        "catastrophe_deployable": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "field_adjuster_get": {"field_adjuster_id": "the id of a field adjuster, like fad-0001 (search first for it)"},
+    "field_adjuster_update_availability": {
+        "field_adjuster_id": "the id of a field adjuster, like fad-0001 (search first for it)",
+        "max_caseload": "from 3 to 12",
+        "catastrophe_deployable": "true or false",
+    },
+    "pending_claim_search": {
+        "claim_number": "matches any part of the text, ignoring case",
+        "line": "one of: auto, property, liability, workers_comp",
+        "region": "one of: north, south, east, west, central",
+        "loss_state": "matches any part of the text, ignoring case",
+        "complexity": "one of: simple, moderate, complex",
+        "status": "one of: unassigned, assigned, in_progress, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pending_claim_get": {"pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)"},
+    "claim_assignment_offer": {
+        "pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)",
+        "field_adjuster_id": "the id of a field adjuster, like fad-0001 (search first for it)",
+    },
+    "claim_assignment_search": {
+        "pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)",
+        "field_adjuster_id": "the id of a field adjuster, like fad-0001 (search first for it)",
+        "status": "one of: offered, accepted, rejected, reassigned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "claim_assignment_accept": {
+        "claim_assignment_id": "the id of a claim assignment, like cas-0001 (search first for it)"
+    },
+    "claim_assignment_reject": {
+        "claim_assignment_id": "the id of a claim assignment, like cas-0001 (search first for it)"
+    },
+    "claim_assignment_reassign": {
+        "claim_assignment_id": "the id of a claim assignment, like cas-0001 (search first for it)"
+    },
+    "pending_claim_release": {"pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)"},
+    "pending_claim_start": {"pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)"},
+    "pending_claim_close": {"pending_claim_id": "the id of a pending claim, like pcl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "field_adjuster_report": {
+        "group_by": "the field to count by; one of: specialty, region, seniority, catastrophe_deployable",
+        "specialty": "only rows with this value; one of: auto, property, liability, workers_comp",
+        "region": "only rows with this value; one of: north, south, east, west, central",
+        "seniority": "only rows with this value; one of: trainee, adjuster, senior, complex_loss",
+        "catastrophe_deployable": "only rows with this value; true or false",
+    },
+    "pending_claim_report": {
+        "group_by": "the field to count by; one of: line, region, complexity, status",
+        "line": "only rows with this value; one of: auto, property, liability, workers_comp",
+        "region": "only rows with this value; one of: north, south, east, west, central",
+        "complexity": "only rows with this value; one of: simple, moderate, complex",
+        "status": "only rows with this value; one of: unassigned, assigned, in_progress, closed",
+    },
+    "claim_assignment_report": {
+        "group_by": "the field to count by; one of: pending_claim_id, field_adjuster_id, status",
+        "pending_claim_id": "only rows with this value; the id of a pending claim, like pcl-0001 (search first for it)",
+        "field_adjuster_id": "only rows with this value; the id of a field adjuster, like fad-0001 (search first for it)",
+        "status": "only rows with this value; one of: offered, accepted, rejected, reassigned",
+    },
+    "claim_assignment_reject_many": {
+        "claim_assignment_ids": "the ids of the claim assignments to change, like cas-0001"
+    },
+    "pending_claim_close_many": {"pending_claim_ids": "the ids of the pending claims to change, like pcl-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: field_adjusters, pending_claims, claim_assignments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -552,3 +552,99 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "shelter_animal_search": {
+        "name": "matches any part of the text, ignoring case",
+        "species": "one of: dog, cat, rabbit",
+        "breed": "matches any part of the text, ignoring case",
+        "kennel": "matches any part of the text, ignoring case",
+        "status": "one of: stray_hold, medical_review, available, adoption_pending, adopted, in_foster, transferred",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "shelter_animal_get": {"shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)"},
+    "shelter_animal_clear_hold": {
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)"
+    },
+    "shelter_animal_make_available": {
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)"
+    },
+    "shelter_animal_mark_adopted": {
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)"
+    },
+    "shelter_animal_transfer": {"shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)"},
+    "adopter_application_search": {
+        "applicant": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)",
+        "housing": "one of: house_owned, house_rented, apartment_owned, apartment_rented",
+        "status": "one of: submitted, home_check, approved, denied, completed, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "adopter_application_submit": {
+        "applicant": "applicant",
+        "email": "an email address",
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)",
+        "housing": "one of: house_owned, house_rented, apartment_owned, apartment_rented",
+        "landlord_approval": "true or false",
+        "other_pets": "other pets",
+    },
+    "adopter_application_start_home_check": {
+        "adopter_application_id": "the id of a adopter application, like adp-0001 (search first for it)"
+    },
+    "adopter_application_approve": {
+        "adopter_application_id": "the id of a adopter application, like adp-0001 (search first for it)"
+    },
+    "adopter_application_deny": {
+        "adopter_application_id": "the id of a adopter application, like adp-0001 (search first for it)",
+        "denial_reason": "denial reason",
+    },
+    "adopter_application_complete": {
+        "adopter_application_id": "the id of a adopter application, like adp-0001 (search first for it)"
+    },
+    "foster_home_search": {
+        "name": "matches any part of the text, ignoring case",
+        "species_ok": "one of: dog, cat, any",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "foster_placement_start": {
+        "shelter_animal_id": "the id of a shelter animal, like anm-0001 (search first for it)",
+        "foster_home_id": "the id of a foster home, like fst-0001 (search first for it)",
+        "start": "a date as YYYY-MM-DD",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "shelter_animal_report": {
+        "group_by": "the field to count by; one of: species, status",
+        "species": "only rows with this value; one of: dog, cat, rabbit",
+        "status": "only rows with this value; one of: stray_hold, medical_review, available, adoption_pending, adopted, in_foster, transferred",
+    },
+    "adopter_application_report": {
+        "group_by": "the field to count by; one of: shelter_animal_id, housing, landlord_approval, status",
+        "shelter_animal_id": "only rows with this value; the id of a shelter animal, like anm-0001 (search first for it)",
+        "housing": "only rows with this value; one of: house_owned, house_rented, apartment_owned, apartment_rented",
+        "landlord_approval": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: submitted, home_check, approved, denied, completed, withdrawn",
+    },
+    "foster_home_report": {
+        "group_by": "the field to count by; one of: species_ok",
+        "species_ok": "only rows with this value; one of: dog, cat, any",
+    },
+    "foster_placement_report": {
+        "group_by": "the field to count by; one of: shelter_animal_id, foster_home_id, status",
+        "shelter_animal_id": "only rows with this value; the id of a shelter animal, like anm-0001 (search first for it)",
+        "foster_home_id": "only rows with this value; the id of a foster home, like fst-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, ended",
+    },
+    "adopter_application_complete_many": {
+        "adopter_application_ids": "the ids of the adopter applications to change, like adp-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: shelter_animals, adopter_applications, foster_homes, foster_placements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -572,3 +572,98 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "job_requisition_search": {
+        "title": "matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "location": "matches any part of the text, ignoring case",
+        "seniority": "one of: junior, mid, senior, staff",
+        "remote_ok": "true or false",
+        "status": "one of: open, on_hold, filled, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "job_requisition_get": {"job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)"},
+    "job_requisition_pause": {"job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)"},
+    "candidate_profile_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "seniority": "one of: junior, mid, senior, staff",
+        "location": "matches any part of the text, ignoring case",
+        "open_to_remote": "true or false",
+        "source": "one of: referral, linkedin, careers_page, agency, event",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "job_application_search": {
+        "candidate_profile_id": "the id of a candidate profile, like cnd-0001 (search first for it)",
+        "job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)",
+        "stage": "one of: applied, screen, onsite, offer, hired, rejected, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "job_application_submit": {
+        "candidate_profile_id": "the id of a candidate profile, like cnd-0001 (search first for it)",
+        "job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)",
+        "applied_on": "a date as YYYY-MM-DD",
+    },
+    "job_application_advance_to_screen": {
+        "job_application_id": "the id of a job application, like app-0001 (search first for it)"
+    },
+    "job_application_advance_to_onsite": {
+        "job_application_id": "the id of a job application, like app-0001 (search first for it)"
+    },
+    "job_application_reject": {
+        "job_application_id": "the id of a job application, like app-0001 (search first for it)"
+    },
+    "job_offer_search": {
+        "job_application_id": "the id of a job application, like app-0001 (search first for it)",
+        "job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)",
+        "status": "one of: drafted, extended, accepted, declined, rescinded",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "job_offer_draft": {
+        "job_application_id": "the id of a job application, like app-0001 (search first for it)",
+        "job_requisition_id": "the id of a job requisition, like jrq-0001 (search first for it)",
+        "base_salary": "from 40000 to 160000",
+        "start_date": "a date as YYYY-MM-DD",
+    },
+    "job_offer_extend": {"job_offer_id": "the id of a job offer, like ofr-0001 (search first for it)"},
+    "job_offer_record_acceptance": {"job_offer_id": "the id of a job offer, like ofr-0001 (search first for it)"},
+    "job_offer_record_decline": {"job_offer_id": "the id of a job offer, like ofr-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "job_requisition_report": {
+        "group_by": "the field to count by; one of: seniority, remote_ok, status",
+        "seniority": "only rows with this value; one of: junior, mid, senior, staff",
+        "remote_ok": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: open, on_hold, filled, closed",
+    },
+    "candidate_profile_report": {
+        "group_by": "the field to count by; one of: seniority, open_to_remote, source",
+        "seniority": "only rows with this value; one of: junior, mid, senior, staff",
+        "open_to_remote": "only rows with this value; true or false",
+        "source": "only rows with this value; one of: referral, linkedin, careers_page, agency, event",
+    },
+    "job_application_report": {
+        "group_by": "the field to count by; one of: candidate_profile_id, job_requisition_id, stage",
+        "candidate_profile_id": "only rows with this value; the id of a candidate profile, like cnd-0001 (search first for it)",
+        "job_requisition_id": "only rows with this value; the id of a job requisition, like jrq-0001 (search first for it)",
+        "stage": "only rows with this value; one of: applied, screen, onsite, offer, hired, rejected, withdrawn",
+    },
+    "job_offer_report": {
+        "group_by": "the field to count by; one of: job_application_id, job_requisition_id, status",
+        "job_application_id": "only rows with this value; the id of a job application, like app-0001 (search first for it)",
+        "job_requisition_id": "only rows with this value; the id of a job requisition, like jrq-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafted, extended, accepted, declined, rescinded",
+    },
+    "job_application_reject_many": {"job_application_ids": "the ids of the job applications to change, like app-0001"},
+    "job_offer_record_decline_many": {"job_offer_ids": "the ids of the job offers to change, like ofr-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: job_requisitions, candidate_profiles, job_applications, job_offers",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

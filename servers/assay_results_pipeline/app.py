@@ -500,3 +500,96 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "assay_plate_search": {
+        "barcode": "matches any part of the text, ignoring case",
+        "assay_type": "one of: elisa, qpcr, cell_viability, luminescence, fluorescence_polarization",
+        "project": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "assay_plate_register": {
+        "barcode": "barcode",
+        "assay_type": "one of: elisa, qpcr, cell_viability, luminescence, fluorescence_polarization",
+        "plate_format": "one of: w96, w384, w1536",
+        "project": "project",
+    },
+    "plate_reader_run_search": {
+        "assay_plate_id": "the id of a assay plate, like plt-0001 (search first for it)",
+        "instrument": "matches any part of the text, ignoring case",
+        "status": "one of: acquired, normalized, qc_failed, approved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "plate_reader_run_import": {
+        "assay_plate_id": "the id of a assay plate, like plt-0001 (search first for it)",
+        "instrument": "instrument",
+        "z_prime": "from 0.1 to 0.9",
+        "read_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "plate_reader_run_normalize": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)"
+    },
+    "plate_reader_run_fail_qc": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)"
+    },
+    "plate_reader_run_approve": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)"
+    },
+    "hit_call_search": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)",
+        "compound_id": "matches any part of the text, ignoring case",
+        "status": "one of: candidate, confirmed, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "hit_call_record": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)",
+        "compound_id": "compound id",
+        "well": "well",
+        "z_score": "from -4 to 9",
+    },
+    "hit_call_confirm": {"hit_call_id": "the id of a hit call, like hit-0001 (search first for it)"},
+    "eln_report_search": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)",
+        "author": "matches any part of the text, ignoring case",
+        "status": "one of: draft, signed, exported",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "eln_report_draft": {
+        "plate_reader_run_id": "the id of a plate reader run, like prr-0001 (search first for it)",
+        "author": "author",
+        "summary": "summary",
+    },
+    "eln_report_sign": {"eln_report_id": "the id of a eln report, like eln-0001 (search first for it)"},
+    "eln_report_export": {"eln_report_id": "the id of a eln report, like eln-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "assay_plate_report": {
+        "group_by": "the field to count by; one of: assay_type, plate_format",
+        "assay_type": "only rows with this value; one of: elisa, qpcr, cell_viability, luminescence, fluorescence_polarization",
+        "plate_format": "only rows with this value; one of: w96, w384, w1536",
+    },
+    "plate_reader_run_report": {
+        "group_by": "the field to count by; one of: assay_plate_id, status",
+        "assay_plate_id": "only rows with this value; the id of a assay plate, like plt-0001 (search first for it)",
+        "status": "only rows with this value; one of: acquired, normalized, qc_failed, approved",
+    },
+    "hit_call_report": {
+        "group_by": "the field to count by; one of: plate_reader_run_id, status",
+        "plate_reader_run_id": "only rows with this value; the id of a plate reader run, like prr-0001 (search first for it)",
+        "status": "only rows with this value; one of: candidate, confirmed, rejected",
+    },
+    "eln_report_report": {
+        "group_by": "the field to count by; one of: plate_reader_run_id, status",
+        "plate_reader_run_id": "only rows with this value; the id of a plate reader run, like prr-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, signed, exported",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: assay_plates, plate_reader_runs, hit_calls, eln_reports",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

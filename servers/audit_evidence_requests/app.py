@@ -466,3 +466,83 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "client_contact_search": {
+        "name": "matches any part of the text, ignoring case",
+        "role": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "audit_area_list": {
+        "name": "matches any part of the text, ignoring case",
+        "risk_level": "one of: low, moderate, significant",
+        "lead_auditor": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pbc_request_search": {
+        "reference": "matches any part of the text, ignoring case",
+        "audit_area_id": "the id of a audit area, like ara-0001 (search first for it)",
+        "client_contact_id": "the id of a client contact, like cct-0001 (search first for it)",
+        "status": "one of: drafted, sent, client_responded, accepted, returned_for_rework, cancelled",
+        "due_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pbc_request_get": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "pbc_request_draft": {
+        "reference": "reference",
+        "audit_area_id": "the id of a audit area, like ara-0001 (search first for it)",
+        "client_contact_id": "the id of a client contact, like cct-0001 (search first for it)",
+        "description": "description",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "pbc_request_send": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "pbc_request_record_response": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "pbc_request_accept": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "pbc_request_return": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "pbc_request_nudge": {
+        "pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)",
+        "follow_up_count": "from 0 to 4",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "pbc_request_cancel": {"pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)"},
+    "auditor_note_add": {
+        "pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)",
+        "body": "body",
+        "visibility": "one of: internal, shared_with_client",
+        "author": "author",
+    },
+    "auditor_note_search": {
+        "pbc_request_id": "the id of a pbc request, like pbc-0001 (search first for it)",
+        "visibility": "one of: internal, shared_with_client",
+        "author": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "audit_area_report": {
+        "group_by": "the field to count by; one of: risk_level",
+        "risk_level": "only rows with this value; one of: low, moderate, significant",
+    },
+    "pbc_request_report": {
+        "group_by": "the field to count by; one of: audit_area_id, client_contact_id, status",
+        "audit_area_id": "only rows with this value; the id of a audit area, like ara-0001 (search first for it)",
+        "client_contact_id": "only rows with this value; the id of a client contact, like cct-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafted, sent, client_responded, accepted, returned_for_rework, cancelled",
+    },
+    "auditor_note_report": {
+        "group_by": "the field to count by; one of: pbc_request_id, visibility",
+        "pbc_request_id": "only rows with this value; the id of a pbc request, like pbc-0001 (search first for it)",
+        "visibility": "only rows with this value; one of: internal, shared_with_client",
+    },
+    "pbc_request_cancel_many": {"pbc_request_ids": "the ids of the pbc requests to change, like pbc-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: client_contacts, audit_areas, pbc_requests, auditor_notes",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -496,3 +496,79 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "auto_policy_search": {
+        "policy_number": "matches any part of the text, ignoring case",
+        "insured_name": "matches any part of the text, ignoring case",
+        "coverage": "one of: liability_only, full_coverage",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "auto_claim_search": {
+        "auto_policy_id": "the id of a auto policy, like apl-0001 (search first for it)",
+        "status": "one of: fnol, assigned, inspected, estimate_approved, payment_issued, closed, denied",
+        "loss_type": "one of: collision, comprehensive_theft, comprehensive_hail, glass, third_party_liability",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "auto_claim_get": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "auto_claim_report": {
+        "auto_policy_id": "the id of a auto policy, like apl-0001 (search first for it)",
+        "loss_date": "a date as YYYY-MM-DD",
+        "loss_type": "one of: collision, comprehensive_theft, comprehensive_hail, glass, third_party_liability",
+        "reserve_amount": "from 500 to 40000",
+    },
+    "auto_claim_assign": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "auto_claim_record_inspection": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "damage_estimate_submit": {
+        "auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)",
+        "body_shop": "body shop",
+        "total": "from 300 to 27000",
+        "labor": "from 200 to 9000",
+        "parts": "from 100 to 18000",
+        "total_loss": "true or false",
+    },
+    "damage_estimate_search": {
+        "auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)",
+        "body_shop": "matches any part of the text, ignoring case",
+        "total_loss": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "auto_claim_approve_estimate": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "auto_claim_set_reserve": {
+        "auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)",
+        "reserve_amount": "from 500 to 40000",
+    },
+    "claim_payment_issue": {
+        "auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)",
+        "payee": "payee",
+        "amount": "from 100 to 25000",
+        "kind": "one of: repair_shop, insured, rental_car, towing",
+    },
+    "auto_claim_close": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "auto_claim_deny": {"auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "auto_policy_report": {
+        "group_by": "the field to count by; one of: coverage",
+        "coverage": "only rows with this value; one of: liability_only, full_coverage",
+    },
+    "damage_estimate_report": {
+        "group_by": "the field to count by; one of: auto_claim_id, total_loss",
+        "auto_claim_id": "only rows with this value; the id of a auto claim, like acl-0001 (search first for it)",
+        "total_loss": "only rows with this value; true or false",
+    },
+    "claim_payment_report": {
+        "group_by": "the field to count by; one of: auto_claim_id, kind",
+        "auto_claim_id": "only rows with this value; the id of a auto claim, like acl-0001 (search first for it)",
+        "kind": "only rows with this value; one of: repair_shop, insured, rental_car, towing",
+    },
+    "auto_claim_close_many": {"auto_claim_ids": "the ids of the auto claims to change, like acl-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: auto_policies, auto_claims, damage_estimates, claim_payments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -505,3 +505,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "alert_subscriber_search": {
+        "email": "an email address; matches any part of the text, ignoring case",
+        "first_name": "matches any part of the text, ignoring case",
+        "channel": "one of: email, sms, push",
+        "opted_in": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "alert_subscriber_set_consent": {
+        "alert_subscriber_id": "the id of a alert subscriber, like asub-0001 (search first for it)",
+        "opted_in": "true or false",
+        "channel": "one of: email, sms, push",
+    },
+    "watched_variant_search": {
+        "sku": "matches any part of the text, ignoring case",
+        "title": "matches any part of the text, ignoring case",
+        "size": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "watched_variant_restock": {
+        "watched_variant_id": "the id of a watched variant, like wvr-0001 (search first for it)",
+        "stock_level": "from 0 to 40",
+    },
+    "restock_subscription_search": {
+        "alert_subscriber_id": "the id of a alert subscriber, like asub-0001 (search first for it)",
+        "watched_variant_id": "the id of a watched variant, like wvr-0001 (search first for it)",
+        "status": "one of: waiting, notified, converted, expired, unsubscribed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "restock_subscription_add": {
+        "alert_subscriber_id": "the id of a alert subscriber, like asub-0001 (search first for it)",
+        "watched_variant_id": "the id of a watched variant, like wvr-0001 (search first for it)",
+    },
+    "restock_subscription_unsubscribe": {
+        "restock_subscription_id": "the id of a restock subscription, like rsb-0001 (search first for it)"
+    },
+    "restock_subscription_convert": {
+        "restock_subscription_id": "the id of a restock subscription, like rsb-0001 (search first for it)"
+    },
+    "alert_notification_queue": {
+        "restock_subscription_id": "the id of a restock subscription, like rsb-0001 (search first for it)",
+        "watched_variant_id": "the id of a watched variant, like wvr-0001 (search first for it)",
+        "channel": "one of: email, sms, push",
+        "queued_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "alert_notification_search": {
+        "watched_variant_id": "the id of a watched variant, like wvr-0001 (search first for it)",
+        "restock_subscription_id": "the id of a restock subscription, like rsb-0001 (search first for it)",
+        "status": "one of: queued, sent, delivered, opened, bounced",
+        "channel": "one of: email, sms, push",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "alert_notification_mark_sent": {
+        "alert_notification_id": "the id of a alert notification, like ant-0001 (search first for it)"
+    },
+    "alert_notification_mark_delivered": {
+        "alert_notification_id": "the id of a alert notification, like ant-0001 (search first for it)"
+    },
+    "alert_notification_bounce": {
+        "alert_notification_id": "the id of a alert notification, like ant-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "alert_subscriber_report": {
+        "group_by": "the field to count by; one of: channel, opted_in",
+        "channel": "only rows with this value; one of: email, sms, push",
+        "opted_in": "only rows with this value; true or false",
+    },
+    "restock_subscription_report": {
+        "group_by": "the field to count by; one of: alert_subscriber_id, watched_variant_id, status",
+        "alert_subscriber_id": "only rows with this value; the id of a alert subscriber, like asub-0001 (search first for it)",
+        "watched_variant_id": "only rows with this value; the id of a watched variant, like wvr-0001 (search first for it)",
+        "status": "only rows with this value; one of: waiting, notified, converted, expired, unsubscribed",
+    },
+    "alert_notification_report": {
+        "group_by": "the field to count by; one of: restock_subscription_id, watched_variant_id, channel, status",
+        "restock_subscription_id": "only rows with this value; the id of a restock subscription, like rsb-0001 (search first for it)",
+        "watched_variant_id": "only rows with this value; the id of a watched variant, like wvr-0001 (search first for it)",
+        "channel": "only rows with this value; one of: email, sms, push",
+        "status": "only rows with this value; one of: queued, sent, delivered, opened, bounced",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: alert_subscribers, watched_variants, restock_subscriptions, alert_notifications",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

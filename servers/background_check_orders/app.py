@@ -501,3 +501,83 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "screening_vendor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "status": "one of: active, suspended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "screened_candidate_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "position": "matches any part of the text, ignoring case",
+        "state": "matches any part of the text, ignoring case",
+        "consent_received": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "check_order_search": {
+        "screened_candidate_id": "the id of a screened candidate, like scd-0001 (search first for it)",
+        "screening_vendor_id": "the id of a screening vendor, like svn-0001 (search first for it)",
+        "package": "one of: basic, standard, driver_mvr, executive",
+        "status": "one of: submitted, in_progress, report_ready, clear, needs_review, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "check_order_get": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "check_order_place": {
+        "screened_candidate_id": "the id of a screened candidate, like scd-0001 (search first for it)",
+        "screening_vendor_id": "the id of a screening vendor, like svn-0001 (search first for it)",
+        "package": "one of: basic, standard, driver_mvr, executive",
+        "ordered_on": "a date as YYYY-MM-DD",
+    },
+    "check_order_mark_in_progress": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "check_order_mark_report_ready": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "check_order_adjudicate_clear": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "check_order_flag_review": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "check_order_cancel": {"check_order_id": "the id of a check order, like cko-0001 (search first for it)"},
+    "vendor_webhook_event_search": {
+        "check_order_id": "the id of a check order, like cko-0001 (search first for it)",
+        "event_type": "one of: order_accepted, report_completed, report_updated, order_suspended",
+        "status": "one of: unprocessed, processed, ignored",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "vendor_webhook_event_process": {
+        "vendor_webhook_event_id": "the id of a vendor webhook event, like vwe-0001 (search first for it)"
+    },
+    "vendor_webhook_event_ignore": {
+        "vendor_webhook_event_id": "the id of a vendor webhook event, like vwe-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "screening_vendor_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: active, suspended",
+    },
+    "screened_candidate_report": {
+        "group_by": "the field to count by; one of: consent_received",
+        "consent_received": "only rows with this value; true or false",
+    },
+    "check_order_report": {
+        "group_by": "the field to count by; one of: screened_candidate_id, screening_vendor_id, package, status",
+        "screened_candidate_id": "only rows with this value; the id of a screened candidate, like scd-0001 (search first for it)",
+        "screening_vendor_id": "only rows with this value; the id of a screening vendor, like svn-0001 (search first for it)",
+        "package": "only rows with this value; one of: basic, standard, driver_mvr, executive",
+        "status": "only rows with this value; one of: submitted, in_progress, report_ready, clear, needs_review, cancelled",
+    },
+    "vendor_webhook_event_report": {
+        "group_by": "the field to count by; one of: check_order_id, event_type, status",
+        "check_order_id": "only rows with this value; the id of a check order, like cko-0001 (search first for it)",
+        "event_type": "only rows with this value; one of: order_accepted, report_completed, report_updated, order_suspended",
+        "status": "only rows with this value; one of: unprocessed, processed, ignored",
+    },
+    "check_order_cancel_many": {"check_order_ids": "the ids of the check orders to change, like cko-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: screening_vendors, screened_candidates, check_orders, vendor_webhook_events",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -459,3 +459,80 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "bank_connection_search": {
+        "bank_name": "matches any part of the text, ignoring case",
+        "feed_type": "one of: bai2, mt940, camt053, ofx",
+        "status": "one of: active, reauth_required, disabled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "bank_connection_reauthorize": {
+        "bank_connection_id": "the id of a bank connection, like bcn-0001 (search first for it)"
+    },
+    "feed_batch_search": {
+        "bank_connection_id": "the id of a bank connection, like bcn-0001 (search first for it)",
+        "status": "one of: received, parsing, parsed, failed, retrying, dead_lettered",
+        "statement_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feed_batch_get": {"feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)"},
+    "feed_batch_retry": {
+        "feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)",
+        "attempt_count": "from 1 to 4",
+    },
+    "feed_batch_mark_parsed": {"feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)"},
+    "feed_batch_fail": {
+        "feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)",
+        "error_message": "error message",
+    },
+    "feed_batch_dead_letter": {"feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)"},
+    "statement_line_search": {
+        "feed_batch_id": "the id of a feed batch, like fb-0001 (search first for it)",
+        "status": "one of: unmatched, matched, excluded, suspense",
+        "counterparty": "matches any part of the text, ignoring case",
+        "amount": "from -25000 to 40000",
+        "posted_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ledger_posting_search": {
+        "reference": "matches any part of the text, ignoring case",
+        "amount": "from -25000 to 40000",
+        "posted_on": "a date as YYYY-MM-DD",
+        "counterparty": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "statement_line_match": {
+        "statement_line_id": "the id of a statement line, like sl-0001 (search first for it)",
+        "ledger_posting_id": "the id of a ledger posting, like lp-0001 (search first for it)",
+    },
+    "statement_line_park": {"statement_line_id": "the id of a statement line, like sl-0001 (search first for it)"},
+    "statement_line_exclude": {"statement_line_id": "the id of a statement line, like sl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "bank_connection_report": {
+        "group_by": "the field to count by; one of: feed_type, status",
+        "feed_type": "only rows with this value; one of: bai2, mt940, camt053, ofx",
+        "status": "only rows with this value; one of: active, reauth_required, disabled",
+    },
+    "feed_batch_report": {
+        "group_by": "the field to count by; one of: bank_connection_id, status",
+        "bank_connection_id": "only rows with this value; the id of a bank connection, like bcn-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, parsing, parsed, failed, retrying, dead_lettered",
+    },
+    "statement_line_report": {
+        "group_by": "the field to count by; one of: feed_batch_id, ledger_posting_id, status",
+        "feed_batch_id": "only rows with this value; the id of a feed batch, like fb-0001 (search first for it)",
+        "ledger_posting_id": "only rows with this value; the id of a ledger posting, like lp-0001 (search first for it)",
+        "status": "only rows with this value; one of: unmatched, matched, excluded, suspense",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: bank_connections, feed_batches, ledger_postings, statement_lines",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

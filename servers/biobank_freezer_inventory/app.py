@@ -493,3 +493,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "freezer_unit_search": {
+        "name": "matches any part of the text, ignoring case",
+        "temperature": "one of: minus_20, minus_80, minus_150, ln2_vapour",
+        "location": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "freezer_unit_get": {"freezer_unit_id": "the id of a freezer unit, like frz-0001 (search first for it)"},
+    "biobank_specimen_search": {
+        "accession": "matches any part of the text, ignoring case",
+        "donor_code": "matches any part of the text, ignoring case",
+        "specimen_type": "one of: plasma, serum, whole_blood, dna, tissue",
+        "freezer_unit_id": "the id of a freezer unit, like frz-0001 (search first for it)",
+        "consent_scope": "one of: general_research, disease_specific, withdrawn",
+        "status": "one of: banked, reserved, depleted, destroyed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "biobank_specimen_get": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)"
+    },
+    "biobank_specimen_accession": {
+        "accession": "accession",
+        "donor_code": "donor code",
+        "specimen_type": "one of: plasma, serum, whole_blood, dna, tissue",
+        "volume_ul": "remaining volume in microlitres; from 50 to 2000",
+        "freezer_unit_id": "the id of a freezer unit, like frz-0001 (search first for it)",
+        "consent_scope": "one of: general_research, disease_specific, withdrawn",
+        "collected_on": "a date as YYYY-MM-DD",
+    },
+    "biobank_specimen_relocate": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)",
+        "freezer_unit_id": "the id of a freezer unit, like frz-0001 (search first for it)",
+    },
+    "biobank_specimen_reserve": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)"
+    },
+    "biobank_specimen_mark_depleted": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)"
+    },
+    "biobank_specimen_destroy": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)"
+    },
+    "aliquot_release_search": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)",
+        "requesting_study": "matches any part of the text, ignoring case",
+        "status": "one of: requested, shipped, received",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "aliquot_release_request": {
+        "biobank_specimen_id": "the id of a biobank specimen, like spm-0001 (search first for it)",
+        "requesting_study": "requesting study",
+        "volume_ul": "from 10 to 500",
+        "courier": "one of: dry_ice_courier, internal_runner, world_courier",
+    },
+    "aliquot_release_ship": {"aliquot_release_id": "the id of a aliquot release, like alq-0001 (search first for it)"},
+    "aliquot_release_confirm_receipt": {
+        "aliquot_release_id": "the id of a aliquot release, like alq-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "freezer_unit_report": {
+        "group_by": "the field to count by; one of: temperature",
+        "temperature": "only rows with this value; one of: minus_20, minus_80, minus_150, ln2_vapour",
+    },
+    "biobank_specimen_report": {
+        "group_by": "the field to count by; one of: specimen_type, freezer_unit_id, consent_scope, status",
+        "specimen_type": "only rows with this value; one of: plasma, serum, whole_blood, dna, tissue",
+        "freezer_unit_id": "only rows with this value; the id of a freezer unit, like frz-0001 (search first for it)",
+        "consent_scope": "only rows with this value; one of: general_research, disease_specific, withdrawn",
+        "status": "only rows with this value; one of: banked, reserved, depleted, destroyed",
+    },
+    "aliquot_release_report": {
+        "group_by": "the field to count by; one of: biobank_specimen_id, courier, status",
+        "biobank_specimen_id": "only rows with this value; the id of a biobank specimen, like spm-0001 (search first for it)",
+        "courier": "only rows with this value; one of: dry_ice_courier, internal_runner, world_courier",
+        "status": "only rows with this value; one of: requested, shipped, received",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: freezer_units, biobank_specimens, aliquot_releases",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

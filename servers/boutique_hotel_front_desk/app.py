@@ -519,3 +519,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "hotel_guest_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "loyalty_tier": "one of: none, silver, gold",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "guest_room_search": {
+        "number": "matches any part of the text, ignoring case",
+        "room_type": "one of: queen, king, twin, junior_suite",
+        "floor": "from 1 to 4",
+        "accessible": "true or false",
+        "housekeeping_state": "one of: inspected, clean, dirty, out_of_order",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "stay_search": {
+        "hotel_guest_id": "the id of a hotel guest, like gst-0001 (search first for it)",
+        "guest_room_id": "the id of a guest room, like rm-0001 (search first for it)",
+        "check_in": "a date as YYYY-MM-DD",
+        "status": "one of: reserved, checked_in, checked_out, cancelled, no_show",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "stay_get": {"stay_id": "the id of a stay, like sty-0001 (search first for it)"},
+    "stay_reserve": {
+        "hotel_guest_id": "the id of a hotel guest, like gst-0001 (search first for it)",
+        "guest_room_id": "the id of a guest room, like rm-0001 (search first for it)",
+        "check_in": "a date as YYYY-MM-DD",
+        "check_out": "a date as YYYY-MM-DD",
+        "adults": "from 1 to 3",
+        "rate_plan": "one of: flexible, non_refundable, bed_and_breakfast",
+    },
+    "stay_check_in": {"stay_id": "the id of a stay, like sty-0001 (search first for it)"},
+    "stay_check_out": {"stay_id": "the id of a stay, like sty-0001 (search first for it)"},
+    "stay_cancel": {"stay_id": "the id of a stay, like sty-0001 (search first for it)"},
+    "stay_mark_no_show": {"stay_id": "the id of a stay, like sty-0001 (search first for it)"},
+    "folio_charge_search": {
+        "stay_id": "the id of a stay, like sty-0001 (search first for it)",
+        "category": "one of: room, minibar, restaurant, parking, spa, late_checkout",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "folio_charge_post": {
+        "stay_id": "the id of a stay, like sty-0001 (search first for it)",
+        "category": "one of: room, minibar, restaurant, parking, spa, late_checkout",
+        "amount": "from 6 to 420",
+        "posted": "a date as YYYY-MM-DD",
+    },
+    "guest_room_set_housekeeping": {
+        "guest_room_id": "the id of a guest room, like rm-0001 (search first for it)",
+        "housekeeping_state": "one of: inspected, clean, dirty, out_of_order",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "guest_room_report": {
+        "group_by": "the field to count by; one of: room_type, accessible, housekeeping_state",
+        "room_type": "only rows with this value; one of: queen, king, twin, junior_suite",
+        "accessible": "only rows with this value; true or false",
+        "housekeeping_state": "only rows with this value; one of: inspected, clean, dirty, out_of_order",
+    },
+    "hotel_guest_report": {
+        "group_by": "the field to count by; one of: loyalty_tier",
+        "loyalty_tier": "only rows with this value; one of: none, silver, gold",
+    },
+    "stay_report": {
+        "group_by": "the field to count by; one of: hotel_guest_id, guest_room_id, rate_plan, status",
+        "hotel_guest_id": "only rows with this value; the id of a hotel guest, like gst-0001 (search first for it)",
+        "guest_room_id": "only rows with this value; the id of a guest room, like rm-0001 (search first for it)",
+        "rate_plan": "only rows with this value; one of: flexible, non_refundable, bed_and_breakfast",
+        "status": "only rows with this value; one of: reserved, checked_in, checked_out, cancelled, no_show",
+    },
+    "folio_charge_report": {
+        "group_by": "the field to count by; one of: stay_id, category",
+        "stay_id": "only rows with this value; the id of a stay, like sty-0001 (search first for it)",
+        "category": "only rows with this value; one of: room, minibar, restaurant, parking, spa, late_checkout",
+    },
+    "stay_check_out_many": {"stay_ids": "the ids of the stays to change, like sty-0001"},
+    "stay_cancel_many": {"stay_ids": "the ids of the stays to change, like sty-0001"},
+    "stay_mark_no_show_many": {"stay_ids": "the ids of the stays to change, like sty-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: guest_rooms, hotel_guests, stays, folio_charges",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

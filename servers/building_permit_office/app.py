@@ -540,3 +540,101 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "permit_application_search": {
+        "applicant": "matches any part of the text, ignoring case",
+        "property_address": "matches any part of the text, ignoring case",
+        "parcel_number": "matches any part of the text, ignoring case",
+        "permit_type": "one of: residential_addition, new_single_family, commercial_tenant_improvement, deck, solar_pv, demolition",
+        "status": "one of: submitted, plan_review, corrections_required, approved, issued, finaled, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "permit_application_get": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)"
+    },
+    "permit_application_route_to_review": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)"
+    },
+    "permit_application_request_corrections": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)",
+        "corrections_note": "corrections note",
+    },
+    "permit_application_approve": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)"
+    },
+    "permit_application_issue": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)"
+    },
+    "permit_application_final": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)"
+    },
+    "building_inspector_search": {
+        "name": "matches any part of the text, ignoring case",
+        "discipline": "one of: building, electrical, plumbing, mechanical",
+        "district": "one of: north, central, south",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "permit_inspection_search": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)",
+        "building_inspector_id": "the id of a building inspector, like bin-0001 (search first for it)",
+        "inspection_type": "one of: footing, framing, electrical_rough, plumbing_rough, insulation, final",
+        "status": "one of: scheduled, passed, failed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "permit_inspection_schedule": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)",
+        "building_inspector_id": "the id of a building inspector, like bin-0001 (search first for it)",
+        "inspection_type": "one of: footing, framing, electrical_rough, plumbing_rough, insulation, final",
+        "scheduled_start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "scheduled_end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "permit_inspection_record_pass": {
+        "permit_inspection_id": "the id of a permit inspection, like pin-0001 (search first for it)"
+    },
+    "permit_inspection_record_fail": {
+        "permit_inspection_id": "the id of a permit inspection, like pin-0001 (search first for it)",
+        "inspector_notes": "inspector notes",
+    },
+    "permit_fee_search": {
+        "permit_application_id": "the id of a permit application, like pma-0001 (search first for it)",
+        "fee_type": "one of: plan_check, building_permit, technology_surcharge, reinspection",
+        "status": "one of: due, paid, waived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "permit_fee_mark_paid": {"permit_fee_id": "the id of a permit fee, like fee-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "permit_application_report": {
+        "group_by": "the field to count by; one of: permit_type, status",
+        "permit_type": "only rows with this value; one of: residential_addition, new_single_family, commercial_tenant_improvement, deck, solar_pv, demolition",
+        "status": "only rows with this value; one of: submitted, plan_review, corrections_required, approved, issued, finaled, withdrawn",
+    },
+    "building_inspector_report": {
+        "group_by": "the field to count by; one of: discipline, district",
+        "discipline": "only rows with this value; one of: building, electrical, plumbing, mechanical",
+        "district": "only rows with this value; one of: north, central, south",
+    },
+    "permit_inspection_report": {
+        "group_by": "the field to count by; one of: permit_application_id, building_inspector_id, inspection_type, status",
+        "permit_application_id": "only rows with this value; the id of a permit application, like pma-0001 (search first for it)",
+        "building_inspector_id": "only rows with this value; the id of a building inspector, like bin-0001 (search first for it)",
+        "inspection_type": "only rows with this value; one of: footing, framing, electrical_rough, plumbing_rough, insulation, final",
+        "status": "only rows with this value; one of: scheduled, passed, failed, cancelled",
+    },
+    "permit_fee_report": {
+        "group_by": "the field to count by; one of: permit_application_id, fee_type, status",
+        "permit_application_id": "only rows with this value; the id of a permit application, like pma-0001 (search first for it)",
+        "fee_type": "only rows with this value; one of: plan_check, building_permit, technology_surcharge, reinspection",
+        "status": "only rows with this value; one of: due, paid, waived",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: permit_applications, building_inspectors, permit_inspections, permit_fees",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

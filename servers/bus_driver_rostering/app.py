@@ -555,3 +555,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "bus_operator_search": {
+        "name": "matches any part of the text, ignoring case",
+        "badge": "matches any part of the text, ignoring case",
+        "board": "one of: regular, extra_board, part_time",
+        "articulated_qualified": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "depot_bus_search": {
+        "fleet_number": "matches any part of the text, ignoring case",
+        "bus_type": "one of: standard_40ft, articulated_60ft, electric_40ft, minibus_30ft",
+        "status": "one of: available, in_maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "depot_bus_send_to_maintenance": {"depot_bus_id": "the id of a depot bus, like dbs-0001 (search first for it)"},
+    "depot_bus_release": {"depot_bus_id": "the id of a depot bus, like dbs-0001 (search first for it)"},
+    "duty_run_search": {
+        "run_code": "matches any part of the text, ignoring case",
+        "route": "matches any part of the text, ignoring case",
+        "requires_articulated": "true or false",
+        "status": "one of: open, covered, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "duty_run_get": {"duty_run_id": "the id of a duty run, like dty-0001 (search first for it)"},
+    "duty_run_reopen": {"duty_run_id": "the id of a duty run, like dty-0001 (search first for it)"},
+    "duty_run_cancel": {"duty_run_id": "the id of a duty run, like dty-0001 (search first for it)"},
+    "duty_assignment_search": {
+        "duty_run_id": "the id of a duty run, like dty-0001 (search first for it)",
+        "bus_operator_id": "the id of a bus operator, like bop-0001 (search first for it)",
+        "depot_bus_id": "the id of a depot bus, like dbs-0001 (search first for it)",
+        "status": "one of: assigned, signed_on, completed, sick_called, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "duty_assignment_assign": {
+        "duty_run_id": "the id of a duty run, like dty-0001 (search first for it)",
+        "bus_operator_id": "the id of a bus operator, like bop-0001 (search first for it)",
+        "depot_bus_id": "the id of a depot bus, like dbs-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "duty_assignment_sign_on": {
+        "duty_assignment_id": "the id of a duty assignment, like das-0001 (search first for it)"
+    },
+    "duty_assignment_complete": {
+        "duty_assignment_id": "the id of a duty assignment, like das-0001 (search first for it)"
+    },
+    "duty_assignment_report_sick": {
+        "duty_assignment_id": "the id of a duty assignment, like das-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "bus_operator_report": {
+        "group_by": "the field to count by; one of: articulated_qualified, board",
+        "articulated_qualified": "only rows with this value; true or false",
+        "board": "only rows with this value; one of: regular, extra_board, part_time",
+    },
+    "depot_bus_report": {
+        "group_by": "the field to count by; one of: bus_type, status",
+        "bus_type": "only rows with this value; one of: standard_40ft, articulated_60ft, electric_40ft, minibus_30ft",
+        "status": "only rows with this value; one of: available, in_maintenance",
+    },
+    "duty_run_report": {
+        "group_by": "the field to count by; one of: requires_articulated, status",
+        "requires_articulated": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: open, covered, cancelled",
+    },
+    "duty_assignment_report": {
+        "group_by": "the field to count by; one of: duty_run_id, bus_operator_id, depot_bus_id, status",
+        "duty_run_id": "only rows with this value; the id of a duty run, like dty-0001 (search first for it)",
+        "bus_operator_id": "only rows with this value; the id of a bus operator, like bop-0001 (search first for it)",
+        "depot_bus_id": "only rows with this value; the id of a depot bus, like dbs-0001 (search first for it)",
+        "status": "only rows with this value; one of: assigned, signed_on, completed, sick_called, cancelled",
+    },
+    "duty_run_cancel_many": {"duty_run_ids": "the ids of the duty runs to change, like dty-0001"},
+    "duty_assignment_complete_many": {
+        "duty_assignment_ids": "the ids of the duty assignments to change, like das-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: bus_operators, depot_buses, duty_runs, duty_assignments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

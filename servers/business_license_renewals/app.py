@@ -484,3 +484,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "licensed_business_search": {
+        "legal_name": "matches any part of the text, ignoring case",
+        "owner": "matches any part of the text, ignoring case",
+        "address": "matches any part of the text, ignoring case",
+        "business_category": "one of: food_service, retail, home_occupation, contractor, short_term_rental, mobile_vendor",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "business_license_search": {
+        "licensed_business_id": "the id of a licensed business, like lbz-0001 (search first for it)",
+        "license_number": "matches any part of the text, ignoring case",
+        "license_class": "one of: class_a_general, class_b_food, class_c_contractor, class_d_rental",
+        "status": "one of: pending, active, renewal_due, lapsed, suspended, revoked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "business_license_get": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)"
+    },
+    "business_license_activate": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)"
+    },
+    "business_license_flag_renewal": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)"
+    },
+    "business_license_renew": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)",
+        "expires": "a date as YYYY-MM-DD",
+    },
+    "business_license_lapse": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)"
+    },
+    "business_license_suspend": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)",
+        "suspension_reason": "suspension reason",
+    },
+    "business_license_reinstate": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)"
+    },
+    "compliance_violation_search": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)",
+        "violation": "matches any part of the text, ignoring case",
+        "status": "one of: open, corrected, escalated, dismissed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "compliance_violation_cite": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)",
+        "violation": "violation",
+        "observed": "a date as YYYY-MM-DD",
+        "fine": "from 50 to 1000",
+    },
+    "compliance_violation_mark_corrected": {
+        "compliance_violation_id": "the id of a compliance violation, like vio-0001 (search first for it)"
+    },
+    "renewal_payment_record": {
+        "business_license_id": "the id of a business license, like blc-0001 (search first for it)",
+        "amount": "from 75 to 1250",
+        "paid_on": "a date as YYYY-MM-DD",
+        "receipt_number": "receipt number",
+        "method": "one of: card, check, cash, online",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "licensed_business_report": {
+        "group_by": "the field to count by; one of: business_category",
+        "business_category": "only rows with this value; one of: food_service, retail, home_occupation, contractor, short_term_rental, mobile_vendor",
+    },
+    "business_license_report": {
+        "group_by": "the field to count by; one of: licensed_business_id, license_class, status",
+        "licensed_business_id": "only rows with this value; the id of a licensed business, like lbz-0001 (search first for it)",
+        "license_class": "only rows with this value; one of: class_a_general, class_b_food, class_c_contractor, class_d_rental",
+        "status": "only rows with this value; one of: pending, active, renewal_due, lapsed, suspended, revoked",
+    },
+    "compliance_violation_report": {
+        "group_by": "the field to count by; one of: business_license_id, status",
+        "business_license_id": "only rows with this value; the id of a business license, like blc-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, corrected, escalated, dismissed",
+    },
+    "renewal_payment_report": {
+        "group_by": "the field to count by; one of: business_license_id, method",
+        "business_license_id": "only rows with this value; the id of a business license, like blc-0001 (search first for it)",
+        "method": "only rows with this value; one of: card, check, cash, online",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: licensed_businesses, business_licenses, compliance_violations, renewal_payments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

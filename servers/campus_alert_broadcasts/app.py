@@ -515,3 +515,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "alert_channel_search": {
+        "name": "matches any part of the text, ignoring case",
+        "channel_type": "one of: sms, email, push, signage, siren, desktop, social",
+        "status": "one of: operational, degraded, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "campus_alert_search": {
+        "headline": "matches any part of the text, ignoring case",
+        "severity": "one of: advisory, warning, emergency",
+        "campus": "one of: main, medical, downtown, all",
+        "status": "one of: draft, approved, broadcasting, all_clear, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "campus_alert_draft": {
+        "headline": "headline",
+        "severity": "one of: advisory, warning, emergency",
+        "campus": "one of: main, medical, downtown, all",
+        "issued_by": "issued by",
+    },
+    "campus_alert_approve": {"campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)"},
+    "campus_alert_broadcast": {"campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)"},
+    "campus_alert_issue_all_clear": {
+        "campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)"
+    },
+    "alert_dispatch_queue": {
+        "campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)",
+        "alert_channel_id": "the id of a alert channel, like ach-0001 (search first for it)",
+        "recipients": "from 200 to 42000",
+    },
+    "alert_dispatch_search": {
+        "campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)",
+        "alert_channel_id": "the id of a alert channel, like ach-0001 (search first for it)",
+        "provider_error": "matches any part of the text, ignoring case",
+        "status": "one of: queued, sent, confirmed, failed, retry_pending",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "alert_dispatch_mark_sent": {
+        "alert_dispatch_id": "the id of a alert dispatch, like adp-0001 (search first for it)"
+    },
+    "alert_dispatch_confirm": {"alert_dispatch_id": "the id of a alert dispatch, like adp-0001 (search first for it)"},
+    "alert_dispatch_mark_failed": {
+        "alert_dispatch_id": "the id of a alert dispatch, like adp-0001 (search first for it)",
+        "provider_error": "provider error",
+    },
+    "alert_dispatch_retry": {"alert_dispatch_id": "the id of a alert dispatch, like adp-0001 (search first for it)"},
+    "warden_ack_search": {
+        "campus_alert_id": "the id of a campus alert, like cal-0001 (search first for it)",
+        "building": "matches any part of the text, ignoring case",
+        "status": "one of: awaiting, acknowledged, needs_help",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "warden_ack_record": {"warden_ack_id": "the id of a warden ack, like wak-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "alert_channel_report": {
+        "group_by": "the field to count by; one of: channel_type, status",
+        "channel_type": "only rows with this value; one of: sms, email, push, signage, siren, desktop, social",
+        "status": "only rows with this value; one of: operational, degraded, offline",
+    },
+    "campus_alert_report": {
+        "group_by": "the field to count by; one of: severity, campus, status",
+        "severity": "only rows with this value; one of: advisory, warning, emergency",
+        "campus": "only rows with this value; one of: main, medical, downtown, all",
+        "status": "only rows with this value; one of: draft, approved, broadcasting, all_clear, cancelled",
+    },
+    "alert_dispatch_report": {
+        "group_by": "the field to count by; one of: campus_alert_id, alert_channel_id, status",
+        "campus_alert_id": "only rows with this value; the id of a campus alert, like cal-0001 (search first for it)",
+        "alert_channel_id": "only rows with this value; the id of a alert channel, like ach-0001 (search first for it)",
+        "status": "only rows with this value; one of: queued, sent, confirmed, failed, retry_pending",
+    },
+    "warden_ack_report": {
+        "group_by": "the field to count by; one of: campus_alert_id, status",
+        "campus_alert_id": "only rows with this value; the id of a campus alert, like cal-0001 (search first for it)",
+        "status": "only rows with this value; one of: awaiting, acknowledged, needs_help",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: alert_channels, campus_alerts, alert_dispatches, warden_acks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

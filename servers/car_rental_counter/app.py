@@ -592,3 +592,107 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "rental_customer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "license_number": "matches any part of the text, ignoring case",
+        "loyalty_tier": "one of: none, skyway_plus, skyway_elite",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_customer_get": {"rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)"},
+    "car_reservation_search": {
+        "rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)",
+        "vehicle_class": "one of: economy, compact, midsize, suv, minivan, premium",
+        "status": "one of: reserved, picked_up, cancelled, no_show",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "car_reservation_mark_picked_up": {
+        "car_reservation_id": "the id of a car reservation, like crs-0001 (search first for it)"
+    },
+    "car_reservation_cancel": {
+        "car_reservation_id": "the id of a car reservation, like crs-0001 (search first for it)"
+    },
+    "rental_vehicle_search": {
+        "plate": "matches any part of the text, ignoring case",
+        "make_model": "matches any part of the text, ignoring case",
+        "vehicle_class": "one of: economy, compact, midsize, suv, minivan, premium",
+        "status": "one of: ready, on_rent, needs_cleaning, maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_vehicle_send_to_cleaning": {
+        "rental_vehicle_id": "the id of a rental vehicle, like rv-0001 (search first for it)"
+    },
+    "rental_vehicle_mark_ready": {
+        "rental_vehicle_id": "the id of a rental vehicle, like rv-0001 (search first for it)"
+    },
+    "rental_contract_search": {
+        "rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_vehicle_id": "the id of a rental vehicle, like rv-0001 (search first for it)",
+        "status": "one of: open, returned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_contract_open": {
+        "rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_vehicle_id": "the id of a rental vehicle, like rv-0001 (search first for it)",
+        "out_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "due_back": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "odometer_out": "from 800 to 48000",
+    },
+    "rental_contract_return": {
+        "rental_contract_id": "the id of a rental contract, like rco-0001 (search first for it)",
+        "odometer_in": "from 800 to 50000",
+    },
+    "credit_redemption_search": {
+        "rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_contract_id": "the id of a rental contract, like rco-0001 (search first for it)",
+        "purpose": "one of: upgrade, child_seat, gps, toll_pass, fuel_purchase",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "credit_redemption_apply": {
+        "rental_customer_id": "the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_contract_id": "the id of a rental contract, like rco-0001 (search first for it)",
+        "purpose": "one of: upgrade, child_seat, gps, toll_pass, fuel_purchase",
+        "amount": "from 5 to 150",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "rental_customer_report": {
+        "group_by": "the field to count by; one of: loyalty_tier",
+        "loyalty_tier": "only rows with this value; one of: none, skyway_plus, skyway_elite",
+    },
+    "rental_vehicle_report": {
+        "group_by": "the field to count by; one of: vehicle_class, status",
+        "vehicle_class": "only rows with this value; one of: economy, compact, midsize, suv, minivan, premium",
+        "status": "only rows with this value; one of: ready, on_rent, needs_cleaning, maintenance",
+    },
+    "car_reservation_report": {
+        "group_by": "the field to count by; one of: rental_customer_id, vehicle_class, status",
+        "rental_customer_id": "only rows with this value; the id of a rental customer, like rcu-0001 (search first for it)",
+        "vehicle_class": "only rows with this value; one of: economy, compact, midsize, suv, minivan, premium",
+        "status": "only rows with this value; one of: reserved, picked_up, cancelled, no_show",
+    },
+    "rental_contract_report": {
+        "group_by": "the field to count by; one of: rental_customer_id, rental_vehicle_id, status",
+        "rental_customer_id": "only rows with this value; the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_vehicle_id": "only rows with this value; the id of a rental vehicle, like rv-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, returned",
+    },
+    "credit_redemption_report": {
+        "group_by": "the field to count by; one of: rental_customer_id, rental_contract_id, purpose",
+        "rental_customer_id": "only rows with this value; the id of a rental customer, like rcu-0001 (search first for it)",
+        "rental_contract_id": "only rows with this value; the id of a rental contract, like rco-0001 (search first for it)",
+        "purpose": "only rows with this value; one of: upgrade, child_seat, gps, toll_pass, fuel_purchase",
+    },
+    "car_reservation_cancel_many": {"car_reservation_ids": "the ids of the car reservations to change, like crs-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: rental_customers, rental_vehicles, car_reservations, rental_contracts, credit_redemptions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

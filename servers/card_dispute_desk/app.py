@@ -516,3 +516,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "cardholder_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "card_last4": "matches any part of the text, ignoring case",
+        "tier": "one of: classic, gold, platinum",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "card_transaction_search": {
+        "cardholder_id": "the id of a cardholder, like chd-0001 (search first for it)",
+        "merchant_name": "matches any part of the text, ignoring case",
+        "amount": "from 3 to 2500",
+        "posted_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "card_dispute_search": {
+        "cardholder_id": "the id of a cardholder, like chd-0001 (search first for it)",
+        "status": "one of: opened, awaiting_documents, provisional_credit_issued, submitted_to_network, won, lost, withdrawn",
+        "reason": "one of: not_received, not_as_described, duplicate_charge, fraud_unrecognized, cancelled_subscription",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "card_dispute_get": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "card_dispute_open": {
+        "card_transaction_id": "the id of a card transaction, like ctx-0001 (search first for it)",
+        "cardholder_id": "the id of a cardholder, like chd-0001 (search first for it)",
+        "reason": "one of: not_received, not_as_described, duplicate_charge, fraud_unrecognized, cancelled_subscription",
+        "disputed_amount": "from 3 to 2500",
+        "opened_on": "a date as YYYY-MM-DD",
+    },
+    "card_dispute_request_documents": {
+        "card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"
+    },
+    "card_dispute_issue_credit": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "card_dispute_submit_network": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "card_dispute_resolve_won": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "card_dispute_resolve_lost": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "card_dispute_withdraw": {"card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)"},
+    "dispute_message_send": {
+        "card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)",
+        "direction": "one of: to_cardholder, from_cardholder",
+        "channel": "one of: secure_message, email, phone_call",
+        "body": "body",
+    },
+    "dispute_message_search": {
+        "card_dispute_id": "the id of a card dispute, like cdp-0001 (search first for it)",
+        "direction": "one of: to_cardholder, from_cardholder",
+        "channel": "one of: secure_message, email, phone_call",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "cardholder_report": {
+        "group_by": "the field to count by; one of: tier",
+        "tier": "only rows with this value; one of: classic, gold, platinum",
+    },
+    "card_transaction_report": {
+        "group_by": "the field to count by; one of: cardholder_id",
+        "cardholder_id": "only rows with this value; the id of a cardholder, like chd-0001 (search first for it)",
+    },
+    "card_dispute_report": {
+        "group_by": "the field to count by; one of: card_transaction_id, cardholder_id, reason, status",
+        "card_transaction_id": "only rows with this value; the id of a card transaction, like ctx-0001 (search first for it)",
+        "cardholder_id": "only rows with this value; the id of a cardholder, like chd-0001 (search first for it)",
+        "reason": "only rows with this value; one of: not_received, not_as_described, duplicate_charge, fraud_unrecognized, cancelled_subscription",
+        "status": "only rows with this value; one of: opened, awaiting_documents, provisional_credit_issued, submitted_to_network, won, lost, withdrawn",
+    },
+    "dispute_message_report": {
+        "group_by": "the field to count by; one of: card_dispute_id, direction, channel",
+        "card_dispute_id": "only rows with this value; the id of a card dispute, like cdp-0001 (search first for it)",
+        "direction": "only rows with this value; one of: to_cardholder, from_cardholder",
+        "channel": "only rows with this value; one of: secure_message, email, phone_call",
+    },
+    "card_dispute_resolve_lost_many": {"card_dispute_ids": "the ids of the card disputes to change, like cdp-0001"},
+    "card_dispute_withdraw_many": {"card_dispute_ids": "the ids of the card disputes to change, like cdp-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: cardholders, card_transactions, card_disputes, dispute_messages",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

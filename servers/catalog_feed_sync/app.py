@@ -456,3 +456,82 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "feed_source_search": {
+        "supplier_name": "matches any part of the text, ignoring case",
+        "format": "one of: csv_sftp, json_api, xml_edi",
+        "status": "one of: active, suspended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feed_source_suspend": {"feed_source_id": "the id of a feed source, like fsrc-0001 (search first for it)"},
+    "feed_source_reactivate": {"feed_source_id": "the id of a feed source, like fsrc-0001 (search first for it)"},
+    "feed_run_search": {
+        "feed_source_id": "the id of a feed source, like fsrc-0001 (search first for it)",
+        "status": "one of: queued, running, succeeded, partially_failed, failed, retrying, dead_lettered",
+        "started_at": "a time as YYYY-MM-DDTHH:MM (24-hour); or a date (YYYY-MM-DD) for the whole day",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feed_run_get": {"feed_run_id": "the id of a feed run, like frun-0001 (search first for it)"},
+    "feed_run_retry": {
+        "feed_run_id": "the id of a feed run, like frun-0001 (search first for it)",
+        "retry_count": "from 0 to 5",
+    },
+    "feed_run_dead_letter": {"feed_run_id": "the id of a feed run, like frun-0001 (search first for it)"},
+    "feed_run_mark_succeeded": {"feed_run_id": "the id of a feed run, like frun-0001 (search first for it)"},
+    "rejected_record_search": {
+        "feed_run_id": "the id of a feed run, like frun-0001 (search first for it)",
+        "error": "one of: missing_gtin, price_below_cost, invalid_category, image_url_404, duplicate_sku",
+        "status": "one of: open, fixed, ignored",
+        "supplier_sku": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rejected_record_fix": {"rejected_record_id": "the id of a rejected record, like rjr-0001 (search first for it)"},
+    "rejected_record_ignore": {
+        "rejected_record_id": "the id of a rejected record, like rjr-0001 (search first for it)"
+    },
+    "catalog_product_search": {
+        "sku": "matches any part of the text, ignoring case",
+        "title": "matches any part of the text, ignoring case",
+        "category": "matches any part of the text, ignoring case",
+        "published": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "catalog_product_amend": {
+        "catalog_product_id": "the id of a catalog product, like cpd-0001 (search first for it)",
+        "price": "from 4 to 1200",
+        "category": "category",
+        "published": "true or false",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "feed_source_report": {
+        "group_by": "the field to count by; one of: format, status",
+        "format": "only rows with this value; one of: csv_sftp, json_api, xml_edi",
+        "status": "only rows with this value; one of: active, suspended",
+    },
+    "feed_run_report": {
+        "group_by": "the field to count by; one of: feed_source_id, status",
+        "feed_source_id": "only rows with this value; the id of a feed source, like fsrc-0001 (search first for it)",
+        "status": "only rows with this value; one of: queued, running, succeeded, partially_failed, failed, retrying, dead_lettered",
+    },
+    "rejected_record_report": {
+        "group_by": "the field to count by; one of: feed_run_id, error, status",
+        "feed_run_id": "only rows with this value; the id of a feed run, like frun-0001 (search first for it)",
+        "error": "only rows with this value; one of: missing_gtin, price_below_cost, invalid_category, image_url_404, duplicate_sku",
+        "status": "only rows with this value; one of: open, fixed, ignored",
+    },
+    "catalog_product_report": {
+        "group_by": "the field to count by; one of: published",
+        "published": "only rows with this value; true or false",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: feed_sources, feed_runs, rejected_records, catalog_products",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -538,3 +538,96 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "catering_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "contact": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "account_type": "one of: corporate, private, nonprofit",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "catering_event_search": {
+        "catering_client_id": "the id of a catering client, like ccl-0001 (search first for it)",
+        "service_style": "one of: drop_off, buffet, plated, stations",
+        "status": "one of: inquiry, quoted, deposit_paid, menu_final, staffed, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "catering_event_get": {"catering_event_id": "the id of a catering event, like cat-0001 (search first for it)"},
+    "catering_event_take_inquiry": {
+        "catering_client_id": "the id of a catering client, like ccl-0001 (search first for it)",
+        "event_start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "event_end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "venue": "venue",
+        "guests": "from 20 to 400",
+        "service_style": "one of: drop_off, buffet, plated, stations",
+    },
+    "catering_event_send_quote": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)",
+        "quote_total": "from 600 to 60000",
+    },
+    "catering_event_record_deposit": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)"
+    },
+    "catering_event_finalize_menu": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)",
+        "guests": "from 20 to 400",
+    },
+    "catering_event_mark_staffed": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)"
+    },
+    "catering_event_complete": {"catering_event_id": "the id of a catering event, like cat-0001 (search first for it)"},
+    "catering_event_cancel": {"catering_event_id": "the id of a catering event, like cat-0001 (search first for it)"},
+    "catering_staffer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "role": "one of: chef, server, bartender, captain",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "staff_booking_search": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)",
+        "catering_staffer_id": "the id of a catering staffer, like cst-0001 (search first for it)",
+        "status": "one of: booked, released",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "staff_booking_assign": {
+        "catering_event_id": "the id of a catering event, like cat-0001 (search first for it)",
+        "catering_staffer_id": "the id of a catering staffer, like cst-0001 (search first for it)",
+        "call_time": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "release_time": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "staff_booking_release": {"staff_booking_id": "the id of a staff booking, like stb-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "catering_client_report": {
+        "group_by": "the field to count by; one of: account_type",
+        "account_type": "only rows with this value; one of: corporate, private, nonprofit",
+    },
+    "catering_event_report": {
+        "group_by": "the field to count by; one of: catering_client_id, service_style, status",
+        "catering_client_id": "only rows with this value; the id of a catering client, like ccl-0001 (search first for it)",
+        "service_style": "only rows with this value; one of: drop_off, buffet, plated, stations",
+        "status": "only rows with this value; one of: inquiry, quoted, deposit_paid, menu_final, staffed, completed, cancelled",
+    },
+    "catering_staffer_report": {
+        "group_by": "the field to count by; one of: role",
+        "role": "only rows with this value; one of: chef, server, bartender, captain",
+    },
+    "staff_booking_report": {
+        "group_by": "the field to count by; one of: catering_event_id, catering_staffer_id, status",
+        "catering_event_id": "only rows with this value; the id of a catering event, like cat-0001 (search first for it)",
+        "catering_staffer_id": "only rows with this value; the id of a catering staffer, like cst-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, released",
+    },
+    "catering_event_complete_many": {"catering_event_ids": "the ids of the catering events to change, like cat-0001"},
+    "catering_event_cancel_many": {"catering_event_ids": "the ids of the catering events to change, like cat-0001"},
+    "staff_booking_release_many": {"staff_booking_ids": "the ids of the staff bookings to change, like stb-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: catering_clients, catering_events, catering_staffers, staff_bookings",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

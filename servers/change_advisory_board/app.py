@@ -539,3 +539,92 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "config_item_search": {
+        "name": "matches any part of the text, ignoring case",
+        "environment": "one of: production, staging, disaster_recovery",
+        "criticality": "one of: tier1, tier2, tier3",
+        "owner_team": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "change_request_search": {
+        "config_item_id": "the id of a config item, like ci-0001 (search first for it)",
+        "change_type": "one of: standard, normal, emergency",
+        "risk": "one of: low, medium, high",
+        "implementer": "matches any part of the text, ignoring case",
+        "status": "one of: draft, submitted, approved, rejected, in_progress, completed, rolled_back, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "change_request_get": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "change_request_draft": {
+        "config_item_id": "the id of a config item, like ci-0001 (search first for it)",
+        "title": "title",
+        "change_type": "one of: standard, normal, emergency",
+        "risk": "one of: low, medium, high",
+        "planned_start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "planned_end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "implementer": "implementer",
+        "backout_plan": "backout plan",
+    },
+    "change_request_revise": {
+        "change_request_id": "the id of a change request, like chg-0001 (search first for it)",
+        "title": "title",
+        "risk": "one of: low, medium, high",
+        "implementer": "implementer",
+        "backout_plan": "backout plan",
+    },
+    "change_request_submit": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "change_request_approve": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "change_request_reject": {
+        "change_request_id": "the id of a change request, like chg-0001 (search first for it)",
+        "rejection_reason": "rejection reason",
+    },
+    "change_request_start": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "change_request_complete": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "change_request_roll_back": {
+        "change_request_id": "the id of a change request, like chg-0001 (search first for it)"
+    },
+    "change_request_cancel": {"change_request_id": "the id of a change request, like chg-0001 (search first for it)"},
+    "cab_vote_search": {
+        "change_request_id": "the id of a change request, like chg-0001 (search first for it)",
+        "approver": "matches any part of the text, ignoring case",
+        "decision": "one of: approve, reject, abstain",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cab_vote_cast": {
+        "change_request_id": "the id of a change request, like chg-0001 (search first for it)",
+        "approver": "approver",
+        "decision": "one of: approve, reject, abstain",
+        "comment": "comment",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "config_item_report": {
+        "group_by": "the field to count by; one of: environment, criticality",
+        "environment": "only rows with this value; one of: production, staging, disaster_recovery",
+        "criticality": "only rows with this value; one of: tier1, tier2, tier3",
+    },
+    "change_request_report": {
+        "group_by": "the field to count by; one of: config_item_id, change_type, risk, status",
+        "config_item_id": "only rows with this value; the id of a config item, like ci-0001 (search first for it)",
+        "change_type": "only rows with this value; one of: standard, normal, emergency",
+        "risk": "only rows with this value; one of: low, medium, high",
+        "status": "only rows with this value; one of: draft, submitted, approved, rejected, in_progress, completed, rolled_back, cancelled",
+    },
+    "cab_vote_report": {
+        "group_by": "the field to count by; one of: change_request_id, decision",
+        "change_request_id": "only rows with this value; the id of a change request, like chg-0001 (search first for it)",
+        "decision": "only rows with this value; one of: approve, reject, abstain",
+    },
+    "change_request_complete_many": {"change_request_ids": "the ids of the change requests to change, like chg-0001"},
+    "change_request_cancel_many": {"change_request_ids": "the ids of the change requests to change, like chg-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: config_items, change_requests, cab_votes",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -425,3 +425,83 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "notification_route_search": {
+        "name": "matches any part of the text, ignoring case",
+        "target": "one of: slack, teams, pagerduty, opsgenie",
+        "status": "one of: active, muted, disabled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "notification_route_mute": {
+        "notification_route_id": "the id of a notification route, like nrt-0001 (search first for it)"
+    },
+    "notification_route_unmute": {
+        "notification_route_id": "the id of a notification route, like nrt-0001 (search first for it)"
+    },
+    "pipeline_event_search": {
+        "event_type": "one of: deploy_started, deploy_succeeded, deploy_failed, build_broken, alert_firing, alert_resolved",
+        "source": "matches any part of the text, ignoring case",
+        "service": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pipeline_event_get": {"pipeline_event_id": "the id of a pipeline event, like evt-0001 (search first for it)"},
+    "chat_notification_search": {
+        "pipeline_event_id": "the id of a pipeline event, like evt-0001 (search first for it)",
+        "notification_route_id": "the id of a notification route, like nrt-0001 (search first for it)",
+        "last_error": "matches any part of the text, ignoring case",
+        "status": "one of: pending, delivered, acknowledged, failed, retry_scheduled, dead_lettered",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "chat_notification_get": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)"
+    },
+    "chat_notification_enqueue": {
+        "pipeline_event_id": "the id of a pipeline event, like evt-0001 (search first for it)",
+        "notification_route_id": "the id of a notification route, like nrt-0001 (search first for it)",
+    },
+    "chat_notification_mark_delivered": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)"
+    },
+    "chat_notification_acknowledge": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)"
+    },
+    "chat_notification_mark_failed": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)",
+        "last_error": "last error",
+    },
+    "chat_notification_schedule_retry": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)",
+        "next_retry_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "attempt": "from 1 to 5",
+    },
+    "chat_notification_dead_letter": {
+        "chat_notification_id": "the id of a chat notification, like ntf-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "notification_route_report": {
+        "group_by": "the field to count by; one of: target, requires_ack, status",
+        "target": "only rows with this value; one of: slack, teams, pagerduty, opsgenie",
+        "requires_ack": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: active, muted, disabled",
+    },
+    "pipeline_event_report": {
+        "group_by": "the field to count by; one of: event_type",
+        "event_type": "only rows with this value; one of: deploy_started, deploy_succeeded, deploy_failed, build_broken, alert_firing, alert_resolved",
+    },
+    "chat_notification_report": {
+        "group_by": "the field to count by; one of: pipeline_event_id, notification_route_id, status",
+        "pipeline_event_id": "only rows with this value; the id of a pipeline event, like evt-0001 (search first for it)",
+        "notification_route_id": "only rows with this value; the id of a notification route, like nrt-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, failed, retry_scheduled, dead_lettered",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: notification_routes, pipeline_events, chat_notifications",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

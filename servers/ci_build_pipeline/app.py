@@ -506,3 +506,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "code_repository_search": {
+        "name": "matches any part of the text, ignoring case",
+        "language": "one of: go, typescript, swift, kotlin, python, hcl",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "build_runner_search": {
+        "hostname": "matches any part of the text, ignoring case",
+        "os": "one of: linux, macos, windows",
+        "status": "one of: online, draining, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "build_runner_drain": {"build_runner_id": "the id of a build runner, like rnr-0001 (search first for it)"},
+    "build_job_search": {
+        "code_repository_id": "the id of a code repository, like rpo-0001 (search first for it)",
+        "build_runner_id": "the id of a build runner, like rnr-0001 (search first for it)",
+        "branch": "matches any part of the text, ignoring case",
+        "trigger": "one of: push, pull_request, schedule, manual",
+        "failure_reason": "matches any part of the text, ignoring case",
+        "status": "one of: queued, running, passed, failed, retrying, quarantined, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "build_job_get": {"build_job_id": "the id of a build job, like bjb-0001 (search first for it)"},
+    "build_job_trigger": {
+        "code_repository_id": "the id of a code repository, like rpo-0001 (search first for it)",
+        "build_runner_id": "the id of a build runner, like rnr-0001 (search first for it)",
+        "commit_sha": "commit sha",
+        "branch": "branch",
+        "trigger": "one of: push, pull_request, schedule, manual",
+    },
+    "build_job_start": {"build_job_id": "the id of a build job, like bjb-0001 (search first for it)"},
+    "build_job_pass": {"build_job_id": "the id of a build job, like bjb-0001 (search first for it)"},
+    "build_job_fail": {
+        "build_job_id": "the id of a build job, like bjb-0001 (search first for it)",
+        "failure_reason": "failure reason",
+    },
+    "build_job_retry": {
+        "build_job_id": "the id of a build job, like bjb-0001 (search first for it)",
+        "attempt": "from 1 to 3",
+        "build_runner_id": "the id of a build runner, like rnr-0001 (search first for it)",
+    },
+    "build_job_quarantine": {"build_job_id": "the id of a build job, like bjb-0001 (search first for it)"},
+    "build_job_cancel": {"build_job_id": "the id of a build job, like bjb-0001 (search first for it)"},
+    "build_artifact_search": {
+        "build_job_id": "the id of a build job, like bjb-0001 (search first for it)",
+        "filename": "matches any part of the text, ignoring case",
+        "created_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "build_artifact_purge": {"build_artifact_id": "the id of a build artifact, like art-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "code_repository_report": {
+        "group_by": "the field to count by; one of: language",
+        "language": "only rows with this value; one of: go, typescript, swift, kotlin, python, hcl",
+    },
+    "build_runner_report": {
+        "group_by": "the field to count by; one of: os, status",
+        "os": "only rows with this value; one of: linux, macos, windows",
+        "status": "only rows with this value; one of: online, draining, offline",
+    },
+    "build_job_report": {
+        "group_by": "the field to count by; one of: code_repository_id, build_runner_id, trigger, status",
+        "code_repository_id": "only rows with this value; the id of a code repository, like rpo-0001 (search first for it)",
+        "build_runner_id": "only rows with this value; the id of a build runner, like rnr-0001 (search first for it)",
+        "trigger": "only rows with this value; one of: push, pull_request, schedule, manual",
+        "status": "only rows with this value; one of: queued, running, passed, failed, retrying, quarantined, cancelled",
+    },
+    "build_artifact_report": {
+        "group_by": "the field to count by; one of: build_job_id",
+        "build_job_id": "only rows with this value; the id of a build job, like bjb-0001 (search first for it)",
+    },
+    "build_job_cancel_many": {"build_job_ids": "the ids of the build jobs to change, like bjb-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: code_repositories, build_runners, build_jobs, build_artifacts",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -477,3 +477,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "service_type_search": {
+        "name": "matches any part of the text, ignoring case",
+        "service_line": "one of: driving_licence, passport, resident_id, vehicle_registration",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_counter_search": {
+        "name": "matches any part of the text, ignoring case",
+        "service_line": "one of: driving_licence, passport, resident_id, vehicle_registration",
+        "accessible": "lowered desk for wheelchair users; true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "counter_clerk_search": {
+        "name": "matches any part of the text, ignoring case",
+        "certified_for": "one of: driving_licence, passport, resident_id, vehicle_registration",
+        "languages": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "resident_appointment_search": {
+        "resident_name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "confirmation_code": "matches any part of the text, ignoring case",
+        "service_type_id": "the id of a service type, like svt-0001 (search first for it)",
+        "service_counter_id": "the id of a service counter, like ctr-0001 (search first for it)",
+        "counter_clerk_id": "the id of a counter clerk, like clk-0001 (search first for it)",
+        "status": "one of: booked, arrived, served, no_show, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "resident_appointment_get": {
+        "resident_appointment_id": "the id of a resident appointment, like rap-0001 (search first for it)"
+    },
+    "resident_appointment_book": {
+        "resident_name": "resident name",
+        "phone": "phone",
+        "service_type_id": "the id of a service type, like svt-0001 (search first for it)",
+        "service_counter_id": "the id of a service counter, like ctr-0001 (search first for it)",
+        "counter_clerk_id": "the id of a counter clerk, like clk-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "confirmation_code": "confirmation code",
+    },
+    "resident_appointment_check_in": {
+        "resident_appointment_id": "the id of a resident appointment, like rap-0001 (search first for it)"
+    },
+    "resident_appointment_mark_served": {
+        "resident_appointment_id": "the id of a resident appointment, like rap-0001 (search first for it)"
+    },
+    "resident_appointment_mark_no_show": {
+        "resident_appointment_id": "the id of a resident appointment, like rap-0001 (search first for it)"
+    },
+    "resident_appointment_cancel": {
+        "resident_appointment_id": "the id of a resident appointment, like rap-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "service_type_report": {
+        "group_by": "the field to count by; one of: service_line",
+        "service_line": "only rows with this value; one of: driving_licence, passport, resident_id, vehicle_registration",
+    },
+    "service_counter_report": {
+        "group_by": "the field to count by; one of: service_line, accessible",
+        "service_line": "only rows with this value; one of: driving_licence, passport, resident_id, vehicle_registration",
+        "accessible": "only rows with this value; lowered desk for wheelchair users; true or false",
+    },
+    "counter_clerk_report": {
+        "group_by": "the field to count by; one of: certified_for",
+        "certified_for": "only rows with this value; one of: driving_licence, passport, resident_id, vehicle_registration",
+    },
+    "resident_appointment_report": {
+        "group_by": "the field to count by; one of: service_type_id, service_counter_id, counter_clerk_id, status",
+        "service_type_id": "only rows with this value; the id of a service type, like svt-0001 (search first for it)",
+        "service_counter_id": "only rows with this value; the id of a service counter, like ctr-0001 (search first for it)",
+        "counter_clerk_id": "only rows with this value; the id of a counter clerk, like clk-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, arrived, served, no_show, cancelled",
+    },
+    "resident_appointment_mark_no_show_many": {
+        "resident_appointment_ids": "the ids of the resident appointments to change, like rap-0001"
+    },
+    "resident_appointment_cancel_many": {
+        "resident_appointment_ids": "the ids of the resident appointments to change, like rap-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: service_types, service_counters, counter_clerks, resident_appointments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

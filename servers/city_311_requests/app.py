@@ -478,3 +478,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "resident_caller_search": {
+        "name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "neighborhood": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "resident_caller_register": {
+        "name": "name",
+        "phone": "phone",
+        "neighborhood": "neighborhood",
+        "preferred_contact": "one of: phone, email, sms",
+        "email": "an email address",
+    },
+    "city_department_search": {
+        "name": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_request_search": {
+        "resident_caller_id": "the id of a resident caller, like rcl-0001 (search first for it)",
+        "category": "one of: pothole, graffiti, missed_collection, streetlight_out, illegal_dumping, water_leak, fallen_tree",
+        "location": "matches any part of the text, ignoring case",
+        "city_department_id": "the id of a city department, like dpt-0001 (search first for it)",
+        "status": "one of: new, routed, in_progress, resolved, closed_duplicate, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_request_get": {"service_request_id": "the id of a service request, like srq-0001 (search first for it)"},
+    "service_request_log": {
+        "resident_caller_id": "the id of a resident caller, like rcl-0001 (search first for it)",
+        "category": "one of: pothole, graffiti, missed_collection, streetlight_out, illegal_dumping, water_leak, fallen_tree",
+        "location": "location",
+        "details": "details",
+        "reported": "a date as YYYY-MM-DD",
+    },
+    "service_request_route": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "city_department_id": "the id of a city department, like dpt-0001 (search first for it)",
+    },
+    "service_request_close_duplicate": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "resolution_note": "resolution note",
+    },
+    "service_request_resolve": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "resolution_note": "resolution note",
+    },
+    "service_request_reject": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "resolution_note": "resolution note",
+    },
+    "request_update_search": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "audience": "one of: resident, internal",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "request_update_post": {
+        "service_request_id": "the id of a service request, like srq-0001 (search first for it)",
+        "author": "author",
+        "audience": "one of: resident, internal",
+        "message": "message",
+        "posted": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "resident_caller_report": {
+        "group_by": "the field to count by; one of: preferred_contact",
+        "preferred_contact": "only rows with this value; one of: phone, email, sms",
+    },
+    "service_request_report": {
+        "group_by": "the field to count by; one of: resident_caller_id, category, city_department_id, status",
+        "resident_caller_id": "only rows with this value; the id of a resident caller, like rcl-0001 (search first for it)",
+        "category": "only rows with this value; one of: pothole, graffiti, missed_collection, streetlight_out, illegal_dumping, water_leak, fallen_tree",
+        "city_department_id": "only rows with this value; the id of a city department, like dpt-0001 (search first for it)",
+        "status": "only rows with this value; one of: new, routed, in_progress, resolved, closed_duplicate, rejected",
+    },
+    "request_update_report": {
+        "group_by": "the field to count by; one of: service_request_id, audience",
+        "service_request_id": "only rows with this value; the id of a service request, like srq-0001 (search first for it)",
+        "audience": "only rows with this value; one of: resident, internal",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: city_departments, resident_callers, service_requests, request_updates",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -522,3 +522,99 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "engineering_team_search": {
+        "name": "matches any part of the text, ignoring case",
+        "cost_owner": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "engineering_team_get": {
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)"
+    },
+    "engineering_team_set_budget": {
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "quarterly_budget": "from 20000 to 250000",
+        "budget_left": "from 0 to 120000",
+    },
+    "cloud_account_search": {
+        "alias": "matches any part of the text, ignoring case",
+        "provider": "one of: aws, gcp, azure",
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "account_number": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cloud_account_reassign": {
+        "cloud_account_id": "the id of a cloud account, like cla-0001 (search first for it)",
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+    },
+    "spend_charge_search": {
+        "cloud_account_id": "the id of a cloud account, like cla-0001 (search first for it)",
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "service": "matches any part of the text, ignoring case",
+        "usage_month": "matches any part of the text, ignoring case",
+        "status": "one of: posted, disputed, credited",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "spend_charge_post": {
+        "cloud_account_id": "the id of a cloud account, like cla-0001 (search first for it)",
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "service": "service",
+        "usage_month": "usage month",
+        "amount": "from 50 to 18000",
+    },
+    "spend_charge_dispute": {"spend_charge_id": "the id of a spend charge, like spc-0001 (search first for it)"},
+    "spend_charge_credit": {"spend_charge_id": "the id of a spend charge, like spc-0001 (search first for it)"},
+    "reserved_purchase_search": {
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "term": "one of: one_year, three_year",
+        "status": "one of: proposed, approved, purchased, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "reserved_purchase_propose": {
+        "engineering_team_id": "the id of a engineering team, like etm-0001 (search first for it)",
+        "commitment": "commitment",
+        "term": "one of: one_year, three_year",
+        "upfront_cost": "from 2000 to 60000",
+    },
+    "reserved_purchase_approve": {
+        "reserved_purchase_id": "the id of a reserved purchase, like rip-0001 (search first for it)"
+    },
+    "reserved_purchase_execute": {
+        "reserved_purchase_id": "the id of a reserved purchase, like rip-0001 (search first for it)"
+    },
+    "reserved_purchase_reject": {
+        "reserved_purchase_id": "the id of a reserved purchase, like rip-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "cloud_account_report": {
+        "group_by": "the field to count by; one of: provider, engineering_team_id",
+        "provider": "only rows with this value; one of: aws, gcp, azure",
+        "engineering_team_id": "only rows with this value; the id of a engineering team, like etm-0001 (search first for it)",
+    },
+    "spend_charge_report": {
+        "group_by": "the field to count by; one of: cloud_account_id, engineering_team_id, status",
+        "cloud_account_id": "only rows with this value; the id of a cloud account, like cla-0001 (search first for it)",
+        "engineering_team_id": "only rows with this value; the id of a engineering team, like etm-0001 (search first for it)",
+        "status": "only rows with this value; one of: posted, disputed, credited",
+    },
+    "reserved_purchase_report": {
+        "group_by": "the field to count by; one of: engineering_team_id, term, status",
+        "engineering_team_id": "only rows with this value; the id of a engineering team, like etm-0001 (search first for it)",
+        "term": "only rows with this value; one of: one_year, three_year",
+        "status": "only rows with this value; one of: proposed, approved, purchased, rejected",
+    },
+    "reserved_purchase_reject_many": {
+        "reserved_purchase_ids": "the ids of the reserved purchases to change, like rip-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: engineering_teams, cloud_accounts, spend_charges, reserved_purchases",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

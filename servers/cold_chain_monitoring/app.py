@@ -490,3 +490,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "reefer_unit_search": {
+        "unit_code": "matches any part of the text, ignoring case",
+        "product_class": "one of: frozen, chilled, pharma_2_8",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cold_shipment_search": {
+        "reefer_unit_id": "the id of a reefer unit, like rfu-0001 (search first for it)",
+        "customer": "matches any part of the text, ignoring case",
+        "status": "one of: loading, in_transit, delivered, quarantined, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cold_shipment_get": {"cold_shipment_id": "the id of a cold shipment, like csh-0001 (search first for it)"},
+    "on_call_contact_search": {
+        "name": "matches any part of the text, ignoring case",
+        "role": "one of: dispatcher, quality_manager, driver_liaison",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "temperature_alert_search": {
+        "cold_shipment_id": "the id of a cold shipment, like csh-0001 (search first for it)",
+        "on_call_contact_id": "the id of a on call contact, like occ-0001 (search first for it)",
+        "severity": "one of: minor, major, critical",
+        "status": "one of: raised, notified, acknowledged, resolved, escalated",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "temperature_alert_get": {
+        "temperature_alert_id": "the id of a temperature alert, like tal-0001 (search first for it)"
+    },
+    "temperature_alert_raise": {
+        "cold_shipment_id": "the id of a cold shipment, like csh-0001 (search first for it)",
+        "reading_c": "from -30 to 20",
+        "excursion_minutes": "from 5 to 240",
+        "severity": "one of: minor, major, critical",
+        "raised_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "temperature_alert_notify": {
+        "temperature_alert_id": "the id of a temperature alert, like tal-0001 (search first for it)",
+        "on_call_contact_id": "the id of a on call contact, like occ-0001 (search first for it)",
+    },
+    "temperature_alert_acknowledge": {
+        "temperature_alert_id": "the id of a temperature alert, like tal-0001 (search first for it)"
+    },
+    "temperature_alert_resolve": {
+        "temperature_alert_id": "the id of a temperature alert, like tal-0001 (search first for it)"
+    },
+    "temperature_alert_escalate": {
+        "temperature_alert_id": "the id of a temperature alert, like tal-0001 (search first for it)"
+    },
+    "cold_shipment_quarantine": {"cold_shipment_id": "the id of a cold shipment, like csh-0001 (search first for it)"},
+    "cold_shipment_release_quarantine": {
+        "cold_shipment_id": "the id of a cold shipment, like csh-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "reefer_unit_report": {
+        "group_by": "the field to count by; one of: product_class",
+        "product_class": "only rows with this value; one of: frozen, chilled, pharma_2_8",
+    },
+    "cold_shipment_report": {
+        "group_by": "the field to count by; one of: reefer_unit_id, status",
+        "reefer_unit_id": "only rows with this value; the id of a reefer unit, like rfu-0001 (search first for it)",
+        "status": "only rows with this value; one of: loading, in_transit, delivered, quarantined, rejected",
+    },
+    "on_call_contact_report": {
+        "group_by": "the field to count by; one of: role",
+        "role": "only rows with this value; one of: dispatcher, quality_manager, driver_liaison",
+    },
+    "temperature_alert_report": {
+        "group_by": "the field to count by; one of: cold_shipment_id, on_call_contact_id, severity, status",
+        "cold_shipment_id": "only rows with this value; the id of a cold shipment, like csh-0001 (search first for it)",
+        "on_call_contact_id": "only rows with this value; the id of a on call contact, like occ-0001 (search first for it)",
+        "severity": "only rows with this value; one of: minor, major, critical",
+        "status": "only rows with this value; one of: raised, notified, acknowledged, resolved, escalated",
+    },
+    "temperature_alert_resolve_many": {
+        "temperature_alert_ids": "the ids of the temperature alerts to change, like tal-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: reefer_units, cold_shipments, on_call_contacts, temperature_alerts",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -480,3 +480,75 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "broker_agency_search": {
+        "name": "matches any part of the text, ignoring case",
+        "state": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "underwriter_search": {
+        "name": "matches any part of the text, ignoring case",
+        "line": "one of: general_liability, property, workers_comp, commercial_auto, cyber",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "submission_search": {
+        "broker_agency_id": "the id of a broker agency, like bra-0001 (search first for it)",
+        "insured_business": "matches any part of the text, ignoring case",
+        "line": "one of: general_liability, property, workers_comp, commercial_auto, cyber",
+        "status": "one of: received, clearance, underwriting, referred, quoted, bound, declined",
+        "underwriter_id": "the id of a underwriter, like uwr-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "submission_get": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "submission_clear": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "submission_assign": {
+        "submission_id": "the id of a submission, like sub-0001 (search first for it)",
+        "underwriter_id": "the id of a underwriter, like uwr-0001 (search first for it)",
+    },
+    "submission_start_underwriting": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "submission_refer": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "submission_decline": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "quote_prepare": {
+        "submission_id": "the id of a submission, like sub-0001 (search first for it)",
+        "premium": "from 5000 to 900000",
+        "limit": "from 1000000 to 15000000",
+        "deductible": "from 1000 to 250000",
+    },
+    "quote_search": {
+        "submission_id": "the id of a submission, like sub-0001 (search first for it)",
+        "status": "one of: draft, issued, accepted, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "quote_issue": {"quote_id": "the id of a quote, like qte-0001 (search first for it)"},
+    "quote_accept": {"quote_id": "the id of a quote, like qte-0001 (search first for it)"},
+    "submission_bind": {"submission_id": "the id of a submission, like sub-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "underwriter_report": {
+        "group_by": "the field to count by; one of: line",
+        "line": "only rows with this value; one of: general_liability, property, workers_comp, commercial_auto, cyber",
+    },
+    "submission_report": {
+        "group_by": "the field to count by; one of: broker_agency_id, line, underwriter_id, status",
+        "broker_agency_id": "only rows with this value; the id of a broker agency, like bra-0001 (search first for it)",
+        "line": "only rows with this value; one of: general_liability, property, workers_comp, commercial_auto, cyber",
+        "underwriter_id": "only rows with this value; the id of a underwriter, like uwr-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, clearance, underwriting, referred, quoted, bound, declined",
+    },
+    "quote_report": {
+        "group_by": "the field to count by; one of: submission_id, status",
+        "submission_id": "only rows with this value; the id of a submission, like sub-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, issued, accepted, expired",
+    },
+    "submission_decline_many": {"submission_ids": "the ids of the submissions to change, like sub-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: broker_agencies, underwriters, submissions, quotes",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

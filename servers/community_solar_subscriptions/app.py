@@ -525,3 +525,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "solar_garden_search": {
+        "name": "matches any part of the text, ignoring case",
+        "utility_territory": "one of: xcel, dominion, ppl, national_grid",
+        "status": "one of: operational, under_construction",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "solar_garden_get": {"solar_garden_id": "the id of a solar garden, like sgd-0001 (search first for it)"},
+    "solar_subscriber_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "utility_territory": "one of: xcel, dominion, ppl, national_grid",
+        "low_income_qualified": "true or false",
+        "account_type": "one of: residential, small_business, nonprofit",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "solar_subscriber_get": {
+        "solar_subscriber_id": "the id of a solar subscriber, like ssb-0001 (search first for it)"
+    },
+    "garden_subscription_enroll": {
+        "solar_garden_id": "the id of a solar garden, like sgd-0001 (search first for it)",
+        "solar_subscriber_id": "the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "share_kw": "from 2 to 25",
+    },
+    "garden_subscription_search": {
+        "solar_garden_id": "the id of a solar garden, like sgd-0001 (search first for it)",
+        "solar_subscriber_id": "the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "status": "one of: pending, active, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "garden_subscription_activate": {
+        "garden_subscription_id": "the id of a garden subscription, like gsu-0001 (search first for it)"
+    },
+    "garden_subscription_cancel": {
+        "garden_subscription_id": "the id of a garden subscription, like gsu-0001 (search first for it)"
+    },
+    "waitlist_entry_add": {
+        "solar_subscriber_id": "the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "utility_territory": "one of: xcel, dominion, ppl, national_grid",
+        "requested_kw": "from 2 to 25",
+    },
+    "waitlist_entry_search": {
+        "solar_subscriber_id": "the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "utility_territory": "one of: xcel, dominion, ppl, national_grid",
+        "status": "one of: waiting, offered, enrolled, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "waitlist_entry_offer": {"waitlist_entry_id": "the id of a waitlist entry, like wle-0001 (search first for it)"},
+    "waitlist_entry_mark_enrolled": {
+        "waitlist_entry_id": "the id of a waitlist entry, like wle-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "solar_garden_report": {
+        "group_by": "the field to count by; one of: utility_territory, status",
+        "utility_territory": "only rows with this value; one of: xcel, dominion, ppl, national_grid",
+        "status": "only rows with this value; one of: operational, under_construction",
+    },
+    "solar_subscriber_report": {
+        "group_by": "the field to count by; one of: utility_territory, low_income_qualified, account_type",
+        "utility_territory": "only rows with this value; one of: xcel, dominion, ppl, national_grid",
+        "low_income_qualified": "only rows with this value; true or false",
+        "account_type": "only rows with this value; one of: residential, small_business, nonprofit",
+    },
+    "garden_subscription_report": {
+        "group_by": "the field to count by; one of: solar_garden_id, solar_subscriber_id, status",
+        "solar_garden_id": "only rows with this value; the id of a solar garden, like sgd-0001 (search first for it)",
+        "solar_subscriber_id": "only rows with this value; the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, active, cancelled",
+    },
+    "waitlist_entry_report": {
+        "group_by": "the field to count by; one of: solar_subscriber_id, utility_territory, status",
+        "solar_subscriber_id": "only rows with this value; the id of a solar subscriber, like ssb-0001 (search first for it)",
+        "utility_territory": "only rows with this value; one of: xcel, dominion, ppl, national_grid",
+        "status": "only rows with this value; one of: waiting, offered, enrolled, withdrawn",
+    },
+    "garden_subscription_cancel_many": {
+        "garden_subscription_ids": "the ids of the garden subscriptions to change, like gsu-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: solar_gardens, solar_subscribers, garden_subscriptions, waitlist_entries",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

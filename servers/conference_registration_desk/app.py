@@ -564,3 +564,111 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "conference_attendee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "company": "matches any part of the text, ignoring case",
+        "ticket_type": "one of: full_pass, day_pass, speaker, student",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "conference_attendee_get": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)"
+    },
+    "conference_attendee_register": {
+        "name": "name",
+        "email": "an email address",
+        "ticket_type": "one of: full_pass, day_pass, speaker, student",
+        "company": "company",
+        "dietary": "one of: none, vegetarian, vegan, gluten_free, halal, kosher",
+        "country": "country",
+    },
+    "conference_attendee_update_profile": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)",
+        "dietary": "one of: none, vegetarian, vegan, gluten_free, halal, kosher",
+        "company": "company",
+        "country": "country",
+    },
+    "breakout_session_search": {
+        "title": "matches any part of the text, ignoring case",
+        "track": "one of: data, platform, ai, security, frontend",
+        "room": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "session_signup_search": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)",
+        "breakout_session_id": "the id of a breakout session, like ses-0001 (search first for it)",
+        "status": "one of: confirmed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "session_signup_reserve": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)",
+        "breakout_session_id": "the id of a breakout session, like ses-0001 (search first for it)",
+    },
+    "session_signup_cancel": {"session_signup_id": "the id of a session signup, like sgp-0001 (search first for it)"},
+    "attendee_inquiry_search": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)",
+        "channel": "one of: email, chat, booth",
+        "topic": "one of: refund, session_change, dietary, invoice, visa_letter, accessibility",
+        "status": "one of: open, awaiting_attendee, answered, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "attendee_inquiry_get": {
+        "attendee_inquiry_id": "the id of a attendee inquiry, like inq-0001 (search first for it)"
+    },
+    "attendee_inquiry_log": {
+        "conference_attendee_id": "the id of a conference attendee, like att-0001 (search first for it)",
+        "channel": "one of: email, chat, booth",
+        "topic": "one of: refund, session_change, dietary, invoice, visa_letter, accessibility",
+        "message": "message",
+    },
+    "attendee_inquiry_ask_attendee": {
+        "attendee_inquiry_id": "the id of a attendee inquiry, like inq-0001 (search first for it)",
+        "reply": "reply",
+    },
+    "attendee_inquiry_answer": {
+        "attendee_inquiry_id": "the id of a attendee inquiry, like inq-0001 (search first for it)",
+        "reply": "reply",
+    },
+    "attendee_inquiry_close": {
+        "attendee_inquiry_id": "the id of a attendee inquiry, like inq-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "conference_attendee_report": {
+        "group_by": "the field to count by; one of: ticket_type, dietary",
+        "ticket_type": "only rows with this value; one of: full_pass, day_pass, speaker, student",
+        "dietary": "only rows with this value; one of: none, vegetarian, vegan, gluten_free, halal, kosher",
+    },
+    "breakout_session_report": {
+        "group_by": "the field to count by; one of: track",
+        "track": "only rows with this value; one of: data, platform, ai, security, frontend",
+    },
+    "session_signup_report": {
+        "group_by": "the field to count by; one of: conference_attendee_id, breakout_session_id, status",
+        "conference_attendee_id": "only rows with this value; the id of a conference attendee, like att-0001 (search first for it)",
+        "breakout_session_id": "only rows with this value; the id of a breakout session, like ses-0001 (search first for it)",
+        "status": "only rows with this value; one of: confirmed, cancelled",
+    },
+    "attendee_inquiry_report": {
+        "group_by": "the field to count by; one of: conference_attendee_id, channel, topic, status",
+        "conference_attendee_id": "only rows with this value; the id of a conference attendee, like att-0001 (search first for it)",
+        "channel": "only rows with this value; one of: email, chat, booth",
+        "topic": "only rows with this value; one of: refund, session_change, dietary, invoice, visa_letter, accessibility",
+        "status": "only rows with this value; one of: open, awaiting_attendee, answered, closed",
+    },
+    "session_signup_cancel_many": {"session_signup_ids": "the ids of the session signups to change, like sgp-0001"},
+    "attendee_inquiry_close_many": {
+        "attendee_inquiry_ids": "the ids of the attendee inquiries to change, like inq-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: conference_attendees, breakout_sessions, session_signups, attendee_inquiries",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -506,3 +506,101 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "contract_counterparty_search": {
+        "name": "matches any part of the text, ignoring case",
+        "jurisdiction": "matches any part of the text, ignoring case",
+        "risk_rating": "one of: low, medium, high",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "commercial_contract_search": {
+        "contract_counterparty_id": "the id of a contract counterparty, like cpy-0001 (search first for it)",
+        "contract_type": "one of: msa, nda, sow, dpa, reseller",
+        "business_owner": "matches any part of the text, ignoring case",
+        "status": "one of: draft, legal_review, negotiation, approved, out_for_signature, executed, terminated",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "commercial_contract_draft": {
+        "contract_counterparty_id": "the id of a contract counterparty, like cpy-0001 (search first for it)",
+        "contract_type": "one of: msa, nda, sow, dpa, reseller",
+        "business_owner": "business owner",
+        "annual_value": "from 0 to 900000",
+        "renewal_date": "a date as YYYY-MM-DD",
+    },
+    "commercial_contract_send_to_legal": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "commercial_contract_open_negotiation": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "commercial_contract_approve": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "commercial_contract_send_for_signature": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "commercial_contract_execute": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "commercial_contract_terminate": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)"
+    },
+    "clause_deviation_search": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)",
+        "clause": "one of: liability_cap, indemnity, governing_law, payment_terms, termination, data_protection",
+        "status": "one of: proposed, accepted, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "clause_deviation_log": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)",
+        "clause": "one of: liability_cap, indemnity, governing_law, payment_terms, termination, data_protection",
+        "proposed_text": "proposed text",
+    },
+    "clause_deviation_accept": {
+        "clause_deviation_id": "the id of a clause deviation, like cld-0001 (search first for it)"
+    },
+    "clause_deviation_reject": {
+        "clause_deviation_id": "the id of a clause deviation, like cld-0001 (search first for it)"
+    },
+    "signature_packet_send": {
+        "commercial_contract_id": "the id of a commercial contract, like ctr-0001 (search first for it)",
+        "signatory": "signatory",
+        "signatory_email": "an email address",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "contract_counterparty_report": {
+        "group_by": "the field to count by; one of: risk_rating, msa_on_file",
+        "risk_rating": "only rows with this value; one of: low, medium, high",
+        "msa_on_file": "only rows with this value; true or false",
+    },
+    "commercial_contract_report": {
+        "group_by": "the field to count by; one of: contract_counterparty_id, contract_type, status",
+        "contract_counterparty_id": "only rows with this value; the id of a contract counterparty, like cpy-0001 (search first for it)",
+        "contract_type": "only rows with this value; one of: msa, nda, sow, dpa, reseller",
+        "status": "only rows with this value; one of: draft, legal_review, negotiation, approved, out_for_signature, executed, terminated",
+    },
+    "clause_deviation_report": {
+        "group_by": "the field to count by; one of: commercial_contract_id, clause, status",
+        "commercial_contract_id": "only rows with this value; the id of a commercial contract, like ctr-0001 (search first for it)",
+        "clause": "only rows with this value; one of: liability_cap, indemnity, governing_law, payment_terms, termination, data_protection",
+        "status": "only rows with this value; one of: proposed, accepted, rejected",
+    },
+    "signature_packet_report": {
+        "group_by": "the field to count by; one of: commercial_contract_id, status",
+        "commercial_contract_id": "only rows with this value; the id of a commercial contract, like ctr-0001 (search first for it)",
+        "status": "only rows with this value; one of: sent, viewed, signed, declined",
+    },
+    "clause_deviation_reject_many": {
+        "clause_deviation_ids": "the ids of the clause deviations to change, like cld-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: contract_counterparties, commercial_contracts, clause_deviations, signature_packets",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -490,3 +490,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "court_case_search": {
+        "docket_number": "matches any part of the text, ignoring case",
+        "caption": "matches any part of the text, ignoring case",
+        "court": "matches any part of the text, ignoring case",
+        "responsible_attorney": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "efiling_submission_search": {
+        "court_case_id": "the id of a court case, like ccs-0001 (search first for it)",
+        "filing_type": "one of: motion, brief, notice, exhibit, proposed_order, letter",
+        "status": "one of: prepared, transmitted, accepted, rejected, corrected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "efiling_submission_prepare": {
+        "court_case_id": "the id of a court case, like ccs-0001 (search first for it)",
+        "document_title": "document title",
+        "filing_type": "one of: motion, brief, notice, exhibit, proposed_order, letter",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "efiling_submission_transmit": {
+        "efiling_submission_id": "the id of a efiling submission, like efs-0001 (search first for it)"
+    },
+    "efiling_submission_record_acceptance": {
+        "efiling_submission_id": "the id of a efiling submission, like efs-0001 (search first for it)"
+    },
+    "efiling_submission_record_rejection": {
+        "efiling_submission_id": "the id of a efiling submission, like efs-0001 (search first for it)"
+    },
+    "efiling_submission_correct": {
+        "efiling_submission_id": "the id of a efiling submission, like efs-0001 (search first for it)"
+    },
+    "court_notice_search": {
+        "court_case_id": "the id of a court case, like ccs-0001 (search first for it)",
+        "notice_type": "one of: filing_receipt, order_entered, hearing_set, deficiency_notice, minute_entry",
+        "status": "one of: unread, routed, docketed, acknowledged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "court_notice_route": {"court_notice_id": "the id of a court notice, like nef-0001 (search first for it)"},
+    "court_notice_docket": {"court_notice_id": "the id of a court notice, like nef-0001 (search first for it)"},
+    "court_notice_acknowledge": {"court_notice_id": "the id of a court notice, like nef-0001 (search first for it)"},
+    "docket_deadline_search": {
+        "court_case_id": "the id of a court case, like ccs-0001 (search first for it)",
+        "description": "matches any part of the text, ignoring case",
+        "status": "one of: open, met, extended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "docket_deadline_calendar": {
+        "court_case_id": "the id of a court case, like ccs-0001 (search first for it)",
+        "description": "description",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "docket_deadline_mark_met": {
+        "docket_deadline_id": "the id of a docket deadline, like ddl-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "efiling_submission_report": {
+        "group_by": "the field to count by; one of: court_case_id, filing_type, status",
+        "court_case_id": "only rows with this value; the id of a court case, like ccs-0001 (search first for it)",
+        "filing_type": "only rows with this value; one of: motion, brief, notice, exhibit, proposed_order, letter",
+        "status": "only rows with this value; one of: prepared, transmitted, accepted, rejected, corrected",
+    },
+    "court_notice_report": {
+        "group_by": "the field to count by; one of: court_case_id, notice_type, status",
+        "court_case_id": "only rows with this value; the id of a court case, like ccs-0001 (search first for it)",
+        "notice_type": "only rows with this value; one of: filing_receipt, order_entered, hearing_set, deficiency_notice, minute_entry",
+        "status": "only rows with this value; one of: unread, routed, docketed, acknowledged",
+    },
+    "docket_deadline_report": {
+        "group_by": "the field to count by; one of: court_case_id, status",
+        "court_case_id": "only rows with this value; the id of a court case, like ccs-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, met, extended",
+    },
+    "efiling_submission_record_rejection_many": {
+        "efiling_submission_ids": "the ids of the efiling submissions to change, like efs-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: court_cases, efiling_submissions, court_notices, docket_deadlines",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

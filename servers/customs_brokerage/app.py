@@ -475,3 +475,82 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "importer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "ior_number": "matches any part of the text, ignoring case",
+        "bond_type": "one of: single_entry, continuous",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customs_entry_search": {
+        "importer_id": "the id of a importer, like imp-0001 (search first for it)",
+        "entry_number": "matches any part of the text, ignoring case",
+        "port": "matches any part of the text, ignoring case",
+        "mode": "one of: ocean, air, truck",
+        "status": "one of: docs_pending, classification, filed, cbp_hold, released",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customs_entry_get": {"customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)"},
+    "customs_entry_open": {
+        "importer_id": "the id of a importer, like imp-0001 (search first for it)",
+        "entry_number": "entry number",
+        "port": "port",
+        "mode": "one of: ocean, air, truck",
+        "declared_value": "from 2500 to 900000",
+    },
+    "entry_document_request": {
+        "customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)",
+        "doc_type": "one of: commercial_invoice, packing_list, bill_of_lading, certificate_of_origin, isf_filing",
+    },
+    "entry_document_search": {
+        "customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)",
+        "doc_type": "one of: commercial_invoice, packing_list, bill_of_lading, certificate_of_origin, isf_filing",
+        "status": "one of: requested, received, verified, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "entry_document_receive": {"entry_document_id": "the id of a entry document, like edoc-0001 (search first for it)"},
+    "entry_document_verify": {"entry_document_id": "the id of a entry document, like edoc-0001 (search first for it)"},
+    "entry_document_reject": {"entry_document_id": "the id of a entry document, like edoc-0001 (search first for it)"},
+    "tariff_line_lookup": {
+        "hts_code": "matches any part of the text, ignoring case",
+        "description": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customs_entry_classify": {
+        "customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)",
+        "duty_estimate": "from 0 to 120000",
+    },
+    "customs_entry_file": {"customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)"},
+    "customs_entry_record_hold": {"customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)"},
+    "customs_entry_release": {"customs_entry_id": "the id of a customs entry, like cen-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "importer_report": {
+        "group_by": "the field to count by; one of: bond_type",
+        "bond_type": "only rows with this value; one of: single_entry, continuous",
+    },
+    "customs_entry_report": {
+        "group_by": "the field to count by; one of: importer_id, mode, status",
+        "importer_id": "only rows with this value; the id of a importer, like imp-0001 (search first for it)",
+        "mode": "only rows with this value; one of: ocean, air, truck",
+        "status": "only rows with this value; one of: docs_pending, classification, filed, cbp_hold, released",
+    },
+    "entry_document_report": {
+        "group_by": "the field to count by; one of: customs_entry_id, doc_type, status",
+        "customs_entry_id": "only rows with this value; the id of a customs entry, like cen-0001 (search first for it)",
+        "doc_type": "only rows with this value; one of: commercial_invoice, packing_list, bill_of_lading, certificate_of_origin, isf_filing",
+        "status": "only rows with this value; one of: requested, received, verified, rejected",
+    },
+    "entry_document_reject_many": {"entry_document_ids": "the ids of the entry documents to change, like edoc-0001"},
+    "customs_entry_release_many": {"customs_entry_ids": "the ids of the customs entries to change, like cen-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: importers, customs_entries, entry_documents, tariff_lines",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -514,3 +514,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "dairy_cow_search": {
+        "ear_tag": "matches any part of the text, ignoring case",
+        "name": "matches any part of the text, ignoring case",
+        "breed": "one of: holstein, jersey, brown_swiss",
+        "pen": "matches any part of the text, ignoring case",
+        "status": "one of: heifer, lactating, dry, sold, culled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "dairy_cow_get": {"dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)"},
+    "dairy_cow_freshen": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "parity": "number of calvings; from 0 to 7",
+        "pen": "pen",
+    },
+    "dairy_cow_dry_off": {"dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)"},
+    "dairy_cow_sell": {"dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)"},
+    "dairy_cow_cull": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "cull_reason": "cull reason",
+    },
+    "dairy_cow_move_pen": {"dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)", "pen": "pen"},
+    "breeding_event_search": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "sire": "matches any part of the text, ignoring case",
+        "status": "one of: bred, confirmed_pregnant, open, aborted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "breeding_event_record": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "service_date": "a date as YYYY-MM-DD",
+        "sire": "sire",
+        "technician": "technician",
+    },
+    "breeding_event_confirm_pregnant": {
+        "breeding_event_id": "the id of a breeding event, like brd-0001 (search first for it)"
+    },
+    "breeding_event_mark_open": {
+        "breeding_event_id": "the id of a breeding event, like brd-0001 (search first for it)"
+    },
+    "health_treatment_search": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "diagnosis": "matches any part of the text, ignoring case",
+        "status": "one of: active, withdrawal_complete",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "health_treatment_start": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "diagnosis": "diagnosis",
+        "drug": "drug",
+        "treated_on": "a date as YYYY-MM-DD",
+        "milk_withdrawal_until": "a date as YYYY-MM-DD",
+    },
+    "milk_test_search": {
+        "dairy_cow_id": "the id of a dairy cow, like cow-0001 (search first for it)",
+        "test_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "dairy_cow_report": {
+        "group_by": "the field to count by; one of: breed, status",
+        "breed": "only rows with this value; one of: holstein, jersey, brown_swiss",
+        "status": "only rows with this value; one of: heifer, lactating, dry, sold, culled",
+    },
+    "breeding_event_report": {
+        "group_by": "the field to count by; one of: dairy_cow_id, status",
+        "dairy_cow_id": "only rows with this value; the id of a dairy cow, like cow-0001 (search first for it)",
+        "status": "only rows with this value; one of: bred, confirmed_pregnant, open, aborted",
+    },
+    "health_treatment_report": {
+        "group_by": "the field to count by; one of: dairy_cow_id, status",
+        "dairy_cow_id": "only rows with this value; the id of a dairy cow, like cow-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, withdrawal_complete",
+    },
+    "milk_test_report": {
+        "group_by": "the field to count by; one of: dairy_cow_id",
+        "dairy_cow_id": "only rows with this value; the id of a dairy cow, like cow-0001 (search first for it)",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: dairy_cows, breeding_events, health_treatments, milk_tests",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -532,3 +532,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "delivery_platform_search": {
+        "name": "matches any part of the text, ignoring case",
+        "status": "one of: online, paused",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "delivery_platform_pause": {
+        "delivery_platform_id": "the id of a delivery platform, like dpl-0001 (search first for it)"
+    },
+    "delivery_platform_resume": {
+        "delivery_platform_id": "the id of a delivery platform, like dpl-0001 (search first for it)"
+    },
+    "menu_item_search": {
+        "name": "matches any part of the text, ignoring case",
+        "available": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "menu_item_set_portions": {
+        "menu_item_id": "the id of a menu item, like mnu-0001 (search first for it)",
+        "portions_left": "from 0 to 60",
+        "available": "true or false",
+    },
+    "platform_order_search": {
+        "delivery_platform_id": "the id of a delivery platform, like dpl-0001 (search first for it)",
+        "external_id": "matches any part of the text, ignoring case",
+        "menu_item_id": "the id of a menu item, like mnu-0001 (search first for it)",
+        "status": "one of: received, accepted, rejected, ready, picked_up, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "platform_order_get": {"platform_order_id": "the id of a platform order, like pord-0001 (search first for it)"},
+    "platform_order_ingest": {
+        "delivery_platform_id": "the id of a delivery platform, like dpl-0001 (search first for it)",
+        "external_id": "external id",
+        "customer_first_name": "customer first name",
+        "menu_item_id": "the id of a menu item, like mnu-0001 (search first for it)",
+        "quantity": "from 1 to 4",
+        "total": "from 6 to 90",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "platform_order_accept": {"platform_order_id": "the id of a platform order, like pord-0001 (search first for it)"},
+    "platform_order_reject": {
+        "platform_order_id": "the id of a platform order, like pord-0001 (search first for it)",
+        "reject_reason": "reject reason",
+    },
+    "platform_order_mark_ready": {
+        "platform_order_id": "the id of a platform order, like pord-0001 (search first for it)"
+    },
+    "platform_order_hand_off": {
+        "platform_order_id": "the id of a platform order, like pord-0001 (search first for it)"
+    },
+    "courier_event_search": {
+        "platform_order_id": "the id of a platform order, like pord-0001 (search first for it)",
+        "event_type": "one of: courier_assigned, courier_arriving, courier_at_store, courier_delayed, courier_unassigned",
+        "status": "one of: pending, acknowledged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "courier_event_acknowledge": {"courier_event_id": "the id of a courier event, like cev-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "delivery_platform_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: online, paused",
+    },
+    "menu_item_report": {
+        "group_by": "the field to count by; one of: available",
+        "available": "only rows with this value; true or false",
+    },
+    "platform_order_report": {
+        "group_by": "the field to count by; one of: delivery_platform_id, menu_item_id, status",
+        "delivery_platform_id": "only rows with this value; the id of a delivery platform, like dpl-0001 (search first for it)",
+        "menu_item_id": "only rows with this value; the id of a menu item, like mnu-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, accepted, rejected, ready, picked_up, cancelled",
+    },
+    "courier_event_report": {
+        "group_by": "the field to count by; one of: platform_order_id, event_type, status",
+        "platform_order_id": "only rows with this value; the id of a platform order, like pord-0001 (search first for it)",
+        "event_type": "only rows with this value; one of: courier_assigned, courier_arriving, courier_at_store, courier_delayed, courier_unassigned",
+        "status": "only rows with this value; one of: pending, acknowledged",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: delivery_platforms, menu_items, platform_orders, courier_events",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

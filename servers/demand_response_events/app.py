@@ -534,3 +534,100 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "dr_program_search": {
+        "name": "matches any part of the text, ignoring case",
+        "program_type": "one of: residential_thermostat, commercial_curtailment, ev_managed_charging, battery_dispatch",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "enrolled_site_search": {
+        "dr_program_id": "the id of a dr program, like drp-0001 (search first for it)",
+        "site_name": "matches any part of the text, ignoring case",
+        "contact_email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "curtailment_event_search": {
+        "dr_program_id": "the id of a dr program, like drp-0001 (search first for it)",
+        "status": "one of: scheduled, notified, active, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "curtailment_event_schedule": {
+        "dr_program_id": "the id of a dr program, like drp-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "target_mw": "from 2 to 60",
+    },
+    "curtailment_event_notify": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)"
+    },
+    "curtailment_event_activate": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)"
+    },
+    "curtailment_event_complete": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)"
+    },
+    "curtailment_event_cancel": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)"
+    },
+    "dispatch_signal_send": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)",
+        "enrolled_site_id": "the id of a enrolled site, like ens-0001 (search first for it)",
+        "channel": "one of: openadr, sms, email, thermostat_api",
+    },
+    "dispatch_signal_search": {
+        "curtailment_event_id": "the id of a curtailment event, like cev-0001 (search first for it)",
+        "enrolled_site_id": "the id of a enrolled site, like ens-0001 (search first for it)",
+        "channel": "one of: openadr, sms, email, thermostat_api",
+        "status": "one of: pending, delivered, acknowledged, opted_out, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "dispatch_signal_mark_delivered": {
+        "dispatch_signal_id": "the id of a dispatch signal, like dsg-0001 (search first for it)"
+    },
+    "dispatch_signal_fail": {"dispatch_signal_id": "the id of a dispatch signal, like dsg-0001 (search first for it)"},
+    "dispatch_signal_acknowledge": {
+        "dispatch_signal_id": "the id of a dispatch signal, like dsg-0001 (search first for it)"
+    },
+    "dispatch_signal_opt_out": {
+        "dispatch_signal_id": "the id of a dispatch signal, like dsg-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "dr_program_report": {
+        "group_by": "the field to count by; one of: program_type",
+        "program_type": "only rows with this value; one of: residential_thermostat, commercial_curtailment, ev_managed_charging, battery_dispatch",
+    },
+    "enrolled_site_report": {
+        "group_by": "the field to count by; one of: dr_program_id",
+        "dr_program_id": "only rows with this value; the id of a dr program, like drp-0001 (search first for it)",
+    },
+    "curtailment_event_report": {
+        "group_by": "the field to count by; one of: dr_program_id, status",
+        "dr_program_id": "only rows with this value; the id of a dr program, like drp-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, notified, active, completed, cancelled",
+    },
+    "dispatch_signal_report": {
+        "group_by": "the field to count by; one of: curtailment_event_id, enrolled_site_id, channel, status",
+        "curtailment_event_id": "only rows with this value; the id of a curtailment event, like cev-0001 (search first for it)",
+        "enrolled_site_id": "only rows with this value; the id of a enrolled site, like ens-0001 (search first for it)",
+        "channel": "only rows with this value; one of: openadr, sms, email, thermostat_api",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, opted_out, failed",
+    },
+    "curtailment_event_complete_many": {
+        "curtailment_event_ids": "the ids of the curtailment events to change, like cev-0001"
+    },
+    "curtailment_event_cancel_many": {
+        "curtailment_event_ids": "the ids of the curtailment events to change, like cev-0001"
+    },
+    "dispatch_signal_fail_many": {"dispatch_signal_ids": "the ids of the dispatch signals to change, like dsg-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: dr_programs, enrolled_sites, curtailment_events, dispatch_signals",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

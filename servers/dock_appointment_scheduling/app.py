@@ -530,3 +530,103 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "dock_door_search": {
+        "name": "matches any part of the text, ignoring case",
+        "door_type": "one of: inbound, outbound, both",
+        "equipment": "one of: standard_leveler, reefer_capable, side_load",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trucking_company_search": {
+        "name": "matches any part of the text, ignoring case",
+        "scac": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "unload_crew_search": {
+        "name": "matches any part of the text, ignoring case",
+        "shift": "one of: day, swing, night",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "dock_appointment_search": {
+        "dock_door_id": "the id of a dock door, like door-0001 (search first for it)",
+        "unload_crew_id": "the id of a unload crew, like crw-0001 (search first for it)",
+        "trucking_company_id": "the id of a trucking company, like tco-0001 (search first for it)",
+        "status": "one of: scheduled, checked_in, at_door, completed, no_show, cancelled",
+        "po_reference": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "dock_appointment_get": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "dock_appointment_book": {
+        "dock_door_id": "the id of a dock door, like door-0001 (search first for it)",
+        "unload_crew_id": "the id of a unload crew, like crw-0001 (search first for it)",
+        "trucking_company_id": "the id of a trucking company, like tco-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "load_type": "one of: live_unload, drop_trailer, live_load",
+        "po_reference": "po reference",
+        "pallet_count": "from 4 to 30",
+        "refrigerated": "the load is temperature-controlled (a reefer trailer); true or false",
+    },
+    "dock_appointment_reschedule": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)",
+        "dock_door_id": "the id of a dock door, like door-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "dock_appointment_check_in": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "dock_appointment_call_to_door": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "dock_appointment_complete": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "dock_appointment_no_show": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "dock_appointment_cancel": {
+        "dock_appointment_id": "the id of a dock appointment, like dap-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "dock_door_report": {
+        "group_by": "the field to count by; one of: door_type, equipment",
+        "door_type": "only rows with this value; one of: inbound, outbound, both",
+        "equipment": "only rows with this value; one of: standard_leveler, reefer_capable, side_load",
+    },
+    "unload_crew_report": {
+        "group_by": "the field to count by; one of: shift",
+        "shift": "only rows with this value; one of: day, swing, night",
+    },
+    "dock_appointment_report": {
+        "group_by": "the field to count by; one of: dock_door_id, unload_crew_id, trucking_company_id, load_type, refrigerated, status",
+        "dock_door_id": "only rows with this value; the id of a dock door, like door-0001 (search first for it)",
+        "unload_crew_id": "only rows with this value; the id of a unload crew, like crw-0001 (search first for it)",
+        "trucking_company_id": "only rows with this value; the id of a trucking company, like tco-0001 (search first for it)",
+        "load_type": "only rows with this value; one of: live_unload, drop_trailer, live_load",
+        "refrigerated": "only rows with this value; the load is temperature-controlled (a reefer trailer); true or false",
+        "status": "only rows with this value; one of: scheduled, checked_in, at_door, completed, no_show, cancelled",
+    },
+    "dock_appointment_complete_many": {
+        "dock_appointment_ids": "the ids of the dock appointments to change, like dap-0001"
+    },
+    "dock_appointment_no_show_many": {
+        "dock_appointment_ids": "the ids of the dock appointments to change, like dap-0001"
+    },
+    "dock_appointment_cancel_many": {
+        "dock_appointment_ids": "the ids of the dock appointments to change, like dap-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: dock_doors, trucking_companies, unload_crews, dock_appointments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -485,3 +485,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "records_box_search": {
+        "barcode": "matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "retention_class": "one of: finance_7y, hr_permanent, legal_hold, general_3y",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scanner_station_search": {
+        "name": "matches any part of the text, ignoring case",
+        "status": "one of: online, maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scan_batch_search": {
+        "records_box_id": "the id of a records box, like box-0001 (search first for it)",
+        "scanner_station_id": "the id of a scanner station, like scn-0001 (search first for it)",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: queued, scanning, ocr_pending, indexed, failed, retrying, dead_lettered",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scan_batch_get": {"scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)"},
+    "scan_batch_enqueue": {
+        "records_box_id": "the id of a records box, like box-0001 (search first for it)",
+        "scanner_station_id": "the id of a scanner station, like scn-0001 (search first for it)",
+        "page_count": "from 20 to 600",
+        "operator": "operator",
+    },
+    "scan_batch_start": {"scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)"},
+    "scan_batch_finish_scan": {"scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)"},
+    "scan_batch_index": {"scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)"},
+    "scan_batch_fail": {
+        "scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)",
+        "error": "error",
+        "attempts": "from 0 to 3",
+    },
+    "scan_batch_retry": {
+        "scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)",
+        "scanner_station_id": "the id of a scanner station, like scn-0001 (search first for it)",
+    },
+    "scan_batch_dead_letter": {"scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)"},
+    "ocr_exception_search": {
+        "scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)",
+        "reason": "one of: low_confidence, skewed, handwriting, missing_page",
+        "status": "one of: open, corrected, waived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ocr_exception_log": {
+        "scan_batch_id": "the id of a scan batch, like scb-0001 (search first for it)",
+        "page_number": "from 1 to 600",
+        "reason": "one of: low_confidence, skewed, handwriting, missing_page",
+    },
+    "ocr_exception_resolve": {"ocr_exception_id": "the id of a ocr exception, like ocx-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "records_box_report": {
+        "group_by": "the field to count by; one of: retention_class",
+        "retention_class": "only rows with this value; one of: finance_7y, hr_permanent, legal_hold, general_3y",
+    },
+    "scanner_station_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: online, maintenance",
+    },
+    "scan_batch_report": {
+        "group_by": "the field to count by; one of: records_box_id, scanner_station_id, status",
+        "records_box_id": "only rows with this value; the id of a records box, like box-0001 (search first for it)",
+        "scanner_station_id": "only rows with this value; the id of a scanner station, like scn-0001 (search first for it)",
+        "status": "only rows with this value; one of: queued, scanning, ocr_pending, indexed, failed, retrying, dead_lettered",
+    },
+    "ocr_exception_report": {
+        "group_by": "the field to count by; one of: scan_batch_id, reason, status",
+        "scan_batch_id": "only rows with this value; the id of a scan batch, like scb-0001 (search first for it)",
+        "reason": "only rows with this value; one of: low_confidence, skewed, handwriting, missing_page",
+        "status": "only rows with this value; one of: open, corrected, waived",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: records_boxes, scanner_stations, scan_batches, ocr_exceptions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -516,3 +516,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "donor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "tier": "one of: friend, supporter, champion, major_donor",
+        "employer": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "donor_get": {"donor_id": "the id of a donor, like dnr-0001 (search first for it)"},
+    "donor_update_contact": {
+        "donor_id": "the id of a donor, like dnr-0001 (search first for it)",
+        "email": "an email address",
+        "mailing_address": "mailing address",
+        "preferred_channel": "one of: email, postal",
+    },
+    "gift_search": {
+        "donor_id": "the id of a donor, like dnr-0001 (search first for it)",
+        "campaign": "matches any part of the text, ignoring case",
+        "method": "one of: card, check, donor_advised_fund, stock, paypal",
+        "ack_state": "one of: pending, queued",
+        "status": "one of: recorded, acknowledged, refunded",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "gift_mark_acknowledged": {"gift_id": "the id of a gift, like gft-0001 (search first for it)"},
+    "acknowledgement_search": {
+        "gift_id": "the id of a gift, like gft-0001 (search first for it)",
+        "donor_id": "the id of a donor, like dnr-0001 (search first for it)",
+        "channel": "one of: email, postal, phone_call",
+        "template": "one of: standard_thanks, major_gift_letter, tribute_notice, monthly_welcome",
+        "status": "one of: queued, sent, delivered, bounced",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "acknowledgement_queue": {
+        "gift_id": "the id of a gift, like gft-0001 (search first for it)",
+        "donor_id": "the id of a donor, like dnr-0001 (search first for it)",
+        "channel": "one of: email, postal, phone_call",
+        "template": "one of: standard_thanks, major_gift_letter, tribute_notice, monthly_welcome",
+        "queued_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "acknowledgement_mark_sent": {
+        "acknowledgement_id": "the id of a acknowledgement, like ack-0001 (search first for it)"
+    },
+    "acknowledgement_mark_delivered": {
+        "acknowledgement_id": "the id of a acknowledgement, like ack-0001 (search first for it)"
+    },
+    "acknowledgement_mark_bounced": {
+        "acknowledgement_id": "the id of a acknowledgement, like ack-0001 (search first for it)"
+    },
+    "employer_match_search": {
+        "gift_id": "the id of a gift, like gft-0001 (search first for it)",
+        "employer": "matches any part of the text, ignoring case",
+        "status": "one of: pending, submitted, confirmed, paid, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "employer_match_submit": {"employer_match_id": "the id of a employer match, like emm-0001 (search first for it)"},
+    "employer_match_confirm": {"employer_match_id": "the id of a employer match, like emm-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "donor_report": {
+        "group_by": "the field to count by; one of: preferred_channel, tier",
+        "preferred_channel": "only rows with this value; one of: email, postal",
+        "tier": "only rows with this value; one of: friend, supporter, champion, major_donor",
+    },
+    "gift_report": {
+        "group_by": "the field to count by; one of: donor_id, method, ack_state, status",
+        "donor_id": "only rows with this value; the id of a donor, like dnr-0001 (search first for it)",
+        "method": "only rows with this value; one of: card, check, donor_advised_fund, stock, paypal",
+        "ack_state": "only rows with this value; one of: pending, queued",
+        "status": "only rows with this value; one of: recorded, acknowledged, refunded",
+    },
+    "acknowledgement_report": {
+        "group_by": "the field to count by; one of: gift_id, donor_id, channel, template, status",
+        "gift_id": "only rows with this value; the id of a gift, like gft-0001 (search first for it)",
+        "donor_id": "only rows with this value; the id of a donor, like dnr-0001 (search first for it)",
+        "channel": "only rows with this value; one of: email, postal, phone_call",
+        "template": "only rows with this value; one of: standard_thanks, major_gift_letter, tribute_notice, monthly_welcome",
+        "status": "only rows with this value; one of: queued, sent, delivered, bounced",
+    },
+    "employer_match_report": {
+        "group_by": "the field to count by; one of: gift_id, status",
+        "gift_id": "only rows with this value; the id of a gift, like gft-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, submitted, confirmed, paid, rejected",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: donors, gifts, acknowledgements, employer_matches",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -462,3 +462,81 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "stock_item_search": {
+        "sku": "matches any part of the text, ignoring case",
+        "title": "matches any part of the text, ignoring case",
+        "bin_location": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "stock_item_get": {"stock_item_id": "the id of a stock item, like stk-0001 (search first for it)"},
+    "stock_item_recount": {
+        "stock_item_id": "the id of a stock item, like stk-0001 (search first for it)",
+        "on_hand": "from 0 to 120",
+        "bin_location": "bin location",
+    },
+    "web_order_search": {
+        "order_number": "matches any part of the text, ignoring case",
+        "shopper_email": "an email address; matches any part of the text, ignoring case",
+        "status": "one of: placed, picking, packed, shipped, delivered, cancelled",
+        "ship_method": "one of: ground, two_day, overnight, store_pickup",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "web_order_get": {"web_order_id": "the id of a web order, like wo-0001 (search first for it)"},
+    "order_line_search": {
+        "web_order_id": "the id of a web order, like wo-0001 (search first for it)",
+        "stock_item_id": "the id of a stock item, like stk-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "order_line_allocate": {
+        "web_order_id": "the id of a web order, like wo-0001 (search first for it)",
+        "stock_item_id": "the id of a stock item, like stk-0001 (search first for it)",
+        "quantity": "from 1 to 4",
+        "unit_price": "from 9 to 480",
+    },
+    "web_order_start_picking": {"web_order_id": "the id of a web order, like wo-0001 (search first for it)"},
+    "web_order_pack": {"web_order_id": "the id of a web order, like wo-0001 (search first for it)"},
+    "web_order_ship": {
+        "web_order_id": "the id of a web order, like wo-0001 (search first for it)",
+        "tracking_number": "tracking number",
+    },
+    "web_order_cancel": {"web_order_id": "the id of a web order, like wo-0001 (search first for it)"},
+    "stock_receipt_post": {
+        "stock_item_id": "the id of a stock item, like stk-0001 (search first for it)",
+        "quantity": "from 5 to 60",
+        "supplier": "supplier",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "stock_receipt_search": {
+        "stock_item_id": "the id of a stock item, like stk-0001 (search first for it)",
+        "supplier": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "web_order_report": {
+        "group_by": "the field to count by; one of: ship_method, status",
+        "ship_method": "only rows with this value; one of: ground, two_day, overnight, store_pickup",
+        "status": "only rows with this value; one of: placed, picking, packed, shipped, delivered, cancelled",
+    },
+    "order_line_report": {
+        "group_by": "the field to count by; one of: web_order_id, stock_item_id",
+        "web_order_id": "only rows with this value; the id of a web order, like wo-0001 (search first for it)",
+        "stock_item_id": "only rows with this value; the id of a stock item, like stk-0001 (search first for it)",
+    },
+    "stock_receipt_report": {
+        "group_by": "the field to count by; one of: stock_item_id",
+        "stock_item_id": "only rows with this value; the id of a stock item, like stk-0001 (search first for it)",
+    },
+    "web_order_cancel_many": {"web_order_ids": "the ids of the web orders to change, like wo-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: stock_items, web_orders, order_lines, stock_receipts",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

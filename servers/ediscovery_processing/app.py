@@ -446,3 +446,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "discovery_matter_search": {
+        "caption": "matches any part of the text, ignoring case",
+        "court": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "data_custodian_search": {
+        "name": "matches any part of the text, ignoring case",
+        "discovery_matter_id": "the id of a discovery matter, like dmt-0001 (search first for it)",
+        "hold_acknowledged": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "collection_set_search": {
+        "data_custodian_id": "the id of a data custodian, like cus-0001 (search first for it)",
+        "source": "one of: exchange_mailbox, onedrive, slack_export, laptop_image, sharepoint",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "collection_set_register": {
+        "data_custodian_id": "the id of a data custodian, like cus-0001 (search first for it)",
+        "source": "one of: exchange_mailbox, onedrive, slack_export, laptop_image, sharepoint",
+        "size_gb": "from 0.2 to 180",
+        "collected_on": "a date as YYYY-MM-DD",
+    },
+    "processing_batch_search": {
+        "collection_set_id": "the id of a collection set, like col-0001 (search first for it)",
+        "discovery_matter_id": "the id of a discovery matter, like dmt-0001 (search first for it)",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: ingesting, extracting, deduplicating, ready_for_review, failed, retrying, quarantined",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "processing_batch_get": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "processing_batch_ingest": {
+        "collection_set_id": "the id of a collection set, like col-0001 (search first for it)",
+        "discovery_matter_id": "the id of a discovery matter, like dmt-0001 (search first for it)",
+        "documents": "from 500 to 250000",
+    },
+    "processing_batch_extract": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "processing_batch_dedupe": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "processing_batch_publish": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "processing_batch_fail": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)",
+        "error": "error",
+        "attempts": "from 0 to 3",
+    },
+    "processing_batch_retry": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "processing_batch_quarantine": {
+        "processing_batch_id": "the id of a processing batch, like pbt-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "data_custodian_report": {
+        "group_by": "the field to count by; one of: discovery_matter_id, hold_acknowledged",
+        "discovery_matter_id": "only rows with this value; the id of a discovery matter, like dmt-0001 (search first for it)",
+        "hold_acknowledged": "only rows with this value; true or false",
+    },
+    "collection_set_report": {
+        "group_by": "the field to count by; one of: data_custodian_id, source",
+        "data_custodian_id": "only rows with this value; the id of a data custodian, like cus-0001 (search first for it)",
+        "source": "only rows with this value; one of: exchange_mailbox, onedrive, slack_export, laptop_image, sharepoint",
+    },
+    "processing_batch_report": {
+        "group_by": "the field to count by; one of: collection_set_id, discovery_matter_id, status",
+        "collection_set_id": "only rows with this value; the id of a collection set, like col-0001 (search first for it)",
+        "discovery_matter_id": "only rows with this value; the id of a discovery matter, like dmt-0001 (search first for it)",
+        "status": "only rows with this value; one of: ingesting, extracting, deduplicating, ready_for_review, failed, retrying, quarantined",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: discovery_matters, data_custodians, collection_sets, processing_batches",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

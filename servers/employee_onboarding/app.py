@@ -549,3 +549,94 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "new_hire_search": {
+        "name": "matches any part of the text, ignoring case",
+        "personal_email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "work_location": "one of: hq_austin, remote_us, office_denver",
+        "status": "one of: offer_signed, preboarding, day_one_ready, started, onboarded, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "new_hire_start_preboarding": {"new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)"},
+    "new_hire_mark_day_one_ready": {"new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)"},
+    "new_hire_mark_started": {"new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)"},
+    "new_hire_sign_off": {"new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)"},
+    "onboarding_task_search": {
+        "new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)",
+        "task_type": "one of: i9_verification, background_clearance, laptop_shipment, accounts_setup, benefits_enrollment, buddy_assignment, badge_photo",
+        "owner_team": "one of: hr, it, facilities, payroll, manager",
+        "status": "one of: pending, in_progress, done, blocked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "onboarding_task_assign": {
+        "new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)",
+        "task_type": "one of: i9_verification, background_clearance, laptop_shipment, accounts_setup, benefits_enrollment, buddy_assignment, badge_photo",
+        "owner_team": "one of: hr, it, facilities, payroll, manager",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "onboarding_task_begin": {"onboarding_task_id": "the id of a onboarding task, like obt-0001 (search first for it)"},
+    "onboarding_task_complete": {
+        "onboarding_task_id": "the id of a onboarding task, like obt-0001 (search first for it)"
+    },
+    "onboarding_task_block": {"onboarding_task_id": "the id of a onboarding task, like obt-0001 (search first for it)"},
+    "laptop_model_search": {
+        "model": "matches any part of the text, ignoring case",
+        "os": "one of: macos, windows, linux",
+        "site": "one of: hq_austin, office_denver",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "equipment_request_search": {
+        "new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)",
+        "laptop_model_id": "the id of a laptop model, like lap-0001 (search first for it)",
+        "status": "one of: requested, shipped, delivered",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "equipment_request_place": {
+        "new_hire_id": "the id of a new hire, like nhr-0001 (search first for it)",
+        "laptop_model_id": "the id of a laptop model, like lap-0001 (search first for it)",
+        "quantity": "from 1 to 2",
+        "ship_to": "ship to",
+    },
+    "equipment_request_ship": {
+        "equipment_request_id": "the id of a equipment request, like eqr-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "new_hire_report": {
+        "group_by": "the field to count by; one of: work_location, status",
+        "work_location": "only rows with this value; one of: hq_austin, remote_us, office_denver",
+        "status": "only rows with this value; one of: offer_signed, preboarding, day_one_ready, started, onboarded, cancelled",
+    },
+    "onboarding_task_report": {
+        "group_by": "the field to count by; one of: new_hire_id, task_type, owner_team, status",
+        "new_hire_id": "only rows with this value; the id of a new hire, like nhr-0001 (search first for it)",
+        "task_type": "only rows with this value; one of: i9_verification, background_clearance, laptop_shipment, accounts_setup, benefits_enrollment, buddy_assignment, badge_photo",
+        "owner_team": "only rows with this value; one of: hr, it, facilities, payroll, manager",
+        "status": "only rows with this value; one of: pending, in_progress, done, blocked",
+    },
+    "laptop_model_report": {
+        "group_by": "the field to count by; one of: os, site",
+        "os": "only rows with this value; one of: macos, windows, linux",
+        "site": "only rows with this value; one of: hq_austin, office_denver",
+    },
+    "equipment_request_report": {
+        "group_by": "the field to count by; one of: new_hire_id, laptop_model_id, status",
+        "new_hire_id": "only rows with this value; the id of a new hire, like nhr-0001 (search first for it)",
+        "laptop_model_id": "only rows with this value; the id of a laptop model, like lap-0001 (search first for it)",
+        "status": "only rows with this value; one of: requested, shipped, delivered",
+    },
+    "onboarding_task_complete_many": {
+        "onboarding_task_ids": "the ids of the onboarding tasks to change, like obt-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: new_hires, onboarding_tasks, laptop_models, equipment_requests",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

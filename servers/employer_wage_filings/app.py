@@ -451,3 +451,82 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "employer_account_search": {
+        "legal_name": "matches any part of the text, ignoring case",
+        "ui_account_number": "matches any part of the text, ignoring case",
+        "filing_method": "one of: portal_upload, sftp, paper",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "wage_filing_search": {
+        "employer_account_id": "the id of a employer account, like emp-0001 (search first for it)",
+        "filing_ref": "reference printed in the file header; matches any part of the text, ignoring case",
+        "quarter": "one of: 2026-Q1, 2026-Q2, 2026-Q3",
+        "status": "one of: received, validating, accepted, rejected, processing_error, quarantined",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "wage_filing_get": {"wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)"},
+    "wage_filing_receive": {
+        "employer_account_id": "the id of a employer account, like emp-0001 (search first for it)",
+        "filing_ref": "reference printed in the file header",
+        "quarter": "one of: 2026-Q1, 2026-Q2, 2026-Q3",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "record_count": "from 3 to 900",
+        "total_wages": "from 12000 to 9500000",
+        "attempts": "from 0 to 3",
+    },
+    "wage_filing_start_validation": {
+        "wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)",
+        "attempts": "from 0 to 3",
+    },
+    "wage_filing_accept": {"wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)"},
+    "wage_filing_reject": {
+        "wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)",
+        "rejection_summary": "rejection summary",
+    },
+    "wage_filing_mark_processing_error": {
+        "wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)"
+    },
+    "wage_filing_quarantine": {"wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)"},
+    "wage_record_error_search": {
+        "wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)",
+        "error_code": "one of: invalid_ssn, missing_wages, negative_hours, duplicate_employee, name_mismatch",
+        "status": "one of: open, corrected, waived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "wage_record_error_log": {
+        "wage_filing_id": "the id of a wage filing, like wgf-0001 (search first for it)",
+        "line_number": "from 1 to 900",
+        "error_code": "one of: invalid_ssn, missing_wages, negative_hours, duplicate_employee, name_mismatch",
+    },
+    "wage_record_error_waive": {
+        "wage_record_error_id": "the id of a wage record error, like wre-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "employer_account_report": {
+        "group_by": "the field to count by; one of: filing_method",
+        "filing_method": "only rows with this value; one of: portal_upload, sftp, paper",
+    },
+    "wage_filing_report": {
+        "group_by": "the field to count by; one of: employer_account_id, quarter, status",
+        "employer_account_id": "only rows with this value; the id of a employer account, like emp-0001 (search first for it)",
+        "quarter": "only rows with this value; one of: 2026-Q1, 2026-Q2, 2026-Q3",
+        "status": "only rows with this value; one of: received, validating, accepted, rejected, processing_error, quarantined",
+    },
+    "wage_record_error_report": {
+        "group_by": "the field to count by; one of: wage_filing_id, error_code, status",
+        "wage_filing_id": "only rows with this value; the id of a wage filing, like wgf-0001 (search first for it)",
+        "error_code": "only rows with this value; one of: invalid_ssn, missing_wages, negative_hours, duplicate_employee, name_mismatch",
+        "status": "only rows with this value; one of: open, corrected, waived",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: employer_accounts, wage_filings, wage_record_errors",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

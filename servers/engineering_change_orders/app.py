@@ -503,3 +503,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "engineering_part_search": {
+        "part_number": "matches any part of the text, ignoring case",
+        "description": "matches any part of the text, ignoring case",
+        "lifecycle": "one of: prototype, production, obsolete",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "change_order_search": {
+        "eco_number": "matches any part of the text, ignoring case",
+        "engineering_part_id": "the id of a engineering part, like epn-0001 (search first for it)",
+        "status": "one of: draft, submitted, in_review, approved, implemented, rejected",
+        "reason": "one of: cost_reduction, supplier_change, defect_fix, customer_request, regulatory",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "change_order_get": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "change_order_draft": {
+        "eco_number": "eco number",
+        "engineering_part_id": "the id of a engineering part, like epn-0001 (search first for it)",
+        "reason": "one of: cost_reduction, supplier_change, defect_fix, customer_request, regulatory",
+        "effectivity_date": "a date as YYYY-MM-DD",
+    },
+    "change_order_submit": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "change_order_start_review": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "approval_signoff_request": {
+        "change_order_id": "the id of a change order, like eco-0001 (search first for it)",
+        "approver_role": "one of: design_engineering, manufacturing, quality, supply_chain, program_manager",
+        "approver": "approver",
+    },
+    "approval_signoff_search": {
+        "change_order_id": "the id of a change order, like eco-0001 (search first for it)",
+        "approver_role": "one of: design_engineering, manufacturing, quality, supply_chain, program_manager",
+        "status": "one of: pending, approved, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "approval_signoff_approve": {
+        "approval_signoff_id": "the id of a approval signoff, like aps-0001 (search first for it)"
+    },
+    "approval_signoff_reject": {
+        "approval_signoff_id": "the id of a approval signoff, like aps-0001 (search first for it)"
+    },
+    "change_order_approve": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "change_order_reject": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "change_order_implement": {"change_order_id": "the id of a change order, like eco-0001 (search first for it)"},
+    "affected_document_search": {
+        "change_order_id": "the id of a change order, like eco-0001 (search first for it)",
+        "doc_type": "one of: drawing, bom, work_instruction, inspection_plan",
+        "updated": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "engineering_part_report": {
+        "group_by": "the field to count by; one of: lifecycle",
+        "lifecycle": "only rows with this value; one of: prototype, production, obsolete",
+    },
+    "change_order_report": {
+        "group_by": "the field to count by; one of: engineering_part_id, reason, status",
+        "engineering_part_id": "only rows with this value; the id of a engineering part, like epn-0001 (search first for it)",
+        "reason": "only rows with this value; one of: cost_reduction, supplier_change, defect_fix, customer_request, regulatory",
+        "status": "only rows with this value; one of: draft, submitted, in_review, approved, implemented, rejected",
+    },
+    "approval_signoff_report": {
+        "group_by": "the field to count by; one of: change_order_id, approver_role, status",
+        "change_order_id": "only rows with this value; the id of a change order, like eco-0001 (search first for it)",
+        "approver_role": "only rows with this value; one of: design_engineering, manufacturing, quality, supply_chain, program_manager",
+        "status": "only rows with this value; one of: pending, approved, rejected",
+    },
+    "affected_document_report": {
+        "group_by": "the field to count by; one of: change_order_id, doc_type, updated",
+        "change_order_id": "only rows with this value; the id of a change order, like eco-0001 (search first for it)",
+        "doc_type": "only rows with this value; one of: drawing, bom, work_instruction, inspection_plan",
+        "updated": "only rows with this value; true or false",
+    },
+    "approval_signoff_reject_many": {
+        "approval_signoff_ids": "the ids of the approval signoffs to change, like aps-0001"
+    },
+    "change_order_reject_many": {"change_order_ids": "the ids of the change orders to change, like eco-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: engineering_parts, change_orders, approval_signoffs, affected_documents",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

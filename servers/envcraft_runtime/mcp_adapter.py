@@ -97,6 +97,23 @@ class _Episode:
         return {name: getattr(validated, name) for name in model.model_fields}
 
 
+def described_signature(op: Callable) -> inspect.Signature:
+    """The operation's public signature, each parameter carrying its description from the app's PARAMETERS
+    (format, unit, allowed values), so the tool's input schema shows it: agents read the schema, not the
+    docstring. Types stay as the signature has them."""
+    signature = public_signature(op)
+    notes = op.__globals__.get("PARAMETERS", {}).get(op.__name__, {})
+    if not notes:
+        return signature
+    from typing import Annotated
+
+    from pydantic import Field
+
+    return signature.replace(parameters=[
+        p.replace(annotation=Annotated[p.annotation, Field(description=notes[p.name])]) if p.name in notes else p
+        for p in signature.parameters.values()])
+
+
 def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str | None, operations: list[Callable],
                    limits: Limits = Limits(), scaffold: str = "full") -> None:
     """Register scaffold tools and the domain verbs on an MCPServer.
@@ -204,7 +221,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
             return call_operation(current().store, _op, **kwargs)
 
         bound.__name__, bound.__doc__ = op.__name__, op.__doc__
-        bound.__signature__ = public_signature(op)
+        bound.__signature__ = described_signature(op)
         tool(bound, not op.writes, MAX_ARGUMENT_CHARS)
 
     cap_stdio(server, IN_PARTS if "run_shell" in SCAFFOLDS[scaffold] else "")  # refused while read, not after

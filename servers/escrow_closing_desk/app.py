@@ -477,3 +477,74 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "escrow_file_search": {
+        "file_number": "matches any part of the text, ignoring case",
+        "property_address": "matches any part of the text, ignoring case",
+        "buyer_name": "matches any part of the text, ignoring case",
+        "seller_name": "matches any part of the text, ignoring case",
+        "status": "one of: opened, title_ordered, title_clear, docs_drawn, signed, funded, recorded, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "escrow_file_get": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_order_title": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "title_exception_search": {
+        "escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)",
+        "exception_type": "one of: unreleased_mortgage, tax_lien, judgment, easement, hoa_dues_owed",
+        "status": "one of: open, payoff_requested, cleared",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "title_exception_request_payoff": {
+        "title_exception_id": "the id of a title exception, like tex-0001 (search first for it)"
+    },
+    "title_exception_clear": {"title_exception_id": "the id of a title exception, like tex-0001 (search first for it)"},
+    "escrow_file_mark_title_clear": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_draw_docs": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_record_signing": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_fund": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_record_deed": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_file_cancel": {"escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)"},
+    "escrow_deposit_receive": {
+        "escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)",
+        "amount": "from 1000 to 500000",
+        "source": "one of: earnest_money, buyer_funds, lender_wire",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "escrow_disbursement_issue": {
+        "escrow_file_id": "the id of a escrow file, like esc-0001 (search first for it)",
+        "payee": "payee",
+        "amount": "from 100 to 400000",
+        "purpose": "one of: seller_proceeds, loan_payoff, commission, title_premium, recording_fee, hoa_payoff",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "escrow_file_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: opened, title_ordered, title_clear, docs_drawn, signed, funded, recorded, cancelled",
+    },
+    "title_exception_report": {
+        "group_by": "the field to count by; one of: escrow_file_id, exception_type, status",
+        "escrow_file_id": "only rows with this value; the id of a escrow file, like esc-0001 (search first for it)",
+        "exception_type": "only rows with this value; one of: unreleased_mortgage, tax_lien, judgment, easement, hoa_dues_owed",
+        "status": "only rows with this value; one of: open, payoff_requested, cleared",
+    },
+    "escrow_deposit_report": {
+        "group_by": "the field to count by; one of: escrow_file_id, source",
+        "escrow_file_id": "only rows with this value; the id of a escrow file, like esc-0001 (search first for it)",
+        "source": "only rows with this value; one of: earnest_money, buyer_funds, lender_wire",
+    },
+    "escrow_disbursement_report": {
+        "group_by": "the field to count by; one of: escrow_file_id, purpose",
+        "escrow_file_id": "only rows with this value; the id of a escrow file, like esc-0001 (search first for it)",
+        "purpose": "only rows with this value; one of: seller_proceeds, loan_payoff, commission, title_premium, recording_fee, hoa_payoff",
+    },
+    "escrow_file_cancel_many": {"escrow_file_ids": "the ids of the escrow files to change, like esc-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: escrow_files, title_exceptions, escrow_deposits, escrow_disbursements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -467,3 +467,74 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "charging_site_search": {
+        "name": "matches any part of the text, ignoring case",
+        "city": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "charger_port_search": {
+        "charging_site_id": "the id of a charging site, like csi-0001 (search first for it)",
+        "connector": "one of: ccs1, nacs, j1772",
+        "status": "one of: available, faulted, maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "charger_port_report_fault": {"charger_port_id": "the id of a charger port, like cpt-0001 (search first for it)"},
+    "charger_port_restore": {"charger_port_id": "the id of a charger port, like cpt-0001 (search first for it)"},
+    "fleet_ev_search": {
+        "van_number": "matches any part of the text, ignoring case",
+        "model": "matches any part of the text, ignoring case",
+        "connector": "one of: ccs1, nacs, j1772",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "charge_session_reserve": {
+        "charger_port_id": "the id of a charger port, like cpt-0001 (search first for it)",
+        "fleet_ev_id": "the id of a fleet ev, like fev-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "charge_session_search": {
+        "charger_port_id": "the id of a charger port, like cpt-0001 (search first for it)",
+        "fleet_ev_id": "the id of a fleet ev, like fev-0001 (search first for it)",
+        "status": "one of: reserved, charging, completed, no_show, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "charge_session_get": {"charge_session_id": "the id of a charge session, like chs-0001 (search first for it)"},
+    "charge_session_start": {"charge_session_id": "the id of a charge session, like chs-0001 (search first for it)"},
+    "charge_session_complete": {
+        "charge_session_id": "the id of a charge session, like chs-0001 (search first for it)",
+        "energy_kwh": "from 0 to 160",
+    },
+    "charge_session_cancel": {"charge_session_id": "the id of a charge session, like chs-0001 (search first for it)"},
+    "charge_session_no_show": {"charge_session_id": "the id of a charge session, like chs-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "charger_port_report": {
+        "group_by": "the field to count by; one of: charging_site_id, connector, status",
+        "charging_site_id": "only rows with this value; the id of a charging site, like csi-0001 (search first for it)",
+        "connector": "only rows with this value; one of: ccs1, nacs, j1772",
+        "status": "only rows with this value; one of: available, faulted, maintenance",
+    },
+    "fleet_ev_report": {
+        "group_by": "the field to count by; one of: connector",
+        "connector": "only rows with this value; one of: ccs1, nacs, j1772",
+    },
+    "charge_session_report": {
+        "group_by": "the field to count by; one of: charger_port_id, fleet_ev_id, status",
+        "charger_port_id": "only rows with this value; the id of a charger port, like cpt-0001 (search first for it)",
+        "fleet_ev_id": "only rows with this value; the id of a fleet ev, like fev-0001 (search first for it)",
+        "status": "only rows with this value; one of: reserved, charging, completed, no_show, cancelled",
+    },
+    "charge_session_cancel_many": {"charge_session_ids": "the ids of the charge sessions to change, like chs-0001"},
+    "charge_session_no_show_many": {"charge_session_ids": "the ids of the charge sessions to change, like chs-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: charging_sites, charger_ports, fleet_evs, charge_sessions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

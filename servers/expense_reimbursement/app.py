@@ -570,3 +570,92 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "expense_claimant_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cost_center_search": {
+        "code": "matches any part of the text, ignoring case",
+        "name": "matches any part of the text, ignoring case",
+        "owner": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "expense_report_search": {
+        "expense_claimant_id": "the id of a expense claimant, like ecl-0001 (search first for it)",
+        "cost_center_id": "the id of a cost center, like cc-0001 (search first for it)",
+        "status": "one of: draft, submitted, approved, reimbursed, rejected",
+        "purpose": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "expense_report_get": {"expense_report_id": "the id of a expense report, like exr-0001 (search first for it)"},
+    "expense_report_open": {
+        "expense_claimant_id": "the id of a expense claimant, like ecl-0001 (search first for it)",
+        "cost_center_id": "the id of a cost center, like cc-0001 (search first for it)",
+        "purpose": "purpose",
+    },
+    "expense_line_add": {
+        "expense_report_id": "the id of a expense report, like exr-0001 (search first for it)",
+        "category": "one of: airfare, lodging, meals, ground_transport, conference_fee, supplies",
+        "amount": "from 5 to 1800",
+        "merchant": "merchant",
+        "receipt_attached": "true or false",
+    },
+    "expense_line_search": {
+        "expense_report_id": "the id of a expense report, like exr-0001 (search first for it)",
+        "category": "one of: airfare, lodging, meals, ground_transport, conference_fee, supplies",
+        "receipt_attached": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "expense_line_remove": {"expense_line_id": "the id of a expense line, like exl-0001 (search first for it)"},
+    "expense_report_submit": {"expense_report_id": "the id of a expense report, like exr-0001 (search first for it)"},
+    "expense_report_approve": {"expense_report_id": "the id of a expense report, like exr-0001 (search first for it)"},
+    "expense_report_reject": {"expense_report_id": "the id of a expense report, like exr-0001 (search first for it)"},
+    "reimbursement_issue": {
+        "expense_report_id": "the id of a expense report, like exr-0001 (search first for it)",
+        "cost_center_id": "the id of a cost center, like cc-0001 (search first for it)",
+        "amount": "from 20 to 4800",
+        "method": "one of: direct_deposit, next_payroll",
+        "paid_on": "a date as YYYY-MM-DD",
+    },
+    "reimbursement_search": {
+        "expense_report_id": "the id of a expense report, like exr-0001 (search first for it)",
+        "cost_center_id": "the id of a cost center, like cc-0001 (search first for it)",
+        "method": "one of: direct_deposit, next_payroll",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "expense_report_report": {
+        "group_by": "the field to count by; one of: expense_claimant_id, cost_center_id, status",
+        "expense_claimant_id": "only rows with this value; the id of a expense claimant, like ecl-0001 (search first for it)",
+        "cost_center_id": "only rows with this value; the id of a cost center, like cc-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, submitted, approved, reimbursed, rejected",
+    },
+    "expense_line_report": {
+        "group_by": "the field to count by; one of: expense_report_id, category, receipt_attached",
+        "expense_report_id": "only rows with this value; the id of a expense report, like exr-0001 (search first for it)",
+        "category": "only rows with this value; one of: airfare, lodging, meals, ground_transport, conference_fee, supplies",
+        "receipt_attached": "only rows with this value; true or false",
+    },
+    "reimbursement_report": {
+        "group_by": "the field to count by; one of: expense_report_id, cost_center_id, method",
+        "expense_report_id": "only rows with this value; the id of a expense report, like exr-0001 (search first for it)",
+        "cost_center_id": "only rows with this value; the id of a cost center, like cc-0001 (search first for it)",
+        "method": "only rows with this value; one of: direct_deposit, next_payroll",
+    },
+    "expense_report_reject_many": {"expense_report_ids": "the ids of the expense reports to change, like exr-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: expense_claimants, cost_centers, expense_reports, expense_lines, reimbursements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

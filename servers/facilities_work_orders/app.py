@@ -499,3 +499,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "building_asset_search": {
+        "tag": "matches any part of the text, ignoring case",
+        "asset_type": "one of: hvac, elevator, lighting, plumbing, door_access, fire_safety",
+        "location": "matches any part of the text, ignoring case",
+        "criticality": "one of: low, medium, high",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "facilities_tech_search": {
+        "name": "matches any part of the text, ignoring case",
+        "trade": "one of: hvac, electrical, plumbing, general",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "work_order_search": {
+        "building_asset_id": "the id of a building asset, like ast-0001 (search first for it)",
+        "facilities_tech_id": "the id of a facilities tech, like tec-0001 (search first for it)",
+        "priority": "one of: p1, p2, p3, p4",
+        "status": "one of: open, triaged, assigned, in_progress, on_hold, resolved, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "work_order_get": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "work_order_report": {
+        "building_asset_id": "the id of a building asset, like ast-0001 (search first for it)",
+        "summary": "summary",
+        "reported_by": "reported by",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "work_order_triage": {
+        "work_order_id": "the id of a work order, like wko-0001 (search first for it)",
+        "priority": "one of: p1, p2, p3, p4",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "work_order_dispatch": {
+        "work_order_id": "the id of a work order, like wko-0001 (search first for it)",
+        "facilities_tech_id": "the id of a facilities tech, like tec-0001 (search first for it)",
+    },
+    "work_order_start": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "work_order_hold": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "work_order_resume": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "work_order_resolve": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "work_order_close": {"work_order_id": "the id of a work order, like wko-0001 (search first for it)"},
+    "parts_requisition_search": {
+        "work_order_id": "the id of a work order, like wko-0001 (search first for it)",
+        "part": "matches any part of the text, ignoring case",
+        "status": "one of: requested, ordered, arrived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "parts_requisition_raise": {
+        "work_order_id": "the id of a work order, like wko-0001 (search first for it)",
+        "part": "part",
+        "quantity": "from 1 to 6",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "building_asset_report": {
+        "group_by": "the field to count by; one of: asset_type, criticality",
+        "asset_type": "only rows with this value; one of: hvac, elevator, lighting, plumbing, door_access, fire_safety",
+        "criticality": "only rows with this value; one of: low, medium, high",
+    },
+    "facilities_tech_report": {
+        "group_by": "the field to count by; one of: trade",
+        "trade": "only rows with this value; one of: hvac, electrical, plumbing, general",
+    },
+    "parts_requisition_report": {
+        "group_by": "the field to count by; one of: work_order_id, status",
+        "work_order_id": "only rows with this value; the id of a work order, like wko-0001 (search first for it)",
+        "status": "only rows with this value; one of: requested, ordered, arrived",
+    },
+    "work_order_resolve_many": {"work_order_ids": "the ids of the work orders to change, like wko-0001"},
+    "work_order_close_many": {"work_order_ids": "the ids of the work orders to change, like wko-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: building_assets, facilities_techs, work_orders, parts_requisitions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -409,3 +409,71 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "feature_flag_search": {
+        "key": "matches any part of the text, ignoring case",
+        "owner_team": "matches any part of the text, ignoring case",
+        "stage": "one of: draft, internal, canary, ramping, general_availability, retired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feature_flag_get": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_register": {
+        "key": "key",
+        "owner_team": "owner team",
+        "purpose": "purpose",
+        "kill_switch": "true or false",
+    },
+    "feature_flag_dogfood": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_start_canary": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_ramp": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_launch_ga": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_roll_back": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "feature_flag_retire": {"feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)"},
+    "rollout_env_search": {
+        "name": "matches any part of the text, ignoring case",
+        "requires_approval": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "flag_rule_search": {
+        "feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)",
+        "rollout_env_id": "the id of a rollout env, like env-0001 (search first for it)",
+        "segment": "matches any part of the text, ignoring case",
+        "status": "one of: pending_review, live, paused",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "flag_rule_add": {
+        "feature_flag_id": "the id of a feature flag, like ffl-0001 (search first for it)",
+        "rollout_env_id": "the id of a rollout env, like env-0001 (search first for it)",
+        "segment": "segment",
+        "percentage": "from 0 to 100",
+    },
+    "flag_rule_activate": {"flag_rule_id": "the id of a flag rule, like frl-0001 (search first for it)"},
+    "flag_rule_pause": {"flag_rule_id": "the id of a flag rule, like frl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "feature_flag_report": {
+        "group_by": "the field to count by; one of: kill_switch, stage",
+        "kill_switch": "only rows with this value; true or false",
+        "stage": "only rows with this value; one of: draft, internal, canary, ramping, general_availability, retired",
+    },
+    "rollout_env_report": {
+        "group_by": "the field to count by; one of: requires_approval",
+        "requires_approval": "only rows with this value; true or false",
+    },
+    "flag_rule_report": {
+        "group_by": "the field to count by; one of: feature_flag_id, rollout_env_id, status",
+        "feature_flag_id": "only rows with this value; the id of a feature flag, like ffl-0001 (search first for it)",
+        "rollout_env_id": "only rows with this value; the id of a rollout env, like env-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending_review, live, paused",
+    },
+    "feature_flag_retire_many": {"feature_flag_ids": "the ids of the feature flags to change, like ffl-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: feature_flags, rollout_envs, flag_rules",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

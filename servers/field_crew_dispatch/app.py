@@ -542,3 +542,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "line_crew_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: overhead, underground, meter_services, gas_service, vegetation",
+        "home_yard": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "utility_truck_search": {
+        "unit": "matches any part of the text, ignoring case",
+        "truck_type": "one of: bucket_truck, digger_derrick, service_van, gas_service_truck, chipper_truck",
+        "home_yard": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_order_search": {
+        "order_type": "one of: new_service_connect, meter_exchange, streetlight_repair, pole_replacement, gas_leak_check, tree_clearance",
+        "priority": "one of: emergency, high, normal",
+        "status": "one of: open, scheduled, completed, cancelled",
+        "address": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_order_get": {"service_order_id": "the id of a service order, like svo-0001 (search first for it)"},
+    "service_order_create": {
+        "order_type": "one of: new_service_connect, meter_exchange, streetlight_repair, pole_replacement, gas_leak_check, tree_clearance",
+        "address": "address",
+        "priority": "one of: emergency, high, normal",
+    },
+    "crew_job_schedule": {
+        "service_order_id": "the id of a service order, like svo-0001 (search first for it)",
+        "line_crew_id": "the id of a line crew, like lcr-0001 (search first for it)",
+        "utility_truck_id": "the id of a utility truck, like utr-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "crew_job_search": {
+        "service_order_id": "the id of a service order, like svo-0001 (search first for it)",
+        "line_crew_id": "the id of a line crew, like lcr-0001 (search first for it)",
+        "utility_truck_id": "the id of a utility truck, like utr-0001 (search first for it)",
+        "status": "one of: planned, en_route, on_site, done, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "crew_job_dispatch": {"crew_job_id": "the id of a crew job, like cjb-0001 (search first for it)"},
+    "crew_job_arrive": {"crew_job_id": "the id of a crew job, like cjb-0001 (search first for it)"},
+    "crew_job_finish": {"crew_job_id": "the id of a crew job, like cjb-0001 (search first for it)"},
+    "crew_job_cancel": {"crew_job_id": "the id of a crew job, like cjb-0001 (search first for it)"},
+    "service_order_complete": {"service_order_id": "the id of a service order, like svo-0001 (search first for it)"},
+    "service_order_cancel": {"service_order_id": "the id of a service order, like svo-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "line_crew_report": {
+        "group_by": "the field to count by; one of: specialty",
+        "specialty": "only rows with this value; one of: overhead, underground, meter_services, gas_service, vegetation",
+    },
+    "utility_truck_report": {
+        "group_by": "the field to count by; one of: truck_type",
+        "truck_type": "only rows with this value; one of: bucket_truck, digger_derrick, service_van, gas_service_truck, chipper_truck",
+    },
+    "service_order_report": {
+        "group_by": "the field to count by; one of: order_type, priority, status",
+        "order_type": "only rows with this value; one of: new_service_connect, meter_exchange, streetlight_repair, pole_replacement, gas_leak_check, tree_clearance",
+        "priority": "only rows with this value; one of: emergency, high, normal",
+        "status": "only rows with this value; one of: open, scheduled, completed, cancelled",
+    },
+    "crew_job_report": {
+        "group_by": "the field to count by; one of: service_order_id, line_crew_id, utility_truck_id, status",
+        "service_order_id": "only rows with this value; the id of a service order, like svo-0001 (search first for it)",
+        "line_crew_id": "only rows with this value; the id of a line crew, like lcr-0001 (search first for it)",
+        "utility_truck_id": "only rows with this value; the id of a utility truck, like utr-0001 (search first for it)",
+        "status": "only rows with this value; one of: planned, en_route, on_site, done, cancelled",
+    },
+    "crew_job_finish_many": {"crew_job_ids": "the ids of the crew jobs to change, like cjb-0001"},
+    "crew_job_cancel_many": {"crew_job_ids": "the ids of the crew jobs to change, like cjb-0001"},
+    "service_order_complete_many": {"service_order_ids": "the ids of the service orders to change, like svo-0001"},
+    "service_order_cancel_many": {"service_order_ids": "the ids of the service orders to change, like svo-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: line_crews, utility_trucks, service_orders, crew_jobs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

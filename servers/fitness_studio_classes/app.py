@@ -494,3 +494,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "studio_member_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "membership": "one of: unlimited, class_pack_10, class_pack_5, intro_offer",
+        "status": "one of: active, frozen, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "studio_member_get": {"studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)"},
+    "studio_member_set_credits": {
+        "studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)",
+        "credits": "from 0 to 30",
+    },
+    "studio_member_freeze": {"studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)"},
+    "studio_member_unfreeze": {"studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)"},
+    "fitness_class_search": {
+        "title": "matches any part of the text, ignoring case",
+        "instructor": "matches any part of the text, ignoring case",
+        "room": "matches any part of the text, ignoring case",
+        "starts": "a time as YYYY-MM-DDTHH:MM (24-hour); or a date (YYYY-MM-DD) for the whole day",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "class_booking_search": {
+        "studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)",
+        "fitness_class_id": "the id of a fitness class, like fcl-0001 (search first for it)",
+        "status": "one of: booked, attended, cancelled, late_cancelled, no_show",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "class_booking_book": {
+        "studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)",
+        "fitness_class_id": "the id of a fitness class, like fcl-0001 (search first for it)",
+        "credits_used": "from 0 to 2",
+    },
+    "class_booking_cancel": {"class_booking_id": "the id of a class booking, like bkg-0001 (search first for it)"},
+    "class_booking_late_cancel": {"class_booking_id": "the id of a class booking, like bkg-0001 (search first for it)"},
+    "member_message_search": {
+        "studio_member_id": "the id of a studio member, like mbr-0001 (search first for it)",
+        "channel": "one of: app_chat, email, sms",
+        "topic": "one of: booking, cancellation, freeze, credits, billing, other",
+        "status": "one of: unread, replied, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "member_message_reply": {
+        "member_message_id": "the id of a member message, like mms-0001 (search first for it)",
+        "reply": "reply",
+    },
+    "member_message_resolve": {"member_message_id": "the id of a member message, like mms-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "studio_member_report": {
+        "group_by": "the field to count by; one of: membership, status",
+        "membership": "only rows with this value; one of: unlimited, class_pack_10, class_pack_5, intro_offer",
+        "status": "only rows with this value; one of: active, frozen, cancelled",
+    },
+    "class_booking_report": {
+        "group_by": "the field to count by; one of: studio_member_id, fitness_class_id, status",
+        "studio_member_id": "only rows with this value; the id of a studio member, like mbr-0001 (search first for it)",
+        "fitness_class_id": "only rows with this value; the id of a fitness class, like fcl-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, attended, cancelled, late_cancelled, no_show",
+    },
+    "member_message_report": {
+        "group_by": "the field to count by; one of: studio_member_id, channel, topic, status",
+        "studio_member_id": "only rows with this value; the id of a studio member, like mbr-0001 (search first for it)",
+        "channel": "only rows with this value; one of: app_chat, email, sms",
+        "topic": "only rows with this value; one of: booking, cancellation, freeze, credits, billing, other",
+        "status": "only rows with this value; one of: unread, replied, resolved",
+    },
+    "class_booking_cancel_many": {"class_booking_ids": "the ids of the class bookings to change, like bkg-0001"},
+    "member_message_resolve_many": {"member_message_ids": "the ids of the member messages to change, like mms-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: studio_members, fitness_classes, class_bookings, member_messages",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

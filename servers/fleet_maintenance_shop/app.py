@@ -500,3 +500,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "fleet_vehicle_search": {
+        "unit_number": "matches any part of the text, ignoring case",
+        "make_model": "matches any part of the text, ignoring case",
+        "status": "one of: in_service, in_shop, out_of_service",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "mechanic_search": {
+        "name": "matches any part of the text, ignoring case",
+        "certification": "one of: ase_master, diesel, electrical, brakes_and_trailer",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "repair_order_search": {
+        "fleet_vehicle_id": "the id of a fleet vehicle, like veh-0001 (search first for it)",
+        "mechanic_id": "the id of a mechanic, like mech-0001 (search first for it)",
+        "status": "one of: opened, diagnosed, awaiting_parts, in_repair, quality_check, closed",
+        "priority": "one of: routine, urgent, dot_critical",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "repair_order_get": {"repair_order_id": "the id of a repair order, like ro-0001 (search first for it)"},
+    "repair_order_open": {
+        "fleet_vehicle_id": "the id of a fleet vehicle, like veh-0001 (search first for it)",
+        "complaint": "complaint",
+        "priority": "one of: routine, urgent, dot_critical",
+    },
+    "repair_order_diagnose": {
+        "repair_order_id": "the id of a repair order, like ro-0001 (search first for it)",
+        "mechanic_id": "the id of a mechanic, like mech-0001 (search first for it)",
+        "labor_hours": "from 0.5 to 18",
+    },
+    "repair_order_wait_parts": {"repair_order_id": "the id of a repair order, like ro-0001 (search first for it)"},
+    "repair_order_start_repair": {"repair_order_id": "the id of a repair order, like ro-0001 (search first for it)"},
+    "repair_order_quality_check": {"repair_order_id": "the id of a repair order, like ro-0001 (search first for it)"},
+    "repair_order_close": {"repair_order_id": "the id of a repair order, like ro-0001 (search first for it)"},
+    "fleet_vehicle_return_to_service": {
+        "fleet_vehicle_id": "the id of a fleet vehicle, like veh-0001 (search first for it)"
+    },
+    "shop_part_search": {
+        "part_number": "matches any part of the text, ignoring case",
+        "description": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "part_issue_record": {
+        "repair_order_id": "the id of a repair order, like ro-0001 (search first for it)",
+        "shop_part_id": "the id of a shop part, like prt-0001 (search first for it)",
+        "quantity": "from 1 to 6",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "fleet_vehicle_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: in_service, in_shop, out_of_service",
+    },
+    "mechanic_report": {
+        "group_by": "the field to count by; one of: certification",
+        "certification": "only rows with this value; one of: ase_master, diesel, electrical, brakes_and_trailer",
+    },
+    "repair_order_report": {
+        "group_by": "the field to count by; one of: fleet_vehicle_id, mechanic_id, priority, status",
+        "fleet_vehicle_id": "only rows with this value; the id of a fleet vehicle, like veh-0001 (search first for it)",
+        "mechanic_id": "only rows with this value; the id of a mechanic, like mech-0001 (search first for it)",
+        "priority": "only rows with this value; one of: routine, urgent, dot_critical",
+        "status": "only rows with this value; one of: opened, diagnosed, awaiting_parts, in_repair, quality_check, closed",
+    },
+    "part_issue_report": {
+        "group_by": "the field to count by; one of: repair_order_id, shop_part_id",
+        "repair_order_id": "only rows with this value; the id of a repair order, like ro-0001 (search first for it)",
+        "shop_part_id": "only rows with this value; the id of a shop part, like prt-0001 (search first for it)",
+    },
+    "repair_order_close_many": {"repair_order_ids": "the ids of the repair orders to change, like ro-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: fleet_vehicles, mechanics, repair_orders, shop_parts, part_issues",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -507,3 +507,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "food_item_search": {
+        "name": "matches any part of the text, ignoring case",
+        "category": "one of: canned, dry_goods, produce, frozen, dairy, protein, baby",
+        "storage": "one of: ambient, cooler, freezer",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "food_item_get": {"food_item_id": "the id of a food item, like fdi-0001 (search first for it)"},
+    "donation_receipt_search": {
+        "donor": "matches any part of the text, ignoring case",
+        "food_item_id": "the id of a food item, like fdi-0001 (search first for it)",
+        "source": "one of: grocery_rescue, food_drive, usda_tefap, farm_gleaning, purchased",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "donation_receipt_record": {
+        "donor": "donor",
+        "food_item_id": "the id of a food item, like fdi-0001 (search first for it)",
+        "cases": "from 1 to 120",
+        "best_by": "a date as YYYY-MM-DD",
+        "received": "a date as YYYY-MM-DD",
+        "source": "one of: grocery_rescue, food_drive, usda_tefap, farm_gleaning, purchased",
+    },
+    "pantry_partner_search": {
+        "name": "matches any part of the text, ignoring case",
+        "county": "one of: Alder, Birch, Cedar",
+        "status": "one of: active, suspended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pantry_partner_suspend": {
+        "pantry_partner_id": "the id of a pantry partner, like ppt-0001 (search first for it)",
+        "suspension_reason": "suspension reason",
+    },
+    "pantry_partner_reinstate": {
+        "pantry_partner_id": "the id of a pantry partner, like ppt-0001 (search first for it)"
+    },
+    "pantry_order_search": {
+        "pantry_partner_id": "the id of a pantry partner, like ppt-0001 (search first for it)",
+        "food_item_id": "the id of a food item, like fdi-0001 (search first for it)",
+        "pickup_date": "a date as YYYY-MM-DD",
+        "status": "one of: allocated, picked_up, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pantry_order_allocate": {
+        "pantry_partner_id": "the id of a pantry partner, like ppt-0001 (search first for it)",
+        "food_item_id": "the id of a food item, like fdi-0001 (search first for it)",
+        "cases": "from 1 to 60",
+        "pickup_date": "a date as YYYY-MM-DD",
+    },
+    "pantry_order_mark_picked_up": {"pantry_order_id": "the id of a pantry order, like pod-0001 (search first for it)"},
+    "pantry_order_cancel": {"pantry_order_id": "the id of a pantry order, like pod-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "food_item_report": {
+        "group_by": "the field to count by; one of: category, storage",
+        "category": "only rows with this value; one of: canned, dry_goods, produce, frozen, dairy, protein, baby",
+        "storage": "only rows with this value; one of: ambient, cooler, freezer",
+    },
+    "donation_receipt_report": {
+        "group_by": "the field to count by; one of: food_item_id, source",
+        "food_item_id": "only rows with this value; the id of a food item, like fdi-0001 (search first for it)",
+        "source": "only rows with this value; one of: grocery_rescue, food_drive, usda_tefap, farm_gleaning, purchased",
+    },
+    "pantry_partner_report": {
+        "group_by": "the field to count by; one of: county, status",
+        "county": "only rows with this value; one of: Alder, Birch, Cedar",
+        "status": "only rows with this value; one of: active, suspended",
+    },
+    "pantry_order_report": {
+        "group_by": "the field to count by; one of: pantry_partner_id, food_item_id, status",
+        "pantry_partner_id": "only rows with this value; the id of a pantry partner, like ppt-0001 (search first for it)",
+        "food_item_id": "only rows with this value; the id of a food item, like fdi-0001 (search first for it)",
+        "status": "only rows with this value; one of: allocated, picked_up, cancelled",
+    },
+    "pantry_order_cancel_many": {"pantry_order_ids": "the ids of the pantry orders to change, like pod-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: food_items, donation_receipts, pantry_partners, pantry_orders",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

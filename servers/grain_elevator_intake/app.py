@@ -501,3 +501,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "grower_search": {
+        "name": "matches any part of the text, ignoring case",
+        "farm_name": "matches any part of the text, ignoring case",
+        "member_number": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "storage_bin_search": {
+        "name": "matches any part of the text, ignoring case",
+        "commodity": "one of: corn, soybeans, wheat, sorghum",
+        "aerated": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grain_contract_search": {
+        "grower_id": "the id of a grower, like grw-0001 (search first for it)",
+        "commodity": "one of: corn, soybeans, wheat, sorghum",
+        "contract_type": "one of: cash_forward, basis, delayed_price",
+        "status": "one of: open, filled, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grain_contract_get": {"grain_contract_id": "the id of a grain contract, like gct-0001 (search first for it)"},
+    "grain_contract_mark_filled": {
+        "grain_contract_id": "the id of a grain contract, like gct-0001 (search first for it)"
+    },
+    "scale_ticket_search": {
+        "grower_id": "the id of a grower, like grw-0001 (search first for it)",
+        "grain_contract_id": "the id of a grain contract, like gct-0001 (search first for it)",
+        "storage_bin_id": "the id of a storage bin, like bin-0001 (search first for it)",
+        "commodity": "one of: corn, soybeans, wheat, sorghum",
+        "truck_plate": "matches any part of the text, ignoring case",
+        "status": "one of: weighed, graded, settled, voided",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scale_ticket_get": {"scale_ticket_id": "the id of a scale ticket, like tkt-0001 (search first for it)"},
+    "scale_ticket_weigh_in": {
+        "grower_id": "the id of a grower, like grw-0001 (search first for it)",
+        "grain_contract_id": "the id of a grain contract, like gct-0001 (search first for it)",
+        "storage_bin_id": "the id of a storage bin, like bin-0001 (search first for it)",
+        "commodity": "one of: corn, soybeans, wheat, sorghum",
+        "truck_plate": "truck plate",
+        "net_bushels": "from 300 to 1100",
+        "received": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "scale_ticket_grade": {
+        "scale_ticket_id": "the id of a scale ticket, like tkt-0001 (search first for it)",
+        "moisture_pct": "from 12 to 22",
+        "test_weight": "from 52 to 62",
+    },
+    "scale_ticket_settle": {"scale_ticket_id": "the id of a scale ticket, like tkt-0001 (search first for it)"},
+    "scale_ticket_void": {"scale_ticket_id": "the id of a scale ticket, like tkt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "storage_bin_report": {
+        "group_by": "the field to count by; one of: commodity, aerated",
+        "commodity": "only rows with this value; one of: corn, soybeans, wheat, sorghum",
+        "aerated": "only rows with this value; true or false",
+    },
+    "grain_contract_report": {
+        "group_by": "the field to count by; one of: grower_id, commodity, contract_type, status",
+        "grower_id": "only rows with this value; the id of a grower, like grw-0001 (search first for it)",
+        "commodity": "only rows with this value; one of: corn, soybeans, wheat, sorghum",
+        "contract_type": "only rows with this value; one of: cash_forward, basis, delayed_price",
+        "status": "only rows with this value; one of: open, filled, cancelled",
+    },
+    "scale_ticket_report": {
+        "group_by": "the field to count by; one of: grower_id, grain_contract_id, storage_bin_id, commodity, status",
+        "grower_id": "only rows with this value; the id of a grower, like grw-0001 (search first for it)",
+        "grain_contract_id": "only rows with this value; the id of a grain contract, like gct-0001 (search first for it)",
+        "storage_bin_id": "only rows with this value; the id of a storage bin, like bin-0001 (search first for it)",
+        "commodity": "only rows with this value; one of: corn, soybeans, wheat, sorghum",
+        "status": "only rows with this value; one of: weighed, graded, settled, voided",
+    },
+    "scale_ticket_void_many": {"scale_ticket_ids": "the ids of the scale tickets to change, like tkt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: growers, storage_bins, grain_contracts, scale_tickets",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -589,3 +589,99 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "grant_program_search": {
+        "name": "matches any part of the text, ignoring case",
+        "cycle": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grant_application_search": {
+        "grant_program_id": "the id of a grant program, like gpr-0001 (search first for it)",
+        "organization": "matches any part of the text, ignoring case",
+        "project_title": "matches any part of the text, ignoring case",
+        "status": "one of: submitted, eligibility_check, panel_review, awarded, declined, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grant_application_get": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)"
+    },
+    "grant_application_screen": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)"
+    },
+    "grant_application_advance_to_panel": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)"
+    },
+    "grant_application_decline": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)",
+        "decline_reason": "decline reason",
+    },
+    "panel_score_search": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)",
+        "reviewer": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "panel_score_submit": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)",
+        "reviewer": "reviewer",
+        "score": "from 20 to 100",
+        "conflict_of_interest": "true or false",
+    },
+    "grant_award_search": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)",
+        "grant_program_id": "the id of a grant program, like gpr-0001 (search first for it)",
+        "status": "one of: pending_agreement, active, closed, rescinded",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grant_award_issue": {
+        "grant_application_id": "the id of a grant application, like gap-0001 (search first for it)",
+        "grant_program_id": "the id of a grant program, like gpr-0001 (search first for it)",
+        "amount": "from 5000 to 75000",
+        "undisbursed": "award amount not yet scheduled for payment; from 0 to 75000",
+    },
+    "grant_award_activate": {"grant_award_id": "the id of a grant award, like gaw-0001 (search first for it)"},
+    "disbursement_search": {
+        "grant_award_id": "the id of a grant award, like gaw-0001 (search first for it)",
+        "status": "one of: scheduled, paid, held",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "disbursement_schedule": {
+        "grant_award_id": "the id of a grant award, like gaw-0001 (search first for it)",
+        "amount": "from 1000 to 40000",
+        "scheduled": "a date as YYYY-MM-DD",
+    },
+    "disbursement_mark_paid": {"disbursement_id": "the id of a disbursement, like dsb-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "grant_application_report": {
+        "group_by": "the field to count by; one of: grant_program_id, status",
+        "grant_program_id": "only rows with this value; the id of a grant program, like gpr-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, eligibility_check, panel_review, awarded, declined, withdrawn",
+    },
+    "panel_score_report": {
+        "group_by": "the field to count by; one of: grant_application_id, conflict_of_interest",
+        "grant_application_id": "only rows with this value; the id of a grant application, like gap-0001 (search first for it)",
+        "conflict_of_interest": "only rows with this value; true or false",
+    },
+    "grant_award_report": {
+        "group_by": "the field to count by; one of: grant_application_id, grant_program_id, status",
+        "grant_application_id": "only rows with this value; the id of a grant application, like gap-0001 (search first for it)",
+        "grant_program_id": "only rows with this value; the id of a grant program, like gpr-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending_agreement, active, closed, rescinded",
+    },
+    "disbursement_report": {
+        "group_by": "the field to count by; one of: grant_award_id, status",
+        "grant_award_id": "only rows with this value; the id of a grant award, like gaw-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, paid, held",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: grant_programs, grant_applications, panel_scores, grant_awards, disbursements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -525,3 +525,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "principal_investigator_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "rank": "one of: assistant_prof, associate_prof, full_prof, research_scientist",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "funding_call_search": {
+        "sponsor": "matches any part of the text, ignoring case",
+        "program": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grant_proposal_search": {
+        "principal_investigator_id": "the id of a principal investigator, like pin-0001 (search first for it)",
+        "funding_call_id": "the id of a funding call, like fcl-0001 (search first for it)",
+        "title": "matches any part of the text, ignoring case",
+        "status": "one of: drafting, dept_review, osp_review, submitted, awarded, declined, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grant_proposal_get": {"grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"},
+    "grant_proposal_start": {
+        "principal_investigator_id": "the id of a principal investigator, like pin-0001 (search first for it)",
+        "funding_call_id": "the id of a funding call, like fcl-0001 (search first for it)",
+        "title": "title",
+        "requested_amount": "from 80000 to 2500000",
+    },
+    "grant_proposal_revise_budget": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)",
+        "requested_amount": "from 80000 to 2500000",
+    },
+    "grant_proposal_route_to_chair": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"
+    },
+    "grant_proposal_route_to_osp": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"
+    },
+    "grant_proposal_submit_to_sponsor": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"
+    },
+    "grant_proposal_record_award": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"
+    },
+    "grant_proposal_record_decline": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"
+    },
+    "grant_proposal_withdraw": {"grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)"},
+    "compliance_check_search": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)",
+        "check_type": "one of: coi_disclosure, human_subjects, animal_use, export_control, budget_justification",
+        "result": "one of: pending, cleared, flagged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "compliance_check_log": {
+        "grant_proposal_id": "the id of a grant proposal, like gpr-0001 (search first for it)",
+        "check_type": "one of: coi_disclosure, human_subjects, animal_use, export_control, budget_justification",
+        "result": "one of: pending, cleared, flagged",
+        "reviewer": "reviewer",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "principal_investigator_report": {
+        "group_by": "the field to count by; one of: rank",
+        "rank": "only rows with this value; one of: assistant_prof, associate_prof, full_prof, research_scientist",
+    },
+    "grant_proposal_report": {
+        "group_by": "the field to count by; one of: principal_investigator_id, funding_call_id, status",
+        "principal_investigator_id": "only rows with this value; the id of a principal investigator, like pin-0001 (search first for it)",
+        "funding_call_id": "only rows with this value; the id of a funding call, like fcl-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafting, dept_review, osp_review, submitted, awarded, declined, withdrawn",
+    },
+    "compliance_check_report": {
+        "group_by": "the field to count by; one of: grant_proposal_id, check_type, result",
+        "grant_proposal_id": "only rows with this value; the id of a grant proposal, like gpr-0001 (search first for it)",
+        "check_type": "only rows with this value; one of: coi_disclosure, human_subjects, animal_use, export_control, budget_justification",
+        "result": "only rows with this value; one of: pending, cleared, flagged",
+    },
+    "grant_proposal_record_decline_many": {
+        "grant_proposal_ids": "the ids of the grant proposals to change, like gpr-0001"
+    },
+    "grant_proposal_withdraw_many": {"grant_proposal_ids": "the ids of the grant proposals to change, like gpr-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: principal_investigators, funding_calls, grant_proposals, compliance_checks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

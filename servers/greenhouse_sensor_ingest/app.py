@@ -494,3 +494,96 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "greenhouse_zone_search": {
+        "name": "matches any part of the text, ignoring case",
+        "crop": "one of: tomato, cucumber, sweet_pepper, lettuce, seedlings",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "sensor_gateway_search": {
+        "name": "matches any part of the text, ignoring case",
+        "greenhouse_zone_id": "the id of a greenhouse zone, like ghz-0001 (search first for it)",
+        "firmware": "matches any part of the text, ignoring case",
+        "status": "one of: online, degraded, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "sensor_gateway_mark_offline": {
+        "sensor_gateway_id": "the id of a sensor gateway, like gtw-0001 (search first for it)"
+    },
+    "sensor_gateway_restore": {"sensor_gateway_id": "the id of a sensor gateway, like gtw-0001 (search first for it)"},
+    "climate_batch_search": {
+        "sensor_gateway_id": "the id of a sensor gateway, like gtw-0001 (search first for it)",
+        "batch_key": "gateway + window key; one batch per window; matches any part of the text, ignoring case",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: pending, processed, failed, retrying, dead_lettered",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "climate_batch_get": {"climate_batch_id": "the id of a climate batch, like tlb-0001 (search first for it)"},
+    "climate_batch_backfill": {
+        "sensor_gateway_id": "the id of a sensor gateway, like gtw-0001 (search first for it)",
+        "batch_key": "gateway + window key; one batch per window",
+        "window_start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "readings": "from 60 to 600",
+        "attempts": "from 0 to 5",
+    },
+    "climate_batch_mark_processed": {
+        "climate_batch_id": "the id of a climate batch, like tlb-0001 (search first for it)"
+    },
+    "climate_batch_mark_failed": {
+        "climate_batch_id": "the id of a climate batch, like tlb-0001 (search first for it)",
+        "error": "error",
+    },
+    "climate_batch_retry": {
+        "climate_batch_id": "the id of a climate batch, like tlb-0001 (search first for it)",
+        "attempts": "from 0 to 5",
+    },
+    "climate_batch_dead_letter": {"climate_batch_id": "the id of a climate batch, like tlb-0001 (search first for it)"},
+    "climate_excursion_search": {
+        "greenhouse_zone_id": "the id of a greenhouse zone, like ghz-0001 (search first for it)",
+        "metric": "one of: air_temperature, humidity, co2_ppm, substrate_ec",
+        "status": "one of: open, acknowledged, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "climate_excursion_acknowledge": {
+        "climate_excursion_id": "the id of a climate excursion, like exc-0001 (search first for it)",
+        "acknowledged_by": "acknowledged by",
+    },
+    "climate_excursion_resolve": {
+        "climate_excursion_id": "the id of a climate excursion, like exc-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "greenhouse_zone_report": {
+        "group_by": "the field to count by; one of: crop",
+        "crop": "only rows with this value; one of: tomato, cucumber, sweet_pepper, lettuce, seedlings",
+    },
+    "sensor_gateway_report": {
+        "group_by": "the field to count by; one of: greenhouse_zone_id, status",
+        "greenhouse_zone_id": "only rows with this value; the id of a greenhouse zone, like ghz-0001 (search first for it)",
+        "status": "only rows with this value; one of: online, degraded, offline",
+    },
+    "climate_batch_report": {
+        "group_by": "the field to count by; one of: sensor_gateway_id, status",
+        "sensor_gateway_id": "only rows with this value; the id of a sensor gateway, like gtw-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, processed, failed, retrying, dead_lettered",
+    },
+    "climate_excursion_report": {
+        "group_by": "the field to count by; one of: greenhouse_zone_id, metric, status",
+        "greenhouse_zone_id": "only rows with this value; the id of a greenhouse zone, like ghz-0001 (search first for it)",
+        "metric": "only rows with this value; one of: air_temperature, humidity, co2_ppm, substrate_ec",
+        "status": "only rows with this value; one of: open, acknowledged, resolved",
+    },
+    "climate_excursion_resolve_many": {
+        "climate_excursion_ids": "the ids of the climate excursions to change, like exc-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: greenhouse_zones, sensor_gateways, climate_batches, climate_excursions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

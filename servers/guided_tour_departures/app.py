@@ -542,3 +542,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "tour_product_search": {
+        "name": "matches any part of the text, ignoring case",
+        "region": "one of: peru, chile, bolivia, ecuador, colombia",
+        "difficulty": "one of: easy, moderate, challenging",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "departure_search": {
+        "tour_product_id": "the id of a tour product, like tpr-0001 (search first for it)",
+        "departure_date": "a date as YYYY-MM-DD",
+        "guide": "matches any part of the text, ignoring case",
+        "status": "one of: open, guaranteed, closed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "departure_get": {"departure_id": "the id of a departure, like dep-0001 (search first for it)"},
+    "departure_guarantee": {"departure_id": "the id of a departure, like dep-0001 (search first for it)"},
+    "departure_cancel": {"departure_id": "the id of a departure, like dep-0001 (search first for it)"},
+    "tour_booking_search": {
+        "departure_id": "the id of a departure, like dep-0001 (search first for it)",
+        "lead_traveler": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "status": "one of: held, confirmed, paid, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tour_booking_get": {"tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)"},
+    "tour_booking_hold": {
+        "departure_id": "the id of a departure, like dep-0001 (search first for it)",
+        "lead_traveler": "lead traveler",
+        "email": "an email address",
+        "travelers": "from 1 to 4",
+        "total_price": "from 690 to 19600",
+        "balance_due": "what is still owed; starts at total_price; from 0 to 19600",
+    },
+    "tour_booking_confirm": {"tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)"},
+    "tour_booking_mark_paid": {"tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)"},
+    "tour_booking_cancel": {"tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)"},
+    "tour_payment_search": {
+        "tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)",
+        "method": "one of: card, bank_transfer, paypal",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tour_payment_record": {
+        "tour_booking_id": "the id of a tour booking, like tbk-0001 (search first for it)",
+        "amount": "from 200 to 9000",
+        "method": "one of: card, bank_transfer, paypal",
+        "received": "a date as YYYY-MM-DD",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "tour_product_report": {
+        "group_by": "the field to count by; one of: region, difficulty",
+        "region": "only rows with this value; one of: peru, chile, bolivia, ecuador, colombia",
+        "difficulty": "only rows with this value; one of: easy, moderate, challenging",
+    },
+    "departure_report": {
+        "group_by": "the field to count by; one of: tour_product_id, status",
+        "tour_product_id": "only rows with this value; the id of a tour product, like tpr-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, guaranteed, closed, cancelled",
+    },
+    "tour_booking_report": {
+        "group_by": "the field to count by; one of: departure_id, status",
+        "departure_id": "only rows with this value; the id of a departure, like dep-0001 (search first for it)",
+        "status": "only rows with this value; one of: held, confirmed, paid, cancelled",
+    },
+    "tour_payment_report": {
+        "group_by": "the field to count by; one of: tour_booking_id, method",
+        "tour_booking_id": "only rows with this value; the id of a tour booking, like tbk-0001 (search first for it)",
+        "method": "only rows with this value; one of: card, bank_transfer, paypal",
+    },
+    "departure_cancel_many": {"departure_ids": "the ids of the departures to change, like dep-0001"},
+    "tour_booking_cancel_many": {"tour_booking_ids": "the ids of the tour bookings to change, like tbk-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: tour_products, departures, tour_bookings, tour_payments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

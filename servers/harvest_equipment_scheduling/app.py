@@ -572,3 +572,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "farm_field_search": {
+        "name": "matches any part of the text, ignoring case",
+        "client": "matches any part of the text, ignoring case",
+        "crop": "one of: corn, soybeans, wheat, canola",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "harvest_machine_search": {
+        "name": "matches any part of the text, ignoring case",
+        "machine_type": "one of: combine, grain_cart, semi_truck, swather",
+        "header": "matches any part of the text, ignoring case",
+        "status": "one of: available, in_repair",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "harvest_machine_send_to_repair": {
+        "harvest_machine_id": "the id of a harvest machine, like mch-0001 (search first for it)"
+    },
+    "harvest_machine_return_to_service": {
+        "harvest_machine_id": "the id of a harvest machine, like mch-0001 (search first for it)"
+    },
+    "harvest_operator_search": {
+        "name": "matches any part of the text, ignoring case",
+        "skill": "one of: combine, grain_cart, semi_truck, swather",
+        "licensed_cdl": "required to drive semis; true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "harvest_job_search": {
+        "farm_field_id": "the id of a farm field, like fld-0001 (search first for it)",
+        "harvest_machine_id": "the id of a harvest machine, like mch-0001 (search first for it)",
+        "harvest_operator_id": "the id of a harvest operator, like opr-0001 (search first for it)",
+        "status": "one of: scheduled, in_progress, done, weather_delayed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "harvest_job_get": {"harvest_job_id": "the id of a harvest job, like hjb-0001 (search first for it)"},
+    "harvest_job_schedule": {
+        "farm_field_id": "the id of a farm field, like fld-0001 (search first for it)",
+        "harvest_machine_id": "the id of a harvest machine, like mch-0001 (search first for it)",
+        "harvest_operator_id": "the id of a harvest operator, like opr-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "harvest_job_start": {"harvest_job_id": "the id of a harvest job, like hjb-0001 (search first for it)"},
+    "harvest_job_finish": {"harvest_job_id": "the id of a harvest job, like hjb-0001 (search first for it)"},
+    "harvest_job_delay_for_weather": {"harvest_job_id": "the id of a harvest job, like hjb-0001 (search first for it)"},
+    "harvest_job_cancel": {"harvest_job_id": "the id of a harvest job, like hjb-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "farm_field_report": {
+        "group_by": "the field to count by; one of: crop",
+        "crop": "only rows with this value; one of: corn, soybeans, wheat, canola",
+    },
+    "harvest_machine_report": {
+        "group_by": "the field to count by; one of: machine_type, status",
+        "machine_type": "only rows with this value; one of: combine, grain_cart, semi_truck, swather",
+        "status": "only rows with this value; one of: available, in_repair",
+    },
+    "harvest_operator_report": {
+        "group_by": "the field to count by; one of: skill, licensed_cdl",
+        "skill": "only rows with this value; one of: combine, grain_cart, semi_truck, swather",
+        "licensed_cdl": "only rows with this value; required to drive semis; true or false",
+    },
+    "harvest_job_report": {
+        "group_by": "the field to count by; one of: farm_field_id, harvest_machine_id, harvest_operator_id, status",
+        "farm_field_id": "only rows with this value; the id of a farm field, like fld-0001 (search first for it)",
+        "harvest_machine_id": "only rows with this value; the id of a harvest machine, like mch-0001 (search first for it)",
+        "harvest_operator_id": "only rows with this value; the id of a harvest operator, like opr-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, in_progress, done, weather_delayed, cancelled",
+    },
+    "harvest_job_finish_many": {"harvest_job_ids": "the ids of the harvest jobs to change, like hjb-0001"},
+    "harvest_job_cancel_many": {"harvest_job_ids": "the ids of the harvest jobs to change, like hjb-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: farm_fields, harvest_machines, harvest_operators, harvest_jobs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -519,3 +519,96 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "homeowner_account_search": {
+        "owner_name": "matches any part of the text, ignoring case",
+        "lot_address": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "autopay": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "homeowner_account_get": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)"
+    },
+    "assessment_search": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "kind": "one of: quarterly_dues, special_assessment, late_fee, violation_fine",
+        "status": "one of: open, paid",
+        "due_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "assessment_levy": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "kind": "one of: quarterly_dues, special_assessment, late_fee, violation_fine",
+        "amount": "from 25 to 1500",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "assessment_mark_paid": {"assessment_id": "the id of a assessment, like asm-0001 (search first for it)"},
+    "dues_payment_post": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "amount": "from 25 to 1500",
+        "method": "one of: ach, check, card, lockbox",
+        "reference": "reference",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "dues_payment_search": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "method": "one of: ach, check, card, lockbox",
+        "reference": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "collection_case_open": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "opened_on": "a date as YYYY-MM-DD",
+    },
+    "collection_case_search": {
+        "homeowner_account_id": "the id of a homeowner account, like hoa-0001 (search first for it)",
+        "stage": "one of: reminder_sent, demand_letter, lien_filed, payment_plan, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "collection_case_send_demand": {
+        "collection_case_id": "the id of a collection case, like col-0001 (search first for it)"
+    },
+    "collection_case_file_lien": {
+        "collection_case_id": "the id of a collection case, like col-0001 (search first for it)"
+    },
+    "collection_case_start_plan": {
+        "collection_case_id": "the id of a collection case, like col-0001 (search first for it)"
+    },
+    "collection_case_resolve": {
+        "collection_case_id": "the id of a collection case, like col-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "homeowner_account_report": {
+        "group_by": "the field to count by; one of: autopay",
+        "autopay": "only rows with this value; true or false",
+    },
+    "assessment_report": {
+        "group_by": "the field to count by; one of: homeowner_account_id, kind, status",
+        "homeowner_account_id": "only rows with this value; the id of a homeowner account, like hoa-0001 (search first for it)",
+        "kind": "only rows with this value; one of: quarterly_dues, special_assessment, late_fee, violation_fine",
+        "status": "only rows with this value; one of: open, paid",
+    },
+    "dues_payment_report": {
+        "group_by": "the field to count by; one of: homeowner_account_id, method",
+        "homeowner_account_id": "only rows with this value; the id of a homeowner account, like hoa-0001 (search first for it)",
+        "method": "only rows with this value; one of: ach, check, card, lockbox",
+    },
+    "collection_case_report": {
+        "group_by": "the field to count by; one of: homeowner_account_id, stage",
+        "homeowner_account_id": "only rows with this value; the id of a homeowner account, like hoa-0001 (search first for it)",
+        "stage": "only rows with this value; one of: reminder_sent, demand_letter, lien_filed, payment_plan, resolved",
+    },
+    "collection_case_resolve_many": {"collection_case_ids": "the ids of the collection cases to change, like col-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: homeowner_accounts, assessments, dues_payments, collection_cases",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

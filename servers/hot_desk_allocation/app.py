@@ -524,3 +524,98 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "workspace_zone_search": {
+        "name": "matches any part of the text, ignoring case",
+        "floor": "from 1 to 5",
+        "noise_level": "one of: quiet, moderate, lively",
+        "accessible": "true or false",
+        "dual_monitors": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "workspace_zone_get": {"workspace_zone_id": "the id of a workspace zone, like zon-0001 (search first for it)"},
+    "hybrid_employee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "team": "matches any part of the text, ignoring case",
+        "prefers_noise": "one of: quiet, moderate, lively",
+        "needs_accessible": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "hybrid_employee_get": {"hybrid_employee_id": "the id of a hybrid employee, like hyb-0001 (search first for it)"},
+    "desk_request_search": {
+        "hybrid_employee_id": "the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "weekday": "one of: monday, tuesday, wednesday, thursday, friday",
+        "status": "one of: open, matched, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "desk_request_file": {
+        "hybrid_employee_id": "the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "weekday": "one of: monday, tuesday, wednesday, thursday, friday",
+        "note": "note",
+    },
+    "desk_request_withdraw": {"desk_request_id": "the id of a desk request, like dsr-0001 (search first for it)"},
+    "desk_assignment_search": {
+        "hybrid_employee_id": "the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "workspace_zone_id": "the id of a workspace zone, like zon-0001 (search first for it)",
+        "weekday": "one of: monday, tuesday, wednesday, thursday, friday",
+        "status": "one of: proposed, accepted, declined, revoked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "desk_assignment_propose": {
+        "desk_request_id": "the id of a desk request, like dsr-0001 (search first for it)",
+        "hybrid_employee_id": "the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "workspace_zone_id": "the id of a workspace zone, like zon-0001 (search first for it)",
+        "weekday": "one of: monday, tuesday, wednesday, thursday, friday",
+        "start_date": "a date as YYYY-MM-DD",
+    },
+    "desk_assignment_accept": {
+        "desk_assignment_id": "the id of a desk assignment, like dsa-0001 (search first for it)"
+    },
+    "desk_assignment_decline": {
+        "desk_assignment_id": "the id of a desk assignment, like dsa-0001 (search first for it)"
+    },
+    "desk_assignment_revoke": {
+        "desk_assignment_id": "the id of a desk assignment, like dsa-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "workspace_zone_report": {
+        "group_by": "the field to count by; one of: noise_level, accessible, dual_monitors",
+        "noise_level": "only rows with this value; one of: quiet, moderate, lively",
+        "accessible": "only rows with this value; true or false",
+        "dual_monitors": "only rows with this value; true or false",
+    },
+    "hybrid_employee_report": {
+        "group_by": "the field to count by; one of: prefers_noise, needs_accessible, needs_dual_monitors",
+        "prefers_noise": "only rows with this value; one of: quiet, moderate, lively",
+        "needs_accessible": "only rows with this value; true or false",
+        "needs_dual_monitors": "only rows with this value; true or false",
+    },
+    "desk_request_report": {
+        "group_by": "the field to count by; one of: hybrid_employee_id, weekday, status",
+        "hybrid_employee_id": "only rows with this value; the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "weekday": "only rows with this value; one of: monday, tuesday, wednesday, thursday, friday",
+        "status": "only rows with this value; one of: open, matched, withdrawn",
+    },
+    "desk_assignment_report": {
+        "group_by": "the field to count by; one of: desk_request_id, hybrid_employee_id, workspace_zone_id, weekday, status",
+        "desk_request_id": "only rows with this value; the id of a desk request, like dsr-0001 (search first for it)",
+        "hybrid_employee_id": "only rows with this value; the id of a hybrid employee, like hyb-0001 (search first for it)",
+        "workspace_zone_id": "only rows with this value; the id of a workspace zone, like zon-0001 (search first for it)",
+        "weekday": "only rows with this value; one of: monday, tuesday, wednesday, thursday, friday",
+        "status": "only rows with this value; one of: proposed, accepted, declined, revoked",
+    },
+    "desk_request_withdraw_many": {"desk_request_ids": "the ids of the desk requests to change, like dsr-0001"},
+    "desk_assignment_decline_many": {"desk_assignment_ids": "the ids of the desk assignments to change, like dsa-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: workspace_zones, hybrid_employees, desk_requests, desk_assignments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -554,3 +554,109 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "policy_doc_search": {
+        "title": "matches any part of the text, ignoring case",
+        "category": "one of: benefits, payroll, policy, employee_relations, immigration, leave",
+        "region": "one of: emea, americas, apac",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "hr_business_partner_search": {
+        "name": "matches any part of the text, ignoring case",
+        "region": "one of: emea, americas, apac",
+        "specialty": "one of: benefits, payroll, employee_relations, immigration, leave",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "employee_inquiry_search": {
+        "employee_name": "matches any part of the text, ignoring case",
+        "employee_email": "an email address; matches any part of the text, ignoring case",
+        "category": "one of: benefits, payroll, policy, employee_relations, immigration, leave",
+        "sensitivity": "one of: standard, confidential",
+        "region": "one of: emea, americas, apac",
+        "hr_business_partner_id": "the id of a hr business partner, like hbp-0001 (search first for it)",
+        "status": "one of: new, acknowledged, investigating, waiting_on_employee, resolved, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "employee_inquiry_get": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "employee_inquiry_log": {
+        "employee_name": "employee name",
+        "employee_email": "an email address",
+        "category": "one of: benefits, payroll, policy, employee_relations, immigration, leave",
+        "sensitivity": "one of: standard, confidential",
+        "region": "one of: emea, americas, apac",
+        "opened_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "employee_inquiry_route": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)",
+        "hr_business_partner_id": "the id of a hr business partner, like hbp-0001 (search first for it)",
+    },
+    "employee_inquiry_open_investigation": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "employee_inquiry_await_employee": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "employee_inquiry_resume": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "employee_inquiry_resolve": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "employee_inquiry_close": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)"
+    },
+    "case_note_search": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)",
+        "visibility": "one of: internal, shared_with_employee",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "case_note_add": {
+        "employee_inquiry_id": "the id of a employee inquiry, like enq-0001 (search first for it)",
+        "author": "author",
+        "visibility": "one of: internal, shared_with_employee",
+        "body": "body",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "hr_business_partner_report": {
+        "group_by": "the field to count by; one of: region, specialty",
+        "region": "only rows with this value; one of: emea, americas, apac",
+        "specialty": "only rows with this value; one of: benefits, payroll, employee_relations, immigration, leave",
+    },
+    "employee_inquiry_report": {
+        "group_by": "the field to count by; one of: category, sensitivity, region, hr_business_partner_id, status",
+        "category": "only rows with this value; one of: benefits, payroll, policy, employee_relations, immigration, leave",
+        "sensitivity": "only rows with this value; one of: standard, confidential",
+        "region": "only rows with this value; one of: emea, americas, apac",
+        "hr_business_partner_id": "only rows with this value; the id of a hr business partner, like hbp-0001 (search first for it)",
+        "status": "only rows with this value; one of: new, acknowledged, investigating, waiting_on_employee, resolved, closed",
+    },
+    "case_note_report": {
+        "group_by": "the field to count by; one of: employee_inquiry_id, visibility",
+        "employee_inquiry_id": "only rows with this value; the id of a employee inquiry, like enq-0001 (search first for it)",
+        "visibility": "only rows with this value; one of: internal, shared_with_employee",
+    },
+    "policy_doc_report": {
+        "group_by": "the field to count by; one of: category, region",
+        "category": "only rows with this value; one of: benefits, payroll, policy, employee_relations, immigration, leave",
+        "region": "only rows with this value; one of: emea, americas, apac",
+    },
+    "employee_inquiry_resolve_many": {
+        "employee_inquiry_ids": "the ids of the employee inquiries to change, like enq-0001"
+    },
+    "employee_inquiry_close_many": {
+        "employee_inquiry_ids": "the ids of the employee inquiries to change, like enq-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: hr_business_partners, employee_inquiries, case_notes, policy_docs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

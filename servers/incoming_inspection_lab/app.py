@@ -498,3 +498,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "component_supplier_search": {
+        "name": "matches any part of the text, ignoring case",
+        "approval_status": "one of: approved, conditional, probation",
+        "commodity": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "component_supplier_set_status": {
+        "component_supplier_id": "the id of a component supplier, like csup-0001 (search first for it)",
+        "approval_status": "one of: approved, conditional, probation",
+    },
+    "inbound_lot_search": {
+        "component_supplier_id": "the id of a component supplier, like csup-0001 (search first for it)",
+        "part_number": "matches any part of the text, ignoring case",
+        "status": "one of: received, sampling, testing, accepted, rejected, on_hold",
+        "received_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "inbound_lot_get": {"inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)"},
+    "inbound_lot_start_sampling": {"inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)"},
+    "lab_test_schedule": {
+        "inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)",
+        "test_type": "one of: dimensional, hardness, tensile, coating_thickness, visual",
+        "sample_size": "from 5 to 125",
+    },
+    "lab_test_search": {
+        "inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)",
+        "test_type": "one of: dimensional, hardness, tensile, coating_thickness, visual",
+        "status": "one of: queued, in_progress, pass, fail",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "lab_test_record_pass": {
+        "lab_test_id": "the id of a lab test, like ltst-0001 (search first for it)",
+        "defects_found": "from 0 to 5",
+    },
+    "lab_test_record_fail": {
+        "lab_test_id": "the id of a lab test, like ltst-0001 (search first for it)",
+        "defects_found": "from 0 to 5",
+    },
+    "inbound_lot_accept": {"inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)"},
+    "inbound_lot_reject": {"inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)"},
+    "inbound_lot_hold": {"inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)"},
+    "scar_issue": {
+        "component_supplier_id": "the id of a component supplier, like csup-0001 (search first for it)",
+        "inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)",
+        "issue": "issue",
+    },
+    "scar_search": {
+        "component_supplier_id": "the id of a component supplier, like csup-0001 (search first for it)",
+        "inbound_lot_id": "the id of a inbound lot, like ilt-0001 (search first for it)",
+        "status": "one of: issued, supplier_responded, accepted, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "component_supplier_report": {
+        "group_by": "the field to count by; one of: approval_status",
+        "approval_status": "only rows with this value; one of: approved, conditional, probation",
+    },
+    "inbound_lot_report": {
+        "group_by": "the field to count by; one of: component_supplier_id, status",
+        "component_supplier_id": "only rows with this value; the id of a component supplier, like csup-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, sampling, testing, accepted, rejected, on_hold",
+    },
+    "lab_test_report": {
+        "group_by": "the field to count by; one of: inbound_lot_id, test_type, status",
+        "inbound_lot_id": "only rows with this value; the id of a inbound lot, like ilt-0001 (search first for it)",
+        "test_type": "only rows with this value; one of: dimensional, hardness, tensile, coating_thickness, visual",
+        "status": "only rows with this value; one of: queued, in_progress, pass, fail",
+    },
+    "scar_report": {
+        "group_by": "the field to count by; one of: component_supplier_id, inbound_lot_id, status",
+        "component_supplier_id": "only rows with this value; the id of a component supplier, like csup-0001 (search first for it)",
+        "inbound_lot_id": "only rows with this value; the id of a inbound lot, like ilt-0001 (search first for it)",
+        "status": "only rows with this value; one of: issued, supplier_responded, accepted, closed",
+    },
+    "inbound_lot_reject_many": {"inbound_lot_ids": "the ids of the inbound lots to change, like ilt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: component_suppliers, inbound_lots, lab_tests, scars",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -599,3 +599,98 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "interviewer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "focus_area": "one of: coding, system_design, behavioral, hiring_manager, bar_raiser",
+        "timezone": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "interviewer_get": {"interviewer_id": "the id of a interviewer, like ivr-0001 (search first for it)"},
+    "interview_room_search": {
+        "name": "matches any part of the text, ignoring case",
+        "site": "one of: london_office, berlin_office, virtual",
+        "has_whiteboard": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "interview_loop_search": {
+        "candidate_name": "matches any part of the text, ignoring case",
+        "recruiter": "matches any part of the text, ignoring case",
+        "status": "one of: scheduling, scheduled, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "interview_loop_get": {"interview_loop_id": "the id of a interview loop, like ilp-0001 (search first for it)"},
+    "interview_loop_open": {
+        "candidate_name": "candidate name",
+        "role_title": "role title",
+        "recruiter": "recruiter",
+        "remote": "the candidate interviews by video, not on site; true or false",
+    },
+    "interview_loop_mark_scheduled": {
+        "interview_loop_id": "the id of a interview loop, like ilp-0001 (search first for it)"
+    },
+    "interview_loop_cancel": {"interview_loop_id": "the id of a interview loop, like ilp-0001 (search first for it)"},
+    "interview_slot_search": {
+        "interview_loop_id": "the id of a interview loop, like ilp-0001 (search first for it)",
+        "interviewer_id": "the id of a interviewer, like ivr-0001 (search first for it)",
+        "interview_room_id": "the id of a interview room, like irm-0001 (search first for it)",
+        "focus_area": "one of: coding, system_design, behavioral, hiring_manager, bar_raiser",
+        "status": "one of: held, confirmed, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "interview_slot_hold": {
+        "interview_loop_id": "the id of a interview loop, like ilp-0001 (search first for it)",
+        "interviewer_id": "the id of a interviewer, like ivr-0001 (search first for it)",
+        "interview_room_id": "the id of a interview room, like irm-0001 (search first for it)",
+        "focus_area": "one of: coding, system_design, behavioral, hiring_manager, bar_raiser",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "interview_slot_confirm": {"interview_slot_id": "the id of a interview slot, like isl-0001 (search first for it)"},
+    "interview_slot_reschedule": {
+        "interview_slot_id": "the id of a interview slot, like isl-0001 (search first for it)",
+        "interviewer_id": "the id of a interviewer, like ivr-0001 (search first for it)",
+        "interview_room_id": "the id of a interview room, like irm-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "interview_slot_cancel": {"interview_slot_id": "the id of a interview slot, like isl-0001 (search first for it)"},
+    "interview_slot_complete": {"interview_slot_id": "the id of a interview slot, like isl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "interviewer_report": {
+        "group_by": "the field to count by; one of: focus_area",
+        "focus_area": "only rows with this value; one of: coding, system_design, behavioral, hiring_manager, bar_raiser",
+    },
+    "interview_room_report": {
+        "group_by": "the field to count by; one of: site, has_whiteboard",
+        "site": "only rows with this value; one of: london_office, berlin_office, virtual",
+        "has_whiteboard": "only rows with this value; true or false",
+    },
+    "interview_loop_report": {
+        "group_by": "the field to count by; one of: remote, status",
+        "remote": "only rows with this value; the candidate interviews by video, not on site; true or false",
+        "status": "only rows with this value; one of: scheduling, scheduled, completed, cancelled",
+    },
+    "interview_slot_report": {
+        "group_by": "the field to count by; one of: interview_loop_id, interviewer_id, interview_room_id, focus_area, status",
+        "interview_loop_id": "only rows with this value; the id of a interview loop, like ilp-0001 (search first for it)",
+        "interviewer_id": "only rows with this value; the id of a interviewer, like ivr-0001 (search first for it)",
+        "interview_room_id": "only rows with this value; the id of a interview room, like irm-0001 (search first for it)",
+        "focus_area": "only rows with this value; one of: coding, system_design, behavioral, hiring_manager, bar_raiser",
+        "status": "only rows with this value; one of: held, confirmed, completed, cancelled",
+    },
+    "interview_loop_cancel_many": {"interview_loop_ids": "the ids of the interview loops to change, like ilp-0001"},
+    "interview_slot_cancel_many": {"interview_slot_ids": "the ids of the interview slots to change, like isl-0001"},
+    "interview_slot_complete_many": {"interview_slot_ids": "the ids of the interview slots to change, like isl-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: interviewers, interview_rooms, interview_loops, interview_slots",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -548,3 +548,103 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "study_protocol_search": {
+        "protocol_number": "matches any part of the text, ignoring case",
+        "pi_name": "matches any part of the text, ignoring case",
+        "review_path": "one of: exempt, expedited, full_board",
+        "population": "one of: adults, children, pregnant_women, prisoners, decisionally_impaired",
+        "irb_reviewer_id": "the id of a irb reviewer, like irv-0001 (search first for it)",
+        "status": "one of: submitted, prescreening, under_review, revisions_requested, approved, disapproved, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "study_protocol_submit": {
+        "protocol_number": "protocol number",
+        "title": "title",
+        "pi_name": "pi name",
+        "review_path": "one of: exempt, expedited, full_board",
+        "population": "one of: adults, children, pregnant_women, prisoners, decisionally_impaired",
+    },
+    "study_protocol_prescreen": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)"
+    },
+    "study_protocol_assign_reviewer": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)",
+        "irb_reviewer_id": "the id of a irb reviewer, like irv-0001 (search first for it)",
+    },
+    "study_protocol_request_revisions": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)"
+    },
+    "study_protocol_resubmit": {"study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)"},
+    "study_protocol_approve": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)",
+        "expires_on": "a date as YYYY-MM-DD",
+    },
+    "study_protocol_disapprove": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)"
+    },
+    "irb_reviewer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "expertise": "one of: biomedical, social_behavioral, pediatrics, devices, oncology",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "protocol_amendment_search": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)",
+        "status": "one of: submitted, approved, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "protocol_amendment_file": {
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)",
+        "change_summary": "change summary",
+    },
+    "protocol_amendment_approve": {
+        "protocol_amendment_id": "the id of a protocol amendment, like amd-0001 (search first for it)"
+    },
+    "board_meeting_search": {
+        "meeting_date": "a date as YYYY-MM-DD",
+        "panel": "one of: panel_a_biomedical, panel_b_social, panel_c_pediatric",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "board_agenda_item_add": {
+        "board_meeting_id": "the id of a board meeting, like brd-0001 (search first for it)",
+        "study_protocol_id": "the id of a study protocol, like stp-0001 (search first for it)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "irb_reviewer_report": {
+        "group_by": "the field to count by; one of: expertise",
+        "expertise": "only rows with this value; one of: biomedical, social_behavioral, pediatrics, devices, oncology",
+    },
+    "study_protocol_report": {
+        "group_by": "the field to count by; one of: review_path, population, irb_reviewer_id, status",
+        "review_path": "only rows with this value; one of: exempt, expedited, full_board",
+        "population": "only rows with this value; one of: adults, children, pregnant_women, prisoners, decisionally_impaired",
+        "irb_reviewer_id": "only rows with this value; the id of a irb reviewer, like irv-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, prescreening, under_review, revisions_requested, approved, disapproved, closed",
+    },
+    "protocol_amendment_report": {
+        "group_by": "the field to count by; one of: study_protocol_id, status",
+        "study_protocol_id": "only rows with this value; the id of a study protocol, like stp-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, approved, rejected",
+    },
+    "board_meeting_report": {
+        "group_by": "the field to count by; one of: panel",
+        "panel": "only rows with this value; one of: panel_a_biomedical, panel_b_social, panel_c_pediatric",
+    },
+    "board_agenda_item_report": {
+        "group_by": "the field to count by; one of: board_meeting_id, study_protocol_id, status",
+        "board_meeting_id": "only rows with this value; the id of a board meeting, like brd-0001 (search first for it)",
+        "study_protocol_id": "only rows with this value; the id of a study protocol, like stp-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, discussed, deferred",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: irb_reviewers, study_protocols, protocol_amendments, board_meetings, board_agenda_items",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

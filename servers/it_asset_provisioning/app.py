@@ -564,3 +564,100 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "agency_employee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "location": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "agency_employee_onboard": {
+        "name": "name",
+        "email": "an email address",
+        "department": "department",
+        "location": "location",
+        "start_date": "a date as YYYY-MM-DD",
+    },
+    "hardware_model_search": {
+        "name": "matches any part of the text, ignoring case",
+        "category": "one of: laptop, phone, monitor, peripheral",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "hardware_model_get": {"hardware_model_id": "the id of a hardware model, like hwm-0001 (search first for it)"},
+    "hardware_model_record_count": {
+        "hardware_model_id": "the id of a hardware model, like hwm-0001 (search first for it)",
+        "stock_on_hand": "from 0 to 40",
+    },
+    "asset_assignment_search": {
+        "agency_employee_id": "the id of a agency employee, like stf-0001 (search first for it)",
+        "hardware_model_id": "the id of a hardware model, like hwm-0001 (search first for it)",
+        "asset_tag": "matches any part of the text, ignoring case",
+        "status": "one of: issued, returned, lost",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "asset_assignment_issue": {
+        "agency_employee_id": "the id of a agency employee, like stf-0001 (search first for it)",
+        "hardware_model_id": "the id of a hardware model, like hwm-0001 (search first for it)",
+        "quantity": "from 1 to 2",
+        "asset_tag": "asset tag",
+        "assigned_on": "a date as YYYY-MM-DD",
+    },
+    "asset_assignment_return": {
+        "asset_assignment_id": "the id of a asset assignment, like asn-0001 (search first for it)"
+    },
+    "asset_assignment_report_lost": {
+        "asset_assignment_id": "the id of a asset assignment, like asn-0001 (search first for it)"
+    },
+    "software_license_search": {
+        "product": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "license_seat_search": {
+        "software_license_id": "the id of a software license, like lic-0001 (search first for it)",
+        "agency_employee_id": "the id of a agency employee, like stf-0001 (search first for it)",
+        "status": "one of: active, revoked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "license_seat_assign": {
+        "software_license_id": "the id of a software license, like lic-0001 (search first for it)",
+        "agency_employee_id": "the id of a agency employee, like stf-0001 (search first for it)",
+        "granted_on": "a date as YYYY-MM-DD",
+    },
+    "license_seat_revoke": {"license_seat_id": "the id of a license seat, like sea-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "hardware_model_report": {
+        "group_by": "the field to count by; one of: category",
+        "category": "only rows with this value; one of: laptop, phone, monitor, peripheral",
+    },
+    "asset_assignment_report": {
+        "group_by": "the field to count by; one of: agency_employee_id, hardware_model_id, status",
+        "agency_employee_id": "only rows with this value; the id of a agency employee, like stf-0001 (search first for it)",
+        "hardware_model_id": "only rows with this value; the id of a hardware model, like hwm-0001 (search first for it)",
+        "status": "only rows with this value; one of: issued, returned, lost",
+    },
+    "license_seat_report": {
+        "group_by": "the field to count by; one of: software_license_id, agency_employee_id, status",
+        "software_license_id": "only rows with this value; the id of a software license, like lic-0001 (search first for it)",
+        "agency_employee_id": "only rows with this value; the id of a agency employee, like stf-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, revoked",
+    },
+    "asset_assignment_return_many": {
+        "asset_assignment_ids": "the ids of the asset assignments to change, like asn-0001"
+    },
+    "asset_assignment_report_lost_many": {
+        "asset_assignment_ids": "the ids of the asset assignments to change, like asn-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: agency_employees, hardware_models, asset_assignments, software_licenses, license_seats",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -487,3 +487,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "ingredient_search": {
+        "name": "matches any part of the text, ignoring case",
+        "allergen": "one of: none, gluten, dairy, egg, fish, mustard, sulphites",
+        "supplier": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ingredient_get": {"ingredient_id": "the id of a ingredient, like ing-0001 (search first for it)"},
+    "prep_batch_search": {
+        "item": "matches any part of the text, ignoring case",
+        "prep_date": "a date as YYYY-MM-DD",
+        "cook": "matches any part of the text, ignoring case",
+        "status": "one of: planned, in_progress, done, discarded",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "prep_batch_plan": {
+        "item": "item",
+        "yield_qty": "from 2 to 40",
+        "yield_unit": "one of: l, kg, portions, dough_balls",
+        "prep_date": "a date as YYYY-MM-DD",
+        "use_by": "a date as YYYY-MM-DD",
+        "cook": "cook",
+    },
+    "prep_batch_start": {"prep_batch_id": "the id of a prep batch, like pbt-0001 (search first for it)"},
+    "prep_batch_finish": {"prep_batch_id": "the id of a prep batch, like pbt-0001 (search first for it)"},
+    "prep_batch_discard": {
+        "prep_batch_id": "the id of a prep batch, like pbt-0001 (search first for it)",
+        "discard_reason": "discard reason",
+    },
+    "ingredient_draw_search": {
+        "prep_batch_id": "the id of a prep batch, like pbt-0001 (search first for it)",
+        "ingredient_id": "the id of a ingredient, like ing-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ingredient_draw_record": {
+        "prep_batch_id": "the id of a prep batch, like pbt-0001 (search first for it)",
+        "ingredient_id": "the id of a ingredient, like ing-0001 (search first for it)",
+        "quantity": "from 0.1 to 20",
+    },
+    "supplier_delivery_search": {
+        "ingredient_id": "the id of a ingredient, like ing-0001 (search first for it)",
+        "supplier": "matches any part of the text, ignoring case",
+        "invoice_number": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "supplier_delivery_receive": {
+        "ingredient_id": "the id of a ingredient, like ing-0001 (search first for it)",
+        "quantity": "from 1 to 50",
+        "supplier": "supplier",
+        "invoice_number": "invoice number",
+        "received": "a date as YYYY-MM-DD",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "ingredient_report": {
+        "group_by": "the field to count by; one of: unit, allergen",
+        "unit": "only rows with this value; one of: kg, l, each",
+        "allergen": "only rows with this value; one of: none, gluten, dairy, egg, fish, mustard, sulphites",
+    },
+    "prep_batch_report": {
+        "group_by": "the field to count by; one of: yield_unit, status",
+        "yield_unit": "only rows with this value; one of: l, kg, portions, dough_balls",
+        "status": "only rows with this value; one of: planned, in_progress, done, discarded",
+    },
+    "ingredient_draw_report": {
+        "group_by": "the field to count by; one of: prep_batch_id, ingredient_id",
+        "prep_batch_id": "only rows with this value; the id of a prep batch, like pbt-0001 (search first for it)",
+        "ingredient_id": "only rows with this value; the id of a ingredient, like ing-0001 (search first for it)",
+    },
+    "supplier_delivery_report": {
+        "group_by": "the field to count by; one of: ingredient_id",
+        "ingredient_id": "only rows with this value; the id of a ingredient, like ing-0001 (search first for it)",
+    },
+    "prep_batch_finish_many": {"prep_batch_ids": "the ids of the prep batches to change, like pbt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: ingredients, prep_batches, ingredient_draws, supplier_deliveries",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

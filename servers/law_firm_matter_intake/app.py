@@ -528,3 +528,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "prospective_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "company": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "prospective_client_register": {
+        "name": "name",
+        "email": "an email address",
+        "phone": "phone",
+        "company": "company",
+        "referral_source": "one of: website, client_referral, bar_referral_service, repeat_client",
+    },
+    "conflict_party_search": {
+        "name": "matches any part of the text, ignoring case",
+        "party_role": "one of: current_client, former_client, adverse_party, related_entity",
+        "matter_ref": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "legal_matter_search": {
+        "prospective_client_id": "the id of a prospective client, like pcl-0001 (search first for it)",
+        "practice_area": "one of: employment, real_estate, family, corporate, litigation",
+        "opposing_party": "matches any part of the text, ignoring case",
+        "status": "one of: inquiry, conflict_check, conflict_cleared, engagement_sent, engaged, declined",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "legal_matter_get": {"legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)"},
+    "legal_matter_open": {
+        "prospective_client_id": "the id of a prospective client, like pcl-0001 (search first for it)",
+        "practice_area": "one of: employment, real_estate, family, corporate, litigation",
+        "opposing_party": "opposing party",
+        "summary": "summary",
+        "fee_arrangement": "one of: hourly, flat_fee, contingency",
+    },
+    "legal_matter_run_conflict_check": {
+        "legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)"
+    },
+    "legal_matter_clear_conflicts": {
+        "legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)"
+    },
+    "legal_matter_send_engagement": {
+        "legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)",
+        "fee_arrangement": "one of: hourly, flat_fee, contingency",
+    },
+    "legal_matter_countersign": {"legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)"},
+    "legal_matter_decline": {"legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)"},
+    "intake_consultation_search": {
+        "legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)",
+        "attorney": "matches any part of the text, ignoring case",
+        "status": "one of: scheduled, held, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "intake_consultation_schedule": {
+        "legal_matter_id": "the id of a legal matter, like mat-0001 (search first for it)",
+        "attorney": "attorney",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "prospective_client_report": {
+        "group_by": "the field to count by; one of: referral_source",
+        "referral_source": "only rows with this value; one of: website, client_referral, bar_referral_service, repeat_client",
+    },
+    "conflict_party_report": {
+        "group_by": "the field to count by; one of: party_role",
+        "party_role": "only rows with this value; one of: current_client, former_client, adverse_party, related_entity",
+    },
+    "legal_matter_report": {
+        "group_by": "the field to count by; one of: prospective_client_id, practice_area, fee_arrangement, status",
+        "prospective_client_id": "only rows with this value; the id of a prospective client, like pcl-0001 (search first for it)",
+        "practice_area": "only rows with this value; one of: employment, real_estate, family, corporate, litigation",
+        "fee_arrangement": "only rows with this value; one of: hourly, flat_fee, contingency",
+        "status": "only rows with this value; one of: inquiry, conflict_check, conflict_cleared, engagement_sent, engaged, declined",
+    },
+    "intake_consultation_report": {
+        "group_by": "the field to count by; one of: legal_matter_id, status",
+        "legal_matter_id": "only rows with this value; the id of a legal matter, like mat-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, held, cancelled",
+    },
+    "legal_matter_decline_many": {"legal_matter_ids": "the ids of the legal matters to change, like mat-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: prospective_clients, conflict_parties, legal_matters, intake_consultations",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -465,3 +465,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "learning_account_search": {
+        "employee_name": "matches any part of the text, ignoring case",
+        "employee_email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "learning_account_get": {
+        "learning_account_id": "the id of a learning account, like lac-0001 (search first for it)"
+    },
+    "training_vendor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "category": "one of: online_platform, bootcamp, conference, university, certification",
+        "preferred": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "course_purchase_search": {
+        "learning_account_id": "the id of a learning account, like lac-0001 (search first for it)",
+        "training_vendor_id": "the id of a training vendor, like tvd-0001 (search first for it)",
+        "course_title": "matches any part of the text, ignoring case",
+        "status": "one of: requested, approved, paid, refunded, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "course_purchase_get": {"course_purchase_id": "the id of a course purchase, like cpu-0001 (search first for it)"},
+    "course_purchase_request": {
+        "learning_account_id": "the id of a learning account, like lac-0001 (search first for it)",
+        "training_vendor_id": "the id of a training vendor, like tvd-0001 (search first for it)",
+        "course_title": "course title",
+        "cost": "from 30 to 2500",
+        "requested_on": "a date as YYYY-MM-DD",
+    },
+    "course_purchase_approve": {
+        "course_purchase_id": "the id of a course purchase, like cpu-0001 (search first for it)"
+    },
+    "course_purchase_reject": {
+        "course_purchase_id": "the id of a course purchase, like cpu-0001 (search first for it)"
+    },
+    "course_purchase_mark_paid": {
+        "course_purchase_id": "the id of a course purchase, like cpu-0001 (search first for it)"
+    },
+    "course_purchase_refund": {
+        "course_purchase_id": "the id of a course purchase, like cpu-0001 (search first for it)"
+    },
+    "budget_adjustment_grant": {
+        "learning_account_id": "the id of a learning account, like lac-0001 (search first for it)",
+        "amount": "from 100 to 1500",
+        "reason": "reason",
+        "approved_by": "approved by",
+    },
+    "budget_adjustment_search": {
+        "learning_account_id": "the id of a learning account, like lac-0001 (search first for it)",
+        "reason": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "training_vendor_report": {
+        "group_by": "the field to count by; one of: category, preferred",
+        "category": "only rows with this value; one of: online_platform, bootcamp, conference, university, certification",
+        "preferred": "only rows with this value; true or false",
+    },
+    "course_purchase_report": {
+        "group_by": "the field to count by; one of: learning_account_id, training_vendor_id, status",
+        "learning_account_id": "only rows with this value; the id of a learning account, like lac-0001 (search first for it)",
+        "training_vendor_id": "only rows with this value; the id of a training vendor, like tvd-0001 (search first for it)",
+        "status": "only rows with this value; one of: requested, approved, paid, refunded, rejected",
+    },
+    "budget_adjustment_report": {
+        "group_by": "the field to count by; one of: learning_account_id",
+        "learning_account_id": "only rows with this value; the id of a learning account, like lac-0001 (search first for it)",
+    },
+    "course_purchase_reject_many": {"course_purchase_ids": "the ids of the course purchases to change, like cpu-0001"},
+    "course_purchase_refund_many": {"course_purchase_ids": "the ids of the course purchases to change, like cpu-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: learning_accounts, training_vendors, course_purchases, budget_adjustments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

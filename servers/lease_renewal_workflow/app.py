@@ -456,3 +456,80 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "managed_property_search": {
+        "name": "matches any part of the text, ignoring case",
+        "city": "matches any part of the text, ignoring case",
+        "portfolio_manager": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tenancy_search": {
+        "managed_property_id": "the id of a managed property, like mpr-0001 (search first for it)",
+        "tenant_name": "matches any part of the text, ignoring case",
+        "unit_label": "matches any part of the text, ignoring case",
+        "lease_end": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tenancy_get": {"tenancy_id": "the id of a tenancy, like tcy-0001 (search first for it)"},
+    "renewal_case_search": {
+        "tenancy_id": "the id of a tenancy, like tcy-0001 (search first for it)",
+        "status": "one of: not_started, offer_drafted, manager_approved, offer_sent, accepted, declined, notice_to_vacate",
+        "term": "one of: months_6, months_12, months_24",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "renewal_case_open": {
+        "tenancy_id": "the id of a tenancy, like tcy-0001 (search first for it)",
+        "term": "one of: months_6, months_12, months_24",
+    },
+    "renewal_case_draft_offer": {
+        "renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)",
+        "proposed_rent": "from 1200 to 4100",
+        "term": "one of: months_6, months_12, months_24",
+    },
+    "renewal_case_approve": {"renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)"},
+    "renewal_case_send_offer": {"renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)"},
+    "renewal_case_record_acceptance": {
+        "renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)"
+    },
+    "renewal_case_record_decline": {"renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)"},
+    "renewal_case_record_notice": {"renewal_case_id": "the id of a renewal case, like rnw-0001 (search first for it)"},
+    "move_out_inspection_schedule": {
+        "tenancy_id": "the id of a tenancy, like tcy-0001 (search first for it)",
+        "scheduled_on": "a date as YYYY-MM-DD",
+        "inspector": "inspector",
+    },
+    "move_out_inspection_search": {
+        "tenancy_id": "the id of a tenancy, like tcy-0001 (search first for it)",
+        "inspector": "matches any part of the text, ignoring case",
+        "status": "one of: scheduled, completed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "tenancy_report": {
+        "group_by": "the field to count by; one of: managed_property_id",
+        "managed_property_id": "only rows with this value; the id of a managed property, like mpr-0001 (search first for it)",
+    },
+    "renewal_case_report": {
+        "group_by": "the field to count by; one of: tenancy_id, term, status",
+        "tenancy_id": "only rows with this value; the id of a tenancy, like tcy-0001 (search first for it)",
+        "term": "only rows with this value; one of: months_6, months_12, months_24",
+        "status": "only rows with this value; one of: not_started, offer_drafted, manager_approved, offer_sent, accepted, declined, notice_to_vacate",
+    },
+    "move_out_inspection_report": {
+        "group_by": "the field to count by; one of: tenancy_id, status",
+        "tenancy_id": "only rows with this value; the id of a tenancy, like tcy-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, completed",
+    },
+    "renewal_case_record_decline_many": {"renewal_case_ids": "the ids of the renewal cases to change, like rnw-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: managed_properties, tenancies, renewal_cases, move_out_inspections",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -490,3 +490,80 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "staff_member_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "country": "one of: uk, germany, spain, netherlands, ireland",
+        "manager": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "staff_member_get": {"staff_member_id": "the id of a staff member, like stf-0001 (search first for it)"},
+    "staff_member_adjust_balances": {
+        "staff_member_id": "the id of a staff member, like stf-0001 (search first for it)",
+        "vacation_days_left": "from 0 to 30",
+        "sick_days_left": "from 0 to 12",
+    },
+    "leave_request_search": {
+        "staff_member_id": "the id of a staff member, like stf-0001 (search first for it)",
+        "leave_type": "one of: vacation, sick, parental, bereavement, unpaid",
+        "start_date": "a date as YYYY-MM-DD",
+        "status": "one of: requested, approved, taken, rejected, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "leave_request_get": {"leave_request_id": "the id of a leave request, like lvr-0001 (search first for it)"},
+    "leave_request_book_vacation": {
+        "staff_member_id": "the id of a staff member, like stf-0001 (search first for it)",
+        "leave_type": "one of: vacation, sick, parental, bereavement, unpaid",
+        "start_date": "a date as YYYY-MM-DD",
+        "end_date": "a date as YYYY-MM-DD",
+        "days": "from 0.5 to 15",
+        "note": "note",
+    },
+    "leave_request_report_sickness": {
+        "staff_member_id": "the id of a staff member, like stf-0001 (search first for it)",
+        "leave_type": "one of: vacation, sick, parental, bereavement, unpaid",
+        "start_date": "a date as YYYY-MM-DD",
+        "end_date": "a date as YYYY-MM-DD",
+        "days": "from 0.5 to 15",
+        "note": "note",
+    },
+    "leave_request_approve": {"leave_request_id": "the id of a leave request, like lvr-0001 (search first for it)"},
+    "leave_request_reject": {"leave_request_id": "the id of a leave request, like lvr-0001 (search first for it)"},
+    "leave_request_cancel": {"leave_request_id": "the id of a leave request, like lvr-0001 (search first for it)"},
+    "leave_request_mark_taken": {"leave_request_id": "the id of a leave request, like lvr-0001 (search first for it)"},
+    "public_holiday_search": {
+        "name": "matches any part of the text, ignoring case",
+        "country": "one of: uk, germany, spain, netherlands, ireland",
+        "holiday_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "staff_member_report": {
+        "group_by": "the field to count by; one of: country",
+        "country": "only rows with this value; one of: uk, germany, spain, netherlands, ireland",
+    },
+    "leave_request_report": {
+        "group_by": "the field to count by; one of: staff_member_id, leave_type, status",
+        "staff_member_id": "only rows with this value; the id of a staff member, like stf-0001 (search first for it)",
+        "leave_type": "only rows with this value; one of: vacation, sick, parental, bereavement, unpaid",
+        "status": "only rows with this value; one of: requested, approved, taken, rejected, cancelled",
+    },
+    "public_holiday_report": {
+        "group_by": "the field to count by; one of: country",
+        "country": "only rows with this value; one of: uk, germany, spain, netherlands, ireland",
+    },
+    "leave_request_reject_many": {"leave_request_ids": "the ids of the leave requests to change, like lvr-0001"},
+    "leave_request_cancel_many": {"leave_request_ids": "the ids of the leave requests to change, like lvr-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: staff_members, leave_requests, public_holidays",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -509,3 +509,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "client_ledger_search": {
+        "client_name": "matches any part of the text, ignoring case",
+        "matter_number": "matches any part of the text, ignoring case",
+        "responsible_partner": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "client_ledger_get": {"client_ledger_id": "the id of a client ledger, like cld-0001 (search first for it)"},
+    "trust_deposit_search": {
+        "client_ledger_id": "the id of a client ledger, like cld-0001 (search first for it)",
+        "method": "one of: wire, check, ach",
+        "source": "matches any part of the text, ignoring case",
+        "received_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trust_deposit_record": {
+        "client_ledger_id": "the id of a client ledger, like cld-0001 (search first for it)",
+        "amount": "from 250 to 40000",
+        "method": "one of: wire, check, ach",
+        "source": "source",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "trust_disbursement_search": {
+        "client_ledger_id": "the id of a client ledger, like cld-0001 (search first for it)",
+        "payee": "matches any part of the text, ignoring case",
+        "purpose": "one of: filing_fee, expert_fee, settlement_payout, earned_fees_transfer, client_refund",
+        "status": "one of: requested, approved, paid, voided",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trust_disbursement_request": {
+        "client_ledger_id": "the id of a client ledger, like cld-0001 (search first for it)",
+        "payee": "payee",
+        "amount": "from 50 to 25000",
+        "purpose": "one of: filing_fee, expert_fee, settlement_payout, earned_fees_transfer, client_refund",
+    },
+    "trust_disbursement_approve": {
+        "trust_disbursement_id": "the id of a trust disbursement, like tdb-0001 (search first for it)"
+    },
+    "trust_disbursement_pay": {
+        "trust_disbursement_id": "the id of a trust disbursement, like tdb-0001 (search first for it)"
+    },
+    "trust_disbursement_void": {
+        "trust_disbursement_id": "the id of a trust disbursement, like tdb-0001 (search first for it)"
+    },
+    "three_way_reconciliation_search": {
+        "month": "matches any part of the text, ignoring case",
+        "status": "one of: open, balanced, exceptions",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "three_way_reconciliation_start": {
+        "month": "month",
+        "bank_balance": "from 150000 to 400000",
+        "book_balance": "from 150000 to 400000",
+        "prepared_by": "prepared by",
+    },
+    "three_way_reconciliation_close": {
+        "three_way_reconciliation_id": "the id of a three way reconciliation, like rec-0001 (search first for it)"
+    },
+    "three_way_reconciliation_flag": {
+        "three_way_reconciliation_id": "the id of a three way reconciliation, like rec-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "trust_deposit_report": {
+        "group_by": "the field to count by; one of: client_ledger_id, method",
+        "client_ledger_id": "only rows with this value; the id of a client ledger, like cld-0001 (search first for it)",
+        "method": "only rows with this value; one of: wire, check, ach",
+    },
+    "trust_disbursement_report": {
+        "group_by": "the field to count by; one of: client_ledger_id, purpose, status",
+        "client_ledger_id": "only rows with this value; the id of a client ledger, like cld-0001 (search first for it)",
+        "purpose": "only rows with this value; one of: filing_fee, expert_fee, settlement_payout, earned_fees_transfer, client_refund",
+        "status": "only rows with this value; one of: requested, approved, paid, voided",
+    },
+    "three_way_reconciliation_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: open, balanced, exceptions",
+    },
+    "trust_disbursement_void_many": {
+        "trust_disbursement_ids": "the ids of the trust disbursements to change, like tdb-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: client_ledgers, trust_deposits, trust_disbursements, three_way_reconciliations",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

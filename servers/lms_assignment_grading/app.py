@@ -502,3 +502,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "lms_course_search": {
+        "code": "matches any part of the text, ignoring case",
+        "title": "matches any part of the text, ignoring case",
+        "instructor": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "coursework_assignment_search": {
+        "lms_course_id": "the id of a lms course, like crs-0001 (search first for it)",
+        "title": "matches any part of the text, ignoring case",
+        "status": "one of: draft, published, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "coursework_assignment_publish": {
+        "coursework_assignment_id": "the id of a coursework assignment, like asg-0001 (search first for it)"
+    },
+    "coursework_assignment_close": {
+        "coursework_assignment_id": "the id of a coursework assignment, like asg-0001 (search first for it)"
+    },
+    "student_submission_search": {
+        "coursework_assignment_id": "the id of a coursework assignment, like asg-0001 (search first for it)",
+        "student_name": "matches any part of the text, ignoring case",
+        "student_email": "an email address; matches any part of the text, ignoring case",
+        "status": "one of: received, checked, flagged, graded, returned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "student_submission_get": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)"
+    },
+    "student_submission_record_similarity": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)",
+        "similarity_pct": "from 0 to 65",
+    },
+    "student_submission_flag_integrity": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)"
+    },
+    "grade_entry_record": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)",
+        "coursework_assignment_id": "the id of a coursework assignment, like asg-0001 (search first for it)",
+        "points": "from 0 to 100",
+        "grader": "grader",
+    },
+    "grade_entry_search": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)",
+        "coursework_assignment_id": "the id of a coursework assignment, like asg-0001 (search first for it)",
+        "grader": "matches any part of the text, ignoring case",
+        "status": "one of: provisional, released, synced_to_sis",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "grade_entry_release": {"grade_entry_id": "the id of a grade entry, like gre-0001 (search first for it)"},
+    "grade_entry_sync_to_sis": {"grade_entry_id": "the id of a grade entry, like gre-0001 (search first for it)"},
+    "student_submission_return": {
+        "student_submission_id": "the id of a student submission, like sub-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "coursework_assignment_report": {
+        "group_by": "the field to count by; one of: lms_course_id, status",
+        "lms_course_id": "only rows with this value; the id of a lms course, like crs-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, published, closed",
+    },
+    "student_submission_report": {
+        "group_by": "the field to count by; one of: coursework_assignment_id, status",
+        "coursework_assignment_id": "only rows with this value; the id of a coursework assignment, like asg-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, checked, flagged, graded, returned",
+    },
+    "grade_entry_report": {
+        "group_by": "the field to count by; one of: student_submission_id, coursework_assignment_id, status",
+        "student_submission_id": "only rows with this value; the id of a student submission, like sub-0001 (search first for it)",
+        "coursework_assignment_id": "only rows with this value; the id of a coursework assignment, like asg-0001 (search first for it)",
+        "status": "only rows with this value; one of: provisional, released, synced_to_sis",
+    },
+    "coursework_assignment_close_many": {
+        "coursework_assignment_ids": "the ids of the coursework assignments to change, like asg-0001"
+    },
+    "grade_entry_release_many": {"grade_entry_ids": "the ids of the grade entries to change, like gre-0001"},
+    "student_submission_return_many": {
+        "student_submission_ids": "the ids of the student submissions to change, like sub-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: lms_courses, coursework_assignments, student_submissions, grade_entries",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -480,3 +480,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "borrower_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "employment": "one of: salaried, self_employed, retired, contractor",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "loan_officer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "nmls_id": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "loan_application_search": {
+        "borrower_id": "the id of a borrower, like bor-0001 (search first for it)",
+        "loan_officer_id": "the id of a loan officer, like lo-0001 (search first for it)",
+        "product": "one of: conventional_30, conventional_15, fha_30, va_30, jumbo_arm_7_1",
+        "status": "one of: started, submitted, in_underwriting, conditionally_approved, clear_to_close, funded, denied",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "loan_application_get": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "loan_application_start": {
+        "borrower_id": "the id of a borrower, like bor-0001 (search first for it)",
+        "loan_officer_id": "the id of a loan officer, like lo-0001 (search first for it)",
+        "product": "one of: conventional_30, conventional_15, fha_30, va_30, jumbo_arm_7_1",
+        "amount": "from 80000 to 1500000",
+        "ltv": "loan-to-value percent; from 40 to 97",
+    },
+    "loan_application_submit": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "loan_application_conditionally_approve": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "loan_application_clear_to_close": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "loan_application_fund": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "loan_application_deny": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)"
+    },
+    "underwriting_condition_search": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)",
+        "status": "one of: outstanding, received, cleared, waived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "underwriting_condition_add": {
+        "loan_application_id": "the id of a loan application, like lap-0001 (search first for it)",
+        "description": "description",
+    },
+    "underwriting_condition_receive": {
+        "underwriting_condition_id": "the id of a underwriting condition, like ucd-0001 (search first for it)"
+    },
+    "underwriting_condition_clear": {
+        "underwriting_condition_id": "the id of a underwriting condition, like ucd-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "borrower_report": {
+        "group_by": "the field to count by; one of: employment",
+        "employment": "only rows with this value; one of: salaried, self_employed, retired, contractor",
+    },
+    "loan_application_report": {
+        "group_by": "the field to count by; one of: borrower_id, loan_officer_id, product, status",
+        "borrower_id": "only rows with this value; the id of a borrower, like bor-0001 (search first for it)",
+        "loan_officer_id": "only rows with this value; the id of a loan officer, like lo-0001 (search first for it)",
+        "product": "only rows with this value; one of: conventional_30, conventional_15, fha_30, va_30, jumbo_arm_7_1",
+        "status": "only rows with this value; one of: started, submitted, in_underwriting, conditionally_approved, clear_to_close, funded, denied",
+    },
+    "underwriting_condition_report": {
+        "group_by": "the field to count by; one of: loan_application_id, status",
+        "loan_application_id": "only rows with this value; the id of a loan application, like lap-0001 (search first for it)",
+        "status": "only rows with this value; one of: outstanding, received, cleared, waived",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: borrowers, loan_officers, loan_applications, underwriting_conditions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -418,3 +418,68 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "log_source_search": {
+        "name": "matches any part of the text, ignoring case",
+        "format": "one of: json, syslog, clf, csv",
+        "owner_team": "matches any part of the text, ignoring case",
+        "pipeline_state": "one of: active, throttled, disabled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "log_source_throttle": {"log_source_id": "the id of a log source, like src-0001 (search first for it)"},
+    "log_source_disable": {"log_source_id": "the id of a log source, like src-0001 (search first for it)"},
+    "log_source_enable": {"log_source_id": "the id of a log source, like src-0001 (search first for it)"},
+    "log_index_search": {
+        "name": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ingest_batch_search": {
+        "log_source_id": "the id of a log source, like src-0001 (search first for it)",
+        "log_index_id": "the id of a log index, like idx-0001 (search first for it)",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: queued, indexed, failed, retrying, dead_lettered, dropped",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ingest_batch_get": {"ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)"},
+    "ingest_batch_enqueue": {
+        "log_source_id": "the id of a log source, like src-0001 (search first for it)",
+        "log_index_id": "the id of a log index, like idx-0001 (search first for it)",
+        "size_mb": "from 1 to 900",
+        "events": "from 500 to 2000000",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "attempts": "from 0 to 3",
+    },
+    "ingest_batch_mark_indexed": {"ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)"},
+    "ingest_batch_mark_failed": {
+        "ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)",
+        "error": "error",
+    },
+    "ingest_batch_retry": {
+        "ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)",
+        "attempts": "from 0 to 3",
+    },
+    "ingest_batch_dead_letter": {"ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)"},
+    "ingest_batch_drop": {"ingest_batch_id": "the id of a ingest batch, like bat-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "log_source_report": {
+        "group_by": "the field to count by; one of: format, pipeline_state",
+        "format": "only rows with this value; one of: json, syslog, clf, csv",
+        "pipeline_state": "only rows with this value; one of: active, throttled, disabled",
+    },
+    "ingest_batch_report": {
+        "group_by": "the field to count by; one of: log_source_id, log_index_id, status",
+        "log_source_id": "only rows with this value; the id of a log source, like src-0001 (search first for it)",
+        "log_index_id": "only rows with this value; the id of a log index, like idx-0001 (search first for it)",
+        "status": "only rows with this value; one of: queued, indexed, failed, retrying, dead_lettered, dropped",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: log_sources, log_indexes, ingest_batches",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

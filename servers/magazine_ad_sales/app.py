@@ -501,3 +501,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "print_advertiser_search": {
+        "name": "matches any part of the text, ignoring case",
+        "agency": "matches any part of the text, ignoring case",
+        "contact_email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "magazine_issue_search": {
+        "issue_name": "matches any part of the text, ignoring case",
+        "status": "one of: selling, ad_close, at_printer, on_newsstand",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ad_insertion_order_search": {
+        "print_advertiser_id": "the id of a print advertiser, like adv-0001 (search first for it)",
+        "magazine_issue_id": "the id of a magazine issue, like mis-0001 (search first for it)",
+        "ad_size": "one of: full_page, half_page, quarter_page, back_cover, inside_front_cover",
+        "status": "one of: booked, creative_received, preflight_passed, placed, invoiced, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ad_insertion_order_get": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)"
+    },
+    "ad_insertion_order_book": {
+        "print_advertiser_id": "the id of a print advertiser, like adv-0001 (search first for it)",
+        "magazine_issue_id": "the id of a magazine issue, like mis-0001 (search first for it)",
+        "ad_size": "one of: full_page, half_page, quarter_page, back_cover, inside_front_cover",
+        "rate": "from 2500 to 32000",
+    },
+    "ad_creative_upload": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)",
+        "file_name": "file name",
+        "color_profile": "one of: cmyk_fogra39, cmyk_swop, rgb",
+        "resolution_dpi": "from 72 to 400",
+    },
+    "ad_creative_search": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)",
+        "color_profile": "one of: cmyk_fogra39, cmyk_swop, rgb",
+        "status": "one of: received, approved, preflight_failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ad_creative_pass_preflight": {"ad_creative_id": "the id of a ad creative, like acr-0001 (search first for it)"},
+    "ad_creative_fail_preflight": {"ad_creative_id": "the id of a ad creative, like acr-0001 (search first for it)"},
+    "ad_insertion_order_confirm_preflight": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)"
+    },
+    "ad_insertion_order_place": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)"
+    },
+    "ad_insertion_order_invoice": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)"
+    },
+    "ad_insertion_order_cancel": {
+        "ad_insertion_order_id": "the id of a ad insertion order, like ino-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "magazine_issue_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: selling, ad_close, at_printer, on_newsstand",
+    },
+    "ad_insertion_order_report": {
+        "group_by": "the field to count by; one of: print_advertiser_id, magazine_issue_id, ad_size, status",
+        "print_advertiser_id": "only rows with this value; the id of a print advertiser, like adv-0001 (search first for it)",
+        "magazine_issue_id": "only rows with this value; the id of a magazine issue, like mis-0001 (search first for it)",
+        "ad_size": "only rows with this value; one of: full_page, half_page, quarter_page, back_cover, inside_front_cover",
+        "status": "only rows with this value; one of: booked, creative_received, preflight_passed, placed, invoiced, cancelled",
+    },
+    "ad_creative_report": {
+        "group_by": "the field to count by; one of: ad_insertion_order_id, color_profile, status",
+        "ad_insertion_order_id": "only rows with this value; the id of a ad insertion order, like ino-0001 (search first for it)",
+        "color_profile": "only rows with this value; one of: cmyk_fogra39, cmyk_swop, rgb",
+        "status": "only rows with this value; one of: received, approved, preflight_failed",
+    },
+    "ad_insertion_order_cancel_many": {
+        "ad_insertion_order_ids": "the ids of the ad insertion orders to change, like ino-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: print_advertisers, magazine_issues, ad_insertion_orders, ad_creatives",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

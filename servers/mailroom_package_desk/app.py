@@ -502,3 +502,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "mail_recipient_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "parcel_locker_search": {
+        "bank": "one of: lobby_a, lobby_b, floor_14",
+        "size": "one of: small, medium, large",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "inbound_parcel_search": {
+        "tracking_number": "matches any part of the text, ignoring case",
+        "carrier": "one of: ups, fedex, usps, dhl, amazon",
+        "mail_recipient_id": "the id of a mail recipient, like rcp-0001 (search first for it)",
+        "parcel_locker_id": "the id of a parcel locker, like lkr-0001 (search first for it)",
+        "status": "one of: logged, notified, picked_up, returned_to_sender",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "inbound_parcel_get": {"inbound_parcel_id": "the id of a inbound parcel, like pcl-0001 (search first for it)"},
+    "inbound_parcel_log": {
+        "tracking_number": "tracking number",
+        "carrier": "one of: ups, fedex, usps, dhl, amazon",
+        "mail_recipient_id": "the id of a mail recipient, like rcp-0001 (search first for it)",
+        "parcel_locker_id": "the id of a parcel locker, like lkr-0001 (search first for it)",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "perishable": "true or false",
+    },
+    "pickup_notice_queue": {
+        "inbound_parcel_id": "the id of a inbound parcel, like pcl-0001 (search first for it)",
+        "channel": "one of: email, slack, sms",
+        "attempt": "from 1 to 3",
+    },
+    "pickup_notice_search": {
+        "inbound_parcel_id": "the id of a inbound parcel, like pcl-0001 (search first for it)",
+        "channel": "one of: email, slack, sms",
+        "status": "one of: pending, delivered, acknowledged, bounced",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pickup_notice_mark_delivered": {
+        "pickup_notice_id": "the id of a pickup notice, like ntc-0001 (search first for it)"
+    },
+    "pickup_notice_mark_bounced": {
+        "pickup_notice_id": "the id of a pickup notice, like ntc-0001 (search first for it)"
+    },
+    "pickup_notice_acknowledge": {"pickup_notice_id": "the id of a pickup notice, like ntc-0001 (search first for it)"},
+    "inbound_parcel_release": {"inbound_parcel_id": "the id of a inbound parcel, like pcl-0001 (search first for it)"},
+    "inbound_parcel_return_to_sender": {
+        "inbound_parcel_id": "the id of a inbound parcel, like pcl-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "mail_recipient_report": {
+        "group_by": "the field to count by; one of: preferred_channel",
+        "preferred_channel": "only rows with this value; one of: email, slack, sms",
+    },
+    "parcel_locker_report": {
+        "group_by": "the field to count by; one of: bank, size",
+        "bank": "only rows with this value; one of: lobby_a, lobby_b, floor_14",
+        "size": "only rows with this value; one of: small, medium, large",
+    },
+    "inbound_parcel_report": {
+        "group_by": "the field to count by; one of: carrier, mail_recipient_id, parcel_locker_id, perishable, status",
+        "carrier": "only rows with this value; one of: ups, fedex, usps, dhl, amazon",
+        "mail_recipient_id": "only rows with this value; the id of a mail recipient, like rcp-0001 (search first for it)",
+        "parcel_locker_id": "only rows with this value; the id of a parcel locker, like lkr-0001 (search first for it)",
+        "perishable": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: logged, notified, picked_up, returned_to_sender",
+    },
+    "pickup_notice_report": {
+        "group_by": "the field to count by; one of: inbound_parcel_id, channel, status",
+        "inbound_parcel_id": "only rows with this value; the id of a inbound parcel, like pcl-0001 (search first for it)",
+        "channel": "only rows with this value; one of: email, slack, sms",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, bounced",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: mail_recipients, parcel_lockers, inbound_parcels, pickup_notices",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

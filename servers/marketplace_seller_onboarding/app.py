@@ -502,3 +502,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "onboarding_reviewer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "team": "one of: compliance, catalog, partnerships",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "seller_application_search": {
+        "business_name": "matches any part of the text, ignoring case",
+        "category": "one of: home_decor, apparel, electronics_accessories, beauty, toys, grocery",
+        "country": "matches any part of the text, ignoring case",
+        "status": "one of: submitted, kyc_review, catalog_review, contract_sent, live, rejected",
+        "onboarding_reviewer_id": "the id of a onboarding reviewer, like orv-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "seller_application_get": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "seller_application_assign": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)",
+        "onboarding_reviewer_id": "the id of a onboarding reviewer, like orv-0001 (search first for it)",
+    },
+    "seller_application_start_kyc": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "kyc_check_search": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)",
+        "check_type": "one of: business_registration, beneficial_owner_id, bank_account, tax_id",
+        "status": "one of: pending, passed, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "kyc_check_pass": {"kyc_check_id": "the id of a kyc check, like kyc-0001 (search first for it)"},
+    "kyc_check_fail": {"kyc_check_id": "the id of a kyc check, like kyc-0001 (search first for it)"},
+    "seller_application_to_catalog_review": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "listing_sample_search": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)",
+        "status": "one of: pending, approved, needs_changes",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "listing_sample_approve": {"listing_sample_id": "the id of a listing sample, like lsm-0001 (search first for it)"},
+    "seller_application_send_contract": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "seller_application_go_live": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "seller_application_reject": {
+        "seller_application_id": "the id of a seller application, like sap-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "onboarding_reviewer_report": {
+        "group_by": "the field to count by; one of: team",
+        "team": "only rows with this value; one of: compliance, catalog, partnerships",
+    },
+    "seller_application_report": {
+        "group_by": "the field to count by; one of: category, onboarding_reviewer_id, status",
+        "category": "only rows with this value; one of: home_decor, apparel, electronics_accessories, beauty, toys, grocery",
+        "onboarding_reviewer_id": "only rows with this value; the id of a onboarding reviewer, like orv-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, kyc_review, catalog_review, contract_sent, live, rejected",
+    },
+    "kyc_check_report": {
+        "group_by": "the field to count by; one of: seller_application_id, check_type, status",
+        "seller_application_id": "only rows with this value; the id of a seller application, like sap-0001 (search first for it)",
+        "check_type": "only rows with this value; one of: business_registration, beneficial_owner_id, bank_account, tax_id",
+        "status": "only rows with this value; one of: pending, passed, failed",
+    },
+    "listing_sample_report": {
+        "group_by": "the field to count by; one of: seller_application_id, status",
+        "seller_application_id": "only rows with this value; the id of a seller application, like sap-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, approved, needs_changes",
+    },
+    "kyc_check_fail_many": {"kyc_check_ids": "the ids of the kyc checks to change, like kyc-0001"},
+    "seller_application_reject_many": {
+        "seller_application_ids": "the ids of the seller applications to change, like sap-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: onboarding_reviewers, seller_applications, kyc_checks, listing_samples",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -587,3 +587,104 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "conference_room_search": {
+        "name": "matches any part of the text, ignoring case",
+        "building": "one of: hq_north, hq_south, annex",
+        "floor": "from 1 to 6",
+        "has_video": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "conference_room_get": {"conference_room_id": "the id of a conference room, like cfr-0001 (search first for it)"},
+    "room_reservation_search": {
+        "conference_room_id": "the id of a conference room, like cfr-0001 (search first for it)",
+        "organizer": "matches any part of the text, ignoring case",
+        "organizer_email": "an email address; matches any part of the text, ignoring case",
+        "status": "one of: tentative, confirmed, checked_in, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "room_reservation_get": {
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)"
+    },
+    "room_reservation_hold": {
+        "conference_room_id": "the id of a conference room, like cfr-0001 (search first for it)",
+        "organizer": "organizer",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "attendees": "from 2 to 20",
+        "organizer_email": "an email address",
+        "title": "title",
+    },
+    "room_reservation_move": {
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)",
+        "conference_room_id": "the id of a conference room, like cfr-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "room_reservation_confirm": {
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)"
+    },
+    "room_reservation_check_in": {
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)"
+    },
+    "room_reservation_release": {
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)"
+    },
+    "av_kit_search": {
+        "label": "matches any part of the text, ignoring case",
+        "kit_type": "one of: projector, speakerphone, video_bar, wireless_mic",
+        "condition": "one of: good, worn, needs_repair",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "kit_loan_search": {
+        "av_kit_id": "the id of a av kit, like avk-0001 (search first for it)",
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)",
+        "status": "one of: reserved, handed_out, returned, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "kit_loan_reserve": {
+        "av_kit_id": "the id of a av kit, like avk-0001 (search first for it)",
+        "room_reservation_id": "the id of a room reservation, like rsv-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "kit_loan_hand_out": {"kit_loan_id": "the id of a kit loan, like kln-0001 (search first for it)"},
+    "kit_loan_return": {"kit_loan_id": "the id of a kit loan, like kln-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "conference_room_report": {
+        "group_by": "the field to count by; one of: building, has_video",
+        "building": "only rows with this value; one of: hq_north, hq_south, annex",
+        "has_video": "only rows with this value; true or false",
+    },
+    "av_kit_report": {
+        "group_by": "the field to count by; one of: kit_type, condition",
+        "kit_type": "only rows with this value; one of: projector, speakerphone, video_bar, wireless_mic",
+        "condition": "only rows with this value; one of: good, worn, needs_repair",
+    },
+    "room_reservation_report": {
+        "group_by": "the field to count by; one of: conference_room_id, status",
+        "conference_room_id": "only rows with this value; the id of a conference room, like cfr-0001 (search first for it)",
+        "status": "only rows with this value; one of: tentative, confirmed, checked_in, cancelled",
+    },
+    "kit_loan_report": {
+        "group_by": "the field to count by; one of: av_kit_id, room_reservation_id, status",
+        "av_kit_id": "only rows with this value; the id of a av kit, like avk-0001 (search first for it)",
+        "room_reservation_id": "only rows with this value; the id of a room reservation, like rsv-0001 (search first for it)",
+        "status": "only rows with this value; one of: reserved, handed_out, returned, cancelled",
+    },
+    "room_reservation_release_many": {
+        "room_reservation_ids": "the ids of the room reservations to change, like rsv-0001"
+    },
+    "kit_loan_return_many": {"kit_loan_ids": "the ids of the kit loans to change, like kln-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: conference_rooms, av_kits, room_reservations, kit_loans",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

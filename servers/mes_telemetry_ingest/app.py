@@ -481,3 +481,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "machine_asset_search": {
+        "asset_tag": "matches any part of the text, ignoring case",
+        "machine_type": "matches any part of the text, ignoring case",
+        "plant_area": "one of: molding_hall_a, molding_hall_b, extrusion, packaging",
+        "status": "one of: running, idle, down, maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "telemetry_batch_search": {
+        "machine_asset_id": "the id of a machine asset, like mas-0001 (search first for it)",
+        "status": "one of: received, validated, failed, retrying, dead_lettered",
+        "window_start": "a time as YYYY-MM-DDTHH:MM (24-hour); or a date (YYYY-MM-DD) for the whole day",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "telemetry_batch_get": {"telemetry_batch_id": "the id of a telemetry batch, like tlb-0001 (search first for it)"},
+    "telemetry_batch_validate": {
+        "telemetry_batch_id": "the id of a telemetry batch, like tlb-0001 (search first for it)"
+    },
+    "telemetry_batch_fail": {
+        "telemetry_batch_id": "the id of a telemetry batch, like tlb-0001 (search first for it)",
+        "error": "error",
+    },
+    "telemetry_batch_retry": {
+        "telemetry_batch_id": "the id of a telemetry batch, like tlb-0001 (search first for it)",
+        "retry_count": "from 0 to 4",
+    },
+    "telemetry_batch_dead_letter": {
+        "telemetry_batch_id": "the id of a telemetry batch, like tlb-0001 (search first for it)"
+    },
+    "anomaly_event_search": {
+        "machine_asset_id": "the id of a machine asset, like mas-0001 (search first for it)",
+        "signal": "one of: barrel_temp, vibration_rms, hydraulic_pressure, cycle_time, mold_temp",
+        "status": "one of: new, triaged, ticket_raised, dismissed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "anomaly_event_triage": {"anomaly_event_id": "the id of a anomaly event, like anm-0001 (search first for it)"},
+    "anomaly_event_dismiss": {"anomaly_event_id": "the id of a anomaly event, like anm-0001 (search first for it)"},
+    "maintenance_ticket_raise": {
+        "machine_asset_id": "the id of a machine asset, like mas-0001 (search first for it)",
+        "anomaly_event_id": "the id of a anomaly event, like anm-0001 (search first for it)",
+        "summary": "summary",
+    },
+    "maintenance_ticket_search": {
+        "machine_asset_id": "the id of a machine asset, like mas-0001 (search first for it)",
+        "status": "one of: open, scheduled, done",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "machine_asset_report": {
+        "group_by": "the field to count by; one of: plant_area, status",
+        "plant_area": "only rows with this value; one of: molding_hall_a, molding_hall_b, extrusion, packaging",
+        "status": "only rows with this value; one of: running, idle, down, maintenance",
+    },
+    "telemetry_batch_report": {
+        "group_by": "the field to count by; one of: machine_asset_id, status",
+        "machine_asset_id": "only rows with this value; the id of a machine asset, like mas-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, validated, failed, retrying, dead_lettered",
+    },
+    "anomaly_event_report": {
+        "group_by": "the field to count by; one of: machine_asset_id, telemetry_batch_id, signal, status",
+        "machine_asset_id": "only rows with this value; the id of a machine asset, like mas-0001 (search first for it)",
+        "telemetry_batch_id": "only rows with this value; the id of a telemetry batch, like tlb-0001 (search first for it)",
+        "signal": "only rows with this value; one of: barrel_temp, vibration_rms, hydraulic_pressure, cycle_time, mold_temp",
+        "status": "only rows with this value; one of: new, triaged, ticket_raised, dismissed",
+    },
+    "maintenance_ticket_report": {
+        "group_by": "the field to count by; one of: machine_asset_id, anomaly_event_id, status",
+        "machine_asset_id": "only rows with this value; the id of a machine asset, like mas-0001 (search first for it)",
+        "anomaly_event_id": "only rows with this value; the id of a anomaly event, like anm-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, scheduled, done",
+    },
+    "anomaly_event_dismiss_many": {"anomaly_event_ids": "the ids of the anomaly events to change, like anm-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: machine_assets, telemetry_batches, anomaly_events, maintenance_tickets",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -456,3 +456,82 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "service_point_search": {
+        "meter_number": "matches any part of the text, ignoring case",
+        "premise_address": "matches any part of the text, ignoring case",
+        "rate_class": "one of: residential_flat, residential_tou, small_commercial, ev_rate",
+        "cycle": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "billing_cycle_run_search": {
+        "cycle": "matches any part of the text, ignoring case",
+        "period": "matches any part of the text, ignoring case",
+        "status": "one of: open, reads_complete, calculated, posted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "billing_cycle_run_close_reads": {
+        "billing_cycle_run_id": "the id of a billing cycle run, like bcr-0001 (search first for it)"
+    },
+    "meter_read_search": {
+        "service_point_id": "the id of a service point, like spt-0001 (search first for it)",
+        "status": "one of: received, validated, failed_validation, estimated, billed",
+        "read_type": "one of: actual, estimated",
+        "read_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "meter_read_get": {"meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)"},
+    "meter_read_validate": {"meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)"},
+    "meter_read_fail_validation": {"meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)"},
+    "meter_read_estimate": {
+        "meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)",
+        "kwh": "from 0 to 9000",
+        "read_type": "one of: actual, estimated",
+    },
+    "customer_bill_calculate": {
+        "service_point_id": "the id of a service point, like spt-0001 (search first for it)",
+        "meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)",
+        "amount": "from 12 to 1400",
+    },
+    "customer_bill_search": {
+        "service_point_id": "the id of a service point, like spt-0001 (search first for it)",
+        "meter_read_id": "the id of a meter read, like mrd-0001 (search first for it)",
+        "status": "one of: drafted, held_for_review, approved, posted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customer_bill_hold": {"customer_bill_id": "the id of a customer bill, like cbl-0001 (search first for it)"},
+    "customer_bill_approve": {"customer_bill_id": "the id of a customer bill, like cbl-0001 (search first for it)"},
+    "customer_bill_post": {"customer_bill_id": "the id of a customer bill, like cbl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "service_point_report": {
+        "group_by": "the field to count by; one of: rate_class",
+        "rate_class": "only rows with this value; one of: residential_flat, residential_tou, small_commercial, ev_rate",
+    },
+    "billing_cycle_run_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: open, reads_complete, calculated, posted",
+    },
+    "meter_read_report": {
+        "group_by": "the field to count by; one of: service_point_id, read_type, status",
+        "service_point_id": "only rows with this value; the id of a service point, like spt-0001 (search first for it)",
+        "read_type": "only rows with this value; one of: actual, estimated",
+        "status": "only rows with this value; one of: received, validated, failed_validation, estimated, billed",
+    },
+    "customer_bill_report": {
+        "group_by": "the field to count by; one of: service_point_id, meter_read_id, status",
+        "service_point_id": "only rows with this value; the id of a service point, like spt-0001 (search first for it)",
+        "meter_read_id": "only rows with this value; the id of a meter read, like mrd-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafted, held_for_review, approved, posted",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: service_points, billing_cycle_runs, meter_reads, customer_bills",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

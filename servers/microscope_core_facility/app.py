@@ -552,3 +552,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "microscope_search": {
+        "name": "matches any part of the text, ignoring case",
+        "modality": "one of: confocal, widefield, tem, cryo_em, light_sheet, super_resolution",
+        "room": "matches any part of the text, ignoring case",
+        "status": "one of: available, maintenance",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "microscope_get": {"microscope_id": "the id of a microscope, like mic-0001 (search first for it)"},
+    "microscope_take_offline": {"microscope_id": "the id of a microscope, like mic-0001 (search first for it)"},
+    "core_user_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "lab": "matches any part of the text, ignoring case",
+        "role": "one of: grad_student, postdoc, staff_scientist, external",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scope_session_search": {
+        "microscope_id": "the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "the id of a core user, like cus-0001 (search first for it)",
+        "status": "one of: requested, confirmed, in_use, completed, cancelled, no_show",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scope_session_request": {
+        "microscope_id": "the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "the id of a core user, like cus-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "assisted": "true or false",
+    },
+    "scope_session_confirm": {"scope_session_id": "the id of a scope session, like ses-0001 (search first for it)"},
+    "scope_session_begin": {"scope_session_id": "the id of a scope session, like ses-0001 (search first for it)"},
+    "scope_session_finish": {"scope_session_id": "the id of a scope session, like ses-0001 (search first for it)"},
+    "scope_session_cancel": {"scope_session_id": "the id of a scope session, like ses-0001 (search first for it)"},
+    "scope_session_mark_no_show": {
+        "scope_session_id": "the id of a scope session, like ses-0001 (search first for it)"
+    },
+    "scope_training_schedule": {
+        "microscope_id": "the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "the id of a core user, like cus-0001 (search first for it)",
+        "session_date": "a date as YYYY-MM-DD",
+        "trainer": "trainer",
+    },
+    "scope_training_record_result": {
+        "scope_training_id": "the id of a scope training, like trn-0001 (search first for it)"
+    },
+    "scope_training_search": {
+        "microscope_id": "the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "the id of a core user, like cus-0001 (search first for it)",
+        "status": "one of: scheduled, passed, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "microscope_report": {
+        "group_by": "the field to count by; one of: modality, status",
+        "modality": "only rows with this value; one of: confocal, widefield, tem, cryo_em, light_sheet, super_resolution",
+        "status": "only rows with this value; one of: available, maintenance",
+    },
+    "core_user_report": {
+        "group_by": "the field to count by; one of: role",
+        "role": "only rows with this value; one of: grad_student, postdoc, staff_scientist, external",
+    },
+    "scope_session_report": {
+        "group_by": "the field to count by; one of: microscope_id, core_user_id, assisted, status",
+        "microscope_id": "only rows with this value; the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "only rows with this value; the id of a core user, like cus-0001 (search first for it)",
+        "assisted": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: requested, confirmed, in_use, completed, cancelled, no_show",
+    },
+    "scope_training_report": {
+        "group_by": "the field to count by; one of: microscope_id, core_user_id, status",
+        "microscope_id": "only rows with this value; the id of a microscope, like mic-0001 (search first for it)",
+        "core_user_id": "only rows with this value; the id of a core user, like cus-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, passed, failed",
+    },
+    "scope_session_finish_many": {"scope_session_ids": "the ids of the scope sessions to change, like ses-0001"},
+    "scope_session_cancel_many": {"scope_session_ids": "the ids of the scope sessions to change, like ses-0001"},
+    "scope_session_mark_no_show_many": {"scope_session_ids": "the ids of the scope sessions to change, like ses-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: microscopes, core_users, scope_sessions, scope_trainings",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -508,3 +508,86 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "gl_account_search": {
+        "account_number": "matches any part of the text, ignoring case",
+        "name": "matches any part of the text, ignoring case",
+        "account_type": "one of: asset, liability, equity, revenue, expense",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "reconciliation_search": {
+        "gl_account_id": "the id of a gl account, like gla-0001 (search first for it)",
+        "period": "matches any part of the text, ignoring case",
+        "status": "one of: not_started, in_progress, prepared, reviewed, flagged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "reconciliation_get": {"reconciliation_id": "the id of a reconciliation, like rec-0001 (search first for it)"},
+    "reconciliation_start": {"reconciliation_id": "the id of a reconciliation, like rec-0001 (search first for it)"},
+    "reconciliation_prepare": {
+        "reconciliation_id": "the id of a reconciliation, like rec-0001 (search first for it)",
+        "statement_balance": "from -400000 to 2500000",
+    },
+    "reconciliation_review": {
+        "reconciliation_id": "the id of a reconciliation, like rec-0001 (search first for it)",
+        "reviewer": "the accountant who reviews it (another than the preparer)",
+    },
+    "reconciliation_flag": {"reconciliation_id": "the id of a reconciliation, like rec-0001 (search first for it)"},
+    "journal_entry_search": {
+        "gl_account_id": "the id of a gl account, like gla-0001 (search first for it)",
+        "period": "matches any part of the text, ignoring case",
+        "status": "one of: draft, submitted, posted, reversed",
+        "direction": "one of: debit, credit",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "journal_entry_draft": {
+        "entry_number": "entry number",
+        "gl_account_id": "the id of a gl account, like gla-0001 (search first for it)",
+        "amount": "from 50 to 180000",
+        "direction": "one of: debit, credit",
+        "memo": "memo",
+        "period": "period",
+    },
+    "journal_entry_submit": {"journal_entry_id": "the id of a journal entry, like je-0001 (search first for it)"},
+    "journal_entry_post": {"journal_entry_id": "the id of a journal entry, like je-0001 (search first for it)"},
+    "journal_entry_reverse": {"journal_entry_id": "the id of a journal entry, like je-0001 (search first for it)"},
+    "close_task_search": {
+        "assignee": "matches any part of the text, ignoring case",
+        "status": "one of: open, in_progress, done, blocked",
+        "title": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "close_task_complete": {"close_task_id": "the id of a close task, like ctk-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "gl_account_report": {
+        "group_by": "the field to count by; one of: account_type",
+        "account_type": "only rows with this value; one of: asset, liability, equity, revenue, expense",
+    },
+    "reconciliation_report": {
+        "group_by": "the field to count by; one of: gl_account_id, status",
+        "gl_account_id": "only rows with this value; the id of a gl account, like gla-0001 (search first for it)",
+        "status": "only rows with this value; one of: not_started, in_progress, prepared, reviewed, flagged",
+    },
+    "journal_entry_report": {
+        "group_by": "the field to count by; one of: gl_account_id, direction, status",
+        "gl_account_id": "only rows with this value; the id of a gl account, like gla-0001 (search first for it)",
+        "direction": "only rows with this value; one of: debit, credit",
+        "status": "only rows with this value; one of: draft, submitted, posted, reversed",
+    },
+    "close_task_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: open, in_progress, done, blocked",
+    },
+    "journal_entry_reverse_many": {"journal_entry_ids": "the ids of the journal entries to change, like je-0001"},
+    "close_task_complete_many": {"close_task_ids": "the ids of the close tasks to change, like ctk-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: gl_accounts, reconciliations, journal_entries, close_tasks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -535,3 +535,87 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "staff_reporter_search": {
+        "name": "matches any part of the text, ignoring case",
+        "beat": "one of: politics, business, courts, education, culture, sports, local",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "news_story_search": {
+        "slug": "matches any part of the text, ignoring case",
+        "headline": "matches any part of the text, ignoring case",
+        "beat": "one of: politics, business, courts, education, culture, sports, local",
+        "staff_reporter_id": "the id of a staff reporter, like rpt-0001 (search first for it)",
+        "legal_sensitivity": "one of: routine, names_private_person, alleges_wrongdoing",
+        "status": "one of: pitched, assigned, drafting, copy_edit, legal_review, ready, published, spiked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "news_story_pitch": {
+        "slug": "slug",
+        "headline": "headline",
+        "beat": "one of: politics, business, courts, education, culture, sports, local",
+        "word_count": "from 300 to 2500",
+        "legal_sensitivity": "one of: routine, names_private_person, alleges_wrongdoing",
+    },
+    "news_story_assign": {
+        "news_story_id": "the id of a news story, like sty-0001 (search first for it)",
+        "staff_reporter_id": "the id of a staff reporter, like rpt-0001 (search first for it)",
+    },
+    "news_story_file_to_copy": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "news_story_send_to_legal": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "news_story_mark_ready": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "news_story_clear_legal": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "news_story_publish": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "print_edition_search": {
+        "edition_date": "a date as YYYY-MM-DD",
+        "section": "one of: front, metro, business, sports, weekend",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "news_story_slot_in_print": {
+        "news_story_id": "the id of a news story, like sty-0001 (search first for it)",
+        "print_edition_id": "the id of a print edition, like edn-0001 (search first for it)",
+    },
+    "news_story_spike": {"news_story_id": "the id of a news story, like sty-0001 (search first for it)"},
+    "photo_asset_search": {
+        "news_story_id": "the id of a news story, like sty-0001 (search first for it)",
+        "photographer": "matches any part of the text, ignoring case",
+        "rights": "one of: staff, wire, licensed, handout",
+        "status": "one of: pending, cleared, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "photo_asset_clear_rights": {"photo_asset_id": "the id of a photo asset, like pha-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "staff_reporter_report": {
+        "group_by": "the field to count by; one of: beat",
+        "beat": "only rows with this value; one of: politics, business, courts, education, culture, sports, local",
+    },
+    "print_edition_report": {
+        "group_by": "the field to count by; one of: section",
+        "section": "only rows with this value; one of: front, metro, business, sports, weekend",
+    },
+    "news_story_report": {
+        "group_by": "the field to count by; one of: beat, staff_reporter_id, legal_sensitivity, print_edition_id, status",
+        "beat": "only rows with this value; one of: politics, business, courts, education, culture, sports, local",
+        "staff_reporter_id": "only rows with this value; the id of a staff reporter, like rpt-0001 (search first for it)",
+        "legal_sensitivity": "only rows with this value; one of: routine, names_private_person, alleges_wrongdoing",
+        "print_edition_id": "only rows with this value; the id of a print edition, like edn-0001 (search first for it)",
+        "status": "only rows with this value; one of: pitched, assigned, drafting, copy_edit, legal_review, ready, published, spiked",
+    },
+    "photo_asset_report": {
+        "group_by": "the field to count by; one of: news_story_id, rights, status",
+        "news_story_id": "only rows with this value; the id of a news story, like sty-0001 (search first for it)",
+        "rights": "only rows with this value; one of: staff, wire, licensed, handout",
+        "status": "only rows with this value; one of: pending, cleared, rejected",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: staff_reporters, print_editions, news_stories, photo_assets",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

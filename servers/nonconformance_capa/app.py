@@ -519,3 +519,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "product_part_search": {
+        "part_number": "matches any part of the text, ignoring case",
+        "description": "matches any part of the text, ignoring case",
+        "product_line": "one of: flight_controls, landing_gear, engine, interiors",
+        "criticality": "one of: standard, key, safety_critical",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "nonconformance_search": {
+        "product_part_id": "the id of a product part, like ppt-0001 (search first for it)",
+        "detected_at": "one of: incoming, in_process, final_inspection, customer_return",
+        "status": "one of: open, contained, dispositioned, closed",
+        "disposition": "one of: pending, use_as_is, rework, scrap, return_to_supplier",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "nonconformance_get": {"nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)"},
+    "nonconformance_report": {
+        "product_part_id": "the id of a product part, like ppt-0001 (search first for it)",
+        "detected_at": "one of: incoming, in_process, final_inspection, customer_return",
+        "defect": "defect",
+        "quantity_affected": "from 1 to 250",
+    },
+    "nonconformance_contain": {"nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)"},
+    "nonconformance_disposition": {
+        "nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)",
+        "disposition": "one of: pending, use_as_is, rework, scrap, return_to_supplier",
+    },
+    "nonconformance_close": {"nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)"},
+    "quality_engineer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "area": "one of: machining, special_processes, assembly, supplier_quality",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "capa_initiate": {
+        "nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)",
+        "quality_engineer_id": "the id of a quality engineer, like qe-0001 (search first for it)",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "capa_search": {
+        "nonconformance_id": "the id of a nonconformance, like ncr-0001 (search first for it)",
+        "quality_engineer_id": "the id of a quality engineer, like qe-0001 (search first for it)",
+        "status": "one of: initiated, root_cause_identified, action_implemented, effectiveness_verified, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "capa_record_root_cause": {
+        "capa_id": "the id of a capa, like capa-0001 (search first for it)",
+        "root_cause": "root cause",
+    },
+    "capa_implement": {"capa_id": "the id of a capa, like capa-0001 (search first for it)"},
+    "capa_verify_effectiveness": {"capa_id": "the id of a capa, like capa-0001 (search first for it)"},
+    "capa_close": {"capa_id": "the id of a capa, like capa-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "product_part_report": {
+        "group_by": "the field to count by; one of: product_line, criticality",
+        "product_line": "only rows with this value; one of: flight_controls, landing_gear, engine, interiors",
+        "criticality": "only rows with this value; one of: standard, key, safety_critical",
+    },
+    "quality_engineer_report": {
+        "group_by": "the field to count by; one of: area",
+        "area": "only rows with this value; one of: machining, special_processes, assembly, supplier_quality",
+    },
+    "capa_report": {
+        "group_by": "the field to count by; one of: nonconformance_id, quality_engineer_id, status",
+        "nonconformance_id": "only rows with this value; the id of a nonconformance, like ncr-0001 (search first for it)",
+        "quality_engineer_id": "only rows with this value; the id of a quality engineer, like qe-0001 (search first for it)",
+        "status": "only rows with this value; one of: initiated, root_cause_identified, action_implemented, effectiveness_verified, closed",
+    },
+    "nonconformance_close_many": {"nonconformance_ids": "the ids of the nonconformances to change, like ncr-0001"},
+    "capa_close_many": {"capa_ids": "the ids of the capas to change, like capa-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: product_parts, nonconformances, quality_engineers, capas",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

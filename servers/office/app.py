@@ -318,3 +318,49 @@ OPERATIONS = [
     todo_add,
     todo_complete,
 ]
+
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "contacts_search": {"query": "part of a name, email, team or role; matches ignoring case"},
+    "mail_search": {
+        "query": "words in the subject or body; empty: every message",
+        "folder": "one of: inbox, sent, archive, trash, all",
+        "sender": "only mail from this email address",
+        "unread_only": "true: only unread messages",
+        "limit": "how many messages to return at most (default 20)",
+    },
+    "mail_read": {"message_id": "the id of a message, like msg-0001 (from mail_search)"},
+    "mail_send": {
+        "to": "the recipients' email addresses (look them up with contacts_search)",
+        "subject": "the subject line",
+        "body": "the message text",
+        "cc": "email addresses to copy",
+        "in_reply_to": "the id of the message this answers, like msg-0001, to reply in its thread",
+    },
+    "mail_move": {"message_id": "the id of a message, like msg-0001", "folder": "one of: inbox, archive, trash"},
+    "calendar_list": {
+        "date_from": "the first day, as YYYY-MM-DD",
+        "date_to": "the last day, as YYYY-MM-DD (inclusive)",
+        "attendee": "only events with this attendee's email address",
+    },
+    "calendar_free_slots": {
+        "day": "a date as YYYY-MM-DD",
+        "duration_minutes": "the meeting's length in minutes",
+        "attendees": "the email addresses who must all be free",
+    },
+    "calendar_create": {
+        "title": "the event's title",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour), after start",
+        "attendees": "the attendees' email addresses",
+        "location": "where it takes place",
+    },
+    "calendar_cancel": {"event_id": "the id of an event, like evt-0001 (from calendar_list)"},
+    "todo_list": {"owner": "only to-dos of this email address", "status": "one of: open, done, all"},
+    "todo_add": {
+        "title": "what is to be done",
+        "owner": "the email address of who does it",
+        "due": "the due date as YYYY-MM-DD",
+    },
+    "todo_complete": {"todo_id": "the id of a to-do, like todo-0001 (from todo_list)"},
+}

@@ -509,3 +509,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "relocation_project_search": {
+        "name": "matches any part of the text, ignoring case",
+        "coordinator": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "move_ticket_search": {
+        "relocation_project_id": "the id of a relocation project, like rlp-0001 (search first for it)",
+        "employee": "matches any part of the text, ignoring case",
+        "from_location": "matches any part of the text, ignoring case",
+        "to_location": "matches any part of the text, ignoring case",
+        "status": "one of: requested, surveyed, crates_issued, packed, moved, it_reconnected, closed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "move_ticket_get": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "move_ticket_request": {
+        "relocation_project_id": "the id of a relocation project, like rlp-0001 (search first for it)",
+        "employee": "employee",
+        "from_location": "from location",
+        "to_location": "to location",
+        "crates_needed": "from 1 to 6",
+        "needs_it_reconnect": "true or false",
+    },
+    "move_ticket_survey": {
+        "move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)",
+        "crates_needed": "from 1 to 6",
+    },
+    "crate_issue_record": {
+        "move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)",
+        "crate_pool_id": "the id of a crate pool, like crp-0001 (search first for it)",
+        "quantity": "from 1 to 6",
+        "issued_on": "a date as YYYY-MM-DD",
+    },
+    "crate_pool_search": {
+        "label": "matches any part of the text, ignoring case",
+        "site": "one of: hq, annex, south",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "crate_issue_search": {
+        "move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)",
+        "crate_pool_id": "the id of a crate pool, like crp-0001 (search first for it)",
+        "status": "one of: issued, returned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "crate_issue_mark_returned": {"crate_issue_id": "the id of a crate issue, like cri-0001 (search first for it)"},
+    "move_ticket_mark_packed": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "move_ticket_mark_moved": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "move_ticket_reconnect_it": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "move_ticket_close": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "move_ticket_cancel": {"move_ticket_id": "the id of a move ticket, like mvt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "move_ticket_report": {
+        "group_by": "the field to count by; one of: relocation_project_id, needs_it_reconnect, status",
+        "relocation_project_id": "only rows with this value; the id of a relocation project, like rlp-0001 (search first for it)",
+        "needs_it_reconnect": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: requested, surveyed, crates_issued, packed, moved, it_reconnected, closed, cancelled",
+    },
+    "crate_pool_report": {
+        "group_by": "the field to count by; one of: site",
+        "site": "only rows with this value; one of: hq, annex, south",
+    },
+    "crate_issue_report": {
+        "group_by": "the field to count by; one of: move_ticket_id, crate_pool_id, status",
+        "move_ticket_id": "only rows with this value; the id of a move ticket, like mvt-0001 (search first for it)",
+        "crate_pool_id": "only rows with this value; the id of a crate pool, like crp-0001 (search first for it)",
+        "status": "only rows with this value; one of: issued, returned",
+    },
+    "crate_issue_mark_returned_many": {"crate_issue_ids": "the ids of the crate issues to change, like cri-0001"},
+    "move_ticket_close_many": {"move_ticket_ids": "the ids of the move tickets to change, like mvt-0001"},
+    "move_ticket_cancel_many": {"move_ticket_ids": "the ids of the move tickets to change, like mvt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: relocation_projects, move_tickets, crate_pools, crate_issues",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -528,3 +528,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "supply_item_search": {
+        "name": "matches any part of the text, ignoring case",
+        "sku": "matches any part of the text, ignoring case",
+        "category": "one of: paper, writing, toner, filing, kitchen, desk",
+        "bin_location": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "supply_item_get": {"supply_item_id": "the id of a supply item, like sup-0001 (search first for it)"},
+    "supply_item_recount": {
+        "supply_item_id": "the id of a supply item, like sup-0001 (search first for it)",
+        "on_hand": "from 0 to 240",
+        "reorder_level": "from 5 to 40",
+    },
+    "office_budget_search": {
+        "department": "matches any part of the text, ignoring case",
+        "code": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "requisition_search": {
+        "supply_item_id": "the id of a supply item, like sup-0001 (search first for it)",
+        "office_budget_id": "the id of a office budget, like bud-0001 (search first for it)",
+        "requested_by": "matches any part of the text, ignoring case",
+        "status": "one of: submitted, picked, delivered, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "requisition_submit": {
+        "supply_item_id": "the id of a supply item, like sup-0001 (search first for it)",
+        "office_budget_id": "the id of a office budget, like bud-0001 (search first for it)",
+        "quantity": "from 1 to 30",
+        "charge": "quantity x unit_cost, charged to the department budget; from 1 to 600",
+        "requested_by": "requested by",
+        "deliver_to": "deliver to",
+        "needed_by": "a date as YYYY-MM-DD",
+    },
+    "requisition_pick": {"requisition_id": "the id of a requisition, like req-0001 (search first for it)"},
+    "requisition_deliver": {"requisition_id": "the id of a requisition, like req-0001 (search first for it)"},
+    "requisition_reject": {"requisition_id": "the id of a requisition, like req-0001 (search first for it)"},
+    "restock_order_search": {
+        "supply_item_id": "the id of a supply item, like sup-0001 (search first for it)",
+        "vendor": "matches any part of the text, ignoring case",
+        "status": "one of: ordered, received, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "restock_order_place": {
+        "supply_item_id": "the id of a supply item, like sup-0001 (search first for it)",
+        "vendor": "vendor",
+        "quantity": "from 10 to 300",
+        "expected_on": "a date as YYYY-MM-DD",
+    },
+    "restock_order_receive": {"restock_order_id": "the id of a restock order, like rst-0001 (search first for it)"},
+    "restock_order_cancel": {"restock_order_id": "the id of a restock order, like rst-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "supply_item_report": {
+        "group_by": "the field to count by; one of: category",
+        "category": "only rows with this value; one of: paper, writing, toner, filing, kitchen, desk",
+    },
+    "requisition_report": {
+        "group_by": "the field to count by; one of: supply_item_id, office_budget_id, status",
+        "supply_item_id": "only rows with this value; the id of a supply item, like sup-0001 (search first for it)",
+        "office_budget_id": "only rows with this value; the id of a office budget, like bud-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, picked, delivered, rejected",
+    },
+    "restock_order_report": {
+        "group_by": "the field to count by; one of: supply_item_id, status",
+        "supply_item_id": "only rows with this value; the id of a supply item, like sup-0001 (search first for it)",
+        "status": "only rows with this value; one of: ordered, received, cancelled",
+    },
+    "requisition_reject_many": {"requisition_ids": "the ids of the requisitions to change, like req-0001"},
+    "restock_order_cancel_many": {"restock_order_ids": "the ids of the restock orders to change, like rst-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: supply_items, office_budgets, requisitions, restock_orders",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -542,3 +542,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "oncall_responder_search": {
+        "name": "matches any part of the text, ignoring case",
+        "team": "matches any part of the text, ignoring case",
+        "on_call": "true or false",
+        "escalation_level": "from 1 to 3",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "prod_incident_search": {
+        "title": "matches any part of the text, ignoring case",
+        "service": "matches any part of the text, ignoring case",
+        "severity": "one of: sev1, sev2, sev3, sev4",
+        "commander_id": "the id of a oncall responder, like rsp-0001 (search first for it)",
+        "status": "one of: triggered, acknowledged, mitigated, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "prod_incident_get": {"prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)"},
+    "prod_incident_declare": {
+        "title": "title",
+        "service": "service",
+        "severity": "one of: sev1, sev2, sev3, sev4",
+        "reported_by": "reported by",
+        "opened_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "prod_incident_acknowledge": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "commander_id": "the id of a oncall responder, like rsp-0001 (search first for it)",
+    },
+    "prod_incident_escalate": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "severity": "one of: sev1, sev2, sev3, sev4",
+        "commander_id": "the id of a oncall responder, like rsp-0001 (search first for it)",
+    },
+    "prod_incident_mitigate": {"prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)"},
+    "prod_incident_resolve": {"prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)"},
+    "stakeholder_update_search": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "audience": "one of: internal, customers, executives",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "postmortem_search": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "author": "matches any part of the text, ignoring case",
+        "status": "one of: drafting, in_review, published",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "stakeholder_update_post": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "audience": "one of: internal, customers, executives",
+        "message": "message",
+        "posted_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "postmortem_open": {
+        "prod_incident_id": "the id of a prod incident, like inc-0001 (search first for it)",
+        "author": "author",
+        "root_cause": "root cause",
+        "action_items": "from 1 to 9",
+    },
+    "postmortem_submit_review": {"postmortem_id": "the id of a postmortem, like pmr-0001 (search first for it)"},
+    "postmortem_publish": {"postmortem_id": "the id of a postmortem, like pmr-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "oncall_responder_report": {
+        "group_by": "the field to count by; one of: on_call",
+        "on_call": "only rows with this value; true or false",
+    },
+    "prod_incident_report": {
+        "group_by": "the field to count by; one of: severity, commander_id, status",
+        "severity": "only rows with this value; one of: sev1, sev2, sev3, sev4",
+        "commander_id": "only rows with this value; the id of a oncall responder, like rsp-0001 (search first for it)",
+        "status": "only rows with this value; one of: triggered, acknowledged, mitigated, resolved",
+    },
+    "stakeholder_update_report": {
+        "group_by": "the field to count by; one of: prod_incident_id, audience",
+        "prod_incident_id": "only rows with this value; the id of a prod incident, like inc-0001 (search first for it)",
+        "audience": "only rows with this value; one of: internal, customers, executives",
+    },
+    "postmortem_report": {
+        "group_by": "the field to count by; one of: prod_incident_id, status",
+        "prod_incident_id": "only rows with this value; the id of a prod incident, like inc-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafting, in_review, published",
+    },
+    "prod_incident_resolve_many": {"prod_incident_ids": "the ids of the prod incidents to change, like inc-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: oncall_responders, prod_incidents, stakeholder_updates, postmortems",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -558,3 +558,101 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "oncall_engineer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "team": "one of: platform, payments, data, mobile",
+        "escalation_level": "from 1 to 3",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "monitoring_alert_search": {
+        "service": "matches any part of the text, ignoring case",
+        "source": "one of: prometheus, datadog, pingdom, cloudwatch",
+        "severity": "one of: sev1, sev2, sev3, sev4",
+        "status": "one of: firing, acknowledged, resolved, suppressed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "monitoring_alert_get": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)"
+    },
+    "monitoring_alert_acknowledge": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)"
+    },
+    "monitoring_alert_resolve": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)"
+    },
+    "monitoring_alert_suppress": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)"
+    },
+    "oncall_page_search": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)",
+        "oncall_engineer_id": "the id of a oncall engineer, like eng-0001 (search first for it)",
+        "channel": "one of: push, sms, voice",
+        "status": "one of: pending, delivered, acknowledged, expired, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "oncall_page_send": {
+        "monitoring_alert_id": "the id of a monitoring alert, like mal-0001 (search first for it)",
+        "oncall_engineer_id": "the id of a oncall engineer, like eng-0001 (search first for it)",
+        "channel": "one of: push, sms, voice",
+        "sent_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "oncall_page_mark_delivered": {"oncall_page_id": "the id of a oncall page, like pg-0001 (search first for it)"},
+    "oncall_page_acknowledge": {"oncall_page_id": "the id of a oncall page, like pg-0001 (search first for it)"},
+    "oncall_page_expire": {"oncall_page_id": "the id of a oncall page, like pg-0001 (search first for it)"},
+    "maintenance_window_search": {
+        "service": "matches any part of the text, ignoring case",
+        "status": "one of: scheduled, active, ended, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "maintenance_window_schedule": {
+        "service": "service",
+        "starts": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "ends": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "reason": "reason",
+    },
+    "maintenance_window_cancel": {
+        "maintenance_window_id": "the id of a maintenance window, like mwn-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "oncall_engineer_report": {
+        "group_by": "the field to count by; one of: team, notification_pref",
+        "team": "only rows with this value; one of: platform, payments, data, mobile",
+        "notification_pref": "only rows with this value; one of: push, sms, voice",
+    },
+    "monitoring_alert_report": {
+        "group_by": "the field to count by; one of: source, severity, status",
+        "source": "only rows with this value; one of: prometheus, datadog, pingdom, cloudwatch",
+        "severity": "only rows with this value; one of: sev1, sev2, sev3, sev4",
+        "status": "only rows with this value; one of: firing, acknowledged, resolved, suppressed",
+    },
+    "oncall_page_report": {
+        "group_by": "the field to count by; one of: monitoring_alert_id, oncall_engineer_id, channel, status",
+        "monitoring_alert_id": "only rows with this value; the id of a monitoring alert, like mal-0001 (search first for it)",
+        "oncall_engineer_id": "only rows with this value; the id of a oncall engineer, like eng-0001 (search first for it)",
+        "channel": "only rows with this value; one of: push, sms, voice",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, expired, failed",
+    },
+    "maintenance_window_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: scheduled, active, ended, cancelled",
+    },
+    "monitoring_alert_resolve_many": {
+        "monitoring_alert_ids": "the ids of the monitoring alerts to change, like mal-0001"
+    },
+    "oncall_page_expire_many": {"oncall_page_ids": "the ids of the oncall pages to change, like pg-0001"},
+    "maintenance_window_cancel_many": {
+        "maintenance_window_ids": "the ids of the maintenance windows to change, like mwn-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: oncall_engineers, monitoring_alerts, oncall_pages, maintenance_windows",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

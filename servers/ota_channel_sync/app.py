@@ -439,3 +439,76 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "sales_channel_search": {
+        "name": "matches any part of the text, ignoring case",
+        "status": "one of: connected, degraded, paused",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "sales_channel_get": {"sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)"},
+    "sales_channel_pause": {"sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)"},
+    "sales_channel_resume": {"sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)"},
+    "channel_message_search": {
+        "sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)",
+        "message_type": "one of: new_booking, modification, cancellation, rate_update",
+        "external_ref": "matches any part of the text, ignoring case",
+        "property": "matches any part of the text, ignoring case",
+        "status": "one of: received, applied, failed, retrying, dead_lettered, discarded",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "channel_message_get": {"channel_message_id": "the id of a channel message, like msg-0001 (search first for it)"},
+    "channel_message_apply": {"channel_message_id": "the id of a channel message, like msg-0001 (search first for it)"},
+    "channel_message_mark_failed": {
+        "channel_message_id": "the id of a channel message, like msg-0001 (search first for it)",
+        "error": "error",
+        "attempts": "from 0 to 6",
+    },
+    "channel_message_retry": {
+        "channel_message_id": "the id of a channel message, like msg-0001 (search first for it)",
+        "attempts": "from 0 to 6",
+    },
+    "channel_message_dead_letter": {
+        "channel_message_id": "the id of a channel message, like msg-0001 (search first for it)"
+    },
+    "channel_message_discard": {
+        "channel_message_id": "the id of a channel message, like msg-0001 (search first for it)"
+    },
+    "sync_batch_search": {
+        "sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)",
+        "status": "one of: running, completed, partial, aborted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "sync_batch_start": {
+        "sales_channel_id": "the id of a sales channel, like chn-0001 (search first for it)",
+        "started_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "message_count": "from 5 to 400",
+        "failed_count": "from 0 to 30",
+    },
+    "sync_batch_abort": {"sync_batch_id": "the id of a sync batch, like sbt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "sales_channel_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: connected, degraded, paused",
+    },
+    "channel_message_report": {
+        "group_by": "the field to count by; one of: sales_channel_id, message_type, status",
+        "sales_channel_id": "only rows with this value; the id of a sales channel, like chn-0001 (search first for it)",
+        "message_type": "only rows with this value; one of: new_booking, modification, cancellation, rate_update",
+        "status": "only rows with this value; one of: received, applied, failed, retrying, dead_lettered, discarded",
+    },
+    "sync_batch_report": {
+        "group_by": "the field to count by; one of: sales_channel_id, status",
+        "sales_channel_id": "only rows with this value; the id of a sales channel, like chn-0001 (search first for it)",
+        "status": "only rows with this value; one of: running, completed, partial, aborted",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: sales_channels, channel_messages, sync_batches",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

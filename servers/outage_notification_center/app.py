@@ -498,3 +498,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "utility_customer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "feeder_code": "matches any part of the text, ignoring case",
+        "medical_baseline": "true or false",
+        "preferred_channel": "one of: sms, voice, email",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "outage_event_search": {
+        "feeder_code": "matches any part of the text, ignoring case",
+        "cause": "one of: storm, equipment_failure, vehicle_hit_pole, planned_maintenance, animal_contact",
+        "status": "one of: detected, crew_dispatched, restored, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "outage_event_get": {"outage_event_id": "the id of a outage event, like oev-0001 (search first for it)"},
+    "outage_event_dispatch_crew": {
+        "outage_event_id": "the id of a outage event, like oev-0001 (search first for it)",
+        "estimated_restoration": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "outage_event_update_etr": {
+        "outage_event_id": "the id of a outage event, like oev-0001 (search first for it)",
+        "estimated_restoration": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "outage_event_restore": {"outage_event_id": "the id of a outage event, like oev-0001 (search first for it)"},
+    "notice_template_search": {
+        "name": "matches any part of the text, ignoring case",
+        "notice_type": "one of: initial, etr_update, restored",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "outage_notice_queue": {
+        "outage_event_id": "the id of a outage event, like oev-0001 (search first for it)",
+        "utility_customer_id": "the id of a utility customer, like ucu-0001 (search first for it)",
+        "notice_type": "one of: initial, etr_update, restored",
+        "channel": "one of: sms, voice, email",
+    },
+    "outage_notice_search": {
+        "outage_event_id": "the id of a outage event, like oev-0001 (search first for it)",
+        "utility_customer_id": "the id of a utility customer, like ucu-0001 (search first for it)",
+        "notice_type": "one of: initial, etr_update, restored",
+        "status": "one of: queued, sent, delivered, acknowledged, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "outage_notice_mark_sent": {"outage_notice_id": "the id of a outage notice, like onot-0001 (search first for it)"},
+    "outage_notice_mark_delivered": {
+        "outage_notice_id": "the id of a outage notice, like onot-0001 (search first for it)"
+    },
+    "outage_notice_acknowledge": {
+        "outage_notice_id": "the id of a outage notice, like onot-0001 (search first for it)"
+    },
+    "outage_notice_fail": {"outage_notice_id": "the id of a outage notice, like onot-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "utility_customer_report": {
+        "group_by": "the field to count by; one of: medical_baseline, preferred_channel",
+        "medical_baseline": "only rows with this value; true or false",
+        "preferred_channel": "only rows with this value; one of: sms, voice, email",
+    },
+    "outage_event_report": {
+        "group_by": "the field to count by; one of: cause, status",
+        "cause": "only rows with this value; one of: storm, equipment_failure, vehicle_hit_pole, planned_maintenance, animal_contact",
+        "status": "only rows with this value; one of: detected, crew_dispatched, restored, cancelled",
+    },
+    "notice_template_report": {
+        "group_by": "the field to count by; one of: notice_type",
+        "notice_type": "only rows with this value; one of: initial, etr_update, restored",
+    },
+    "outage_notice_report": {
+        "group_by": "the field to count by; one of: outage_event_id, utility_customer_id, notice_type, channel, status",
+        "outage_event_id": "only rows with this value; the id of a outage event, like oev-0001 (search first for it)",
+        "utility_customer_id": "only rows with this value; the id of a utility customer, like ucu-0001 (search first for it)",
+        "notice_type": "only rows with this value; one of: initial, etr_update, restored",
+        "channel": "only rows with this value; one of: sms, voice, email",
+        "status": "only rows with this value; one of: queued, sent, delivered, acknowledged, failed",
+    },
+    "outage_notice_fail_many": {"outage_notice_ids": "the ids of the outage notices to change, like onot-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: utility_customers, outage_events, notice_templates, outage_notices",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -444,3 +444,74 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "investor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "risk_appetite": "one of: conservative, balanced, aggressive",
+        "accredited": "true or false",
+        "state": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "investor_get": {"investor_id": "the id of a investor, like ivs-0001 (search first for it)"},
+    "investor_set_preferences": {
+        "investor_id": "the id of a investor, like ivs-0001 (search first for it)",
+        "risk_appetite": "one of: conservative, balanced, aggressive",
+        "max_note_amount": "from 25 to 5000",
+    },
+    "loan_listing_search": {
+        "purpose": "one of: debt_consolidation, home_improvement, small_business, medical, auto",
+        "grade": "one of: A, B, C, D, E",
+        "term": "one of: months_36, months_60",
+        "status": "one of: listed, fully_funded, issued, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "loan_listing_get": {"loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)"},
+    "loan_commitment_place": {
+        "investor_id": "the id of a investor, like ivs-0001 (search first for it)",
+        "loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)",
+        "amount": "from 25 to 5000",
+    },
+    "loan_commitment_search": {
+        "investor_id": "the id of a investor, like ivs-0001 (search first for it)",
+        "loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)",
+        "status": "one of: committed, settled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "loan_commitment_settle": {
+        "loan_commitment_id": "the id of a loan commitment, like lcm-0001 (search first for it)"
+    },
+    "loan_listing_close_funded": {"loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)"},
+    "loan_listing_issue": {"loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)"},
+    "loan_listing_expire": {"loan_listing_id": "the id of a loan listing, like lst-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "investor_report": {
+        "group_by": "the field to count by; one of: risk_appetite, accredited",
+        "risk_appetite": "only rows with this value; one of: conservative, balanced, aggressive",
+        "accredited": "only rows with this value; true or false",
+    },
+    "loan_listing_report": {
+        "group_by": "the field to count by; one of: purpose, grade, term, status",
+        "purpose": "only rows with this value; one of: debt_consolidation, home_improvement, small_business, medical, auto",
+        "grade": "only rows with this value; one of: A, B, C, D, E",
+        "term": "only rows with this value; one of: months_36, months_60",
+        "status": "only rows with this value; one of: listed, fully_funded, issued, expired",
+    },
+    "loan_commitment_report": {
+        "group_by": "the field to count by; one of: investor_id, loan_listing_id, status",
+        "investor_id": "only rows with this value; the id of a investor, like ivs-0001 (search first for it)",
+        "loan_listing_id": "only rows with this value; the id of a loan listing, like lst-0001 (search first for it)",
+        "status": "only rows with this value; one of: committed, settled",
+    },
+    "loan_listing_expire_many": {"loan_listing_ids": "the ids of the loan listings to change, like lst-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: investors, loan_listings, loan_commitments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -505,3 +505,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "parcel_carrier_feed_search": {
+        "carrier": "matches any part of the text, ignoring case",
+        "integration": "one of: webhook, polling",
+        "status": "one of: healthy, degraded, down",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "parcel_carrier_feed_mark_degraded": {
+        "parcel_carrier_feed_id": "the id of a parcel carrier feed, like pcf-0001 (search first for it)"
+    },
+    "parcel_carrier_feed_mark_healthy": {
+        "parcel_carrier_feed_id": "the id of a parcel carrier feed, like pcf-0001 (search first for it)"
+    },
+    "tracking_batch_search": {
+        "parcel_carrier_feed_id": "the id of a parcel carrier feed, like pcf-0001 (search first for it)",
+        "status": "one of: received, processed, failed, retrying, dead_lettered",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour); or a date (YYYY-MM-DD) for the whole day",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tracking_batch_get": {"tracking_batch_id": "the id of a tracking batch, like tbt-0001 (search first for it)"},
+    "tracking_batch_retry": {
+        "tracking_batch_id": "the id of a tracking batch, like tbt-0001 (search first for it)",
+        "retry_count": "from 0 to 5",
+    },
+    "tracking_batch_dead_letter": {
+        "tracking_batch_id": "the id of a tracking batch, like tbt-0001 (search first for it)"
+    },
+    "tracking_batch_mark_processed": {
+        "tracking_batch_id": "the id of a tracking batch, like tbt-0001 (search first for it)"
+    },
+    "tracked_parcel_search": {
+        "tracking_number": "matches any part of the text, ignoring case",
+        "parcel_carrier_feed_id": "the id of a parcel carrier feed, like pcf-0001 (search first for it)",
+        "shop_name": "matches any part of the text, ignoring case",
+        "status": "one of: label_created, in_transit, out_for_delivery, delivered, exception, returned_to_sender",
+        "destination_city": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tracked_parcel_mark_delivered": {
+        "tracked_parcel_id": "the id of a tracked parcel, like tpc-0001 (search first for it)"
+    },
+    "tracking_exception_open": {
+        "tracked_parcel_id": "the id of a tracked parcel, like tpc-0001 (search first for it)",
+        "exception_type": "one of: address_not_found, damaged, weather_delay, customs_hold, recipient_unavailable",
+    },
+    "tracking_exception_search": {
+        "tracked_parcel_id": "the id of a tracked parcel, like tpc-0001 (search first for it)",
+        "exception_type": "one of: address_not_found, damaged, weather_delay, customs_hold, recipient_unavailable",
+        "status": "one of: open, shop_notified, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tracking_exception_notify_shop": {
+        "tracking_exception_id": "the id of a tracking exception, like tex-0001 (search first for it)"
+    },
+    "tracking_exception_resolve": {
+        "tracking_exception_id": "the id of a tracking exception, like tex-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "parcel_carrier_feed_report": {
+        "group_by": "the field to count by; one of: integration, status",
+        "integration": "only rows with this value; one of: webhook, polling",
+        "status": "only rows with this value; one of: healthy, degraded, down",
+    },
+    "tracking_batch_report": {
+        "group_by": "the field to count by; one of: parcel_carrier_feed_id, status",
+        "parcel_carrier_feed_id": "only rows with this value; the id of a parcel carrier feed, like pcf-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, processed, failed, retrying, dead_lettered",
+    },
+    "tracked_parcel_report": {
+        "group_by": "the field to count by; one of: parcel_carrier_feed_id, status",
+        "parcel_carrier_feed_id": "only rows with this value; the id of a parcel carrier feed, like pcf-0001 (search first for it)",
+        "status": "only rows with this value; one of: label_created, in_transit, out_for_delivery, delivered, exception, returned_to_sender",
+    },
+    "tracking_exception_report": {
+        "group_by": "the field to count by; one of: tracked_parcel_id, exception_type, status",
+        "tracked_parcel_id": "only rows with this value; the id of a tracked parcel, like tpc-0001 (search first for it)",
+        "exception_type": "only rows with this value; one of: address_not_found, damaged, weather_delay, customs_hold, recipient_unavailable",
+        "status": "only rows with this value; one of: open, shop_notified, resolved",
+    },
+    "tracking_exception_resolve_many": {
+        "tracking_exception_ids": "the ids of the tracking exceptions to change, like tex-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: parcel_carrier_feeds, tracking_batches, tracked_parcels, tracking_exceptions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

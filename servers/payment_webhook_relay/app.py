@@ -532,3 +532,92 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "gateway_merchant_search": {
+        "name": "matches any part of the text, ignoring case",
+        "plan": "one of: starter, growth, enterprise",
+        "contact_email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "webhook_endpoint_search": {
+        "gateway_merchant_id": "the id of a gateway merchant, like gm-0001 (search first for it)",
+        "status": "one of: enabled, paused, disabled",
+        "url": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "webhook_endpoint_pause": {
+        "webhook_endpoint_id": "the id of a webhook endpoint, like whe-0001 (search first for it)"
+    },
+    "webhook_endpoint_resume": {
+        "webhook_endpoint_id": "the id of a webhook endpoint, like whe-0001 (search first for it)"
+    },
+    "payment_event_search": {
+        "webhook_endpoint_id": "the id of a webhook endpoint, like whe-0001 (search first for it)",
+        "event_type": "one of: payment.succeeded, payment.failed, refund.created, dispute.opened, payout.paid",
+        "status": "one of: pending, delivered, acknowledged, failed, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "payment_event_get": {"payment_event_id": "the id of a payment event, like pev-0001 (search first for it)"},
+    "payment_event_enqueue": {
+        "webhook_endpoint_id": "the id of a webhook endpoint, like whe-0001 (search first for it)",
+        "event_type": "one of: payment.succeeded, payment.failed, refund.created, dispute.opened, payout.paid",
+        "amount": "from 1 to 9000",
+        "created_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "payment_event_mark_delivered": {
+        "payment_event_id": "the id of a payment event, like pev-0001 (search first for it)",
+        "last_response_code": "from 200 to 504",
+        "attempt_count": "from 0 to 8",
+    },
+    "payment_event_acknowledge": {"payment_event_id": "the id of a payment event, like pev-0001 (search first for it)"},
+    "payment_event_fail": {
+        "payment_event_id": "the id of a payment event, like pev-0001 (search first for it)",
+        "last_response_code": "from 200 to 504",
+        "attempt_count": "from 0 to 8",
+    },
+    "payment_event_redeliver": {"payment_event_id": "the id of a payment event, like pev-0001 (search first for it)"},
+    "payment_event_expire": {"payment_event_id": "the id of a payment event, like pev-0001 (search first for it)"},
+    "delivery_attempt_search": {
+        "payment_event_id": "the id of a payment event, like pev-0001 (search first for it)",
+        "response_code": "from 200 to 504",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "delivery_attempt_log": {
+        "payment_event_id": "the id of a payment event, like pev-0001 (search first for it)",
+        "response_code": "from 200 to 504",
+        "latency_ms": "from 40 to 30000",
+        "attempted_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "gateway_merchant_report": {
+        "group_by": "the field to count by; one of: plan",
+        "plan": "only rows with this value; one of: starter, growth, enterprise",
+    },
+    "webhook_endpoint_report": {
+        "group_by": "the field to count by; one of: gateway_merchant_id, status",
+        "gateway_merchant_id": "only rows with this value; the id of a gateway merchant, like gm-0001 (search first for it)",
+        "status": "only rows with this value; one of: enabled, paused, disabled",
+    },
+    "payment_event_report": {
+        "group_by": "the field to count by; one of: webhook_endpoint_id, event_type, status",
+        "webhook_endpoint_id": "only rows with this value; the id of a webhook endpoint, like whe-0001 (search first for it)",
+        "event_type": "only rows with this value; one of: payment.succeeded, payment.failed, refund.created, dispute.opened, payout.paid",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, failed, expired",
+    },
+    "delivery_attempt_report": {
+        "group_by": "the field to count by; one of: payment_event_id",
+        "payment_event_id": "only rows with this value; the id of a payment event, like pev-0001 (search first for it)",
+    },
+    "payment_event_expire_many": {"payment_event_ids": "the ids of the payment events to change, like pev-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: gateway_merchants, webhook_endpoints, payment_events, delivery_attempts",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

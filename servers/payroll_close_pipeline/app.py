@@ -512,3 +512,92 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "payroll_employee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "employee_number": "matches any part of the text, ignoring case",
+        "pay_type": "one of: salaried, hourly",
+        "department": "matches any part of the text, ignoring case",
+        "bank_verified": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "payroll_timesheet_search": {
+        "payroll_employee_id": "the id of a payroll employee, like pem-0001 (search first for it)",
+        "period": "one of: nov_16_30, dec_01_15",
+        "status": "one of: submitted, approved, exported, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "payroll_timesheet_approve": {
+        "payroll_timesheet_id": "the id of a payroll timesheet, like tsh-0001 (search first for it)"
+    },
+    "payroll_timesheet_reject": {
+        "payroll_timesheet_id": "the id of a payroll timesheet, like tsh-0001 (search first for it)"
+    },
+    "payroll_timesheet_export": {
+        "payroll_timesheet_id": "the id of a payroll timesheet, like tsh-0001 (search first for it)"
+    },
+    "pay_run_search": {
+        "period": "one of: oct_01_15, oct_16_31, nov_01_15, nov_16_30, dec_01_15",
+        "status": "one of: open, calculated, approved, bank_file_sent, posted_to_gl",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pay_run_get": {"pay_run_id": "the id of a pay run, like prn-0001 (search first for it)"},
+    "pay_run_calculate": {
+        "pay_run_id": "the id of a pay run, like prn-0001 (search first for it)",
+        "gross_total": "from 150000 to 420000",
+    },
+    "pay_run_approve": {"pay_run_id": "the id of a pay run, like prn-0001 (search first for it)"},
+    "pay_run_send_bank_file": {"pay_run_id": "the id of a pay run, like prn-0001 (search first for it)"},
+    "pay_run_post_to_gl": {"pay_run_id": "the id of a pay run, like prn-0001 (search first for it)"},
+    "payslip_search": {
+        "payroll_employee_id": "the id of a payroll employee, like pem-0001 (search first for it)",
+        "pay_run_id": "the id of a pay run, like prn-0001 (search first for it)",
+        "status": "one of: issued, corrected, voided",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "payslip_issue": {
+        "payroll_employee_id": "the id of a payroll employee, like pem-0001 (search first for it)",
+        "pay_run_id": "the id of a pay run, like prn-0001 (search first for it)",
+        "gross_pay": "from 900 to 12000",
+        "net_pay": "from 700 to 8500",
+    },
+    "payslip_void": {"payslip_id": "the id of a payslip, like psl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "payroll_employee_report": {
+        "group_by": "the field to count by; one of: pay_type, bank_verified",
+        "pay_type": "only rows with this value; one of: salaried, hourly",
+        "bank_verified": "only rows with this value; true or false",
+    },
+    "payroll_timesheet_report": {
+        "group_by": "the field to count by; one of: payroll_employee_id, period, status",
+        "payroll_employee_id": "only rows with this value; the id of a payroll employee, like pem-0001 (search first for it)",
+        "period": "only rows with this value; one of: nov_16_30, dec_01_15",
+        "status": "only rows with this value; one of: submitted, approved, exported, rejected",
+    },
+    "pay_run_report": {
+        "group_by": "the field to count by; one of: period, status",
+        "period": "only rows with this value; one of: oct_01_15, oct_16_31, nov_01_15, nov_16_30, dec_01_15",
+        "status": "only rows with this value; one of: open, calculated, approved, bank_file_sent, posted_to_gl",
+    },
+    "payslip_report": {
+        "group_by": "the field to count by; one of: payroll_employee_id, pay_run_id, status",
+        "payroll_employee_id": "only rows with this value; the id of a payroll employee, like pem-0001 (search first for it)",
+        "pay_run_id": "only rows with this value; the id of a pay run, like prn-0001 (search first for it)",
+        "status": "only rows with this value; one of: issued, corrected, voided",
+    },
+    "payroll_timesheet_reject_many": {
+        "payroll_timesheet_ids": "the ids of the payroll timesheets to change, like tsh-0001"
+    },
+    "payslip_void_many": {"payslip_ids": "the ids of the payslips to change, like psl-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: payroll_employees, payroll_timesheets, pay_runs, payslips",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

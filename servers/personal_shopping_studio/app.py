@@ -488,3 +488,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "stylist_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: menswear, womenswear, bridal, plus_size, workwear, streetwear",
+        "budget_tier": "one of: essential, premium, luxury",
+        "languages": "matches any part of the text, ignoring case",
+        "store_": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "styling_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "preferred_style": "one of: menswear, womenswear, bridal, plus_size, workwear, streetwear",
+        "budget_tier": "one of: essential, premium, luxury",
+        "language": "matches any part of the text, ignoring case",
+        "store_": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "styling_client_get": {"styling_client_id": "the id of a styling client, like scl-0001 (search first for it)"},
+    "client_pairing_propose": {
+        "styling_client_id": "the id of a styling client, like scl-0001 (search first for it)",
+        "stylist_id": "the id of a stylist, like sty-0001 (search first for it)",
+    },
+    "client_pairing_search": {
+        "stylist_id": "the id of a stylist, like sty-0001 (search first for it)",
+        "styling_client_id": "the id of a styling client, like scl-0001 (search first for it)",
+        "status": "one of: proposed, active, paused, ended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "client_pairing_activate": {"client_pairing_id": "the id of a client pairing, like cpr-0001 (search first for it)"},
+    "client_pairing_pause": {"client_pairing_id": "the id of a client pairing, like cpr-0001 (search first for it)"},
+    "client_pairing_end": {"client_pairing_id": "the id of a client pairing, like cpr-0001 (search first for it)"},
+    "styling_session_book": {
+        "stylist_id": "the id of a stylist, like sty-0001 (search first for it)",
+        "styling_client_id": "the id of a styling client, like scl-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "fitting_suite": "fitting suite",
+    },
+    "styling_session_search": {
+        "stylist_id": "the id of a stylist, like sty-0001 (search first for it)",
+        "styling_client_id": "the id of a styling client, like scl-0001 (search first for it)",
+        "status": "one of: booked, held, cancelled",
+        "fitting_suite": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "styling_session_cancel": {
+        "styling_session_id": "the id of a styling session, like sss-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "stylist_report": {
+        "group_by": "the field to count by; one of: specialty, budget_tier",
+        "specialty": "only rows with this value; one of: menswear, womenswear, bridal, plus_size, workwear, streetwear",
+        "budget_tier": "only rows with this value; one of: essential, premium, luxury",
+    },
+    "styling_client_report": {
+        "group_by": "the field to count by; one of: preferred_style, budget_tier",
+        "preferred_style": "only rows with this value; one of: menswear, womenswear, bridal, plus_size, workwear, streetwear",
+        "budget_tier": "only rows with this value; one of: essential, premium, luxury",
+    },
+    "client_pairing_report": {
+        "group_by": "the field to count by; one of: styling_client_id, stylist_id, status",
+        "styling_client_id": "only rows with this value; the id of a styling client, like scl-0001 (search first for it)",
+        "stylist_id": "only rows with this value; the id of a stylist, like sty-0001 (search first for it)",
+        "status": "only rows with this value; one of: proposed, active, paused, ended",
+    },
+    "styling_session_report": {
+        "group_by": "the field to count by; one of: stylist_id, styling_client_id, status",
+        "stylist_id": "only rows with this value; the id of a stylist, like sty-0001 (search first for it)",
+        "styling_client_id": "only rows with this value; the id of a styling client, like scl-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, held, cancelled",
+    },
+    "styling_session_cancel_many": {"styling_session_ids": "the ids of the styling sessions to change, like sss-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: stylists, styling_clients, client_pairings, styling_sessions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -581,3 +581,100 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "personal_trainer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "gender": "one of: female, male",
+        "specialty": "one of: weight_loss, strength, injury_rehab, sports_performance, prenatal, active_aging",
+        "certification": "one of: NASM-CPT, ACE, NSCA-CSCS, ACSM-EP",
+        "preferred_slot": "one of: early_mornings, daytime, evenings, weekends",
+        "club": "one of: downtown, westside, harbor",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "personal_trainer_get": {
+        "personal_trainer_id": "the id of a personal trainer, like ptr-0001 (search first for it)"
+    },
+    "training_prospect_search": {
+        "name": "matches any part of the text, ignoring case",
+        "goal": "one of: weight_loss, strength, injury_rehab, sports_performance, prenatal, active_aging",
+        "preferred_slot": "one of: early_mornings, daytime, evenings, weekends",
+        "club": "one of: downtown, westside, harbor",
+        "status": "one of: new, matched, on_hold, declined",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "training_prospect_get": {
+        "training_prospect_id": "the id of a training prospect, like pro-0001 (search first for it)"
+    },
+    "training_prospect_hold": {
+        "training_prospect_id": "the id of a training prospect, like pro-0001 (search first for it)"
+    },
+    "coaching_match_search": {
+        "personal_trainer_id": "the id of a personal trainer, like ptr-0001 (search first for it)",
+        "training_prospect_id": "the id of a training prospect, like pro-0001 (search first for it)",
+        "status": "one of: proposed, active, ended, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "coaching_match_propose": {
+        "personal_trainer_id": "the id of a personal trainer, like ptr-0001 (search first for it)",
+        "training_prospect_id": "the id of a training prospect, like pro-0001 (search first for it)",
+        "sessions_per_week": "from 1 to 3",
+    },
+    "coaching_match_activate": {"coaching_match_id": "the id of a coaching match, like cmt-0001 (search first for it)"},
+    "coaching_match_reject": {"coaching_match_id": "the id of a coaching match, like cmt-0001 (search first for it)"},
+    "coaching_match_end": {"coaching_match_id": "the id of a coaching match, like cmt-0001 (search first for it)"},
+    "intro_session_search": {
+        "coaching_match_id": "the id of a coaching match, like cmt-0001 (search first for it)",
+        "personal_trainer_id": "the id of a personal trainer, like ptr-0001 (search first for it)",
+        "status": "one of: booked, done, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "intro_session_book": {
+        "coaching_match_id": "the id of a coaching match, like cmt-0001 (search first for it)",
+        "personal_trainer_id": "the id of a personal trainer, like ptr-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "intro_session_cancel": {"intro_session_id": "the id of a intro session, like its-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "personal_trainer_report": {
+        "group_by": "the field to count by; one of: gender, specialty, certification, preferred_slot, club",
+        "gender": "only rows with this value; one of: female, male",
+        "specialty": "only rows with this value; one of: weight_loss, strength, injury_rehab, sports_performance, prenatal, active_aging",
+        "certification": "only rows with this value; one of: NASM-CPT, ACE, NSCA-CSCS, ACSM-EP",
+        "preferred_slot": "only rows with this value; one of: early_mornings, daytime, evenings, weekends",
+        "club": "only rows with this value; one of: downtown, westside, harbor",
+    },
+    "training_prospect_report": {
+        "group_by": "the field to count by; one of: goal, preferred_slot, trainer_gender_pref, club, status",
+        "goal": "only rows with this value; one of: weight_loss, strength, injury_rehab, sports_performance, prenatal, active_aging",
+        "preferred_slot": "only rows with this value; one of: early_mornings, daytime, evenings, weekends",
+        "trainer_gender_pref": "only rows with this value; one of: any, female, male",
+        "club": "only rows with this value; one of: downtown, westside, harbor",
+        "status": "only rows with this value; one of: new, matched, on_hold, declined",
+    },
+    "coaching_match_report": {
+        "group_by": "the field to count by; one of: personal_trainer_id, training_prospect_id, status",
+        "personal_trainer_id": "only rows with this value; the id of a personal trainer, like ptr-0001 (search first for it)",
+        "training_prospect_id": "only rows with this value; the id of a training prospect, like pro-0001 (search first for it)",
+        "status": "only rows with this value; one of: proposed, active, ended, rejected",
+    },
+    "intro_session_report": {
+        "group_by": "the field to count by; one of: coaching_match_id, personal_trainer_id, status",
+        "coaching_match_id": "only rows with this value; the id of a coaching match, like cmt-0001 (search first for it)",
+        "personal_trainer_id": "only rows with this value; the id of a personal trainer, like ptr-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, done, cancelled",
+    },
+    "coaching_match_reject_many": {"coaching_match_ids": "the ids of the coaching matches to change, like cmt-0001"},
+    "intro_session_cancel_many": {"intro_session_ids": "the ids of the intro sessions to change, like its-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: personal_trainers, training_prospects, coaching_matches, intro_sessions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

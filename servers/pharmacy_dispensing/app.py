@@ -518,3 +518,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "patient_search": {
+        "name": "matches any part of the text, ignoring case",
+        "insurance_plan": "matches any part of the text, ignoring case",
+        "allergies": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "patient_get": {"patient_id": "the id of a patient, like pat-0001 (search first for it)"},
+    "drug_search": {
+        "name": "matches any part of the text, ignoring case",
+        "ndc": "National Drug Code of the stocked package; matches any part of the text, ignoring case",
+        "controlled_schedule": "one of: none, C-II, C-III, C-IV",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "drug_get": {"drug_id": "the id of a drug, like drg-0001 (search first for it)"},
+    "prescription_search": {
+        "patient_id": "the id of a patient, like pat-0001 (search first for it)",
+        "drug_id": "the id of a drug, like drg-0001 (search first for it)",
+        "prescriber": "matches any part of the text, ignoring case",
+        "status": "one of: received, verified, on_hold, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "prescription_get": {"prescription_id": "the id of a prescription, like rx-0001 (search first for it)"},
+    "prescription_verify": {"prescription_id": "the id of a prescription, like rx-0001 (search first for it)"},
+    "prescription_hold": {
+        "prescription_id": "the id of a prescription, like rx-0001 (search first for it)",
+        "hold_reason": "hold reason",
+    },
+    "fill_prepare": {
+        "prescription_id": "the id of a prescription, like rx-0001 (search first for it)",
+        "drug_id": "the id of a drug, like drg-0001 (search first for it)",
+        "quantity": "from 7 to 120",
+        "days_supply": "from 7 to 90",
+    },
+    "fill_search": {
+        "prescription_id": "the id of a prescription, like rx-0001 (search first for it)",
+        "drug_id": "the id of a drug, like drg-0001 (search first for it)",
+        "status": "one of: prepared, checked, picked_up, returned_to_stock",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "fill_check": {"fill_id": "the id of a fill, like fil-0001 (search first for it)"},
+    "fill_hand_out": {"fill_id": "the id of a fill, like fil-0001 (search first for it)"},
+    "drug_delivery_receive": {
+        "drug_id": "the id of a drug, like drg-0001 (search first for it)",
+        "quantity": "from 50 to 1000",
+        "wholesaler": "wholesaler",
+        "lot_number": "lot number",
+        "expiry": "a date as YYYY-MM-DD",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "drug_report": {
+        "group_by": "the field to count by; one of: controlled_schedule",
+        "controlled_schedule": "only rows with this value; one of: none, C-II, C-III, C-IV",
+    },
+    "prescription_report": {
+        "group_by": "the field to count by; one of: patient_id, drug_id, status",
+        "patient_id": "only rows with this value; the id of a patient, like pat-0001 (search first for it)",
+        "drug_id": "only rows with this value; the id of a drug, like drg-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, verified, on_hold, cancelled",
+    },
+    "fill_report": {
+        "group_by": "the field to count by; one of: prescription_id, drug_id, status",
+        "prescription_id": "only rows with this value; the id of a prescription, like rx-0001 (search first for it)",
+        "drug_id": "only rows with this value; the id of a drug, like drg-0001 (search first for it)",
+        "status": "only rows with this value; one of: prepared, checked, picked_up, returned_to_stock",
+    },
+    "drug_delivery_report": {
+        "group_by": "the field to count by; one of: drug_id",
+        "drug_id": "only rows with this value; the id of a drug, like drg-0001 (search first for it)",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: patients, drugs, prescriptions, fills, drug_deliveries",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

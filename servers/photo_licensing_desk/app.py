@@ -517,3 +517,89 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "stock_photo_search": {
+        "title": "matches any part of the text, ignoring case",
+        "photographer": "matches any part of the text, ignoring case",
+        "collection": "one of: editorial, creative, archive",
+        "model_release": "one of: released, not_required, missing",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "stock_photo_get": {"stock_photo_id": "the id of a stock photo, like sph-0001 (search first for it)"},
+    "stock_photo_reprice": {
+        "stock_photo_id": "the id of a stock photo, like sph-0001 (search first for it)",
+        "base_fee": "from 50 to 1500",
+    },
+    "licensing_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "contact_email": "an email address; matches any part of the text, ignoring case",
+        "tier": "one of: standard, enterprise",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "licensing_client_get": {
+        "licensing_client_id": "the id of a licensing client, like lcl-0001 (search first for it)"
+    },
+    "license_grant_search": {
+        "stock_photo_id": "the id of a stock photo, like sph-0001 (search first for it)",
+        "licensing_client_id": "the id of a licensing client, like lcl-0001 (search first for it)",
+        "usage": "one of: web_editorial, print_editorial, advertising, broadcast",
+        "status": "one of: issued, revoked, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "license_grant_issue": {
+        "stock_photo_id": "the id of a stock photo, like sph-0001 (search first for it)",
+        "licensing_client_id": "the id of a licensing client, like lcl-0001 (search first for it)",
+        "usage": "one of: web_editorial, print_editorial, advertising, broadcast",
+        "territory": "territory",
+        "term_months": "from 1 to 36",
+        "fee": "from 50 to 6000",
+    },
+    "license_grant_revoke": {"license_grant_id": "the id of a license grant, like lgr-0001 (search first for it)"},
+    "license_grant_expire": {"license_grant_id": "the id of a license grant, like lgr-0001 (search first for it)"},
+    "credit_topup_record": {
+        "licensing_client_id": "the id of a licensing client, like lcl-0001 (search first for it)",
+        "amount": "from 250 to 10000",
+        "paid_via": "one of: invoice, card, wire",
+        "reference": "reference",
+    },
+    "credit_topup_search": {
+        "licensing_client_id": "the id of a licensing client, like lcl-0001 (search first for it)",
+        "paid_via": "one of: invoice, card, wire",
+        "reference": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "stock_photo_report": {
+        "group_by": "the field to count by; one of: collection, model_release",
+        "collection": "only rows with this value; one of: editorial, creative, archive",
+        "model_release": "only rows with this value; one of: released, not_required, missing",
+    },
+    "licensing_client_report": {
+        "group_by": "the field to count by; one of: tier",
+        "tier": "only rows with this value; one of: standard, enterprise",
+    },
+    "license_grant_report": {
+        "group_by": "the field to count by; one of: stock_photo_id, licensing_client_id, usage, status",
+        "stock_photo_id": "only rows with this value; the id of a stock photo, like sph-0001 (search first for it)",
+        "licensing_client_id": "only rows with this value; the id of a licensing client, like lcl-0001 (search first for it)",
+        "usage": "only rows with this value; one of: web_editorial, print_editorial, advertising, broadcast",
+        "status": "only rows with this value; one of: issued, revoked, expired",
+    },
+    "credit_topup_report": {
+        "group_by": "the field to count by; one of: licensing_client_id, paid_via",
+        "licensing_client_id": "only rows with this value; the id of a licensing client, like lcl-0001 (search first for it)",
+        "paid_via": "only rows with this value; one of: invoice, card, wire",
+    },
+    "license_grant_expire_many": {"license_grant_ids": "the ids of the license grants to change, like lgr-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: stock_photos, licensing_clients, license_grants, credit_topups",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

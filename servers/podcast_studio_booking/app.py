@@ -531,3 +531,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "recording_studio_search": {
+        "name": "matches any part of the text, ignoring case",
+        "has_video": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "recording_studio_get": {
+        "recording_studio_id": "the id of a recording studio, like rst-0001 (search first for it)"
+    },
+    "audio_engineer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: recording, mixing, live_stream, video",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "podcast_show_search": {
+        "title": "matches any part of the text, ignoring case",
+        "host": "matches any part of the text, ignoring case",
+        "format": "one of: solo, interview, panel, video_podcast",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "studio_session_search": {
+        "podcast_show_id": "the id of a podcast show, like shw-0001 (search first for it)",
+        "recording_studio_id": "the id of a recording studio, like rst-0001 (search first for it)",
+        "audio_engineer_id": "the id of a audio engineer, like aen-0001 (search first for it)",
+        "status": "one of: pencilled, confirmed, recording, wrapped, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "studio_session_get": {"studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)"},
+    "studio_session_pencil": {
+        "podcast_show_id": "the id of a podcast show, like shw-0001 (search first for it)",
+        "recording_studio_id": "the id of a recording studio, like rst-0001 (search first for it)",
+        "audio_engineer_id": "the id of a audio engineer, like aen-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "people": "host plus guests in the room; from 1 to 6",
+    },
+    "studio_session_move": {
+        "studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)",
+        "recording_studio_id": "the id of a recording studio, like rst-0001 (search first for it)",
+        "audio_engineer_id": "the id of a audio engineer, like aen-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "studio_session_confirm": {"studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)"},
+    "studio_session_start_recording": {
+        "studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)"
+    },
+    "studio_session_wrap": {"studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)"},
+    "studio_session_cancel": {"studio_session_id": "the id of a studio session, like ssn-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "recording_studio_report": {
+        "group_by": "the field to count by; one of: has_video",
+        "has_video": "only rows with this value; true or false",
+    },
+    "audio_engineer_report": {
+        "group_by": "the field to count by; one of: specialty",
+        "specialty": "only rows with this value; one of: recording, mixing, live_stream, video",
+    },
+    "podcast_show_report": {
+        "group_by": "the field to count by; one of: format",
+        "format": "only rows with this value; one of: solo, interview, panel, video_podcast",
+    },
+    "studio_session_report": {
+        "group_by": "the field to count by; one of: podcast_show_id, recording_studio_id, audio_engineer_id, status",
+        "podcast_show_id": "only rows with this value; the id of a podcast show, like shw-0001 (search first for it)",
+        "recording_studio_id": "only rows with this value; the id of a recording studio, like rst-0001 (search first for it)",
+        "audio_engineer_id": "only rows with this value; the id of a audio engineer, like aen-0001 (search first for it)",
+        "status": "only rows with this value; one of: pencilled, confirmed, recording, wrapped, cancelled",
+    },
+    "studio_session_cancel_many": {"studio_session_ids": "the ids of the studio sessions to change, like ssn-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: recording_studios, audio_engineers, podcast_shows, studio_sessions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -463,3 +463,90 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "policyholder_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "home_policy_search": {
+        "policyholder_id": "the id of a policyholder, like plh-0001 (search first for it)",
+        "policy_number": "matches any part of the text, ignoring case",
+        "status": "one of: in_force, pending_cancellation, cancelled, non_renewed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "home_policy_get": {"home_policy_id": "the id of a home policy, like hpol-0001 (search first for it)"},
+    "home_policy_rescind_cancellation": {
+        "home_policy_id": "the id of a home policy, like hpol-0001 (search first for it)"
+    },
+    "home_policy_request_cancellation": {
+        "home_policy_id": "the id of a home policy, like hpol-0001 (search first for it)"
+    },
+    "endorsement_request_open": {
+        "home_policy_id": "the id of a home policy, like hpol-0001 (search first for it)",
+        "change_type": "one of: schedule_jewelry, change_mortgagee, raise_deductible, increase_dwelling_limit, add_water_backup",
+    },
+    "endorsement_request_search": {
+        "home_policy_id": "the id of a home policy, like hpol-0001 (search first for it)",
+        "change_type": "one of: schedule_jewelry, change_mortgagee, raise_deductible, increase_dwelling_limit, add_water_backup",
+        "status": "one of: requested, quoted_to_customer, customer_approved, issued, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "endorsement_request_quote": {
+        "endorsement_request_id": "the id of a endorsement request, like enr-0001 (search first for it)",
+        "premium_change": "from -300 to 450",
+    },
+    "endorsement_request_customer_approve": {
+        "endorsement_request_id": "the id of a endorsement request, like enr-0001 (search first for it)"
+    },
+    "endorsement_request_issue": {
+        "endorsement_request_id": "the id of a endorsement request, like enr-0001 (search first for it)"
+    },
+    "endorsement_request_withdraw": {
+        "endorsement_request_id": "the id of a endorsement request, like enr-0001 (search first for it)"
+    },
+    "service_interaction_log": {
+        "policyholder_id": "the id of a policyholder, like plh-0001 (search first for it)",
+        "channel": "one of: phone, chat, email",
+        "topic": "topic",
+        "summary": "summary",
+    },
+    "service_interaction_search": {
+        "policyholder_id": "the id of a policyholder, like plh-0001 (search first for it)",
+        "channel": "one of: phone, chat, email",
+        "topic": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "home_policy_report": {
+        "group_by": "the field to count by; one of: policyholder_id, status",
+        "policyholder_id": "only rows with this value; the id of a policyholder, like plh-0001 (search first for it)",
+        "status": "only rows with this value; one of: in_force, pending_cancellation, cancelled, non_renewed",
+    },
+    "endorsement_request_report": {
+        "group_by": "the field to count by; one of: home_policy_id, change_type, status",
+        "home_policy_id": "only rows with this value; the id of a home policy, like hpol-0001 (search first for it)",
+        "change_type": "only rows with this value; one of: schedule_jewelry, change_mortgagee, raise_deductible, increase_dwelling_limit, add_water_backup",
+        "status": "only rows with this value; one of: requested, quoted_to_customer, customer_approved, issued, withdrawn",
+    },
+    "service_interaction_report": {
+        "group_by": "the field to count by; one of: policyholder_id, channel",
+        "policyholder_id": "only rows with this value; the id of a policyholder, like plh-0001 (search first for it)",
+        "channel": "only rows with this value; one of: phone, chat, email",
+    },
+    "endorsement_request_withdraw_many": {
+        "endorsement_request_ids": "the ids of the endorsement requests to change, like enr-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: policyholders, home_policies, endorsement_requests, service_interactions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -488,3 +488,78 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "insured_account_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "billing_plan": "one of: annual, semiannual, quarterly, monthly",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "insured_account_get": {"insured_account_id": "the id of a insured account, like ina-0001 (search first for it)"},
+    "installment_search": {
+        "insured_account_id": "the id of a insured account, like ina-0001 (search first for it)",
+        "policy_ref": "matches any part of the text, ignoring case",
+        "status": "one of: billed, paid, past_due, written_off",
+        "due_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "installment_bill": {
+        "insured_account_id": "the id of a insured account, like ina-0001 (search first for it)",
+        "policy_ref": "policy ref",
+        "amount": "from 40 to 1600",
+        "due_date": "a date as YYYY-MM-DD",
+    },
+    "installment_mark_paid": {"installment_id": "the id of a installment, like inst-0001 (search first for it)"},
+    "installment_mark_past_due": {"installment_id": "the id of a installment, like inst-0001 (search first for it)"},
+    "installment_write_off": {"installment_id": "the id of a installment, like inst-0001 (search first for it)"},
+    "premium_receipt_apply": {
+        "insured_account_id": "the id of a insured account, like ina-0001 (search first for it)",
+        "amount": "from 40 to 1600",
+        "method": "one of: ach, card, check, agency_sweep",
+        "received_on": "a date as YYYY-MM-DD",
+    },
+    "premium_receipt_search": {
+        "insured_account_id": "the id of a insured account, like ina-0001 (search first for it)",
+        "method": "one of: ach, card, check, agency_sweep",
+        "received_on": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "premium_refund_request": {
+        "insured_account_id": "the id of a insured account, like ina-0001 (search first for it)",
+        "amount": "from 5 to 450",
+        "reason": "reason",
+    },
+    "premium_refund_approve": {"premium_refund_id": "the id of a premium refund, like prf-0001 (search first for it)"},
+    "premium_refund_issue": {"premium_refund_id": "the id of a premium refund, like prf-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "insured_account_report": {
+        "group_by": "the field to count by; one of: billing_plan",
+        "billing_plan": "only rows with this value; one of: annual, semiannual, quarterly, monthly",
+    },
+    "installment_report": {
+        "group_by": "the field to count by; one of: insured_account_id, status",
+        "insured_account_id": "only rows with this value; the id of a insured account, like ina-0001 (search first for it)",
+        "status": "only rows with this value; one of: billed, paid, past_due, written_off",
+    },
+    "premium_receipt_report": {
+        "group_by": "the field to count by; one of: insured_account_id, method",
+        "insured_account_id": "only rows with this value; the id of a insured account, like ina-0001 (search first for it)",
+        "method": "only rows with this value; one of: ach, card, check, agency_sweep",
+    },
+    "premium_refund_report": {
+        "group_by": "the field to count by; one of: insured_account_id, status",
+        "insured_account_id": "only rows with this value; the id of a insured account, like ina-0001 (search first for it)",
+        "status": "only rows with this value; one of: requested, approved, issued",
+    },
+    "installment_write_off_many": {"installment_ids": "the ids of the installments to change, like inst-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: insured_accounts, installments, premium_receipts, premium_refunds",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

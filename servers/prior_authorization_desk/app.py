@@ -556,3 +556,106 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "payer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "portal": "one of: availity, covermymeds, payer_website, fax",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "authorization_request_search": {
+        "patient_name": "matches any part of the text, ignoring case",
+        "member_id": "matches any part of the text, ignoring case",
+        "payer_id": "the id of a payer, like pyr-0001 (search first for it)",
+        "service": "matches any part of the text, ignoring case",
+        "status": "one of: draft, submitted, pending_info, approved, denied, appealed, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "authorization_request_get": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)"
+    },
+    "authorization_request_draft": {
+        "patient_name": "patient name",
+        "member_id": "member id",
+        "payer_id": "the id of a payer, like pyr-0001 (search first for it)",
+        "service": "service",
+        "cpt_code": "cpt code",
+        "ordering_provider": "ordering provider",
+        "decision_due": "a date as YYYY-MM-DD",
+    },
+    "authorization_request_submit": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)"
+    },
+    "authorization_request_hold_for_info": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)"
+    },
+    "authorization_request_record_approval": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "auth_number": "auth number",
+    },
+    "authorization_request_record_denial": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "denial_reason": "denial reason",
+    },
+    "authorization_request_withdraw": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)"
+    },
+    "clinical_document_search": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "doc_type": "one of: progress_note, imaging_report, pt_notes, letter_of_medical_necessity, lab_result",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "clinical_document_attach": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "doc_type": "one of: progress_note, imaging_report, pt_notes, letter_of_medical_necessity, lab_result",
+        "pages": "from 1 to 18",
+        "attached_on": "a date as YYYY-MM-DD",
+    },
+    "appeal_search": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "level": "one of: first_level, second_level, external_review",
+        "status": "one of: filed, under_review, overturned, upheld",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "appeal_file": {
+        "authorization_request_id": "the id of a authorization request, like par-0001 (search first for it)",
+        "level": "one of: first_level, second_level, external_review",
+        "grounds": "grounds",
+        "filed": "a date as YYYY-MM-DD",
+    },
+    "appeal_mark_overturned": {"appeal_id": "the id of a appeal, like apl-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "payer_report": {
+        "group_by": "the field to count by; one of: portal",
+        "portal": "only rows with this value; one of: availity, covermymeds, payer_website, fax",
+    },
+    "authorization_request_report": {
+        "group_by": "the field to count by; one of: payer_id, status",
+        "payer_id": "only rows with this value; the id of a payer, like pyr-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, submitted, pending_info, approved, denied, appealed, withdrawn",
+    },
+    "clinical_document_report": {
+        "group_by": "the field to count by; one of: authorization_request_id, doc_type",
+        "authorization_request_id": "only rows with this value; the id of a authorization request, like par-0001 (search first for it)",
+        "doc_type": "only rows with this value; one of: progress_note, imaging_report, pt_notes, letter_of_medical_necessity, lab_result",
+    },
+    "appeal_report": {
+        "group_by": "the field to count by; one of: authorization_request_id, level, status",
+        "authorization_request_id": "only rows with this value; the id of a authorization request, like par-0001 (search first for it)",
+        "level": "only rows with this value; one of: first_level, second_level, external_review",
+        "status": "only rows with this value; one of: filed, under_review, overturned, upheld",
+    },
+    "authorization_request_withdraw_many": {
+        "authorization_request_ids": "the ids of the authorization requests to change, like par-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: payers, authorization_requests, clinical_documents, appeals",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -508,3 +508,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "volunteer_attorney_search": {
+        "name": "matches any part of the text, ignoring case",
+        "practice_area": "one of: housing, immigration, family, consumer_debt, veterans_benefits",
+        "language": "matches any part of the text, ignoring case",
+        "county": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "volunteer_attorney_get": {
+        "volunteer_attorney_id": "the id of a volunteer attorney, like vat-0001 (search first for it)"
+    },
+    "volunteer_attorney_set_capacity": {
+        "volunteer_attorney_id": "the id of a volunteer attorney, like vat-0001 (search first for it)",
+        "max_cases": "from 1 to 4",
+    },
+    "legal_aid_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "practice_area_need": "one of: housing, immigration, family, consumer_debt, veterans_benefits",
+        "language": "matches any part of the text, ignoring case",
+        "county": "matches any part of the text, ignoring case",
+        "urgency": "one of: standard, hearing_within_30_days, emergency",
+        "status": "one of: waiting, offered, placed, referred_out",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "legal_aid_client_get": {
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)"
+    },
+    "legal_aid_client_intake": {
+        "name": "name",
+        "phone": "phone",
+        "practice_area_need": "one of: housing, immigration, family, consumer_debt, veterans_benefits",
+        "language": "language",
+        "county": "county",
+        "urgency": "one of: standard, hearing_within_30_days, emergency",
+    },
+    "legal_aid_client_refer_out": {
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)"
+    },
+    "case_placement_search": {
+        "volunteer_attorney_id": "the id of a volunteer attorney, like vat-0001 (search first for it)",
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)",
+        "status": "one of: offered, accepted, declined, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "case_placement_offer": {
+        "volunteer_attorney_id": "the id of a volunteer attorney, like vat-0001 (search first for it)",
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)",
+        "offered_on": "a date as YYYY-MM-DD",
+    },
+    "case_placement_accept": {"case_placement_id": "the id of a case placement, like plc-0001 (search first for it)"},
+    "legal_aid_client_mark_placed": {
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)"
+    },
+    "case_placement_decline": {"case_placement_id": "the id of a case placement, like plc-0001 (search first for it)"},
+    "legal_aid_client_return_to_waitlist": {
+        "legal_aid_client_id": "the id of a legal aid client, like lac-0001 (search first for it)"
+    },
+    "case_placement_close": {"case_placement_id": "the id of a case placement, like plc-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "volunteer_attorney_report": {
+        "group_by": "the field to count by; one of: practice_area",
+        "practice_area": "only rows with this value; one of: housing, immigration, family, consumer_debt, veterans_benefits",
+    },
+    "legal_aid_client_report": {
+        "group_by": "the field to count by; one of: practice_area_need, urgency, status",
+        "practice_area_need": "only rows with this value; one of: housing, immigration, family, consumer_debt, veterans_benefits",
+        "urgency": "only rows with this value; one of: standard, hearing_within_30_days, emergency",
+        "status": "only rows with this value; one of: waiting, offered, placed, referred_out",
+    },
+    "case_placement_report": {
+        "group_by": "the field to count by; one of: volunteer_attorney_id, legal_aid_client_id, status",
+        "volunteer_attorney_id": "only rows with this value; the id of a volunteer attorney, like vat-0001 (search first for it)",
+        "legal_aid_client_id": "only rows with this value; the id of a legal aid client, like lac-0001 (search first for it)",
+        "status": "only rows with this value; one of: offered, accepted, declined, closed",
+    },
+    "case_placement_decline_many": {"case_placement_ids": "the ids of the case placements to change, like plc-0001"},
+    "case_placement_close_many": {"case_placement_ids": "the ids of the case placements to change, like plc-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: volunteer_attorneys, legal_aid_clients, case_placements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -592,3 +592,108 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "work_center_search": {
+        "name": "matches any part of the text, ignoring case",
+        "process": "one of: milling, turning, grinding, assembly, finishing",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tooling_fixture_search": {
+        "name": "matches any part of the text, ignoring case",
+        "compatible_process": "one of: milling, turning, grinding, assembly, finishing",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "machine_operator_search": {
+        "name": "matches any part of the text, ignoring case",
+        "certified_process": "one of: milling, turning, grinding, assembly, finishing",
+        "shift": "one of: first, second",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "production_order_search": {
+        "order_number": "matches any part of the text, ignoring case",
+        "customer": "matches any part of the text, ignoring case",
+        "status": "one of: released, scheduled, running, completed, on_hold",
+        "due_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "production_order_get": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)"
+    },
+    "operation_run_plan": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)",
+        "work_center_id": "the id of a work center, like wc-0001 (search first for it)",
+        "tooling_fixture_id": "the id of a tooling fixture, like tfx-0001 (search first for it)",
+        "machine_operator_id": "the id of a machine operator, like mop-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "operation_run_search": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)",
+        "work_center_id": "the id of a work center, like wc-0001 (search first for it)",
+        "tooling_fixture_id": "the id of a tooling fixture, like tfx-0001 (search first for it)",
+        "machine_operator_id": "the id of a machine operator, like mop-0001 (search first for it)",
+        "status": "one of: planned, in_progress, done, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "operation_run_reschedule": {
+        "operation_run_id": "the id of a operation run, like opr-0001 (search first for it)",
+        "work_center_id": "the id of a work center, like wc-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "operation_run_start": {"operation_run_id": "the id of a operation run, like opr-0001 (search first for it)"},
+    "operation_run_finish": {"operation_run_id": "the id of a operation run, like opr-0001 (search first for it)"},
+    "operation_run_cancel": {"operation_run_id": "the id of a operation run, like opr-0001 (search first for it)"},
+    "production_order_schedule": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)"
+    },
+    "production_order_hold": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)"
+    },
+    "production_order_complete": {
+        "production_order_id": "the id of a production order, like pdo-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "work_center_report": {
+        "group_by": "the field to count by; one of: process",
+        "process": "only rows with this value; one of: milling, turning, grinding, assembly, finishing",
+    },
+    "tooling_fixture_report": {
+        "group_by": "the field to count by; one of: compatible_process",
+        "compatible_process": "only rows with this value; one of: milling, turning, grinding, assembly, finishing",
+    },
+    "machine_operator_report": {
+        "group_by": "the field to count by; one of: certified_process, shift",
+        "certified_process": "only rows with this value; one of: milling, turning, grinding, assembly, finishing",
+        "shift": "only rows with this value; one of: first, second",
+    },
+    "production_order_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: released, scheduled, running, completed, on_hold",
+    },
+    "operation_run_report": {
+        "group_by": "the field to count by; one of: production_order_id, work_center_id, tooling_fixture_id, machine_operator_id, status",
+        "production_order_id": "only rows with this value; the id of a production order, like pdo-0001 (search first for it)",
+        "work_center_id": "only rows with this value; the id of a work center, like wc-0001 (search first for it)",
+        "tooling_fixture_id": "only rows with this value; the id of a tooling fixture, like tfx-0001 (search first for it)",
+        "machine_operator_id": "only rows with this value; the id of a machine operator, like mop-0001 (search first for it)",
+        "status": "only rows with this value; one of: planned, in_progress, done, cancelled",
+    },
+    "operation_run_finish_many": {"operation_run_ids": "the ids of the operation runs to change, like opr-0001"},
+    "operation_run_cancel_many": {"operation_run_ids": "the ids of the operation runs to change, like opr-0001"},
+    "production_order_complete_many": {
+        "production_order_ids": "the ids of the production orders to change, like pdo-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: work_centers, tooling_fixtures, machine_operators, production_orders, operation_runs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

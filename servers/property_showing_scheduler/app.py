@@ -496,3 +496,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "home_listing_search": {
+        "address": "matches any part of the text, ignoring case",
+        "city": "matches any part of the text, ignoring case",
+        "bedrooms": "from 1 to 6",
+        "status": "one of: active, under_contract, sold, withdrawn",
+        "listing_agent": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "home_listing_get": {"home_listing_id": "the id of a home listing, like hls-0001 (search first for it)"},
+    "buyer_agent_search": {
+        "name": "matches any part of the text, ignoring case",
+        "brokerage": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "showing_request": {
+        "home_listing_id": "the id of a home listing, like hls-0001 (search first for it)",
+        "buyer_agent_id": "the id of a buyer agent, like bag-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "showing_search": {
+        "home_listing_id": "the id of a home listing, like hls-0001 (search first for it)",
+        "buyer_agent_id": "the id of a buyer agent, like bag-0001 (search first for it)",
+        "status": "one of: requested, confirmed, completed, cancelled, declined_by_seller",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "showing_confirm": {"showing_id": "the id of a showing, like shw-0001 (search first for it)"},
+    "showing_decline": {"showing_id": "the id of a showing, like shw-0001 (search first for it)"},
+    "showing_reschedule": {
+        "showing_id": "the id of a showing, like shw-0001 (search first for it)",
+        "home_listing_id": "the id of a home listing, like hls-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "showing_complete": {"showing_id": "the id of a showing, like shw-0001 (search first for it)"},
+    "showing_cancel": {"showing_id": "the id of a showing, like shw-0001 (search first for it)"},
+    "showing_feedback_record": {
+        "showing_id": "the id of a showing, like shw-0001 (search first for it)",
+        "interest_level": "one of: none, low, medium, high",
+        "price_opinion": "one of: too_high, fair, good_value",
+        "comments": "comments",
+    },
+    "showing_feedback_search": {
+        "showing_id": "the id of a showing, like shw-0001 (search first for it)",
+        "interest_level": "one of: none, low, medium, high",
+        "price_opinion": "one of: too_high, fair, good_value",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "home_listing_mark_under_contract": {
+        "home_listing_id": "the id of a home listing, like hls-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "home_listing_report": {
+        "group_by": "the field to count by; one of: occupied, status",
+        "occupied": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: active, under_contract, sold, withdrawn",
+    },
+    "showing_report": {
+        "group_by": "the field to count by; one of: home_listing_id, buyer_agent_id, status",
+        "home_listing_id": "only rows with this value; the id of a home listing, like hls-0001 (search first for it)",
+        "buyer_agent_id": "only rows with this value; the id of a buyer agent, like bag-0001 (search first for it)",
+        "status": "only rows with this value; one of: requested, confirmed, completed, cancelled, declined_by_seller",
+    },
+    "showing_feedback_report": {
+        "group_by": "the field to count by; one of: showing_id, interest_level, price_opinion",
+        "showing_id": "only rows with this value; the id of a showing, like shw-0001 (search first for it)",
+        "interest_level": "only rows with this value; one of: none, low, medium, high",
+        "price_opinion": "only rows with this value; one of: too_high, fair, good_value",
+    },
+    "showing_complete_many": {"showing_ids": "the ids of the showings to change, like shw-0001"},
+    "showing_cancel_many": {"showing_ids": "the ids of the showings to change, like shw-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: home_listings, buyer_agents, showings, showing_feedback",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

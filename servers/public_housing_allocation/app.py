@@ -601,3 +601,99 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "housing_applicant_search": {
+        "head_of_household": "matches any part of the text, ignoring case",
+        "priority": "one of: emergency, homeless, veteran, standard",
+        "preferred_district": "one of: riverside, old_town, northgate, eastfield",
+        "needs_accessible": "true or false",
+        "household_size": "from 1 to 7",
+        "status": "one of: waiting, offered, housed, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "housing_applicant_get": {
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)"
+    },
+    "housing_applicant_withdraw": {
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)"
+    },
+    "housing_unit_search": {
+        "district": "one of: riverside, old_town, northgate, eastfield",
+        "bedrooms": "from 0 to 4",
+        "accessible": "true or false",
+        "status": "one of: vacant, offered, leased, under_repair",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "housing_unit_get": {"housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)"},
+    "housing_unit_mark_ready": {"housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)"},
+    "unit_offer_search": {
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)",
+        "housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)",
+        "status": "one of: pending, accepted, declined, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "unit_offer_make": {
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)",
+        "housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)",
+        "household_size": "from 1 to 7",
+        "offered_on": "a date as YYYY-MM-DD",
+        "respond_by": "a date as YYYY-MM-DD",
+    },
+    "unit_offer_accept": {"unit_offer_id": "the id of a unit offer, like uof-0001 (search first for it)"},
+    "unit_offer_decline": {"unit_offer_id": "the id of a unit offer, like uof-0001 (search first for it)"},
+    "unit_offer_expire": {"unit_offer_id": "the id of a unit offer, like uof-0001 (search first for it)"},
+    "housing_tenancy_search": {
+        "housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)",
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)",
+        "status": "one of: active, ended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "housing_tenancy_start": {
+        "housing_unit_id": "the id of a housing unit, like hun-0001 (search first for it)",
+        "housing_applicant_id": "the id of a housing applicant, like hap-0001 (search first for it)",
+        "lease_start": "a date as YYYY-MM-DD",
+        "monthly_rent": "from 320 to 1150",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "housing_applicant_report": {
+        "group_by": "the field to count by; one of: needs_accessible, priority, preferred_district, status",
+        "needs_accessible": "only rows with this value; true or false",
+        "priority": "only rows with this value; one of: emergency, homeless, veteran, standard",
+        "preferred_district": "only rows with this value; one of: riverside, old_town, northgate, eastfield",
+        "status": "only rows with this value; one of: waiting, offered, housed, withdrawn",
+    },
+    "housing_unit_report": {
+        "group_by": "the field to count by; one of: district, accessible, status",
+        "district": "only rows with this value; one of: riverside, old_town, northgate, eastfield",
+        "accessible": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: vacant, offered, leased, under_repair",
+    },
+    "unit_offer_report": {
+        "group_by": "the field to count by; one of: housing_applicant_id, housing_unit_id, status",
+        "housing_applicant_id": "only rows with this value; the id of a housing applicant, like hap-0001 (search first for it)",
+        "housing_unit_id": "only rows with this value; the id of a housing unit, like hun-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, accepted, declined, expired",
+    },
+    "housing_tenancy_report": {
+        "group_by": "the field to count by; one of: housing_unit_id, housing_applicant_id, status",
+        "housing_unit_id": "only rows with this value; the id of a housing unit, like hun-0001 (search first for it)",
+        "housing_applicant_id": "only rows with this value; the id of a housing applicant, like hap-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, ended",
+    },
+    "housing_applicant_withdraw_many": {
+        "housing_applicant_ids": "the ids of the housing applicants to change, like hap-0001"
+    },
+    "unit_offer_decline_many": {"unit_offer_ids": "the ids of the unit offers to change, like uof-0001"},
+    "unit_offer_expire_many": {"unit_offer_ids": "the ids of the unit offers to change, like uof-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: housing_applicants, housing_units, unit_offers, housing_tenancies",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -485,3 +485,94 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "race_participant_search": {
+        "bib_number": "matches any part of the text, ignoring case",
+        "name": "matches any part of the text, ignoring case",
+        "event": "one of: marathon, half_marathon, ten_k",
+        "gender": "one of: female, male, nonbinary",
+        "age_group": "matches any part of the text, ignoring case",
+        "status": "one of: registered, started, finished, dnf, disqualified",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "race_participant_get": {"race_participant_id": "the id of a race participant, like rp-0001 (search first for it)"},
+    "race_participant_mark_finished": {
+        "race_participant_id": "the id of a race participant, like rp-0001 (search first for it)"
+    },
+    "race_participant_mark_dnf": {
+        "race_participant_id": "the id of a race participant, like rp-0001 (search first for it)"
+    },
+    "race_participant_disqualify": {
+        "race_participant_id": "the id of a race participant, like rp-0001 (search first for it)"
+    },
+    "timing_point_search": {
+        "name": "matches any part of the text, ignoring case",
+        "decoder": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "chip_read_batch_search": {
+        "timing_point_id": "the id of a timing point, like tpt-0001 (search first for it)",
+        "batch_seq": "matches any part of the text, ignoring case",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: received, applied, failed, retrying, dead_lettered",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "chip_read_batch_ingest": {
+        "timing_point_id": "the id of a timing point, like tpt-0001 (search first for it)",
+        "batch_seq": "batch seq",
+        "reads": "from 20 to 900",
+        "received_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "attempts": "from 0 to 4",
+    },
+    "chip_read_batch_apply": {"chip_read_batch_id": "the id of a chip read batch, like crb-0001 (search first for it)"},
+    "chip_read_batch_mark_failed": {
+        "chip_read_batch_id": "the id of a chip read batch, like crb-0001 (search first for it)",
+        "error": "error",
+    },
+    "chip_read_batch_retry": {
+        "chip_read_batch_id": "the id of a chip read batch, like crb-0001 (search first for it)",
+        "attempts": "from 0 to 4",
+    },
+    "chip_read_batch_dead_letter": {
+        "chip_read_batch_id": "the id of a chip read batch, like crb-0001 (search first for it)"
+    },
+    "result_correction_search": {
+        "race_participant_id": "the id of a race participant, like rp-0001 (search first for it)",
+        "status": "one of: submitted, approved, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "result_correction_approve": {
+        "result_correction_id": "the id of a result correction, like rco-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "race_participant_report": {
+        "group_by": "the field to count by; one of: event, gender, status",
+        "event": "only rows with this value; one of: marathon, half_marathon, ten_k",
+        "gender": "only rows with this value; one of: female, male, nonbinary",
+        "status": "only rows with this value; one of: registered, started, finished, dnf, disqualified",
+    },
+    "chip_read_batch_report": {
+        "group_by": "the field to count by; one of: timing_point_id, status",
+        "timing_point_id": "only rows with this value; the id of a timing point, like tpt-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, applied, failed, retrying, dead_lettered",
+    },
+    "result_correction_report": {
+        "group_by": "the field to count by; one of: race_participant_id, status",
+        "race_participant_id": "only rows with this value; the id of a race participant, like rp-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, approved, rejected",
+    },
+    "race_participant_mark_finished_many": {
+        "race_participant_ids": "the ids of the race participants to change, like rp-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: race_participants, timing_points, chip_read_batches, result_corrections",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -527,3 +527,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "raw_material_search": {
+        "material_code": "matches any part of the text, ignoring case",
+        "description": "matches any part of the text, ignoring case",
+        "unit": "one of: kg, liter, drum, bag",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "raw_material_get": {"raw_material_id": "the id of a raw material, like rmt-0001 (search first for it)"},
+    "material_lot_search": {
+        "raw_material_id": "the id of a raw material, like rmt-0001 (search first for it)",
+        "lot_number": "matches any part of the text, ignoring case",
+        "supplier": "matches any part of the text, ignoring case",
+        "status": "one of: quarantine, released, consumed, rejected",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "material_lot_receive": {
+        "raw_material_id": "the id of a raw material, like rmt-0001 (search first for it)",
+        "lot_number": "lot number",
+        "supplier": "supplier",
+        "qty_remaining": "from 0 to 2000",
+        "expiry_date": "a date as YYYY-MM-DD",
+    },
+    "material_lot_release": {"material_lot_id": "the id of a material lot, like mlt-0001 (search first for it)"},
+    "material_lot_reject": {"material_lot_id": "the id of a material lot, like mlt-0001 (search first for it)"},
+    "job_order_search": {
+        "job_number": "matches any part of the text, ignoring case",
+        "product": "matches any part of the text, ignoring case",
+        "status": "one of: planned, kitted, in_production, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "material_issue_post": {
+        "job_order_id": "the id of a job order, like job-0001 (search first for it)",
+        "raw_material_id": "the id of a raw material, like rmt-0001 (search first for it)",
+        "material_lot_id": "the id of a material lot, like mlt-0001 (search first for it)",
+        "quantity": "from 5 to 400",
+        "issued_by": "issued by",
+    },
+    "material_issue_search": {
+        "job_order_id": "the id of a job order, like job-0001 (search first for it)",
+        "raw_material_id": "the id of a raw material, like rmt-0001 (search first for it)",
+        "material_lot_id": "the id of a material lot, like mlt-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "job_order_mark_kitted": {"job_order_id": "the id of a job order, like job-0001 (search first for it)"},
+    "job_order_start": {"job_order_id": "the id of a job order, like job-0001 (search first for it)"},
+    "job_order_close": {"job_order_id": "the id of a job order, like job-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "raw_material_report": {
+        "group_by": "the field to count by; one of: unit",
+        "unit": "only rows with this value; one of: kg, liter, drum, bag",
+    },
+    "material_lot_report": {
+        "group_by": "the field to count by; one of: raw_material_id, status",
+        "raw_material_id": "only rows with this value; the id of a raw material, like rmt-0001 (search first for it)",
+        "status": "only rows with this value; one of: quarantine, released, consumed, rejected",
+    },
+    "job_order_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: planned, kitted, in_production, closed",
+    },
+    "material_issue_report": {
+        "group_by": "the field to count by; one of: job_order_id, raw_material_id, material_lot_id",
+        "job_order_id": "only rows with this value; the id of a job order, like job-0001 (search first for it)",
+        "raw_material_id": "only rows with this value; the id of a raw material, like rmt-0001 (search first for it)",
+        "material_lot_id": "only rows with this value; the id of a material lot, like mlt-0001 (search first for it)",
+    },
+    "material_lot_release_many": {"material_lot_ids": "the ids of the material lots to change, like mlt-0001"},
+    "material_lot_reject_many": {"material_lot_ids": "the ids of the material lots to change, like mlt-0001"},
+    "job_order_close_many": {"job_order_ids": "the ids of the job orders to change, like job-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: raw_materials, material_lots, job_orders, material_issues",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

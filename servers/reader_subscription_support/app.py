@@ -525,3 +525,98 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "subscriber_account_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "plan": "one of: digital_basic, digital_plus, print_weekend, print_daily, all_access",
+        "delivery_address": "matches any part of the text, ignoring case",
+        "status": "one of: active, paused, past_due, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "subscriber_account_get": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)"
+    },
+    "subscriber_account_change_plan": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)",
+        "plan": "one of: digital_basic, digital_plus, print_weekend, print_daily, all_access",
+        "monthly_price": "from 4.99 to 59.99",
+    },
+    "subscriber_account_pause": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)"
+    },
+    "subscriber_account_reactivate": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)"
+    },
+    "subscriber_account_cancel": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)"
+    },
+    "reader_ticket_search": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)",
+        "topic": "one of: missed_delivery, billing_dispute, login_issue, cancellation, plan_change, holiday_pause",
+        "status": "one of: open, pending_customer, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "reader_ticket_open": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)",
+        "topic": "one of: missed_delivery, billing_dispute, login_issue, cancellation, plan_change, holiday_pause",
+        "channel": "one of: chat, phone, email",
+        "opened_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "reader_ticket_await_customer": {
+        "reader_ticket_id": "the id of a reader ticket, like rtk-0001 (search first for it)"
+    },
+    "reader_ticket_resolve": {"reader_ticket_id": "the id of a reader ticket, like rtk-0001 (search first for it)"},
+    "billing_credit_issue": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)",
+        "amount": "from 1 to 40",
+        "reason": "one of: missed_delivery, damaged_paper, double_charge, goodwill",
+        "issued_by": "issued by",
+    },
+    "retention_offer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "offer_acceptance_record": {
+        "subscriber_account_id": "the id of a subscriber account, like sbs-0001 (search first for it)",
+        "retention_offer_id": "the id of a retention offer, like rof-0001 (search first for it)",
+        "accepted_on": "a date as YYYY-MM-DD",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "subscriber_account_report": {
+        "group_by": "the field to count by; one of: plan, status",
+        "plan": "only rows with this value; one of: digital_basic, digital_plus, print_weekend, print_daily, all_access",
+        "status": "only rows with this value; one of: active, paused, past_due, cancelled",
+    },
+    "reader_ticket_report": {
+        "group_by": "the field to count by; one of: subscriber_account_id, topic, channel, status",
+        "subscriber_account_id": "only rows with this value; the id of a subscriber account, like sbs-0001 (search first for it)",
+        "topic": "only rows with this value; one of: missed_delivery, billing_dispute, login_issue, cancellation, plan_change, holiday_pause",
+        "channel": "only rows with this value; one of: chat, phone, email",
+        "status": "only rows with this value; one of: open, pending_customer, resolved",
+    },
+    "billing_credit_report": {
+        "group_by": "the field to count by; one of: subscriber_account_id, reason",
+        "subscriber_account_id": "only rows with this value; the id of a subscriber account, like sbs-0001 (search first for it)",
+        "reason": "only rows with this value; one of: missed_delivery, damaged_paper, double_charge, goodwill",
+    },
+    "offer_acceptance_report": {
+        "group_by": "the field to count by; one of: subscriber_account_id, retention_offer_id",
+        "subscriber_account_id": "only rows with this value; the id of a subscriber account, like sbs-0001 (search first for it)",
+        "retention_offer_id": "only rows with this value; the id of a retention offer, like rof-0001 (search first for it)",
+    },
+    "subscriber_account_cancel_many": {
+        "subscriber_account_ids": "the ids of the subscriber accounts to change, like sbs-0001"
+    },
+    "reader_ticket_resolve_many": {"reader_ticket_ids": "the ids of the reader tickets to change, like rtk-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: subscriber_accounts, reader_tickets, billing_credits, retention_offers, offer_acceptances",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

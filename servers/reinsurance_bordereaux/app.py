@@ -505,3 +505,93 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "treaty_search": {
+        "name": "matches any part of the text, ignoring case",
+        "cedant": "matches any part of the text, ignoring case",
+        "treaty_type": "one of: quota_share, surplus, excess_of_loss",
+        "currency": "one of: USD, EUR, GBP",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "bordereau_search": {
+        "treaty_id": "the id of a treaty, like trt-0001 (search first for it)",
+        "period": "matches any part of the text, ignoring case",
+        "kind": "one of: premium, claims",
+        "status": "one of: uploaded, validated, rejected, reconciled, settled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "bordereau_get": {"bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)"},
+    "bordereau_register": {
+        "treaty_id": "the id of a treaty, like trt-0001 (search first for it)",
+        "period": "period",
+        "kind": "one of: premium, claims",
+        "row_count": "from 40 to 12000",
+        "total_amount": "from 10000 to 9000000",
+    },
+    "bordereau_validate": {"bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)"},
+    "bordereau_reject": {"bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)"},
+    "bordereau_issue_search": {
+        "bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)",
+        "issue_type": "one of: missing_policy_number, cession_pct_mismatch, duplicate_row, currency_mismatch, out_of_period",
+        "status": "one of: open, corrected, waived",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "bordereau_issue_log": {
+        "bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)",
+        "issue_type": "one of: missing_policy_number, cession_pct_mismatch, duplicate_row, currency_mismatch, out_of_period",
+        "row_ref": "row ref",
+        "amount_impact": "from 0 to 80000",
+    },
+    "bordereau_issue_correct": {
+        "bordereau_issue_id": "the id of a bordereau issue, like bis-0001 (search first for it)"
+    },
+    "bordereau_issue_waive": {"bordereau_issue_id": "the id of a bordereau issue, like bis-0001 (search first for it)"},
+    "bordereau_reconcile": {"bordereau_id": "the id of a bordereau, like bdx-0001 (search first for it)"},
+    "settlement_statement_draft": {
+        "treaty_id": "the id of a treaty, like trt-0001 (search first for it)",
+        "period": "period",
+        "net_amount": "from 5000 to 4000000",
+        "direction": "one of: payable_to_reinsurer, receivable_from_reinsurer",
+    },
+    "settlement_statement_agree": {
+        "settlement_statement_id": "the id of a settlement statement, like sst-0001 (search first for it)"
+    },
+    "settlement_statement_mark_paid": {
+        "settlement_statement_id": "the id of a settlement statement, like sst-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "treaty_report": {
+        "group_by": "the field to count by; one of: treaty_type, currency",
+        "treaty_type": "only rows with this value; one of: quota_share, surplus, excess_of_loss",
+        "currency": "only rows with this value; one of: USD, EUR, GBP",
+    },
+    "bordereau_report": {
+        "group_by": "the field to count by; one of: treaty_id, kind, status",
+        "treaty_id": "only rows with this value; the id of a treaty, like trt-0001 (search first for it)",
+        "kind": "only rows with this value; one of: premium, claims",
+        "status": "only rows with this value; one of: uploaded, validated, rejected, reconciled, settled",
+    },
+    "bordereau_issue_report": {
+        "group_by": "the field to count by; one of: bordereau_id, issue_type, status",
+        "bordereau_id": "only rows with this value; the id of a bordereau, like bdx-0001 (search first for it)",
+        "issue_type": "only rows with this value; one of: missing_policy_number, cession_pct_mismatch, duplicate_row, currency_mismatch, out_of_period",
+        "status": "only rows with this value; one of: open, corrected, waived",
+    },
+    "settlement_statement_report": {
+        "group_by": "the field to count by; one of: treaty_id, direction, status",
+        "treaty_id": "only rows with this value; the id of a treaty, like trt-0001 (search first for it)",
+        "direction": "only rows with this value; one of: payable_to_reinsurer, receivable_from_reinsurer",
+        "status": "only rows with this value; one of: draft, agreed, paid",
+    },
+    "bordereau_reject_many": {"bordereau_ids": "the ids of the bordereaux to change, like bdx-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: treaties, bordereaux, bordereau_issues, settlement_statements",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

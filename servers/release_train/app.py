@@ -535,3 +535,101 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "service_component_search": {
+        "name": "matches any part of the text, ignoring case",
+        "owning_team": "matches any part of the text, ignoring case",
+        "tier": "one of: tier1, tier2, tier3",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "release_candidate_search": {
+        "service_component_id": "the id of a service component, like svc-0001 (search first for it)",
+        "version": "matches any part of the text, ignoring case",
+        "release_manager": "matches any part of the text, ignoring case",
+        "status": "one of: planned, code_frozen, qa_signed_off, cab_approved, deployed, rolled_back, aborted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "release_candidate_get": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_plan": {
+        "service_component_id": "the id of a service component, like svc-0001 (search first for it)",
+        "version": "version",
+        "target_date": "a date as YYYY-MM-DD",
+        "release_manager": "release manager",
+    },
+    "release_candidate_freeze": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_qa_signoff": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_cab_approve": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_mark_deployed": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_roll_back": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "release_candidate_abort": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)"
+    },
+    "change_ticket_search": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)",
+        "jira_key": "matches any part of the text, ignoring case",
+        "risk": "one of: low, medium, high",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "change_ticket_attach": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)",
+        "jira_key": "jira key",
+        "summary": "summary",
+        "risk": "one of: low, medium, high",
+    },
+    "production_deploy_search": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)",
+        "environment": "one of: staging, prod_eu, prod_us",
+        "status": "one of: scheduled, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "production_deploy_book_window": {
+        "release_candidate_id": "the id of a release candidate, like rlc-0001 (search first for it)",
+        "environment": "one of: staging, prod_eu, prod_us",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "service_component_report": {
+        "group_by": "the field to count by; one of: tier",
+        "tier": "only rows with this value; one of: tier1, tier2, tier3",
+    },
+    "release_candidate_report": {
+        "group_by": "the field to count by; one of: service_component_id, status",
+        "service_component_id": "only rows with this value; the id of a service component, like svc-0001 (search first for it)",
+        "status": "only rows with this value; one of: planned, code_frozen, qa_signed_off, cab_approved, deployed, rolled_back, aborted",
+    },
+    "change_ticket_report": {
+        "group_by": "the field to count by; one of: release_candidate_id, risk",
+        "release_candidate_id": "only rows with this value; the id of a release candidate, like rlc-0001 (search first for it)",
+        "risk": "only rows with this value; one of: low, medium, high",
+    },
+    "production_deploy_report": {
+        "group_by": "the field to count by; one of: release_candidate_id, environment, status",
+        "release_candidate_id": "only rows with this value; the id of a release candidate, like rlc-0001 (search first for it)",
+        "environment": "only rows with this value; one of: staging, prod_eu, prod_us",
+        "status": "only rows with this value; one of: scheduled, completed, cancelled",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: service_components, release_candidates, change_tickets, production_deploys",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

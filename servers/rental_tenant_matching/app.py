@@ -553,3 +553,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "rental_unit_search": {
+        "building": "matches any part of the text, ignoring case",
+        "neighborhood": "one of: downtown, riverside, university, northgate",
+        "bedrooms": "from 0 to 3",
+        "pets_allowed": "true or false",
+        "status": "one of: available, pending, leased, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_unit_get": {"rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)"},
+    "rental_applicant_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "desired_bedrooms": "from 0 to 3",
+        "preferred_neighborhood": "one of: downtown, riverside, university, northgate",
+        "has_pet": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_applicant_get": {
+        "rental_applicant_id": "the id of a rental applicant, like rap-0001 (search first for it)"
+    },
+    "rental_application_submit": {
+        "rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "the id of a rental applicant, like rap-0001 (search first for it)",
+    },
+    "rental_application_search": {
+        "rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "the id of a rental applicant, like rap-0001 (search first for it)",
+        "status": "one of: submitted, screening, approved, declined, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_application_screen": {
+        "rental_application_id": "the id of a rental application, like rapp-0001 (search first for it)"
+    },
+    "rental_application_approve": {
+        "rental_application_id": "the id of a rental application, like rapp-0001 (search first for it)"
+    },
+    "rental_application_decline": {
+        "rental_application_id": "the id of a rental application, like rapp-0001 (search first for it)"
+    },
+    "lease_offer_send": {
+        "rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "the id of a rental applicant, like rap-0001 (search first for it)",
+        "move_in_date": "a date as YYYY-MM-DD",
+    },
+    "lease_offer_search": {
+        "rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "the id of a rental applicant, like rap-0001 (search first for it)",
+        "status": "one of: sent, signed, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "lease_offer_mark_signed": {"lease_offer_id": "the id of a lease offer, like lof-0001 (search first for it)"},
+    "rental_unit_mark_leased": {"rental_unit_id": "the id of a rental unit, like unt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "rental_unit_report": {
+        "group_by": "the field to count by; one of: neighborhood, pets_allowed, status",
+        "neighborhood": "only rows with this value; one of: downtown, riverside, university, northgate",
+        "pets_allowed": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: available, pending, leased, offline",
+    },
+    "rental_applicant_report": {
+        "group_by": "the field to count by; one of: has_pet, preferred_neighborhood",
+        "has_pet": "only rows with this value; true or false",
+        "preferred_neighborhood": "only rows with this value; one of: downtown, riverside, university, northgate",
+    },
+    "rental_application_report": {
+        "group_by": "the field to count by; one of: rental_unit_id, rental_applicant_id, status",
+        "rental_unit_id": "only rows with this value; the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "only rows with this value; the id of a rental applicant, like rap-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, screening, approved, declined, withdrawn",
+    },
+    "lease_offer_report": {
+        "group_by": "the field to count by; one of: rental_unit_id, rental_applicant_id, status",
+        "rental_unit_id": "only rows with this value; the id of a rental unit, like unt-0001 (search first for it)",
+        "rental_applicant_id": "only rows with this value; the id of a rental applicant, like rap-0001 (search first for it)",
+        "status": "only rows with this value; one of: sent, signed, expired",
+    },
+    "rental_application_decline_many": {
+        "rental_application_ids": "the ids of the rental applications to change, like rapp-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: rental_units, rental_applicants, rental_applications, lease_offers",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

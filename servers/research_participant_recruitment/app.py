@@ -593,3 +593,102 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "clinical_study_search": {
+        "title": "matches any part of the text, ignoring case",
+        "sponsor_lab": "matches any part of the text, ignoring case",
+        "target_condition": "one of: type2_diabetes, hypertension, asthma, migraine, healthy_volunteer",
+        "weekend_visits": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "clinical_study_get": {"clinical_study_id": "the id of a clinical study, like cst-0001 (search first for it)"},
+    "study_volunteer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "age": "from 18 to 85",
+        "condition": "one of: type2_diabetes, hypertension, asthma, migraine, healthy_volunteer",
+        "available_weekends": "true or false",
+        "city": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "study_volunteer_get": {"study_volunteer_id": "the id of a study volunteer, like vol-0001 (search first for it)"},
+    "study_volunteer_register": {
+        "name": "name",
+        "email": "an email address",
+        "age": "from 18 to 85",
+        "condition": "one of: type2_diabetes, hypertension, asthma, migraine, healthy_volunteer",
+        "available_weekends": "true or false",
+        "city": "city",
+    },
+    "study_enrollment_search": {
+        "study_volunteer_id": "the id of a study volunteer, like vol-0001 (search first for it)",
+        "clinical_study_id": "the id of a clinical study, like cst-0001 (search first for it)",
+        "status": "one of: proposed, screening, enrolled, screen_failed, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "study_enrollment_propose": {
+        "study_volunteer_id": "the id of a study volunteer, like vol-0001 (search first for it)",
+        "clinical_study_id": "the id of a clinical study, like cst-0001 (search first for it)",
+        "proposed_on": "a date as YYYY-MM-DD",
+    },
+    "study_enrollment_start_screening": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)"
+    },
+    "study_enrollment_enroll": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)"
+    },
+    "study_enrollment_screen_fail": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)"
+    },
+    "study_enrollment_withdraw": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)"
+    },
+    "screening_visit_book": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)",
+        "coordinator": "coordinator",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "screening_visit_search": {
+        "study_enrollment_id": "the id of a study enrollment, like enr-0001 (search first for it)",
+        "coordinator": "matches any part of the text, ignoring case",
+        "status": "one of: booked, attended, missed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "clinical_study_report": {
+        "group_by": "the field to count by; one of: target_condition, weekend_visits",
+        "target_condition": "only rows with this value; one of: type2_diabetes, hypertension, asthma, migraine, healthy_volunteer",
+        "weekend_visits": "only rows with this value; true or false",
+    },
+    "study_volunteer_report": {
+        "group_by": "the field to count by; one of: condition, available_weekends",
+        "condition": "only rows with this value; one of: type2_diabetes, hypertension, asthma, migraine, healthy_volunteer",
+        "available_weekends": "only rows with this value; true or false",
+    },
+    "study_enrollment_report": {
+        "group_by": "the field to count by; one of: study_volunteer_id, clinical_study_id, status",
+        "study_volunteer_id": "only rows with this value; the id of a study volunteer, like vol-0001 (search first for it)",
+        "clinical_study_id": "only rows with this value; the id of a clinical study, like cst-0001 (search first for it)",
+        "status": "only rows with this value; one of: proposed, screening, enrolled, screen_failed, withdrawn",
+    },
+    "screening_visit_report": {
+        "group_by": "the field to count by; one of: study_enrollment_id, status",
+        "study_enrollment_id": "only rows with this value; the id of a study enrollment, like enr-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, attended, missed",
+    },
+    "study_enrollment_withdraw_many": {
+        "study_enrollment_ids": "the ids of the study enrollments to change, like enr-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: clinical_studies, study_volunteers, study_enrollments, screening_visits",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

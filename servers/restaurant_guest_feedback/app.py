@@ -563,3 +563,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "restaurant_location_search": {
+        "name": "matches any part of the text, ignoring case",
+        "city": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "restaurant_location_get": {
+        "restaurant_location_id": "the id of a restaurant location, like loc-0001 (search first for it)"
+    },
+    "guest_feedback_search": {
+        "restaurant_location_id": "the id of a restaurant location, like loc-0001 (search first for it)",
+        "guest_name": "matches any part of the text, ignoring case",
+        "source": "one of: google, yelp, tripadvisor, email, comment_card",
+        "rating": "from 1 to 5",
+        "topic": "one of: food_quality, slow_service, staff_attitude, billing_error, allergy_incident, cleanliness, praise",
+        "status": "one of: new, responded, escalated, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "guest_feedback_get": {"guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)"},
+    "guest_feedback_log": {
+        "restaurant_location_id": "the id of a restaurant location, like loc-0001 (search first for it)",
+        "guest_name": "guest name",
+        "source": "one of: google, yelp, tripadvisor, email, comment_card",
+        "rating": "from 1 to 5",
+        "topic": "one of: food_quality, slow_service, staff_attitude, billing_error, allergy_incident, cleanliness, praise",
+        "comment": "comment",
+        "visit_date": "a date as YYYY-MM-DD",
+    },
+    "guest_feedback_mark_responded": {
+        "guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)"
+    },
+    "guest_feedback_escalate": {"guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)"},
+    "guest_feedback_resolve": {"guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)"},
+    "feedback_response_search": {
+        "guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)",
+        "channel": "one of: public_reply, private_email, phone_call",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feedback_response_send": {
+        "guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)",
+        "channel": "one of: public_reply, private_email, phone_call",
+        "message": "message",
+        "sent_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "recovery_voucher_search": {
+        "guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)",
+        "restaurant_location_id": "the id of a restaurant location, like loc-0001 (search first for it)",
+        "code": "matches any part of the text, ignoring case",
+        "status": "one of: issued, redeemed, voided",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "recovery_voucher_issue": {
+        "guest_feedback_id": "the id of a guest feedback, like gfb-0001 (search first for it)",
+        "restaurant_location_id": "the id of a restaurant location, like loc-0001 (search first for it)",
+        "amount": "from 10 to 150",
+        "code": "code",
+        "expires": "a date as YYYY-MM-DD",
+    },
+    "recovery_voucher_void": {
+        "recovery_voucher_id": "the id of a recovery voucher, like rvc-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "guest_feedback_report": {
+        "group_by": "the field to count by; one of: restaurant_location_id, source, topic, status",
+        "restaurant_location_id": "only rows with this value; the id of a restaurant location, like loc-0001 (search first for it)",
+        "source": "only rows with this value; one of: google, yelp, tripadvisor, email, comment_card",
+        "topic": "only rows with this value; one of: food_quality, slow_service, staff_attitude, billing_error, allergy_incident, cleanliness, praise",
+        "status": "only rows with this value; one of: new, responded, escalated, resolved",
+    },
+    "feedback_response_report": {
+        "group_by": "the field to count by; one of: guest_feedback_id, channel",
+        "guest_feedback_id": "only rows with this value; the id of a guest feedback, like gfb-0001 (search first for it)",
+        "channel": "only rows with this value; one of: public_reply, private_email, phone_call",
+    },
+    "recovery_voucher_report": {
+        "group_by": "the field to count by; one of: guest_feedback_id, restaurant_location_id, status",
+        "guest_feedback_id": "only rows with this value; the id of a guest feedback, like gfb-0001 (search first for it)",
+        "restaurant_location_id": "only rows with this value; the id of a restaurant location, like loc-0001 (search first for it)",
+        "status": "only rows with this value; one of: issued, redeemed, voided",
+    },
+    "guest_feedback_resolve_many": {"guest_feedback_ids": "the ids of the guest feedback to change, like gfb-0001"},
+    "recovery_voucher_void_many": {"recovery_voucher_ids": "the ids of the recovery vouchers to change, like rvc-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: restaurant_locations, guest_feedback, feedback_responses, recovery_vouchers",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -577,3 +577,113 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "diner_search": {
+        "name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "vip": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "diner_add": {
+        "name": "name",
+        "phone": "phone",
+        "email": "an email address",
+        "vip": "true or false",
+        "allergies": "allergies",
+        "visits": "from 0 to 60",
+    },
+    "dining_table_search": {
+        "label": "matches any part of the text, ignoring case",
+        "section": "one of: main_room, patio, bar, private_room",
+        "seats": "from 2 to 12",
+        "combinable": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "table_reservation_search": {
+        "diner_id": "the id of a diner, like din-0001 (search first for it)",
+        "dining_table_id": "the id of a dining table, like tbl-0001 (search first for it)",
+        "status": "one of: booked, confirmed, seated, completed, no_show, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "table_reservation_get": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "table_reservation_book": {
+        "diner_id": "the id of a diner, like din-0001 (search first for it)",
+        "dining_table_id": "the id of a dining table, like tbl-0001 (search first for it)",
+        "party_size": "from 1 to 12",
+        "arrival": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "departure": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "occasion": "occasion",
+    },
+    "table_reservation_confirm": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "table_reservation_seat": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "table_reservation_complete": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "table_reservation_cancel": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "table_reservation_mark_no_show": {
+        "table_reservation_id": "the id of a table reservation, like res-0001 (search first for it)"
+    },
+    "walkin_party_search": {
+        "guest_name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "status": "one of: waiting, notified, seated, left",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "walkin_party_add": {
+        "guest_name": "guest name",
+        "phone": "phone",
+        "party_size": "from 1 to 8",
+        "quoted_minutes": "from 10 to 75",
+        "added_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "walkin_party_notify": {"walkin_party_id": "the id of a walkin party, like wle-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "diner_report": {
+        "group_by": "the field to count by; one of: vip",
+        "vip": "only rows with this value; true or false",
+    },
+    "dining_table_report": {
+        "group_by": "the field to count by; one of: section, combinable",
+        "section": "only rows with this value; one of: main_room, patio, bar, private_room",
+        "combinable": "only rows with this value; true or false",
+    },
+    "table_reservation_report": {
+        "group_by": "the field to count by; one of: diner_id, dining_table_id, status",
+        "diner_id": "only rows with this value; the id of a diner, like din-0001 (search first for it)",
+        "dining_table_id": "only rows with this value; the id of a dining table, like tbl-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, confirmed, seated, completed, no_show, cancelled",
+    },
+    "walkin_party_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: waiting, notified, seated, left",
+    },
+    "table_reservation_complete_many": {
+        "table_reservation_ids": "the ids of the table reservations to change, like res-0001"
+    },
+    "table_reservation_cancel_many": {
+        "table_reservation_ids": "the ids of the table reservations to change, like res-0001"
+    },
+    "table_reservation_mark_no_show_many": {
+        "table_reservation_ids": "the ids of the table reservations to change, like res-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: diners, dining_tables, table_reservations, walkin_parties",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

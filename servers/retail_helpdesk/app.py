@@ -547,3 +547,100 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "shopper_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "loyalty_tier": "one of: none, silver, gold",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "shop_order_search": {
+        "shopper_id": "the id of a shopper, like shp-0001 (search first for it)",
+        "order_number": "matches any part of the text, ignoring case",
+        "status": "one of: processing, shipped, delivered, returned, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "shop_order_cancel": {"shop_order_id": "the id of a shop order, like sor-0001 (search first for it)"},
+    "support_ticket_search": {
+        "shopper_id": "the id of a shopper, like shp-0001 (search first for it)",
+        "shop_order_id": "the id of a shop order, like sor-0001 (search first for it)",
+        "topic": "one of: where_is_my_order, damaged_item, change_address, cancel_order, product_question, refund_status",
+        "status": "one of: new, awaiting_shopper, awaiting_warehouse, resolved, closed",
+        "priority": "one of: low, normal, urgent",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "support_ticket_get": {"support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)"},
+    "support_ticket_open": {
+        "shopper_id": "the id of a shopper, like shp-0001 (search first for it)",
+        "topic": "one of: where_is_my_order, damaged_item, change_address, cancel_order, product_question, refund_status",
+        "priority": "one of: low, normal, urgent",
+        "shop_order_id": "the id of a shop order, like sor-0001 (search first for it)",
+    },
+    "support_ticket_await_warehouse": {
+        "support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)"
+    },
+    "support_ticket_await_shopper": {
+        "support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)"
+    },
+    "support_ticket_resolve": {"support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)"},
+    "support_ticket_close": {"support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)"},
+    "ticket_reply_post": {
+        "support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)",
+        "author": "one of: agent, shopper",
+        "body": "body",
+        "sent_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "ticket_reply_search": {
+        "support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)",
+        "author": "one of: agent, shopper",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "goodwill_credit_grant": {
+        "shopper_id": "the id of a shopper, like shp-0001 (search first for it)",
+        "support_ticket_id": "the id of a support ticket, like tkt-0001 (search first for it)",
+        "amount": "from 5 to 40",
+        "reason": "reason",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "shopper_report": {
+        "group_by": "the field to count by; one of: loyalty_tier",
+        "loyalty_tier": "only rows with this value; one of: none, silver, gold",
+    },
+    "shop_order_report": {
+        "group_by": "the field to count by; one of: shopper_id, status",
+        "shopper_id": "only rows with this value; the id of a shopper, like shp-0001 (search first for it)",
+        "status": "only rows with this value; one of: processing, shipped, delivered, returned, cancelled",
+    },
+    "support_ticket_report": {
+        "group_by": "the field to count by; one of: shopper_id, shop_order_id, topic, priority, status",
+        "shopper_id": "only rows with this value; the id of a shopper, like shp-0001 (search first for it)",
+        "shop_order_id": "only rows with this value; the id of a shop order, like sor-0001 (search first for it)",
+        "topic": "only rows with this value; one of: where_is_my_order, damaged_item, change_address, cancel_order, product_question, refund_status",
+        "priority": "only rows with this value; one of: low, normal, urgent",
+        "status": "only rows with this value; one of: new, awaiting_shopper, awaiting_warehouse, resolved, closed",
+    },
+    "ticket_reply_report": {
+        "group_by": "the field to count by; one of: support_ticket_id, author",
+        "support_ticket_id": "only rows with this value; the id of a support ticket, like tkt-0001 (search first for it)",
+        "author": "only rows with this value; one of: agent, shopper",
+    },
+    "goodwill_credit_report": {
+        "group_by": "the field to count by; one of: shopper_id, support_ticket_id",
+        "shopper_id": "only rows with this value; the id of a shopper, like shp-0001 (search first for it)",
+        "support_ticket_id": "only rows with this value; the id of a support ticket, like tkt-0001 (search first for it)",
+    },
+    "shop_order_cancel_many": {"shop_order_ids": "the ids of the shop orders to change, like sor-0001"},
+    "support_ticket_resolve_many": {"support_ticket_ids": "the ids of the support tickets to change, like tkt-0001"},
+    "support_ticket_close_many": {"support_ticket_ids": "the ids of the support tickets to change, like tkt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: shoppers, shop_orders, support_tickets, ticket_replies, goodwill_credits",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -463,3 +463,82 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "purchase_search": {
+        "order_ref": "matches any part of the text, ignoring case",
+        "customer_email": "an email address; matches any part of the text, ignoring case",
+        "customer_name": "matches any part of the text, ignoring case",
+        "product_name": "matches any part of the text, ignoring case",
+        "channel": "one of: online, store",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rma_search": {
+        "purchase_id": "the id of a purchase, like pur-0001 (search first for it)",
+        "status": "one of: requested, authorized, label_sent, received, inspected, refunded, exchanged, rejected",
+        "reason": "one of: defective, damaged_in_transit, wrong_item, changed_mind, missing_parts",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rma_get": {"rma_id": "the id of a rma, like rma-0001 (search first for it)"},
+    "rma_request": {
+        "purchase_id": "the id of a purchase, like pur-0001 (search first for it)",
+        "reason": "one of: defective, damaged_in_transit, wrong_item, changed_mind, missing_parts",
+    },
+    "rma_authorize": {"rma_id": "the id of a rma, like rma-0001 (search first for it)"},
+    "rma_reject": {"rma_id": "the id of a rma, like rma-0001 (search first for it)"},
+    "return_label_issue": {
+        "rma_id": "the id of a rma, like rma-0001 (search first for it)",
+        "carrier": "one of: ups, fedex, usps",
+        "tracking_number": "tracking number",
+    },
+    "rma_mark_received": {"rma_id": "the id of a rma, like rma-0001 (search first for it)"},
+    "inspection_record": {
+        "rma_id": "the id of a rma, like rma-0001 (search first for it)",
+        "grade": "one of: like_new, open_box, damaged_by_customer, defective_confirmed",
+        "inspector": "inspector",
+        "notes": "notes",
+    },
+    "inspection_search": {
+        "rma_id": "the id of a rma, like rma-0001 (search first for it)",
+        "grade": "one of: like_new, open_box, damaged_by_customer, defective_confirmed",
+        "inspector": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rma_refund": {
+        "rma_id": "the id of a rma, like rma-0001 (search first for it)",
+        "refund_amount": "from 0 to 1400",
+        "restocking_fee": "from 0 to 210",
+    },
+    "rma_exchange": {"rma_id": "the id of a rma, like rma-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "purchase_report": {
+        "group_by": "the field to count by; one of: channel",
+        "channel": "only rows with this value; one of: online, store",
+    },
+    "rma_report": {
+        "group_by": "the field to count by; one of: purchase_id, reason, status",
+        "purchase_id": "only rows with this value; the id of a purchase, like pur-0001 (search first for it)",
+        "reason": "only rows with this value; one of: defective, damaged_in_transit, wrong_item, changed_mind, missing_parts",
+        "status": "only rows with this value; one of: requested, authorized, label_sent, received, inspected, refunded, exchanged, rejected",
+    },
+    "return_label_report": {
+        "group_by": "the field to count by; one of: rma_id, carrier",
+        "rma_id": "only rows with this value; the id of a rma, like rma-0001 (search first for it)",
+        "carrier": "only rows with this value; one of: ups, fedex, usps",
+    },
+    "inspection_report": {
+        "group_by": "the field to count by; one of: rma_id, grade",
+        "rma_id": "only rows with this value; the id of a rma, like rma-0001 (search first for it)",
+        "grade": "only rows with this value; one of: like_new, open_box, damaged_by_customer, defective_confirmed",
+    },
+    "rma_reject_many": {"rma_ids": "the ids of the rmas to change, like rma-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: purchases, rmas, return_labels, inspections",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -522,3 +522,85 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "rideshare_driver_search": {
+        "name": "matches any part of the text, ignoring case",
+        "vehicle_class": "one of: economy, comfort, xl, wheelchair_accessible",
+        "status": "one of: offline, available, on_trip",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rideshare_driver_go_available": {
+        "rideshare_driver_id": "the id of a rideshare driver, like drv-0001 (search first for it)"
+    },
+    "ride_request_search": {
+        "rider_name": "matches any part of the text, ignoring case",
+        "vehicle_class": "one of: economy, comfort, xl, wheelchair_accessible",
+        "status": "one of: searching, driver_assigned, completed, cancelled_by_rider, no_drivers",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ride_request_get": {"ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)"},
+    "ride_request_mark_no_drivers": {
+        "ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)"
+    },
+    "ride_request_cancel": {"ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)"},
+    "dispatch_offer_search": {
+        "ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)",
+        "rideshare_driver_id": "the id of a rideshare driver, like drv-0001 (search first for it)",
+        "status": "one of: pending, delivered, accepted, declined, expired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "dispatch_offer_send": {
+        "ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)",
+        "rideshare_driver_id": "the id of a rideshare driver, like drv-0001 (search first for it)",
+        "sent_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "eta_minutes": "from 1 to 20",
+    },
+    "dispatch_offer_mark_delivered": {
+        "dispatch_offer_id": "the id of a dispatch offer, like dof-0001 (search first for it)"
+    },
+    "dispatch_offer_accept": {"dispatch_offer_id": "the id of a dispatch offer, like dof-0001 (search first for it)"},
+    "dispatch_offer_decline": {"dispatch_offer_id": "the id of a dispatch offer, like dof-0001 (search first for it)"},
+    "dispatch_offer_expire": {"dispatch_offer_id": "the id of a dispatch offer, like dof-0001 (search first for it)"},
+    "driver_trip_start": {
+        "ride_request_id": "the id of a ride request, like rrq-0001 (search first for it)",
+        "rideshare_driver_id": "the id of a rideshare driver, like drv-0001 (search first for it)",
+        "fare_estimate": "from 7 to 95",
+    },
+    "driver_trip_complete": {"driver_trip_id": "the id of a driver trip, like trp-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "rideshare_driver_report": {
+        "group_by": "the field to count by; one of: vehicle_class, status",
+        "vehicle_class": "only rows with this value; one of: economy, comfort, xl, wheelchair_accessible",
+        "status": "only rows with this value; one of: offline, available, on_trip",
+    },
+    "ride_request_report": {
+        "group_by": "the field to count by; one of: vehicle_class, status",
+        "vehicle_class": "only rows with this value; one of: economy, comfort, xl, wheelchair_accessible",
+        "status": "only rows with this value; one of: searching, driver_assigned, completed, cancelled_by_rider, no_drivers",
+    },
+    "dispatch_offer_report": {
+        "group_by": "the field to count by; one of: ride_request_id, rideshare_driver_id, status",
+        "ride_request_id": "only rows with this value; the id of a ride request, like rrq-0001 (search first for it)",
+        "rideshare_driver_id": "only rows with this value; the id of a rideshare driver, like drv-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, delivered, accepted, declined, expired",
+    },
+    "driver_trip_report": {
+        "group_by": "the field to count by; one of: ride_request_id, rideshare_driver_id, status",
+        "ride_request_id": "only rows with this value; the id of a ride request, like rrq-0001 (search first for it)",
+        "rideshare_driver_id": "only rows with this value; the id of a rideshare driver, like drv-0001 (search first for it)",
+        "status": "only rows with this value; one of: en_route_to_pickup, on_board, completed, cancelled",
+    },
+    "dispatch_offer_decline_many": {"dispatch_offer_ids": "the ids of the dispatch offers to change, like dof-0001"},
+    "dispatch_offer_expire_many": {"dispatch_offer_ids": "the ids of the dispatch offers to change, like dof-0001"},
+    "driver_trip_complete_many": {"driver_trip_ids": "the ids of the driver trips to change, like trp-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: rideshare_drivers, ride_requests, dispatch_offers, driver_trips",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -587,3 +587,107 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "customer_account_search": {
+        "name": "matches any part of the text, ignoring case",
+        "plan": "one of: starter, growth, enterprise",
+        "region": "one of: us, eu, apac",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "account_contact_search": {
+        "customer_account_id": "the id of a customer account, like acct-0001 (search first for it)",
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "support_case_search": {
+        "account_contact_id": "the id of a account contact, like cnt-0001 (search first for it)",
+        "subject": "matches any part of the text, ignoring case",
+        "category": "one of: billing, login, bug, feature_request, data_export, integration",
+        "priority": "one of: low, normal, high, urgent",
+        "assignee": "matches any part of the text, ignoring case",
+        "status": "one of: new, open, pending_customer, solved, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "support_case_get": {"support_case_id": "the id of a support case, like cas-0001 (search first for it)"},
+    "support_case_open": {
+        "account_contact_id": "the id of a account contact, like cnt-0001 (search first for it)",
+        "subject": "subject",
+        "category": "one of: billing, login, bug, feature_request, data_export, integration",
+        "priority": "one of: low, normal, high, urgent",
+        "opened": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "assignee": "assignee",
+    },
+    "support_case_triage": {
+        "support_case_id": "the id of a support case, like cas-0001 (search first for it)",
+        "priority": "one of: low, normal, high, urgent",
+        "category": "one of: billing, login, bug, feature_request, data_export, integration",
+        "assignee": "assignee",
+    },
+    "case_reply_search": {
+        "support_case_id": "the id of a support case, like cas-0001 (search first for it)",
+        "author": "matches any part of the text, ignoring case",
+        "visibility": "one of: public, internal",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "case_reply_send": {
+        "support_case_id": "the id of a support case, like cas-0001 (search first for it)",
+        "author": "author",
+        "visibility": "one of: public, internal",
+        "body": "body",
+        "sent_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "support_case_await_customer": {"support_case_id": "the id of a support case, like cas-0001 (search first for it)"},
+    "support_case_reopen": {"support_case_id": "the id of a support case, like cas-0001 (search first for it)"},
+    "support_case_solve": {"support_case_id": "the id of a support case, like cas-0001 (search first for it)"},
+    "service_credit_search": {
+        "customer_account_id": "the id of a customer account, like acct-0001 (search first for it)",
+        "support_case_id": "the id of a support case, like cas-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "service_credit_issue": {
+        "customer_account_id": "the id of a customer account, like acct-0001 (search first for it)",
+        "support_case_id": "the id of a support case, like cas-0001 (search first for it)",
+        "amount": "from 10 to 250",
+        "reason": "reason",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "customer_account_report": {
+        "group_by": "the field to count by; one of: plan, region",
+        "plan": "only rows with this value; one of: starter, growth, enterprise",
+        "region": "only rows with this value; one of: us, eu, apac",
+    },
+    "account_contact_report": {
+        "group_by": "the field to count by; one of: customer_account_id",
+        "customer_account_id": "only rows with this value; the id of a customer account, like acct-0001 (search first for it)",
+    },
+    "support_case_report": {
+        "group_by": "the field to count by; one of: account_contact_id, category, priority, status",
+        "account_contact_id": "only rows with this value; the id of a account contact, like cnt-0001 (search first for it)",
+        "category": "only rows with this value; one of: billing, login, bug, feature_request, data_export, integration",
+        "priority": "only rows with this value; one of: low, normal, high, urgent",
+        "status": "only rows with this value; one of: new, open, pending_customer, solved, closed",
+    },
+    "case_reply_report": {
+        "group_by": "the field to count by; one of: support_case_id, visibility",
+        "support_case_id": "only rows with this value; the id of a support case, like cas-0001 (search first for it)",
+        "visibility": "only rows with this value; one of: public, internal",
+    },
+    "service_credit_report": {
+        "group_by": "the field to count by; one of: customer_account_id, support_case_id",
+        "customer_account_id": "only rows with this value; the id of a customer account, like acct-0001 (search first for it)",
+        "support_case_id": "only rows with this value; the id of a support case, like cas-0001 (search first for it)",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: customer_accounts, account_contacts, support_cases, case_replies, service_credits",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -507,3 +507,84 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "scooter_search": {
+        "vehicle_code": "matches any part of the text, ignoring case",
+        "model": "one of: segway_max_g2, niu_kqi3, okai_es400",
+        "status": "one of: available, low_battery, collected, charging, damaged, in_repair, retired",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "scooter_get": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "scooter_flag_low_battery": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "scooter_collect": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "scooter_start_charging": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "scooter_report_damage": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "scooter_send_to_repair": {"scooter_id": "the id of a scooter, like sct-0001 (search first for it)"},
+    "service_zone_search": {
+        "name": "matches any part of the text, ignoring case",
+        "slow_zone": "speed limited to 15 km/h; true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "deployment_search": {
+        "scooter_id": "the id of a scooter, like sct-0001 (search first for it)",
+        "service_zone_id": "the id of a service zone, like szn-0001 (search first for it)",
+        "status": "one of: active, ended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "deployment_deploy": {
+        "scooter_id": "the id of a scooter, like sct-0001 (search first for it)",
+        "service_zone_id": "the id of a service zone, like szn-0001 (search first for it)",
+        "deployed_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "deployment_end": {"deployment_id": "the id of a deployment, like dep-0001 (search first for it)"},
+    "ops_task_search": {
+        "scooter_id": "the id of a scooter, like sct-0001 (search first for it)",
+        "task_type": "one of: battery_swap, collect, rebalance, repair_inspection",
+        "assignee": "matches any part of the text, ignoring case",
+        "priority": "one of: low, normal, urgent",
+        "status": "one of: open, in_progress, done, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "ops_task_dispatch": {
+        "scooter_id": "the id of a scooter, like sct-0001 (search first for it)",
+        "task_type": "one of: battery_swap, collect, rebalance, repair_inspection",
+        "assignee": "assignee",
+        "priority": "one of: low, normal, urgent",
+    },
+    "ops_task_complete": {"ops_task_id": "the id of a ops task, like otk-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "scooter_report": {
+        "group_by": "the field to count by; one of: model, status",
+        "model": "only rows with this value; one of: segway_max_g2, niu_kqi3, okai_es400",
+        "status": "only rows with this value; one of: available, low_battery, collected, charging, damaged, in_repair, retired",
+    },
+    "service_zone_report": {
+        "group_by": "the field to count by; one of: slow_zone",
+        "slow_zone": "only rows with this value; speed limited to 15 km/h; true or false",
+    },
+    "deployment_report": {
+        "group_by": "the field to count by; one of: scooter_id, service_zone_id, status",
+        "scooter_id": "only rows with this value; the id of a scooter, like sct-0001 (search first for it)",
+        "service_zone_id": "only rows with this value; the id of a service zone, like szn-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, ended",
+    },
+    "ops_task_report": {
+        "group_by": "the field to count by; one of: scooter_id, task_type, priority, status",
+        "scooter_id": "only rows with this value; the id of a scooter, like sct-0001 (search first for it)",
+        "task_type": "only rows with this value; one of: battery_swap, collect, rebalance, repair_inspection",
+        "priority": "only rows with this value; one of: low, normal, urgent",
+        "status": "only rows with this value; one of: open, in_progress, done, cancelled",
+    },
+    "ops_task_complete_many": {"ops_task_ids": "the ids of the ops tasks to change, like otk-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: scooters, service_zones, deployments, ops_tasks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

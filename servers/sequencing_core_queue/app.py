@@ -475,3 +475,81 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "sequencer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "platform": "one of: illumina, nanopore, element",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "library_prep_search": {
+        "sample_name": "matches any part of the text, ignoring case",
+        "submitting_lab": "matches any part of the text, ignoring case",
+        "library_type": "one of: wgs, rna_seq, amplicon, single_cell, chip_seq, long_read",
+        "qc_status": "one of: pending, passed, failed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "library_prep_record_qc": {
+        "library_prep_id": "the id of a library prep, like lib-0001 (search first for it)",
+        "qc_status": "one of: pending, passed, failed",
+        "concentration_nm": "from 0.5 to 12",
+    },
+    "sequencing_run_search": {
+        "sequencer_id": "the id of a sequencer, like sqr-0001 (search first for it)",
+        "library_prep_id": "the id of a library prep, like lib-0001 (search first for it)",
+        "read_config": "one of: pe150, se75, pe300, long_read",
+        "failure_reason": "matches any part of the text, ignoring case",
+        "status": "one of: queued, loading, sequencing, demultiplexing, delivered, failed, requeued, abandoned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "sequencing_run_get": {"sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"},
+    "sequencing_run_queue": {
+        "sequencer_id": "the id of a sequencer, like sqr-0001 (search first for it)",
+        "library_prep_id": "the id of a library prep, like lib-0001 (search first for it)",
+        "read_config": "one of: pe150, se75, pe300, long_read",
+        "queued_on": "a date as YYYY-MM-DD",
+    },
+    "sequencing_run_load": {"sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"},
+    "sequencing_run_start": {"sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"},
+    "sequencing_run_demultiplex": {
+        "sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"
+    },
+    "sequencing_run_deliver": {"sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"},
+    "sequencing_run_fail": {
+        "sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)",
+        "failure_reason": "failure reason",
+    },
+    "sequencing_run_requeue": {
+        "sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)",
+        "attempt": "from 1 to 3",
+        "sequencer_id": "the id of a sequencer, like sqr-0001 (search first for it)",
+    },
+    "sequencing_run_abandon": {"sequencing_run_id": "the id of a sequencing run, like run-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "sequencer_report": {
+        "group_by": "the field to count by; one of: platform",
+        "platform": "only rows with this value; one of: illumina, nanopore, element",
+    },
+    "library_prep_report": {
+        "group_by": "the field to count by; one of: library_type, qc_status",
+        "library_type": "only rows with this value; one of: wgs, rna_seq, amplicon, single_cell, chip_seq, long_read",
+        "qc_status": "only rows with this value; one of: pending, passed, failed",
+    },
+    "sequencing_run_report": {
+        "group_by": "the field to count by; one of: sequencer_id, library_prep_id, read_config, status",
+        "sequencer_id": "only rows with this value; the id of a sequencer, like sqr-0001 (search first for it)",
+        "library_prep_id": "only rows with this value; the id of a library prep, like lib-0001 (search first for it)",
+        "read_config": "only rows with this value; one of: pe150, se75, pe300, long_read",
+        "status": "only rows with this value; one of: queued, loading, sequencing, demultiplexing, delivered, failed, requeued, abandoned",
+    },
+    "sequencing_run_abandon_many": {"sequencing_run_ids": "the ids of the sequencing runs to change, like run-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: sequencers, library_preps, sequencing_runs",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -478,3 +478,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "renter_search": {
+        "name": "matches any part of the text, ignoring case",
+        "phone": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "renter_register": {
+        "name": "name",
+        "phone": "phone",
+        "height_cm": "from 110 to 200",
+        "weight_kg": "from 22 to 120",
+        "skier_type": "one of: type_1, type_2, type_3",
+        "boot_sole_mm": "from 250 to 345",
+        "age": "from 6 to 78",
+    },
+    "rental_package_search": {
+        "name": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_package_set_available": {
+        "rental_package_id": "the id of a rental package, like pkg-0001 (search first for it)",
+        "available": "from 0 to 40",
+    },
+    "rental_agreement_search": {
+        "renter_id": "the id of a renter, like rnt-0001 (search first for it)",
+        "rental_package_id": "the id of a rental package, like pkg-0001 (search first for it)",
+        "start_date": "a date as YYYY-MM-DD",
+        "status": "one of: reserved, out, returned, overdue, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "rental_agreement_get": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)"
+    },
+    "rental_agreement_reserve": {
+        "renter_id": "the id of a renter, like rnt-0001 (search first for it)",
+        "rental_package_id": "the id of a rental package, like pkg-0001 (search first for it)",
+        "quantity": "from 1 to 4",
+        "start_date": "a date as YYYY-MM-DD",
+        "days": "from 1 to 7",
+    },
+    "rental_agreement_fit_out": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)",
+        "din_setting": "from 1 to 10",
+    },
+    "rental_agreement_check_in": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)"
+    },
+    "rental_agreement_mark_overdue": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)"
+    },
+    "rental_agreement_cancel": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)"
+    },
+    "damage_report_file": {
+        "rental_agreement_id": "the id of a rental agreement, like rag-0001 (search first for it)",
+        "damage": "damage",
+        "charge": "from 20 to 450",
+    },
+    "damage_report_waive": {"damage_report_id": "the id of a damage report, like dmg-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "renter_report": {
+        "group_by": "the field to count by; one of: skier_type",
+        "skier_type": "only rows with this value; one of: type_1, type_2, type_3",
+    },
+    "rental_agreement_report": {
+        "group_by": "the field to count by; one of: renter_id, rental_package_id, status",
+        "renter_id": "only rows with this value; the id of a renter, like rnt-0001 (search first for it)",
+        "rental_package_id": "only rows with this value; the id of a rental package, like pkg-0001 (search first for it)",
+        "status": "only rows with this value; one of: reserved, out, returned, overdue, cancelled",
+    },
+    "damage_report_report": {
+        "group_by": "the field to count by; one of: rental_agreement_id, status",
+        "rental_agreement_id": "only rows with this value; the id of a rental agreement, like rag-0001 (search first for it)",
+        "status": "only rows with this value; one of: assessed, charged, waived",
+    },
+    "rental_agreement_check_in_many": {
+        "rental_agreement_ids": "the ids of the rental agreements to change, like rag-0001"
+    },
+    "rental_agreement_cancel_many": {
+        "rental_agreement_ids": "the ids of the rental agreements to change, like rag-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: renters, rental_packages, rental_agreements, damage_reports",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

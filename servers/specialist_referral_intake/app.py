@@ -553,3 +553,97 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "referring_practice_search": {
+        "name": "matches any part of the text, ignoring case",
+        "network_status": "one of: in_network, out_of_network",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "referral_search": {
+        "patient_name": "matches any part of the text, ignoring case",
+        "practice_id": "the id of a referring practice, like rpr-0001 (search first for it)",
+        "specialty": "one of: cardiology, dermatology, orthopedics, neurology, gastroenterology",
+        "urgency": "one of: routine, soon, urgent",
+        "status": "one of: received, triaged, booked, rejected, closed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "referral_get": {"referral_id": "the id of a referral, like rfl-0001 (search first for it)"},
+    "referral_register": {
+        "patient_name": "patient name",
+        "patient_dob": "a date as YYYY-MM-DD",
+        "practice_id": "the id of a referring practice, like rpr-0001 (search first for it)",
+        "referring_physician": "referring physician",
+        "specialty": "one of: cardiology, dermatology, orthopedics, neurology, gastroenterology",
+        "urgency": "one of: routine, soon, urgent",
+        "reason": "reason",
+        "received": "a date as YYYY-MM-DD",
+    },
+    "referral_triage": {
+        "referral_id": "the id of a referral, like rfl-0001 (search first for it)",
+        "urgency": "one of: routine, soon, urgent",
+        "specialist_id": "the id of a specialist, like spc-0001 (search first for it)",
+    },
+    "referral_reject": {
+        "referral_id": "the id of a referral, like rfl-0001 (search first for it)",
+        "reject_reason": "reject reason",
+    },
+    "referral_close": {"referral_id": "the id of a referral, like rfl-0001 (search first for it)"},
+    "specialist_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: cardiology, dermatology, orthopedics, neurology, gastroenterology",
+        "clinic_site": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "consult_search": {
+        "referral_id": "the id of a referral, like rfl-0001 (search first for it)",
+        "specialist_id": "the id of a specialist, like spc-0001 (search first for it)",
+        "status": "one of: scheduled, attended, no_show, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "consult_book": {
+        "referral_id": "the id of a referral, like rfl-0001 (search first for it)",
+        "specialist_id": "the id of a specialist, like spc-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "mode": "one of: in_person, telehealth",
+    },
+    "consult_cancel": {"consult_id": "the id of a consult, like cns-0001 (search first for it)"},
+    "consult_mark_attended": {"consult_id": "the id of a consult, like cns-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "referring_practice_report": {
+        "group_by": "the field to count by; one of: network_status",
+        "network_status": "only rows with this value; one of: in_network, out_of_network",
+    },
+    "specialist_report": {
+        "group_by": "the field to count by; one of: specialty",
+        "specialty": "only rows with this value; one of: cardiology, dermatology, orthopedics, neurology, gastroenterology",
+    },
+    "referral_report": {
+        "group_by": "the field to count by; one of: practice_id, specialty, urgency, specialist_id, status",
+        "practice_id": "only rows with this value; the id of a referring practice, like rpr-0001 (search first for it)",
+        "specialty": "only rows with this value; one of: cardiology, dermatology, orthopedics, neurology, gastroenterology",
+        "urgency": "only rows with this value; one of: routine, soon, urgent",
+        "specialist_id": "only rows with this value; the id of a specialist, like spc-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, triaged, booked, rejected, closed",
+    },
+    "consult_report": {
+        "group_by": "the field to count by; one of: referral_id, specialist_id, mode, status",
+        "referral_id": "only rows with this value; the id of a referral, like rfl-0001 (search first for it)",
+        "specialist_id": "only rows with this value; the id of a specialist, like spc-0001 (search first for it)",
+        "mode": "only rows with this value; one of: in_person, telehealth",
+        "status": "only rows with this value; one of: scheduled, attended, no_show, cancelled",
+    },
+    "referral_close_many": {"referral_ids": "the ids of the referrals to change, like rfl-0001"},
+    "consult_cancel_many": {"consult_ids": "the ids of the consults to change, like cns-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: referring_practices, specialists, referrals, consults",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -537,3 +537,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "kb_article_search": {
+        "title": "matches any part of the text, ignoring case",
+        "topic": "one of: financial_aid, registration_hold, transcript, housing, it_access, accommodation",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "academic_advisor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "office": "one of: financial_aid, registrar, housing, it_services, accessibility",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "student_case_search": {
+        "student_name": "matches any part of the text, ignoring case",
+        "student_number": "matches any part of the text, ignoring case",
+        "student_email": "an email address; matches any part of the text, ignoring case",
+        "topic": "one of: financial_aid, registration_hold, transcript, housing, it_access, accommodation",
+        "academic_advisor_id": "the id of a academic advisor, like adv-0001 (search first for it)",
+        "status": "one of: new, awaiting_student, in_progress, escalated, resolved",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "student_case_get": {"student_case_id": "the id of a student case, like cas-0001 (search first for it)"},
+    "student_case_open": {
+        "student_name": "student name",
+        "student_number": "student number",
+        "topic": "one of: financial_aid, registration_hold, transcript, housing, it_access, accommodation",
+        "channel": "one of: chat, email, walk_in, phone",
+        "student_email": "an email address",
+        "priority": "one of: routine, urgent",
+    },
+    "student_case_request_info": {"student_case_id": "the id of a student case, like cas-0001 (search first for it)"},
+    "student_case_assign": {
+        "student_case_id": "the id of a student case, like cas-0001 (search first for it)",
+        "academic_advisor_id": "the id of a academic advisor, like adv-0001 (search first for it)",
+    },
+    "student_case_escalate": {"student_case_id": "the id of a student case, like cas-0001 (search first for it)"},
+    "student_case_resolve": {"student_case_id": "the id of a student case, like cas-0001 (search first for it)"},
+    "advising_appointment_search": {
+        "academic_advisor_id": "the id of a academic advisor, like adv-0001 (search first for it)",
+        "student_case_id": "the id of a student case, like cas-0001 (search first for it)",
+        "status": "one of: booked, attended, missed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "advising_appointment_book": {
+        "academic_advisor_id": "the id of a academic advisor, like adv-0001 (search first for it)",
+        "student_case_id": "the id of a student case, like cas-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "mode": "one of: in_person, video, phone",
+    },
+    "advising_appointment_cancel": {
+        "advising_appointment_id": "the id of a advising appointment, like apo-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "academic_advisor_report": {
+        "group_by": "the field to count by; one of: office",
+        "office": "only rows with this value; one of: financial_aid, registrar, housing, it_services, accessibility",
+    },
+    "student_case_report": {
+        "group_by": "the field to count by; one of: topic, channel, priority, academic_advisor_id, status",
+        "topic": "only rows with this value; one of: financial_aid, registration_hold, transcript, housing, it_access, accommodation",
+        "channel": "only rows with this value; one of: chat, email, walk_in, phone",
+        "priority": "only rows with this value; one of: routine, urgent",
+        "academic_advisor_id": "only rows with this value; the id of a academic advisor, like adv-0001 (search first for it)",
+        "status": "only rows with this value; one of: new, awaiting_student, in_progress, escalated, resolved",
+    },
+    "advising_appointment_report": {
+        "group_by": "the field to count by; one of: academic_advisor_id, student_case_id, mode, status",
+        "academic_advisor_id": "only rows with this value; the id of a academic advisor, like adv-0001 (search first for it)",
+        "student_case_id": "only rows with this value; the id of a student case, like cas-0001 (search first for it)",
+        "mode": "only rows with this value; one of: in_person, video, phone",
+        "status": "only rows with this value; one of: booked, attended, missed, cancelled",
+    },
+    "kb_article_report": {
+        "group_by": "the field to count by; one of: topic",
+        "topic": "only rows with this value; one of: financial_aid, registration_hold, transcript, housing, it_access, accommodation",
+    },
+    "student_case_resolve_many": {"student_case_ids": "the ids of the student cases to change, like cas-0001"},
+    "advising_appointment_cancel_many": {
+        "advising_appointment_ids": "the ids of the advising appointments to change, like apo-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: academic_advisors, student_cases, advising_appointments, kb_articles",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

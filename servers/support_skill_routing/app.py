@@ -627,3 +627,110 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "support_agent_search": {
+        "name": "matches any part of the text, ignoring case",
+        "primary_language": "one of: english, spanish, german, french, portuguese",
+        "second_language": "one of: none, english, spanish, german, french, portuguese",
+        "product_skill": "one of: payments, payroll, accounting, mobile_app",
+        "tier": "one of: tier1, tier2, tier3",
+        "availability": "one of: online, away, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "support_agent_get": {"support_agent_id": "the id of a support agent, like agt-0001 (search first for it)"},
+    "support_agent_set_away": {"support_agent_id": "the id of a support agent, like agt-0001 (search first for it)"},
+    "support_agent_set_online": {"support_agent_id": "the id of a support agent, like agt-0001 (search first for it)"},
+    "routing_queue_search": {
+        "name": "matches any part of the text, ignoring case",
+        "language": "one of: english, spanish, german, french, portuguese",
+        "product": "one of: payments, payroll, accounting, mobile_app",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customer_conversation_search": {
+        "routing_queue_id": "the id of a routing queue, like que-0001 (search first for it)",
+        "customer_name": "matches any part of the text, ignoring case",
+        "language": "one of: english, spanish, german, french, portuguese",
+        "product": "one of: payments, payroll, accounting, mobile_app",
+        "required_tier": "one of: tier1, tier2, tier3",
+        "channel": "one of: chat, email, phone",
+        "vip": "true or false",
+        "status": "one of: queued, assigned, resolved, abandoned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "customer_conversation_get": {
+        "customer_conversation_id": "the id of a customer conversation, like cnv-0001 (search first for it)"
+    },
+    "customer_conversation_resolve": {
+        "customer_conversation_id": "the id of a customer conversation, like cnv-0001 (search first for it)"
+    },
+    "customer_conversation_mark_abandoned": {
+        "customer_conversation_id": "the id of a customer conversation, like cnv-0001 (search first for it)"
+    },
+    "routing_assignment_search": {
+        "customer_conversation_id": "the id of a customer conversation, like cnv-0001 (search first for it)",
+        "support_agent_id": "the id of a support agent, like agt-0001 (search first for it)",
+        "status": "one of: active, transferred, completed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "routing_assignment_assign": {
+        "customer_conversation_id": "the id of a customer conversation, like cnv-0001 (search first for it)",
+        "support_agent_id": "the id of a support agent, like agt-0001 (search first for it)",
+        "assigned_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "routing_assignment_transfer": {
+        "routing_assignment_id": "the id of a routing assignment, like rta-0001 (search first for it)"
+    },
+    "routing_assignment_complete": {
+        "routing_assignment_id": "the id of a routing assignment, like rta-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "support_agent_report": {
+        "group_by": "the field to count by; one of: primary_language, second_language, product_skill, tier, availability",
+        "primary_language": "only rows with this value; one of: english, spanish, german, french, portuguese",
+        "second_language": "only rows with this value; one of: none, english, spanish, german, french, portuguese",
+        "product_skill": "only rows with this value; one of: payments, payroll, accounting, mobile_app",
+        "tier": "only rows with this value; one of: tier1, tier2, tier3",
+        "availability": "only rows with this value; one of: online, away, offline",
+    },
+    "routing_queue_report": {
+        "group_by": "the field to count by; one of: language, product",
+        "language": "only rows with this value; one of: english, spanish, german, french, portuguese",
+        "product": "only rows with this value; one of: payments, payroll, accounting, mobile_app",
+    },
+    "customer_conversation_report": {
+        "group_by": "the field to count by; one of: routing_queue_id, language, product, required_tier, channel, vip, status",
+        "routing_queue_id": "only rows with this value; the id of a routing queue, like que-0001 (search first for it)",
+        "language": "only rows with this value; one of: english, spanish, german, french, portuguese",
+        "product": "only rows with this value; one of: payments, payroll, accounting, mobile_app",
+        "required_tier": "only rows with this value; one of: tier1, tier2, tier3",
+        "channel": "only rows with this value; one of: chat, email, phone",
+        "vip": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: queued, assigned, resolved, abandoned",
+    },
+    "routing_assignment_report": {
+        "group_by": "the field to count by; one of: customer_conversation_id, support_agent_id, status",
+        "customer_conversation_id": "only rows with this value; the id of a customer conversation, like cnv-0001 (search first for it)",
+        "support_agent_id": "only rows with this value; the id of a support agent, like agt-0001 (search first for it)",
+        "status": "only rows with this value; one of: active, transferred, completed",
+    },
+    "customer_conversation_resolve_many": {
+        "customer_conversation_ids": "the ids of the customer conversations to change, like cnv-0001"
+    },
+    "customer_conversation_mark_abandoned_many": {
+        "customer_conversation_ids": "the ids of the customer conversations to change, like cnv-0001"
+    },
+    "routing_assignment_complete_many": {
+        "routing_assignment_ids": "the ids of the routing assignments to change, like rta-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: support_agents, routing_queues, customer_conversations, routing_assignments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -492,3 +492,89 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "operating_room_search": {
+        "name": "matches any part of the text, ignoring case",
+        "suite": "one of: main, day_surgery, cardiac",
+        "laminar_flow": "required for joint replacements; true or false",
+        "has_robot": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "surgeon_search": {
+        "name": "matches any part of the text, ignoring case",
+        "specialty": "one of: general, orthopedic, cardiac, urology, ent, gynecology",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "anesthetist_search": {
+        "name": "matches any part of the text, ignoring case",
+        "grade": "one of: consultant, fellow, crna",
+        "pediatric_certified": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "surgical_case_search": {
+        "patient_name": "matches any part of the text, ignoring case",
+        "surgeon_id": "the id of a surgeon, like sgn-0001 (search first for it)",
+        "anesthetist_id": "the id of a anesthetist, like ans-0001 (search first for it)",
+        "operating_room_id": "the id of a operating room, like orm-0001 (search first for it)",
+        "priority": "one of: elective, urgent, emergency",
+        "status": "one of: booked, in_theatre, completed, postponed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "surgical_case_get": {"surgical_case_id": "the id of a surgical case, like scs-0001 (search first for it)"},
+    "surgical_case_schedule": {
+        "patient_name": "patient name",
+        "procedure": "procedure",
+        "surgeon_id": "the id of a surgeon, like sgn-0001 (search first for it)",
+        "anesthetist_id": "the id of a anesthetist, like ans-0001 (search first for it)",
+        "operating_room_id": "the id of a operating room, like orm-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "priority": "one of: elective, urgent, emergency",
+    },
+    "surgical_case_postpone": {
+        "surgical_case_id": "the id of a surgical case, like scs-0001 (search first for it)",
+        "postpone_reason": "postpone reason",
+    },
+    "surgical_case_send_to_theatre": {
+        "surgical_case_id": "the id of a surgical case, like scs-0001 (search first for it)"
+    },
+    "surgical_case_complete": {"surgical_case_id": "the id of a surgical case, like scs-0001 (search first for it)"},
+    "surgical_case_cancel": {"surgical_case_id": "the id of a surgical case, like scs-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "operating_room_report": {
+        "group_by": "the field to count by; one of: suite, laminar_flow, has_robot",
+        "suite": "only rows with this value; one of: main, day_surgery, cardiac",
+        "laminar_flow": "only rows with this value; required for joint replacements; true or false",
+        "has_robot": "only rows with this value; true or false",
+    },
+    "surgeon_report": {
+        "group_by": "the field to count by; one of: specialty",
+        "specialty": "only rows with this value; one of: general, orthopedic, cardiac, urology, ent, gynecology",
+    },
+    "anesthetist_report": {
+        "group_by": "the field to count by; one of: grade, pediatric_certified",
+        "grade": "only rows with this value; one of: consultant, fellow, crna",
+        "pediatric_certified": "only rows with this value; true or false",
+    },
+    "surgical_case_report": {
+        "group_by": "the field to count by; one of: surgeon_id, anesthetist_id, operating_room_id, priority, status",
+        "surgeon_id": "only rows with this value; the id of a surgeon, like sgn-0001 (search first for it)",
+        "anesthetist_id": "only rows with this value; the id of a anesthetist, like ans-0001 (search first for it)",
+        "operating_room_id": "only rows with this value; the id of a operating room, like orm-0001 (search first for it)",
+        "priority": "only rows with this value; one of: elective, urgent, emergency",
+        "status": "only rows with this value; one of: booked, in_theatre, completed, postponed, cancelled",
+    },
+    "surgical_case_complete_many": {"surgical_case_ids": "the ids of the surgical cases to change, like scs-0001"},
+    "surgical_case_cancel_many": {"surgical_case_ids": "the ids of the surgical cases to change, like scs-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: operating_rooms, surgeons, anesthetists, surgical_cases",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

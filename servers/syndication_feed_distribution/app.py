@@ -512,3 +512,95 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "syndication_partner_search": {
+        "name": "matches any part of the text, ignoring case",
+        "feed_format": "one of: rss, json_feed, ninjs, apple_news_format",
+        "status": "one of: live, suspended",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "syndication_partner_suspend": {
+        "syndication_partner_id": "the id of a syndication partner, like spt-0001 (search first for it)"
+    },
+    "content_item_search": {
+        "headline": "matches any part of the text, ignoring case",
+        "section": "one of: news, business, sport, culture, opinion, science",
+        "rights": "one of: syndicatable, embargoed, no_syndication, wire_restricted",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "content_item_get": {"content_item_id": "the id of a content item, like cit-0001 (search first for it)"},
+    "feed_delivery_search": {
+        "syndication_partner_id": "the id of a syndication partner, like spt-0001 (search first for it)",
+        "content_item_id": "the id of a content item, like cit-0001 (search first for it)",
+        "partner_response": "matches any part of the text, ignoring case",
+        "status": "one of: pending, delivered, acknowledged, rejected, retry_queued",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feed_delivery_push": {
+        "syndication_partner_id": "the id of a syndication partner, like spt-0001 (search first for it)",
+        "content_item_id": "the id of a content item, like cit-0001 (search first for it)",
+        "pushed_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "feed_delivery_mark_delivered": {
+        "feed_delivery_id": "the id of a feed delivery, like fdv-0001 (search first for it)"
+    },
+    "feed_delivery_acknowledge": {"feed_delivery_id": "the id of a feed delivery, like fdv-0001 (search first for it)"},
+    "feed_delivery_reject": {
+        "feed_delivery_id": "the id of a feed delivery, like fdv-0001 (search first for it)",
+        "partner_response": "partner response",
+    },
+    "feed_delivery_requeue": {"feed_delivery_id": "the id of a feed delivery, like fdv-0001 (search first for it)"},
+    "takedown_request_search": {
+        "content_item_id": "the id of a content item, like cit-0001 (search first for it)",
+        "syndication_partner_id": "the id of a syndication partner, like spt-0001 (search first for it)",
+        "reason": "one of: legal, correction, rights_expired",
+        "status": "one of: requested, sent, confirmed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "takedown_request_issue": {
+        "content_item_id": "the id of a content item, like cit-0001 (search first for it)",
+        "syndication_partner_id": "the id of a syndication partner, like spt-0001 (search first for it)",
+        "reason": "one of: legal, correction, rights_expired",
+    },
+    "takedown_request_send": {
+        "takedown_request_id": "the id of a takedown request, like tkd-0001 (search first for it)"
+    },
+    "takedown_request_confirm": {
+        "takedown_request_id": "the id of a takedown request, like tkd-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "syndication_partner_report": {
+        "group_by": "the field to count by; one of: feed_format, status",
+        "feed_format": "only rows with this value; one of: rss, json_feed, ninjs, apple_news_format",
+        "status": "only rows with this value; one of: live, suspended",
+    },
+    "content_item_report": {
+        "group_by": "the field to count by; one of: section, rights",
+        "section": "only rows with this value; one of: news, business, sport, culture, opinion, science",
+        "rights": "only rows with this value; one of: syndicatable, embargoed, no_syndication, wire_restricted",
+    },
+    "feed_delivery_report": {
+        "group_by": "the field to count by; one of: syndication_partner_id, content_item_id, status",
+        "syndication_partner_id": "only rows with this value; the id of a syndication partner, like spt-0001 (search first for it)",
+        "content_item_id": "only rows with this value; the id of a content item, like cit-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, delivered, acknowledged, rejected, retry_queued",
+    },
+    "takedown_request_report": {
+        "group_by": "the field to count by; one of: content_item_id, syndication_partner_id, reason, status",
+        "content_item_id": "only rows with this value; the id of a content item, like cit-0001 (search first for it)",
+        "syndication_partner_id": "only rows with this value; the id of a syndication partner, like spt-0001 (search first for it)",
+        "reason": "only rows with this value; one of: legal, correction, rights_expired",
+        "status": "only rows with this value; one of: requested, sent, confirmed",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: syndication_partners, content_items, feed_deliveries, takedown_requests",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

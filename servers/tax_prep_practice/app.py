@@ -583,3 +583,101 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "tax_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "filing_type": "one of: individual_1040, s_corp_1120s, partnership_1065, trust_1041",
+        "state": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "preparer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "credential": "one of: CPA, EA, seasonal_preparer",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "meeting_room_search": {
+        "name": "matches any part of the text, ignoring case",
+        "mode": "one of: in_person, virtual",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "client_meeting_search": {
+        "tax_client_id": "the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "the id of a preparer, like prp-0001 (search first for it)",
+        "meeting_room_id": "the id of a meeting room, like mrm-0001 (search first for it)",
+        "status": "one of: scheduled, completed, no_show, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "client_meeting_book": {
+        "tax_client_id": "the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "the id of a preparer, like prp-0001 (search first for it)",
+        "meeting_room_id": "the id of a meeting room, like mrm-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "purpose": "purpose",
+    },
+    "client_meeting_reschedule": {
+        "client_meeting_id": "the id of a client meeting, like mtg-0001 (search first for it)",
+        "meeting_room_id": "the id of a meeting room, like mrm-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "client_meeting_cancel": {"client_meeting_id": "the id of a client meeting, like mtg-0001 (search first for it)"},
+    "client_meeting_complete": {"client_meeting_id": "the id of a client meeting, like mtg-0001 (search first for it)"},
+    "tax_return_search": {
+        "tax_client_id": "the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "the id of a preparer, like prp-0001 (search first for it)",
+        "tax_year": "from 2025 to 2026",
+        "status": "one of: intake, in_preparation, ready_for_review, client_signature, e_filed, rejected_by_irs",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "tax_return_open": {
+        "tax_client_id": "the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "the id of a preparer, like prp-0001 (search first for it)",
+        "tax_year": "from 2025 to 2026",
+    },
+    "tax_return_begin": {"tax_return_id": "the id of a tax return, like trt-0001 (search first for it)"},
+    "tax_return_send_for_review": {"tax_return_id": "the id of a tax return, like trt-0001 (search first for it)"},
+    "tax_return_request_signature": {"tax_return_id": "the id of a tax return, like trt-0001 (search first for it)"},
+    "tax_return_e_file": {"tax_return_id": "the id of a tax return, like trt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "tax_client_report": {
+        "group_by": "the field to count by; one of: filing_type",
+        "filing_type": "only rows with this value; one of: individual_1040, s_corp_1120s, partnership_1065, trust_1041",
+    },
+    "preparer_report": {
+        "group_by": "the field to count by; one of: credential",
+        "credential": "only rows with this value; one of: CPA, EA, seasonal_preparer",
+    },
+    "meeting_room_report": {
+        "group_by": "the field to count by; one of: mode",
+        "mode": "only rows with this value; one of: in_person, virtual",
+    },
+    "client_meeting_report": {
+        "group_by": "the field to count by; one of: tax_client_id, preparer_id, meeting_room_id, status",
+        "tax_client_id": "only rows with this value; the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "only rows with this value; the id of a preparer, like prp-0001 (search first for it)",
+        "meeting_room_id": "only rows with this value; the id of a meeting room, like mrm-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, completed, no_show, cancelled",
+    },
+    "tax_return_report": {
+        "group_by": "the field to count by; one of: tax_client_id, preparer_id, status",
+        "tax_client_id": "only rows with this value; the id of a tax client, like tcl-0001 (search first for it)",
+        "preparer_id": "only rows with this value; the id of a preparer, like prp-0001 (search first for it)",
+        "status": "only rows with this value; one of: intake, in_preparation, ready_for_review, client_signature, e_filed, rejected_by_irs",
+    },
+    "client_meeting_cancel_many": {"client_meeting_ids": "the ids of the client meetings to change, like mtg-0001"},
+    "client_meeting_complete_many": {"client_meeting_ids": "the ids of the client meetings to change, like mtg-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: tax_clients, preparers, meeting_rooms, client_meetings, tax_returns",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -565,3 +565,103 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "brand_client_search": {
+        "name": "matches any part of the text, ignoring case",
+        "contact_email": "an email address; matches any part of the text, ignoring case",
+        "industry": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "clearance_report_search": {
+        "brand_client_id": "the id of a brand client, like bcl-0001 (search first for it)",
+        "proposed_mark": "matches any part of the text, ignoring case",
+        "nice_class": "from 1 to 45",
+        "risk": "one of: low, moderate, high",
+        "status": "one of: ordered, completed, cleared, blocked",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "clearance_report_order": {
+        "brand_client_id": "the id of a brand client, like bcl-0001 (search first for it)",
+        "proposed_mark": "proposed mark",
+        "nice_class": "from 1 to 45",
+    },
+    "clearance_report_complete": {
+        "clearance_report_id": "the id of a clearance report, like clr-0001 (search first for it)",
+        "risk": "one of: low, moderate, high",
+    },
+    "clearance_report_clear": {
+        "clearance_report_id": "the id of a clearance report, like clr-0001 (search first for it)"
+    },
+    "trademark_application_search": {
+        "brand_client_id": "the id of a brand client, like bcl-0001 (search first for it)",
+        "mark": "matches any part of the text, ignoring case",
+        "serial_number": "matches any part of the text, ignoring case",
+        "status": "one of: drafting, filed, office_action, published, registered, abandoned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trademark_application_prepare": {
+        "clearance_report_id": "the id of a clearance report, like clr-0001 (search first for it)",
+        "brand_client_id": "the id of a brand client, like bcl-0001 (search first for it)",
+        "mark": "mark",
+        "nice_class": "from 1 to 45",
+        "filing_basis": "one of: use_in_commerce, intent_to_use",
+    },
+    "trademark_application_file": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)",
+        "serial_number": "serial number",
+    },
+    "trademark_application_record_office_action": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)"
+    },
+    "trademark_application_publish": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)"
+    },
+    "trademark_application_register": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)"
+    },
+    "office_action_response_search": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)",
+        "issue": "one of: likelihood_of_confusion, descriptiveness, specimen_refused, identification_unclear",
+        "status": "one of: drafting, filed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "office_action_response_draft": {
+        "trademark_application_id": "the id of a trademark application, like tma-0001 (search first for it)",
+        "issue": "one of: likelihood_of_confusion, descriptiveness, specimen_refused, identification_unclear",
+        "response_due": "a date as YYYY-MM-DD",
+    },
+    "office_action_response_file": {
+        "office_action_response_id": "the id of a office action response, like oar-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "clearance_report_report": {
+        "group_by": "the field to count by; one of: brand_client_id, risk, status",
+        "brand_client_id": "only rows with this value; the id of a brand client, like bcl-0001 (search first for it)",
+        "risk": "only rows with this value; one of: low, moderate, high",
+        "status": "only rows with this value; one of: ordered, completed, cleared, blocked",
+    },
+    "trademark_application_report": {
+        "group_by": "the field to count by; one of: clearance_report_id, brand_client_id, filing_basis, status",
+        "clearance_report_id": "only rows with this value; the id of a clearance report, like clr-0001 (search first for it)",
+        "brand_client_id": "only rows with this value; the id of a brand client, like bcl-0001 (search first for it)",
+        "filing_basis": "only rows with this value; one of: use_in_commerce, intent_to_use",
+        "status": "only rows with this value; one of: drafting, filed, office_action, published, registered, abandoned",
+    },
+    "office_action_response_report": {
+        "group_by": "the field to count by; one of: trademark_application_id, issue, status",
+        "trademark_application_id": "only rows with this value; the id of a trademark application, like tma-0001 (search first for it)",
+        "issue": "only rows with this value; one of: likelihood_of_confusion, descriptiveness, specimen_refused, identification_unclear",
+        "status": "only rows with this value; one of: drafting, filed",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: brand_clients, clearance_reports, trademark_applications, office_action_responses",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

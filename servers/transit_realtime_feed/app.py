@@ -428,3 +428,88 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "transit_vehicle_search": {
+        "fleet_number": "matches any part of the text, ignoring case",
+        "route": "matches any part of the text, ignoring case",
+        "avl_unit": "matches any part of the text, ignoring case",
+        "status": "one of: in_service, out_of_service, avl_fault",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "transit_vehicle_flag_avl_fault": {
+        "transit_vehicle_id": "the id of a transit vehicle, like veh-0001 (search first for it)"
+    },
+    "transit_vehicle_clear_fault": {
+        "transit_vehicle_id": "the id of a transit vehicle, like veh-0001 (search first for it)"
+    },
+    "avl_ping_batch_search": {
+        "transit_vehicle_id": "the id of a transit vehicle, like veh-0001 (search first for it)",
+        "batch_key": "matches any part of the text, ignoring case",
+        "error": "matches any part of the text, ignoring case",
+        "status": "one of: received, processed, failed, retrying, quarantined",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "avl_ping_batch_get": {"avl_ping_batch_id": "the id of a avl ping batch, like apb-0001 (search first for it)"},
+    "avl_ping_batch_mark_processed": {
+        "avl_ping_batch_id": "the id of a avl ping batch, like apb-0001 (search first for it)"
+    },
+    "avl_ping_batch_mark_failed": {
+        "avl_ping_batch_id": "the id of a avl ping batch, like apb-0001 (search first for it)",
+        "error": "error",
+    },
+    "avl_ping_batch_retry": {
+        "avl_ping_batch_id": "the id of a avl ping batch, like apb-0001 (search first for it)",
+        "attempts": "from 0 to 4",
+    },
+    "avl_ping_batch_quarantine": {
+        "avl_ping_batch_id": "the id of a avl ping batch, like apb-0001 (search first for it)"
+    },
+    "feed_publication_search": {
+        "feed_type": "one of: vehicle_positions, trip_updates, service_alerts",
+        "status": "one of: building, published, failed, retrying, abandoned",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "feed_publication_start": {
+        "feed_type": "one of: vehicle_positions, trip_updates, service_alerts",
+        "cycle_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "entity_count": "from 0 to 400",
+        "attempts": "from 0 to 3",
+    },
+    "feed_publication_mark_published": {
+        "feed_publication_id": "the id of a feed publication, like fdp-0001 (search first for it)"
+    },
+    "feed_publication_mark_failed": {
+        "feed_publication_id": "the id of a feed publication, like fdp-0001 (search first for it)"
+    },
+    "feed_publication_retry": {
+        "feed_publication_id": "the id of a feed publication, like fdp-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "transit_vehicle_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: in_service, out_of_service, avl_fault",
+    },
+    "avl_ping_batch_report": {
+        "group_by": "the field to count by; one of: transit_vehicle_id, status",
+        "transit_vehicle_id": "only rows with this value; the id of a transit vehicle, like veh-0001 (search first for it)",
+        "status": "only rows with this value; one of: received, processed, failed, retrying, quarantined",
+    },
+    "feed_publication_report": {
+        "group_by": "the field to count by; one of: feed_type, status",
+        "feed_type": "only rows with this value; one of: vehicle_positions, trip_updates, service_alerts",
+        "status": "only rows with this value; one of: building, published, failed, retrying, abandoned",
+    },
+    "feed_publication_mark_failed_many": {
+        "feed_publication_ids": "the ids of the feed publications to change, like fdp-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: transit_vehicles, avl_ping_batches, feed_publications",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

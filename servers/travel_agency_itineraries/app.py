@@ -535,3 +535,92 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "traveler_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "seniority": "one of: staff, manager, director, executive",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "travel_budget_search": {
+        "department": "matches any part of the text, ignoring case",
+        "cost_center": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trip_request_search": {
+        "traveler_id": "the id of a traveler, like trv-0001 (search first for it)",
+        "destination": "matches any part of the text, ignoring case",
+        "depart": "a date as YYYY-MM-DD",
+        "status": "one of: submitted, itinerary_proposed, approved, ticketed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "trip_request_get": {"trip_request_id": "the id of a trip request, like trq-0001 (search first for it)"},
+    "trip_request_log": {
+        "traveler_id": "the id of a traveler, like trv-0001 (search first for it)",
+        "destination": "destination",
+        "depart": "a date as YYYY-MM-DD",
+        "return_date": "a date as YYYY-MM-DD",
+        "purpose": "purpose",
+    },
+    "trip_request_propose": {"trip_request_id": "the id of a trip request, like trq-0001 (search first for it)"},
+    "trip_request_approve": {"trip_request_id": "the id of a trip request, like trq-0001 (search first for it)"},
+    "trip_request_mark_ticketed": {"trip_request_id": "the id of a trip request, like trq-0001 (search first for it)"},
+    "trip_request_cancel": {"trip_request_id": "the id of a trip request, like trq-0001 (search first for it)"},
+    "itinerary_segment_search": {
+        "trip_request_id": "the id of a trip request, like trq-0001 (search first for it)",
+        "travel_budget_id": "the id of a travel budget, like tbg-0001 (search first for it)",
+        "segment_type": "one of: flight, hotel, rail, car",
+        "supplier": "matches any part of the text, ignoring case",
+        "status": "one of: proposed, ticketed, voided",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "itinerary_segment_add": {
+        "trip_request_id": "the id of a trip request, like trq-0001 (search first for it)",
+        "travel_budget_id": "the id of a travel budget, like tbg-0001 (search first for it)",
+        "segment_type": "one of: flight, hotel, rail, car",
+        "supplier": "supplier",
+        "starts": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "ends": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "price": "from 60 to 4800",
+        "cabin_or_room": "cabin or room",
+    },
+    "itinerary_segment_ticket": {
+        "itinerary_segment_id": "the id of a itinerary segment, like seg-0001 (search first for it)"
+    },
+    "itinerary_segment_void": {
+        "itinerary_segment_id": "the id of a itinerary segment, like seg-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "traveler_report": {
+        "group_by": "the field to count by; one of: seniority",
+        "seniority": "only rows with this value; one of: staff, manager, director, executive",
+    },
+    "trip_request_report": {
+        "group_by": "the field to count by; one of: traveler_id, status",
+        "traveler_id": "only rows with this value; the id of a traveler, like trv-0001 (search first for it)",
+        "status": "only rows with this value; one of: submitted, itinerary_proposed, approved, ticketed, cancelled",
+    },
+    "itinerary_segment_report": {
+        "group_by": "the field to count by; one of: trip_request_id, travel_budget_id, segment_type, status",
+        "trip_request_id": "only rows with this value; the id of a trip request, like trq-0001 (search first for it)",
+        "travel_budget_id": "only rows with this value; the id of a travel budget, like tbg-0001 (search first for it)",
+        "segment_type": "only rows with this value; one of: flight, hotel, rail, car",
+        "status": "only rows with this value; one of: proposed, ticketed, voided",
+    },
+    "trip_request_cancel_many": {"trip_request_ids": "the ids of the trip requests to change, like trq-0001"},
+    "itinerary_segment_void_many": {
+        "itinerary_segment_ids": "the ids of the itinerary segments to change, like seg-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: travelers, travel_budgets, trip_requests, itinerary_segments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

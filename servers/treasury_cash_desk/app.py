@@ -495,3 +495,86 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "cash_account_search": {
+        "name": "matches any part of the text, ignoring case",
+        "bank": "matches any part of the text, ignoring case",
+        "currency": "one of: USD, EUR, GBP, NOK, CAD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "cash_account_get": {"cash_account_id": "the id of a cash account, like cac-0001 (search first for it)"},
+    "treasury_transfer_search": {
+        "from_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "to_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "status": "one of: booked, settled, reversed",
+        "value_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "treasury_transfer_book": {
+        "from_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "to_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "amount": "from 1000 to 900000",
+        "value_date": "a date as YYYY-MM-DD",
+        "purpose": "purpose",
+    },
+    "treasury_transfer_settle": {
+        "treasury_transfer_id": "the id of a treasury transfer, like ttr-0001 (search first for it)"
+    },
+    "beneficiary_search": {
+        "name": "matches any part of the text, ignoring case",
+        "country": "matches any part of the text, ignoring case",
+        "verified": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "beneficiary_verify": {
+        "beneficiary_id": "the id of a beneficiary, like bnf-0001 (search first for it)",
+        "verified": "true or false",
+    },
+    "outgoing_wire_search": {
+        "cash_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "beneficiary_id": "the id of a beneficiary, like bnf-0001 (search first for it)",
+        "status": "one of: drafted, approved, sent, confirmed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "outgoing_wire_initiate": {
+        "cash_account_id": "the id of a cash account, like cac-0001 (search first for it)",
+        "beneficiary_id": "the id of a beneficiary, like bnf-0001 (search first for it)",
+        "amount": "from 500 to 750000",
+        "value_date": "a date as YYYY-MM-DD",
+    },
+    "outgoing_wire_approve": {"outgoing_wire_id": "the id of a outgoing wire, like owr-0001 (search first for it)"},
+    "outgoing_wire_release": {"outgoing_wire_id": "the id of a outgoing wire, like owr-0001 (search first for it)"},
+    "outgoing_wire_confirm": {"outgoing_wire_id": "the id of a outgoing wire, like owr-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "cash_account_report": {
+        "group_by": "the field to count by; one of: currency",
+        "currency": "only rows with this value; one of: USD, EUR, GBP, NOK, CAD",
+    },
+    "beneficiary_report": {
+        "group_by": "the field to count by; one of: verified",
+        "verified": "only rows with this value; true or false",
+    },
+    "treasury_transfer_report": {
+        "group_by": "the field to count by; one of: from_account_id, to_account_id, status",
+        "from_account_id": "only rows with this value; the id of a cash account, like cac-0001 (search first for it)",
+        "to_account_id": "only rows with this value; the id of a cash account, like cac-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, settled, reversed",
+    },
+    "outgoing_wire_report": {
+        "group_by": "the field to count by; one of: cash_account_id, beneficiary_id, status",
+        "cash_account_id": "only rows with this value; the id of a cash account, like cac-0001 (search first for it)",
+        "beneficiary_id": "only rows with this value; the id of a beneficiary, like bnf-0001 (search first for it)",
+        "status": "only rows with this value; one of: drafted, approved, sent, confirmed",
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: cash_accounts, beneficiaries, treasury_transfers, outgoing_wires",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

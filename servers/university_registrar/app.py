@@ -565,3 +565,103 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "course_section_search": {
+        "course_code": "matches any part of the text, ignoring case",
+        "instructor": "matches any part of the text, ignoring case",
+        "term": "one of: spring_2027, summer_2027",
+        "status": "one of: scheduled, open, closed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "course_section_get": {"course_section_id": "the id of a course section, like sec-0001 (search first for it)"},
+    "course_section_open": {"course_section_id": "the id of a course section, like sec-0001 (search first for it)"},
+    "course_section_close": {"course_section_id": "the id of a course section, like sec-0001 (search first for it)"},
+    "enrolled_student_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "student_number": "matches any part of the text, ignoring case",
+        "program": "matches any part of the text, ignoring case",
+        "hold": "one of: none, financial, advising, immunization",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "course_registration_search": {
+        "enrolled_student_id": "the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "the id of a course section, like sec-0001 (search first for it)",
+        "grading_basis": "one of: letter, pass_fail, audit",
+        "status": "one of: registered, dropped, withdrawn, completed",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "course_registration_add": {
+        "enrolled_student_id": "the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "the id of a course section, like sec-0001 (search first for it)",
+        "grading_basis": "one of: letter, pass_fail, audit",
+    },
+    "course_registration_change_basis": {
+        "course_registration_id": "the id of a course registration, like reg-0001 (search first for it)",
+        "grading_basis": "one of: letter, pass_fail, audit",
+    },
+    "course_registration_drop": {
+        "course_registration_id": "the id of a course registration, like reg-0001 (search first for it)"
+    },
+    "course_registration_withdraw": {
+        "course_registration_id": "the id of a course registration, like reg-0001 (search first for it)"
+    },
+    "add_drop_petition_search": {
+        "enrolled_student_id": "the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "the id of a course section, like sec-0001 (search first for it)",
+        "petition_type": "one of: late_add, late_drop, overload, prerequisite_waiver",
+        "status": "one of: pending, approved, denied",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "add_drop_petition_file": {
+        "enrolled_student_id": "the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "the id of a course section, like sec-0001 (search first for it)",
+        "petition_type": "one of: late_add, late_drop, overload, prerequisite_waiver",
+        "reason": "reason",
+    },
+    "add_drop_petition_approve": {
+        "add_drop_petition_id": "the id of a add drop petition, like pet-0001 (search first for it)"
+    },
+    "add_drop_petition_deny": {
+        "add_drop_petition_id": "the id of a add drop petition, like pet-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "course_section_report": {
+        "group_by": "the field to count by; one of: term, status",
+        "term": "only rows with this value; one of: spring_2027, summer_2027",
+        "status": "only rows with this value; one of: scheduled, open, closed, cancelled",
+    },
+    "enrolled_student_report": {
+        "group_by": "the field to count by; one of: hold",
+        "hold": "only rows with this value; one of: none, financial, advising, immunization",
+    },
+    "course_registration_report": {
+        "group_by": "the field to count by; one of: enrolled_student_id, course_section_id, grading_basis, status",
+        "enrolled_student_id": "only rows with this value; the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "only rows with this value; the id of a course section, like sec-0001 (search first for it)",
+        "grading_basis": "only rows with this value; one of: letter, pass_fail, audit",
+        "status": "only rows with this value; one of: registered, dropped, withdrawn, completed",
+    },
+    "add_drop_petition_report": {
+        "group_by": "the field to count by; one of: enrolled_student_id, course_section_id, petition_type, status",
+        "enrolled_student_id": "only rows with this value; the id of a enrolled student, like stu-0001 (search first for it)",
+        "course_section_id": "only rows with this value; the id of a course section, like sec-0001 (search first for it)",
+        "petition_type": "only rows with this value; one of: late_add, late_drop, overload, prerequisite_waiver",
+        "status": "only rows with this value; one of: pending, approved, denied",
+    },
+    "course_section_close_many": {"course_section_ids": "the ids of the course sections to change, like sec-0001"},
+    "course_registration_withdraw_many": {
+        "course_registration_ids": "the ids of the course registrations to change, like reg-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: course_sections, enrolled_students, course_registrations, add_drop_petitions",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -473,3 +473,78 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "owner_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "city": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "pet_search": {
+        "name": "matches any part of the text, ignoring case",
+        "species": "one of: dog, cat, rabbit, parrot",
+        "owner_id": "the id of a owner, like own-0001 (search first for it)",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "vet_list": {
+        "specialty": "one of: general, surgery, exotics",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "appointment_search": {
+        "pet_id": "the id of a pet, like pet-0001 (search first for it)",
+        "vet_id": "the id of a vet, like vet-0001 (search first for it)",
+        "status": "one of: booked, checked_in, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "appointment_get": {"appointment_id": "the id of a appointment, like apt-0001 (search first for it)"},
+    "appointment_book": {
+        "pet_id": "the id of a pet, like pet-0001 (search first for it)",
+        "vet_id": "the id of a vet, like vet-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "reason": "reason",
+    },
+    "appointment_check_in": {"appointment_id": "the id of a appointment, like apt-0001 (search first for it)"},
+    "appointment_complete": {"appointment_id": "the id of a appointment, like apt-0001 (search first for it)"},
+    "appointment_cancel": {"appointment_id": "the id of a appointment, like apt-0001 (search first for it)"},
+    "invoice_create": {
+        "appointment_id": "the id of a appointment, like apt-0001 (search first for it)",
+        "amount": "from 40 to 900",
+    },
+    "invoice_send": {"invoice_id": "the id of a invoice, like inv-0001 (search first for it)"},
+    "invoice_mark_paid": {"invoice_id": "the id of a invoice, like inv-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "pet_report": {
+        "group_by": "the field to count by; one of: species, owner_id",
+        "species": "only rows with this value; one of: dog, cat, rabbit, parrot",
+        "owner_id": "only rows with this value; the id of a owner, like own-0001 (search first for it)",
+    },
+    "vet_report": {
+        "group_by": "the field to count by; one of: specialty",
+        "specialty": "only rows with this value; one of: general, surgery, exotics",
+    },
+    "appointment_report": {
+        "group_by": "the field to count by; one of: pet_id, vet_id, status",
+        "pet_id": "only rows with this value; the id of a pet, like pet-0001 (search first for it)",
+        "vet_id": "only rows with this value; the id of a vet, like vet-0001 (search first for it)",
+        "status": "only rows with this value; one of: booked, checked_in, completed, cancelled",
+    },
+    "invoice_report": {
+        "group_by": "the field to count by; one of: appointment_id, status",
+        "appointment_id": "only rows with this value; the id of a appointment, like apt-0001 (search first for it)",
+        "status": "only rows with this value; one of: draft, sent, paid, void",
+    },
+    "appointment_complete_many": {"appointment_ids": "the ids of the appointments to change, like apt-0001"},
+    "appointment_cancel_many": {"appointment_ids": "the ids of the appointments to change, like apt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: owners, pets, vets, appointments, invoices",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

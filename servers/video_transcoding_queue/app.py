@@ -536,3 +536,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "source_upload_search": {
+        "title": "matches any part of the text, ignoring case",
+        "channel": "matches any part of the text, ignoring case",
+        "container": "one of: mov, mp4, mxf, mkv",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "encoder_node_search": {
+        "hostname": "matches any part of the text, ignoring case",
+        "gpu": "one of: nvidia_l4, nvidia_t4, nvidia_a10g",
+        "state": "one of: healthy, degraded, offline",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "encoder_node_mark_degraded": {"encoder_node_id": "the id of a encoder node, like enc-0001 (search first for it)"},
+    "transcode_job_search": {
+        "source_upload_id": "the id of a source upload, like upl-0001 (search first for it)",
+        "encoder_node_id": "the id of a encoder node, like enc-0001 (search first for it)",
+        "ladder": "one of: hls_1080p, hls_4k, dash_720p, audio_only",
+        "error_code": "one of: none, e_decode, e_gpu_oom, e_timeout, e_missing_audio",
+        "status": "one of: queued, encoding, packaging, completed, failed, retrying, dead_letter",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "transcode_job_get": {"transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)"},
+    "transcode_job_submit": {
+        "source_upload_id": "the id of a source upload, like upl-0001 (search first for it)",
+        "encoder_node_id": "the id of a encoder node, like enc-0001 (search first for it)",
+        "ladder": "one of: hls_1080p, hls_4k, dash_720p, audio_only",
+    },
+    "transcode_job_start": {"transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)"},
+    "transcode_job_package": {"transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)"},
+    "transcode_job_complete": {"transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)"},
+    "transcode_job_fail": {
+        "transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)",
+        "error_code": "one of: none, e_decode, e_gpu_oom, e_timeout, e_missing_audio",
+    },
+    "transcode_job_retry": {
+        "transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)",
+        "encoder_node_id": "the id of a encoder node, like enc-0001 (search first for it)",
+        "attempt": "from 1 to 3",
+    },
+    "transcode_job_dead_letter": {"transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)"},
+    "cdn_release_publish": {
+        "transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)",
+        "cdn": "one of: cloudfront, fastly, akamai",
+    },
+    "cdn_release_search": {
+        "transcode_job_id": "the id of a transcode job, like tjb-0001 (search first for it)",
+        "cdn": "one of: cloudfront, fastly, akamai",
+        "status": "one of: pending, propagated, purged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "source_upload_report": {
+        "group_by": "the field to count by; one of: container",
+        "container": "only rows with this value; one of: mov, mp4, mxf, mkv",
+    },
+    "encoder_node_report": {
+        "group_by": "the field to count by; one of: gpu, state",
+        "gpu": "only rows with this value; one of: nvidia_l4, nvidia_t4, nvidia_a10g",
+        "state": "only rows with this value; one of: healthy, degraded, offline",
+    },
+    "transcode_job_report": {
+        "group_by": "the field to count by; one of: source_upload_id, encoder_node_id, ladder, error_code, status",
+        "source_upload_id": "only rows with this value; the id of a source upload, like upl-0001 (search first for it)",
+        "encoder_node_id": "only rows with this value; the id of a encoder node, like enc-0001 (search first for it)",
+        "ladder": "only rows with this value; one of: hls_1080p, hls_4k, dash_720p, audio_only",
+        "error_code": "only rows with this value; one of: none, e_decode, e_gpu_oom, e_timeout, e_missing_audio",
+        "status": "only rows with this value; one of: queued, encoding, packaging, completed, failed, retrying, dead_letter",
+    },
+    "cdn_release_report": {
+        "group_by": "the field to count by; one of: transcode_job_id, cdn, status",
+        "transcode_job_id": "only rows with this value; the id of a transcode job, like tjb-0001 (search first for it)",
+        "cdn": "only rows with this value; one of: cloudfront, fastly, akamai",
+        "status": "only rows with this value; one of: pending, propagated, purged",
+    },
+    "transcode_job_complete_many": {"transcode_job_ids": "the ids of the transcode jobs to change, like tjb-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: source_uploads, encoder_nodes, transcode_jobs, cdn_releases",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

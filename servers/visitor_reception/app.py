@@ -484,3 +484,81 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "host_employee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "department": "matches any part of the text, ignoring case",
+        "floor": "from 2 to 9",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "guest_visitor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "company": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "guest_visitor_register": {
+        "name": "name",
+        "email": "an email address",
+        "company": "company",
+        "phone": "phone",
+        "nda_signed": "true or false",
+    },
+    "site_visit_search": {
+        "guest_visitor_id": "the id of a guest visitor, like gst-0001 (search first for it)",
+        "host_employee_id": "the id of a host employee, like hst-0001 (search first for it)",
+        "purpose": "matches any part of the text, ignoring case",
+        "status": "one of: preregistered, arrived, escorted, departed, no_show",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "site_visit_get": {"site_visit_id": "the id of a site visit, like vst-0001 (search first for it)"},
+    "site_visit_preregister": {
+        "guest_visitor_id": "the id of a guest visitor, like gst-0001 (search first for it)",
+        "host_employee_id": "the id of a host employee, like hst-0001 (search first for it)",
+        "expected_at": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "purpose": "purpose",
+        "access_zone": "one of: general, secure",
+    },
+    "site_visit_check_in": {"site_visit_id": "the id of a site visit, like vst-0001 (search first for it)"},
+    "site_visit_escort": {"site_visit_id": "the id of a site visit, like vst-0001 (search first for it)"},
+    "site_visit_check_out": {"site_visit_id": "the id of a site visit, like vst-0001 (search first for it)"},
+    "site_visit_mark_no_show": {"site_visit_id": "the id of a site visit, like vst-0001 (search first for it)"},
+    "visitor_badge_search": {
+        "badge_number": "matches any part of the text, ignoring case",
+        "badge_type": "one of: visitor, contractor, escort_required",
+        "state": "one of: available, issued, lost",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "visitor_badge_issue": {"visitor_badge_id": "the id of a visitor badge, like bdg-0001 (search first for it)"},
+    "visitor_badge_collect": {"visitor_badge_id": "the id of a visitor badge, like bdg-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "guest_visitor_report": {
+        "group_by": "the field to count by; one of: nda_signed",
+        "nda_signed": "only rows with this value; true or false",
+    },
+    "site_visit_report": {
+        "group_by": "the field to count by; one of: guest_visitor_id, host_employee_id, access_zone, status",
+        "guest_visitor_id": "only rows with this value; the id of a guest visitor, like gst-0001 (search first for it)",
+        "host_employee_id": "only rows with this value; the id of a host employee, like hst-0001 (search first for it)",
+        "access_zone": "only rows with this value; one of: general, secure",
+        "status": "only rows with this value; one of: preregistered, arrived, escorted, departed, no_show",
+    },
+    "visitor_badge_report": {
+        "group_by": "the field to count by; one of: badge_type, state",
+        "badge_type": "only rows with this value; one of: visitor, contractor, escort_required",
+        "state": "only rows with this value; one of: available, issued, lost",
+    },
+    "site_visit_mark_no_show_many": {"site_visit_ids": "the ids of the site visits to change, like vst-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: host_employees, guest_visitors, site_visits, visitor_badges",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -662,3 +662,103 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "volunteer_search": {
+        "name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "skill": "one of: general, driving, tutoring, food_handling, spanish_interpreting, first_aid",
+        "background_check": "one of: cleared, pending, none",
+        "availability": "one of: weekday_mornings, weekday_evenings, weekends",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "volunteer_get": {"volunteer_id": "the id of a volunteer, like vol-0001 (search first for it)"},
+    "partner_agency_search": {
+        "name": "matches any part of the text, ignoring case",
+        "cause": "one of: hunger, literacy, seniors, environment, youth, health",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "volunteer_shift_search": {
+        "partner_agency_id": "the id of a partner agency, like pag-0001 (search first for it)",
+        "role": "matches any part of the text, ignoring case",
+        "skill_required": "one of: general, driving, tutoring, food_handling, spanish_interpreting, first_aid",
+        "needs_background_check": "true or false",
+        "status": "one of: open, full, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "volunteer_shift_get": {"volunteer_shift_id": "the id of a volunteer shift, like vsh-0001 (search first for it)"},
+    "volunteer_shift_mark_full": {
+        "volunteer_shift_id": "the id of a volunteer shift, like vsh-0001 (search first for it)"
+    },
+    "volunteer_shift_cancel": {
+        "volunteer_shift_id": "the id of a volunteer shift, like vsh-0001 (search first for it)"
+    },
+    "shift_assignment_search": {
+        "volunteer_shift_id": "the id of a volunteer shift, like vsh-0001 (search first for it)",
+        "volunteer_id": "the id of a volunteer, like vol-0001 (search first for it)",
+        "status": "one of: assigned, confirmed, completed, no_show, withdrawn",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "shift_assignment_assign": {
+        "volunteer_shift_id": "the id of a volunteer shift, like vsh-0001 (search first for it)",
+        "volunteer_id": "the id of a volunteer, like vol-0001 (search first for it)",
+        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "shift_assignment_confirm": {
+        "shift_assignment_id": "the id of a shift assignment, like sas-0001 (search first for it)"
+    },
+    "shift_assignment_withdraw": {
+        "shift_assignment_id": "the id of a shift assignment, like sas-0001 (search first for it)"
+    },
+    "shift_assignment_complete": {
+        "shift_assignment_id": "the id of a shift assignment, like sas-0001 (search first for it)"
+    },
+    "shift_assignment_mark_no_show": {
+        "shift_assignment_id": "the id of a shift assignment, like sas-0001 (search first for it)"
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "volunteer_report": {
+        "group_by": "the field to count by; one of: skill, background_check, availability",
+        "skill": "only rows with this value; one of: general, driving, tutoring, food_handling, spanish_interpreting, first_aid",
+        "background_check": "only rows with this value; one of: cleared, pending, none",
+        "availability": "only rows with this value; one of: weekday_mornings, weekday_evenings, weekends",
+    },
+    "partner_agency_report": {
+        "group_by": "the field to count by; one of: cause",
+        "cause": "only rows with this value; one of: hunger, literacy, seniors, environment, youth, health",
+    },
+    "volunteer_shift_report": {
+        "group_by": "the field to count by; one of: partner_agency_id, skill_required, needs_background_check, status",
+        "partner_agency_id": "only rows with this value; the id of a partner agency, like pag-0001 (search first for it)",
+        "skill_required": "only rows with this value; one of: general, driving, tutoring, food_handling, spanish_interpreting, first_aid",
+        "needs_background_check": "only rows with this value; true or false",
+        "status": "only rows with this value; one of: open, full, cancelled",
+    },
+    "shift_assignment_report": {
+        "group_by": "the field to count by; one of: volunteer_shift_id, volunteer_id, status",
+        "volunteer_shift_id": "only rows with this value; the id of a volunteer shift, like vsh-0001 (search first for it)",
+        "volunteer_id": "only rows with this value; the id of a volunteer, like vol-0001 (search first for it)",
+        "status": "only rows with this value; one of: assigned, confirmed, completed, no_show, withdrawn",
+    },
+    "volunteer_shift_cancel_many": {"volunteer_shift_ids": "the ids of the volunteer shifts to change, like vsh-0001"},
+    "shift_assignment_withdraw_many": {
+        "shift_assignment_ids": "the ids of the shift assignments to change, like sas-0001"
+    },
+    "shift_assignment_complete_many": {
+        "shift_assignment_ids": "the ids of the shift assignments to change, like sas-0001"
+    },
+    "shift_assignment_mark_no_show_many": {
+        "shift_assignment_ids": "the ids of the shift assignments to change, like sas-0001"
+    },
+    "list_changes": {
+        "table": "only changes of this table; one of: volunteers, partner_agencies, volunteer_shifts, shift_assignments",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

@@ -520,3 +520,91 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "advance_ship_notice_search": {
+        "asn_number": "matches any part of the text, ignoring case",
+        "supplier": "matches any part of the text, ignoring case",
+        "status": "one of: expected, arrived, receiving, received, closed_with_discrepancy",
+        "expected_date": "a date as YYYY-MM-DD",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "advance_ship_notice_arrive": {
+        "advance_ship_notice_id": "the id of a advance ship notice, like asn-0001 (search first for it)"
+    },
+    "advance_ship_notice_start_receiving": {
+        "advance_ship_notice_id": "the id of a advance ship notice, like asn-0001 (search first for it)"
+    },
+    "receipt_line_search": {
+        "advance_ship_notice_id": "the id of a advance ship notice, like asn-0001 (search first for it)",
+        "item_sku": "matches any part of the text, ignoring case",
+        "status": "one of: pending, received, short, damaged",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "receipt_line_confirm": {
+        "receipt_line_id": "the id of a receipt line, like rln-0001 (search first for it)",
+        "received_qty": "from 0 to 400",
+    },
+    "receipt_line_report_short": {
+        "receipt_line_id": "the id of a receipt line, like rln-0001 (search first for it)",
+        "received_qty": "from 0 to 400",
+    },
+    "receipt_line_report_damage": {
+        "receipt_line_id": "the id of a receipt line, like rln-0001 (search first for it)",
+        "received_qty": "from 0 to 400",
+    },
+    "advance_ship_notice_close": {
+        "advance_ship_notice_id": "the id of a advance ship notice, like asn-0001 (search first for it)"
+    },
+    "advance_ship_notice_close_discrepant": {
+        "advance_ship_notice_id": "the id of a advance ship notice, like asn-0001 (search first for it)"
+    },
+    "storage_location_search": {
+        "code": "matches any part of the text, ignoring case",
+        "zone": "one of: ambient, cold, hazmat, bulk",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "putaway_task_create": {
+        "receipt_line_id": "the id of a receipt line, like rln-0001 (search first for it)",
+        "storage_location_id": "the id of a storage location, like loc-0001 (search first for it)",
+        "pallets": "from 1 to 4",
+    },
+    "putaway_task_search": {
+        "receipt_line_id": "the id of a receipt line, like rln-0001 (search first for it)",
+        "storage_location_id": "the id of a storage location, like loc-0001 (search first for it)",
+        "status": "one of: open, in_progress, done",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "putaway_task_complete": {"putaway_task_id": "the id of a putaway task, like pwt-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "advance_ship_notice_report": {
+        "group_by": "the field to count by; one of: status",
+        "status": "only rows with this value; one of: expected, arrived, receiving, received, closed_with_discrepancy",
+    },
+    "receipt_line_report": {
+        "group_by": "the field to count by; one of: advance_ship_notice_id, status",
+        "advance_ship_notice_id": "only rows with this value; the id of a advance ship notice, like asn-0001 (search first for it)",
+        "status": "only rows with this value; one of: pending, received, short, damaged",
+    },
+    "storage_location_report": {
+        "group_by": "the field to count by; one of: zone",
+        "zone": "only rows with this value; one of: ambient, cold, hazmat, bulk",
+    },
+    "putaway_task_report": {
+        "group_by": "the field to count by; one of: receipt_line_id, storage_location_id, status",
+        "receipt_line_id": "only rows with this value; the id of a receipt line, like rln-0001 (search first for it)",
+        "storage_location_id": "only rows with this value; the id of a storage location, like loc-0001 (search first for it)",
+        "status": "only rows with this value; one of: open, in_progress, done",
+    },
+    "putaway_task_complete_many": {"putaway_task_ids": "the ids of the putaway tasks to change, like pwt-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: advance_ship_notices, receipt_lines, storage_locations, putaway_tasks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

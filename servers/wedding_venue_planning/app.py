@@ -579,3 +579,100 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "venue_space_search": {
+        "name": "matches any part of the text, ignoring case",
+        "indoor": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "wedding_event_search": {
+        "contact_name": "matches any part of the text, ignoring case",
+        "email": "an email address; matches any part of the text, ignoring case",
+        "venue_space_id": "the id of a venue space, like vsp-0001 (search first for it)",
+        "package": "one of: essentials, classic, signature",
+        "status": "one of: inquiry, contracted, planning, finalized, completed, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "wedding_event_get": {"wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)"},
+    "wedding_event_book_inquiry": {
+        "contact_name": "contact name",
+        "email": "an email address",
+        "venue_space_id": "the id of a venue space, like vsp-0001 (search first for it)",
+        "event_start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "event_end": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "guest_count": "from 30 to 220",
+        "package": "one of: essentials, classic, signature",
+    },
+    "wedding_event_sign_contract": {
+        "wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)"
+    },
+    "wedding_event_start_planning": {
+        "wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)"
+    },
+    "wedding_event_finalize": {
+        "wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)",
+        "guest_count": "from 30 to 220",
+    },
+    "wedding_event_cancel": {"wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)"},
+    "planning_task_search": {
+        "wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)",
+        "step": "one of: deposit_paid, menu_tasting, floor_plan, final_headcount, vendor_confirmation, rehearsal_schedule",
+        "owner": "matches any part of the text, ignoring case",
+        "status": "one of: todo, in_progress, awaiting_client, done",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "planning_task_add": {
+        "wedding_event_id": "the id of a wedding event, like wev-0001 (search first for it)",
+        "step": "one of: deposit_paid, menu_tasting, floor_plan, final_headcount, vendor_confirmation, rehearsal_schedule",
+        "owner": "owner",
+        "due": "a date as YYYY-MM-DD",
+        "event_vendor_id": "the id of a event vendor, like evn-0001 (search first for it)",
+    },
+    "planning_task_start": {"planning_task_id": "the id of a planning task, like ptk-0001 (search first for it)"},
+    "planning_task_wait_on_client": {
+        "planning_task_id": "the id of a planning task, like ptk-0001 (search first for it)"
+    },
+    "planning_task_complete": {"planning_task_id": "the id of a planning task, like ptk-0001 (search first for it)"},
+    "event_vendor_search": {
+        "name": "matches any part of the text, ignoring case",
+        "category": "one of: florist, photographer, dj, band, baker, officiant, rentals",
+        "preferred": "on the venue's preferred vendor list; true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "venue_space_report": {
+        "group_by": "the field to count by; one of: indoor",
+        "indoor": "only rows with this value; true or false",
+    },
+    "wedding_event_report": {
+        "group_by": "the field to count by; one of: venue_space_id, package, status",
+        "venue_space_id": "only rows with this value; the id of a venue space, like vsp-0001 (search first for it)",
+        "package": "only rows with this value; one of: essentials, classic, signature",
+        "status": "only rows with this value; one of: inquiry, contracted, planning, finalized, completed, cancelled",
+    },
+    "event_vendor_report": {
+        "group_by": "the field to count by; one of: category, preferred",
+        "category": "only rows with this value; one of: florist, photographer, dj, band, baker, officiant, rentals",
+        "preferred": "only rows with this value; on the venue's preferred vendor list; true or false",
+    },
+    "planning_task_report": {
+        "group_by": "the field to count by; one of: wedding_event_id, step, event_vendor_id, status",
+        "wedding_event_id": "only rows with this value; the id of a wedding event, like wev-0001 (search first for it)",
+        "step": "only rows with this value; one of: deposit_paid, menu_tasting, floor_plan, final_headcount, vendor_confirmation, rehearsal_schedule",
+        "event_vendor_id": "only rows with this value; the id of a event vendor, like evn-0001 (search first for it)",
+        "status": "only rows with this value; one of: todo, in_progress, awaiting_client, done",
+    },
+    "wedding_event_cancel_many": {"wedding_event_ids": "the ids of the wedding events to change, like wev-0001"},
+    "planning_task_complete_many": {"planning_task_ids": "the ids of the planning tasks to change, like ptk-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: venue_spaces, wedding_events, event_vendors, planning_tasks",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}

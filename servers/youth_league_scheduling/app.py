@@ -488,3 +488,94 @@ OPERATIONS = [
     list_changes,
 ]
 OPERATION_NAMES = {_op.__name__ for _op in OPERATIONS}
+# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
+PARAMETERS = {
+    "league_team_search": {
+        "name": "matches any part of the text, ignoring case",
+        "age_group": "one of: u8, u10, u12, u14",
+        "division": "one of: gold, silver",
+        "coach": "matches any part of the text, ignoring case",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "league_team_register": {
+        "name": "name",
+        "age_group": "one of: u8, u10, u12, u14",
+        "division": "one of: gold, silver",
+        "coach": "coach",
+        "coach_email": "an email address",
+    },
+    "soccer_pitch_search": {
+        "name": "matches any part of the text, ignoring case",
+        "size": "one of: small_sided, nine_v_nine, full_size",
+        "lights": "true or false",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "match_referee_search": {
+        "name": "matches any part of the text, ignoring case",
+        "grade": "one of: youth_referee, grassroots, regional",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "league_game_search": {
+        "home_team_id": "the id of a league team, like tm-0001 (search first for it)",
+        "away_team_id": "the id of a league team, like tm-0001 (search first for it)",
+        "soccer_pitch_id": "the id of a soccer pitch, like pch-0001 (search first for it)",
+        "match_referee_id": "the id of a match referee, like rfe-0001 (search first for it)",
+        "status": "one of: scheduled, played, postponed, forfeited, cancelled",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+    "league_game_get": {"league_game_id": "the id of a league game, like gme-0001 (search first for it)"},
+    "league_game_schedule": {
+        "home_team_id": "the id of a league team, like tm-0001 (search first for it)",
+        "away_team_id": "the id of a league team, like tm-0001 (search first for it)",
+        "soccer_pitch_id": "the id of a soccer pitch, like pch-0001 (search first for it)",
+        "match_referee_id": "the id of a match referee, like rfe-0001 (search first for it)",
+        "kickoff": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "final_whistle": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+    },
+    "league_game_record_result": {
+        "league_game_id": "the id of a league game, like gme-0001 (search first for it)",
+        "home_score": "from 0 to 9",
+        "away_score": "from 0 to 9",
+    },
+    "league_game_postpone": {"league_game_id": "the id of a league game, like gme-0001 (search first for it)"},
+    "league_game_record_forfeit": {
+        "league_game_id": "the id of a league game, like gme-0001 (search first for it)",
+        "home_score": "from 0 to 9",
+        "away_score": "from 0 to 9",
+    },
+    "league_game_cancel": {"league_game_id": "the id of a league game, like gme-0001 (search first for it)"},
+    "read_policies": {"tool": "only the rules that apply to this tool (its name); none: every rule"},
+    "league_team_report": {
+        "group_by": "the field to count by; one of: age_group, division",
+        "age_group": "only rows with this value; one of: u8, u10, u12, u14",
+        "division": "only rows with this value; one of: gold, silver",
+    },
+    "soccer_pitch_report": {
+        "group_by": "the field to count by; one of: size, lights",
+        "size": "only rows with this value; one of: small_sided, nine_v_nine, full_size",
+        "lights": "only rows with this value; true or false",
+    },
+    "match_referee_report": {
+        "group_by": "the field to count by; one of: grade",
+        "grade": "only rows with this value; one of: youth_referee, grassroots, regional",
+    },
+    "league_game_report": {
+        "group_by": "the field to count by; one of: home_team_id, away_team_id, soccer_pitch_id, match_referee_id, status",
+        "home_team_id": "only rows with this value; the id of a league team, like tm-0001 (search first for it)",
+        "away_team_id": "only rows with this value; the id of a league team, like tm-0001 (search first for it)",
+        "soccer_pitch_id": "only rows with this value; the id of a soccer pitch, like pch-0001 (search first for it)",
+        "match_referee_id": "only rows with this value; the id of a match referee, like rfe-0001 (search first for it)",
+        "status": "only rows with this value; one of: scheduled, played, postponed, forfeited, cancelled",
+    },
+    "league_game_cancel_many": {"league_game_ids": "the ids of the league games to change, like gme-0001"},
+    "list_changes": {
+        "table": "only changes of this table; one of: league_teams, soccer_pitches, match_referees, league_games",
+        "row_id": "only changes of the record with this id",
+        "limit": "how many rows to return at most (default 20)",
+        "offset": "how many rows to skip, to read the next page (default 0)",
+    },
+}
