@@ -281,10 +281,13 @@ class Gateway:
             raise ControlError(404, f"no task {task_id!r} in {folder}")
         return self._tasks[task_id]
 
-    async def rendering(self, envs: list[str], turns: list[str]) -> Rendering:
-        """The episode as a model is shown it: the same rendering an MCP client of these servers makes."""
+    async def rendering(self, envs: list[str], turns: list[str]) -> Rendering | None:
+        """The episode as a model is shown it: the same rendering an MCP client of these servers makes. None for
+        a foreign benchmark's episode: its server lists its own tools, turn by turn."""
         from mcp import Client
 
+        if any(name not in self.envs for name in envs):
+            return None
         for name in envs:
             if name not in self._listings:  # a server's instructions and tools are the same for every episode
                 async with Client(self.launcher.server(self.envs[name])) as client:

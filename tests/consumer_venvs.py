@@ -30,7 +30,9 @@ RECIPES: dict[str, tuple[list[str], list[str]]] = {
 def consumer_venv(name: str) -> Path:
     """The python of the named consumer venv, built on first use (under a lock: tests may run in parallel)."""
     bare, full = RECIPES[name]
-    key = hashlib.sha256(json.dumps([bare, full, str(REPO), sys.version]).encode()).hexdigest()[:12]
+    # pyproject.toml too: the editable install maps our packages as it lists them (a new package needs a rebuild)
+    project = (REPO / "pyproject.toml").read_text("utf-8")
+    key = hashlib.sha256(json.dumps([bare, full, str(REPO), sys.version, project]).encode()).hexdigest()[:12]
     folder = CACHE / f"{name}-{key}"
     python = folder / "bin" / "python"
     CACHE.mkdir(parents=True, exist_ok=True)

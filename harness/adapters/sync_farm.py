@@ -25,8 +25,12 @@ class SyncFarm:
     def __init__(self, url: str | None = None, token: str | None = None, **options: Any):
         self._stack = ExitStack()
         self._portal = self._stack.enter_context(start_blocking_portal())
-        self.farm = self._stack.enter_context(self._portal.wrap_async_context_manager(
-            open_farm(url, token=token, **options)))
+        try:
+            self.farm = self._stack.enter_context(self._portal.wrap_async_context_manager(
+                open_farm(url, token=token, **options)))
+        except BaseException:
+            self._stack.close()  # else the portal's thread outlives the error and the process never exits
+            raise
 
     def create(self, task: Any) -> EpisodeInfo:
         return self._portal.call(self.farm.create, task)
