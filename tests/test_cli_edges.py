@@ -12,6 +12,8 @@ import pytest
 from tests.helpers import REPO
 from tests.test_run import envcraft
 
+pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the fast lane
+
 WITHOUT = "import sys; sys.modules.update(dict.fromkeys({modules!r})); from envcraft.cli import main; sys.exit(main())"
 
 

@@ -17,6 +17,8 @@ from envcraft.harness.runner import RolloutLog, run_tasks
 from tests.helpers import REPO, free_port, wait_for_port
 from tests.test_gateway_groups import cross_task
 
+pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the fast lane
+
 TOKEN = "state-diff-token"
 
 

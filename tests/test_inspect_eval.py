@@ -14,6 +14,8 @@ from envcraft.harness.scripted_model import Script, build_app, serving
 
 from tests.helpers import mail_task
 
+pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the fast lane
+
 log = pytest.importorskip("inspect_ai.log", reason="install the [inspect] extra: pip install 'envcraft[inspect]'")
 
 

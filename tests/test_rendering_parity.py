@@ -15,11 +15,13 @@ import pytest
 from envcraft.core.rendering import tools_text
 from envcraft.core.tasks import TASKS_DIR, iter_tasks, task_file, write_tasks
 from envcraft.harness.agents.claw import ClawAgent
-from envcraft.harness.episode import Limits
+from envcraft.harness.episode import EpisodeBudget
 from envcraft.harness.export import export
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.runner import RolloutLog, run_episode
 from envcraft.harness.scripted_model import Script, build_app, serving
+
+pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the fast lane
 
 pytest.importorskip("skyrl_gym", reason="install the [trainers] extra: pip install 'envcraft[trainers]'")
 pytest.importorskip("openenv.core", reason="install the [trainers] extra: pip install 'envcraft[trainers]'")
@@ -52,7 +54,7 @@ def shown(tmp_path_factory):
         with serving(build_app(Script.from_tasks([task]))) as url:
             agent = ClawAgent(base_url=url, api_key="test", model="scripted")
             async with LocalFarm(tasks_dir=folder / "tasks") as farm:
-                return await run_episode(task, agent, farm, Limits(), "parity")
+                return await run_episode(task, agent, farm, EpisodeBudget(), "parity")
 
     rollout = anyio.run(claw)
     assert rollout.failure is None and rollout.reward == 1.0, (rollout.failure, rollout.checks)
@@ -73,11 +75,13 @@ def shown(tmp_path_factory):
 
     import skyrl_gym
     from envcraft.harness.adapters.skyrl_env import register_env
+    from envcraft.harness.adapters.sync_farm import close_shared
 
     env = skyrl_gym.make(register_env(), env_config={"tasks_dir": str(folder / "tasks")},
                          extras={"task_id": task.id})
     prompt, info = env.init()
     env.close()
+    close_shared()  # the in-process farm SkyRL's env opened, with its grading processes
     seen["skyrl-init"] = {"prompt": prompt, "tools": info["tools"]}
 
     from envcraft.harness.adapters.openenv_env import openenv_app

@@ -22,9 +22,12 @@ def completion(calls) -> str:
 
 @pytest.fixture
 def task_env(tmp_path):
+    from envcraft.harness.adapters.sync_farm import close_shared
+
     task = mail_task(7)
     write_tasks(tmp_path / "office.jsonl", [task])
-    return task, {"tasks_dir": str(tmp_path)}  # the env_config of an in-process farm reading these tasks
+    yield task, {"tasks_dir": str(tmp_path)}  # the env_config of an in-process farm reading these tasks
+    close_shared()  # the farm the env opened, with its grading processes
 
 
 def test_scripted_completion_is_graded_at_the_end(task_env):

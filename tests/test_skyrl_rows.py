@@ -13,6 +13,8 @@ from tests.consumer_venvs import consumer_venv
 from tests.helpers import REPO, mail_task
 from tests.test_run import envcraft
 
+pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the fast lane
+
 pytest.importorskip("skyrl_gym", reason="install the [trainers] extra: pip install 'envcraft[trainers]'")
 
 

@@ -62,8 +62,11 @@ def shared_farm(url: str | None = None, token: str | None = None, tasks_dir: str
 
 
 @atexit.register
-def _close_all() -> None:
-    for farm in _SHARED.values():
-        with contextlib.suppress(Exception):  # the interpreter is exiting
+def close_shared() -> None:
+    """Close every shared farm (at exit, or when a process is done with them: their episodes and graders end)."""
+    with _LOCK:
+        farms = list(_SHARED.values())
+        _SHARED.clear()
+    for farm in farms:
+        with contextlib.suppress(Exception):  # the interpreter may be exiting
             farm.close()
-    _SHARED.clear()
