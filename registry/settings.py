@@ -46,7 +46,8 @@ class Settings(BaseModel):
     gateway_url: str | None = Field(None, description="the gateway the verl tool adapter calls (or its "
                                                       "config's gateway_url)")
     gateway_token: str | None = Field(None, description="the gateway's control token for the verl adapter (its "
-                                                        "config's token_env names another variable)")
+                                                        "config's token_env names another variable) and the inspect "
+                                                        "task (-T gateway_url=...)")
     workspace_quota: Literal["auto", "0", "1"] = Field(
         "auto", description="a tmpfs quota per workspace: auto (the registry's own run folders), 1 (every "
                             "workspace, also in folders of your own), 0 (none)")

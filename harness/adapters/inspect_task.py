@@ -13,7 +13,6 @@ several servers (multi-environment tasks) under one grade.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import anyio.to_thread
@@ -33,7 +32,9 @@ EPISODE = "envcraft_episode"  # the sample store key holding the episode id
 
 
 def _farm(gateway_url: str | None, tasks_dir: str | None) -> SyncFarm:
-    token = os.environ.get("ENVCRAFT_GATEWAY_TOKEN") if gateway_url else None
+    from envcraft.registry.settings import Settings
+
+    token = Settings.from_env().gateway_token if gateway_url else None
     if gateway_url and not token:
         raise ValueError("set ENVCRAFT_GATEWAY_TOKEN to the gateway's control token (printed when it starts)")
     return shared_farm(gateway_url, token, tasks_dir)
