@@ -74,10 +74,22 @@ def holders(workspace: Path) -> list[int]:
             except OSError:
                 continue
             if any(dev == device and (root == inside or root.startswith(inside.rstrip("/") + "/"))
-                   and not (point == host_path or point.startswith(host_path + "/")) for dev, root, point in mounts):
+                   and not _hosts_own(root, point, inside, host_path) for dev, root, point in mounts):
                 found += pids
             break
     return found
+
+
+def _hosts_own(root: str, point: str, inside: str, host_path: str) -> bool:
+    """The mount is the host's own mount of the folder, seen from a copy of the host's mount namespace: at its host
+    place, or at that place under a new root. A sandbox being set up (bwrap) starts as such a copy and holds the
+    host's tree under its old root until it drops it; the folder it binds for its commands is mounted elsewhere
+    (/workspace). Counted as a holder, every sandbox starting anywhere on the host while a folder was released was
+    killed: its command failed with exit code 137, or the warm sandbox could not start it."""
+    if point == host_path or point.startswith(host_path + "/"):
+        return True
+    place = host_path + root[len(inside.rstrip("/")):] if root != inside else host_path
+    return point.endswith(place)
 
 
 def release(workspace: Path, seconds: float = 10.0) -> None:

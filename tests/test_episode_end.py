@@ -208,3 +208,47 @@ def test_the_runner_empties_nothing_while_a_leftover_still_lives(tmp_path):
     done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-I", "-S", "-c", probe,
                            str(Path(warm_runner.__file__).parent)], capture_output=True, text=True, timeout=60)
     assert done.stdout.split("\n")[:3] == ["alone True", "with a leftover False", "reaped True"], done
+
+
+_BWRAP_TRUE = ["bwrap", "--unshare-pid", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
+               "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a tmpfs workspace mount)")
+def test_releasing_a_workspace_kills_no_sandbox_starting_elsewhere(tmp_path):
+    """bwrap sets a sandbox up in a copy of the host's mount namespace, which shows every workspace mount under its
+    old root until bwrap drops it. Counted as holding the workspace being released, any sandbox starting on the host
+    meanwhile was killed (exit 137: a cold command, or a warm sandbox that 'could not start the command'). A sandbox
+    that binds the released workspace is still found and killed."""
+    import subprocess
+    import threading
+
+    from envcraft.registry import holders, quota
+
+    released = tmp_path / "released"
+    if not quota.mount(released, force=True):
+        pytest.skip("no tmpfs workspace mount on this host")
+    try:
+        codes: list[int] = []
+
+        def start_sandboxes() -> None:
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                codes.append(subprocess.run([*_BWRAP_TRUE, "true"]).returncode)
+
+        starter = threading.Thread(target=start_sandboxes)
+        starter.start()
+        while starter.is_alive():
+            holders.release(released)
+        starter.join()
+        assert codes and set(codes) == {0}, f"{codes.count(137)} of {len(codes)} sandboxes starting elsewhere were killed"
+
+        holder = subprocess.Popen([*_BWRAP_TRUE, "--bind", str(released), "/workspace", "sleep", "60"])
+        deadline = time.monotonic() + 30
+        while not holders.holders(released) and time.monotonic() < deadline:  # its sandbox is set up
+            time.sleep(0.01)
+        holders.release(released)
+        assert holder.wait(timeout=30) == 128 + 9  # its sleep was killed: bwrap reports 128 + SIGKILL
+    finally:
+        quota.unmount(str(released))
