@@ -4,8 +4,8 @@ Every sandbox of every backend (a warm or cold bwrap sandbox, a Docker container
 into a mount namespace of its own, so a process that can still act on the folder shows it in
 /proc/PID/mountinfo: a mount of the workspace's file system whose root is the workspace folder (or a folder in
 it, as `.app/` is bound on its own). The registry's own mount namespace (and a copy of it, which shows the folder
-where it is on the host) is not such a holder. The scan reads each mount namespace once, whatever the number of
-processes in it.
+where it is on the host, or there under a new root while bwrap sets a sandbox up) is not such a holder. The scan
+reads each mount namespace once, whatever the number of processes in it.
 """
 
 from __future__ import annotations
