@@ -16,7 +16,7 @@ import unicodedata
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-MAX_ANSWER_CHARS = 600  # longer answers are not graded: finish() says so
+MAX_ANSWER_CHARS = 2000  # longer answers are not graded: finish() says so (room for a careful full report)
 
 MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                              "dec"))}

@@ -62,7 +62,7 @@ _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|
                               re.I)
 _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
-_RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>", to the line's end
+_RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
@@ -118,6 +118,8 @@ class Reading:
     names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
+    world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
+    # dept_review): written in an answer they are data, not other rules
 
 
 @dataclass
@@ -196,9 +198,9 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 def read(answer: str, reading: Reading) -> Claims:
     """The claims `answer` makes about the asked record (module docstring)."""
     values = _phrase_spans(answer, reading.values)
-    quoted = [m.span() for m in _RULE_QUOTE.finditer(answer)]
-    reasons = _phrase_spans(answer, reading.reasons) + quoted
     names = _name_spans(answer, reading, values)
+    quoted = [_quote_end(answer, m.span(), names) for m in _RULE_QUOTE.finditer(answer)]
+    reasons = _phrase_spans(answer, reading.reasons) + quoted
     numeric = [(s, e) for _, s, e in date_spans(answer)[0]] + [(s, e) for _, s, e in time_spans(answer)[0]]
     kept = values + reasons + [(s, e) for s, e, _ in names] + numeric + [(s, e) for _, s, e in number_spans(answer)]
     named = [(s, e) for s, e, _ in names]
@@ -206,7 +208,7 @@ def read(answer: str, reading: Reading) -> Claims:
     blank: list[tuple[int, int]] = []
     rule_ids = _phrase_spans(answer, [r for r in reading.reasons if _IDENTIFIER.fullmatch(r)])
     others = {m.group(0).casefold() for m in _IDENTIFIER.finditer(_masked(answer, values + named))}
-    others -= {r.casefold() for r in reading.reasons}
+    others -= {r.casefold() for r in reading.reasons} | reading.world_words
     rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
@@ -253,6 +255,17 @@ def read(answer: str, reading: Reading) -> Claims:
     for start, end in blank:
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated)
+
+
+def _quote_end(text: str, span: tuple[int, int], names: list[tuple[int, int, frozenset[str]]]) -> tuple[int, int]:
+    """A quoted rule ("rule ap_1: <its text>") runs to the line's end, or to the clause that names a record: "rule
+    x_1: only drafts are routed, and gpr-0006 is already awarded" quotes the rule, then claims about gpr-0006."""
+    start, end = span
+    first = min((s for s, _, _ in names if start < s < end), default=None)
+    if first is None:
+        return span
+    cuts = [m.start() for m in _CLAUSE_CUT.finditer(text, start, first)]
+    return start, (cuts[-1] if cuts else first)
 
 
 def _hedged(clause: str, text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:

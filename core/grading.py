@@ -177,7 +177,20 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
     return Reading(about=frozenset(a.casefold() for a in about), names=names,
-                   values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons))
+                   values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
+                   world_words=_world_words(initial))
+
+
+def _world_words(state: Snapshot) -> frozenset[str]:
+    """The identifiers the world itself writes (column names, values such as dept_review or budget_justification):
+    an answer that mentions them names data, not another rule."""
+    words: set[str] = set()
+    for rows in state.tables.values():
+        for row in rows:
+            if isinstance(row, dict):
+                words.update(k.casefold() for k in row if "_" in k)
+                words.update(v.casefold() for v in row.values() if isinstance(v, str) and "_" in v and len(v) < 64)
+    return frozenset(words)
 
 
 def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str = "") -> bool:

@@ -117,3 +117,24 @@ def test_the_questions_own_values_restated_are_no_dump():
     turn = "The Elm Street pole swap was received yesterday - what's its status now?"
     assert paid(STATUS, "It was received yesterday; now it's en route.", turn) == 1.0
     assert paid(STATUS, "It was approved yesterday; now it's en route.", turn) == 0.0  # not the question's value
+
+
+def test_the_worlds_own_identifiers_are_not_other_rules():
+    """"four_on_four_off" is a value the world writes, not a second rule id: the refusal's rule id still pays."""
+    world = {**WORLD, "crews": [{"id": "crw-0001", "pattern": "four_on_four_off"}]}
+    task = Task(id="t-1", envs=["x"], turns=["Dispatch the Oak Road storm cleanup."], checks=[REFUSAL], gold=[])
+    answer = "Skipped cjb-0003 under rule dispatch_rule_1; crew crw-0001 works four_on_four_off."
+    assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0
+
+
+def test_a_quoted_rule_ends_where_a_clause_names_a_record():
+    """The claim after a quoted rule is read: "rule x: <text>, and cjb-0003 is cancelled"."""
+    answer = ("Not done: cjb-0003 - rule dispatch_rule_1: only received or approved jobs are dispatched, and "
+              "cjb-0003 is cancelled. Rule dispatch_rule_2 did not apply.")
+    assert paid(REFUSAL, answer) == 1.0
+
+
+def test_a_careful_full_report_past_600_characters_is_read():
+    done = " ".join(f"Checked {job['title']} ({job['id']}); it is unchanged." for job in JOBS if job["id"] != "cjb-0003")
+    answer = f"{done} Skipped Storm cleanup Oak Road (cjb-0003): it is cancelled, so it cannot be dispatched. " * 2
+    assert 600 < len(answer) <= 2000 and paid(REFUSAL, answer) == 1.0

@@ -203,9 +203,9 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     run_shell.__doc__ = run_shell.__doc__ % (cli_name or "ls")
 
     def finish(answer: str = "") -> str:
-        """Declare the task done; put the answer here when the task asks a question: the value asked for, in
-        any common format, at most %d characters. An answer that also lists other candidate values is not
-        credited."""
+        """Declare the task done with your report: what you did, what you left undone and why, and the answer to
+        any question asked, in any common format, at most %d characters. A value counts when it is stated
+        about the record asked; offering several candidates for it is not credited."""
         current().store.record_answer(answer)
         return "recorded: the episode is complete"
 

@@ -19,7 +19,7 @@ Tables = dict[str, list[dict[str, Any]]]
 APP_DIR = ".app"  # app state; hidden from file listings, owned by the domain tools
 STATE_FILE = "state.json"
 ANSWER_FILE = "answer.json"
-ANSWER_LIMIT = 600  # characters of a finish() answer that are graded (envcraft.core.answers.MAX_ANSWER_CHARS)
+ANSWER_LIMIT = 2000  # characters of a finish() answer that are graded (envcraft.core.answers.MAX_ANSWER_CHARS)
 
 
 class Store:
