@@ -389,7 +389,7 @@ async def test_no_package_of_the_host_nor_the_task_store_is_visible_in_any_mode(
     for it is refused with the reason); the image a container runs holds the server's requirement closure only."""
     from envcraft.registry.docker_image import ROOT_DISTRIBUTION, _requirement_closure
     from envcraft.registry.docker_launcher import DockerLauncher
-    from envcraft_runtime.shell import package_folders
+    from envcraft_runtime.sandboxes.bwrap import package_folders
 
     closure = {Path(str(f)).parts[0] for dist in _requirement_closure(ROOT_DISTRIBUTION) for f in dist.files or []}
     host_only = sorted({name for folder in package_folders() for name in os.listdir(folder)} - closure)

@@ -20,7 +20,7 @@ import pytest
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot
-from envcraft_runtime import Limits, Shell, ToolFailure
+from envcraft_runtime import Limits, ToolFailure, open_shell
 from envcraft_runtime.cgroups import Containment, EpisodeCgroup, Host
 
 BWRAP = pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: apt-get install bubblewrap")
@@ -76,7 +76,7 @@ def test_bwrap_shell_refuses_to_run_where_no_cgroup_can_be_made(tmp_path, monkey
     """Refusal is what is left where no unprivileged uid can be had (or the operator asks for it)."""
     monkeypatch.setattr(cgroups, "_DETECTED", Containment("none", "no cgroup on this test host"))
     monkeypatch.setenv("ENVCRAFT_CONTAINMENT", "refuse")
-    shell = Shell(tmp_path, tmp_path, None, backend="bwrap")
+    shell = open_shell(tmp_path, tmp_path, None, sandbox="bwrap")
     with pytest.raises(ToolFailure, match="no per-episode cgroup"):
         shell.run("touch ran")
     assert not (tmp_path / "ran").exists()
@@ -269,7 +269,7 @@ def test_an_idle_warm_sandbox_goes_away_and_comes_back(tmp_path, monkeypatch):
     """The warm sandbox (and the spare child waiting in the next command's leaf) ends after ENVCRAFT_WARM_IDLE
     seconds without a command: no process of the episode is left in its cgroup. The next command starts a new one."""
     monkeypatch.setenv("ENVCRAFT_WARM_IDLE", "1")
-    shell = Shell(tmp_path, tmp_path, None, backend="bwrap")
+    shell = open_shell(tmp_path, tmp_path, None, sandbox="bwrap")
     try:
         assert shell.run("true").exit_code == 0
         groups = [group for _, group in shell.envelope().groups]

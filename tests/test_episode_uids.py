@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from envcraft.registry.catalog import get
-from envcraft_runtime import shell, unprivileged
+from envcraft_runtime import open_shell, unprivileged
 from envcraft_runtime.unprivileged import CLAIMS_ENV, claim_episode_uid
 
 HOLD = ("import sys; from envcraft_runtime.unprivileged import claim_episode_uid as claim; "
@@ -83,7 +83,7 @@ def test_a_closed_episode_frees_its_uid_and_a_live_one_keeps_it(claims, tmp_path
     shells = {}
     for name in "abc":
         (tmp_path / name).mkdir()
-        shells[name] = shell.Shell(tmp_path / name, env_dir, None)
+        shells[name] = open_shell(tmp_path / name, env_dir, None)
 
     def uid_of(name: str) -> int:
         result = shells[name].run("id -u", 15)

@@ -8,7 +8,8 @@ inside the shell sandbox, where an environment's CLI verbs use it. Its parts:
 - operations.py: `read` / `write` tags for domain operations, and how they are called;
 - arguments.py, rules.py, records.py: what generated apps share (argument checks, business rules
   as refusals, pages / reports / batches), imported by each app.py rather than copied into it;
-- shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds;
+- shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds; sandboxes/: where its
+  commands run, one module per sandbox (bwrap, container, process) chosen by name;
 - mcp_adapter.py and cli.py: the two ways an app's operations are exposed.
 
 Trust boundary: this code is ours and trusted; every argument an agent sends (paths, text, shell
@@ -21,6 +22,7 @@ from .failures import ToolFailure
 from .limits import Limits
 from .mcp_adapter import SCAFFOLDS, WORKSPACE, add_claw_tools, end_episode
 from .operations import call_operation, check_arguments, read, to_jsonable, write
+from .sandboxes import SANDBOXES, open_shell
 from .shell import EpisodeNotEnded, Shell, ShellResult, sandbox_backend
 from .store import ANSWER_FILE, APP_DIR, STATE_FILE, Store, Tables, find_row, next_id
 from .workspace import Workspace
@@ -28,6 +30,7 @@ from .workspace import Workspace
 __all__ = [
     "ANSWER_FILE",
     "APP_DIR",
+    "SANDBOXES",
     "SCAFFOLDS",
     "STATE_FILE",
     "WORKSPACE",
@@ -45,6 +48,7 @@ __all__ = [
     "end_episode",
     "find_row",
     "next_id",
+    "open_shell",
     "read",
     "sandbox_backend",
     "to_jsonable",

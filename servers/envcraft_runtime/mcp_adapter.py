@@ -18,7 +18,7 @@ from typing import Any
 from .failures import ToolFailure
 from .limits import Limits
 from .operations import MAX_ARGUMENT_CHARS, call_operation, check_arguments, public_signature, to_jsonable
-from .shell import Shell
+from .sandboxes import open_shell
 from .store import ANSWER_LIMIT, Store
 from .workspace import MAX_WRITE_BYTES, Workspace
 
@@ -65,7 +65,7 @@ class _Episode:
         self.by_name = {op.__name__: op for op in operations}
         self._schemas: dict[str, Any] = {}
         self.cli_name = cli_name
-        self.shell = Shell(root, env_dir, cli_name, limits, operations=self.operation)
+        self.shell = open_shell(root, env_dir, cli_name, limits, operations=self.operation)
         self.limiter: Any = None  # an anyio.CapacityLimiter, made on first use inside the event loop
 
     def operation(self, verb: str, arguments: dict[str, Any]) -> Any:

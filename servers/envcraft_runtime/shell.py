@@ -1,29 +1,11 @@
 """The contained shell of a claw workspace: agent commands run bounded, in a sandbox of their own.
 
-Backends: `bwrap` (bubblewrap namespaces: no network, read-only system, only the workspace
-writable; default where installed), `container` (inside the Docker backend's container: each
-command under a uid of its own that cannot write `.app/`, and all its processes killed when it
-returns; container.py) and `process` (plain subprocesses with rlimits: development only, NOT
-isolating). Every command runs in its episode's cgroup envelope where the host allows it
-(cgroups.py: memory, pids and CPU for the episode as a whole, and a leaf of its own) and under
-rlimits (CPU, memory, files, file size).
-
-Under bwrap with an envelope, an episode's commands run in one warm sandbox (warm.py: bwrap and a
-small runner started on the first command, each command a fresh child in its own leaf), which
-costs a fork and an exec per command instead of a new sandbox. Without an envelope every command
-gets a sandbox of its own (the cold path: its pid namespace ends what it left); where that cannot
-be made safe either (no unprivileged uid to run as), the shell refuses to run commands unless the
-operator accepts rlimits alone (cgroups.fallback()).
-
-Where the server is root, every bwrap command (warm or cold, with or without an envelope) runs as
-a host uid of its episode's own, never as host root: the kernel's per-user budgets (epoll watches,
-pipe pages, message queues, RLIMIT_NPROC ...) are then the episode's, not shared with every root
-process on the host (unprivileged.py).
-
-Under bwrap the app state (`.app/`) is mounted read-only: the environment's CLI verbs reach it
-through the operation socket (opsocket.py), so the shell changes app state only through the same
-checked operations as the MCP tools. The runtime package itself is mounted read-only at
-/opt/envcraft_runtime, beside the environment at /opt/env, where the CLI shim finds it.
+This module holds what every sandbox shares: the episode's cgroup envelope (cgroups.py: memory, pids and CPU for
+the episode as a whole, and a leaf per command) where the host allows it, rlimits on every command (CPU,
+memory, files, file size), output read up to its limit, and the end of an episode. Where commands run is a
+sandbox of its own, one module each under sandboxes/ (bwrap, container, process), chosen by name from
+sandboxes.SANDBOXES; each is a subclass of Shell that says how a command is started (`argv`) and, where it
+differs, how it is run (`_run`) and what the end of an episode releases.
 """
 
 from __future__ import annotations
@@ -37,23 +19,19 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback, later
-from .container import become_command_user, command_users, kill_everything_of, processes_of
+from .cgroups import CommandCgroup, EpisodeCgroup, containment, fallback
+from .container import become_command_user
 from .failures import ToolFailure
 from .limits import Limits
-from .opsocket import SOCKET_ENV, Handler, OperationSocket
-from .seccomp import filter_file
+from .opsocket import Handler, OperationSocket
 from .settings import RuntimeSettings
 from .settings import current as current_settings
-from .store import APP_DIR
-from .unprivileged import EpisodeUid, Listed, claim_episode_uid, drop_to, hand_over
-from .unprivileged import available as can_drop_root
-from .warm import Running, WarmSandbox
+from .warm import Running
 
 PRLIMIT = shutil.which("prlimit")  # util-linux; without it commands are bounded from a preexec hook (slower)
 # Arguments: cgroup.procs files to join, "--", then the command line to exec.
@@ -62,9 +40,10 @@ MAX_COMMAND_CHARS = 100_000  # one argv string may hold at most 128 KiB on Linux
 RUNTIME_DIR = Path(__file__).resolve().parent  # this package, mounted read-only into the sandbox
 
 
-def _launch_env() -> dict[str, str]:
-    """The environment bwrap itself runs with. Its pid 1 in the sandbox keeps it, readable from inside
-    (/proc/1/environ), so the server's own (API keys, host paths) never gets there; a run's marker may."""
+def launch_env() -> dict[str, str]:
+    """The environment a command's launcher (bwrap, or the command itself) runs with. bwrap's pid 1 in the sandbox
+    keeps it, readable from inside (/proc/1/environ), so the server's own (API keys, host paths) never gets there;
+    a run's marker may."""
     keep = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     return keep | current_settings().marker_environ()  # how tests find a run's processes; no secret
 
@@ -101,44 +80,26 @@ def sandbox_backend() -> str:
     return current_settings().backend()
 
 
-
-def package_folders() -> list[str]:
-    """Third-party package folders of the interpreter the sandbox sees (its stdlib stays): a wheel installed
-    there (`pip install envcraft` into a system or pyenv Python, a Docker image's /usr/local) holds the task
-    store with every task's checks and gold answers, so these are covered by an empty tmpfs in the sandbox.
-    The CLI needs only the standard library and this runtime (mounted on its own)."""
-    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix,
-            "installed_platbase": sys.base_prefix}
-    paths = sysconfig.get_paths(vars=base)
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    found = [paths["purelib"], paths["platlib"], "/usr/lib/python3/dist-packages", f"/usr/lib/{version}/dist-packages",
-             f"/usr/local/lib/{version}/dist-packages", f"/usr/local/lib/{version}/site-packages"]
-    return [folder for folder in dict.fromkeys(found) if os.path.isdir(folder)]
-
-
 class Shell:
-    """Runs one agent command at a time in the workspace, contained and bounded."""
+    """Runs one agent command at a time in the workspace, contained and bounded. A sandbox (sandboxes/) is a
+    subclass that says how a command starts (`argv`); open one with sandboxes.open_shell."""
+
+    name: str  # the sandbox's name in sandboxes.SANDBOXES
+    # Whether a command may run where the host gives no cgroup for the episode (cgroups.fallback() decides for
+    # a sandbox that says no). The container's own uids and process sandbox run under rlimits alone there.
+    needs_envelope = False
 
     def __init__(self, workspace: Path, env_dir: Path, cli_name: str | None, limits: Limits = Limits(),
-                 backend: str | None = None, operations: Handler | None = None,
-                 settings: RuntimeSettings | None = None):
+                 operations: Handler | None = None, settings: RuntimeSettings | None = None):
         self.workspace = Path(workspace).resolve()
         self.env_dir = Path(env_dir).resolve()
         self.cli_name = cli_name
         self.limits = limits
         self.settings = settings or current_settings()
-        self.backend = backend or self.settings.backend()
         self.operations = operations
         self._socket: OperationSocket | None = None
         self._envelope: EpisodeCgroup | None = None
-        self._warm: WarmSandbox | None = None
-        self._drops_root = self.backend == "bwrap" and can_drop_root()  # a root server: commands run as self._uid
-        self._uid: int | None = None  # the unprivileged host uid this episode's bwrap commands run as
-        self._claim: EpisodeUid | None = None  # held until close(): no other live episode gets that uid
-        self._claiming = threading.Lock()  # parallel first commands claim one uid, not one each
-        self._listed = Listed()  # what the hand-overs of the workspace to that uid found unchanged
-        self._one_at_a_time = threading.Lock()
-        self._ending = threading.Lock()  # close() and the start of a warm sandbox never interleave
+        self._ending = threading.Lock()  # close() and the start of a sandbox's long-lived parts never interleave
         self._closed = False
         self._cold: set[subprocess.Popen] = set()  # cold commands running now
 
@@ -147,15 +108,18 @@ class Shell:
             self._socket = OperationSocket(self.operations)
         return self._socket
 
+    def _refuse_if_closed(self) -> None:
+        if self._closed:
+            raise ToolFailure("this episode has ended: no more commands run in it")
+
     def close(self) -> None:
-        """End the episode's shell for good: every process it started is killed (its warm sandbox, its cgroup
-        envelope, whatever its uid still runs) and found gone before its uid is released; later commands are
-        refused. Raises EpisodeNotEnded if something outlived the kill (then the workspace must not be handed on)."""
+        """End the episode's shell for good: every process it started is killed (the sandbox's own long-lived
+        parts, its cgroup envelope, whatever its uid still runs) and found gone before what the sandbox holds is
+        released; later commands are refused. Raises EpisodeNotEnded if something outlived the kill (then the
+        workspace must not be handed on)."""
         with self._ending:
             self._closed = True
-            warm, self._warm = self._warm, None
-        if warm:
-            warm.close()
+        self._stop()
         if self._socket:
             self._socket.close()
             self._socket = None
@@ -166,108 +130,46 @@ class Shell:
         if self._envelope:
             left += [f"cgroup {group} still holds processes" for group in self._envelope.close()]
             self._envelope = None
-        if self._claim:  # nothing of this episode outlives it as the uid the next claimant gets
-            kill_everything_of(self._claim.uid)
-            deadline = time.monotonic() + 5
-            while (still := processes_of(self._claim.uid)) and time.monotonic() < deadline:
-                time.sleep(0.01)  # killed, still exiting
-            if still:
-                left.append(f"uid {self._claim.uid} still runs {still}")
-            else:  # a uid some process still runs as is never handed to another episode
-                self._claim.release()
-            self._claim, self._uid, self._listed = None, None, Listed()
+        left += self._release()
         if left:
             raise EpisodeNotEnded("; ".join(left))
 
+    def _stop(self) -> None:
+        """Stop what the sandbox keeps running between commands (the episode has ended)."""
+
+    def _release(self) -> list[str]:
+        """Release what the sandbox holds for the episode once its processes are gone: what is still there."""
+        return []
+
     def envelope(self) -> EpisodeCgroup | None:
-        """This episode's cgroup, made on its first command; None where the host gives none (then a bwrap shell
-        runs commands as an unprivileged uid, or refuses: cgroups.fallback())."""
-        if self._closed:
-            raise ToolFailure("this episode has ended: no more commands run in it")
+        """This episode's cgroup, made on its first command; None where the host gives none (then a sandbox that
+        needs one runs commands as an unprivileged uid, or refuses: cgroups.fallback())."""
+        self._refuse_if_closed()
         if self._envelope is None and containment().kind != "none":
             try:
                 self._envelope = EpisodeCgroup(self.limits)
             except OSError as exc:
-                if self.backend == "bwrap" and fallback() == "refuse":
+                if self.needs_envelope and fallback() == "refuse":
                     raise ToolFailure(f"the sandbox cannot start: no cgroup for this episode ({exc}); "
                                       "the operator must fix the host (see `envcraft doctor`)") from None
-        if self._envelope is None and self.backend == "bwrap" and fallback() == "refuse":
+        if self._envelope is None and self.needs_envelope and fallback() == "refuse":
             raise ToolFailure("the sandbox cannot start: this host gives no per-episode cgroup "
                               f"({containment().detail}); the operator must fix the host (see `envcraft doctor`)")
         return self._envelope
 
     def argv(self, command: str, uid: int | None = None) -> tuple[list[str], Path]:
-        """The command line that runs `command` (under bwrap as `uid`, if given), and the directory to start it in."""
-        python_bin = Path(sys.base_prefix) / "bin"
-        if self.backend == "process":
-            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
-            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
-                    "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
-        if self.backend == "container":  # the Docker backend: .app/ is the server uid's, the CLI asks the socket
-            ops = self._operation_socket()
-            path = f"{self.env_dir / 'bin'}:{python_bin}:/usr/local/bin:/usr/bin:/bin"
-            socket = [f"{SOCKET_ENV}={ops.path}"] if ops else []
-            if ops:
-                os.chmod(ops.folder, 0o711)  # other uids may reach the socket, not list the folder
-            return ["/usr/bin/env", "-i", f"PATH={path}", f"HOME={self.workspace}", f"ENVCRAFT_WORKSPACE={self.workspace}",
-                    *socket, "TMPDIR=/tmp", "LANG=C.UTF-8", "/bin/sh", "-c", command], self.workspace
-        # bwrap starts in / (its sh wrapper exports PWD, which the sandbox's pid 1 keeps): no host path inside.
-        shell = ["/bin/sh", "-c", command]
-        if uid is not None:  # the uid enters the workspace itself: it may be 0700, and bwrap's capless root may not
-            shell = drop_to(uid, ["env", "-C", "/workspace", *shell])
-        return ["bwrap", "--die-with-parent", *self._bwrap_options(uid), "--", *shell], \
-            Path("/")
+        """The command line that runs `command` in this sandbox (as `uid`, where the sandbox drops to one), and the
+        directory to start it in."""
+        raise NotImplementedError(f"{type(self).__name__} is no sandbox: open a shell with sandboxes.open_shell")
 
-    def _bwrap_options(self, uid: int | None = None) -> list[str]:
-        """Namespaces, mounts and environment of the bwrap sandbox (the command comes after them). With `uid`
-        (a root server: unprivileged.py) no user namespace, so that uid is a real host uid the kernel's per-user
-        budgets and RLIMIT_NPROC bind, and only the capabilities setpriv needs to become it."""
-        argv = ["--unshare-all", "--cap-drop", "ALL"] if uid is None else \
-            ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
-             *[flag for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP") for flag in ("--cap-add", cap)]]
-        argv += ["--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue", "--perms", "1777", "--tmpfs", "/tmp",
-                 "--dir", "/etc"]
-        # Where the sandbox's uid 0 is the host's (a root server without setpriv), the kernel lets it write GLOBAL
-        # settings under /proc/sys (kernel.core_pattern = '|script' runs as host root on the next crash): cover
-        # them read-only, as container runtimes do.
-        for kernel in ("/proc/sys", "/proc/sysrq-trigger"):
-            if Path(kernel).exists():
-                argv += ["--ro-bind", kernel, kernel]
-        for link in ("bin", "lib", "lib64", "sbin"):
-            if Path("/usr", link).exists():
-                argv += ["--symlink", f"usr/{link}", f"/{link}"]
-        for shared in ("/etc/alternatives", "/etc/ld.so.cache"):
-            if Path(shared).exists():
-                argv += ["--ro-bind", shared, shared]
-        if not str(sys.base_prefix).startswith("/usr"):
-            for parent in reversed(Path(sys.base_prefix).parents[:-1]):  # traversable by an unprivileged uid (/root is 0700)
-                argv += ["--perms", "0755", "--dir", str(parent)]
-            argv += ["--ro-bind", sys.base_prefix, sys.base_prefix]
-        for folder in package_folders():
-            argv += ["--tmpfs", folder]
-        # bwrap makes a bind's missing parents 0700: an unprivileged uid could not reach /opt/env nor /run/envcraft.
-        argv += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/run"]
-        argv += ["--ro-bind", str(self.env_dir), "/opt/env", "--ro-bind", str(RUNTIME_DIR), "/opt/envcraft_runtime",
-                 "--bind", str(self.workspace), "/workspace"]
-        ops = self._operation_socket()
-        if ops and (self.workspace / APP_DIR).is_dir():
-            argv += ["--ro-bind", str(self.workspace / APP_DIR), f"/workspace/{APP_DIR}",
-                     "--ro-bind", str(ops.folder), "/run/envcraft"]
-        # Only the workspace, /tmp, /dev/shm and /dev/mqueue (POSIX message queues, listed there) stay writable:
-        # nothing else can carry from one command to the next.
-        argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/workspace" if uid is None else "/", "--clearenv"]
-        for name, value in self._sandbox_env().items():
-            argv += ["--setenv", name, value]
-        return argv
-
-    def _sandbox_env(self) -> dict[str, str]:
-        python_bin = Path(sys.base_prefix) / "bin"
-        env = {"PATH": f"/opt/env/bin:{python_bin}:/usr/local/bin:/usr/bin:/bin", "HOME": "/workspace",
-               "ENVCRAFT_WORKSPACE": "/workspace", "LANG": "C.UTF-8"}
-        if self._operation_socket():
-            env[SOCKET_ENV] = "/run/envcraft/ops.sock"
-        return env
+    def host_argv(self, command: str, extra_env: dict[str, str] | None = None) -> tuple[list[str], Path]:
+        """`command` under sh on the host, in the workspace, with a clean environment (the environment's CLI on
+        PATH): the sandboxes that are plain processes of the host."""
+        path = f"{self.env_dir / 'bin'}:{Path(sys.base_prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin"
+        env = {"PATH": path, "HOME": str(self.workspace), "ENVCRAFT_WORKSPACE": str(self.workspace),
+               **(extra_env or {}), "LANG": "C.UTF-8"}
+        return ["/usr/bin/env", "-i", *[f"{name}={value}" for name, value in env.items()], "/bin/sh", "-c", command], \
+            self.workspace
 
     def run(self, command: str, timeout: float | None = None) -> ShellResult:
         if not command.strip():
@@ -275,63 +177,28 @@ class Shell:
         if len(command) > MAX_COMMAND_CHARS:
             raise ToolFailure(f"the command is {len(command)} characters; the limit is {MAX_COMMAND_CHARS}: "
                               "write a script with write_file and run that")
-        if self._closed:
-            raise ToolFailure("this episode has ended: no more commands run in it")
+        self._refuse_if_closed()
         wall = min(timeout or self.limits.wall_seconds, self.limits.wall_seconds)
-        with command_users().lease() if self.backend == "container" else contextlib.nullcontext() as uid:
+        with self._command_user() as uid:
             return self._run(command, wall, uid)
 
+    @contextlib.contextmanager
+    def _command_user(self) -> Iterator[int | None]:
+        """The uid a command becomes between fork and exec (None: the server's own), held while it runs."""
+        yield None
+
     def _run(self, command: str, wall: float, uid: int | None) -> ShellResult:
-        envelope = self.envelope()
-        if self.backend == "bwrap" and envelope is not None and self.settings.warm_shell:
-            return self._run_warm(command, wall, envelope)
-        if self.backend == "bwrap" and envelope is None and fallback() == "uid":
-            return self._run_as_episode_uid(command, wall)
-        return self._run_cold(command, wall, uid, envelope, drop=self._command_uid())
-
-    def _command_uid(self) -> int | None:
-        """The host uid this episode's bwrap commands run as, the workspace handed over to it (unprivileged.py);
-        None where the server is not root (bwrap then makes a user namespace of the server's own uid)."""
-        if not self._drops_root:
-            return None
-        with self._claiming:
-            if self._closed:
-                raise ToolFailure("this episode has ended: no more commands run in it")
-            if self._uid is None:
-                try:
-                    self._claim = claim_episode_uid()
-                except OSError as exc:
-                    raise ToolFailure(f"the sandbox cannot start: no host uid of its own for this episode ({exc}); "
-                                      "the operator must fix the host (see `envcraft doctor`)") from None
-                self._uid = self._claim.uid
-        hand_over(self.workspace, self._uid, self._listed)
-        ops = self._operation_socket()
-        if ops:
-            os.chmod(ops.folder, 0o711)  # the uid may reach the socket, not list the folder
-        return self._uid
-
-    def _run_as_episode_uid(self, command: str, wall: float) -> ShellResult:
-        """No cgroup: a cold sandbox as this episode's uid, one command at a time; whatever that uid still runs
-        anywhere afterwards is killed (nothing else ends a daemon that left the sandbox's pid namespace's reach)."""
-        with self._one_at_a_time:
-            drop = self._command_uid()
-            try:
-                return self._run_cold(command, wall, None, None, drop=drop)
-            finally:
-                if drop is not None:
-                    kill_everything_of(drop)
+        return self._run_cold(command, wall, uid, self.envelope())
 
     def _run_cold(self, command: str, wall: float, uid: int | None, envelope: EpisodeCgroup | None,
                   drop: int | None = None) -> ShellResult:
+        """A process of its own for the command: `uid` is become between fork and exec; `drop` is the sandbox's
+        own (argv() drops to it)."""
         argv, cwd = self.argv(command, drop)
         cgroup = envelope.command() if envelope else None
         fds: list[int] = []
         try:
-            if self.backend == "bwrap":  # options through a descriptor: /proc/1/cmdline in the sandbox shows no host path
-                split = argv.index("--")
-                fds.append(filter_file())
-                fds.append(_args_file(["--seccomp", str(fds[0]), *argv[1:split]]))
-                argv = [argv[0], "--args", str(fds[1]), *argv[split + 1:]]
+            argv = self._pass_options(argv, fds)
             if uid is None and PRLIMIT:
                 proc = self._spawn_fast(argv, cwd, cgroup, pass_fds=fds)
             else:
@@ -347,77 +214,10 @@ class Shell:
             if cgroup:
                 cgroup.destroy()
 
-    def _run_warm(self, command: str, wall: float, envelope: EpisodeCgroup) -> ShellResult:
-        """In the episode's warm sandbox (warm.py): the same leaf, rlimits and caps as a cold command."""
-        self._command_uid()  # what the server wrote since the last command becomes the uid's to write too
-        with self._ending:
-            if self._closed:
-                raise ToolFailure("this episode has ended: no more commands run in it")
-            if self._warm is None:
-                self._warm = WarmSandbox(self._spawn_sandbox, envelope, self._identity)
-            warm = self._warm
-        request = {"command": command, "cwd": "/workspace", "env": self._sandbox_env(),
-                   "rlimits": [(kind, value) for _, kind, value in self._rlimits(in_cgroup=True)]}
-        for attempt in (1, 2, 3):
-            running, control = warm.start_command(request)
-            try:
-                stdout, stderr, truncated, timed_out = self._read_output(running.stdout, running.stderr, wall, running)
-                emptied = running.cgroup.kill()  # whatever the command left running ends here, from outside the sandbox
-                running.wait(5.0)
-                if not emptied:  # the next command starts after the cleanup or in a new sandbox, never half way
-                    warm.stop_if(control)
-            finally:
-                running.cgroup.kill()
-                later(running.cgroup.destroy)  # the emptied leaf is removed off the command's path
-                running.close()
-            if running.started or timed_out:
-                break
-            if running.refused and "error" in running.refused:
-                raise ToolFailure(running.refused["error"])
-            # It never ran. Handed to a spare the runner had refused (another command was running, which must go on):
-            # the sandbox is fine and the next attempt asks the runner itself. Otherwise it was gone or asked to go.
-            if not (running.refused and "busy" in running.refused):
-                warm.stop_if(control)
-            if attempt == 3:
-                raise ToolFailure("the sandbox could not start the command: try again")
-        if running.exit is None and not running.gone:  # the runner was stopped (SIGSTOP) or is wedged: never reuse it
-            warm.stop_if(control)
-        later(warm.prepare)  # the next command's leaf and spare child, off this command's path
-        code = 124 if timed_out else 137 if running.exit is None else running.exit  # 137: the runner was killed
-        return ShellResult(exit_code=code, stdout=stdout, stderr=stderr, timed_out=timed_out, truncated=truncated)
-
-    def _identity(self) -> tuple:
-        """What the warm sandbox bound: a workspace (or app-state) folder replaced since needs a new sandbox."""
-        found = []
-        for path in (self.workspace, self.workspace / APP_DIR):
-            try:
-                info = os.stat(path)
-                found.append((info.st_dev, info.st_ino))
-            except OSError:
-                found.append(None)
-        return tuple(found)
-
-    def _spawn_sandbox(self, control_fd: int, cgroup: CommandCgroup) -> subprocess.Popen:
-        """bwrap + the runner, in the sandbox's own leaf of the envelope; no rlimits (each command takes its own)."""
-        python = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-        seccomp_fd = filter_file()
-        # --as-pid-1: the runner (not dumpable: no ptrace) is the sandbox's pid 1, not bwrap's reaper, which was: a
-        # command ptraced it into exec'ing a program of its own, which outlived the command in the sandbox's own leaf
-        # and wrote into the next command's output. A pid 1 also takes no SIGSTOP or SIGKILL from inside.
-        # With self._uid (a root server) the runner, and so every command, is that uid: setpriv is pid 1 until it execs.
-        args_fd = _args_file(["--seccomp", str(seccomp_fd), "--as-pid-1", *self._bwrap_options(self._uid)])
-        try:
-            runner = [str(python if python.exists() else "python3"), "-I", "-S", "/opt/envcraft_runtime/warm_runner.py",
-                      str(control_fd), f"{self.settings.warm_idle_seconds:g}"]
-            argv = ["bwrap", "--args", str(args_fd), *(drop_to(self._uid, runner) if self._uid else runner)]
-            joins = [str(path / "cgroup.procs") for path in cgroup.paths]
-            wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", *argv]
-            return subprocess.Popen(wrapper, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True, env=_launch_env(),
-                                    pass_fds=[args_fd, seccomp_fd, control_fd])
-        finally:
-            os.close(args_fd)
-            os.close(seccomp_fd)
+    def _pass_options(self, argv: list[str], fds: list[int]) -> list[str]:
+        """The command line as started, where some of it travels through descriptors (appended to `fds`, which
+        the child inherits and the caller closes)."""
+        return argv
 
     def _rlimits(self, in_cgroup: bool) -> list[tuple[str, int, int]]:
         """(prlimit option, resource, value): the per-process bounds of every command."""
@@ -437,7 +237,7 @@ class Shell:
         bounds = [f"--{name}={value}" for name, _, value in self._rlimits(cgroup is not None)]
         wrapper = ["/bin/sh", "-c", JOIN_AND_EXEC, "envcraft-contain", *joins, "--", PRLIMIT, *bounds, "--", *argv]
         return subprocess.Popen(wrapper, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, env=_launch_env(), pass_fds=pass_fds)
+                                stderr=subprocess.PIPE, start_new_session=True, env=launch_env(), pass_fds=pass_fds)
 
     def _spawn_with_preexec(self, argv: list[str], cwd: Path, cgroup: CommandCgroup | None,
                             uid: int | None, pass_fds: list[int] | tuple = ()) -> subprocess.Popen:
@@ -453,7 +253,7 @@ class Shell:
                 become_command_user(uid)
 
         return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, preexec_fn=contain, env=_launch_env(), pass_fds=pass_fds)
+                                stderr=subprocess.PIPE, preexec_fn=contain, env=launch_env(), pass_fds=pass_fds)
 
     def _collect(self, proc: subprocess.Popen, wall: float) -> ShellResult:
         stdout, stderr, truncated, timed_out = self._read_output(proc.stdout.fileno(), proc.stderr.fileno(), wall)
@@ -508,10 +308,3 @@ class Shell:
         return (chunks[stdout].decode("utf-8", "replace"), chunks[stderr].decode("utf-8", "replace"), truncated,
                 timed_out)
 
-
-def _args_file(options: list[str]) -> int:
-    """A memory file holding bwrap options, NUL-separated, for `bwrap --args FD`."""
-    fd = os.memfd_create("envcraft-bwrap-args", os.MFD_CLOEXEC)
-    os.write(fd, b"".join(option.encode() + b"\0" for option in options))
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd

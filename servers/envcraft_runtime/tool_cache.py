@@ -100,8 +100,8 @@ def _shared_digest() -> bytes:
     import pydantic
 
     digest = hashlib.sha256(f"{FORMAT}|{getattr(mcp, '__version__', '')}|{pydantic.VERSION}".encode())
-    for path in sorted(RUNTIME.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(RUNTIME.rglob("*.py")):  # sandboxes/ too: named by their path in the package
+        digest.update(str(path.relative_to(RUNTIME)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.digest()
 
 

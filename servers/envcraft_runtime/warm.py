@@ -19,7 +19,7 @@ of that runner, with the same bounds as a cold command:
   from one episode to the next either, though a pool that reuses a workspace folder reuses its
   sandbox too (until it has been idle ENVCRAFT_WARM_IDLE seconds).
 
-Where the warm path would give less than the cold one it is not used (shell.py): without a
+Where the warm path would give less than the cold one it is not used (sandboxes/bwrap.py): without a
 cgroup envelope a command's leftovers could only be ended by its pid namespace dying, which the
 cold path gives and a shared sandbox cannot. Commands running at the same time in one episode
 share the sandbox's /tmp and see each other's processes (the same agent's, never another
