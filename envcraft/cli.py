@@ -79,13 +79,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.scale:
-        from envcraft.harness.bench_scale import run_scale_bench
+        from envcraft.harness.bench.scale import run_scale_bench
 
         figures = tuple(f.strip() for f in args.figures.split(",") if f.strip())
         if not figures or set(figures) - {"gateway", "gold", "ray"}:
             raise ValueError(f"--figures takes a comma list of gateway, gold, ray; got {args.figures!r}")
         return run_scale_bench(args.json, seconds=args.seconds, figures=figures)
-    from envcraft.registry.bench import run_bench
+    from envcraft.harness.bench.latency import run_bench
 
     return run_bench(args.env, args.n, args.json, args.live)
 

@@ -22,7 +22,7 @@ from envcraft.core.extras import require
 from envcraft.core.rendering import Rendering, render
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_files
 from envcraft.harness.client import EpisodeInfo
-from envcraft.harness.farm_bench import benchmark_of
+from envcraft.harness.farm_benchmarks import benchmark_of
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.harness.reports.numbers import load_run
 from envcraft.harness.trainer_data import sft_row, skyrl_row, verl_row, verl_tool_config, write_rows

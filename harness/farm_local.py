@@ -14,7 +14,7 @@ from envcraft.core.grading import Grade, Snapshot
 from envcraft.core.tasks import TASKS_DIR, Task, task_index
 from envcraft.harness.errors import ServerFailure, TaskFailure
 from envcraft.harness.farm_base import FarmBase, Opened
-from envcraft.harness.farm_bench import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
+from envcraft.harness.farm_benchmarks import begin_bench_turn, benchmark_of, grade_bench, is_bench, open_bench
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher, Launcher, launch
 from envcraft.registry.workspaces import WorkspaceRoot

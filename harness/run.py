@@ -96,7 +96,7 @@ def make_agent(name: str, settings: RunSettings, tasks: list[Task]) -> Agent:
 
 def load_run_tasks(settings: RunSettings) -> list[Task]:
     if settings.bench:
-        from envcraft.harness.bench_runs import bench_tasks
+        from envcraft.harness.benchmark_runs import bench_tasks
 
         limit = settings.limit if settings.limit is not None else SAMPLE_PER_ENV
         return bench_tasks(settings.bench, settings.category, limit, settings.split)
@@ -177,7 +177,7 @@ def run_main_job(settings: RunSettings) -> int:
     (out / "summary.json").write_text(json.dumps(rows, indent=1))
     console().print(summary_table(rows))
     if settings.bench:
-        from envcraft.harness.bench_runs import category_rows, replay_table
+        from envcraft.harness.benchmark_runs import category_rows, replay_table
 
         console().print(table(["category", "tasks", "gold correct", "no-op correct", "episode-seconds"],
                               replay_table(category_rows(rollouts)), right=["tasks", "episode-seconds"],

@@ -81,7 +81,7 @@ def group(gateway: Gateway, group_id: str) -> EpisodeGroup:
 
 async def grade_group(gateway: Gateway, found: EpisodeGroup) -> Any:
     """One grade over every environment: each check against the environment it names."""
-    from envcraft.registry.gateway_bench import grade_bench
+    from envcraft.registry.gateway_benchmarks import grade_bench
 
     if (bench := [e for e in found.members.values() if e.bench is not None]):
         return await grade_bench(gateway, bench[0])  # a benchmark episode is one environment, graded by its checker

@@ -42,7 +42,7 @@ from envcraft.registry.control_api import ControlError, control_app
 from envcraft.registry.descriptors import Reserve, lift_soft_limit, loop_error_handler
 from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
-from envcraft.registry.gateway_bench import bench_routes, create_bench_episode, grade_bench, reset_bench
+from envcraft.registry.gateway_benchmarks import bench_routes, create_bench_episode, grade_bench, reset_bench
 from envcraft.registry.launch import InProcessLauncher
 from envcraft.registry.workspaces import WorkspaceRoot, end_processes, materialize
 from envcraft_runtime import end_episode
@@ -68,7 +68,7 @@ class GatewayEpisode:
     in_flight: int = 0  # agent-plane POSTs being answered
     group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
     served: anyio.Event = field(default_factory=anyio.Event)  # its MCP sessions have all ended
-    bench: Any = None  # a foreign benchmark's live episode (registry/gateway_bench.py): its own server and state
+    bench: Any = None  # a foreign benchmark's live episode (registry/gateway_benchmarks.py): its own server and state
     shown: Rendering | None = None  # what a model is shown: system prompt, turns, tools (core/rendering.py)
 
     def describe(self, base_url: str) -> dict[str, Any]:

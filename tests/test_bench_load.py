@@ -9,7 +9,7 @@ import sys
 
 import anyio
 import pytest
-from envcraft.harness.bench_load import WireSession
+from envcraft.harness.bench.load import WireSession
 from envcraft.registry.catalog import get
 from envcraft.registry.workspaces import WorkspaceRoot
 

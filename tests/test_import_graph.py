@@ -31,6 +31,15 @@ ALLOWED = {
                  "envcraft_runtime"},
 }
 
+# Sub-packages with a narrow door: who outside each may import it or its modules (a module, or a package's __init__).
+# - harness.bench measures the farm for `envcraft bench`: nothing an episode runs depends on it;
+# - the runtime's sandboxes are plug-ins chosen by name: only the runtime's front (its __init__ and the MCP adapter,
+#   which opens each episode's shell) imports the map; nothing else reaches a sandbox's module.
+DOORS = {
+    "envcraft.harness.bench": {"envcraft.cli"},
+    "envcraft_runtime.sandboxes": {"envcraft_runtime", "envcraft_runtime.mcp_adapter"},
+}
+
 
 def module_files() -> dict[str, Path]:
     modules = {}
@@ -95,6 +104,14 @@ def test_packages_import_each_other_one_way_only():
     assert not wrong, f"imports against the layering (core < registry < generator, harness < cli): {wrong}"
     packages = nx.DiGraph((package_of(a), package_of(b)) for a, b in g.edges if package_of(a) != package_of(b))
     assert nx.is_directed_acyclic_graph(packages)
+
+
+def test_sub_packages_are_imported_only_through_their_door():
+    g, _ = graph()
+    wrong = sorted(f"{a} -> {b}" for a, b in g.edges for door, allowed in DOORS.items()
+                   if (b == door or b.startswith(door + ".")) and not (a == door or a.startswith(door + "."))
+                   and a not in allowed)
+    assert not wrong, f"imports past a sub-package's door: {wrong}"
 
 
 @pytest.mark.slow

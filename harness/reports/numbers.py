@@ -27,7 +27,7 @@ from envcraft.core.outcomes import (
 )
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import TASKS_DIR, Task, load_tasks, task_file
-from envcraft.harness.bench_runs import category_rows
+from envcraft.harness.benchmark_runs import category_rows
 from envcraft.harness.runner import RolloutLog
 
 REPORT_FORMAT = "envcraft.report/1"

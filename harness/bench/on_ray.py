@@ -1,4 +1,4 @@
-"""`run --ray` episodes/s on a 1-node against a 2-node local cluster (bench_scale.py)."""
+"""`run --ray` episodes/s on a 1-node against a 2-node local cluster (scale.py)."""
 
 from __future__ import annotations
 

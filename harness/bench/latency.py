@@ -83,7 +83,8 @@ def _row(figure: str, ours: list[float], baseline: list[float] | None = None, ta
 
 async def measure(env_name: str = "office", n: int = 30, baseline_n: int = 5, live: int = 256,
                   docker_n: int = 10) -> dict:
-    from envcraft.registry import bench_bfcl, bench_figures
+    from envcraft.harness.bench import bfcl as bench_bfcl
+    from envcraft.harness.bench import figures as bench_figures
 
     env, root = get(env_name), WorkspaceRoot()
     rows = []

@@ -8,7 +8,7 @@
   sharded over 2 local worker processes (`--workers 2`) against 1;
 - `run --ray` episodes/s on a 1-node against a 2-node local cluster (with the [ray] extra).
 
-Load comes from two separate client processes (harness/bench_load.py), the same for every variant; by
+Load comes from two separate client processes (load.py), the same for every variant; by
 default they send the SDK client's own request bytes over kept-alive connections ("wire"), which costs
 ~0.5 ms of client CPU a call where the SDK's `Client` costs ~5 ms (more than the server's ~2 ms), so the
 servers set the pace. Every gateway figure carries the CPU seconds the servers and the load used while
@@ -97,7 +97,7 @@ def drive(urls: list[str], seconds: float, clients: int = 2, server_pid: int | N
     import resource
 
     shares = [urls[i::clients] for i in range(clients)]
-    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench_load", json.dumps(share), str(seconds),
+    procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench.load", json.dumps(share), str(seconds),
                                client],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO, text=True)
              for share in shares if share]
@@ -222,7 +222,7 @@ def measure(seconds: float = 8.0, loads: tuple[int, ...] = (32, 256), gold: bool
         import importlib.util
 
         if importlib.util.find_spec("ray") is not None:  # the [ray] extra
-            from envcraft.harness.ray_bench import ray_rows
+            from envcraft.harness.bench.on_ray import ray_rows
 
             for row in ray_rows():
                 rows.append(row)
