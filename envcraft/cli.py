@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from envcraft.core.paths import SERVERS, TASKS
 from pydantic import ValidationError
 
 from envcraft import __version__
-from envcraft.core.paths import SERVERS, TASKS
 from envcraft.registry.clients import CLIENTS
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from envcraft.core.grading import Snapshot, grade
 from envcraft.core.tasks import TASKS_DIR, Task, ToolCall, load_tasks, task_files
+
 from envcraft.generator.tasks.audit import mutants, reward, sample_tasks
 from envcraft.generator.tasks.env import EnvCache, generated_envs
 from envcraft.harness.agents.policies import GoldReplayAgent

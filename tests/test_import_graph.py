@@ -13,8 +13,8 @@ import networkx as nx
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# Top folder -> import name (pyproject's package-dir mapping).
-PACKAGES = {"envcraft": "envcraft", "core": "envcraft.core", "benchmarks": "envcraft.benchmarks",
+# Folder -> import name (pyproject's package-dir mapping; envcraft/core is where its name says).
+PACKAGES = {"envcraft": "envcraft", "envcraft/core": "envcraft.core", "benchmarks": "envcraft.benchmarks",
             "registry": "envcraft.registry",
             "harness": "envcraft.harness", "generator": "envcraft.generator",
             "servers/envcraft_runtime": "envcraft_runtime"}

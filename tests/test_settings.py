@@ -19,7 +19,7 @@ from envcraft_runtime.settings import RuntimeSettings
 from envcraft.cli import main
 from tests.helpers import REPO
 
-SOURCES = ["core", "registry", "harness", "generator", "envcraft", "benchmarks", "servers/envcraft_runtime"]
+SOURCES = ["envcraft", "registry", "harness", "generator", "benchmarks", "servers/envcraft_runtime"]  # envcraft/core too
 # The modules that read the process environment for ENVCRAFT_* variables: the host's settings, the runtime's
 # settings, and the environment's CLI inside a sandboxed command (its channels from the server, not settings).
 READERS = {"registry/settings.py", "servers/envcraft_runtime/settings.py", "servers/envcraft_runtime/cli.py"}

@@ -30,11 +30,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+from envcraft.core.paths import HOME
 from envcraft.registry.catalog import get
 from envcraft.registry.settings import Settings
 from envcraft.registry.workspaces import WorkspaceRoot
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _port() -> int:
@@ -58,7 +57,7 @@ def _wait(url: str, timeout: float = 120.0, headers: dict | None = None) -> None
 
 @contextmanager
 def _process(argv: list[str]) -> Iterator[subprocess.Popen]:
-    process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    process = subprocess.Popen(argv, cwd=HOME, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     try:
         yield process
@@ -99,7 +98,7 @@ def drive(urls: list[str], seconds: float, clients: int = 2, server_pid: int | N
     shares = [urls[i::clients] for i in range(clients)]
     procs = [subprocess.Popen([sys.executable, "-m", "envcraft.harness.bench.load", json.dumps(share), str(seconds),
                                client],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO, text=True)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=HOME, text=True)
              for share in shares if share]
     for proc in procs:  # every session is open before the clock starts
         if proc.stdout.readline().strip() != "ready":
@@ -169,7 +168,7 @@ def gold_replay(sdk_default: bool = False, cache_dir: str | None = None, limit: 
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "envcraft.cli", "run", "--agent", "gold", "--limit", str(limit),
                                "--concurrency", str(concurrency), "--workers", str(workers), "--out",
-                               f"{scratch}/run"], cwd=REPO, env=env,
+                               f"{scratch}/run"], cwd=HOME, env=env,
                               capture_output=True, text=True, timeout=3600)
         seconds = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

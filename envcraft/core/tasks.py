@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from envcraft.core.paths import TASKS
 from envcraft.core.state import InitialState
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -141,7 +142,7 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
             handle.write(task.model_dump_json(exclude_defaults=False) + "\n")
 
 
-TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
+TASKS_DIR = TASKS  # core/paths.py: the checkout's tasks/ or the wheel's
 
 
 def task_file(env: str, tasks_dir: Path = TASKS_DIR) -> Path | None:
