@@ -20,7 +20,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-SANDBOXES = ("bwrap", "process", "container")
+SANDBOXES = ("bwrap", "process", "container")  # the names of sandboxes.SANDBOXES (not imported: it imports this)
 CONTAINMENTS = ("", "rlimits", "refuse")
 
 # field -> (variable, what it means): the README's reference table lists the same, and a test keeps them so.
