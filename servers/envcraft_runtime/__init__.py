@@ -8,9 +8,9 @@ inside the shell sandbox, where an environment's CLI verbs use it. Its parts:
 - operations.py: `read` / `write` tags for domain operations, and how they are called;
 - arguments.py, rules.py, records.py: what generated apps share (argument checks, business rules
   as refusals, pages / reports / batches), imported by each app.py rather than copied into it;
-- shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds; sandboxes/: where its
-  commands run, one module per sandbox (bwrap, container, process) chosen by name;
-- mcp_adapter.py and cli.py: the two ways an app's operations are exposed.
+- shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds;
+- mcp_adapter.py and cli.py: the two ways an app's operations are exposed;
+- sandboxes/: where shell commands run, one module per sandbox (bwrap, container, process), chosen by name.
 
 Trust boundary: this code is ours and trusted; every argument an agent sends (paths, text, shell
 commands and whatever those commands run) is not, and is checked or contained here.
