@@ -192,14 +192,15 @@ def build_app(script: Script, model: str = MODEL, fail_first: int = 0) -> Starle
     return app
 
 
-def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0,
-                    timeout: float = 10.0) -> tuple[str, Callable[[], None]]:
-    """Run `app` with uvicorn in a daemon thread; returns (base_url ending in /v1, stop)."""
+def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0,
+                    lifespan: str = "off") -> tuple[str, Callable[[], None]]:
+    """Run `app` with uvicorn in a daemon thread; returns (base_url ending in /v1, stop). An app with startup
+    and shutdown work of its own (the gateway) takes lifespan="on"."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="scripted-model", daemon=True)
     thread.start()
 

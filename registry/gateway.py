@@ -14,6 +14,9 @@ episode at a time and under a time limit, so a huge or deep tree made by one age
 the event loop nor another episode. Each grade runs in a grading process of its own under a time and memory
 limit (core/bounded_grade.py). Agent-plane requests are capped per episode (in flight and
 in body size) and in time.
+
+What an episode is (its task, each environment's initial state, baseline, grade, checkin) is decided by the
+lifecycle the in-process farm shares (registry/lifecycle.py); this module schedules that work.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from envcraft.benchmarks.registry import find_task, owner
-from envcraft.core.bounded_grade import GradeLimits, GraderFailure, bounded_grade
+from envcraft.benchmarks.registry import owner
+from envcraft.core.bounded_grade import GradeLimits, GraderFailure
 from envcraft.core.rendering import Rendering, episode_tools, render
 from envcraft.core.state import InitialState
 from envcraft.registry.asgi_limits import CappedReceive, Tracked, declared_length, refuse
@@ -44,6 +47,7 @@ from envcraft.registry.episode_groups import disband, grade_group, group_routes
 from envcraft.registry.episode_groups import group as group_of
 from envcraft.registry.gateway_benchmarks import bench_routes, create_bench_episode, grade_bench, reset_bench
 from envcraft.registry.launch import InProcessLauncher
+from envcraft.registry.lifecycle import Lifecycle, Member, UnknownTask
 from envcraft.registry.workspaces import WorkspaceRoot, end_processes, materialize
 from envcraft_runtime import end_episode
 from starlette.types import Receive, Scope, Send
@@ -63,7 +67,7 @@ class GatewayEpisode:
     created: float = field(default_factory=time.monotonic)
     last_used: float = field(default_factory=time.monotonic)
     restarts: int = 0
-    baseline: Any = None  # initial Snapshot, taken before the agent acts
+    baseline: Any = None  # initial Snapshot, taken before the agent acts (registry/lifecycle.py)
     busy: str | None = None  # the control call running on its workspace (one at a time)
     in_flight: int = 0  # agent-plane POSTs being answered
     group: str | None = None  # the multi-environment episode (registry/episode_groups.py) it belongs to
@@ -99,14 +103,14 @@ class Gateway:
                  max_episodes: int = 512, idle_seconds: float = 900.0, ttl_seconds: float = 4 * 3600.0,
                  tasks_dir: Path | None = None, root: WorkspaceRoot | None = None,
                  call_seconds: float = 60.0, agent_calls_per_episode: int = 8, workspace_threads: int = 4,
-                 advertise_host: str | None = None, grade_limits: GradeLimits | None = None):
+                 advertise_host: str | None = None, grade_limits: GradeLimits | None = None,
+                 lifecycle: Lifecycle | None = None):
         self.token = token or secrets.token_urlsafe(24)
         self.host, self.port = host, port
         self.advertise_host = advertise_host or reachable_host(host)
         self.max_episodes, self.idle_seconds, self.ttl_seconds = max_episodes, idle_seconds, ttl_seconds
         self.call_seconds, self.agent_calls_per_episode = call_seconds, agent_calls_per_episode
-        self.tasks_dir = tasks_dir
-        self.grade_limits = grade_limits or GradeLimits()  # each grade's time and memory (core/bounded_grade.py)
+        self.life = lifecycle or Lifecycle(tasks_dir, grade_limits)  # shared with the in-process farm
         self.envs = discover()
         self.root = root or WorkspaceRoot()
         self.launcher = InProcessLauncher()
@@ -117,7 +121,6 @@ class Gateway:
         self._group: anyio.abc.TaskGroup | None = None
         self._reaper_beat = 0.0
         self._reserve: Reserve | None = None  # descriptors given back when the process runs out (descriptors.py)
-        self._tasks: dict[str, Any] | None = None
         self._listings: dict[str, tuple[str, list[Any]]] = {}  # env -> (server instructions, tools)
         self.control = control_app(self)
         self.control.router.routes.extend(group_routes(self))
@@ -270,16 +273,10 @@ class Gateway:
     # ------------------------------------------------------------ episodes
 
     def _task(self, task_id: str):
-        from envcraft.core.tasks import TASKS_DIR, task_index
-
-        folder = self.tasks_dir or TASKS_DIR
-        if self._tasks is None:  # read once: an unknown id must not rescan every task file
-            self._tasks = task_index(folder)
-        if task_id not in self._tasks and (found := find_task(task_id)) is not None:
-            return found  # a foreign benchmark's (envcraft.benchmarks)
-        if task_id not in self._tasks:
-            raise ControlError(404, f"no task {task_id!r} in {folder}")
-        return self._tasks[task_id]
+        try:
+            return self.life.task(task_id)
+        except UnknownTask as exc:
+            raise ControlError(404, str(exc)) from None
 
     async def rendering(self, envs: list[str], turns: list[str]) -> Rendering | None:
         """The episode as a model is shown it: the same rendering an MCP client of these servers makes. None for
@@ -295,17 +292,6 @@ class Gateway:
         _, tools = episode_tools([(name, self._listings[name][1]) for name in envs])
         return render(turns, tools, {name: self._listings[name][0] for name in envs})
 
-    def _prepare(self, env: Environment, initial: InitialState | None) -> tuple[Path, Any]:
-        """A fresh workspace and the snapshot the grader compares against (worker thread)."""
-        from envcraft.core.grading import Snapshot
-
-        workspace = self.root.checkout(env.name, env.seed, initial)
-        try:
-            return workspace, Snapshot.of(workspace)
-        except BaseException:
-            self.root.checkin(env.seed, workspace)
-            raise
-
     async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
         if env_name not in self.envs and (bench := owner(env_name)) is not None:
             return await create_bench_episode(self, bench, env_name, task_id, lambda env, task, live: GatewayEpisode(
@@ -319,12 +305,12 @@ class Gateway:
         task = self._task(task_id) if task_id else None
         if task and env_name not in task.envs:
             raise ControlError(400, f"task {task_id} runs on {task.envs}, not {env_name}")
-        initial = task.initial_for(env_name) if task else None  # each environment its own S0
         shown = await self.rendering([env_name], task.turns if task else [])  # before a workspace is taken
-        workspace, baseline = await self._offload(
-            f"preparing a {env.name} workspace", self._prepare, env, initial,
-            late=lambda prepared: self._spawn("returning a late workspace", self._recycle, env, prepared[0]))
-        episode = GatewayEpisode(uuid.uuid4().hex, env, workspace, initial, task_id, baseline=baseline, shown=shown)
+        member = await self._offload(
+            f"preparing a {env.name} workspace", self.life.check_out, self.root, env, task,
+            late=lambda late: self._spawn("returning a late workspace", self._recycle, env, late.workspace))
+        episode = GatewayEpisode(uuid.uuid4().hex, env, member.workspace, self.life.initial(task, env_name), task_id,
+                                 baseline=member.baseline, shown=shown)
         self.episodes[episode.id] = episode
         try:
             await self._group.start(self._serve, episode)
@@ -362,7 +348,7 @@ class Gateway:
                 await anyio.sleep(0.05)
         # checkin ends the episode's processes again (a call that was still arriving may have started one) and
         # verifies that none is left before the folder is reset and pooled.
-        await anyio.to_thread.run_sync(self.root.checkin, env.seed, workspace, limiter=self._workspace_threads)
+        await anyio.to_thread.run_sync(self.life.check_in, self.root, env, workspace, limiter=self._workspace_threads)
 
     async def reset(self, episode: GatewayEpisode) -> GatewayEpisode:
         if episode.bench is not None:
@@ -403,9 +389,7 @@ class Gateway:
         for episode in members.values():
             episode.busy = "grading"
         try:
-            # With the state diff, as in process: rollouts through the gateway show what the episode changed.
-            return await bounded_grade(task, {env: e.baseline for env, e in members.items()},
-                                       {env: e.workspace for env, e in members.items()}, self.grade_limits, diff=True)
+            return await self.life.grade(task, {env: Member(e.workspace, e.baseline) for env, e in members.items()})
         except GraderFailure as exc:  # the grader's own failure, not the episode's: the caller may retry
             self.failures.add("grading", exc)
             raise ControlError(503, f"{exc}; retry shortly") from exc
