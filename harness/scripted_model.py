@@ -12,8 +12,9 @@ Per request: turn = (user messages - 1); the tool calls already made since the l
 message select the next scripted call of that turn, returned as one `tool_calls` reply. When the
 turn's calls are used up it replies "Done." (on the last turn it first calls `finish`, unless the
 script has one). Usage is characters / 4. With `return_token_ids` / `logprobs` in the request it
-adds vLLM-style `prompt_token_ids`, choice `token_ids` and `logprobs`. Like the OpenAI API it
-rejects messages with unknown fields (400).
+adds vLLM-style `prompt_token_ids`, choice `token_ids` and `logprobs`. With `stream` it sends the same
+reply as server-sent chunks, as OpenAI's API streams one (verifiers' chat program only streams). Like the
+OpenAI API it rejects messages with unknown fields (400).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from envcraft.core.tasks import Task, load_tasks
 from pydantic import BaseModel, ConfigDict
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 MODEL = "scripted"
@@ -44,7 +45,7 @@ MESSAGE_KEYS = {
     "developer": {"role", "content", "name"},
     "user": {"role", "content", "name"},
     "assistant": {"role", "content", "name", "tool_calls", "refusal", "audio", "function_call"},
-    "tool": {"role", "content", "tool_call_id"},
+    "tool": {"role", "content", "tool_call_id", "name"},  # vLLM's server takes a tool message's name (verifiers sends it)
 }
 
 
@@ -158,12 +159,29 @@ def completion(body: dict[str, Any], message: dict[str, Any], count: int) -> dic
     return result
 
 
+def chunks(body: dict[str, Any], result: dict[str, Any]) -> Iterator[str]:
+    """A completion as OpenAI streams it: the whole message in one delta, then its finish reason, then (when
+    asked for with stream_options.include_usage) the usage, then [DONE]."""
+    choice = result["choices"][0]
+    message = choice["message"]
+    base = {"id": result["id"], "object": "chat.completion.chunk", "created": 0, "model": result["model"]}
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+    events = [{**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]},
+              {**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}]}]
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append({**base, "choices": [], "usage": result["usage"]})
+    yield from (f"data: {json.dumps(event)}\n\n" for event in events)
+    yield "data: [DONE]\n\n"
+
+
 def build_app(script: Script, model: str = MODEL, fail_first: int = 0) -> Starlette:
     """The HTTP app; `fail_first` answers the first N completions with 503 (to exercise client retries)."""
     state = {"requests": 0}
     lock = threading.Lock()
 
-    async def completions(request: Request) -> JSONResponse:
+    async def completions(request: Request) -> JSONResponse | StreamingResponse:
         with lock:
             state["requests"] += 1
             count = state["requests"]
@@ -175,12 +193,13 @@ def build_app(script: Script, model: str = MODEL, fail_first: int = 0) -> Starle
             return error(400, "request body is not JSON")
         if not isinstance(body, dict):
             return error(400, "request body must be a JSON object")
-        if body.get("stream"):
-            return error(400, "the scripted model does not stream: send stream=false", "stream")
         problem = invalid_message(body.get("messages"))
         if problem:
             return error(400, *problem)
-        return JSONResponse(completion(body, reply(script, body["messages"]), count))
+        result = completion(body, reply(script, body["messages"]), count)
+        if body.get("stream"):
+            return StreamingResponse(chunks(body, result), media_type="text/event-stream")
+        return JSONResponse(result)
 
     async def models(request: Request) -> JSONResponse:
         return JSONResponse({"object": "list", "data": [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
@@ -44,6 +44,7 @@ class Episodes(Protocol):
     async def create(self, env_name: str, task_id: str | None = None) -> Any: ...
     async def reset(self, episode: Any) -> Any: ...
     async def grade(self, episode: Any) -> Any: ...
+    async def task_listing(self, env: str, split: str, limit: int | None) -> list[dict[str, Any]]: ...
 
 
 class CreateEpisode(BaseModel):
@@ -52,6 +53,16 @@ class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     env: str = Field(min_length=1, max_length=200, description="environment name")
     task_id: str | None = Field(default=None, min_length=1, max_length=500, description="task to grade against")
+
+
+class ListTasks(BaseModel):
+    """GET /control/tasks?env=office&split=test&limit=5: what a consumer that builds its dataset from the gateway
+    (the verifiers taskset) reads; each task as a model is shown it (core/rendering.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    env: str = Field(min_length=1, max_length=200, description="environment whose task file to list")
+    split: Literal["all", "train", "test"] = "all"
+    limit: int | None = Field(default=None, ge=1, description="at most this many, in file order")
 
 
 def check_bearer(header: str | None, token: str) -> None:
@@ -111,6 +122,11 @@ def control_app(gateway: Episodes) -> Starlette:
         authorized(request)
         return JSONResponse([e.describe(gateway.base_url) for e in gateway.episodes.values()])
 
+    async def tasks(request: Request) -> JSONResponse:
+        authorized(request)
+        query = parse(ListTasks, dict(request.query_params))
+        return JSONResponse(await gateway.task_listing(query.env, query.split, query.limit))
+
     async def create(request: Request) -> JSONResponse:
         authorized(request)
         body = parse(CreateEpisode, await read_json(request))
@@ -138,13 +154,14 @@ def control_app(gateway: Episodes) -> Starlette:
 
     async def no_route(request: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse({"error": f"{request.method} {request.url.path}: {exc.detail}; the control API has "
-                                      "GET /control/health, GET|POST /control/episodes, "
+                                      "GET /control/health, GET /control/tasks?env=..., GET|POST /control/episodes, "
                                       "POST /control/episodes/<id>/reset|grade, DELETE /control/episodes/<id>"},
                             status_code=exc.status_code)
 
     return Starlette(routes=[
         Route("/control/health", health, methods=["GET"]),
         Route("/control/episodes", listing, methods=["GET"]),
+        Route("/control/tasks", tasks, methods=["GET"]),
         Route("/control/episodes", create, methods=["POST"]),
         Route("/control/episodes/{episode}/reset", reset, methods=["POST"]),
         Route("/control/episodes/{episode}/grade", grade, methods=["POST"]),

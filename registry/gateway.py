@@ -292,6 +292,17 @@ class Gateway:
         _, tools = episode_tools([(name, self._listings[name][1]) for name in envs])
         return render(turns, tools, {name: self._listings[name][0] for name in envs})
 
+    async def task_listing(self, env: str, split: str = "all", limit: int | None = None) -> list[dict[str, Any]]:
+        """Environment `env`'s tasks as a model is shown them, without starting an episode (GET /control/tasks)."""
+        if env not in self.envs:
+            raise ControlError(404, f"no environment {env!r}; known: {', '.join(sorted(self.envs))}")
+        listed = []
+        for task in self.life.tasks_of(env, split)[:limit]:
+            shown = await self.rendering(task.envs, task.turns)
+            listed.append({"task_id": task.id, "envs": task.envs, "split": task.split, "system_prompt": shown.system,
+                           "turns": shown.turns, "tools": shown.tools})
+        return listed
+
     async def create(self, env_name: str, task_id: str | None = None) -> GatewayEpisode:
         if env_name not in self.envs and (bench := owner(env_name)) is not None:
             return await create_bench_episode(self, bench, env_name, task_id, lambda env, task, live: GatewayEpisode(

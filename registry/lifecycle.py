@@ -47,13 +47,20 @@ class Lifecycle:
         self.grade_limits = grade_limits or GradeLimits()  # each grade's time and memory
         self._index: dict[str, Task] | None = None
 
-    def task(self, task_id: str) -> Task:
+    def _tasks(self) -> dict[str, Task]:
         if self._index is None:  # read once: an unknown id must not rescan every task file
             self._index = task_index(self.tasks_dir)
-        found = self._index.get(task_id) or find_task(task_id)  # a foreign benchmark's (envcraft.benchmarks)
+        return self._index
+
+    def task(self, task_id: str) -> Task:
+        found = self._tasks().get(task_id) or find_task(task_id)  # a foreign benchmark's (envcraft.benchmarks)
         if found is None:
             raise UnknownTask(f"no task {task_id!r} in {self.tasks_dir}")
         return found
+
+    def tasks_of(self, env: str, split: str = "all") -> list[Task]:
+        """The tasks of environment `env`'s task file (those it leads), in file order; split "all" or one."""
+        return [t for t in self._tasks().values() if t.envs[0] == env and split in ("all", t.split)]
 
     def initial(self, task: Task | None, env: str) -> InitialState | None:
         """Where `env` starts for `task`: its own S0 (None without a task: the seed as it is)."""

@@ -24,6 +24,10 @@ RECIPES: dict[str, tuple[list[str], list[str]]] = {
     # SkyRL's trainer package pulls a GPU stack; its dataset code needs only transformers and loguru.
     # 0.3.0: the last release for Python 3.11 (0.4.0 needs 3.12); its PromptDataset is the one on SkyRL's main.
     "skyrl": (["skyrl==0.3.0"], ["transformers==5.8.0", "loguru==0.7.3"]),
+    # verifiers pins mcp==2.0.0 (ours is 2.3.0): here it shadows ours, and our code in this venv is only the
+    # envcraft_verifiers package, which reaches a gateway over HTTP. uv runs verifiers' chat program (a PEP 723
+    # script whose dependencies uv fetches once into its cache).
+    "verifiers": ([], ["verifiers==0.4.0", "uv==0.13.9"]),
 }
 
 

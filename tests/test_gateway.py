@@ -252,3 +252,24 @@ def test_control_api_answers_malformed_input_with_a_clear_400_never_a_500(gatewa
     assert status == 404 and "no-such-task" in answer["error"]
     status, health = control(port, "GET", "/health")
     assert status == 200 and health["ok"] and health["live"] == 0 and health["failures"] == 0
+
+
+@pytest.mark.slow
+def test_tasks_are_listed_as_their_episodes_show_them(gateway):
+    """GET /control/tasks (what the verifiers taskset reads): each task as a created episode of it shows it, with
+    no episode started; bad queries are refused with what to send."""
+    port, _ = gateway
+    assert control(port, "GET", "/tasks?env=office", token=None)[0] == 401
+    status, listed = control(port, "GET", "/tasks?env=office&split=all&limit=5")
+    assert status == 200 and [t["task_id"] for t in listed] == [mail_task(0).id]
+    assert control(port, "GET", "/health")[1]["live"] == 0
+    _, created = control(port, "POST", "/episodes", {"env": "office", "task_id": mail_task(0).id})
+    assert {k: listed[0][k] for k in ("system_prompt", "turns", "tools")} == \
+           {k: created[k] for k in ("system_prompt", "turns", "tools")}
+    assert control(port, "GET", f"/tasks?env=office&split={mail_task(0).split}")[1] == listed
+    assert control(port, "GET", "/tasks?env=office&split=test" if mail_task(0).split == "train"
+                   else "/tasks?env=office&split=train")[1] == []
+    for query, status in (("", 400), ("?env=office&limit=0", 400), ("?env=office&split=dev", 400),
+                          ("?env=nowhere", 404), ("?env=office&extra=1", 400)):
+        answer = control(port, "GET", f"/tasks{query}")
+        assert answer[0] == status and answer[1]["error"], (query, answer)
