@@ -45,3 +45,31 @@ def test_inspect_eval_scores_gold_like_transcripts_one_and_idle_ones_zero(tmp_pa
     assert first.messages[0].role == "system" and "SKILL.md" in first.messages[0].text  # the rendering's prompt
     called = [c.function for m in first.messages if m.role == "assistant" for c in m.tool_calls or []]
     assert called[: len(tasks[0].gold)] == [c.tool for c in tasks[0].gold]
+
+
+def test_inspect_eval_runs_bfcl_tasks_turn_by_turn_and_scores_them_by_bfcl(tmp_path):
+    """`-T bench=bfcl-multi-turn`: BFCL's tasks, each turn with that turn's tools (`sort` is first offered at
+    turn 3 of miss_func_0, and the scripted gold calls it there), scored by BFCL's own checker."""
+    pytest.importorskip("bfcl_eval", reason="BFCL is installed by .ci/setup (pip install --no-deps bfcl-eval==2026.3.23)")
+    from envcraft.harness.bench_runs import bench_tasks
+
+    tasks = bench_tasks("bfcl-multi-turn", "multi_turn_miss_func", 2)
+    with serving(build_app(Script.from_tasks(tasks[:1]))) as url:  # the second task's conversation idles
+        done = subprocess.run(
+            [sys.executable, "-m", "inspect_ai", "eval", "envcraft/inspect", "-T", "bench=bfcl-multi-turn",
+             "-T", "category=multi_turn_miss_func", "-T", "limit=2", "--model", "openai-api/scripted/scripted",
+             "--log-dir", str(tmp_path / "logs"), "--display", "plain", "--no-log-realtime"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+            env={**os.environ, "SCRIPTED_BASE_URL": url, "SCRIPTED_API_KEY": "test"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    result = log.read_eval_log(str(path))
+    scores = {sample.id: sample.scores["grade"] for sample in result.samples}
+    assert {k: s.value for k, s in scores.items()} == {tasks[0].id: 1.0, tasks[1].id: 0.0}
+    assert scores[tasks[0].id].metadata["verdict"]["valid"] is True
+    assert scores[tasks[1].id].metadata["verdict"]["valid"] is False
+    solved = next(s for s in result.samples if s.id == tasks[0].id)
+    called = [c.function for m in solved.messages if m.role == "assistant" for c in m.tool_calls or []]
+    assert "sort" in called
+    refused = [m.function for m in solved.messages if m.role == "tool" and m.error]
+    assert refused == ["finish"]  # only the stand-in's closing call: BFCL's episodes have no finish tool

@@ -2,11 +2,14 @@
 
     inspect eval envcraft/inspect -T env=office -T split=test -T limit=5 --model openai/gpt-4.1
     inspect eval envcraft/inspect -T gateway_url=http://HOST:8765 ...   # token: ENVCRAFT_GATEWAY_TOKEN
+    inspect eval envcraft/inspect -T bench=bfcl-multi-turn -T category=multi_turn_base -T limit=5 ...
 
 Each sample is a task. The solver opens the task's episode and shows the model its rendering
 (core/rendering.py: the system prompt, the user turns one by one, the tools), each tool a call on
 the episode through the episode API; the scorer is our grade (reward 0..1), with the check
-breakdown in the score's metadata, and ends the episode. The bridge goes through the farm rather
+breakdown in the score's metadata (a foreign benchmark's own verdict too), and ends the episode. Each user
+turn is opened on the episode first, so a benchmark whose turns offer new tools (BFCL's missing-function
+turns) shows the model each turn's tools. The bridge goes through the farm rather
 than inspect's own MCP client: that client is written against mcp 1.x, and a farm episode spans
 several servers (multi-environment tasks) under one grade.
 """
@@ -65,9 +68,10 @@ def episode(gateway_url: str | None = None, tasks_dir: str | None = None):
         info = await anyio.to_thread.run_sync(farm.create, state.metadata["task_id"])
         state.store.set(EPISODE, info.id)
         shown = info.rendering()
-        state.tools = [episode_tool(farm, info, tool) for tool in shown.tools]
         state.messages = [ChatMessageSystem(content=shown.system)]
-        for turn in shown.turns:
+        for index, turn in enumerate(shown.turns):
+            tools = await anyio.to_thread.run_sync(farm.begin_turn, info.id, index)
+            state.tools = [episode_tool(farm, info, tool) for tool in tools]
             state.messages.append(ChatMessageUser(content=turn))
             state = await generate(state, tool_calls="loop")
         return state
@@ -89,18 +93,23 @@ def grade(gateway_url: str | None = None, tasks_dir: str | None = None):
         failed = [f"{c.kind} ({c.role}){': ' + c.note if c.note else ''}" for c in result.checks if not c.passed]
         return Score(value=result.reward, answer=None,
                      explanation="all checks passed" if result.passed else f"failed: {', '.join(failed)}",
-                     metadata={"passed": result.passed, "checks": [c.model_dump() for c in result.checks]})
+                     metadata={"passed": result.passed, "checks": [c.model_dump() for c in result.checks],
+                               "verdict": result.verdict.model_dump() if result.verdict else None})
 
     return score
 
 
 @task(name="inspect")
 def envcraft_inspect(env: str | None = None, split: str = "all", limit: int | None = None,
-                     tasks_dir: str | None = None, gateway_url: str | None = None) -> Task:
-    """EnvCraft tasks (`env`: one environment, default every one with tasks; `split`; `limit` per environment)."""
+                     tasks_dir: str | None = None, gateway_url: str | None = None, bench: str | None = None,
+                     category: str | None = None) -> Task:
+    """EnvCraft tasks (`env`: one environment, default every one with tasks; `split`; `limit` per environment),
+    or a foreign benchmark's (`bench`, e.g. bfcl-multi-turn; `category`; `limit` per category), as `envcraft run`
+    takes them."""
     from envcraft.harness.run import RunSettings, load_run_tasks
 
-    tasks = load_run_tasks(RunSettings(envs=[env] if env else None, split=split, limit=limit, tasks_dir=tasks_dir))
+    tasks = load_run_tasks(RunSettings(envs=[env] if env else None, split=split, limit=limit, tasks_dir=tasks_dir,
+                                       bench=bench, category=category))
     samples = [Sample(id=t.id, input=t.turns[0], metadata={"task_id": t.id, "envs": t.envs, "split": t.split})
                for t in tasks]
     return Task(dataset=MemoryDataset(samples, name="envcraft"), solver=episode(gateway_url, tasks_dir),
