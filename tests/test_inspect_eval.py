@@ -19,20 +19,25 @@ pytestmark = pytest.mark.slow  # servers, subprocesses or whole runs: out of the
 log = pytest.importorskip("inspect_ai.log", reason="install the [inspect] extra: pip install 'envcraft[inspect]'")
 
 
-def test_inspect_eval_scores_gold_like_transcripts_one_and_idle_ones_zero(tmp_path):
-    tasks = [mail_task(i) for i in range(20, 23)]
-    write_tasks(tmp_path / "tasks" / "office.jsonl", tasks)
-    scripted = tasks[:2]  # the model has a gold-like script for these; for the last it answers without a tool
+def inspect_eval(scripted, tmp_path, *options: str):
+    """`inspect eval envcraft/inspect -T option ...` with the stand-in model scripted for these tasks; its log."""
     with serving(build_app(Script.from_tasks(scripted))) as url:
         done = subprocess.run(
-            [sys.executable, "-m", "inspect_ai", "eval", "envcraft/inspect", "-T", "env=office",
-             "-T", f"tasks_dir={tmp_path / 'tasks'}", "--model", "openai-api/scripted/scripted",
-             "--log-dir", str(tmp_path / "logs"), "--display", "plain", "--no-log-realtime"],
+            [sys.executable, "-m", "inspect_ai", "eval", "envcraft/inspect", *(a for o in options for a in ("-T", o)),
+             "--model", "openai-api/scripted/scripted", "--log-dir", str(tmp_path / "logs"), "--display", "plain",
+             "--no-log-realtime"],
             capture_output=True, text=True, timeout=600, cwd=tmp_path,
             env={**os.environ, "SCRIPTED_BASE_URL": url, "SCRIPTED_API_KEY": "test"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [path] = (tmp_path / "logs").glob("*.eval")
-    result = log.read_eval_log(str(path))
+    return log.read_eval_log(str(path))
+
+
+def test_inspect_eval_scores_gold_like_transcripts_one_and_idle_ones_zero(tmp_path):
+    tasks = [mail_task(i) for i in range(20, 23)]
+    write_tasks(tmp_path / "tasks" / "office.jsonl", tasks)
+    scripted = tasks[:2]  # the model has a gold-like script for these; for the last it answers without a tool
+    result = inspect_eval(scripted, tmp_path, "env=office", f"tasks_dir={tmp_path / 'tasks'}")
     assert result.status == "success" and result.eval.task == "envcraft/inspect"
     scores = {sample.id: sample.scores["grade"] for sample in result.samples}
     assert set(scores) == {task.id for task in tasks}
@@ -54,16 +59,8 @@ def test_inspect_eval_runs_bfcl_tasks_turn_by_turn_and_scores_them_by_bfcl(tmp_p
     from envcraft.harness.bench_runs import bench_tasks
 
     tasks = bench_tasks("bfcl-multi-turn", "multi_turn_miss_func", 2)
-    with serving(build_app(Script.from_tasks(tasks[:1]))) as url:  # the second task's conversation idles
-        done = subprocess.run(
-            [sys.executable, "-m", "inspect_ai", "eval", "envcraft/inspect", "-T", "bench=bfcl-multi-turn",
-             "-T", "category=multi_turn_miss_func", "-T", "limit=2", "--model", "openai-api/scripted/scripted",
-             "--log-dir", str(tmp_path / "logs"), "--display", "plain", "--no-log-realtime"],
-            capture_output=True, text=True, timeout=600, cwd=tmp_path,
-            env={**os.environ, "SCRIPTED_BASE_URL": url, "SCRIPTED_API_KEY": "test"})
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    [path] = (tmp_path / "logs").glob("*.eval")
-    result = log.read_eval_log(str(path))
+    result = inspect_eval(tasks[:1], tmp_path, "bench=bfcl-multi-turn", "category=multi_turn_miss_func",
+                          "limit=2")  # the second task's conversation idles
     scores = {sample.id: sample.scores["grade"] for sample in result.samples}
     assert {k: s.value for k, s in scores.items()} == {tasks[0].id: 1.0, tasks[1].id: 0.0}
     assert scores[tasks[0].id].metadata["verdict"]["valid"] is True
