@@ -36,7 +36,7 @@ class Pool:
 
     async def forward(self, worker: Worker, request: Request, body: Any = None) -> JSONResponse:
         response = await self.http.request(request.method, f"{worker.url}{request.url.path}",
-                                           json=body if request.method == "POST" else None)
+                                           params=request.query_params, json=body if request.method == "POST" else None)
         data = response.json() if response.content else {}
         return JSONResponse(data, status_code=response.status_code)
 
@@ -73,6 +73,10 @@ class Pool:
                 self.owner.pop(episode, None)
             return response
 
+        async def tasks(request: Request) -> JSONResponse:
+            authorized(request)
+            return await self.forward(self.workers[0], request)  # every worker reads the same task files
+
         async def health(request: Request) -> JSONResponse:
             authorized(request)
             reports = [(await self.http.get(f"{w.url}/control/health")).json() for w in self.workers]
@@ -91,6 +95,7 @@ class Pool:
         return Starlette(routes=[
             Route("/control/health", health, methods=["GET"]),
             Route("/control/episodes", listing, methods=["GET"]),
+            Route("/control/tasks", tasks, methods=["GET"]),
             Route("/control/episodes", create, methods=["POST"]),
             Route("/control/groups", create, methods=["POST"]),
             Route("/control/episodes/{episode}/{action}", owned, methods=["POST"]),

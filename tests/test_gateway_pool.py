@@ -38,6 +38,8 @@ async def test_two_workers_share_the_episodes_behind_one_control_api(tmp_path):
         async with RemoteFarm(url, TOKEN) as farm:
             health = await farm.control.request("GET", "/health")
             assert health["workers"] == 2 and all(u.startswith("http://127.0.0.1:") for u in health["urls"])
+            listed = await farm.control.request("GET", "/tasks?env=office&limit=2")  # the front forwards the query
+            assert [t["task_id"] for t in listed] == [t.id for t in tasks[:2]] and listed[0]["system_prompt"]
             info = [await farm.create(t.id) for t in tasks[:2]]
             workers = {next(iter(i.urls.values())).split("/env/")[0] for i in info}
             assert workers == set(health["urls"])  # placed on both workers, URLs naming each one directly
