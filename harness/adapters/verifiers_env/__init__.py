@@ -9,6 +9,6 @@ reaches a gateway (`envcraft serve --all`) over HTTP, as any remote consumer doe
 httpx (install EnvCraft beside verifiers with `pip install --no-deps`). See docs/trainers.md.
 """
 
-from envcraft_verifiers.environment import EnvCraftConfig, EnvCraftHarness, EnvCraftTask, EnvCraftTaskset
+from envcraft_verifiers.environment import EnvCraftConfig, EnvCraftEnv, EnvCraftHarness, EnvCraftTask, EnvCraftTaskset
 
-__all__ = ["EnvCraftConfig", "EnvCraftHarness", "EnvCraftTask", "EnvCraftTaskset"]
+__all__ = ["EnvCraftConfig", "EnvCraftEnv", "EnvCraftHarness", "EnvCraftTask", "EnvCraftTaskset"]

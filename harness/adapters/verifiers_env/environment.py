@@ -7,9 +7,11 @@
 - reward: POST /control/groups/<id>/grade is our grade (its checks go to the trace's info), then the episode
   is deleted. A rollout that never reached its grade leaves the episode to the gateway's idle reaper.
 
-Served: tasks of one environment and one user turn. A later turn needs verifiers' user channel, and tasks over
-several environments would show the chat program's server-prefixed tool names instead of the rendering's; both
-are left out of the listing, and the count left out is logged.
+- environment: one agent seat, as verifiers' single-agent env; a task's later user turns are sent, in order, on
+  verifiers' user channel (an interaction), each once the agent has answered the turn before.
+
+Served: tasks of one environment. Tasks over several environments would show the chat program's server-prefixed
+tool names instead of the rendering's; they are left out of the listing, and the count left out is logged.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import Field
+from verifiers.v1.agent import Agents
 from verifiers.v1.clients import ModelContext
+from verifiers.v1.envs.single_agent import SingleAgentEnv
 from verifiers.v1.harnesses.null.harness import NullHarness
 from verifiers.v1.runtimes import ProgramResult, Runtime
 from verifiers.v1.state import State
@@ -53,6 +57,8 @@ class EnvCraftConfig(TasksetConfig):
 
 class EnvCraftData(TaskData):
     envs: list[str]
+    turns: list[str]
+    """The user's turns; the first is the prompt."""
 
 
 class EnvCraftState(State):
@@ -115,13 +121,14 @@ class EnvCraftTaskset(Taskset[EnvCraftTask, EnvCraftConfig]):
         query = {"env": config.env, "split": config.split, **({"limit": config.limit} if config.limit else {})}
         with httpx.Client(**_client(config.task)) as http:  # load() is synchronous
             listed = _answer(http.get("/control/tasks", params=query))
-        served = [t for t in listed if len(t["envs"]) == 1 and len(t["turns"]) == 1]
+        served = [t for t in listed if len(t["envs"]) == 1]
         if len(served) < len(listed):
-            logger.warning("envcraft: %d of %d %s tasks left out (several environments or user turns)",
+            logger.warning("envcraft: %d of %d %s tasks left out (several environments)",
                            len(listed) - len(served), len(listed), config.env)
         for shown in served:
             yield EnvCraftTask(EnvCraftData(id=shown["task_id"], name=shown["task_id"], prompt=shown["turns"][0],
-                                            system_prompt=shown["system_prompt"], envs=shown["envs"]), config.task)
+                                            system_prompt=shown["system_prompt"], envs=shown["envs"],
+                                            turns=shown["turns"]), config.task)
 
 
 class EnvCraftHarness(NullHarness):
@@ -134,3 +141,18 @@ class EnvCraftHarness(NullHarness):
         [url] = trace.state.urls.values()  # the listing serves one environment's tasks
         return await super().launch(ctx, trace, runtime, endpoint, secret, {**mcp_urls, "": url}, data,
                                     tool_interception_url)
+
+
+class EnvCraftEnv(SingleAgentEnv):
+    """verifiers' single-agent env, with a task's later user turns sent one by one after the agent's answer."""
+
+    async def run(self, task: EnvCraftTask, agents: Agents) -> None:
+        if len(task.data.turns) == 1:
+            await agents.agent.run(task)
+            return
+        async with agents.agent.interaction(task) as conversation:
+            answered = await conversation.turn()  # the prompt, the first user turn, opens
+            for turn in task.data.turns[1:]:
+                if answered.terminated:  # the run ended (a limit, an error): the later turns go unsent
+                    return
+                answered = await conversation.turn(turn)
