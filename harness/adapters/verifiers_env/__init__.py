@@ -1,4 +1,4 @@
-"""EnvCraft tasks as a verifiers environment (verifiers 0.4.0, its `verifiers.v1` stack), installed as the
+r"""EnvCraft tasks as a verifiers environment (verifiers 0.4.0, its `verifiers.v1` stack), installed as the
 top-level package `envcraft_verifiers`:
 
     vf-eval envcraft-verifiers --env.taskset.env office --env.taskset.task.gateway-url http://HOST:8765 \
