@@ -138,3 +138,13 @@ def test_a_careful_full_report_past_600_characters_is_read():
     done = " ".join(f"Checked {job['title']} ({job['id']}); it is unchanged." for job in JOBS if job["id"] != "cjb-0003")
     answer = f"{done} Skipped Storm cleanup Oak Road (cjb-0003): it is cancelled, so it cannot be dispatched. " * 2
     assert 600 < len(answer) <= 2000 and paid(REFUSAL, answer) == 1.0
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("I compared Ana Lima with Bob Stone. Bob is 41 while Ana is 40.", True),  # each first name owns its clause
+    ("Ana Lima and Bob Stone are both on file; Lima is 40, Stone is 41.", True),  # last names too
+    ("The age of Bob is 40.", False),  # the right value said about another person, by first name
+    ("The age of Cara is 40.", False),  # a first name no one else has, before any full name
+])
+def test_a_first_or_last_name_alone_names_its_record(answer, pays):
+    assert (paid(AGE, answer) == 1.0) is pays

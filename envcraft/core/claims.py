@@ -8,7 +8,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
 
 1. Question. A sentence that ends with "?" asks; it claims nothing.
 2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or
-   by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A clause
+   by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A person's
+   first or last name alone, capitalized ("Zoe prefers Hindi"), names the record the answer last named in full
+   with that word, or, before any, the one person in the world with it (short_names). A clause
    naming the asked record is about it; one naming only other records is about them, and its values are
    context: never credited, never a dump ("gap-0031 is now in panel_review"; "The age of <other person> is
    40" pays nothing). A value of the asked column is what a clause claims, never the name that owns it. A
@@ -110,12 +112,25 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
     return {key: frozenset(ids) for key, ids in found.items()}
 
 
+def short_names(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
+    """A person's first and last name (3 letters or more) -> the ids of the records whose names hold it: "zoe" for
+    Zoe Lindqvist. Read as a name only where the answer writes it capitalized (_name_spans)."""
+    found: dict[str, set[str]] = {}
+    for key, ids in names.items():  # record_names
+        if 1 < len(key) <= 3 and all(w.isalpha() for w in key):
+            for word in {key[0], key[-1]} - {"the", "and", "for"}:
+                if len(word) >= 3:
+                    found.setdefault(word, set()).update(ids)
+    return {word: frozenset(ids) for word, ids in found.items()}
+
+
 @dataclass(frozen=True)
 class Reading:
     """What to read an answer for: the asked record, the world's record names, the asked column's values."""
 
     about: frozenset[str] = frozenset()  # ids of the asked record and of the records the request names it by
     names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+    short: dict[str, frozenset[str]] = field(default_factory=dict)  # first and last names (short_names)
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
@@ -160,6 +175,10 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 found.append((tokens[i][0], tokens[i + n - 1][1], ids))
                 i += n - 1
                 break
+        else:
+            if (people := reading.short.get(tokens[i][2])) and text[tokens[i][0]].isupper():
+                if person := _person(people, found):
+                    found.append((tokens[i][0], tokens[i][1], person))
         i += 1
     found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)]
     by_start = {s: ids for s, _, ids in found}
@@ -169,6 +188,15 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
         if narrowed and narrowed < ids:
             found[index] = (start, end, narrowed)
     return found
+
+
+def _person(people: frozenset[str], named: list[tuple[int, int, frozenset[str]]]) -> frozenset[str] | None:
+    """Whom a first or last name stands for: the record last named in full with it ("Vera Patel ... Vera"), else the
+    one person in the world with that name."""
+    for _, _, ids in reversed(named):
+        if len(ids) == 1 and ids <= people:
+            return ids
+    return people if len(people) == 1 else None
 
 
 def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[frozenset[str]]:
@@ -295,4 +323,4 @@ def _slashed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> b
     return False
 
 
-__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "words"]
+__all__ = ["MAX_NAME_WORDS", "RECORD_ID", "Claims", "Reading", "named_records", "read", "record_names", "short_names", "words"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from envcraft.core.answers import MAX_ANSWER_CHARS, kind_of, names, same_value
-from envcraft.core.claims import Reading, named_records, read, record_names
+from envcraft.core.claims import Reading, named_records, read, record_names, short_names
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
@@ -176,7 +176,7 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
-    return Reading(about=frozenset(a.casefold() for a in about), names=names,
+    return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial))
 

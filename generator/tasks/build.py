@@ -263,9 +263,10 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
     if refused is not None:
         label = label_field(refused.blocking)
         answer = refused_answer(refused, str(refused.row.get(label)) if label else None)
+        reasons = [r for rule in (refused.rule, *refused.also) for r in reasons_of(env, refused.op.name, rule)]
         checks.append(Check(kind="answer", contains=[refused.fact], weight=2.0, table=refused.blocking.table,
                             column=refused.field, about=[refused.row["id"]],
-                            reasons=reasons_of(env, refused.op.name, refused.rule), note=f"names why the {refused.entity.name} is refused: "
+                            reasons=reasons, note=f"names why the {refused.entity.name} is refused: "
                             f"{refused.row['id']} {refused.field} {refused.fact} (rule {refused.rule})"))
         refs = {n: v for n, v in refused.fields.items() if refused.entity.field(n).type == "ref"}
         checks.append(Check(kind="no_record", role="guard", table=refused.entity.table, match=refs,

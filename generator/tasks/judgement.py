@@ -22,7 +22,7 @@ from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.humanize import humanize
 from envcraft.generator.policy import refusal, rules
-from envcraft.generator.policy_rows import related
+from envcraft.generator.policy_rows import holds, related
 from envcraft.generator.refpath import follow, target
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
@@ -122,6 +122,7 @@ class RefusedCreate:
     row: dict[str, Any]
     field: str
     fact: str  # that field's value, as the answer must name it
+    also: tuple[str, ...] = ()  # the other rules that refuse it too (a tutor with another language and subject)
 
 
 def _blocking_row(env: EnvSpec, entity: Entity, pre: Precondition, new: dict[str, Any],
@@ -171,7 +172,9 @@ def pick_refused_create(env: EnvSpec, plan: Plan, rng: random.Random, tries: int
                 if there is None or start != there or there["id"] in touched or not isinstance(value, str) \
                         or blocking.name not in findable or label_field(blocking) in (None, field):
                     continue  # a blocking field that is the row's own name: any answer naming the row states it
-                return RefusedCreate(op, entity, fields, found.rule, blocking, there, field, humanize(value))
+                also = tuple(p.policy for p in op.preconditions if p.policy and p.policy != found.rule and related(p)
+                             and not holds(env.bp, entity, plan.final, fields, p))
+                return RefusedCreate(op, entity, fields, found.rule, blocking, there, field, humanize(value), also)
     return None
 
 
