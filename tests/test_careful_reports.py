@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
+from envcraft.core.collateral import damage
 from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Task, iter_tasks, task_files
 from envcraft.generator.humanize import humanize
@@ -99,3 +100,18 @@ def test_the_issues_careful_answers_are_paid(cache, task_id, answer):
     task = _task(task_id)
     assert reward(cache, task, task.gold) == 1.0
     assert reward(cache, task, _with_answer(task, answer)) == 1.0
+
+
+def test_a_create_rightly_refused_costs_only_its_own_check(cache):
+    """travel_agency_itineraries-0010 asks for a void and a business-class segment the travel policy forbids; the
+    careful agent voided and refused the segment. A create left undone is no collateral damage: its own goal
+    checks withhold their reward, the guard does not halve the rest (0.125 before, as the issue found it)."""
+    task = _task("travel_agency_itineraries-0010")
+    add = next(i for i, c in enumerate(task.gold) if "itinerary-segment-add" in str(c.arguments))
+    void_only = [c for i, c in enumerate(task.gold) if i != add]
+    assert reward(cache, task, void_only) == 0.25  # the void's check (1 of 4 goal weight), no guard failed
+    world = World(cache, task)
+    world.run(task.gold[:add + 1] + task.gold[add:])
+    collateral = next(c for c in task.checks if c.kind == "collateral")
+    env = task.envs[0]
+    assert damage(collateral, world.start[env], world.final()[env])  # a duplicate create is still damage
