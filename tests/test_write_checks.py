@@ -3,7 +3,7 @@
 - a created row is checked whole: a create that also fills an optional field nobody asked for loses reward;
 - a documented follow-up (a reply per ticket state change) is scoped: one on the changed ticket keeps full
   reward, replies on tickets the task never mentions, or more than the workflow adds, do not (a notice on a
-  scheduled visit's repair request likewise);
+  scheduled visit's repair request likewise, and one sent to another resident than the request's does not);
 - "impossible" holds on every route: a judgement task never calls a change blocked that a route through the
   state machine makes (irb_protocol_review: submitted -> prescreening -> under review).
 """
@@ -25,6 +25,7 @@ from envcraft.generator.tasks.routes import route
 from envcraft.generator.tasks.validate import score
 from envcraft.generator.tasks.write_mutations import (
     follow_up_documented,
+    follow_up_misaddressed,
     invented_optional_field,
     side_effect_unrelated,
 )
@@ -105,6 +106,12 @@ def test_a_notice_follows_a_scheduled_visit_on_its_request_only(cache):
         assert score(cache, task, before_finish(task.gold, [notice, notice])) < 1.0  # one per change, not two
         unrelated = side_effect_unrelated(cache, task, random.Random(0))
         assert unrelated is not None and score(cache, task, unrelated) < 1.0
+        resident = next(r["resident_id"] for r in cache["tenant_maintenance_requests"].seed_tables()["repair_requests"]
+                        if r["id"] == notice.arguments["repair_request_id"])
+        assert notice.arguments["resident_id"] == resident  # the request's own resident
+        misaddressed = follow_up_misaddressed(cache, task, random.Random(0))  # the right request, another resident
+        assert misaddressed is not None and misaddressed[-2].arguments["resident_id"] != resident
+        assert score(cache, task, misaddressed) < 1.0
 
 
 def test_the_side_guard_counts_rows_per_record_and_keeps_the_tasks_own_rows():

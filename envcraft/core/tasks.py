@@ -38,6 +38,9 @@ class SideRows(Frozen):
 
     field: str
     most: dict[str, int] = Field(default_factory=dict)
+    # per record, whom its follow-up is for: the refs the record itself holds (a notice on a repair request goes
+    # to that request's resident). Empty in stores built before: only counted then.
+    addressed: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 class Check(Frozen):

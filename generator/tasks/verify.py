@@ -201,13 +201,35 @@ def side_rows(env: EnvSpec, steps: Sequence[Step], initial: Tables, final: Table
             if found and field.setdefault(table, found[0]) == found[0]:
                 on = most.setdefault(table, {})
                 on[found[1]] = on.get(found[1], 0) + 1
+    addressed: dict[str, dict[str, dict[str, str]]] = {}
     for table, on in most.items():  # the gold's own rows there (a reply the request asks for)
         before = {r["id"] for r in initial.get(table, [])}
+        follow_up = env.entity_of_table(table)
+        owner = env.entity(follow_up.field(field[table]).ref)
+        records = {r["id"]: r for r in final.get(owner.table, [])}
+        to = addressed.setdefault(table, {record: _whom(follow_up, field[table], owner, records.get(record))
+                                          for record in on})
         for row in final.get(table, []):
             if row["id"] not in before:
                 record = str(row.get(field[table]) or "")
                 on[record] = on.get(record, 0) + 1
-    return {table: SideRows(field=field[table], most=on) for table, on in sorted(most.items())}
+                for name, whom in list(to.get(record, {}).items()):  # the gold writes to someone else: its word
+                    if str(row.get(name) or "") != whom:
+                        del to[record][name]
+    return {table: SideRows(field=field[table], most=on, addressed={r: w for r, w in addressed[table].items() if w})
+            for table, on in sorted(most.items())}
+
+
+def _whom(follow_up: Entity, anchor_field: str, owner: Entity, record: dict[str, Any] | None) -> dict[str, str]:
+    """The refs of a follow-up row its record decides: a notice on a repair request is for the request's resident."""
+    out: dict[str, str] = {}
+    for spec in follow_up.fields:
+        if spec.type != "ref" or spec.name == anchor_field or record is None:
+            continue
+        via = next((f.name for f in owner.fields if f.type == "ref" and f.ref == spec.ref), None)
+        if via and record.get(via):
+            out[spec.name] = str(record[via])
+    return out
 
 
 def collateral(env: EnvSpec, initial: Tables, final: Tables, where: str | None, files: set[str] = frozenset(),

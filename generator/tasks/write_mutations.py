@@ -3,8 +3,10 @@
 - `invented_optional_field`: a create also fills an optional field the request never states, with a value the
   world makes plausible (another person's e-mail, an existing assignee, a figure like its column's others);
 - `side_effect_unrelated`: documented follow-up rows (a ticket reply, a resident notice) posted on records the
-  task never mentions.
-Neither may keep full reward (verify.py checks a created row whole and scopes follow-ups to touched records).
+  task never mentions;
+- `follow_up_misaddressed`: the documented follow-up on the right record, addressed to someone else (a notice on
+  the scheduled visit's request sent to another resident).
+None may keep full reward (verify.py checks a created row whole and scopes follow-ups to touched records).
 The harmless one, `follow_up_documented`, is the careful professional's: one documented follow-up per followed-up
 write, on its record (a reply per ticket state change). It must always keep full reward.
 """
@@ -144,6 +146,44 @@ def side_effect_unrelated(cache: EnvCache, task: Task, rng: random.Random) -> li
 def follow_up_documented(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
     """What a careful professional adds: for each gold write a `side_effect` policy follows up (a ticket's state
     change, a visit scheduled), the one documented follow-up on the record it changed. Must keep full reward."""
+    gold_ok, _ = _outcomes(cache, task, task.gold)
+    return _taken(cache, task, gold_ok, _documented(cache, task, rng))
+
+
+def follow_up_misaddressed(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The documented follow-up on the right record, addressed to someone else: a notice on the scheduled visit's
+    repair request sent to another resident. Must not keep full reward."""
+    gold_ok, _ = _outcomes(cache, task, task.gold)
+    tables = World(cache, task).tables
+    for call in _documented(cache, task, rng):
+        env = cache[call.env or task.envs[0]]
+        follow_up = env.entity(env.ops[call.tool].entity)
+        anchored = anchor_field(env, follow_up)
+        for param in env.params[call.tool]:
+            spec = param.spec
+            if spec is None or spec.type != "ref" or spec.name == anchored or param.name not in call.arguments:
+                continue
+            others = [r["id"] for r in tables[env.name].get(env.entity(spec.ref).table, [])
+                      if r["id"] != call.arguments[param.name]]
+            wrong = call.model_copy(update={"arguments": {**call.arguments, param.name: rng.choice(others)}})
+            if others and (calls := _taken(cache, task, gold_ok, [wrong])) is not None:
+                return calls
+    return None
+
+
+def anchor_field(env: EnvSpec, follow_up: Entity) -> str | None:
+    """The ref of a follow-up row that names its record (a notice's repair request): the one whose entity refers to
+    the follow-up's other refs (the request's resident)."""
+    refs = [f for f in follow_up.fields if f.type == "ref"]
+    for spec in refs:
+        owner = env.entity(spec.ref)
+        if any(f.type == "ref" and f.ref == other.ref for f in owner.fields for other in refs if other is not spec):
+            return spec.name
+    return refs[0].name if len(refs) == 1 else None
+
+
+def _documented(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall]:
+    """The documented follow-ups of the gold's writes, one per followed-up write, on the record it changed."""
     world = World(cache, task)
     extra: list[ToolCall] = []
     for gold_call in task.gold:
@@ -161,16 +201,17 @@ def follow_up_documented(cache: EnvCache, task: Task, rng: random.Random) -> lis
             if found[1] in policy.operations and row is not None:
                 call = _follow_up(env, policy, acted, row, world.tables[env.name], rng)
                 extra += [call] if call else []
-    gold_ok, _ = _outcomes(cache, task, task.gold)
-    return _taken(cache, task, gold_ok, extra)
+    return extra
 
 
 WRITE_MUTATIONS: dict[str, Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]] = {
     "invented_optional_field": invented_optional_field,
     "side_effect_unrelated": side_effect_unrelated,
+    "follow_up_misaddressed": follow_up_misaddressed,
 }
 WRITE_KEEP: dict[str, Callable[[EnvCache, Task, random.Random], list[ToolCall] | None]] = {
     "follow_up_documented": follow_up_documented,
 }
 
-__all__ = ["WRITE_KEEP", "WRITE_MUTATIONS", "follow_up_documented", "invented_optional_field", "side_effect_unrelated"]
+__all__ = ["WRITE_KEEP", "WRITE_MUTATIONS", "follow_up_documented", "follow_up_misaddressed", "invented_optional_field",
+           "side_effect_unrelated"]
