@@ -53,6 +53,32 @@ def test_a_note_naming_other_ids_of_the_table_is_not_paid(which):
         assert _paid(note, CHECKS[which]) < 1.0, note
 
 
+@pytest.mark.parametrize("which", CHECKS)
+@pytest.mark.parametrize(("note", "pays"), [
+    ("Created spc-0047; it is not a copy of anything.", True),  # a negation after the claim takes nothing back
+    ("I did not reuse an old space. Created spc-0047.", True),
+    ("Not spc-0047.", False),  # negated
+    ("The new space isn't spc-0047.", False),
+    ("Is it spc-0047?", False),  # asked back
+    ("Maybe spc-0047.", False),  # hedged
+    ("spc-0047/spc-0048", False),  # alternatives, the second an id no row has yet
+])
+def test_a_note_is_read_for_what_it_claims(which, note, pays):
+    """A note is graded by the claims reader as an answer is (core/claims.py): its id negated, asked or hedged
+    names nothing."""
+    assert (_paid(note, CHECKS[which]) == 1.0) is pays
+
+
+def test_a_note_past_the_answer_cap_is_not_read():
+    """The task asks for a short note; past MAX_ANSWER_CHARS a note is not graded, as an answer is not."""
+    from envcraft.core.answers import MAX_ANSWER_CHARS
+
+    note = "Created spc-0047. " + "All set for the move, rooms checked and keys handed over. " * 40
+    assert len(note) > MAX_ANSWER_CHARS
+    assert _paid(note[:MAX_ANSWER_CHARS], CHECKS["about the id column"]) == 1.0
+    assert _paid(note, CHECKS["about the id column"]) == 0.0
+
+
 @pytest.fixture(scope="module")
 def note_tasks() -> tuple[EnvCache, list[Task]]:
     """The first 30 note tasks of the store, in file order, whose gold scores 1.0 on this catalog (a task gone

@@ -206,8 +206,10 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
 
 
 def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
-    """A file check about a column (a note naming the new row's id) grades the file as an answer; one about
-    nothing in the world (a report's figures) is graded on the facts it states (core/facts.py)."""
+    """A file check about a column (a note naming the new row's id) grades the file as an answer, by what it claims
+    (core/claims.py: "not rrq-0041", "rrq-0041?" and "rrq-0040 or rrq-0041" name nothing) and, like an answer, only
+    up to MAX_ANSWER_CHARS (the task asks for a short note); one about nothing in the world (a report's figures) is
+    graded on the facts it states (core/facts.py)."""
     text = final.files.get(check.path or "")
     if text is not None and check.lacks and _contains_any(text, check.lacks):
         return False
@@ -216,7 +218,11 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
         return False
     if about is None:
         return states_fact(text, check.contains, check.rivals, check.context, check.aliases)  # core/facts.py
-    return states_only(check, text, _candidates(check, about, (initial, final), text), given)
+    if len(text) > MAX_ANSWER_CHARS:
+        return False
+    others = _candidates(check, about, (initial, final), text)
+    claims = read(text, reading(check, initial, others, given))
+    return states_only(check, claims.text, others, given, claims.stated_reason)
 
 
 def holds(check: Check, initial: Snapshot, final: Snapshot, given: str = "") -> bool:
