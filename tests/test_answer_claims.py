@@ -148,3 +148,25 @@ def test_a_careful_full_report_past_600_characters_is_read():
 ])
 def test_a_first_or_last_name_alone_names_its_record(answer, pays):
     assert (paid(AGE, answer) == 1.0) is pays
+
+
+BUDGETS = [{"id": f"bud-000{n}", "code": f"CC-00{n}", "department": dept}
+           for n, dept in enumerate(["Finance", "Legal", "Procurement", "Facilities"], 1)]
+DEPARTMENT = Check(kind="answer", table="office_budgets", column="department", contains=["Legal"], about=["bud-0002"],
+                   note="names why the requisition is refused: bud-0002 department Legal (rule supply_1)",
+                   reasons=["supply_1", "Kitchen supplies are charged to Facilities, never to the requesting team."])
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Submitted the requisition on the Procurement budget. Skipped the one on CC-002: that is the Legal budget, and "
+     "kitchen supplies go to the Facilities budget.", True),  # other budgets named by their department
+    ("Skipped CC-002: it is Legal's budget, not Finance's.", True),
+    ("Skipped CC-002: it is Legal, Finance or Procurement.", False),
+    ("Skipped CC-002: Legal. Finance. Procurement.", False),  # values with no kind named: still a dump
+])
+def test_a_value_written_as_another_records_name_names_it(answer, pays):
+    """A refusal about a budget's department: "the Procurement budget" is another budget, not a second guess."""
+    world = {"office_budgets": BUDGETS}
+    task = Task(id="t-1", envs=["x"], turns=["Order dish soap on CC-002."], checks=[DEPARTMENT], gold=[])
+    reward = grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+    assert (reward == 1.0) is pays

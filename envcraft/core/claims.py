@@ -10,7 +10,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
 2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or
    by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A person's
    first or last name alone, capitalized ("Zoe prefers Hindi"), names the record the answer last named in full
-   with that word, or, before any, the one person in the world with it (short_names). A clause
+   with that word, or, before any, the one person in the world with it (short_names). A value of the asked
+   column that is another record's name, written with the noun of its kind ("the Procurement budget"), names
+   that record (a refusal about a budget's department). A clause
    naming the asked record is about it; one naming only other records is about them, and its values are
    context: never credited, never a dump ("gap-0031 is now in panel_review"; "The age of <other person> is
    40" pays nothing). A value of the asked column is what a clause claims, never the name that owns it. A
@@ -131,6 +133,7 @@ class Reading:
     about: frozenset[str] = frozenset()  # ids of the asked record and of the records the request names it by
     names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
     short: dict[str, frozenset[str]] = field(default_factory=dict)  # first and last names (short_names)
+    nouns: frozenset[str] = frozenset()  # what the asked record is ("budget"): "the Finance budget" names a record
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
@@ -180,7 +183,8 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 if person := _person(people, found):
                     found.append((tokens[i][0], tokens[i][1], person))
         i += 1
-    found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)]
+    found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)
+             or (reading.about and not ids & reading.about and _called(text, s, e, reading.nouns))]
     by_start = {s: ids for s, _, ids in found}
     for index, (start, end, ids) in enumerate(found):  # "Exhibit A (efs-0013)": the id picks one of a shared name
         after = re.match(r"\s*[(\[]\s*", text[end:])
@@ -197,6 +201,13 @@ def _person(people: frozenset[str], named: list[tuple[int, int, frozenset[str]]]
         if len(ids) == 1 and ids <= people:
             return ids
     return people if len(people) == 1 else None
+
+
+def _called(text: str, start: int, end: int, nouns: frozenset[str]) -> bool:
+    """A value written as a record's name: "the Procurement budget", "budget Procurement", "Procurement's budget"."""
+    after = re.match(r"(?:'s)?\s+([^\W_]+)", text[end:])
+    before = re.search(r"([^\W_]+)\s+$", text[:start])
+    return bool(after and after.group(1).casefold() in nouns or before and before.group(1).casefold() in nouns)
 
 
 def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[frozenset[str]]:

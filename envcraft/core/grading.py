@@ -176,7 +176,9 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
+    kind = (check.table or "").rsplit("_", 1)[-1].casefold()  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
+                   nouns=frozenset({kind, kind.removesuffix("s")} - {""}),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial))
 

@@ -29,12 +29,12 @@ from envcraft.generator.tasks.write_mutations import WRITE_KEEP, WRITE_MUTATIONS
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 SHOULD_DROP = ("drop_write", "wrong_argument", "extra_write_same_table", "extra_write_other_table",
-               "duplicate_create", "answer_dump") + answer_mutations.HARMFUL
+               "duplicate_create", "answer_dump", "note_asked", "note_hedged") + answer_mutations.HARMFUL
 SHOULD_KEEP = ("swap_independent", "extra_reads", "scratch_file", "answer_other_format",
                "free_text_normalized") + answer_mutations.HARMLESS
 NAMES = ("drop_write", "swap_independent", "extra_reads", "wrong_argument", "extra_write_same_table",
          "extra_write_other_table", "duplicate_create", "scratch_file", "answer_other_format", "answer_dump",
-         "free_text_normalized") + answer_mutations.HARMLESS + answer_mutations.HARMFUL
+         "free_text_normalized") + answer_mutations.HARMLESS + answer_mutations.HARMFUL + ("note_asked", "note_hedged")
 SHOULD_DROP += tuple(WRITE_MUTATIONS)  # the write side's own (write_mutations.py)
 SHOULD_KEEP += tuple(WRITE_KEEP)
 NAMES += tuple(WRITE_MUTATIONS) + tuple(WRITE_KEEP)
@@ -290,6 +290,28 @@ def note_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall]
     call = task.gold[index]
     dumped = call.model_copy(update={"arguments": {**call.arguments, "content": "Done: " + ", ".join(ids) + "\n"}})
     return task.gold[:index] + [dumped] + task.gold[index + 1:]
+
+
+def _note_said(task: Task, form: str) -> list[ToolCall] | None:
+    """The gold with its note's new-row id said in `form` ("{v}" is the id)."""
+    check = note_check(task)
+    writes = [i for i, c in enumerate(task.gold) if c.tool == "write_file" and check and c.arguments.get("path") == check.path]
+    if not writes or check.contains[0] not in str(task.gold[writes[-1]].arguments.get("content")):
+        return None
+    call = task.gold[writes[-1]]
+    said = str(call.arguments["content"]).replace(check.contains[0], form.format(v=check.contains[0]))
+    return task.gold[:writes[-1]] + [call.model_copy(update={"arguments": {**call.arguments, "content": said}})] + \
+        task.gold[writes[-1] + 1:]
+
+
+def note_asked(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The note asks instead of stating: "Done: is it spc-0047?"."""
+    return _note_said(task, rng.choice(("is it {v}?", "{v}?\nPlease confirm?")))
+
+
+def note_hedged(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The note doubts its id: "Done: maybe spc-0047"."""
+    return _note_said(task, rng.choice(("maybe {v}", "{v}, I think", "probably {v}")))
 
 
 def answer_dump(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
