@@ -170,3 +170,14 @@ def test_a_value_written_as_another_records_name_names_it(answer, pays):
     task = Task(id="t-1", envs=["x"], turns=["Order dish soap on CC-002."], checks=[DEPARTMENT], gold=[])
     reward = grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
     assert (reward == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    # month_end_close-0070, as a careful agent wrote it through MCP: the second sentence is about the new entry
+    ("Drafted crew job cjb-0009. To undo it I took it through the only route: received, approved, then cancelled. "
+     "Not done: cjb-0003. It is cancelled.", True),
+    ("Drafted crew job cjb-0009. To undo it I cancelled it. Skipped cjb-0003: it is approved.", False),
+    ("Skipped cjb-0003. As for the one you asked about, it is received, approved, cancelled.", False),  # a dump
+])
+def test_a_pronoun_in_a_sentences_first_clause_refers_to_the_record_before(answer, pays):
+    assert (paid(REFUSAL, answer) == 1.0) is pays

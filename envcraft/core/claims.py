@@ -19,7 +19,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    clause that names no record is about the record of the clause before it in its sentence (a parenthesis
    does not change that, unless it gives the sentence its first record: "Exhibit A (efs-0013) is now
    rejected"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
-   "Its", "They"), about the record the sentence before ended with. With no asked record known (a count, a
+   "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
+   the sentence before ended with. With no asked record known (a count, a
    list), owners are not read: every clause is about what was asked.
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
@@ -68,6 +69,7 @@ _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
@@ -260,8 +262,12 @@ def read(answer: str, reading: Reading) -> Claims:
         if sentence.rstrip().endswith("?"):
             blank.append((s_start, s_end))
             continue
-        owner = owner_before if _PRONOUN_OPENING.match(sentence) else None
-        for c_start, c_end in _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept):
+        clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
+        first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
+        refers = _PRONOUN_OPENING.match(sentence) or (_PRONOUN.search(first) and not any(
+            s_start <= s and e <= s_end for s, e, _ in names))  # "To undo it I took it through ...": the last record
+        owner = owner_before if refers else None
+        for c_start, c_end in clauses:
             clause = plain[c_start:c_end]
             named_here = [ids for s, e, ids in names if c_start <= s and e <= c_end]
             inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
