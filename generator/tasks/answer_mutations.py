@@ -2,8 +2,9 @@
 
 Harmless (must keep full reward): a careful report of every changed record before the answer, each listed id
 annotated with its status, the question restated, prose using another value of the column as a verb, the
-refusing rule quoted. Harmful (must never keep it): the value negated, asked back, hedged with a plausible
-value the world does not hold ("either X or Y", "X/Y"), or said about another record.
+refusing rule quoted, every rule the refused record breaks named. Harmful (must never keep it): the value negated,
+asked back, hedged with a plausible value the world does not hold ("either X or Y", "X/Y"), or said about another
+record; a refusal explained by its rules' ids plus one the record keeps.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from envcraft.core.claims import RECORD_ID
 from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Check, Task, ToolCall
 from envcraft.generator.humanize import humanize
+from envcraft.generator.policy import rules
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.env import EnvCache, label_field
 from envcraft.generator.tasks.judgement import reasons_of
@@ -150,6 +152,24 @@ def explains_with_rule(cache: EnvCache, task: Task, rng: random.Random) -> list[
     return _with(task, f"{gold} That is rule {reasons[0]}: {reasons[1]}")
 
 
+def _refusal_rules(cache: EnvCache, task: Task) -> tuple[Check, str, list[str], list[str]] | None:
+    """(answer check, gold answer, ids of the rules refusing the asked record, ids of the operation's other rules)."""
+    found = _answer(task)
+    blocked = next((t.split(":", 1)[1] for t in task.tags if t.startswith(("blocked:", "refused:"))), None)
+    if found is None or blocked is None or not found[0].reasons:
+        return None
+    broken = found[0].reasons[::2]  # [id, text, id, text, ...] (generator/tasks/build.py)
+    kept = [r.id for r in rules(cache[task.envs[0]].bp) if blocked in r.operations and r.id not in broken]
+    return found[0], found[1], broken, kept
+
+
+def names_every_broken_rule(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A refusal's answer, then every rule the refused record breaks, by id (a pairing with another language and
+    another subject breaks two)."""
+    found = _refusal_rules(cache, task)
+    return _with(task, f"{found[1]} It breaks {' and '.join(found[2])}.") if found else None
+
+
 # ------------------------------------------------------------------ harmful
 
 _NEGATIONS = ("It isn't {v}.", "It was never {v}.", "{v} is wrong, I checked.")
@@ -245,9 +265,18 @@ def wrong_attribution(cache: EnvCache, task: Task, rng: random.Random) -> list[T
     return _with(task, f"The {field} of {other} is {gold.strip().rstrip('.')}.")
 
 
+def cites_a_rule_not_broken(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """No blocking fact; the refusing rules' ids and one more rule of the operation that the record keeps: naming
+    rules until one fits."""
+    found = _refusal_rules(cache, task)
+    if found is None or not found[3]:
+        return None
+    return _with(task, f"Not possible: it breaks {' and '.join([*found[2], rng.choice(found[3])])}.")
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
-            "explains_with_rule")
-HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution")
+            "explains_with_rule", "names_every_broken_rule")
+HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
