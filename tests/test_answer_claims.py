@@ -181,3 +181,16 @@ def test_a_value_written_as_another_records_name_names_it(answer, pays):
 ])
 def test_a_pronoun_in_a_sentences_first_clause_refers_to_the_record_before(answer, pays):
     assert (paid(REFUSAL, answer) == 1.0) is pays
+
+
+def test_a_first_name_stands_for_the_person_named_in_full_before_it():
+    """Two people share a first name: "Ana" is the Ana named last before it, whichever was named first."""
+    world = {**WORLD, "people": PEOPLE + [{"id": "ppl-0004", "name": "Ana Ortiz", "age": 52}]}
+    task = Task(id="t-1", envs=["x"], turns=["How old is Ana Lima?"], checks=[AGE], gold=[])
+
+    def reward(answer: str) -> float:
+        return grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+
+    assert reward("Ana Ortiz (ppl-0004) is 52. Ana Lima is on file too: Ana is 40.") == 1.0
+    assert reward("Ana Lima (ppl-0001) is on file. Ana Ortiz is too: Ana is 40.") == 0.0  # said of Ana Ortiz
+    assert reward("Ana is 40; ppl-0004 is 52.") == 1.0  # a record named after it is no antecedent: the asked Ana

@@ -182,7 +182,7 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 break
         else:
             if (people := reading.short.get(tokens[i][2])) and text[tokens[i][0]].isupper():
-                if person := _person(people, found):
+                if person := _person(people, sorted(f for f in found if f[1] <= tokens[i][0])):
                     found.append((tokens[i][0], tokens[i][1], person))
         i += 1
     found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)
@@ -197,8 +197,8 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
 
 
 def _person(people: frozenset[str], named: list[tuple[int, int, frozenset[str]]]) -> frozenset[str] | None:
-    """Whom a first or last name stands for: the record last named in full with it ("Vera Patel ... Vera"), else the
-    one person in the world with that name."""
+    """Whom a first or last name stands for: the record last named in full with it before it ("Vera Patel ... Vera";
+    `named` in text order), else the one person in the world with that name."""
     for _, _, ids in reversed(named):
         if len(ids) == 1 and ids <= people:
             return ids
