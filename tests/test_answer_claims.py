@@ -89,6 +89,15 @@ def test_a_verb_with_its_subject_dropped_is_the_writers(answer, pays):
 
 
 @pytest.mark.parametrize(("answer", "pays"), [
+    ("All received except one item. cjb-0003 is cancelled.", True),  # month_end_close-0099: "All done except ..."
+    ("Received: your note. Skipped cjb-0003: it is cancelled.", True),
+    ("cjb-0003: all received.", False),  # a status said about the refused job, not a tally of the work
+])
+def test_a_value_heading_the_writers_tally_is_no_claim(answer, pays):
+    assert (paid(REFUSAL, answer, "Dispatch the Oak Road storm cleanup.") == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
     ("Skipped cjb-0003: it is cancelled.", True),
     ("Skipped cjb-0003: rule dispatch_rule_1 does not allow it.", True),  # the rule's id is the reason too
     ("Done: cjb-0004 is now approved. Skipped Storm cleanup Oak Road: it is cancelled, and only received or "
@@ -194,3 +203,15 @@ def test_a_first_name_stands_for_the_person_named_in_full_before_it():
     assert reward("Ana Ortiz (ppl-0004) is 52. Ana Lima is on file too: Ana is 40.") == 1.0
     assert reward("Ana Lima (ppl-0001) is on file. Ana Ortiz is too: Ana is 40.") == 0.0  # said of Ana Ortiz
     assert reward("Ana is 40; ppl-0004 is 52.") == 1.0  # a record named after it is no antecedent: the asked Ana
+
+
+def test_only_a_two_word_name_gives_a_first_name():
+    """grant_program_admin-0093: "Senior Wellbeing Fund" is a programme, and "Senior tech tutoring has status
+    awarded" is about the asked application, not about the fund."""
+    world = {**WORLD, "funds": [{"id": "fnd-0001", "name": "Senior Wellbeing Fund"},
+                                {"id": "fnd-0002", "name": "Youth Arts Fund"}, {"id": "fnd-0003", "name": "Green Streets"}]}
+    task = Task(id="t-1", envs=["x"], turns=["How old is Ana Lima?"], checks=[AGE], gold=[])
+    answer = "Senior staff checked: Ana Lima is on file. Senior records say she is 40."
+    assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0
+    answer = "Green Streets has it on file. Green is 40."  # a two-word name's first word: that record
+    assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 0.0

@@ -39,7 +39,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    "isn't right") claims nothing.
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
-   dropped, followed by what was done ("Finished what I could.", "Completed everything else.").
+   dropped, followed by what was done ("Finished what I could.", "Completed everything else."), and a value heading
+   the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -80,6 +81,7 @@ _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false
                            r"|\b(?:isn't|wasn't|aren't)\s+(?:right|correct|it|true|accurate)\b", re.I)
 _DROPPED_SUBJECT = re.compile(r"\W*([A-Za-z][\w-]*)\s+(?:what|everything|all\s+of|most\s+of|the\s+rest|up|off|my|our)\b",
                               re.I)  # "Finished what I could.": the writer's verb, its "I" dropped
+_TALLY = re.compile(r"\W*(?:all\s+([A-Za-z][\w-]*)(?![\w-])|([A-Za-z][\w-]*)\s*:)", re.I)  # "All done", "Done:"
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -118,10 +120,11 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
 
 def short_names(names: dict[tuple[str, ...], frozenset[str]]) -> dict[str, frozenset[str]]:
     """A person's first and last name (3 letters or more) -> the ids of the records whose names hold it: "zoe" for
-    Zoe Lindqvist. Read as a name only where the answer writes it capitalized (_name_spans)."""
+    Zoe Lindqvist. Only two-word names are a first and a last name ("Senior Wellbeing Fund" is no person). Read as
+    a name only where the answer writes it capitalized, not followed by another capitalized word (_name_spans)."""
     found: dict[str, set[str]] = {}
     for key, ids in names.items():  # record_names
-        if 1 < len(key) <= 3 and all(w.isalpha() for w in key):
+        if len(key) == 2 and all(w.isalpha() for w in key):
             for word in {key[0], key[-1]} - {"the", "and", "for"}:
                 if len(word) >= 3:
                     found.setdefault(word, set()).update(ids)
@@ -181,7 +184,9 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 i += n - 1
                 break
         else:
-            if (people := reading.short.get(tokens[i][2])) and text[tokens[i][0]].isupper():
+            following = text[tokens[i + 1][0]] if i + 1 < len(tokens) else ""
+            if (people := reading.short.get(tokens[i][2])) and text[tokens[i][0]].isupper() and not (
+                    following.isupper() and text[tokens[i][1]:tokens[i + 1][0]].isspace()):  # "Senior Tech Tutoring"
                 if person := _person(people, sorted(f for f in found if f[1] <= tokens[i][0])):
                     found.append((tokens[i][0], tokens[i][1], person))
         i += 1
@@ -295,6 +300,9 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += own
                 if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
+                if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
+                    word = tally.span(1) if tally.group(1) else tally.span(2)
+                    blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
     chars = list(answer)
     for start, end in blank:
