@@ -215,3 +215,18 @@ def test_only_a_two_word_name_gives_a_first_name():
     assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0
     answer = "Green Streets has it on file. Green is 40."  # a two-word name's first word: that record
     assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 0.0
+
+
+def test_a_label_before_a_bracketed_id_is_that_records():
+    """lms_assignment_grading-0102: "Essay Draft (asg-0022) is now published", where draft is a status: the words
+    before the id are the record's label, not a claim about the asked one."""
+    assert paid(STATUS, "Approved tree trim (cjb-0005) is now received. cjb-0001 is en route.") == 1.0
+    assert paid(STATUS, "Approved (cjb-0001) and en route.") == 0.0  # the asked record's own: still two guesses
+
+
+def test_a_value_inside_a_longer_name_is_the_names():
+    world = {**WORLD, "crew_jobs": JOBS + [{"id": "cjb-0006", "title": "Approved vendor audit", "status": "on_site"}]}
+    task = Task(id="t-1", envs=["x"], turns=["What's the status of the Elm Street pole swap?"], checks=[STATUS],
+                gold=[])
+    answer = "Approved vendor audit is on site. cjb-0001 is en route."
+    assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0

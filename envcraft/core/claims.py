@@ -15,10 +15,12 @@ core/guesses.py): the expected value must be there, and no other value of the as
    that record (a refusal about a budget's department). A clause
    naming the asked record is about it; one naming only other records is about them, and its values are
    context: never credited, never a dump ("gap-0031 is now in panel_review"; "The age of <other person> is
-   40" pays nothing). A value of the asked column is what a clause claims, never the name that owns it. A
+   40" pays nothing). A value of the asked column is what a clause claims, never the name that owns it; a value
+   inside a longer name is the name's ("Essay Draft" is an assignment, not the status draft). A
    clause that names no record is about the record of the clause before it in its sentence (a parenthesis
    does not change that, unless it gives the sentence its first record: "Exhibit A (efs-0013) is now
-   rejected"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
+   rejected"; a clause naming none right before a bracket that names one is that record's label: "Essay Draft
+   (asg-0022)"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
    "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
    the sentence before ended with. With no asked record known (a count, a
    list), owners are not read: every clause is about what was asked.
@@ -191,6 +193,7 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                     found.append((tokens[i][0], tokens[i][1], person))
         i += 1
     found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)
+             or all(s <= vs and ve <= e and (vs, ve) != (s, e) for vs, ve in values if s < ve and vs < e)
              or (reading.about and not ids & reading.about and _called(text, s, e, reading.nouns))]
     by_start = {s: ids for s, _, ids in found}
     for index, (start, end, ids) in enumerate(found):  # "Exhibit A (efs-0013)": the id picks one of a shared name
@@ -245,6 +248,7 @@ def read(answer: str, reading: Reading) -> Claims:
     """The claims `answer` makes about the asked record (module docstring)."""
     values = _phrase_spans(answer, reading.values)
     names = _name_spans(answer, reading, values)
+    values = [(vs, ve) for vs, ve in values if not any(s <= vs and ve <= e and (vs, ve) != (s, e) for s, e, _ in names)]
     quoted = [_quote_end(answer, m.span(), names) for m in _RULE_QUOTE.finditer(answer)]
     reasons = _phrase_spans(answer, reading.reasons) + quoted
     numeric = [(s, e) for _, s, e in date_spans(answer)[0]] + [(s, e) for _, s, e in time_spans(answer)[0]]
@@ -272,9 +276,12 @@ def read(answer: str, reading: Reading) -> Claims:
         refers = _PRONOUN_OPENING.match(sentence) or (_PRONOUN.search(first) and not any(
             s_start <= s and e <= s_end for s, e, _ in names))  # "To undo it I took it through ...": the last record
         owner = owner_before if refers else None
-        for c_start, c_end in clauses:
+        for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
             named_here = [ids for s, e, ids in names if c_start <= s and e <= c_end]
+            if not named_here and index + 1 < len(clauses) and re.match(r"\s*[(\[]\s*$", answer[c_end:clauses[index + 1][0]]):
+                n_start, n_end = clauses[index + 1]  # "Essay Draft (asg-0022)": the label of the record in brackets
+                named_here = [ids for s, e, ids in names if n_start <= s and e <= n_end]
             inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
             mine = owner
             if named_here and reading.about:
