@@ -215,6 +215,8 @@ def test_only_a_two_word_name_gives_a_first_name():
     assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0
     answer = "Green Streets has it on file. Green is 40."  # a two-word name's first word: that record
     assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 0.0
+    answer = "Ana Lima is on file. Green Room staff say she is 40."  # a capitalized word after it: another name
+    assert grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward == 1.0
 
 
 def test_a_label_before_a_bracketed_id_is_that_records():

@@ -186,11 +186,8 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
                 i += n - 1
                 break
         else:
-            following = text[tokens[i + 1][0]] if i + 1 < len(tokens) else ""
-            if (people := reading.short.get(tokens[i][2])) and text[tokens[i][0]].isupper() and not (
-                    following.isupper() and text[tokens[i][1]:tokens[i + 1][0]].isspace()):  # "Senior Tech Tutoring"
-                if person := _person(people, sorted(f for f in found if f[1] <= tokens[i][0])):
-                    found.append((tokens[i][0], tokens[i][1], person))
+            if person := _first_or_last_name(text, tokens, i, reading, found):
+                found.append((tokens[i][0], tokens[i][1], person))
         i += 1
     found = [(s, e, ids) for s, e, ids in found if not any(s < ve and vs < e for vs, ve in values)
              or all(s <= vs and ve <= e and (vs, ve) != (s, e) for vs, ve in values if s < ve and vs < e)
@@ -202,6 +199,19 @@ def _name_spans(text: str, reading: Reading, values: list[tuple[int, int]]) -> l
         if narrowed and narrowed < ids:
             found[index] = (start, end, narrowed)
     return found
+
+
+def _first_or_last_name(text: str, tokens: list[tuple[int, int, str]], i: int, reading: Reading,
+                        found: list[tuple[int, int, frozenset[str]]]) -> frozenset[str] | None:
+    """The record token i names as a first or last name: written capitalized, not followed by another capitalized
+    word ("Senior Tech Tutoring" is a title), standing for a person (_person)."""
+    start, end, word = tokens[i]
+    people = reading.short.get(word)
+    if not people or not text[start].isupper():
+        return None
+    if i + 1 < len(tokens) and text[tokens[i + 1][0]].isupper() and text[end:tokens[i + 1][0]].isspace():
+        return None
+    return _person(people, sorted(f for f in found if f[1] <= start))
 
 
 def _person(people: frozenset[str], named: list[tuple[int, int, frozenset[str]]]) -> frozenset[str] | None:
@@ -217,7 +227,7 @@ def _called(text: str, start: int, end: int, nouns: frozenset[str]) -> bool:
     """A value written as a record's name: "the Procurement budget", "budget Procurement", "Procurement's budget"."""
     after = re.match(r"(?:'s)?\s+([^\W_]+)", text[end:])
     before = re.search(r"([^\W_]+)\s+$", text[:start])
-    return bool(after and after.group(1).casefold() in nouns or before and before.group(1).casefold() in nouns)
+    return bool((after and after.group(1).casefold() in nouns) or (before and before.group(1).casefold() in nouns))
 
 
 def named_records(text: str, names: dict[tuple[str, ...], frozenset[str]]) -> list[frozenset[str]]:
