@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.refpath import target
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed import time_pairs
 from envcraft_runtime import arguments, records, rules
 
@@ -143,7 +144,7 @@ def check(bp: Blueprint) -> None:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
 
 
-NEEDS = {"status_in": ("field",), "field_equals": ("field",), "no_overlap": ("start", "end", "resource"),
+NEEDS = {"status_in": ("field",), "field_equals": ("field",),
          "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
          "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
@@ -155,7 +156,8 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     entity = bp.entity(op.entity)
     names = {f.name for f in entity.fields}
     where = f"{op.name}: {pre.kind}" + (f" (policy {pre.policy})" if pre.policy else "")
-    missing = [a for a in NEEDS[pre.kind] if getattr(pre, a) is None]
+    moved = kind(pre.kind)
+    missing = [a for a in (moved.needs if moved is not None else NEEDS[pre.kind]) if getattr(pre, a) is None]
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
+from envcraft.generator import rules as rule_kinds
 from envcraft.generator.plurals import plural as english_plural
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -146,8 +147,7 @@ class Through(Strict):
     values: list[str] = Field(min_length=1)
 
 
-PRECONDITION_KINDS = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                      "ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
+PRECONDITION_KINDS = rule_kinds.NAMES
 
 
 class Precondition(Strict):
@@ -179,8 +179,7 @@ class Precondition(Strict):
     no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
     """
 
-    kind: Literal["status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past",
-                  "ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set"]
+    kind: Literal[PRECONDITION_KINDS]  # generator/rules: one module per kind
     field: str | None = Field(default=None, pattern=IDENT)  # on the operation's own row / arguments
     values: list[str] = Field(default_factory=list)  # status_in / field_equals / ref_in / requires / forbids
     ref_field: str | None = Field(default=None, pattern=IDENT)  # the argument naming the other row
@@ -265,8 +264,9 @@ def _options_fit(pre: Precondition) -> None:
                          f"(requires / forbids)")
     if pre.their and pre.kind not in ("requires", "forbids"):
         raise ValueError(f"{where}: `their` filters the related rows of a requires / forbids")
-    if pre.gap_minutes and pre.kind != "no_overlap":
-        raise ValueError(f"{where}: `gap_minutes` belongs to a no_overlap")
+    for option, owner in rule_kinds.OPTION_OWNERS.items():
+        if getattr(pre, option) and pre.kind != owner:
+            raise ValueError(f"{where}: `{option}` belongs to a {owner}")
     if isinstance(pre.when, list) and not pre.when:
         raise ValueError(f"{where}: `when` as a list needs at least one condition")
 

@@ -5,6 +5,7 @@ value a field gets. Shared by the seed, the invariants and the task engine (no i
 from __future__ import annotations
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.rules.registry import kind
 
 # A row whose status is one of these no longer holds its slot or its seat.
 INACTIVE = ("cancelled", "canceled", "void", "voided", "rejected", "declined", "failed", "completed", "done",
@@ -71,7 +72,7 @@ def pair_start(entity: Entity, spec: FieldSpec) -> str | None:
 
 
 def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
-    """end field -> start field: by name, and wherever an operation declares a no_overlap window."""
+    """end field -> start field: by name, and wherever an operation's check holds a resource over a window."""
     pairs = {spec.name: pair_start(entity, spec) for spec in entity.fields if pair_start(entity, spec)}
     names = {f.name: f.type for f in entity.fields}
     for inv in bp.invariants:  # a declared order (a trip returns after it departs) is a pair too
@@ -80,7 +81,8 @@ def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
             pairs[inv.field] = inv.than
     for op in bp.operations:
         for pre in op.preconditions:
-            if op.entity == entity.name and pre.kind == "no_overlap" and pre.start in names and pre.end in names \
+            timed = kind(pre.kind) is not None and kind(pre.kind).occupies_time
+            if op.entity == entity.name and timed and pre.start in names and pre.end in names \
                     and names[pre.start] == names[pre.end] and names[pre.start] in ("date", "datetime"):
                 pairs[pre.end] = pre.start
     return pairs

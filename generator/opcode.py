@@ -29,6 +29,7 @@ from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, O
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import expression, field_expression, target
+from envcraft.generator.rules.registry import kind
 
 
 def call(function: str, *args: str) -> str:
@@ -171,6 +172,9 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     """(a set-up statement or None, the expression of the fact that blocks the write, or None)."""
     pre = op.preconditions[index]
     subject, table = precondition_subject(op, pre), f"tables[{lit(entity.table)}]"
+    moved = kind(pre.kind)
+    if moved is not None:
+        return moved.code(bp, op, entity, pre, lit, subject)
     status = lit(entity.status_field)
     if pre.kind in ("status_in", "field_equals"):
         return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
@@ -234,9 +238,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           lit(pre.from_time), lit(pre.to_time), *months)
     if pre.kind == "is_set":
         return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
-    if pre.kind == "no_overlap":
-        gap = [lit(pre.gap_minutes)] if pre.gap_minutes else []
-        return None, call("overlapping", table, "_new", lit(pre.resource), lit(pre.start), lit(pre.end), status, *gap)
     if pre.kind in ("capacity", "at_least"):
         other = bp.entity(entity.field(pre.ref_field).ref)
         local = "_capacity" if pre.kind == "capacity" else "_have"

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Operation, Policy, Precondition
+from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import POLICY_FORMAT
 
-CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility", "no_overlap": "capacity",
+CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility",
                     "capacity": "capacity", "at_least": "threshold", "unique": "uniqueness",
                     "not_in_past": "time_window", "ref_in": "eligibility", "compare": "threshold",
                     "requires": "approval", "forbids": "state_guard", "time_window": "time_window",
@@ -74,7 +75,9 @@ def rules(bp: Blueprint) -> list[Rule]:
         for index, pre in enumerate(op.preconditions):
             if pre.policy:
                 continue
-            out.append(Rule(precondition_id(op, index), CATEGORY_OF_KIND[pre.kind], _sentence(pre.message),
+            moved = kind(pre.kind)
+            category = moved.category if moved is not None else CATEGORY_OF_KIND[pre.kind]
+            out.append(Rule(precondition_id(op, index), category, _sentence(pre.message),
                             (op.name,), True, (pre,)))
     return out
 

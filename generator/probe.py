@@ -16,6 +16,7 @@ from envcraft.generator.appcode import params_of, pyname
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
 from envcraft_runtime.rules import shifted
@@ -139,10 +140,11 @@ class Explorer:
         return f"Audit probe {self.fresh()}" if unique or spec.type == "str" else "Audit probe note."
 
     def _slot(self, op: Operation, new: dict, start: str, end: str, own: str | None) -> tuple[str, str]:
-        """A free hour (for no_overlap) on a working day after today."""
+        """A free hour (for a check that holds a resource over a window) on a working day after today."""
         entity = self.bp.entity(op.entity)
-        resource = next((p.resource for p in op.preconditions if p.kind == "no_overlap"), None)
-        gaps = [p for p in op.preconditions if p.kind == "no_overlap" and p.gap_minutes and p.start == start]
+        timed = [p for p in op.preconditions if kind(p.kind) is not None and kind(p.kind).occupies_time]
+        resource = next((p.resource for p in timed), None)
+        gaps = [p for p in timed if p.gap_minutes and p.start == start]
         datetimes = entity.field(start).type == "datetime"
         for offset in range(7, 120):
             day = self.today + timedelta(days=offset)
@@ -316,25 +318,11 @@ class Explorer:
                 return Probe(label, {**args, pre.field: bad[0]}, True, hint=pre.message)
             return Probe(label, args, True, hint=pre.message, row=row,
                          patch=_set_field(table, own, pre.field, bad[0]))
-        if pre.kind == "no_overlap":
-            if new.get(pre.resource) is None or not (new.get(pre.start) and new.get(pre.end)):
-                return None
-            template = copy.deepcopy(row or (self.tables[table][0] if self.tables.get(table) else {}))
-            active = next((v for v in entity.field(entity.status_field).values if v not in INACTIVE), None) \
-                if entity.status_field else None
-            blocker = {**template, "id": f"{entity.id_prefix}-9990", pre.resource: new[pre.resource],
-                       pre.start: new[pre.start], pre.end: new[pre.end]}
-            if pre.gap_minutes:  # clear of the call's own span, but inside the rest it needs before it
-                half = pre.gap_minutes // 2
-                blocker[pre.start] = shifted(new[pre.start], -half - 60)
-                blocker[pre.end] = shifted(new[pre.start], -half)
-            if entity.status_field and active:
-                blocker[entity.status_field] = active
-            for other in op.preconditions:  # the blocker holds only this resource, not the call's other ones
-                if other.kind == "no_overlap" and other.resource != pre.resource \
-                        and blocker.get(other.resource) == new.get(other.resource):
-                    blocker[other.resource] = self._elsewhere(entity, other.resource, new.get(other.resource))
-            return Probe(label, args, True, hint=pre.message, row=row, patch=_append(table, blocker))
+        moved = kind(pre.kind)
+        if moved is not None:
+            blocker = moved.blocker(self.bp, op, pre, self.tables, row, new, self._elsewhere)
+            return None if blocker is None else Probe(label, args, True, hint=pre.message, row=row,
+                                                       patch=_append(table, blocker))
         if pre.kind in ("capacity", "at_least"):
             other = self.bp.entity(entity.field(pre.ref_field).ref)
             target = new.get(pre.ref_field)

@@ -33,6 +33,7 @@ from envcraft.generator.fields import (  # noqa: F401
     time_pairs,
 )
 from envcraft.generator.invariants import repair
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
 from envcraft.generator.stated_rules import expand
@@ -175,7 +176,8 @@ def _fix_overlaps(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.R
     """Where an operation forbids overlaps, the seed has none among rows that took place either."""
     for op in bp.operations:
         for pre in op.preconditions:
-            if op.entity != entity.name or pre.kind != "no_overlap" or not (pre.start and pre.end and pre.resource):
+            timed = kind(pre.kind) is not None and kind(pre.kind).occupies_time
+            if op.entity != entity.name or not timed or not (pre.start and pre.end and pre.resource):
                 continue
             start_spec, end_spec = entity.field(pre.start), entity.field(pre.end)
             kept: list[dict] = []

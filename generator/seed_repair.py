@@ -20,6 +20,7 @@ from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed_rules import (
     Check,
     Tables,
@@ -296,8 +297,10 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         if pre.kind == "time_window":
             windows = [c.pre for _, c in failing if c.pre.kind == "time_window" and c.pre.field == pre.field]
             own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
-        if pre.kind == "no_overlap":
-            own.setdefault(pre.start, []).extend(_retimed(bp, entity, row, pre.start, rng))
+        moved = kind(pre.kind)
+        if moved is not None:
+            for name, moves in moved.own_moves(bp, entity, pre, row, rng, _moved).items():
+                own.setdefault(name, []).extend(moves)
         _newer_knobs(bp, tables, entity, row, check, rng, refs, own)
         for cond in pre.conditions:  # last: the row is one the rule does not speak of
             if cond.ref_field:
@@ -308,7 +311,8 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
                 other = [not row.get(cond.field)]
             unless.setdefault(cond.field, []).extend({cond.field: typed(spec, str(v))} for v in other)
     back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
-    if entity.status_field and any(c.pre.kind in ("capacity", "no_overlap") for way, _ in failing for c in way.checks):
+    if entity.status_field and any(c.pre.kind == "capacity" or (kind(c.pre.kind) and kind(c.pre.kind).counts_active_rows)
+                                   for way, _ in failing for c in way.checks):
         back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
     status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []
     return [k for k in list(refs.values()) + list(own.values()) + list(unless.values()) + status if k]
@@ -450,11 +454,3 @@ def _into_window(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str,
         clock = start or "09:00"
     return [_moved(bp, entity, row, name, d, clock) for d in days[:3]]
 
-
-def _retimed(bp: Blueprint, entity: Entity, row: dict[str, Any], start: str, rng: random.Random) -> list[dict[str, Any]]:
-    value = row.get(start)
-    if not isinstance(value, str):
-        return []
-    day = date.fromisoformat(value[:10])
-    return [_moved(bp, entity, row, start, day + timedelta(days=rng.choice((-1, 1)) * rng.randint(1, 14)))
-            for _ in range(20)]

@@ -36,6 +36,7 @@ from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.rules.registry import kind
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
@@ -51,7 +52,6 @@ from envcraft_runtime.rules import (
     not_among,
     order_fails,
     outside_window,
-    overlapping,
     present_related,
     taken_by_other,
     unset,
@@ -283,6 +283,9 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     pre, entity = check.pre, _index(bp).entities[check.op.entity]
     if not applies(bp, entity, tables, pre, row):
         return None
+    moved = kind(pre.kind)
+    if moved is not None:
+        return moved.fact(bp, check.op, entity, pre, row, tables, now)
     status = entity.status_field
     active = not status or row.get(status) not in INACTIVE
     if pre.kind == "field_equals":
@@ -293,9 +296,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
     if pre.kind == "is_set":
         return unset(row, pre.field, entity.name)
-    if pre.kind == "no_overlap":
-        return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status,
-                           pre.gap_minutes or 0) if active else None
     if pre.kind == "capacity":
         other = ref_entity(bp, entity, pre.ref_field)
         cap = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)

@@ -25,9 +25,10 @@ from envcraft.generator.blueprint import (
     Operation,
     Precondition,
 )
-from envcraft.generator.fields import INACTIVE, time_pairs, typed
+from envcraft.generator.fields import time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.rules.registry import kind as rule_kind
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -133,18 +134,10 @@ def _moments(today: date, days: list[str], start: str | None, end: str | None, k
 def _free(op: Operation, entity: Entity, tables: Tables, new: dict[str, Any], field: str, moment: str,
           kind: str) -> bool:
     """No other live row holds the call's resource at `moment` (a time rule's probe must not meet a clash)."""
-    for pre in op.preconditions:
-        if pre.kind != "no_overlap" or pre.start != field:
-            continue
-        until = _after(moment, kind)
-        for other in tables.get(entity.table, []):
-            if other.get("id") == new.get("id") or other.get(pre.resource) != new.get(pre.resource):
-                continue
-            if entity.status_field and other.get(entity.status_field) in INACTIVE:
-                continue
-            if other.get(pre.start) and other.get(pre.end) and other[pre.start] < until and moment < other[pre.end]:
-                return False
-    return True
+    until = _after(moment, kind)
+    return not any(rule_kind(pre.kind) is not None and rule_kind(pre.kind).clashes(entity, pre, tables, new, field,
+                                                                                  moment, until)
+                   for pre in op.preconditions)
 
 
 def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

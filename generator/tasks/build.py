@@ -14,6 +14,7 @@ from typing import Any
 
 from envcraft.core.state import InitialState
 from envcraft.core.tasks import Check, Task, ToolCall
+from envcraft.generator.rules.registry import kinds as rule_kinds
 from envcraft.generator.tasks.decoys import decoy_file, plant
 from envcraft.generator.tasks.describe import Describer, answer_text, preferences, render, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
@@ -114,8 +115,7 @@ def archetype(env: EnvSpec, ops: list[str], cross: bool, multi: bool) -> str:
     wanted = []
     if cross:
         wanted.append("cross_tool_pipeline")
-    if "no_overlap" in pres:
-        wanted.append("multi_resource_temporal_scheduling")
+    wanted += [k.archetype for k in rule_kinds(pres) if k.archetype]  # in the registry's order
     if pres & {"capacity", "at_least"}:
         wanted.append("multi_criteria_bilateral_matching")
     if kinds.count("transition") >= 2:

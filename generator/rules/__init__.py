@@ -1,0 +1,18 @@
+"""Rule kinds: the checks a blueprint policy can carry, one module each.
+
+A kind's module holds everything the kind means: which fields of a check it reads, the code app.py runs for
+it, the fact it states about a seed row, how the seed is repaired to obey it, the world the audit builds to
+break it, and what it tells the task engine. Everything else asks the registry for the kind by name
+(`registry.kind(pre.kind)`) and never compares a check's kind with a string.
+
+This module is the one place the names are listed: the Blueprint model validates a check's `kind` against
+them (so it imports nothing of the kinds), and `generator/rules/registry.py` maps each name to its module.
+Adding a kind is adding its name here and a module named after it.
+"""
+
+# Every check kind, in the order the blueprint schema lists them.
+NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
+         "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
+
+# Check options only one kind reads: the Blueprint model refuses them on a check of any other kind.
+OPTION_OWNERS = {"gap_minutes": "no_overlap"}

@@ -1,0 +1,67 @@
+"""What a rule kind answers, with the answer a kind gives when it has nothing special to say.
+
+A kind module subclasses `RuleKind`, overrides what its checks mean and ends with `KIND = TheKind()`;
+generator/rules/registry.py finds it there by name. The hooks, by the part of the generator that asks:
+
+- the blueprint compiler: `needs` (the check fields it cannot do without) and `code` (app.py's check);
+- the policy list: `category` (where an operation's own check of this kind is listed);
+- the seed: `fact` (what blocks an existing row), `own_moves` (changes of the row's own fields that may make
+  it hold), `counts_active_rows` (a row may also be made inactive to stop counting);
+- the audit: `blocker` (a row whose presence makes the check refuse the call), `clashes` (a moment another
+  row already holds);
+- shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots);
+- the task engine: `archetype` (the family of tasks its operations make).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft_runtime.rules import Fact
+
+Tables = dict[str, list[dict[str, Any]]]
+Lit = Callable[[object], str]
+# seed_repair's move of a row's date/time field to a day, its paired end moved by as much
+Moved = Callable[[Blueprint, Entity, dict[str, Any], str, date], dict[str, Any]]
+
+
+class RuleKind:
+    name: str = ""
+    category: str = ""  # the policy category of an operation's own check of this kind
+    needs: tuple[str, ...] = ()  # Precondition fields a check of this kind must set
+    occupies_time = False  # a row holds its `resource` over [`start`, `end`)
+    counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
+    archetype: str | None = None  # the task archetype an operation with this check suggests
+
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
+             subject: str) -> tuple[str | None, str] | None:
+        """(a set-up statement or None, the expression app.py evaluates to the blocking fact or None); `subject`
+        is the row the check reads (`_row` as it is, or `_new` as it would be)."""
+        raise NotImplementedError(f"{self.name}: no app.py code")
+
+    def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
+             tables: Tables, now: bool) -> Fact | None:
+        """What blocks this existing row under the check (the runtime helper app.py calls), or None. `now`: the
+        write is made now (a referenced row must be as the check allows, not as it may have become since)."""
+        raise NotImplementedError(f"{self.name}: no seed fact")
+
+    def own_moves(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], rng: random.Random,
+                  moved: Moved) -> dict[str, list[dict[str, Any]]]:
+        """Changes of the row's own fields that may make the check hold, by the field they move."""
+        return {}
+
+    def clashes(self, entity: Entity, pre: Precondition, tables: Tables, new: dict[str, Any], field: str,
+                moment: str, until: str) -> bool:
+        """Setting `field` to [moment, until) would break the check through another row (a time rule's audit
+        probe must not meet such a clash)."""
+        return False
+
+    def blocker(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
+                new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> dict[str, Any] | None:
+        """A row of the operation's entity whose presence makes the check refuse a call that makes `new`
+        (`elsewhere(entity, field, value)` gives another value of a field); None when none would."""
+        return None

@@ -1,0 +1,24 @@
+"""The rule kinds by name: `kind(pre.kind)` is the module-level `KIND` of generator/rules/<name>.py.
+
+Kinds not yet moved into a module of their own answer None, and their callers still handle them inline.
+"""
+
+from __future__ import annotations
+
+from envcraft.generator.rules import NAMES, no_overlap
+from envcraft.generator.rules.kind import RuleKind
+
+_KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND,)}
+assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
+
+
+def kind(name: str) -> RuleKind | None:
+    """The kind called `name`; None while it has no module of its own."""
+    if name not in NAMES:
+        raise KeyError(f"no rule kind {name!r}; the kinds are {', '.join(NAMES)}")
+    return _KINDS.get(name)
+
+
+def kinds(names: set[str] | list[str] | tuple[str, ...]) -> list[RuleKind]:
+    """The moved kinds among `names`, in the registry's order."""
+    return [_KINDS[n] for n in NAMES if n in names and n in _KINDS]

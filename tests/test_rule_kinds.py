@@ -1,0 +1,53 @@
+"""Each rule kind lives in its own module: outside generator/rules/<kind>.py its name appears as a string only in
+the registry (generator/rules/__init__.py). Elsewhere code asks the registry for the kind and uses its hooks,
+so a kind is changed in one file and a new one is added as one file.
+
+Kinds not yet moved into a module are handled inline and expected to fail here (strict: once moved, they pass).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+from envcraft.generator.rules import NAMES
+from envcraft.generator.rules.registry import kind
+
+REPO = Path(__file__).resolve().parent.parent
+CODE = ("envcraft", "core", "benchmarks", "registry", "harness", "generator", "servers/envcraft_runtime")
+REGISTRY = REPO / "generator" / "rules" / "__init__.py"
+
+
+@functools.cache
+def _strings() -> dict[str, list[tuple[Path, int]]]:
+    """Every short string constant in our code -> where it appears (path, line)."""
+    out: dict[str, list[tuple[Path, int]]] = {}
+    for folder in CODE:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 40:
+                    out.setdefault(node.value, []).append((path, node.lineno))
+    return out
+
+
+def literals(name: str) -> list[str]:
+    """`path:line` of every string constant equal to `name` in our code, outside the registry and the kind's
+    own module."""
+    own = REPO / "generator" / "rules" / f"{name}.py"
+    return [f"{path.relative_to(REPO)}:{line}" for path, line in _strings().get(name, []) if path not in (REGISTRY, own)]
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=[] if kind(n) is not None else pytest.mark.xfail(strict=True, reason="not moved yet"))
+    for n in NAMES])
+def test_a_kind_is_named_only_in_its_module_and_the_registry(name):
+    assert literals(name) == [], f"{name} is spelled outside generator/rules/{name}.py: ask the registry instead"
+
+
+def test_every_moved_kind_has_its_module_and_its_name():
+    for name in NAMES:
+        found = kind(name)
+        assert found is None or found.name == name
+        assert found is None or (REPO / "generator" / "rules" / f"{name}.py").is_file()
