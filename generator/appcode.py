@@ -145,7 +145,7 @@ def check(bp: Blueprint) -> None:
 
 
 NEEDS = {"status_in": ("field",), "field_equals": ("field",),
-         "capacity": ("ref_field", "other_field"), "at_least": ("ref_field", "other_field", "field"),
+         "at_least": ("ref_field", "other_field", "field"),
          "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
          "aggregate": ("entity", "op"), "is_set": ("field",)}
@@ -173,7 +173,8 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if pre.kind in ("capacity", "at_least", "ref_in") or (pre.kind == "compare" and pre.ref_field):
+    if (moved is not None and moved.reads_ref_path(pre)) or pre.kind in ("at_least", "ref_in") \
+            or (pre.kind == "compare" and pre.ref_field):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)
         except (KeyError, ValueError) as exc:

@@ -283,8 +283,7 @@ class Policy(Strict):
     must accept) or a rule deliberately left to judgement (the task's verifier checks it)."""
 
     id: str = Field(pattern=IDENT)
-    category: Literal["eligibility", "capacity", "time_window", "state_guard", "threshold", "approval", "role_limit",
-                      "uniqueness", "consistency", "side_effect", "judgement"]
+    category: Literal[POLICY_CATEGORIES]
     rule: str = Field(min_length=8, max_length=400, pattern=ONE_LINE)
     operations: list[str] = Field(default_factory=list)
     check: Precondition | None = None

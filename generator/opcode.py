@@ -175,7 +175,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     moved = kind(pre.kind)
     if moved is not None:
         return moved.code(bp, op, entity, pre, lit, subject)
-    status = lit(entity.status_field)
     if pre.kind in ("status_in", "field_equals"):
         return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
                           lit(what(entity)))
@@ -238,13 +237,10 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           lit(pre.from_time), lit(pre.to_time), *months)
     if pre.kind == "is_set":
         return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
-    if pre.kind in ("capacity", "at_least"):
+    if pre.kind == "at_least":
         other = bp.entity(entity.field(pre.ref_field).ref)
-        local = "_capacity" if pre.kind == "capacity" else "_have"
-        setup = f"{local} = " + call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
-                                     lit(pre.other_field))
-        if pre.kind == "capacity":
-            return setup, call("at_capacity", table, "_new", lit(pre.ref_field), status, "_capacity")
+        setup = "_have = " + call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
+                                  lit(pre.other_field))
         return setup, call("short_of", "_have", f"_new.get({lit(pre.field)})", lit(what(other)),
                            f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
     if pre.kind == "unique":

@@ -6,7 +6,6 @@ Used by generator/audit.py. Everything here is pure: tables in, argument dicts o
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -16,6 +15,7 @@ from envcraft.generator.appcode import params_of, pyname
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
+from envcraft.generator.rules.kind import set_field
 from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
@@ -84,11 +84,10 @@ class Explorer:
             used = {r.get(spec.name) for r in self.tables.get(entity.table, [])}
             rows = [r for r in rows if r["id"] not in used] or rows
         for pre in op.preconditions:
-            if pre.kind == "capacity" and pre.ref_field == spec.name:
-                for row in rows:
-                    taken = sum(1 for r in self.tables[entity.table] if r.get(spec.name) == row["id"] and _active(entity, r))
-                    if isinstance(row.get(pre.other_field), (int, float)) and taken < row[pre.other_field]:
-                        return row["id"]
+            moved = kind(pre.kind)
+            found = None if moved is None else moved.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
+            if found is not None:
+                return found
             if pre.kind == "at_least" and pre.ref_field == spec.name:
                 numeric = [r for r in rows if isinstance(r.get(pre.other_field), (int, float))]
                 if numeric:
@@ -317,27 +316,21 @@ class Explorer:
                     return None
                 return Probe(label, {**args, pre.field: bad[0]}, True, hint=pre.message)
             return Probe(label, args, True, hint=pre.message, row=row,
-                         patch=_set_field(table, own, pre.field, bad[0]))
+                         patch=set_field(table, own, pre.field, bad[0]))
         moved = kind(pre.kind)
         if moved is not None:
-            blocker = moved.blocker(self.bp, op, pre, self.tables, row, new, self._elsewhere)
-            return None if blocker is None else Probe(label, args, True, hint=pre.message, row=row,
-                                                       patch=_append(table, blocker))
-        if pre.kind in ("capacity", "at_least"):
+            trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, self._elsewhere)
+            return None if trap is None else Probe(label, trap.args, True, hint=pre.message, row=row, patch=trap.patch)
+        if pre.kind == "at_least":
             other = self.bp.entity(entity.field(pre.ref_field).ref)
             target = new.get(pre.ref_field)
             if target is None:
                 return None
-            if pre.kind == "capacity":
-                taken = sum(1 for r in self.tables.get(table, []) if r.get("id") != own
-                            and r.get(pre.ref_field) == target and _active(entity, r))
-                return Probe(label, args, True, hint=pre.message, row=row,
-                             patch=_set_field(other.table, target, pre.other_field, taken))
             need = new.get(pre.field)
             if not isinstance(need, (int, float)):
                 return None
             return Probe(label, args, True, hint=pre.message, row=row,
-                         patch=_set_field(other.table, target, pre.other_field, need - 1))
+                         patch=set_field(other.table, target, pre.other_field, need - 1))
         if pre.kind == "unique":
             taken = next((r.get(pre.field) for r in self.tables.get(table, []) if r.get("id") != own
                           and r.get(pre.field) is not None), None)
@@ -347,7 +340,7 @@ class Explorer:
             victim = next((r["id"] for r in self.tables.get(table, []) if r.get("id") != own), None)
             if value is None or victim is None:
                 return None
-            return Probe(label, args, True, hint=pre.message, row=row, patch=_set_field(table, victim, pre.field, value))
+            return Probe(label, args, True, hint=pre.message, row=row, patch=set_field(table, victim, pre.field, value))
         # not_in_past
         spec = entity.field(pre.field)
         yesterday = self.today - timedelta(days=1)
@@ -361,8 +354,8 @@ class Explorer:
             return Probe(label, changed, True, hint=pre.message, row=row)
         if row is None:
             return None
-        patch = _set_field(table, own, pre.field, past)
-        patches = [patch] + [_set_field(table, own, end, _shift(past, 60 if spec.type == "datetime" else 1, spec.type))
+        patch = set_field(table, own, pre.field, past)
+        patches = [patch] + [set_field(table, own, end, _shift(past, 60 if spec.type == "datetime" else 1, spec.type))
                              for end in ends]
         return Probe(label, args, True, hint=pre.message, row=row, patch=lambda t: [p(t) for p in patches])
 
@@ -378,17 +371,3 @@ def _shift(value: str, amount: int, kind: str) -> str:
     if kind == "datetime":
         return (datetime.strptime(value, "%Y-%m-%dT%H:%M") + timedelta(minutes=amount)).strftime("%Y-%m-%dT%H:%M")
     return (date.fromisoformat(value[:10]) + timedelta(days=amount)).isoformat()
-
-
-def _set_field(table: str, row_id: str | None, name: str, value: Any) -> Callable[[Tables], None]:
-    def patch(tables: Tables) -> None:
-        for row in tables.get(table, []):
-            if row.get("id") == row_id:
-                row[name] = value
-    return patch
-
-
-def _append(table: str, row: dict) -> Callable[[Tables], None]:
-    def patch(tables: Tables) -> None:
-        tables.setdefault(table, []).append(copy.deepcopy(row))
-    return patch

@@ -164,10 +164,6 @@ def _overlapping(a: dict, b: dict, start: str, end: str) -> bool:
                 and a[start] < b[end] and b[start] < a[end])
 
 
-def _active(entity: Entity, row: dict) -> bool:
-    return not entity.status_field or row.get(entity.status_field) not in INACTIVE
-
-
 def _occupies(entity: Entity, row: dict) -> bool:
     return not entity.status_field or row.get(entity.status_field) not in NEVER_HAPPENED
 
@@ -205,29 +201,6 @@ def _retime(bp: Blueprint, start_spec: FieldSpec, end_spec: FieldSpec, row: dict
     else:
         begin = _day(bp, start_spec, rng, (-60, 60))
         row[start_spec.name], row[end_spec.name] = begin.isoformat(), (begin + timedelta(days=rng.randint(1, 5))).isoformat()
-
-
-def _fix_capacity(bp: Blueprint, entity: Entity, tables: dict[str, list[dict]], rng: random.Random) -> None:
-    """Where an operation caps rows per referenced row, the seed stays within the cap."""
-    for op in bp.operations:
-        for pre in op.preconditions:
-            if op.entity != entity.name or pre.kind != "capacity" or not (pre.ref_field and pre.other_field):
-                continue
-            spec = entity.field(pre.ref_field)
-            if spec.type != "ref":
-                continue
-            others = {row["id"]: row for row in tables[bp.entity(spec.ref).table]}
-            counts: dict[str, int] = dict.fromkeys(others, 0)
-            for row in tables[entity.table]:
-                if not _active(entity, row) or row.get(pre.ref_field) not in others:
-                    continue
-                cap = others[row[pre.ref_field]].get(pre.other_field)
-                if isinstance(cap, (int, float)) and counts[row[pre.ref_field]] >= cap:
-                    room = [k for k, other in others.items()
-                            if isinstance(other.get(pre.other_field), (int, float)) and counts[k] + 1 < other[pre.other_field]]
-                    if room:
-                        row[pre.ref_field] = rng.choice(room)
-                counts[row[pre.ref_field]] = counts.get(row[pre.ref_field], 0) + 1
 
 
 def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
@@ -270,8 +243,11 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                         row[spec.name] = None
         _fix_overlaps(bp, entity, rows, rng)
         tables[entity.table] = rows
-    for entity in bp.entities:
-        _fix_capacity(bp, entity, tables, rng)
+    for entity in bp.entities:  # what a kind of rule needs of the drawn world (capacity: rows within caps)
+        for op in bp.operations:
+            for pre in op.preconditions:
+                if op.entity == entity.name and kind(pre.kind) is not None:
+                    kind(pre.kind).seed_world(bp, entity, pre, tables, rng)
     repair(bp, tables, rng)
     repair_rules(bp, tables, rng)
     settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)

@@ -311,7 +311,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
                 other = [not row.get(cond.field)]
             unless.setdefault(cond.field, []).extend({cond.field: typed(spec, str(v))} for v in other)
     back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
-    if entity.status_field and any(c.pre.kind == "capacity" or (kind(c.pre.kind) and kind(c.pre.kind).counts_active_rows)
+    if entity.status_field and any(kind(c.pre.kind) is not None and kind(c.pre.kind).counts_active_rows
                                    for way, _ in failing for c in way.checks):
         back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
     status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []

@@ -43,7 +43,6 @@ from envcraft_runtime.rules import (
     Among,
     Fact,
     Span,
-    at_capacity,
     comparison_fails,
     holds,
     ids_where,
@@ -170,7 +169,8 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
-        if path is None or not path.ref_field or (path is pre and pre.kind not in ("ref_in", "compare", "capacity")):
+        own_path = pre.kind in ("ref_in", "compare") or (kind(pre.kind) is not None and kind(pre.kind).reads_ref_path(pre))
+        if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too
             out.append((ref_entity(bp, entity, path.through).name, path.ref_field))
@@ -296,10 +296,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
     if pre.kind == "is_set":
         return unset(row, pre.field, entity.name)
-    if pre.kind == "capacity":
-        other = ref_entity(bp, entity, pre.ref_field)
-        cap = field_of(tables, other.table, row.get(pre.ref_field), pre.other_field)
-        return at_capacity(tables[entity.table], row, pre.ref_field, status, cap) if active else None
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)

@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation
-from envcraft.generator.fields import INACTIVE, typed
+from envcraft.generator.fields import typed
 from envcraft.generator.invariants import check_invariants, repair
 from envcraft.generator.refpath import target
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed_repair import accepted_matches, as_moved, fix, from_statuses
 from envcraft.generator.seed_rules import (
     Check,
@@ -56,7 +57,9 @@ def gated(bp: Blueprint, op: Operation) -> list[Check]:
     entity, out = bp.entity(op.entity), []
     for check in checks_of(bp, op):
         pre = check.pre
-        if pre.when is None and (pre.kind in ("ref_in", "capacity") or (pre.kind == "compare" and pre.field is None)
+        moved = kind(pre.kind)
+        if pre.when is None and ((moved is not None and moved.gates_create(bp, entity, pre)) or pre.kind == "ref_in"
+                                 or (pre.kind == "compare" and pre.field is None)
                                  or (pre.kind == "compare" and pre.via and pre.ref_field)
                                  or (pre.kind == "requires" and all(ref_entity(bp, entity, o) for o in pre.match.values()))):
             out.append(check)
@@ -189,12 +192,8 @@ def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row
     elif pre.kind == "compare" and pre.field is None and pre.op in ("==", "<=", ">="):
         value = pre.value if isinstance(pre.value, bool) else typed(other.field(pre.other_field), str(pre.value))
         out += [_setting((r, {pre.other_field: value})) for r in targets]
-    elif pre.kind == "capacity":
-        spec = other.field(pre.other_field)
-        out += [_setting((r, {pre.other_field: r[pre.other_field] + 1})) for r in targets
-                if isinstance(r.get(pre.other_field), int) and (spec.max is None or r[pre.other_field] < spec.max)]
-        done = [v for v in entity.field(entity.status_field).values if v in INACTIVE] if entity.status_field else []
-        out += [_setting((r, {entity.status_field: done[0]})) for r in tables[entity.table] if done]
+    elif kind(pre.kind) is not None:
+        out += [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, targets)]
     return out
 
 

@@ -6,17 +6,20 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
 - the blueprint compiler: `needs` (the check fields it cannot do without) and `code` (app.py's check);
 - the policy list: `category` (where an operation's own check of this kind is listed);
 - the seed: `fact` (what blocks an existing row), `own_moves` (changes of the row's own fields that may make
-  it hold), `counts_active_rows` (a row may also be made inactive to stop counting);
-- the audit: `blocker` (a row whose presence makes the check refuse the call), `clashes` (a moment another
-  row already holds);
+  it hold), `counts_active_rows` (a row may also be made inactive to stop counting), `seed_world` (the drawn
+  seed made to obey it), `gates_create` and `supply` (enough eligible rows for the tasks), `reads_ref_path`;
+- the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
+  (a moment another row already holds);
 - shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots);
 - the task engine: `archetype` (the family of tasks its operations make).
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -24,9 +27,32 @@ from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondit
 from envcraft_runtime.rules import Fact
 
 Tables = dict[str, list[dict[str, Any]]]
+Patch = Callable[[Tables], None]  # a change to the app state, made before a probing call
 Lit = Callable[[object], str]
 # seed_repair's move of a row's date/time field to a day, its paired end moved by as much
 Moved = Callable[[Blueprint, Entity, dict[str, Any], str, date], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Trap:
+    """A call the check must refuse: its arguments (keyed by field) and the change made to the world first."""
+
+    args: dict[str, Any]
+    patch: Patch | None = None
+
+
+def set_field(table: str, row_id: str | None, name: str, value: Any) -> Patch:
+    def patch(tables: Tables) -> None:
+        for row in tables.get(table, []):
+            if row.get("id") == row_id:
+                row[name] = value
+    return patch
+
+
+def append_row(table: str, row: dict) -> Patch:
+    def patch(tables: Tables) -> None:
+        tables.setdefault(table, []).append(copy.deepcopy(row))
+    return patch
 
 
 class RuleKind:
@@ -60,8 +86,31 @@ class RuleKind:
         probe must not meet such a clash)."""
         return False
 
-    def blocker(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-                new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> dict[str, Any] | None:
-        """A row of the operation's entity whose presence makes the check refuse a call that makes `new`
-        (`elsewhere(entity, field, value)` gives another value of a field); None when none would."""
+    def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
+             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+        """A call the check must refuse, from valid `args` that make the row `new` (`row`: the existing one);
+        `elsewhere(entity, field, value)` gives another value of a field. None when this world has none."""
         return None
+
+    def pick_ref(self, bp: Blueprint, entity: Entity, pre: Precondition, field: str, rows: list[dict[str, Any]],
+                 tables: Tables) -> Any:
+        """The id among `rows` (candidates for the ref `field` of a valid call) the check lets through, or None."""
+        return None
+
+    def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
+                   rng: random.Random) -> None:
+        """Make the freshly drawn seed obey the check (before the general repair, which is slower)."""
+
+    def reads_ref_path(self, pre: Precondition) -> bool:
+        """The check reads `other_field` of the row its `ref_field` (after `through`) points at."""
+        return False
+
+    def gates_create(self, bp: Blueprint, entity: Entity, pre: Precondition) -> bool:
+        """The check of a create reads only rows the create refers to (so it decides which arguments are
+        eligible, and the seed must offer several eligible sets)."""
+        return False
+
+    def supply(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition,
+               targets: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(row, change) moves that make more calls pass: `targets` are the rows its ref path reaches."""
+        return []

@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Lit, Moved, RuleKind, Tables
+from envcraft.generator.rules.kind import Lit, Moved, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
 
 
@@ -68,9 +68,9 @@ class NoOverlap(RuleKind):
                 return True
         return False
 
-    def blocker(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-                new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> dict[str, Any] | None:
-        """An active row of the same resource over the call's span (with a gap: clear of the span, inside the
+    def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
+             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+        """The call, after an active row of the same resource over the call's span (with a gap: clear of the span, inside the
         rest it needs before it), holding none of the call's other resources."""
         entity = bp.entity(op.entity)
         if new.get(pre.resource) is None or not (new.get(pre.start) and new.get(pre.end)):
@@ -90,7 +90,7 @@ class NoOverlap(RuleKind):
             if other.kind == pre.kind and other.resource != pre.resource \
                     and blocker.get(other.resource) == new.get(other.resource):
                 blocker[other.resource] = elsewhere(entity, other.resource, new.get(other.resource))
-        return blocker
+        return Trap(args, append_row(entity.table, blocker))
 
 
 KIND = NoOverlap()
