@@ -145,7 +145,6 @@ def check(bp: Blueprint) -> None:
 
 
 NEEDS = {"status_in": ("field",), "field_equals": ("field",),
-         "at_least": ("ref_field", "other_field", "field"),
          "unique": ("field",), "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
          "aggregate": ("entity", "op"), "is_set": ("field",)}
@@ -173,7 +172,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if (moved is not None and moved.reads_ref_path(pre)) or pre.kind in ("at_least", "ref_in") \
+    if (moved is not None and moved.reads_ref_path(pre)) or pre.kind == "ref_in" \
             or (pre.kind == "compare" and pre.ref_field):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)

@@ -237,12 +237,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           lit(pre.from_time), lit(pre.to_time), *months)
     if pre.kind == "is_set":
         return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
-    if pre.kind == "at_least":
-        other = bp.entity(entity.field(pre.ref_field).ref)
-        setup = "_have = " + call("field_of", "tables", lit(other.table), f"_new.get({lit(pre.ref_field)})",
-                                  lit(pre.other_field))
-        return setup, call("short_of", "_have", f"_new.get({lit(pre.field)})", lit(what(other)),
-                           f"_new.get({lit(pre.ref_field)})", lit(pre.other_field))
     if pre.kind == "unique":
         return None, call("taken_by_other", table, lit(pre.field), f"_new.get({lit(pre.field)})", '_new["id"]')
     # not_in_past: an argument when the operation takes it, else the row's own value

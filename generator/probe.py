@@ -88,10 +88,6 @@ class Explorer:
             found = None if moved is None else moved.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
             if found is not None:
                 return found
-            if pre.kind == "at_least" and pre.ref_field == spec.name:
-                numeric = [r for r in rows if isinstance(r.get(pre.other_field), (int, float))]
-                if numeric:
-                    return max(numeric, key=lambda r: r[pre.other_field])["id"]
         return rows[0]["id"]
 
     def _elsewhere(self, entity: Entity, field: str, taken: Any) -> Any:
@@ -114,7 +110,7 @@ class Explorer:
         if spec.type in ("int", "float"):
             low = spec.min if spec.min is not None else (min(0, spec.max) if spec.max is not None else 0)
             high = spec.max if spec.max is not None else low + 100
-            small = any(p.kind == "at_least" and p.field == spec.name for p in op.preconditions)
+            small = any(kind(p.kind) is not None and kind(p.kind).capped_amount(p) == spec.name for p in op.preconditions)
             value = max(low, 1) if small and high >= 1 else (low + high) / 2
             value = int(value) if spec.type == "int" else round(float(value), 2)
             if value == current:
@@ -321,16 +317,6 @@ class Explorer:
         if moved is not None:
             trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, self._elsewhere)
             return None if trap is None else Probe(label, trap.args, True, hint=pre.message, row=row, patch=trap.patch)
-        if pre.kind == "at_least":
-            other = self.bp.entity(entity.field(pre.ref_field).ref)
-            target = new.get(pre.ref_field)
-            if target is None:
-                return None
-            need = new.get(pre.field)
-            if not isinstance(need, (int, float)):
-                return None
-            return Probe(label, args, True, hint=pre.message, row=row,
-                         patch=set_field(other.table, target, pre.other_field, need - 1))
         if pre.kind == "unique":
             taken = next((r.get(pre.field) for r in self.tables.get(table, []) if r.get("id") != own
                           and r.get(pre.field) is not None), None)

@@ -56,7 +56,7 @@ from envcraft_runtime.rules import (
     unset,
 )
 
-NOT_ABOUT_NOW = ("status_in", "not_in_past", "at_least")
+NOT_ABOUT_NOW = ("status_in", "not_in_past")
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -94,7 +94,7 @@ def checks_of(bp: Blueprint, op: Operation) -> tuple[Check, ...]:
     """The operation's checks that say something about a row that exists (see the module doc)."""
     entity = bp.entity(op.entity)
     return tuple(Check(op, pre, precondition_id(op, i)) for i, pre in enumerate(op.preconditions)
-                 if pre.kind not in NOT_ABOUT_NOW and not (pre.kind == "field_equals" and pre.field == entity.status_field))
+                 if pre.kind not in NOT_ABOUT_NOW and (kind(pre.kind) is None or kind(pre.kind).about_now) and not (pre.kind == "field_equals" and pre.field == entity.status_field))
 
 
 def ways_in(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> list[list[Way]]:
@@ -169,7 +169,8 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
-        own_path = pre.kind in ("ref_in", "compare") or (kind(pre.kind) is not None and kind(pre.kind).reads_ref_path(pre))
+        moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
+        own_path = pre.kind in ("ref_in", "compare") or (moved is not None and moved.about_now and moved.reads_ref_path(pre))
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too

@@ -7,11 +7,13 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
 - the policy list: `category` (where an operation's own check of this kind is listed);
 - the seed: `fact` (what blocks an existing row), `own_moves` (changes of the row's own fields that may make
   it hold), `counts_active_rows` (a row may also be made inactive to stop counting), `seed_world` (the drawn
-  seed made to obey it), `gates_create` and `supply` (enough eligible rows for the tasks), `reads_ref_path`;
+  seed made to obey it), `gates_create` and `supply` (enough eligible rows for the tasks), `reads_ref_path`,
+  `about_now` (a check of the moment of the write says nothing of a seed row);
 - the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
   (a moment another row already holds);
 - shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots);
-- the task engine: `archetype` (the family of tasks its operations make).
+- the task engine: `archetype` (the family of tasks its operations make), `capped_amount` and `amount_cap`
+  (how much a call may ask for).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class RuleKind:
     category: str = ""  # the policy category of an operation's own check of this kind
     needs: tuple[str, ...] = ()  # Precondition fields a check of this kind must set
     occupies_time = False  # a row holds its `resource` over [`start`, `end`)
+    about_now = True  # False: it speaks only of the moment of the write, so seed rows are not checked against it
     counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
@@ -100,6 +103,15 @@ class RuleKind:
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:
         """Make the freshly drawn seed obey the check (before the general repair, which is slower)."""
+
+    def capped_amount(self, pre: Precondition) -> str | None:
+        """The field of the call whose amount the check caps (a quantity drawn from a stock), if any."""
+        return None
+
+    def amount_cap(self, bp: Blueprint, entity: Entity, pre: Precondition, fields: dict[str, Any],
+                   tables: Tables) -> float | None:
+        """The most the capped amount may be for a call with these `fields`; None when no cap is known."""
+        return None
 
     def reads_ref_path(self, pre: Precondition) -> bool:
         """The check reads `other_field` of the row its `ref_field` (after `through`) points at."""

@@ -116,8 +116,6 @@ def archetype(env: EnvSpec, ops: list[str], cross: bool, multi: bool) -> str:
     if cross:
         wanted.append("cross_tool_pipeline")
     wanted += [k.archetype for k in rule_kinds(pres) if k.archetype]  # in the registry's order
-    if "at_least" in pres:
-        wanted.append("multi_criteria_bilateral_matching")
     if kinds.count("transition") >= 2:
         wanted += ["constraint_guided_state_machine", "workflow_orchestration"]
     if multi:

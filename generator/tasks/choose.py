@@ -14,6 +14,7 @@ from envcraft.generator import values
 from envcraft.generator.blueprint import Entity, FieldSpec, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.invariants import invariants
+from envcraft.generator.rules.registry import kind as rule_kind
 from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
@@ -139,16 +140,14 @@ class Chooser:
                 fields[end] = e
 
     def caps(self, op: Operation, fields: dict[str, Any], tables: Tables) -> dict[str, float]:
-        """at_least preconditions: an amount may not exceed the referenced row's balance."""
+        """The most each capped amount may be (an amount may not exceed the referenced row's balance)."""
         out = {}
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
-            if pre.kind == "at_least" and pre.ref_field and pre.field:
-                other = self.env.entity(entity.field(pre.ref_field).ref)
-                ref_id = fields.get(pre.ref_field)
-                have = next((r.get(pre.other_field) for r in tables.get(other.table, []) if r["id"] == ref_id), None)
-                if isinstance(have, (int, float)):
-                    out[pre.field] = have
+            moved = rule_kind(pre.kind)
+            have = None if moved is None else moved.amount_cap(self.env.bp, entity, pre, fields, tables)
+            if have is not None:
+                out[moved.capped_amount(pre)] = have
         return out
 
     def create_fields(self, op: Operation, tables: Tables, refs: dict[str, str],
