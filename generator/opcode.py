@@ -29,7 +29,7 @@ from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, O
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import expression, field_expression, target
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, unique_field
 
 
 def call(function: str, *args: str) -> str:
@@ -171,7 +171,7 @@ def rows_values(bp: Blueprint) -> list[dict[str, str]]:
 def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str | None, str]:
     """(a set-up statement or None, the expression of the fact that blocks the write, or None)."""
     pre = op.preconditions[index]
-    subject, table = precondition_subject(op, pre), f"tables[{lit(entity.table)}]"
+    subject = precondition_subject(op, pre)
     moved = kind(pre.kind)
     if moved is not None:
         return moved.code(bp, op, entity, pre, lit, subject)
@@ -237,8 +237,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           lit(pre.from_time), lit(pre.to_time), *months)
     if pre.kind == "is_set":
         return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
-    if pre.kind == "unique":
-        return None, call("taken_by_other", table, lit(pre.field), f"_new.get({lit(pre.field)})", '_new["id"]')
     # not_in_past: an argument when the operation takes it, else the row's own value
     given = op.kind != "create" and pre.field in op.params + op.required
     value = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
@@ -291,7 +289,7 @@ def _choices(entity: Entity, field: str, values: list[str]) -> str:
 def _rules(view: OperationView, bp: Blueprint, op: Operation, entity: Entity, touched: set[str]) -> None:
     """Order of paired times, unique fields, then the blueprint's preconditions, in its order."""
     view.orders = starts_and_ends(bp, entity, touched)
-    declared = {pre.field for pre in op.preconditions if pre.kind == "unique"}
+    declared = {unique_field(pre) for pre in op.preconditions} - {None}
     view.uniques = [spec.name for spec in entity.fields if spec.unique and spec.name in touched and spec.name not in declared]
     view.rules = [_rule(bp, op, entity, index) for index in range(len(op.preconditions))]
 

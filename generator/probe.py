@@ -16,7 +16,7 @@ from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.rules.kind import set_field
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
 from envcraft_runtime.rules import shifted
@@ -80,7 +80,7 @@ class Explorer:
         if not rows:
             return None
         entity = self.bp.entity(op.entity)
-        if spec.unique or any(p.kind == "unique" and p.field == spec.name for p in op.preconditions):
+        if spec.unique or any(unique_field(p) == spec.name for p in op.preconditions):
             used = {r.get(spec.name) for r in self.tables.get(entity.table, [])}
             rows = [r for r in rows if r["id"] not in used] or rows
         for pre in op.preconditions:
@@ -127,7 +127,7 @@ class Explorer:
             return f"audit.probe{self.fresh()}@example.com"
         if spec.type == "list_str":
             return list(spec.values[:1]) or ["audit"]
-        unique = spec.unique or any(p.kind == "unique" and p.field == spec.name for p in op.preconditions)
+        unique = spec.unique or any(unique_field(p) == spec.name for p in op.preconditions)
         if spec.template:
             return spec.template.format(n=self.fresh())
         if spec.values and not unique and spec.type == "str":
@@ -317,16 +317,6 @@ class Explorer:
         if moved is not None:
             trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, self._elsewhere)
             return None if trap is None else Probe(label, trap.args, True, hint=pre.message, row=row, patch=trap.patch)
-        if pre.kind == "unique":
-            taken = next((r.get(pre.field) for r in self.tables.get(table, []) if r.get("id") != own
-                          and r.get(pre.field) is not None), None)
-            if pre.field in args and taken is not None:
-                return Probe(label, {**args, pre.field: taken}, True, hint=pre.message, row=row)
-            value = new.get(pre.field)
-            victim = next((r["id"] for r in self.tables.get(table, []) if r.get("id") != own), None)
-            if value is None or victim is None:
-                return None
-            return Probe(label, args, True, hint=pre.message, row=row, patch=set_field(table, victim, pre.field, value))
         # not_in_past
         spec = entity.field(pre.field)
         yesterday = self.today - timedelta(days=1)

@@ -33,7 +33,7 @@ from envcraft.generator.fields import (  # noqa: F401
     time_pairs,
 )
 from envcraft.generator.invariants import repair
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
 from envcraft.generator.stated_rules import expand
@@ -155,7 +155,7 @@ def _unique_fields(bp: Blueprint, entity: Entity) -> set[str]:
     names = {f.name for f in entity.fields if f.unique}
     for op in bp.operations:
         if op.entity == entity.name:
-            names |= {p.field for p in op.preconditions if p.kind == "unique" and p.field}
+            names |= {unique_field(p) for p in op.preconditions if unique_field(p)}
     return names
 
 

@@ -20,7 +20,7 @@ from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_rules import (
     Check,
     Tables,
@@ -260,7 +260,7 @@ def _in_range(entity: Entity, change: dict[str, Any]) -> bool:
 
 def _still_unique(bp: Blueprint, entity: Entity, row: dict[str, Any], tables: Tables, change: dict[str, Any]) -> bool:
     unique = {f.name for f in entity.fields if f.unique} | {
-        p.field for op in bp.operations if op.entity == entity.name for p in op.preconditions if p.kind == "unique"}
+        unique_field(p) for op in bp.operations if op.entity == entity.name for p in op.preconditions} - {None}
     return not any(name in unique and value is not None and any(
         r is not row and r.get(name) == value for r in tables[entity.table]) for name, value in change.items())
 

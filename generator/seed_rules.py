@@ -52,7 +52,6 @@ from envcraft_runtime.rules import (
     order_fails,
     outside_window,
     present_related,
-    taken_by_other,
     unset,
 )
 
@@ -291,8 +290,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     active = not status or row.get(status) not in INACTIVE
     if pre.kind == "field_equals":
         return not_among(row, pre.field, _values(entity, pre.field, pre.values), entity.name)
-    if pre.kind == "unique":
-        return taken_by_other(tables[entity.table], pre.field, row.get(pre.field), row["id"])
     if pre.kind == "time_window":
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
     if pre.kind == "is_set":

@@ -11,7 +11,8 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
   `about_now` (a check of the moment of the write says nothing of a seed row);
 - the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
   (a moment another row already holds);
-- shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots);
+- shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots),
+  `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks);
 - the task engine: `archetype` (the family of tasks its operations make), `capped_amount` and `amount_cap`
   (how much a call may ask for).
 """
@@ -103,6 +104,10 @@ class RuleKind:
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:
         """Make the freshly drawn seed obey the check (before the general repair, which is slower)."""
+
+    def unique_field(self, pre: Precondition) -> str | None:
+        """The field the check keeps unique across the entity's rows, if any."""
+        return None
 
     def capped_amount(self, pre: Precondition) -> str | None:
         """The field of the call whose amount the check caps (a quantity drawn from a stock), if any."""

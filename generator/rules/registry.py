@@ -5,10 +5,11 @@ Kinds not yet moved into a module of their own answer None, and their callers st
 
 from __future__ import annotations
 
-from envcraft.generator.rules import NAMES, at_least, capacity, no_overlap
+from envcraft.generator.blueprint import Precondition
+from envcraft.generator.rules import NAMES, at_least, capacity, no_overlap, unique
 from envcraft.generator.rules.kind import RuleKind
 
-_KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND)}
+_KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 
@@ -22,3 +23,9 @@ def kind(name: str) -> RuleKind | None:
 def kinds(names: set[str] | list[str] | tuple[str, ...]) -> list[RuleKind]:
     """The moved kinds among `names`, in the registry's order."""
     return [_KINDS[n] for n in NAMES if n in names and n in _KINDS]
+
+
+def unique_field(pre: Precondition) -> str | None:
+    """The field a check keeps unique across its entity's rows (None: it keeps none)."""
+    found = kind(pre.kind)
+    return None if found is None else found.unique_field(pre)

@@ -15,6 +15,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Entity, FieldSpec
+from envcraft.generator.rules.registry import unique_field
 from envcraft.generator.seed import export, guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_row, copy_tables, label_field
 
@@ -66,7 +67,7 @@ def shifted(env: EnvSpec, entity: Entity, spec: FieldSpec, value: Any, rng: rand
 def fresh_unique(env: EnvSpec, entity: Entity, row: dict[str, Any], rng: random.Random, tables: Tables) -> bool:
     """Give the decoy new values for unique fields; False if one cannot be made."""
     for spec in entity.fields:
-        unique = spec.unique or any(p.kind == "unique" and p.field == spec.name for op in env.bp.operations
+        unique = spec.unique or any(unique_field(p) == spec.name for op in env.bp.operations
                                     if op.entity == entity.name for p in op.preconditions)
         if not unique or row.get(spec.name) is None:
             continue
