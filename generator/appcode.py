@@ -145,7 +145,7 @@ def check(bp: Blueprint) -> None:
 
 
 NEEDS = {"status_in": ("field",), "field_equals": ("field",),
-         "not_in_past": ("field",), "ref_in": ("ref_field", "other_field"),
+         "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
          "aggregate": ("entity", "op"), "is_set": ("field",)}
 

@@ -29,6 +29,7 @@ from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, O
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import expression, field_expression, target
+from envcraft.generator.rules.kind import Emit
 from envcraft.generator.rules.registry import kind, unique_field
 
 
@@ -174,7 +175,7 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     subject = precondition_subject(op, pre)
     moved = kind(pre.kind)
     if moved is not None:
-        return moved.code(bp, op, entity, pre, lit, subject)
+        return moved.code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
     if pre.kind in ("status_in", "field_equals"):
         return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
                           lit(what(entity)))
@@ -237,10 +238,7 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           lit(pre.from_time), lit(pre.to_time), *months)
     if pre.kind == "is_set":
         return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
-    # not_in_past: an argument when the operation takes it, else the row's own value
-    given = op.kind != "create" and pre.field in op.params + op.required
-    value = pyname(pre.field, op.kind) if given else f"_new.get({lit(pre.field)})"
-    return None, call("in_past", value, lit(pre.field), "TODAY")
+    raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
 
 
 def _comparison(pre: Precondition, left: str, right: str, name: str, other: str) -> str:

@@ -27,7 +27,7 @@ from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import POLICY_FORMAT
 
 CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility",
-                    "not_in_past": "time_window", "ref_in": "eligibility", "compare": "threshold",
+                    "ref_in": "eligibility", "compare": "threshold",
                     "requires": "approval", "forbids": "state_guard", "time_window": "time_window",
                     "aggregate": "threshold", "is_set": "state_guard"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",

@@ -15,7 +15,7 @@ from envcraft.generator.appcode import params_of, pyname
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
-from envcraft.generator.rules.kind import set_field
+from envcraft.generator.rules.kind import ProbeWorld, set_field
 from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
@@ -315,25 +315,10 @@ class Explorer:
                          patch=set_field(table, own, pre.field, bad[0]))
         moved = kind(pre.kind)
         if moved is not None:
-            trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, self._elsewhere)
+            world = ProbeWorld(self.today, self._elsewhere, lambda entity: time_pairs(self.bp, entity))
+            trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, world)
             return None if trap is None else Probe(label, trap.args, True, hint=pre.message, row=row, patch=trap.patch)
-        # not_in_past
-        spec = entity.field(pre.field)
-        yesterday = self.today - timedelta(days=1)
-        past = f"{yesterday.isoformat()}T10:00" if spec.type == "datetime" else yesterday.isoformat()
-        ends = [end for end, start in time_pairs(self.bp, entity).items() if start == pre.field]
-        if pre.field in args:
-            changed = {**args, pre.field: past}
-            for end in ends:
-                if end in args:
-                    changed[end] = _shift(past, 60 if spec.type == "datetime" else 1, spec.type)
-            return Probe(label, changed, True, hint=pre.message, row=row)
-        if row is None:
-            return None
-        patch = set_field(table, own, pre.field, past)
-        patches = [patch] + [set_field(table, own, end, _shift(past, 60 if spec.type == "datetime" else 1, spec.type))
-                             for end in ends]
-        return Probe(label, args, True, hint=pre.message, row=row, patch=lambda t: [p(t) for p in patches])
+        raise ValueError(f"{pre.kind}: no audit trap for this kind of check")
 
 
 def _too_close(rows: list[dict], entity: Entity, row: dict, own: str | None, pre: Precondition) -> bool:

@@ -55,7 +55,7 @@ from envcraft_runtime.rules import (
     unset,
 )
 
-NOT_ABOUT_NOW = ("status_in", "not_in_past")
+NOT_ABOUT_NOW = ("status_in",)
 
 Tables = dict[str, list[dict[str, Any]]]
 

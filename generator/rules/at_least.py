@@ -10,11 +10,10 @@ the amount a task or a probe may ask for, and the audit's trap (the stock set ju
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Lit, RuleKind, Tables, Trap, set_field
+from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 
 
 def _stock(bp: Blueprint, entity: Entity, pre: Precondition) -> Entity:
@@ -29,8 +28,8 @@ class AtLeast(RuleKind):
     about_now = False
     archetype = "multi_criteria_bilateral_matching"
 
-    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
-             subject: str) -> tuple[str | None, str]:
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
+        lit = emit.lit
         other = _stock(bp, entity, pre)
         setup = f"_have = field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
         return setup, (f"short_of(_have, _new.get({lit(pre.field)}), {lit(other.name.replace('_', ' '))}, "
@@ -61,7 +60,7 @@ class AtLeast(RuleKind):
         return max(numeric, key=lambda r: r[pre.other_field])["id"] if numeric else None
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+             args: dict[str, Any], new: dict[str, Any], world: ProbeWorld) -> Trap | None:
         """The call, after the referenced row's stock is set one below the amount it asks for."""
         entity = bp.entity(op.entity)
         other = _stock(bp, entity, pre)

@@ -11,12 +11,11 @@ tasks, and the audit's trap (the referenced row's cap lowered to what is already
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.refpath import target
-from envcraft.generator.rules.kind import Lit, RuleKind, Tables, Trap, set_field
+from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import INACTIVE, Fact, at_capacity
 
@@ -37,8 +36,8 @@ class Capacity(RuleKind):
     counts_active_rows = True
     archetype = "multi_criteria_bilateral_matching"
 
-    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
-             subject: str) -> tuple[str | None, str]:
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
+        lit = emit.lit
         other = _capped(bp, entity, pre)
         setup = f"_capacity = field_of(tables, {lit(other.table)}, _new.get({lit(pre.ref_field)}), {lit(pre.other_field)})"
         return setup, (f"at_capacity(tables[{lit(entity.table)}], _new, {lit(pre.ref_field)}, {lit(entity.status_field)}, "
@@ -99,7 +98,7 @@ class Capacity(RuleKind):
         return None
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+             args: dict[str, Any], new: dict[str, Any], world: ProbeWorld) -> Trap | None:
         """The call, after the referenced row's cap is lowered to the places already taken."""
         entity = bp.entity(op.entity)
         capped = new.get(pre.ref_field)

@@ -12,7 +12,7 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
 - the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
   (a moment another row already holds);
 - shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots),
-  `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks);
+  `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks), `future_field`;
 - the task engine: `archetype` (the family of tasks its operations make), `capped_amount` and `amount_cap`
   (how much a call may ask for).
 """
@@ -34,6 +34,24 @@ Patch = Callable[[Tables], None]  # a change to the app state, made before a pro
 Lit = Callable[[object], str]
 # seed_repair's move of a row's date/time field to a day, its paired end moved by as much
 Moved = Callable[[Blueprint, Entity, dict[str, Any], str, date], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Emit:
+    """What a kind's app.py code is written with."""
+
+    lit: Lit  # a Python literal of a blueprint value
+    subject: str  # the row the check reads: `_row` as it is, or `_new` as it would be
+    param: Callable[[str], str]  # the operation's parameter name of a field
+
+
+@dataclass(frozen=True)
+class ProbeWorld:
+    """What the audit's trap builder may ask besides the tables."""
+
+    today: date
+    elsewhere: Callable[[Entity, str, Any], Any]  # another value of a field than the given one
+    pairs: Callable[[Entity], dict[str, str]]  # the entity's paired times: end field -> start field
 
 
 @dataclass(frozen=True)
@@ -67,10 +85,9 @@ class RuleKind:
     counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
-    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
-             subject: str) -> tuple[str | None, str] | None:
-        """(a set-up statement or None, the expression app.py evaluates to the blocking fact or None); `subject`
-        is the row the check reads (`_row` as it is, or `_new` as it would be)."""
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition,
+             emit: Emit) -> tuple[str | None, str]:
+        """(a set-up statement or None, the expression app.py evaluates to the blocking fact or None)."""
         raise NotImplementedError(f"{self.name}: no app.py code")
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
@@ -91,9 +108,9 @@ class RuleKind:
         return False
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
-        """A call the check must refuse, from valid `args` that make the row `new` (`row`: the existing one);
-        `elsewhere(entity, field, value)` gives another value of a field. None when this world has none."""
+             args: dict[str, Any], new: dict[str, Any], world: ProbeWorld) -> Trap | None:
+        """A call the check must refuse, from valid `args` (keyed by field) that make the row `new` (`row`: the
+        existing one). None when this world has none."""
         return None
 
     def pick_ref(self, bp: Blueprint, entity: Entity, pre: Precondition, field: str, rows: list[dict[str, Any]],
@@ -107,6 +124,10 @@ class RuleKind:
 
     def unique_field(self, pre: Precondition) -> str | None:
         """The field the check keeps unique across the entity's rows, if any."""
+        return None
+
+    def future_field(self, pre: Precondition) -> str | None:
+        """The date/time field the check keeps from the past (tasks draw it after today), if any."""
         return None
 
     def capped_amount(self, pre: Precondition) -> str | None:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Lit, Moved, RuleKind, Tables, Trap, append_row
+from envcraft.generator.rules.kind import Emit, Moved, ProbeWorld, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
 
 
@@ -30,8 +29,8 @@ class NoOverlap(RuleKind):
     counts_active_rows = True
     archetype = "multi_resource_temporal_scheduling"
 
-    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
-             subject: str) -> tuple[str | None, str]:
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
+        lit = emit.lit
         gap = [lit(pre.gap_minutes)] if pre.gap_minutes else []
         args = [f"tables[{lit(entity.table)}]", "_new", lit(pre.resource), lit(pre.start), lit(pre.end),
                 lit(entity.status_field), *gap]
@@ -69,7 +68,7 @@ class NoOverlap(RuleKind):
         return False
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+             args: dict[str, Any], new: dict[str, Any], world: ProbeWorld) -> Trap | None:
         """The call, after an active row of the same resource over the call's span (with a gap: clear of the span, inside the
         rest it needs before it), holding none of the call's other resources."""
         entity = bp.entity(op.entity)
@@ -89,7 +88,7 @@ class NoOverlap(RuleKind):
         for other in op.preconditions:
             if other.kind == pre.kind and other.resource != pre.resource \
                     and blocker.get(other.resource) == new.get(other.resource):
-                blocker[other.resource] = elsewhere(entity, other.resource, new.get(other.resource))
+                blocker[other.resource] = world.elsewhere(entity, other.resource, new.get(other.resource))
         return Trap(args, append_row(entity.table, blocker))
 
 

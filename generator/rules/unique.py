@@ -10,11 +10,10 @@ fresh values for it), and the audit's trap (a value another row already holds).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Lit, RuleKind, Tables, Trap, set_field
+from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 from envcraft_runtime.rules import Fact, taken_by_other
 
 
@@ -26,8 +25,8 @@ class Unique(RuleKind):
     def unique_field(self, pre: Precondition) -> str | None:
         return pre.field
 
-    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, lit: Lit,
-             subject: str) -> tuple[str | None, str]:
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
+        lit = emit.lit
         return None, f'taken_by_other(tables[{lit(entity.table)}], {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
@@ -35,7 +34,7 @@ class Unique(RuleKind):
         return taken_by_other(tables[entity.table], pre.field, row.get(pre.field), row["id"])
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,
-             args: dict[str, Any], new: dict[str, Any], elsewhere: Callable[[Entity, str, Any], Any]) -> Trap | None:
+             args: dict[str, Any], new: dict[str, Any], world: ProbeWorld) -> Trap | None:
         """The call given another row's value; when it does not set the field, another row given ours."""
         table, own = bp.entity(op.entity).table, row["id"] if row else None
         taken = next((r.get(pre.field) for r in tables.get(table, []) if r.get("id") != own

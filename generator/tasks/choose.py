@@ -103,7 +103,8 @@ class Chooser:
         if spec.type in ("int", "float"):
             return self.number(spec, cap, current)
         if spec.type == "date":
-            future = any(p.kind == "not_in_past" and p.field == spec.name for p in op.preconditions)
+            future = any(rule_kind(p.kind) is not None and rule_kind(p.kind).future_field(p) == spec.name
+                         for p in op.preconditions)
             return self.day(spec, future)
         if spec.type == "datetime":
             return self.slot()[0]
