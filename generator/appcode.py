@@ -147,7 +147,7 @@ def check(bp: Blueprint) -> None:
 NEEDS = {"status_in": ("field",), "field_equals": ("field",),
          "ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
-         "aggregate": ("entity", "op"), "is_set": ("field",)}
+         "aggregate": ("entity", "op")}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:

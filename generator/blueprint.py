@@ -72,6 +72,17 @@ class FieldSpec(Strict):
         return self
 
 
+def typed(spec: FieldSpec, raw: str) -> object:
+    """A blueprint literal (always a string in YAML lists) as the field's own type."""
+    if spec.type == "bool":
+        return raw.strip().lower() in ("true", "yes", "1", "on")
+    if spec.type == "int":
+        return int(float(raw))
+    if spec.type == "float":
+        return float(raw)
+    return raw
+
+
 class Entity(Strict):
     name: str = Field(pattern=IDENT)  # singular; the table is `plural` (default: its English plural)
     plural: str | None = Field(default=None, pattern=IDENT)
@@ -257,8 +268,9 @@ def _options_fit(pre: Precondition) -> None:
         raise ValueError(f"{where}: the value {pre.value!r} is not in `order` {pre.order}")
     if pre.or_via and (pre.kind != "compare" or not pre.via or pre.factor or pre.op != "==" or pre.value is not None):
         raise ValueError(f"{where}: `or_via` adds fields to the `via` of an unscaled == compare with another field")
-    if pre.kind == "is_set" and not pre.field:
-        raise ValueError(f"{where}: is_set names the `field` that must have a value")
+    for option in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, ()):
+        if getattr(pre, option) is None:
+            raise ValueError(f"{where}: {pre.kind} names the `{option}` it reads")
     if pre.at and (pre.kind not in ("requires", "forbids") or not (pre.start and pre.end)):
         raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end` "
                          f"(requires / forbids)")
@@ -508,8 +520,8 @@ def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Ent
             spec(owner, cond.field)
     if pre.months and spec(entity, pre.field).type not in ("date", "datetime"):
         raise ValueError(f"{where}: `months` needs a date or datetime `field`")
-    if pre.kind == "is_set":
-        spec(entity, pre.field)
+    for option in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, ()):
+        spec(entity, getattr(pre, option))
     if pre.at:
         if spec(entity, pre.at).type not in ("date", "datetime") or pre.entity not in entities:
             raise ValueError(f"{where}: `at` is a date/time field of ours, matched against a known `entity`")

@@ -4,7 +4,7 @@ value a field gets. Shared by the seed, the invariants and the task engine (no i
 
 from __future__ import annotations
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, typed  # noqa: F401 (typed: re-exported)
 from envcraft.generator.rules.registry import kind
 
 # A row whose status is one of these no longer holds its slot or its seat.
@@ -86,14 +86,3 @@ def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
                     and names[pre.start] == names[pre.end] and names[pre.start] in ("date", "datetime"):
                 pairs[pre.end] = pre.start
     return pairs
-
-
-def typed(spec: FieldSpec, raw: str) -> object:
-    """A blueprint literal (always a string in YAML lists) as the field's own type."""
-    if spec.type == "bool":
-        return raw.strip().lower() in ("true", "yes", "1", "on")
-    if spec.type == "int":
-        return int(float(raw))
-    if spec.type == "float":
-        return float(raw)
-    return raw

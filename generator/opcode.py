@@ -236,8 +236,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         months = [_tuple([lit(m) for m in pre.months])] if pre.months else []
         return None, call("outside_window", f"_new.get({lit(pre.field)})", _tuple([lit(d) for d in pre.days]),
                           lit(pre.from_time), lit(pre.to_time), *months)
-    if pre.kind == "is_set":
-        return None, call("unset", "_new", lit(pre.field), lit(what(entity)))
     raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
 
 

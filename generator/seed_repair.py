@@ -20,6 +20,7 @@ from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
+from envcraft.generator.rules.kind import Knobs
 from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_rules import (
     Check,
@@ -299,8 +300,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
             own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
         moved = kind(pre.kind)
         if moved is not None:
-            for name, moves in moved.own_moves(bp, entity, pre, row, rng, _moved).items():
-                own.setdefault(name, []).extend(moves)
+            moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing]))
         _newer_knobs(bp, tables, entity, row, check, rng, refs, own)
         for cond in pre.conditions:  # last: the row is one the rule does not speak of
             if cond.ref_field:
@@ -332,10 +332,6 @@ def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, A
                 ids = [r["id"] for r in tables[other.table] if r["id"] != row.get(name)]
                 rng.shuffle(ids)
                 refs[name] = [{name: i} for i in ids]
-    if pre.kind == "is_set":
-        spec = entity.field(pre.field)
-        pool = list(spec.values) or [f"{pre.field.replace('_', ' ')} on file"]
-        own[pre.field] = [{pre.field: typed(spec, v)} for v in pool]
     if pre.kind == "requires" and pre.at:
         related = bp.entity(pre.entity)
         allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None

@@ -52,7 +52,6 @@ from envcraft_runtime.rules import (
     order_fails,
     outside_window,
     present_related,
-    unset,
 )
 
 NOT_ABOUT_NOW = ("status_in",)
@@ -93,7 +92,7 @@ def checks_of(bp: Blueprint, op: Operation) -> tuple[Check, ...]:
     """The operation's checks that say something about a row that exists (see the module doc)."""
     entity = bp.entity(op.entity)
     return tuple(Check(op, pre, precondition_id(op, i)) for i, pre in enumerate(op.preconditions)
-                 if pre.kind not in NOT_ABOUT_NOW and (kind(pre.kind) is None or kind(pre.kind).about_now) and not (pre.kind == "field_equals" and pre.field == entity.status_field))
+                 if pre.kind not in NOT_ABOUT_NOW and (kind(pre.kind) is None or kind(pre.kind).checks_seed(entity, pre)) and not (pre.kind == "field_equals" and pre.field == entity.status_field))
 
 
 def ways_in(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> list[list[Way]]:
@@ -169,7 +168,8 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
         moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
-        own_path = pre.kind in ("ref_in", "compare") or (moved is not None and moved.about_now and moved.reads_ref_path(pre))
+        own_path = pre.kind in ("ref_in", "compare") or (moved is not None and moved.checks_seed(entity, pre)
+                                                          and moved.reads_ref_path(pre))
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too
@@ -292,8 +292,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return not_among(row, pre.field, _values(entity, pre.field, pre.values), entity.name)
     if pre.kind == "time_window":
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
-    if pre.kind == "is_set":
-        return unset(row, pre.field, entity.name)
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)

@@ -28,17 +28,20 @@ from envcraft.generator.blueprint import (
 from envcraft.generator.fields import time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.rules.kind import Arranging
 from envcraft.generator.rules.registry import kind as rule_kind
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
+ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
 
 
 def is_arranged(pre: Precondition) -> bool:
     """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
-    return pre.kind in ARRANGED or (pre.kind == "field_equals" and pre.when is not None)
+    moved = rule_kind(pre.kind)
+    return pre.kind in ARRANGED or (pre.kind == "field_equals" and pre.when is not None) \
+        or (moved is not None and moved.arranged(pre))
 
 
 def _other_value(spec: FieldSpec, avoid: list[Any]) -> Any:
@@ -202,6 +205,10 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             return (overrides, patches) if any(meet(cond, False) for cond in pre.conditions) else None
         if not all(meet(cond, True) for cond in pre.conditions):
             return None
+    moved = rule_kind(pre.kind)
+    if moved is not None:
+        world = Arranging(op, entity, tables, fields, new, own, overrides, patches, put, reached, keeps)
+        return (overrides, patches) if moved.arrange(bp, pre, hold, world) else None
     if pre.kind == "ref_in":
         other, there = reached(pre.ref_field, pre.through)
         spec = other.field(pre.other_field)
@@ -303,11 +310,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         if patch is None:
             return None
         patches.append(patch)
-    elif pre.kind == "is_set":
-        spec = entity.field(pre.field)
-        value = (spec.values[0] if spec.values else "audit value") if hold else None
-        if not put(pre.field, value):
-            return None
     elif pre.kind == "field_equals":
         spec = entity.field(pre.field)
         allowed = [typed(spec, v) for v in pre.values]

@@ -16,3 +16,5 @@ NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "uni
 
 # Check options only one kind reads: the Blueprint model refuses them on a check of any other kind.
 OPTION_OWNERS = {"gap_minutes": "no_overlap"}
+# Check options a kind cannot do without, refused by the Blueprint model when missing.
+REQUIRED_OPTIONS = {"is_set": ("field",)}

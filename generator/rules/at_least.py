@@ -25,8 +25,10 @@ class AtLeast(RuleKind):
     name = "at_least"
     category = "threshold"
     needs = ("ref_field", "other_field", "field")
-    about_now = False
     archetype = "multi_criteria_bilateral_matching"
+
+    def checks_seed(self, entity: Entity, pre: Precondition) -> bool:
+        return False
 
     def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
         lit = emit.lit

@@ -54,6 +54,36 @@ class ProbeWorld:
     pairs: Callable[[Entity], dict[str, str]]  # the entity's paired times: end field -> start field
 
 
+@dataclass
+class Knobs:
+    """The seed repair's alternative changes of one broken row (generator/seed_repair.py), by what they change:
+    `refs` re-pick rows it refers to, `own` set its own fields. A kind's `repair_moves` adds to them."""
+
+    refs: dict[str, list[dict[str, Any]]]
+    own: dict[str, list[dict[str, Any]]]
+    moved: Moved
+    failing: list[Precondition]  # every check the row fails
+
+
+@dataclass
+class Arranging:
+    """The world the audit arranges for one check of one call (generator/traps.py `arrange`): a kind's
+    `arrange` gives the call an argument (`put`) or changes the state (`patches`) so that the check holds or
+    breaks."""
+
+    op: Operation
+    entity: Entity
+    tables: Tables
+    fields: dict[str, Any]  # the call's arguments so far, by field
+    new: dict[str, Any]  # the row as the call would make it
+    own: Any  # the id of the row the call acts on (None: a create)
+    overrides: dict[str, Any]  # arguments changed
+    patches: list[Patch]
+    put: Callable[[str, Any], bool]  # give the row's field a value: as an argument, else in the state
+    reached: Callable[[str, str | None], tuple[Entity, Any]]  # the entity and id a ref path from the row reaches
+    keeps: dict[tuple[str, Any, str], Callable[[Any], bool]]  # (table, id, field): values that keep a `when`
+
+
 @dataclass(frozen=True)
 class Trap:
     """A call the check must refuse: its arguments (keyed by field) and the change made to the world first."""
@@ -81,7 +111,6 @@ class RuleKind:
     category: str = ""  # the policy category of an operation's own check of this kind
     needs: tuple[str, ...] = ()  # Precondition fields a check of this kind must set
     occupies_time = False  # a row holds its `resource` over [`start`, `end`)
-    about_now = True  # False: it speaks only of the moment of the write, so seed rows are not checked against it
     counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
@@ -96,10 +125,22 @@ class RuleKind:
         write is made now (a referenced row must be as the check allows, not as it may have become since)."""
         raise NotImplementedError(f"{self.name}: no seed fact")
 
-    def own_moves(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], rng: random.Random,
-                  moved: Moved) -> dict[str, list[dict[str, Any]]]:
-        """Changes of the row's own fields that may make the check hold, by the field they move."""
-        return {}
+    def checks_seed(self, entity: Entity, pre: Precondition) -> bool:
+        """Seed rows are checked against it (False: it speaks only of the moment of the write, or of where a row
+        came from, so a row that exists says nothing about it)."""
+        return True
+
+    def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],
+                     rng: random.Random, knobs: Knobs) -> None:
+        """Add the changes of the row (or of the rows it refers to) that may make the check hold."""
+
+    def arranged(self, pre: Precondition) -> bool:
+        """The audit arranges the world around the call for this check (`arrange`); else it builds a `trap`."""
+        return False
+
+    def arrange(self, bp: Blueprint, pre: Precondition, hold: bool, at: Arranging) -> bool:
+        """Make the check hold (or break) for the call; False when this world cannot."""
+        raise NotImplementedError(f"{self.name}: not arranged")
 
     def clashes(self, entity: Entity, pre: Precondition, tables: Tables, new: dict[str, Any], field: str,
                 moment: str, until: str) -> bool:

@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Emit, Moved, ProbeWorld, RuleKind, Tables, Trap, append_row
+from envcraft.generator.rules.kind import Emit, Knobs, ProbeWorld, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
 
 
@@ -43,15 +43,15 @@ class NoOverlap(RuleKind):
             return None
         return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status, pre.gap_minutes or 0)
 
-    def own_moves(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], rng: random.Random,
-                  moved: Moved) -> dict[str, list[dict[str, Any]]]:
+    def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],
+                     rng: random.Random, knobs: Knobs) -> None:
         """The row moved by one to fourteen days either way (its end with it), twenty tries."""
+        moves = knobs.own.setdefault(pre.start, [])
         value = row.get(pre.start)
-        if not isinstance(value, str):
-            return {pre.start: []}
-        day = date.fromisoformat(value[:10])
-        return {pre.start: [moved(bp, entity, row, pre.start, day + timedelta(days=rng.choice((-1, 1)) * rng.randint(1, 14)))
-                for _ in range(20)]}
+        if isinstance(value, str):
+            day = date.fromisoformat(value[:10])
+            moves += [knobs.moved(bp, entity, row, pre.start, day + timedelta(days=rng.choice((-1, 1)) * rng.randint(1, 14)))
+                      for _ in range(20)]
 
     def clashes(self, entity: Entity, pre: Precondition, tables: Tables, new: dict[str, Any], field: str,
                 moment: str, until: str) -> bool:

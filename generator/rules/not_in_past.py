@@ -28,10 +28,12 @@ class NotInPast(RuleKind):
     name = "not_in_past"
     category = "time_window"
     needs = ("field",)
-    about_now = False
 
     def future_field(self, pre: Precondition) -> str | None:
         return pre.field
+
+    def checks_seed(self, entity: Entity, pre: Precondition) -> bool:
+        return False
 
     def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
         given = op.kind != "create" and pre.field in op.params + op.required
