@@ -146,7 +146,7 @@ def check(bp: Blueprint) -> None:
 
 NEEDS = {"status_in": ("field",), "field_equals": ("field",),
          "ref_in": ("ref_field", "other_field"),
-         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",), "time_window": ("field",),
+         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",),
          "aggregate": ("entity", "op")}
 
 
@@ -202,11 +202,8 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
         if pre.kind == "aggregate":
             problems += aggregate_problems(other, entity, pre, where)
     problems += _unknown_values(bp, op, pre)
-    if pre.kind == "time_window":
-        if entity.field(pre.field).type not in ("date", "datetime"):
-            problems.append(f"{where} field {pre.field!r} must be a date or datetime")
-        if not pre.days and not pre.months and not (pre.from_time or pre.to_time):
-            problems.append(f"{where} needs days, months or from_time/to_time")
+    if moved is not None:
+        problems += moved.problems(bp, op, entity, pre, where)
     return problems
 
 

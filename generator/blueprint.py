@@ -256,8 +256,9 @@ class Precondition(Strict):
 def _options_fit(pre: Precondition) -> None:
     """Each option belongs to the kinds that read it: a malformed blueprint fails here, not in a generated app."""
     where = f"{pre.kind} precondition"
-    if pre.months and pre.kind != "time_window":
-        raise ValueError(f"{where}: `months` belongs to a time_window")
+    for option, owner in rule_kinds.OPTION_OWNERS.items():
+        if getattr(pre, option) and pre.kind != owner:
+            raise ValueError(f"{where}: `{option}` belongs to a {owner}")
     if len(set(pre.months)) != len(pre.months):
         raise ValueError(f"{where}: `months` lists a month twice")
     if pre.order and (pre.kind != "compare" or pre.factor or pre.op is None):
@@ -276,9 +277,6 @@ def _options_fit(pre: Precondition) -> None:
                          f"(requires / forbids)")
     if pre.their and pre.kind not in ("requires", "forbids"):
         raise ValueError(f"{where}: `their` filters the related rows of a requires / forbids")
-    for option, owner in rule_kinds.OPTION_OWNERS.items():
-        if getattr(pre, option) and pre.kind != owner:
-            raise ValueError(f"{where}: `{option}` belongs to a {owner}")
     if isinstance(pre.when, list) and not pre.when:
         raise ValueError(f"{where}: `when` as a list needs at least one condition")
 

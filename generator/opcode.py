@@ -232,10 +232,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
                           f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)), *span, *among)
     if pre.kind == "aggregate":
         return None, aggregate.code(bp, entity, pre, lit)
-    if pre.kind == "time_window":
-        months = [_tuple([lit(m) for m in pre.months])] if pre.months else []
-        return None, call("outside_window", f"_new.get({lit(pre.field)})", _tuple([lit(d) for d in pre.days]),
-                          lit(pre.from_time), lit(pre.to_time), *months)
     raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
 
 

@@ -28,7 +28,7 @@ from envcraft_runtime.rules import POLICY_FORMAT
 
 CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility",
                     "ref_in": "eligibility", "compare": "threshold",
-                    "requires": "approval", "forbids": "state_guard", "time_window": "time_window",
+                    "requires": "approval", "forbids": "state_guard",
                     "aggregate": "threshold"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",
                    "state_guard": "State rules", "threshold": "Thresholds", "approval": "Approvals",

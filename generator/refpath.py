@@ -59,3 +59,9 @@ def field_expression(bp: Blueprint, entity: Entity, ref_field: str, through: str
 
 
 __all__ = ["expression", "field_expression", "follow", "hops", "target"]
+
+
+def ref_entity(bp: Blueprint, entity: Entity, field: str | None) -> Entity | None:
+    """The entity a ref field of `entity` points at (None: no such ref field)."""
+    spec = next((f for f in entity.fields if f.name == field), None)
+    return bp.entity(spec.ref) if spec is not None and spec.type == "ref" else None

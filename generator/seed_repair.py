@@ -295,9 +295,6 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
             own[pre.field] = [{pre.field: v} for v in _typed(entity, pre.field, pre.values)]
         if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
             own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
-        if pre.kind == "time_window":
-            windows = [c.pre for _, c in failing if c.pre.kind == "time_window" and c.pre.field == pre.field]
-            own[pre.field] = _into_window(bp, entity, row, pre.field, windows)
         moved = kind(pre.kind)
         if moved is not None:
             moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing]))
@@ -324,14 +321,6 @@ def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, A
     placement outside ReadUp's hours to another shift (the row a time window's `when` reads is re-picked), a missing backout plan is written, an alert suppressed with no window covering it
     fired inside a window that had begun by today, of its own service first (none: it goes back to firing)."""
     pre = check.pre
-    if pre.kind == "time_window":  # the window speaks of rows another row marks (a patio table, a partner's role)
-        for cond in pre.conditions:
-            name = cond.through or cond.ref_field
-            other = ref_entity(bp, entity, name)
-            if other is not None and name not in refs:
-                ids = [r["id"] for r in tables[other.table] if r["id"] != row.get(name)]
-                rng.shuffle(ids)
-                refs[name] = [{name: i} for i in ids]
     if pre.kind == "requires" and pre.at:
         related = bp.entity(pre.entity)
         allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
@@ -431,22 +420,3 @@ def _moved(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str, day: d
                 date.fromisoformat(row[end]) + timedelta(days=delta.days)
             change[end] = moved.strftime(TIME_FORMAT) if width == 16 else moved.isoformat()
     return change
-
-
-def _into_window(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str,
-                 windows: list[Precondition]) -> list[dict[str, Any]]:
-    """The row moved to the next days every window allows, its time within all of them (keeping its length)."""
-    value = row.get(name)
-    if not isinstance(value, str):
-        return []
-    allowed = [set(w.days) for w in windows if w.days]
-    first = date.fromisoformat(value[:10])
-    days = [d for d in (first + timedelta(days=n) for n in range(14))
-            if all(d.strftime("%A").lower() in a for a in allowed)]
-    clock = value[11:16] or None
-    start = max((w.from_time for w in windows if w.from_time), default=None)
-    end = min((w.to_time for w in windows if w.to_time), default=None)
-    if clock and ((start and clock < start) or (end and clock > end)):
-        clock = start or "09:00"
-    return [_moved(bp, entity, row, name, d, clock) for d in days[:3]]
-

@@ -35,7 +35,7 @@ from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
-from envcraft.generator.refpath import follow, target
+from envcraft.generator.refpath import follow, ref_entity, target
 from envcraft.generator.rules.registry import kind
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
@@ -50,7 +50,6 @@ from envcraft_runtime.rules import (
     none_equal,
     not_among,
     order_fails,
-    outside_window,
     present_related,
 )
 
@@ -255,11 +254,6 @@ def reached(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any],
     return target(bp, entity, pre.ref_field, pre.through), follow(bp, entity, tables, row, pre.ref_field, pre.through)
 
 
-def ref_entity(bp: Blueprint, entity: Entity, field: str | None) -> Entity | None:
-    spec = next((f for f in entity.fields if f.name == field), None)
-    return bp.entity(spec.ref) if spec is not None and spec.type == "ref" else None
-
-
 def applies(bp: Blueprint, entity: Entity, tables: Tables, pre: Precondition, row: dict[str, Any]) -> bool:
     """The check's `when` holds for the row (no `when`: always), as app.py evaluates it: on the row, or on
     the row its ref path reaches (a missing value is not among any values); a list of conditions: all of them."""
@@ -290,8 +284,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     active = not status or row.get(status) not in INACTIVE
     if pre.kind == "field_equals":
         return not_among(row, pre.field, _values(entity, pre.field, pre.values), entity.name)
-    if pre.kind == "time_window":
-        return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)

@@ -16,8 +16,6 @@ from typing import Any
 
 from envcraft.generator import aggregate
 from envcraft.generator.blueprint import (
-    MONTHS,
-    WEEKDAYS,
     Blueprint,
     Condition,
     Entity,
@@ -34,7 +32,7 @@ from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "requires", "forbids", "time_window", "aggregate")
+ARRANGED = ("ref_in", "compare", "requires", "forbids", "aggregate")
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -108,36 +106,10 @@ def _flip(op: str) -> str:
     return {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "==", "!=": "!="}[op]
 
 
-def _moments(today: date, days: list[str], start: str | None, end: str | None, kind: str, hold: bool,
-             months: list[str] | None = None):
-    """Dates/times after today inside the window (hold) or outside it, nearest first. A window of months looks
-    up to a year ahead; its outside moments are the days of a month it leaves out."""
-    for offset in range(7, 21 if not months else 380):
-        day = today + timedelta(days=offset)
-        name = WEEKDAYS[day.weekday()]
-        if months and (MONTHS[day.month - 1] in months) != hold:
-            continue
-        if months and not hold:
-            if not days or name in days:
-                yield day.isoformat() + (f"T{start or '10:00'}" if kind == "datetime" else "")
-            continue
-        if hold:
-            if days and name not in days:
-                continue
-            clock = start or "10:00"
-            yield day.isoformat() + (f"T{clock}" if kind == "datetime" else "")
-        elif days and name not in days:
-            yield day.isoformat() + ("T10:00" if kind == "datetime" else "")
-        elif not days and kind == "datetime" and start and start > "00:30":
-            yield day.isoformat() + "T00:00"
-        elif not days and kind == "datetime" and end and end < "23:30":
-            yield day.isoformat() + "T23:30"
-
-
 def _free(op: Operation, entity: Entity, tables: Tables, new: dict[str, Any], field: str, moment: str,
-          kind: str) -> bool:
-    """No other live row holds the call's resource at `moment` (a time rule's probe must not meet a clash)."""
-    until = _after(moment, kind)
+          until: str) -> bool:
+    """No other live row holds the call's resource over [moment, until) (a time rule's probe must not meet a
+    clash)."""
     return not any(rule_kind(pre.kind) is not None and rule_kind(pre.kind).clashes(entity, pre, tables, new, field,
                                                                                   moment, until)
                    for pre in op.preconditions)
@@ -207,7 +179,9 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             return None
     moved = rule_kind(pre.kind)
     if moved is not None:
-        world = Arranging(op, entity, tables, fields, new, own, overrides, patches, put, reached, keeps)
+        world = Arranging(op, entity, tables, fields, new, own, overrides, patches, put, reached, keeps,
+                          lambda e: time_pairs(bp, e),
+                          lambda name, moment, until: _free(op, entity, tables, new, name, moment, until))
         return (overrides, patches) if moved.arrange(bp, pre, hold, world) else None
     if pre.kind == "ref_in":
         other, there = reached(pre.ref_field, pre.through)
@@ -318,17 +292,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             value = next((v for v in spec.values if v not in allowed), "audit-disallowed")
         if value is None or not put(pre.field, value):
             return None
-    elif pre.kind == "time_window":
-        spec = entity.field(pre.field)
-        moments = _late_end(bp, entity, new, pre, hold) + list(_moments(
-            date.fromisoformat(bp.today), list(pre.days), pre.from_time, pre.to_time, spec.type, hold, list(pre.months)))
-        moment = next((m for m in moments if _free(op, entity, tables, new, pre.field, m, spec.type)),
-                      moments[0] if moments else None)
-        if moment is None or not put(pre.field, moment):
-            return None
-        for end in _ends(bp, entity, pre.field):
-            if end in fields or end in overrides:
-                overrides[end] = _after(moment, spec.type)
     else:
         return None
     return overrides, patches
@@ -344,36 +307,10 @@ def _counted(bp: Blueprint, other: Entity, pre: Precondition, tables: Tables) ->
     return lambda row: row.get(pre.their.ref_field) in ids
 
 
-def _late_end(bp: Blueprint, entity: Entity, new: dict[str, Any], pre: Precondition, hold: bool) -> list[str]:
-    """A window on the end of a span: first try the same day as its start, an hour on but by the window's close
-    (hold), or past its close (break: a reading buddy's shift from 16:30 to 18:30), so the start keeps its own."""
-    begin = time_pairs(bp, entity).get(pre.field)
-    start = new.get(begin) if begin else None
-    if not pre.to_time or pre.to_time >= "23:30" or not isinstance(start, str) or len(start) < 16:
-        return []
-    close = f"{start[:10]}T{pre.to_time}"
-    moment = min(shifted(start, 60), close) if hold else shifted(close, 30)
-    if hold and (WEEKDAYS[date.fromisoformat(start[:10]).weekday()] not in (pre.days or WEEKDAYS)
-                 or (pre.from_time and moment[11:16] < pre.from_time)):
-        return []
-    return [moment] if moment > start and moment[:10] == start[:10] else []
-
-
 def _around(moment: str, kind: str) -> tuple[str, str]:
     """A span from an hour before to an hour after a moment (a day either side for dates)."""
     return (shifted(moment[:16], -60), shifted(moment[:16], 60)) if kind == "datetime" else \
         (shifted(moment[:10], -24 * 60), shifted(moment[:10], 24 * 60))
-
-
-def _ends(bp: Blueprint, entity: Entity, start: str) -> list[str]:
-    return [end for end, begin in time_pairs(bp, entity).items() if begin == start]
-
-
-def _after(moment: str, kind: str) -> str:
-    if kind == "datetime":
-        hour = int(moment[11:13])
-        return f"{moment[:11]}{min(hour + 1, 23):02d}:{moment[14:16]}"
-    return (date.fromisoformat(moment) + timedelta(days=1)).isoformat()
 
 
 def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

@@ -15,6 +15,6 @@ NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "uni
          "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
 
 # Check options only one kind reads: the Blueprint model refuses them on a check of any other kind.
-OPTION_OWNERS = {"gap_minutes": "no_overlap"}
+OPTION_OWNERS = {"months": "time_window", "gap_minutes": "no_overlap"}
 # Check options a kind cannot do without, refused by the Blueprint model when missing.
 REQUIRED_OPTIONS = {"is_set": ("field",)}

@@ -3,7 +3,8 @@
 A kind module subclasses `RuleKind`, overrides what its checks mean and ends with `KIND = TheKind()`;
 generator/rules/registry.py finds it there by name. The hooks, by the part of the generator that asks:
 
-- the blueprint compiler: `needs` (the check fields it cannot do without) and `code` (app.py's check);
+- the blueprint compiler: `needs` (the check fields it cannot do without), `problems` and `code` (app.py's
+  check);
 - the policy list: `category` (where an operation's own check of this kind is listed);
 - the seed: `fact` (what blocks an existing row), `own_moves` (changes of the row's own fields that may make
   it hold), `counts_active_rows` (a row may also be made inactive to stop counting), `seed_world` (the drawn
@@ -33,7 +34,8 @@ Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]  # a change to the app state, made before a probing call
 Lit = Callable[[object], str]
 # seed_repair's move of a row's date/time field to a day, its paired end moved by as much
-Moved = Callable[[Blueprint, Entity, dict[str, Any], str, date], dict[str, Any]]
+# (bp, entity, row, field, day[, clock]) -> the change
+Moved = Callable[..., dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class Arranging:
     put: Callable[[str, Any], bool]  # give the row's field a value: as an argument, else in the state
     reached: Callable[[str, str | None], tuple[Entity, Any]]  # the entity and id a ref path from the row reaches
     keeps: dict[tuple[str, Any, str], Callable[[Any], bool]]  # (table, id, field): values that keep a `when`
+    pairs: Callable[[Entity], dict[str, str]]  # an entity's paired times: end field -> start field
+    free: Callable[[str, str, str], bool]  # (field, moment, until): no other row's check clashes with the call there
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,10 @@ class RuleKind:
     occupies_time = False  # a row holds its `resource` over [`start`, `end`)
     counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
+
+    def problems(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, where: str) -> list[str]:
+        """What makes the check impossible to compile against this operation (`where` names it)."""
+        return []
 
     def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition,
              emit: Emit) -> tuple[str | None, str]:

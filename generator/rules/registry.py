@@ -6,11 +6,12 @@ Kinds not yet moved into a module of their own answer None, and their callers st
 from __future__ import annotations
 
 from envcraft.generator.blueprint import Precondition
-from envcraft.generator.rules import NAMES, at_least, capacity, is_set, no_overlap, not_in_past, unique
+from envcraft.generator.rules import NAMES, at_least, capacity, is_set, no_overlap, not_in_past, time_window, unique
 from envcraft.generator.rules.kind import RuleKind
 
 _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
-                                                       not_in_past.KIND, is_set.KIND)}
+                                                       not_in_past.KIND, is_set.KIND,
+                                                       time_window.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 
