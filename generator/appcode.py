@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.refpath import target
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, value_guard
 from envcraft.generator.seed import time_pairs
 from envcraft_runtime import arguments, records, rules
 
@@ -144,8 +144,7 @@ def check(bp: Blueprint) -> None:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
 
 
-NEEDS = {"status_in": ("field",), "field_equals": ("field",),
-         "ref_in": ("ref_field", "other_field"),
+NEEDS = {"ref_in": ("ref_field", "other_field"),
          "compare": ("op",), "requires": ("entity",), "forbids": ("entity",),
          "aggregate": ("entity", "op")}
 
@@ -250,8 +249,9 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
     """Enum values a check names that its field does not have: such a rule would refuse everything."""
     entity = bp.entity(op.entity)
     pairs = []
-    if pre.kind in ("status_in", "field_equals"):
-        pairs.append((entity.field(pre.field), pre.values))
+    guard = value_guard(pre)
+    if guard is not None:
+        pairs.append((entity.field(guard[0]), guard[1]))
     elif pre.kind == "ref_in":
         pairs.append((target(bp, entity, pre.ref_field, pre.through).field(pre.other_field), pre.values))
     elif pre.kind in ("requires", "forbids") and pre.field:
@@ -335,5 +335,6 @@ def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tu
 
 
 def precondition_subject(op: Operation, pre: Precondition) -> str:
-    """status_in / field_equals look at the row as it is; everything else at the row as it would be."""
-    return "_row" if pre.kind in ("status_in", "field_equals") and op.kind != "create" else "_new"
+    """A state guard looks at the row as it is; everything else at the row as it would be."""
+    moved = kind(pre.kind)
+    return "_row" if moved is not None and moved.reads_row_as_is and op.kind != "create" else "_new"

@@ -28,6 +28,7 @@ from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.extras import domain_tool_names, extras, group_fields
 from envcraft.generator.policy import enforced_rules
 from envcraft.generator.probe import Explorer, Probe
+from envcraft.generator.rules.registry import value_guard
 from envcraft.registry.catalog import Environment
 from envcraft.registry.manifest import TOOL_NAME, read_manifest
 from pydantic import BaseModel, Field
@@ -409,7 +410,7 @@ class Session:
         op = next(o for o in bp.operations if o.name == extra.operation)
         entity = bp.entity(op.entity)
         explorer = Explorer(bp, self.tables())
-        guards = [p for p in op.preconditions if p.kind in ("status_in", "field_equals")]
+        guards = [p for p in op.preconditions if value_guard(p) is not None]
 
         def allowed(row: dict) -> bool:
             return row.get(entity.status_field) != op.to_status and all(row.get(p.field) in p.values for p in guards)

@@ -176,9 +176,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     moved = kind(pre.kind)
     if moved is not None:
         return moved.code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
-    if pre.kind in ("status_in", "field_equals"):
-        return None, call("not_among", subject, lit(pre.field), _choices(entity, pre.field, pre.values),
-                          lit(what(entity)))
     if pre.kind == "ref_in":  # the row ref_field points at (through: the row of a ref of ours)
         other = target(bp, entity, pre.ref_field, pre.through)
         setup = "_other = " + call("row_of", "tables", lit(other.table),

@@ -26,8 +26,7 @@ from envcraft.generator.blueprint import Blueprint, Operation, Policy, Precondit
 from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import POLICY_FORMAT
 
-CATEGORY_OF_KIND = {"status_in": "state_guard", "field_equals": "eligibility",
-                    "ref_in": "eligibility", "compare": "threshold",
+CATEGORY_OF_KIND = {"ref_in": "eligibility", "compare": "threshold",
                     "requires": "approval", "forbids": "state_guard",
                     "aggregate": "threshold"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",

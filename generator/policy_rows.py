@@ -16,6 +16,7 @@ from typing import Any
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.rules.registry import value_guard
 from envcraft.generator.seed_rules import Check, fact
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -59,8 +60,9 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
     if pre.kind == "ref_in":
         other, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
         return there is None or there.get(pre.other_field) in [typed(other.field(pre.other_field), v) for v in pre.values]
-    if pre.kind in ("status_in", "field_equals"):
-        return row.get(pre.field) in [typed(entity.field(pre.field), v) for v in pre.values]
+    guard = value_guard(pre)
+    if guard is not None:
+        return row.get(guard[0]) in [typed(entity.field(guard[0]), v) for v in guard[1]]
     if pre.kind != "compare":
         return True
     if pre.field is None:

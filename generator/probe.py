@@ -15,8 +15,8 @@ from envcraft.generator.appcode import params_of, pyname
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
-from envcraft.generator.rules.kind import ProbeWorld, set_field
-from envcraft.generator.rules.registry import kind, unique_field
+from envcraft.generator.rules.kind import ProbeWorld
+from envcraft.generator.rules.registry import kind, unique_field, value_guard
 from envcraft.generator.seed import INACTIVE, time_pairs
 from envcraft.generator.traps import arrange_all, is_arranged
 from envcraft_runtime.rules import shifted
@@ -65,9 +65,8 @@ class Explorer:
         rows = self.tables.get(entity.table, [])
 
         def allowed(row: dict) -> bool:
-            for pre in op.preconditions:
-                if pre.kind in ("status_in", "field_equals") and row.get(pre.field) not in [
-                        typed(entity.field(pre.field), v) for v in pre.values]:
+            for guard in map(value_guard, op.preconditions):
+                if guard is not None and row.get(guard[0]) not in [typed(entity.field(guard[0]), v) for v in guard[1]]:
                     return False
             return not (op.kind == "transition" and row.get(entity.status_field) == op.to_status)
 
@@ -100,8 +99,8 @@ class Explorer:
     def value(self, op: Operation, spec: FieldSpec, current: Any = None) -> Any:
         """A valid value for the field (different from `current`, so an update changes something)."""
         entity = self.bp.entity(op.entity)
-        allowed = next((p.values for p in op.preconditions if p.kind in ("status_in", "field_equals")
-                        and p.field == spec.name and op.kind == "create"), None)
+        allowed = next((guard[1] for guard in map(value_guard, op.preconditions)
+                        if guard is not None and guard[0] == spec.name and op.kind == "create"), None)
         if spec.type == "enum":
             choices = [v for v in (allowed or spec.values) if v != current] or spec.values
             return choices[0]
@@ -298,27 +297,14 @@ class Explorer:
 
     def _trap(self, op: Operation, pre: Precondition, row: dict | None, args: dict[str, Any], new: dict[str, Any],
               own: str | None) -> Probe | None:
-        entity = self.bp.entity(op.entity)
-        table, label = entity.table, f"{pre.kind} precondition"
-        if pre.kind in ("status_in", "field_equals"):
-            spec = entity.field(pre.field)
-            allowed = [typed(spec, v) for v in pre.values]
-            bad = ([v for v in spec.values if v not in allowed] if spec.type == "enum" else
-                   [not allowed[0]] if spec.type == "bool" and allowed else ["audit-disallowed"])
-            if not bad:
-                return None
-            if op.kind == "create":
-                if pre.field not in args:
-                    return None
-                return Probe(label, {**args, pre.field: bad[0]}, True, hint=pre.message)
-            return Probe(label, args, True, hint=pre.message, row=row,
-                         patch=set_field(table, own, pre.field, bad[0]))
+        """The call the check's kind builds for its check to refuse (generator/rules/<kind>.py `trap`)."""
         moved = kind(pre.kind)
-        if moved is not None:
-            world = ProbeWorld(self.today, self._elsewhere, lambda entity: time_pairs(self.bp, entity))
-            trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, world)
-            return None if trap is None else Probe(label, trap.args, True, hint=pre.message, row=row, patch=trap.patch)
-        raise ValueError(f"{pre.kind}: no audit trap for this kind of check")
+        if moved is None:
+            raise ValueError(f"{pre.kind}: no audit trap for this kind of check")
+        world = ProbeWorld(self.today, self._elsewhere, lambda entity: time_pairs(self.bp, entity))
+        trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, world)
+        return None if trap is None else Probe(f"{pre.kind} precondition", trap.args, True, hint=pre.message, row=row,
+                                               patch=trap.patch)
 
 
 def _too_close(rows: list[dict], entity: Entity, row: dict, own: str | None, pre: Precondition) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.rules.registry import source_states
 from envcraft_runtime.history import HISTORY, PREFIX
 
 ENTRIES = 8  # at most, per environment
@@ -37,7 +38,7 @@ def moves_into(bp: Blueprint) -> list[tuple[str, str, str, str, list[str]]]:
     out = []
     for op in bp.operations:
         entity = bp.entity(op.entity)
-        starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field), [])
+        starts = source_states(entity, op) or []
         starts = [s for s in starts if s != op.to_status]
         if op.kind == "transition" and entity.status_field and op.to_status and starts:
             out.append((entity.table, entity.status_field, op.name, op.to_status, starts))

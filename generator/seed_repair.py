@@ -21,7 +21,7 @@ from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondit
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
 from envcraft.generator.rules.kind import Knobs
-from envcraft.generator.rules.registry import kind, unique_field
+from envcraft.generator.rules.registry import kind, source_states, unique_field
 from envcraft.generator.seed_rules import (
     Check,
     Tables,
@@ -291,8 +291,6 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         if pre.kind == "aggregate":
             for move in aggregate.own_moves(bp, entity, pre, row, tables):
                 own.setdefault(pre.than, []).append(move)
-        if pre.kind == "field_equals":
-            own[pre.field] = [{pre.field: v} for v in _typed(entity, pre.field, pre.values)]
         if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
             own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
         moved = kind(pre.kind)
@@ -350,7 +348,7 @@ def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
 
 def from_statuses(bp: Blueprint, op: Operation) -> list[Any]:
     entity = bp.entity(op.entity)
-    return next((list(p.values) for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field), [])
+    return list(source_states(entity, op) or [])
 
 
 def accepted_matches(bp: Blueprint, tables: Tables, pre: Precondition, rng: random.Random,

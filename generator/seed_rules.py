@@ -36,7 +36,7 @@ from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import follow, ref_entity, target
-from envcraft.generator.rules.registry import kind
+from envcraft.generator.rules.registry import kind, source_states
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
@@ -52,8 +52,6 @@ from envcraft_runtime.rules import (
     order_fails,
     present_related,
 )
-
-NOT_ABOUT_NOW = ("status_in",)
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -91,7 +89,7 @@ def checks_of(bp: Blueprint, op: Operation) -> tuple[Check, ...]:
     """The operation's checks that say something about a row that exists (see the module doc)."""
     entity = bp.entity(op.entity)
     return tuple(Check(op, pre, precondition_id(op, i)) for i, pre in enumerate(op.preconditions)
-                 if pre.kind not in NOT_ABOUT_NOW and (kind(pre.kind) is None or kind(pre.kind).checks_seed(entity, pre)) and not (pre.kind == "field_equals" and pre.field == entity.status_field))
+                 if kind(pre.kind) is None or kind(pre.kind).checks_seed(entity, pre))
 
 
 def ways_in(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> list[list[Way]]:
@@ -197,8 +195,8 @@ def _edges(bp: Blueprint, entity_name: str) -> dict[Any, set[Any]]:
     edges: dict[Any, set[Any]] = {}
     for op in bp.operations:
         if op.entity == entity_name and op.kind == "transition":
-            froms = next((p.values for p in op.preconditions if p.kind == "status_in"
-                          and p.field == entity.status_field), everything)
+            froms = source_states(entity, op)
+            froms = everything if froms is None else froms
             for source in froms:
                 edges.setdefault(source, set()).add(op.to_status)
         for effect in op.effects:  # a write elsewhere that sets this entity's status (an offer makes a unit pending)
@@ -282,8 +280,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return moved.fact(bp, check.op, entity, pre, row, tables, now)
     status = entity.status_field
     active = not status or row.get(status) not in INACTIVE
-    if pre.kind == "field_equals":
-        return not_among(row, pre.field, _values(entity, pre.field, pre.values), entity.name)
     if pre.kind == "ref_in":
         other, there = reached(bp, entity, tables, row, pre)
         allowed = _values(other, pre.other_field, pre.values)

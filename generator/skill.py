@@ -10,6 +10,7 @@ from envcraft.generator.blueprint import Blueprint, Operation
 from envcraft.generator.conventions import conventions
 from envcraft.generator.extras import extras
 from envcraft.generator.policy import policy_markdown
+from envcraft.generator.rules.registry import source_states
 from envcraft.generator.seed import time_pairs
 
 SCAFFOLD_NOTES = {
@@ -95,7 +96,7 @@ def _machines(bp: Blueprint) -> list[str]:
         moves = []
         for op in bp.operations:
             if op.entity == entity.name and op.kind == "transition":
-                source = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field), None)
+                source = source_states(entity, op)
                 moves.append(f"`{op.name}` -> {op.to_status}" + (f" (from {', '.join(source)})" if source else ""))
         values = entity.field(entity.status_field).values
         line = f"- {entity.name} `{entity.status_field}`: {', '.join(values)}; new ones start as {values[0]}"

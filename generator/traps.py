@@ -26,7 +26,7 @@ from envcraft.generator.blueprint import (
 from envcraft.generator.fields import time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
-from envcraft.generator.rules.kind import Arranging
+from envcraft.generator.rules.kind import Arranging, other_value
 from envcraft.generator.rules.registry import kind as rule_kind
 from envcraft_runtime.rules import shifted
 
@@ -38,18 +38,7 @@ ARRANGED = ("ref_in", "compare", "requires", "forbids", "aggregate")
 def is_arranged(pre: Precondition) -> bool:
     """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
     moved = rule_kind(pre.kind)
-    return pre.kind in ARRANGED or (pre.kind == "field_equals" and pre.when is not None) \
-        or (moved is not None and moved.arranged(pre))
-
-
-def _other_value(spec: FieldSpec, avoid: list[Any]) -> Any:
-    if spec.type == "enum":
-        return next((v for v in spec.values if v not in avoid), None)
-    if spec.type == "bool":
-        return next((v for v in (True, False) if v not in avoid), None)
-    if spec.type in ("int", "float"):
-        return max([v for v in avoid if isinstance(v, (int, float))] + [0]) + 1
-    return "audit-other"
+    return pre.kind in ARRANGED or (moved is not None and moved.arranged(pre))
 
 
 def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
@@ -153,7 +142,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         when_spec = mine.field(cond.field)
         listed = [typed(when_spec, v) for v in cond.values]
         if cond.op in ("in", "not_in"):
-            wanted = listed[0] if (cond.op == "in") == on else _other_value(when_spec, listed)
+            wanted = listed[0] if (cond.op == "in") == on else other_value(when_spec, listed)
         else:
             right = typed(when_spec, str(cond.value)) if not isinstance(cond.value, bool) else cond.value
             wanted = _satisfying(cond.op, right, on, when_spec)
@@ -187,7 +176,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         other, there = reached(pre.ref_field, pre.through)
         spec = other.field(pre.other_field)
         allowed = [typed(spec, v) for v in pre.values]
-        value = allowed[0] if hold else _other_value(spec, allowed)
+        value = allowed[0] if hold else other_value(spec, allowed)
         if there is None or value is None:
             return None
         patches.append(_set(other.table, there, pre.other_field, value))
@@ -210,7 +199,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             value = (_scaled(_flip(pre.op), right, 1 / pre.factor, hold, mine.field(pre.via).type == "int")
                      if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via), order=pre.order))
             if pre.or_via:  # every field of the row must miss the right side for the rule to break
-                patches += [_set(mine.table, there, name, value if hold else _other_value(mine.field(name), [right]))
+                patches += [_set(mine.table, there, name, value if hold else other_value(mine.field(name), [right]))
                             for name in pre.or_via]
             patches.append(_set(mine.table, there, pre.via, value))
         elif pre.than is not None:
@@ -235,7 +224,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                      _satisfying(_flip(pre.op), left, hold, spec, keeps.get((other.table, there, pre.other_field)),
                                  order=pre.order))
             if pre.or_via and not hold:  # none of the fields may match the right side
-                value = _other_value(spec, lefts)
+                value = other_value(spec, lefts)
             if value is None and pre.order and pre.via:  # the left row's value leaves no room: move both sides
                 pair = next(((a, b) for a in pre.order for b in pre.order
                              if _compares(pre.order.index(a), pre.op, pre.order.index(b)) == hold), None)
@@ -284,14 +273,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
         if patch is None:
             return None
         patches.append(patch)
-    elif pre.kind == "field_equals":
-        spec = entity.field(pre.field)
-        allowed = [typed(spec, v) for v in pre.values]
-        value = allowed[0] if hold else _other_value(spec, allowed)
-        if spec.type == "str" and not hold:
-            value = next((v for v in spec.values if v not in allowed), "audit-disallowed")
-        if value is None or not put(pre.field, value):
-            return None
     else:
         return None
     return overrides, patches

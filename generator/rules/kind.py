@@ -13,7 +13,8 @@ generator/rules/registry.py finds it there by name. The hooks, by the part of th
 - the audit: `trap` (a call it must refuse), `pick_ref` (a referenced row a valid call may name), `clashes`
   (a moment another row already holds);
 - shared meaning: `occupies_time` (its rows hold a resource over [start, end): paired times, free slots),
-  `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks), `future_field`;
+  `unique_field` (a field no two rows share: fresh values for seeds, probes and tasks), `future_field`,
+  `value_guard` (the row's field among values), `source_states` (where a transition starts), `reads_row_as_is`;
 - the task engine: `archetype` (the family of tasks its operations make), `capped_amount` and `amount_cap`
   (how much a call may ask for).
 """
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft_runtime.rules import Fact
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -110,11 +111,23 @@ def append_row(table: str, row: dict) -> Patch:
     return patch
 
 
+def other_value(spec: FieldSpec, avoid: list[Any]) -> Any:
+    """A value of the field that is none of `avoid` (None when an enum or a bool has none left)."""
+    if spec.type == "enum":
+        return next((v for v in spec.values if v not in avoid), None)
+    if spec.type == "bool":
+        return next((v for v in (True, False) if v not in avoid), None)
+    if spec.type in ("int", "float"):
+        return max([v for v in avoid if isinstance(v, (int, float))] + [0]) + 1
+    return "audit-other"
+
+
 class RuleKind:
     name: str = ""
     category: str = ""  # the policy category of an operation's own check of this kind
     needs: tuple[str, ...] = ()  # Precondition fields a check of this kind must set
     occupies_time = False  # a row holds its `resource` over [`start`, `end`)
+    reads_row_as_is = False  # an update reads the row as it is (`_row`), not as the write would make it (`_new`)
     counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
@@ -170,6 +183,14 @@ class RuleKind:
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:
         """Make the freshly drawn seed obey the check (before the general repair, which is slower)."""
+
+    def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
+        """(field, allowed values): the check holds when the row's own field is one of the values."""
+        return None
+
+    def source_states(self, entity: Entity, pre: Precondition) -> list[str] | None:
+        """The statuses the check lets a transition start from (None: it does not say)."""
+        return None
 
     def unique_field(self, pre: Precondition) -> str | None:
         """The field the check keeps unique across the entity's rows, if any."""

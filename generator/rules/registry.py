@@ -5,13 +5,24 @@ Kinds not yet moved into a module of their own answer None, and their callers st
 
 from __future__ import annotations
 
-from envcraft.generator.blueprint import Precondition
-from envcraft.generator.rules import NAMES, at_least, capacity, is_set, no_overlap, not_in_past, time_window, unique
+from envcraft.generator.blueprint import Entity, Operation, Precondition
+from envcraft.generator.rules import (
+    NAMES,
+    at_least,
+    capacity,
+    field_equals,
+    is_set,
+    no_overlap,
+    not_in_past,
+    status_in,
+    time_window,
+    unique,
+)
 from envcraft.generator.rules.kind import RuleKind
 
 _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
                                                        not_in_past.KIND, is_set.KIND,
-                                                       time_window.KIND)}
+                                                       time_window.KIND, status_in.KIND, field_equals.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 
@@ -31,3 +42,15 @@ def unique_field(pre: Precondition) -> str | None:
     """The field a check keeps unique across its entity's rows (None: it keeps none)."""
     found = kind(pre.kind)
     return None if found is None else found.unique_field(pre)
+
+
+def value_guard(pre: Precondition) -> tuple[str, list[str]] | None:
+    """(field, allowed values) when the check holds exactly when the row's own field is among them."""
+    found = kind(pre.kind)
+    return None if found is None else found.value_guard(pre)
+
+
+def source_states(entity: Entity, op: Operation) -> list[str] | None:
+    """The statuses the operation's checks let it start from (None: they do not say)."""
+    return next((states for pre in op.preconditions if kind(pre.kind) is not None
+                 for states in [kind(pre.kind).source_states(entity, pre)] if states is not None), None)

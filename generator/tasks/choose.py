@@ -15,7 +15,7 @@ from envcraft.generator.blueprint import Entity, FieldSpec, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.invariants import invariants
 from envcraft.generator.rules.registry import kind as rule_kind
-from envcraft.generator.rules.registry import unique_field
+from envcraft.generator.rules.registry import unique_field, value_guard
 from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
@@ -92,8 +92,8 @@ class Chooser:
     def value(self, op: Operation, spec: FieldSpec, tables: Tables, current: Any = None,
               cap: float | None = None) -> Any:
         entity = self.env.entity(op.entity)
-        allowed = next(([typed(spec, v) for v in p.values] for p in op.preconditions
-                        if p.kind in ("status_in", "field_equals") and p.field == spec.name and op.kind == "create"), None)
+        allowed = next(([typed(spec, v) for v in guard[1]] for p in op.preconditions for guard in [value_guard(p)]
+                        if guard is not None and guard[0] == spec.name and op.kind == "create"), None)
         unique = spec.unique or any(unique_field(p) == spec.name for p in op.preconditions)
         if spec.type == "enum":
             choices = [v for v in (allowed or spec.values) if v != current] or list(allowed or spec.values)

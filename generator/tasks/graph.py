@@ -13,6 +13,7 @@ from __future__ import annotations
 import networkx as nx
 from envcraft.generator.blueprint import Blueprint, Operation
 from envcraft.generator.fields import typed
+from envcraft.generator.rules.registry import value_guard
 from envcraft.generator.tasks.env import EnvSpec
 
 WEIGHTS = {"dataflow": 0.8, "state": 0.9}
@@ -80,8 +81,8 @@ def accepts(bp: Blueprint, op: Operation) -> list[tuple[str, str, list]]:
     if op.kind == "create":
         return []
     entity = bp.entity(op.entity)
-    return [(entity.name, pre.field, [typed(entity.field(pre.field), v) for v in pre.values])
-            for pre in op.preconditions if pre.kind in ("status_in", "field_equals") and pre.field]
+    guards = [guard for guard in map(value_guard, op.preconditions) if guard is not None and guard[0]]
+    return [(entity.name, field, [typed(entity.field(field), v) for v in values]) for field, values in guards]
 
 
 def _add(graph: nx.DiGraph, a: str, b: str, kind: str, weight: float, **attrs) -> None:

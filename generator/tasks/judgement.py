@@ -24,6 +24,7 @@ from envcraft.generator.humanize import humanize
 from envcraft.generator.policy import refusal, rules
 from envcraft.generator.policy_rows import holds, related
 from envcraft.generator.refpath import follow, target
+from envcraft.generator.rules.registry import value_guard
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
 from envcraft.generator.tasks.routes import route
@@ -43,10 +44,10 @@ class Forbidden:
 
 def state_guards(env: EnvSpec, op: Operation) -> list[Precondition]:
     """Preconditions on the row's own state: the operation's, and the blueprint policies' that name it."""
-    found = [p for p in op.preconditions if p.kind in ("status_in", "field_equals") and p.field]
+    found = [p for p in op.preconditions if value_guard(p) is not None and p.field]
     for policy in getattr(env.bp, "policies", None) or []:
         check = getattr(policy, "check", None)
-        if check is not None and op.name in policy.operations and check.kind in ("status_in", "field_equals") \
+        if check is not None and op.name in policy.operations and value_guard(check) is not None \
                 and check.field and check not in found:
             found.append(check)
     return found
@@ -94,7 +95,7 @@ def reasons_of(env: EnvSpec, op_name: str, rule_id: str | None = None, field_nam
         if op_name not in rule.operations:
             continue
         if rule.id == rule_id or (rule_id is None and field_name and any(
-                getattr(pre, "field", None) == field_name and pre.kind in ("status_in", "field_equals")
+                getattr(pre, "field", None) == field_name and value_guard(pre) is not None
                 for pre in rule.checks)):
             return [rule.id, rule.text]
     return []

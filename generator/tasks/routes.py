@@ -17,9 +17,8 @@ from typing import Any
 import networkx as nx
 from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.fields import typed
+from envcraft.generator.rules.registry import value_guard
 from envcraft.generator.tasks.env import EnvSpec
-
-STATE_GUARDS = ("status_in", "field_equals")
 
 
 def _starts(entity: Entity, guards: list[Precondition], row: dict[str, Any]) -> list[Any]:
@@ -27,12 +26,13 @@ def _starts(entity: Entity, guards: list[Precondition], row: dict[str, Any]) -> 
     status = entity.status_field
     starts = [typed(entity.field(status), v) for v in entity.field(status).values]
     for pre in guards:
-        if pre.kind not in STATE_GUARDS or not pre.field or pre.when is not None:
+        guard = value_guard(pre)
+        if guard is None or not guard[0] or pre.when is not None:
             continue  # a guard that applies only sometimes may not apply on the route
-        allowed = [typed(entity.field(pre.field), v) for v in pre.values]
-        if pre.field == status:
+        allowed = [typed(entity.field(guard[0]), v) for v in guard[1]]
+        if guard[0] == status:
             starts = [s for s in starts if s in allowed]
-        elif row.get(pre.field) not in allowed:
+        elif row.get(guard[0]) not in allowed:
             return []
     return starts
 
