@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, FieldSpec, Operation, Precondition
 from envcraft.generator.refpath import target
-from envcraft.generator.rules.registry import kind, value_guard
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed import time_pairs
 from envcraft_runtime import arguments, records, rules
 
@@ -145,7 +145,7 @@ def check(bp: Blueprint) -> None:
 
 
 NEEDS = {"ref_in": ("ref_field", "other_field"),
-         "compare": ("op",), "requires": ("entity",), "forbids": ("entity",),
+         "compare": ("op",),
          "aggregate": ("entity", "op")}
 
 
@@ -159,8 +159,9 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
+    related = pre.kind == "aggregate" or (moved is not None and moved.related_rows)  # `field` is theirs
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
-        if pre.kind not in ("requires", "forbids", "aggregate") else ("ref_field", "resource", "than", "at") if pre.at \
+        if not related else ("ref_field", "resource", "than", "at") if pre.at \
         else ("ref_field", "start", "end", "resource", "than")
     for attr in own:
         value = getattr(pre, attr)
@@ -184,7 +185,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     elif pre.kind == "compare" and pre.field is not None and \
             sum(x is not None for x in (pre.value, pre.than, pre.ref_field)) != 1:
         problems.append(f"{where} compares with exactly one of value, than, or ref_field + other_field")
-    if pre.kind in ("requires", "forbids", "aggregate"):
+    if related:
         if pre.entity not in {e.name for e in bp.entities}:
             return [f"{where} names unknown entity {pre.entity!r}"]
         other = bp.entity(pre.entity)
@@ -249,13 +250,11 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
     """Enum values a check names that its field does not have: such a rule would refuse everything."""
     entity = bp.entity(op.entity)
     pairs = []
-    guard = value_guard(pre)
-    if guard is not None:
-        pairs.append((entity.field(guard[0]), guard[1]))
+    moved = kind(pre.kind)
+    if moved is not None:
+        pairs += moved.named_values(bp, entity, pre)
     elif pre.kind == "ref_in":
         pairs.append((target(bp, entity, pre.ref_field, pre.through).field(pre.other_field), pre.values))
-    elif pre.kind in ("requires", "forbids") and pre.field:
-        pairs.append((bp.entity(pre.entity).field(pre.field), pre.values))
     pairs += [(_condition_entity(bp, entity, cond).field(cond.field), cond.values) for cond in pre.conditions
               if cond.op in ("in", "not_in")]
     return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"

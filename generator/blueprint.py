@@ -256,9 +256,9 @@ class Precondition(Strict):
 def _options_fit(pre: Precondition) -> None:
     """Each option belongs to the kinds that read it: a malformed blueprint fails here, not in a generated app."""
     where = f"{pre.kind} precondition"
-    for option, owner in rule_kinds.OPTION_OWNERS.items():
-        if getattr(pre, option) and pre.kind != owner:
-            raise ValueError(f"{where}: `{option}` belongs to a {owner}")
+    for option, (owners, says) in rule_kinds.OPTION_OWNERS.items():
+        if getattr(pre, option) and pre.kind not in owners:
+            raise ValueError(f"{where}: `{option}` {says}")
     if len(set(pre.months)) != len(pre.months):
         raise ValueError(f"{where}: `months` lists a month twice")
     if pre.order and (pre.kind != "compare" or pre.factor or pre.op is None):
@@ -272,11 +272,8 @@ def _options_fit(pre: Precondition) -> None:
     for option in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, ()):
         if getattr(pre, option) is None:
             raise ValueError(f"{where}: {pre.kind} names the `{option}` it reads")
-    if pre.at and (pre.kind not in ("requires", "forbids") or not (pre.start and pre.end)):
-        raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end` "
-                         f"(requires / forbids)")
-    if pre.their and pre.kind not in ("requires", "forbids"):
-        raise ValueError(f"{where}: `their` filters the related rows of a requires / forbids")
+    if pre.at and not (pre.start and pre.end):
+        raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end`")
     if isinstance(pre.when, list) and not pre.when:
         raise ValueError(f"{where}: `when` as a list needs at least one condition")
 

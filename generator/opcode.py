@@ -213,20 +213,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         if pre.or_via:  # any of several fields of the row `field` points at
             return setup, _any_of(bp, entity, pre, right, name)
         return setup, _comparison(pre, left, right, lit(left_name), name)
-    if pre.kind in ("requires", "forbids"):
-        other = bp.entity(pre.entity)
-        match = "{" + ", ".join(f"{lit(theirs)}: _new.get({lit(ours)})" for theirs, ours in pre.match.items()) + "}"
-        allowed = _choices(other, pre.field, pre.values) if pre.field else "()"
-        span = [call("Span", f"_new.get({lit(pre.at)})", lit(pre.start), lit(pre.end))] if pre.at else []
-        among = []
-        if pre.their:  # the related rows whose own ref row matches (a sibling job whose machine is a grain cart)
-            far = bp.entity(other.field(pre.their.ref_field).ref)
-            ids = call("ids_where", f"tables[{lit(far.table)}]", lit(pre.their.field),
-                       _choices(far, pre.their.field, pre.their.values))
-            which = " or ".join(v.replace("_", " ") for v in pre.their.values)
-            among = [lit(None)] * (not span) + [call("Among", lit(pre.their.ref_field), ids, lit(which))]
-        return None, call("missing_related" if pre.kind == "requires" else "present_related",
-                          f"tables[{lit(other.table)}]", match, lit(pre.field), allowed, lit(what(other)), *span, *among)
     if pre.kind == "aggregate":
         return None, aggregate.code(bp, entity, pre, lit)
     raise ValueError(f"{pre.kind}: no app.py code for this kind of check")

@@ -279,15 +279,14 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         pre = check.pre
         names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
         names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
-        names += list(pre.match.values()) if pre.kind in ("requires", "forbids", "aggregate") else []
+        names += list(pre.match.values()) if pre.kind == "aggregate" or (kind(pre.kind) and kind(pre.kind).related_rows) \
+            else []
         for name in names:
             target = ref_entity(bp, entity, name)
             if target is not None and name not in refs:
                 ids = [r["id"] for r in tables[target.table] if r["id"] != row.get(name)]
                 rng.shuffle(ids)
                 refs[name] = [{name: i} for i in ids]
-        if pre.kind == "requires" and all(ref_entity(bp, entity, ours) for ours in pre.match.values()):
-            refs["requires:" + check.rule] = accepted_matches(bp, tables, pre, rng)
         if pre.kind == "aggregate":
             for move in aggregate.own_moves(bp, entity, pre, row, tables):
                 own.setdefault(pre.than, []).append(move)
@@ -295,8 +294,8 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
             own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
         moved = kind(pre.kind)
         if moved is not None:
-            moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing]))
-        _newer_knobs(bp, tables, entity, row, check, rng, refs, own)
+            moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing],
+                                                                          check.rule, later_states))
         for cond in pre.conditions:  # last: the row is one the rule does not speak of
             if cond.ref_field:
                 continue
@@ -313,35 +312,6 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
     return [k for k in list(refs.values()) + list(own.values()) + list(unless.values()) + status if k]
 
 
-def _newer_knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check, rng: random.Random,
-                 refs: dict[str, list[dict[str, Any]]], own: dict[str, list[dict[str, Any]]]) -> None:
-    """Moves for the later check options: a patio booking in winter goes to another table, a reading-buddy
-    placement outside ReadUp's hours to another shift (the row a time window's `when` reads is re-picked), a missing backout plan is written, an alert suppressed with no window covering it
-    fired inside a window that had begun by today, of its own service first (none: it goes back to firing)."""
-    pre = check.pre
-    if pre.kind == "requires" and pre.at:
-        related = bp.entity(pre.entity)
-        allowed = later_states(bp, related.name, pre.field, _typed(related, pre.field, pre.values)) if pre.field else None
-        begun = [r for r in tables[related.table] if (allowed is None or r.get(pre.field) in allowed)
-                 and isinstance(r.get(pre.start), str) and isinstance(r.get(pre.end), str)
-                 and r[pre.start] <= r[pre.end] and r[pre.start][:10] <= bp.today]
-        rng.shuffle(begun)
-        begun.sort(key=lambda r: not all(r.get(theirs) == row.get(ours) for theirs, ours in pre.match.items()))
-        own["at:" + check.rule] = [{**{ours: r.get(theirs) for theirs, ours in pre.match.items()},
-                                    pre.at: _inside(r[pre.start], r[pre.end], rng)} for r in begun]
-
-
-def _inside(start: str, end: str, rng: random.Random) -> str:
-    """A moment within [start, end] (five-minute steps for times)."""
-    if len(start) <= 10:
-        days = (date.fromisoformat(end[:10]) - date.fromisoformat(start[:10])).days
-        return (date.fromisoformat(start[:10]) + timedelta(days=rng.randint(0, max(days, 0)))).isoformat()
-    span = int((datetime.strptime(end[:16], TIME_FORMAT) - datetime.strptime(start[:16], TIME_FORMAT)).total_seconds()
-               // 300)
-    return (datetime.strptime(start[:16], TIME_FORMAT) + timedelta(minutes=5 * rng.randint(0, max(span, 0)))
-            ).strftime(TIME_FORMAT)
-
-
 def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
     return tuple(typed(entity.field(field), v) for v in raw)
 
@@ -349,20 +319,6 @@ def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
 def from_statuses(bp: Blueprint, op: Operation) -> list[Any]:
     entity = bp.entity(op.entity)
     return list(source_states(entity, op) or [])
-
-
-def accepted_matches(bp: Blueprint, tables: Tables, pre: Precondition, rng: random.Random,
-                     now: bool = False) -> list[dict[str, Any]]:
-    """The match fields of each related row a `requires` accepts (an approved application's applicant and unit);
-    `now`: only rows in an allowed status, not one they may have moved on to since."""
-    related = bp.entity(pre.entity)
-    allowed = _typed(related, pre.field, pre.values) if pre.field else None
-    if allowed is not None and not now:
-        allowed = later_states(bp, related.name, pre.field, allowed)
-    out = [{ours: r.get(theirs) for theirs, ours in pre.match.items()} for r in tables[related.table]
-           if allowed is None or r.get(pre.field) in allowed]
-    rng.shuffle(out)
-    return out
 
 
 def _satisfying(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check,

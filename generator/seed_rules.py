@@ -40,17 +40,12 @@ from envcraft.generator.rules.registry import kind, source_states
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     INACTIVE,
-    Among,
     Fact,
-    Span,
     comparison_fails,
     holds,
-    ids_where,
-    missing_related,
     none_equal,
     not_among,
     order_fails,
-    present_related,
 )
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -154,12 +149,10 @@ def _index(bp: Blueprint) -> _Index:
 def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, str]]:
     """(entity, field) pairs of other rows a check on a row of `entity` reads. Its own row's fields are left
     out, and so are counts among its own entity's rows (capacity, overlaps): both are seen by the row's own check."""
-    out = [(pre.entity, f) for f in (pre.field, *pre.match) if f] if pre.kind in ("requires", "forbids") else []
+    out = kind(pre.kind).related_reads(pre) if kind(pre.kind) is not None else []
     if pre.kind == "aggregate":  # the related rows' match, filter, number and date fields
         agg = pre.aggregate
         out = [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
-    if pre.kind in ("requires", "forbids") and pre.at:
-        out += [(pre.entity, pre.start), (pre.entity, pre.end)]
     if pre.their is not None:  # the related rows' ref, and the field of the row it names
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
@@ -277,7 +270,7 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return None
     moved = kind(pre.kind)
     if moved is not None:
-        return moved.fact(bp, check.op, entity, pre, row, tables, now)
+        return moved.fact(bp, check.op, entity, pre, row, tables, now, later_states)
     status = entity.status_field
     active = not status or row.get(status) not in INACTIVE
     if pre.kind == "ref_in":
@@ -289,29 +282,7 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         return not_among(there, pre.other_field, allowed, other.name)
     if pre.kind == "aggregate":
         return aggregate.fact(bp, entity, pre, row, tables)
-    if pre.kind in ("requires", "forbids"):
-        related = _index(bp).entities[pre.entity]
-        allowed = _values(related, pre.field, pre.values) if pre.field else ()
-        match = {theirs: row.get(ours) for theirs, ours in pre.match.items()}
-        others = [r for r in tables[related.table] if r["id"] != row["id"]] if related.name == entity.name \
-            else tables[related.table]
-        span = Span(row.get(pre.at), pre.start, pre.end) if pre.at else None
-        among = _among(bp, related, pre, tables)
-        if pre.kind == "forbids":
-            return present_related(others, match, pre.field, allowed, related.name, span, among)
-        allowed = allowed if now else later_states(bp, related.name, pre.field, allowed)
-        return missing_related(others, match, pre.field, allowed, related.name, span, among)
     return _compare(bp, pre, entity, row, tables)
-
-
-def _among(bp: Blueprint, related: Entity, pre: Precondition, tables: Tables) -> Among | None:
-    """A `their` filter as the runtime reads it: the ids of the far rows whose field is allowed."""
-    if pre.their is None:
-        return None
-    far = ref_entity(bp, related, pre.their.ref_field)
-    return Among(pre.their.ref_field, ids_where(tables[far.table], pre.their.field,
-                                                _values(far, pre.their.field, pre.their.values)),
-                 " or ".join(v.replace("_", " ") for v in pre.their.values))
 
 
 def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, Any], tables: Tables) -> Fact | None:

@@ -26,7 +26,7 @@ from envcraft.generator.fields import typed
 from envcraft.generator.invariants import check_invariants, repair
 from envcraft.generator.refpath import target
 from envcraft.generator.rules.registry import kind
-from envcraft.generator.seed_repair import accepted_matches, as_moved, fix, from_statuses
+from envcraft.generator.seed_repair import as_moved, fix, from_statuses
 from envcraft.generator.seed_rules import (
     Check,
     Tables,
@@ -60,8 +60,7 @@ def gated(bp: Blueprint, op: Operation) -> list[Check]:
         moved = kind(pre.kind)
         if pre.when is None and ((moved is not None and moved.gates_create(bp, entity, pre)) or pre.kind == "ref_in"
                                  or (pre.kind == "compare" and pre.field is None)
-                                 or (pre.kind == "compare" and pre.via and pre.ref_field)
-                                 or (pre.kind == "requires" and all(ref_entity(bp, entity, o) for o in pre.match.values()))):
+                                 or (pre.kind == "compare" and pre.via and pre.ref_field)):
             out.append(check)
     return out
 
@@ -88,9 +87,9 @@ def _combos(bp: Blueprint, tables: Tables, op: Operation, checks: list[Check]) -
     entity = bp.entity(op.entity)
     names = sorted({n for c in checks for n in (first_hop(c.pre), c.pre.field if c.pre.via else None,
                                                 *c.pre.match.values()) if n and ref_entity(bp, entity, n)})
-    required = next((c.pre for c in checks if c.pre.kind == "requires"), None)
-    bases = sorted(accepted_matches(bp, tables, required, random.Random(0), now=True), key=lambda b: sorted(b.items())) \
-        if required else [{}]
+    required = next((c.pre for c in checks if kind(c.pre.kind) is not None and kind(c.pre.kind).matches_related), None)
+    bases = sorted(kind(required.kind).accepted_matches(bp, tables, required, random.Random(0), later_states, now=True),
+                   key=lambda b: sorted(b.items())) if required else [{}]
     rest = [n for n in names if required is None or n not in required.match.values()]
     pools = [[r["id"] for r in tables[ref_entity(bp, entity, n).table]] for n in rest]
     for base in bases:
@@ -173,14 +172,8 @@ def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> 
 def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row: dict[str, Any] | None) -> list[Move]:
     """Moves of the rows a check reads into the state it asks for (of those `row` points at, when given)."""
     pre, out = check.pre, []
-    if pre.kind == "requires":
-        related = bp.entity(pre.entity)
-        mine = [r for r in tables[related.table] if row is not None and r["id"] != row["id"]
-                and all(r.get(theirs) == row.get(ours) for theirs, ours in pre.match.items())]
-        if pre.kind == "requires":
-            value = typed(related.field(pre.field), pre.values[0])
-            out += [_setting((r, {pre.field: value})) for r in (mine if row is not None else tables[related.table])]
-        return out
+    if kind(pre.kind) is not None and kind(pre.kind).related_rows:
+        return [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, row, [])]
     other = target(bp, entity, pre.ref_field, pre.through) if pre.ref_field else None
     targets = tables[other.table] if other is not None else []
     if row is not None:
@@ -193,7 +186,7 @@ def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row
         value = pre.value if isinstance(pre.value, bool) else typed(other.field(pre.other_field), str(pre.value))
         out += [_setting((r, {pre.other_field: value})) for r in targets]
     elif kind(pre.kind) is not None:
-        out += [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, targets)]
+        out += [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, row, targets)]
     return out
 
 
@@ -203,7 +196,7 @@ def _unblocking(bp: Blueprint, tables: Tables, way: Way, row: dict[str, Any]) ->
     blocking: dict[tuple[str, str], set[Any]] = {}
     for check in way.checks:
         pre = check.pre
-        if pre.kind == "forbids" and pre.field:
+        if kind(pre.kind) is not None and kind(pre.kind).blocked_by_related and pre.field:
             related = bp.entity(pre.entity)
             blocking.setdefault((related.name, pre.field), set()).update(
                 typed(related.field(pre.field), v) for v in pre.values)
@@ -215,7 +208,8 @@ def _unblocking(bp: Blueprint, tables: Tables, way: Way, row: dict[str, Any]) ->
         clear = next((v for v in list(later) + list(spec.values) if v not in blocked), None)
         if clear is None:
             return []
-        matches = [c.pre.match for c in way.checks if c.pre.kind == "forbids" and c.pre.entity == name]
+        matches = [c.pre.match for c in way.checks if kind(c.pre.kind) is not None and kind(c.pre.kind).blocked_by_related
+                   and c.pre.entity == name]
         changes += [(r, {field: clear}) for r in tables[related.table] if r.get(field) in blocked and r["id"] != row["id"]
                     and any(all(r.get(theirs) == row.get(ours) for theirs, ours in m.items()) for m in matches)]
     return [_setting(*changes)] if changes else []

@@ -28,11 +28,10 @@ from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
 from envcraft.generator.rules.kind import Arranging, other_value
 from envcraft.generator.rules.registry import kind as rule_kind
-from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "requires", "forbids", "aggregate")
+ARRANGED = ("ref_in", "compare", "aggregate")
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -235,39 +234,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             if value is None:
                 return None
             patches.append(_set(other.table, there, pre.other_field, value))
-    elif pre.kind in ("requires", "forbids"):
-        other = bp.entity(pre.entity)
-        match = {theirs: new.get(ours) for theirs, ours in pre.match.items()}
-        if any(v is None for v in match.values()):
-            return None
-        allowed = [typed(other.field(pre.field), v) for v in pre.values] if pre.field else []
-        present = (pre.kind == "requires") == hold
-        if pre.at and new.get(pre.at) is None:
-            return None
-        if present:
-            template = copy.deepcopy((tables.get(other.table) or [{}])[0])
-            extra = {**template, "id": f"{other.id_prefix}-9980", **match}
-            if pre.field:
-                extra[pre.field] = allowed[0]
-            if pre.at:  # a related row whose span covers our moment
-                extra[pre.start], extra[pre.end] = _around(new[pre.at], other.field(pre.start).type)
-            if pre.their is not None:  # naming a far row of the wanted kind (a machine that is a grain cart)
-                far = bp.entity(other.field(pre.their.ref_field).ref)
-                wanted = [typed(far.field(pre.their.field), v) for v in pre.their.values]
-                fit = next((r["id"] for r in tables.get(far.table, []) if r.get(pre.their.field) in wanted), None)
-                if fit is None:
-                    return None
-                extra[pre.their.ref_field] = fit
-                extra["id"] = f"{other.id_prefix}-99{81 + op.preconditions.index(pre) % 19}"  # two siblings, two ids
-            patches.append(lambda t, extra=extra: t.setdefault(other.table, []).append(copy.deepcopy(extra)))
-        else:
-            def clear(t: Tables, table: str = other.table) -> None:
-                counted = _counted(bp, other, pre, t)
-                t[table] = [r for r in t.get(table, []) if not (all(r.get(k) == v for k, v in match.items())
-                                                                  and (not pre.field or r.get(pre.field) in allowed)
-                                                                  and counted(r)
-                                                                  and not (table == entity.table and r.get("id") == own))]
-            patches.append(clear)
     elif pre.kind == "aggregate":  # the related rows it reads replaced by rows with the wanted number
         patch = aggregate.rows_for(bp, entity, pre, new, tables, hold)
         if patch is None:
@@ -276,22 +242,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
     else:
         return None
     return overrides, patches
-
-
-def _counted(bp: Blueprint, other: Entity, pre: Precondition, tables: Tables) -> Callable[[dict[str, Any]], bool]:
-    """Whether a related row counts for the rule: with `their`, only one naming a far row of the wanted kind."""
-    if pre.their is None:
-        return lambda row: True
-    far = bp.entity(other.field(pre.their.ref_field).ref)
-    wanted = [typed(far.field(pre.their.field), v) for v in pre.their.values]
-    ids = {r.get("id") for r in tables.get(far.table, []) if r.get(pre.their.field) in wanted}
-    return lambda row: row.get(pre.their.ref_field) in ids
-
-
-def _around(moment: str, kind: str) -> tuple[str, str]:
-    """A span from an hour before to an hour after a moment (a day either side for dates)."""
-    return (shifted(moment[:16], -60), shifted(moment[:16], 60)) if kind == "datetime" else \
-        (shifted(moment[:10], -24 * 60), shifted(moment[:10], 24 * 60))
 
 
 def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

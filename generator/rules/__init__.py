@@ -14,7 +14,12 @@ Adding a kind is adding its name here and a module named after it.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
          "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
 
-# Check options only one kind reads: the Blueprint model refuses them on a check of any other kind.
-OPTION_OWNERS = {"months": "time_window", "gap_minutes": "no_overlap"}
+# Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
+OPTION_OWNERS = {
+    "months": (("time_window",), "belongs to a time_window"),
+    "at": (("requires", "forbids"), "is a moment of ours inside a related row's `start` and `end` (requires / forbids)"),
+    "their": (("requires", "forbids"), "filters the related rows of a requires / forbids"),
+    "gap_minutes": (("no_overlap",), "belongs to a no_overlap"),
+}
 # Check options a kind cannot do without, refused by the Blueprint model when missing.
 REQUIRED_OPTIONS = {"is_set": ("field",)}

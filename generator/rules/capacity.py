@@ -15,7 +15,7 @@ from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.refpath import target
-from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
+from envcraft.generator.rules.kind import Emit, Later, ProbeWorld, RuleKind, Tables, Trap, set_field
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import INACTIVE, Fact, at_capacity
 
@@ -44,7 +44,7 @@ class Capacity(RuleKind):
                        f"_capacity)")
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         if not _active(entity, row):  # a row that no longer holds its place takes none
             return None
         cap = field_of(tables, _capped(bp, entity, pre).table, row.get(pre.ref_field), pre.other_field)
@@ -77,7 +77,7 @@ class Capacity(RuleKind):
                     row[pre.ref_field] = rng.choice(room)
             counts[row[pre.ref_field]] = counts.get(row[pre.ref_field], 0) + 1
 
-    def supply(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition,
+    def supply(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any] | None,
                targets: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """A cap raised by one within its range, or a row made inactive to free its place."""
         spec = target(bp, entity, pre.ref_field, pre.through).field(pre.other_field)

@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
-from envcraft.generator.rules.kind import Arranging, Knobs, Tables, other_value
+from envcraft.generator.rules.kind import Arranging, Knobs, Later, Tables, other_value
 from envcraft.generator.rules.status_in import StatusIn
 from envcraft_runtime.rules import Fact, not_among
 
@@ -30,7 +30,7 @@ class FieldEquals(StatusIn):
         return pre.field != entity.status_field
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         return not_among(row, pre.field, tuple(typed(entity.field(pre.field), v) for v in pre.values), entity.name)
 
     def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],

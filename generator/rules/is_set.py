@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
-from envcraft.generator.rules.kind import Arranging, Emit, Knobs, RuleKind, Tables
+from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind, Tables
 from envcraft_runtime.rules import Fact, unset
 
 
@@ -29,7 +29,7 @@ class IsSet(RuleKind):
         return None, f"unset(_new, {emit.lit(pre.field)}, {emit.lit(entity.name.replace('_', ' '))})"
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         return unset(row, pre.field, entity.name)
 
     def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],

@@ -37,6 +37,8 @@ Lit = Callable[[object], str]
 # seed_repair's move of a row's date/time field to a day, its paired end moved by as much
 # (bp, entity, row, field, day[, clock]) -> the change
 Moved = Callable[..., dict[str, Any]]
+# (bp, entity name, field, allowed values) -> those values and every status they lead to (seed_rules.later_states)
+Later = Callable[[Blueprint, str, str | None, tuple[Any, ...]], tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class Knobs:
     own: dict[str, list[dict[str, Any]]]
     moved: Moved
     failing: list[Precondition]  # every check the row fails
+    rule: str  # the id the check is cited by
+    later: Later
 
 
 @dataclass
@@ -128,7 +132,10 @@ class RuleKind:
     needs: tuple[str, ...] = ()  # Precondition fields a check of this kind must set
     occupies_time = False  # a row holds its `resource` over [`start`, `end`)
     reads_row_as_is = False  # an update reads the row as it is (`_row`), not as the write would make it (`_new`)
-    counts_active_rows = False  # the check counts the active rows of its entity (an inactive row frees its place)
+    counts_active_rows = False
+    related_rows = False  # it reads rows of `entity` whose `match` fields equal ours
+    matches_related = False  # ...and a call is eligible by the match of such a row (requires)
+    blocked_by_related = False  # ...and such a row blocks the call (forbids)  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
     def problems(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, where: str) -> list[str]:
@@ -141,9 +148,10 @@ class RuleKind:
         raise NotImplementedError(f"{self.name}: no app.py code")
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         """What blocks this existing row under the check (the runtime helper app.py calls), or None. `now`: the
-        write is made now (a referenced row must be as the check allows, not as it may have become since)."""
+        write is made now (a referenced row must be as the check allows, not as it may have become since);
+        `later(bp, entity name, field, allowed)` widens allowed statuses by those they lead to."""
         raise NotImplementedError(f"{self.name}: no seed fact")
 
     def checks_seed(self, entity: Entity, pre: Precondition) -> bool:
@@ -184,6 +192,14 @@ class RuleKind:
                    rng: random.Random) -> None:
         """Make the freshly drawn seed obey the check (before the general repair, which is slower)."""
 
+    def named_values(self, bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[FieldSpec, list[str]]]:
+        """(field, values) pairs of enum values the check names (a value the field lacks would refuse everything)."""
+        return []
+
+    def related_reads(self, pre: Precondition) -> list[tuple[str, str]]:
+        """(entity, field) of the related rows the check reads."""
+        return []
+
     def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
         """(field, allowed values): the check holds when the row's own field is one of the values."""
         return None
@@ -218,7 +234,8 @@ class RuleKind:
         eligible, and the seed must offer several eligible sets)."""
         return False
 
-    def supply(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition,
+    def supply(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any] | None,
                targets: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        """(row, change) moves that make more calls pass: `targets` are the rows its ref path reaches."""
+        """(row, change) moves that make more calls pass (for `row`, when given): `targets` are the rows its ref
+        path reaches."""
         return []

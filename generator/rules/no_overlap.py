@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Emit, Knobs, ProbeWorld, RuleKind, Tables, Trap, append_row
+from envcraft.generator.rules.kind import Emit, Knobs, Later, ProbeWorld, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
 
 
@@ -37,7 +37,7 @@ class NoOverlap(RuleKind):
         return None, f"overlapping({', '.join(args)})"
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         status = entity.status_field
         if status and row.get(status) in INACTIVE:  # a row that no longer holds its slot clashes with nothing
             return None

@@ -11,9 +11,11 @@ from envcraft.generator.rules import (
     at_least,
     capacity,
     field_equals,
+    forbids,
     is_set,
     no_overlap,
     not_in_past,
+    requires,
     status_in,
     time_window,
     unique,
@@ -22,7 +24,8 @@ from envcraft.generator.rules.kind import RuleKind
 
 _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
                                                        not_in_past.KIND, is_set.KIND,
-                                                       time_window.KIND, status_in.KIND, field_equals.KIND)}
+                                                       time_window.KIND, status_in.KIND, field_equals.KIND,
+                                                       requires.KIND, forbids.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 

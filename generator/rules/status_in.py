@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
 from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 
 
@@ -22,6 +22,9 @@ class StatusIn(RuleKind):
     category = "state_guard"
     needs = ("field",)
     reads_row_as_is = True
+
+    def named_values(self, bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[FieldSpec, list[str]]]:
+        return [(entity.field(pre.field), pre.values)]
 
     def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
         return pre.field, pre.values

@@ -17,7 +17,7 @@ from typing import Any
 
 from envcraft.generator.blueprint import MONTHS, WEEKDAYS, Blueprint, Entity, Operation, Precondition
 from envcraft.generator.refpath import ref_entity
-from envcraft.generator.rules.kind import Arranging, Emit, Knobs, RuleKind, Tables
+from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind, Tables
 from envcraft_runtime.rules import Fact, outside_window, shifted
 
 
@@ -116,7 +116,7 @@ class TimeWindow(RuleKind):
         return None, f"outside_window({', '.join(args)})"
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         return outside_window(row.get(pre.field), tuple(pre.days), pre.from_time, pre.to_time, tuple(pre.months))
 
     def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
+from envcraft.generator.rules.kind import Emit, Later, ProbeWorld, RuleKind, Tables, Trap, set_field
 from envcraft_runtime.rules import Fact, taken_by_other
 
 
@@ -30,7 +30,7 @@ class Unique(RuleKind):
         return None, f'taken_by_other(tables[{lit(entity.table)}], {lit(pre.field)}, _new.get({lit(pre.field)}), _new["id"])'
 
     def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
-             tables: Tables, now: bool) -> Fact | None:
+             tables: Tables, now: bool, later: Later) -> Fact | None:
         return taken_by_other(tables[entity.table], pre.field, row.get(pre.field), row["id"])
 
     def trap(self, bp: Blueprint, op: Operation, pre: Precondition, tables: Tables, row: dict[str, Any] | None,

@@ -195,7 +195,7 @@ class Chooser:
                 spec = self.env.entity(entity).field(pre.other_field)
                 if row.get(pre.other_field) not in [typed(spec, v) for v in pre.values]:
                     return False
-            elif pre.kind == "requires" and pre.entity and pre.field:
+            elif rule_kind(pre.kind) is not None and rule_kind(pre.kind).matches_related and pre.entity and pre.field:
                 mine = [theirs for theirs, ours in pre.match.items() if ref_of(ours) == entity]
                 if not mine:
                     continue
