@@ -145,8 +145,7 @@ def check(bp: Blueprint) -> None:
 
 
 NEEDS = {"ref_in": ("ref_field", "other_field"),
-         "compare": ("op",),
-         "aggregate": ("entity", "op")}
+         "compare": ("op",)}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -159,7 +158,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
-    related = pre.kind == "aggregate" or (moved is not None and moved.related_rows)  # `field` is theirs
+    related = moved is not None and moved.related_rows  # `field` names one of theirs
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
         if not related else ("ref_field", "resource", "than", "at") if pre.at \
         else ("ref_field", "start", "end", "resource", "than")
@@ -199,32 +198,10 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
                 problems.append(f"{where} match names {ours!r}, not a field of {entity.name}")
         if pre.field is not None and pre.field not in theirs:
             problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
-        if pre.kind == "aggregate":
-            problems += aggregate_problems(other, entity, pre, where)
+        problems += moved.related_problems(other, entity, pre, where)
     problems += _unknown_values(bp, op, pre)
     if moved is not None:
         problems += moved.problems(bp, op, entity, pre, where)
-    return problems
-
-
-def aggregate_problems(other: Entity, entity: Entity, pre: Precondition, where: str) -> list[str]:
-    """An aggregate's fields: a number to work out (`of`), a date to order by, `where` on their fields, and
-    `than` a number of ours."""
-    agg, theirs, problems = pre.aggregate, {f.name: f for f in other.fields}, []
-    if agg.of is not None and (agg.of not in theirs or theirs[agg.of].type not in ("int", "float")):
-        problems.append(f"{where} aggregates `of` {agg.of!r}, not a number field of {other.name}")
-    if agg.by is not None and (agg.by not in theirs or theirs[agg.by].type not in ("date", "datetime")):
-        problems.append(f"{where} orders by {agg.by!r}, not a date field of {other.name}")
-    for cond in agg.where:
-        if cond.field not in theirs:
-            problems.append(f"{where} `where` names {cond.field!r}, not a field of {other.name}")
-        elif theirs[cond.field].type == "enum":
-            problems += [f"{where} `where` names {v!r}, not a value of {cond.field}" for v in
-                         cond.values + ([cond.value] if isinstance(cond.value, str) else [])
-                         if v not in theirs[cond.field].values]
-    if pre.than is not None and pre.than in {f.name for f in entity.fields} and \
-            entity.field(pre.than).type not in ("int", "float"):
-        problems.append(f"{where} compares with `than` {pre.than!r}, not a number field of {entity.name}")
     return problems
 
 

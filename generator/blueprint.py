@@ -222,10 +222,15 @@ class Precondition(Strict):
     message: str = Field(default="", max_length=400, pattern=ONE_LINE)  # a policy's check defaults to its rule
 
     @model_validator(mode="after")
-    def _aggregate_shape(self) -> Precondition:
-        if (self.kind == "aggregate") != (self.aggregate is not None):
-            raise ValueError("an `aggregate` check (and only one) says what it works out in `aggregate`")
-        if self.kind == "aggregate" and (self.op is None or (self.value is None) == (self.than is None)
+    def _kind_options(self) -> Precondition:
+        """The options the kind needs are given, and none that only other kinds read (generator/rules)."""
+        for option, says in rule_kinds.REQUIRED_OPTIONS.get(self.kind, {}).items():
+            if getattr(self, option) is None:
+                raise ValueError(f"{self.kind} precondition: {self.kind} {says}")
+        for option, (owners, says) in rule_kinds.OPTION_OWNERS.items():
+            if getattr(self, option) and self.kind not in owners:
+                raise ValueError(f"{self.kind} precondition: `{option}` {says}")
+        if self.aggregate is not None and (self.op is None or (self.value is None) == (self.than is None)
                                          or isinstance(self.value, (bool, str))):
             raise ValueError("an aggregate check compares its number with `op` and exactly one of a numeric `value` "
                              "or this row's field `than`")
@@ -256,9 +261,6 @@ class Precondition(Strict):
 def _options_fit(pre: Precondition) -> None:
     """Each option belongs to the kinds that read it: a malformed blueprint fails here, not in a generated app."""
     where = f"{pre.kind} precondition"
-    for option, (owners, says) in rule_kinds.OPTION_OWNERS.items():
-        if getattr(pre, option) and pre.kind not in owners:
-            raise ValueError(f"{where}: `{option}` {says}")
     if len(set(pre.months)) != len(pre.months):
         raise ValueError(f"{where}: `months` lists a month twice")
     if pre.order and (pre.kind != "compare" or pre.factor or pre.op is None):
@@ -269,9 +271,6 @@ def _options_fit(pre: Precondition) -> None:
         raise ValueError(f"{where}: the value {pre.value!r} is not in `order` {pre.order}")
     if pre.or_via and (pre.kind != "compare" or not pre.via or pre.factor or pre.op != "==" or pre.value is not None):
         raise ValueError(f"{where}: `or_via` adds fields to the `via` of an unscaled == compare with another field")
-    for option in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, ()):
-        if getattr(pre, option) is None:
-            raise ValueError(f"{where}: {pre.kind} names the `{option}` it reads")
     if pre.at and not (pre.start and pre.end):
         raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end`")
     if isinstance(pre.when, list) and not pre.when:
@@ -515,8 +514,8 @@ def _options_name_fields(bp: Blueprint, entities: dict[str, Entity], entity: Ent
             spec(owner, cond.field)
     if pre.months and spec(entity, pre.field).type not in ("date", "datetime"):
         raise ValueError(f"{where}: `months` needs a date or datetime `field`")
-    for option in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, ()):
-        spec(entity, getattr(pre, option))
+    if "field" in rule_kinds.REQUIRED_OPTIONS.get(pre.kind, {}):  # a `field` the kind needs is one of ours
+        spec(entity, pre.field)
     if pre.at:
         if spec(entity, pre.at).type not in ("date", "datetime") or pre.entity not in entities:
             raise ValueError(f"{where}: `at` is a date/time field of ours, matched against a known `entity`")

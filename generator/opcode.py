@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envcraft.generator import aggregate
 from envcraft.generator.appcode import (
     Param,
     doc_lines,
@@ -213,8 +212,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
         if pre.or_via:  # any of several fields of the row `field` points at
             return setup, _any_of(bp, entity, pre, right, name)
         return setup, _comparison(pre, left, right, lit(left_name), name)
-    if pre.kind == "aggregate":
-        return None, aggregate.code(bp, entity, pre, lit)
     raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
 
 

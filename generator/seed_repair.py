@@ -16,7 +16,6 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
@@ -88,7 +87,8 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
     if not failing:
         return True
     others: dict[frozenset[str], int] = {}  # rows of these entities breaking a rule before the move
-    if _fed(bp, tables, entity, row, [c.pre for _, c in failing if c.pre.kind == "aggregate"], rng, extra):
+    if _fed(bp, tables, entity, row, [c.pre for _, c in failing if kind(c.pre.kind) and kind(c.pre.kind).feeds], rng,
+            extra):
         return True
     if _carried(bp, tables, entity, row, failing, rng):
         failing = _failing(bp, entity, row, tables, extra)
@@ -155,8 +155,8 @@ def _carried(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any],
         if there is not None and there.get(check.pre.other_field) != moved[0]:
             moves.append((there, check.pre.other_field, moved[0]))
             carried.append((way, check))
-        if check.pre.kind == "aggregate":
-            lifted, made = aggregate.lifts(bp, entity, check.pre, row, tables, rng)
+        if kind(check.pre.kind) is not None and kind(check.pre.kind).feeds:
+            lifted, made = kind(check.pre.kind).lifts(bp, entity, check.pre, row, tables, rng)
             if lifted or made:
                 moves += lifted
                 added += made
@@ -184,8 +184,9 @@ def _fed(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], che
     """Related rows added until the row's counts and sums hold (a van its five riders, a departure its
     travellers), each repaired to its own rules; kept only if the row then breaks nothing and no other row
     breaks more than before."""
-    added = aggregate.feed(bp, entity, checks, row, tables, rng,
-                           lambda related, new, world: not row_breaches(bp, related, new, world)) if checks else []
+    added = kind(checks[0].kind).feed(bp, entity, checks, row, tables, rng,
+                                      lambda related, new, world: not row_breaches(bp, related, new, world)) \
+        if checks else []
     if not added:
         return False
     saved = {name: [dict(r) for r in tables[name]] for name in tables}
@@ -279,17 +280,13 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         pre = check.pre
         names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
         names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
-        names += list(pre.match.values()) if pre.kind == "aggregate" or (kind(pre.kind) and kind(pre.kind).related_rows) \
-            else []
+        names += list(pre.match.values()) if kind(pre.kind) and kind(pre.kind).related_rows else []
         for name in names:
             target = ref_entity(bp, entity, name)
             if target is not None and name not in refs:
                 ids = [r["id"] for r in tables[target.table] if r["id"] != row.get(name)]
                 rng.shuffle(ids)
                 refs[name] = [{name: i} for i in ids]
-        if pre.kind == "aggregate":
-            for move in aggregate.own_moves(bp, entity, pre, row, tables):
-                own.setdefault(pre.than, []).append(move)
         if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
             own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
         moved = kind(pre.kind)

@@ -31,7 +31,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from envcraft.generator import aggregate
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
@@ -150,9 +149,6 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
     """(entity, field) pairs of other rows a check on a row of `entity` reads. Its own row's fields are left
     out, and so are counts among its own entity's rows (capacity, overlaps): both are seen by the row's own check."""
     out = kind(pre.kind).related_reads(pre) if kind(pre.kind) is not None else []
-    if pre.kind == "aggregate":  # the related rows' match, filter, number and date fields
-        agg = pre.aggregate
-        out = [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
     if pre.their is not None:  # the related rows' ref, and the field of the row it names
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
@@ -280,8 +276,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
         start = moved if active else allowed + moved  # a spent one (an expired offer) may have let it go back
         allowed = allowed if now else later_states(bp, other.name, pre.other_field, start or allowed)
         return not_among(there, pre.other_field, allowed, other.name)
-    if pre.kind == "aggregate":
-        return aggregate.fact(bp, entity, pre, row, tables)
     return _compare(bp, pre, entity, row, tables)
 
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator import aggregate
 from envcraft.generator.blueprint import (
     Blueprint,
     Condition,
@@ -31,7 +30,7 @@ from envcraft.generator.rules.registry import kind as rule_kind
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare", "aggregate")
+ARRANGED = ("ref_in", "compare")
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -234,11 +233,6 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             if value is None:
                 return None
             patches.append(_set(other.table, there, pre.other_field, value))
-    elif pre.kind == "aggregate":  # the related rows it reads replaced by rows with the wanted number
-        patch = aggregate.rows_for(bp, entity, pre, new, tables, hold)
-        if patch is None:
-            return None
-        patches.append(patch)
     else:
         return None
     return overrides, patches

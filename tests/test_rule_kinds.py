@@ -18,18 +18,19 @@ from envcraft.generator.rules.registry import kind
 REPO = Path(__file__).resolve().parent.parent
 CODE = ("envcraft", "core", "benchmarks", "registry", "harness", "generator", "servers/envcraft_runtime")
 REGISTRY = REPO / "generator" / "rules" / "__init__.py"
-# Policy categories share some kinds' names (capacity, time_window) but are another thing: a string is read as a
-# category where it is assigned to one of these names.
-CATEGORY_NAMES = {"POLICY_CATEGORIES", "CATEGORY_TITLES", "category"}
+# Other things share some kinds' names: policy categories (capacity, time_window) and task shapes (aggregate). A
+# string is read as one of those where it is assigned to one of these names.
+HOMONYMS = {"POLICY_CATEGORIES", "CATEGORY_TITLES", "category",  # generator/blueprint.py, policy.py, a kind's own
+            "SHAPES", "REASONING", "shape"}  # generator/tasks/generate.py
 
 
-def _categories(tree: ast.AST) -> set[int]:
-    """ids of the string constants that are policy categories."""
+def _homonyms(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are policy categories or task shapes."""
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id in CATEGORY_NAMES for t in targets) and node.value is not None:
+            if any(isinstance(t, ast.Name) and t.id in HOMONYMS for t in targets) and node.value is not None:
                 out |= {id(n) for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
     return out
 
@@ -41,10 +42,10 @@ def _strings() -> dict[str, list[tuple[Path, int]]]:
     for folder in CODE:
         for path in sorted((REPO / folder).rglob("*.py")):
             tree = ast.parse(path.read_text("utf-8"), str(path))
-            categories = _categories(tree)
+            homonyms = _homonyms(tree)
             for node in ast.walk(tree):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 40 \
-                        and id(node) not in categories:
+                        and id(node) not in homonyms:
                     out.setdefault(node.value, []).append((path, node.lineno))
     return out
 

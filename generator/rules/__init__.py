@@ -20,6 +20,10 @@ OPTION_OWNERS = {
     "at": (("requires", "forbids"), "is a moment of ours inside a related row's `start` and `end` (requires / forbids)"),
     "their": (("requires", "forbids"), "filters the related rows of a requires / forbids"),
     "gap_minutes": (("no_overlap",), "belongs to a no_overlap"),
+    "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }
-# Check options a kind cannot do without, refused by the Blueprint model when missing.
-REQUIRED_OPTIONS = {"is_set": ("field",)}
+# Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.
+REQUIRED_OPTIONS = {
+    "is_set": {"field": "names the `field` that must have a value"},
+    "aggregate": {"aggregate": "check (and only one) says what it works out in `aggregate`"},
+}

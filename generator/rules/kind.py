@@ -135,7 +135,8 @@ class RuleKind:
     counts_active_rows = False
     related_rows = False  # it reads rows of `entity` whose `match` fields equal ours
     matches_related = False  # ...and a call is eligible by the match of such a row (requires)
-    blocked_by_related = False  # ...and such a row blocks the call (forbids)  # the check counts the active rows of its entity (an inactive row frees its place)
+    blocked_by_related = False  # ...and such a row blocks the call (forbids)
+    feeds = False  # the seed repair may add related rows for it (`feed`, `lifts`: counts and sums)  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
     def problems(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, where: str) -> list[str]:
@@ -195,6 +196,20 @@ class RuleKind:
     def named_values(self, bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[FieldSpec, list[str]]]:
         """(field, values) pairs of enum values the check names (a value the field lacks would refuse everything)."""
         return []
+
+    def related_problems(self, other: Entity, entity: Entity, pre: Precondition, where: str) -> list[str]:
+        """What makes the check impossible to compile, in the related entity `other` it reads."""
+        return []
+
+    def feed(self, bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[str, Any], tables: Tables,
+             rng: random.Random, accept: Callable[[Entity, dict[str, Any], Tables], bool]) -> list[tuple[str, dict]]:
+        """Seed repair: (table, row) related rows to add so that `row` passes these checks of this kind."""
+        return []
+
+    def lifts(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables,
+              rng: random.Random) -> tuple[list, list]:
+        """Seed repair: ((row, field, value) changes of the related rows, (table, row) rows to add)."""
+        return [], []
 
     def related_reads(self, pre: Precondition) -> list[tuple[str, str]]:
         """(entity, field) of the related rows the check reads."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.rules import (
     NAMES,
+    aggregate,
     at_least,
     capacity,
     field_equals,
@@ -25,7 +26,7 @@ from envcraft.generator.rules.kind import RuleKind
 _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
                                                        not_in_past.KIND, is_set.KIND,
                                                        time_window.KIND, status_in.KIND, field_equals.KIND,
-                                                       requires.KIND, forbids.KIND)}
+                                                       requires.KIND, forbids.KIND, aggregate.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Precondition
-from envcraft.generator.fields import typed
+from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
+from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind
 from envcraft_runtime.rules import Fact, aggregate_fails, aggregate_value
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -282,3 +282,71 @@ def lifts(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any],
               default=0)
     one = {**made[0], "id": f"{p.related.id_prefix}-{top + 1:04d}", p.of: ordinary()}
     return [], [(p.related.table, one)]
+
+
+class AggregateKind(RuleKind):
+    name = "aggregate"
+    category = "threshold"
+    needs = ("entity", "op")
+    related_rows = True
+    feeds = True
+
+    def arranged(self, pre: Precondition) -> bool:
+        return True
+
+    def related_reads(self, pre: Precondition) -> list[tuple[str, str]]:
+        """The related rows' match, filter, number and date fields."""
+        agg = pre.aggregate
+        return [(pre.entity, f) for f in (*pre.match, agg.of, agg.by, *(c.field for c in agg.where)) if f]
+
+    def related_problems(self, other: Entity, entity: Entity, pre: Precondition, where: str) -> list[str]:
+        """An aggregate's fields: a number to work out (`of`), a date to order by, `where` on their fields, and
+        `than` a number of ours."""
+        agg, theirs, problems = pre.aggregate, {f.name: f for f in other.fields}, []
+        if agg.of is not None and (agg.of not in theirs or theirs[agg.of].type not in ("int", "float")):
+            problems.append(f"{where} aggregates `of` {agg.of!r}, not a number field of {other.name}")
+        if agg.by is not None and (agg.by not in theirs or theirs[agg.by].type not in ("date", "datetime")):
+            problems.append(f"{where} orders by {agg.by!r}, not a date field of {other.name}")
+        for cond in agg.where:
+            if cond.field not in theirs:
+                problems.append(f"{where} `where` names {cond.field!r}, not a field of {other.name}")
+            elif theirs[cond.field].type == "enum":
+                problems += [f"{where} `where` names {v!r}, not a value of {cond.field}" for v in
+                             cond.values + ([cond.value] if isinstance(cond.value, str) else [])
+                             if v not in theirs[cond.field].values]
+        if pre.than is not None and pre.than in {f.name for f in entity.fields} and \
+                entity.field(pre.than).type not in ("int", "float"):
+            problems.append(f"{where} compares with `than` {pre.than!r}, not a number field of {entity.name}")
+        return problems
+
+    def code(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, emit: Emit) -> tuple[str | None, str]:
+        return None, code(bp, entity, pre, emit.lit)
+
+    def fact(self, bp: Blueprint, op: Operation, entity: Entity, pre: Precondition, row: dict[str, Any],
+             tables: Tables, now: bool, later: Later) -> Fact | None:
+        return fact(bp, entity, pre, row, tables)
+
+    def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],
+                     rng: random.Random, knobs: Knobs) -> None:
+        """The compared field of ours moved to what the related rows work out to."""
+        for move in own_moves(bp, entity, pre, row, tables):
+            knobs.own.setdefault(pre.than, []).append(move)
+
+    def feed(self, bp: Blueprint, entity: Entity, checks: list[Precondition], row: dict[str, Any], tables: Tables,
+             rng: random.Random, accept: Callable[[Entity, dict[str, Any], Tables], bool]) -> list[tuple[str, dict]]:
+        return feed(bp, entity, checks, row, tables, rng, accept)
+
+    def lifts(self, bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], tables: Tables,
+              rng: random.Random) -> tuple[list, list]:
+        return lifts(bp, entity, pre, row, tables, rng)
+
+    def arrange(self, bp: Blueprint, pre: Precondition, hold: bool, at: Arranging) -> bool:
+        """The related rows it reads replaced by rows with the wanted number."""
+        patch = rows_for(bp, at.entity, pre, at.new, at.tables, hold)
+        if patch is None:
+            return False
+        at.patches.append(patch)
+        return True
+
+
+KIND = AggregateKind()
