@@ -144,8 +144,7 @@ def check(bp: Blueprint) -> None:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
 
 
-NEEDS = {"ref_in": ("ref_field", "other_field"),
-         "compare": ("op",)}
+NEEDS = {         "compare": ("op",)}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -171,8 +170,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if (moved is not None and moved.reads_ref_path(pre)) or pre.kind == "ref_in" \
-            or (pre.kind == "compare" and pre.ref_field):
+    if (moved is not None and moved.reads_ref_path(pre)) or (pre.kind == "compare" and pre.ref_field):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)
         except (KeyError, ValueError) as exc:
@@ -230,8 +228,6 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
     moved = kind(pre.kind)
     if moved is not None:
         pairs += moved.named_values(bp, entity, pre)
-    elif pre.kind == "ref_in":
-        pairs.append((target(bp, entity, pre.ref_field, pre.through).field(pre.other_field), pre.values))
     pairs += [(_condition_entity(bp, entity, cond).field(cond.field), cond.values) for cond in pre.conditions
               if cond.op in ("in", "not_in")]
     return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"

@@ -242,7 +242,7 @@ class Precondition(Strict):
             raise ValueError("`via` and `factor` belong to a compare of `field` with `than` or a referenced row's field")
         if self.factor and self.op in ("==", "!="):
             raise ValueError("a scaled comparison is an inequality")
-        if self.through and not (self.ref_field and self.other_field and self.kind in ("ref_in", "compare")):
+        if self.through and not (self.ref_field and self.other_field):
             raise ValueError("`through` is the first hop to the row a ref_in / compare reads (ref_field + other_field)")
         for v in self.values + list(self.match) + list(self.match.values()) + self.order:
             if not re.fullmatch(ONE_LINE, v):

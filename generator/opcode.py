@@ -27,7 +27,7 @@ from envcraft.generator.appcode import (
 from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, Operation, Precondition
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
-from envcraft.generator.refpath import expression, field_expression, target
+from envcraft.generator.refpath import field_expression, target
 from envcraft.generator.rules.kind import Emit
 from envcraft.generator.rules.registry import kind, unique_field
 
@@ -175,12 +175,6 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     moved = kind(pre.kind)
     if moved is not None:
         return moved.code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
-    if pre.kind == "ref_in":  # the row ref_field points at (through: the row of a ref of ours)
-        other = target(bp, entity, pre.ref_field, pre.through)
-        setup = "_other = " + call("row_of", "tables", lit(other.table),
-                                   expression(bp, entity, pre.ref_field, pre.through, lit))
-        return setup, call("not_among", "_other", lit(pre.other_field), _choices(other, pre.other_field, pre.values),
-                           lit(what(other)))
     if pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
         other = target(bp, entity, pre.ref_field, pre.through)
         spec = other.field(pre.other_field)

@@ -26,7 +26,7 @@ from envcraft.generator.blueprint import Blueprint, Operation, Policy, Precondit
 from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import POLICY_FORMAT
 
-CATEGORY_OF_KIND = {"ref_in": "eligibility", "compare": "threshold"}
+CATEGORY_OF_KIND = {"compare": "threshold"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",
                    "state_guard": "State rules", "threshold": "Thresholds", "approval": "Approvals",
                    "role_limit": "Role limits", "uniqueness": "Uniqueness", "consistency": "Consistency",

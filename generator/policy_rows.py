@@ -16,7 +16,7 @@ from typing import Any
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.refpath import follow, target
-from envcraft.generator.rules.registry import value_guard
+from envcraft.generator.rules.registry import kind, value_guard
 from envcraft.generator.seed_rules import Check, fact
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -57,9 +57,8 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
     """The check passes for this row (a missing side passes, as the compiled check does)."""
     if not applies(bp, entity, tables, row, pre.when):
         return True
-    if pre.kind == "ref_in":
-        other, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
-        return there is None or there.get(pre.other_field) in [typed(other.field(pre.other_field), v) for v in pre.values]
+    if kind(pre.kind) is not None and kind(pre.kind).ref_values:
+        return kind(pre.kind).holds(bp, entity, tables, row, pre)
     guard = value_guard(pre)
     if guard is not None:
         return row.get(guard[0]) in [typed(entity.field(guard[0]), v) for v in guard[1]]
@@ -105,7 +104,8 @@ def _right(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], p
 
 def related(pre: Precondition) -> bool:
     """A check that reads another row, or applies only when another row says so."""
-    return (pre.kind in ("ref_in", "compare") and bool(pre.ref_field or pre.via or pre.field is None)) or \
+    reads = pre.kind == "compare" or (kind(pre.kind) is not None and kind(pre.kind).ref_values)
+    return (reads and bool(pre.ref_field or pre.via or pre.field is None)) or \
         any(cond.ref_field for cond in pre.conditions)
 
 

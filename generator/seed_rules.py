@@ -38,12 +38,10 @@ from envcraft.generator.refpath import follow, ref_entity, target
 from envcraft.generator.rules.registry import kind, source_states
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
-    INACTIVE,
     Fact,
     comparison_fails,
     holds,
     none_equal,
-    not_among,
     order_fails,
 )
 
@@ -154,7 +152,7 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
         moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
-        own_path = pre.kind in ("ref_in", "compare") or (moved is not None and moved.checks_seed(entity, pre)
+        own_path = pre.kind == "compare" or (moved is not None and moved.checks_seed(entity, pre)
                                                           and moved.reads_ref_path(pre))
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
@@ -193,8 +191,8 @@ def _edges(bp: Blueprint, entity_name: str) -> dict[Any, set[Any]]:
             if spec is None or spec.ref != entity_name or effect.kind != "set" or effect.field != entity.status_field \
                     or effect.value is None:
                 continue
-            froms = next((p.values for p in op.preconditions if p.kind == "ref_in" and p.ref_field == effect.ref_field
-                          and p.other_field == entity.status_field), everything)
+            froms = next((p.values for p in op.preconditions if kind(p.kind) is not None and kind(p.kind).ref_values
+                          and p.ref_field == effect.ref_field and p.other_field == entity.status_field), everything)
             for source in froms:
                 edges.setdefault(source, set()).add(effect.value)
     return edges
@@ -204,13 +202,7 @@ def effect_status(bp: Blueprint, op: Operation, pre: Precondition) -> tuple[Any,
     """The status a create's own effect gives the row its check reads (an award makes its application
     awarded), as a one-tuple; () when the create leaves that status alone. A row the create made has
     moved its referenced row on, so the status the check allowed beforehand no longer fits it."""
-    if op.kind != "create" or pre.kind != "ref_in" or pre.through or not pre.ref_field:
-        return ()
-    other = ref_entity(bp, _index(bp).entities[op.entity], pre.ref_field)
-    if other is None or other.status_field != pre.other_field:
-        return ()
-    return next(((_literal(other, pre.other_field, e.value),) for e in op.effects if e.kind == "set"
-                 and e.ref_field == pre.ref_field and e.field == pre.other_field and e.value is not None), ())
+    return kind(pre.kind).effect_status(bp, op, pre) if kind(pre.kind) is not None else ()
 
 
 def later_states(bp: Blueprint, entity_name: str, field: str | None, allowed: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -267,15 +259,6 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     moved = kind(pre.kind)
     if moved is not None:
         return moved.fact(bp, check.op, entity, pre, row, tables, now, later_states)
-    status = entity.status_field
-    active = not status or row.get(status) not in INACTIVE
-    if pre.kind == "ref_in":
-        other, there = reached(bp, entity, tables, row, pre)
-        allowed = _values(other, pre.other_field, pre.values)
-        moved = effect_status(bp, check.op, pre)  # a live row holds its referenced row where it moved it;
-        start = moved if active else allowed + moved  # a spent one (an expired offer) may have let it go back
-        allowed = allowed if now else later_states(bp, other.name, pre.other_field, start or allowed)
-        return not_among(there, pre.other_field, allowed, other.name)
     return _compare(bp, pre, entity, row, tables)
 
 

@@ -30,7 +30,7 @@ from envcraft.generator.rules.registry import kind as rule_kind
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("ref_in", "compare")
+ARRANGED = ("compare",)
 
 
 def is_arranged(pre: Precondition) -> bool:
@@ -170,15 +170,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                           lambda e: time_pairs(bp, e),
                           lambda name, moment, until: _free(op, entity, tables, new, name, moment, until))
         return (overrides, patches) if moved.arrange(bp, pre, hold, world) else None
-    if pre.kind == "ref_in":
-        other, there = reached(pre.ref_field, pre.through)
-        spec = other.field(pre.other_field)
-        allowed = [typed(spec, v) for v in pre.values]
-        value = allowed[0] if hold else other_value(spec, allowed)
-        if there is None or value is None:
-            return None
-        patches.append(_set(other.table, there, pre.other_field, value))
-    elif pre.kind == "compare" and pre.field is None:
+    if pre.kind == "compare" and pre.field is None:
         other, there = reached(pre.ref_field, pre.through)
         right = typed(other.field(pre.other_field), str(pre.value)) if not isinstance(pre.value, bool) else pre.value
         if there is None:

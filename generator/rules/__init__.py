@@ -20,6 +20,7 @@ OPTION_OWNERS = {
     "at": (("requires", "forbids"), "is a moment of ours inside a related row's `start` and `end` (requires / forbids)"),
     "their": (("requires", "forbids"), "filters the related rows of a requires / forbids"),
     "gap_minutes": (("no_overlap",), "belongs to a no_overlap"),
+    "through": (("ref_in", "compare"), "is the first hop to the row a ref_in / compare reads (ref_field + other_field)"),
     "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }
 # Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.

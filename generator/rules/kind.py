@@ -136,6 +136,7 @@ class RuleKind:
     related_rows = False  # it reads rows of `entity` whose `match` fields equal ours
     matches_related = False  # ...and a call is eligible by the match of such a row (requires)
     blocked_by_related = False  # ...and such a row blocks the call (forbids)
+    ref_values = False  # the row its ref path reaches must have `other_field` among `values` (ref_in)
     feeds = False  # the seed repair may add related rows for it (`feed`, `lifts`: counts and sums)  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 
@@ -210,6 +211,14 @@ class RuleKind:
               rng: random.Random) -> tuple[list, list]:
         """Seed repair: ((row, field, value) changes of the related rows, (table, row) rows to add)."""
         return [], []
+
+    def holds(self, bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pre: Precondition) -> bool:
+        """Whether the check passes for this row as the audit's arrangement sees it (a missing side passes)."""
+        return True
+
+    def effect_status(self, bp: Blueprint, op: Operation, pre: Precondition) -> tuple[Any, ...]:
+        """The status a create's own effect gives the row the check reads, as a one-tuple (else ())."""
+        return ()
 
     def related_reads(self, pre: Precondition) -> list[tuple[str, str]]:
         """(entity, field) of the related rows the check reads."""

@@ -16,6 +16,7 @@ from envcraft.generator.rules import (
     is_set,
     no_overlap,
     not_in_past,
+    ref_in,
     requires,
     status_in,
     time_window,
@@ -26,7 +27,8 @@ from envcraft.generator.rules.kind import RuleKind
 _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
                                                        not_in_past.KIND, is_set.KIND,
                                                        time_window.KIND, status_in.KIND, field_equals.KIND,
-                                                       requires.KIND, forbids.KIND, aggregate.KIND)}
+                                                       requires.KIND, forbids.KIND, aggregate.KIND,
+                                                       ref_in.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 

@@ -191,11 +191,12 @@ class Chooser:
         for pre in op.preconditions:
             if pre.when is not None:
                 continue
-            if pre.kind == "ref_in" and pre.ref_field and ref_of(pre.ref_field) == entity:
+            moved = rule_kind(pre.kind)
+            if moved is not None and moved.ref_values and pre.ref_field and ref_of(pre.ref_field) == entity:
                 spec = self.env.entity(entity).field(pre.other_field)
                 if row.get(pre.other_field) not in [typed(spec, v) for v in pre.values]:
                     return False
-            elif rule_kind(pre.kind) is not None and rule_kind(pre.kind).matches_related and pre.entity and pre.field:
+            elif moved is not None and moved.matches_related and pre.entity and pre.field:
                 mine = [theirs for theirs, ours in pre.match.items() if ref_of(ours) == entity]
                 if not mine:
                     continue

@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 from envcraft.generator.blueprint import Entity, Operation, Precondition
 from envcraft.generator.fields import typed
-from envcraft.generator.rules.registry import value_guard
+from envcraft.generator.rules.registry import kind, value_guard
 from envcraft.generator.tasks.env import EnvSpec
 
 
@@ -43,7 +43,8 @@ def _effect_starts(env: EnvSpec, entity: Entity, op: Operation, ref_field: str) 
     status = entity.status_field
     starts = [typed(entity.field(status), v) for v in entity.field(status).values]
     for pre in op.preconditions:
-        if pre.kind == "ref_in" and pre.ref_field == ref_field and pre.other_field == status and not pre.through \
+        if kind(pre.kind) is not None and kind(pre.kind).ref_values and pre.ref_field == ref_field \
+                and pre.other_field == status and not pre.through \
                 and pre.when is None:
             starts = [s for s in starts if s in {typed(entity.field(status), v) for v in pre.values}]
     return starts
