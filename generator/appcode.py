@@ -144,7 +144,7 @@ def check(bp: Blueprint) -> None:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
 
 
-NEEDS = {         "compare": ("op",)}
+NEEDS: dict[str, tuple[str, ...]] = {}
 
 
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
@@ -170,18 +170,13 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if (moved is not None and moved.reads_ref_path(pre)) or (pre.kind == "compare" and pre.ref_field):
+    if moved is not None and moved.reads_ref_path(pre):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)
         except (KeyError, ValueError) as exc:
             return [f"{where}: the path {pre.through or ''} {pre.ref_field} is not a chain of refs ({exc})"]
         if pre.other_field not in {f.name for f in other.fields}:
             return [f"{where} other_field {pre.other_field!r} is not a field of {other.name}"]
-    if pre.kind == "compare" and pre.field is None and (pre.ref_field is None or pre.value is None):
-        problems.append(f"{where} compares `field`, or the ref_field row's other_field with a `value`")
-    elif pre.kind == "compare" and pre.field is not None and \
-            sum(x is not None for x in (pre.value, pre.than, pre.ref_field)) != 1:
-        problems.append(f"{where} compares with exactly one of value, than, or ref_field + other_field")
     if related:
         if pre.entity not in {e.name for e in bp.entities}:
             return [f"{where} names unknown entity {pre.entity!r}"]

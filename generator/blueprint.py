@@ -238,7 +238,7 @@ class Precondition(Strict):
 
     @model_validator(mode="after")
     def _values_one_line(self) -> Precondition:
-        if (self.via or self.factor) and (self.kind != "compare" or self.field is None or self.value is not None):
+        if (self.via or self.factor) and (self.field is None or self.value is not None):
             raise ValueError("`via` and `factor` belong to a compare of `field` with `than` or a referenced row's field")
         if self.factor and self.op in ("==", "!="):
             raise ValueError("a scaled comparison is an inequality")
@@ -263,13 +263,13 @@ def _options_fit(pre: Precondition) -> None:
     where = f"{pre.kind} precondition"
     if len(set(pre.months)) != len(pre.months):
         raise ValueError(f"{where}: `months` lists a month twice")
-    if pre.order and (pre.kind != "compare" or pre.factor or pre.op is None):
+    if pre.order and (pre.factor or pre.op is None):
         raise ValueError(f"{where}: `order` belongs to an unscaled compare")
     if pre.order and (len(pre.order) < 2 or len(set(pre.order)) != len(pre.order)):
         raise ValueError(f"{where}: `order` lists at least two distinct values, lowest first")
     if pre.order and pre.value is not None and str(pre.value) not in pre.order:
         raise ValueError(f"{where}: the value {pre.value!r} is not in `order` {pre.order}")
-    if pre.or_via and (pre.kind != "compare" or not pre.via or pre.factor or pre.op != "==" or pre.value is not None):
+    if pre.or_via and (not pre.via or pre.factor or pre.op != "==" or pre.value is not None):
         raise ValueError(f"{where}: `or_via` adds fields to the `via` of an unscaled == compare with another field")
     if pre.at and not (pre.start and pre.end):
         raise ValueError(f"{where}: `at` is a moment of ours inside a related row's `start` and `end`")

@@ -24,7 +24,7 @@ from envcraft.generator.appcode import (
     rows_const,
     starts_and_ends,
 )
-from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, Operation, Precondition
+from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import field_expression, target
@@ -175,54 +175,7 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     moved = kind(pre.kind)
     if moved is not None:
         return moved.code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
-    if pre.kind == "compare" and pre.field is None:  # a threshold on the row ref_field points at
-        other = target(bp, entity, pre.ref_field, pre.through)
-        spec = other.field(pre.other_field)
-        left = field_expression(bp, entity, pre.ref_field, pre.through, pre.other_field, lit)
-        right = lit(typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value)
-        name = lit(f"{what(other)} {pre.other_field.replace('_', ' ')}")
-        return None, _comparison(pre, left, right, name, '""')
-    if pre.kind == "compare":
-        left, left_name = f"_new.get({lit(pre.field)})", pre.field.replace("_", " ")
-        if pre.via:  # the field is a ref: compare a field of the row it points at
-            mine = bp.entity(entity.field(pre.field).ref)
-            left = call("field_of", "tables", lit(mine.table), f"_new.get({lit(pre.field)})", lit(pre.via))
-            left_name = f"the {what(mine)}'s {pre.via.replace('_', ' ')}"
-        setup = None
-        if pre.value is not None:
-            right, name = lit(typed(entity.field(pre.field), str(pre.value)) if not isinstance(pre.value, bool)
-                              else pre.value), '""'
-        else:
-            if pre.than is not None:
-                right, name = f"_new.get({lit(pre.than)})", pre.than.replace("_", " ")
-            else:
-                other = target(bp, entity, pre.ref_field, pre.through)
-                right = field_expression(bp, entity, pre.ref_field, pre.through, pre.other_field, lit)
-                name = f"the {what(other)}'s {pre.other_field.replace('_', ' ')}"
-            if pre.factor:  # scaled: the fact names the factor and shows the product
-                setup, right = f"_right = {right}", f"None if _right is None else _right * {pre.factor!r}"
-                name = f"{pre.factor:g} x {name}"
-            name = lit(name)
-        if pre.or_via:  # any of several fields of the row `field` points at
-            return setup, _any_of(bp, entity, pre, right, name)
-        return setup, _comparison(pre, left, right, lit(left_name), name)
     raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
-
-
-def _comparison(pre: Precondition, left: str, right: str, name: str, other: str) -> str:
-    """The fact of a comparison: by the places in `order` when it is given, else by value."""
-    if pre.order:
-        return call("order_fails", left, lit(pre.op), right, _tuple([lit(v) for v in pre.order]), name, other)
-    return call("comparison_fails", left, lit(pre.op), right, name, other)
-
-
-def _any_of(bp: Blueprint, entity: Entity, pre: Precondition, right: str, other: str) -> str:
-    """The fact of an `or_via` compare: none of the referenced row's fields equals the right side."""
-    mine = bp.entity(entity.field(pre.field).ref)
-    fields = [pre.via, *pre.or_via]
-    lefts = _tuple([call("field_of", "tables", lit(mine.table), f"_new.get({lit(pre.field)})", lit(f)) for f in fields])
-    names = [f"the {what(mine)}'s {fields[0].replace('_', ' ')}", *(f.replace("_", " ") for f in fields[1:])]
-    return call("none_equal", lefts, right, _tuple([lit(n) for n in names]), other)
 
 
 def _condition(bp: Blueprint, entity: Entity, cond: Condition) -> str:

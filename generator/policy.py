@@ -26,7 +26,6 @@ from envcraft.generator.blueprint import Blueprint, Operation, Policy, Precondit
 from envcraft.generator.rules.registry import kind
 from envcraft_runtime.rules import POLICY_FORMAT
 
-CATEGORY_OF_KIND = {"compare": "threshold"}
 CATEGORY_TITLES = {"eligibility": "Eligibility", "capacity": "Capacity", "time_window": "Time windows",
                    "state_guard": "State rules", "threshold": "Thresholds", "approval": "Approvals",
                    "role_limit": "Role limits", "uniqueness": "Uniqueness", "consistency": "Consistency",
@@ -71,9 +70,7 @@ def rules(bp: Blueprint) -> list[Rule]:
         for index, pre in enumerate(op.preconditions):
             if pre.policy:
                 continue
-            moved = kind(pre.kind)
-            category = moved.category if moved is not None else CATEGORY_OF_KIND[pre.kind]
-            out.append(Rule(precondition_id(op, index), category, _sentence(pre.message),
+            out.append(Rule(precondition_id(op, index), kind(pre.kind).category, _sentence(pre.message),
                             (op.name,), True, (pre,)))
     return out
 

@@ -16,7 +16,7 @@ from typing import Any
 from envcraft.generator.blueprint import Blueprint, Condition, Entity, Precondition
 from envcraft.generator.fields import INACTIVE, typed
 from envcraft.generator.refpath import follow, target
-from envcraft.generator.rules.registry import kind, value_guard
+from envcraft.generator.rules.registry import kind
 from envcraft.generator.seed_rules import Check, fact
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -57,54 +57,12 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
     """The check passes for this row (a missing side passes, as the compiled check does)."""
     if not applies(bp, entity, tables, row, pre.when):
         return True
-    if kind(pre.kind) is not None and kind(pre.kind).ref_values:
-        return kind(pre.kind).holds(bp, entity, tables, row, pre)
-    guard = value_guard(pre)
-    if guard is not None:
-        return row.get(guard[0]) in [typed(entity.field(guard[0]), v) for v in guard[1]]
-    if pre.kind != "compare":
-        return True
-    if pre.field is None:
-        other, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
-        left, right = (there or {}).get(pre.other_field), _value(other.field(pre.other_field), pre.value)
-    else:
-        left = row.get(pre.field)
-        if pre.via:
-            _, mine = _reads(bp, entity, tables, row, pre.field, None)
-            left = (mine or {}).get(pre.via)
-            if pre.or_via:  # any of the fields may match
-                lefts = [(mine or {}).get(name) for name in (pre.via, *pre.or_via)]
-                left = next((v for v in lefts if v is not None and v == _right(bp, entity, tables, row, pre)), left)
-        if pre.value is not None:
-            right = _value(entity.field(pre.field), pre.value)
-        elif pre.than is not None:
-            right = row.get(pre.than)
-        else:
-            _, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
-            right = (there or {}).get(pre.other_field)
-        if right is not None and pre.factor:
-            right = right * pre.factor
-    if left is None or right is None:
-        return True
-    if pre.order:  # by their places in the order (a value outside it blocks nothing, as the compiled check)
-        if left not in pre.order or right not in pre.order:
-            return True
-        left, right = pre.order.index(left), pre.order.index(right)
-    try:
-        return OPS[pre.op](left, right)
-    except TypeError:
-        return True
-
-
-def _right(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pre: Precondition) -> Any:
-    """The right side of a compare with a referenced row's field."""
-    _, there = _reads(bp, entity, tables, row, pre.ref_field, pre.through)
-    return (there or {}).get(pre.other_field) if pre.ref_field else row.get(pre.than)
-
+    moved = kind(pre.kind)
+    return True if moved is None else moved.holds(bp, entity, tables, row, pre)
 
 def related(pre: Precondition) -> bool:
     """A check that reads another row, or applies only when another row says so."""
-    reads = pre.kind == "compare" or (kind(pre.kind) is not None and kind(pre.kind).ref_values)
+    reads = kind(pre.kind) is not None and (kind(pre.kind).ref_values or kind(pre.kind).compares)
     return (reads and bool(pre.ref_field or pre.via or pre.field is None)) or \
         any(cond.ref_field for cond in pre.conditions)
 

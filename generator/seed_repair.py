@@ -20,7 +20,7 @@ from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondit
 from envcraft.generator.fields import INACTIVE, TIME_FORMAT, time_pairs, typed
 from envcraft.generator.invariants import repair
 from envcraft.generator.rules.kind import Knobs
-from envcraft.generator.rules.registry import kind, source_states, unique_field
+from envcraft.generator.rules.registry import compares, kind, source_states, unique_field
 from envcraft.generator.seed_rules import (
     Check,
     Tables,
@@ -113,7 +113,7 @@ def _lifted(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
     """Last, for a comparison by an `order` (a tutor's max level against the tutee's level): a move of the row,
     with the referenced row's ordered field lifted to what the row needs, kept if nothing else breaks more."""
     ways = {way.op.name: way for way, _ in failing}
-    lifts = [c.pre for way in ways.values() for c in way.checks if c.pre.kind == "compare" and c.pre.order
+    lifts = [c.pre for way in ways.values() for c in way.checks if compares(c.pre) and c.pre.order
              and c.pre.ref_field and c.pre.field and not c.pre.through and c.pre.op in ("<=", ">=", "==")]
     if not lifts:
         return False
@@ -239,7 +239,7 @@ def _follow(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], 
         for way in group:
             for check in way.checks:
                 pre = check.pre
-                if pre.kind != "compare" or pre.op != "==" or pre.factor or pre.when is not None:
+                if not compares(pre) or pre.op != "==" or pre.factor or pre.when is not None:
                     continue
                 if pre.via and pre.than and pre.field in change and pre.than not in change:
                     mine = ref_entity(bp, entity, pre.field)
@@ -279,7 +279,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
     for _, check in failing:
         pre = check.pre
         names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
-        names += [pre.field] if pre.kind == "compare" and pre.value is None and pre.than is None else []
+        names += [pre.field] if compares(pre) and pre.value is None and pre.than is None else []
         names += list(pre.match.values()) if kind(pre.kind) and kind(pre.kind).related_rows else []
         for name in names:
             target = ref_entity(bp, entity, name)
@@ -287,8 +287,6 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
                 ids = [r["id"] for r in tables[target.table] if r["id"] != row.get(name)]
                 rng.shuffle(ids)
                 refs[name] = [{name: i} for i in ids]
-        if pre.kind == "compare" and pre.field and not pre.via and ref_entity(bp, entity, pre.field) is None:
-            own.setdefault(pre.field, []).extend(_satisfying(bp, tables, entity, row, check, rng))
         moved = kind(pre.kind)
         if moved is not None:
             moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing],
@@ -316,39 +314,6 @@ def _typed(entity: Entity, field: str, raw: list[str]) -> tuple[Any, ...]:
 def from_statuses(bp: Blueprint, op: Operation) -> list[Any]:
     entity = bp.entity(op.entity)
     return list(source_states(entity, op) or [])
-
-
-def _satisfying(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], check: Check,
-                rng: random.Random) -> list[dict[str, Any]]:
-    """A value of the row's own field that makes the comparison hold (the amount a payout must equal)."""
-    pre, spec = check.pre, entity.field(check.pre.field)
-    if pre.value is not None:
-        right = pre.value if isinstance(pre.value, bool) else typed(spec, str(pre.value))
-    elif pre.than is not None:
-        right = row.get(pre.than)
-    else:
-        theirs = reached(bp, entity, tables, row, pre)[1]
-        right = None if theirs is None else theirs.get(pre.other_field)
-    if right is None:
-        return []
-    if pre.factor:
-        right = right * pre.factor
-    if spec.type in ("int", "float") and isinstance(right, (int, float)) and not isinstance(right, bool):
-        step = 1 if spec.type == "int" else 0.01
-        low = spec.min if spec.min is not None else 0
-        high = spec.max if spec.max is not None else max(right, low) + 100
-        lo, hi = {"==": (right, right), "<=": (low, right), "<": (low, right - step), ">=": (right, high),
-                  ">": (right + step, high), "!=": (right + step, right + step)}[pre.op]
-        lo, hi = min(lo, hi), max(lo, hi)
-        value = rng.randint(int(-(-lo // 1)), int(hi)) if spec.type == "int" and int(hi) >= -(-lo // 1) else \
-            round(rng.uniform(lo, hi), 2) if spec.type == "float" else None
-        return [] if value is None else [{spec.name: value}]
-    if spec.type in ("date", "datetime") and isinstance(right, str):
-        day = date.fromisoformat(right[:10]) + timedelta(days={">": 1, "<": -1}.get(pre.op, 0))
-        if pre.op == "!=":
-            return []
-        return [_moved(bp, entity, row, spec.name, day)]
-    return [{spec.name: right}] if pre.op == "==" else []
 
 
 def _moved(bp: Blueprint, entity: Entity, row: dict[str, Any], name: str, day: date,

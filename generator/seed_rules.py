@@ -36,13 +36,9 @@ from envcraft.generator.fields import typed
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import follow, ref_entity, target
 from envcraft.generator.rules.registry import kind, source_states
-from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import (
     Fact,
-    comparison_fails,
     holds,
-    none_equal,
-    order_fails,
 )
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -152,8 +148,7 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
         moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
-        own_path = pre.kind == "compare" or (moved is not None and moved.checks_seed(entity, pre)
-                                                          and moved.reads_ref_path(pre))
+        own_path = moved is not None and moved.checks_seed(entity, pre) and moved.reads_ref_path(pre)
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too
@@ -259,37 +254,7 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     moved = kind(pre.kind)
     if moved is not None:
         return moved.fact(bp, check.op, entity, pre, row, tables, now, later_states)
-    return _compare(bp, pre, entity, row, tables)
-
-
-def _compare(bp: Blueprint, pre: Precondition, entity: Entity, row: dict[str, Any], tables: Tables) -> Fact | None:
-    if pre.field is None:  # a threshold on the referenced row
-        other, there = reached(bp, entity, tables, row, pre)
-        left = there.get(pre.other_field) if there else None
-        right = _literal(other, pre.other_field, pre.value)
-        if pre.order:
-            return order_fails(left, pre.op, right, tuple(pre.order), pre.other_field, "")
-        return comparison_fails(left, pre.op, right, pre.other_field, "")
-    left = row.get(pre.field)
-    lefts: tuple[Any, ...] = ()
-    if pre.via:
-        mine = ref_entity(bp, entity, pre.field)
-        lefts = tuple(field_of(tables, mine.table, left, name) for name in (pre.via, *pre.or_via))
-        left = lefts[0]
-    if pre.value is not None:
-        right = _literal(entity, pre.field, pre.value)
-    elif pre.than is not None:
-        right = row.get(pre.than)
-    else:
-        there = reached(bp, entity, tables, row, pre)[1]
-        right = there.get(pre.other_field) if there else None
-    if pre.factor and right is not None:
-        right = right * pre.factor
-    if pre.or_via:
-        return none_equal(lefts, right, (pre.via, *pre.or_via), pre.other_field or pre.than or "")
-    if pre.order:
-        return order_fails(left, pre.op, right, tuple(pre.order), pre.via or pre.field, pre.than or pre.other_field or "")
-    return comparison_fails(left, pre.op, right, pre.via or pre.field, pre.than or pre.other_field or "")
+    raise ValueError(f"{pre.kind}: no seed fact for this kind of check")
 
 
 def way_breaches(bp: Blueprint, way: Way, row: dict[str, Any], tables: Tables, now: bool = False) -> list[Breach]:

@@ -58,9 +58,7 @@ def gated(bp: Blueprint, op: Operation) -> list[Check]:
     for check in checks_of(bp, op):
         pre = check.pre
         moved = kind(pre.kind)
-        if pre.when is None and ((moved is not None and moved.gates_create(bp, entity, pre))
-                                 or (pre.kind == "compare" and pre.field is None)
-                                 or (pre.kind == "compare" and pre.via and pre.ref_field)):
+        if pre.when is None and (moved is not None and moved.gates_create(bp, entity, pre)):
             out.append(check)
     return out
 
@@ -179,10 +177,7 @@ def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row
     if row is not None:
         there = reached(bp, entity, tables, row, pre)[1]
         targets = [r for r in targets if there is not None and r["id"] == there["id"]]
-    if pre.kind == "compare" and pre.field is None and pre.op in ("==", "<=", ">="):
-        value = pre.value if isinstance(pre.value, bool) else typed(other.field(pre.other_field), str(pre.value))
-        out += [_setting((r, {pre.other_field: value})) for r in targets]
-    elif kind(pre.kind) is not None:
+    if kind(pre.kind) is not None:
         out += [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, row, targets)]
     return out
 

@@ -9,34 +9,30 @@ holds all the others, so the refusal it gets must cite that rule.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable
-from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import (
     Blueprint,
     Condition,
     Entity,
-    FieldSpec,
     Operation,
     Precondition,
 )
 from envcraft.generator.fields import time_pairs, typed
 from envcraft.generator.policy_rows import holds
 from envcraft.generator.refpath import follow, target
-from envcraft.generator.rules.kind import Arranging, other_value
+from envcraft.generator.rules.kind import Arranging, other_value, satisfying
 from envcraft.generator.rules.registry import kind as rule_kind
 
 Tables = dict[str, list[dict[str, Any]]]
 Patch = Callable[[Tables], None]
-ARRANGED = ("compare",)
 
 
 def is_arranged(pre: Precondition) -> bool:
     """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
     moved = rule_kind(pre.kind)
-    return pre.kind in ARRANGED or (moved is not None and moved.arranged(pre))
+    return moved is not None and moved.arranged(pre)
 
 
 def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
@@ -45,52 +41,6 @@ def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
             if row.get("id") == row_id:
                 row[name] = value
     return patch
-
-
-def _satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None,
-                keep: Callable[[Any], bool] | None = None, order: list[str] | None = None) -> Any:
-    """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values (and
-    passes `keep`, when the same field also decides whether the rule applies). With `order`, values compare by
-    their places in it."""
-    if spec is not None and spec.type == "enum" and op in ("==", "!="):
-        return right if (op == "==") == hold else \
-            next((v for v in spec.values if v != right and (keep is None or keep(v))), None)
-    if order and right in order:  # an explicit order (intro < intermediate < advanced)
-        return next((v for v in order if _compares(order.index(v), op, order.index(right)) == hold
-                     and (keep is None or keep(v))), None)
-    if spec is not None and spec.type == "enum":  # an ordered enum (p1 < p2, tier1 < tier2): another of its values
-        return next((v for v in spec.values if _compares(v, op, right) == hold and (keep is None or keep(v))), None)
-    if isinstance(right, bool):
-        return right if (op == "==") == hold else (not right)
-    if isinstance(right, (int, float)):
-        step = 1 if isinstance(right, int) or float(right).is_integer() else 0.01
-        table = {">=": (right, right - step), ">": (right + step, right), "<=": (right, right + step),
-                 "<": (right - step, right), "==": (right, right + step), "!=": (right + step, right)}
-        return table[op][0 if hold else 1]
-    text = str(right)
-    if len(text) >= 10 and text[4] == "-":  # a date or time: shift a day
-        day = date.fromisoformat(text[:10])
-        later, earlier = (day + timedelta(days=1)).isoformat() + text[10:], (day - timedelta(days=1)).isoformat() + text[10:]
-        table = {">=": (text, earlier), ">": (later, text), "<=": (text, later), "<": (earlier, text),
-                 "==": (text, later), "!=": (later, text)}
-        return table[op][0 if hold else 1]
-    return text if (op in ("==", ">=", "<=")) == hold else text + " (other)"
-
-
-def _compares(left: Any, op: str, right: Any) -> bool:
-    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
-
-
-def _scaled(op: str, left: float, factor: float, hold: bool, whole: bool) -> float:
-    """A right-hand value v for which `left op factor * v` holds (or fails), a unit clear of the boundary."""
-    bound = left / factor
-    up, down = math.floor(bound) + 1, math.ceil(bound) - 1
-    value = (up if hold else down) if op in ("<", "<=") else (down if hold else up)
-    return value if whole else float(value)
-
-
-def _flip(op: str) -> str:
-    return {">=": "<=", ">": "<", "<=": ">=", "<": ">", "==": "==", "!=": "!="}[op]
 
 
 def _free(op: Operation, entity: Entity, tables: Tables, new: dict[str, Any], field: str, moment: str,
@@ -143,7 +93,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             wanted = listed[0] if (cond.op == "in") == on else other_value(when_spec, listed)
         else:
             right = typed(when_spec, str(cond.value)) if not isinstance(cond.value, bool) else cond.value
-            wanted = _satisfying(cond.op, right, on, when_spec)
+            wanted = satisfying(cond.op, right, on, when_spec)
         if wanted is None:
             return False
         if cond.ref_field:  # make the referenced row meet the condition
@@ -170,64 +120,7 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
                           lambda e: time_pairs(bp, e),
                           lambda name, moment, until: _free(op, entity, tables, new, name, moment, until))
         return (overrides, patches) if moved.arrange(bp, pre, hold, world) else None
-    if pre.kind == "compare" and pre.field is None:
-        other, there = reached(pre.ref_field, pre.through)
-        right = typed(other.field(pre.other_field), str(pre.value)) if not isinstance(pre.value, bool) else pre.value
-        if there is None:
-            return None
-        patches.append(_set(other.table, there, pre.other_field, _satisfying(pre.op, right, hold, order=pre.order)))
-    elif pre.kind == "compare":
-        spec = entity.field(pre.field)
-        if pre.value is not None:
-            right = typed(spec, str(pre.value)) if not isinstance(pre.value, bool) else pre.value
-            if not put(pre.field, _satisfying(pre.op, right, hold, spec, order=pre.order)):
-                return None
-        elif pre.than is not None and pre.via:  # a field of the referenced row against one of ours
-            mine, there, right = bp.entity(spec.ref), new.get(pre.field), new.get(pre.than)
-            if there is None or right is None:
-                return None
-            value = (_scaled(_flip(pre.op), right, 1 / pre.factor, hold, mine.field(pre.via).type == "int")
-                     if pre.factor else _satisfying(pre.op, right, hold, mine.field(pre.via), order=pre.order))
-            if pre.or_via:  # every field of the row must miss the right side for the rule to break
-                patches += [_set(mine.table, there, name, value if hold else other_value(mine.field(name), [right]))
-                            for name in pre.or_via]
-            patches.append(_set(mine.table, there, pre.via, value))
-        elif pre.than is not None:
-            right = new.get(pre.than)
-            if right is not None and pre.factor:
-                right = right * pre.factor
-            if right is None or not put(pre.field, _satisfying(pre.op, right, hold)):
-                return None
-        else:
-            other, there = reached(pre.ref_field, pre.through)
-            left = new.get(pre.field)
-            lefts: list[Any] = []
-            if pre.via:  # the left side is a field of the row `field` points at
-                mine = bp.entity(spec.ref)
-                row_there = next((r for r in tables.get(mine.table, []) if r.get("id") == left), {})
-                lefts = [row_there.get(name) for name in (pre.via, *pre.or_via)]
-                left = lefts[0]
-            if there is None or left is None:
-                return None
-            spec = other.field(pre.other_field)
-            value = (_scaled(pre.op, left, pre.factor, hold, spec.type == "int") if pre.factor else
-                     _satisfying(_flip(pre.op), left, hold, spec, keeps.get((other.table, there, pre.other_field)),
-                                 order=pre.order))
-            if pre.or_via and not hold:  # none of the fields may match the right side
-                value = other_value(spec, lefts)
-            if value is None and pre.order and pre.via:  # the left row's value leaves no room: move both sides
-                pair = next(((a, b) for a in pre.order for b in pre.order
-                             if _compares(pre.order.index(a), pre.op, pre.order.index(b)) == hold), None)
-                if pair is None:
-                    return None
-                patches.append(_set(mine.table, new.get(pre.field), pre.via, pair[0]))
-                value = pair[1]
-            if value is None:
-                return None
-            patches.append(_set(other.table, there, pre.other_field, value))
-    else:
-        return None
-    return overrides, patches
+    return None
 
 
 def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

@@ -18,16 +18,22 @@ from envcraft.generator.rules.registry import kind
 REPO = Path(__file__).resolve().parent.parent
 CODE = ("envcraft", "core", "benchmarks", "registry", "harness", "generator", "servers/envcraft_runtime")
 REGISTRY = REPO / "generator" / "rules" / "__init__.py"
-# Other things share some kinds' names: policy categories (capacity, time_window) and task shapes (aggregate). A
-# string is read as one of those where it is assigned to one of these names.
+# Other things share some kinds' names: policy categories (capacity, time_window), task shapes (aggregate),
+# invariant kinds and a function name (compare). A string is read as one of those where it is assigned to one of
+# these names, inside the Invariant model, or compared with an invariant's kind (`inv.kind`).
 HOMONYMS = {"POLICY_CATEGORIES", "CATEGORY_TITLES", "category",  # generator/blueprint.py, policy.py, a kind's own
-            "SHAPES", "REASONING", "shape"}  # generator/tasks/generate.py
+            "SHAPES", "REASONING", "shape",  # generator/tasks/generate.py
+            "__all__"}  # names a module exports
 
 
 def _homonyms(tree: ast.AST) -> set[int]:
-    """ids of the string constants that are policy categories or task shapes."""
+    """ids of the string constants that name something else than a rule kind."""
     out = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "Invariant" or isinstance(node, ast.Compare) and any(
+                isinstance(n, ast.Attribute) and n.attr == "kind" and isinstance(n.value, ast.Name) and n.value.id == "inv"
+                for n in (node.left, *node.comparators)):
+            out |= {id(n) for n in ast.walk(node) if isinstance(n, ast.Constant)}
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Name) and t.id in HOMONYMS for t in targets) and node.value is not None:

@@ -20,6 +20,10 @@ OPTION_OWNERS = {
     "at": (("requires", "forbids"), "is a moment of ours inside a related row's `start` and `end` (requires / forbids)"),
     "their": (("requires", "forbids"), "filters the related rows of a requires / forbids"),
     "gap_minutes": (("no_overlap",), "belongs to a no_overlap"),
+    "via": (("compare",), "and `factor` belong to a compare of `field` with `than` or a referenced row's field"),
+    "factor": (("compare",), "and `via` belong to a compare of `field` with `than` or a referenced row's field"),
+    "order": (("compare",), "belongs to an unscaled compare"),
+    "or_via": (("compare",), "adds fields to the `via` of an unscaled == compare with another field"),
     "through": (("ref_in", "compare"), "is the first hop to the row a ref_in / compare reads (ref_field + other_field)"),
     "aggregate": (("aggregate",), "belongs to an aggregate check (and only one), which says what it works out in it"),
 }

@@ -25,7 +25,7 @@ import copy
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
@@ -126,6 +126,40 @@ def other_value(spec: FieldSpec, avoid: list[Any]) -> Any:
     return "audit-other"
 
 
+def satisfying(op: str, right: Any, hold: bool, spec: FieldSpec | None = None,
+                keep: Callable[[Any], bool] | None = None, order: list[str] | None = None) -> Any:
+    """A left-hand value for which `left op right` holds (or fails); an enum's stays one of its values (and
+    passes `keep`, when the same field also decides whether the rule applies). With `order`, values compare by
+    their places in it."""
+    if spec is not None and spec.type == "enum" and op in ("==", "!="):
+        return right if (op == "==") == hold else \
+            next((v for v in spec.values if v != right and (keep is None or keep(v))), None)
+    if order and right in order:  # an explicit order (intro < intermediate < advanced)
+        return next((v for v in order if compares(order.index(v), op, order.index(right)) == hold
+                     and (keep is None or keep(v))), None)
+    if spec is not None and spec.type == "enum":  # an ordered enum (p1 < p2, tier1 < tier2): another of its values
+        return next((v for v in spec.values if compares(v, op, right) == hold and (keep is None or keep(v))), None)
+    if isinstance(right, bool):
+        return right if (op == "==") == hold else (not right)
+    if isinstance(right, (int, float)):
+        step = 1 if isinstance(right, int) or float(right).is_integer() else 0.01
+        table = {">=": (right, right - step), ">": (right + step, right), "<=": (right, right + step),
+                 "<": (right - step, right), "==": (right, right + step), "!=": (right + step, right)}
+        return table[op][0 if hold else 1]
+    text = str(right)
+    if len(text) >= 10 and text[4] == "-":  # a date or time: shift a day
+        day = date.fromisoformat(text[:10])
+        later, earlier = (day + timedelta(days=1)).isoformat() + text[10:], (day - timedelta(days=1)).isoformat() + text[10:]
+        table = {">=": (text, earlier), ">": (later, text), "<=": (text, later), "<": (earlier, text),
+                 "==": (text, later), "!=": (later, text)}
+        return table[op][0 if hold else 1]
+    return text if (op in ("==", ">=", "<=")) == hold else text + " (other)"
+
+
+def compares(left: Any, op: str, right: Any) -> bool:
+    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+
+
 class RuleKind:
     name: str = ""
     category: str = ""  # the policy category of an operation's own check of this kind
@@ -137,6 +171,7 @@ class RuleKind:
     matches_related = False  # ...and a call is eligible by the match of such a row (requires)
     blocked_by_related = False  # ...and such a row blocks the call (forbids)
     ref_values = False  # the row its ref path reaches must have `other_field` among `values` (ref_in)
+    compares = False  # it compares a field with a literal, another field or a referenced row's field (compare)
     feeds = False  # the seed repair may add related rows for it (`feed`, `lifts`: counts and sums)  # the check counts the active rows of its entity (an inactive row frees its place)
     archetype: str | None = None  # the task archetype an operation with this check suggests
 

@@ -11,6 +11,7 @@ from envcraft.generator.rules import (
     aggregate,
     at_least,
     capacity,
+    compare,
     field_equals,
     forbids,
     is_set,
@@ -28,7 +29,7 @@ _KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIN
                                                        not_in_past.KIND, is_set.KIND,
                                                        time_window.KIND, status_in.KIND, field_equals.KIND,
                                                        requires.KIND, forbids.KIND, aggregate.KIND,
-                                                       ref_in.KIND)}
+                                                       ref_in.KIND, compare.KIND)}
 assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
 
 
@@ -60,3 +61,8 @@ def source_states(entity: Entity, op: Operation) -> list[str] | None:
     """The statuses the operation's checks let it start from (None: they do not say)."""
     return next((states for pre in op.preconditions if kind(pre.kind) is not None
                  for states in [kind(pre.kind).source_states(entity, pre)] if states is not None), None)
+
+
+def compares(pre: Precondition) -> bool:
+    """The check compares a field with a literal, another field or a referenced row's field."""
+    return kind(pre.kind) is not None and kind(pre.kind).compares

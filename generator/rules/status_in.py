@@ -29,6 +29,9 @@ class StatusIn(RuleKind):
     def value_guard(self, pre: Precondition) -> tuple[str, list[str]] | None:
         return pre.field, pre.values
 
+    def holds(self, bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pre: Precondition) -> bool:
+        return row.get(pre.field) in [typed(entity.field(pre.field), v) for v in pre.values]
+
     def source_states(self, entity: Entity, pre: Precondition) -> list[str] | None:
         return pre.values if pre.field == entity.status_field else None
 

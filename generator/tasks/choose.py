@@ -14,8 +14,8 @@ from envcraft.generator import values
 from envcraft.generator.blueprint import Entity, FieldSpec, Operation
 from envcraft.generator.fields import typed
 from envcraft.generator.invariants import invariants
+from envcraft.generator.rules.registry import compares, unique_field, value_guard
 from envcraft.generator.rules.registry import kind as rule_kind
-from envcraft.generator.rules.registry import unique_field, value_guard
 from envcraft.generator.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
@@ -213,7 +213,7 @@ class Chooser:
         """A value the rules tie to the referenced row (`compare ==`: a payout is the report's total) is that value."""
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
-            if pre.kind != "compare" or pre.op != "==" or not pre.ref_field or not pre.other_field \
+            if not compares(pre) or pre.op != "==" or not pre.ref_field or not pre.other_field \
                     or pre.field not in fields or pre.when is not None:
                 continue
             other = self.env.entity(entity.field(pre.ref_field).ref)

@@ -24,7 +24,7 @@ from envcraft.generator.humanize import humanize
 from envcraft.generator.policy import refusal, rules
 from envcraft.generator.policy_rows import holds, related
 from envcraft.generator.refpath import follow, target
-from envcraft.generator.rules.registry import value_guard
+from envcraft.generator.rules.registry import compares, value_guard
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
 from envcraft.generator.tasks.routes import route
@@ -131,7 +131,7 @@ def _blocking_row(env: EnvSpec, entity: Entity, pre: Precondition, new: dict[str
     """The other row a related-record check reads, and the field of it that decides (of an `or_via` compare,
     the right side: none of the left row's fields equals it)."""
     bp = env.bp
-    if pre.kind == "compare" and pre.via and not pre.or_via:  # the left side: a field of the row our `field` names
+    if compares(pre) and pre.via and not pre.or_via:  # the left side: a field of the row our `field` names
         return target(bp, entity, pre.field), follow(bp, entity, tables, new, pre.field), pre.via
     when = next((cond for cond in pre.conditions if cond.ref_field), None)
     if pre.ref_field is None and when is not None:
