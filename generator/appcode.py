@@ -144,20 +144,17 @@ def check(bp: Blueprint) -> None:
         raise BlueprintError(f"{bp.id}: " + "; ".join(problems))
 
 
-NEEDS: dict[str, tuple[str, ...]] = {}
-
-
 def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> list[str]:
     """What makes a precondition impossible to compile against this operation's entity."""
     entity = bp.entity(op.entity)
     names = {f.name for f in entity.fields}
     where = f"{op.name}: {pre.kind}" + (f" (policy {pre.policy})" if pre.policy else "")
     moved = kind(pre.kind)
-    missing = [a for a in (moved.needs if moved is not None else NEEDS[pre.kind]) if getattr(pre, a) is None]
+    missing = [a for a in moved.needs if getattr(pre, a) is None]
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
-    related = moved is not None and moved.related_rows  # `field` names one of theirs
+    related = moved.related_rows  # `field` names one of theirs
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
         if not related else ("ref_field", "resource", "than", "at") if pre.at \
         else ("ref_field", "start", "end", "resource", "than")
@@ -170,7 +167,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if moved is not None and moved.reads_ref_path(pre):
+    if moved.reads_ref_path(pre):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)
         except (KeyError, ValueError) as exc:
@@ -193,8 +190,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
             problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
         problems += moved.related_problems(other, entity, pre, where)
     problems += _unknown_values(bp, op, pre)
-    if moved is not None:
-        problems += moved.problems(bp, op, entity, pre, where)
+    problems += moved.problems(bp, op, entity, pre, where)
     return problems
 
 
@@ -220,9 +216,7 @@ def _unknown_values(bp: Blueprint, op: Operation, pre: Precondition) -> list[str
     """Enum values a check names that its field does not have: such a rule would refuse everything."""
     entity = bp.entity(op.entity)
     pairs = []
-    moved = kind(pre.kind)
-    if moved is not None:
-        pairs += moved.named_values(bp, entity, pre)
+    pairs = kind(pre.kind).named_values(bp, entity, pre)
     pairs += [(_condition_entity(bp, entity, cond).field(cond.field), cond.values) for cond in pre.conditions
               if cond.op in ("in", "not_in")]
     return [f"{op.name}: {pre.kind} names {v!r}, not a value of {spec.name} ({', '.join(spec.values)})"
@@ -304,4 +298,4 @@ def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tu
 def precondition_subject(op: Operation, pre: Precondition) -> str:
     """A state guard looks at the row as it is; everything else at the row as it would be."""
     moved = kind(pre.kind)
-    return "_row" if moved is not None and moved.reads_row_as_is and op.kind != "create" else "_new"
+    return "_row" if moved.reads_row_as_is and op.kind != "create" else "_new"

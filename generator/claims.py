@@ -47,7 +47,7 @@ def claims(bp: Blueprint) -> list[Claim]:
             parent = bp.entity(spec.ref) if spec else None
             if parent is None or effect.kind != "set" or effect.field != parent.status_field or lapsed is None:
                 continue
-            free = next((tuple(p.values) for p in op.preconditions if kind(p.kind) is not None and kind(p.kind).ref_values
+            free = next((tuple(p.values) for p in op.preconditions if kind(p.kind).ref_values
                          and p.ref_field == effect.ref_field and p.other_field == parent.status_field), ())
             if free and effect.value not in free:
                 out.append(Claim(child, effect.ref_field, parent, free, effect.value, lapsed))

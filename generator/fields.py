@@ -81,7 +81,7 @@ def time_pairs(bp: Blueprint, entity: Entity) -> dict[str, str]:
             pairs[inv.field] = inv.than
     for op in bp.operations:
         for pre in op.preconditions:
-            timed = kind(pre.kind) is not None and kind(pre.kind).occupies_time
+            timed = kind(pre.kind).occupies_time
             if op.entity == entity.name and timed and pre.start in names and pre.end in names \
                     and names[pre.start] == names[pre.end] and names[pre.start] in ("date", "datetime"):
                 pairs[pre.end] = pre.start

@@ -172,10 +172,7 @@ def _fact(bp: Blueprint, op: Operation, entity: Entity, index: int) -> tuple[str
     """(a set-up statement or None, the expression of the fact that blocks the write, or None)."""
     pre = op.preconditions[index]
     subject = precondition_subject(op, pre)
-    moved = kind(pre.kind)
-    if moved is not None:
-        return moved.code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
-    raise ValueError(f"{pre.kind}: no app.py code for this kind of check")
+    return kind(pre.kind).code(bp, op, entity, pre, Emit(lit, subject, lambda name: pyname(name, op.kind)))
 
 
 def _condition(bp: Blueprint, entity: Entity, cond: Condition) -> str:

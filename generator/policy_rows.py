@@ -57,8 +57,7 @@ def holds(bp: Blueprint, entity: Entity, tables: Tables, row: dict[str, Any], pr
     """The check passes for this row (a missing side passes, as the compiled check does)."""
     if not applies(bp, entity, tables, row, pre.when):
         return True
-    moved = kind(pre.kind)
-    return True if moved is None else moved.holds(bp, entity, tables, row, pre)
+    return kind(pre.kind).holds(bp, entity, tables, row, pre)
 
 def related(pre: Precondition) -> bool:
     """A check that reads another row, or applies only when another row says so."""

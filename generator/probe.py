@@ -84,7 +84,7 @@ class Explorer:
             rows = [r for r in rows if r["id"] not in used] or rows
         for pre in op.preconditions:
             moved = kind(pre.kind)
-            found = None if moved is None else moved.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
+            found = moved.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
             if found is not None:
                 return found
         return rows[0]["id"]
@@ -109,7 +109,7 @@ class Explorer:
         if spec.type in ("int", "float"):
             low = spec.min if spec.min is not None else (min(0, spec.max) if spec.max is not None else 0)
             high = spec.max if spec.max is not None else low + 100
-            small = any(kind(p.kind) is not None and kind(p.kind).capped_amount(p) == spec.name for p in op.preconditions)
+            small = any(kind(p.kind).capped_amount(p) == spec.name for p in op.preconditions)
             value = max(low, 1) if small and high >= 1 else (low + high) / 2
             value = int(value) if spec.type == "int" else round(float(value), 2)
             if value == current:
@@ -136,7 +136,7 @@ class Explorer:
     def _slot(self, op: Operation, new: dict, start: str, end: str, own: str | None) -> tuple[str, str]:
         """A free hour (for a check that holds a resource over a window) on a working day after today."""
         entity = self.bp.entity(op.entity)
-        timed = [p for p in op.preconditions if kind(p.kind) is not None and kind(p.kind).occupies_time]
+        timed = [p for p in op.preconditions if kind(p.kind).occupies_time]
         resource = next((p.resource for p in timed), None)
         gaps = [p for p in timed if p.gap_minutes and p.start == start]
         datetimes = entity.field(start).type == "datetime"
@@ -298,11 +298,8 @@ class Explorer:
     def _trap(self, op: Operation, pre: Precondition, row: dict | None, args: dict[str, Any], new: dict[str, Any],
               own: str | None) -> Probe | None:
         """The call the check's kind builds for its check to refuse (generator/rules/<kind>.py `trap`)."""
-        moved = kind(pre.kind)
-        if moved is None:
-            raise ValueError(f"{pre.kind}: no audit trap for this kind of check")
         world = ProbeWorld(self.today, self._elsewhere, lambda entity: time_pairs(self.bp, entity))
-        trap = moved.trap(self.bp, op, pre, self.tables, row, args, new, world)
+        trap = kind(pre.kind).trap(self.bp, op, pre, self.tables, row, args, new, world)
         return None if trap is None else Probe(f"{pre.kind} precondition", trap.args, True, hint=pre.message, row=row,
                                                patch=trap.patch)
 

@@ -172,7 +172,7 @@ def _fix_overlaps(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.R
     """Where an operation forbids overlaps, the seed has none among rows that took place either."""
     for op in bp.operations:
         for pre in op.preconditions:
-            timed = kind(pre.kind) is not None and kind(pre.kind).occupies_time
+            timed = kind(pre.kind).occupies_time
             if op.entity != entity.name or not timed or not (pre.start and pre.end and pre.resource):
                 continue
             start_spec, end_spec = entity.field(pre.start), entity.field(pre.end)

@@ -87,7 +87,7 @@ def fix(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], rng:
     if not failing:
         return True
     others: dict[frozenset[str], int] = {}  # rows of these entities breaking a rule before the move
-    if _fed(bp, tables, entity, row, [c.pre for _, c in failing if kind(c.pre.kind) and kind(c.pre.kind).feeds], rng,
+    if _fed(bp, tables, entity, row, [c.pre for _, c in failing if kind(c.pre.kind).feeds], rng,
             extra):
         return True
     if _carried(bp, tables, entity, row, failing, rng):
@@ -155,7 +155,7 @@ def _carried(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any],
         if there is not None and there.get(check.pre.other_field) != moved[0]:
             moves.append((there, check.pre.other_field, moved[0]))
             carried.append((way, check))
-        if kind(check.pre.kind) is not None and kind(check.pre.kind).feeds:
+        if kind(check.pre.kind).feeds:
             lifted, made = kind(check.pre.kind).lifts(bp, entity, check.pre, row, tables, rng)
             if lifted or made:
                 moves += lifted
@@ -280,17 +280,15 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
         pre = check.pre
         names = [first_hop(pre), pre.field if pre.via else None, pre.resource]
         names += [pre.field] if compares(pre) and pre.value is None and pre.than is None else []
-        names += list(pre.match.values()) if kind(pre.kind) and kind(pre.kind).related_rows else []
+        names += list(pre.match.values()) if kind(pre.kind).related_rows else []
         for name in names:
             target = ref_entity(bp, entity, name)
             if target is not None and name not in refs:
                 ids = [r["id"] for r in tables[target.table] if r["id"] != row.get(name)]
                 rng.shuffle(ids)
                 refs[name] = [{name: i} for i in ids]
-        moved = kind(pre.kind)
-        if moved is not None:
-            moved.repair_moves(bp, tables, entity, pre, row, rng, Knobs(refs, own, _moved, [c.pre for _, c in failing],
-                                                                          check.rule, later_states))
+        kind(pre.kind).repair_moves(bp, tables, entity, pre, row, rng,
+                                    Knobs(refs, own, _moved, [c.pre for _, c in failing], check.rule, later_states))
         for cond in pre.conditions:  # last: the row is one the rule does not speak of
             if cond.ref_field:
                 continue
@@ -300,7 +298,7 @@ def _knobs(bp: Blueprint, tables: Tables, entity: Entity, row: dict[str, Any], f
                 other = [not row.get(cond.field)]
             unless.setdefault(cond.field, []).extend({cond.field: typed(spec, str(v))} for v in other)
     back = sorted({v for way, _ in failing if way.op.kind == "transition" for v in from_statuses(bp, way.op)}, key=str)
-    if entity.status_field and any(kind(c.pre.kind) is not None and kind(c.pre.kind).counts_active_rows
+    if entity.status_field and any(kind(c.pre.kind).counts_active_rows
                                    for way, _ in failing for c in way.checks):
         back += [v for v in entity.field(entity.status_field).values if v in INACTIVE and v not in back]
     status = [[{entity.status_field: v} for v in back if v != row.get(entity.status_field)]] if back else []

@@ -77,7 +77,7 @@ def checks_of(bp: Blueprint, op: Operation) -> tuple[Check, ...]:
     """The operation's checks that say something about a row that exists (see the module doc)."""
     entity = bp.entity(op.entity)
     return tuple(Check(op, pre, precondition_id(op, i)) for i, pre in enumerate(op.preconditions)
-                 if kind(pre.kind) is None or kind(pre.kind).checks_seed(entity, pre))
+                 if kind(pre.kind).checks_seed(entity, pre))
 
 
 def ways_in(bp: Blueprint, entity: Entity, row: dict[str, Any]) -> list[list[Way]]:
@@ -148,7 +148,7 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
         moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
-        own_path = moved is not None and moved.checks_seed(entity, pre) and moved.reads_ref_path(pre)
+        own_path = moved.checks_seed(entity, pre) and moved.reads_ref_path(pre)
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too
@@ -186,7 +186,7 @@ def _edges(bp: Blueprint, entity_name: str) -> dict[Any, set[Any]]:
             if spec is None or spec.ref != entity_name or effect.kind != "set" or effect.field != entity.status_field \
                     or effect.value is None:
                 continue
-            froms = next((p.values for p in op.preconditions if kind(p.kind) is not None and kind(p.kind).ref_values
+            froms = next((p.values for p in op.preconditions if kind(p.kind).ref_values
                           and p.ref_field == effect.ref_field and p.other_field == entity.status_field), everything)
             for source in froms:
                 edges.setdefault(source, set()).add(effect.value)
@@ -251,10 +251,7 @@ def fact(bp: Blueprint, check: Check, row: dict[str, Any], tables: Tables, now: 
     pre, entity = check.pre, _index(bp).entities[check.op.entity]
     if not applies(bp, entity, tables, pre, row):
         return None
-    moved = kind(pre.kind)
-    if moved is not None:
-        return moved.fact(bp, check.op, entity, pre, row, tables, now, later_states)
-    raise ValueError(f"{pre.kind}: no seed fact for this kind of check")
+    return kind(pre.kind).fact(bp, check.op, entity, pre, row, tables, now, later_states)
 
 
 def way_breaches(bp: Blueprint, way: Way, row: dict[str, Any], tables: Tables, now: bool = False) -> list[Breach]:

@@ -58,7 +58,7 @@ def gated(bp: Blueprint, op: Operation) -> list[Check]:
     for check in checks_of(bp, op):
         pre = check.pre
         moved = kind(pre.kind)
-        if pre.when is None and (moved is not None and moved.gates_create(bp, entity, pre)):
+        if pre.when is None and (moved.gates_create(bp, entity, pre)):
             out.append(check)
     return out
 
@@ -85,7 +85,7 @@ def _combos(bp: Blueprint, tables: Tables, op: Operation, checks: list[Check]) -
     entity = bp.entity(op.entity)
     names = sorted({n for c in checks for n in (first_hop(c.pre), c.pre.field if c.pre.via else None,
                                                 *c.pre.match.values()) if n and ref_entity(bp, entity, n)})
-    required = next((c.pre for c in checks if kind(c.pre.kind) is not None and kind(c.pre.kind).matches_related), None)
+    required = next((c.pre for c in checks if kind(c.pre.kind).matches_related), None)
     bases = sorted(kind(required.kind).accepted_matches(bp, tables, required, random.Random(0), later_states, now=True),
                    key=lambda b: sorted(b.items())) if required else [{}]
     rest = [n for n in names if required is None or n not in required.match.values()]
@@ -170,7 +170,7 @@ def _moves(bp: Blueprint, tables: Tables, op: Operation, rng: random.Random) -> 
 def _referenced(bp: Blueprint, tables: Tables, entity: Entity, check: Check, row: dict[str, Any] | None) -> list[Move]:
     """Moves of the rows a check reads into the state it asks for (of those `row` points at, when given)."""
     pre, out = check.pre, []
-    if kind(pre.kind) is not None and kind(pre.kind).related_rows:
+    if kind(pre.kind).related_rows:
         return [_setting(move) for move in kind(pre.kind).supply(bp, tables, entity, pre, row, [])]
     other = target(bp, entity, pre.ref_field, pre.through) if pre.ref_field else None
     targets = tables[other.table] if other is not None else []
@@ -188,7 +188,7 @@ def _unblocking(bp: Blueprint, tables: Tables, way: Way, row: dict[str, Any]) ->
     blocking: dict[tuple[str, str], set[Any]] = {}
     for check in way.checks:
         pre = check.pre
-        if kind(pre.kind) is not None and kind(pre.kind).blocked_by_related and pre.field:
+        if kind(pre.kind).blocked_by_related and pre.field:
             related = bp.entity(pre.entity)
             blocking.setdefault((related.name, pre.field), set()).update(
                 typed(related.field(pre.field), v) for v in pre.values)
@@ -200,7 +200,7 @@ def _unblocking(bp: Blueprint, tables: Tables, way: Way, row: dict[str, Any]) ->
         clear = next((v for v in list(later) + list(spec.values) if v not in blocked), None)
         if clear is None:
             return []
-        matches = [c.pre.match for c in way.checks if kind(c.pre.kind) is not None and kind(c.pre.kind).blocked_by_related
+        matches = [c.pre.match for c in way.checks if kind(c.pre.kind).blocked_by_related
                    and c.pre.entity == name]
         changes += [(r, {field: clear}) for r in tables[related.table] if r.get(field) in blocked and r["id"] != row["id"]
                     and any(all(r.get(theirs) == row.get(ours) for theirs, ours in m.items()) for m in matches)]

@@ -32,7 +32,7 @@ Patch = Callable[[Tables], None]
 def is_arranged(pre: Precondition) -> bool:
     """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
     moved = rule_kind(pre.kind)
-    return moved is not None and moved.arranged(pre)
+    return moved.arranged(pre)
 
 
 def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:
@@ -47,7 +47,7 @@ def _free(op: Operation, entity: Entity, tables: Tables, new: dict[str, Any], fi
           until: str) -> bool:
     """No other live row holds the call's resource over [moment, until) (a time rule's probe must not meet a
     clash)."""
-    return not any(rule_kind(pre.kind) is not None and rule_kind(pre.kind).clashes(entity, pre, tables, new, field,
+    return not any(rule_kind(pre.kind).clashes(entity, pre, tables, new, field,
                                                                                   moment, until)
                    for pre in op.preconditions)
 
@@ -114,13 +114,10 @@ def arrange(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fiel
             return (overrides, patches) if any(meet(cond, False) for cond in pre.conditions) else None
         if not all(meet(cond, True) for cond in pre.conditions):
             return None
-    moved = rule_kind(pre.kind)
-    if moved is not None:
-        world = Arranging(op, entity, tables, fields, new, own, overrides, patches, put, reached, keeps,
-                          lambda e: time_pairs(bp, e),
-                          lambda name, moment, until: _free(op, entity, tables, new, name, moment, until))
-        return (overrides, patches) if moved.arrange(bp, pre, hold, world) else None
-    return None
+    world = Arranging(op, entity, tables, fields, new, own, overrides, patches, put, reached, keeps,
+                      lambda e: time_pairs(bp, e),
+                      lambda name, moment, until: _free(op, entity, tables, new, name, moment, until))
+    return (overrides, patches) if rule_kind(pre.kind).arrange(bp, pre, hold, world) else None
 
 
 def arrange_all(bp: Blueprint, tables: Tables, op: Operation, row: dict | None, fields: dict[str, Any],

@@ -1,8 +1,6 @@
 """Each rule kind lives in its own module: outside generator/rules/<kind>.py its name appears as a string only in
 the registry (generator/rules/__init__.py). Elsewhere code asks the registry for the kind and uses its hooks,
 so a kind is changed in one file and a new one is added as one file.
-
-Kinds not yet moved into a module are handled inline and expected to fail here (strict: once moved, they pass).
 """
 
 from __future__ import annotations
@@ -30,9 +28,9 @@ def _homonyms(tree: ast.AST) -> set[int]:
     """ids of the string constants that name something else than a rule kind."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == "Invariant" or isinstance(node, ast.Compare) and any(
+        if (isinstance(node, ast.ClassDef) and node.name == "Invariant") or (isinstance(node, ast.Compare) and any(
                 isinstance(n, ast.Attribute) and n.attr == "kind" and isinstance(n.value, ast.Name) and n.value.id == "inv"
-                for n in (node.left, *node.comparators)):
+                for n in (node.left, *node.comparators))):
             out |= {id(n) for n in ast.walk(node) if isinstance(n, ast.Constant)}
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -63,15 +61,12 @@ def literals(name: str) -> list[str]:
     return [f"{path.relative_to(REPO)}:{line}" for path, line in _strings().get(name, []) if path not in (REGISTRY, own)]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=[] if kind(n) is not None else pytest.mark.xfail(strict=True, reason="not moved yet"))
-    for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_a_kind_is_named_only_in_its_module_and_the_registry(name):
     assert literals(name) == [], f"{name} is spelled outside generator/rules/{name}.py: ask the registry instead"
 
 
-def test_every_moved_kind_has_its_module_and_its_name():
+def test_every_kind_has_its_module_and_its_name():
     for name in NAMES:
-        found = kind(name)
-        assert found is None or found.name == name
-        assert found is None or (REPO / "generator" / "rules" / f"{name}.py").is_file()
+        assert kind(name).name == name
+        assert (REPO / "generator" / "rules" / f"{name}.py").is_file()

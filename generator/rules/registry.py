@@ -1,6 +1,7 @@
 """The rule kinds by name: `kind(pre.kind)` is the module-level `KIND` of generator/rules/<name>.py.
 
-Kinds not yet moved into a module of their own answer None, and their callers still handle them inline.
+Callers ask a kind's hooks (generator/rules/kind.py) and never compare a check's kind with a string; the helpers
+below answer the questions several callers ask of any check.
 """
 
 from __future__ import annotations
@@ -25,44 +26,41 @@ from envcraft.generator.rules import (
 )
 from envcraft.generator.rules.kind import RuleKind
 
-_KINDS: dict[str, RuleKind] = {k.name: k for k in (no_overlap.KIND, capacity.KIND, at_least.KIND, unique.KIND,
-                                                       not_in_past.KIND, is_set.KIND,
-                                                       time_window.KIND, status_in.KIND, field_equals.KIND,
-                                                       requires.KIND, forbids.KIND, aggregate.KIND,
-                                                       ref_in.KIND, compare.KIND)}
-assert set(_KINDS) <= set(NAMES), f"kinds without a name in generator/rules/__init__.py: {set(_KINDS) - set(NAMES)}"
+_MODULES = (status_in, field_equals, no_overlap, capacity, at_least, unique, not_in_past, ref_in, compare, requires,
+            forbids, time_window, aggregate, is_set)
+_KINDS: dict[str, RuleKind] = {module.KIND.name: module.KIND for module in _MODULES}
+if set(_KINDS) != set(NAMES):  # a name without a module, or a module without a name in generator/rules/__init__.py
+    raise ImportError(f"rule kinds and names differ: {sorted(set(_KINDS) ^ set(NAMES))}")
 
 
-def kind(name: str) -> RuleKind | None:
-    """The kind called `name`; None while it has no module of its own."""
-    if name not in NAMES:
+def kind(name: str) -> RuleKind:
+    """The kind called `name`."""
+    if name not in _KINDS:
         raise KeyError(f"no rule kind {name!r}; the kinds are {', '.join(NAMES)}")
-    return _KINDS.get(name)
+    return _KINDS[name]
 
 
 def kinds(names: set[str] | list[str] | tuple[str, ...]) -> list[RuleKind]:
-    """The moved kinds among `names`, in the registry's order."""
-    return [_KINDS[n] for n in NAMES if n in names and n in _KINDS]
+    """The kinds among `names`, in the order of NAMES."""
+    return [_KINDS[n] for n in NAMES if n in names]
 
 
 def unique_field(pre: Precondition) -> str | None:
     """The field a check keeps unique across its entity's rows (None: it keeps none)."""
-    found = kind(pre.kind)
-    return None if found is None else found.unique_field(pre)
+    return kind(pre.kind).unique_field(pre)
 
 
 def value_guard(pre: Precondition) -> tuple[str, list[str]] | None:
     """(field, allowed values) when the check holds exactly when the row's own field is among them."""
-    found = kind(pre.kind)
-    return None if found is None else found.value_guard(pre)
+    return kind(pre.kind).value_guard(pre)
 
 
 def source_states(entity: Entity, op: Operation) -> list[str] | None:
     """The statuses the operation's checks let it start from (None: they do not say)."""
-    return next((states for pre in op.preconditions if kind(pre.kind) is not None
+    return next((states for pre in op.preconditions
                  for states in [kind(pre.kind).source_states(entity, pre)] if states is not None), None)
 
 
 def compares(pre: Precondition) -> bool:
     """The check compares a field with a literal, another field or a referenced row's field."""
-    return kind(pre.kind) is not None and kind(pre.kind).compares
+    return kind(pre.kind).compares

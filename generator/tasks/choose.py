@@ -103,7 +103,7 @@ class Chooser:
         if spec.type in ("int", "float"):
             return self.number(spec, cap, current)
         if spec.type == "date":
-            future = any(rule_kind(p.kind) is not None and rule_kind(p.kind).future_field(p) == spec.name
+            future = any(rule_kind(p.kind).future_field(p) == spec.name
                          for p in op.preconditions)
             return self.day(spec, future)
         if spec.type == "datetime":
@@ -147,7 +147,7 @@ class Chooser:
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
             moved = rule_kind(pre.kind)
-            have = None if moved is None else moved.amount_cap(self.env.bp, entity, pre, fields, tables)
+            have = moved.amount_cap(self.env.bp, entity, pre, fields, tables)
             if have is not None:
                 out[moved.capped_amount(pre)] = have
         return out
@@ -192,11 +192,11 @@ class Chooser:
             if pre.when is not None:
                 continue
             moved = rule_kind(pre.kind)
-            if moved is not None and moved.ref_values and pre.ref_field and ref_of(pre.ref_field) == entity:
+            if moved.ref_values and pre.ref_field and ref_of(pre.ref_field) == entity:
                 spec = self.env.entity(entity).field(pre.other_field)
                 if row.get(pre.other_field) not in [typed(spec, v) for v in pre.values]:
                     return False
-            elif moved is not None and moved.matches_related and pre.entity and pre.field:
+            elif moved.matches_related and pre.entity and pre.field:
                 mine = [theirs for theirs, ours in pre.match.items() if ref_of(ours) == entity]
                 if not mine:
                     continue

@@ -43,7 +43,7 @@ def _effect_starts(env: EnvSpec, entity: Entity, op: Operation, ref_field: str) 
     status = entity.status_field
     starts = [typed(entity.field(status), v) for v in entity.field(status).values]
     for pre in op.preconditions:
-        if kind(pre.kind) is not None and kind(pre.kind).ref_values and pre.ref_field == ref_field \
+        if kind(pre.kind).ref_values and pre.ref_field == ref_field \
                 and pre.other_field == status and not pre.through \
                 and pre.when is None:
             starts = [s for s in starts if s in {typed(entity.field(status), v) for v in pre.values}]
