@@ -149,12 +149,12 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     entity = bp.entity(op.entity)
     names = {f.name for f in entity.fields}
     where = f"{op.name}: {pre.kind}" + (f" (policy {pre.policy})" if pre.policy else "")
-    moved = kind(pre.kind)
-    missing = [a for a in moved.needs if getattr(pre, a) is None]
+    rule = kind(pre.kind)
+    missing = [a for a in rule.needs if getattr(pre, a) is None]
     if missing:
         return [f"{where} needs {', '.join(missing)}"]
     problems = []
-    related = moved.related_rows  # `field` names one of theirs
+    related = rule.related_rows  # `field` names one of theirs
     own = ("field", "ref_field", "start", "end", "resource", "than", "through") \
         if not related else ("ref_field", "resource", "than", "at") if pre.at \
         else ("ref_field", "start", "end", "resource", "than")
@@ -167,7 +167,7 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
     problems += _condition_problems(bp, entity, pre, where)
     if problems:
         return problems
-    if moved.reads_ref_path(pre):
+    if rule.reads_ref_path(pre):
         try:
             other = target(bp, entity, pre.ref_field, pre.through)
         except (KeyError, ValueError) as exc:
@@ -188,9 +188,9 @@ def precondition_problems(bp: Blueprint, op: Operation, pre: Precondition) -> li
                 problems.append(f"{where} match names {ours!r}, not a field of {entity.name}")
         if pre.field is not None and pre.field not in theirs:
             problems.append(f"{where} names field {pre.field!r}, not a field of {other.name}")
-        problems += moved.related_problems(other, entity, pre, where)
+        problems += rule.related_problems(other, entity, pre, where)
     problems += _unknown_values(bp, op, pre)
-    problems += moved.problems(bp, op, entity, pre, where)
+    problems += rule.problems(bp, op, entity, pre, where)
     return problems
 
 
@@ -297,5 +297,4 @@ def starts_and_ends(bp: Blueprint, entity: Entity, touched: set[str]) -> list[tu
 
 def precondition_subject(op: Operation, pre: Precondition) -> str:
     """A state guard looks at the row as it is; everything else at the row as it would be."""
-    moved = kind(pre.kind)
-    return "_row" if moved.reads_row_as_is and op.kind != "create" else "_new"
+    return "_row" if kind(pre.kind).reads_row_as_is and op.kind != "create" else "_new"

@@ -83,8 +83,8 @@ class Explorer:
             used = {r.get(spec.name) for r in self.tables.get(entity.table, [])}
             rows = [r for r in rows if r["id"] not in used] or rows
         for pre in op.preconditions:
-            moved = kind(pre.kind)
-            found = moved.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
+            rule = kind(pre.kind)
+            found = rule.pick_ref(self.bp, entity, pre, spec.name, rows, self.tables)
             if found is not None:
                 return found
         return rows[0]["id"]

@@ -147,8 +147,8 @@ def _reads(bp: Blueprint, entity: Entity, pre: Precondition) -> list[tuple[str, 
         out += [(pre.entity, pre.their.ref_field),
                 (ref_entity(bp, bp.entity(pre.entity), pre.their.ref_field).name, pre.their.field)]
     for path in (pre, *pre.conditions):
-        moved = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
-        own_path = moved.checks_seed(entity, pre) and moved.reads_ref_path(pre)
+        rule = kind(pre.kind)  # (a check of the moment of the write is never read on a seed row)
+        own_path = rule.checks_seed(entity, pre) and rule.reads_ref_path(pre)
         if path is None or not path.ref_field or (path is pre and not own_path):
             continue
         if path.through:  # the middle row's ref is read too

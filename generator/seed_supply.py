@@ -57,8 +57,7 @@ def gated(bp: Blueprint, op: Operation) -> list[Check]:
     entity, out = bp.entity(op.entity), []
     for check in checks_of(bp, op):
         pre = check.pre
-        moved = kind(pre.kind)
-        if pre.when is None and (moved.gates_create(bp, entity, pre)):
+        if pre.when is None and kind(pre.kind).gates_create(bp, entity, pre):
             out.append(check)
     return out
 

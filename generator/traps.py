@@ -31,8 +31,7 @@ Patch = Callable[[Tables], None]
 
 def is_arranged(pre: Precondition) -> bool:
     """Rules this module arranges; a value rule with a `when` too (its condition must be made to hold)."""
-    moved = rule_kind(pre.kind)
-    return moved.arranged(pre)
+    return rule_kind(pre.kind).arranged(pre)
 
 
 def _set(table: str, row_id: Any, name: str, value: Any) -> Patch:

@@ -146,10 +146,10 @@ class Chooser:
         out = {}
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
-            moved = rule_kind(pre.kind)
-            have = moved.amount_cap(self.env.bp, entity, pre, fields, tables)
+            rule = rule_kind(pre.kind)
+            have = rule.amount_cap(self.env.bp, entity, pre, fields, tables)
             if have is not None:
-                out[moved.capped_amount(pre)] = have
+                out[rule.capped_amount(pre)] = have
         return out
 
     def create_fields(self, op: Operation, tables: Tables, refs: dict[str, str],
@@ -191,12 +191,12 @@ class Chooser:
         for pre in op.preconditions:
             if pre.when is not None:
                 continue
-            moved = rule_kind(pre.kind)
-            if moved.ref_values and pre.ref_field and ref_of(pre.ref_field) == entity:
+            rule = rule_kind(pre.kind)
+            if rule.ref_values and pre.ref_field and ref_of(pre.ref_field) == entity:
                 spec = self.env.entity(entity).field(pre.other_field)
                 if row.get(pre.other_field) not in [typed(spec, v) for v in pre.values]:
                     return False
-            elif moved.matches_related and pre.entity and pre.field:
+            elif rule.matches_related and pre.entity and pre.field:
                 mine = [theirs for theirs, ours in pre.match.items() if ref_of(ours) == entity]
                 if not mine:
                     continue
