@@ -318,7 +318,7 @@ class Invariant(Strict):
     op: Comparison | None = None  # compare
     value: str | float | bool | None = None  # compare: a literal
     when: Condition | None = None  # compare / pool_by: only rows where this holds
-    by: str | None = Field(default=None, pattern=IDENT)  # pool_by: the field that decides the pool
+    by: str | None = Field(default=None, pattern=IDENT)  # pool_by: the field that decides the pool (of the ref'd row with ref_field)
     pools: dict[str, list[str]] = Field(default_factory=dict)  # pool_by: value of `by` -> allowed values
     ref_field: str | None = Field(default=None, pattern=IDENT)  # matches_ref
     other_field: str | None = Field(default=None, pattern=IDENT)
@@ -471,9 +471,13 @@ class Blueprint(Strict):
             if inv.entity not in entities:
                 raise ValueError(f"{self.id}: invariant names unknown entity {inv.entity!r}")
             entity = entities[inv.entity]
-            own = [inv.field, inv.than, inv.by, inv.ref_field, inv.name_field] + ([inv.when.field] if inv.when else [])
+            by_ref = inv.kind == "pool_by" and inv.ref_field  # `by` is a field of the referenced row
+            own = [inv.field, inv.than, None if by_ref else inv.by, inv.ref_field, inv.name_field] + \
+                ([inv.when.field] if inv.when else [])
             for name in [n for n in own if n is not None]:
                 entity.field(name)
+            if by_ref:
+                entities[entity.field(inv.ref_field).ref].field(inv.by)
             if inv.kind == "matches_ref":
                 ref = entity.field(inv.ref_field)
                 if ref.type != "ref":

@@ -10,6 +10,7 @@ Kinds:
 - order:       `field` is not before `than` (strict: after it) on every row: trips return after they depart;
 - compare:     `field op value|than` on every row where `when` holds: a short line received fewer than expected;
 - pool_by:     `field` is one of `pools[row[by]]`: a cat's breed is a cat breed, a statin is not a controlled drug;
+               with `ref_field`, `by` is a field of the row it points at (a shift's role fits its agency's cause);
 - matches_ref: `field` equals the `other_field` of the row `ref_field` points at (`part: date` compares the day);
 - derived:     `field` is the sum of `sum_of` (or the count) over the rows of `of` that point at the row via `via`;
 - email_of:    a person's `field` email is made from their own `name_field` (never someone else's).
@@ -136,7 +137,7 @@ def violations_of(bp: Blueprint, inv: Invariant, tables: dict[str, list[dict]]) 
                 found.append(f"{entity.name} {row['id']}: {label} is {have}, but its {bp.entity(inv.of).table} give {want}")
         return found
     refs = {}
-    if inv.kind == "matches_ref":
+    if inv.kind == "matches_ref" or (inv.kind == "pool_by" and inv.ref_field):
         other = bp.entity(entity.field(inv.ref_field).ref)
         refs = {r["id"]: r for r in tables.get(other.table, [])}
     for row in rows:
@@ -153,10 +154,10 @@ def violations_of(bp: Blueprint, inv: Invariant, tables: dict[str, list[dict]]) 
                 what = inv.than.replace("_", " ") + " " if inv.than else ""
                 found.append(f"{entity.name} {row['id']}: {label} {value} is not {inv.op} {what}{right}")
         elif inv.kind == "pool_by":
-            pool = inv.pools.get(str(row.get(inv.by)).lower() if isinstance(row.get(inv.by), bool) else str(row.get(inv.by)))
+            pool = inv.pools.get(_pool_key(inv, row, refs))
             if pool is not None and str(value) not in pool:
                 found.append(f"{entity.name} {row['id']}: {label} {value!r} does not fit {inv.by.replace('_', ' ')} "
-                             f"{row.get(inv.by)!r}")
+                             f"{_pool_key(inv, row, refs)!r}")
         elif inv.kind == "matches_ref":
             other = refs.get(row.get(inv.ref_field))
             theirs = other.get(inv.other_field) if other else None
@@ -169,6 +170,13 @@ def violations_of(bp: Blueprint, inv: Invariant, tables: dict[str, list[dict]]) 
             if isinstance(name, str) and re.sub(r"\d+$", "", local) != _email_local(name):
                 found.append(f"{entity.name} {row['id']}: email {value} is not {name}'s")
     return found
+
+
+def _pool_key(inv: Invariant, row: dict, refs: dict[str, dict]) -> str:
+    """The value of `by` that picks the pool: the row's own, or (with `ref_field`) the referenced row's."""
+    source = refs.get(row.get(inv.ref_field), {}) if inv.ref_field else row
+    value = source.get(inv.by)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _part(value: Any, part: str) -> Any:
@@ -195,7 +203,7 @@ def repair(bp: Blueprint, tables: dict[str, list[dict]], rng: random.Random) -> 
                 row[inv.field] = _derived(bp, inv, kids.get(row["id"], []))
             continue
         refs = {}
-        if inv.kind == "matches_ref":
+        if inv.kind == "matches_ref" or (inv.kind == "pool_by" and inv.ref_field):
             other = bp.entity(entity.field(inv.ref_field).ref)
             refs = {r["id"]: r for r in tables.get(other.table, [])}
         taken = {str(r.get(inv.field)) for r in rows} if inv.kind == "email_of" else set()
@@ -210,8 +218,7 @@ def repair(bp: Blueprint, tables: dict[str, list[dict]], rng: random.Random) -> 
             elif inv.kind == "compare":
                 row[inv.field] = _satisfy(entity, inv, row, rng)
             elif inv.kind == "pool_by":
-                key = str(row.get(inv.by)).lower() if isinstance(row.get(inv.by), bool) else str(row.get(inv.by))
-                row[inv.field] = _typed(entity, inv.field, rng.choice(inv.pools[key]))
+                row[inv.field] = _typed(entity, inv.field, rng.choice(inv.pools[_pool_key(inv, row, refs)]))
             elif inv.kind == "matches_ref":
                 theirs = refs[row[inv.ref_field]][inv.other_field]
                 row[inv.field] = (str(theirs)[:10] + str(row[inv.field])[10:]) if inv.part == "date" else theirs
