@@ -47,7 +47,7 @@ def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
     patio["seats"] = 6
     _free(tables, "table_reservations", "dining_table_id", patio["id"])
     call = dict(diner_id=tables["diners"][0]["id"], dining_table_id=patio["id"], party_size=4,
-                arrival="2026-12-06T19:00", departure="2026-12-06T20:30")
+                arrival="2026-12-06T19:00", departure="2026-12-06T20:30", seating="dinner")
     found = refusal(app.table_reservation_book, tables, **call)
     assert found is not None and found.rule == "reservation_policy_2", found
     assert found.fact == "2026-12-06T19:00 is in December, outside May-September", found.fact
@@ -55,6 +55,37 @@ def test_a_window_of_months_refuses_a_winter_patio_booking(tmp_path):
     assert refusal(app.table_reservation_book, tables, **summer) is None
     patio["section"] = "main_room"  # the rule speaks of the patio only
     assert refusal(app.table_reservation_book, tables, **call) is None
+
+
+def test_the_restaurant_serves_lunch_friday_to_sunday_and_dinner_from_17(tmp_path):
+    """Issue 19: 'lunch Friday-Sunday 12:00-14:30' was prose no tool honoured; the booking's seating decides
+    which window its arrival falls in."""
+    _, app, tables = _world("restaurant_table_reservations", tmp_path)
+    table = next(t for t in tables["dining_tables"] if t["section"] != "patio" and t["seats"] >= 4)
+    _free(tables, "table_reservations", "dining_table_id", table["id"])
+    base = dict(diner_id=tables["diners"][0]["id"], dining_table_id=table["id"], party_size=2)
+    wednesday_lunch = dict(base, arrival="2026-12-09T12:30", departure="2026-12-09T14:00", seating="lunch")
+    found = refusal(app.table_reservation_book, tables, **wednesday_lunch)
+    assert found is not None and found.rule == "reservation_policy_4b", found
+    assert refusal(app.table_reservation_book, tables, **dict(wednesday_lunch, arrival="2026-12-12T12:30",
+                                                              departure="2026-12-12T14:00")) is None  # a Saturday
+    early_dinner = dict(base, arrival="2026-12-09T16:00", departure="2026-12-09T17:30", seating="dinner")
+    found = refusal(app.table_reservation_book, tables, **early_dinner)
+    assert found is not None and found.rule == "reservation_policy_4", found
+    assert refusal(app.table_reservation_book, tables, **dict(early_dinner, arrival="2026-12-09T19:00",
+                                                              departure="2026-12-09T20:30")) is None
+
+
+def test_a_tow_over_150_and_a_rental_over_1200_are_refused(tmp_path):
+    _, app, tables = _world("auto_claims_adjusting", tmp_path)
+    payable = [c for c in tables["auto_claims"] if c["reserve_amount"] >= 1500 and refusal(
+        app.claim_payment_issue, tables, auto_claim_id=c["id"], payee="Route 9 Towing", amount=140.0, kind="towing") is None]
+    assert payable, "the seed has a claim a tow can be paid on"
+    base = dict(auto_claim_id=payable[0]["id"], payee="Route 9 Towing")
+    found = refusal(app.claim_payment_issue, tables, **base, amount=180.0, kind="towing")
+    assert found is not None and found.rule == "coverage_rules_3", found
+    found = refusal(app.claim_payment_issue, tables, **base, amount=1300.0, kind="rental_car")
+    assert found is not None and found.rule == "coverage_rules_2", found
 
 
 @pytest.mark.slow

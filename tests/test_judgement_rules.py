@@ -32,8 +32,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 11, "tells_someone": 69, "retry_and_errors": 39, "order_of_work": 128, "ranking": 20,
-          "computation": 70, "exception_not_recorded": 19, "not_yet_checked": 54}
+PINNED = {"tone": 11, "tells_someone": 70, "retry_and_errors": 39, "order_of_work": 128, "ranking": 20,
+          "computation": 69, "exception_not_recorded": 19, "not_yet_checked": 45}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -42,8 +42,6 @@ WORKFLOW = "how to work (which tool, in what order), not a refusal: "
 NOT_YET = "checkable from recorded fields, not yet checked: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
-    "auto_claims_adjusting:coverage_rules_3": NOT_YET + "a towing payment's amount is recorded; nothing caps it at 150",
-    "citizen_service_center:booking_rules_2": NOT_YET + "an appointment's start is recorded (Mon-Fri, 08:30-16:00)",
     "community_solar_subscriptions:program_rules_2": NOT_YET + "share_kw and the account_type are recorded "
                                                      "(a residential sum per subscriber, a cap per garden)",
     "delivery_platform_orders:judgement_2": NO_FIELD + "the courier's ETA lives in an event, not on the order",
@@ -52,17 +50,11 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "ecommerce_fulfillment:judgement_1": WORKFLOW + "allocate through order lines, recount only for counts",
     "employer_wage_filings:validation_rules_2": NO_FIELD + "no line's wages are recorded (a filing holds only its "
                                                 "header's record_count and total_wages)",
-    "exam_proctoring_schedule:exam_regulations_3": NOT_YET + "a sitting's start and end are recorded "
-                                                   "(two windows a day; one time_window holds one)",
     "exam_proctoring_schedule:judgement_1": WORKFLOW + "size teams from the regulations doc",
     "facilities_work_orders:judgement_1": NO_FIELD + "which trade serves which asset type (lighting, door access) is unstated",
-    "field_crew_dispatch:dispatch_rules_2": NOT_YET + "a crew job's start and end and its "
-                                            "order's priority are recorded",
     "fleet_maintenance_shop:judgement_1": WORKFLOW + "issue parts, else wait for parts",
     "fleet_maintenance_shop:shop_procedures_1": NO_FIELD + "no bay is recorded ('the truck may not leave' is shop_procedures_2)",
     "food_bank_distribution:distribution_policy_3": NO_FIELD + "no item category is infant formula or eggs",
-    "freight_brokerage:carrier_matching_rules_3": NOT_YET + "the carrier's cargo_insurance and the "
-                                                  "load's cargo_value are recorded; no tender check compares them",
     "harvest_equipment_scheduling:judgement_2": RESTATES + "crew_rules_1b and crew_rules_3; headers have no field",
     "hr_case_helpdesk:judgement_2": NO_FIELD + "which topics are sensitive is the agent's call",
     "it_asset_provisioning:equipment_standards_1": FOLLOW_UP + "issue a dock to remote staff",
@@ -73,13 +65,9 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "loan_origination:underwriting_guidelines_1b": FOLLOW_UP + "add the tax-returns condition",
     "magazine_ad_sales:judgement_2": NO_FIELD + "the spec's colour/dpi limits are in a doc, not on the creative's tools",
     "mailroom_package_desk:judgement_1": WORKFLOW + "what 'done' means for a parcel",
-    "microscope_core_facility:core_rules_3": NOT_YET + "no-shows are recorded (two in a month: "
-                                             "an aggregate); the late-cancel billing half has no billing tool",
     "month_end_close:reconciliation_guide_1": FOLLOW_UP + "flag a difference over $500 and draft an adjusting entry "
                                               "(the reviewer half is reviewer_not_preparer)",
     "newsroom_editorial:editorial_standards_5": NO_FIELD + "a story records no embargo or embargo time",
-    "oncall_incident_desk:severity_guide_1": NOT_YET + "an incident's service (auth, exports) and "
-                                             "severity are recorded; 'touching' may reach past the service field",
     "packhouse_qc_pipeline:judgement_1": WORKFLOW + "work the lab CSV line by line",
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
@@ -92,8 +80,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "restaurant_guest_feedback:judgement_3": NO_FIELD + "cold food has no topic and the bill amount has no field",
     "restaurant_table_reservations:reservation_policy_1b": NO_FIELD + "no deposit is recorded",
     "restaurant_table_reservations:reservation_policy_3": "a preference ('when possible'), not a refusal",
-    "restaurant_table_reservations:reservation_policy_4": NOT_YET + "arrival is recorded; dinner daily and lunch "
-                                                          "Fri-Sun are two windows (one time_window holds one)",
     "retail_helpdesk:support_playbook_2": NO_FIELD + "no tool changes an address; the agent says no",
     "rideshare_dispatch:judgement_3": FOLLOW_UP + "make the driver available again",
     "saas_helpdesk:judgement_2": WORKFLOW + "look up the plan's response target",
@@ -103,7 +89,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "travel_agency_itineraries:travel_policy_3": NOT_YET + "a hotel segment's price, nights and the trip's destination "
                                                  "are recorded; no check divides a price by its nights",
     "university_registrar:judgement_1": WORKFLOW + "adds are open, drops are drops",
-    "vet_clinic:clinic_policies_1": NOT_YET + "an appointment's start and end are recorded",
     "visitor_reception:front_desk_guide_2": NO_FIELD + "no badge is tied to a visit and no check-out time is set",
     "volunteer_shift_matching:placement_rules_5": NOT_YET + "the volunteer's availability and the "
                                                   "assignment's start are recorded (a time_window per availability)",

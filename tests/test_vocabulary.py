@@ -3,17 +3,12 @@ own type or category field, and no entity takes its titles or descriptions from 
 
 from __future__ import annotations
 
-import json
-
 from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
+from envcraft.generator.seed import seed_tables
 from envcraft.generator.tasks.env import SERVERS
 from envcraft.generator.vocabulary import contradiction_rows, contradictions
 
 GENERIC = ("title", "sentence")  # values.py's office-generic pools: "Vendor contract update", "Reminder about ..."
-
-
-def seed(env: str) -> dict[str, list[dict]]:
-    return json.loads((SERVERS / env / "seed" / ".app" / "state.json").read_text("utf-8"))
 
 
 def test_no_seed_row_has_a_name_that_contradicts_its_category():
@@ -24,7 +19,7 @@ def test_no_seed_row_has_a_name_that_contradicts_its_category():
 
 def test_a_declared_vocabulary_finds_a_name_from_another_category():
     bp = load_blueprint(BLUEPRINTS / "reinsurance_bordereaux.yaml")
-    tables = seed(bp.id)
+    tables = seed_tables(bp)
     treaty = next(r for r in tables["treaties"] if r["treaty_type"] == "quota_share")
     assert not contradictions(bp, tables)
     treaty["name"] = "Casualty XoL Layer 1"
@@ -34,7 +29,7 @@ def test_a_declared_vocabulary_finds_a_name_from_another_category():
 
 def test_a_name_that_speaks_of_another_category_is_found_without_a_declaration():
     bp = load_blueprint(BLUEPRINTS / "vet_clinic.yaml")
-    tables = seed(bp.id)
+    tables = seed_tables(bp)
     vet = next(r for r in tables["vets"] if r["specialty"] == "general")
     assert not contradictions(bp, tables)
     vet["name"] = "Exotics Desk (Dr Lam)"
@@ -56,7 +51,7 @@ def test_a_shift_role_that_does_not_fit_its_agency_cause_breaks_an_invariant_and
     from envcraft.generator.invariants import check_invariants, repair
 
     bp = load_blueprint(BLUEPRINTS / "volunteer_shift_matching.yaml")
-    tables = seed(bp.id)
+    tables = seed_tables(bp)
     literacy = {r["id"] for r in tables["partner_agencies"] if r["cause"] == "literacy"}
     shift = next(r for r in tables["volunteer_shifts"] if r["partner_agency_id"] in literacy)
     assert not check_invariants(bp, tables)
@@ -64,3 +59,26 @@ def test_a_shift_role_that_does_not_fit_its_agency_cause_breaks_an_invariant_and
     assert [v for v in check_invariants(bp, tables) if shift["id"] in v and "role" in v]
     repair(bp, tables, random.Random(0))
     assert shift["role"] in ("reading buddy", "homework helper") and not check_invariants(bp, tables)
+
+
+def test_no_cross_environment_link_writes_a_field_whose_vocabulary_is_declared():
+    """A claim payment's payee is a body shop, a rental firm, a tow operator or the insured: a cedant company
+    from reinsurance (linked in before, the issue's 'bakery as a rental-car payee') is none of them."""
+    from envcraft.generator.tasks.workflow import links_between
+
+    blueprints = load_all()
+    pooled = {(bp.id, inv.entity, inv.field) for bp in blueprints for inv in bp.invariants if inv.kind == "pool_by"}
+    entity_of = {(bp.id, op.name): op.entity for bp in blueprints for op in bp.operations}
+    wrong = [link for a in blueprints for b in blueprints if a.id != b.id for link in links_between(a, b)
+             if (b.id, entity_of[(b.id, link.dst_op)], link.dst_field) in pooled]
+    assert not wrong, wrong[:5]
+    # the payee as a company field (as it was): the declared vocabulary alone keeps the cedant out
+    claims = load_blueprint(BLUEPRINTS / "auto_claims_adjusting.yaml")
+    reinsurance = load_blueprint(BLUEPRINTS / "reinsurance_bordereaux.yaml")
+    payment = claims.entity("claim_payment")
+    as_company = [f.model_copy(update={"gen": "company"}) if f.name == "payee" else f for f in payment.fields]
+    entities = [e.model_copy(update={"fields": as_company}) if e.name == "claim_payment" else e for e in claims.entities]
+    was = claims.model_copy(update={"entities": entities})
+    assert not [link for link in links_between(reinsurance, was) if link.dst_field == "payee"]
+    undeclared = was.model_copy(update={"invariants": [i for i in was.invariants if i.kind != "pool_by"]})
+    assert [link for link in links_between(reinsurance, undeclared) if link.dst_field == "payee"]

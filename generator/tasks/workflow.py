@@ -60,7 +60,10 @@ def sources(bp: Blueprint) -> list[tuple[str, str, str]]:
 
 
 def sinks(bp: Blueprint) -> list[tuple[str, str, str]]:
-    """(operation, field, kind) a value can be written into: creates, updates, transitions that set fields."""
+    """(operation, field, kind) a value can be written into: creates, updates, transitions that set fields.
+    A field with a declared vocabulary (a pool_by invariant: a claim payment's payee is a body shop, a rental
+    firm or a tow operator) takes no value from another environment: no bakery is a rental-car payee."""
+    pooled = {(inv.entity, inv.field) for inv in bp.invariants if inv.kind == "pool_by"}
     out = []
     for op in bp.operations:
         if op.kind not in ("create", "update", "transition"):
@@ -69,7 +72,7 @@ def sinks(bp: Blueprint) -> list[tuple[str, str, str]]:
         for name in dict.fromkeys(op.params + op.required):
             spec = entity.field(name)
             kind = semantic_kind(entity, spec)
-            if kind and not spec.values:
+            if kind and not spec.values and (entity.name, name) not in pooled:
                 out.append((op.name, name, kind))
     return out
 
