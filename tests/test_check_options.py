@@ -88,6 +88,24 @@ def test_a_tow_over_150_and_a_rental_over_1200_are_refused(tmp_path):
     assert found is not None and found.rule == "coverage_rules_2", found
 
 
+def test_a_segment_goes_on_the_travellers_own_budget_and_staff_fly_no_business(tmp_path):
+    """travel_agency_itineraries-0010 paid a gold that charged another department's budget and put a business
+    fare on an Amtrak 'flight': the policy doc's prose is two checks now, and the supplier fits the segment."""
+    _, app, tables = _world("travel_agency_itineraries", tmp_path)
+    travelers = {t["id"]: t for t in tables["travelers"]}
+    trip = next(t for t in tables["trip_requests"] if travelers[t["traveler_id"]]["seniority"] == "staff")
+    department = travelers[trip["traveler_id"]]["department"]
+    own = max((b for b in tables["travel_budgets"] if b["department"] == department), key=lambda b: b["remaining"])
+    other = next(b for b in tables["travel_budgets"] if b["department"] != department and b["remaining"] >= 500)
+    flight = dict(trip_request_id=trip["id"], travel_budget_id=own["id"], segment_type="flight", supplier="Delta",
+                  starts="2026-12-20T09:30", ends="2026-12-20T11:00", price=300.0, cabin_or_room="economy")
+    assert refusal(app.itinerary_segment_add, tables, **flight) is None
+    found = refusal(app.itinerary_segment_add, tables, **dict(flight, cabin_or_room="business"))
+    assert found is not None and found.rule == "travel_policy_4", found
+    found = refusal(app.itinerary_segment_add, tables, **dict(flight, travel_budget_id=other["id"]))
+    assert found is not None and found.rule == "travel_policy_5", found
+
+
 @pytest.mark.slow
 def test_a_comparison_by_the_enums_own_order(tmp_path):
     """intro < intermediate < advanced: by the alphabet 'advanced' would be the lowest level."""

@@ -33,7 +33,7 @@ REASONS = (  # (reason, wording that marks it), first match wins
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
 PINNED = {"tone": 11, "tells_someone": 70, "retry_and_errors": 39, "order_of_work": 128, "ranking": 20,
-          "computation": 69, "exception_not_recorded": 19, "not_yet_checked": 45}
+          "computation": 70, "exception_not_recorded": 19, "not_yet_checked": 45}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
