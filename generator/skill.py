@@ -6,12 +6,14 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.appcode import params_of
-from envcraft.generator.blueprint import Blueprint, Operation
+from envcraft.generator.blueprint import Blueprint, Operation, Precondition
 from envcraft.generator.conventions import conventions
 from envcraft.generator.extras import extras
 from envcraft.generator.policy import policy_markdown
 from envcraft.generator.rules.registry import source_states
 from envcraft.generator.seed import time_pairs
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 SCAFFOLD_NOTES = {
     "claw_workspace": "File tools: `read_file`, `write_file`, `edit_file`, `list_dir`, `find_files`, `grep`. `run_shell` "
@@ -25,6 +27,27 @@ SCAFFOLD_NOTES = {
 
 def _quote(value: str) -> str:
     return value if value and all(c.isalnum() or c in "-_.:@" for c in value) else '"' + value.replace('"', '\\"') + '"'
+
+
+def _window(op: Operation, field: str, args: dict[str, Any]) -> Precondition | None:
+    """The operation's time window on `field` that applies to these arguments (its same-row `when` holds), so an
+    example never books what the environment's own hours refuse (a dinner at 10:00)."""
+    for pre in op.preconditions:
+        if pre.kind != "time_window" or pre.field != field or not pre.from_time:
+            continue
+        if all(not c.ref_field and (c.op == "==" and args.get(c.field) == c.value or c.op == "in" and args.get(c.field)
+                                    in c.values) for c in pre.conditions):
+            return pre
+    return None
+
+
+def _in_window(day: date, pre: Precondition | None, later: bool) -> tuple[date, str]:
+    """The first day from `day` the window is open on, and an example time in it (default 10:00 / 11:00)."""
+    if pre is None:
+        return day, "11:00" if later else "10:00"
+    while pre.days and WEEKDAYS[day.weekday()] not in pre.days:
+        day += timedelta(days=1)
+    return day, pre.from_time
 
 
 def example_arguments(bp: Blueprint, op: Operation, tables: dict[str, list[dict]]) -> dict[str, Any]:
@@ -43,7 +66,8 @@ def example_arguments(bp: Blueprint, op: Operation, tables: dict[str, list[dict]
         spec = param.spec
         later = spec.name in time_pairs(bp, entity)
         if spec.type == "datetime":
-            args[param.name] = f"{soon.isoformat()}T{'11:00' if later else '10:00'}"
+            day, clock = _in_window(soon, None, later)
+            args[param.name] = f"{day.isoformat()}T{clock}"
         elif spec.type == "date":
             args[param.name] = (soon + timedelta(days=1 if later else 0)).isoformat()
         elif spec.type == "ref":
@@ -62,7 +86,23 @@ def example_arguments(bp: Blueprint, op: Operation, tables: dict[str, list[dict]
             args[param.name] = str(first[spec.name]).split(" ")[0]
         else:
             args[param.name] = "..."
+    _fit_windows(bp, op, args)
     return args
+
+
+def _fit_windows(bp: Blueprint, op: Operation, args: dict[str, Any]) -> None:
+    """Move an example's start into the operation's time window (and its end an hour after it)."""
+    pairs = {start: end for end, start in time_pairs(bp, bp.entity(op.entity)).items()}
+    for name, value in list(args.items()):
+        pre = _window(op, name, args)
+        if pre is None or not isinstance(value, str) or "T" not in value:
+            continue
+        day, clock = _in_window(date.fromisoformat(value[:10]), pre, False)
+        args[name] = f"{day.isoformat()}T{clock}"
+        end = pairs.get(name)
+        if end in args:
+            hour = min(int(clock[:2]) + 1, 23)
+            args[end] = f"{day.isoformat()}T{hour:02d}:{clock[3:]}"
 
 
 def cli_example(cli: str, op: Operation, args: dict[str, Any]) -> str:

@@ -88,3 +88,33 @@ def test_blueprint_prose_states_no_rule_of_its_own():
         found += [f"{bp.id} {op.name}: {op.description}" for op in bp.operations
                   if normative(op.description) and not backed(op.description, rule_texts_of(bp), [])]
     assert not found, "\n".join(found)
+
+
+def test_skill_md_examples_book_inside_the_environments_own_hours():
+    """A CLI example in SKILL.md is written from the blueprint: it books a dinner at 17:00, not at 10:00
+    (the generic example time once contradicted the restaurant's and the vet's hours)."""
+    from datetime import date
+
+    from envcraft.generator.seed import seed_tables
+    from envcraft.generator.skill import example_arguments
+
+    weekdays = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+    checked, wrong = 0, []
+    for bp in load_all():
+        tables = None
+        for op in bp.operations:
+            for pre in op.preconditions:
+                if pre.kind != "time_window" or not pre.from_time or any(c.ref_field for c in pre.conditions):
+                    continue
+                tables = tables or seed_tables(bp)
+                args = example_arguments(bp, op, tables)
+                value = args.get(pre.field)
+                if not isinstance(value, str) or not all(args.get(c.field) == c.value for c in pre.conditions
+                                                         if c.op == "=="):
+                    continue
+                checked += 1
+                day = weekdays[date.fromisoformat(value[:10]).weekday()]
+                if not (pre.from_time <= value[11:16] <= pre.to_time) or (pre.days and day not in pre.days):
+                    wrong.append(f"{bp.id} {op.name} {pre.field}={value}")
+    assert checked >= 3 and not wrong, (checked, wrong)
