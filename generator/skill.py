@@ -35,8 +35,8 @@ def _window(op: Operation, field: str, args: dict[str, Any]) -> Precondition | N
     for pre in op.preconditions:
         if pre.kind != "time_window" or pre.field != field or not pre.from_time:
             continue
-        if all(not c.ref_field and (c.op == "==" and args.get(c.field) == c.value or c.op == "in" and args.get(c.field)
-                                    in c.values) for c in pre.conditions):
+        if all(not c.ref_field and ((c.op == "==" and args.get(c.field) == c.value)
+                                    or (c.op == "in" and args.get(c.field) in c.values)) for c in pre.conditions):
             return pre
     return None
 

@@ -3,8 +3,8 @@ category field while the field holds another ("Casualty XoL Layer 1" typed `quot
 Thermostats" typed `battery_dispatch`).
 
 A name is read against each enum field of its row (the status excepted): the words of every enum value
-(`excess_of_loss` -> excess, loss; `battery_dispatch` -> battery, dispatch), their stems, and the
-the usual trade abbreviations below. A name that names exactly one value, and not the row's own, is a
+(`excess_of_loss` -> excess, loss; `battery_dispatch` -> battery, dispatch), their stems, and the usual
+trade abbreviations below. A name that names exactly one value, and not the row's own, is a
 contradiction. Where words cannot tell ("Water Heater Shift" is a water-heater program, "Boys & Girls
 Club" serves youth), the blueprint declares the vocabulary per category as a `pool_by` invariant
 (generator/invariants.py): the seed is repaired to it, and a value outside its category's pool is a
@@ -51,7 +51,7 @@ def _stem(word: str) -> str:
 
 def _markers(value: str) -> set[str]:
     """Stems of a category value's words that could show up in a name."""
-    return {_stem(w) for w in value.lower().split("_") if w not in MINOR and len(w) > 2 or w == "ev"}
+    return {_stem(w) for w in value.lower().split("_") if (w not in MINOR and len(w) > 2) or w == "ev"}
 
 
 def _named(text: str, values: list[str]) -> set[str]:

@@ -15,7 +15,6 @@ from envcraft.generator.stated_rules import SENTENCE_END
 from envcraft.generator.tasks.env import SERVERS
 
 
-
 def copy_env(env: str, tmp_path: Path) -> Path:
     folder = tmp_path / env
     shutil.copytree(SERVERS / env, folder, ignore=shutil.ignore_patterns("__pycache__", "bin"))
