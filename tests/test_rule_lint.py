@@ -40,8 +40,8 @@ def test_a_planted_rule_is_found_in_a_doc_in_skill_md_and_in_the_instructions(tm
         path.write_text(path.read_text("utf-8") + line, "utf-8")
     server = folder / "server.py"
     source = server.read_text("utf-8")
-    assert "Call finish when done." in source
-    server.write_text(source.replace("Call finish when done.", "Parrots must be seen before noon. Call finish when done."))
+    assert source.count("INSTRUCTIONS = (\n") == 1
+    server.write_text(source.replace("INSTRUCTIONS = (\n", 'INSTRUCTIONS = (\n    "Parrots must be seen before noon. "\n'))
     assert texts(folder) - before == {"Walk-ins wait at most 20 minutes before a vet sees them.",
                                       "Refunds are not accepted after the visit.", "Parrots must be seen before noon."}
 

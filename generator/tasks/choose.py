@@ -214,8 +214,8 @@ class Chooser:
         entity = self.env.entity(op.entity)
         for pre in op.preconditions:
             if not compares(pre) or pre.op != "==" or not pre.ref_field or not pre.other_field \
-                    or pre.field not in fields or pre.when is not None:
-                continue
+                    or pre.field not in fields or pre.when is not None or pre.via or pre.through:
+                continue  # with via / through the two sides are fields of other rows: nothing to copy
             other = self.env.entity(entity.field(pre.ref_field).ref)
             row = next((r for r in tables.get(other.table, []) if r["id"] == fields.get(pre.ref_field)), None)
             if row is not None and row.get(pre.other_field) is not None:
