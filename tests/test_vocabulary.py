@@ -82,3 +82,20 @@ def test_no_cross_environment_link_writes_a_field_whose_vocabulary_is_declared()
     assert not [link for link in links_between(reinsurance, was) if link.dst_field == "payee"]
     undeclared = was.model_copy(update={"invariants": [i for i in was.invariants if i.kind != "pool_by"]})
     assert [link for link in links_between(reinsurance, undeclared) if link.dst_field == "payee"]
+
+
+def test_a_create_a_task_asks_for_takes_declared_values_from_their_category():
+    """Every create the task engine writes (refused ones included) names a supplier and cabin that fit the
+    segment type: the travel store once asked for a 'flight, supplier Marriott, cabin standard king'."""
+    import random
+
+    from envcraft.generator.tasks.choose import Chooser
+    from envcraft.generator.tasks.env import SERVERS, load_env
+
+    env = load_env(SERVERS / "travel_agency_itineraries")
+    op = next(o for o in env.bp.operations if o.name == "itinerary_segment_add")
+    pools = {inv.field: inv.pools for inv in env.bp.invariants if inv.kind == "pool_by"}
+    chooser, tables = Chooser(env, random.Random(0)), env.seed_tables()
+    made = [chooser.create_fields(op, tables, {}) for _ in range(60)]
+    assert {f["segment_type"] for f in made} == {"flight", "hotel", "rail", "car"}
+    assert all(f[field] in pools[field][f["segment_type"]] for f in made for field in ("supplier", "cabin_or_room"))

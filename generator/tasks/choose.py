@@ -176,6 +176,7 @@ class Chooser:
             fields[name] = self.value(op, spec, tables, cap=caps.get(name))
         self.times(op, fields, None)
         self.owned_emails(entity, fields, tables)
+        self.pooled(entity, fields)
         self.matching(op, fields, tables)
         return {k: v for k, v in fields.items() if v is not None}
 
@@ -235,6 +236,18 @@ class Chooser:
                 bump += 1
                 email = f"{local}{bump}@{domain}"
             fields[inv.field] = email
+
+    def pooled(self, entity: Entity, fields: dict[str, Any]) -> None:
+        """A value with a declared vocabulary (pool_by on the same row) comes from its category's pool: a flight's
+        supplier is an airline, its cabin economy or business, even in a request the rules refuse."""
+        for inv in invariants(self.env.bp):
+            if inv.kind != "pool_by" or inv.entity != entity.name or inv.ref_field or inv.field not in fields \
+                    or inv.by not in fields:
+                continue
+            key = str(fields[inv.by]).lower() if isinstance(fields[inv.by], bool) else str(fields[inv.by])
+            pool = inv.pools.get(key)
+            if pool and str(fields[inv.field]) not in pool:
+                fields[inv.field] = typed(entity.field(inv.field), self.rng.choice(sorted(pool)))
 
     def distinct_refs(self, entity: Entity, fields: dict[str, Any], tables: Tables) -> None:
         """Two refs to the same entity (home and away team) point at two different rows."""
