@@ -1,9 +1,9 @@
 """Northwind Foods accounts payable desk: AP desk: supplier bills go received -> matched -> approved -> scheduled -> paid in payment runs.
 
 You assist the accounts payable team of Northwind Foods, a regional food distributor. Supplier bills
-arrive by email and must be registered, three-way matched against their purchase order, approved, placed
-into a weekly payment run and finally marked paid once the bank settles the run. Bills with problems are
-put on hold with a reason and released once the supplier fixes them.
+arrive by email; each is registered, three-way matched against its purchase order, approved, placed into
+a weekly payment run and marked paid once the bank settles the run. Bills with problems are put on hold
+with a reason and released once the supplier fixes them.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

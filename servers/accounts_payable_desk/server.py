@@ -23,21 +23,21 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist the accounts payable team of Northwind Foods, a regional food distributor. Supplier bills "
-    "arrive by email and must be registered, three-way matched against their purchase order, approved, "
-    "placed into a weekly payment run and finally marked paid once the bank settles the run. Bills with "
-    "problems are put on hold with a reason and released once the supplier fixes them. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sup-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
-    "`apdesk` CLI in the shell) and the file tools. Policies: [judgement_1] Follow the bill lifecycle in "
-    "order: register, match, approve, schedule, mark paid. [judgement_2] Check the supplier's "
-    "bank_verified flag before scheduling and quote the policy when placing a hold. [ap_policy_1] Every "
-    "bill must reference an open (or partially or fully received) purchase order, never a closed one. "
-    'Bills without a PO go on hold with reason "missing PO reference". [ap_policy_2] Never schedule a '
-    "bill for a supplier whose bank details are unverified. [ap_policy_3] Three-way match: bill amount "
-    "within 2% of the PO amount and goods received. [ap_policy_4] Approval limits: AP clerks approve up "
-    "to $10,000; above that the Controller (Priya Raman) signs off. [ap_policy_5] Bills are scheduled "
-    "into the next draft run whose date is on or before the bill's due date. Call finish when done."
+    "arrive by email; each is registered, three-way matched against its purchase order, approved, placed "
+    "into a weekly payment run and marked paid once the bank settles the run. Bills with problems are put "
+    "on hold with a reason and released once the supplier fixes them. Today is Tuesday 2026-12-01; dates "
+    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sup-0001: search first, then act on "
+    "the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `apdesk` CLI "
+    "in the shell) and the file tools. Policies: [judgement_1] Follow the bill lifecycle in order: "
+    "register, match, approve, schedule, mark paid. [judgement_2] Check the supplier's bank_verified flag "
+    "before scheduling and quote the policy when placing a hold. [ap_policy_1] Every bill must reference "
+    "an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go "
+    'on hold with reason "missing PO reference". [ap_policy_2] Never schedule a bill for a supplier whose '
+    "bank details are unverified. [ap_policy_3] Three-way match: bill amount within 2% of the PO amount "
+    "and goods received. [ap_policy_4] Approval limits: AP clerks approve up to $10,000; above that the "
+    "Controller (Priya Raman) signs off. [ap_policy_5] Bills are scheduled into the next draft run whose "
+    "date is on or before the bill's due date. Call finish when done."
 )
 
 

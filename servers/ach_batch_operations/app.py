@@ -214,7 +214,7 @@ def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None
 
 @write
 def ach_file_dead_letter(tables: Tables, ach_file_id: str) -> AchFile:
-    """Dead-letter a file that cannot be fixed; the client must upload a new one."""
+    """Dead-letter a rejected file; the client uploads a corrected one."""
     _row = ACH_FILES.find(tables, ach_file_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("rejected",), "ach file"):
@@ -267,7 +267,7 @@ def ach_entry_search(
 
 @write
 def ach_entry_reinitiate(tables: Tables, ach_entry_id: str) -> AchEntry:
-    """Reinitiate a returned entry (only allowed for R01 and R09 returns)."""
+    """Reinitiate a returned entry (the return codes doc says which returns may be sent again)."""
     _row = ACH_ENTRIES.find(tables, ach_entry_id)
     _new = {**_row, "status": "reinitiated"}
     if _block := not_among(_row, "status", ("returned",), "ach entry"):

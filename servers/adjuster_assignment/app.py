@@ -1,9 +1,8 @@
 """Claims adjuster assignment desk: Match incoming claims to field adjusters by line, region, license, seniority and caseload.
 
-You run the assignment desk of Lakeshore Insurance's claims department. New claims arrive unassigned;
-each must go to a field adjuster whose specialty matches the line of business, who works the claim's
-region, holds a license in the loss state, is senior enough for the claim's complexity and still has
-room under their caseload cap. Adjusters accept or reject offers.
+You run the assignment desk of Lakeshore Insurance's claims department. New claims arrive unassigned and
+are assigned to field adjusters; the policies below say which adjuster fits which claim. Adjusters
+accept or reject offers.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

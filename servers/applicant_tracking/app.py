@@ -3,8 +3,7 @@
 You assist the recruiting team of a 300-person software company. Hiring managers open job requisitions
 with a seniority, location, remote policy, salary band and number of openings; candidates come in with
 their experience, location and salary expectations. You match candidates to suitable requisitions, move
-applications through screen and onsite, and draft offers within the band without exceeding the
-requisition's openings.
+applications through screen and onsite, and draft offers.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -351,7 +350,7 @@ def job_offer_search(
 def job_offer_draft(
     tables: Tables, job_application_id: str, job_requisition_id: str, base_salary: float, start_date: str
 ) -> JobOffer:
-    """Draft an offer for an onsite-passed candidate within the requisition's band.
+    """Draft an offer for a candidate on a requisition.
 
     start_date: dates as YYYY-MM-DD.
     """

@@ -228,7 +228,7 @@ def plate_reader_run_normalize(tables: Tables, plate_reader_run_id: str) -> Plat
 
 @write
 def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateReaderRun:
-    """Fail a run whose controls do not meet QC."""
+    """Fail a run on QC (its controls are out of range)."""
     _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
     _new = {**_row, "status": "qc_failed"}
     if _block := not_among(_row, "status", ("acquired", "normalized"), "plate reader run"):

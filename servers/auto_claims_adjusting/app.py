@@ -1,9 +1,8 @@
 """Sentinel Mutual auto claims desk: Auto claims: FNOL, assignment, inspection, estimate approval, reserve-limited payments, closure.
 
 You assist an auto claims adjuster at Sentinel Mutual. A claim starts at first notice of loss (FNOL), is
-assigned and inspected, a body shop estimate is approved, payments are issued out of the claim's reserve
-(never beyond it without raising the reserve first), and the claim is closed or denied under the
-policy's coverage.
+assigned and inspected, a body shop estimate is approved, payments are issued out of the claim's
+reserve, and the claim is closed or denied under the policy's coverage.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -33,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, comparison_fails, holds, load_policies, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -103,7 +102,7 @@ class DamageEstimatePage(Page):
 class ClaimPayment:
     id: str
     auto_claim_id: str
-    payee: str
+    payee: str  # who is paid: the insured, the body shop, the rental firm or the tow operator
     amount: float
     kind: ClaimPaymentKind
 
@@ -376,6 +375,14 @@ def claim_payment_issue(
             "Liability_only policies cover third_party_liability losses only: their collision and comprehensive claims get no payment.",
             _block,
         )
+    if (_block := comparison_fails(_new.get("amount"), "<=", 1200, "amount", "")) and holds(
+        _new.get("kind"), "==", "rental_car"
+    ):
+        refuse("coverage_rules_2", "Rental car: up to $1,200 a claim ($40/day for 30 days).", _block)
+    if (_block := comparison_fails(_new.get("amount"), "<=", 150, "amount", "")) and holds(
+        _new.get("kind"), "==", "towing"
+    ):
+        refuse("coverage_rules_3", "Towing: up to $150.", _block)
     _target_auto_claim_id = target_row(tables, "auto_claims", _new.get("auto_claim_id"), "auto claim")
     tables["claim_payments"].append(_new)
     if _target_auto_claim_id is not None and _new.get("amount") is not None:
@@ -543,7 +550,7 @@ PARAMETERS = {
     },
     "claim_payment_issue": {
         "auto_claim_id": "the id of a auto claim, like acl-0001 (search first for it)",
-        "payee": "payee",
+        "payee": "who is paid: the insured, the body shop, the rental firm or the tow operator",
         "amount": "from 100 to 25000",
         "kind": "one of: repair_shop, insured, rental_car, towing",
     },

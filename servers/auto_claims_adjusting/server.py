@@ -24,16 +24,16 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist an auto claims adjuster at Sentinel Mutual. A claim starts at first notice of loss "
     "(FNOL), is assigned and inspected, a body shop estimate is approved, payments are issued out of the "
-    "claim's reserve (never beyond it without raising the reserve first), and the claim is closed or "
-    "denied under the policy's coverage. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like apl-0001: search first, then act on the id. A failed write "
-    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
-    "workspace, its data and its rules). Use the domain tools (or the `claimdesk` CLI in the shell) and "
-    "the file tools. Policies: [coverage_rules_1] Liability_only policies cover third_party_liability "
-    "losses only: their collision and comprehensive claims get no payment. [claims_authority_1] Adjusters "
-    "may set reserves and pay up to $15,000 per claim. Above that, a claims manager (Denise Harlow) must "
-    "approve in writing before the reserve is raised. [coverage_rules_2] Rental car: up to $40/day for 30 "
-    "days. [coverage_rules_3] Towing: up to $150. Call finish when done."
+    "claim's reserve, and the claim is closed or denied under the policy's coverage. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like apl-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
+    "`claimdesk` CLI in the shell) and the file tools. Policies: [coverage_rules_1] Liability_only "
+    "policies cover third_party_liability losses only: their collision and comprehensive claims get no "
+    "payment. [claims_authority_1] Adjusters may set reserves and pay up to $15,000 per claim. Above "
+    "that, a claims manager (Denise Harlow) must approve in writing before the reserve is raised. "
+    "[coverage_rules_2] Rental car: up to $1,200 a claim ($40/day for 30 days). [coverage_rules_3] "
+    "Towing: up to $150. Call finish when done."
 )
 
 

@@ -24,11 +24,11 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You operate the bank-feed pipeline of Alder Health Partners. Each night the banks push statement "
     "files (BAI2, MT940, camt.053) that are parsed into statement lines. Parsing sometimes fails; failed "
-    "batches are retried up to three times and then dead-lettered. Parsed lines are matched to ledger "
-    "postings or parked in suspense for the accountants. Today is Tuesday 2026-12-01; dates are "
-    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like bcn-0001: search first, then act on the "
-    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
-    "SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "batches are retried or dead-lettered. Parsed lines are matched to ledger postings or parked in "
+    "suspense for the accountants. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like bcn-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[match_same_amount] A statement line is matched only to a ledger posting of exactly the same amount. "
     "[feed_runbook_1] A failed batch is retried at most 3 times (attempt_count 1-3). On the 4th failure, "
     'dead-letter it and ask treasury to re-request the file from the bank. [feed_runbook_2] "TLS '

@@ -2,8 +2,7 @@
 
 You help the biobank manager of a translational research institute. Donor specimens (plasma, serum, DNA,
 tissue) are accessioned into freezers with limited slots. Studies request aliquots; each release draws
-down the specimen's remaining volume and must respect donor consent. Depleted or consent-withdrawn
-specimens are retired.
+down the specimen's remaining volume. Depleted or consent-withdrawn specimens are retired.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

@@ -1,9 +1,8 @@
 """The Linden boutique hotel front desk: 24-room boutique hotel - reservations, check-in/out, housekeeping and guest folios.
 
-You assist the front desk of The Linden, a 24-room boutique hotel. Guests reserve rooms by date range; a
-room can never hold two overlapping stays. Stays move from reserved to checked in to checked out (or are
-cancelled or marked no-show), housekeeping flags each room's state, and extras are posted to the guest's
-folio during the stay.
+You assist the front desk of The Linden, a 24-room boutique hotel. Guests reserve rooms by date range.
+Stays move from reserved to checked in to checked out (or are cancelled or marked no-show), housekeeping
+flags each room's state, and extras are posted to the guest's folio during the stay.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -239,7 +238,7 @@ def stay_reserve(
     adults: int,
     rate_plan: StayRatePlan,
 ) -> Stay:
-    """Reserve a room for a date range; the room must be free for every night.
+    """Reserve a room for a date range.
 
     check_in, check_out: dates as YYYY-MM-DD.
     """
@@ -299,7 +298,7 @@ def stay_check_out(tables: Tables, stay_id: str) -> Stay:
 
 @write
 def stay_cancel(tables: Tables, stay_id: str) -> Stay:
-    """Cancel a reservation before arrival."""
+    """Cancel a reservation whose guest has not checked in."""
     _row = STAYS.find(tables, stay_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("reserved",), "stay"):
@@ -464,8 +463,8 @@ def stay_check_out_many(tables: Tables, stay_ids: list[str]) -> list[Stay]:
 
 @write
 def stay_cancel_many(tables: Tables, stay_ids: list[str]) -> list[Stay]:
-    """Cancel a reservation before arrival, for several stays at once: all of them or none (a refusal names the
-    record that blocks the batch).
+    """Cancel a reservation whose guest has not checked in, for several stays at once: all of them or none (a
+    refusal names the record that blocks the batch).
     """
     return run_batch(tables, stay_cancel, stay_ids, "stay_ids")
 

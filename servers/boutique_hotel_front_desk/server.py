@@ -23,17 +23,17 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist the front desk of The Linden, a 24-room boutique hotel. Guests reserve rooms by date "
-    "range; a room can never hold two overlapping stays. Stays move from reserved to checked in to "
-    "checked out (or are cancelled or marked no-show), housekeeping flags each room's state, and extras "
-    "are posted to the guest's folio during the stay. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
-    "and times YYYY-MM-DDTHH:MM. Records have ids like rm-0001: search first, then act on the id. A "
-    "failed write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md "
-    "(the workspace, its data and its rules). Use the domain tools (or the `linden` CLI in the shell) and "
-    "the file tools. Policies: [inspected_rooms_only] Arriving guests are checked in only to inspected "
-    "rooms. [judgement_1] Check a room's stays before reserving, and post cancellation or no-show fees as "
-    "folio charges per the policy. [front_desk_policies_1] Flexible rate: free cancellation until 48 "
-    "hours before arrival; non-refundable stays are charged the first night on cancellation (post as "
-    "`room`). Call finish when done."
+    "range. Stays move from reserved to checked in to checked out (or are cancelled or marked no-show), "
+    "housekeeping flags each room's state, and extras are posted to the guest's folio during the stay. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "rm-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `linden` CLI in the shell) and the file tools. Policies: [inspected_rooms_only] "
+    "Arriving guests are checked in only to inspected rooms. [judgement_1] Check a room's stays before "
+    "reserving, and post cancellation or no-show fees as folio charges per the policy. "
+    "[front_desk_policies_1] Flexible rate: free cancellation until 48 hours before arrival; "
+    "non-refundable stays are charged the first night on cancellation (post as `room`). Call finish when "
+    "done."
 )
 
 

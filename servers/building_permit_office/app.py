@@ -310,7 +310,7 @@ def permit_inspection_schedule(
     scheduled_start: str,
     scheduled_end: str,
 ) -> PermitInspection:
-    """Book a field inspection; the inspector must be free for the whole slot.
+    """Book a field inspection with an inspector.
 
     scheduled_start, scheduled_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -1,10 +1,8 @@
 """Northside bus depot daily duty roster: Bus depot dispatch - cover duty runs with an operator and a bus, sick calls, sign-ons.
 
 You help the dispatcher at the Northside bus depot of a city transit operator. Each day's duty runs (a
-route block from report time to clear time) must be covered by one bus operator and one depot bus;
-neither can be on two runs at once, articulated runs need an articulated bus, and buses in maintenance
-are off limits. Operators sign on, complete runs, or call in sick, which reopens the run for the extra
-board.
+route block from report time to clear time) are covered by one bus operator and one depot bus. Operators
+sign on, complete runs, or call in sick, which reopens the run for the extra board.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -268,7 +266,7 @@ def duty_run_reopen(tables: Tables, duty_run_id: str) -> DutyRun:
 
 @write
 def duty_run_cancel(tables: Tables, duty_run_id: str) -> DutyRun:
-    """Cancel an open run that cannot be covered (service cut, posted to riders)."""
+    """Cancel an open run nobody covers (service cut, posted to riders)."""
     _row = DUTY_RUNS.find(tables, duty_run_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("open",), "duty run"):
@@ -500,8 +498,8 @@ def duty_assignment_report(
 
 @write
 def duty_run_cancel_many(tables: Tables, duty_run_ids: list[str]) -> list[DutyRun]:
-    """Cancel an open run that cannot be covered (service cut, posted to riders), for several duty runs at once:
-    all of them or none (a refusal names the record that blocks the batch).
+    """Cancel an open run nobody covers (service cut, posted to riders), for several duty runs at once: all of them
+    or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, duty_run_cancel, duty_run_ids, "duty_run_ids")
 

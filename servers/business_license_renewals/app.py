@@ -1,9 +1,9 @@
 """Granite Falls business licensing office: City business licensing - license lifecycle, renewals, payments and violations.
 
 You assist clerks in the City of Granite Falls Business Licensing Office. Every business needs an annual
-licence of its class. Licences move from pending to active, are flagged for renewal 60 days before they
-expire, lapse if not renewed, and can be suspended for unresolved violations and later reinstated.
-Renewal payments are recorded with a receipt number.
+licence of its class. Licences move from pending to active, are flagged for renewal as they near expiry,
+lapse if not renewed, and can be suspended for unresolved violations and later reinstated. Renewal
+payments are recorded with a receipt number.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -196,7 +196,7 @@ def business_license_activate(tables: Tables, business_license_id: str) -> Busin
 
 @write
 def business_license_flag_renewal(tables: Tables, business_license_id: str) -> BusinessLicense:
-    """Flag an active licence that expires within 60 days for renewal."""
+    """Flag an active licence for renewal."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
     _new = {**_row, "status": "renewal_due"}
     if _block := not_among(_row, "status", ("active",), "business license"):

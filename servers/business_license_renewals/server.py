@@ -23,8 +23,8 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist clerks in the City of Granite Falls Business Licensing Office. Every business needs an "
-    "annual licence of its class. Licences move from pending to active, are flagged for renewal 60 days "
-    "before they expire, lapse if not renewed, and can be suspended for unresolved violations and later "
+    "annual licence of its class. Licences move from pending to active, are flagged for renewal as they "
+    "near expiry, lapse if not renewed, and can be suspended for unresolved violations and later "
     "reinstated. Renewal payments are recorded with a receipt number. Today is Tuesday 2026-12-01; dates "
     "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like lbz-0001: search first, then act on "
     "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "

@@ -2,9 +2,8 @@
 
 You assist agents at Skyway Car Rental's airport counter. Customers arrive with reservations for a
 vehicle class; the agent checks the licence, assigns a ready car of that class and opens a rental
-contract (a car can never be on two contracts at once), and on return records the odometer and sends the
-car to cleaning. Customers can pay extras from prepaid credit on their account, never beyond their
-balance.
+contract, and on return records the odometer and sends the car to cleaning. Customers can pay extras
+from prepaid credit on their account.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -323,7 +322,7 @@ def rental_contract_search(
 def rental_contract_open(
     tables: Tables, rental_customer_id: str, rental_vehicle_id: str, out_at: str, due_back: str, odometer_out: int
 ) -> RentalContract:
-    """Open a contract on a ready car; the car may not be on another contract then.
+    """Open a rental contract on a ready car.
 
     out_at, due_back: times as YYYY-MM-DDTHH:MM (24-hour).
     """

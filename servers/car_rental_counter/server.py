@@ -24,17 +24,16 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist agents at Skyway Car Rental's airport counter. Customers arrive with reservations for a "
     "vehicle class; the agent checks the licence, assigns a ready car of that class and opens a rental "
-    "contract (a car can never be on two contracts at once), and on return records the odometer and sends "
-    "the car to cleaning. Customers can pay extras from prepaid credit on their account, never beyond "
-    "their balance. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
-    "have ids like rcu-0001: search first, then act on the id. A failed write changes nothing, and a "
-    "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
-    "rules). Use the domain tools and the file tools. Policies: [judgement_1] Check the licence and the "
-    "reservation class, assign a ready car (upgrading per the procedures when needed), and take extras "
-    "from prepaid credit only up to the balance. [counter_procedures_1] Find the reservation; check the "
-    "licence: it must not expire before the due-back date. [counter_procedures_2] Assign a `ready` car of "
-    "the reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); "
-    "skyway_elite members always get a free upgrade. Call finish when done."
+    "contract, and on return records the odometer and sends the car to cleaning. Customers can pay extras "
+    "from prepaid credit on their account. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like rcu-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
+    "Check the licence and the reservation class, assign a ready car (upgrading per the procedures when "
+    "needed), and take extras from prepaid credit only up to the balance. [counter_procedures_1] Find the "
+    "reservation; check the licence: it must not expire before the due-back date. [counter_procedures_2] "
+    "Assign a `ready` car of the reserved class. If none is ready, upgrade one class free (economy -> "
+    "compact -> midsize -> suv); skyway_elite members always get a free upgrade. Call finish when done."
 )
 
 

@@ -2,8 +2,8 @@
 
 You operate the catalog ingestion pipeline at Homestead Market, a multi-brand online retailer. Suppliers
 push product feeds (CSV over SFTP, JSON APIs, XML EDI) on schedules. Each run imports records into the
-catalog; bad records are rejected with an error for merchandisers to fix, runs that crash are retried up
-to the source's retry limit and otherwise dead-lettered.
+catalog; bad records are rejected with an error for merchandisers to fix, and runs that crash are
+retried or dead-lettered.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

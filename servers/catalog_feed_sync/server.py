@@ -24,16 +24,15 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You operate the catalog ingestion pipeline at Homestead Market, a multi-brand online retailer. "
     "Suppliers push product feeds (CSV over SFTP, JSON APIs, XML EDI) on schedules. Each run imports "
-    "records into the catalog; bad records are rejected with an error for merchandisers to fix, runs that "
-    "crash are retried up to the source's retry limit and otherwise dead-lettered. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like fsrc-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [feed_ops_runbook_1] 401 unauthorized: do not retry - the supplier rotated "
-    "credentials. Dead-letter and suspend the source. [feed_ops_runbook_2] Rejected records: "
-    "price_below_cost is never published - fix the price or ignore the record. duplicate_sku records are "
-    "ignored. image_url_404 records are fixed by unpublishing until new images arrive. Call finish when "
-    "done."
+    "records into the catalog; bad records are rejected with an error for merchandisers to fix, and runs "
+    "that crash are retried or dead-lettered. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like fsrc-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[feed_ops_runbook_1] 401 unauthorized: do not retry - the supplier rotated credentials. Dead-letter "
+    "and suspend the source. [feed_ops_runbook_2] Rejected records: price_below_cost is never published - "
+    "fix the price or ignore the record. duplicate_sku records are ignored. image_url_404 records are "
+    "fixed by unpublishing until new images arrive. Call finish when done."
 )
 
 

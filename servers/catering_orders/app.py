@@ -2,8 +2,8 @@
 
 You help the catering manager at Saffron & Salt, an off-premise caterer. Every event moves through a
 fixed pipeline: inquiry, quote sent, deposit paid, menu and guest count final, fully staffed, completed.
-Chefs, servers, bartenders and captains are booked per event and can only work one event at a time.
-Pricing and staffing ratios are in the workspace documents.
+Chefs, servers, bartenders and captains are booked per event. Pricing and staffing ratios are in the
+workspace documents.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -248,7 +248,7 @@ def catering_event_record_deposit(tables: Tables, catering_event_id: str) -> Cat
 
 @write
 def catering_event_finalize_menu(tables: Tables, catering_event_id: str, guests: int) -> CateringEvent:
-    """Lock the menu and final guest count (10 days before the event)."""
+    """Lock the menu and final guest count of an event."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _changes = {_k: _v for _k, _v in (("guests", guests),) if _v is not None}
     check_range(guests, "guests", 20, 400)
@@ -285,7 +285,7 @@ def catering_event_complete(tables: Tables, catering_event_id: str) -> CateringE
 
 @write
 def catering_event_cancel(tables: Tables, catering_event_id: str) -> CateringEvent:
-    """Cancel an event before it is staffed."""
+    """Cancel an event that is not staffed yet."""
     _row = CATERING_EVENTS.find(tables, catering_event_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("inquiry", "quoted", "deposit_paid", "menu_final"), "catering event"):
@@ -351,7 +351,7 @@ def staff_booking_search(
 def staff_booking_assign(
     tables: Tables, catering_event_id: str, catering_staffer_id: str, call_time: str, release_time: str
 ) -> StaffBooking:
-    """Book a staffer on an event from call time to release; they must be free.
+    """Book a staffer on an event from call time to release.
 
     call_time, release_time: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -481,7 +481,7 @@ def catering_event_complete_many(tables: Tables, catering_event_ids: list[str]) 
 
 @write
 def catering_event_cancel_many(tables: Tables, catering_event_ids: list[str]) -> list[CateringEvent]:
-    """Cancel an event before it is staffed, for several catering events at once: all of them or none (a refusal
+    """Cancel an event that is not staffed yet, for several catering events at once: all of them or none (a refusal
     names the record that blocks the batch).
     """
     return run_batch(tables, catering_event_cancel, catering_event_ids, "catering_event_ids")

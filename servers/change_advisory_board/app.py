@@ -2,8 +2,7 @@
 
 You assist the change manager of Northwind Logistics' IT department. Engineers draft change requests
 against configuration items (servers, databases, network gear); the change advisory board votes on them;
-approved changes are implemented in their planned window and end as completed or rolled back. Two
-changes may never touch the same configuration item at once.
+approved changes are implemented in their planned window and end as completed or rolled back.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -194,7 +193,7 @@ def change_request_draft(
     implementer: str,
     backout_plan: str | None = None,
 ) -> ChangeRequest:
-    """Draft a change; its window may not overlap another change on the same item.
+    """Draft a change to a configuration item for a window.
 
     planned_start, planned_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -179,7 +179,7 @@ def build_runner_search(
 
 @write
 def build_runner_drain(tables: Tables, build_runner_id: str) -> BuildRunner:
-    """Stop scheduling new jobs on a runner before maintenance."""
+    """Stop scheduling new jobs on a runner (ahead of maintenance)."""
     _row = BUILD_RUNNERS.find(tables, build_runner_id)
     _new = {**_row, "status": "draining"}
     if _block := not_among(_row, "status", ("online",), "build runner"):

@@ -20,7 +20,16 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    in_past,
+    load_policies,
+    not_among,
+    outside_window,
+    overlapping,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -248,7 +257,7 @@ def resident_appointment_book(
     end: str,
     confirmation_code: str,
 ) -> ResidentAppointment:
-    """Book a resident into a counter and clerk; both must be free for the slot.
+    """Book a resident into a counter and clerk for a slot.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -291,6 +300,12 @@ def resident_appointment_book(
             "the clerk is serving someone else then: try another certified clerk or time",
             _block,
         )
+    if _block := outside_window(
+        _new.get("start"), ("monday", "tuesday", "wednesday", "thursday", "friday"), "08:30", "16:00"
+    ):
+        refuse(
+            "booking_rules_2", "Appointments start Monday-Friday, 08:30-16:00 (the counters close at 16:30).", _block
+        )
     tables["resident_appointments"].append(_new)
     return as_record(ResidentAppointment, _new)
 
@@ -319,7 +334,7 @@ def resident_appointment_mark_served(tables: Tables, resident_appointment_id: st
 
 @write
 def resident_appointment_mark_no_show(tables: Tables, resident_appointment_id: str) -> ResidentAppointment:
-    """Mark a booked resident who did not come within 15 minutes as no-show."""
+    """Mark a booked resident who did not come as a no-show."""
     _row = RESIDENT_APPOINTMENTS.find(tables, resident_appointment_id)
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("booked",), "resident appointment"):
@@ -425,8 +440,8 @@ def resident_appointment_report(
 def resident_appointment_mark_no_show_many(
     tables: Tables, resident_appointment_ids: list[str]
 ) -> list[ResidentAppointment]:
-    """Mark a booked resident who did not come within 15 minutes as no-show, for several resident appointments at
-    once: all of them or none (a refusal names the record that blocks the batch).
+    """Mark a booked resident who did not come as a no-show, for several resident appointments at once: all of them
+    or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, resident_appointment_mark_no_show, resident_appointment_ids, "resident_appointment_ids")
 

@@ -32,9 +32,9 @@ INSTRUCTIONS = (
     "Use the domain tools and the file tools. Policies: [judgement_1] When booking, match the counter's "
     "service line and the clerk's certification to the service, check both are free, and tell the "
     "resident what to bring. [booking_rules_1] Residents may hold at most one appointment per service; "
-    "move it rather than double-book. [booking_rules_2] Open Monday-Friday 08:30-16:30; last appointment "
-    "starts 16:00. [what_to_bring_1] Driving licence renewal: current licence, proof of address dated "
-    "within 90 days. Call finish when done."
+    "move it rather than double-book. [booking_rules_2] Appointments start Monday-Friday, 08:30-16:00 "
+    "(the counters close at 16:30). [what_to_bring_1] Driving licence renewal: current licence, proof of "
+    "address dated within 90 days. Call finish when done."
 )
 
 

@@ -1,9 +1,9 @@
 """Polar Express cold-chain temperature alerts: Refrigerated shipments: temperature excursion alerts raised, notified, acknowledged, resolved.
 
 You watch the alert console of Polar Express, a refrigerated carrier hauling frozen food and 2-8 C
-pharmaceuticals. Reefer telematics raise temperature-excursion alerts; each alert must be routed to an
-on-call contact (who can only juggle so many at once), acknowledged, resolved or escalated, and affected
-shipments quarantined for a quality decision.
+pharmaceuticals. Reefer telematics raise temperature-excursion alerts; each alert is routed to an on-
+call contact, acknowledged, resolved or escalated, and affected shipments are quarantined for a quality
+decision.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

@@ -23,15 +23,15 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You watch the alert console of Polar Express, a refrigerated carrier hauling frozen food and 2-8 C "
-    "pharmaceuticals. Reefer telematics raise temperature-excursion alerts; each alert must be routed to "
-    "an on-call contact (who can only juggle so many at once), acknowledged, resolved or escalated, and "
-    "affected shipments quarantined for a quality decision. Today is Tuesday 2026-12-01; dates are "
-    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rfu-0001: search first, then act on the "
-    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
-    "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `coldchain` CLI in "
-    "the shell) and the file tools. Policies: [judgement_1] Route each alert per the SOP table, and page "
-    "a contact only if they have room under max_open_alerts. [excursion_sop_1] An alert not acknowledged "
-    "within 15 minutes is escalated. Call finish when done."
+    "pharmaceuticals. Reefer telematics raise temperature-excursion alerts; each alert is routed to an "
+    "on-call contact, acknowledged, resolved or escalated, and affected shipments are quarantined for a "
+    "quality decision. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
+    "Records have ids like rfu-0001: search first, then act on the id. A failed write changes nothing, "
+    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
+    "its rules). Use the domain tools (or the `coldchain` CLI in the shell) and the file tools. Policies: "
+    "[judgement_1] Route each alert per the SOP table, and page a contact only if they have room under "
+    "max_open_alerts. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. Call "
+    "finish when done."
 )
 
 

@@ -325,7 +325,7 @@ def clause_deviation_log(
 
 @write
 def clause_deviation_accept(tables: Tables, clause_deviation_id: str) -> ClauseDeviation:
-    """Accept a deviation within the playbook's fallback."""
+    """Accept a proposed clause deviation."""
     _row = CLAUSE_DEVIATIONS.find(tables, clause_deviation_id)
     _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, "status", ("proposed",), "clause deviation"):

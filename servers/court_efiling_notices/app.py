@@ -174,7 +174,7 @@ def efiling_submission_search(
 def efiling_submission_prepare(
     tables: Tables, court_case_id: str, document_title: str, filing_type: EfilingSubmissionFilingType, due_date: str
 ) -> EfilingSubmission:
-    """Prepare a filing for a case before its due date.
+    """Prepare a filing for a case.
 
     due_date: dates as YYYY-MM-DD.
     """

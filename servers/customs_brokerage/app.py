@@ -321,7 +321,7 @@ def entry_document_verify(tables: Tables, entry_document_id: str) -> EntryDocume
 
 @write
 def entry_document_reject(tables: Tables, entry_document_id: str) -> EntryDocument:
-    """Reject a document with errors (the importer must resend)."""
+    """Reject a received document with errors (the importer resends it)."""
     _row = ENTRY_DOCUMENTS.find(tables, entry_document_id)
     _new = {**_row, "status": "rejected"}
     if _block := not_among(_row, "status", ("received",), "entry document"):
@@ -420,8 +420,8 @@ def entry_document_report(
 
 @write
 def entry_document_reject_many(tables: Tables, entry_document_ids: list[str]) -> list[EntryDocument]:
-    """Reject a document with errors (the importer must resend), for several entry documents at once: all of them
-    or none (a refusal names the record that blocks the batch).
+    """Reject a received document with errors (the importer resends it), for several entry documents at once: all
+    of them or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, entry_document_reject, entry_document_ids, "entry_document_ids")
 

@@ -1,9 +1,9 @@
 """Hillcrest Dairy herd management records: Dairy herd records - cow lifecycle, breeding, treatments with milk withdrawal, milk tests.
 
 You keep the herd records for Hillcrest Dairy, a 420-cow Holstein and Jersey farm. Each cow moves
-through a lifecycle: heifer, lactating after calving, dried off before her next calving, and eventually
-sold or culled. You record inseminations and pregnancy checks, veterinary treatments with their milk-
-withdrawal periods, and monthly milk recording tests.
+through a lifecycle: heifer, lactating after calving, dried off ahead of her next calving, and
+eventually sold or culled. You record inseminations and pregnancy checks, veterinary treatments with
+their milk-withdrawal periods, and monthly milk recording tests.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -171,7 +171,7 @@ def dairy_cow_freshen(tables: Tables, dairy_cow_id: str, parity: int, pen: str |
 
 @write
 def dairy_cow_dry_off(tables: Tables, dairy_cow_id: str) -> DairyCow:
-    """Dry off a lactating cow about 60 days before calving."""
+    """Dry off a lactating cow ahead of her next calving."""
     _row = DAIRY_COWS.find(tables, dairy_cow_id)
     _new = {**_row, "status": "dry"}
     if _block := not_among(_row, "status", ("lactating",), "dairy cow"):
@@ -348,7 +348,7 @@ def health_treatment_search(
 def health_treatment_start(
     tables: Tables, dairy_cow_id: str, diagnosis: str, drug: str, treated_on: str, milk_withdrawal_until: str
 ) -> HealthTreatment:
-    """Record a treatment and the date until which the cow's milk must be withheld.
+    """Record a treatment and the date until which the cow's milk is withheld.
 
     treated_on, milk_withdrawal_until: dates as YYYY-MM-DD.
     """

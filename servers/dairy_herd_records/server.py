@@ -23,7 +23,7 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You keep the herd records for Hillcrest Dairy, a 420-cow Holstein and Jersey farm. Each cow moves "
-    "through a lifecycle: heifer, lactating after calving, dried off before her next calving, and "
+    "through a lifecycle: heifer, lactating after calving, dried off ahead of her next calving, and "
     "eventually sold or culled. You record inseminations and pregnancy checks, veterinary treatments with "
     "their milk-withdrawal periods, and monthly milk recording tests. Today is Tuesday 2026-12-01; dates "
     "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cow-0001: search first, then act on "

@@ -1,10 +1,9 @@
 """Bao Down kitchen delivery-order tablet hub: Restaurant delivery hub - platform order webhooks, accept/reject, courier events, 86s.
 
 You run the delivery-order hub of Bao Down, a bao and noodle restaurant selling through DoorDash, Uber
-Eats, Grubhub and its own site. Orders arrive as webhooks and must be accepted or rejected within each
-platform's timeout; items draw on the day's prepared portions and are 86'd when they run out. Couriers
-send assignment, arrival and delay events that the expo station acknowledges, and busy platforms can be
-paused.
+Eats, Grubhub and its own site. Orders arrive as webhooks and are accepted or rejected; items draw on
+the day's prepared portions and are 86'd when they run out. Couriers send assignment, arrival and delay
+events that the expo station acknowledges, and busy platforms can be paused.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -331,7 +330,7 @@ def platform_order_ingest(
 
 @write
 def platform_order_accept(tables: Tables, platform_order_id: str) -> PlatformOrder:
-    """Accept a received order before the platform's timeout."""
+    """Accept a received order."""
     _row = PLATFORM_ORDERS.find(tables, platform_order_id)
     _new = {**_row, "status": "accepted"}
     if _block := not_among(_row, "status", ("received",), "platform order"):

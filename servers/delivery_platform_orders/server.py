@@ -23,17 +23,17 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You run the delivery-order hub of Bao Down, a bao and noodle restaurant selling through DoorDash, "
-    "Uber Eats, Grubhub and its own site. Orders arrive as webhooks and must be accepted or rejected "
-    "within each platform's timeout; items draw on the day's prepared portions and are 86'd when they run "
-    "out. Couriers send assignment, arrival and delay events that the expo station acknowledges, and busy "
-    "platforms can be paused. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like dpl-0001: search first, then act on the id. A failed write "
-    "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Policies: [judgement_1] Accept orders within the platform's "
-    'accept_timeout_sec of received_at; reject with "item sold out" when portions ran out. [judgement_2] '
-    'Time "ready" to the courier\'s ETA. [judgement_3] Pause a platform when more than 12 of its orders '
-    "are accepted but not ready. [resume_when_backlog_clears] A paused platform is resumed only once its "
-    "backlog clears: at most 12 of its orders accepted but not ready. Call finish when done."
+    "Uber Eats, Grubhub and its own site. Orders arrive as webhooks and are accepted or rejected; items "
+    "draw on the day's prepared portions and are 86'd when they run out. Couriers send assignment, "
+    "arrival and delay events that the expo station acknowledges, and busy platforms can be paused. Today "
+    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "dpl-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
+    "Policies: [judgement_1] Accept orders within the platform's accept_timeout_sec of received_at; "
+    'reject with "item sold out" when portions ran out. [judgement_2] Time "ready" to the courier\'s ETA. '
+    "[judgement_3] Pause a platform when more than 12 of its orders are accepted but not ready. "
+    "[resume_when_backlog_clears] A paused platform is resumed only once its backlog clears: at most 12 "
+    "of its orders accepted but not ready. Call finish when done."
 )
 
 

@@ -238,7 +238,7 @@ def dock_appointment_book(
     pallet_count: int | None = None,
     refrigerated: bool | None = None,
 ) -> DockAppointment:
-    """Book a dock appointment; the door and the crew must both be free for the slot.
+    """Book a dock appointment at a door with a crew.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

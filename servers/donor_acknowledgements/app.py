@@ -1,10 +1,10 @@
 """Lighthouse Literacy donor acknowledgement desk: Nonprofit gift processing - thank-you letters queued, sent, delivered or bounced; matches.
 
 You help the development office of Lighthouse Literacy, a nonprofit running adult reading programs.
-Every gift must be acknowledged within 48 hours: acknowledgements are queued, handed to the mail house
-or email service, and come back as delivered or bounced through delivery events. Bounced emails need the
-donor's contact fixed and a new acknowledgement. Gifts from employees of matching-gift companies also
-get a match request tracked to payment.
+Every gift is acknowledged: acknowledgements are queued, handed to the mail house or email service, and
+come back as delivered or bounced through delivery events. Bounced emails need the donor's contact fixed
+and a new acknowledgement. Gifts from employees of matching-gift companies also get a match request
+tracked to payment.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

@@ -1,9 +1,9 @@
 """Trailhead Supply online store fulfillment: Outdoor-gear web store: stock, order lines allocated from stock, pick-pack-ship, restocks.
 
 You help run fulfillment for Trailhead Supply, a small online outdoor-gear shop with one warehouse.
-Order lines are allocated against on-hand stock (never below zero), orders move through picking, packing
-and shipping, and supplier deliveries are posted as stock receipts. Cycle counts correct the on-hand
-figure when the shelf disagrees with the system.
+Order lines are allocated against on-hand stock, orders move through picking, packing and shipping, and
+supplier deliveries are posted as stock receipts. Cycle counts correct the on-hand figure when the shelf
+disagrees with the system.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -244,7 +244,7 @@ def web_order_ship(tables: Tables, web_order_id: str, tracking_number: str | Non
 
 @write
 def web_order_cancel(tables: Tables, web_order_id: str) -> WebOrder:
-    """Cancel an order before it is packed."""
+    """Cancel an order that is not packed yet."""
     _row = WEB_ORDERS.find(tables, web_order_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("placed", "picking"), "web order"):
@@ -417,7 +417,7 @@ def stock_receipt_report(
 
 @write
 def web_order_cancel_many(tables: Tables, web_order_ids: list[str]) -> list[WebOrder]:
-    """Cancel an order before it is packed, for several web orders at once: all of them or none (a refusal names
+    """Cancel an order that is not packed yet, for several web orders at once: all of them or none (a refusal names
     the record that blocks the batch).
     """
     return run_batch(tables, web_order_cancel, web_order_ids, "web_order_ids")

@@ -23,18 +23,17 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help run fulfillment for Trailhead Supply, a small online outdoor-gear shop with one warehouse. "
-    "Order lines are allocated against on-hand stock (never below zero), orders move through picking, "
-    "packing and shipping, and supplier deliveries are posted as stock receipts. Cycle counts correct the "
-    "on-hand figure when the shelf disagrees with the system. Today is Tuesday 2026-12-01; dates are "
-    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like stk-0001: search first, then act on the "
-    "id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by reading "
-    "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `shopops` CLI in the "
-    "shell) and the file tools. Policies: [judgement_1] Allocate stock with order_line_allocate rather "
-    "than editing on_hand directly; use stock_item_recount only for physical count corrections. "
-    "[fulfillment_sop_1] Store_pickup orders are packed and held at the front counter; they never get a "
-    "tracking number. [fulfillment_sop_2] Orders placed before 14:00 ship the same day; overnight orders "
-    "are picked first. [fulfillment_sop_3] Allocate every line before releasing an order to picking. Call "
-    "finish when done."
+    "Order lines are allocated against on-hand stock, orders move through picking, packing and shipping, "
+    "and supplier deliveries are posted as stock receipts. Cycle counts correct the on-hand figure when "
+    "the shelf disagrees with the system. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "YYYY-MM-DDTHH:MM. Records have ids like stk-0001: search first, then act on the id. A failed write "
+    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
+    "workspace, its data and its rules). Use the domain tools (or the `shopops` CLI in the shell) and the "
+    "file tools. Policies: [judgement_1] Allocate stock with order_line_allocate rather than editing "
+    "on_hand directly; use stock_item_recount only for physical count corrections. [fulfillment_sop_1] "
+    "Store_pickup orders are packed and held at the front counter; they never get a tracking number. "
+    "[fulfillment_sop_2] Orders placed before 14:00 ship the same day; overnight orders are picked first. "
+    "[fulfillment_sop_3] Allocate every line before releasing an order to picking. Call finish when done."
 )
 
 

@@ -3,8 +3,8 @@
 You run the processing queue of a litigation support team. Data collected from custodians' mailboxes,
 OneDrive, Slack exports and laptop images is processed in batches: ingest, text extraction,
 deduplication, then published to the review platform. Batches fail on corrupt PSTs, password-protected
-archives or worker timeouts; you retry them, and quarantine what cannot be processed so the case team
-can decide. Production deadlines drive priority.
+archives or worker timeouts; you retry them, and quarantine the rest so the case team can decide.
+Production deadlines drive priority.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -334,7 +334,7 @@ def processing_batch_retry(tables: Tables, processing_batch_id: str) -> Processi
 
 @write
 def processing_batch_quarantine(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
-    """Quarantine a batch that cannot be processed automatically."""
+    """Quarantine a failed batch for the case team."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
     _new = {**_row, "status": "quarantined"}
     if _block := not_among(_row, "status", ("failed",), "processing batch"):

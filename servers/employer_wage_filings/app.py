@@ -181,7 +181,7 @@ def wage_filing_receive(
     total_wages: float,
     attempts: int | None = None,
 ) -> WageFiling:
-    """Register a received filing; a filing reference is only ever ingested once.
+    """Register a received filing.
 
     received_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -244,7 +244,7 @@ def wage_filing_accept(tables: Tables, wage_filing_id: str) -> WageFiling:
 
 @write
 def wage_filing_reject(tables: Tables, wage_filing_id: str, rejection_summary: str) -> WageFiling:
-    """Reject a validated filing with a summary; the employer must file again."""
+    """Reject a filing under validation with a summary; the employer files again."""
     _row = WAGE_FILINGS.find(tables, wage_filing_id)
     _changes = {_k: _v for _k, _v in (("rejection_summary", rejection_summary),) if _v is not None}
     check_not_blank(rejection_summary, "rejection_summary")

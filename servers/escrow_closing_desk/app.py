@@ -219,7 +219,7 @@ def escrow_file_record_deed(tables: Tables, escrow_file_id: str) -> EscrowFile:
 
 @write
 def escrow_file_cancel(tables: Tables, escrow_file_id: str) -> EscrowFile:
-    """Cancel an escrow before signing."""
+    """Cancel an escrow file that is not signed yet."""
     _row = ESCROW_FILES.find(tables, escrow_file_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("opened", "title_ordered", "title_clear", "docs_drawn"), "escrow file"):
@@ -319,7 +319,7 @@ def escrow_deposit_receive(
 def escrow_disbursement_issue(
     tables: Tables, escrow_file_id: str, payee: str, amount: float, purpose: EscrowDisbursementPurpose
 ) -> EscrowDisbursement:
-    """Pay out of a file's trust balance (never more than it holds)."""
+    """Pay out of a file's trust balance."""
     ESCROW_FILES.check_ref(tables, escrow_file_id, "escrow_file_id")
     check_not_blank(payee, "payee")
     check_range(amount, "amount", 100, 400000)
@@ -430,8 +430,8 @@ def escrow_disbursement_report(
 
 @write
 def escrow_file_cancel_many(tables: Tables, escrow_file_ids: list[str]) -> list[EscrowFile]:
-    """Cancel an escrow before signing, for several escrow files at once: all of them or none (a refusal names the
-    record that blocks the batch).
+    """Cancel an escrow file that is not signed yet, for several escrow files at once: all of them or none (a
+    refusal names the record that blocks the batch).
     """
     return run_batch(tables, escrow_file_cancel, escrow_file_ids, "escrow_file_ids")
 

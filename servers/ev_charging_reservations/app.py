@@ -1,9 +1,8 @@
 """Voltway fleet charging depot reservations: EV fleet depots: reserve charger ports for vehicles without double-booking port or vehicle.
 
 You manage charging for Voltway, which operates electric delivery-van depots. Dispatchers reserve
-charger ports for vans between routes; a port serves one van at a time, a van can only be at one port,
-and the connector must fit. Faulted ports are taken out of service until a technician restores them.
-Sessions go from reserved to charging to completed, or are cancelled or no-shows.
+charger ports for vans between routes. Faulted ports are taken out of service until a technician
+restores them. Sessions go from reserved to charging to completed, or are cancelled or no-shows.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

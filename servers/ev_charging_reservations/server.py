@@ -23,15 +23,15 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You manage charging for Voltway, which operates electric delivery-van depots. Dispatchers reserve "
-    "charger ports for vans between routes; a port serves one van at a time, a van can only be at one "
-    "port, and the connector must fit. Faulted ports are taken out of service until a technician restores "
-    "them. Sessions go from reserved to charging to completed, or are cancelled or no-shows. Today is "
-    "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like csi-0001: "
-    "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
-    "blocks it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[available_ports_only] Only available ports may be reserved. [judgement_1] The van's connector must "
-    "equal the port's connector. [judgement_2] A no-show is recorded 20 minutes after the reserved start; "
-    "vans need at least 2 hours on a port under 20 kW for a full route charge. Call finish when done."
+    "charger ports for vans between routes. Faulted ports are taken out of service until a technician "
+    "restores them. Sessions go from reserved to charging to completed, or are cancelled or no-shows. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "csi-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
+    "Policies: [available_ports_only] Only available ports may be reserved. [judgement_1] The van's "
+    "connector must equal the port's connector. [judgement_2] A no-show is recorded 20 minutes after the "
+    "reserved start; vans need at least 2 hours on a port under 20 kW for a full route charge. Call "
+    "finish when done."
 )
 
 

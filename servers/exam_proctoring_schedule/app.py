@@ -1,9 +1,8 @@
 """Final exam halls and proctor scheduling: Schedule final exams into halls that fit the cohort and staff proctors without clashes.
 
-You help the university exams office build the final exam timetable. Each exam sitting needs a hall
-large enough for its students and free for the whole slot; proctors are assigned shifts and cannot be in
-two sittings at once. Sittings are drafted, published to students, run and closed; the exam regulations
-are in the workspace.
+You help the university exams office build the final exam timetable. Each exam sitting is held in a
+hall; proctors are assigned shifts. Sittings are drafted, published to students, run and closed; the
+exam regulations are in the workspace.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -38,6 +37,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    outside_window,
     overlapping,
     refuse,
     short_of,
@@ -271,6 +271,10 @@ def exam_sitting_schedule(
         _new.get("exam_format"), "==", "computer_based"
     ):
         refuse("exam_regulations_1", "Computer-based exams only in halls with computer_based = true.", _block)
+    if _block := outside_window(
+        _new.get("start"), ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "09:00", "14:00"
+    ):
+        refuse("exam_regulations_3", "Exams start Monday to Saturday, 09:00-14:00.", _block)
     tables["exam_sittings"].append(_new)
     return as_record(ExamSitting, _new)
 

@@ -22,10 +22,9 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You help the university exams office build the final exam timetable. Each exam sitting needs a hall "
-    "large enough for its students and free for the whole slot; proctors are assigned shifts and cannot "
-    "be in two sittings at once. Sittings are drafted, published to students, run and closed; the exam "
-    "regulations are in the workspace. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "You help the university exams office build the final exam timetable. Each exam sitting is held in a "
+    "hall; proctors are assigned shifts. Sittings are drafted, published to students, run and closed; the "
+    "exam regulations are in the workspace. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like hal-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
@@ -33,8 +32,7 @@ INSTRUCTIONS = (
     "students. [judgement_1] Use the regulations to size proctor teams and set shift times. "
     "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. "
     "[exam_regulations_2] Proctor shifts start 30 minutes before the exam and end 15 minutes after it. "
-    "[exam_regulations_3] Exams run 09:00-12:00 or 14:00-17:00, Monday to Saturday. Call finish when "
-    "done."
+    "[exam_regulations_3] Exams start Monday to Saturday, 09:00-14:00. Call finish when done."
 )
 
 

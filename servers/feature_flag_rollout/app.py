@@ -143,7 +143,7 @@ def feature_flag_register(
 
 @write
 def feature_flag_dogfood(tables: Tables, feature_flag_id: str) -> FeatureFlag:
-    """Enable a draft flag for employees only."""
+    """Enable a draft flag for employees (dogfooding)."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
     if _block := not_among(_row, "stage", ("draft",), "feature flag"):
@@ -187,7 +187,7 @@ def feature_flag_launch_ga(tables: Tables, feature_flag_id: str) -> FeatureFlag:
 
 @write
 def feature_flag_roll_back(tables: Tables, feature_flag_id: str) -> FeatureFlag:
-    """Pull a flag back to employees only."""
+    """Pull an exposed flag back to employees."""
     _row = FEATURE_FLAGS.find(tables, feature_flag_id)
     _new = {**_row, "stage": "internal"}
     if _block := not_among(_row, "stage", ("canary", "ramping", "general_availability"), "feature flag"):

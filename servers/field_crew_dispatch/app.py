@@ -24,13 +24,23 @@ from envcraft_runtime.records import (
     Report,
     Rows,
     as_record,
+    field_of,
     page_of,
     report_on,
     run_batch,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    outside_window,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -272,7 +282,7 @@ def service_order_cancel(tables: Tables, service_order_id: str) -> ServiceOrder:
 def crew_job_schedule(
     tables: Tables, service_order_id: str, line_crew_id: str, utility_truck_id: str, start: str, end: str
 ) -> CrewJob:
-    """Schedule a crew and a truck for a service order; both must be free for the window.
+    """Schedule a crew and a truck for a service order.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -305,6 +315,14 @@ def crew_job_schedule(
             "the truck is committed then: choose another truck of the right type",
             _block,
         )
+    if (_block := outside_window(_new.get("start"), (), "07:00", "17:30")) and holds(
+        field_of(tables, "service_orders", _new.get("service_order_id"), "priority"), "!=", "emergency"
+    ):
+        refuse("dispatch_rules_2", "Crew jobs start 07:00-17:30 unless the order is an emergency.", _block)
+    if (_block := outside_window(_new.get("end"), (), "07:00", "17:30")) and holds(
+        field_of(tables, "service_orders", _new.get("service_order_id"), "priority"), "!=", "emergency"
+    ):
+        refuse("dispatch_rules_2b", "Crew jobs end 07:00-17:30 unless the order is an emergency.", _block)
     _target_service_order_id = target_row(tables, "service_orders", _new.get("service_order_id"), "service order")
     tables["crew_jobs"].append(_new)
     if _target_service_order_id is not None:

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`crewboard` CLI in the shell) and the file tools. Policies: [dispatch_rules_1] Emergency orders are "
-    "scheduled within 1 hour, high within 24 hours, normal within 10 days. [dispatch_rules_2] Crews work "
-    "07:00-17:30 except emergencies. Call finish when done."
+    "scheduled within 1 hour, high within 24 hours, normal within 10 days. [dispatch_rules_2] Crew jobs "
+    "start 07:00-17:30 unless the order is an emergency. [dispatch_rules_2b] Crew jobs end 07:00-17:30 "
+    "unless the order is an emergency. Call finish when done."
 )
 
 

@@ -292,7 +292,7 @@ def class_booking_book(tables: Tables, studio_member_id: str, fitness_class_id: 
 
 @write
 def class_booking_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
-    """Cancel a booking 12 hours or more before class (credit is returned)."""
+    """Cancel a booking early (the credit is returned; see the cancellation rules)."""
     _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("booked",), "class booking"):
@@ -303,7 +303,7 @@ def class_booking_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
 
 @write
 def class_booking_late_cancel(tables: Tables, class_booking_id: str) -> ClassBooking:
-    """Cancel a booking less than 12 hours before class (credit is kept)."""
+    """Cancel a booking late (the credit is kept; see the cancellation rules)."""
     _row = CLASS_BOOKINGS.find(tables, class_booking_id)
     _new = {**_row, "status": "late_cancelled"}
     if _block := not_among(_row, "status", ("booked",), "class booking"):
@@ -440,8 +440,8 @@ def member_message_report(
 
 @write
 def class_booking_cancel_many(tables: Tables, class_booking_ids: list[str]) -> list[ClassBooking]:
-    """Cancel a booking 12 hours or more before class (credit is returned), for several class bookings at once: all
-    of them or none (a refusal names the record that blocks the batch).
+    """Cancel a booking early (the credit is returned; see the cancellation rules), for several class bookings at
+    once: all of them or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, class_booking_cancel, class_booking_ids, "class_booking_ids")
 

@@ -2,8 +2,7 @@
 
 You help the service writer at Beacon Freight's truck maintenance shop. Drivers report problems; a
 repair order is opened and the tractor goes into the shop, a mechanic diagnoses it, parts are issued
-from the parts room (never more than on hand), the repair is done and passes quality check, and the
-truck returns to service.
+from the parts room, the repair is done and passes quality check, and the truck returns to service.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

@@ -24,15 +24,15 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help the service writer at Beacon Freight's truck maintenance shop. Drivers report problems; a "
     "repair order is opened and the tractor goes into the shop, a mechanic diagnoses it, parts are issued "
-    "from the parts room (never more than on hand), the repair is done and passes quality check, and the "
-    "truck returns to service. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like veh-0001: search first, then act on the id. A failed write "
-    "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
-    "workspace, its data and its rules). Use the domain tools (or the `fleetshop` CLI in the shell) and "
-    "the file tools. Policies: [judgement_1] Issue parts with part_issue_record; if stock is short, move "
-    "the order to awaiting_parts. [shop_procedures_1] Dot_critical complaints (brakes, lights, tires) "
-    "take the next free bay. [shop_procedures_2] A truck may not leave the shop (return to service) until "
-    "all its repair orders are closed. Call finish when done."
+    "from the parts room, the repair is done and passes quality check, and the truck returns to service. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "veh-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `fleetshop` CLI in the shell) and the file tools. Policies: [judgement_1] Issue "
+    "parts with part_issue_record; if stock is short, move the order to awaiting_parts. "
+    "[shop_procedures_1] Dot_critical complaints (brakes, lights, tires) take the next free bay. "
+    "[shop_procedures_2] A truck may not leave the shop (return to service) until all its repair orders "
+    "are closed. Call finish when done."
 )
 
 

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -292,6 +292,14 @@ def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: st
             "this carrier has no free trucks for another tender: pick another qualified carrier",
             _block,
         )
+    if _block := comparison_fails(
+        field_of(tables, "motor_carriers", _new.get("motor_carrier_id"), "cargo_insurance"),
+        ">=",
+        field_of(tables, "freight_loads", _new.get("freight_load_id"), "cargo_value"),
+        "the motor carrier's cargo insurance",
+        "the freight load's cargo value",
+    ):
+        refuse("carrier_matching_rules_3", "the carrier's cargo_insurance is at least the load's cargo_value;", _block)
     _target_freight_load_id = target_row(tables, "freight_loads", _new.get("freight_load_id"), "freight load")
     tables["load_tenders"].append(_new)
     if _target_freight_load_id is not None:

@@ -424,7 +424,7 @@ def disbursement_search(
 
 @write
 def disbursement_schedule(tables: Tables, grant_award_id: str, amount: float, scheduled: str) -> Disbursement:
-    """Schedule a payment on an award; cannot exceed the award's undisbursed amount.
+    """Schedule a payment on an award.
 
     scheduled: dates as YYYY-MM-DD.
     """

@@ -2,9 +2,8 @@
 
 You help the sponsored programs office of a research university. Principal investigators start proposals
 against funding calls; each proposal is routed through department chair review and sponsored-programs
-review before submission to the sponsor, then awarded or declined. Limited submission calls cap how many
-proposals the institution may send, and a request may not exceed the call's maximum award. Compliance
-checks are logged along the way.
+review, submitted to the sponsor, then awarded or declined. Some calls are limited submissions and each
+call has a maximum award. Compliance checks are logged along the way.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -335,7 +334,7 @@ def grant_proposal_record_decline(tables: Tables, grant_proposal_id: str) -> Gra
 
 @write
 def grant_proposal_withdraw(tables: Tables, grant_proposal_id: str) -> GrantProposal:
-    """Withdraw a proposal before submission (frees a limited slot)."""
+    """Withdraw a proposal that is not submitted yet (frees a limited slot)."""
     _row = GRANT_PROPOSALS.find(tables, grant_proposal_id)
     _new = {**_row, "status": "withdrawn"}
     if _block := not_among(_row, "status", ("drafting", "dept_review", "osp_review"), "grant proposal"):
@@ -478,8 +477,8 @@ def grant_proposal_record_decline_many(tables: Tables, grant_proposal_ids: list[
 
 @write
 def grant_proposal_withdraw_many(tables: Tables, grant_proposal_ids: list[str]) -> list[GrantProposal]:
-    """Withdraw a proposal before submission (frees a limited slot), for several grant proposals at once: all of
-    them or none (a refusal names the record that blocks the batch).
+    """Withdraw a proposal that is not submitted yet (frees a limited slot), for several grant proposals at once:
+    all of them or none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, grant_proposal_withdraw, grant_proposal_ids, "grant_proposal_ids")
 

@@ -24,14 +24,14 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help the sponsored programs office of a research university. Principal investigators start "
     "proposals against funding calls; each proposal is routed through department chair review and "
-    "sponsored-programs review before submission to the sponsor, then awarded or declined. Limited "
-    "submission calls cap how many proposals the institution may send, and a request may not exceed the "
-    "call's maximum award. Compliance checks are logged along the way. Today is Tuesday 2026-12-01; dates "
-    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pin-0001: search first, then act on "
-    "the id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no "
-    "files here: read_policies lists every rule the tools enforce. Policies: [clear_compliance_first] A "
-    "proposal goes to the sponsor only when none of its compliance checks is pending or flagged. "
-    "[judgement_2] Deadlines are the sponsor's; OSP needs 5 working days. Call finish when done."
+    "sponsored-programs review, submitted to the sponsor, then awarded or declined. Some calls are "
+    "limited submissions and each call has a maximum award. Compliance checks are logged along the way. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "pin-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
+    "Policies: [clear_compliance_first] A proposal goes to the sponsor only when none of its compliance "
+    "checks is pending or flagged. [judgement_2] Deadlines are the sponsor's; OSP needs 5 working days. "
+    "Call finish when done."
 )
 
 

@@ -4,7 +4,7 @@ You help the growing-systems technician at Verdant Valley Growers, a 12-hectare 
 growing tomatoes, cucumbers, peppers and lettuce. Sensor gateways in each zone upload five-minute
 batches of climate readings. Batches fail on checksum errors, clock drift or upload timeouts and are
 retried, dead-lettered, or backfilled from the gateway's SD card. Climate excursions detected in
-processed data must be acknowledged by a grower.
+processed data are acknowledged by a grower.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -303,7 +303,7 @@ def climate_batch_retry(tables: Tables, climate_batch_id: str, attempts: int) ->
 
 @write
 def climate_batch_dead_letter(tables: Tables, climate_batch_id: str) -> ClimateBatch:
-    """Dead-letter a failed batch that cannot be fixed by retrying."""
+    """Dead-letter a failed batch that retrying does not fix."""
     _row = CLIMATE_BATCHES.find(tables, climate_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "climate batch"):

@@ -1,9 +1,8 @@
 """Kessler Custom Harvesting crew scheduler: Custom harvesting crew - schedule combines, carts, trucks and operators onto fields.
 
 You help the dispatcher of Kessler Custom Harvesting, which harvests clients' fields across three
-counties. Each harvest job puts one machine and one operator on a field for a time window; a machine or
-operator can never be in two places at once, machines in repair cannot be used, and rain delays jobs.
-Client field notes and crew rules are in the workspace.
+counties. Each harvest job puts one machine and one operator on a field for a time window, and rain
+delays jobs. Client field notes and crew rules are in the workspace.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -287,7 +286,7 @@ def harvest_job_get(tables: Tables, harvest_job_id: str) -> HarvestJob:
 def harvest_job_schedule(
     tables: Tables, farm_field_id: str, harvest_machine_id: str, harvest_operator_id: str, start: str, end: str
 ) -> HarvestJob:
-    """Put a machine and an operator on a field; both must be free for the window.
+    """Put a machine and an operator on a field for a window.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -23,16 +23,15 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You are the recruiting coordinator's assistant. Each candidate's interview loop is a set of slots "
-    "(coding, system design, behavioural, hiring manager) with an interviewer and a room; an interviewer "
-    "and a room can only be in one slot at a time, and interviewers cap how many interviews they do a "
-    "week. You hold, confirm, reschedule and cancel slots and mark loops scheduled when complete. Today "
-    "is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
-    "ivr-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
-    "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
-    "Policies: [judgement_1] A standard loop is four 45-minute slots on one day (coding, system_design, "
-    "behavioral, hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. [judgement_2] Use "
-    "virtual rooms for remote candidates. [judgement_2b] A slot's interviewer has the slot's focus_area. "
-    "Call finish when done."
+    "(coding, system design, behavioural, hiring manager) with an interviewer and a room. You hold, "
+    "confirm, reschedule and cancel slots and mark loops scheduled when complete. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ivr-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] A standard loop is four 45-minute slots on one day (coding, system_design, behavioral, "
+    "hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. [judgement_2] Use virtual "
+    "rooms for remote candidates. [judgement_2b] A slot's interviewer has the slot's focus_area. Call "
+    "finish when done."
 )
 
 

@@ -1,9 +1,9 @@
 """Brightline Media IT equipment & licence desk: IT service desk - issue laptops and peripherals from stock, assign software seats.
 
 You help the IT service desk at Brightline Media, a 300-person agency. New hires and existing staff get
-hardware from the stock room and seats on licensed software. Issuing hardware draws down stock; a
-licence can never have more active seats than the company bought. Onboarding requests and the equipment
-standards are in the workspace documents.
+hardware from the stock room and seats on licensed software. Issuing hardware draws down stock, and
+software licences have a number of seats bought. Onboarding requests and the equipment standards are in
+the workspace documents.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -407,7 +407,7 @@ def license_seat_search(
 def license_seat_assign(
     tables: Tables, software_license_id: str, agency_employee_id: str, granted_on: str
 ) -> LicenseSeat:
-    """Give a staff member a seat on a licence; active seats may not exceed seats bought.
+    """Give a staff member a seat on a licence.
 
     granted_on: dates as YYYY-MM-DD.
     """

@@ -24,16 +24,15 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help the sous chef of the Harvest Table Group commissary, which preps sauces, doughs, dressings "
     "and braises for four restaurants. Each morning the prep list and recipe cards in the workspace say "
-    "what to make; you plan prep batches, record the ingredients each batch draws from stock (never more "
-    "than is on hand), receive supplier deliveries into stock, and label batches with use-by dates from "
-    "the food-safety sheet. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. "
-    "Records have ids like ing-0001: search first, then act on the id. A failed write changes nothing, "
-    "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
-    "its rules). Use the domain tools (or the `commissary` CLI in the shell) and the file tools. "
-    "Policies: [judgement_1] Turn each prep-list line into batches, record every recipe-card ingredient "
-    "as a draw (scale if stock is short), and set use-by dates from the food-safety sheet. "
-    "[food_safety_1] Pickled red onions, Lemon vinaigrette: 14 days, but label no more than 10. Call "
-    "finish when done."
+    "what to make; you plan prep batches, record the ingredients each batch draws from stock, receive "
+    "supplier deliveries into stock, and label batches with use-by dates from the food-safety sheet. "
+    "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
+    "ing-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
+    "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
+    "domain tools (or the `commissary` CLI in the shell) and the file tools. Policies: [judgement_1] Turn "
+    "each prep-list line into batches, record every recipe-card ingredient as a draw (scale if stock is "
+    "short), and set use-by dates from the food-safety sheet. [food_safety_1] Pickled red onions, Lemon "
+    "vinaigrette: 14 days, but label no more than 10. Call finish when done."
 )
 
 

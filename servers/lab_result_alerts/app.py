@@ -1,9 +1,9 @@
 """St. Brigid's hospital lab critical-result alerting: Hospital lab desk - orders, results and critical-value alerts paged to clinicians.
 
 You help the core laboratory's result desk at St. Brigid's Hospital. Lab orders are collected on the
-wards and resulted by the analyzers; any critical value must be alerted to the ordering clinician, who
-has to acknowledge it with a read-back. Alerts are queued, delivered by pager or secure chat, and
-escalated to the unit's attending if nobody acknowledges them in time.
+wards and resulted by the analyzers; critical values are alerted to the ordering clinician, who
+acknowledges them with a read-back. Alerts are queued, delivered by pager or secure chat, and escalated
+to the unit's attending if nobody acknowledges them in time.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

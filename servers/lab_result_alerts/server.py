@@ -23,15 +23,15 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help the core laboratory's result desk at St. Brigid's Hospital. Lab orders are collected on the "
-    "wards and resulted by the analyzers; any critical value must be alerted to the ordering clinician, "
-    "who has to acknowledge it with a read-back. Alerts are queued, delivered by pager or secure chat, "
-    "and escalated to the unit's attending if nobody acknowledges them in time. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cln-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Critical results must be acknowledged by read-back within 30 minutes. [judgement_2] If "
-    "an alert fails or is not acknowledged, escalate it and queue the next attempt (attempt + 1) to the "
-    "unit's attending by phone_call. Call finish when done."
+    "wards and resulted by the analyzers; critical values are alerted to the ordering clinician, who "
+    "acknowledges them with a read-back. Alerts are queued, delivered by pager or secure chat, and "
+    "escalated to the unit's attending if nobody acknowledges them in time. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cln-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. There "
+    "are no files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] "
+    "Critical results must be acknowledged by read-back within 30 minutes. [judgement_2] If an alert "
+    "fails or is not acknowledged, escalate it and queue the next attempt (attempt + 1) to the unit's "
+    "attending by phone_call. Call finish when done."
 )
 
 

@@ -313,7 +313,7 @@ def ingest_batch_dead_letter(tables: Tables, ingest_batch_id: str) -> IngestBatc
 
 @write
 def ingest_batch_drop(tables: Tables, ingest_batch_id: str) -> IngestBatch:
-    """Drop a dead-lettered batch that will never be replayed."""
+    """Drop a dead-lettered batch for good (it is not replayed)."""
     _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _new = {**_row, "status": "dropped"}
     if _block := not_among(_row, "status", ("dead_lettered",), "ingest batch"):

@@ -2,9 +2,9 @@
 
 You support the ad operations coordinator of a monthly lifestyle magazine. Sales books insertion orders
 for advertisers into upcoming issues, each issue having a fixed number of ad pages and each advertiser a
-credit line. Advertisers upload creative files that must pass preflight (CMYK, 300 dpi); passing ads are
-placed on pages before the issue goes to the printer and are invoiced afterwards. Rate card and ad specs
-are in the workspace.
+credit line. Advertisers upload creative files that go through preflight; passing ads are placed on
+pages as the issue goes to the printer and are invoiced afterwards. Rate card and ad specs are in the
+workspace.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -293,7 +293,7 @@ def ad_insertion_order_invoice(tables: Tables, ad_insertion_order_id: str) -> Ad
 
 @write
 def ad_insertion_order_cancel(tables: Tables, ad_insertion_order_id: str) -> AdInsertionOrder:
-    """Cancel an order before placement."""
+    """Cancel an insertion order that is not placed yet."""
     _row = AD_INSERTION_ORDERS.find(tables, ad_insertion_order_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("booked", "creative_received", "preflight_passed"), "ad insertion order"):
@@ -456,8 +456,8 @@ def ad_creative_report(
 
 @write
 def ad_insertion_order_cancel_many(tables: Tables, ad_insertion_order_ids: list[str]) -> list[AdInsertionOrder]:
-    """Cancel an order before placement, for several ad insertion orders at once: all of them or none (a refusal
-    names the record that blocks the batch).
+    """Cancel an insertion order that is not placed yet, for several ad insertion orders at once: all of them or
+    none (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, ad_insertion_order_cancel, ad_insertion_order_ids, "ad_insertion_order_ids")
 

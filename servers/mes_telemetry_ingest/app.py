@@ -1,7 +1,7 @@
 """Plant-floor machine telemetry ingestion: MES telemetry: machine data batches validated, retried or dead-lettered; anomalies to tickets.
 
 You keep the manufacturing execution system's data pipeline running at the Kessler Plastics plant.
-Machines stream sensor data in one-minute batches that are validated before they reach the historian;
+Machines stream sensor data in one-minute batches that are validated on their way to the historian;
 corrupt or late batches fail and are retried or dead-lettered. Validated data raises anomaly events that
 are triaged, dismissed, or turned into maintenance tickets.
 
@@ -228,7 +228,7 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
 
 @write
 def telemetry_batch_dead_letter(tables: Tables, telemetry_batch_id: str) -> TelemetryBatch:
-    """Dead-letter a batch that cannot be recovered."""
+    """Dead-letter a failed batch."""
     _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "telemetry batch"):

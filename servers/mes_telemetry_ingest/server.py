@@ -23,16 +23,16 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You keep the manufacturing execution system's data pipeline running at the Kessler Plastics plant. "
-    "Machines stream sensor data in one-minute batches that are validated before they reach the "
-    "historian; corrupt or late batches fail and are retried or dead-lettered. Validated data raises "
-    "anomaly events that are triaged, dismissed, or turned into maintenance tickets. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like mas-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
-    "`mesops` CLI in the shell) and the file tools. Policies: [ingest_runbook_1] Checksum mismatch and "
-    "unsupported schema versions never succeed on retry: dead-letter at once and tell the controls "
-    "engineer (Ana Brandt, ext. 2214). [ingest_runbook_2] Transient errors (OPC UA session timeout, "
-    "historian write rejected): retry up to 3 times. Call finish when done."
+    "Machines stream sensor data in one-minute batches that are validated on their way to the historian; "
+    "corrupt or late batches fail and are retried or dead-lettered. Validated data raises anomaly events "
+    "that are triaged, dismissed, or turned into maintenance tickets. Today is Tuesday 2026-12-01; dates "
+    "are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like mas-0001: search first, then act on "
+    "the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `mesops` CLI "
+    "in the shell) and the file tools. Policies: [ingest_runbook_1] Checksum mismatch and unsupported "
+    "schema versions never succeed on retry: dead-letter at once and tell the controls engineer (Ana "
+    "Brandt, ext. 2214). [ingest_runbook_2] Transient errors (OPC UA session timeout, historian write "
+    "rejected): retry up to 3 times. Call finish when done."
 )
 
 

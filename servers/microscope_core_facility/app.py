@@ -1,9 +1,8 @@
 """Imaging core facility instrument booking: Book confocal, TEM and cryo-EM time at an imaging core; track training and sessions.
 
 You assist the manager of a university imaging core. Researchers from many labs book sessions on shared
-microscopes; a scope runs one session at a time and a user cannot be on two scopes at once. Users must
-be trained on a microscope before booking it unassisted, sessions are confirmed, run and finished, and
-scopes go offline for service.
+microscopes. Users are trained on microscopes, sessions are confirmed, run and finished, and scopes go
+offline for service.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -22,6 +21,7 @@ from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
 from envcraft_runtime.rules import (
     PolicyRule,
+    aggregate_fails,
     holds,
     in_past,
     load_policies,
@@ -234,7 +234,7 @@ def scope_session_search(
 def scope_session_request(
     tables: Tables, microscope_id: str, core_user_id: str, start: str, end: str, assisted: bool | None = None
 ) -> ScopeSession:
-    """Request a session; the scope and the user must both be free for the whole slot.
+    """Request a session on a scope for a user.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -282,6 +282,26 @@ def scope_session_request(
         )
     ) and holds(_new.get("assisted"), "==", True):
         refuse("core_rules_2", "Assisted sessions only start 09:00-17:00 on weekdays.", _block)
+    if _block := aggregate_fails(
+        tables["scope_sessions"],
+        {"core_user_id": _new.get("core_user_id")},
+        (("status", "==", "no_show"),),
+        "count",
+        None,
+        None,
+        "<",
+        2,
+        "{n} no-shows on record",
+        "core user " + str(_new.get("core_user_id")),
+        "scope sessions",
+        _new.get("id"),
+        "",
+    ):
+        refuse(
+            "core_rules_3b",
+            "Two no-shows suspend a user's booking rights: a user with two no-shows on record books no new session.",
+            _block,
+        )
     tables["scope_sessions"].append(_new)
     return as_record(ScopeSession, _new)
 

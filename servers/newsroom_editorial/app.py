@@ -3,7 +3,7 @@
 You assist the metro desk editor of a regional daily. Stories are pitched, assigned to reporters on the
 right beat who are not over their active-story limit, drafted, copy-edited, sent to legal when they name
 private individuals or allege wrongdoing, marked ready and published online; ready stories may also be
-slotted into a print edition with a fixed number of story slots. Photos need rights cleared before use.
+slotted into a print edition with a fixed number of story slots. Photos have their rights cleared.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -355,7 +355,7 @@ def news_story_slot_in_print(tables: Tables, news_story_id: str, print_edition_i
 
 @write
 def news_story_spike(tables: Tables, news_story_id: str) -> NewsStory:
-    """Kill a story before publication."""
+    """Kill (spike) an unpublished story."""
     _row = NEWS_STORIES.find(tables, news_story_id)
     _new = {**_row, "status": "spiked"}
     if _block := not_among(

@@ -2,8 +2,7 @@
 
 You help Priya, the workplace coordinator, run a series of office moves at Larkfield's HQ. Each employee
 move is a ticket that flows through a fixed sequence: request, site survey, crate issue, packing, the
-weekend move, IT reconnection, and close. Crates come from shared pools whose stock is limited, so crate
-issues must be checked against what is on hand.
+weekend move, IT reconnection, and close. Crates come from shared pools with limited stock.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -193,7 +192,7 @@ def move_ticket_request(
     crates_needed: int | None = None,
     needs_it_reconnect: bool | None = None,
 ) -> MoveTicket:
-    """Open a move ticket for an employee within a relocation project."""
+    """Open a move ticket for an employee in a relocation project."""
     RELOCATION_PROJECTS.check_ref(tables, relocation_project_id, "relocation_project_id")
     check_not_blank(employee, "employee")
     check_not_blank(from_location, "from_location")
@@ -272,7 +271,7 @@ def move_ticket_close(tables: Tables, move_ticket_id: str) -> MoveTicket:
 
 @write
 def move_ticket_cancel(tables: Tables, move_ticket_id: str) -> MoveTicket:
-    """Cancel a move before crates are issued."""
+    """Cancel a move ticket."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("requested", "surveyed"), "move ticket"):
@@ -461,8 +460,8 @@ def move_ticket_close_many(tables: Tables, move_ticket_ids: list[str]) -> list[M
 
 @write
 def move_ticket_cancel_many(tables: Tables, move_ticket_ids: list[str]) -> list[MoveTicket]:
-    """Cancel a move before crates are issued, for several move tickets at once: all of them or none (a refusal
-    names the record that blocks the batch).
+    """Cancel a move ticket, for several move tickets at once: all of them or none (a refusal names the record that
+    blocks the batch).
     """
     return run_batch(tables, move_ticket_cancel, move_ticket_ids, "move_ticket_ids")
 

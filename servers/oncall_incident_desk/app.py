@@ -30,7 +30,15 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    load_policies,
+    not_among,
+    order_fails,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -221,6 +229,10 @@ def prod_incident_declare(
         "opened_at": opened_at,
         "status": "triggered",
     }
+    if (
+        _block := order_fails(_new.get("severity"), ">=", "sev2", ("sev4", "sev3", "sev2", "sev1"), "severity", "")
+    ) and _new.get("service") in ("auth", "exports"):
+        refuse("severity_guide_1", "Anything touching auth or data export is at least sev2.", _block)
     tables["prod_incidents"].append(_new)
     return as_record(ProdIncident, _new)
 
@@ -263,6 +275,10 @@ def prod_incident_escalate(
             "mitigated or resolved incidents are not escalated: open a new incident if it recurs",
             _block,
         )
+    if (
+        _block := order_fails(_new.get("severity"), ">=", "sev2", ("sev4", "sev3", "sev2", "sev1"), "severity", "")
+    ) and _new.get("service") in ("auth", "exports"):
+        refuse("severity_guide_1", "Anything touching auth or data export is at least sev2.", _block)
     _row.update(_new)
     return as_record(ProdIncident, _row)
 

@@ -361,7 +361,7 @@ def maintenance_window_search(
 
 @write
 def maintenance_window_schedule(tables: Tables, service: str, starts: str, ends: str, reason: str) -> MaintenanceWindow:
-    """Schedule a maintenance window for a service; windows of one service may not overlap.
+    """Schedule a maintenance window for a service.
 
     starts, ends: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -2,8 +2,8 @@
 
 You operate the channel-manager console for Harborview Hotels. Online travel agencies push booking,
 modification, cancellation and rate messages; each is applied to the property system or fails (unknown
-room code, rate mismatch, timeout). Failed messages are retried up to the channel's limit and then dead-
-lettered for a human. Re-pulling messages from a channel costs API quota, which resets daily.
+room code, rate mismatch, timeout). Failed messages are retried or dead-lettered for a human. Re-pulling
+messages from a channel costs API quota, which resets daily.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -251,7 +251,7 @@ def channel_message_dead_letter(tables: Tables, channel_message_id: str) -> Chan
 
 @write
 def channel_message_discard(tables: Tables, channel_message_id: str) -> ChannelMessage:
-    """Discard a dead-lettered or failed duplicate that must not be applied."""
+    """Discard a failed or dead-lettered duplicate message."""
     _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _new = {**_row, "status": "discarded"}
     if _block := not_among(_row, "status", ("failed", "dead_lettered"), "channel message"):

@@ -24,15 +24,15 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You operate the channel-manager console for Harborview Hotels. Online travel agencies push booking, "
     "modification, cancellation and rate messages; each is applied to the property system or fails "
-    "(unknown room code, rate mismatch, timeout). Failed messages are retried up to the channel's limit "
-    "and then dead-lettered for a human. Re-pulling messages from a channel costs API quota, which resets "
-    "daily. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have "
-    "ids like chn-0001: search first, then act on the id. A failed write changes nothing, and a refusal "
-    "names the rule that blocks it. There are no files here: read_policies lists every rule the tools "
-    "enforce. Policies: [judgement_1] A failed message is retried while its attempts are below the "
-    "channel's max_retries; at the limit it is dead-lettered. [judgement_2] Duplicates (\"duplicate "
-    'external reference") are discarded, never retried. [judgement_3] Pause a channel whose messages keep '
-    "failing with PMS timeouts. Call finish when done."
+    "(unknown room code, rate mismatch, timeout). Failed messages are retried or dead-lettered for a "
+    "human. Re-pulling messages from a channel costs API quota, which resets daily. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like chn-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] A failed message is retried while its attempts are below the channel's max_retries; at "
+    'the limit it is dead-lettered. [judgement_2] Duplicates ("duplicate external reference") are '
+    "discarded, never retried. [judgement_3] Pause a channel whose messages keep failing with PMS "
+    "timeouts. Call finish when done."
 )
 
 

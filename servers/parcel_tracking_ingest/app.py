@@ -232,7 +232,7 @@ def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: in
 
 @write
 def tracking_batch_dead_letter(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
-    """Dead-letter a batch that exhausted retries or can never parse."""
+    """Dead-letter a failed batch."""
     _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
     _new = {**_row, "status": "dead_lettered"}
     if _block := not_among(_row, "status", ("failed",), "tracking batch"):

@@ -360,7 +360,7 @@ def payslip_issue(
 
 @write
 def payslip_void(tables: Tables, payslip_id: str) -> Payslip:
-    """Void a wrong payslip before the bank file is sent."""
+    """Void a wrong payslip."""
     _row = PAYSLIPS.find(tables, payslip_id)
     _new = {**_row, "status": "voided"}
     if _block := not_among(_row, "status", ("issued", "corrected"), "payslip"):
@@ -464,8 +464,8 @@ def payroll_timesheet_reject_many(tables: Tables, payroll_timesheet_ids: list[st
 
 @write
 def payslip_void_many(tables: Tables, payslip_ids: list[str]) -> list[Payslip]:
-    """Void a wrong payslip before the bank file is sent, for several payslips at once: all of them or none (a
-    refusal names the record that blocks the batch).
+    """Void a wrong payslip, for several payslips at once: all of them or none (a refusal names the record that
+    blocks the batch).
     """
     return run_batch(tables, payslip_void, payslip_ids, "payslip_ids")
 

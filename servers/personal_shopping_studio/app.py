@@ -205,7 +205,7 @@ def styling_client_get(tables: Tables, styling_client_id: str) -> StylingClient:
 
 @write
 def client_pairing_propose(tables: Tables, styling_client_id: str, stylist_id: str) -> ClientPairing:
-    """Propose a stylist for a client; the stylist must have room in their book."""
+    """Propose a stylist for a client."""
     STYLING_CLIENTS.check_ref(tables, styling_client_id, "styling_client_id")
     STYLISTS.check_ref(tables, stylist_id, "stylist_id")
     _new = {
@@ -290,7 +290,7 @@ def client_pairing_end(tables: Tables, client_pairing_id: str) -> ClientPairing:
 def styling_session_book(
     tables: Tables, stylist_id: str, styling_client_id: str, start: str, end: str, fitting_suite: str
 ) -> StylingSession:
-    """Book a styling session; the stylist must be free for the whole slot.
+    """Book a styling session with a stylist.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

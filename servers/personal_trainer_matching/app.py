@@ -277,7 +277,7 @@ def coaching_match_search(
 def coaching_match_propose(
     tables: Tables, personal_trainer_id: str, training_prospect_id: str, sessions_per_week: int
 ) -> CoachingMatch:
-    """Propose a trainer for a prospect; the trainer must have room for another client."""
+    """Propose a trainer for a prospect."""
     PERSONAL_TRAINERS.check_ref(tables, personal_trainer_id, "personal_trainer_id")
     TRAINING_PROSPECTS.check_ref(tables, training_prospect_id, "training_prospect_id")
     check_range(sessions_per_week, "sessions_per_week", 1, 3)
@@ -369,7 +369,7 @@ def intro_session_search(
 def intro_session_book(
     tables: Tables, coaching_match_id: str, personal_trainer_id: str, start: str, end: str
 ) -> IntroSession:
-    """Book the free 45-minute intro session; the trainer must be free.
+    """Book the free 45-minute intro session with a trainer.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

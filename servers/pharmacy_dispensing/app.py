@@ -1,7 +1,7 @@
 """Corner Street Pharmacy dispensing counter: Retail pharmacy counter - prescriptions, fills, drug stock and wholesaler deliveries.
 
 You assist the pharmacy technicians at Corner Street Pharmacy, an independent community pharmacy.
-E-prescriptions arrive from prescribers and are verified by the pharmacist before filling; every fill
+E-prescriptions arrive from prescribers and are verified by the pharmacist, then filled; every fill
 draws tablets from the shelf stock, which is replenished by wholesaler deliveries. Filled prescriptions
 are checked by the pharmacist and then handed out to the patient.
 
@@ -347,7 +347,7 @@ def fill_search(
 
 @write
 def fill_check(tables: Tables, fill_id: str) -> Fill:
-    """Pharmacist final check of a prepared fill before it goes to the pick-up bin."""
+    """Pharmacist final check of a prepared fill on its way to the pick-up bin."""
     _row = FILLS.find(tables, fill_id)
     _new = {**_row, "status": "checked"}
     if _block := not_among(_row, "status", ("prepared",), "fill"):

@@ -23,8 +23,8 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist the pharmacy technicians at Corner Street Pharmacy, an independent community pharmacy. "
-    "E-prescriptions arrive from prescribers and are verified by the pharmacist before filling; every "
-    "fill draws tablets from the shelf stock, which is replenished by wholesaler deliveries. Filled "
+    "E-prescriptions arrive from prescribers and are verified by the pharmacist, then filled; every fill "
+    "draws tablets from the shelf stock, which is replenished by wholesaler deliveries. Filled "
     "prescriptions are checked by the pharmacist and then handed out to the patient. Today is Tuesday "
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pat-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "

@@ -2,8 +2,8 @@
 
 You work the licensing desk of a photo agency. Publishers, agencies and brands license editorial,
 creative and archive images for web, print, advertising or broadcast. Each licence is paid from the
-client's prepaid credit balance, so the fee must fit the balance; licences are issued, sometimes revoked
-(rights problems) or expire. Clients top up credit by invoice or card.
+client's prepaid credit balance; licences are issued, sometimes revoked (rights problems) or expire.
+Clients top up credit by invoice or card.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

@@ -24,16 +24,16 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You work the licensing desk of a photo agency. Publishers, agencies and brands license editorial, "
     "creative and archive images for web, print, advertising or broadcast. Each licence is paid from the "
-    "client's prepaid credit balance, so the fee must fit the balance; licences are issued, sometimes "
-    "revoked (rights problems) or expire. Clients top up credit by invoice or card. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like sph-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Fee = base_fee x usage multiplier (web_editorial 1.0, print_editorial 1.5, broadcast "
-    "2.0, advertising 3.0) x 1.5 for Worldwide; enterprise clients get 20% off. [judgement_2] Advertising "
-    "use needs model_release `released` or `not_required`; never license a photo with a missing release "
-    "for advertising. [judgement_3] Archive images are editorial-only: never licensed for advertising or "
-    "broadcast. Call finish when done."
+    "client's prepaid credit balance; licences are issued, sometimes revoked (rights problems) or expire. "
+    "Clients top up credit by invoice or card. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
+    "times YYYY-MM-DDTHH:MM. Records have ids like sph-0001: search first, then act on the id. A failed "
+    "write changes nothing, and a refusal names the rule that blocks it. There are no files here: "
+    "read_policies lists every rule the tools enforce. Policies: [judgement_1] Fee = base_fee x usage "
+    "multiplier (web_editorial 1.0, print_editorial 1.5, broadcast 2.0, advertising 3.0) x 1.5 for "
+    "Worldwide; enterprise clients get 20% off. [judgement_2] Advertising use needs model_release "
+    "`released` or `not_required`; never license a photo with a missing release for advertising. "
+    "[judgement_3] Archive images are editorial-only: never licensed for advertising or broadcast. Call "
+    "finish when done."
 )
 
 

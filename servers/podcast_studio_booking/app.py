@@ -1,9 +1,8 @@
 """Podcast network studio booking: Book podcast studios and audio engineers for shows, sized for guests, without double-booking.
 
 You help the production coordinator of a podcast network. Shows book recording sessions in studios of
-different sizes, each with an audio engineer; a studio and an engineer can only be in one session at a
-time, and the studio must seat the host plus guests. Sessions are pencilled, confirmed, recorded and
-wrapped, or cancelled; the studio house rules are in the workspace.
+different sizes, each with an audio engineer. Sessions are pencilled, confirmed, recorded and wrapped,
+or cancelled; the studio house rules are in the workspace.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

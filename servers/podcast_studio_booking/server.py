@@ -23,18 +23,17 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You help the production coordinator of a podcast network. Shows book recording sessions in studios "
-    "of different sizes, each with an audio engineer; a studio and an engineer can only be in one session "
-    "at a time, and the studio must seat the host plus guests. Sessions are pencilled, confirmed, "
-    "recorded and wrapped, or cancelled; the studio house rules are in the workspace. Today is Tuesday "
-    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rst-0001: search "
-    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
-    "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] "
-    "A session goes only in a studio whose seats cover its people. [judgement_2] Video podcasts are "
-    "recorded only in a studio with video. [judgement_2b] Video podcasts need a video engineer. "
-    "[studio_house_rules_1] Sessions run in whole hours between 08:00 and 22:00; add 30 minutes of "
-    "engineer setup before video sessions. [studio_house_rules_2] Pencilled sessions are released if not "
-    "confirmed 48 hours before start. Call finish when done."
+    "of different sizes, each with an audio engineer. Sessions are pencilled, confirmed, recorded and "
+    "wrapped, or cancelled; the studio house rules are in the workspace. Today is Tuesday 2026-12-01; "
+    "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like rst-0001: search first, then "
+    "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
+    "reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the file tools. "
+    "Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] A session "
+    "goes only in a studio whose seats cover its people. [judgement_2] Video podcasts are recorded only "
+    "in a studio with video. [judgement_2b] Video podcasts need a video engineer. [studio_house_rules_1] "
+    "Sessions run in whole hours between 08:00 and 22:00; add 30 minutes of engineer setup before video "
+    "sessions. [studio_house_rules_2] Pencilled sessions are released if not confirmed 48 hours before "
+    "start. Call finish when done."
 )
 
 

@@ -1,9 +1,9 @@
 """Summit Orthopedics prior authorization desk: Clinic prior-auth team - insurer authorizations from draft to decision and appeal.
 
-You help the prior authorization team at Summit Orthopedics & Imaging. Before an MRI, surgery or
-specialty drug can be scheduled, the patient's insurer must authorize it. Requests are drafted,
-supporting clinical documents attached, submitted to the payer, answered with an approval, denial or
-request for more information, and denials can be appealed.
+You help the prior authorization team at Summit Orthopedics & Imaging. An MRI, surgery or specialty drug
+is scheduled once the patient's insurer authorizes it. Requests are drafted, supporting clinical
+documents attached, submitted to the payer, answered with an approval, denial or request for more
+information, and denials can be appealed.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

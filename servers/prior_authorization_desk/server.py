@@ -22,15 +22,15 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You help the prior authorization team at Summit Orthopedics & Imaging. Before an MRI, surgery or "
-    "specialty drug can be scheduled, the patient's insurer must authorize it. Requests are drafted, "
-    "supporting clinical documents attached, submitted to the payer, answered with an approval, denial or "
-    "request for more information, and denials can be appealed. Today is Tuesday 2026-12-01; dates are "
-    "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pyr-0001: search first, then act on the "
-    "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
-    "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] A request needs a "
-    "letter of medical necessity and the relevant notes attached before it is submitted. [judgement_2] "
-    "Appeal only denied requests; after an overturned appeal, record the approval. Call finish when done."
+    "You help the prior authorization team at Summit Orthopedics & Imaging. An MRI, surgery or specialty "
+    "drug is scheduled once the patient's insurer authorizes it. Requests are drafted, supporting "
+    "clinical documents attached, submitted to the payer, answered with an approval, denial or request "
+    "for more information, and denials can be appealed. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
+    "and times YYYY-MM-DDTHH:MM. Records have ids like pyr-0001: search first, then act on the id. A "
+    "failed write changes nothing, and a refusal names the rule that blocks it. There are no files here: "
+    "read_policies lists every rule the tools enforce. Policies: [judgement_1] A request needs a letter "
+    "of medical necessity and the relevant notes attached before it is submitted. [judgement_2] Appeal "
+    "only denied requests; after an overturned appeal, record the approval. Call finish when done."
 )
 
 

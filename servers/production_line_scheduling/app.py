@@ -292,7 +292,7 @@ def operation_run_plan(
     start: str,
     end: str,
 ) -> OperationRun:
-    """Plan an operation run; work center, fixture and operator must all be free.
+    """Plan an operation run on a work center with a fixture and an operator.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -1,9 +1,8 @@
 """Keystone Realty showing desk: Home showings: buyer agents book slots; no listing or agent double-booked; feedback gathered.
 
-You run the showing desk for Keystone Realty's listings. Buyer agents request showings; a listing can
-host only one showing at a time and a buyer agent cannot be at two homes at once. Sellers confirm or
-decline requests, showings are completed or cancelled, and buyer-agent feedback is collected for the
-listing agent.
+You run the showing desk for Keystone Realty's listings. Buyer agents request showings of listings.
+Sellers confirm or decline requests, showings are completed or cancelled, and buyer-agent feedback is
+collected for the listing agent.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -190,7 +189,7 @@ def buyer_agent_search(
 
 @write
 def showing_request(tables: Tables, home_listing_id: str, buyer_agent_id: str, start: str, end: str) -> Showing:
-    """Request a showing; the home and the buyer agent must both be free for the slot.
+    """Request a showing of a home for a buyer agent.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

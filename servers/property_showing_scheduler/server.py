@@ -22,10 +22,9 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You run the showing desk for Keystone Realty's listings. Buyer agents request showings; a listing "
-    "can host only one showing at a time and a buyer agent cannot be at two homes at once. Sellers "
-    "confirm or decline requests, showings are completed or cancelled, and buyer-agent feedback is "
-    "collected for the listing agent. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
+    "You run the showing desk for Keystone Realty's listings. Buyer agents request showings of listings. "
+    "Sellers confirm or decline requests, showings are completed or cancelled, and buyer-agent feedback "
+    "is collected for the listing agent. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like hls-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "

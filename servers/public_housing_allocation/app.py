@@ -284,7 +284,7 @@ def unit_offer_make(
     offered_on: str,
     respond_by: str,
 ) -> UnitOffer:
-    """Offer a unit to a household; one open offer per unit and the household must fit.
+    """Offer a unit to a household.
 
     offered_on, respond_by: dates as YYYY-MM-DD.
     """

@@ -1,9 +1,8 @@
 """Release train and change approvals: Drive release candidates through freeze, QA sign-off, CAB approval and deploy windows.
 
 You assist the release manager of a fintech platform that ships on a two-week train. Each service's
-release candidate passes code freeze, QA sign-off and change advisory board (CAB) approval before it
-gets a production deploy window; windows in the same environment may not overlap. Change tickets are
-attached to candidates, and bad releases are rolled back.
+release candidate passes code freeze, QA sign-off and change advisory board (CAB) approval, then gets a
+production deploy window. Change tickets are attached to candidates, and bad releases are rolled back.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -277,7 +276,7 @@ def release_candidate_roll_back(tables: Tables, release_candidate_id: str) -> Re
 
 @write
 def release_candidate_abort(tables: Tables, release_candidate_id: str) -> ReleaseCandidate:
-    """Pull a candidate from the train before deploy."""
+    """Pull an undeployed candidate from the train."""
     _row = RELEASE_CANDIDATES.find(tables, release_candidate_id)
     _new = {**_row, "status": "aborted"}
     if _block := not_among(

@@ -2,8 +2,7 @@
 
 You run reservations and the host stand at Osteria Lume, a 20-table Italian restaurant with a main room,
 patio, bar and private room. Guests book by phone, email and the website; each reservation holds one
-table large enough for the party for its seating window, and a table is never double-booked. Walk-ins
-join the waitlist and are texted when a table frees up.
+table for the party's seating window. Walk-ins join the waitlist and are texted when a table frees up.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -50,6 +49,8 @@ DiningTableSection = Literal["main_room", "patio", "bar", "private_room"]
 DINING_TABLE_SECTION: tuple[str, ...] = get_args(DiningTableSection)
 TableReservationStatus = Literal["booked", "confirmed", "seated", "completed", "no_show", "cancelled"]
 TABLE_RESERVATION_STATUS: tuple[str, ...] = get_args(TableReservationStatus)
+TableReservationSeating = Literal["dinner", "lunch"]
+TABLE_RESERVATION_SEATING: tuple[str, ...] = get_args(TableReservationSeating)
 WalkinPartyStatus = Literal["waiting", "notified", "seated", "left"]
 WALKIN_PARTY_STATUS: tuple[str, ...] = get_args(WalkinPartyStatus)
 
@@ -98,6 +99,7 @@ class TableReservation:
     departure: str
     occasion: str | None
     status: TableReservationStatus
+    seating: TableReservationSeating  # the service the booking is for
 
 
 @dataclass
@@ -267,9 +269,10 @@ def table_reservation_book(
     party_size: int,
     arrival: str,
     departure: str,
+    seating: TableReservationSeating,
     occasion: str | None = None,
 ) -> TableReservation:
-    """Book a table for a party's seating window; it must be free and seat the party.
+    """Book a table for a party's seating window.
 
     arrival, departure: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -278,6 +281,7 @@ def table_reservation_book(
     check_range(party_size, "party_size", 1, 12)
     check_time(arrival, "arrival")
     check_time(departure, "departure")
+    check_choice(seating, "seating", TABLE_RESERVATION_SEATING)
     check_not_blank(occasion, "occasion")
     _new = {
         "id": next_id(tables, "table_reservations", "res"),
@@ -288,6 +292,7 @@ def table_reservation_book(
         "departure": departure,
         "occasion": occasion,
         "status": "booked",
+        "seating": seating,
     }
     check_order(_new, "arrival", "departure")
     if _block := in_past(_new.get("arrival"), "arrival", TODAY):
@@ -314,6 +319,14 @@ def table_reservation_book(
             "Patio tables are booked only for May-September; from October to April do not book the patio.",
             _block,
         )
+    if (_block := outside_window(_new.get("arrival"), (), "17:00", "21:30")) and holds(
+        _new.get("seating"), "==", "dinner"
+    ):
+        refuse("reservation_policy_4", "Dinner is served daily: dinner seatings arrive 17:00-21:30.", _block)
+    if (_block := outside_window(_new.get("arrival"), ("friday", "saturday", "sunday"), "12:00", "14:30")) and holds(
+        _new.get("seating"), "==", "lunch"
+    ):
+        refuse("reservation_policy_4b", "Lunch is served Friday-Sunday: lunch seatings arrive 12:00-14:30.", _block)
     tables["table_reservations"].append(_new)
     return as_record(TableReservation, _new)
 
@@ -364,7 +377,7 @@ def table_reservation_cancel(tables: Tables, table_reservation_id: str) -> Table
 
 @write
 def table_reservation_mark_no_show(tables: Tables, table_reservation_id: str) -> TableReservation:
-    """Mark a party that did not arrive within 15 minutes."""
+    """Mark a party that did not arrive as a no-show."""
     _row = TABLE_RESERVATIONS.find(tables, table_reservation_id)
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
@@ -484,17 +497,19 @@ def dining_table_report(
 @read
 def table_reservation_report(
     tables: Tables,
-    group_by: Literal["diner_id", "dining_table_id", "status"],
+    group_by: Literal["diner_id", "dining_table_id", "status", "seating"],
     diner_id: str | None = None,
     dining_table_id: str | None = None,
     status: TableReservationStatus | None = None,
+    seating: TableReservationSeating | None = None,
 ) -> Report:
     """Count table reservations per value of a field with totals of party_size; optional filters narrow the rows.
 
     Filters must match exactly. Groups come largest first; `totals` sums each numeric field.
     """
     check_choice(status, "status", TABLE_RESERVATION_STATUS)
-    _filters = {"diner_id": diner_id, "dining_table_id": dining_table_id, "status": status}
+    check_choice(seating, "seating", TABLE_RESERVATION_SEATING)
+    _filters = {"diner_id": diner_id, "dining_table_id": dining_table_id, "status": status, "seating": seating}
     return report_on(tables["table_reservations"], group_by, _filters, ("party_size",))
 
 
@@ -528,8 +543,8 @@ def table_reservation_cancel_many(tables: Tables, table_reservation_ids: list[st
 
 @write
 def table_reservation_mark_no_show_many(tables: Tables, table_reservation_ids: list[str]) -> list[TableReservation]:
-    """Mark a party that did not arrive within 15 minutes, for several table reservations at once: all of them or
-    none (a refusal names the record that blocks the batch).
+    """Mark a party that did not arrive as a no-show, for several table reservations at once: all of them or none
+    (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, table_reservation_mark_no_show, table_reservation_ids, "table_reservation_ids")
 
@@ -619,6 +634,7 @@ PARAMETERS = {
         "party_size": "from 1 to 12",
         "arrival": "a time as YYYY-MM-DDTHH:MM (24-hour)",
         "departure": "a time as YYYY-MM-DDTHH:MM (24-hour)",
+        "seating": "the service the booking is for; one of: dinner, lunch",
         "occasion": "occasion",
     },
     "table_reservation_confirm": {
@@ -662,10 +678,11 @@ PARAMETERS = {
         "combinable": "only rows with this value; true or false",
     },
     "table_reservation_report": {
-        "group_by": "the field to count by; one of: diner_id, dining_table_id, status",
+        "group_by": "the field to count by; one of: diner_id, dining_table_id, status, seating",
         "diner_id": "only rows with this value; the id of a diner, like din-0001 (search first for it)",
         "dining_table_id": "only rows with this value; the id of a dining table, like tbl-0001 (search first for it)",
         "status": "only rows with this value; one of: booked, confirmed, seated, completed, no_show, cancelled",
+        "seating": "only rows with this value; the service the booking is for; one of: dinner, lunch",
     },
     "walkin_party_report": {
         "group_by": "the field to count by; one of: status",

@@ -250,7 +250,7 @@ def dispatch_offer_search(
 def dispatch_offer_send(
     tables: Tables, ride_request_id: str, rideshare_driver_id: str, sent_at: str, eta_minutes: int
 ) -> DispatchOffer:
-    """Send a ride offer to a driver; a driver can hold only one open offer.
+    """Send a ride offer to a driver.
 
     sent_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -264,7 +264,7 @@ def deployment_search(
 
 @write
 def deployment_deploy(tables: Tables, scooter_id: str, service_zone_id: str, deployed_at: str) -> Deployment:
-    """Deploy a charged or repaired scooter into a zone within its permit cap; it becomes available.
+    """Deploy a scooter into a zone; it becomes available.
 
     deployed_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -320,7 +320,7 @@ def rental_agreement_mark_overdue(tables: Tables, rental_agreement_id: str) -> R
 
 @write
 def rental_agreement_cancel(tables: Tables, rental_agreement_id: str) -> RentalAgreement:
-    """Cancel a reservation before pick-up."""
+    """Cancel a reservation that is not picked up yet."""
     _row = RENTAL_AGREEMENTS.find(tables, rental_agreement_id)
     _new = {**_row, "status": "cancelled"}
     if _block := not_among(_row, "status", ("reserved",), "rental agreement"):
@@ -432,8 +432,8 @@ def rental_agreement_check_in_many(tables: Tables, rental_agreement_ids: list[st
 
 @write
 def rental_agreement_cancel_many(tables: Tables, rental_agreement_ids: list[str]) -> list[RentalAgreement]:
-    """Cancel a reservation before pick-up, for several rental agreements at once: all of them or none (a refusal
-    names the record that blocks the batch).
+    """Cancel a reservation that is not picked up yet, for several rental agreements at once: all of them or none
+    (a refusal names the record that blocks the batch).
     """
     return run_batch(tables, rental_agreement_cancel, rental_agreement_ids, "rental_agreement_ids")
 

@@ -1,9 +1,8 @@
 """Paylane contact-centre skills-based routing: Contact-centre routing - match waiting conversations to agents by language, product, tier.
 
 You are the real-time routing lead at Paylane's customer contact centre. Conversations wait in queues by
-language and product; each needs an agent who speaks the customer's language, knows the product and is
-at the required tier, and agents take only a limited number of concurrent conversations. You assign,
-transfer and complete conversations and manage agent presence.
+language and product and are routed to agents. You assign, transfer and complete conversations and
+manage agent presence.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -354,7 +353,7 @@ def routing_assignment_search(
 def routing_assignment_assign(
     tables: Tables, customer_conversation_id: str, support_agent_id: str, assigned_at: str
 ) -> RoutingAssignment:
-    """Route a conversation to an agent; the agent must have a free concurrency slot.
+    """Route a conversation to an agent.
 
     assigned_at: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -244,7 +244,7 @@ def surgical_case_schedule(
     end: str,
     priority: SurgicalCasePriority,
 ) -> SurgicalCase:
-    """Book a case; the room, surgeon and anaesthetist must all be free for the slot.
+    """Book a case in a room with a surgeon and an anaesthetist.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

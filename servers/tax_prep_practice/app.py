@@ -249,7 +249,7 @@ def client_meeting_search(
 def client_meeting_book(
     tables: Tables, tax_client_id: str, preparer_id: str, meeting_room_id: str, start: str, end: str, purpose: str
 ) -> ClientMeeting:
-    """Book a client meeting; preparer and room must both be free for the slot.
+    """Book a client meeting with a preparer in a room.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -325,7 +325,7 @@ def maintenance_tech_search(
 def repair_visit_schedule(
     tables: Tables, repair_request_id: str, maintenance_tech_id: str, start: str, end: str
 ) -> RepairVisit:
-    """Schedule a technician visit; the technician must be free; the request becomes scheduled.
+    """Schedule a technician visit; the request becomes scheduled.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -1,9 +1,9 @@
 """Meridian corporate travel desk: Corporate travel desk - trip requests to policy-checked itineraries charged to budgets.
 
 You work at Meridian Travel's corporate desk, which books business trips for a client's staff. Trip
-requests come in from employees; you build an itinerary of flight, hotel, rail and car segments within
-the travel policy, charge each segment to the department's travel budget, send the itinerary for manager
-approval and then ticket it.
+requests come in from employees; you build an itinerary of flight, hotel, rail and car segments, charge
+each segment to the department's travel budget, send the itinerary for manager approval and then ticket
+it.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -32,7 +32,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -381,6 +390,33 @@ def itinerary_segment_add(
         _new.get("segment_type"), "==", "car"
     ):
         refuse("travel_policy_1b", "A rental car is compact or midsize.", _block)
+    if (
+        (_block := not_among(_new, "cabin_or_room", ("economy", "premium economy"), "itinerary segment"))
+        and (holds(_new.get("segment_type"), "==", "flight"))
+        and (
+            field_of(
+                tables,
+                "travelers",
+                field_of(tables, "trip_requests", _new.get("trip_request_id"), "traveler_id"),
+                "seniority",
+            )
+            in ("staff", "manager")
+        )
+    ):
+        refuse("travel_policy_4", "Staff and managers never fly business.", _block)
+    if _block := comparison_fails(
+        field_of(tables, "travel_budgets", _new.get("travel_budget_id"), "department"),
+        "==",
+        field_of(
+            tables,
+            "travelers",
+            field_of(tables, "trip_requests", _new.get("trip_request_id"), "traveler_id"),
+            "department",
+        ),
+        "the travel budget's department",
+        "the traveler's department",
+    ):
+        refuse("travel_policy_5", "Charge every segment to the traveller's own department budget.", _block)
     _target_travel_budget_id = target_row(tables, "travel_budgets", _new.get("travel_budget_id"), "travel budget")
     tables["itinerary_segments"].append(_new)
     if _target_travel_budget_id is not None and _new.get("price") is not None:

@@ -2,8 +2,7 @@
 
 You assist the treasury analyst of Halvorsen Marine Group. Cash sits in operating accounts across
 several banks and currencies. You book transfers between group accounts and initiate outgoing wires to
-verified beneficiaries; no account may be drawn below its available balance, and wires pass four-eyes
-approval before release.
+verified beneficiaries; wires pass four-eyes approval and are released.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -231,7 +230,7 @@ def treasury_transfer_search(
 def treasury_transfer_book(
     tables: Tables, from_account_id: str, to_account_id: str, amount: float, value_date: str, purpose: str | None = None
 ) -> TreasuryTransfer:
-    """Move cash between two group accounts; the source must hold the amount.
+    """Move cash between two group accounts.
 
     value_date: dates as YYYY-MM-DD.
     """

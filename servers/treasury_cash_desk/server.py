@@ -24,13 +24,13 @@ HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You assist the treasury analyst of Halvorsen Marine Group. Cash sits in operating accounts across "
     "several banks and currencies. You book transfers between group accounts and initiate outgoing wires "
-    "to verified beneficiaries; no account may be drawn below its available balance, and wires pass "
-    "four-eyes approval before release. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
-    "YYYY-MM-DDTHH:MM. Records have ids like cac-0001: search first, then act on the id. A failed write "
-    "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Policies: [judgement_1] Wire from an account in the payment "
-    "currency, and keep each account at or above its minimum_balance after the move. "
-    "[verified_beneficiaries_only] Wire only to verified beneficiaries. Call finish when done."
+    "to verified beneficiaries; wires pass four-eyes approval and are released. Today is Tuesday "
+    "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like cac-0001: search "
+    "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
+    "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
+    "[judgement_1] Wire from an account in the payment currency, and keep each account at or above its "
+    "minimum_balance after the move. [verified_beneficiaries_only] Wire only to verified beneficiaries. "
+    "Call finish when done."
 )
 
 

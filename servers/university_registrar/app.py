@@ -1,9 +1,9 @@
 """Registrar's office course registration: Course sections, seat-limited registration, drops, withdrawals and add/drop petitions.
 
 You assist staff in a college registrar's office during the add/drop period. Sections open and close for
-registration and have seat limits; students register, change grading basis, drop before the deadline or
-withdraw after it. Late adds and other exceptions go through petitions that the registrar approves or
-denies, following the academic calendar in the workspace.
+registration and have seat limits; students register, change grading basis, drop or withdraw. Late adds
+and other exceptions go through petitions that the registrar approves or denies, following the academic
+calendar in the workspace.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -315,7 +315,7 @@ def course_registration_change_basis(
 
 @write
 def course_registration_drop(tables: Tables, course_registration_id: str) -> CourseRegistration:
-    """Drop a course before the drop deadline (no W on transcript)."""
+    """Drop a course (no W on transcript)."""
     _row = COURSE_REGISTRATIONS.find(tables, course_registration_id)
     _new = {**_row, "status": "dropped"}
     if _block := not_among(_row, "status", ("registered",), "course registration"):

@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, outside_window, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -232,7 +232,7 @@ def appointment_get(tables: Tables, appointment_id: str) -> Appointment:
 
 @write
 def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: str, reason: str) -> Appointment:
-    """Book a pet with a vet; the vet must be free for the whole slot.
+    """Book a pet with a vet for a slot.
 
     start, end: times as YYYY-MM-DDTHH:MM (24-hour).
     """
@@ -264,6 +264,8 @@ def appointment_book(tables: Tables, pet_id: str, vet_id: str, start: str, end: 
         tables, "pets", _new.get("pet_id"), "species"
     ) in ("rabbit", "parrot"):
         refuse("judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet.", _block)
+    if _block := outside_window(_new.get("start"), (), "09:00", "16:30"):
+        refuse("clinic_policies_1", "Appointments start 09:00-16:30 (the clinic closes at 17:00).", _block)
     tables["appointments"].append(_new)
     return as_record(Appointment, _new)
 

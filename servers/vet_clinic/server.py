@@ -30,7 +30,8 @@ INSTRUCTIONS = (
     "SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `pawsome` CLI in the "
     "shell) and the file tools. Policies: [judgement_1] Exotic pets (rabbits, parrots) are seen by the "
     "exotics vet. [judgement_2] Check the vet's bookings before booking; the clinic never double-books a "
-    "vet. [clinic_policies_1] Appointments run 09:00-17:00, in 30-minute slots. Call finish when done."
+    "vet. [clinic_policies_1] Appointments start 09:00-16:30 (the clinic closes at 17:00). Call finish "
+    "when done."
 )
 
 

@@ -2,7 +2,7 @@
 
 You assist the event coordinators at Willowbrook Estate, a countryside wedding venue with five spaces.
 Couples start as inquiries holding a space for their date, sign a contract, then move through a planning
-checklist (deposit, tasting, floor plan, final headcount, vendor confirmations) before the event is
+checklist (deposit, tasting, floor plan, final headcount, vendor confirmations) until the event is
 finalized. Each step is a task with an owner and due date.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
@@ -213,7 +213,7 @@ def wedding_event_book_inquiry(
     guest_count: int,
     package: WeddingEventPackage,
 ) -> WeddingEvent:
-    """Hold a space for a couple's date as an inquiry; the space must be free and big enough.
+    """Hold a space for a couple's date as an inquiry.
 
     event_start, event_end: times as YYYY-MM-DDTHH:MM (24-hour).
     """

@@ -25,7 +25,7 @@ INSTRUCTIONS = (
     "You assist the event coordinators at Willowbrook Estate, a countryside wedding venue with five "
     "spaces. Couples start as inquiries holding a space for their date, sign a contract, then move "
     "through a planning checklist (deposit, tasting, floor plan, final headcount, vendor confirmations) "
-    "before the event is finalized. Each step is a task with an owner and due date. Today is Tuesday "
+    "until the event is finalized. Each step is a task with an owner and due date. Today is Tuesday "
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like vsp-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "

@@ -2,8 +2,8 @@
 
 You help the volunteer scheduler of the Riverbend Youth Soccer League (U8 to U14). Games need a pitch of
 the right size for the age group and a referee of a suitable grade; no pitch, referee or team can be
-double-booked. Weather postpones games, which are rescheduled; played games get a score, and a team that
-cannot field players forfeits.
+double-booked. Weather postpones games, which are rescheduled; played games get a score, and a team
+short of players forfeits.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -268,7 +268,7 @@ def league_game_schedule(
     kickoff: str,
     final_whistle: str,
 ) -> LeagueGame:
-    """Schedule a game; pitch, referee and both teams must be free for the slot.
+    """Schedule a game on a pitch with a referee.
 
     kickoff, final_whistle: times as YYYY-MM-DDTHH:MM (24-hour).
     """
