@@ -10,7 +10,7 @@ from envcraft.generator.blueprint import Blueprint, Operation, Precondition
 from envcraft.generator.conventions import conventions
 from envcraft.generator.extras import extras
 from envcraft.generator.policy import policy_markdown
-from envcraft.generator.rules.registry import source_states
+from envcraft.generator.rules.registry import opening_hours, source_states
 from envcraft.generator.seed import time_pairs
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -33,7 +33,7 @@ def _window(op: Operation, field: str, args: dict[str, Any]) -> Precondition | N
     """The operation's time window on `field` that applies to these arguments (its same-row `when` holds), so an
     example never books what the environment's own hours refuse (a dinner at 10:00)."""
     for pre in op.preconditions:
-        if pre.kind != "time_window" or pre.field != field or not pre.from_time:
+        if not opening_hours(pre) or pre.field != field or not pre.from_time:
             continue
         if all(not c.ref_field and ((c.op == "==" and args.get(c.field) == c.value)
                                     or (c.op == "in" and args.get(c.field) in c.values)) for c in pre.conditions):

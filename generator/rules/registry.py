@@ -61,6 +61,11 @@ def source_states(entity: Entity, op: Operation) -> list[str] | None:
                  for states in [kind(pre.kind).source_states(entity, pre)] if states is not None), None)
 
 
+def opening_hours(pre: Precondition) -> bool:
+    """The check keeps a date/time within weekdays, months or hours (a restaurant's dinner service)."""
+    return kind(pre.kind) is time_window.KIND
+
+
 def compares(pre: Precondition) -> bool:
     """The check compares a field with a literal, another field or a referenced row's field."""
     return kind(pre.kind).compares
