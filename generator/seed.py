@@ -33,6 +33,7 @@ from envcraft.generator.fields import (  # noqa: F401
     time_pairs,
 )
 from envcraft.generator.invariants import repair
+from envcraft.generator.rules.kind import Draw
 from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
@@ -159,38 +160,18 @@ def _unique_fields(bp: Blueprint, entity: Entity) -> set[str]:
     return names
 
 
-def _overlapping(a: dict, b: dict, start: str, end: str) -> bool:
-    return bool(a.get(start) and a.get(end) and b.get(start) and b.get(end)
-                and a[start] < b[end] and b[start] < a[end])
-
-
 def _occupies(entity: Entity, row: dict) -> bool:
     return not entity.status_field or row.get(entity.status_field) not in NEVER_HAPPENED
 
 
-def _fix_overlaps(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.Random) -> None:
-    """Where an operation forbids overlaps, the seed has none among rows that took place either."""
+def _fix_rows(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.Random) -> None:
+    """What each check of the entity's operations needs of its freshly drawn rows (no_overlap: no double
+    booking among rows that took place)."""
+    draw = Draw(lambda start, end, row: _retime(bp, start, end, row, rng), _occupies)
     for op in bp.operations:
         for pre in op.preconditions:
-            timed = kind(pre.kind).occupies_time
-            if op.entity != entity.name or not timed or not (pre.start and pre.end and pre.resource):
-                continue
-            start_spec, end_spec = entity.field(pre.start), entity.field(pre.end)
-            kept: list[dict] = []
-            for row in rows:
-                for _ in range(60):
-                    if not _occupies(entity, row) or not any(
-                            k.get(pre.resource) == row.get(pre.resource) and _overlapping(k, row, pre.start, pre.end)
-                            for k in kept):
-                        break
-                    _retime(bp, start_spec, end_spec, row, rng)
-                else:
-                    inactive = [v for v in entity.field(entity.status_field).values if v in NEVER_HAPPENED] \
-                        if entity.status_field else []
-                    if inactive:
-                        row[entity.status_field] = inactive[0]
-                if _occupies(entity, row):
-                    kept.append(row)
+            if op.entity == entity.name:
+                kind(pre.kind).seed_rows(bp, entity, pre, rows, draw)
 
 
 def _retime(bp: Blueprint, start_spec: FieldSpec, end_spec: FieldSpec, row: dict, rng: random.Random) -> None:
@@ -241,7 +222,7 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                 for row in rows:
                     if rng.random() < 0.2:
                         row[spec.name] = None
-        _fix_overlaps(bp, entity, rows, rng)
+        _fix_rows(bp, entity, rows, rng)
         tables[entity.table] = rows
     for entity in bp.entities:  # what a kind of rule needs of the drawn world (capacity: rows within caps)
         for op in bp.operations:

@@ -59,6 +59,14 @@ class ProbeWorld:
     pairs: Callable[[Entity], dict[str, str]]  # the entity's paired times: end field -> start field
 
 
+@dataclass(frozen=True)
+class Draw:
+    """What the seed offers a kind while it draws an entity's rows (generator/seed.py)."""
+
+    retime: Callable[[FieldSpec, FieldSpec, dict[str, Any]], None]  # a new random start/end pair for the row
+    took_place: Callable[[Entity, dict[str, Any]], bool]  # the row happened (a cancelled visit never did)
+
+
 @dataclass
 class Knobs:
     """The seed repair's alternative changes of one broken row (generator/seed_repair.py), by what they change:
@@ -224,6 +232,10 @@ class RuleKind:
                  tables: Tables) -> Any:
         """The id among `rows` (candidates for the ref `field` of a valid call) the check lets through, or None."""
         return None
+
+    def seed_rows(self, bp: Blueprint, entity: Entity, pre: Precondition, rows: list[dict[str, Any]],
+                  draw: Draw) -> None:
+        """Make an entity's freshly drawn rows obey the check (before the other entities are drawn)."""
 
     def seed_world(self, bp: Blueprint, entity: Entity, pre: Precondition, tables: Tables,
                    rng: random.Random) -> None:

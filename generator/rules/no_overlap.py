@@ -17,8 +17,13 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.rules.kind import Emit, Knobs, Later, ProbeWorld, RuleKind, Tables, Trap, append_row
+from envcraft.generator.rules.kind import Draw, Emit, Knobs, Later, ProbeWorld, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
+
+
+def _overlapping(a: dict, b: dict, start: str, end: str) -> bool:
+    return bool(a.get(start) and a.get(end) and b.get(start) and b.get(end)
+                and a[start] < b[end] and b[start] < a[end])
 
 
 class NoOverlap(RuleKind):
@@ -42,6 +47,28 @@ class NoOverlap(RuleKind):
         if status and row.get(status) in INACTIVE:  # a row that no longer holds its slot clashes with nothing
             return None
         return overlapping(tables[entity.table], row, pre.resource, pre.start, pre.end, status, pre.gap_minutes or 0)
+
+    def seed_rows(self, bp: Blueprint, entity: Entity, pre: Precondition, rows: list[dict[str, Any]],
+                  draw: Draw) -> None:
+        """No double booking among rows that took place: a row is retimed (60 tries), else it never happened."""
+        if not (pre.start and pre.end and pre.resource):
+            return
+        start_spec, end_spec = entity.field(pre.start), entity.field(pre.end)
+        kept: list[dict] = []
+        for row in rows:
+            for _ in range(60):
+                if not draw.took_place(entity, row) or not any(
+                        k.get(pre.resource) == row.get(pre.resource) and _overlapping(k, row, pre.start, pre.end)
+                        for k in kept):
+                    break
+                draw.retime(start_spec, end_spec, row)
+            else:
+                never = [v for v in entity.field(entity.status_field).values if not draw.took_place(entity, {
+                    entity.status_field: v})] if entity.status_field else []
+                if never:
+                    row[entity.status_field] = never[0]
+            if draw.took_place(entity, row):
+                kept.append(row)
 
     def repair_moves(self, bp: Blueprint, tables: Tables, entity: Entity, pre: Precondition, row: dict[str, Any],
                      rng: random.Random, knobs: Knobs) -> None:
