@@ -99,7 +99,7 @@ def plan(root: Path, places: dict[str, str]) -> tuple[dict[str, str], list[str]]
     known = {name: role for role, names in ROLES.items() for name in names}
     modules = sorted(p.stem for p in gen.glob("*.py") if p.stem != "__init__")
     imports = {m: generator_imports(gen / f"{m}.py") for m in modules}
-    packages = {p.name: p.name for p in gen.iterdir() if (p / "__init__.py").exists()}  # tasks, rules, ...
+    packages = {p.name for p in gen.iterdir() if (p / "__init__.py").exists()}  # tasks, rules, ...
     importers = {m: {a for a, targets in imports.items() if m in targets} for m in modules}
     for folder in packages:
         for path in (gen / folder).rglob("*.py"):
@@ -121,9 +121,10 @@ def plan(root: Path, places: dict[str, str]) -> tuple[dict[str, str], list[str]]
             deps = imports[m] - {m}
             if any(d in pending for d in deps):
                 continue
-            floor = max((RANK.get(roles.get(d, packages.get(d, TOP)), RANK[TOP]) for d in deps), default=0)
-            ceiling = min((RANK.get(roles.get(i, packages.get(i, TOP)), RANK[TOP]) for i in importers[m]),
-                          default=RANK[TOP])
+            def rank(name: str) -> int:
+                return RANK.get(roles.get(name) or (name if name in packages else TOP), RANK[TOP])
+            floor = max(map(rank, deps), default=0)
+            ceiling = min(map(rank, importers[m]), default=RANK[TOP])
             fits = floor <= ceiling and floor < RANK[TOP]
             roles[m] = LAYERS[floor][0] if fits else TOP
             notes.append(f"{m}: {roles[m]} (by its imports: {', '.join(sorted(deps)) or 'none of ours'})"
@@ -247,7 +248,17 @@ def readme_table(text: str, moved: dict[str, str]) -> str:
         if suffix == "/" and name in FOLDERS:
             return f"`{FOLDERS[name]}/{name}/`"
         return m[0]
-    return re.sub(rf"`({names})(\.py|/)`", to, text)
+    text = re.sub(rf"`({names})(\.py|/)`", to, text)
+    # the module table, by role from the bottom (the commands last)
+    lines = text.split("\n")
+    start = next((i + 2 for i, line in enumerate(lines) if line.startswith("| module |")), None)
+    if start is None:
+        return text
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    order = list(RANK)
+    lines[start:end] = sorted(lines[start:end], key=lambda row: order.index(
+        next((r for r in order if row.startswith(f"| `{r}/")), TOP)))
+    return "\n".join(lines)
 
 
 LAYOUT = """\
@@ -350,8 +361,10 @@ def main(argv: list[str] | None = None) -> int:
             parts = Path(rel).parts
             if len(parts) == 3 and parts[0] == "generator" and parts[2][:-3] in moved and moved[parts[2][:-3]] == parts[1]:
                 new = anchors(new, parts[1], moved, rel, changes)
-        elif path.suffix in (".jinja", ".j2"):
-            left += [f"{rel}: {line.strip()[:90]}" for line in new.splitlines() if pattern.search(line)]
+        elif path.suffix in (".jinja", ".j2"):  # a template's {# comments #} are ours; the rest is output
+            new = re.sub(r"\{#.*?#\}", lambda m: paths(m[0], moved, pattern), new, flags=re.S)
+            bare = re.sub(r"\{#.*?#\}", "", new, flags=re.S)
+            left += [f"{rel}: {line.strip()[:90]}" for line in bare.splitlines() if pattern.search(line)]
         else:
             new = paths(new, moved, pattern)
         if rel == "generator/README.md":
@@ -364,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         if rel == "tests/test_import_graph.py":
             empty = "GENERATOR_LAYERS: list[tuple[str, ...]] = []"
             if empty in new:
+                new = new.replace("Empty until\n# tools/move_generator.py moves the modules into their sub-packages: it fills this list.",
+                                  "tools/move_generator.py\n# moved the modules into them and filled this list.")
                 layers = ", ".join("(" + ", ".join(f'"{r}"' for r in layer) + ("," * (len(layer) == 1)) + ")"
                                    for layer in LAYERS)
                 new = new.replace(empty, f"GENERATOR_LAYERS: list[tuple[str, ...]] = [{layers}]")
