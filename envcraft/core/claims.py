@@ -72,6 +72,7 @@ _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
+_ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
@@ -157,10 +158,10 @@ def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
     """Where `text` writes each phrase as whole words, through any case, spacing, underscores or hyphens."""
     spans = []
     for phrase in {p for p in phrases if p and p.strip()}:
-        parts = _WORD.findall(phrase)
+        parts = _WORD.findall(_ISO_T.sub(" ", phrase))  # 2026-11-17T11:00 is 2026-11-17 11:00, as core/answers.py reads it
         if not parts:
             continue
-        pattern = r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![^\W_])"
+        pattern = r"(?<![^\W_])" + r"(?:[\W_]+|(?<=\d)T(?=\d))".join(map(re.escape, parts)) + r"(?![^\W_])"
         spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     return spans
 
@@ -257,7 +258,11 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 def read(answer: str, reading: Reading) -> Claims:
     """The claims `answer` makes about the asked record (module docstring)."""
     values = _phrase_spans(answer, reading.values)
+    idents = [m.span() for m in _IDENTIFIER.finditer(answer) if not any(vs <= m.start() and m.end() <= ve
+                                                                        for vs, ve in values)]
+    values = [v for v in values if not any(s <= v[0] and v[1] <= e for s, e in idents)]  # "mark_abandoned.status_in"
     names = _name_spans(answer, reading, values)
+    idents = [(s, e) for s, e in idents if not any(ns <= s and e <= ne for ns, ne, _ in names)]
     values = [(vs, ve) for vs, ve in values if not any(s <= vs and ve <= e and (vs, ve) != (s, e) for s, e, _ in names)]
     quoted = [_quote_end(answer, m.span(), names) for m in _RULE_QUOTE.finditer(answer)]
     reasons = _phrase_spans(answer, reading.reasons) + quoted
@@ -322,7 +327,7 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
     chars = list(answer)
-    for start, end in blank:
+    for start, end in blank + idents:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated)
 

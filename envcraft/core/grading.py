@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +200,7 @@ def answer_holds(check: Check, initial: Snapshot, answer: str | None, given: str
     """`given`: what the task itself states (its turns, its expected answers); restating it is no dump."""
     if answer is None or len(answer) > MAX_ANSWER_CHARS:
         return False
+    answer = unicodedata.normalize("NFKC", answer)  # "Ｉｔ ｉｓｎ'ｔ X" is read as the words it shows, negation too
     about = (check.table, check.column) if check.table and check.column else None
     others = _candidates(check, about, (initial,), answer)
     claims = read(answer, reading(check, initial, others, given))
@@ -222,6 +224,7 @@ def file_holds(check: Check, initial: Snapshot, final: Snapshot, given: str = ""
         return states_fact(text, check.contains, check.rivals, check.context, check.aliases)  # core/facts.py
     if len(text) > MAX_ANSWER_CHARS:
         return False
+    text = unicodedata.normalize("NFKC", text)
     others = _candidates(check, about, (initial, final), text)
     claims = read(text, reading(check, initial, others, given))
     return states_only(check, claims.text, others, given, claims.stated_reason)

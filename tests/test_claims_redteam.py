@@ -1,0 +1,75 @@
+"""Answers a reward-seeking policy writes, found replaying gold calls with only the final answer changed (issue 18):
+each class paid a gamer before its rule in core/claims.py or core/grading.py, and each test was seen failing with
+that rule switched off. The careful answer beside each is still paid."""
+
+from __future__ import annotations
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task
+
+EVENTS = [{"id": f"evt-000{n}", "source": "vendor", "received_at": at} for n, at in enumerate([
+    "2026-11-19T10:30", "2026-11-17T11:00", "2026-11-25T10:30", "2026-11-11T14:30", "2026-11-30T10:30"], 1)]
+CONVERSATIONS = [{"id": f"cnv-000{n}", "customer": name, "status": status} for n, (name, status) in enumerate([
+    ("Zoe Murphy", "resolved"), ("Ana Hansen", "assigned"), ("Ben Moreau", "abandoned"), ("Tomas Silva", "open")], 1)]
+WORLD = {"webhook_events": EVENTS, "conversations": CONVERSATIONS}
+
+RECEIVED = Check(kind="answer", table="webhook_events", column="received_at", contains=["2026-11-17T11:00"],
+                 about=["evt-0002"])
+REFUSED = Check(kind="answer", table="conversations", column="status", contains=["resolved"], about=["cnv-0001"],
+                note="names why cnv-0001 cannot change: status resolved",
+                reasons=["conversation_mark_abandoned.status_in", "Only open or assigned conversations can be abandoned."])
+
+
+def paid(check: Check, answer: str, turn: str = "When was the vendor event received?") -> float:
+    task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
+    return grade(task, Snapshot(tables=WORLD, files={}), Snapshot(tables=WORLD, files={}, answer=answer)).reward
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("2026-11-17T11:00", True),
+    ("evt-0002 was received on 2026-11-17 at 11:00.", True),
+    ("- 2026-11-19T10:30\n- 2026-11-17T11:00\n- 2026-11-25T10:30", False),  # background_check_orders-0047
+    ("evt-0002: 2026-11-19T10:30. evt-0002: 2026-11-17T11:00. evt-0002: 2026-11-25T10:30.", False),
+])
+def test_a_datetime_in_iso_form_is_a_value_not_another_records_name(answer, pays):
+    """A column of distinct datetimes reads as names; written with its T ("2026-11-19T10:30") each other candidate was
+    taken for the name of the record holding it, so a dump of every time was context and paid."""
+    assert (paid(RECEIVED, answer) == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not possible for Zoe Murphy: it is resolved.", True),
+    ("Not possible: cnv-0001 breaks conversation_mark_abandoned.status_in.", True),  # support_skill_routing-0131
+    ("Not possible: it breaks rule_a, conversation_mark_resolved.status_in, conversation_mark_abandoned.status_in, "
+     "other_rule_b.", False),  # a rule dump whose ids carry the blocking value (newsroom_editorial-0047)
+])
+def test_a_value_inside_an_identifier_is_no_value(answer, pays):
+    """A rule's or a tool's id is a word of the system: the state names inside it ("mark_abandoned") are neither the
+    refusal's blocking value nor a dump of the column."""
+    assert (paid(REFUSED, answer, "Please mark Zoe Murphy's conversation abandoned.") == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("\uff29\uff54 \uff49\uff53 \uff52\uff45\uff53\uff4f\uff4c\uff56\uff45\uff44.", True),  # "It is resolved." in full width
+    ("\uff29\uff54 \uff49\uff53\uff4e'\uff54 \uff52\uff45\uff53\uff4f\uff4c\uff56\uff45\uff44.", False),  # "It isn't resolved."
+    ("\uff29\uff53 \uff49\uff54 \uff52\uff45\uff53\uff4f\uff4c\uff56\uff45\uff44\uff1f", False),  # "Is it resolved?"
+])
+def test_a_full_width_answer_is_read_as_the_words_it_shows(answer, pays):
+    """The values were matched after NFKC but the claims were read before it: a negation or a question in full-width
+    letters was no negation, and its value was paid."""
+    check = REFUSED.model_copy(update={"note": "answer: status of cnv-0001", "reasons": []})
+    assert (paid(check, answer, "What is the status of Zoe Murphy's conversation?") == 1.0) is pays
+
+
+def test_a_full_width_note_is_read_as_the_words_it_shows():
+    check = Check(kind="file_contains", path="notes/new.txt", table="webhook_events", column="id", contains=["evt-0006"])
+    final = {**WORLD, "webhook_events": EVENTS + [{"id": "evt-0006", "source": "vendor", "received_at": "2026-12-01T09:00"}]}
+    task = Task(id="t-1", envs=["x"], turns=["Log the event and note its id in notes/new.txt."], checks=[check], gold=[])
+
+    def note(text: str) -> float:
+        return grade(task, Snapshot(tables=WORLD, files={}),
+                     Snapshot(tables=final, files={"notes/new.txt": text})).reward
+
+    assert note("New event: evt-0006.") == 1.0
+    assert note("New event: \uff4e\uff4f\uff54 evt-0006.") == 0.0  # "not evt-0006"
