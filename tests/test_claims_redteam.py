@@ -73,3 +73,14 @@ def test_a_full_width_note_is_read_as_the_words_it_shows():
 
     assert note("New event: evt-0006.") == 1.0
     assert note("New event: \uff4e\uff4f\uff54 evt-0006.") == 0.0  # "not evt-0006"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ('{"evt-0002":"2026-11-17T11:00","evt-0001":"2026-11-19T10:30","evt-0003":"2026-11-25T10:30"}', True),
+    ('{"evt-0002": "2026-11-17T11:00", "evt-0001": "2026-11-19T10:30"}', True),
+    ('{"evt-0002":["2026-11-17T11:00","2026-11-19T10:30"]}', False),  # two candidates for the asked record
+])
+def test_compact_json_is_cut_into_clauses_as_spaced_json_is(answer, pays):
+    """A careful answer as compact JSON, each record with its own value, read as one clause that names the asked
+    record: every other record's value was a dump (demand_response_events-0083)."""
+    assert (paid(RECEIVED, answer) == 1.0) is pays

@@ -64,7 +64,7 @@ MAX_NAME_WORDS = 8  # record names are short: "Morgan & Patel Software", "PagerD
 _WORD = re.compile(r"[^\W_]+")
 RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*[-_]\d[\w-]*(?<![-_])")  # cjb-0001, SI-000017
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-_CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]"
+_CLAUSE_CUT = re.compile(r";|:(?=\s)|,(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]|(?<=\")\s*:|,(?=[\"{\[])"  # compact JSON too
                          r"|\s(?=(?:but|because|since|so|although|though|whereas|while)\b)", re.I)
 _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|these|those|he|she|his|her|both)\b",
                               re.I)
