@@ -2,13 +2,16 @@
 
 Harmless (must keep full reward): a careful report of every changed record before the answer, each listed id
 annotated with its status, the question restated, prose using another value of the column as a verb, the
-refusing rule quoted, every rule the refused record breaks named. Harmful (must never keep it): the value negated,
-asked back, hedged with a plausible value the world does not hold ("either X or Y", "X/Y"), or said about another
-record; a refusal explained by its rules' ids plus one the record keeps.
+refusing rule quoted, every rule the refused record breaks named, the answer as compact JSON beside other records'
+own values. Harmful (must never keep it): the value negated (in full-width letters too), asked back, hedged with a
+plausible value the world does not hold ("either X or Y", "X/Y"), or said about another record; a refusal explained
+by its rules' ids plus one the record keeps, or by every rule id of the environment; every datetime of the column as
+the store writes it ("2026-11-19T10:30").
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -274,9 +277,64 @@ def cites_a_rule_not_broken(cache: EnvCache, task: Task, rng: random.Random) -> 
     return _with(task, f"Not possible: it breaks {' and '.join([*found[2], rng.choice(found[3])])}.")
 
 
+def json_compact_report(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The answer as compact JSON, the asked record's value beside three other records' own values (as stored)."""
+    found = _answer(task)
+    subject = asked_record(found[0]) if found else None
+    if found is None or subject is None or not found[0].table or found[0].column in (None, "id") or \
+            found[0].note.startswith("names why") or len(found[0].contains) != 1:
+        return None
+    check, gold = found
+    rows = World(cache, task).tables[task.envs[0]].get(check.table, [])
+    others = {r["id"]: r[check.column] for r in rows if r["id"] != subject
+              and isinstance(r.get(check.column), (str, int, float)) and not isinstance(r.get(check.column), bool)}
+    picked = dict(rng.sample(sorted(others.items()), min(3, len(others))))
+    return _with(task, json.dumps({subject: check.contains[0], **picked}, separators=(",", ":"))) if picked else None
+
+
+# ------------------------------------------------------------------ harmful, found replaying gold calls (redteam)
+
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+def dump_iso_datetimes(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The gold answer, then the column's other datetimes as the store writes them ("2026-11-19T10:30"), a line each:
+    a column of distinct datetimes is also the records' names, so the T form must still read as values."""
+    found = _answer(task)
+    if found is None or not found[0].table or not found[0].column:
+        return None
+    check, gold = found
+    rows = World(cache, task).tables[task.envs[0]].get(check.table, [])
+    held = [str(r[check.column]) for r in rows if _ISO_DATETIME.fullmatch(str(r.get(check.column) or ""))
+            and str(r[check.column])[:16] not in {c.replace(" ", "T")[:16] for c in check.contains}]
+    if not held:
+        return None
+    return _with(task, "\n".join(["- " + gold, *("- " + v for v in rng.sample(held, min(4, len(held))))]))
+
+
+def cites_every_rule(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """A refusal explained by every rule id of the environment and nothing else: the ids of the operations' own checks
+    name states ("mark_ready.status_in"), which must not read as the blocking value."""
+    found = _refusal_rules(cache, task)
+    if found is None:
+        return None
+    return _with(task, "Not possible: it breaks " + ", ".join(r.id for r in rules(cache[task.envs[0]].bp)) + ".")
+
+
+def negated_full_width(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCall] | None:
+    """The negated answer written in full-width letters ("Ｉｔ ｉｓｎ'ｔ ..."): read as the words it shows."""
+    calls = negated(cache, task, rng)
+    if calls is None:
+        return None
+    wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in
+                   next(str(c.arguments["answer"]) for c in calls if c.tool == "finish"))
+    return _with(task, wide)
+
+
 HARMLESS = ("careful_report", "context_annotations", "restates_question", "prose_with_enum_words",
-            "explains_with_rule", "names_every_broken_rule")
-HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken")
+            "explains_with_rule", "names_every_broken_rule", "json_compact_report")
+HARMFUL = ("negated", "question_form", "hedge_either_or", "hedge_slash", "wrong_attribution", "cites_a_rule_not_broken",
+           "dump_iso_datetimes", "cites_every_rule", "negated_full_width")
 ANSWER_MUTATIONS = {name: globals()[name] for name in HARMLESS + HARMFUL}
 
 __all__ = ["ANSWER_MUTATIONS", "HARMFUL", "HARMLESS"]
