@@ -284,7 +284,7 @@ def json_compact_report(cache: EnvCache, task: Task, rng: random.Random) -> list
     if found is None or subject is None or not found[0].table or found[0].column in (None, "id") or \
             found[0].note.startswith("names why") or len(found[0].contains) != 1:
         return None
-    check, gold = found
+    check = found[0]
     rows = World(cache, task).tables[task.envs[0]].get(check.table, [])
     others = {r["id"]: r[check.column] for r in rows if r["id"] != subject
               and isinstance(r.get(check.column), (str, int, float)) and not isinstance(r.get(check.column), bool)}
