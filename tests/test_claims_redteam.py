@@ -84,3 +84,24 @@ def test_compact_json_is_cut_into_clauses_as_spaced_json_is(answer, pays):
     """A careful answer as compact JSON, each record with its own value, read as one clause that names the asked
     record: every other record's value was a dump (demand_response_events-0083)."""
     assert (paid(RECEIVED, answer) == 1.0) is pays
+
+
+CUSTOMERS = [{"id": f"rcu-000{n}", "name": name, "license_expiry": day} for n, (name, day) in enumerate([
+    ("Zoe Novak", "2026-11-01"), ("Ben Silva", "2027-03-14"), ("Ana Costa", "2026-12-20")], 1)]
+EXPIRED = Check(kind="answer", table="rental_customers", column="license_expiry", contains=["2026-11-01"],
+                about=["rcu-0001"], note="names why the rental_contract is refused: rcu-0001 license_expiry 2026-11-01",
+                reasons=["counter_procedures_1", "Check the licence: it must not expire before the due-back date."])
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Not possible: Zoe Novak's licence expires 2026-11-01.", True),
+    ("Not possible: rcu-0001 breaks counter_procedures_1.", True),  # car_rental_counter-0107
+    ("Not possible: rcu-0001 breaks counter_procedures_1 (it expires 2026-12-20).", False),
+])
+def test_a_refusals_rule_is_its_reason_when_the_blocking_value_is_a_date(answer, pays):
+    """A date or a figure gets one guess (core/guesses.py), so naming the refusing rule without the date was refused
+    before the rule could count; other dates beside the rule are still guesses."""
+    task = Task(id="t-1", envs=["x"], turns=["Rent Zoe Novak the hatchback until 2026-11-20."], checks=[EXPIRED], gold=[])
+    world = {"rental_customers": CUSTOMERS}
+    reward = grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+    assert (reward == 1.0) is pays

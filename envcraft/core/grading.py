@@ -13,12 +13,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from envcraft.core.answers import MAX_ANSWER_CHARS, kind_of, names, same_value
+from envcraft.core.answers import MAX_ANSWER_CHARS, dates, kind_of, names, same_value
 from envcraft.core.claims import Reading, named_records, read, record_names, short_names
 from envcraft.core.collateral import damage
 from envcraft.core.diff import StateDiff
 from envcraft.core.facts import states_fact
-from envcraft.core.guesses import disowned, shaped, stands_alone
+from envcraft.core.guesses import disowned, guesses, shaped, stands_alone
 from envcraft.core.state import APP_DIR, APP_STATE, HISTORY_TABLE
 from envcraft.core.tasks import Check, Task
 from envcraft.core.verdicts import Verdict
@@ -145,15 +145,26 @@ def states_only(check: Check, text: str, others: list[str], given: str = "", rea
     """Every expected value stated, each count, total or time as the text's one guess of its class, and no other
     value of the asked column (or shape): the rule a finish answer and a note file share. `reason`: the rule
     refusing the asked record is named, which states a refusal's reason as well as its blocking value."""
-    if not stands_alone(text, check.contains, given):
+    if not stands_alone(text, check.contains, given) and not (reason and not _guesses_past(text, check.contains, given)):
         return False  # a number gets one guess: a count or a total has no column to call a dump, and a column's
-        # other values need not cover the small numbers a dump lists ("0 1 2 ... 149" for an on-hand of 65)
+        # other values need not cover the small numbers a dump lists ("0 1 2 ... 149" for an on-hand of 65); a
+        # refusal's rule named is its reason where its blocking value is a date or a figure too, if it guesses none
     for expected in check.contains:
         said = disowned(text, [expected, *others], expected) if kind_of(expected) == "text" else text  # "(not PO-17)"
         found, also = names(said, expected, others)
         if not (found or reason) or also:
             return False
     return True
+
+
+def _guesses_past(text: str, expected: list[str], given: str) -> bool:
+    """Whether the text states a date, number or time of an expected value's class that the task does not state."""
+    for kind in {kind_of(e) for e in expected}:
+        if kind in ("date", "datetime") and dates(text)[0] - dates(given)[0]:
+            return True
+        if kind in ("number", "time") and guesses(text, kind) - guesses(given, kind):
+            return True
+    return False
 
 
 _NOTE_ID = re.compile(r"^(?:answer: \w+ of|names why(?: the \w+ is refused:)?) ([a-z]{2,6}-\d{3,})\b")
