@@ -105,3 +105,22 @@ def test_a_refusals_rule_is_its_reason_when_the_blocking_value_is_a_date(answer,
     world = {"rental_customers": CUSTOMERS}
     reward = grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
     assert (reward == 1.0) is pays
+
+
+def test_a_records_id_beside_a_code_of_the_same_shape_is_its_name():
+    """expense_reimbursement-0044: "The code of cc-0012 is CC-012." The record's own id is shaped like the codes
+    (letters, dash, digits), so it was read as one more code guessed; an unheld code is still a guess."""
+    centers = [{"id": f"cc-00{n:02d}", "name": name, "code": f"CC-0{n:02d}"} for n, name in enumerate(
+        ["Finance", "Customer Success", "Legal", "Field Ops"], 11)]
+    check = Check(kind="answer", table="cost_centers", column="code", contains=["CC-012"], about=["cc-0012"])
+    task = Task(id="t-1", envs=["x"], turns=["What is the code of the Customer Success cost center?"], checks=[check],
+                gold=[])
+    world = {"cost_centers": centers}
+
+    def reward(answer: str) -> float:
+        return grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+
+    assert reward("The code of cc-0012 is CC-012.") == 1.0
+    assert reward("cc-0012 (CC-012)") == 1.0
+    assert reward("CC-012 or CC-099") == 0.0
+    assert reward("CC-012, CC-099") == 0.0  # a code no row holds, guessed beside it
