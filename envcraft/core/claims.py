@@ -73,6 +73,7 @@ _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
 _ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
@@ -161,7 +162,8 @@ def _phrase_spans(text: str, phrases: Iterable[str]) -> list[tuple[int, int]]:
         parts = _WORD.findall(_ISO_T.sub(" ", phrase))  # 2026-11-17T11:00 is 2026-11-17 11:00, as core/answers.py reads it
         if not parts:
             continue
-        pattern = r"(?<![^\W_])" + r"(?:[\W_]+|(?<=\d)T(?=\d))".join(map(re.escape, parts)) + r"(?![^\W_])"
+        joint = r"(?:[\W_]+|(?<=\d)T(?=\d))" if _DATETIME.match(phrase) else r"[\W_]+"
+        pattern = r"(?<![^\W_])" + joint.join(map(re.escape, parts)) + r"(?![^\W_])"
         spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     return spans
 

@@ -134,11 +134,12 @@ def _candidates(check: Check, about: tuple[str, str] | None, snapshots: tuple[Sn
     if about is None:
         return []
     values = dict.fromkeys(v for s in snapshots for v in _column_values(s, *about))
-    ids = set() if about[1] == "id" else {str(r.get("id")).casefold() for s in snapshots for rows in s.tables.values()
-                                          for r in rows if isinstance(r, dict)}  # "cc-0012" beside code CC-012: a name
     for expected in check.contains:
         if about[1] == "id" or (values and all(shaped(v, expected) for v in values)):
-            values.update(dict.fromkeys(w for w in shaped(text, expected) if w.casefold() not in ids))
+            guessed = shaped(text, expected)
+            ids = set() if about[1] == "id" or not guessed else {  # "cc-0012" beside code CC-012: a record's name
+                str(r.get("id")).casefold() for s in snapshots for rows in s.tables.values() for r in rows if isinstance(r, dict)}
+            values.update(dict.fromkeys(w for w in guessed if w.casefold() not in ids))
     # values the check asks for are not a dump of the column (an "all that match" answer lists several)
     return [v for v in values if not any(same_value(v, e) for e in check.contains)]
 
