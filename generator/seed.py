@@ -37,6 +37,7 @@ from envcraft.generator.rules.kind import Draw
 from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
+from envcraft.generator.seed_timeline import agree, misplaced, place, unwind
 from envcraft.generator.stated_rules import expand
 
 
@@ -167,7 +168,12 @@ def _occupies(entity: Entity, row: dict) -> bool:
 def _fix_rows(bp: Blueprint, entity: Entity, rows: list[dict], rng: random.Random) -> None:
     """What each check of the entity's operations needs of its freshly drawn rows (no_overlap: no double
     booking among rows that took place)."""
-    draw = Draw(lambda start, end, row: _retime(bp, start, end, row, rng), _occupies)
+    def retime(start: FieldSpec, end: FieldSpec, row: dict) -> None:
+        _retime(bp, start, end, row, rng)
+        if misplaced(bp, entity, row):  # the new time must still agree with the row's status
+            place(bp, entity, row, rng)
+
+    draw = Draw(retime, _occupies)
     for op in bp.operations:
         for pre in op.preconditions:
             if op.entity == entity.name:
@@ -222,6 +228,7 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                 for row in rows:
                     if rng.random() < 0.2:
                         row[spec.name] = None
+        agree(bp, {entity.table: rows}, rng)
         _fix_rows(bp, entity, rows, rng)
         tables[entity.table] = rows
     for entity in bp.entities:  # what a kind of rule needs of the drawn world (capacity: rows within caps)
@@ -233,6 +240,14 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
     repair_rules(bp, tables, rng)
     settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
     supply(bp, tables, rng)
+    for _ in range(3):  # a repair may have moved an event off its side of today: move it back, repair again
+        if not agree(bp, tables, rng):
+            break
+        repair(bp, tables, rng)
+        repair_rules(bp, tables, rng)
+    if unwind(bp, tables):
+        repair(bp, tables, rng)
+        repair_rules(bp, tables, rng)
     return tables
 
 

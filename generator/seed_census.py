@@ -1,11 +1,8 @@
 """A census of the seeds: rows whose status records an event that has not happened yet by the world's today.
 
 A row counts when
-  - its entity has a status field and a time the event is scheduled for: the start of a time pair
-    (generator/fields.time_pairs: `start` of start/end, a declared order, a no_overlap window), else
-    the one date/datetime field whose name says when the event takes place (SCHEDULED below; never a
-    deadline such as `due`, since work finished before its deadline is fine);
-  - its status is one that records the event as happened (HAPPENED: served, checked_in, no_show,
+  - its entity has a status field and a time the event is scheduled for (generator/events.event_field);
+  - its status is one that records the event as happened (events.HAPPENED: served, checked_in, no_show,
     completed, attended, ...);
   - and the scheduled day is after the blueprint's `today`.
 
@@ -16,21 +13,11 @@ counts what an agent meets, and needs no seed to be rebuilt. `future_event_rows(
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Entity, load_blueprint
-from envcraft.generator.fields import time_pairs
-
-HAPPENED = frozenset({
-    "served", "checked_in", "checked_out", "arrived", "seated", "no_show", "attended", "missed", "completed",
-    "done", "finished", "ended", "played", "departed", "signed_on", "sick_called", "picked_up", "collected",
-    "delivered", "on_site", "onsite", "at_door", "handed_out", "taken", "wrapped", "recorded", "discussed",
-    "resulted", "weighed", "inspected", "surveyed", "finaled",
-})
-SCHEDULED = re.compile(r"(^|_)(start|starts|scheduled|slot|appointment|visit|service|shift|session|event|"
-                       r"pickup|delivery|departure|arrival|planned|meeting|hearing|exam|inspection|run|duty)(_|$)")
+from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.events import HAPPENED, event_field
 
 
 @dataclass(frozen=True)
@@ -41,15 +28,6 @@ class FutureEvent:
     status: str
     field: str
     when: str
-
-
-def event_field(bp: Blueprint, entity: Entity) -> str | None:
-    """The field holding when the entity's event takes place, or None when it has no such time."""
-    starts = list(time_pairs(bp, entity).values())
-    if starts:
-        return starts[0]
-    named = [f.name for f in entity.fields if f.type in ("date", "datetime") and SCHEDULED.search(f.name)]
-    return named[0] if len(named) == 1 else None
 
 
 def future_events(bp: Blueprint, tables: dict[str, list[dict]]) -> list[FutureEvent]:
