@@ -187,6 +187,9 @@ class Precondition(Strict):
     aggregate: `aggregate` (count / sum / avg / min / max over the rows of `entity` whose `match` fields
         equal this row's) `op` a literal `value` or this row's field `than` (a departure's booked travellers
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
+    happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
+        `early_days` before the day of its `field` to `late_days` after its `end` (none: that day)
+        (generator/happens_now.py).
     no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
     """
 
@@ -215,6 +218,8 @@ class Precondition(Strict):
     or_via: list[str] = Field(default_factory=list)  # compare: more fields of the `via` row, any of which may match
     at: str | None = Field(default=None, pattern=IDENT)  # requires / forbids: our moment within their [start, end]
     gap_minutes: int | None = Field(default=None, gt=0, le=7 * 24 * 60)  # no_overlap: the least time between rows
+    early_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days before the event it may be recorded
+    late_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days after it (its end) it still may
     their: Through | None = None  # requires / forbids: the related row's own ref row must match this too
     when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows
@@ -568,8 +573,11 @@ def load_blueprint(path: Path) -> Blueprint:
 
 @functools.lru_cache(maxsize=1024)
 def _load_blueprint(path: Path, mtime_ns: int, size: int) -> Blueprint:
-    # Blueprints are frozen models, so one parsed copy can be shared by every caller.
-    return Blueprint.model_validate(yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER))
+    # Blueprints are frozen models, so one parsed copy can be shared by every caller. An operation that records
+    # an event gets its time guard here (happens_now.py reads the loaded blueprint, so it is imported late).
+    from envcraft.generator.happens_now import guarded
+
+    return guarded(Blueprint.model_validate(yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER)))
 
 
 BLUEPRINTS = Path(__file__).resolve().parent / "blueprints"

@@ -37,7 +37,7 @@ from envcraft.generator.rules.kind import Draw
 from envcraft.generator.rules.registry import kind, unique_field
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
-from envcraft.generator.seed_timeline import agree, misplaced, place, unwind
+from envcraft.generator.seed_timeline import agenda, agree, misplaced, place, unwind
 from envcraft.generator.stated_rules import expand
 
 
@@ -240,6 +240,9 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
     repair_rules(bp, tables, rng)
     settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
     supply(bp, tables, rng)
+    if agenda(bp, tables, rng):  # today's work; rows tied to a moved one (a proctor shift to its sitting) follow
+        repair(bp, tables, rng)
+        repair_rules(bp, tables, rng)
     for _ in range(3):  # a repair may have moved an event off its side of today: move it back, repair again
         if not agree(bp, tables, rng):
             break

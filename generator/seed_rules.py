@@ -11,8 +11,9 @@ Which rows a rule speaks for:
 - an update's rules: every row of its entity.
 
 What a rule says about a row that exists (the same runtime facts app.py computes, on the row as it is):
-- `status_in` says where a row came from, `not_in_past` holds at the time of the write (the seed keeps
-  history), `at_least` draws on a stock the write itself used up: none is a fact about the world now;
+- `status_in` says where a row came from, `not_in_past` and `happens_now` hold at the time of the write (the
+  seed keeps history; seed_timeline.py keeps each event where its status says it is in time), `at_least`
+  draws on a stock the write itself used up: none is a fact about the world now;
 - a referenced row's status may have moved on since the write: a lot that was released when stock was
   issued from it may be consumed now. A status the allowed ones lead to (`later_states`) still satisfies
   `ref_in` and `requires` (a lot never released does not). When the create itself sets that status (an

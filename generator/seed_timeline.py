@@ -25,6 +25,7 @@ from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 DAY = 24 * 60
+AGENDA = 3  # rows each recording operation finds waiting inside its window
 
 
 def _day(value: Any) -> date | None:
@@ -123,10 +124,44 @@ def unwind(bp: Blueprint, tables: Tables) -> int:
     return count
 
 
+def agenda(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
+    """Today's work: each operation that records an event (happens_now.py) finds at least AGENDA rows waiting
+    for it inside its window, as a working day has appointments to check in and outcomes to record. Planned
+    rows nearest today move onto a day of the window (keeping their time of day) where every rule of theirs
+    still holds. Returns how many moved."""
+    from envcraft.generator.happens_now import fact
+    from envcraft.generator.seed_rules import row_breaches
+
+    moved = 0
+    today = date.fromisoformat(bp.today)
+    for op in bp.operations:
+        entity = bp.entity(op.entity)
+        for pre in [p for p in op.preconditions if p.kind == "happens_now"]:
+            starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field),
+                          sorted(planned(bp, entity)))
+            waiting = [r for r in tables.get(entity.table, []) if r.get(entity.status_field) in starts
+                       and isinstance(r.get(pre.field), str)]
+            short = AGENDA - sum(fact(pre, r, bp.today) is None for r in waiting)
+            spare = sorted((r for r in waiting if fact(pre, r, bp.today) is not None),
+                           key=lambda r: abs((_day(r[pre.field]) - today).days))
+            for row in spare:
+                if short <= 0:
+                    break
+                fields = [f for f in (pre.field, pre.end or end_field(bp, entity, pre.field)) if f]
+                before = {f: row.get(f) for f in fields}
+                _shift(row, fields, -rng.randint(0, pre.late_days or 0) - (_day(row[pre.field]) - today).days)
+                if fact(pre, row, bp.today) is None and not misplaced(bp, entity, row) \
+                        and not row_breaches(bp, entity, row, tables):
+                    short, moved = short - 1, moved + 1
+                else:
+                    row.update(before)
+    return moved
+
+
 def misplaced_rows(bp: Blueprint, tables: Tables) -> list[tuple[str, str, str]]:
     """(table, row id, why) for every row whose time disagrees with its status."""
     return [(entity.table, row["id"], why) for entity in bp.entities for row in tables.get(entity.table, [])
             if (why := misplaced(bp, entity, row))]
 
 
-__all__ = ["agree", "misplaced", "misplaced_rows", "place", "unwind"]
+__all__ = ["agenda", "agree", "misplaced", "misplaced_rows", "place", "unwind"]

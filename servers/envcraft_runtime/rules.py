@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
@@ -250,6 +250,22 @@ def in_past(value: str | None, field: str, today: str) -> Fact | None:
     return Fact(f"{_label(field)} {value} is before today ({today})", value)
 
 
+def not_now(start: str | None, end: str | None, today: str, early: int, late: int, field: str) -> Fact | None:
+    """An event not happening now: today (the app's own, YYYY-MM-DD) is more than `early` days before the day
+    of its `start`, or more than `late` days after its `end` (no end: its start)."""
+    if not start:
+        return None
+    first, last = date.fromisoformat(start[:10]), date.fromisoformat((end or start)[:10])
+    now = date.fromisoformat(today)
+    if (first - now).days > early:
+        return Fact(f"its {_label(field)} {start} is {(first - now).days} days after today ({today}): it has not "
+                    f"happened yet", start)
+    if (now - last).days > late:
+        return Fact(f"it took place on {(end or start)[:10]}, {(now - last).days} days before today ({today}): too "
+                    f"long ago to record now", end or start)
+    return None
+
+
 def taken_by_other(rows: list[dict[str, Any]], field: str, value: Any, own_id: Any) -> Fact | None:
     if value is None:
         return None
@@ -382,6 +398,7 @@ __all__ = [
     "missing_related",
     "none_equal",
     "not_among",
+    "not_now",
     "order_fails",
     "outside_window",
     "overlapping",
