@@ -3,7 +3,9 @@
 Each entry is a transition the blueprint allows (a `status_in` precondition names where it starts)
 that ends in the row's seed status, made by one of a few colleagues at a working hour before the
 session opens, so `list_changes` has something to say before the agent writes anything and a task
-can ask about the past. Drawn from its own RNG: the seed tables are the same with or without it.
+can ask about the past. A move that records an event (a `happens_now` check guards it) is dated inside that
+check's window, as the tool would have allowed it: a no-show is marked on or after the appointment's day.
+Drawn from its own RNG: the seed tables are the same with or without it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.happens_now import fact
 from envcraft.generator.rules.registry import source_states
 from envcraft_runtime.history import HISTORY, PREFIX
 
@@ -45,12 +48,20 @@ def moves_into(bp: Blueprint) -> list[tuple[str, str, str, str, list[str]]]:
     return out
 
 
+def _days(bp: Blueprint, name: str, row: dict[str, Any], today: date) -> list[int]:
+    """How many days before today the move may be dated (1 to 6): the days its time guards allow, if any."""
+    guards = [p for op in bp.operations if op.name == name for p in op.preconditions if p.kind == "happens_now"]
+    return [n for n in range(1, 7) if all(fact(p, row, (today - timedelta(days=n)).isoformat()) is None for p in guards)]
+
+
 def seed_history(bp: Blueprint, tables: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """History entries, oldest first, ids chg-0001.. in that order."""
     rng = random.Random(f"{bp.id}:{bp.seed}:history")
     people = colleagues(bp)
-    options = [(table, field, op, starts, row) for table, field, op, end, starts in moves_into(bp)
-               for row in tables.get(table, []) if row.get(field) == end]
+    day = date.fromisoformat(bp.today)
+    options = [(table, field, op, starts, row, days) for table, field, op, end, starts in moves_into(bp)
+               for row in tables.get(table, []) if row.get(field) == end
+               if (days := _days(bp, op, row, day))]
     rng.shuffle(options)
     picked, seen = [], set()
     for option in options:
@@ -59,11 +70,10 @@ def seed_history(bp: Blueprint, tables: dict[str, list[dict[str, Any]]]) -> list
             picked.append(option)
         if len(picked) == ENTRIES:
             break
-    day = date.fromisoformat(bp.today)
     dated = []
-    for table, field, op, starts, row in picked:
+    for table, field, op, starts, row, days in picked:
         start = rng.choice(starts)
-        when = datetime(day.year, day.month, day.day, 9) - timedelta(days=rng.randint(1, 6)) \
+        when = datetime(day.year, day.month, day.day, 9) - timedelta(days=rng.choice(days)) \
             + timedelta(minutes=15 * rng.randint(0, 32))
         dated.append((when.strftime("%Y-%m-%dT%H:%M"), table, row["id"], field, start, row[field], op, rng.choice(people)))
     dated.sort()
