@@ -35,6 +35,7 @@ from envcraft.generator.fields import (  # noqa: F401
 from envcraft.generator.invariants import repair
 from envcraft.generator.rules.kind import Draw
 from envcraft.generator.rules.registry import kind, unique_field
+from envcraft.generator.seed_coherence import cohere
 from envcraft.generator.seed_repair import repair_rules
 from envcraft.generator.seed_supply import supply
 from envcraft.generator.seed_timeline import agenda, agree, misplaced, place, unwind
@@ -243,8 +244,8 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
     if agenda(bp, tables, rng):  # today's work; rows tied to a moved one (a proctor shift to its sitting) follow
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
-    for _ in range(3):  # a repair may have moved an event off its side of today: move it back, repair again
-        if not agree(bp, tables, rng):
+    for _ in range(3):  # a repair may have undone what the history says: make it agree again, repair again
+        if not agree(bp, tables, rng) + cohere(bp, tables, rng):
             break
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)

@@ -6,6 +6,10 @@ A row counts when
     completed, attended, ...);
   - and the scheduled day is after the blueprint's `today`.
 
+`misplaced_event_count` counts the wider class (seed_timeline.misplaced: a booking left waiting long after its
+day too), `contradiction_rows` what seed_coherence's checks find (a submitted report with no submitted date,
+an attempt count that is not the attempts logged, a party over its table's seats).
+
 It reads each environment's seed as the launcher copies it (servers/<env>/seed/.app/state.json), so it
 counts what an agent meets, and needs no seed to be rebuilt. `future_event_rows(servers)` lists them.
 """
@@ -18,6 +22,7 @@ from pathlib import Path
 
 from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.events import HAPPENED, event_field
+from envcraft.generator.seed_coherence import CHECKS
 from envcraft.generator.seed_timeline import misplaced_rows
 
 
@@ -65,9 +70,18 @@ def misplaced_event_count(servers: Path) -> int:
     return sum(len(misplaced_rows(bp, tables)) for bp, tables in _seeds(servers))
 
 
+def contradiction_rows(servers: Path) -> dict[str, int]:
+    """Rows each of seed_coherence's checks finds (stamps, children after parents, counters, bounds...)."""
+    counts = dict.fromkeys(CHECKS, 0)
+    for bp, tables in _seeds(servers):
+        for name, check in CHECKS.items():
+            counts[name] += len(check(bp, tables))
+    return counts
+
+
 def future_event_count(servers: Path) -> int:
     return len(future_event_rows(servers))
 
 
-__all__ = ["HAPPENED", "FutureEvent", "future_event_count", "future_event_rows", "future_events",
+__all__ = ["HAPPENED", "FutureEvent", "contradiction_rows", "future_event_count", "future_event_rows", "future_events",
            "misplaced_event_count"]
