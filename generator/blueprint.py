@@ -188,7 +188,7 @@ class Precondition(Strict):
         equal this row's) `op` a literal `value` or this row's field `than` (a departure's booked travellers
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
     happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
-        `early_days` before the day of its `field` to `late_days` after its `end` (none: that day)
+        `early_days` before the day of its `field` to `late_days` (none: no limit) after its `end` (none: that day)
         (generator/happens_now.py).
     no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
     """
@@ -220,6 +220,7 @@ class Precondition(Strict):
     gap_minutes: int | None = Field(default=None, gt=0, le=7 * 24 * 60)  # no_overlap: the least time between rows
     early_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days before the event it may be recorded
     late_days: int | None = Field(default=None, ge=0, le=60)  # happens_now: days after it (its end) it still may
+    # be recorded (none: any time after)
     their: Through | None = None  # requires / forbids: the related row's own ref row must match this too
     when: Condition | list[Condition] | None = None  # the rule applies only when this holds (a list: all of them)
     aggregate: Aggregate | None = None  # aggregate: the number over the related rows

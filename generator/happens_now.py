@@ -2,8 +2,9 @@
 finish, mark a no-show) refuses when the event is not now, within the window the blueprint states.
 
 The window is counted in days on the app's clock (its TODAY): the write is allowed from `early_days` before
-the day of the event's `field` to `late_days` after its end (its `end` field, else the same day). A check-in
-is on the day (0, 0); an outcome may be recorded up to events.LATE_DAYS late. A blueprint states a guard as a
+the day of the event's `field` to `late_days` after its end (its `end` field, else the same day; no
+`late_days`: any time after). A check-in is on the day (0, 0); an outcome may be recorded up to
+events.LATE_DAYS late; an engagement that runs from a start date with no end (a placement) ends any time after. A blueprint states a guard as a
 policy with this check; every recording transition it leaves unguarded gets the default one (`guarded`), so
 the rule is in the policies the agent reads, in the refusal, and in the seed (seed_timeline.py keeps rows
 where their statuses say they are).
@@ -21,7 +22,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.events import LATE_DAYS, ONGOING, end_field, event_field, planned, records_event
+from envcraft.generator.events import ENDED, LATE_DAYS, ONGOING, end_field, event_field, planned, records_event
 from envcraft_runtime.rules import Fact, not_now, shifted
 
 DAY = 24 * 60
@@ -32,16 +33,20 @@ def _words(name: str) -> str:
     return name.replace("_", " ")
 
 
-def _rule(bp: Blueprint, op: Operation, start: str, end: str | None, late: int) -> str:
+def _rule(bp: Blueprint, op: Operation, start: str, end: str | None, late: int | None) -> str:
     entity = bp.entity(op.entity)
-    waits = [v for v in entity.field(entity.status_field).values if v in planned(bp, entity)]
-    wait = f"leave it {_words(waits[0])}" if waits else "leave it as it is"
+    starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field),
+                  [v for v in entity.field(entity.status_field).values if v in planned(bp, entity)])
+    wait = f"leave it {_words(starts[0])}" if starts else "leave it as it is"
     what, status = _words(entity.name), _words(op.to_status)
+    article = "An" if what[0] in "aeiou" else "A"
     if op.to_status in ONGOING:
-        return f"A {what} is marked {status} only on the day of its {_words(start)}; before that day {wait}."
+        return f"{article} {what} is marked {status} only on the day of its {_words(start)}; before that day {wait}."
+    if late is None:
+        return f"{article} {what} is marked {status} only once the day of its {_words(start)} has come; before then {wait}."
     multi_day = end and entity.field(end).type == "date"
     until = f"{late} days after its {_words(end)}" if multi_day else f"{late} days after it"
-    return f"A {what} is marked {status} from the day of its {_words(start)} until {until}; before that day {wait}."
+    return f"{article} {what} is marked {status} from the day of its {_words(start)} until {until}; before that day {wait}."
 
 
 def guarded(bp: Blueprint) -> Blueprint:
@@ -54,6 +59,8 @@ def guarded(bp: Blueprint) -> Blueprint:
         start = event_field(bp, entity)
         end = end_field(bp, entity, start) if op.to_status not in ONGOING else None
         late = 0 if op.to_status in ONGOING else LATE_DAYS
+        if op.to_status in ENDED and end is None and entity.field(start).type == "date":
+            late = None  # an engagement from a start date (a placement, a tutoring pair) ends when it ends
         pid, n = f"{op.name[:34]}_when", 1
         while pid in ids:
             n += 1
@@ -72,14 +79,14 @@ def guarded(bp: Blueprint) -> Blueprint:
 def code(pre: Precondition, lit: Callable[[object], str]) -> str:
     """The expression app.py evaluates to the blocking fact (or None), on the row as it would be (`_new`)."""
     end = f"_new.get({lit(pre.end)})" if pre.end else "None"
-    return (f"not_now(_new.get({lit(pre.field)}), {end}, TODAY, {pre.early_days or 0!r}, {pre.late_days or 0!r}, "
+    return (f"not_now(_new.get({lit(pre.field)}), {end}, TODAY, {pre.early_days or 0!r}, {pre.late_days!r}, "
             f"{lit(pre.field)})")
 
 
 def fact(pre: Precondition, row: dict[str, Any], today: str) -> Fact | None:
     """What app.py's check would say of this row on `today`."""
     return not_now(row.get(pre.field), row.get(pre.end) if pre.end else None, today, pre.early_days or 0,
-                   pre.late_days or 0, pre.field)
+                   pre.late_days, pre.field)
 
 
 def moments(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any], hold: bool) -> dict[str, Any]:

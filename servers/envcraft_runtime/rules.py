@@ -250,9 +250,9 @@ def in_past(value: str | None, field: str, today: str) -> Fact | None:
     return Fact(f"{_label(field)} {value} is before today ({today})", value)
 
 
-def not_now(start: str | None, end: str | None, today: str, early: int, late: int, field: str) -> Fact | None:
+def not_now(start: str | None, end: str | None, today: str, early: int, late: int | None, field: str) -> Fact | None:
     """An event not happening now: today (the app's own, YYYY-MM-DD) is more than `early` days before the day
-    of its `start`, or more than `late` days after its `end` (no end: its start)."""
+    of its `start`, or more than `late` days (None: no limit) after its `end` (no end: its start)."""
     if not start:
         return None
     first, last = date.fromisoformat(start[:10]), date.fromisoformat((end or start)[:10])
@@ -260,7 +260,7 @@ def not_now(start: str | None, end: str | None, today: str, early: int, late: in
     if (first - now).days > early:
         return Fact(f"its {_label(field)} {start} is {(first - now).days} days after today ({today}): it has not "
                     f"happened yet", start)
-    if (now - last).days > late:
+    if late is not None and (now - last).days > late:
         return Fact(f"it took place on {(end or start)[:10]}, {(now - last).days} days before today ({today}): too "
                     f"long ago to record now", end or start)
     return None
