@@ -574,11 +574,8 @@ def load_blueprint(path: Path) -> Blueprint:
 
 @functools.lru_cache(maxsize=1024)
 def _load_blueprint(path: Path, mtime_ns: int, size: int) -> Blueprint:
-    # Blueprints are frozen models, so one parsed copy can be shared by every caller. An operation that records
-    # an event gets its time guard here (happens_now.py reads the loaded blueprint, so it is imported late).
-    from envcraft.generator.happens_now import guarded
-
-    return guarded(Blueprint.model_validate(yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER)))
+    # Blueprints are frozen models, so one parsed copy can be shared by every caller.
+    return Blueprint.model_validate(yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER))
 
 
 BLUEPRINTS = Path(__file__).resolve().parent / "blueprints"

@@ -1,15 +1,15 @@
 """The `happens_now` check kind, in one place: an operation that records an event (check in, arrive, serve,
-finish, mark a no-show) refuses when the event is not now, within the window the blueprint states.
+finish, mark a no-show) refuses when the event is not now, within the window its blueprint states as a
+`time_window` policy whose check is a `happens_now`.
 
 The window is counted in days on the app's clock (its TODAY): the write is allowed from `early_days` before
 the day of the event's `field` to `late_days` after its end (its `end` field, else the same day; no
 `late_days`: any time after). A check-in is on the day (0, 0); an outcome may be recorded up to
-events.LATE_DAYS late; an engagement that runs from a start date with no end (a placement) ends any time after. A blueprint states a guard as a
-policy with this check; every recording transition it leaves unguarded gets the default one (`guarded`), so
-the rule is in the policies the agent reads, in the refusal, and in the seed (seed_timeline.py keeps rows
-where their statuses say they are).
+events.LATE_DAYS late; an engagement that runs from a start date with no end (a tutoring pair) ends any time
+after it starts. Stated as a policy, the rule is in what the agent reads and in the refusal; the seed keeps
+rows where their statuses say they are (seed_timeline.py) and today's work inside each window.
 
-    guarded(bp) -> the blueprint with a guard policy for each recording transition it does not guard itself
+    missing(bp) -> [policy data] the default guard of each recording transition its blueprint does not guard
     code(pre, lit) -> "not_now(_new.get('start'), _new.get('end'), TODAY, 0, 3, 'start')"
     fact(pre, row, today) -> Fact | None
     moments(bp, entity, pre, row, hold) -> {field: value} that puts the event inside (hold) or outside the window
@@ -49,9 +49,10 @@ def _rule(bp: Blueprint, op: Operation, start: str, end: str | None, late: int |
     return f"{article} {what} is marked {status} from the day of its {_words(start)} until {until}; before that day {wait}."
 
 
-def guarded(bp: Blueprint) -> Blueprint:
-    """The blueprint with a `happens_now` policy for each operation that records an event and states no guard."""
-    policies, ids = [p.model_dump(exclude_none=True) for p in bp.policies], {p.id for p in bp.policies}
+def missing(bp: Blueprint) -> list[dict[str, Any]]:
+    """The default guard policy (as YAML data) of each operation that records an event and has none: what its
+    blueprint should state (a test fails while one is missing)."""
+    out, ids = [], {p.id for p in bp.policies}
     for op in bp.operations:
         if not records_event(bp, op) or any(p.kind == "happens_now" for p in op.preconditions):
             continue
@@ -66,14 +67,12 @@ def guarded(bp: Blueprint) -> Blueprint:
             n += 1
             pid = f"{op.name[:32]}_when{n}"
         ids.add(pid)
-        check = {"kind": "happens_now", "field": start, "early_days": 0, "late_days": late}
-        if end:
-            check["end"] = end
-        policies.append({"id": pid, "category": "time_window", "rule": _rule(bp, op, start, end, late),
-                         "operations": [op.name], "check": check})
-    if len(policies) == len(bp.policies):
-        return bp
-    return Blueprint.model_validate({**bp.model_dump(exclude_none=True), "policies": policies})
+        check: dict[str, Any] = {"kind": "happens_now", "field": start}
+        check |= {"end": end} if end else {}
+        check |= {"late_days": late} if late is not None else {}
+        out.append({"id": pid, "category": "time_window", "rule": _rule(bp, op, start, end, late),
+                    "operations": [op.name], "check": check})
+    return out
 
 
 def code(pre: Precondition, lit: Callable[[object], str]) -> str:
@@ -105,4 +104,4 @@ def moments(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any
     return out
 
 
-__all__ = ["code", "fact", "guarded", "moments"]
+__all__ = ["code", "fact", "missing", "moments"]

@@ -97,4 +97,4 @@ def test_every_operation_that_records_an_event_is_guarded_and_its_policy_says_so
                 assert guard.policy in rules and rules[guard.policy].category == "time_window"
                 assert op.name in rules[guard.policy].operations
                 stated += 1
-    assert unguarded == [] and stated >= 45, unguarded
+    assert unguarded == [] and stated >= 45, f"state a happens_now policy for {unguarded} (happens_now.missing gives it)"
