@@ -8,7 +8,8 @@ history cannot leave (the status-and-time ones are seed_timeline.py's).
             reimbursement is paid on or after its report was submitted, an attempt comes after its event;
   counters: a parent's `<child>_count` (attempt_count) equals the child rows that point at it;
   bounds:   a child's position is within its parent's count (page_number <= the batch's page_count), a party
-            fits the seats of its table, and a row whose status says it is used up (depleted) holds nothing.
+            fits the seats of its table, and a row whose status says it is used up (depleted) holds no more than
+            the least its field allows (its `min`: a tube's dead volume; none: nothing).
 
     CHECKS[name](bp, tables) -> [(table, row id, why), ...]
     cohere(bp, tables, rng) -> rows changed (each made to agree, the smallest way)
@@ -214,6 +215,13 @@ def _used_up(entity: Entity) -> list[str]:
     return [f.name for f in entity.fields if f.type in ("int", "float") and AMOUNT.match(f.name)]
 
 
+def _left(entity: Entity, name: str) -> int | float:
+    """The most a used-up row may still hold: the least the field allows (a create takes no less), else 0."""
+    spec = entity.field(name)
+    least = max(spec.min or 0, 0)
+    return int(least) if spec.type == "int" else float(least)
+
+
 def bounds(bp: Blueprint, tables: Tables) -> Found:
     found = []
     for child, ref, name, parent, total in _position_pairs(bp):
@@ -225,7 +233,7 @@ def bounds(bp: Blueprint, tables: Tables) -> Found:
     for entity in bp.entities:
         for name in _used_up(entity):
             for row in tables.get(entity.table, []):
-                if row.get(entity.status_field) in USED_UP and row.get(name):
+                if row.get(entity.status_field) in USED_UP and (row.get(name) or 0) > _left(entity, name):
                     found.append((entity.table, row["id"], f"{row[entity.status_field]} yet {name} is {row[name]}"))
     return found
 
@@ -290,8 +298,8 @@ def cohere(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     for entity in bp.entities:
         for name in _used_up(entity):
             for row in tables.get(entity.table, []):
-                if row.get(entity.status_field) in USED_UP and row.get(name):
-                    row[name], changed = 0 if entity.field(name).type == "int" else 0.0, changed + 1
+                if row.get(entity.status_field) in USED_UP and (row.get(name) or 0) > _left(entity, name):
+                    row[name], changed = _left(entity, name), changed + 1
     return changed
 
 

@@ -52,7 +52,7 @@ def _plant_attempt_before_its_event(state: dict) -> str:
 
 def _plant_depleted_with_volume(state: dict) -> str:
     row = state["biobank_specimens"][0]
-    row["status"], row["volume_ul"] = "depleted", 1600.0
+    row["status"], row["volume_ul"] = "depleted", 1600.0  # the least a specimen holds is 50 µl
     return row["id"]
 
 
