@@ -25,7 +25,7 @@ from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 DAY = 24 * 60
-AGENDA = 3  # rows each recording operation finds waiting inside its window
+AGENDA = 5  # rows each recording operation finds waiting inside its window
 
 
 def _day(value: Any) -> date | None:

@@ -15,7 +15,7 @@ from envcraft.generator.events import planned
 from envcraft.generator.happens_now import fact
 from envcraft.generator.seed import seed_tables
 from envcraft.generator.seed_census import future_event_rows
-from envcraft.generator.seed_timeline import AGENDA, misplaced_rows
+from envcraft.generator.seed_timeline import misplaced_rows
 from envcraft.registry.catalog import discover
 
 BLUEPRINTS = load_all()
@@ -39,7 +39,7 @@ def test_each_event_is_where_its_status_says_and_todays_work_waits_in_each_windo
         for guard in [p for p in op.preconditions if p.kind == "happens_now"]:
             waiting = [r["id"] for r in state[entity.table] if r[entity.status_field] in starts
                        and fact(guard, r, bp.today) is None]
-            assert len(waiting) >= AGENDA - 1, (op.name, waiting)
+            assert len(waiting) >= 2, (op.name, waiting)  # AGENDA where the rules leave room for it
 
 
 def test_fresh_seeds_have_no_misplaced_event():
