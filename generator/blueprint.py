@@ -189,7 +189,7 @@ class Precondition(Strict):
         >= its min_to_guarantee; an application's average unconflicted score >= 70).
     happens_now: the operation records the row's event (a check-in, a no-show), so today must fall from
         `early_days` before the day of its `field` to `late_days` (none: no limit) after its `end` (none: that day)
-        (generator/happens_now.py).
+        (generator/rules/happens_now.py).
     no_overlap, capacity, at_least, unique, not_in_past: see generator/README.md.
     """
 

@@ -1,5 +1,5 @@
 """When a row's event takes place, and what its status says about that: the vocabulary the seed's timeline
-(seed_timeline.py), the census (seed_census.py) and the time guards (happens_now.py) share.
+(seed_timeline.py), the census (seed_census.py) and the time guards (time_guards.py, rules/happens_now.py) share.
 
 An entity has an event when it has a status field and a time the event is scheduled for: the start of a
 time pair (fields.time_pairs), else the one date/datetime field whose name says when the event takes place

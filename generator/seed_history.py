@@ -16,7 +16,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint
-from envcraft.generator.happens_now import fact
+from envcraft.generator.rules.happens_now import fact
 from envcraft.generator.rules.registry import source_states
 from envcraft_runtime.history import HISTORY, PREFIX
 

@@ -125,11 +125,11 @@ def unwind(bp: Blueprint, tables: Tables) -> int:
 
 
 def agenda(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
-    """Today's work: each operation that records an event (happens_now.py) finds at least AGENDA rows waiting
+    """Today's work: each operation that records an event (rules/happens_now.py) finds at least AGENDA rows waiting
     for it inside its window, as a working day has appointments to check in and outcomes to record. Planned
     rows nearest today move onto a day of the window (keeping their time of day) where every rule of theirs
     still holds. Returns how many moved."""
-    from envcraft.generator.happens_now import fact
+    from envcraft.generator.rules.happens_now import fact
     from envcraft.generator.seed_rules import row_breaches
 
     moved = 0

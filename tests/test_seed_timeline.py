@@ -12,7 +12,7 @@ import pytest
 from envcraft.core.state import HISTORY_TABLE
 from envcraft.generator.blueprint import load_all
 from envcraft.generator.events import planned
-from envcraft.generator.happens_now import fact
+from envcraft.generator.rules.happens_now import fact
 from envcraft.generator.seed import seed_tables
 from envcraft.generator.seed_census import future_event_rows
 from envcraft.generator.seed_timeline import misplaced_rows

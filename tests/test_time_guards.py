@@ -1,5 +1,5 @@
-"""Time guards (generator/happens_now.py): an operation that records an event refuses when the event is not
-now, within the window its policy states, over real MCP on the shipped catalog; and every such operation
+"""Time guards (generator/rules/happens_now.py, generator/time_guards.py): an operation that records an event
+refuses when the event is not now, within the window its policy states, over real MCP on the shipped catalog; and every such operation
 of every blueprint carries one. The seed side (events where their statuses say, today's work waiting
 inside each window) is tests/test_seed_timeline.py."""
 
@@ -97,4 +97,4 @@ def test_every_operation_that_records_an_event_is_guarded_and_its_policy_says_so
                 assert guard.policy in rules and rules[guard.policy].category == "time_window"
                 assert op.name in rules[guard.policy].operations
                 stated += 1
-    assert unguarded == [] and stated >= 45, f"state a happens_now policy for {unguarded} (happens_now.missing gives it)"
+    assert unguarded == [] and stated >= 45, f"state a happens_now policy for {unguarded} (time_guards.missing gives it)"

@@ -12,7 +12,7 @@ Adding a kind is adding its name here and a module named after it.
 
 # Every check kind, in the order the blueprint schema lists them.
 NAMES = ("status_in", "field_equals", "no_overlap", "capacity", "at_least", "unique", "not_in_past", "ref_in",
-         "compare", "requires", "forbids", "time_window", "aggregate", "is_set")
+         "compare", "requires", "forbids", "time_window", "aggregate", "is_set", "happens_now")
 
 # Check options only some kinds read: option -> (those kinds, what the Blueprint model says when another has it).
 OPTION_OWNERS = {
@@ -20,6 +20,8 @@ OPTION_OWNERS = {
     "at": (("requires", "forbids"), "is a moment of ours inside a related row's `start` and `end` (requires / forbids)"),
     "their": (("requires", "forbids"), "filters the related rows of a requires / forbids"),
     "gap_minutes": (("no_overlap",), "belongs to a no_overlap"),
+    "early_days": (("happens_now",), "is the window of a happens_now (with `late_days`)"),
+    "late_days": (("happens_now",), "is the window of a happens_now (with `early_days`)"),
     "via": (("compare",), "and `factor` belong to a compare of `field` with `than` or a referenced row's field"),
     "factor": (("compare",), "and `via` belong to a compare of `field` with `than` or a referenced row's field"),
     "order": (("compare",), "belongs to an unscaled compare"),
@@ -30,5 +32,6 @@ OPTION_OWNERS = {
 # Check options a kind cannot do without: kind -> {option: what the Blueprint model says when it is missing}.
 REQUIRED_OPTIONS = {
     "is_set": {"field": "names the `field` that must have a value"},
+    "happens_now": {"field": "names the `field` holding when the event takes place"},
     "aggregate": {"aggregate": "check (and only one) says what it works out in `aggregate`"},
 }
