@@ -18,6 +18,7 @@ import re
 
 from envcraft.generator.blueprint import Blueprint, Entity, Operation
 from envcraft.generator.fields import time_pairs
+from envcraft.generator.rules.registry import source_states
 
 HAPPENED = frozenset({
     "served", "checked_in", "checked_out", "arrived", "seated", "no_show", "attended", "missed", "completed",
@@ -64,8 +65,7 @@ def planned(bp: Blueprint, entity: Entity) -> frozenset[str]:
     out: set[str] = set()
     for op in bp.operations:
         if op.entity == entity.name and records_event(bp, op):
-            out |= {v for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field
-                    for v in p.values}
+            out |= set(source_states(entity, op) or ())
     return frozenset(out - HAPPENED)
 
 

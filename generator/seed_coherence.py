@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec
+from envcraft.generator.rules.registry import source_states
 from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -35,7 +36,7 @@ CHILD_TIME = re.compile(r"_(on|at)$")
 USED_UP = frozenset({"depleted", "exhausted", "empty", "used_up", "consumed"})
 AMOUNT = re.compile(r"^(volume|quantity|qty|remaining|on_hand|stock|balance)(_[a-z]+)?$")
 PARTY = frozenset({"party_size", "headcount", "guests", "group_size", "attendees"})
-SEATS = ("seats", "capacity", "max_guests", "max_party", "max_occupancy")
+SEATS = re.compile(r"^(seats|capacity|max_guests|max_party|max_occupancy)$")  # a parent's room for a party
 
 
 def _day(value: Any) -> date | None:
@@ -55,8 +56,7 @@ def _moves(bp: Blueprint, entity: Entity) -> dict[str, set[str]]:
     for op in bp.operations:
         if op.entity != entity.name or op.kind != "transition" or not op.to_status:
             continue
-        starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field),
-                      None)
+        starts = source_states(entity, op)
         for start in starts if starts is not None else []:
             if start in out and start != op.to_status:
                 out[start].add(op.to_status)
@@ -165,11 +165,16 @@ def after(bp: Blueprint, tables: Tables) -> Found:
 # ---------------------------------------------------------------- counters
 
 
+def _ref_entity(bp: Blueprint, entity: str, ref_field: str) -> str | None:
+    spec = next((f for f in bp.entity(entity).fields if f.name == ref_field), None)
+    return spec.ref if spec is not None and spec.type == "ref" else None
+
+
 def _counter_pairs(bp: Blueprint) -> Iterator[tuple[Entity, str, Entity, str]]:
     """(parent, its counter field, child, the child's ref field) where the counter is named for the child."""
     declared = {(i.entity, i.field) for i in bp.invariants if i.kind == "derived"}
-    declared |= {(bp.entity(op.entity).field(p.ref_field).ref, p.other_field) for op in bp.operations  # a capacity
-                 for p in op.preconditions if p.kind == "capacity" and p.ref_field and p.other_field}
+    declared |= {(_ref_entity(bp, op.entity, p.ref_field), p.other_field) for op in bp.operations  # a cap a check reads
+                 for p in op.preconditions if p.ref_field and p.other_field and not p.through}
     for parent in bp.entities:
         for child, ref in _children(bp, parent):
             last = child.name.rsplit("_", 1)[-1]
@@ -204,7 +209,7 @@ def _position_pairs(bp: Blueprint) -> Iterator[tuple[Entity, str, str, Entity, s
                     if total:
                         yield child, ref, spec.name, parent, total
             party = next((f.name for f in child.fields if f.type == "int" and f.name in PARTY), None)
-            seats = next((f.name for f in parent.fields if f.type == "int" and f.name in SEATS), None)
+            seats = next((f.name for f in parent.fields if f.type == "int" and SEATS.match(f.name)), None)
             if party and seats:
                 yield child, ref, party, parent, seats
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from envcraft.generator import values
 from envcraft.generator.blueprint import Blueprint
-from envcraft.generator.rules.happens_now import fact
+from envcraft.generator.rules.happens_now import fact, guards
 from envcraft.generator.rules.registry import source_states
 from envcraft_runtime.history import HISTORY, PREFIX
 
@@ -50,8 +50,8 @@ def moves_into(bp: Blueprint) -> list[tuple[str, str, str, str, list[str]]]:
 
 def _days(bp: Blueprint, name: str, row: dict[str, Any], today: date) -> list[int]:
     """How many days before today the move may be dated (1 to 6): the days its time guards allow, if any."""
-    guards = [p for op in bp.operations if op.name == name for p in op.preconditions if p.kind == "happens_now"]
-    return [n for n in range(1, 7) if all(fact(p, row, (today - timedelta(days=n)).isoformat()) is None for p in guards)]
+    checks = [p for op in bp.operations if op.name == name for p in guards(op)]
+    return [n for n in range(1, 7) if all(fact(p, row, (today - timedelta(days=n)).isoformat()) is None for p in checks)]
 
 
 def seed_history(bp: Blueprint, tables: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -129,16 +129,16 @@ def agenda(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     for it inside its window, as a working day has appointments to check in and outcomes to record. Planned
     rows nearest today move onto a day of the window (keeping their time of day) where every rule of theirs
     still holds. Returns how many moved."""
-    from envcraft.generator.rules.happens_now import fact
+    from envcraft.generator.rules.happens_now import fact, guards
+    from envcraft.generator.rules.registry import source_states
     from envcraft.generator.seed_rules import row_breaches
 
     moved = 0
     today = date.fromisoformat(bp.today)
     for op in bp.operations:
         entity = bp.entity(op.entity)
-        for pre in [p for p in op.preconditions if p.kind == "happens_now"]:
-            starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field),
-                          sorted(planned(bp, entity)))
+        for pre in guards(op):
+            starts = source_states(entity, op) or sorted(planned(bp, entity))
             waiting = [r for r in tables.get(entity.table, []) if r.get(entity.status_field) in starts
                        and isinstance(r.get(pre.field), str)]
             short = AGENDA - sum(fact(pre, r, bp.today) is None for r in waiting)

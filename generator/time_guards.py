@@ -13,6 +13,8 @@ from typing import Any
 
 from envcraft.generator.blueprint import Blueprint, Operation
 from envcraft.generator.events import ENDED, LATE_DAYS, ONGOING, end_field, event_field, planned, records_event
+from envcraft.generator.rules.happens_now import KIND, check, guards
+from envcraft.generator.rules.registry import source_states
 
 
 def _words(name: str) -> str:
@@ -21,8 +23,8 @@ def _words(name: str) -> str:
 
 def _rule(bp: Blueprint, op: Operation, start: str, end: str | None, late: int | None) -> str:
     entity = bp.entity(op.entity)
-    starts = next((p.values for p in op.preconditions if p.kind == "status_in" and p.field == entity.status_field),
-                  [v for v in entity.field(entity.status_field).values if v in planned(bp, entity)])
+    starts = source_states(entity, op) or [v for v in entity.field(entity.status_field).values
+                                            if v in planned(bp, entity)]
     wait = f"leave it {_words(starts[0])}" if starts else "leave it as it is"
     what, status = _words(entity.name), _words(op.to_status)
     article = "An" if what[0] in "aeiou" else "A"
@@ -40,7 +42,7 @@ def missing(bp: Blueprint) -> list[dict[str, Any]]:
     blueprint should state (a test fails while one is missing)."""
     out, ids = [], {p.id for p in bp.policies}
     for op in bp.operations:
-        if not records_event(bp, op) or any(p.kind == "happens_now" for p in op.preconditions):
+        if not records_event(bp, op) or guards(op):
             continue
         entity = bp.entity(op.entity)
         start = event_field(bp, entity)
@@ -53,11 +55,8 @@ def missing(bp: Blueprint) -> list[dict[str, Any]]:
             n += 1
             pid = f"{op.name[:32]}_when{n}"
         ids.add(pid)
-        check: dict[str, Any] = {"kind": "happens_now", "field": start}
-        check |= {"end": end} if end else {}
-        check |= {"late_days": late} if late is not None else {}
-        out.append({"id": pid, "category": "time_window", "rule": _rule(bp, op, start, end, late),
-                    "operations": [op.name], "check": check})
+        out.append({"id": pid, "category": KIND.category, "rule": _rule(bp, op, start, end, late),
+                    "operations": [op.name], "check": check(start, end, late)})
     return out
 
 

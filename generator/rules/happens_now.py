@@ -48,6 +48,17 @@ def moments(bp: Blueprint, entity: Entity, pre: Precondition, row: dict[str, Any
     return out
 
 
+def guards(op: Operation) -> list[Precondition]:
+    """The operation's checks of this kind."""
+    return [pre for pre in op.preconditions if pre.kind == KIND.name]
+
+
+def check(field: str, end: str | None, late: int | None) -> dict[str, Any]:
+    """A check of this kind as blueprint data (late None: any time after)."""
+    return {"kind": KIND.name, "field": field} | ({"end": end} if end else {}) | \
+        ({"late_days": late} if late is not None else {})
+
+
 class HappensNow(RuleKind):
     name = "happens_now"
     category = "time_window"
@@ -79,4 +90,4 @@ class HappensNow(RuleKind):
 
 KIND = HappensNow()
 
-__all__ = ["BREAK_DAYS", "KIND", "fact", "moments"]
+__all__ = ["BREAK_DAYS", "KIND", "check", "fact", "guards", "moments"]
