@@ -109,12 +109,16 @@ def test_the_repair_re_picks_the_referenced_row_a_rule_ties_the_row_to():
     tables = seed_tables(bp)
     studies = {s["id"]: s for s in tables["clinical_studies"]}
     people = {v["id"]: v for v in tables["study_volunteers"]}
-    enrollment = tables["study_enrollments"][0]
-    study = studies[enrollment["clinical_study_id"]]
-    for stranger in (v for v in people.values() if v["condition"] != study["target_condition"]):
-        enrollment["study_volunteer_id"] = stranger["id"]
-        if [b.rule for b in breaches(bp, tables)] == ["volunteer_condition_matches"]:
-            break  # a volunteer who breaks only that rule
+    for enrollment in tables["study_enrollments"]:  # an enrollment and a volunteer who breaks only that rule
+        study, kept = studies[enrollment["clinical_study_id"]], enrollment["study_volunteer_id"]
+        for stranger in (v for v in people.values() if v["condition"] != study["target_condition"]):
+            enrollment["study_volunteer_id"] = stranger["id"]
+            if [b.rule for b in breaches(bp, tables)] == ["volunteer_condition_matches"]:
+                break
+        else:
+            enrollment["study_volunteer_id"] = kept
+            continue
+        break
     assert [b.rule for b in breaches(bp, tables)] == ["volunteer_condition_matches"]
     repair_rules(bp, tables, random.Random(1))
     assert breaches(bp, tables) == []
