@@ -19,7 +19,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -281,6 +281,12 @@ def stay_check_in(tables: Tables, stay_id: str) -> Stay:
     _other = row_of(tables, "guest_rooms", _new.get("guest_room_id"))
     if _block := not_among(_other, "housekeeping_state", ("inspected",), "guest room"):
         refuse("inspected_rooms_only", "Arriving guests are checked in only to inspected rooms.", _block)
+    if _block := not_now(_new.get("check_in"), None, TODAY, 0, 0, "check_in"):
+        refuse(
+            "stay_check_in_when",
+            "A stay is marked checked in only on the day of its check in; before that day leave it reserved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Stay, _row)
 
@@ -292,6 +298,12 @@ def stay_check_out(tables: Tables, stay_id: str) -> Stay:
     _new = {**_row, "status": "checked_out"}
     if _block := not_among(_row, "status", ("checked_in",), "stay"):
         refuse("stay_check_out.status_in", "the guest is not checked in", _block)
+    if _block := not_now(_new.get("check_in"), _new.get("check_out"), TODAY, 0, 3, "check_in"):
+        refuse(
+            "stay_check_out_when",
+            "A stay is marked checked out from the day of its check in until 3 days after its check out; before that day leave it checked in.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Stay, _row)
 
@@ -314,6 +326,12 @@ def stay_mark_no_show(tables: Tables, stay_id: str) -> Stay:
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("reserved",), "stay"):
         refuse("stay_mark_no_show.status_in", "only reserved stays can be marked no-show", _block)
+    if _block := not_now(_new.get("check_in"), _new.get("check_out"), TODAY, 0, 3, "check_in"):
+        refuse(
+            "stay_mark_no_show_when",
+            "A stay is marked no show from the day of its check in until 3 days after its check out; before that day leave it reserved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Stay, _row)
 

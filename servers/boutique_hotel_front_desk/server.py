@@ -32,8 +32,12 @@ INSTRUCTIONS = (
     "Arriving guests are checked in only to inspected rooms. [judgement_1] Check a room's stays before "
     "reserving, and post cancellation or no-show fees as folio charges per the policy. "
     "[front_desk_policies_1] Flexible rate: free cancellation until 48 hours before arrival; "
-    "non-refundable stays are charged the first night on cancellation (post as `room`). Call finish when "
-    "done."
+    "non-refundable stays are charged the first night on cancellation (post as `room`). "
+    "[stay_check_in_when] A stay is marked checked in only on the day of its check in; before that day "
+    "leave it reserved. [stay_check_out_when] A stay is marked checked out from the day of its check in "
+    "until 3 days after its check out; before that day leave it checked in. [stay_mark_no_show_when] A "
+    "stay is marked no show from the day of its check in until 3 days after its check out; before that "
+    "day leave it reserved. Call finish when done."
 )
 
 

@@ -38,6 +38,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     overlapping,
     refuse,
 )
@@ -382,6 +383,12 @@ def duty_assignment_sign_on(tables: Tables, duty_assignment_id: str) -> DutyAssi
     _new = {**_row, "status": "signed_on"}
     if _block := not_among(_row, "status", ("assigned",), "duty assignment"):
         refuse("duty_assignment_sign_on.status_in", "only assigned duties can be signed on", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "duty_assignment_sign_on_when",
+            "A duty assignment is marked signed on only on the day of its start; before that day leave it assigned.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DutyAssignment, _row)
 
@@ -393,6 +400,12 @@ def duty_assignment_complete(tables: Tables, duty_assignment_id: str) -> DutyAss
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("signed_on",), "duty assignment"):
         refuse("duty_assignment_complete.status_in", "the operator has not signed on", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "duty_assignment_complete_when",
+            "A duty assignment is marked completed from the day of its start until 3 days after it; before that day leave it signed on.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DutyAssignment, _row)
 
@@ -404,6 +417,12 @@ def duty_assignment_report_sick(tables: Tables, duty_assignment_id: str) -> Duty
     _new = {**_row, "status": "sick_called"}
     if _block := not_among(_row, "status", ("assigned",), "duty assignment"):
         refuse("duty_assignment_report_sick.status_in", "only duties not yet signed on can be called off sick", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "duty_assignment_report_sick_when",
+            "A duty assignment is marked sick called from the day of its start until 3 days after it; before that day leave it assigned.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DutyAssignment, _row)
 

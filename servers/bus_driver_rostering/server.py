@@ -37,7 +37,12 @@ INSTRUCTIONS = (
     "only if battery_range_km is at least distance_km + 20%. [rostering_rules_3] Open runs are covered "
     "from the extra board first, by seniority (highest first); regular operators only on voluntary "
     "overtime. [rostering_rules_4] A run still open 30 minutes before report time is cancelled and posted "
-    "as a service alert. Call finish when done."
+    "as a service alert. [duty_assignment_sign_on_when] A duty assignment is marked signed on only on the "
+    "day of its start; before that day leave it assigned. [duty_assignment_complete_when] A duty "
+    "assignment is marked completed from the day of its start until 3 days after it; before that day "
+    "leave it signed on. [duty_assignment_report_sick_when] A duty assignment is marked sick called from "
+    "the day of its start until 3 days after it; before that day leave it assigned. Call finish when "
+    "done."
 )
 
 

@@ -32,7 +32,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, load_policies, not_among, overlapping, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -275,6 +284,12 @@ def car_reservation_mark_picked_up(tables: Tables, car_reservation_id: str) -> C
     _new = {**_row, "status": "picked_up"}
     if _block := not_among(_row, "status", ("reserved",), "car reservation"):
         refuse("car_reservation_mark_picked_up.status_in", "only reserved bookings can be picked up", _block)
+    if _block := not_now(_new.get("pickup"), None, TODAY, 0, 3, "pickup"):
+        refuse(
+            "car_reservation_mark_picked_up_when",
+            "A car reservation is marked picked up from the day of its pickup until 3 days after it; before that day leave it reserved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(CarReservation, _row)
 

@@ -33,7 +33,9 @@ INSTRUCTIONS = (
     "needed), and take extras from prepaid credit only up to the balance. [counter_procedures_1] Find the "
     "reservation; check the licence: it must not expire before the due-back date. [counter_procedures_2] "
     "Assign a `ready` car of the reserved class. If none is ready, upgrade one class free (economy -> "
-    "compact -> midsize -> suv); skyway_elite members always get a free upgrade. Call finish when done."
+    "compact -> midsize -> suv); skyway_elite members always get a free upgrade. "
+    "[car_reservation_mark_picked_up_when] A car reservation is marked picked up from the day of its "
+    "pickup until 3 days after it; before that day leave it reserved. Call finish when done."
 )
 
 

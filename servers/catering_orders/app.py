@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -279,6 +279,12 @@ def catering_event_complete(tables: Tables, catering_event_id: str) -> CateringE
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("staffed",), "catering event"):
         refuse("catering_event_complete.status_in", "only staffed events can be completed", _block)
+    if _block := not_now(_new.get("event_start"), _new.get("event_end"), TODAY, 0, 3, "event_start"):
+        refuse(
+            "catering_event_complete_when",
+            "A catering event is marked completed from the day of its event start until 3 days after it; before that day leave it staffed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(CateringEvent, _row)
 

@@ -29,7 +29,17 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse, unset
+from envcraft_runtime.rules import (
+    PolicyRule,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+    unset,
+)
 
 TODAY = "2026-12-01"
 
@@ -337,6 +347,12 @@ def change_request_complete(tables: Tables, change_request_id: str) -> ChangeReq
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("in_progress",), "change request"):
         refuse("change_request_complete.status_in", "only in-progress changes can be completed", _block)
+    if _block := not_now(_new.get("planned_start"), _new.get("planned_end"), TODAY, 0, 3, "planned_start"):
+        refuse(
+            "change_request_complete_when",
+            "A change request is marked completed from the day of its planned start until 3 days after it; before that day leave it in progress.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ChangeRequest, _row)
 

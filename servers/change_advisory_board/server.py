@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "Policies: [judgement_1] Normal changes need two approve votes and no reject vote before approval; "
     "high-risk ones also need the IT Director's vote. [judgement_2] Emergency changes may be approved by "
     "the IT Director alone. [judgement_3] Changes to tier1 items must have a backout plan before they are "
-    "submitted or approved. Call finish when done."
+    "submitted or approved. [change_request_complete_when] A change request is marked completed from the "
+    "day of its planned start until 3 days after it; before that day leave it in progress. Call finish "
+    "when done."
 )
 
 

@@ -25,6 +25,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -317,6 +318,12 @@ def resident_appointment_check_in(tables: Tables, resident_appointment_id: str) 
     _new = {**_row, "status": "arrived"}
     if _block := not_among(_row, "status", ("booked",), "resident appointment"):
         refuse("resident_appointment_check_in.status_in", "only booked appointments can be checked in", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "resident_appointment_check_in_when",
+            "A resident appointment is marked arrived only on the day of its start; before that day leave it booked.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
 
@@ -328,6 +335,12 @@ def resident_appointment_mark_served(tables: Tables, resident_appointment_id: st
     _new = {**_row, "status": "served"}
     if _block := not_among(_row, "status", ("arrived",), "resident appointment"):
         refuse("resident_appointment_mark_served.status_in", "check the resident in first", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "resident_appointment_mark_served_when",
+            "A resident appointment is marked served from the day of its start until 3 days after it; before that day leave it arrived.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
 
@@ -339,6 +352,12 @@ def resident_appointment_mark_no_show(tables: Tables, resident_appointment_id: s
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("booked",), "resident appointment"):
         refuse("resident_appointment_mark_no_show.status_in", "only booked appointments can be no-shows", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "resident_appointment_mark_no_show_when",
+            "A resident appointment is marked no show from the day of its start until 3 days after it; before that day leave it booked.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ResidentAppointment, _row)
 

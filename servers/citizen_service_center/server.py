@@ -34,7 +34,12 @@ INSTRUCTIONS = (
     "resident what to bring. [booking_rules_1] Residents may hold at most one appointment per service; "
     "move it rather than double-book. [booking_rules_2] Appointments start Monday-Friday, 08:30-16:00 "
     "(the counters close at 16:30). [what_to_bring_1] Driving licence renewal: current licence, proof of "
-    "address dated within 90 days. Call finish when done."
+    "address dated within 90 days. [resident_appointment_check_in_when] A resident appointment is marked "
+    "arrived only on the day of its start; before that day leave it booked. "
+    "[resident_appointment_mark_served_when] A resident appointment is marked served from the day of its "
+    "start until 3 days after it; before that day leave it arrived. "
+    "[resident_appointment_mark_no_show_when] A resident appointment is marked no show from the day of "
+    "its start until 3 days after it; before that day leave it booked. Call finish when done."
 )
 
 

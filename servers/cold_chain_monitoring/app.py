@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, not_now, refuse
 
 TODAY = "2026-12-01"
 
@@ -207,6 +207,12 @@ def cold_shipment_release_quarantine(tables: Tables, cold_shipment_id: str) -> C
     _new = {**_row, "status": "delivered"}
     if _block := not_among(_row, "status", ("quarantined",), "cold shipment"):
         refuse("cold_shipment_release_quarantine.status_in", "the shipment is not quarantined", _block)
+    if _block := not_now(_new.get("departure"), None, TODAY, 0, 3, "departure"):
+        refuse(
+            "cold_shipment_release_quarantine_when",
+            "A cold shipment is marked delivered from the day of its departure until 3 days after it; before that day leave it quarantined.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ColdShipment, _row)
 

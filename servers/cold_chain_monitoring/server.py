@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `coldchain` CLI in the shell) and the file tools. Policies: "
     "[judgement_1] Route each alert per the SOP table, and page a contact only if they have room under "
-    "max_open_alerts. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. Call "
-    "finish when done."
+    "max_open_alerts. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. "
+    "[cold_shipment_release_quarantine_when] A cold shipment is marked delivered from the day of its "
+    "departure until 3 days after it; before that day leave it quarantined. Call finish when done."
 )
 
 

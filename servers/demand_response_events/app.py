@@ -30,7 +30,16 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -263,6 +272,12 @@ def curtailment_event_complete(tables: Tables, curtailment_event_id: str) -> Cur
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("active",), "curtailment event"):
         refuse("curtailment_event_complete.status_in", "only active events can complete", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "curtailment_event_complete_when",
+            "A curtailment event is marked completed from the day of its start until 3 days after it; before that day leave it active.",
+            _block,
+        )
     _row.update(_new)
     return as_record(CurtailmentEvent, _row)
 

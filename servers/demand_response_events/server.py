@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "a failed signal. [program_operations_2] Sites with 3 opt-outs this season are removed from the next "
     "event (do not signal them). [program_operations_3] Commercial curtailment: 2-hour notice minimum, "
     "events up to 6 hours. [program_operations_4] Failed signals are retried once on the fallback channel "
-    "within 15 minutes. Call finish when done."
+    "within 15 minutes. [curtailment_event_complete_when] A curtailment event is marked completed from "
+    "the day of its start until 3 days after it; before that day leave it active. Call finish when done."
 )
 
 

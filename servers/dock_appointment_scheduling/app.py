@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -342,6 +342,12 @@ def dock_appointment_check_in(tables: Tables, dock_appointment_id: str) -> DockA
     _new = {**_row, "status": "checked_in"}
     if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_check_in.status_in", "only scheduled appointments can check in", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "dock_appointment_check_in_when",
+            "A dock appointment is marked checked in only on the day of its start; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DockAppointment, _row)
 
@@ -353,6 +359,12 @@ def dock_appointment_call_to_door(tables: Tables, dock_appointment_id: str) -> D
     _new = {**_row, "status": "at_door"}
     if _block := not_among(_row, "status", ("checked_in",), "dock appointment"):
         refuse("dock_appointment_call_to_door.status_in", "the truck has not checked in at the gate", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "dock_appointment_call_to_door_when",
+            "A dock appointment is marked at door only on the day of its start; before that day leave it checked in.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DockAppointment, _row)
 
@@ -368,6 +380,12 @@ def dock_appointment_complete(tables: Tables, dock_appointment_id: str) -> DockA
             "the truck must be at the door before the appointment completes",
             _block,
         )
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "dock_appointment_complete_when",
+            "A dock appointment is marked completed from the day of its start until 3 days after it; before that day leave it at door.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DockAppointment, _row)
 
@@ -379,6 +397,12 @@ def dock_appointment_no_show(tables: Tables, dock_appointment_id: str) -> DockAp
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("scheduled",), "dock appointment"):
         refuse("dock_appointment_no_show.status_in", "only scheduled appointments can be no-shows", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "dock_appointment_no_show_when",
+            "A dock appointment is marked no show from the day of its start until 3 days after it; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(DockAppointment, _row)
 

@@ -34,7 +34,13 @@ INSTRUCTIONS = (
     "doors. [dock_rules_2] Outbound live loads only at outbound or both doors. [dock_rules_2b] Inbound "
     "live unloads only at inbound or both doors. [dock_rules_3] A truck more than 2 hours late is marked "
     "no_show and must rebook. [dock_rules_4] Receiving hours 06:00-22:00. [dock_rules_5] Day crews work "
-    "06:00-14:00, swing crews 14:00-22:00. Call finish when done."
+    "06:00-14:00, swing crews 14:00-22:00. [dock_appointment_check_in_when] A dock appointment is marked "
+    "checked in only on the day of its start; before that day leave it scheduled. "
+    "[dock_appointment_call_to_door_when] A dock appointment is marked at door only on the day of its "
+    "start; before that day leave it checked in. [dock_appointment_complete_when] A dock appointment is "
+    "marked completed from the day of its start until 3 days after it; before that day leave it at door. "
+    "[dock_appointment_no_show_when] A dock appointment is marked no show from the day of its start until "
+    "3 days after it; before that day leave it scheduled. Call finish when done."
 )
 
 

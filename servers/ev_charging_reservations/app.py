@@ -30,7 +30,16 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -321,6 +330,12 @@ def charge_session_complete(tables: Tables, charge_session_id: str, energy_kwh: 
     _new = {**_row, **_changes, "status": "completed"}
     if _block := not_among(_row, "status", ("charging",), "charge session"):
         refuse("charge_session_complete.status_in", "only charging sessions can complete", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "charge_session_complete_when",
+            "A charge session is marked completed from the day of its start until 3 days after it; before that day leave it charging.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ChargeSession, _row)
 
@@ -343,6 +358,12 @@ def charge_session_no_show(tables: Tables, charge_session_id: str) -> ChargeSess
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("reserved",), "charge session"):
         refuse("charge_session_no_show.status_in", "only reserved sessions can be no-shows", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "charge_session_no_show_when",
+            "A charge session is marked no show from the day of its start until 3 days after it; before that day leave it reserved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ChargeSession, _row)
 

@@ -30,8 +30,11 @@ INSTRUCTIONS = (
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
     "Policies: [available_ports_only] Only available ports may be reserved. [judgement_1] The van's "
     "connector must equal the port's connector. [judgement_2] A no-show is recorded 20 minutes after the "
-    "reserved start; vans need at least 2 hours on a port under 20 kW for a full route charge. Call "
-    "finish when done."
+    "reserved start; vans need at least 2 hours on a port under 20 kW for a full route charge. "
+    "[charge_session_complete_when] A charge session is marked completed from the day of its start until "
+    "3 days after it; before that day leave it charging. [charge_session_no_show_when] A charge session "
+    "is marked no show from the day of its start until 3 days after it; before that day leave it "
+    "reserved. Call finish when done."
 )
 
 

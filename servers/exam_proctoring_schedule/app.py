@@ -37,6 +37,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -343,6 +344,12 @@ def exam_sitting_close(tables: Tables, exam_sitting_id: str) -> ExamSitting:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("in_progress",), "exam sitting"):
         refuse("exam_sitting_close.status_in", "the exam has not started", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "exam_sitting_close_when",
+            "An exam sitting is marked completed from the day of its start until 3 days after it; before that day leave it in progress.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ExamSitting, _row)
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "students. [judgement_1] Use the regulations to size proctor teams and set shift times. "
     "[exam_regulations_1] Computer-based exams only in halls with computer_based = true. "
     "[exam_regulations_2] Proctor shifts start 30 minutes before the exam and end 15 minutes after it. "
-    "[exam_regulations_3] Exams start Monday to Saturday, 09:00-14:00. Call finish when done."
+    "[exam_regulations_3] Exams start Monday to Saturday, 09:00-14:00. [exam_sitting_close_when] An exam "
+    "sitting is marked completed from the day of its start until 3 days after it; before that day leave "
+    "it in progress. Call finish when done."
 )
 
 

@@ -37,6 +37,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -375,6 +376,12 @@ def crew_job_arrive(tables: Tables, crew_job_id: str) -> CrewJob:
     _new = {**_row, "status": "on_site"}
     if _block := not_among(_row, "status", ("en_route",), "crew job"):
         refuse("crew_job_arrive.status_in", "the crew has not been dispatched", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "crew_job_arrive_when",
+            "A crew job is marked on site only on the day of its start; before that day leave it en route.",
+            _block,
+        )
     _row.update(_new)
     return as_record(CrewJob, _row)
 
@@ -386,6 +393,12 @@ def crew_job_finish(tables: Tables, crew_job_id: str) -> CrewJob:
     _new = {**_row, "status": "done"}
     if _block := not_among(_row, "status", ("on_site",), "crew job"):
         refuse("crew_job_finish.status_in", "the crew must be on site to finish the job", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "crew_job_finish_when",
+            "A crew job is marked done from the day of its start until 3 days after it; before that day leave it on site.",
+            _block,
+        )
     _row.update(_new)
     return as_record(CrewJob, _row)
 

@@ -32,7 +32,10 @@ INSTRUCTIONS = (
     "`crewboard` CLI in the shell) and the file tools. Policies: [dispatch_rules_1] Emergency orders are "
     "scheduled within 1 hour, high within 24 hours, normal within 10 days. [dispatch_rules_2] Crew jobs "
     "start 07:00-17:30 unless the order is an emergency. [dispatch_rules_2b] Crew jobs end 07:00-17:30 "
-    "unless the order is an emergency. Call finish when done."
+    "unless the order is an emergency. [crew_job_arrive_when] A crew job is marked on site only on the "
+    "day of its start; before that day leave it en route. [crew_job_finish_when] A crew job is marked "
+    "done from the day of its start until 3 days after it; before that day leave it on site. Call finish "
+    "when done."
 )
 
 

@@ -33,7 +33,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -362,6 +371,12 @@ def pantry_order_mark_picked_up(tables: Tables, pantry_order_id: str) -> PantryO
     _new = {**_row, "status": "picked_up"}
     if _block := not_among(_row, "status", ("allocated",), "pantry order"):
         refuse("pantry_order_mark_picked_up.status_in", "only allocated orders can be picked up", _block)
+    if _block := not_now(_new.get("pickup_date"), None, TODAY, 0, 3, "pickup_date"):
+        refuse(
+            "pantry_order_mark_picked_up_when",
+            "A pantry order is marked picked up from the day of its pickup date until 3 days after it; before that day leave it allocated.",
+            _block,
+        )
     _row.update(_new)
     return as_record(PantryOrder, _row)
 

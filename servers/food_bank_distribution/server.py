@@ -37,7 +37,9 @@ INSTRUCTIONS = (
     "down, minimum 1 case. [distribution_policy_3] Infant formula and eggs are always treated as scarce. "
     "[distribution_policy_4] Donations with a best-by date in the past are never received into stock. "
     "[distribution_policy_5] Produce and dairy with best-by within 7 days go to partners picking up in "
-    "the next 2 days first. Call finish when done."
+    "the next 2 days first. [pantry_order_mark_picked_up_when] A pantry order is marked picked up from "
+    "the day of its pickup date until 3 days after it; before that day leave it allocated. Call finish "
+    "when done."
 )
 
 

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, not_now, refuse
 
 TODAY = "2026-12-01"
 
@@ -250,6 +250,12 @@ def freight_load_deliver(tables: Tables, freight_load_id: str) -> FreightLoad:
     _new = {**_row, "status": "delivered"}
     if _block := not_among(_row, "status", ("in_transit",), "freight load"):
         refuse("freight_load_deliver.status_in", "only loads in transit can be delivered", _block)
+    if _block := not_now(_new.get("pickup_date"), None, TODAY, 0, 3, "pickup_date"):
+        refuse(
+            "freight_load_deliver_when",
+            "A freight load is marked delivered from the day of its pickup date until 3 days after it; before that day leave it in transit.",
+            _block,
+        )
     _row.update(_new)
     return as_record(FreightLoad, _row)
 

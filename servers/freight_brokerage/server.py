@@ -33,8 +33,9 @@ INSTRUCTIONS = (
     "(conditional only with the manager's written OK; unrated never);. [carrier_matching_rules_2] The "
     "carrier has a free truck. Among qualified carriers prefer the one with the most trucks available. "
     "Tender at or below the load's offered_rate; never more than 10% above the lane benchmark. "
-    "[carrier_matching_rules_3] The carrier's cargo_insurance is at least the load's cargo_value;. Call "
-    "finish when done."
+    "[carrier_matching_rules_3] The carrier's cargo_insurance is at least the load's cargo_value;. "
+    "[freight_load_deliver_when] A freight load is marked delivered from the day of its pickup date until "
+    "3 days after it; before that day leave it in transit. Call finish when done."
 )
 
 

@@ -40,6 +40,7 @@ from envcraft_runtime.rules import (
     load_policies,
     missing_related,
     not_among,
+    not_now,
     overlapping,
     refuse,
 )
@@ -406,6 +407,12 @@ def harvest_job_finish(tables: Tables, harvest_job_id: str) -> HarvestJob:
     _new = {**_row, "status": "done"}
     if _block := not_among(_row, "status", ("in_progress",), "harvest job"):
         refuse("harvest_job_finish.status_in", "only jobs in progress can be finished", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "harvest_job_finish_when",
+            "A harvest job is marked done from the day of its start until 3 days after it; before that day leave it in progress.",
+            _block,
+        )
     _row.update(_new)
     return as_record(HarvestJob, _row)
 

@@ -36,7 +36,9 @@ INSTRUCTIONS = (
     "[crew_rules_2] Operators work at most 14 hours a day; jobs run 08:00-22:00. [crew_rules_3] Never "
     "schedule a field before its ready_date. [client_notes_1] Schultz Farms: wants the Creek Bottom done "
     "before North 80; wet spots in the SE corner. [client_notes_2] Moreno Ranch: Section 14 is 45 minutes "
-    "from the yard; start no earlier than 09:00. Call finish when done."
+    "from the yard; start no earlier than 09:00. [harvest_job_finish_when] A harvest job is marked done "
+    "from the day of its start until 3 days after it; before that day leave it in progress. Call finish "
+    "when done."
 )
 
 

@@ -38,6 +38,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     overlapping,
     refuse,
 )
@@ -440,6 +441,12 @@ def interview_slot_complete(tables: Tables, interview_slot_id: str) -> Interview
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("confirmed",), "interview slot"):
         refuse("interview_slot_complete.status_in", "only confirmed interviews can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "interview_slot_complete_when",
+            "An interview slot is marked completed from the day of its start until 3 days after it; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(InterviewSlot, _row)
 

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
     "[judgement_1] A standard loop is four 45-minute slots on one day (coding, system_design, behavioral, "
     "hiring_manager) with 15-minute breaks; senior loops add a bar_raiser. [judgement_2] Use virtual "
-    "rooms for remote candidates. [judgement_2b] A slot's interviewer has the slot's focus_area. Call "
-    "finish when done."
+    "rooms for remote candidates. [judgement_2b] A slot's interviewer has the slot's focus_area. "
+    "[interview_slot_complete_when] An interview slot is marked completed from the day of its start until "
+    "3 days after it; before that day leave it confirmed. Call finish when done."
 )
 
 

@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, not_now, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -341,6 +341,12 @@ def leave_request_mark_taken(tables: Tables, leave_request_id: str) -> LeaveRequ
     _new = {**_row, "status": "taken"}
     if _block := not_among(_row, "status", ("approved",), "leave request"):
         refuse("leave_request_mark_taken.status_in", "only approved leave can be taken", _block)
+    if _block := not_now(_new.get("start_date"), _new.get("end_date"), TODAY, 0, 3, "start_date"):
+        refuse(
+            "leave_request_mark_taken_when",
+            "A leave request is marked taken from the day of its start date until 3 days after its end date; before that day leave it approved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(LeaveRequest, _row)
 

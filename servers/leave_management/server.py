@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "only: exclude weekends and the employee's country's public holidays. [judgement_2] Use "
     "leave_request_book_vacation for vacation and leave_request_report_sickness for sick leave (with the "
     "matching leave_type). [judgement_3] Rejected or cancelled leave is re-credited with "
-    "staff_member_adjust_balances. Call finish when done."
+    "staff_member_adjust_balances. [leave_request_mark_taken_when] A leave request is marked taken from "
+    "the day of its start date until 3 days after its end date; before that day leave it approved. Call "
+    "finish when done."
 )
 
 

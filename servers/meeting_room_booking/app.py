@@ -36,6 +36,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     overlapping,
     refuse,
     short_of,
@@ -347,6 +348,12 @@ def room_reservation_check_in(tables: Tables, room_reservation_id: str) -> RoomR
     _new = {**_row, "status": "checked_in"}
     if _block := not_among(_row, "status", ("confirmed",), "room reservation"):
         refuse("room_reservation_check_in.status_in", "confirm the reservation before checking in", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "room_reservation_check_in_when",
+            "A room reservation is marked checked in only on the day of its start; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(RoomReservation, _row)
 
@@ -431,6 +438,12 @@ def kit_loan_hand_out(tables: Tables, kit_loan_id: str) -> KitLoan:
     _new = {**_row, "status": "handed_out"}
     if _block := not_among(_row, "status", ("reserved",), "kit loan"):
         refuse("kit_loan_hand_out.status_in", "only reserved kits can be handed out", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "kit_loan_hand_out_when",
+            "A kit loan is marked handed out from the day of its start until 3 days after it; before that day leave it reserved.",
+            _block,
+        )
     _row.update(_new)
     return as_record(KitLoan, _row)
 

@@ -30,7 +30,11 @@ INSTRUCTIONS = (
     "refusal names the rule that blocks it. There are no files here: read_policies lists every rule the "
     "tools enforce. Policies: [judgement_1] Prefer rooms with video for hybrid meetings. "
     "[room_seats_cover_attendees] A room is booked only when its seats cover the attendee count. "
-    "[no_kit_needing_repair] Never book a kit in `needs_repair` condition. Call finish when done."
+    "[no_kit_needing_repair] Never book a kit in `needs_repair` condition. "
+    "[room_reservation_check_in_when] A room reservation is marked checked in only on the day of its "
+    "start; before that day leave it confirmed. [kit_loan_hand_out_when] A kit loan is marked handed out "
+    "from the day of its start until 3 days after it; before that day leave it reserved. Call finish when "
+    "done."
 )
 
 

@@ -27,6 +27,7 @@ from envcraft_runtime.rules import (
     load_policies,
     missing_related,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -335,6 +336,12 @@ def scope_session_finish(tables: Tables, scope_session_id: str) -> ScopeSession:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("in_use",), "scope session"):
         refuse("scope_session_finish.status_in", "the session is not running", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "scope_session_finish_when",
+            "A scope session is marked completed from the day of its start until 3 days after it; before that day leave it in use.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ScopeSession, _row)
 
@@ -357,6 +364,12 @@ def scope_session_mark_no_show(tables: Tables, scope_session_id: str) -> ScopeSe
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("confirmed",), "scope session"):
         refuse("scope_session_mark_no_show.status_in", "only confirmed sessions can be no-shows", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "scope_session_mark_no_show_when",
+            "A scope session is marked no show from the day of its start until 3 days after it; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ScopeSession, _row)
 

@@ -34,7 +34,10 @@ INSTRUCTIONS = (
     "microscope; untrained users book `assisted: true` sessions. [core_rules_2] Assisted sessions only "
     "start 09:00-17:00 on weekdays. [core_rules_3] A session cancelled less than 24 h ahead is billed in "
     "full: tell the user when they cancel late. [core_rules_3b] Two no-shows suspend a user's booking "
-    "rights: a user with two no-shows on record books no new session. Call finish when done."
+    "rights: a user with two no-shows on record books no new session. [scope_session_finish_when] A scope "
+    "session is marked completed from the day of its start until 3 days after it; before that day leave "
+    "it in use. [scope_session_mark_no_show_when] A scope session is marked no show from the day of its "
+    "start until 3 days after it; before that day leave it confirmed. Call finish when done."
 )
 
 

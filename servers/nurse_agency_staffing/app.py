@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, at_capacity, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -362,6 +362,12 @@ def placement_complete(tables: Tables, placement_id: str) -> Placement:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("confirmed",), "placement"):
         refuse("placement_complete.status_in", "only confirmed placements can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "placement_complete_when",
+            "A placement is marked completed from the day of its start until 3 days after it; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Placement, _row)
 

@@ -33,8 +33,9 @@ INSTRUCTIONS = (
     "experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry "
     "against today. [matching_rules_1] `license_type` equals `license_required` (an RN may cover an LPN "
     "request only if the facility agrees in writing; never the other way round). [matching_rules_2] "
-    "`hourly_rate` plus the 35% agency margin stays within the facility's `bill_rate_cap`. Call finish "
-    "when done."
+    "`hourly_rate` plus the 35% agency margin stays within the facility's `bill_rate_cap`. "
+    "[placement_complete_when] A placement is marked completed from the day of its start until 3 days "
+    "after it; before that day leave it confirmed. Call finish when done."
 )
 
 

@@ -37,6 +37,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     overlapping,
     refuse,
     short_of,
@@ -393,6 +394,12 @@ def studio_session_wrap(tables: Tables, studio_session_id: str) -> StudioSession
     _new = {**_row, "status": "wrapped"}
     if _block := not_among(_row, "status", ("recording",), "studio session"):
         refuse("studio_session_wrap.status_in", "the session is not recording", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "studio_session_wrap_when",
+            "A studio session is marked wrapped from the day of its start until 3 days after it; before that day leave it recording.",
+            _block,
+        )
     _row.update(_new)
     return as_record(StudioSession, _row)
 

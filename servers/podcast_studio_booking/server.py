@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "in a studio with video. [judgement_2b] Video podcasts need a video engineer. [studio_house_rules_1] "
     "Sessions run in whole hours between 08:00 and 22:00; add 30 minutes of engineer setup before video "
     "sessions. [studio_house_rules_2] Pencilled sessions are released if not confirmed 48 hours before "
-    "start. Call finish when done."
+    "start. [studio_session_wrap_when] A studio session is marked wrapped from the day of its start until "
+    "3 days after it; before that day leave it recording. Call finish when done."
 )
 
 

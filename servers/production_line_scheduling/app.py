@@ -20,7 +20,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -409,6 +409,12 @@ def operation_run_finish(tables: Tables, operation_run_id: str) -> OperationRun:
     _new = {**_row, "status": "done"}
     if _block := not_among(_row, "status", ("in_progress",), "operation run"):
         refuse("operation_run_finish.status_in", "only running operations can finish", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "operation_run_finish_when",
+            "An operation run is marked done from the day of its start until 3 days after it; before that day leave it in progress.",
+            _block,
+        )
     _row.update(_new)
     return as_record(OperationRun, _row)
 

@@ -30,7 +30,9 @@ INSTRUCTIONS = (
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
     "[judgement_1] A run's work center, fixture and operator must share the same process; first-shift "
-    "operators work 06:00-14:30 and second-shift 14:30-23:00. Call finish when done."
+    "operators work 06:00-14:30 and second-shift 14:30-23:00. [operation_run_finish_when] An operation "
+    "run is marked done from the day of its start until 3 days after it; before that day leave it in "
+    "progress. Call finish when done."
 )
 
 

@@ -19,7 +19,16 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -301,6 +310,12 @@ def showing_complete(tables: Tables, showing_id: str) -> Showing:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("confirmed",), "showing"):
         refuse("showing_complete.status_in", "only confirmed showings can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "showing_complete_when",
+            "A showing is marked completed from the day of its start until 3 days after it; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Showing, _row)
 

@@ -30,8 +30,9 @@ INSTRUCTIONS = (
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
     "[showing_instructions_1] Occupied homes need the seller's confirmation and 24 hours' notice; vacant "
     "homes are auto-confirmed and use the lockbox (code given only after confirmation). "
-    "[showing_instructions_2] Ask for feedback within a day of every completed showing. Call finish when "
-    "done."
+    "[showing_instructions_2] Ask for feedback within a day of every completed showing. "
+    "[showing_complete_when] A showing is marked completed from the day of its start until 3 days after "
+    "it; before that day leave it confirmed. Call finish when done."
 )
 
 

@@ -36,6 +36,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -349,6 +350,12 @@ def table_reservation_seat(tables: Tables, table_reservation_id: str) -> TableRe
     _new = {**_row, "status": "seated"}
     if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
         refuse("table_reservation_seat.status_in", "the reservation is not waiting to be seated", _block)
+    if _block := not_now(_new.get("arrival"), None, TODAY, 0, 0, "arrival"):
+        refuse(
+            "table_reservation_seat_when",
+            "A table reservation is marked seated only on the day of its arrival; before that day leave it booked.",
+            _block,
+        )
     _row.update(_new)
     return as_record(TableReservation, _row)
 
@@ -360,6 +367,12 @@ def table_reservation_complete(tables: Tables, table_reservation_id: str) -> Tab
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("seated",), "table reservation"):
         refuse("table_reservation_complete.status_in", "only seated parties can be completed", _block)
+    if _block := not_now(_new.get("arrival"), _new.get("departure"), TODAY, 0, 3, "arrival"):
+        refuse(
+            "table_reservation_complete_when",
+            "A table reservation is marked completed from the day of its arrival until 3 days after it; before that day leave it seated.",
+            _block,
+        )
     _row.update(_new)
     return as_record(TableReservation, _row)
 
@@ -382,6 +395,12 @@ def table_reservation_mark_no_show(tables: Tables, table_reservation_id: str) ->
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("booked", "confirmed"), "table reservation"):
         refuse("table_reservation_mark_no_show.status_in", "the party was already seated or cancelled", _block)
+    if _block := not_now(_new.get("arrival"), _new.get("departure"), TODAY, 0, 3, "arrival"):
+        refuse(
+            "table_reservation_mark_no_show_when",
+            "A table reservation is marked no show from the day of its arrival until 3 days after it; before that day leave it booked.",
+            _block,
+        )
     _row.update(_new)
     return as_record(TableReservation, _row)
 

@@ -36,8 +36,12 @@ INSTRUCTIONS = (
     "Patio tables are booked only for May-September; from October to April do not book the patio. "
     "[reservation_policy_3] Give a table no more than 2 seats larger than the party when possible. "
     "[reservation_policy_4] Dinner is served daily: dinner seatings arrive 17:00-21:30. "
-    "[reservation_policy_4b] Lunch is served Friday-Sunday: lunch seatings arrive 12:00-14:30. Call "
-    "finish when done."
+    "[reservation_policy_4b] Lunch is served Friday-Sunday: lunch seatings arrive 12:00-14:30. "
+    "[table_reservation_seat_when] A table reservation is marked seated only on the day of its arrival; "
+    "before that day leave it booked. [table_reservation_complete_when] A table reservation is marked "
+    "completed from the day of its arrival until 3 days after it; before that day leave it seated. "
+    "[table_reservation_mark_no_show_when] A table reservation is marked no show from the day of its "
+    "arrival until 3 days after it; before that day leave it booked. Call finish when done."
 )
 
 

@@ -31,7 +31,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -404,6 +413,12 @@ def consult_mark_attended(tables: Tables, consult_id: str) -> Consult:
     _new = {**_row, "status": "attended"}
     if _block := not_among(_row, "status", ("scheduled",), "consult"):
         refuse("consult_mark_attended.status_in", "only a scheduled consult can be marked attended", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "consult_mark_attended_when",
+            "A consult is marked attended from the day of its start until 3 days after it; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Consult, _row)
 

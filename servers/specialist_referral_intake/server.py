@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "[judgement_1] Work the inbox in order: register each faxed letter, triage it, then book a consult "
     "within the window its urgency allows. [judgement_2] Check the specialist's existing consults before "
     "booking. [triage_guidelines_1] Out-of-network practices: register the referral, but note that the "
-    "patient must confirm self-pay before a consult is booked. Call finish when done."
+    "patient must confirm self-pay before a consult is booked. [consult_mark_attended_when] A consult is "
+    "marked attended from the day of its start until 3 days after it; before that day leave it scheduled. "
+    "Call finish when done."
 )
 
 

@@ -19,7 +19,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, row_of, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -337,6 +337,12 @@ def surgical_case_complete(tables: Tables, surgical_case_id: str) -> SurgicalCas
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("in_theatre",), "surgical case"):
         refuse("surgical_case_complete.status_in", "the case must be in theatre before it can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "surgical_case_complete_when",
+            "A surgical case is marked completed from the day of its start until 3 days after it; before that day leave it in theatre.",
+            _block,
+        )
     _row.update(_new)
     return as_record(SurgicalCase, _row)
 

@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "the room, surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, "
     "paediatric cover, turnover time). [theatre_rules_1] CABG cases go to the cardiac suite only. "
     "[theatre_rules_1b] CABG cases need a consultant anaesthetist. [theatre_rules_2] Theatre sessions run "
-    "08:00-18:00; nothing elective starts after 16:00. Call finish when done."
+    "08:00-18:00; nothing elective starts after 16:00. [surgical_case_complete_when] A surgical case is "
+    "marked completed from the day of its start until 3 days after it; before that day leave it in "
+    "theatre. Call finish when done."
 )
 
 

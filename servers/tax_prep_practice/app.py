@@ -30,7 +30,16 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -331,6 +340,12 @@ def client_meeting_complete(tables: Tables, client_meeting_id: str) -> ClientMee
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("scheduled",), "client meeting"):
         refuse("client_meeting_complete.status_in", "only scheduled meetings can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "client_meeting_complete_when",
+            "A client meeting is marked completed from the day of its start until 3 days after it; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ClientMeeting, _row)
 

@@ -28,7 +28,9 @@ INSTRUCTIONS = (
     "and client signature to e-file. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like tcl-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Call finish when done."
+    "lists every rule the tools enforce. Policies: [client_meeting_complete_when] A client meeting is "
+    "marked completed from the day of its start until 3 days after it; before that day leave it "
+    "scheduled. Call finish when done."
 )
 
 

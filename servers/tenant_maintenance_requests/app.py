@@ -32,7 +32,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, comparison_fails, in_past, load_policies, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -408,6 +417,12 @@ def repair_visit_mark_missed(tables: Tables, repair_visit_id: str) -> RepairVisi
     _new = {**_row, "status": "missed"}
     if _block := not_among(_row, "status", ("scheduled",), "repair visit"):
         refuse("repair_visit_mark_missed.status_in", "only scheduled visits can be missed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "repair_visit_mark_missed_when",
+            "A repair visit is marked missed from the day of its start until 3 days after it; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(RepairVisit, _row)
 

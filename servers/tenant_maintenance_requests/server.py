@@ -33,8 +33,9 @@ INSTRUCTIONS = (
     "routine within 7 days. [judgement_2] Plumbing, electrical and hvac requests go to a technician of "
     "that trade. [judgement_2b] General techs take appliance, pest and lock_and_key requests. "
     "[notify_resident] Always notify the resident on their preferred channel after scheduling or when a "
-    "visit is missed (resident_notice_send); such a notice is expected, never a stray change. Call finish "
-    "when done."
+    "visit is missed (resident_notice_send); such a notice is expected, never a stray change. "
+    "[repair_visit_mark_missed_when] A repair visit is marked missed from the day of its start until 3 "
+    "days after it; before that day leave it scheduled. Call finish when done."
 )
 
 

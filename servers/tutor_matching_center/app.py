@@ -27,6 +27,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     order_fails,
     refuse,
     taken_by_other,
@@ -370,6 +371,12 @@ def tutoring_pair_end(tables: Tables, tutoring_pair_id: str) -> TutoringPair:
     _new = {**_row, "status": "ended"}
     if _block := not_among(_row, "status", ("proposed", "active", "paused"), "tutoring pair"):
         refuse("tutoring_pair_end.status_in", "the pairing already ended", _block)
+    if _block := not_now(_new.get("start_date"), None, TODAY, 0, None, "start_date"):
+        refuse(
+            "tutoring_pair_end_when",
+            "A tutoring pair is marked ended only once the day of its start date has come; before then leave it proposed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(TutoringPair, _row)
 

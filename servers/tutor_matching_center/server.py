@@ -34,7 +34,8 @@ INSTRUCTIONS = (
     "tutor's language. [judgement_1c] Pair a tutor only with a tutee whose availability is the tutor's. "
     "[tutor_subject_matches] Pair a tutor only with a tutee whose subject_need is the tutor's subject. "
     "[judgement_2] Prefer higher-rated tutors. [judgement_3] Ask the student for anything missing before "
-    "proposing. Call finish when done."
+    "proposing. [tutoring_pair_end_when] A tutoring pair is marked ended only once the day of its start "
+    "date has come; before then leave it proposed. Call finish when done."
 )
 
 

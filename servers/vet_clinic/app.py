@@ -30,7 +30,16 @@ from envcraft_runtime.records import (
     run_batch,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, outside_window, overlapping, refuse
+from envcraft_runtime.rules import (
+    PolicyRule,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    outside_window,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -277,6 +286,12 @@ def appointment_check_in(tables: Tables, appointment_id: str) -> Appointment:
     _new = {**_row, "status": "checked_in"}
     if _block := not_among(_row, "status", ("booked",), "appointment"):
         refuse("appointment_check_in.status_in", "only a booked appointment can be checked in", _block)
+    if _block := not_now(_new.get("start"), None, TODAY, 0, 0, "start"):
+        refuse(
+            "appointment_check_in_when",
+            "An appointment is marked checked in only on the day of its start; before that day leave it booked.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Appointment, _row)
 
@@ -288,6 +303,12 @@ def appointment_complete(tables: Tables, appointment_id: str) -> Appointment:
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("checked_in",), "appointment"):
         refuse("appointment_complete.status_in", "check the pet in first (appointment_check_in)", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "appointment_complete_when",
+            "An appointment is marked completed from the day of its start until 3 days after it; before that day leave it checked in.",
+            _block,
+        )
     _row.update(_new)
     return as_record(Appointment, _row)
 

@@ -40,6 +40,7 @@ from envcraft_runtime.rules import (
     in_past,
     load_policies,
     not_among,
+    not_now,
     outside_window,
     overlapping,
     refuse,
@@ -483,6 +484,12 @@ def shift_assignment_complete(tables: Tables, shift_assignment_id: str) -> Shift
     _new = {**_row, "status": "completed"}
     if _block := not_among(_row, "status", ("confirmed",), "shift assignment"):
         refuse("shift_assignment_complete.status_in", "only confirmed placements can be completed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "shift_assignment_complete_when",
+            "A shift assignment is marked completed from the day of its start until 3 days after it; before that day leave it confirmed.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
 
@@ -494,6 +501,12 @@ def shift_assignment_mark_no_show(tables: Tables, shift_assignment_id: str) -> S
     _new = {**_row, "status": "no_show"}
     if _block := not_among(_row, "status", ("assigned", "confirmed"), "shift assignment"):
         refuse("shift_assignment_mark_no_show.status_in", "the placement is already closed", _block)
+    if _block := not_now(_new.get("start"), _new.get("end"), TODAY, 0, 3, "start"):
+        refuse(
+            "shift_assignment_mark_no_show_when",
+            "A shift assignment is marked no show from the day of its start until 3 days after it; before that day leave it assigned.",
+            _block,
+        )
     _row.update(_new)
     return as_record(ShiftAssignment, _row)
 

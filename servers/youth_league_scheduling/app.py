@@ -20,7 +20,16 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.history import ChangePage, change_page
 from envcraft_runtime.records import Page, Report, Rows, as_record, page_of, report_on, run_batch, text_contains
-from envcraft_runtime.rules import PolicyRule, in_past, load_policies, not_among, overlapping, refuse, taken_by_other
+from envcraft_runtime.rules import (
+    PolicyRule,
+    in_past,
+    load_policies,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -319,6 +328,12 @@ def league_game_record_result(tables: Tables, league_game_id: str, home_score: i
     _new = {**_row, **_changes, "status": "played"}
     if _block := not_among(_row, "status", ("scheduled",), "league game"):
         refuse("league_game_record_result.status_in", "only scheduled games can get a result", _block)
+    if _block := not_now(_new.get("kickoff"), _new.get("final_whistle"), TODAY, 0, 3, "kickoff"):
+        refuse(
+            "league_game_record_result_when",
+            "A league game is marked played from the day of its kickoff until 3 days after it; before that day leave it scheduled.",
+            _block,
+        )
     _row.update(_new)
     return as_record(LeagueGame, _row)
 

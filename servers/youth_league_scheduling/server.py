@@ -31,7 +31,9 @@ INSTRUCTIONS = (
     "lists every rule the tools enforce. Policies: [judgement_1] Pitch size by age: u8 small_sided, u10 "
     "and u12 nine_v_nine, u14 full_size. u8/u10 games last 50 minutes, u12 60, u14 80; leave 15 minutes "
     "between games on a pitch. u14 games need a grassroots or regional referee. [judgement_2] Games after "
-    "17:00 need a pitch with lights. Call finish when done."
+    "17:00 need a pitch with lights. [league_game_record_result_when] A league game is marked played from "
+    "the day of its kickoff until 3 days after it; before that day leave it scheduled. Call finish when "
+    "done."
 )
 
 
