@@ -36,7 +36,13 @@ from envcraft.generator.stated_rules import SENTENCE_END, sentences
 NORMATIVE = re.compile(
     r"\b(must|never(?! (?:\w+ed|came|showed|went|began|ran|made|got|left)\b)|(?<!-)only|cannot|can't|may not|not allowed|not accepted|at most|at least|no more than|"
     r"no later than|no earlier than|up to|within|before|is required|are required|always|do not|don't|forbidden|"
-    r"prohibited|needs? to|has to|have to)\b"
+    r"prohibited|needs? to|has to|have to|limited to|mandatory|requires?|(?<!ed )instead of)\b"
+    # a need stated as a fact about a kind of record ("Joint replacements need a room with laminar flow"),
+    # not a record's field ("by need"), what someone happens to need ("cases that need", "you need") or a
+    # request's data ("shift 06:30, needs a wheelchair lift")
+    r"|(?<!\bthat )(?<!\bthey )(?<!\byou )(?<!\blonger )(?<!, )\bneeds? (?=(?:an?|both|no)\b|\d)"
+    r"|\brequired(?=[).,;]|$)|\bno (?:more|fewer|less) \w+(?: \w+)? than\b"
+    r"|\b(?:maximum|minimum)\b(?=:? ?\d| [a-z ]{1,30}: ?\d)"  # a bound, not a field ("the per-note maximum")
     r"|\b\d{1,2}:\d{2}\s*(?:-|–|to)\s*\d{1,2}:\d{2}\b", re.I)
 CODE = re.compile(r"`[^`]*`")
 RULE_LINE = re.compile(r"^[a-z0-9_.]+(?: \([^)]*\))?: ")

@@ -57,6 +57,39 @@ def test_a_sentence_that_states_a_policy_is_backed_and_an_hours_range_reads_as_a
     assert normative("Drop a course before the drop deadline.")
 
 
+
+NEW_FORMS = [  # rules without a modal verb (issue 19: "Joint replacements need a room with laminar flow")
+    "Hip revisions need a room with a robot.",
+    "Sedations need 2 nurses.",
+    "Rail instead of air for Lyon-Paris.",
+    "Maximum 5 pets per owner.",
+    "Maximum stay length: 3 nights.",
+    "A senior vet sees any bird, minimum 40 minutes.",
+    "Vaccines are limited to 3 per visit.",
+    "A chip scan is mandatory for strays.",
+    "Boarding requires a signed waiver.",
+    "Discharge a boarder once paid (owner signature required).",
+    "Book no more dogs than kennels.",
+]
+
+
+def test_a_planted_rule_without_a_modal_verb_is_found(tmp_path):
+    folder = copy_env("vet_clinic", tmp_path)
+    before = texts(folder)
+    doc = folder / "seed" / "docs" / "clinic_policies.md"
+    doc.write_text(doc.read_text("utf-8") + "".join(f"- {line}\n" for line in NEW_FORMS), "utf-8")
+    assert texts(folder) - before == set(NEW_FORMS)
+
+
+def test_needs_and_bounds_as_description_are_not_rules():
+    for text in ("Find clients by need, language or status.", "Cancel an event the grid no longer needs.",
+                 "Animals that need a quieter place go to foster homes.", "You ask for the facts you need.",
+                 "Luis Cardenas, shift 06:30, needs a wheelchair lift.", "Each call has a maximum award.",
+                 "Change an investor's per-note maximum.", "Alerts are suppressed instead of paged.",
+                 "Board approval once all required sign-offs are approved.",
+                 "Elective cases are postponed when an emergency needs the room."):
+        assert not normative(text), text
+
 def test_skill_md_conventions_state_no_rule_of_their_own():
     """The generic lines are the runtime's (paging, failed writes, history); hours and slots come from the
     environment's own documents, so no line contradicts them (it once said "09:00-17:00 on 30-minute marks")."""
