@@ -15,7 +15,7 @@ SAMPLE = ["vet_clinic", "saas_helpdesk", "tutor_matching_center"]  # a claw work
 
 
 def test_committed_tasks_match_a_fresh_generation(tmp_path):
-    generate(seed=0, per_env=140, envs=SAMPLE, out=tmp_path, workers=1, compress=True)
+    generate(seed=0, envs=SAMPLE, out=tmp_path, workers=1, compress=True)  # the default per_env, as the CLI
     for env in SAMPLE:
         fresh = gzip.decompress((tmp_path / f"{env}.jsonl.gz").read_bytes())
         committed = gzip.decompress(task_file(env).read_bytes())

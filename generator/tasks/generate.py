@@ -23,19 +23,27 @@ from pathlib import Path
 
 from envcraft.core.tasks import Task
 from envcraft.generator.blueprint import load_blueprint
+from envcraft.generator.tasks.batch import build_batch
 from envcraft.generator.tasks.build import Draft, Failed, build_question, build_write
 from envcraft.generator.tasks.cross import build_cross
 from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs
 from envcraft.generator.tasks.graph import graph_of
+from envcraft.generator.tasks.realism import NOT_STEPS, redundancy_key, step
+from envcraft.generator.tasks.realism import family as task_family
 from envcraft.generator.tasks.reasoning import build_aggregate, build_conditional, build_dependent
 from envcraft.generator.tasks.revert import build_revert
 from envcraft.generator.tasks.sampler import Diversity, pick_length, sample_chain
 from envcraft.generator.tasks.validate import validate
 from envcraft.generator.tasks.workflow import Link, build_workflow, links_from
 
-SHAPES = (("write", 0.05), ("question", 0.05), ("cross", 0.34), ("judgement", 0.16), ("aggregate", 0.18),
-          ("conditional", 0.10), ("dependent", 0.07), ("note", 0.11), ("revert", 0.07))
-REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent}
+# Weights keep every family under a tenth of the store (realism.py): question-only shapes (aggregate, question)
+# are one family, conditional and dependent another; long write chains and batches make the 10+ call tier.
+SHAPES = (("write", 0.14), ("question", 0.03), ("cross", 0.34), ("judgement", 0.16), ("aggregate", 0.07),
+          ("conditional", 0.05), ("dependent", 0.03), ("note", 0.11), ("revert", 0.07), ("batch", 0.10))
+REASONING = {"aggregate": build_aggregate, "conditional": build_conditional, "dependent": build_dependent,
+             "batch": build_batch}
+FAMILY_CAP = 0.075  # of an environment's tasks, the most one family (realism.family) may hold
+ONE_SEARCH_KEPT = 0.1  # of question candidates one search answers, the share kept (the rest: another attempt)
 ATTEMPTS_PER_TASK = 8
 COVER_ATTEMPTS = 24  # per operation no task used
 TEST_SHARE = 5  # one environment in five is held out
@@ -70,6 +78,16 @@ class EnvResult:
     bugs: Counter = field(default_factory=Counter)  # family -> attempts it raised anything but Failed
     tools: int = 0
     seconds: float = 0.0
+
+
+@dataclass
+class Seen:
+    """What an environment's accepted tasks already hold: content hashes, redundancy keys, family counts."""
+
+    family_cap: int
+    hashes: set[str] = field(default_factory=set)
+    keys: set[tuple] = field(default_factory=set)
+    families: Counter = field(default_factory=Counter)
 
 
 class FamilyBug(Exception):
@@ -161,7 +179,7 @@ def tools_of(task: Task, name: str, env) -> set[str]:
 
 
 def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity: Diversity, counters: dict[str, int],
-             result: EnvResult, hashes: set[str], focus: str | None = None) -> tuple[Task, Draft] | None:
+             result: EnvResult, seen: Seen, focus: str | None = None) -> tuple[Task, Draft] | None:
     """Draft, validate and de-duplicate one candidate (RNG streams keyed by `key`); drops are counted."""
     result.attempts += 1
     rng = random.Random(key)
@@ -176,6 +194,16 @@ def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity:
         return None
     if draft.shape != "write" and not diversity.novel(draft.chain):
         result.drops["build:near_duplicate_chain"] += 1
+        return None
+    key_of, family_of = redundancy_key(draft.task), task_family(draft.task)
+    if key_of in seen.keys:  # the same tools in the same order checked the same way: a repeat, not a new task
+        result.drops["redundant"] += 1
+        return None
+    if focus is None and one_search(draft.task) and random.Random(f"{key}:one_search").random() >= ONE_SEARCH_KEPT:
+        result.drops["one_search_question"] += 1
+        return None
+    if focus is None and seen.families[family_of] >= seen.family_cap:  # coverage may exceed it: a tool is not lost
+        result.drops["family_full"] += 1
         return None
     try:
         verdict = validate(cache, draft.task, random.Random(f"{key}:validate"))
@@ -193,15 +221,23 @@ def _attempt(cache: EnvCache, name: str, key: str, links: list[Link], diversity:
         result.drops["cover:focus_not_in_gold"] += 1
         return None
     digest = draft.task.content_hash
-    if digest in hashes:
+    if digest in seen.hashes:
         result.drops["duplicate"] += 1
         return None
-    hashes.add(digest)
+    seen.hashes.add(digest)
+    seen.keys.add(key_of)
+    seen.families[family_of] += 1
     diversity.add(draft.chain)
     task = draft.task
     if _REWRITER is not None:
         task = rewritten(cache, task, draft, random.Random(f"{key}:rewrite"), result)
     return task, draft
+
+
+def one_search(task: Task) -> bool:
+    """A question one read answers (realism.py's one_search_question_share counts them)."""
+    calls = [c for c in task.gold if c.tool not in NOT_STEPS]
+    return "question" in task.tags and len(calls) == 1 and step(task, calls[0].tool, calls[0].env) == "read"
 
 
 def _count_bug(result: EnvResult, key: str, bug: FamilyBug, stage: str = "") -> None:
@@ -221,13 +257,13 @@ def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
     env = cache[name]
     result = EnvResult(env=name, tools=len(env.ops))
     diversity = Diversity()
-    hashes: set[str] = set()
+    seen = Seen(family_cap=max(1, round(FAMILY_CAP * count)))
     counters = {"write": 0, "question": 0}
     lengths: list[int] = []
     for i in range(count * ATTEMPTS_PER_TASK):
         if len(result.tasks) >= count:
             break
-        found = _attempt(cache, name, f"{seed}:{name}:{i}", links, diversity, counters, result, hashes)
+        found = _attempt(cache, name, f"{seed}:{name}:{i}", links, diversity, counters, result, seen)
         if found is not None:
             result.tasks.append(found[0])
             lengths.append(found[1].meta["length"])
@@ -238,7 +274,7 @@ def generate_env(job: tuple[str, int, int, list[Link]]) -> EnvResult:
             continue
         for j in range(COVER_ATTEMPTS):
             found = _attempt(cache, name, f"{seed}:{name}:cover:{op.name}:{j}", links, diversity, counters, result,
-                             hashes, focus=op.name)
+                             seen, focus=op.name)
             if found is None:
                 continue
             if len(result.tasks) >= count:
@@ -302,7 +338,7 @@ def write_env_file(out: Path, env: str, tasks: list[Task], compress: bool) -> Pa
     return target
 
 
-def generate(seed: int = 0, per_env: int = 140, envs: list[str] | None = None, out: Path | None = None,
+def generate(seed: int = 0, per_env: int = 150, envs: list[str] | None = None, out: Path | None = None,
              servers: Path = SERVERS, workers: int | None = None, compress: bool = False, log=print,
              rewrite: str | None = None, rewrite_model: str | None = None) -> dict:
     """Generate, validate and write tasks; returns the report (also written to <out>/generation.json)."""

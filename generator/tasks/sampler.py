@@ -17,7 +17,7 @@ from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.graph import accepts, domain_predecessors, domain_successors, needs, produces
 
 LENGTHS = ((2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12, 13, 14))
-TIER_WEIGHTS = (0.34, 0.42, 0.24)
+TIER_WEIGHTS = (0.2, 0.35, 0.45)  # long chains are the 10+ call tier (realism.long_task_share)
 TELEPORT = 0.08  # chance per forward step to jump to any operation (new sub-goal in the same workspace)
 REVISIT = 0.25  # weight factor for an operation already in the chain
 
