@@ -22,9 +22,9 @@ from envcraft.generator.tasks.execute import Plan, bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import (
-    HINTS,
     answer_for,
     as_step,
+    hint,
     pick_forbidden,
     pick_refused_create,
     reasons_of,
@@ -78,6 +78,14 @@ def with_decoys(env: EnvSpec, plan: Plan, rng: random.Random, count: int,
         return plan, {}, {}
     files = decoy_file(env, plan.initial, planted, origins, rng) if rng.random() < 0.5 else {}
     return again, planted, files
+
+
+def at_or_after_back_references(clauses: list[str], entity: str, rng: random.Random) -> int:
+    """Where another row of `entity` may join the clauses: anywhere, unless a clause says "that <entity>" or
+    "the same <entity>", which meant the one row named before it; then after that clause."""
+    what = words(entity)
+    refers = [i for i, c in enumerate(clauses) if f"that {what}" in c or f"the same {what}" in c]
+    return rng.randint(refers[-1] + 1 if refers else 0, len(clauses))
 
 
 def pinned_rows(plan: Plan, planted: dict[str, list[dict]]) -> list[dict]:
@@ -204,14 +212,15 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         said = writer.segment(as_step(env, refused.op, refused.fields))
         if said is None:
             raise Failed("undescribable")
-        clauses[last].insert(rng.randint(0, len(clauses[last])), said)
+        clauses[last].insert(at_or_after_back_references(clauses[last], refused.entity.name, rng), said)
     if forbidden is not None:
         desc = describer.describe(forbidden.entity.name, forbidden.row["id"], avoid={forbidden.field})
         if desc is None:
             raise Failed("undescribable")
         describer.cache[(forbidden.entity.name, forbidden.row["id"])] = desc
         writer.mentions += desc.mentions
-        clauses[last].insert(rng.randint(0, len(clauses[last])), writer.end_state(forbidden.op, desc.phrase))
+        at = at_or_after_back_references(clauses[last], forbidden.entity.name, rng)
+        clauses[last].insert(at, writer.end_state(forbidden.op, desc.phrase))
     note = note_step(env, plan, rng) if mode == "plain" and rng.random() < 0.2 else None
     if note:
         clauses[last].append(note[1])
@@ -235,7 +244,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                              or c.tool == "run_shell"])
     bodies = {t: join(clauses[t], rng, t == 0, t in ordered) for t in sorted(clauses)}
     if forbidden is not None or refused is not None or rng.random() < 0.08:  # the hint never gives one away
-        bodies[last] += rng.choice(HINTS)
+        bodies[last] += hint(rng)
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
     if leaks(" ".join(texts), [plan.initial, plan.final]):
         raise Failed("id_leak")
@@ -295,7 +304,9 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
 
 ASKABLE = ("str", "email", "date", "datetime", "int", "float", "ref")
 QUESTIONS = ("What is the {f} of {d}?", "Can you look up {d} and tell me its {f}?", "I need the {f} we have for {d}.",
-             "What {f} do we have on file for {d}?", "Could you check the {f} for {d}?")
+             "What {f} do we have on file for {d}?", "Could you check the {f} for {d}?", "{D} - what's the {f}?",
+             "Do you have the {f} for {d}?", "I'm after the {f} of {d}.", "Need the {f} of {d}, please.",
+             "{D}: what {f} do we have?")
 
 
 def ask_field(env: EnvSpec, entity_name: str, row: dict[str, Any], rng: random.Random) -> str | None:
@@ -355,17 +366,18 @@ def build_question(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: ran
     else:
         what = words(asked)
     expected = answer_text(spec if spec is not None and spec.type != "ref" else None, value)
-    question = rng.choice(QUESTIONS).format(f=what, d=desc.phrase)
+    question = rng.choice(QUESTIONS).format(f=what, d=desc.phrase, D=desc.phrase[:1].upper() + desc.phrase[1:])
     if asked.endswith(("_at", "_on")) and spec is not None and spec.type in ("date", "datetime"):
         question = f"When was {desc.phrase} {words(asked.rsplit('_', 1)[0])}?"  # sent_at: when was it sent
     question = question[:1].upper() + question[1:]
-    hint = rng.choice(("", "", " Just that one detail is fine.", " Exactly as we have it on file, please."))
+    tail = rng.choice(("", "", "", " Just that, thanks.", " Only that detail.", " As it's on file, please.",
+                       " Word for word, please.", " As recorded, please.", " That's all I need."))
     turns_of = [0] * len(plan.steps)
     try:
         gold = GoldWriter(env, plan, describer, rng).run(turns_of, keep_last=True)
     except Unfindable as exc:
         raise Failed("unfindable") from exc
-    text = wrap_turn(question + hint, rng, True, env.bp, voice(env.bp, rng))
+    text = wrap_turn(question + tail, rng, True, env.bp, voice(env.bp, rng))
     if leaks(text, [plan.initial]):
         raise Failed("id_leak")
     gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": expected}))

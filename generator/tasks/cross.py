@@ -107,7 +107,9 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
                        (f"{capital(at(b.bp.title))}: ", f"Over {at(b.bp.title)}, ", f"In the {b.bp.title} system, "))
     body_b = where + lowered(join(clauses_b, rng, not clauses_a))
     if clauses_a:
-        body_a = f"{capital(at(a.bp.title))}: " + lowered(join(clauses_a, rng))
+        joined = join(clauses_a, rng)
+        body_a = rng.choice((f"{capital(at(a.bp.title))}: " + lowered(joined),  # the system named first, or after
+                             joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)"))
         texts = [wrap_turn(body_a, rng, True, a.bp, who), wrap_turn(body_b, rng, False, b.bp, who)] if two_turns else \
             [wrap_turn(body_a + " " + body_b, rng, True, a.bp, who)]
     else:

@@ -25,26 +25,31 @@ from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
 from envcraft.generator.tasks.quality import op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
+# Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
+# store (realism.top20_5gram_coverage) and a greeting is not what makes a request read as a person's.
 OPENERS = {  # short ones mostly, so the request itself, not a greeting formula, is what opens the text
-    "plain": ("", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,"),
-    "brief": ("", "", "", "Quick one:", "One for you:"),
-    "chatty": ("Hey!", "Hiya!", "Morning!", "Hi!", "Hey there, thanks for picking this up.",
-               "Afternoon! A few things landed on my desk.", "Hi! Hope your day is going well."),
-    "formal": ("Good morning.", "Hello.", "Good afternoon.", "Dear colleague,",
-               "Hello, could you please see to the following.", "Good morning, I'd be grateful for your help with this."),
+    "plain": ("", "", "", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,", "Hi all,"),
+    "brief": ("", "", "", "", "Quick one:", "One for you:", "Quick ask:", "Small one:"),
+    "chatty": ("Hey!", "Hiya!", "Morning!", "Hi!", "Hey there!", "Hope you're well!", "Thanks for taking this.",
+               "Busy day here!", "Hi, quick favour.", "Afternoon!", "Hello hello!", "Got a minute?"),
+    "formal": ("Good morning.", "Hello.", "Good afternoon.", "Dear colleague,", "A request, please:",
+               "Good morning, a request.", "Hello, one request.", "For your attention:"),
 }
 CLOSERS = {
-    "plain": ("", "", "", "Thanks!", "Thank you.", "Thanks in advance.", "Cheers.", "Thanks a lot."),
-    "brief": ("", "", "Thanks.", "Ta."),
-    "chatty": ("You're a star, thanks!", "Thanks so much!", "Appreciate it!", "Much appreciated!",
-               "Cheers, you're a lifesaver!"),
-    "formal": ("Many thanks.", "Thank you for your help.", "Kind regards.", "Best regards.", "With thanks."),
+    "plain": ("", "", "", "", "Thanks!", "Thank you.", "Thanks in advance.", "Cheers.", "Thanks a lot.", "Ta!",
+              "Thanks, all.", "Much obliged."),
+    "brief": ("", "", "", "Thanks.", "Ta.", "Cheers."),
+    "chatty": ("You're a star!", "Thanks so much!", "Appreciate it!", "Much appreciated!", "Lifesaver, thanks!",
+               "Owe you one!", "Thanks a million!", "Brilliant, thanks!"),
+    "formal": ("Many thanks.", "Thanks for your help.", "Kind regards.", "Best regards.", "With thanks.",
+               "Regards.", "Thank you kindly.", "Many thanks in advance."),
 }
-ALSO = ("Also, ", "And ", "On top of that, ", "Separately, ", "While you're at it, ", "One more thing: ", "Oh, and ",
-        "", "", "")
-THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ")  # only where the order changes the outcome
-FOLLOW = ("Thanks. Next: ", "Great, one more thing: ", "Good. Now ", "OK, next: ", "Perfect. Also, ",
-          "Thanks. Another thing: ", "Lovely, thanks. Now ", "Got it. Next: ", "Cheers. One more: ")
+ALSO = ("Also, ", "And ", "Plus, ", "Separately, ", "While I'm at it, ", "One more: ", "Oh, and ", "Besides that, ",
+        "Also - ", "And then ", "", "", "", "")
+THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ", "After which ", "When that's in, ")  # only where the order changes the outcome
+FOLLOW = ("Thanks. Next: ", "Great, one more: ", "Good. Now ", "OK, next: ", "Perfect. Also, ", "Thanks. Also: ",
+          "Lovely. Now ", "Got it. Next: ", "Cheers. One more: ", "Nice. Now ", "Right, next: ", "Good stuff. Also, ",
+          "OK. ", "Thanks! ", "Great. ")
 PEOPLE = {"lead", "manager", "senior", "coordinator", "technician", "editor", "operator", "officer", "clerk", "supervisor",
           "director", "planner", "dispatcher", "analyst", "specialist", "administrator", "head", "chief", "agent",
           "adjuster", "scheduler", "buyer", "controller", "accountant", "engineer", "nurse", "pharmacist", "producer",
@@ -71,11 +76,15 @@ class Role:
         return ("" if self.person else "the ") + self.unit + (f" at {self.org}" if self.org else "")
 
     def introduction(self, name: str, rng: random.Random) -> str:
+        """How the person says who they are, once, at the start: their name and where they sit."""
+        first = name.split()[0]
         if self.person:
             return rng.choice((f"Hi, {name} here, {self.here()}.", f"{name} here, {self.here()}.",
-                               f"Hi, it's {name}, {self.here()}."))
+                               f"Hi, it's {name}, {self.here()}.", f"{first} here ({self.unit}).",
+                               f"It's {first}, {self.here()}.", f"Hello, {name}, {self.here()}."))
         return rng.choice((f"Hi, {name} here, from {self.here()}.", f"{name} from {self.here()} here.",
-                           f"Hello from {self.here()}."))
+                           f"{first} from {self.here()}.", f"It's {first} at {self.here()}.",
+                           f"Hello, {first} here from {self.here()}."))
 
 
 @dataclass
@@ -91,7 +100,9 @@ class Voice:
         first = self.name.split()[0]
         if self.register == "formal":
             return self.name if introduced or self.role is None else f"{self.name}, {self.role.signature()}"
-        return rng.choice((f"- {first}", f"{first}", "")) if self.register in ("brief", "chatty") else ""
+        if introduced or self.register not in ("brief", "chatty"):
+            return ""  # the name was said up front
+        return rng.choice((f"- {first}", f"{first}", ""))
 
 
 def role_of(bp: Blueprint) -> Role | None:
@@ -126,19 +137,30 @@ class Writer:
         self.env, self.describer, self.rng = env, describer, rng
         self.mentioned: dict[str, str] = {}  # row id -> the short name used after the first mention
         self.mentions: list[str] = []
+        self.seen: dict[str, set[str]] = {}  # "study enrollment" -> every row of that kind the text has named so far
+
+    def saw(self, what: str, row_id: str) -> None:
+        self.seen.setdefault(what, set()).add(row_id)
+
+    def _saw_desc(self, desc) -> None:
+        self.saw(words(desc.entity), desc.row_id)
+        for inner in desc.nested.values():  # "the visit for the pet Luna" names a pet too
+            self._saw_desc(inner)
 
     def name(self, entity: str, row_id: str, stated: set[str] | frozenset[str] = frozenset()) -> str | None:
         """The row as a person names it; not by a field whose new value the same clause states (never
-        "the endorsement (premium change 49.08) (premium change -85)"), when another field names it."""
+        "the endorsement (premium change 49.08) (premium change -85)"), when another field names it.
+        "That X" only where the text so far named exactly one X, this one, in any way."""
         what = words(entity)
-        if row_id in self.mentioned and sum(1 for w in self.mentioned.values() if w == what) == 1:
-            return self.rng.choice((f"that {what}", f"the same {what}"))  # only where it can mean one row
+        if row_id in self.mentioned and self.seen.get(what) == {row_id}:
+            return self.rng.choice((f"that {what}", f"the same {what}"))
         desc = self.describer.describe(entity, row_id)
         if desc is not None and set(desc.fields) & set(stated):
             desc = self.describer.describe(entity, row_id, avoid=set(stated)) or desc
         if desc is None:
             return None
         self.mentioned[row_id] = what
+        self._saw_desc(desc)
         self.mentions += desc.mentions
         return desc.phrase
 
@@ -211,6 +233,7 @@ class Writer:
             if extra:
                 parts.append(extra)
             self.mentioned[step.target] = what
+            self.saw(what, step.target)
             article = "an" if what[:1] in "aeiou" else "a"
             refs = [p for p in parts if p.startswith("for ")]
             rest = [p for p in parts if not p.startswith("for ")]
@@ -218,7 +241,9 @@ class Writer:
             body = self.listed(rest)
             options = [f"we need {lead}" + (f": {body}" if body else ""),
                        f"please put in {lead}" + (f" - {body}" if body else ""),
-                       f"there should be {lead} on file" + (f" - {body}" if body else "")]
+                       f"there should be {lead} on file" + (f" - {body}" if body else ""),
+                       f"{lead} should be added" + (f": {body}" if body else ""),
+                       f"{lead} is missing" + (f" - {body}" if body else "")]
             clause = rng.choice(options)
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
@@ -245,7 +270,9 @@ class Writer:
                 parts.append(extra)
             body = self.listed(parts)
             clause = rng.choice((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
-                                 f"it should have {body}", f"{target} now has {body}; please bring the record in line"))
+                                 f"it should have {body}", f"{target} now has {body}; please bring the record in line",
+                                 f"{target} changed: {body}", f"please correct {target}: {body}", f"{target} has {body} now",
+                                 f"on {target}, make it {body}", f"{target} needs {body} on file"))
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
             return clause
@@ -303,9 +330,11 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
     who = who or voice(bp, rng)
     if first:
         opener = rng.choice(OPENERS[who.register])
-        introduced = bool(who.role) and rng.random() < 0.5
+        introduced = rng.random() < (0.5 if who.role else 0.3)  # a name up front, as in a first message
         if introduced:
-            opener = who.role.introduction(who.name, rng)
+            first_name = who.name.split()[0]
+            opener = who.role.introduction(who.name, rng) if who.role else \
+                rng.choice((f"Hi, it's {first_name}.", f"{first_name} here.", f"Hello, {who.name} here."))
         closer = rng.choice(CLOSERS[who.register])
         sign = who.sign(rng, introduced)
     else:

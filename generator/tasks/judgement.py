@@ -29,8 +29,24 @@ from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_fie
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
 from envcraft.generator.tasks.routes import route
 
-HINTS = ("", "", " If any of that goes against our rules, skip that part and tell me what's in the way.",
-         " If something can't be done, leave it and let me know why.")
+# How a colleague says "a rule may stop part of this", built from short pieces so that no one sentence
+# recurs across the store (realism.top20_5gram_coverage); never a promise that something is refused.
+HINT_IF = ("If any of it", "If some of that", "Where something", "If anything here", "If part of it", "In case something")
+HINT_BLOCK = ("breaks a rule", "isn't allowed", "can't go through", "is against policy", "hits a rule",
+              "clashes with our rules")
+HINT_DO = ("skip it and", "leave that bit and", "hold off on it and", "don't force it -", "leave it be and",
+           "park that part and")
+HINT_SAY = ("tell me why", "say what stopped you", "let me know the reason", "explain what's blocking it",
+            "tell me what got in the way", "give me the reason")
+
+
+def hint(rng) -> str:
+    """The optional note that a rule may stop part of the request ('' about half the time)."""
+    if rng.random() < 0.5:
+        return ""
+    block = rng.choice(HINT_BLOCK)
+    lead = rng.choice(HINT_IF)
+    return f" {lead} {block}, {rng.choice(HINT_DO)} {rng.choice(HINT_SAY)}."
 
 
 @dataclass

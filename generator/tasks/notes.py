@@ -49,6 +49,9 @@ def note_for(env: EnvSpec, plan: Plan, step: Step, name: str, value: Any, author
     if stale not in (None, value):
         lines.append(f"- (Ignore the {words(name)} {render(spec, stale)} from my earlier message: it changed.)")
     text = "\n".join(lines) + "\n"
-    phrase = rng.choice((f"the {words(name)} is in the note I left in {path}", f"{words(name)}: see my note ({path})",
-                         f"use the {words(name)} from my note in the notes folder"))
+    what = words(name)
+    phrase = rng.choice((f"the {what} is in the note I left in {path}", f"{what}: see my note ({path})",
+                         f"use the {what} from my note in the notes folder", f"{what} as in {path}",
+                         f"the {what} I wrote down in {path}", f"for the {what}, check {path}",
+                         f"{what} per my note, {path}", f"take the {what} from {path}"))
     return path, text, phrase

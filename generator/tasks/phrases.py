@@ -13,8 +13,10 @@ import re
 
 GOALS: dict[str, tuple[str, ...]] = {
     "cancelled": ("{x} is off - it won't be going ahead", "we're not going ahead with {x} after all",
-                  "{x} isn't happening any more, please call it off"),
-    "approved": ("{x} got the green light", "{x} has our sign-off", "{x} is good to go - we're saying yes"),
+                  "{x} isn't happening any more, please call it off", "{x} is scrapped", "scrap {x}, please",
+                  "{x} has been called off"),
+    "approved": ("{x} got the green light", "{x} has our sign-off", "{x} is good to go - we're saying yes",
+                 "{x} gets a yes from us"),
     "rejected": ("{x} is a no from us - turn it down", "we're turning {x} down", "{x} doesn't make the cut"),
     "completed": ("{x} is all wrapped up", "nothing is left to do on {x}"),
     "failed": ("{x} didn't work out - it broke", "{x} went wrong and didn't go through"),
@@ -23,7 +25,7 @@ GOALS: dict[str, tuple[str, ...]] = {
     "accepted": ("{x} is fine by us - we'll take it", "we're taking {x}"),
     "closed": ("{x} can be shut - nothing more to do there", "we're done with {x}, shut it"),
     "delivered": ("{x} made it to its destination", "{x} got to the recipient"),
-    "confirmed": ("{x} is locked in", "{x} is a firm yes now"),
+    "confirmed": ("{x} is locked in", "{x} is a firm yes now", "{x} is set in stone now"),
     "resolved": ("{x} is sorted", "{x} has been fixed up - it's sorted"),
     "retrying": ("give {x} another go", "{x} should be tried again"),
     "in_progress": ("work on {x} has begun", "{x} is under way now"),

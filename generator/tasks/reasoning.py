@@ -122,11 +122,16 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
         if kind == "count":  # "how many, and which": a bare count is a small number one constant guess often hits
             key = label if distinct_labels else "id"  # no name to list them by: their record ids, as a search shows
             n = len(chosen.rows)
-            q = rng.choice((f"How many {chosen.phrase} do we have right now, and which are they?",
-                            f"Can you count the {chosen.phrase} for me and say which they are?",
-                            f"What's the number of {chosen.phrase}, and which ones are they?"))
-            said = (rng.choice((f" Going by {words(key)} is fine.", f" The {words(key)} of each will do.", ""))
-                    if key != "id" else " Their reference numbers will do.")  # how a colleague asks for the ids
+            q = rng.choice((f"How many {chosen.phrase} are there, and which?", f"How many {chosen.phrase} do we have?",
+                            f"Can you count the {chosen.phrase} for me?", f"What's the number of {chosen.phrase}?",
+                            f"I need a count of the {chosen.phrase}.", f"{capital(chosen.phrase)}: how many, and which?",
+                            f"Could you tally up the {chosen.phrase}?", f"How many {chosen.phrase} are on the books?"))
+            if key != "id":
+                said = rng.choice((f" List them by {words(key)}.", f" Name each by {words(key)}.",
+                                   f" With the {words(key)} of each, please.", f" And which ones, by {words(key)}?"))
+            else:  # how a colleague asks for the ids
+                said = rng.choice((" And their reference numbers.", " List the references too.",
+                                   " Include each one's reference.", " Which ones, by reference?"))
             return q + said, [str(n)] + [str(r[key]) for r in chosen.rows], None, key
         if kind == "all":
             q = rng.choice((f"Which {chosen.phrase} do we have? Give me the {words(label)} of every one.",
@@ -286,13 +291,18 @@ def build_conditional(cache: EnvCache, env: EnvSpec, rng: random.Random, split: 
             describer.cache[(entity.name, row["id"])] = desc
             writer = Writer(env, describer, rng)
             writer.mentioned[row["id"]] = words(entity.name)
+            writer.saw(words(entity.name), row["id"])
             compare = "after" if spec.type == "date" else "above"
             said_a, said_b = writer.end_state(op_a, "it"), writer.end_state(op_b, "it")
             bound_text = render(spec, bound)
             text = rng.choice((f"Have a look at {desc.phrase}: if its {words(spec.name)} is {compare} {bound_text}, {said_a}; "
                                f"otherwise {said_b}.",
                                f"About {desc.phrase} - when its {words(spec.name)} is {compare} {bound_text}, {said_a}. "
-                               f"If not, {said_b}."))
+                               f"If not, {said_b}.",
+                               f"{capital(desc.phrase)}: if its {words(spec.name)} is {compare} {bound_text}, {said_a}; "
+                               f"if not, {said_b}.",
+                               f"Depending on its {words(spec.name)}, {desc.phrase} goes one of two ways: {compare} "
+                               f"{bound_text} means {said_a}; otherwise {said_b}."))
             op, after = (op_a, after_a) if holds else (op_b, after_b)
             try:
                 finder = GoldWriter(env, Plan(env.name, [], tables, tables), describer, rng)

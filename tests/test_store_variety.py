@@ -1,0 +1,146 @@
+"""A store that does not repeat itself and requests a person would write (issue 19, items 5 and 6): what
+generation keeps per environment, batch tasks, and the pieces requests are built from."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from envcraft.core.tasks import load_tasks
+from envcraft.generator.tasks import instruct
+from envcraft.generator.tasks.batch import build_batch
+from envcraft.generator.tasks.build import Failed
+from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs
+from envcraft.generator.tasks.generate import FAMILY_CAP, generate
+from envcraft.generator.tasks.judgement import hint
+from envcraft.generator.tasks.realism import family, realism, redundancy_key, words
+from envcraft.generator.tasks.replay import World
+from envcraft.generator.tasks.validate import validate
+
+ENVS = ["vet_clinic", "freight_brokerage"]
+PER_ENV = 40
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> list:
+    out = tmp_path_factory.mktemp("tasks")
+    generate(seed=7, per_env=PER_ENV, envs=ENVS, out=out, workers=1, log=lambda *a: None)
+    return {path.name.split(".")[0]: load_tasks(path) for path in sorted(out.glob("*.jsonl"))}
+
+
+@pytest.mark.slow
+def test_generation_keeps_no_repeat_and_no_dominant_family(fresh):
+    for env, tasks in fresh.items():
+        keys = Counter(redundancy_key(t) for t in tasks)
+        assert max(keys.values()) == 1, (env, keys.most_common(1))
+        families = Counter(family(t) for t in tasks)
+        cap = round(FAMILY_CAP * PER_ENV)
+        # the coverage pass may add a task past the cap so that no tool goes unused: at most one per family here
+        assert max(families.values()) <= cap + 1, (env, families.most_common(2))
+    figures = realism([t for tasks in fresh.values() for t in tasks])
+    assert figures["redundant_share"] == 0.0 and figures["max_family_share"] <= 0.10, figures
+
+
+@pytest.fixture(scope="module")
+def cache() -> EnvCache:
+    return EnvCache(generated_envs(SERVERS))
+
+
+def test_a_batch_moves_every_row_of_its_set_and_says_why_and_how_many(cache):
+    env = cache["vet_clinic"]
+    made = []
+    for i in range(40):
+        try:
+            made.append(build_batch(cache, env, random.Random(f"batch:{i}"), "train"))
+        except Failed:
+            continue
+    assert made, "no batch task in 40 draws"
+    for draft in made:
+        task = draft.task
+        moves = [c for c in task.gold if c.tool in env.ops and env.ops[c.tool].kind == "transition"]
+        n = len(moves)
+        assert n >= 3 and len({c.arguments[f"{env.ops[moves[0].tool].entity}_id"] for c in moves}) == n
+        assert len({c.tool for c in moves}) == 1  # one change for the whole set
+        assert draft.meta["keep"][0] in task.turns[0]  # how many there are, in words or digits
+        assert validate(cache, task, random.Random(0)).ok
+        world = World(cache, task)  # every row of the set ends where the request says, and the gold says so
+        world.run(task.gold)
+        final = {r["id"]: r for r in world.tables[env.name][env.entity(env.ops[moves[0].tool].entity).table]}
+        status = env.entity(env.ops[moves[0].tool].entity).status_field
+        assert {final[c.arguments[f"{env.ops[moves[0].tool].entity}_id"]][status] for c in moves} == \
+            {env.ops[moves[0].tool].to_status}
+        # the gold that skips the last row of the set is not paid in full
+        short = task.model_copy(update={"gold": [c for c in task.gold if c is not moves[-1]]})
+        assert not validate(cache, short, random.Random(0)).ok
+
+
+def test_formulas_around_a_request_are_short_so_none_recurs_word_for_word():
+    formulas = [*(o for options in instruct.OPENERS.values() for o in options),
+                *(c for options in instruct.CLOSERS.values() for c in options), *instruct.ALSO, *instruct.THEN,
+                *instruct.FOLLOW]
+    assert [f for f in formulas if len(words(f)) > 4] == []
+
+
+def test_the_rule_hint_varies_and_reads_as_one_sentence():
+    rng = random.Random(3)
+    said = [hint(rng) for _ in range(400)]
+    spoken = [s for s in said if s]
+    assert 0.35 < len(spoken) / len(said) < 0.65
+    assert Counter(spoken).most_common(1)[0][1] <= 0.05 * len(spoken)
+    assert all(s.startswith(" ") and s.endswith(".") and s.count(".") == 1 for s in spoken)
+
+
+def test_a_person_who_introduced_themselves_does_not_sign_again_and_a_signature_is_name_and_role():
+    role = instruct.Role("front desk", "Pawsome")
+    for register in instruct.REGISTERS:
+        who = instruct.Voice("Nina Johnson", role, register)
+        rng = random.Random(1)
+        assert who.sign(rng, introduced=True) in ("", "Nina Johnson")  # formal letters end with the name alone
+        signed = who.sign(rng, introduced=False)
+        assert signed in ("", "Nina", "- Nina", "Nina Johnson, Front desk, Pawsome"), signed
+    assert "Nina Johnson" in role.introduction("Nina Johnson", random.Random(0)) or \
+        "Nina" in role.introduction("Nina Johnson", random.Random(0))
+
+
+@pytest.mark.slow
+def test_the_store_figures_hold_on_a_generated_sample(fresh):
+    tasks = [t for tasks in fresh.values() for t in tasks]
+    assert realism(tasks)["paren_field_ref_share"] == 0.0
+    openings = Counter(tuple(words(t.turns[0])[:5]) for t in tasks)
+    assert openings.most_common(1)[0][1] <= 0.05 * len(tasks), openings.most_common(3)
+
+
+
+def test_that_x_is_said_only_when_the_text_so_far_named_one_x(cache):
+    from envcraft.generator.tasks.describe import Describer
+
+    env = cache["vet_clinic"]
+    tables = env.seed_tables()
+    first, second = tables["pets"][0]["id"], tables["pets"][1]["id"]
+    for seed in range(10):
+        writer = instruct.Writer(env, Describer(env, tables, tables, random.Random(seed)), random.Random(seed))
+        named = writer.name("pet", first)
+        assert not named.startswith(("that", "the same"))
+        assert writer.name("pet", first).startswith(("that pet", "the same pet"))  # one pet so far: unambiguous
+        writer.name("pet", second)
+        again = writer.name("pet", first)
+        assert not again.startswith(("that", "the same")), again  # two pets named: say which
+    # a row named only inside another row's description counts too: after "the pet Oscar" and "the placement of
+    # the agency nurse Sean Lam", "that agency nurse" could mean either
+    found = next(((env, entity.name, row["id"], desc) for env in (cache[n] for n in sorted(generated_envs(SERVERS))[:60])
+                  for entity in env.bp.entities for row in env.seed_tables().get(entity.table, [])[:6]
+                  for desc in [Describer(env, env.seed_tables(), env.seed_tables(), random.Random(0)).describe(entity.name, row["id"])]
+                  if desc is not None and desc.nested), None)
+    assert found, "no description names another row in the first 60 environments"
+    env, entity, row_id, desc = found
+    inner = next(iter(desc.nested.values()))
+    tables = env.seed_tables()
+    other = next(r["id"] for r in tables[env.entity(inner.entity).table] if r["id"] != inner.row_id)
+    describer = Describer(env, tables, tables, random.Random(0))
+    describer.cache[(entity, row_id)] = desc
+    writer = instruct.Writer(env, describer, random.Random(0))
+    writer.name(inner.entity, other)
+    writer.name(entity, row_id)
+    again = writer.name(inner.entity, other)
+    assert not again.startswith(("that", "the same")), (desc.phrase, again)
