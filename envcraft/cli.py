@@ -344,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     tasks_dir = TASKS
     make = tasks_commands.add_parser("generate", help="tasks/<env>.jsonl for every environment compiled from a blueprint")
     make.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
-    make.add_argument("--per-env", type=int, default=150, help="validated tasks per environment (the most; generate()'s default)")
+    make.add_argument("--per-env", type=int, default=160, help="validated tasks per environment (the most; generate()'s default)")
     make.add_argument("--env", action="append", help="only these environments (default: all compiled from blueprints)")
     make.add_argument("--out", type=Path, default=tasks_dir, help="where task files go (default: tasks/)")
     make.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")

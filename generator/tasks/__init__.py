@@ -24,9 +24,12 @@ Modules, in pipeline order:
   notes.py     a value only a colleague's note in the workspace holds
   revert.py    a colleague's mistaken change to put back: only the change history holds the old value
   reasoning.py aggregates and comparisons over rows, conditional decisions, a second turn on what the first found
+  batch.py     one change (or two, split by a threshold) for every row of a set, with the reason and the count
+  realism.py   how much the store reads like a workplace and repeats itself (families, redundancy, openings)
   tiers.py     difficulty from the minimal solution and the reasoning it takes
   quality.py   naturalness lint: tool verbs in the request, step lists, raw enum values, template glitches
   rewrite.py   optional LLM rewrite of instruction turns (OpenAI-compatible endpoint)
-  generate.py  every environment, in parallel and deterministically, to tasks/; stats.py: the summary
+  generate.py  every environment, in parallel and deterministically, to tasks/ (no repeats, no family over its
+               cap per environment); stats.py: the summary
                (`envcraft tasks stats --json`); sample.py: a fixed-seed sample of instructions
 """

@@ -3,8 +3,9 @@
 
 Real desks do this all day: a supplier is dropped, so its open orders are cancelled; a room closes, so
 its sessions move. The set is one a search returns for one filter (reasoning.row_sets: a status, or a
-record the rows point at), the change is one transition every member accepts, and the request says
-how many there are, so a careful agent can tell a short search result from the whole set. A long
+record the rows point at), the change is one transition every member accepts (or, for some, one of two
+as a threshold on a field decides: "above 5,000 it goes up the chain; the rest are approved"), and the
+request says how many there are, so a careful agent can tell a short search result from the whole set. A long
 set makes a long task out of one real workflow, not out of padding.
 """
 
@@ -16,6 +17,7 @@ from envcraft.core.state import InitialState
 from envcraft.core.tasks import ToolCall
 from envcraft.generator.blueprint import Operation
 from envcraft.generator.tasks.build import Draft, Failed, make_task
+from envcraft.generator.tasks.describe import spoken, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call
 from envcraft.generator.tasks.gold import Unfindable
@@ -26,15 +28,19 @@ from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 
 MIN_ROWS = 3
+SPLIT_SHARE = 0.4  # of batches, those where a threshold on a field decides which of two changes a row gets
 COUNT_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten",
                11: "eleven", 12: "twelve"}
 # Why a whole set changes at once: said about the set, so it fits any desk. {ref} is the record the set points at.
 REASONS_REF = ("{ref} is out of the picture for now, so", "We've had word about {ref}, so",
                "Following this morning's call about {ref},", "Now that the decision on {ref} is in,",
-               "Because of what happened with {ref},", "{Ref} came up at the stand-up, and")
-REASONS_STATUS = ("We're clearing the backlog before the weekly review, so", "I went through the list with the team and",
+               "Because of what happened with {ref},", "{Ref} came up at the stand-up, so",
+               "Given the news on {ref},", "There's been a change with {ref}, so", "After today's update on {ref},")
+REASONS_STATUS = ("We're clearing the backlog before the weekly review, so", "I went through the list with the team, so",
                   "Ahead of the month-end check,", "The team lead asked for a clean list by tonight, so",
-                  "We agreed at today's meeting how to handle these:", "To get the board in order before the audit,")
+                  "As agreed at today's meeting,", "To get the board in order before the audit,",
+                  "Before the handover tonight,", "The numbers go to the director tomorrow, so", "Per this week's review,",
+                  "We're catching up after the holiday, so", "Our list is a mess, so", "With the quarter closing,")
 EACH = ("each one", "every one of them", "each of them")
 
 
@@ -53,6 +59,26 @@ def batch_move(env: EnvSpec, chosen: RowSet, tables: Tables) -> list[tuple[Opera
     return out
 
 
+def split_rule(chosen: RowSet, options: list[tuple[Operation, Tables]], rng: random.Random):
+    """A threshold on one field that sends some rows one way and the rest another ("where the amount is above
+    5,000, it goes up the chain; the rest are approved"): (field, bound, op above, op otherwise), or None."""
+    if len(options) < 2:
+        return None
+    entity = chosen.entity
+    fields = [f for f in entity.fields if f.type in ("int", "float", "date", "datetime")
+              and f.name not in (chosen.field, entity.status_field)
+              and all(isinstance(r.get(f.name), (int, float, str)) and r.get(f.name) != "" for r in chosen.rows)]
+    rng.shuffle(fields)
+    for spec in fields:
+        values = sorted({r[spec.name] for r in chosen.rows})
+        if len(values) < 2:
+            continue
+        bound = values[rng.randrange(1, len(values)) - 1]  # at least one row above it and one not
+        (op_a, _), (op_b, _) = rng.sample(options, 2)
+        return spec, bound, op_a, op_b
+    return None
+
+
 def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:
     tables, describer = _setup(env, rng)
     sets = [s for s in row_sets(env, tables, describer) if s.entity.status_field and len(s.rows) >= MIN_ROWS]
@@ -61,15 +87,33 @@ def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -
         options = batch_move(env, chosen, tables)
         if not options:
             continue
-        op, after = rng.choice(options)
+        rows = sorted(chosen.rows, key=lambda r: r["id"])
+        rule = split_rule(chosen, options, rng) if rng.random() < SPLIT_SHARE else None
+        writer = Writer(env, describer, rng)
+        each = rng.choice(EACH)
+        if rule is None:
+            op, after = rng.choice(options)
+            moves = [(r, op) for r in rows]
+            change = writer.end_state(op, each)
+        else:
+            spec, bound, op_a, op_b = rule
+            moves = [(r, op_a if r[spec.name] > bound else op_b) for r in rows]
+            after = copy_tables(tables)
+            if not all(call(env, after, op.name, {f"{chosen.entity.name}_id": r["id"]})[0] for r, op in moves):
+                continue
+            bound_text = spoken(spec, bound)  # "after 11 August 2024", as staff say it
+            writer.mentions.append(bound_text)
+            compare = "after" if spec.type in ("date", "datetime") else "above"
+            lead = rng.choice(("where the", "if the", "when its", "if its"))
+            rest = rng.choice(("for the rest,", "otherwise", "the others:", "if not,"))
+            change = (f"{lead} {words(spec.name)} is {compare} {bound_text}, {writer.end_state(op_a, 'it')}; "
+                      f"{rest} {writer.end_state(op_b, 'it')}")
         try:
             gold = lookup(env, tables, describer, rng, chosen)
         except Unfindable:
             continue
-        rows = sorted(chosen.rows, key=lambda r: r["id"])
-        gold += [ToolCall(tool=op.name, env=env.name, arguments={f"{chosen.entity.name}_id": r["id"]}) for r in rows]
+        gold += [ToolCall(tool=op.name, env=env.name, arguments={f"{chosen.entity.name}_id": r["id"]}) for r, op in moves]
         gold.append(ToolCall(tool="finish", env=env.name, arguments={"answer": f"Done: {len(rows)} updated."}))
-        writer = Writer(env, describer, rng)
         n = len(rows)
         count = COUNT_WORDS.get(n, str(n))
         ref = describer.describe(*chosen.ref) if chosen.ref else None
@@ -79,23 +123,28 @@ def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -
             named = named.removesuffix(ref.phrase) + "it"
         else:
             reason = rng.choice(REASONS_STATUS)
-        each = rng.choice(EACH)
-        change = writer.end_state(op, each)
-        text = rng.choice((f"{reason} the {count} {named} all go the same way: {change}.",
-                           f"{reason} please go through the {named} - there are {count} - and {change}.",
-                           f"{reason} the {named}, {count} on the list, need the same treatment: {change}."))
-        steps = [Step(env.name, op.name, "transition", op.entity, r["id"]) for r in rows]
+        if rule is None:
+            text = rng.choice((f"{reason} the {count} {named} all go the same way: {change}.",
+                               f"{reason} please go through the {named} - there are {count} - and {change}.",
+                               f"{reason} the {named}, {count} on the list, need the same treatment: {change}."))
+        else:
+            text = rng.choice((f"{reason} please go through the {count} {named}: {change}.",
+                               f"{reason} the {named} - {count} of them - get sorted today: {change}.",
+                               f"{reason} there are {count} {named} to decide on. {capital(change)}.",
+                               f"{reason} each of the {count} {named} goes one of two ways: {change}."))
+        steps = [Step(env.name, op.name, "transition", op.entity, r["id"]) for r, op in moves]
         plan = Plan(env.name, steps, tables, after)
         checks, _ = diff_checks(env, plan, tables, after, False, [], rng)
         checks.append(collateral(env, tables, after, None, steps=steps))
         calls = len(gold) - 1
-        tags = ["write", "needs:batch", f"len:{calls}", f"min_calls:{calls}",
-                f"chain:{chosen.op.name}?{chosen.field}>{op.name}*{n}"]
+        ops = ">".join(sorted({op.name for _, op in moves}))
+        tags = ["write", "needs:batch"] + (["needs:conditional"] if rule else []) + \
+            [f"len:{calls}", f"min_calls:{calls}", f"chain:{chosen.op.name}?{chosen.field}>{ops}*{n}"]
         task = make_task("", [env.name], [wrap_turn(capital(text), rng, True, env.bp, voice(env.bp, rng))],
                          {env.name: InitialState()}, checks, gold,
                          "workflow_orchestration" if "workflow_orchestration" in env.bp.archetypes else env.bp.archetypes[0],
                          tier(calls, tags), split, tags)
-        return Draft(task, (chosen.op.name, chosen.field, str(chosen.value), op.name, "batch"), "write", 0,
+        return Draft(task, (chosen.op.name, chosen.field, str(chosen.value), ops, "batch"), "write", 0,
                      {"length": calls, "keep": [count] + writer.mentions + ([ref.phrase] if ref else [])})
     raise Failed("no_batch")
 

@@ -44,7 +44,7 @@ CLOSERS = {
     "formal": ("Many thanks.", "Thanks for your help.", "Kind regards.", "Best regards.", "With thanks.",
                "Regards.", "Thank you kindly.", "Many thanks in advance."),
 }
-ALSO = ("Also, ", "And ", "Plus, ", "Separately, ", "While I'm at it, ", "One more: ", "Oh, and ", "Besides that, ",
+ALSO = ("Also, ", "And ", "Plus, ", "Separately, ", "Meanwhile, ", "One more: ", "Oh, and ", "Besides that, ",
         "Also - ", "And then ", "", "", "", "")
 THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ", "After which ", "When that's in, ")  # only where the order changes the outcome
 FOLLOW = ("Thanks. Next: ", "Great, one more: ", "Good. Now ", "OK, next: ", "Perfect. Also, ", "Thanks. Also: ",
