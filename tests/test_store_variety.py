@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from envcraft.core.tasks import load_tasks
@@ -146,3 +147,18 @@ def test_that_x_is_said_only_when_the_text_so_far_named_one_x(cache):
     writer.name(entity, row_id)
     again = writer.name(inner.entity, other)
     assert not again.startswith(("that", "the same")), (desc.phrase, again)
+
+
+@pytest.mark.slow
+def test_committed_store_reads_like_a_workplace_and_does_not_repeat_itself():
+    """Issue 19's store figures on the committed store (fails until the store is regenerated with this engine)."""
+    from envcraft.core.tasks import TASKS_DIR
+    from envcraft.generator.tasks.stats import _load
+
+    tasks, _ = _load(Path(TASKS_DIR))
+    got = realism(tasks)
+    assert len(tasks) >= 20_000, len(tasks)
+    assert got["paren_field_ref_share"] <= 0.05 and got["top20_5gram_coverage"] <= 0.15, got
+    assert got["distinct_open5_share"] >= 0.70 and got["redundant_share"] <= 0.10, got
+    assert got["max_family_share"] <= 0.10 and got["one_search_question_share"] <= 0.20, got
+    assert got["long_task_share"] >= 0.15, got
