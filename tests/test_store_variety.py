@@ -49,17 +49,17 @@ def cache() -> EnvCache:
 
 
 def test_a_batch_moves_every_row_of_its_set_and_says_why_and_how_many(cache):
-    env = cache["vet_clinic"]
     made = []
-    for i in range(40):
-        try:
-            made.append(build_batch(cache, env, random.Random(f"batch:{i}"), "train"))
-        except Failed:
-            continue
-    assert made, "no batch task in 40 draws"
-    assert any("needs:conditional" in d.task.tags for d in made) and any("needs:conditional" not in d.task.tags
-                                                                          for d in made)
-    for draft in made:
+    for name in ("vet_clinic", "dairy_herd_records"):
+        for i in range(30):
+            try:
+                made.append((cache[name], build_batch(cache, cache[name], random.Random(f"batch:{i}"), "train")))
+            except Failed:
+                continue
+    assert made, "no batch task in 60 draws"
+    assert any("needs:conditional" in d.task.tags for _, d in made) and any("needs:conditional" not in d.task.tags
+                                                                             for _, d in made)
+    for env, draft in made:
         task = draft.task
         moves = [c for c in task.gold if c.tool in env.ops and env.ops[c.tool].kind == "transition"]
         entity = env.entity(env.ops[moves[0].tool].entity)
