@@ -29,10 +29,10 @@ INSTRUCTIONS = (
     "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like org-0001: search first, then "
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `achops` CLI "
-    "in the shell) and the file tools. Policies: [judgement_1] Consult the runbook before re-queueing a "
-    'rejected file and the return table before reinitiating an entry. [file_retry_runbook_1] "file '
-    'exceeds daily limit": never re-queue without a limit increase approved by credit. Call finish when '
-    "done."
+    "in the shell) and the file tools. Policies: [retry_runbook_max] A rejected file is retried at most 3 "
+    "times. [judgement_1] Consult the runbook before re-queueing a rejected file and the return table "
+    'before reinitiating an entry. [file_retry_runbook_1] "file exceeds daily limit": never re-queue '
+    "without a limit increase approved by credit. Call finish when done."
 )
 
 

@@ -32,7 +32,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, at_capacity, comparison_fails, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    at_capacity,
+    comparison_fails,
+    holds,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -268,6 +277,16 @@ def job_application_submit(
         "applied_on": applied_on,
         "stage": "applied",
     }
+    if (
+        _block := comparison_fails(
+            field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "years_experience"),
+            ">=",
+            8,
+            "candidate profile years experience",
+            "",
+        )
+    ) and holds(field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "seniority"), "==", "staff"):
+        refuse("staff_experience", "Staff roles need 8+ years of experience.", _block)
     _right = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "salary_max")
     if _block := comparison_fails(
         field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "desired_salary"),

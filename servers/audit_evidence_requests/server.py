@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like cct-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `pbc` CLI in the shell) and the "
-    "file tools. Policies: [judgement_1] Be courteous and specific with the client. [judgement_2] Confirm "
-    "with the user before cancelling a request or changing a due date by more than 7 days. "
-    "[client_communication_guidelines_1] Due date extensions up to 7 days may be granted by the senior; "
-    "longer needs the partner. Call finish when done."
+    "file tools. Policies: [escalate_after_third_reminder] After the third reminder escalate to the "
+    "Controller instead of chasing the same contact again. [judgement_1] Be courteous and specific with "
+    "the client. [judgement_2] Confirm with the user before cancelling a request or changing a due date "
+    "by more than 7 days. [client_communication_guidelines_1] Due date extensions up to 7 days may be "
+    "granted by the senior; longer needs the partner. Call finish when done."
 )
 
 

@@ -1,6 +1,6 @@
 """Granite Falls business licensing office: City business licensing - license lifecycle, renewals, payments and violations.
 
-You assist clerks in the City of Granite Falls Business Licensing Office. Every business needs an annual
+You assist clerks in the City of Granite Falls Business Licensing Office. Every business holds an annual
 licence of its class. Licences move from pending to active, are flagged for renewal as they near expiry,
 lapse if not renewed, and can be suspended for unresolved violations and later reinstated. Renewal
 payments are recorded with a receipt number.

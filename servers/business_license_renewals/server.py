@@ -22,7 +22,7 @@ else:
 
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
-    "You assist clerks in the City of Granite Falls Business Licensing Office. Every business needs an "
+    "You assist clerks in the City of Granite Falls Business Licensing Office. Every business holds an "
     "annual licence of its class. Licences move from pending to active, are flagged for renewal as they "
     "near expiry, lapse if not renewed, and can be suspended for unresolved violations and later "
     "reinstated. Renewal payments are recorded with a receipt number. Today is Tuesday 2026-12-01; dates "

@@ -29,6 +29,8 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like chd-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
+    "[evidence_by_reason] Fraud_unrecognized disputes need no documents; not_as_described and "
+    "cancelled_subscription need the cardholder's evidence (photos, cancellation confirmation). "
     "[reg_e_timelines_1] Provisional credit must be posted within 10 business days of the dispute being "
     "opened if the investigation is not finished. [reg_e_timelines_2] Cardholders may dispute within 60 "
     "days of the statement showing the charge. [reg_e_timelines_3] Network decisions take up to 45 days. "

@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "on a waitlist. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records "
     "have ids like sgd-0001: search first, then act on the id. A failed write changes nothing, and a "
     "refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its "
-    "rules). Use the domain tools and the file tools. Policies: [program_rules_1] A subscriber may only "
-    "join a garden in their own utility_territory. [program_rules_1b] Only an operational garden takes "
-    "subscribers; one under construction takes none. [program_rules_2] Residential max 25 kW per "
-    "subscriber; small businesses and nonprofits up to 25 kW per garden. Call finish when done."
+    "rules). Use the domain tools and the file tools. Policies: [share_minimum] A share is at least 2 kW. "
+    "[program_rules_1] A subscriber may only join a garden in their own utility_territory. "
+    "[program_rules_1b] Only an operational garden takes subscribers; one under construction takes none. "
+    "[program_rules_2] Residential max 25 kW per subscriber; small businesses and nonprofits up to 25 kW "
+    "per garden. Call finish when done."
 )
 
 

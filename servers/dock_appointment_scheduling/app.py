@@ -1,7 +1,7 @@
 """Riverside DC dock appointment scheduling: Distribution-center dock scheduling: doors and unload crews booked per truck appointment.
 
 You schedule the receiving and shipping docks at the Riverside distribution center. Trucking companies
-request appointments to unload or load; each appointment needs a dock door and an unload crew, neither
+request appointments to unload or load; each appointment books a dock door and an unload crew, neither
 of which can be double-booked. On the day, trucks check in at the gate, move to the door and complete,
 or are marked no-show.
 

@@ -23,7 +23,7 @@ else:
 HERE = Path(__file__).resolve().parent
 INSTRUCTIONS = (
     "You schedule the receiving and shipping docks at the Riverside distribution center. Trucking "
-    "companies request appointments to unload or load; each appointment needs a dock door and an unload "
+    "companies request appointments to unload or load; each appointment books a dock door and an unload "
     "crew, neither of which can be double-booked. On the day, trucks check in at the gate, move to the "
     "door and complete, or are marked no-show. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and "
     "times YYYY-MM-DDTHH:MM. Records have ids like door-0001: search first, then act on the id. A failed "

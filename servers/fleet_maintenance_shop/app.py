@@ -27,6 +27,7 @@ from envcraft_runtime.records import (
     field_of,
     page_of,
     report_on,
+    row_of,
     run_batch,
     target_row,
     text_contains,
@@ -271,6 +272,20 @@ def repair_order_diagnose(
     _new = {**_row, **_changes, "status": "diagnosed"}
     if _block := not_among(_row, "status", ("opened",), "repair order"):
         refuse("repair_order_diagnose.status_in", "only newly opened orders can be diagnosed", _block)
+    _other = row_of(tables, "mechanics", _new.get("mechanic_id"))
+    if (_block := not_among(_other, "certification", ("brakes_and_trailer", "ase_master"), "mechanic")) and _new.get(
+        "complaint"
+    ) in ("air leak at rear brake chamber", "trailer ABS light on"):
+        refuse(
+            "brake_trailer_mechanic",
+            "Brake and trailer work needs a brakes_and_trailer or ase_master mechanic.",
+            _block,
+        )
+    _other = row_of(tables, "mechanics", _new.get("mechanic_id"))
+    if (_block := not_among(_other, "certification", ("diesel", "ase_master"), "mechanic")) and _new.get(
+        "complaint"
+    ) in ("DEF system fault", "check engine light - derate"):
+        refuse("diesel_mechanic", "DEF and engine derates need a diesel or ase_master mechanic.", _block)
     _row.update(_new)
     return as_record(RepairOrder, _row)
 

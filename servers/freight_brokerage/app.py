@@ -280,7 +280,7 @@ def freight_load_cancel(tables: Tables, freight_load_id: str) -> FreightLoad:
 
 @write
 def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: str, rate: float) -> LoadTender:
-    """Tender a load to a carrier; the carrier needs a free truck."""
+    """Tender a load to a carrier and one of its free trucks."""
     FREIGHT_LOADS.check_ref(tables, freight_load_id, "freight_load_id")
     MOTOR_CARRIERS.check_ref(tables, motor_carrier_id, "motor_carrier_id")
     check_range(rate, "rate", 800, 7500)

@@ -362,7 +362,7 @@ def collection_case_send_demand(tables: Tables, collection_case_id: str) -> Coll
 
 @write
 def collection_case_file_lien(tables: Tables, collection_case_id: str) -> CollectionCase:
-    """File a lien after the demand letter expired (board approval required)."""
+    """File a lien after the demand letter expired (with the board's approval, as the collection policy says)."""
     _row = COLLECTION_CASES.find(tables, collection_case_id)
     _new = {**_row, "stage": "lien_filed"}
     if _block := not_among(_row, "stage", ("demand_letter",), "collection case"):

@@ -30,12 +30,13 @@ INSTRUCTIONS = (
     "ids like cld-0001: search first, then act on the id. A failed write changes nothing, and a refusal "
     "names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). "
     "Use the domain tools (or the `trustbook` CLI in the shell) and the file tools. Policies: "
-    "[judgement_1] Check the client's own ledger balance before every disbursement and apply the "
-    "check-clearing rule. [judgement_2] Voiding a disbursement does not re-credit the ledger: record a "
-    'deposit with source "cost deposit" for the voided amount. [trust_account_rules_1] Never disburse '
-    "more than the individual client's ledger balance; no negative ledgers, ever. [trust_account_rules_2] "
-    "Earned fees are transferred out only after an invoice has been sent to the client at least 10 days "
-    "earlier. Call finish when done."
+    "[two_partner_approval] Disbursements above 10,000 require approval by the responsible partner AND a "
+    "second partner. [judgement_1] Check the client's own ledger balance before every disbursement and "
+    "apply the check-clearing rule. [judgement_2] Voiding a disbursement does not re-credit the ledger: "
+    'record a deposit with source "cost deposit" for the voided amount. [trust_account_rules_1] Never '
+    "disburse more than the individual client's ledger balance; no negative ledgers, ever. "
+    "[trust_account_rules_2] Earned fees are transferred out only after an invoice has been sent to the "
+    "client at least 10 days earlier. Call finish when done."
 )
 
 

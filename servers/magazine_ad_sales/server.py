@@ -30,12 +30,13 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like adv-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `adsales` CLI in the shell) and the "
-    "file tools. Policies: [judgement_1] Price bookings from the rate card (agency discount, volume "
-    "discount), then check issue ad pages and advertiser credit. [judgement_2] Preflight with the spec: "
-    "colour profile and dpi decide pass or fail. [ad_specs_1] PDF/X-1a, CMYK only: cmyk_fogra39 "
-    "(preferred) or cmyk_swop. RGB files fail preflight. [ad_specs_2] Creatives are due 5 days before the "
-    "issue's ad_close_date; orders without an approved creative at ad close are cancelled and the rate is "
-    "released back to credit manually by finance. Call finish when done."
+    "file tools. Policies: [min_resolution] Artwork is at least 300 dpi at 100% size. [judgement_1] Price "
+    "bookings from the rate card (agency discount, volume discount), then check issue ad pages and "
+    "advertiser credit. [judgement_2] Preflight with the spec: colour profile and dpi decide pass or "
+    "fail. [ad_specs_1] PDF/X-1a, CMYK only: cmyk_fogra39 (preferred) or cmyk_swop. RGB files fail "
+    "preflight. [ad_specs_2] Creatives are due 5 days before the issue's ad_close_date; orders without an "
+    "approved creative at ad close are cancelled and the rate is released back to credit manually by "
+    "finance. Call finish when done."
 )
 
 

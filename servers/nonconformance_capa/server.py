@@ -29,11 +29,12 @@ INSTRUCTIONS = (
     "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "ppt-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
-    "domain tools and the file tools. Policies: [mrb_procedure_1] Safety_critical parts may never be "
-    "dispositioned use_as_is. [mrb_procedure_1b] Rework needs an approved repair instruction; otherwise "
-    "scrap. [mrb_procedure_2] Return_to_supplier only for NCRs detected at incoming inspection. "
-    "[mrb_procedure_3] Contain within 24 hours: tag, segregate and count all suspect material, including "
-    "WIP and FG. Call finish when done."
+    "domain tools and the file tools. Policies: [capa_mandatory] A CAPA is mandatory for any "
+    "safety_critical NCR, any customer_return, and any defect repeated 3 times in 90 days. "
+    "[mrb_procedure_1] Safety_critical parts may never be dispositioned use_as_is. [mrb_procedure_1b] "
+    "Rework needs an approved repair instruction; otherwise scrap. [mrb_procedure_2] Return_to_supplier "
+    "only for NCRs detected at incoming inspection. [mrb_procedure_3] Contain within 24 hours: tag, "
+    "segregate and count all suspect material, including WIP and FG. Call finish when done."
 )
 
 

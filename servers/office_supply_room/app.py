@@ -33,7 +33,16 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import PolicyRule, holds, in_past, load_policies, not_among, refuse, short_of
+from envcraft_runtime.rules import (
+    PolicyRule,
+    comparison_fails,
+    holds,
+    in_past,
+    load_policies,
+    not_among,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -278,6 +287,14 @@ def requisition_submit(
         refuse(
             "requisition_submit.at_least2",
             "the department's supply budget cannot cover this charge: ask the budget owner or reduce the quantity",
+            _block,
+        )
+    if (_block := comparison_fails(_new.get("quantity"), "<=", 2, "quantity", "")) and holds(
+        field_of(tables, "supply_items", _new.get("supply_item_id"), "category"), "==", "toner"
+    ):
+        refuse(
+            "toner_limit",
+            "Toner (category `toner`) is limited to 2 cartridges per requisition; larger needs go through Procurement.",
             _block,
         )
     _other = row_of(tables, "office_budgets", _new.get("office_budget_id"))

@@ -253,7 +253,7 @@ def rma_refund(
 
 @write
 def rma_exchange(tables: Tables, rma_id: str) -> Rma:
-    """Ship a replacement unit instead of refunding."""
+    """Ship a replacement unit (an exchange, not a refund)."""
     _row = RMAS.find(tables, rma_id)
     _new = {**_row, "status": "exchanged"}
     if _block := not_among(_row, "status", ("inspected",), "rma"):

@@ -1,8 +1,8 @@
 """Mercy General operating theatre scheduling: Theatre bookings office - cases need a free room, surgeon and anaesthetist at once.
 
 You assist the theatre bookings coordinator at Mercy General. Surgeons' secretaries request cases; each
-case needs an operating room, the surgeon and an anaesthetist free for the whole slot. On the day cases
-go to theatre and complete; elective cases are postponed or cancelled when an emergency needs the room.
+case books an operating room, the surgeon and an anaesthetist for the whole slot. On the day cases go to
+theatre and complete; elective cases are postponed or cancelled when an emergency needs the room.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
@@ -286,6 +286,16 @@ def surgical_case_schedule(
         refuse(
             "surgical_case_schedule.no_overlap3",
             "the anaesthetist is covering another case then: pick another anaesthetist or time",
+            _block,
+        )
+    _other = row_of(tables, "operating_rooms", _new.get("operating_room_id"))
+    if (_block := not_among(_other, "laminar_flow", (True,), "operating room")) and _new.get("procedure") in (
+        "total knee replacement",
+        "total hip replacement",
+    ):
+        refuse(
+            "laminar_flow_joints",
+            "Joint replacements (knee, hip) need a room with laminar flow (OR 3 or OR 4).",
             _block,
         )
     _other = row_of(tables, "operating_rooms", _new.get("operating_room_id"))

@@ -1,9 +1,9 @@
 """Brightline Tax & Advisory scheduling and returns: Tax practice: client meetings needing preparer + room, and returns moving to e-file.
 
-You run scheduling for Brightline Tax & Advisory during filing season. Client meetings need both a
-preparer and a meeting room (or virtual line) free for the whole slot. Each preparer carries a limited
-number of returns at once, and every return moves from intake through preparation, review and client
-signature to e-file.
+You run scheduling for Brightline Tax & Advisory during filing season. A client meeting books both a
+preparer and a meeting room (or virtual line) for the whole slot. Each preparer carries a limited number
+of returns at once, and every return moves from intake through preparation, review and client signature
+to e-file.
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.

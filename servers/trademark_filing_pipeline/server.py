@@ -29,13 +29,14 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like bcl-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools and the "
-    "file tools. Policies: [judgement_1] Pipeline: clearance order -> complete -> clear -> application "
-    "prepare -> file -> (office action -> response) -> publish -> register. [filing_checklist_1] Clear "
-    "before filing: only `low` or `moderate` risk reports are cleared. [filing_checklist_1b] A `moderate` "
-    "report needs the client's written acknowledgement of risk before it is cleared. [filing_checklist_2] "
-    "The application's mark must match the cleared report's mark exactly. [filing_checklist_2b] The "
-    "application's class must match the cleared report's class; a new class needs a new search. Call "
-    "finish when done."
+    "file tools. Policies: [specimen_for_use] Use_in_commerce filings need a specimen showing the mark on "
+    "goods or the website; otherwise file intent_to_use. [judgement_1] Pipeline: clearance order -> "
+    "complete -> clear -> application prepare -> file -> (office action -> response) -> publish -> "
+    "register. [filing_checklist_1] Clear before filing: only `low` or `moderate` risk reports are "
+    "cleared. [filing_checklist_1b] A `moderate` report needs the client's written acknowledgement of "
+    "risk before it is cleared. [filing_checklist_2] The application's mark must match the cleared "
+    "report's mark exactly. [filing_checklist_2b] The application's class must match the cleared report's "
+    "class; a new class needs a new search. Call finish when done."
 )
 
 

@@ -28,12 +28,14 @@ INSTRUCTIONS = (
     "Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like hst-0001: "
     "search first, then act on the id. A failed write changes nothing, and a refusal names the rule that "
     "blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools "
-    "and the file tools. Policies: [judgement_1] Talk to the guest: confirm their name and host before "
-    "searching, and explain any refusal with the next step (e.g. asking the host to pre-register). "
-    "[front_desk_guide_1] Guests without a signed NDA may not go above floor 5; ask them to sign the "
-    "paper NDA at the desk. [front_desk_guide_2] Contractors get a `contractor` badge and must check out "
-    "by 18:00. [front_desk_guide_3] Guests more than 45 minutes late are marked no_show only after the "
-    "host confirms. [front_desk_guide_4] Look up the visit before anything else. Call finish when done."
+    "and the file tools. Policies: [secure_floor_badge] Secure floors (7-9, visits with access_zone "
+    "`secure`) need an `escort_required` badge and an escort; other floors get a `visitor` badge. "
+    "[judgement_1] Talk to the guest: confirm their name and host before searching, and explain any "
+    "refusal with the next step (e.g. asking the host to pre-register). [front_desk_guide_1] Guests "
+    "without a signed NDA may not go above floor 5; ask them to sign the paper NDA at the desk. "
+    "[front_desk_guide_2] Contractors get a `contractor` badge and must check out by 18:00. "
+    "[front_desk_guide_3] Guests more than 45 minutes late are marked no_show only after the host "
+    "confirms. [front_desk_guide_4] Look up the visit before anything else. Call finish when done."
 )
 
 

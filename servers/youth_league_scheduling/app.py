@@ -1,7 +1,7 @@
 """Riverbend Youth Soccer League scheduler: Youth soccer league - schedule games on pitches with referees; results and forfeits.
 
-You help the volunteer scheduler of the Riverbend Youth Soccer League (U8 to U14). Games need a pitch of
-the right size for the age group and a referee of a suitable grade; no pitch, referee or team can be
+You help the volunteer scheduler of the Riverbend Youth Soccer League (U8 to U14). Games are played on a
+pitch sized for the age group with a referee of a suitable grade; no pitch, referee or team can be
 double-booked. Weather postpones games, which are rescheduled; played games get a score, and a team
 short of players forfeits.
 
