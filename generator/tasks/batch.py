@@ -129,8 +129,9 @@ def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -
                                f"{reason} the {named}, {count} on the list, need the same treatment: {change}."))
         else:
             text = rng.choice((f"{reason} please go through the {count} {named}: {change}.",
-                               f"{reason} the {named} - {count} of them - get sorted today: {change}.",
+                               f"{reason} the {named} - {count} of them - need deciding: {change}.",
                                f"{reason} there are {count} {named} to decide on. {capital(change)}.",
+                               f"{reason} {count} {named} to handle: {change}.",
                                f"{reason} each of the {count} {named} goes one of two ways: {change}."))
         steps = [Step(env.name, op.name, "transition", op.entity, r["id"]) for r, op in moves]
         plan = Plan(env.name, steps, tables, after)

@@ -95,7 +95,11 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
                           f"{words(link.dst_field)} taken from {a.bp.title} - use the {words(link.src_field)} on file "
                           f"for {source_desc.phrase}",
                           f"as {words(link.dst_field)}, the {words(link.src_field)} that {a.bp.title} has for "
-                          f"{source_desc.phrase}"))
+                          f"{source_desc.phrase}",
+                          f"{words(link.dst_field)}: copy the {words(link.src_field)} of {source_desc.phrase} "
+                          f"{at(a.bp.title)}",
+                          f"for {words(link.dst_field)}, go with {source_desc.phrase}'s {words(link.src_field)} "
+                          f"{at(a.bp.title)}"))
     writer_a, writer_b = Writer(a, desc_a, rng), Writer(b, desc_b, rng)
     clauses_a = writer_a.goals(plan_a.steps)
     clauses_b = writer_b.goals(plan_b.steps, {i: carried for i, s in enumerate(plan_b.steps) if s.override})

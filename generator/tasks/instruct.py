@@ -28,8 +28,9 @@ REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
 # store (realism.top20_5gram_coverage) and a greeting is not what makes a request read as a person's.
 OPENERS = {  # short ones mostly, so the request itself, not a greeting formula, is what opens the text
-    "plain": ("", "", "", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,", "Hi all,"),
-    "brief": ("", "", "", "", "Quick one:", "One for you:", "Quick ask:", "Small one:"),
+    "plain": ("", "", "", "", "", "Hi,", "Hello!", "Hey,", "Morning!", "Hi there,", "Hello,", "Hi team,", "Hi all,",
+              "Hi folks,", "Hey there,", "Morning all,"),
+    "brief": ("", "", "", "", "Quick one:", "One for you:", "Quick ask:", "Small one:", "Heads up:", "Over to you:"),
     "chatty": ("Hey!", "Hiya!", "Morning!", "Hi!", "Hey there!", "Hope you're well!", "Thanks for taking this.",
                "Busy day here!", "Hi, quick favour.", "Afternoon!", "Hello hello!", "Got a minute?"),
     "formal": ("Good morning.", "Hello.", "Good afternoon.", "Dear colleague,", "A request, please:",
