@@ -11,9 +11,10 @@
   what), newest first, of one table or one record; the runtime logs every write
   (envcraft_runtime.history), and no tool writes the log.
 
-The task engine builds its chains from the blueprint's own operations, so these never change what
-a task's gold does; they are listed in the manifest as domain tools and audited like the others
-(generator/audit.py).
+The runtime makes them (envcraft_runtime/derived.py) from what tools.json beside app.py says of them
+(generator/appfile.py `tools_json`): no app.py holds their code. The task engine builds its chains from
+the blueprint's own operations, so these never change what a task's gold does; they are listed in the
+manifest as domain tools and audited like the others (generator/audit.py).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def sum_fields(entity: Entity) -> list[FieldSpec]:
 
 READ_POLICIES = ("List this app's rules: id, category, text, the tools each guards, and whether the tools enforce it; "
                  "optionally only one tool's.")
-# app.py's read_policies docstring (generator/templates/app.py.jinja) says the same of its `tool` filter
+# read_policies' docstring (envcraft_runtime/derived.py) says the same of its `tool` filter
 READ_POLICIES_FILTER = "Give `tool` to see only the rules of one tool."
 
 

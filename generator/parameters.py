@@ -1,7 +1,7 @@
 """What each tool parameter takes, in words: format, unit, allowed values, where an id comes from.
 
-The generated app.py holds it as PARAMETERS ({operation: {parameter: text}}); the runtime puts each text
-in the tool's input schema as that parameter's `description` (envcraft_runtime/mcp_adapter.py), because
+The generated tools.json beside app.py holds it as `parameters` ({operation: {parameter: text}}); the runtime
+puts each text in the tool's input schema as that parameter's `description` (envcraft_runtime/mcp_adapter.py), because
 agents read the schema, not the docstring. The signatures, and so the schemas' types, stay as they are.
 """
 

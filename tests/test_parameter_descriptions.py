@@ -35,7 +35,7 @@ async def test_every_domain_parameter_is_described(name):
     for op in app.OPERATIONS:
         for parameter, spec in tools[op.__name__]["properties"].items():
             described = spec.get("description", "")
-            assert described and described == app.PARAMETERS[op.__name__][parameter], (op.__name__, parameter)
+            assert described and described == op.parameters[parameter], (op.__name__, parameter)
             choices = spec.get("enum") or next((a["enum"] for a in spec.get("anyOf", []) if "enum" in a), None)
             if choices and parameter != "group_by":
                 assert "one of: " + ", ".join(choices) in described, (op.__name__, parameter)

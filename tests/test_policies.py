@@ -19,6 +19,7 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft_runtime import ToolFailure
 from envcraft_runtime.rules import POLICY_FORMAT, PolicyRefusal, PolicyRule, load_policies
 from mcp import Client
 
@@ -55,7 +56,7 @@ def test_a_policy_refuses_the_call_that_breaks_it_and_names_the_blocking_fact(re
     assert applicant["id"] in found.fact and unit["id"] in found.fact
     assert "(rule approved_before_offer:" in found.message
     before = copy.deepcopy(tables)
-    with pytest.raises(module.app.ToolFailure):
+    with pytest.raises(ToolFailure):
         module.app.lease_offer_send(tables, **call)
     assert tables == before  # a refused write changes nothing
     # the same call once the application is approved: no rule refuses it, and it goes through
@@ -236,7 +237,7 @@ def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
     closed = app.support_ticket_close_many(tables, [t["id"] for t in ok])
     assert [t.status for t in closed] == ["closed", "closed"]
     assert {t["id"]: t["status"] for t in tables["support_tickets"]}[ok[1]["id"]] == "closed"
-    with pytest.raises(app.ToolFailure, match="repeats"):
+    with pytest.raises(ToolFailure, match="repeats"):
         app.support_ticket_close_many(tables, [ok[0]["id"], ok[0]["id"]])
 
 

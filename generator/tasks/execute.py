@@ -18,6 +18,7 @@ from envcraft.generator.blueprint import Operation
 from envcraft.generator.tasks.choose import Chooser
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, is_active
 from envcraft.generator.tasks.graph import accepts, needs, ref_params
+from envcraft_runtime import ToolFailure
 
 TRIES = 10
 
@@ -52,7 +53,7 @@ def call(env: EnvSpec, tables: Tables, op_name: str, args: dict[str, Any]) -> tu
     """Run one operation in place; (False, message) when it refuses (tables then unchanged)."""
     try:
         return True, env.fn(op_name)(tables, **args)
-    except env.app.ToolFailure as exc:
+    except ToolFailure as exc:
         return False, str(exc)
     except (TypeError, ValueError) as exc:
         return False, f"{type(exc).__name__}: {exc}"

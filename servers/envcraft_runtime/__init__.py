@@ -8,6 +8,8 @@ inside the shell sandbox, where an environment's CLI verbs use it. Its parts:
 - operations.py: `read` / `write` tags for domain operations, and how they are called;
 - arguments.py, rules.py, records.py: what generated apps share (argument checks, business rules
   as refusals, pages / reports / batches), imported by each app.py rather than copied into it;
+- derived.py: the tools every app gets from its tools.json (read_policies, reports, batches,
+  list_changes) and the descriptions of every tool's parameters;
 - shell.py, cgroups.py, limits.py, opsocket.py: the contained shell and its bounds;
 - mcp_adapter.py and cli.py: the two ways an app's operations are exposed;
 - sandboxes/: where shell commands run, one module per sandbox (bwrap, container, process), chosen by name.

@@ -98,11 +98,11 @@ class _Episode:
 
 
 def described_signature(op: Callable) -> inspect.Signature:
-    """The operation's public signature, each parameter carrying its description from the app's PARAMETERS
-    (format, unit, allowed values), so the tool's input schema shows it: agents read the schema, not the
-    docstring. Types stay as the signature has them."""
+    """The operation's public signature, each parameter carrying its description (format, unit, allowed values;
+    `op.parameters`, from the app's tools.json: derived.py), so the tool's input schema shows it: agents read the
+    schema, not the docstring. Types stay as the signature has them."""
     signature = public_signature(op)
-    notes = op.__globals__.get("PARAMETERS", {}).get(op.__name__, {})
+    notes = getattr(op, "parameters", {})
     if not notes:
         return signature
     from typing import Annotated

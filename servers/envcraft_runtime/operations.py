@@ -58,9 +58,15 @@ def call_operation(store: Store, op: Callable, /, **arguments: Any) -> Any:
         with store.transaction() as tables:
             before = history.before_write(tables)
             result = op(tables, **arguments)
-            history.after_write(tables, before, op.__name__, op.__globals__.get("TODAY", history.EPOCH))
+            history.after_write(tables, before, op.__name__, today_of(op))
             return result
     return op(store.read(), **arguments)
+
+
+def today_of(op: Callable) -> str:
+    """The app's own day, which dates its history: set on every operation by derived.app_operations, else the
+    TODAY of the module that defines the operation."""
+    return getattr(op, "today", None) or getattr(op, "__globals__", {}).get("TODAY", history.EPOCH)
 
 
 def to_jsonable(value: Any) -> Any:

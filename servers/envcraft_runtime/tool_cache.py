@@ -52,22 +52,29 @@ def evaluated_signature(fn: Callable[..., Any]) -> inspect.Signature:
     """
     signature = inspect.signature(fn)
     namespace = getattr(inspect.unwrap(fn), "__globals__", {})
-
-    def evaluate(annotation: Any) -> Any:
-        if not isinstance(annotation, str):
-            return annotation
-        members = [eval(code, namespace) for code in _compiled(annotation)]  # the app's own source
-        if len(members) == 1:
-            return members[0]
-        if all(isinstance(m, type) or m is None for m in members):  # plain classes: `int | None`, never cached
-            return functools.reduce(operator.or_, members)
-        flat = [a for m in members for a in (typing.get_args(m) if typing.get_origin(m) is typing.Union else (m,))]
-        uncached = getattr(typing.Union, "_getitem", None)  # what Union[...] runs under its cache (3.11-3.13)
-        return uncached(typing.Union, tuple(flat)) if uncached else functools.reduce(operator.or_, flat)
-
     return signature.replace(
-        parameters=[p.replace(annotation=evaluate(p.annotation)) for p in signature.parameters.values()],
-        return_annotation=evaluate(signature.return_annotation))
+        parameters=[p.replace(annotation=evaluate(p.annotation, namespace)) for p in signature.parameters.values()],
+        return_annotation=evaluate(signature.return_annotation, namespace))
+
+
+def evaluate(annotation: Any, namespace: dict[str, Any]) -> Any:
+    """An annotation's text evaluated in `namespace` (an app's module), each `A | B` of typing forms a union made
+    for it (see evaluated_signature); anything but text as it is."""
+    if not isinstance(annotation, str):
+        return annotation
+    members = [eval(code, namespace) for code in _compiled(annotation)]  # the app's own source
+    return union(*members)
+
+
+def union(*members: Any) -> Any:
+    """`A | B | ...` made for these members, never one typing cached for members that only compare equal."""
+    if len(members) == 1:
+        return members[0]
+    if all(isinstance(m, type) or m is None for m in members):  # plain classes: `int | None`, never cached
+        return functools.reduce(operator.or_, members)
+    flat = [a for m in members for a in (typing.get_args(m) if typing.get_origin(m) is typing.Union else (m,))]
+    uncached = getattr(typing.Union, "_getitem", None)  # what Union[...] runs under its cache (3.11-3.13)
+    return uncached(typing.Union, tuple(flat)) if uncached else functools.reduce(operator.or_, flat)
 
 
 @functools.cache
@@ -108,7 +115,7 @@ def _shared_digest() -> bytes:
 def fingerprint(env_dir: Path, specs: list[ToolSpec]) -> str:
     """A hash of everything the schemas are derived from."""
     digest = hashlib.sha256(_shared_digest())
-    for path in sorted(Path(env_dir).glob("*.py")):
+    for path in sorted([*Path(env_dir).glob("*.py"), *Path(env_dir).glob("*.json")]):  # tools.json: descriptions
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for spec in specs:
         digest.update(f"{spec.fn.__name__}\0{spec.fn.__doc__}\0{spec.read_only}\0".encode())
