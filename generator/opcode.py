@@ -91,7 +91,7 @@ class OperationView:
     changes: list[tuple[str, str]] = field(default_factory=list)  # update / transition: (field, argument)
     nothing_to_change: str | None = None  # update: the message when no field is given
     new_status: tuple[str, str] | None = None  # transition: (status field, value)
-    needs_new: bool = False  # delete: whether rules or effects read the row as `_new`
+    needs_new: bool = False  # whether rules or effects read the row as it would be (`_new`); else fields are assigned
     orders: list[tuple[str, str]] = field(default_factory=list)  # (start, end) fields that must be in order
     uniques: list[str] = field(default_factory=list)
     rules: list[RuleCheck] = field(default_factory=list)
@@ -279,4 +279,11 @@ def operation_view(bp: Blueprint, op: Operation) -> OperationView:
         view.needs_new = bool(view.rules or view.orders or view.uniques or view.lookups)
     elif op.kind in ("update", "transition"):
         _change(view, bp, op, entity, params)
+        view.needs_new = reads_new(view)
     return view
+
+
+def reads_new(view: OperationView) -> bool:
+    """Whether any check or effect of the operation reads `_new`, the row as the write would leave it."""
+    code = [text for rule in view.rules for text in (rule.fact, rule.setup, rule.when) if text]
+    return bool(view.orders or view.uniques or view.lookups or view.effects) or any("_new" in text for text in code)
