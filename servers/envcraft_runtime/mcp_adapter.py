@@ -20,6 +20,7 @@ from .limits import Limits
 from .operations import MAX_ARGUMENT_CHARS, call_operation, check_arguments, public_signature, to_jsonable
 from .sandboxes import open_shell
 from .store import ANSWER_LIMIT, Store
+from .tool_cache import evaluated_signature
 from .workspace import MAX_WRITE_BYTES, Workspace
 
 EPISODE_CALLS = 4  # tool calls of one episode running at once; more wait their turn without holding a thread
@@ -97,12 +98,37 @@ class _Episode:
         return {name: getattr(validated, name) for name in model.model_fields}
 
 
-def described_signature(op: Callable) -> inspect.Signature:
+# What each parameter of the scaffold tools takes: the input schemas carry it, as the domain tools' do.
+SCAFFOLD_PARAMETERS = {
+    "read_file": {"path": "a file's path inside the workspace, like docs/notes.md",
+                  "offset": "the first line to show, counted from 0 (default 0)",
+                  "limit": "how many lines to show at most (default 2000)"},
+    "write_file": {"path": "a file's path inside the workspace; missing parent folders are created",
+                   "content": f"the file's whole new text, at most {MAX_WRITE_BYTES} bytes (replaces what was there)"},
+    "edit_file": {"path": "a file's path inside the workspace",
+                  "old_text": "the exact text to replace, as the file holds it (spaces and line breaks too)",
+                  "new_text": "the text to put in its place",
+                  "replace_all": "true: replace every occurrence; false (default): old_text must occur exactly once"},
+    "list_dir": {"path": "a folder inside the workspace (default '.': the workspace itself)"},
+    "find_files": {"pattern": "a glob matched against each path and name, like '*.csv' or 'docs/*'",
+                   "path": "the folder to search under (default '.': the whole workspace)"},
+    "grep": {"pattern": "a regular expression matched on each line, like 'invoice|receipt' (no backreferences)",
+             "path": "a file, or a folder to search under (default '.': the whole workspace)",
+             "glob": "only files whose name matches this glob, like '*.md' (default '*': every file)"},
+    "run_shell": {"command": "a bash command line, run in the workspace",
+                  "timeout_seconds": "seconds before the command is stopped (default 20; never more than the server allows)"},
+    "finish": {"answer": f"your report: what you did, what you left undone and why, and the answer to any question "
+                         f"asked; at most {ANSWER_LIMIT} characters"},
+}
+
+
+def described_signature(op: Callable, notes: dict[str, str] | None = None) -> inspect.Signature:
     """The operation's public signature, each parameter carrying its description (format, unit, allowed values;
-    `op.parameters`, from the app's tools.json: derived.py), so the tool's input schema shows it: agents read the
-    schema, not the docstring. Types stay as the signature has them."""
-    signature = public_signature(op)
-    notes = getattr(op, "parameters", {})
+    `op.parameters`, from the app's tools.json: derived.py, or `notes`), so the tool's input schema shows it: agents
+    read the schema, not the docstring. Types stay as the signature has them. A scaffold tool (no `tables`) is
+    described from SCAFFOLD_PARAMETERS."""
+    signature = public_signature(op) if notes is None else evaluated_signature(op)
+    notes = getattr(op, "parameters", {}) if notes is None else notes
     if not notes:
         return signature
     from typing import Annotated
@@ -128,7 +154,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     from mcp.server.mcpserver.exceptions import ToolError
 
     from .capped_stdio import IN_PARTS, cap_stdio
-    from .tool_cache import ToolSpec, evaluated_signature, register
+    from .tool_cache import ToolSpec, register
 
     episodes: dict[Path, _Episode] = {}
     specs: list[ToolSpec] = []
@@ -214,6 +240,7 @@ def add_claw_tools(server: Any, root: Path | None, env_dir: Path, cli_name: str 
     for fn, read_only in ((read_file, True), (write_file, False), (edit_file, False), (list_dir, True),
                           (find_files, True), (grep, True), (run_shell, False), (finish, False)):
         if fn.__name__ in SCAFFOLDS[scaffold]:
+            fn.__signature__ = described_signature(fn, SCAFFOLD_PARAMETERS[fn.__name__])  # type: ignore[attr-defined]
             tool(fn, read_only, MAX_WRITE_BYTES)
 
     for op in operations:
