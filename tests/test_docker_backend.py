@@ -72,11 +72,11 @@ async def test_office_end_to_end(tmp_path, launcher):
         client = instance.client
         listed = await client.list_tools()
         assert sorted(t.name for t in listed.tools) == sorted(t.name for t in env.manifest.env.tools)
-        assert len(listed.tools) == 20
+        assert len(listed.tools) == 22
 
         found = await client.call_tool("mail_search", {"query": "Lantern Room", "folder": "archive"})
         assert not found.is_error, found.content
-        assert any(m["id"] == "msg-0001" for m in found.structured_content["result"])
+        assert any(m["id"] == "msg-0001" for m in found.structured_content["results"])
 
         wrote = await client.call_tool("write_file", {"path": "notes/hello.txt", "content": "from the container"})
         assert not wrote.is_error, wrote.content
@@ -111,13 +111,13 @@ async def test_reset_reaches_the_running_container(tmp_path, launcher):
         sent = await client.call_tool("mail_send", {"to": ["priya.shah@northwind.studio"], "subject": "x", "body": "y"})
         assert not sent.is_error, sent.content
         before = await client.call_tool("mail_search", {"folder": "sent", "query": "x"})
-        assert any(m["subject"] == "x" for m in before.structured_content["result"])
+        assert any(m["subject"] == "x" for m in before.structured_content["results"])
         instance.reset()
         assert not (instance.workspace / "by-shell.txt").exists()
         listed = await client.call_tool("list_dir", {})
         assert not listed.is_error and "SKILL.md" in listed.content[0].text and "by-shell.txt" not in listed.content[0].text
         outbox = await client.call_tool("mail_search", {"folder": "sent", "query": "x"})
-        assert not outbox.is_error and all(m["subject"] != "x" for m in outbox.structured_content["result"])
+        assert not outbox.is_error and all(m["subject"] != "x" for m in outbox.structured_content["results"])
         assert not (await client.call_tool("write_file", {"path": "after-reset.txt", "content": "ok"})).is_error
         assert (instance.workspace / "after-reset.txt").read_text() == "ok"
 

@@ -82,7 +82,7 @@ def test_inspector_works_in_a_gateway_episode_and_farm_limits_are_clear(gateway)
     _, episode = control(port, "POST", "/episodes", {"env": "office"})
     listed = inspector(episode["url"], "--transport", "http", "--method", "tools/list")
     assert listed.returncode == 0, listed.stderr
-    assert len(json.loads(listed.stdout)["tools"]) == 20
+    assert len(json.loads(listed.stdout)["tools"]) == 22
     for _ in range(2):
         assert control(port, "POST", "/episodes", {"env": "office"})[0] == 201
     status, full = control(port, "POST", "/episodes", {"env": "office"})

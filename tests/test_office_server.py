@@ -48,7 +48,7 @@ def test_inspector_lists_and_calls_tools_over_http(workspace):
         url = f"http://127.0.0.1:{port}/mcp"
         listed = inspector(url, "--transport", "http", "--method", "tools/list")
         assert listed.returncode == 0, listed.stderr
-        assert len(json.loads(listed.stdout)["tools"]) == 20
+        assert len(json.loads(listed.stdout)["tools"]) == 22
         called = inspector(url, "--transport", "http", "--method", "tools/call", "--tool-name", "write_file",
                            "--tool-arg", "path=notes/hello.txt", "--tool-arg", "content=from the inspector")
         assert json.loads(called.stdout)["isError"] is False

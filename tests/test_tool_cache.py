@@ -180,6 +180,6 @@ async def test_every_session_of_a_shared_server_gets_the_full_listing(tmp_path):
             listings.append([t.model_dump(mode="json") for t in (await instance.client.list_tools()).tools])
             session = instance.client._client.session
             assert set(session._tool_output_schemas) == {t["name"] for t in listings[-1]}
-    assert listings[0] == listings[1] == listings[2] and len(listings[0]) == 20
+    assert listings[0] == listings[1] == listings[2] and len(listings[0]) == 22
     assert launcher.server(env) is launcher.server(env)  # one server, built once, for every episode
     root.close()

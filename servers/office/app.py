@@ -2,7 +2,9 @@
 
 Every operation takes the app's tables first, then the caller's arguments; `@read` operations
 never change the tables, `@write` ones are saved only if they return without a ToolFailure.
-Standard library only: the same code serves the MCP tools and the `office` CLI verbs.
+Standard library only: the same code serves the MCP tools and the `office` CLI verbs. The tools
+every app has (read_policies, list_changes) and each parameter's description come from the runtime
+and tools.json (envcraft_runtime.derived); the rules read_policies lists are in policies.json.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from envcraft_runtime import Tables, ToolFailure, find_row, next_id, read, write
+from envcraft_runtime.derived import app_operations
+from envcraft_runtime.records import Page, page_note
+from envcraft_runtime.rules import PolicyRefusal, load_policies
 
 TODAY = "2026-12-01"
 ME = "alex.morgan@northwind.studio"
 FOLDERS = ("inbox", "sent", "archive", "trash")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
+RULES = {rule.id: rule.rule for rule in load_policies(__file__)}  # policies.json: what read_policies lists
 
 
 @dataclass
@@ -37,6 +43,13 @@ class MailSummary:
     subject: str
     date: str
     read: bool
+
+
+@dataclass
+class MailPage(Page):
+    """A page of messages from a search, newest first: `note` says how to get the rest."""
+
+    results: list[MailSummary]
 
 
 @dataclass
@@ -124,11 +137,20 @@ def contacts_search(tables: Tables, query: str) -> list[Contact]:
 
 @read
 def mail_search(
-    tables: Tables, query: str = "", folder: str = "inbox", sender: str = "", unread_only: bool = False, limit: int = 20
-) -> list[MailSummary]:
-    """Search a mail folder (inbox, sent, archive, trash, or 'all'); query matches subject and body. Newest first."""
+    tables: Tables,
+    query: str = "",
+    folder: str = "inbox",
+    sender: str = "",
+    unread_only: bool = False,
+    limit: int = 20,
+    offset: int = 0,
+) -> MailPage:
+    """Search a mail folder (inbox, sent, archive, trash, or 'all'); query matches subject and body. Newest first;
+    returns at most `limit` messages from `offset`, the total, and a note saying how to get the rest."""
     if folder != "all" and folder not in FOLDERS:
         raise ToolFailure(f"folder '{folder}' does not exist: use one of {', '.join(FOLDERS)} or 'all'")
+    if limit < 1 or offset < 0:
+        raise ToolFailure(f"limit {limit}, offset {offset}: ask for at least 1 message, from offset 0 or more")
     needle, who = query.lower().strip(), sender.lower().strip()
     rows = [
         row
@@ -139,7 +161,13 @@ def mail_search(
         and (not unread_only or not row["read"])
     ]
     rows.sort(key=lambda row: (row["date"], row["id"]), reverse=True)
-    return [MailSummary(**{k: row[k] for k in MailSummary.__dataclass_fields__}) for row in rows[: max(limit, 1)]]
+    shown = rows[offset : offset + limit]
+    return MailPage(
+        results=[MailSummary(**{k: row[k] for k in MailSummary.__dataclass_fields__}) for row in shown],
+        total=len(rows),
+        offset=offset,
+        note=page_note(len(shown), len(rows), offset),
+    )
 
 
 @read
@@ -183,7 +211,7 @@ def mail_move(tables: Tables, message_id: str, folder: str) -> Mail:
         raise ToolFailure(f"cannot move mail to '{folder}': use inbox, archive or trash")
     row = find_row(tables, "mail", "id", message_id, "message", "search with mail_search to get message ids")
     if row["folder"] == "sent":
-        raise ToolFailure(f"{message_id} is in sent, which keeps what you sent: only received mail can be moved")
+        raise PolicyRefusal("sent_mail_stays", RULES["sent_mail_stays"], f"{message_id} is in sent", row["folder"])
     row["folder"] = folder
     return _mail(row)
 
@@ -243,7 +271,12 @@ def calendar_create(
     _check_addresses(attendees, "attendees")
     clashes = _busy(tables, attendees, begin, finish)
     if clashes:
-        raise ToolFailure(f"busy at that time: {', '.join(clashes)}; pick a slot from calendar_free_slots")
+        raise PolicyRefusal(
+            "no_double_booking",
+            RULES["no_double_booking"],
+            f"busy at that time: {', '.join(clashes)}; pick a slot from calendar_free_slots",
+            clashes,
+        )
     row = {
         "id": next_id(tables, "events", "evt"),
         "title": title,
@@ -304,63 +337,20 @@ def todo_complete(tables: Tables, todo_id: str) -> Todo:
     return Todo(**row)
 
 
-OPERATIONS = [
-    contacts_search,
-    mail_search,
-    mail_read,
-    mail_send,
-    mail_move,
-    calendar_list,
-    calendar_free_slots,
-    calendar_create,
-    calendar_cancel,
-    todo_list,
-    todo_add,
-    todo_complete,
-]
-
-# What each parameter takes (format, unit, allowed values): the runtime puts it in the tools' input schemas.
-PARAMETERS = {
-    "contacts_search": {"query": "part of a name, email, team or role; matches ignoring case"},
-    "mail_search": {
-        "query": "words in the subject or body; empty: every message",
-        "folder": "one of: inbox, sent, archive, trash, all",
-        "sender": "only mail from this email address",
-        "unread_only": "true: only unread messages",
-        "limit": "how many messages to return at most (default 20)",
-    },
-    "mail_read": {"message_id": "the id of a message, like msg-0001 (from mail_search)"},
-    "mail_send": {
-        "to": "the recipients' email addresses (look them up with contacts_search)",
-        "subject": "the subject line",
-        "body": "the message text",
-        "cc": "email addresses to copy",
-        "in_reply_to": "the id of the message this answers, like msg-0001, to reply in its thread",
-    },
-    "mail_move": {"message_id": "the id of a message, like msg-0001", "folder": "one of: inbox, archive, trash"},
-    "calendar_list": {
-        "date_from": "the first day, as YYYY-MM-DD",
-        "date_to": "the last day, as YYYY-MM-DD (inclusive)",
-        "attendee": "only events with this attendee's email address",
-    },
-    "calendar_free_slots": {
-        "day": "a date as YYYY-MM-DD",
-        "duration_minutes": "the meeting's length in minutes",
-        "attendees": "the email addresses who must all be free",
-    },
-    "calendar_create": {
-        "title": "the event's title",
-        "start": "a time as YYYY-MM-DDTHH:MM (24-hour)",
-        "end": "a time as YYYY-MM-DDTHH:MM (24-hour), after start",
-        "attendees": "the attendees' email addresses",
-        "location": "where it takes place",
-    },
-    "calendar_cancel": {"event_id": "the id of an event, like evt-0001 (from calendar_list)"},
-    "todo_list": {"owner": "only to-dos of this email address", "status": "one of: open, done, all"},
-    "todo_add": {
-        "title": "what is to be done",
-        "owner": "the email address of who does it",
-        "due": "the due date as YYYY-MM-DD",
-    },
-    "todo_complete": {"todo_id": "the id of a to-do, like todo-0001 (from todo_list)"},
-}
+OPERATIONS = app_operations(
+    globals(),
+    [
+        contacts_search,
+        mail_search,
+        mail_read,
+        mail_send,
+        mail_move,
+        calendar_list,
+        calendar_free_slots,
+        calendar_create,
+        calendar_cancel,
+        todo_list,
+        todo_add,
+        todo_complete,
+    ],
+)
