@@ -26,15 +26,11 @@ from envcraft.generator.appcode import (
 )
 from envcraft.generator.blueprint import Blueprint, Condition, Effect, Entity, Operation
 from envcraft.generator.fields import typed
+from envcraft.generator.helper_calls import call, named
 from envcraft.generator.policy import precondition_id
 from envcraft.generator.refpath import field_expression, target
 from envcraft.generator.rules.kind import Emit
 from envcraft.generator.rules.registry import kind, unique_field
-
-
-def call(function: str, *args: str) -> str:
-    """The expression `function(arg, ...)`; the arguments are expressions already."""
-    return f"{function}({', '.join(args)})"
 
 
 def id_hint(bp: Blueprint, entity: Entity) -> str:
@@ -191,7 +187,7 @@ def _rule(bp: Blueprint, op: Operation, entity: Entity, index: int) -> RuleCheck
     setup, fact = _fact(bp, op, entity, index)
     parts = [_condition(bp, entity, cond) for cond in pre.conditions]
     when = " and ".join(parts if len(parts) == 1 else [f"({p})" for p in parts]) or None
-    return RuleCheck(precondition_id(op, index), pre.message, fact, setup, when)
+    return RuleCheck(precondition_id(op, index), pre.message, named(fact), setup, when)
 
 
 def _tuple(items: list[str]) -> str:

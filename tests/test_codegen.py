@@ -11,8 +11,9 @@ import pytest
 import yaml
 from envcraft.generator.appcode import BlueprintError
 from envcraft.generator.appfile import render_app
-from envcraft.generator.blueprint import Blueprint, load_all
+from envcraft.generator.blueprint import Blueprint, load_all, load_blueprint
 from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.helper_calls import HELPERS
 from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
@@ -136,3 +137,15 @@ def test_a_write_builds_the_row_as_it_would_be_only_when_a_check_reads_it(render
             assigned += any(isinstance(n, ast.Subscript) and getattr(n.value, "id", "") == "_row"
                             for a in ast.walk(fn) if isinstance(a, ast.Assign) for n in a.targets)
     assert assigned > built > 0  # both shapes occur in the sample, direct assignment far more often
+
+
+def test_a_helper_call_names_every_argument_after_the_value_it_examines(rendered):
+    """`aggregate_fails` takes 13 arguments: app.py names them (`not_among(_row, field=..., allowed=..., what=...)`)."""
+    tours = load_blueprint(REPO / "generator" / "blueprints" / "guided_tour_departures.yaml")  # has an aggregate
+    sources = [source for _, source in rendered] + [render_app(tours)]
+    calls = [n for source in sources for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+             and getattr(n.func, "id", "") in HELPERS and len(n.args) + len(n.keywords) >= 3]
+    assert len(calls) > 100
+    positional = [ast.unparse(n)[:120] for n in calls if len(n.args) != 1]
+    assert not positional, positional[:3]
+    assert {k.arg for n in calls if n.func.id == "aggregate_fails" for k in n.keywords} >= {"match", "function", "says"}
