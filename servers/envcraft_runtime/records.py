@@ -4,6 +4,7 @@ grouped reports, all-or-nothing batches, and the small row look-ups the operatio
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,15 @@ class Page:
         return self.results[index]
 
 
+def page_class(record: type, rows: str) -> type:
+    """The page class of a search over `record`s (`<Record>Page`): a Page whose results are those records, its
+    docstring naming the `rows` (what the tool's output schema says of it)."""
+    page = dataclasses.make_dataclass(f"{record.__name__}Page", [("results", list[record])], bases=(Page,))
+    page.__doc__ = f"A page of {rows} from a search: `note` says how to get the rest."
+    page.__module__ = record.__module__
+    return page
+
+
 def page_of(page: type, record: type, rows: list[dict[str, Any]], limit: int, offset: int) -> Any:
     """Rows in id order from `offset`, at most `limit`, with the total and what to pass for the rest."""
     if limit < 1:
@@ -174,5 +184,5 @@ def run_batch(tables: Tables, operation: Any, ids: list[str], field: str) -> lis
 
 
 __all__ = ["Page", "Report", "ReportRow", "Rows", "add_amount", "as_record", "drop_row", "field_of", "has_item",
-           "page_note", "page_of", "report_of", "report_on", "row_of", "run_batch", "starts_with", "target_row",
-           "text_contains"]
+           "page_class", "page_note", "page_of", "report_of", "report_on", "row_of", "run_batch", "starts_with",
+           "target_row", "text_contains"]
