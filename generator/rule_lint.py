@@ -25,6 +25,7 @@ or when it is one of the shared conventions the runtime enforces for every envir
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import re
 from dataclasses import dataclass
@@ -32,7 +33,9 @@ from pathlib import Path
 
 from envcraft.generator.conventions import runtime_sentences
 from envcraft.generator.stated_rules import SENTENCE_END, sentences
+from envcraft_runtime.derived import TOOLS_FILE, list_changes, load_tools, read_policies
 
+DERIVED_DOCS = {"policies": read_policies.__doc__, "history": list_changes.__doc__}  # the runtime's own
 NORMATIVE = re.compile(
     r"\b(must|never(?! (?:\w+ed|came|showed|went|began|ran|made|got|left)\b)|(?<!-)only|cannot|can't|may not|not allowed|not accepted|at most|at least|no more than|"
     r"no later than|no earlier than|up to|within|before|is required|are required|always|do not|don't|forbidden|"
@@ -123,6 +126,10 @@ def readable(folder: Path) -> list[Sentence]:
             if isinstance(node, ast.FunctionDef) and any(getattr(d, "id", "") in ("read", "write") for d in node.decorator_list):
                 doc = ast.get_docstring(node) or ""
                 out += [Sentence(env, "tool", f"app.py:{node.name}", s) for s in _split(doc.split("\n\n")[0])]
+    if (folder / TOOLS_FILE).exists():  # the derived tools: made by the runtime, described in tools.json or by it
+        for entry in load_tools(str(app))["derived"]:
+            doc = inspect.cleandoc(entry.get("doc") or DERIVED_DOCS[entry["kind"]])
+            out += [Sentence(env, "tool", f"{TOOLS_FILE}:{entry['name']}", s) for s in _split(doc.split("\n\n")[0])]
     return out
 
 
