@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import shutil
 import subprocess
 
 import pytest
@@ -18,6 +19,7 @@ from envcraft.generator.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
+from envcraft_runtime.cli import load_app
 
 from tests.helpers import REPO
 
@@ -149,3 +151,15 @@ def test_a_helper_call_names_every_argument_after_the_value_it_examines(rendered
     positional = [ast.unparse(n)[:120] for n in calls if len(n.args) != 1]
     assert not positional, positional[:3]
     assert {k.arg for n in calls if n.func.id == "aggregate_fails" for k in n.keywords} >= {"match", "function", "says"}
+
+
+def test_an_app_whose_tools_json_is_missing_or_torn_fails_at_import_saying_what_to_do(tmp_path):
+    folder = tmp_path / "vet_clinic"
+    shutil.copytree(SERVERS / "vet_clinic", folder, ignore=shutil.ignore_patterns("__pycache__", "seed"))
+    assert len(load_app(folder).OPERATIONS) > 10  # as installed, it loads
+    (folder / "tools.json").write_text('{"format": "envcraft.tools/1", "derived": [{"kind": "macro"}], "parameters": {}}')
+    with pytest.raises(ValueError, match="kind is one of policies, report, batch, history"):
+        load_app(folder)
+    (folder / "tools.json").unlink()
+    with pytest.raises(FileNotFoundError, match="run `envcraft generate`"):
+        load_app(folder)
