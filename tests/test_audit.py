@@ -69,8 +69,9 @@ def test_a_tool_that_raises_a_bare_exception_is_rejected(vet):
 
 def test_a_read_tool_that_writes_is_rejected(vet):
     patch_app(vet, "@read\ndef vet_list(", "@write\ndef vet_list(")
-    patch_app(vet, '    check_choice(specialty, "specialty", VET_SPECIALTY)\n',
-              '    check_choice(specialty, "specialty", VET_SPECIALTY)\n    tables["vets"][0]["room"] = "Room 9"\n')
+    patch_app(vet, '    check_choice(specialty, field="specialty", choices=VET_SPECIALTY)\n',
+              '    check_choice(specialty, field="specialty", choices=VET_SPECIALTY)\n'
+              '    tables["vets"][0]["room"] = "Room 9"\n')
     report = audit(vet, VET)
     assert not report.passed
     found = [message for tool, message in errors(report) if tool == "vet_list"]
@@ -79,8 +80,9 @@ def test_a_read_tool_that_writes_is_rejected(vet):
 
 
 def test_a_precondition_that_does_not_block_is_rejected(vet):
-    patch_app(vet, '    if _block := not_among(_row, "status", ("booked",), "appointment"):\n'
-                   '        refuse("appointment_cancel.status_in", "only booked appointments can be cancelled", _block)\n', "")
+    patch_app(vet, '    if _block := not_among(_row, field="status", allowed=("booked",), what="appointment"):\n'
+                   '        refuse("appointment_cancel.status_in", rule="only booked appointments can be cancelled", '
+                   'fact=_block)\n', "")
     report = audit(vet, VET)
     assert not report.passed
     assert any(tool == "appointment_cancel" and "status_in precondition: accepted" in message
@@ -97,7 +99,7 @@ def test_an_unvalidated_argument_that_crashes_is_rejected(vet):
 
 @pytest.mark.slow
 def test_a_hanging_tool_is_reported_without_holding_the_audit(vet):
-    patch_app(vet, '    check_choice(specialty, "specialty", VET_SPECIALTY)\n',
+    patch_app(vet, '    check_choice(specialty, field="specialty", choices=VET_SPECIALTY)\n',
               '    __import__("time").sleep(20)\n')
     report = audit(vet, VET, call_timeout=1.0, total_timeout=30.0)
     assert not report.passed and report.seconds < 15

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 import shutil
 import subprocess
 
@@ -118,7 +119,8 @@ def test_an_app_says_it_is_generated_and_from_what_and_leaves_the_derived_tools_
         names = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
         assert not names & {"PARAMETERS", "POLICIES", "OPERATION_NAMES"}, bp.id
         last = tree.body[-1]
-        assert isinstance(last, ast.Assign) and last.targets[0].id == "OPERATIONS" and last.value.func.id == "app_operations"
+        assert isinstance(last, ast.Assign) and last.targets[0].id == "OPERATIONS"
+        assert last.value.func.id == "app_operations"
     marked = subprocess.run(["git", "check-attr", "linguist-generated", "servers/vet_clinic/app.py",
                              "servers/vet_clinic/tools.json", "servers/office/app.py"], cwd=REPO, capture_output=True,
                             text=True, check=True).stdout.split("\n")
@@ -132,7 +134,8 @@ def test_a_write_builds_the_row_as_it_would_be_only_when_a_check_reads_it(render
         for fn in (n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)):
             new = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "_new"
                    and isinstance(n.value, ast.Dict) and None in n.value.keys]  # {**_row, ...}
-            reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == "_new" and isinstance(n.ctx, ast.Load)]
+            reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == "_new"
+                     and isinstance(n.ctx, ast.Load)]
             if new:
                 built += 1
                 assert len(reads) > 1, f"{bp.id}.{fn.name} builds _new only to copy it into _row"
@@ -157,7 +160,8 @@ def test_an_app_whose_tools_json_is_missing_or_torn_fails_at_import_saying_what_
     folder = tmp_path / "vet_clinic"
     shutil.copytree(SERVERS / "vet_clinic", folder, ignore=shutil.ignore_patterns("__pycache__", "seed"))
     assert len(load_app(folder).OPERATIONS) > 10  # as installed, it loads
-    (folder / "tools.json").write_text('{"format": "envcraft.tools/1", "derived": [{"kind": "macro"}], "parameters": {}}')
+    (folder / "tools.json").write_text(json.dumps({"format": "envcraft.tools/1", "derived": [{"kind": "macro"}],
+                                                   "parameters": {}}))
     with pytest.raises(ValueError, match="kind is one of policies, report, batch, history"):
         load_app(folder)
     (folder / "tools.json").unlink()

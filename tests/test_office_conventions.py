@@ -68,7 +68,8 @@ async def test_list_changes_shows_what_a_write_changed(tmp_path):
         todo = next(t for t in SEED["todos"] if t["status"] == "open")
         await call(client, "todo_complete", todo_id=todo["id"])
         mail = (await call(client, "list_changes", table="mail"))["results"]
-        assert [(c["row_id"], c["field"], c["new"], c["by"]) for c in mail] == [(sent["id"], "*", "created", "assistant")]
+        assert [(c["row_id"], c["field"], c["new"], c["by"]) for c in mail] == [
+            (sent["id"], "*", "created", "assistant")]
         done = (await call(client, "list_changes", row_id=todo["id"]))["results"]
         assert [(c["field"], c["old"], c["new"]) for c in done] == [("status", "open", "done")]
         assert [c["table"] for c in (await call(client, "list_changes"))["results"]] == ["todos", "mail"]

@@ -116,7 +116,8 @@ SCAFFOLD_PARAMETERS = {
              "path": "a file, or a folder to search under (default '.': the whole workspace)",
              "glob": "only files whose name matches this glob, like '*.md' (default '*': every file)"},
     "run_shell": {"command": "a bash command line, run in the workspace",
-                  "timeout_seconds": "seconds before the command is stopped (default 20; never more than the server allows)"},
+                  "timeout_seconds": "seconds before the command is stopped (default 20; never more than the server "
+                                     "allows)"},
     "finish": {"answer": f"your report: what you did, what you left undone and why, and the answer to any question "
                          f"asked; at most {ANSWER_LIMIT} characters"},
 }
