@@ -35,13 +35,13 @@ def call(function: str, *args: str) -> str:
 
 
 def named(expression: str) -> str:
-    """A helper call a rule kind wrote by position (generator/rules/), its arguments named as `call` names them;
-    each argument keeps its own text. Anything else as it is."""
+    """A helper call a rule kind wrote by position (generator/rules/), its arguments (and the helper calls among
+    them) named as `call` names them; each argument keeps its own text. Anything else as it is."""
     node = ast.parse(expression, mode="eval").body
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords
             and not any(isinstance(arg, ast.Starred) for arg in node.args)):
         return expression
-    return call(node.func.id, *(ast.get_source_segment(expression, arg) or "" for arg in node.args))
+    return call(node.func.id, *(named(ast.get_source_segment(expression, arg) or "") for arg in node.args))
 
 
 __all__ = ["HELPERS", "call", "named"]
