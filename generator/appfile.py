@@ -96,7 +96,6 @@ def template_values(bp: Blueprint) -> dict[str, Any]:
     sections: dict[str, list[OperationView]] = {}
     for op in bp.operations:
         sections.setdefault(bp.entity(op.entity).table, []).append(operation_view(bp, op))
-    derived = extras(bp)
     return {
         "title": bp.title, "description": bp.description, "env_id": bp.id, "today": bp.today,
         "scenario": textwrap.wrap(docline(" ".join(bp.scenario.split())), WIDTH - 8),
