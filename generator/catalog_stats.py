@@ -11,11 +11,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from envcraft.generator.appcode import params_of
-from envcraft.generator.blueprint import ARCHETYPES, Blueprint, load_all
-from envcraft.generator.extras import domain_tool_names
-from envcraft.generator.invariants import invariants
-from envcraft.generator.policy import enforced_rules, judgement_rules
+from envcraft.generator.compile.appcode import params_of
+from envcraft.generator.compile.extras import domain_tool_names
+from envcraft.generator.model.blueprint import ARCHETYPES, Blueprint, load_all
+from envcraft.generator.model.policy import enforced_rules, judgement_rules
+from envcraft.generator.seeds.invariants import invariants
 from pydantic import BaseModel
 
 
@@ -104,7 +104,7 @@ def render(stats: CatalogStats) -> str:
 def print_stats(run_audit: bool = False, as_json: bool = False, servers: Path | None = None) -> int:
     results = None
     if run_audit:
-        from envcraft.generator.audit import audit
+        from envcraft.generator.audit.audit import audit
         from envcraft.generator.commands import SERVERS
 
         folder = Path(servers or SERVERS)

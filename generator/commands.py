@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from envcraft.generator.appcode import BlueprintError
-from envcraft.generator.audit import AuditReport, audit
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.compiler import clear_build, compile_blueprint
+from envcraft.generator.audit.audit import AuditReport, audit
+from envcraft.generator.compile.appcode import BlueprintError
+from envcraft.generator.compile.compiler import clear_build, compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from pydantic import ValidationError
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"

@@ -12,10 +12,10 @@ import re
 import tempfile
 from pathlib import Path
 
-from envcraft.generator.audit import AuditReport
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint
-from envcraft.generator.compiler import compile_blueprint
-from envcraft.generator.isolated_audit import audit_isolated
+from envcraft.generator.audit.audit import AuditReport
+from envcraft.generator.audit.isolated_audit import audit_isolated
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint
 from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from envcraft.core.tasks import TASKS_DIR, Check, Task, ToolCall, load_tasks, task_files
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.registry.catalog import get
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,9 +11,9 @@ import json
 import anyio
 import pytest
 import yaml
-from envcraft.generator.appcode import BlueprintError, check
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.compile.appcode import BlueprintError, check
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest

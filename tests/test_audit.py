@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from envcraft.generator.audit import audit
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.audit.audit import audit
 from envcraft.generator.commands import audit_envs, generate
-from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 
 from tests.helpers import REPO
 

@@ -15,7 +15,7 @@ import pytest
 from envcraft.core.collateral import damage
 from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Task, iter_tasks, task_files
-from envcraft.generator.humanize import humanize
+from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.audit import reward
 from envcraft.generator.tasks.env import EnvCache, generated_envs, label_field
 from envcraft.generator.tasks.judgement import blocking

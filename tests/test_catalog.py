@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from envcraft.generator.audit import audit
-from envcraft.generator.blueprint import ARCHETYPES, load_all
+from envcraft.generator.audit.audit import audit
 from envcraft.generator.catalog_stats import compute
-from envcraft.generator.compiler import render
+from envcraft.generator.compile.compiler import render
+from envcraft.generator.model.blueprint import ARCHETYPES, load_all
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 BLUEPRINTS = load_all()

@@ -12,11 +12,11 @@ import copy
 
 import pytest
 import yaml
-from envcraft.generator.audit import audit
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.generator.compiler import compile_blueprint
-from envcraft.generator.policy import refusal
-from envcraft.generator.seed import seed_tables
+from envcraft.generator.audit.audit import audit
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.model.policy import refusal
+from envcraft.generator.seeds.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest

@@ -1,5 +1,5 @@
 """A unit is offered once at a time: the seed holds one live lease offer per unit and none on an available
-unit, each to an applicant approved for that unit; the offer tool keeps it so (generator/claims.py)."""
+unit, each to an applicant approved for that unit; the offer tool keeps it so (generator/seeds/claims.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 from collections import Counter
 
 import pytest
-from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
-from envcraft.generator.claims import claim_breaks, claims
-from envcraft.generator.compiler import compile_blueprint
-from envcraft.generator.seed import seed_tables
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_all, load_blueprint
+from envcraft.generator.seeds.claims import claim_breaks, claims
+from envcraft.generator.seeds.seed import seed_tables
 from envcraft.generator.tasks.env import SERVERS
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module

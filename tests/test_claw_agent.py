@@ -146,8 +146,8 @@ GENERAL = Task(id="claw-general-rules", envs=["tutor_matching_center"], turns=["
 async def test_system_prompt_fits_the_kind_and_carries_the_server_instructions(root):
     """A general-kind server has no files: the prompt never sends the model to SKILL.md, it shows the
     server's instructions (scenario, today's date, rules) and points at read_policies."""
-    from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-    from envcraft.generator.compiler import instructions_text
+    from envcraft.generator.compile.compiler import instructions_text
+    from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 
     rollout = await run(GENERAL, root)
     assert rollout.failure is None, rollout.failure

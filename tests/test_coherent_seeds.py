@@ -1,7 +1,7 @@
 """A row a create made has moved the row it refers to on: an award makes its application awarded, so in a
 shipped seed no application still in panel review holds a live award, and the awards stay spread over the
 applications they were made for (a repair that re-points them all onto the few that pass the rules piles them
-up). generator/seed_rules.py's `effect_status` is the judge; these tests read the shipped worlds themselves."""
+up). generator/seeds/seed_rules.py's `effect_status` is the judge; these tests read the shipped worlds themselves."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from collections import Counter
 
 import pytest
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.seed_rules import breaches, effect_status
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.seeds.seed_rules import breaches, effect_status
 from envcraft.registry.catalog import discover
 from envcraft_runtime.rules import INACTIVE
 

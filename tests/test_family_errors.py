@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from envcraft.core.tasks import Task
-from envcraft.generator.blueprint import load_all
+from envcraft.generator.model.blueprint import load_all
 from envcraft.generator.tasks import generate as gen
 from envcraft.generator.tasks.build import Draft, Failed
 from envcraft.generator.tasks.env import SERVERS, generated_envs

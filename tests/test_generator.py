@@ -14,11 +14,11 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.compiler import OFFICE, compile_blueprint, render_server, render_shim
-from envcraft.generator.extras import extras
-from envcraft.generator.policy import policy_records
-from envcraft.generator.seed import seed_tables, state_json
+from envcraft.generator.compile.compiler import OFFICE, compile_blueprint, render_server, render_shim
+from envcraft.generator.compile.extras import extras
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.model.policy import policy_records
+from envcraft.generator.seeds.seed import seed_tables, state_json
 from envcraft.registry.catalog import Environment, discover
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest

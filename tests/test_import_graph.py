@@ -34,9 +34,9 @@ ALLOWED = {
 # The generator's sub-packages by role, in layers from the bottom: a module imports only its own layer and those
 # below (besides what the generator may import); llm.py, commands.py and catalog_stats.py, at the generator's top,
 # import any. Within a layer the packages may import each other (the blueprint model names the rule kinds, which
-# read the model), so long as no modules import each other around a loop (the first test). Empty until
-# tools/move_generator.py moves the modules into their sub-packages: it fills this list.
-GENERATOR_LAYERS: list[tuple[str, ...]] = []
+# read the model), so long as no modules import each other around a loop (the first test). tools/move_generator.py
+# moved the modules into them and filled this list.
+GENERATOR_LAYERS: list[tuple[str, ...]] = [("model", "rules"), ("seeds",), ("compile",), ("audit",), ("tasks",)]
 GENERATOR_ROLES = [role for layer in GENERATOR_LAYERS for role in layer]
 for _rank, _layer in enumerate(GENERATOR_LAYERS):
     for _role in _layer:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
-from envcraft.generator.compiler import compile_blueprint
-from envcraft.generator.humanize import field_words, humanize, is_raw
-from envcraft.generator.invariants import check_invariants, invariants
-from envcraft.generator.seed import seed_tables
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_all, load_blueprint
+from envcraft.generator.model.humanize import field_words, humanize, is_raw
+from envcraft.generator.seeds.invariants import check_invariants, invariants
+from envcraft.generator.seeds.seed import seed_tables
 from envcraft.generator.tasks.workflow import build_workflow, links_between, roles
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
@@ -131,7 +131,7 @@ def test_a_name_that_must_differ_is_repaired_to_another_of_its_pool():
     """A reconciliation's reviewer is never its preparer: the repair picks another staff name, not the same one."""
     import random
 
-    from envcraft.generator.invariants import repair
+    from envcraft.generator.seeds.invariants import repair
 
     close = _bp("month_end_close")
     tables = seed_tables(close)

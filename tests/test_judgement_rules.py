@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.policy import judgement_rules
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.model.policy import judgement_rules
 
 REASONS = (  # (reason, wording that marks it), first match wins
     ("tone", r"\b(tone|friendly|courteous|warm|calm|empathetic|kind|voice|concise|polite|listen)\b"),

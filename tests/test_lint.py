@@ -15,7 +15,7 @@ def test_ruff_finds_nothing():
 
 
 def test_servers_are_ruff_formatted():
-    """Generated apps come out of `ruff format` (generator/render.py) and office, the hand-written reference they
+    """Generated apps come out of `ruff format` (generator/compile/render.py) and office, the hand-written reference they
     follow, is kept in the same style: a generator that skipped the formatter, or a hand edit, shows here."""
     done = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "servers"],
                           cwd=REPO, capture_output=True, text=True, timeout=120)

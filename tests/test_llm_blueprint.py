@@ -12,8 +12,8 @@ import json
 
 import pytest
 import yaml
-from envcraft.generator.blueprint import BLUEPRINTS
 from envcraft.generator.llm import synthesize
+from envcraft.generator.model.blueprint import BLUEPRINTS
 from envcraft.harness.scripted_model import Script, build_app, serving
 
 SCENARIO = "A small veterinary clinic's front desk books, moves and cancels appointments and invoices visits."

@@ -3,7 +3,7 @@ uses for a target state means that state and no other, across the table and with
 
 from __future__ import annotations
 
-from envcraft.generator.blueprint import load_all
+from envcraft.generator.model.blueprint import load_all
 from envcraft.generator.tasks.phrases import GOALS, misreadings
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.plurals import plural
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.model.plurals import plural
 
 # A naive "+s" plural: consonant + "ys", a sibilant + "s" (buss, boxs, batchs, brushs), but not "techs".
 NAIVE = re.compile(r"(?:[^aeiou]ys|ss|xs|zs|shs|(?<!te)(?<!epo)chs)$")

@@ -11,11 +11,11 @@ import json
 import anyio
 import pytest
 import yaml
-from envcraft.generator.appfile import render_app
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
-from envcraft.generator.compiler import compile_blueprint, instructions_text
-from envcraft.generator.policy import allowed_side_effects, policy_records, refusal, rules
-from envcraft.generator.seed import seed_tables
+from envcraft.generator.compile.appfile import render_app
+from envcraft.generator.compile.compiler import compile_blueprint, instructions_text
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
+from envcraft.generator.model.policy import allowed_side_effects, policy_records, refusal, rules
+from envcraft.generator.seeds.seed import seed_tables
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
@@ -197,7 +197,7 @@ def test_app_py_imports_only_the_helpers_it_uses_and_defines_none(rentals):
 def test_an_untrusted_build_is_audited_in_a_contained_subprocess(tmp_path):
     import shutil
 
-    from envcraft.generator.isolated_audit import audit_isolated
+    from envcraft.generator.audit.isolated_audit import audit_isolated
 
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed: the isolated audit runs as a plain limited process")
@@ -248,8 +248,8 @@ def test_a_batch_is_all_or_nothing_and_names_the_blocking_record(tmp_path):
 def test_every_rule_a_doc_states_is_a_policy_and_the_doc_is_generated_from_it():
     """No workspace doc of any environment states a rule in prose of its own: each rule sentence is a
     `{{rule:id}}` placeholder of a blueprint policy, expanded from that policy's text."""
-    from envcraft.generator.seed import seed_files
-    from envcraft.generator.stated_rules import PLACEHOLDER, statements, unmapped
+    from envcraft.generator.model.stated_rules import PLACEHOLDER, statements, unmapped
+    from envcraft.generator.seeds.seed import seed_files
 
     cited = 0
     for bp in load_all():
@@ -304,8 +304,8 @@ def test_a_doc_rule_turned_into_a_policy_blocks_the_call_through_the_real_server
 def test_every_enforced_rule_a_doc_states_blocks_a_call_built_to_break_it(tmp_path):
     """For each environment whose docs state an enforced rule, the audit (real server, real calls) arranges a
     world where only that rule breaks, and the tool refuses citing it; a rule that does not block fails it."""
-    from envcraft.generator.audit import audit
-    from envcraft.generator.stated_rules import statements
+    from envcraft.generator.audit.audit import audit
+    from envcraft.generator.model.stated_rules import statements
 
     audited = []
     for bp in load_all():

@@ -9,12 +9,12 @@ import json
 
 import anyio
 import pytest
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_blueprint
-from envcraft.generator.compiler import compile_blueprint
-from envcraft.generator.policy import refusal
-from envcraft.generator.policy_rows import broken_rows
-from envcraft.generator.seed import seed_tables
-from envcraft.generator.seed_rules import breaches
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
+from envcraft.generator.model.policy import refusal
+from envcraft.generator.seeds.policy_rows import broken_rows
+from envcraft.generator.seeds.seed import seed_tables
+from envcraft.generator.seeds.seed_rules import breaches
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import load_server_module
 from envcraft.registry.manifest import read_manifest
@@ -83,7 +83,7 @@ def test_a_rule_two_references_away_blocks_and_reads_the_far_row(tmp_path):
 def test_two_rules_on_one_row_are_each_shown_to_block_by_the_audit(tmp_path):
     """The bus rules share rows (an articulated run wants an articulated bus; an electric bus wants range): the
     audit still breaks each alone and sees it refused, citing it."""
-    from envcraft.generator.audit import audit
+    from envcraft.generator.audit.audit import audit
 
     bp = load_blueprint(BLUEPRINTS / "bus_driver_rostering.yaml")
     folder, _ = _compiled(bp, tmp_path)
@@ -93,7 +93,7 @@ def test_two_rules_on_one_row_are_each_shown_to_block_by_the_audit(tmp_path):
 
 
 # Seed rows that break a related-record rule enforced on their create: none, since the seed repair
-# (generator/seed_repair.py) re-picks the referenced row; tests/test_seed_rules.py checks every rule kind.
+# (generator/seeds/seed_repair.py) re-picks the referenced row; tests/test_seed_rules.py checks every rule kind.
 # Rules about state that moves on after the write (an agent goes offline, opt-outs accumulate): not a
 # contradiction in a seed row made earlier.
 STATEFUL = {"judgement_1b@support_skill_routing", "program_operations_2@demand_response_events"}

@@ -19,7 +19,7 @@ REGISTRY = REPO / "generator" / "rules" / "__init__.py"
 # Other things share some kinds' names: policy categories (capacity, time_window), task shapes (aggregate),
 # invariant kinds and a function name (compare). A string is read as one of those where it is assigned to one of
 # these names, inside the Invariant model, or compared with an invariant's kind (`inv.kind`).
-HOMONYMS = {"POLICY_CATEGORIES", "CATEGORY_TITLES", "category",  # generator/blueprint.py, policy.py, a kind's own
+HOMONYMS = {"POLICY_CATEGORIES", "CATEGORY_TITLES", "category",  # generator/model/blueprint.py, policy.py, a kind's own
             "SHAPES", "REASONING", "shape",  # generator/tasks/generate.py
             "__all__"}  # names a module exports
 

@@ -1,4 +1,4 @@
-"""The rule lint (generator/rule_lint.py): a normative sentence an agent can read that no policy backs is found,
+"""The rule lint (generator/audit/rule_lint.py): a normative sentence an agent can read that no policy backs is found,
 wherever it is written; SKILL.md's generic conventions state no rule of their own."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
-from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
-from envcraft.generator.conventions import conventions
-from envcraft.generator.policy import rules
-from envcraft.generator.rule_lint import backed, normalize, normative, unbacked, unbacked_all, unbacked_count
-from envcraft.generator.stated_rules import SENTENCE_END
+from envcraft.generator.audit.rule_lint import backed, normalize, normative, unbacked, unbacked_all, unbacked_count
+from envcraft.generator.compile.conventions import conventions
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_all, load_blueprint
+from envcraft.generator.model.policy import rules
+from envcraft.generator.model.stated_rules import SENTENCE_END
 from envcraft.generator.tasks.env import SERVERS
 
 
@@ -127,8 +127,8 @@ def test_skill_md_examples_book_inside_the_environments_own_hours():
     (the generic example time once contradicted the restaurant's and the vet's hours)."""
     from datetime import date
 
-    from envcraft.generator.seed import seed_tables
-    from envcraft.generator.skill import example_arguments
+    from envcraft.generator.compile.skill import example_arguments
+    from envcraft.generator.seeds.seed import seed_tables
 
     weekdays = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 

@@ -1,4 +1,4 @@
-"""Seeds whose rows agree (generator/seed_coherence.py): each contradiction the issue found is caught by its
+"""Seeds whose rows agree (generator/seeds/seed_coherence.py): each contradiction the issue found is caught by its
 check when planted in a shipped seed, and no shipped or fresh seed holds any."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.seed import seed_tables
-from envcraft.generator.seed_census import contradiction_rows
-from envcraft.generator.seed_coherence import CHECKS, contradictions
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.seeds.seed import seed_tables
+from envcraft.generator.seeds.seed_census import contradiction_rows
+from envcraft.generator.seeds.seed_coherence import CHECKS, contradictions
 from envcraft.registry.catalog import discover
 
 BLUEPRINTS = {bp.id: bp for bp in load_all()}

@@ -4,7 +4,7 @@ made, and every write the rules gate has several rows to act on.
 The shipped check runs the compiled app.py: each row is replayed through the write that made it (its
 entity's create, a transition into its status, every update) on a copy of the seed (servers/<env>/seed/.app/
 state.json), and a rule that write would refuse is a breach. The app's own checks decide; only `refuse` is
-swapped for a recorder, so every rule a row breaks is seen, not only the first. generator/seed_rules.py says
+swapped for a recorder, so every rule a row breaks is seen, not only the first. generator/seeds/seed_rules.py says
 which rules speak for a row that exists (a `status_in` or `not_in_past` check does not) and how a referenced
 row's status may have moved on since; the replay applies that by rewinding such a row to the allowed status.
 """
@@ -17,13 +17,13 @@ import random
 from typing import Any
 
 import pytest
-from envcraft.generator.appcode import params_of
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
-from envcraft.generator.fields import typed
-from envcraft.generator.seed import seed_tables
-from envcraft.generator.seed_repair import repair_rules
-from envcraft.generator.seed_rules import Way, breaches, later_states, reached, ways_in
-from envcraft.generator.seed_supply import MIN_CHOICES, choices, gated
+from envcraft.generator.compile.appcode import params_of
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_all, load_blueprint
+from envcraft.generator.model.fields import typed
+from envcraft.generator.seeds.seed import seed_tables
+from envcraft.generator.seeds.seed_repair import repair_rules
+from envcraft.generator.seeds.seed_rules import Way, breaches, later_states, reached, ways_in
+from envcraft.generator.seeds.seed_supply import MIN_CHOICES, choices, gated
 from envcraft.registry.catalog import discover
 from envcraft.registry.launch import load_server_module
 from envcraft_runtime.failures import ToolFailure

@@ -1,4 +1,4 @@
-"""Seeds in time (generator/seed_timeline.py): every event sits where its status says it is (happened ones on
+"""Seeds in time (generator/seeds/seed_timeline.py): every event sits where its status says it is (happened ones on
 or before today, planned ones today or later), over fresh seeds and over the shipped catalog; each recording
 operation finds rows waiting inside its time guard's window; and the seed's change history replays to the
 seed state, each move that records an event dated as its guard allows."""
@@ -10,12 +10,12 @@ from datetime import date
 
 import pytest
 from envcraft.core.state import HISTORY_TABLE
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.events import planned
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.model.events import planned
 from envcraft.generator.rules.happens_now import fact
-from envcraft.generator.seed import seed_tables
-from envcraft.generator.seed_census import future_event_rows
-from envcraft.generator.seed_timeline import misplaced_rows
+from envcraft.generator.seeds.seed import seed_tables
+from envcraft.generator.seeds.seed_census import future_event_rows
+from envcraft.generator.seeds.seed_timeline import misplaced_rows
 from envcraft.registry.catalog import discover
 
 BLUEPRINTS = load_all()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from envcraft.core.tasks import Check, Task, ToolCall, load_tasks, tasks_for
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
-from envcraft.generator.compiler import compile_blueprint
+from envcraft.generator.compile.compiler import compile_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.env import SERVERS, EnvCache, generated_envs, load_env
 from envcraft.generator.tasks.generate import generate
 from envcraft.generator.tasks.graph import build_graph, needs, produces

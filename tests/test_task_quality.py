@@ -46,7 +46,7 @@ def test_no_task_is_dropped_for_its_wording(generation):
 def test_every_field_of_every_environment_reads_as_a_noun_in_the_request_templates():
     """A field named for a verb and its preposition ("ship_to", "next_retry_at") is said as a noun, so the
     phrasings the templates build around a field name never pile up prepositions."""
-    from envcraft.generator.blueprint import load_all
+    from envcraft.generator.model.blueprint import load_all
     from envcraft.generator.tasks.describe import labelled, words
 
     for bp in load_all():
@@ -61,9 +61,9 @@ def test_every_field_of_every_environment_reads_as_a_noun_in_the_request_templat
 
 def test_one_humanize_and_one_way_to_declare_a_side_effect():
     import envcraft.generator.tasks.phrases as phrases
-    from envcraft.generator.blueprint import BLUEPRINTS, Operation, load_blueprint
-    from envcraft.generator.humanize import field_words, humanize
-    from envcraft.generator.policy import allowed_side_effects
+    from envcraft.generator.model.blueprint import BLUEPRINTS, Operation, load_blueprint
+    from envcraft.generator.model.humanize import field_words, humanize
+    from envcraft.generator.model.policy import allowed_side_effects
     from envcraft.generator.tasks import describe, instruct, judgement, reasoning
 
     assert not hasattr(phrases, "humanize") and describe.words is field_words

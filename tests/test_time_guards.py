@@ -1,4 +1,4 @@
-"""Time guards (generator/rules/happens_now.py, generator/time_guards.py): an operation that records an event
+"""Time guards (generator/rules/happens_now.py, generator/model/time_guards.py): an operation that records an event
 refuses when the event is not now, within the window its policy states, over real MCP on the shipped catalog; and every such operation
 of every blueprint carries one. The seed side (events where their statuses say, today's work waiting
 inside each window) is tests/test_seed_timeline.py."""
@@ -10,8 +10,8 @@ from datetime import date, timedelta
 
 import anyio
 from envcraft.core.state import HISTORY_TABLE, InitialState
-from envcraft.generator.blueprint import load_all
-from envcraft.generator.events import records_event
+from envcraft.generator.model.blueprint import load_all
+from envcraft.generator.model.events import records_event
 from envcraft.registry import catalog
 from envcraft.registry.launch import InProcessLauncher, launch
 from envcraft.registry.workspaces import WorkspaceRoot

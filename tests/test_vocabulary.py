@@ -1,12 +1,12 @@
-"""Names fit what they name (generator/vocabulary.py): no seed row's name or title speaks of another value of its
+"""Names fit what they name (generator/audit/vocabulary.py): no seed row's name or title speaks of another value of its
 own type or category field, and no entity takes its titles or descriptions from a pool that belongs to no entity."""
 
 from __future__ import annotations
 
-from envcraft.generator.blueprint import BLUEPRINTS, load_all, load_blueprint
-from envcraft.generator.seed import seed_tables
+from envcraft.generator.audit.vocabulary import contradiction_rows, contradictions
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_all, load_blueprint
+from envcraft.generator.seeds.seed import seed_tables
 from envcraft.generator.tasks.env import SERVERS
-from envcraft.generator.vocabulary import contradiction_rows, contradictions
 
 GENERIC = ("title", "sentence")  # values.py's office-generic pools: "Vendor contract update", "Reminder about ..."
 
@@ -48,7 +48,7 @@ def test_a_shift_role_that_does_not_fit_its_agency_cause_breaks_an_invariant_and
     """pool_by with ref_field: the pool is picked by a field of the referenced row (the agency's cause)."""
     import random
 
-    from envcraft.generator.invariants import check_invariants, repair
+    from envcraft.generator.seeds.invariants import check_invariants, repair
 
     bp = load_blueprint(BLUEPRINTS / "volunteer_shift_matching.yaml")
     tables = seed_tables(bp)

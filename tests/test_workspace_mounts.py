@@ -41,7 +41,7 @@ def test_a_closed_root_leaves_a_folder_rmtree_removes(quota_everywhere):
 
 
 def test_the_audit_runs_with_the_quota_in_its_own_folder(quota_everywhere):
-    from envcraft.generator.audit import audit
+    from envcraft.generator.audit.audit import audit
 
     report = audit(REPO / "servers" / "office")
     assert report.passed, [f.message for f in report.findings if f.severity == "error"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
+from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
 from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind
 from envcraft_runtime.rules import Fact, aggregate_fails, aggregate_value
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
-from envcraft.generator.refpath import target
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.model.refpath import target
 from envcraft.generator.rules.kind import Emit, Later, ProbeWorld, RuleKind, Tables, Trap, set_field
 from envcraft_runtime.records import field_of
 from envcraft_runtime.rules import INACTIVE, Fact, at_capacity

@@ -21,8 +21,8 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
-from envcraft.generator.refpath import field_expression, follow, ref_entity, target
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition, typed
+from envcraft.generator.model.refpath import field_expression, follow, ref_entity, target
 from envcraft.generator.rules.kind import (
     Arranging,
     Emit,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition, typed
 from envcraft.generator.rules.kind import Arranging, Knobs, Later, Tables, other_value
 from envcraft.generator.rules.status_in import StatusIn
 from envcraft_runtime.rules import Fact, not_among

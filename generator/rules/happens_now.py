@@ -6,10 +6,10 @@ no-show) refuses when the event is not now, within the window its blueprint stat
 The window is counted in days on the app's clock (its TODAY): the write is allowed from `early_days` (none: 0)
 before the day of the event's `field` to `late_days` after its `end` (none: that day); no `late_days`: any time
 after. It speaks of the moment of the write (a seed row was checked in on its day), so seed rows are not checked
-against it: generator/seed_timeline.py keeps them where their statuses say they are in time. The runtime helper
+against it: generator/seeds/seed_timeline.py keeps them where their statuses say they are in time. The runtime helper
 that decides is envcraft_runtime.rules.not_now; here is what app.py calls, the fact on a row on a given day, and
 the audit's arrangement (the event moved, start and end together, to today or BREAK_DAYS ahead).
-generator/time_guards.py drafts the policy a blueprint states for each operation that records an event.
+generator/model/time_guards.py drafts the policy a blueprint states for each operation that records an event.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.rules.kind import Arranging, Emit, RuleKind
 from envcraft_runtime.rules import Fact, not_now, shifted
 

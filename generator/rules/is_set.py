@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition, typed
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition, typed
 from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind, Tables
 from envcraft_runtime.rules import Fact, unset
 

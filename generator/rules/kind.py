@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
+from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition
 from envcraft_runtime.rules import Fact
 
 Tables = dict[str, list[dict[str, Any]]]
@@ -61,7 +61,7 @@ class ProbeWorld:
 
 @dataclass(frozen=True)
 class Draw:
-    """What the seed offers a kind while it draws an entity's rows (generator/seed.py)."""
+    """What the seed offers a kind while it draws an entity's rows (generator/seeds/seed.py)."""
 
     retime: Callable[[FieldSpec, FieldSpec, dict[str, Any]], None]  # a new random start/end pair for the row
     took_place: Callable[[Entity, dict[str, Any]], bool]  # the row happened (a cancelled visit never did)
@@ -69,7 +69,7 @@ class Draw:
 
 @dataclass
 class Knobs:
-    """The seed repair's alternative changes of one broken row (generator/seed_repair.py), by what they change:
+    """The seed repair's alternative changes of one broken row (generator/seeds/seed_repair.py), by what they change:
     `refs` re-pick rows it refers to, `own` set its own fields. A kind's `repair_moves` adds to them."""
 
     refs: dict[str, list[dict[str, Any]]]
@@ -82,7 +82,7 @@ class Knobs:
 
 @dataclass
 class Arranging:
-    """The world the audit arranges for one check of one call (generator/traps.py `arrange`): a kind's
+    """The world the audit arranges for one check of one call (generator/audit/traps.py `arrange`): a kind's
     `arrange` gives the call an argument (`put`) or changes the state (`patches`) so that the check holds or
     breaks."""
 

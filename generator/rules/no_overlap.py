@@ -16,7 +16,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, Operation, Precondition
+from envcraft.generator.model.blueprint import Blueprint, Entity, Operation, Precondition
 from envcraft.generator.rules.kind import Draw, Emit, Knobs, Later, ProbeWorld, RuleKind, Tables, Trap, append_row
 from envcraft_runtime.rules import INACTIVE, Fact, overlapping, shifted
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
-from envcraft.generator.refpath import expression, follow, ref_entity, target
+from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
+from envcraft.generator.model.refpath import expression, follow, ref_entity, target
 from envcraft.generator.rules.kind import Arranging, Emit, Later, RuleKind, Tables, other_value, set_field
 from envcraft_runtime.rules import INACTIVE, Fact, not_among
 

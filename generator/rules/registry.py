@@ -6,7 +6,7 @@ below answer the questions several callers ask of any check.
 
 from __future__ import annotations
 
-from envcraft.generator.blueprint import Entity, Operation, Precondition
+from envcraft.generator.model.blueprint import Entity, Operation, Precondition
 from envcraft.generator.rules import (
     NAMES,
     aggregate,

@@ -20,8 +20,8 @@ import random
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
-from envcraft.generator.refpath import ref_entity
+from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
+from envcraft.generator.model.refpath import ref_entity
 from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind, Tables
 from envcraft_runtime.rules import Among, Fact, Span, ids_where, missing_related, present_related, shifted
 

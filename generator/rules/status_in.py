@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envcraft.generator.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
+from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation, Precondition, typed
 from envcraft.generator.rules.kind import Emit, ProbeWorld, RuleKind, Tables, Trap, set_field
 
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import Any
 
-from envcraft.generator.blueprint import MONTHS, WEEKDAYS, Blueprint, Entity, Operation, Precondition
-from envcraft.generator.refpath import ref_entity
+from envcraft.generator.model.blueprint import MONTHS, WEEKDAYS, Blueprint, Entity, Operation, Precondition
+from envcraft.generator.model.refpath import ref_entity
 from envcraft.generator.rules.kind import Arranging, Emit, Knobs, Later, RuleKind, Tables
 from envcraft_runtime.rules import Fact, outside_window, shifted
 

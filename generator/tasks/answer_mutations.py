@@ -19,8 +19,8 @@ from typing import Any
 from envcraft.core.claims import RECORD_ID
 from envcraft.core.grading import asked_record
 from envcraft.core.tasks import Check, Task, ToolCall
-from envcraft.generator.humanize import humanize
-from envcraft.generator.policy import rules
+from envcraft.generator.model.humanize import humanize
+from envcraft.generator.model.policy import rules
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.env import EnvCache, label_field
 from envcraft.generator.tasks.judgement import reasons_of

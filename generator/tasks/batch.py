@@ -15,7 +15,7 @@ import random
 
 from envcraft.core.state import InitialState
 from envcraft.core.tasks import ToolCall
-from envcraft.generator.blueprint import Operation
+from envcraft.generator.model.blueprint import Operation
 from envcraft.generator.tasks.build import Draft, Failed, make_task
 from envcraft.generator.tasks.describe import spoken, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables

@@ -10,13 +10,13 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator import values
-from envcraft.generator.blueprint import Entity, FieldSpec, Operation
-from envcraft.generator.fields import typed
-from envcraft.generator.invariants import invariants
+from envcraft.generator.model.blueprint import Entity, FieldSpec, Operation
+from envcraft.generator.model.fields import typed
 from envcraft.generator.rules.registry import compares, unique_field, value_guard
 from envcraft.generator.rules.registry import kind as rule_kind
-from envcraft.generator.seed import guess_gen
+from envcraft.generator.seeds import values
+from envcraft.generator.seeds.invariants import invariants
+from envcraft.generator.seeds.seed import guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables
 
 TIME = "%Y-%m-%dT%H:%M"

@@ -13,10 +13,10 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator import values
-from envcraft.generator.blueprint import Entity, FieldSpec
+from envcraft.generator.model.blueprint import Entity, FieldSpec
 from envcraft.generator.rules.registry import unique_field
-from envcraft.generator.seed import export, guess_gen
+from envcraft.generator.seeds import values
+from envcraft.generator.seeds.seed import export, guess_gen
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_row, copy_tables, label_field
 
 TIME = "%Y-%m-%dT%H:%M"

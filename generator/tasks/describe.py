@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from envcraft.generator.blueprint import Entity, FieldSpec
-from envcraft.generator.humanize import field_words as words  # the one spelling of a name in prose
-from envcraft.generator.humanize import humanize
+from envcraft.generator.model.blueprint import Entity, FieldSpec
+from envcraft.generator.model.humanize import field_words as words  # the one spelling of a name in prose
+from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.env import EnvSpec, Tables, label_field
 
 MAX_FIELDS = 4

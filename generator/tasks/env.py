@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envcraft.generator.appcode import Param, params_of
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Entity, FieldSpec, Operation, load_blueprint
-from envcraft.generator.compiler import MARKER, SCAFFOLD_SETS, scaffold_of, shell_cli
-from envcraft.generator.seed import INACTIVE, guess_gen, time_pairs
+from envcraft.generator.compile.appcode import Param, params_of
+from envcraft.generator.compile.compiler import MARKER, SCAFFOLD_SETS, scaffold_of, shell_cli
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, Entity, FieldSpec, Operation, load_blueprint
+from envcraft.generator.seeds.seed import INACTIVE, guess_gen, time_pairs
 
 Tables = dict[str, list[dict[str, Any]]]
 SERVERS = Path(__file__).resolve().parents[2] / "servers"
@@ -172,7 +172,7 @@ def load_env(folder: Path, blueprint: Blueprint | None = None) -> EnvSpec:
 def generated_envs(root: Path = SERVERS, stale: list[str] | None = None) -> dict[str, Path]:
     """env id -> folder, for every folder of `root` compiled from its current blueprint (a build whose
     manifest no longer matches the blueprint is left out and named in `stale`)."""
-    from envcraft.generator.compiler import manifest as render_manifest
+    from envcraft.generator.compile.compiler import manifest as render_manifest
 
     found = {}
     for manifest in sorted(Path(root).glob("*/server.json")):

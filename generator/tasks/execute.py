@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from envcraft.generator.appcode import pyname
-from envcraft.generator.blueprint import Operation
+from envcraft.generator.compile.appcode import pyname
+from envcraft.generator.model.blueprint import Operation
 from envcraft.generator.tasks.choose import Chooser
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, is_active
 from envcraft.generator.tasks.graph import accepts, needs, ref_params

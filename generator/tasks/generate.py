@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from envcraft.core.tasks import Task
-from envcraft.generator.blueprint import load_blueprint
+from envcraft.generator.model.blueprint import load_blueprint
 from envcraft.generator.tasks.batch import build_batch
 from envcraft.generator.tasks.build import Draft, Failed, build_question, build_write
 from envcraft.generator.tasks.cross import build_cross

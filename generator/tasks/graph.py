@@ -11,8 +11,8 @@ An edge keeps its strongest kind in `kind`/`weight` and every kind in `kinds`.
 from __future__ import annotations
 
 import networkx as nx
-from envcraft.generator.blueprint import Blueprint, Operation
-from envcraft.generator.fields import typed
+from envcraft.generator.model.blueprint import Blueprint, Operation
+from envcraft.generator.model.fields import typed
 from envcraft.generator.rules.registry import value_guard
 from envcraft.generator.tasks.env import EnvSpec
 

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from envcraft.generator import values as gen_values
-from envcraft.generator.blueprint import Blueprint, Operation
-from envcraft.generator.humanize import humanize
+from envcraft.generator.model.blueprint import Blueprint, Operation
+from envcraft.generator.model.humanize import humanize
+from envcraft.generator.seeds import values as gen_values
 from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step

@@ -18,13 +18,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from envcraft.generator.blueprint import Entity, Operation, Precondition
-from envcraft.generator.fields import typed
-from envcraft.generator.humanize import humanize
-from envcraft.generator.policy import refusal, rules
-from envcraft.generator.policy_rows import holds, related
-from envcraft.generator.refpath import follow, target
+from envcraft.generator.model.blueprint import Entity, Operation, Precondition
+from envcraft.generator.model.fields import typed
+from envcraft.generator.model.humanize import humanize
+from envcraft.generator.model.policy import refusal, rules
+from envcraft.generator.model.refpath import follow, target
 from envcraft.generator.rules.registry import compares, value_guard
+from envcraft.generator.seeds.policy_rows import holds, related
 from envcraft.generator.tasks.env import EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, bind, call, searchable, write_args
 from envcraft.generator.tasks.routes import route

@@ -18,8 +18,8 @@ import shlex
 from functools import cache
 
 from envcraft.core.tasks import Task
-from envcraft.generator.blueprint import BLUEPRINTS, Blueprint, Operation, load_all, load_blueprint
-from envcraft.generator.humanize import field_words
+from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, Operation, load_all, load_blueprint
+from envcraft.generator.model.humanize import field_words
 
 GLITCHES = {
     "doubled_word": re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I),

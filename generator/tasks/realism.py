@@ -34,7 +34,7 @@ from collections import Counter
 from functools import cache
 
 from envcraft.core.tasks import Task
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 
 WORD = re.compile(r"[a-z0-9']+")
 GROUP = re.compile(r"\(([^()]*)\)")

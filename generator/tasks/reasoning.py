@@ -13,8 +13,8 @@ from typing import Any
 
 from envcraft.core.state import InitialState
 from envcraft.core.tasks import Check, ToolCall
-from envcraft.generator.blueprint import Entity, Operation
-from envcraft.generator.humanize import humanize
+from envcraft.generator.model.blueprint import Entity, Operation
+from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.build import Draft, Failed, make_task
 from envcraft.generator.tasks.describe import Describer, labelled, plural, render, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field

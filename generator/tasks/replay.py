@@ -19,7 +19,7 @@ from envcraft.core.tasks import Task, ToolCall
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_row
 from envcraft.generator.tasks.execute import call
 
-DERIVED_READS = frozenset({"list_changes"})  # derived tools a gold may call (generator/extras.py)
+DERIVED_READS = frozenset({"list_changes"})  # derived tools a gold may call (generator/compile/extras.py)
 
 
 def initial_tables(env: EnvSpec, initial: InitialState) -> Tables:
@@ -71,7 +71,7 @@ class World:
             return False, f"no environment {name}"
         args = dict(tool_call.arguments)
         tool = tool_call.tool
-        if tool in env.ops or tool in DERIVED_READS:  # derived reads (generator/extras.py) change nothing
+        if tool in env.ops or tool in DERIVED_READS:  # derived reads (generator/compile/extras.py) change nothing
             return call(env, self.tables[name], tool, args)
         if tool not in env.scaffold:
             return False, f"no tool {tool}"

@@ -17,10 +17,10 @@ from typing import Any
 
 from envcraft.core.state import HISTORY_TABLE, InitialState
 from envcraft.core.tasks import ToolCall
-from envcraft.generator.appcode import pyname
-from envcraft.generator.blueprint import Entity, Operation
-from envcraft.generator.seed import export
-from envcraft.generator.seed_history import colleagues, moves_into
+from envcraft.generator.compile.appcode import pyname
+from envcraft.generator.model.blueprint import Entity, Operation
+from envcraft.generator.seeds.seed import export
+from envcraft.generator.seeds.seed_history import colleagues, moves_into
 from envcraft.generator.tasks.build import Draft, Failed, make_task
 from envcraft.generator.tasks.describe import Describer, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables

@@ -15,8 +15,8 @@ from itertools import pairwise
 from typing import Any
 
 import networkx as nx
-from envcraft.generator.blueprint import Entity, Operation, Precondition
-from envcraft.generator.fields import typed
+from envcraft.generator.model.blueprint import Entity, Operation, Precondition
+from envcraft.generator.model.fields import typed
 from envcraft.generator.rules.registry import kind, value_guard
 from envcraft.generator.tasks.env import EnvSpec
 

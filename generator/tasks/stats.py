@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from envcraft.core.tasks import Task, load_tasks
-from envcraft.generator.blueprint import BLUEPRINTS, load_blueprint
+from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.env import SERVERS
 from envcraft.generator.tasks.generate import REPORT
 from envcraft.generator.tasks.quality import measure
@@ -63,8 +63,8 @@ def mean_domain_tools(servers: Path = SERVERS) -> float:
 
 def world_figures(servers: Path = SERVERS) -> dict[str, int]:
     """What the agent reads and what the seeds hold, over every generated environment (the store's worlds)."""
-    from envcraft.generator.rule_lint import unbacked_count
-    from envcraft.generator.seed_census import contradiction_rows, future_event_count, misplaced_event_count
+    from envcraft.generator.audit.rule_lint import unbacked_count
+    from envcraft.generator.seeds.seed_census import contradiction_rows, future_event_count, misplaced_event_count
 
     return {"unbacked_rule_sentences": unbacked_count(servers), "future_event_rows": future_event_count(servers),
             "misplaced_event_rows": misplaced_event_count(servers),

@@ -22,7 +22,7 @@ from typing import Any
 from envcraft.core.answers import names
 from envcraft.core.grading import credited_at_start, grade
 from envcraft.core.tasks import Task, ToolCall
-from envcraft.generator.invariants import check_invariants
+from envcraft.generator.seeds.invariants import check_invariants
 from envcraft.generator.tasks.decoys import shifted
 from envcraft.generator.tasks.describe import words
 from envcraft.generator.tasks.env import EnvCache
@@ -144,7 +144,7 @@ def random_calls(cache: EnvCache, task: Task, rng: random.Random) -> list[ToolCa
 
 def breaks_invariants(cache: EnvCache, task: Task, start: dict, world: World) -> bool:
     """The gold leaves a contradiction the world did not have (a shift on another day than its sitting,
-    a total that no longer adds up): generator/invariants.py."""
+    a total that no longer adds up): generator/seeds/invariants.py."""
     for name in task.envs:
         bp = cache[name].bp
         if set(check_invariants(bp, world.tables[name])) - set(check_invariants(bp, start[name].tables)):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envcraft.core.tasks import Check, SideRows
-from envcraft.generator.blueprint import Entity
+from envcraft.generator.model.blueprint import Entity
 from envcraft.generator.tasks.env import EnvSpec, Tables
 from envcraft.generator.tasks.execute import Plan, Step
 
@@ -164,7 +164,7 @@ def bystanders(env: EnvSpec, initial: Tables, final: Tables, touched: set[str], 
 
 def side_tables(env: EnvSpec) -> set[str]:
     """Tables a documented workflow adds rows to beside any task's own changes: those a `side_effect` policy
-    `creates` (generator/policy.py)."""
+    `creates` (generator/model/policy.py)."""
     return {env.entity(policy.creates).table for policy in getattr(env.bp, "policies", None) or []
             if getattr(policy, "category", None) == "side_effect" and getattr(policy, "creates", None)}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import networkx as nx
-from envcraft.generator.blueprint import Blueprint
+from envcraft.generator.model.blueprint import Blueprint
 from envcraft.generator.tasks.env import semantic_kind
 
 KIND_STRENGTH = {"email": 1.0, "person_name": 0.9, "company": 0.9, "product": 0.8, "date": 0.6, "datetime": 0.5,

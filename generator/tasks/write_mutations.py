@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from envcraft.core.tasks import Task, ToolCall
-from envcraft.generator.blueprint import Entity, FieldSpec, Policy
+from envcraft.generator.model.blueprint import Entity, FieldSpec, Policy
 from envcraft.generator.tasks.calls import as_call, before_finish, domain_call
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables
 from envcraft.generator.tasks.order import ID

@@ -1,0 +1,1 @@
+"""Blueprint -> server folder: app.py (templates/, ruff), server.py, SKILL.md, policies.json."""

@@ -1,0 +1,1 @@
+"""The blueprint model and what its names mean: fields, the rules' ids and prose, paths through refs."""

@@ -1,0 +1,113 @@
+"""Rules an environment's docs state, and the policy each one comes from.
+
+A rule lives once, as a blueprint policy. A workspace doc states it through a placeholder,
+`{{rule:<policy id>}}`, that `expand` (called by seed.seed_files) replaces with the policy's text, so the
+doc, SKILL.md, the server instructions and the enforcing check all come from the same line. A sentence
+of a doc that reads as a rule ("must", "never", "only", "at most", ...) but is written as plain prose has
+no policy behind it: `unmapped(bp)` lists such sentences, and tests/test_policies.py keeps the list empty.
+
+    statements(bp) -> [Statement(path="docs/counter_procedures.md", text="...", policy="licence_valid_through_return"), ...]
+    unmapped(bp)   -> [Statement(..., policy=None), ...]
+
+Tables are read as reference data (an error -> action lookup, a fee schedule) and code blocks as examples;
+headings are titles. Everything else in a Markdown doc is split into sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from envcraft.generator.model.blueprint import Blueprint
+
+PLACEHOLDER = re.compile(r"\{\{rule:([a-z][a-z0-9_]*)\}\}")
+NORMATIVE = re.compile(r"\b(must|never|only|cannot|can't|may not|not allowed|at most|no more than|is required|"
+                       r"are required|always|do not|don't|forbidden|prohibited)\b", re.I)
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"`(*{])")
+
+
+@dataclass(frozen=True)
+class Statement:
+    path: str
+    text: str  # the sentence as the doc's author wrote it (placeholders left in)
+    policy: str | None  # the policy a placeholder names; None: prose with nothing behind it
+    start: int = 0  # where the sentence sits in the raw file content
+    end: int = 0
+
+
+def expand(bp: Blueprint, text: str) -> str:
+    """A doc's text with each `{{rule:id}}` replaced by that policy's rule (an unknown id is an error)."""
+    rules = {p.id: p.rule for p in bp.policies}
+
+    def one(match: re.Match) -> str:
+        if match.group(1) not in rules:
+            raise KeyError(f"{bp.id}: a doc cites rule {match.group(1)!r}, which is not a policy of the blueprint")
+        return rules[match.group(1)]
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def blocks(content: str) -> list[tuple[int, int]]:
+    """Spans of the prose blocks of a Markdown text: bullets (with their continuation lines) and paragraphs."""
+    out: list[tuple[int, int]] = []
+    start = end = None
+    fenced = False
+    offset = 0
+    for line in content.splitlines(keepends=True):
+        here, offset = offset, offset + len(line)
+        bare = line.strip()
+        if bare.startswith("```"):
+            fenced = not fenced
+        skip = fenced or bare.startswith(("```", "#", "|")) or not bare
+        if skip or BULLET.match(line):
+            if start is not None:
+                out.append((start, end))
+            start = None
+            if skip:
+                continue
+        if start is None:
+            start = here + (BULLET.match(line).end() if BULLET.match(line) else len(line) - len(line.lstrip()))
+        end = here + len(line.rstrip())
+    if start is not None:
+        out.append((start, end))
+    return out
+
+
+def sentences(content: str, whole: int = 320) -> list[tuple[int, int]]:
+    """Spans to read as statements: a bullet or paragraph whole (a rule keeps its context: "Shipped orders
+    cannot" needs the sentence before it), a long one sentence by sentence."""
+    out = []
+    for start, end in blocks(content):
+        if end - start <= whole:
+            out.append((start, end))
+            continue
+        cut = start
+        for match in SENTENCE_END.finditer(content, start, end):
+            out.append((cut, match.start()))
+            cut = match.end()
+        out.append((cut, end))
+    return out
+
+
+def statements(bp: Blueprint) -> list[Statement]:
+    """Every rule a Markdown doc of the environment states: through a placeholder, or as bare prose."""
+    found = []
+    for file in bp.files:
+        if file.content is None or file.format != "md":
+            continue
+        for start, end in sentences(file.content):
+            text = file.content[start:end]
+            cited = PLACEHOLDER.findall(text)
+            found += [Statement(file.path, text, policy, start, end) for policy in cited]
+            bare = PLACEHOLDER.sub(" ", text)
+            if any(NORMATIVE.search(part) and not part.rstrip().endswith(":") for part in SENTENCE_END.split(bare)):
+                found.append(Statement(file.path, " ".join(text.split()), None, start, end))
+    return found
+
+
+def unmapped(bp: Blueprint) -> list[Statement]:
+    return [s for s in statements(bp) if s.policy is None]
+
+
+__all__ = ["PLACEHOLDER", "Statement", "expand", "statements", "unmapped"]
