@@ -23,7 +23,7 @@ from envcraft.generator.tasks.execute import Plan, Step, call
 from envcraft.generator.tasks.gold import Unfindable
 from envcraft.generator.tasks.instruct import Writer, capital, voice, wrap_turn
 from envcraft.generator.tasks.judgement import blocking
-from envcraft.generator.tasks.reasoning import RowSet, _setup, lookup, row_sets
+from envcraft.generator.tasks.reasoning import RowSet, lookup, row_sets, world_and_describer
 from envcraft.generator.tasks.tiers import tier
 from envcraft.generator.tasks.verify import collateral, diff_checks
 
@@ -80,7 +80,7 @@ def split_rule(chosen: RowSet, options: list[tuple[Operation, Tables]], rng: ran
 
 
 def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:
-    tables, describer = _setup(env, rng)
+    tables, describer = world_and_describer(env, rng)
     sets = [s for s in row_sets(env, tables, describer) if s.entity.status_field and len(s.rows) >= MIN_ROWS]
     rng.shuffle(sets)
     for chosen in sets[:8]:

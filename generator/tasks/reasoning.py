@@ -160,13 +160,13 @@ def aggregate(env: EnvSpec, chosen: RowSet, rng: random.Random) -> tuple[str, li
     return None
 
 
-def _setup(env: EnvSpec, rng: random.Random) -> tuple[Tables, Describer]:
+def world_and_describer(env: EnvSpec, rng: random.Random) -> tuple[Tables, Describer]:
     tables = env.seed_tables()
     return tables, Describer(env, tables, tables, rng)
 
 
 def build_aggregate(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:
-    tables, describer = _setup(env, rng)
+    tables, describer = world_and_describer(env, rng)
     sets = row_sets(env, tables, describer)
     if not sets:
         raise Failed("no_row_set")
@@ -217,7 +217,7 @@ def _state_task(env: EnvSpec, tables: Tables, after: Tables, op: Operation, row:
 
 def build_dependent(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:
     """Turn 1: which row stands out; turn 2: act on the one the agent named."""
-    tables, describer = _setup(env, rng)
+    tables, describer = world_and_describer(env, rng)
     sets = [s for s in row_sets(env, tables, describer) if s.entity.status_field]
     rng.shuffle(sets)
     for chosen in sets[:6]:
@@ -268,7 +268,7 @@ def threshold(value: Any, kind: str, above: bool, rng: random.Random) -> Any:
 
 def build_conditional(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -> Draft:
     """'If its <field> is above X, <outcome A>; otherwise <outcome B>': the data decides."""
-    tables, describer = _setup(env, rng)
+    tables, describer = world_and_describer(env, rng)
     findable = searchable(env)
     entities = [e for e in env.bp.entities if e.status_field and e.name in findable and label_field(e)]
     rng.shuffle(entities)
