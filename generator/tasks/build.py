@@ -18,7 +18,7 @@ from envcraft.generator.rules.registry import kinds as rule_kinds
 from envcraft.generator.tasks.decoys import decoy_file, plant
 from envcraft.generator.tasks.describe import Describer, answer_text, preferences, render, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
-from envcraft.generator.tasks.execute import Plan, bind, rerun
+from envcraft.generator.tasks.execute import Failed, Plan, bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.instruct import Writer, join, voice, wrap_turn
 from envcraft.generator.tasks.judgement import (
@@ -48,10 +48,6 @@ class Draft:
     shape: str  # write / question / cross
     decoys: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-class Failed(Exception):
-    pass
 
 
 def with_decoys(env: EnvSpec, plan: Plan, rng: random.Random, count: int,

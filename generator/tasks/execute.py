@@ -23,6 +23,10 @@ from envcraft_runtime import ToolFailure
 TRIES = 10
 
 
+class Failed(Exception):
+    """A draft task that cannot be built (or should not be: an incoherent request); the generator drops it."""
+
+
 @dataclass
 class Step:
     env: str

@@ -18,7 +18,7 @@ from typing import Any
 from envcraft.core.tasks import Check, SideRows
 from envcraft.generator.model.blueprint import Entity
 from envcraft.generator.tasks.env import EnvSpec, Tables
-from envcraft.generator.tasks.execute import Plan, Step
+from envcraft.generator.tasks.execute import Failed, Plan, Step
 
 EMPTY = {"$in": [None, "", []]}  # a field nobody filled: no value, however the call left it out
 
@@ -213,9 +213,9 @@ def side_rows(env: EnvSpec, steps: Sequence[Step], initial: Tables, final: Table
             if row["id"] not in before:
                 record = str(row.get(field[table]) or "")
                 on[record] = on.get(record, 0) + 1
-                for name, whom in list(to.get(record, {}).items()):  # the gold writes to someone else: its word
-                    if str(row.get(name) or "") != whom:
-                        del to[record][name]
+                for name, whom in to.get(record, {}).items():  # a notice on Leah's request sent to Yusuf: no
+                    if str(row.get(name) or "") != whom:         # person asks that, and no check could pin it
+                        raise Failed("misaddressed follow-up")
     return {table: SideRows(field=field[table], most=on, addressed={r: w for r, w in addressed[table].items() if w})
             for table, on in sorted(most.items())}
 
