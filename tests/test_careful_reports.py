@@ -110,8 +110,22 @@ def test_a_create_rightly_refused_costs_only_its_own_check(cache):
     add = next(i for i, c in enumerate(task.gold) if "itinerary-segment-add" in str(c.arguments))
     void_only = [c for i, c in enumerate(task.gold) if i != add]
     assert reward(cache, task, void_only) == 0.25  # the void's check (1 of 4 goal weight), no guard failed
+
+
+def test_a_duplicate_create_is_still_damage(cache):
+    """The other side of 'at most the rows the task creates': a create done twice is damage. (The issue's own
+    travel-0010 create is now refused by the travel policy, so a store task whose create goes through is used.)"""
+    from envcraft.core.tasks import TASKS_DIR
+
+    def creates(t: Task) -> int | None:
+        return next((i for i, c in enumerate(t.gold) if "itinerary-segment-add" in str(c.arguments)
+                     or c.tool == "itinerary_segment_add"), None)
+
+    task = next(t for t in iter_tasks(Path(TASKS_DIR) / "travel_agency_itineraries.jsonl.gz")
+                if creates(t) is not None and len(t.envs) == 1 and reward(cache, t, t.gold) == 1.0)
+    add = creates(task)
     world = World(cache, task)
     world.run(task.gold[:add + 1] + task.gold[add:])
     collateral = next(c for c in task.checks if c.kind == "collateral")
     env = task.envs[0]
-    assert damage(collateral, world.start[env], world.final()[env])  # a duplicate create is still damage
+    assert damage(collateral, world.start[env], world.final()[env])  # the second segment is damage
