@@ -29,8 +29,8 @@ def _task(task_id: str) -> Task:
 def paid():
     envs = generated_envs()
 
-    def pay(task_id: str, answer: str) -> float:
-        task = _task(task_id)
+    def pay(task_id: str | Task, answer: str) -> float:
+        task = task_id if isinstance(task_id, Task) else _task(task_id)
         cache = EnvCache({k: v for k, v in envs.items() if k in task.envs})
         assert reward(cache, task, task.gold) == 1.0
         return reward(cache, task, _with_answer(task, answer))
@@ -49,10 +49,35 @@ def _asking(env: str, pattern: str) -> tuple[str, str]:
     raise AssertionError(f"no task of {env} asks for a value like {pattern}")
 
 
+def _loss_state_question() -> tuple[Task, str]:
+    """A question for one claim's loss state in adjuster_assignment: the store's own, or (when a regenerated store
+    asks none) one of its questions about a claim re-aimed at that claim's state, graded against the same world."""
+    try:
+        task_id, state = _asking("adjuster_assignment", r"[A-Z]{2}")
+        return _task(task_id), state
+    except AssertionError:
+        pass
+    path = next(p for p in task_files() if p.name.split(".")[0] == "adjuster_assignment")
+    for task in iter_tasks(path):
+        check = next((c for c in task.checks if c.kind == "answer" and c.table), None)
+        claim = next((a for a in (check.about if check else []) if a.startswith("pcl-")), None)
+        if claim is None or len(task.envs) != 1:
+            continue
+        from envcraft.generator.tasks.replay import World
+        cache = EnvCache({k: v for k, v in generated_envs().items() if k in task.envs})
+        rows = World(cache, task).start[task.envs[0]].tables["pending_claims"]
+        state = next(r["loss_state"] for r in rows if r["id"] == claim)
+        asked = check.model_copy(update={"column": "loss_state", "table": "pending_claims", "contains": [state],
+                                         "about": [claim]})
+        question = task.model_copy(update={"checks": [asked if c is check else c for c in task.checks]})
+        return question.model_copy(update={"gold": _with_answer(question, state)}), state
+    raise AssertionError("no adjuster_assignment question about a claim")
+
+
 def test_a_short_enum_value_dumped_in_lower_case_is_not_paid(paid):
     """adjuster_assignment asks for a claim's loss state (OH in the store it was found on): every state code in
     lower case paid 1.0."""
-    task_id, state = _asking("adjuster_assignment", r"[A-Z]{2}")
+    task_id, state = _loss_state_question()
     others = [s for s in ("OH", "CA", "NY", "TX", "FL", "PA", "IL", "GA", "NC", "MI", "WA", "AZ", "MA") if s != state]
     assert paid(task_id, " ".join(s.lower() for s in [state, *others])) < 1.0
     assert paid(task_id, f"{state.lower()} or {others[0].lower()}") < 1.0
@@ -61,12 +86,26 @@ def test_a_short_enum_value_dumped_in_lower_case_is_not_paid(paid):
 
 
 def test_a_total_with_cents_hedged_with_a_whole_number_is_not_paid(paid):
-    """accounts_payable_desk-0003 asks for a total (62287.05): '62287.05 or 62287' paid 1.0."""
-    for answer in ("62287.05 or 62287", "$62,287.05 or $62,287", "62,287.05, 62,288 or 62,286"):
-        assert paid("accounts_payable_desk-0003", answer) < 1.0, answer
-    for answer in ("$62,287.05", "$62,287.05 across 4 orders", "4 orders totalling $62,287.05",
-                   "$62,287.05 (4 POs: PO-00001, PO-00002, PO-00003, PO-00004)", "62,287.05 USD for 4 orders"):
-        assert paid("accounts_payable_desk-0003", answer) == 1.0, answer
+    """accounts_payable_desk asks for a total with cents (62287.05 in the store it was found on): '62287.05 or
+    62287' paid 1.0. The total is found by what the task asks, so the probe survives a regenerated store."""
+    task_id, total = _asking_aggregate("accounts_payable_desk", r"\d+\.\d\d")
+    whole = int(float(total))
+    money = f"{float(total):,.2f}"
+    for answer in (f"{total} or {whole}", f"${money} or ${whole:,}", f"{money}, {whole + 1:,} or {whole - 1:,}"):
+        assert paid(task_id, answer) < 1.0, answer
+    for answer in (f"${money}", f"${money} across the bills", f"the bills total ${money}", f"{money} USD"):
+        assert paid(task_id, answer) == 1.0, answer
+
+
+def _asking_aggregate(env: str, pattern: str) -> tuple[str, str]:
+    """The first task of `env` whose answer is a total over several rows written like `pattern`."""
+    path = next(p for p in task_files() if p.name.split(".")[0] == env)
+    for task in iter_tasks(path):
+        for check in task.checks:
+            if check.kind == "answer" and check.note.startswith("aggregate") and len(check.contains) == 1 \
+                    and re.fullmatch(pattern, check.contains[0]):
+                return task.id, check.contains[0]
+    raise AssertionError(f"no task of {env} asks for a total like {pattern}")
 
 
 COUNT = "How many open tickets over $500 do we have right now? Just the number, please."
