@@ -56,7 +56,7 @@ def test_inspect_eval_runs_bfcl_tasks_turn_by_turn_and_scores_them_by_bfcl(tmp_p
     """`-T bench=bfcl-multi-turn`: BFCL's tasks, each turn with that turn's tools (`sort` is first offered at
     turn 3 of miss_func_0, and the scripted gold calls it there), scored by BFCL's own checker."""
     pytest.importorskip("bfcl_eval", reason="BFCL is installed by .ci/setup (pip install --no-deps bfcl-eval==2026.3.23)")
-    from envcraft.harness.bench_runs import bench_tasks
+    from envcraft.harness.benchmark_runs import bench_tasks
 
     tasks = bench_tasks("bfcl-multi-turn", "multi_turn_miss_func", 2)
     result = inspect_eval(tasks[:1], tmp_path, "bench=bfcl-multi-turn", "category=multi_turn_miss_func",
