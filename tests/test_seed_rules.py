@@ -62,7 +62,7 @@ def _rewound(bp: Blueprint, way: Way, row: dict[str, Any], tables: dict) -> dict
 def _replay(bp: Blueprint, app: Any, way: Way, row: dict[str, Any], tables: dict, monkeypatch) -> set[str]:
     """The rules of the way the compiled write refuses for this row."""
     entity, refused = bp.entity(way.op.entity), []
-    monkeypatch.setattr(app, "refuse", lambda rule, text, fact: refused.append(rule))
+    monkeypatch.setattr(app, "refuse", lambda policy, rule, fact: refused.append(policy))
     args = {p.name: row.get(p.spec.name) for p in params_of(bp, way.op) if p.spec is not None}
     if way.op.kind == "update" and all(v is None for v in args.values()):
         return set()  # nothing an update sets is there: no update made this row
