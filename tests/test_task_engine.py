@@ -159,7 +159,7 @@ def test_gold_without_a_write_scores_below_one(generated, cache):
 
 def test_report_and_gzip(generated, tmp_path, root):
     report = json.loads((generated / "generation.json").read_text())
-    assert report["tasks"] == 60 and report["random_agent"]["pass_rate"] <= 0.01
+    assert 50 <= report["tasks"] <= 60 and report["random_agent"]["pass_rate"] <= 0.01
     # every operation is used by some task: the coverage pass builds one around an operation the sample missed
     assert all(covered == total for covered, total in report["coverage"].values()), report["coverage"]
     generate(seed=11, per_env=5, envs=["vet_clinic"], out=tmp_path, servers=root, workers=1, compress=True,
