@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from envcraft.generator.compile.appfile import MARKER, OLD_MARKERS
+from envcraft.generator.compile.appfile import marked_generated
 from envcraft.generator.compile.conventions import runtime_sentences
 from envcraft.generator.model.stated_rules import SENTENCE_END, sentences
 from envcraft_runtime.derived import TOOLS_FILE, list_changes, load_tools, read_policies
@@ -166,9 +166,7 @@ def unbacked(folder: Path) -> list[Sentence]:
 def generated(servers: Path) -> list[Path]:
     """Environment folders compiled from a blueprint: their app.py carries the compiler's mark. The hand-written
     office also has a policies.json now, but its rules live in its own handbook, not in a blueprint."""
-    return sorted(p.parent for p in Path(servers).glob("*/policies.json")
-                  if any(m in (p.parent / "app.py").read_text("utf-8", errors="replace")[:400]
-                         for m in (MARKER, *OLD_MARKERS)))
+    return sorted(p.parent for p in Path(servers).glob("*/policies.json") if marked_generated(p.parent / "app.py"))
 
 
 def unbacked_all(servers: Path) -> list[Sentence]:

@@ -18,7 +18,7 @@ import textwrap
 from datetime import date
 from pathlib import Path
 
-from envcraft.generator.compile.appfile import MARKER, OLD_MARKERS, render_app, tools_json
+from envcraft.generator.compile.appfile import MARKER, marked_generated, render_app, tools_json
 from envcraft.generator.compile.extras import extras
 from envcraft.generator.compile.render import render_python
 from envcraft.generator.compile.skill import render_skill
@@ -175,8 +175,7 @@ def clear_build(out_dir: Path, bp: Blueprint) -> None:
     app = out_dir / "app.py"
     manifest_path = out_dir / "server.json"
     if any(out_dir.iterdir()):
-        text = app.read_text("utf-8", errors="replace") if app.exists() else ""
-        ours = any(m in text for m in (MARKER, *OLD_MARKERS)) and manifest_path.exists() \
+        ours = marked_generated(app) and manifest_path.exists() \
             and json.loads(manifest_path.read_text("utf-8")).get("_meta", {}).get(
                 "io.github.envcraft/environment", {}).get("envId") == bp.id
         if not ours:
