@@ -39,7 +39,8 @@ def fresh(generation) -> tuple[EnvCache, list[Task]]:
 def test_no_task_is_dropped_for_its_wording(generation):
     """The templates say every field and value without a seam; the lint at validation is only a guard."""
     _, report = generation
-    assert report["tasks"] == 40 * len(ENVS)
+    # the generator drops repeats and may run out of attempts a little short of the target, never far
+    assert all(n >= 36 for n in report["per_env"].values()), report["per_env"]
     assert "text_glitch" not in report["drops"], report["drops"]
 
 
@@ -179,7 +180,9 @@ def test_reasoning_tasks_need_the_rows_the_note_or_the_first_turn(fresh):
         if "needs:conditional" in task.tags:  # taking the other branch fails
             write = next(i for i, c in enumerate(task.gold) if c.tool in cache[task.envs[0]].ops
                          and cache[task.envs[0]].ops[c.tool].writes)
-            ops = next(t for t in task.tags if t.startswith("chain:")).split(">")[1].split("|")
+            steps = next(t for t in task.tags if t.startswith("chain:")).split(">")[1:]
+            # one row decided by a test ("a|b"), or a batch split in two ("a>b*N"): either way two branches
+            ops = steps[0].split("|") if len(steps) == 1 else [s.split("*")[0] for s in steps]
             other = next(o for o in ops if o != task.gold[write].tool)
             wrong = task.gold[:write] + [task.gold[write].model_copy(update={"tool": other})] + task.gold[write + 1:]
             assert score(cache, task, wrong) < 1.0

@@ -22,7 +22,7 @@ from envcraft.generator.tasks.reasoning import build_aggregate
 from envcraft.generator.tasks.validate import answer_given, score, validate
 
 COUNT = re.compile(r"how many|count the|number of", re.I)
-ORDERED = re.compile(r"(?:^|[.!?] )(?:Then|After that,|Once that's done,|Next,) ")
+ORDERED = re.compile(r"(?:^|[.!?] )(?:Then|After that,|After this,|Once that's done,|Next,|When that's in,) ")
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ CLOSERS = {
 }
 ALSO = ("Also, ", "And ", "Plus, ", "Separately, ", "Meanwhile, ", "One more: ", "Oh, and ", "Besides that, ",
         "Also - ", "And then ", "", "", "", "")
-THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ", "After which ", "When that's in, ")  # only where the order changes the outcome
+THEN = ("Then ", "After that, ", "Once that's done, ", "Next, ", "After this, ", "When that's in, ")  # only where the order changes the outcome
 FOLLOW = ("Thanks. Next: ", "Great, one more: ", "Good. Now ", "OK, next: ", "Perfect. Also, ", "Thanks. Also: ",
           "Lovely. Now ", "Got it. Next: ", "Cheers. One more: ", "Nice. Now ", "Right, next: ", "Good stuff. Also, ",
           "OK. ", "Thanks! ", "Great. ")
