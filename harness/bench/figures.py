@@ -3,6 +3,7 @@ shell commands per sandbox backend, many live episodes at once, and the Docker b
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
+from envcraft.harness.bench.served import wait_served
 from envcraft.registry.catalog import Environment
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch
 from envcraft.registry.settings import Settings
@@ -47,16 +49,8 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def _wait_port(port: int, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            stream = await anyio.connect_tcp("127.0.0.1", port)
-            await stream.aclose()
-            return
-        except OSError:
-            await anyio.sleep(0.05)
-    raise TimeoutError(f"no server on port {port}")
+async def _served(url: str, process: subprocess.Popen, headers: dict | None = None) -> None:
+    await anyio.to_thread.run_sync(functools.partial(wait_served, url, process, headers))
 
 
 async def _calls(client: Client, tool: str, args: dict, n: int) -> list[float]:
@@ -86,7 +80,7 @@ async def sdk_baseline_calls(n: int) -> dict[str, list[float]]:
         process = subprocess.Popen([sys.executable, str(script), "--http", str(port)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            await _wait_port(port)
+            await _served(f"http://127.0.0.1:{port}/mcp", process)
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                 out["http"] = await _calls(client, "echo", {"text": "x"}, n)
         finally:
@@ -129,7 +123,7 @@ async def _standalone_http_calls(env: Environment, workspace: Path, n: int) -> l
     process = subprocess.Popen([sys.executable, str(env.entrypoint), "--workspace", str(workspace), "--http",
                                 "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        await _wait_port(port)
+        await _served(f"http://127.0.0.1:{port}/mcp", process)
         return await _http_calls(f"http://127.0.0.1:{port}/mcp", n)
     finally:
         process.terminate()
@@ -146,7 +140,7 @@ async def _gateway_calls(env: Environment, n: int) -> list[float]:
     process = subprocess.Popen([sys.executable, "-m", "envcraft.cli", "serve", "--all", "--port", str(port),
                                 "--token", token], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        await _wait_port(port)
+        await _served(f"http://127.0.0.1:{port}/control/health", process, {"Authorization": f"Bearer {token}"})
         request = urllib.request.Request(f"http://127.0.0.1:{port}/control/episodes", method="POST",
                                          data=json.dumps({"env": env.name}).encode(),
                                          headers={"Authorization": f"Bearer {token}"})

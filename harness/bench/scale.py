@@ -31,6 +31,7 @@ from pathlib import Path
 
 import httpx2
 from envcraft.core.paths import HOME
+from envcraft.harness.bench.served import wait_served
 from envcraft.registry.catalog import get
 from envcraft.registry.settings import Settings
 from envcraft.registry.workspaces import WorkspaceRoot
@@ -42,17 +43,6 @@ def _port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _wait(url: str, timeout: float = 120.0, headers: dict | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            httpx2.get(url, timeout=2, headers=headers or {})
-            return
-        except httpx2.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing answered at {url}")
 
 
 @contextmanager
@@ -130,7 +120,7 @@ def gateway_calls(episodes: int, workers: int, seconds: float, client: str = "wi
         argv += ["--workers", str(workers)]
     headers = {"Authorization": f"Bearer {token}"}
     with _process(argv) as process:
-        _wait(f"http://127.0.0.1:{port}/control/health", headers=headers)
+        wait_served(f"http://127.0.0.1:{port}/control/health", process, headers)
         urls = [httpx2.post(f"http://127.0.0.1:{port}/control/episodes", json={"env": "office"}, headers=headers,
                             timeout=60).json()["url"] for _ in range(episodes)]
         return drive(urls, seconds, server_pid=process.pid, client=client)
@@ -144,7 +134,7 @@ def standalone_calls(episodes: int, seconds: float, client: str = "wire") -> dic
         port = _port()
         with _process([sys.executable, str(env.entrypoint), "--workspace", str(workspace), "--http", "--port",
                        str(port)]) as process:
-            _wait(f"http://127.0.0.1:{port}/mcp")
+            wait_served(f"http://127.0.0.1:{port}/mcp", process)
             return drive([f"http://127.0.0.1:{port}/mcp"] * episodes, seconds, server_pid=process.pid,
                          client=client)
     finally:
