@@ -33,22 +33,10 @@ from pathlib import Path
 
 from envcraft.generator.compile.appfile import marked_generated
 from envcraft.generator.compile.conventions import runtime_sentences
-from envcraft.generator.model.stated_rules import SENTENCE_END, sentences
+from envcraft.generator.model.stated_rules import NORMATIVE, SENTENCE_END, normative, sentences
 from envcraft_runtime.derived import TOOLS_FILE, list_changes, load_tools, read_policies
 
 DERIVED_DOCS = {"policies": read_policies.__doc__, "history": list_changes.__doc__}  # the runtime's own
-NORMATIVE = re.compile(
-    r"\b(must|never(?! (?:\w+ed|came|showed|went|began|ran|made|got|left)\b)|(?<!-)only|cannot|can't|may not|not allowed|not accepted|at most|at least|no more than|"
-    r"no later than|no earlier than|up to|within|before|is required|are required|always|do not|don't|forbidden|"
-    r"prohibited|needs? to|has to|have to|limited to|mandatory|requires?|(?<!ed )instead of)\b"
-    # a need stated as a fact about a kind of record ("Joint replacements need a room with laminar flow"),
-    # not a record's field ("by need"), what someone happens to need ("cases that need", "you need") or a
-    # request's data ("shift 06:30, needs a wheelchair lift")
-    r"|(?<!\bthat )(?<!\bthey )(?<!\byou )(?<!\blonger )(?<!, )\bneeds? (?=(?:an?|both|no)\b|\d)"
-    r"|\brequired(?=[).,;]|$)|\bno (?:more|fewer|less) \w+(?: \w+)? than\b"
-    r"|\b(?:maximum|minimum)\b(?=:? ?\d| [a-z ]{1,30}: ?\d)"  # a bound, not a field ("the per-note maximum")
-    r"|\b\d{1,2}:\d{2}\s*(?:-|–|to)\s*\d{1,2}:\d{2}\b", re.I)
-CODE = re.compile(r"`[^`]*`")
 RULE_LINE = re.compile(r"^[a-z0-9_.]+(?: \([^)]*\))?: ")
 LINE_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+|\*\*")
 
@@ -63,12 +51,6 @@ class Sentence:
 
 def normalize(text: str) -> str:
     return " ".join(LINE_MARK.sub("", text).replace("`", "").split()).lower().rstrip(".")
-
-
-def normative(text: str) -> bool:
-    """Reads as a rule: a normative word outside code spans, or an hours range. A line ending in a colon
-    introduces the items after it ("Hard criteria (all must hold):"), which are read themselves."""
-    return not text.rstrip().endswith(":") and bool(NORMATIVE.search(CODE.sub(" ", text)))
 
 
 def rule_texts(folder: Path) -> list[str]:

@@ -21,8 +21,20 @@ from dataclasses import dataclass
 from envcraft.generator.model.blueprint import Blueprint
 
 PLACEHOLDER = re.compile(r"\{\{rule:([a-z][a-z0-9_]*)\}\}")
-NORMATIVE = re.compile(r"\b(must|never|only|cannot|can't|may not|not allowed|at most|no more than|is required|"
-                       r"are required|always|do not|don't|forbidden|prohibited)\b", re.I)
+# The one list of words that make a sentence read as a rule: the rule lint (generator/audit/rule_lint.py) reads every
+# text an agent sees with it, `statements` a doc's prose.
+NORMATIVE = re.compile(
+    r"\b(must|never(?! (?:\w+ed|came|showed|went|began|ran|made|got|left)\b)|(?<!-)only|cannot|can't|may not|not allowed|not accepted|at most|at least|no more than|"
+    r"no later than|no earlier than|up to|within|before|is required|are required|always|do not|don't|forbidden|"
+    r"prohibited|needs? to|has to|have to|limited to|mandatory|requires?|(?<!ed )instead of)\b"
+    # a need stated as a fact about a kind of record ("Joint replacements need a room with laminar flow"),
+    # not a record's field ("by need"), what someone happens to need ("cases that need", "you need") or a
+    # request's data ("shift 06:30, needs a wheelchair lift")
+    r"|(?<!\bthat )(?<!\bthey )(?<!\byou )(?<!\blonger )(?<!, )\bneeds? (?=(?:an?|both|no)\b|\d)"
+    r"|\brequired(?=[).,;]|$)|\bno (?:more|fewer|less) \w+(?: \w+)? than\b"
+    r"|\b(?:maximum|minimum)\b(?=:? ?\d| [a-z ]{1,30}: ?\d)"  # a bound, not a field ("the per-note maximum")
+    r"|\b\d{1,2}:\d{2}\s*(?:-|–|to)\s*\d{1,2}:\d{2}\b", re.I)
+CODE = re.compile(r"`[^`]*`")
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"`(*{])")
 
@@ -34,6 +46,12 @@ class Statement:
     policy: str | None  # the policy a placeholder names; None: prose with nothing behind it
     start: int = 0  # where the sentence sits in the raw file content
     end: int = 0
+
+
+def normative(text: str) -> bool:
+    """Reads as a rule: a normative word outside code spans, or an hours range. A line ending in a colon
+    introduces the items after it ("Hard criteria (all must hold):"), which are read themselves."""
+    return not text.rstrip().endswith(":") and bool(NORMATIVE.search(CODE.sub(" ", text)))
 
 
 def expand(bp: Blueprint, text: str) -> str:
@@ -101,7 +119,7 @@ def statements(bp: Blueprint) -> list[Statement]:
             cited = PLACEHOLDER.findall(text)
             found += [Statement(file.path, text, policy, start, end) for policy in cited]
             bare = PLACEHOLDER.sub(" ", text)
-            if any(NORMATIVE.search(part) and not part.rstrip().endswith(":") for part in SENTENCE_END.split(bare)):
+            if any(normative(part) for part in SENTENCE_END.split(" ".join(bare.split()))):
                 found.append(Statement(file.path, " ".join(text.split()), None, start, end))
     return found
 
@@ -110,4 +128,4 @@ def unmapped(bp: Blueprint) -> list[Statement]:
     return [s for s in statements(bp) if s.policy is None]
 
 
-__all__ = ["PLACEHOLDER", "Statement", "expand", "statements", "unmapped"]
+__all__ = ["NORMATIVE", "PLACEHOLDER", "Statement", "expand", "normative", "statements", "unmapped"]
