@@ -12,6 +12,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from envcraft.generator import rules as rule_kinds
 from envcraft.generator.audit.audit import AuditReport
 from envcraft.generator.audit.isolated_audit import audit_isolated
 from envcraft.generator.compile.compiler import compile_blueprint
@@ -24,9 +25,10 @@ Reply with ONE JSON object that validates against the Blueprint JSON schema belo
 Operation semantics: search filters rows by `params` (substring for text, exact otherwise); get takes
 <entity>_id; create sets `params` as fields (status_field starts at its first enum value); update changes
 fields of <entity>_id; transition sets the entity's status_field to `to_status`; delete removes a row.
-Preconditions (status_in, field_equals, no_overlap, capacity, at_least, unique, not_in_past) block a write
-with their `message`; effects (adjust, set) change a referenced row. Names are snake_case; operation names
-are <entity>_<verb>; description is at most 100 characters.
+A business rule is a policy, stated once: its `check` (kinds: {kinds}; the Precondition description
+in the schema says what each reads) becomes a precondition of the operations it names and blocks a write, citing
+the rule; effects (adjust, set) change a referenced row. Names are snake_case; operation names are
+<entity>_<verb>; description is at most 100 characters.
 Example of a valid blueprint:
 {example}
 Blueprint JSON schema:
@@ -66,7 +68,8 @@ def synthesize(scenario: str, *, base_url: str, api_key: str, model: str, out_di
     """Ask, validate, compile, audit; feed failures back for at most `rounds` rounds."""
     client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=2)
     schema = Blueprint.model_json_schema()
-    messages = [{"role": "system", "content": SYSTEM.format(example=_example(), schema=json.dumps(schema))},
+    messages = [{"role": "system", "content": SYSTEM.format(kinds=", ".join(rule_kinds.NAMES), example=_example(),
+                                                   schema=json.dumps(schema))},
                 {"role": "user", "content": f"Scenario: {scenario}"}]
     attempts: list[Attempt] = []
     for number in range(1, rounds + 1):
