@@ -66,9 +66,18 @@ def package_name(env: Environment) -> str:
     return f"envcraft_env_{env.name}"
 
 
+def forget_server_module(env: Environment) -> None:
+    """Drop the imported modules of `env`'s package, so the next load imports its folder afresh."""
+    package = package_name(env)
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        del sys.modules[name]
+
+
 def load_server_module(env: Environment) -> types.ModuleType:
     """Import servers/<env>/server.py as a package module, so its relative imports work."""
     package = package_name(env)
+    if package in sys.modules and list(sys.modules[package].__path__) != [str(env.folder)]:
+        forget_server_module(env)  # another build of the same environment (a staging or test folder): not this one
     if package not in sys.modules:
         module = types.ModuleType(package)
         module.__path__ = [str(env.folder)]

@@ -8,6 +8,7 @@ import inspect
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -39,6 +40,18 @@ def library(**renames: str) -> Blueprint:
         for key in ("params", "required"):
             op[key] = [renames.get(name, name) for name in op.get(key, [])]
     return Blueprint.model_validate(data)
+
+
+def test_two_builds_of_one_environment_in_one_process_each_load_their_own_folder(tmp_path):
+    """A build loaded earlier under the same name (another folder: a staging build, another test's) does not stand in
+    for this one: it did, so this file failed when run after tests/test_generator.py in one process."""
+    plain, renamed = library(), library(note="in_past")
+    first = compile_blueprint(plain, tmp_path / "first" / plain.id)
+    second = compile_blueprint(renamed, tmp_path / "second" / renamed.id)
+    before = load_server_module(Environment(plain.id, first, read_manifest(first))).app
+    after = load_server_module(Environment(renamed.id, second, read_manifest(second))).app
+    assert (Path(before.__file__).parent, Path(after.__file__).parent) == (first, second)
+    assert "in_past_" in inspect.signature(after.loan_open).parameters
 
 
 def test_a_field_named_like_a_helper_gets_its_own_parameter_name(tmp_path):
