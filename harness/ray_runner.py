@@ -10,32 +10,14 @@ Ray is an extra: `pip install 'envcraft[ray]'`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
-from envcraft.core.extras import require
 from envcraft.core.rollout import Rollout
 from envcraft.core.tasks import Task
 from envcraft.harness.runner import RolloutLog
 from envcraft.harness.shards import batches, land, recorded, run_batch, todo
-
-
-def connect(address: str) -> Any:
-    """Join the cluster at `address` ("auto": the running one; "local": start one in this process)."""
-    # Ray swaps a loopback address for the machine's outward IP unless told this is a single host; a
-    # driver only connects, so this keeps a cluster started on 127.0.0.1 reachable (and on loopback).
-    if address.split(":")[0] in ("127.0.0.1", "localhost"):
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    ray = require("ray", "ray", "--ray")
-    if not ray.is_initialized():
-        try:
-            ray.init(address=None if address == "local" else address, log_to_driver=False,
-                     include_dashboard=False, configure_logging=False)
-        except ConnectionError as exc:
-            raise ValueError(f"no Ray cluster at {address!r} ({exc}): start one (ray start --head) or pass "
-                             "--ray local") from None
-    return ray
+from envcraft.registry.ray_connect import connect
 
 
 def _worker_class(ray: Any) -> Any:

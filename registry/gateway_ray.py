@@ -6,26 +6,15 @@ Ray reports it, so episode URLs are reachable from anywhere in the cluster. Ray 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from envcraft.core.extras import require
 from envcraft.registry.gateway_workers import Worker
+from envcraft.registry.ray_connect import connect
 from envcraft.registry.settings import Settings
 
 
-def _connect(address: str) -> Any:
-    if address.split(":")[0] in ("127.0.0.1", "localhost"):  # see harness/ray_runner.py: keep loopback
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    ray = require("ray", "ray", "--ray")
-    if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, log_to_driver=False, include_dashboard=False,
-                 configure_logging=False)
-    return ray
-
-
 def start_ray_workers(address: str, per_node: int, token: str, options: list[str]) -> list[Worker]:
-    ray = _connect(address)
+    ray = connect(address)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     @ray.remote(num_cpus=0)

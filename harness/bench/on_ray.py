@@ -26,8 +26,8 @@ def _run(address: str, tasks: list, nodes: int) -> dict[str, float]:
 
 def ray_rows(count: int = 64) -> list[dict]:
     # ray is imported by connect(), never at the top of this module: the variable that keeps a cluster on
-    # 127.0.0.1 is read when ray is first imported (see ray_runner.connect).
-    from envcraft.harness.ray_runner import connect
+    # 127.0.0.1 is read when ray is first imported (registry/ray_connect.py).
+    from envcraft.registry.ray_connect import connect
 
     tasks = tasks_for("office")[:count]
     with local_cluster(2) as (address, _):
