@@ -19,7 +19,6 @@ from envcraft.generator.model.policy import precondition_id
 from envcraft.generator.rules.kind import ProbeWorld
 from envcraft.generator.rules.registry import kind, unique_field, value_guard
 from envcraft.generator.seeds.seed import INACTIVE, time_pairs
-from envcraft_runtime.rules import shifted
 
 Tables = dict[str, list[dict[str, Any]]]
 
@@ -138,7 +137,7 @@ class Explorer:
         entity = self.bp.entity(op.entity)
         timed = [p for p in op.preconditions if kind(p.kind).occupies_time]
         resource = next((p.resource for p in timed), None)
-        gaps = [p for p in timed if p.gap_minutes and p.start == start]
+        spaced = [p for p in timed if p.start == start]  # a check that may want time between rows (no_overlap's gap)
         datetimes = entity.field(start).type == "datetime"
         for offset in range(7, 120):
             day = self.today + timedelta(days=offset)
@@ -151,8 +150,8 @@ class Explorer:
                 if (resource is None or not any(
                         r.get("id") != own and r.get(resource) == candidate.get(resource) and _active(entity, r)
                         and _overlap(r, candidate, start, end) for r in self.tables.get(entity.table, []))) \
-                        and not any(_too_close(self.tables.get(entity.table, []), entity, candidate, own, p)
-                                    for p in gaps):
+                        and not any(kind(p.kind).crowds(entity, p, self.tables.get(entity.table, []), candidate, own)
+                                    for p in spaced):
                     return s, e
         return s, e
 
@@ -302,13 +301,6 @@ class Explorer:
         trap = kind(pre.kind).trap(self.bp, op, pre, self.tables, row, args, new, world)
         return None if trap is None else Probe(f"{pre.kind} precondition", trap.args, True, hint=pre.message, row=row,
                                                patch=trap.patch)
-
-
-def _too_close(rows: list[dict], entity: Entity, row: dict, own: str | None, pre: Precondition) -> bool:
-    """Another active row of the resource within `gap_minutes` of the row's span."""
-    wide = {**row, pre.start: shifted(row[pre.start], -pre.gap_minutes), pre.end: shifted(row[pre.end], pre.gap_minutes)}
-    return any(r.get("id") != own and r.get(pre.resource) == row.get(pre.resource) and _active(entity, r)
-               and _overlap(r, wide, pre.start, pre.end) for r in rows)
 
 
 def _shift(value: str, amount: int, kind: str) -> str:

@@ -216,6 +216,12 @@ class RuleKind:
         """Make the check hold (or break) for the call; False when this world cannot."""
         raise NotImplementedError(f"{self.name}: not arranged")
 
+    def crowds(self, entity: Entity, pre: Precondition, rows: list[dict[str, Any]], span: dict[str, Any],
+               own: str | None) -> bool:
+        """Another row (not `own`) keeps less than the least time the check wants between rows from `span`, a
+        row's start and end (the audit picks a slot clear of it)."""
+        return False
+
     def clashes(self, entity: Entity, pre: Precondition, tables: Tables, new: dict[str, Any], field: str,
                 moment: str, until: str) -> bool:
         """Setting `field` to [moment, until) would break the check through another row (a time rule's audit

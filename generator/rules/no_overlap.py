@@ -80,6 +80,17 @@ class NoOverlap(RuleKind):
             moves += [knobs.moved(bp, entity, row, pre.start, day + timedelta(days=rng.choice((-1, 1)) * rng.randint(1, 14)))
                       for _ in range(20)]
 
+    def crowds(self, entity: Entity, pre: Precondition, rows: list[dict[str, Any]], span: dict[str, Any],
+               own: str | None) -> bool:
+        """Another active row of the resource within `gap_minutes` of the span (no gap: none)."""
+        if not pre.gap_minutes:
+            return False
+        wide = {**span, pre.start: shifted(span[pre.start], -pre.gap_minutes),
+                pre.end: shifted(span[pre.end], pre.gap_minutes)}
+        return any(r.get("id") != own and r.get(pre.resource) == span.get(pre.resource)
+                   and not (entity.status_field and r.get(entity.status_field) in INACTIVE)
+                   and _overlapping(r, wide, pre.start, pre.end) for r in rows)
+
     def clashes(self, entity: Entity, pre: Precondition, tables: Tables, new: dict[str, Any], field: str,
                 moment: str, until: str) -> bool:
         """Another live row holds the call's resource over [moment, until) (`field` is the check's start)."""
