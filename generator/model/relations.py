@@ -28,40 +28,46 @@ QUALIFIED = r"^[a-z][a-z0-9_]{2,40}\.[a-z][a-z0-9_]{0,40}$"  # <environment id>.
 STRINGS = {"str", "text", "email"}  # field types one free-text value can move between
 
 
-class Reference(BaseModel):
-    """Fields of our `entity` a write may fill from a record of another environment's entity."""
+class _Across(BaseModel):
+    """One side of a relation: our `entity` and the other environment's `<env>.<entity>` (`other`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     entity: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
+
+    @property
+    def other(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def env(self) -> str:
+        return self.other.split(".")[0]
+
+    @property
+    def their_entity(self) -> str:
+        return self.other.split(".")[1]
+
+
+class Reference(_Across):
+    """Fields of our `entity` a write may fill from a record of another environment's entity."""
+
     source: str = Field(alias="from", pattern=QUALIFIED)  # <env>.<entity> the value is read from
     fields: dict[str, str] = Field(min_length=1)  # our field -> their field holding the value
     why: str = Field(min_length=10, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")  # the real-world reason
 
     @property
-    def env(self) -> str:
-        return self.source.split(".")[0]
-
-    @property
-    def their_entity(self) -> str:
-        return self.source.split(".")[1]
+    def other(self) -> str:
+        return self.source
 
 
-class ReferencedBy(BaseModel):
+class ReferencedBy(_Across):
     """Our `entity` may be the record another environment's entity takes values from."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    entity: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
     by: str = Field(pattern=QUALIFIED)  # <env>.<entity> whose fields take the values
 
     @property
-    def env(self) -> str:
-        return self.by.split(".")[0]
-
-    @property
-    def their_entity(self) -> str:
-        return self.by.split(".")[1]
+    def other(self) -> str:
+        return self.by
 
 
 class Blueprint(Protocol):
