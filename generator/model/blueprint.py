@@ -25,6 +25,7 @@ from envcraft.generator.model.entity import (
     typed,
 )
 from envcraft.generator.model.precondition import Aggregate, Condition, Precondition, Through, options_name_fields
+from envcraft.generator.model.relations import Reference, ReferencedBy, own_errors, relation_errors
 from pydantic import BaseModel, Field, model_validator
 
 ARCHETYPES = (
@@ -166,6 +167,8 @@ class Blueprint(Strict):
     policies: list[Policy] = Field(default_factory=list)  # the business rules, each stated once
     invariants: list[Invariant] = Field(default_factory=list)  # what the world's rows always satisfy
     skill: str = ""  # guidance that is not a rule (tone, where to look); rules go in `policies`
+    references: list[Reference] = Field(default_factory=list)  # our fields filled from another env's records
+    referenced_by: list[ReferencedBy] = Field(default_factory=list)  # our records other envs' fields take
     seed: int = 7
 
     @model_validator(mode="before")
@@ -255,6 +258,8 @@ class Blueprint(Strict):
         for file in self.files:
             if file.export and file.export not in entities:
                 raise ValueError(f"{self.id}: file {file.path} exports unknown entity {file.export!r}")
+        if errors := own_errors(self):
+            raise ValueError("; ".join(errors))
         return self
 
     def entity(self, name: str) -> Entity:
@@ -282,7 +287,11 @@ BLUEPRINTS = Path(__file__).resolve().parents[1] / "blueprints"
 
 
 def load_all(folder: Path = BLUEPRINTS) -> list[Blueprint]:
-    return [load_blueprint(p) for p in sorted(Path(folder).glob("*.yaml"))]
+    """Every blueprint of the catalog; a cross-environment relation only one side declares is an error."""
+    blueprints = [load_blueprint(p) for p in sorted(Path(folder).glob("*.yaml"))]
+    if errors := relation_errors(blueprints):
+        raise ValueError(f"{len(errors)} cross-environment relation error(s):\n" + "\n".join(errors))
+    return blueprints
 
 
 def slug(text: str) -> str:

@@ -420,6 +420,7 @@ def summary(results: list[EnvResult], workflow, seed: int, per_env: int, seconds
         "coverage": {r.env: [len(r.covered), r.tools] for r in results},
         "per_env": {r.env: len(r.tasks) for r in results},
         "workflow_edges": workflow.number_of_edges(),
+        "workflow_links": sum(len(data["links"]) for _, _, data in workflow.edges(data=True)),  # declared, both sides
         "errors": {r.env: r.errors[:3] for r in results if r.errors},
         "family_errors": family_errors(results),
     }
