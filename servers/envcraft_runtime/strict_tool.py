@@ -17,8 +17,8 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-SHOWN_PROBLEMS = 5  # problems named in one refusal; the rest are counted
-SHOWN_VALUE_CHARS = 40  # of a refused value, echoed so the agent sees what it sent
+SHOWN_PROBLEMS = 5  # problems (and unknown names) named in one refusal; the rest are counted
+SHOWN_VALUE_CHARS = 40  # of a refused value or name, echoed so the agent sees what it sent
 
 
 def strict_model(model: type[BaseModel]) -> type[BaseModel]:
@@ -45,9 +45,8 @@ def refusal(tool: str, model: type[BaseModel], error: ValidationError, hint: str
     unknown = [_path(e["loc"]) for e in errors if e["type"] in UNKNOWN and len(e["loc"]) == 1]
     problems = [_problem(e) for e in errors if not (e["type"] in UNKNOWN and len(e["loc"]) == 1)]
     if unknown:
-        problems.insert(0, f"has no argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}")
-    shown = "; ".join(problems[:SHOWN_PROBLEMS]) + (f"; and {len(problems) - SHOWN_PROBLEMS} more"
-                                                    if len(problems) > SHOWN_PROBLEMS else "")
+        problems.insert(0, f"has no argument{'s' if len(unknown) > 1 else ''} {_some(unknown, ', ')}")
+    shown = _some(problems, "; ")
     names = accepted(model)
     takes = f"it takes: {', '.join(names)}" if names else "it takes no arguments"
     return f"{tool}{' ' if unknown else ': '}{shown}; {takes}. The call was not run: nothing changed. {hint}"
@@ -62,19 +61,26 @@ def _problem(error: Any) -> str:
         return f"{where} is not a key it takes"
     if error["type"] == "missing":
         return f"argument {where} is required"
-    value = repr(error.get("input"))
-    if len(value) > SHOWN_VALUE_CHARS:
-        value = value[:SHOWN_VALUE_CHARS] + "..."
-    sent = "null" if error.get("input") is None else value
+    sent = "null" if error.get("input") is None else _cut(repr(error.get("input")))
     return f"argument {where} is {sent}: {error['msg'][0].lower()}{error['msg'][1:]}"
 
 
 def _path(loc: Sequence[Any]) -> str:
-    """('items', 0, 'name') -> 'items[0].name', quoted."""
+    """('items', 0, 'name') -> 'items[0].name', quoted (a long key cut: the agent chose its length)."""
     text = str(loc[0]) if loc else "arguments"
     for part in loc[1:]:
         text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return f"'{text}'"
+    return f"'{_cut(text)}'"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS] + "..."
+
+
+def _some(items: list[str], separator: str) -> str:
+    """The first SHOWN_PROBLEMS items, then how many more: a refusal stays short whatever was sent."""
+    more = len(items) - SHOWN_PROBLEMS
+    return separator.join(items[:SHOWN_PROBLEMS]) + (f"{separator}and {more} more" if more > 0 else "")
 
 
 class StrictTool(Tool):
