@@ -124,8 +124,9 @@ async def test_extra_keys_inside_an_object_argument_are_refused(tmp_path):
 
 
 async def test_a_refused_call_is_logged_as_a_call_and_is_not_a_sandbox_failure(tmp_path):
-    """Through the farm the harness uses: a run_shell call with a misspelt argument is the agent's mistake, read
-    as an error reply, never a SandboxFailure that would end the episode as the infrastructure's fault."""
+    """Through the farm the harness uses: a run_shell call with a misspelt argument, an empty command or one past
+    the length cap is the agent's mistake, read as an error reply, never a SandboxFailure that would end the
+    episode as the infrastructure's fault."""
     task = mail_task(0)
     write_tasks(tmp_path / "office.jsonl", [task])
     async with LocalFarm(InProcessLauncher(), tasks_dir=tmp_path) as farm:
@@ -134,6 +135,9 @@ async def test_a_refused_call_is_logged_as_a_call_and_is_not_a_sandbox_failure(t
         assert reply.is_error and "no argument 'cmd'" in reply.text and "command" in reply.text, reply.text
         listing = await farm.call_tool(info.id, "list_dir", {})
         assert "made.txt" not in listing.text
+        for command, expected in (("", "the command is empty"), ("x" * 200_000, "the limit is")):  # the shell's own
+            reply = await farm.call_tool(info.id, "run_shell", {"command": command})
+            assert reply.is_error and expected in reply.text, reply.text[:200]
         await farm.delete(info.id)
 
 
