@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from envcraft.core.tasks import TASKS_DIR, iter_tasks, task_file, write_tasks
+from envcraft.harness.episode import Episode
 from envcraft.harness.farm_local import LocalFarm
 from envcraft.registry.catalog import get
 from envcraft.registry.launch import InProcessLauncher, StdioLauncher, launch, load_server_module
@@ -131,8 +132,11 @@ async def test_a_refused_call_is_logged_as_a_call_and_is_not_a_sandbox_failure(t
     write_tasks(tmp_path / "office.jsonl", [task])
     async with LocalFarm(InProcessLauncher(), tasks_dir=tmp_path) as farm:
         info = await farm.create(task.id)
-        reply = await farm.call_tool(info.id, "run_shell", {"cmd": "touch made.txt"})
+        episode = Episode(info, farm)
+        [reply] = await episode.act([("call_0", "run_shell", {"cmd": "touch made.txt"})])
         assert reply.is_error and "no argument 'cmd'" in reply.text and "command" in reply.text, reply.text
+        assert episode.messages[-1] == {"role": "tool", "tool_call_id": "call_0", "content": reply.text}
+        assert len(episode.tool_seconds) == 1  # counted as a call
         listing = await farm.call_tool(info.id, "list_dir", {})
         assert "made.txt" not in listing.text
         for command, expected in (("", "the command is empty"), ("x" * 200_000, "the limit is")):  # the shell's own
