@@ -103,25 +103,27 @@ class Point(TypedDict):
     y: int
 
 
-def place(point: Point, label: str = "") -> str:
+async def place(point: Point, label: str = "") -> str:  # async, as every tool the adapter registers
     """Place a point."""
     return f"{point['x']},{point['y']} {label}"
 
 
-async def test_extra_keys_inside_an_object_argument_are_refused(tmp_path):
+async def test_extra_keys_inside_an_object_argument_are_refused(tmp_path, monkeypatch):
     """No tool of ours takes an object today; the runtime refuses unknown keys inside one all the same."""
-    server = MCPServer("toy")
-    register(server, tmp_path, [ToolSpec(place, read_only=True)])
-    async with Client(server) as client:
-        schema = (await client.list_tools()).tools[0].input_schema
-        assert schema["additionalProperties"] is False
-        result = await client.call_tool("place", {"point": {"x": 1, "y": 2, "z": 3}})
-        assert result.is_error and "'point.z' is not a key it takes" in _text(result), _text(result)
-        assert not (await client.call_tool("place", {"point": {"x": 1, "y": 2}})).is_error
-        # a flood of long unknown names gets a short refusal that counts them, not an echo of them
-        flood = await client.call_tool("place", {"point": {"x": 1, "y": 2}, **{f"{i:04d}" + "k" * 2000: 1
-                                                                                 for i in range(500)}})
-        assert flood.is_error and "and 495 more" in _text(flood) and len(_text(flood)) < 1000, _text(flood)[:300]
+    monkeypatch.setenv("ENVCRAFT_CACHE_DIR", str(tmp_path / "cache"))
+    for how in ("derived", "cached"):  # schemas derived now, then read from the cache
+        server = MCPServer("toy")
+        assert register(server, tmp_path, [ToolSpec(place, read_only=True)]) == how
+        async with Client(server) as client:
+            schema = (await client.list_tools()).tools[0].input_schema
+            assert schema["additionalProperties"] is False
+            result = await client.call_tool("place", {"point": {"x": 1, "y": 2, "z": 3}})
+            assert result.is_error and "'point.z' is not a key it takes" in _text(result), _text(result)
+            assert not (await client.call_tool("place", {"point": {"x": 1, "y": 2}})).is_error
+            # a flood of long unknown names gets a short refusal that counts them, not an echo of them
+            flood = await client.call_tool("place", {"point": {"x": 1, "y": 2}, **{f"{i:04d}" + "k" * 2000: 1
+                                                                                     for i in range(500)}})
+            assert flood.is_error and "and 495 more" in _text(flood) and len(_text(flood)) < 1000, _text(flood)[:300]
 
 
 async def test_a_refused_call_is_logged_as_a_call_and_is_not_a_sandbox_failure(tmp_path):
