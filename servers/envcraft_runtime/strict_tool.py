@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -95,12 +95,14 @@ class StrictTool(Tool):
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         try:
-            self.fn_metadata.validate_arguments(arguments)
-        except ValidationError as exc:
-            # Not the SDK's "Error executing tool ..." text: the harness reads that on run_shell as a crashed sandbox.
-            raise ToolError(refusal(self.name, self.fn_metadata.arg_model, exc,
-                                    "Its input schema (tools/list) says what each argument takes.")) from exc
-        return await super().run(arguments, context, convert_result)
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            # The SDK's argument check failed (the one ToolError it raises from a ValidationError; the SDK's own
+            # logging tells them apart the same way): say it in words, in place of pydantic's report.
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(refusal(self.name, self.fn_metadata.arg_model, exc.__cause__,
+                                        "Its input schema (tools/list) says what each argument takes.")) from exc.__cause__
+            raise
 
 
 __all__ = ["StrictTool", "accepted", "refusal", "strict_metadata", "strict_model"]
