@@ -178,8 +178,9 @@ class FarmBase:
             raise ServerFailure(f"{env} server: {name} call failed: {type(exc).__name__}: {exc}") from exc
         result = outcome["result"]
         text = reply_text(result)
-        if result.is_error and local in SHELL_TOOLS and text.startswith("Error executing tool"):
-            # A ToolError reads as its message; this generic text means the shell itself crashed.
+        if result.is_error and local in SHELL_TOOLS and text.strip() == f"Error executing tool {local}":
+            # The SDK's bare text for a crash: the shell itself broke. A ToolError (an empty command, say) reads
+            # "Error executing tool run_shell: <what to do>" and is the agent's to read, not a failed sandbox.
             raise SandboxFailure(f"{env} shell: {text} (is bubblewrap installed? --sandbox process is for development)")
         return ToolResult(name=name, text=text, is_error=bool(result.is_error), seconds=time.perf_counter() - start)
 

@@ -31,6 +31,7 @@ CALLS = [  # read-only calls and refused ones: both servers act on one workspace
     ("todo_add", {"title": "x"}),  # missing arguments: the SDK's validation message
     ("read_file", {"path": "SKILL.md", "offset": "many"}),  # a wrong type
     ("read_file", {"path": "SKILL.md", "offset": "3"}),  # lax coercion, as the SDK does
+    ("contacts_search", {"query": "design", "name": "Priya"}),  # an unknown argument: refused on both paths
 ]
 
 

@@ -206,8 +206,9 @@ class Explorer:
                 args[name] = (str(value).upper() if spec.type in ("str", "text", "email") else
                               value[0] if spec.type == "list_str" else
                               value[:10] if spec.type == "datetime" else value)
-            args["limit"] = 1000
-            probes.append(Probe("search with every filter from one row", self.to_args(op, args), False, row=row, fields=args))
+            # `limit` is the paging argument, added after the renaming: a field named limit is the filter `limit_`
+            probes.append(Probe("search with every filter from one row", {**self.to_args(op, args), "limit": 1000},
+                                False, row=row, fields=args))
         return probes
 
     # ------------------------------------------------------------ broken calls

@@ -3,7 +3,7 @@
 - gateway tool calls/s at 32 and 256 concurrent episodes: 1 gateway worker against the MCP SDK's own
   standalone HTTP server (`server.py --http`) on the same load, and 2 workers against 1;
 - gold replay over the catalog (`envcraft run --agent gold --limit 2 --concurrency 8`) in episodes/s,
-  beside the same run on the SDK's default path (tools registered by `MCPServer.add_tool`, output
+  beside the same run on the SDK's default path (tool schemas derived by the SDK at each build, output
   validators compiled per session), and a cold start of ours (an empty schema cache); and the same run
   sharded over 2 local worker processes (`--workers 2`) against 1;
 - `run --ray` episodes/s on a 1-node against a 2-node local cluster (with the [ray] extra).
@@ -146,8 +146,8 @@ def gold_replay(sdk_default: bool = False, cache_dir: str | None = None, limit: 
     """`envcraft run --agent gold` over the catalog in a fresh process: episodes/s from its start to its exit,
     and the CPU seconds it used (on a shared machine the wall clock also holds other processes' turns).
 
-    sdk_default: tools registered by `MCPServer.add_tool` and output validators compiled per session (the SDK's
-    own behaviour); cache_dir: where the runtime keeps derived tool schemas (an empty folder: a cold start)."""
+    sdk_default: tool schemas derived by the SDK at each build and output validators compiled per session (the
+    SDK's own behaviour); cache_dir: where the runtime keeps derived tool schemas (an empty folder: a cold start)."""
     import resource
 
     with tempfile.TemporaryDirectory() as scratch:

@@ -80,9 +80,11 @@ class _Episode:
             raise ToolFailure(f"bad arguments for {verb}: {exc}") from None
 
     def _checked(self, verb: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The arguments validated against the operation's signature, as the MCP tool's schema does: a request
-        written straight to the socket cannot store an object where the tool takes text."""
+        """The arguments validated against the operation's signature, as the MCP tool does (strict_tool.py): a
+        request written straight to the socket cannot store an object where the tool takes text."""
         import pydantic  # the server side only (mcp depends on it); the CLI in the sandbox never gets here
+
+        from .strict_tool import refusal
 
         model = self._schemas.get(verb)
         if model is None:
@@ -93,8 +95,7 @@ class _Episode:
         try:
             validated = model.model_validate(arguments)
         except pydantic.ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5])
-            raise ToolFailure(f"bad arguments for {verb}: {problems}: run `{self.cli_name} {verb.replace('_', '-')} --help`") from None
+            raise ToolFailure(refusal(verb, model, exc, f"Run `{self.cli_name} {verb.replace('_', '-')} --help`.")) from None
         return {name: getattr(validated, name) for name in model.model_fields}
 
 

@@ -9,7 +9,8 @@ pydantic versions, each tool's name and docstring). A server built from the cach
 what the SDK would; each tool's argument and output models are made on its first call (in the SDK's own way,
 `func_metadata`), and results are converted by the SDK's own `FuncMetadata.convert_result` with them.
 
-ENVCRAFT_TOOL_CACHE=0 registers every tool through `MCPServer.add_tool` (the SDK's default path);
+Every tool is registered strict (strict_tool.py: the SDK's argument model refusing unknown arguments).
+ENVCRAFT_TOOL_CACHE=0 derives every tool's schemas by the SDK at each build (`Tool.from_function`, no cache);
 ENVCRAFT_CACHE_DIR moves the cache (default: $XDG_CACHE_HOME/envcraft or ~/.cache/envcraft).
 """
 
@@ -147,9 +148,12 @@ _METADATA: dict[tuple[str, str, Any], Any] = {}  # (name, signature, returned ty
 
 
 def _sdk_metadata(fn: Callable[..., Any]) -> Any:
-    """The SDK's own argument and output models for `fn`: the output model is what converts a result (an int
-    in a float field is dumped as 2.0), so a cached tool answers byte for byte as an uncached one."""
+    """The SDK's own argument and output models for `fn`, the argument model strict (strict_tool.py): the output
+    model is what converts a result (an int in a float field is dumped as 2.0), so a cached tool answers byte for
+    byte as an uncached one."""
     from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+
+    from .strict_tool import strict_metadata
 
     signature = inspect.signature(fn)
     # The returned type itself, not its name: a server built again from a reloaded module returns its own class
@@ -158,21 +162,22 @@ def _sdk_metadata(fn: Callable[..., Any]) -> Any:
     try:
         return _METADATA[key]
     except KeyError:
-        _METADATA[key] = func_metadata(fn, structured_output=True)
+        _METADATA[key] = strict_metadata(func_metadata(fn, structured_output=True))
         return _METADATA[key]
     except TypeError:  # an unhashable annotation: made for this tool alone
-        return func_metadata(fn, structured_output=True)
+        return strict_metadata(func_metadata(fn, structured_output=True))
 
 
 def _precomputed_tool_class() -> type:
-    """An SDK `Tool` whose schemas were read from the cache and whose argument model is made on first use."""
+    """A strict SDK `Tool` whose schemas were read from the cache and whose argument model is made on first use."""
     from typing import Any as AnyType
 
-    from mcp.server.mcpserver.tools.base import Tool
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
     from pydantic import Field
 
-    class PrecomputedTool(Tool):
+    from .strict_tool import StrictTool
+
+    class PrecomputedTool(StrictTool):
         published_output: dict[str, AnyType] | None = Field(default=None, exclude=True)
         wrap_output: bool = Field(default=False, exclude=True)
 
@@ -195,24 +200,32 @@ _TOOL_CLASS: list[type] = []
 
 
 def register(server: Any, env_dir: Path, specs: list[ToolSpec]) -> str:
-    """Register `specs` on an MCPServer; returns how: "sdk" (MCPServer.add_tool), "derived" (derived now and
-    cached) or "cached" (read from the cache)."""
-    from mcp.server.mcpserver.tools.base import Tool
+    """Register `specs` on an MCPServer as strict tools (strict_tool.py: an unknown argument is refused); returns
+    how: "sdk" (derived by the SDK now, no cache), "derived" (derived now and cached) or "cached" (read from the
+    cache)."""
     from mcp.types import ToolAnnotations
 
+    from .strict_tool import StrictTool
+
     tools = getattr(getattr(server, "_tool_manager", None), "_tools", None)
-    if not settings.current().tool_cache or not isinstance(tools, dict):
-        for spec in specs:  # the SDK's own path (and any SDK whose tool table we do not know)
-            server.add_tool(spec.fn, name=spec.fn.__name__, annotations=ToolAnnotations(readOnlyHint=spec.read_only),
-                            structured_output=True)
+    if not isinstance(tools, dict):  # MCPServer.add_tool would register tools that ignore unknown arguments
+        raise RuntimeError("this MCP SDK keeps no MCPServer._tool_manager._tools table: install the mcp version "
+                           "pyproject.toml pins")
+
+    def derive() -> list[Any]:
+        built = [StrictTool.from_function(spec.fn, name=spec.fn.__name__, structured_output=True,
+                                          annotations=ToolAnnotations(readOnlyHint=spec.read_only)) for spec in specs]
+        for tool in built:
+            tools[tool.name] = tool
+        return built
+
+    if not settings.current().tool_cache:
+        derive()
         return "sdk"
     path = cache_dir() / "tool-schemas" / f"{Path(env_dir).name}-{fingerprint(env_dir, specs)}.json"
     entries = _load(path, specs)
     if entries is None:
-        built = [Tool.from_function(spec.fn, name=spec.fn.__name__, structured_output=True,
-                                    annotations=ToolAnnotations(readOnlyHint=spec.read_only)) for spec in specs]
-        for tool in built:
-            tools[tool.name] = tool
+        built = derive()
         _store(path, [{"name": t.name, "description": t.description, "input": t.parameters, "output": t.output_schema,
                        "wrap": t.fn_metadata.wrap_output} for t in built])
         return "derived"
