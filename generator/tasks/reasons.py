@@ -4,13 +4,14 @@ A request that changes two or three records reads as unrelated orders unless the
 them. The join is found in the world, never invented: a record every changed row is or points at (the
 claim a payment is on, the finding a ticket is opened for, the client whose event gets staff). The reason
 names that record the way the request already names it, and only says why the asker is on it (it is on
-their desk, they are closing it out), never an event the rows could contradict. Where the parts share no
-record, the reason is the asker's own situation (separate items before a handover), said as such, or
-nothing: no link is faked.
+their desk, they are sorting it out), never an event the rows could contradict. Where the parts share no
+record, the reason is the asker's own situation (jobs before a handover), which claims no link and denies
+none, or there is none: no link is faked.
 
 A reason is words only: it is drawn from its own RNG seeded by the rows it ties, so the task's rows, gold
-and checks are what they would be without it. Fixed runs are at most four words, so no reason becomes a
-store-wide 5-gram (realism.top20_5gram_coverage).
+and checks are what they would be without it. At most three fixed words come before the record's name
+(which starts "the <entity>") and a fixed sentence is at most four words, so no reason becomes a store-wide
+5-gram (realism.top20_5gram_coverage); the many templates keep openings distinct.
 """
 
 from __future__ import annotations
@@ -28,20 +29,22 @@ SITUATION_SHARE = 0.35  # of multi-part requests with no shared record, those th
 # {a}: the shared record as the request names it. Said by the asker about their own work on it (no event in the
 # world is claimed, no count that merged steps or a note could make wrong).
 ABOUT = ("{A} is on my desk.", "{A} is on my plate.", "{A} is today's job:", "{A} needs some attention:",
-         "{A} needs sorting out:", "{A} is what I'm on:", "{A} came up on my list:", "{A} is my focus today.",
-         "{A} is next on my list.", "{A} - a few things:", "{A} has a few loose ends:", "{A} is my priority:",
+         "{A} needs sorting out:", "{A} is what I'm on:", "{A} is on my list:", "{A} is my focus today.",
+         "{A} is next up.", "{A} - a few things:", "{A} has loose ends:", "{A} is my priority:",
          "I'm sorting out {a}.", "I'm working through {a}.", "It's all for {a}.", "It's all about {a}.",
          "Working on {a} today:", "To get {a} straight:", "While I have {a} open:", "About {a}:", "Picking up {a}:",
-         "I'm tidying up what we have on {a}.", "Following up on {a}:", "Re {a}:", "All this concerns {a}.",
-         "For {a}:", "I've got {a} open.")
+         "Tidying up {a}.", "Following up on {a}:", "Re {a}:", "All this concerns {a}.", "For {a}:",
+         "I've got {a} open.")
 # The asker's own situation, when nothing the request names joins the parts: no link claimed, none denied.
-SITUATION = ("A few bits before the handover.", "Before I sign off:", "Catching up on my list:", "Mixed bag today:",
-             "Ahead of our team check-in:", "Several small jobs:", "Some loose ends for you.", "Before the review:",
-             "Odds and ends this morning:", "My list for today:", "Clearing the decks:", "Before the week closes:")
+SITUATION = ("Bits before the handover.", "Before I sign off:", "Catching up today:", "Mixed bag today:",
+             "Before our check-in:", "Several small jobs:", "Some loose ends:", "Before the review:", "Odds and ends:",
+             "My list for today:", "Clearing the decks:", "Before the week closes:")
 # Across two systems: a value of the source record is carried over, which is all the link claims.
-ACROSS = ("Some details of {a} go over to {b}.", "{B} needs a detail of {a} from {src}.",
-          "This takes a detail of {a} in {src} across to {b}.", "{Src} has what {b} needs on {a}.",
-          "It spans {src} and {b}, by way of {a}.", "{B} is missing a detail {src} holds for {a}.")
+ACROSS = ("Some details of {a} go over to {b}.", "{B} draws on {a} in {src}.", "A detail of {a} goes over to {b}.",
+          "{Src} has what {b} needs on {a}.", "It spans {src} and {b}, by way of {a}.",
+          "{B} is missing a detail {src} holds for {a}.", "{A}: {b} needs a detail from {src}.",
+          "{Src} holds a detail of {a} that {b} needs.", "{B} is short a detail of {a}.",
+          "{A} in {src} - {b} needs a detail of it.")
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ def about(found: Tie) -> str:
 
 
 def situation(env: EnvSpec, rows: list[tuple[str, str]]) -> str | None:
-    """For some requests whose parts share nothing: the asker's situation, said as separate items."""
+    """For some requests whose parts share nothing: the asker's situation."""
     rng = random.Random(f"situation:{env.name}:{':'.join(i for _, i in rows)}")
     if len(rows) < 2 or rng.random() >= SITUATION_SHARE:
         return None
@@ -154,7 +157,7 @@ def situation(env: EnvSpec, rows: list[tuple[str, str]]) -> str | None:
 
 
 def across(phrase: str, src: str, dst: str, key: str) -> str:
-    """The reason of a cross-environment request: the source record the two systems must agree on."""
+    """The reason of a cross-environment request: the source record a value of which the other system takes."""
     rng = random.Random(f"across:{key}")
     return _fill(rng.choice(ACROSS), phrase, src=src, b=dst)
 
@@ -229,4 +232,4 @@ def lead_with(reason: str | None, body: str) -> str:
     return f"{reason} {body[:1].upper() + body[1:]}" if body else reason
 
 
-__all__ = ["Tie", "about", "across", "back_reference", "explain", "explain_across", "lead_with", "shared", "situation", "tie", "written"]
+__all__ = ["GENERIC", "Tie", "explain", "explain_across", "fan_in", "shared", "tie", "written"]
