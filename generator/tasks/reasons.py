@@ -20,7 +20,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from envcraft.generator.tasks.describe import Describer, words
+from envcraft.generator.tasks.describe import Desc, Describer, words
 from envcraft.generator.tasks.env import EnvSpec, Tables
 from envcraft.generator.tasks.execute import Step
 
@@ -126,14 +126,18 @@ def tie(env: EnvSpec, tables: list[Tables], steps: list[Step], created: set[str]
         if phrase is not None:
             return Tie(key[0], key[1], phrase, parts)
     for key in common:
-        if seen.get(words(key[0]), set()) - {key[1]}:
-            continue  # another row of its kind is named: "that X" later on could mean either
         fresh = Describer(env, describer.initial, describer.final, random.Random(f"tie:{key[1]}:{':'.join(parts)}"),
                           describer.created, describer.via)
         desc = fresh.describe(*key)
-        if desc is not None and desc.phrase:
-            return Tie(key[0], key[1], desc.phrase, parts)
+        if desc is None or not desc.phrase or any(seen.get(words(e), set()) - {i} for e, i in _named(desc)):
+            continue  # another row of a kind it names is named too: "that X" later on could mean either
+        return Tie(key[0], key[1], desc.phrase, parts)
     return None
+
+
+def _named(desc: Desc) -> list[tuple[str, str]]:
+    """The rows a description names: its own, and those it names them by ("the appointment of pet Milo")."""
+    return [(desc.entity, desc.row_id), *(k for inner in desc.nested.values() for k in _named(inner))]
 
 
 def _fill(template: str, phrase: str, **more: str) -> str:
