@@ -14,7 +14,7 @@ import pytest
 from envcraft.generator.model.blueprint import BLUEPRINTS, load_blueprint
 from envcraft.generator.tasks.build import Draft, Failed, build_write
 from envcraft.generator.tasks.cross import build_cross
-from envcraft.generator.tasks.describe import render, spoken
+from envcraft.generator.tasks.describe import render, spoken, words
 from envcraft.generator.tasks.env import SERVERS, EnvCache, Tables, copy_tables, generated_envs
 from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.reasons import GENERIC, fan_in
@@ -94,6 +94,15 @@ def names_row(cache: EnvCache, env_name: str, entity_name: str, row: dict, phras
     return False
 
 
+def said_before_referred_to(turns: list[str], phrase: str, entity: str) -> bool:
+    """"that <entity>" / "the same <entity>" comes only after the record was named in full."""
+    text = " ".join(turns).lower()
+    first = text.find(phrase.lower())
+    what = words(entity)
+    return first >= 0 and all(text.find(f"{ref} {what}") in (-1,) or text.find(f"{ref} {what}") > first
+                              for ref in ("that", "the same"))
+
+
 def meeting_points(start: Tables, final: Tables, rows: dict[str, dict]) -> list[str]:
     """Existing rows every changed row is or points at (directly or through a new row), that few others point at."""
     before = {r["id"] for t in start.values() for r in t}
@@ -121,6 +130,7 @@ def test_multi_part_writes_name_the_record_they_share(cache, writes):
         assert tie.phrase.lower() in draft.task.turns[0].lower(), draft.task.turns
         before = {r["id"]: r for t in start[env].values() for r in t}
         assert names_row(cache, env, tie.entity, before[tie.row_id], tie.phrase, start[env]), tie
+        assert said_before_referred_to(draft.task.turns, tie.phrase, tie.entity), draft.task.turns
     assert multi >= 20, multi
     assert tied >= 0.25 * multi, f"{tied} of {multi} multi-part write requests say what joins their parts"
 
@@ -159,6 +169,7 @@ def test_cross_requests_name_the_record_the_value_comes_from(cache):
         assert tie.row_id in before_a
         assert names_row(cache, a, tie.entity, before_a[tie.row_id], tie.phrase, start[a])
         assert tie.phrase.lower() in " ".join(draft.task.turns).lower()
+        assert said_before_referred_to(draft.task.turns, tie.phrase, tie.entity), draft.task.turns
         # the value written in B is one the tied record holds, or one of a row that points at it
         written_b = [v for r in changed(start[b], final[b]).values() for v in r.values() if isinstance(v, str)]
         holders = [r for r in before_a.values() if r["id"] == tie.row_id or tie.row_id in r.values()]

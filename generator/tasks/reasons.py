@@ -39,12 +39,11 @@ ABOUT = ("{A} is on my desk.", "{A} is on my plate.", "{A} is today's job:", "{A
 SITUATION = ("Bits before the handover.", "Before I sign off:", "Catching up today:", "Mixed bag today:",
              "Before our check-in:", "Several small jobs:", "Some loose ends:", "Before the review:", "Odds and ends:",
              "My list for today:", "Clearing the decks:", "Before the week closes:")
-# Across two systems: a value of the source record is carried over, which is all the link claims.
-ACROSS = ("Some details of {a} go over to {b}.", "{B} draws on {a} in {src}.", "A detail of {a} goes over to {b}.",
-          "{Src} has what {b} needs on {a}.", "It spans {src} and {b}, by way of {a}.",
-          "{B} is missing a detail {src} holds for {a}.", "{A}: {b} needs a detail from {src}.",
-          "{Src} holds a detail of {a} that {b} needs.", "{B} is short a detail of {a}.",
-          "{A} in {src} - {b} needs a detail of it.")
+# Across two systems: a value of the source record is carried over, which is all the link claims. The part in
+# the other system names that system and the carried detail itself, so these name neither.
+ACROSS = ("It hinges on {a} in {src}.", "This comes from {a}.", "The source is {a} in {src}.", "We copy from {a}.",
+          "Taken from {a}, in {src}:", "Based on {a} in {src}:", "Keyed off {a}.", "{A} is the starting point.",
+          "{A} holds what's needed.", "{A} in {src} is the source.", "It starts with {a}.", "All from {a}:")
 
 
 @dataclass(frozen=True)
@@ -221,10 +220,9 @@ def explain_across(env: EnvSpec, tables: list[Tables], steps: list[Step], create
         reason = across(phrase, src, dst, f"{src}:{source[1]}:{dst}")
         lead = len(bodies) - 1
     out = list(bodies)
-    if seen.get(words(found.entity), set()) <= {found.row_id}:  # named in full up front; after that, "that X"
-        at = next((i for i, b in enumerate(out) if found.phrase in b), None)
-        if at is not None:
-            out[at] = back_reference(out[at], found.phrase, found.entity)
+    if lead == 0 and len(out) > 1 and found.phrase in out[0] and seen.get(words(found.entity), set()) <= {found.row_id}:
+        out[0] = back_reference(out[0], found.phrase, found.entity)  # in A's part only: the carried detail keeps
+        # the full name, so "copy the name of that X" does not become a store-wide formula
     out[lead] = lead_with(reason, out[lead])
     return out, found
 
