@@ -17,7 +17,8 @@ from envcraft.generator.tasks.cross import build_cross
 from envcraft.generator.tasks.describe import render, spoken, words
 from envcraft.generator.tasks.env import SERVERS, EnvCache, Tables, copy_tables, generated_envs
 from envcraft.generator.tasks.graph import graph_of
-from envcraft.generator.tasks.reasons import GENERIC, fan_in
+from envcraft.generator.tasks.quality import glitches
+from envcraft.generator.tasks.reasons import GENERIC, Tie, about, across, fan_in
 from envcraft.generator.tasks.replay import World
 from envcraft.generator.tasks.sampler import sample_chain
 from envcraft.generator.tasks.workflow import links_between
@@ -144,6 +145,14 @@ def test_situation_reasons_only_where_nothing_is_shared(cache, writes):
         start, final = replayed(cache, draft)
         rows = changed(start[env], final[env])
         assert meeting_points(start[env], final[env], rows) == [], draft.task.turns
+
+
+def test_a_name_ending_in_a_period_ends_its_reason():
+    """"the discovery matter whose court is E.D. Tex." never runs on into a lower-case sentence or a doubled period."""
+    phrase = "the discovery matter whose court is E.D. Tex."
+    said = [about(Tie("discovery_matter", f"dm-{i:04d}", phrase, (f"x-{i:04d}", "y-0001"))) for i in range(60)] + \
+        [across(phrase, "eDiscovery", "Contracts", str(i)) for i in range(60)]
+    assert [(s, g) for s in said for g in glitches(s + " The contract is signed.")] == []
 
 
 def cross_drafts(cache: EnvCache) -> list[Draft]:

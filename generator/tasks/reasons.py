@@ -139,16 +139,25 @@ def _named(desc: Desc) -> list[tuple[str, str]]:
     return [(desc.entity, desc.row_id), *(k for inner in desc.nested.values() for k in _named(inner))]
 
 
+def _pick(rng: random.Random, templates: tuple[str, ...], phrase: str) -> str:
+    """A template; one that ends on the name when the name ends in a period ("the court E.D. Tex."), so no
+    sentence runs on after it in lower case and no period doubles."""
+    if phrase.endswith("."):
+        templates = tuple(t for t in templates if t.endswith(("{a}.", "{A}.")))
+    return rng.choice(templates)
+
+
 def _fill(template: str, phrase: str, **more: str) -> str:
     more |= {k.capitalize(): v[:1].upper() + v[1:] for k, v in more.items()}
     text = template.format(a=phrase, A=phrase[:1].upper() + phrase[1:], **more)
+    text = text[:-1] if text.endswith("..") else text
     return text[:1].upper() + text[1:]
 
 
 def about(found: Tie) -> str:
     """The reason, in the asker's voice, for the shared record."""
     rng = random.Random(f"about:{found.row_id}:{':'.join(found.parts)}")
-    return _fill(rng.choice(ABOUT), found.phrase)
+    return _fill(_pick(rng, ABOUT, found.phrase), found.phrase)
 
 
 def situation(env: EnvSpec, rows: list[tuple[str, str]]) -> str | None:
@@ -162,7 +171,7 @@ def situation(env: EnvSpec, rows: list[tuple[str, str]]) -> str | None:
 def across(phrase: str, src: str, dst: str, key: str) -> str:
     """The reason of a cross-environment request: the source record a value of which the other system takes."""
     rng = random.Random(f"across:{key}")
-    return _fill(rng.choice(ACROSS), phrase, src=src, b=dst)
+    return _fill(_pick(rng, ACROSS, phrase), phrase, src=src, b=dst)
 
 
 def back_reference(text: str, phrase: str, entity: str) -> str:
@@ -234,4 +243,4 @@ def lead_with(reason: str | None, body: str) -> str:
     return f"{reason} {body[:1].upper() + body[1:]}" if body else reason
 
 
-__all__ = ["GENERIC", "Tie", "explain", "explain_across", "fan_in", "shared", "tie", "written"]
+__all__ = ["GENERIC", "Tie", "about", "across", "explain", "explain_across", "fan_in", "shared", "tie", "written"]
