@@ -32,6 +32,7 @@ from envcraft.generator.tasks.judgement import (
 )
 from envcraft.generator.tasks.notes import note_for, pick_hidden
 from envcraft.generator.tasks.order import ordered_turns
+from envcraft.generator.tasks.reasons import explain
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten, pin
 
@@ -239,6 +240,10 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                             [i for i, c in enumerate(gold) if (c.tool in env.ops and env.ops[c.tool].writes)
                              or c.tool == "run_shell"])
     bodies = {t: join(clauses[t], rng, t == 0, t in ordered) for t in sorted(clauses)}
+    tied, why = None, None
+    if mode != "judgement":  # a refused part is not one of the parts a reason ties together
+        bodies, tied, why = explain(env, [plan.initial, plan.final], plan.steps, set(plan.created), describer,
+                                    writer.seen, bodies)
     if forbidden is not None or refused is not None or rng.random() < 0.08:  # the hint never gives one away
         bodies[last] += hint(rng)
     texts = [wrap_turn(bodies[t], rng, t == 0, env.bp, who) for t in sorted(clauses)]
@@ -284,7 +289,7 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
         raise Failed("too_short")
     tags = ["write", f"len:{len(domain)}"] + (["decoy"] if decoys else []) + (["decoy_file"] if decoy_files else []) + \
         (["multi_turn"] if len(texts) > 1 else []) + (["shell"] if any(c.tool == "run_shell" for c in gold) else []) + \
-        (["file_note"] if note else []) + (["needs:note"] if hide else []) + \
+        (["file_note"] if note else []) + (["needs:note"] if hide else []) + ([f"reason:{why}"] if why else []) + \
         (["judgement", f"blocked:{forbidden.op.name}"] if forbidden else []) + \
         (["judgement", f"refused:{refused.op.name}", f"rule:{refused.rule}"] if refused else []) + \
         ["chain:" + ">".join(ops)]
@@ -295,7 +300,8 @@ def build_write(cache: EnvCache, env: EnvSpec, ops: tuple[str, ...], rng: random
                      archetype(env, list(ops), False, len(texts) > 1),
                      tier(minimal_calls(plan, rows, judged), tags), split, tags)
     keep = writer.mentions + ([note[0]] if note else [])
-    return Draft(task, ops + ((mode,) if mode != "plain" else ()), "write", decoys, {"length": len(domain), "keep": keep})
+    return Draft(task, ops + ((mode,) if mode != "plain" else ()), "write", decoys,
+                 {"length": len(domain), "keep": keep, "tie": tied})
 
 
 ASKABLE = ("str", "email", "date", "datetime", "int", "float", "ref")

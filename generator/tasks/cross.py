@@ -21,6 +21,7 @@ from envcraft.generator.tasks.execute import bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.instruct import Writer, capital, join, voice, wrap_turn
+from envcraft.generator.tasks.reasons import explain_across
 from envcraft.generator.tasks.sampler import repair, sample_chain
 from envcraft.generator.tasks.tiers import minimal_calls, tier
 from envcraft.generator.tasks.verify import collateral, diff_checks, overwritten
@@ -110,13 +111,22 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     where = rng.choice((f"Over {at(b.bp.title)}, ", f"Then, {at(b.bp.title)}, ") if clauses_a else
                        (f"{capital(at(b.bp.title))}: ", f"Over {at(b.bp.title)}, ", f"In the {b.bp.title} system, "))
     body_b = where + lowered(join(clauses_b, rng, not clauses_a))
+    seen: dict[str, set[str]] = {}
+    for writer in (writer_a, writer_b):
+        for what, rows in writer.seen.items():
+            seen.setdefault(what, set()).update(rows)
     if clauses_a:
         joined = join(clauses_a, rng)
         body_a = rng.choice((f"{capital(at(a.bp.title))}: " + lowered(joined),  # the system named first, or after
                              joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)"))
+        (body_a, body_b), tied = explain_across(a, [plan_a.initial, plan_a.final], plan_a.steps, set(plan_a.created),
+                                                desc_a, (link.src_entity, source), source_desc.phrase, a.bp.title,
+                                                b.bp.title, seen, [body_a, body_b])
         texts = [wrap_turn(body_a, rng, True, a.bp, who), wrap_turn(body_b, rng, False, b.bp, who)] if two_turns else \
             [wrap_turn(body_a + " " + body_b, rng, True, a.bp, who)]
     else:
+        (body_b,), tied = explain_across(a, [plan_a.initial, plan_a.final], [], set(), desc_a, (link.src_entity, source),
+                                         source_desc.phrase, a.bp.title, b.bp.title, seen, [body_b])
         texts = [wrap_turn(body_b, rng, True, b.bp, who)]
     turn_a = [0] * len(plan_a.steps)
     turn_b = [len(texts) - 1] * len(plan_b.steps)
@@ -139,13 +149,15 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     ops = tuple(f"{a.name}:{o}" for o in a_ops) + tuple(f"{b.name}:{o}" for o in b_ops)
     minimal = minimal_calls(plan_a, [source]) + minimal_calls(plan_b)
     tags = ["cross_env", f"len:{len(domain)}", f"min_calls:{minimal}", f"link:{link.kind}"] + \
-        (["decoy"] if decoys else []) + (["multi_turn"] if len(texts) > 1 else []) + ["chain:" + ">".join(ops)]
+        (["decoy"] if decoys else []) + (["multi_turn"] if len(texts) > 1 else []) + \
+        [f"reason:{'shared' if len(tied.parts) > 1 else 'across'}", "chain:" + ">".join(ops)]
     initial = {a.name: InitialState(rows=planted_a, files=files_a), b.name: InitialState(rows=planted_b, files=files_b)}
     task = make_task("", [a.name, b.name], texts, initial, checks, gold,
                      archetype(a, a_ops, True, len(texts) > 1), tier(minimal, tags),
                      split, tags)
     keep = writer_a.mentions + writer_b.mentions + source_desc.mentions + [a.bp.title, b.bp.title]
-    return Draft(task, ops + (link.src_field, link.dst_field), "cross", decoys, {"length": len(domain), "keep": keep})
+    return Draft(task, ops + (link.src_field, link.dst_field), "cross", decoys,
+                 {"length": len(domain), "keep": keep, "tie": tied})
 
 
 def at(title: str) -> str:
