@@ -56,10 +56,9 @@ def moves_into(bp: Blueprint) -> list[tuple[str, str, str, str, list[str]]]:
 
 
 def _moment(value: Any) -> datetime | None:
-    """A date (as its 09:00) or a datetime field's value; None when it is neither."""
+    """A datetime field's value, or a date's first moment; None when it is neither."""
     try:
-        return datetime.fromisoformat(value[:16]) if len(value) > 10 else \
-            datetime.combine(date.fromisoformat(value[:10]), time(9))
+        return datetime.fromisoformat(value[:16]) if len(value) > 10 else datetime.fromisoformat(value[:10])
     except (TypeError, ValueError):
         return None
 
@@ -120,18 +119,19 @@ def _dated(bp: Blueprint, entity: Entity, row: dict[str, Any], steps: list[Step]
     `anchored`, a step into a stamped status keeps the stamp's day."""
     ops = {op.name: op for op in bp.operations}
     opens = datetime.fromisoformat(f"{bp.today}T{OPENS}")
-    stamps = {step: spec.name for spec, step, _, _ in stamp_fields(bp, entity)}
-    made = next((m for name in origin_fields(entity) if name not in stamps.values()
+    stamps = {step: spec for spec, step, _, _ in stamp_fields(bp, entity)}
+    made = next((m for name in origin_fields(entity) if name not in {spec.name for spec in stamps.values()}
                  if (m := _moment(row.get(name))) is not None), None)
     guarded = [_window(ops[step.operation], row) if step.own else (None, None) for step in steps]
-    exact = [_moment(row.get(stamps[step.new])) if anchored and step.new in stamps else None for step in steps]
+    stamped = [_moment(row.get(stamps[step.new].name)) if anchored and step.new in stamps else None for step in steps]
+    exact = [when if when and stamps[step.new].type == "datetime" else None for step, when in zip(steps, stamped)]
     if made is None:
         earliest = min([opens.date() - timedelta(days=BACK)] + [low for low, _ in guarded if low]
-                       + [e.date() for e in exact if e])
+                       + [when.date() for when in stamped if when])
         made = datetime.combine(earliest - timedelta(days=rng.randint(0, 7)), time(9))
-    made = min(made, opens - timedelta(minutes=len(steps)))
+    made = min(made, opens - timedelta(minutes=len(steps) + 1))  # room for each step a minute apart at worst
     windows = []
-    for (low, high), want in zip(guarded, exact):
+    for (low, high), want in zip(guarded, stamped):
         low, high = max(filter(None, (low, made.date()))), min(filter(None, (high, opens.date())))
         if want is not None:
             low, high = max(low, want.date()), min(high, want.date())
