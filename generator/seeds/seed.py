@@ -240,11 +240,11 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                     kind(pre.kind).seed_world(bp, entity, pre, tables, rng)
     repair(bp, tables, rng)
     repair_rules(bp, tables, rng)
-    settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
-    supply(bp, tables, rng)
     if reach(bp, tables, rng):  # a status no road of transitions leads to: one with the same meaning that one does
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
+    settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
+    supply(bp, tables, rng)  # after the repair to reachable statuses, so what it tops up stays
     if agenda(bp, tables, rng):  # today's work; rows tied to a moved one (a proctor shift to its sitting) follow
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
