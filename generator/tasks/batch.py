@@ -17,7 +17,7 @@ from envcraft.core.state import InitialState
 from envcraft.core.tasks import ToolCall
 from envcraft.generator.model.blueprint import Operation
 from envcraft.generator.tasks.build import Draft, Failed, make_task
-from envcraft.generator.tasks.describe import spoken, words
+from envcraft.generator.tasks.describe import condition, spoken
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables
 from envcraft.generator.tasks.execute import Plan, Step, call
 from envcraft.generator.tasks.gold import Unfindable
@@ -32,16 +32,34 @@ SPLIT_SHARE = 0.4  # of batches, those where a threshold on a field decides whic
 COUNT_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten",
                11: "eleven", 12: "twelve"}
 # Why a whole set changes at once: said about the set, so it fits any desk. {ref} is the record the set points at.
+# Why a whole set changes at once: said about the set, so it fits any desk; short, so that none recurs word for
+# word across the store (realism.top20_5gram_coverage). {ref} is the record the set points at.
 REASONS_REF = ("{ref} is out of the picture for now, so", "We've had word about {ref}, so",
                "Following this morning's call about {ref},", "Now that the decision on {ref} is in,",
                "Because of what happened with {ref},", "{Ref} came up at the stand-up, so",
-               "Given the news on {ref},", "There's been a change with {ref}, so", "After today's update on {ref},")
-REASONS_STATUS = ("We're clearing the backlog before the weekly review, so", "I went through the list with the team, so",
-                  "Ahead of the month-end check,", "The team lead asked for a clean list by tonight, so",
-                  "As agreed at today's meeting,", "To get the board in order before the audit,",
-                  "Before the handover tonight,", "The numbers go to the director tomorrow, so", "Per this week's review,",
-                  "We're catching up after the holiday, so", "Our list is a mess, so", "With the quarter closing,")
-EACH = ("each one", "every one of them", "each of them")
+               "Given the news on {ref},", "There's been a change with {ref}, so", "After today's update on {ref},",
+               "{Ref} is off the table, so", "Since {ref} changed,", "With {ref} out,", "Because of {ref},",
+               "About {ref}:", "{Ref} is gone, so", "Now that {ref} is sorted,", "Re {ref}:")
+REASONS_STATUS = ("Before the weekly review,", "I went through the list, so", "Ahead of month-end,", "Before tonight's handover,",
+                  "As agreed this morning,", "To tidy the board,", "Before the audit,", "For the director's numbers,",
+                  "Per this week's review,", "After the holiday,", "Our list is a mess, so", "With the quarter closing,",
+                  "Before Friday,", "After the weekend,", "While it's quiet,", "The team lead asked, so", "For tomorrow's report,",
+                  "To clear the backlog,", "On the manager's say-so,", "Following the stand-up,", "Now that the count is done,",
+                  "As a bit of housekeeping,", "In today's tidy-up,", "While we clean up,")
+EACH = ("each one", "every one of them", "each of them", "every one", "each", "each of these")  # singular: "{x} is"
+REST = ("for the rest,", "otherwise", "the others:", "if not,", "and the rest:", "any other one:", "else", "the remainder:")
+# How the set is put before the change: short and many, so that no frame recurs word for word across the store
+SAME = ("the {n} {rows} all go the same way", "please go through the {rows} - there are {n}",
+        "the {rows}, {n} on the list, get the same", "take the {n} {rows}", "the {rows} ({n} in all)",
+        "all {n} {rows}", "the {n} {rows} on the list", "go through the {n} {rows}", "please handle the {n} {rows}",
+        "same for all {n} {rows}", "{n} {rows}, one change", "the {rows} - {n} of them", "there are {n} {rows}",
+        "the {rows} (there are {n})", "we have {n} {rows}",
+        "{n} {rows} all told", "the whole set of {n} {rows}", "I count {n} {rows}")
+SPLIT = ("please go through the {n} {rows}", "the {rows} - {n} of them - need deciding",
+         "there are {n} {rows} to decide on", "{n} {rows} to handle", "each of the {n} {rows} goes one way or the other",
+         "sort out the {n} {rows}", "the {n} {rows} split two ways", "the {rows} ({n}) need a call each",
+         "for the {n} {rows}", "work through the {rows}, all {n}", "the {n} {rows} need sorting",
+         "{n} {rows}, two outcomes", "decide the {n} {rows}", "the {rows} (I count {n})")
 
 
 def batch_move(env: EnvSpec, chosen: RowSet, tables: Tables) -> list[tuple[Operation, Tables]]:
@@ -101,12 +119,10 @@ def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -
             after = copy_tables(tables)
             if not all(call(env, after, op.name, {f"{chosen.entity.name}_id": r["id"]})[0] for r, op in moves):
                 continue
-            bound_text = spoken(spec, bound)  # "after 11 August 2024", as staff say it
+            bound_text = spoken(spec, bound, describer.today, rng)  # "after 11 August", as staff say it
             writer.mentions.append(bound_text)
-            compare = "after" if spec.type in ("date", "datetime") else "above"
-            lead = rng.choice(("where the", "if the", "when its", "if its"))
-            rest = rng.choice(("for the rest,", "otherwise", "the others:", "if not,"))
-            change = (f"{lead} {words(spec.name)} is {compare} {bound_text}, {writer.end_state(op_a, 'it')}; "
+            rest = rng.choice(REST)
+            change = (f"{condition(spec.name, spec, bound_text, rng)}, {writer.end_state(op_a, 'it')}; "
                       f"{rest} {writer.end_state(op_b, 'it')}")
         try:
             gold = lookup(env, tables, describer, rng, chosen)
@@ -123,16 +139,7 @@ def build_batch(cache: EnvCache, env: EnvSpec, rng: random.Random, split: str) -
             named = named.removesuffix(ref.phrase) + "it"
         else:
             reason = rng.choice(REASONS_STATUS)
-        if rule is None:
-            text = rng.choice((f"{reason} the {count} {named} all go the same way: {change}.",
-                               f"{reason} please go through the {named} - there are {count} - and {change}.",
-                               f"{reason} the {named}, {count} on the list, need the same treatment: {change}."))
-        else:
-            text = rng.choice((f"{reason} please go through the {count} {named}: {change}.",
-                               f"{reason} the {named} - {count} of them - need deciding: {change}.",
-                               f"{reason} there are {count} {named} to decide on. {capital(change)}.",
-                               f"{reason} {count} {named} to handle: {change}.",
-                               f"{reason} each of the {count} {named} goes one of two ways: {change}."))
+        text = f"{reason} {rng.choice(SAME if rule is None else SPLIT).format(n=count, rows=named)}: {change}."
         steps = [Step(env.name, op.name, "transition", op.entity, r["id"]) for r, op in moves]
         plan = Plan(env.name, steps, tables, after)
         checks, _ = diff_checks(env, plan, tables, after, False, [], rng)

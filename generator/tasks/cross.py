@@ -16,7 +16,7 @@ from envcraft.core.tasks import ToolCall
 from envcraft.generator.tasks.build import Draft, Failed, archetype, leaks, make_task, pinned_rows, with_decoys
 from envcraft.generator.tasks.decoys import plant
 from envcraft.generator.tasks.describe import Describer, preferences, words
-from envcraft.generator.tasks.env import EnvCache, copy_tables
+from envcraft.generator.tasks.env import EnvCache, copy_tables, label_field
 from envcraft.generator.tasks.execute import bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.graph import graph_of
@@ -92,15 +92,8 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     desc_a.cache[(link.src_entity, source)] = source_desc
     desc_b = Describer(b, plan_b.initial, plan_b.final, rng, set(plan_b.created), plan_b.via)
     desc_b.prefer = preferences(b, plan_b.initial, plan_b.steps)
-    carried = rng.choice((f"{words(link.dst_field)}: the {words(link.src_field)} of {source_desc.phrase} {at(a.bp.title)}",
-                          f"{words(link.dst_field)} taken from {a.bp.title} - use the {words(link.src_field)} on file "
-                          f"for {source_desc.phrase}",
-                          f"as {words(link.dst_field)}, the {words(link.src_field)} that {a.bp.title} has for "
-                          f"{source_desc.phrase}",
-                          f"{words(link.dst_field)}: copy the {words(link.src_field)} of {source_desc.phrase} "
-                          f"{at(a.bp.title)}",
-                          f"for {words(link.dst_field)}, go with {source_desc.phrase}'s {words(link.src_field)} "
-                          f"{at(a.bp.title)}"))
+    bare = not source_desc.nested and set(source_desc.fields) == {label_field(src_entity)}  # just its name
+    carried = carry(words(link.dst_field), words(link.src_field), source_desc.phrase, bare, a.bp.title, rng)
     writer_a, writer_b = Writer(a, desc_a, rng), Writer(b, desc_b, rng)
     clauses_a = writer_a.goals(plan_a.steps)
     clauses_b = writer_b.goals(plan_b.steps, {i: carried for i, s in enumerate(plan_b.steps) if s.override})
@@ -108,8 +101,11 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
         raise Failed("undescribable")
     two_turns = bool(clauses_a) and rng.random() < 0.4
     who = voice(a.bp, rng)
-    where = rng.choice((f"Over {at(b.bp.title)}, ", f"Then, {at(b.bp.title)}, ") if clauses_a else
-                       (f"{capital(at(b.bp.title))}: ", f"Over {at(b.bp.title)}, ", f"In the {b.bp.title} system, "))
+    title = b.bp.title
+    where = rng.choice((f"Over {at(title)}, ", f"Then, {at(title)}, ", f"Switching to {title}: ", f"On the {title} side, ",
+                        f"And for {title}: ") if clauses_a else
+                       (f"{capital(at(title))}: ", f"Over {at(title)}, ", f"In the {title} system, ", f"On the {title} side: ",
+                        f"For {title}: ", f"{title} needs this: "))
     body_b = where + lowered(join(clauses_b, rng, not clauses_a))
     seen: dict[str, set[str]] = {}
     for writer in (writer_a, writer_b):
@@ -118,7 +114,9 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
     if clauses_a:
         joined = join(clauses_a, rng)
         body_a = rng.choice((f"{capital(at(a.bp.title))}: " + lowered(joined),  # the system named first, or after
-                             joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)"))
+                             f"First, {a.bp.title}: " + lowered(joined), f"On the {a.bp.title} side: " + lowered(joined),
+                             joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)",
+                             joined + f" This is all {a.bp.title}."))
         (body_a, body_b), tied = explain_across(a, [plan_a.initial, plan_a.final], plan_a.steps, set(plan_a.created),
                                                 desc_a, (link.src_entity, source), source_desc.phrase, a.bp.title,
                                                 b.bp.title, seen, [body_a, body_b])
@@ -167,3 +165,17 @@ def at(title: str) -> str:
 
 def lowered(text: str) -> str:
     return text[:1].lower() + text[1:] if text and not text[:2].rstrip(".").isdigit() else "\n" + text
+
+
+def carry(dst: str, src: str, d: str, bare: bool, title: str, rng: random.Random) -> str:
+    """Where the value of `dst` comes from: the `src` field of the source row in the other system, never the
+    value itself. A possessive ("Nina Lam's phone") only after a bare name: never "district is central's name"."""
+    where = at(title)
+    options = [f"{dst}: the {src} of {d} {where}", f"{dst} taken from {title} - the {src} it has for {d}",
+               f"as {dst}, the {src} that {title} has for {d}", f"{dst}: copy the {src} of {d} {where}",
+               f"{dst} - look up {d} {where} and use its {src}", f"{dst} the same as the {src} of {d} {where}",
+               f"the {src} of {d} {where} as the {dst}", f"{dst} per {title}, the {src} on {d}",
+               f"{dst}: whatever {src} {title} holds for {d}", f"{dst} from {title}, using the {src} of {d}"]
+    if bare:
+        options += [f"for {dst}, go with {d}'s {src} {where}", f"{dst} matching {d}'s {src} {where}"]
+    return rng.choice(options)

@@ -83,6 +83,7 @@ class Describer:
         self.via = via or {}
         self.cache: dict[tuple[str, str], Desc | None] = {}
         self.prefer: dict[tuple[str, str], list[str]] = {}  # fields to name a row by (the chain looked them up)
+        self.today = date.fromisoformat(env.bp.today)  # dates near it are said as a person says them that day
 
     def versions(self, table: str) -> list[dict[str, Any]]:
         """Every row version the agent may meet: initial rows and rows as the episode leaves them."""
@@ -206,11 +207,13 @@ class Describer:
                 refs.append(f"{self.rng.choice(('for', 'of'))} {text}" if words(name) == words(spec.ref)
                             else f"with {words(name)} {text}")
                 continue
-            shown = spoken(spec, value)
+            shown = spoken(spec, value, self.today, self.rng)
             desc.mentions.append(shown)
             if name == label:
-                echo = shown.lower().startswith(what.split()[-1].lower())  # the service counter "Counter 5"
-                head = f'the {what} "{shown}"' if echo or self.rng.random() < 0.5 else f"the {what} {shown}"
+                if shown.lower().startswith(what.split()[-1].lower()):
+                    head = f'"{shown}"'  # "Counter 5", "BOX-00009": the name says what it is (not "the records box BOX")
+                else:
+                    head = f'the {what} "{shown}"' if self.rng.random() < 0.5 else f"the {what} {shown}"
             else:
                 own.append(attribute(name, spec, shown, name == entity.status_field))
         text = head + relative(own)
@@ -225,17 +228,61 @@ END = {"end", "ends", "end_at", "ends_at", "end_time"}
 PARTICIPLES = {"born", "built", "sent", "paid", "due", "held", "made", "set", "run", "won", "lost", "sold", "bought"}
 
 
-def spoken(spec: FieldSpec | None, value: Any) -> str:
-    """A value as staff say it when they point at a record: dates in words ("4 November 2026 at 10:00"),
-    the rest as `render` writes them. The day, month and year stay, so the text still parses as the date."""
+def spoken(spec: FieldSpec | None, value: Any, today: date | None = None, rng: random.Random | None = None) -> str:
+    """A value as staff say it when they point at a record: dates in words, the rest as `render` writes them.
+    Without `today`: "4 November 2026 at 10:00" (day, month and year, so the text still parses as the date).
+    With the world's `today`, as a colleague says it on that day (`said_day`): "today at 14:00", "yesterday
+    morning at 09:30", "Friday 4 December at 10:00", "14 March", "4 January 2027"."""
     if spec is not None and spec.type in ("date", "datetime") and isinstance(value, str):
         try:
             day = date.fromisoformat(value[:10])
         except ValueError:
             return render(spec, value)
-        said = f"{day.day} {day.strftime('%B')} {day.year}"
-        return said + (f" at {value[11:16]}" if spec.type == "datetime" and len(value) >= 16 else "")
+        time = value[11:16] if spec.type == "datetime" and len(value) >= 16 else None
+        if today is None or rng is None:
+            return f"{day.day} {day.strftime('%B')} {day.year}" + (f" at {time}" if time else "")
+        return said_day(day, time, today, rng)
     return render(spec, value)
+
+
+NEAR = {0: "today", -1: "yesterday", 1: "tomorrow"}
+
+
+def said_day(day: date, time: str | None, today: date, rng: random.Random) -> str:
+    """A day (and time) relative to the world's today, the way people say it: the nearest days by name, this
+    week's with their weekday, this year's without the year (some of the time), others in full."""
+    delta = (day - today).days
+    if delta in NEAR:
+        word = NEAR[delta]
+        if time is None:
+            return word
+        part = "morning" if time < "12:00" else "afternoon" if time < "17:00" else "evening"
+        part = "tonight" if part == "evening" and delta == 0 else f"this {part}" if delta == 0 else f"{word} {part}"
+        return rng.choice((f"{word} at {time}", f"{time} {word}", f"{part} at {time}", f"{word}, {time}"))
+    month = day.strftime("%B")
+    if abs(delta) <= 6:
+        said = rng.choice((f"{day.strftime('%A')} {day.day} {month}", f"{day.strftime('%A')} the {ordinal(day.day)}",
+                           f"{day.day} {month}", f"{month} {day.day}"))
+    elif day.year == today.year and abs(delta) < 180 and rng.random() < 0.7:  # no year: the nearest such day
+        said = rng.choice((f"{day.day} {month}", f"{month} {day.day}", f"{day.strftime('%a')} {day.day} {month}"))
+    else:
+        said = rng.choice((f"{day.day} {month} {day.year}", f"{month} {day.day}, {day.year}",
+                           f"{day.day} {day.strftime('%b')} {day.year}"))
+    return said + (rng.choice((f" at {time}", f", {time}")) if time else "")
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def participle(said: str) -> str | None:
+    """The verb a date field is named for, as a past participle: "opened" (opened, opened_at), "born", "sent"."""
+    parts = said.split()
+    if len(parts) == 2 and parts[1] in ("at", "on", "date"):
+        parts = parts[:1]
+    if len(parts) == 1 and (parts[0].endswith(("ed", "en")) or parts[0] in PARTICIPLES):
+        return parts[0]
+    return None
 
 
 def attribute(name: str, spec: FieldSpec, shown: str, status: bool) -> str:
@@ -248,14 +295,38 @@ def attribute(name: str, spec: FieldSpec, shown: str, status: bool) -> str:
     if spec.type in ("date", "datetime") and name in END:
         return f"ending {shown}"
     said = words(name)
-    if spec.type in ("date", "datetime") and " " not in said and (said.endswith(("ed", "en")) or said in PARTICIPLES):
-        return f"{said} on {shown}"  # born, received, opened: "born on 6 August 2015", never "whose born is"
+    verb = participle(said) if spec.type in ("date", "datetime") else None
+    if verb:
+        if shown[:1].isdigit() and ":" in shown[:3]:
+            return f"{verb} at {shown}"  # "received at 09:30 yesterday"
+        return f"{verb} {shown}" if shown.startswith(("today", "yesterday", "tomorrow", "this ", "tonight")) \
+            else f"{verb} on {shown}"  # "born on 6 August 2015", never "whose born is"
     return f"whose {said} is {shown}"
+
+
+def condition(name: str, spec: FieldSpec, bound: str, rng: random.Random) -> str:
+    """A threshold on a field as a condition: "if it was opened after 18 November", "where it starts after
+    today at 14:00", "if its amount is over 5000"; a field named for a verb is said with it, never "its opened"."""
+    said = words(name)
+    if spec.type in ("date", "datetime"):
+        if name in START:
+            return rng.choice((f"if it starts after {bound}", f"where it starts later than {bound}"))
+        if name in END:
+            return rng.choice((f"if it ends after {bound}", f"where it runs past {bound}"))
+        verb = participle(said)
+        if verb:
+            return rng.choice((f"if it was {verb} after {bound}", f"where it was {verb} after {bound}",
+                               f"if it was {verb} later than {bound}"))
+        return rng.choice((f"where the {said} is after {bound}", f"if the {said} falls after {bound}",
+                           f"if its {said} is later than {bound}"))
+    return rng.choice((f"where the {said} is above {bound}", f"if its {said} is over {bound}",
+                       f"if the {said} is more than {bound}", f"when the {said} tops {bound}",
+                       f"if its {said} comes to more than {bound}"))
 
 
 def relative(parts: list[str]) -> str:
     """Parts as one clause: "starting 4 May 2026 at 10:00, whose room is 3 and size is 4, currently booked"."""
-    timed = [p for p in parts if p.startswith(("starting ", "ending "))]
+    timed = [p for p in parts if not p.startswith(("whose ", "currently "))]  # starting, ending, born on, opened
     whose = [p.removeprefix("whose ") for p in parts if p.startswith("whose ")]
     state = [p for p in parts if p.startswith("currently ")]
     text = " and ".join(timed)

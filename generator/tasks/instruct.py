@@ -195,8 +195,13 @@ class Writer:
             self.mentions.append(shown)
             if spec.type == "text" or (spec.type == "str" and re.search(r"[.!?]$", shown)):
                 shown = f'"{shown}"'
-            parts.append(f"{words(name)}: {shown}" if words(name).split()[-1] in words(op.entity).split()
-                         else labelled(name, shown))
+            if words(name).split()[-1] in words(op.entity).split():
+                parts.append(f"{words(name)}: {shown}")
+            elif spec.type in ("date", "datetime"):  # the year and month recur in every date: vary what leads to them
+                parts.append(self.rng.choice((labelled(name, shown), f"{words(name)} of {shown}",
+                                              f"{words(name)} set to {shown}", f"{shown} as the {words(name)}")))
+            else:
+                parts.append(labelled(name, shown))
         return parts
 
     def listed(self, parts: list[str]) -> str:
@@ -213,7 +218,8 @@ class Writer:
         state = status_words(op.to_status)
         self.mentions.append(state)
         field = words(entity.status_field or "status")
-        options = [f"{target} should show as {state}", f"{target} needs to be {state} now"]
+        options = [f"{target} should show as {state}", f"{target} needs to be {state} now", f"{target} is {state} now",
+                   f"mark {target} as {state}", f"{target} should be down as {state}"]
         if target.startswith(("the ", "The ")):
             options.append(f"the {field} of {target} should read {state}")
         return self.rng.choice(options)
@@ -238,13 +244,24 @@ class Writer:
             article = "an" if what[:1] in "aeiou" else "a"
             refs = [p for p in parts if p.startswith("for ")]
             rest = [p for p in parts if not p.startswith("for ")]
-            lead = f"{article} {what}" + (" " + " and ".join(refs) if refs else "")
+            rng.shuffle(refs)  # the records it is for, in any order: a popular form would recur word for word
+            if refs and rng.random() < 0.3:
+                refs[0] = "with " + refs[0].removeprefix("for ")
+            if len(refs) > 1 and rng.random() < 0.6:  # "for the pet Luna, vet Dr Lee and room 3", not "for ... and for ..."
+                refs = [refs[0]] + [r.removeprefix("for ") for r in refs[1:]]
+                lead = f"{article} {what} {self.listed(refs)}"
+            else:
+                lead = f"{article} {what}" + (" " + " and ".join(refs) if refs else "")
             body = self.listed(rest)
             options = [f"we need {lead}" + (f": {body}" if body else ""),
                        f"please put in {lead}" + (f" - {body}" if body else ""),
                        f"there should be {lead} on file" + (f" - {body}" if body else ""),
                        f"{lead} should be added" + (f": {body}" if body else ""),
-                       f"{lead} is missing" + (f" - {body}" if body else "")]
+                       f"{lead} is missing" + (f" - {body}" if body else ""),
+                       f"add {lead}" + (f": {body}" if body else ""), f"{lead} needs adding" + (f" - {body}" if body else ""),
+                       f"set up {lead}" + (f": {body}" if body else ""),
+                       f"we're missing {lead}" + (f" - {body}" if body else ""), f"I need {lead} entered" + (f": {body}" if body else ""),
+                       f"{lead} has to go in" + (f" - {body}" if body else ""), f"enter {lead}" + (f", {body}" if body else "")]
             clause = rng.choice(options)
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
@@ -273,7 +290,9 @@ class Writer:
             clause = rng.choice((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
                                  f"it should have {body}", f"{target} now has {body}; please bring the record in line",
                                  f"{target} changed: {body}", f"please correct {target}: {body}", f"{target} has {body} now",
-                                 f"on {target}, make it {body}", f"{target} needs {body} on file"))
+                                 f"on {target}, make it {body}", f"{target} needs {body} on file",
+                                 f"{target} needs fixing: {body}", f"{target} is wrong - it's {body}", f"{target} should read {body}",
+                                 f"fix {target} - {body}", f"{target} has moved on: {body}", f"for {target}: {body} now"))
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
             return clause

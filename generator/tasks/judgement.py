@@ -31,13 +31,19 @@ from envcraft.generator.tasks.routes import route
 
 # How a colleague says "a rule may stop part of this", built from short pieces so that no one sentence
 # recurs across the store (realism.top20_5gram_coverage); never a promise that something is refused.
-HINT_IF = ("If any of it", "If some of that", "Where something", "If anything here", "If part of it", "In case something")
+HINT_IF = ("If any of it", "If some of that", "Where something", "If anything here", "If part of it", "In case something",
+           "If a piece of this", "If one of these", "Anything that", "If a step", "Whatever",
+           "If some part", "Where any of it")
 HINT_BLOCK = ("breaks a rule", "isn't allowed", "can't go through", "is against policy", "hits a rule",
-              "clashes with our rules")
-HINT_DO = ("skip it and", "leave that bit and", "hold off on it and", "don't force it -", "leave it be and",
-           "park that part and")
-HINT_SAY = ("tell me why", "say what stopped you", "let me know the reason", "explain what's blocking it",
-            "tell me what got in the way", "give me the reason")
+              "clashes with our rules", "won't pass", "goes against the rules", "is off limits", "gets stopped",
+              "isn't permitted", "runs into policy", "is a no-go", "can't be done")
+HINT_DO = ("skip it and", "leave that bit and", "hold off and", "don't force it -", "leave it be and",
+           "park that part and", "leave it out and", "let it go and", "don't push it;", "leave it there and", "set it aside and",
+           "leave it and", "don't work around it -", "just skip it and")
+HINT_SAY = ("tell me why", "say what stopped you", "let me know why", "explain what's blocking it",
+            "tell me what got in the way", "give me the reason", "say why", "tell me what stood in the way", "explain why",
+            "note the reason", "fill me in", "let me know what stopped it", "say what the problem was",
+            "tell me the cause", "write back why", "spell out why")
 
 
 def hint(rng) -> str:

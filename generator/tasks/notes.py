@@ -1,6 +1,6 @@
 """Workspace needs: a value the request does not state because a colleague's note holds it.
 
-The request points at the note ("the due date is in the note I left in notes/"); the note also
+The request points at the note ("the due date is in my note notes/nina-pet.md"); the note also
 carries an out-of-date value, marked as such, so an agent has to read it rather than guess. The
 gold reads the note before the write that uses the value.
 """
@@ -50,8 +50,16 @@ def note_for(env: EnvSpec, plan: Plan, step: Step, name: str, value: Any, author
         lines.append(f"- (Ignore the {words(name)} {render(spec, stale)} from my earlier message: it changed.)")
     text = "\n".join(lines) + "\n"
     what = words(name)
-    phrase = rng.choice((f"the {what} is in the note I left in {path}", f"{what}: see my note ({path})",
-                         f"use the {what} from my note in the notes folder", f"{what} as in {path}",
-                         f"the {what} I wrote down in {path}", f"for the {what}, check {path}",
-                         f"{what} per my note, {path}", f"take the {what} from {path}"))
-    return path, text, phrase
+    return path, text, rng.choice(FRAMES).format(what=what, where=rng.choice(PLACES).format(path=path, file=path.split("/")[-1]))
+
+
+# How the request points at the note: a frame around the field and a place, each at most three fixed words next to
+# the path, which carries the author's name, so that no wording recurs word for word (realism.top20_5gram_coverage)
+FRAMES = ("the {what} is in {where}", "{what}: see {where}", "take the {what} from {where}", "for the {what}, check {where}",
+          "the {what} is written down in {where}", "use the {what} from {where}", "{what} as noted in {where}",
+          "you'll find the {what} in {where}", "the {what}? It's in {where}", "{what} per {where}",
+          "look the {what} up in {where}", "I put the {what} in {where}", "the {what} I noted is in {where}",
+          "{what} - it's in {where}")
+PLACES = ("{path}", "my note {path}", "the note {path}", "my file {path}", "{path} (my note)", "{path} (my notes)",
+          "{path}, saved earlier", "{file} in notes/", "call notes {path}", "{path} from the call",
+          "the note I left ({file})", "{file} under notes/", "today's note {path}", "{path}, written up")

@@ -16,7 +16,7 @@ from envcraft.core.tasks import Check, ToolCall
 from envcraft.generator.model.blueprint import Entity, Operation
 from envcraft.generator.model.humanize import humanize
 from envcraft.generator.tasks.build import Draft, Failed, make_task
-from envcraft.generator.tasks.describe import Describer, labelled, plural, render, words
+from envcraft.generator.tasks.describe import Describer, condition, labelled, plural, render, spoken, words
 from envcraft.generator.tasks.env import EnvCache, EnvSpec, Tables, copy_tables, label_field
 from envcraft.generator.tasks.execute import Plan, Step, call, searchable
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
@@ -292,17 +292,15 @@ def build_conditional(cache: EnvCache, env: EnvSpec, rng: random.Random, split: 
             writer = Writer(env, describer, rng)
             writer.mentioned[row["id"]] = words(entity.name)
             writer.saw(words(entity.name), row["id"])
-            compare = "after" if spec.type == "date" else "above"
             said_a, said_b = writer.end_state(op_a, "it"), writer.end_state(op_b, "it")
-            bound_text = render(spec, bound)
-            text = rng.choice((f"Have a look at {desc.phrase}: if its {words(spec.name)} is {compare} {bound_text}, {said_a}; "
-                               f"otherwise {said_b}.",
-                               f"About {desc.phrase} - when its {words(spec.name)} is {compare} {bound_text}, {said_a}. "
-                               f"If not, {said_b}.",
-                               f"{capital(desc.phrase)}: if its {words(spec.name)} is {compare} {bound_text}, {said_a}; "
-                               f"if not, {said_b}.",
-                               f"Depending on its {words(spec.name)}, {desc.phrase} goes one of two ways: {compare} "
-                               f"{bound_text} means {said_a}; otherwise {said_b}."))
+            bound_text = spoken(spec, bound, describer.today, rng)
+            when = condition(spec.name, spec, bound_text, rng)
+            text = rng.choice((f"Have a look at {desc.phrase}: {when}, {said_a}; otherwise {said_b}.",
+                               f"About {desc.phrase} - {when}, {said_a}. If not, {said_b}.",
+                               f"{capital(desc.phrase)}: {when}, {said_a}; if not, {said_b}.",
+                               f"Please check {desc.phrase}. {capital(when)}, {said_a}; otherwise {said_b}.",
+                               f"Can you decide on {desc.phrase}? {capital(when)}, {said_a}. Else {said_b}.",
+                               f"{capital(desc.phrase)} needs a decision: {when}, {said_a}; if not, {said_b}."))
             op, after = (op_a, after_a) if holds else (op_b, after_b)
             try:
                 finder = GoldWriter(env, Plan(env.name, [], tables, tables), describer, rng)
