@@ -164,3 +164,81 @@ def test_committed_store_reads_like_a_workplace_and_does_not_repeat_itself():
     assert got["distinct_open5_share"] >= 0.70 and got["redundant_share"] <= 0.10, got
     assert got["max_family_share"] <= 0.10 and got["one_search_question_share"] <= 0.20, got
     assert got["long_task_share"] >= 0.15, got
+
+
+def test_a_day_near_the_worlds_today_is_said_as_a_person_says_it_that_day():
+    """"30 November 2026 at" led the store's 5-grams: a colleague on 1 December says "yesterday at 09:30"."""
+    from datetime import date
+
+    from envcraft.generator.model.blueprint import FieldSpec
+    from envcraft.generator.tasks.describe import spoken
+
+    today, at = date(2026, 12, 1), FieldSpec(name="start", type="datetime")
+    said = {spoken(at, "2026-11-30T09:30", today, random.Random(i)) for i in range(40)}
+    assert all("yesterday" in s and "09:30" in s and "2026" not in s for s in said), said
+    assert all("today" in s or "tonight" in s or "this " in s for s in
+               {spoken(at, "2026-12-01T19:00", today, random.Random(i)) for i in range(40)})
+    far = {spoken(at, "2027-03-04T10:00", today, random.Random(i)) for i in range(40)}
+    assert all("2027" in s and "10:00" in s for s in far), far  # another year keeps its year
+    assert spoken(at, "2026-11-30T09:30") == "30 November 2026 at 09:30"  # no today given: the full date
+
+
+def test_a_description_names_a_row_by_every_value_it_picked(cache):
+    """A date field named for a verb ("received_at") reads "received yesterday at 09:30", and is said: the
+    clause used to drop it, leaving a description that no longer tells the row apart."""
+    from envcraft.generator.tasks.describe import Describer
+
+    checked = 0
+    for name in ("background_check_orders", "card_dispute_desk", "court_efiling_notices", "ach_batch_operations"):
+        env = cache[name]
+        tables = env.seed_tables()
+        for entity in env.bp.entities:
+            timed = [f.name for f in entity.fields if f.type in ("date", "datetime") and f.name.endswith(("_at", "_on"))]
+            for row in tables.get(entity.table, [])[:10]:
+                for field in timed:
+                    if row.get(field) in (None, ""):
+                        continue
+                    desc = Describer(env, tables, tables, random.Random(0)).describe(entity.name, row["id"], prefer=[field])
+                    if desc is None or field not in desc.fields:
+                        continue
+                    verb = field.rsplit("_", 1)[0].replace("_", " ")
+                    assert f" {verb} " in desc.phrase + " " and f"whose {verb}" not in desc.phrase, desc.phrase
+                    checked += 1
+    assert checked >= 10, checked
+
+
+def test_a_threshold_on_a_field_named_for_a_verb_is_said_with_the_verb():
+    """Never "when its opened is after 18 November" or "if its end is after": the verb, or the field's noun."""
+    import re
+
+    from envcraft.generator.model.blueprint import FieldSpec
+    from envcraft.generator.tasks.describe import condition
+
+    for name, kind in (("opened_at", "datetime"), ("received_on", "date"), ("end", "datetime"), ("start", "datetime"),
+                       ("born", "date"), ("due_date", "date"), ("amount", "float")):
+        for i in range(30):
+            said = condition(name, FieldSpec(name=name, type=kind), "18 November", random.Random(i))
+            assert not re.search(r"\bits (opened|received|end|start|born|due)\b", said), said
+            assert "18 November" in said
+    opened = FieldSpec(name="opened_at", type="datetime")
+    assert any("it was opened after 18 November" in condition("opened_at", opened, "18 November", random.Random(i))
+               for i in range(30))
+
+
+def test_a_label_that_says_what_it_is_is_not_preceded_by_the_same_word(cache):
+    """"the records box BOX-00009" and "the service counter Counter 5" doubled a word in 3% of the store."""
+    from envcraft.generator.tasks.describe import Describer
+
+    seen = 0
+    for name, entity in (("document_scanning_pipeline", "records_box"), ("citizen_service_center", "service_counter")):
+        env = cache[name]
+        tables = env.seed_tables()
+        for row in tables[env.entity(entity).table][:6]:
+            for seed in range(4):
+                desc = Describer(env, tables, tables, random.Random(seed)).describe(entity, row["id"])
+                if desc is None:
+                    continue
+                said = words(desc.phrase)
+                assert all(a != b for a, b in zip(said, said[1:])), desc.phrase
+                seen += 1
+    assert seen, "no records box or service counter described"

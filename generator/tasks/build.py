@@ -143,7 +143,11 @@ def note_step(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[str, str, l
     what = words(plan.steps[plan.created[row_id]].entity)
     path = f"notes/{rng.choice(('handoff', 'today', 'followup', 'log'))}_{row_id.split('-')[0]}.md"
     clause = rng.choice((f"write a short note to {path} that mentions the new {what}'s id",
-                         f"leave a one-line note in {path} with the id of the new {what}"))
+                         f"leave a one-line note in {path} with the id of the new {what}",
+                         f"put the new {what}'s id in {path}", f"note the id of the new {what} in {path}",
+                         f"jot the new {what}'s reference down in {path}", f"{path} should get the new {what}'s id",
+                         f"add a line to {path} naming the new {what} by its id", f"log the new {what}'s id in {path}",
+                         f"drop the id of the new {what} into {path}", f"I'd like the new {what}'s id written to {path}"))
     return path, clause, [row_id]
 
 

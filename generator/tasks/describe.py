@@ -278,7 +278,7 @@ def ordinal(n: int) -> str:
 def participle(said: str) -> str | None:
     """The verb a date field is named for, as a past participle: "opened" (opened, opened_at), "born", "sent"."""
     parts = said.split()
-    if len(parts) == 2 and parts[1] in ("at", "on", "date"):
+    if len(parts) == 2 and parts[1] in ("at", "on", "date", "time"):  # received_at reads "received time"
         parts = parts[:1]
     if len(parts) == 1 and (parts[0].endswith(("ed", "en")) or parts[0] in PARTICIPLES):
         return parts[0]

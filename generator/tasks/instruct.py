@@ -187,7 +187,9 @@ class Writer:
                 if start_text[:10] == end_text[:10] and " " in end_text:
                     end_text = end_text.split(" ", 1)[1]
                 self.mentions += [start_text, end_text]
-                parts.append(self.rng.choice((f"from {start_text} to {end_text}",
+                parts.append(self.rng.choice((f"from {start_text} to {end_text}", f"{start_text} to {end_text}",
+                                              f"running {start_text} to {end_text}",
+                                              f"between {start_text} and {end_text}",
                                               f"{words(name)} {start_text}, {words(end)} {end_text}")))
                 done.add(end)
                 continue

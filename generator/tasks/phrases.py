@@ -427,6 +427,12 @@ for _status, _more in {
     "received": ("{x} reached us", "we've got {x} in"),
     "done": ("{x} is all done", "we're finished with {x}"),
     "expired": ("{x} timed out", "time's up for {x}"),
+    "triaged": ("{x} has had its first look", "{x} is sized up and in the queue", "{x} is ranked by urgency now"),
+    "paused": ("{x} takes a break for now", "halt {x} for a bit", "{x} is on pause"),
+    "escalated": ("{x} goes to a manager", "bump {x} up a level"),
+    "delivered": ("{x} is with them now",),
+    "quarantined": ("set {x} apart from the rest",),
+    "notified": ("{x} has been passed on to them",),
 }.items():
     GOALS[_status] = GOALS[_status] + _more
 # Statuses that mean the same thing to a reader: an entity with two of one group is named explicitly.
