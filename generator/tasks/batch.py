@@ -46,7 +46,7 @@ REASONS_STATUS = ("Before the weekly review,", "I went through the list, so", "A
                   "Before Friday,", "After the weekend,", "While it's quiet,", "The team lead asked, so", "For tomorrow's report,",
                   "To clear the backlog,", "On the manager's say-so,", "Following the stand-up,", "Now that the count is done,",
                   "As a bit of housekeeping,", "In today's tidy-up,", "While we clean up,")
-EACH = ("each one", "every one of them", "each of them", "every one", "each", "each of these")  # singular: "{x} is"
+EACH = ("each one", "each of them", "every one", "each", "each of these", "every single one")  # singular: "{x} is"
 REST = ("for the rest,", "otherwise", "the others:", "if not,", "and the rest:", "any other one:", "else", "the remainder:")
 # How the set is put before the change: short and many, so that no frame recurs word for word across the store
 SAME = ("the {n} {rows} all go the same way", "please go through the {rows} - there are {n}",

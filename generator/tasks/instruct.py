@@ -199,9 +199,9 @@ class Writer:
                 shown = f'"{shown}"'
             if words(name).split()[-1] in words(op.entity).split():
                 parts.append(f"{words(name)}: {shown}")
-            elif spec.type in ("date", "datetime"):  # the year and month recur in every date: vary what leads to them
+            elif spec.type in ("date", "datetime"):  # "2026 12" opens most dates: at most one fixed word before it
                 parts.append(self.rng.choice((labelled(name, shown), f"{words(name)} of {shown}",
-                                              f"{words(name)} set to {shown}", f"{shown} as the {words(name)}")))
+                                              f"{words(name)}: {shown}", f"{shown} as the {words(name)}")))
             else:
                 parts.append(labelled(name, shown))
         return parts
