@@ -158,9 +158,11 @@ def test_committed_store_reads_like_a_workplace_and_does_not_repeat_itself():
     tasks, _ = _load(Path(TASKS_DIR))
     got = realism(tasks)
     assert len(tasks) >= 20_000, len(tasks)
-    # issue 19 asks top20_5gram_coverage <= 0.15; the committed store measures 0.2008 (the day said as a date,
-    # "30 November 2026 at", and the note references lead the list): a ratchet until it is met, never raised
-    assert got["paren_field_ref_share"] <= 0.05 and got["top20_5gram_coverage"] <= 0.201, got
+    # issue 19 asks top20_5gram_coverage <= 0.15. The store before the ngram branch measured 0.2008 (the day said as
+    # a date, "30 November 2026 at", and the note references led the list); on the same 20-per-environment sample
+    # (seed 0, all 151 environments) the generator went from 0.1813 to 0.1105, the full store was not regenerated
+    # on the branch: it holds the target until the lead's regeneration measures it, then the ratchet follows
+    assert got["paren_field_ref_share"] <= 0.05 and got["top20_5gram_coverage"] <= 0.15, got
     assert got["distinct_open5_share"] >= 0.70 and got["redundant_share"] <= 0.10, got
     assert got["max_family_share"] <= 0.10 and got["one_search_question_share"] <= 0.20, got
     assert got["long_task_share"] >= 0.15, got
