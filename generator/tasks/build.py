@@ -147,7 +147,7 @@ def note_step(env: EnvSpec, plan: Plan, rng: random.Random) -> tuple[str, str, l
                          f"put the new {what}'s id in {path}", f"note the id of the new {what} in {path}",
                          f"jot the new {what}'s reference down in {path}", f"{path} should get the new {what}'s id",
                          f"add a line to {path} naming the new {what} by its id", f"log the new {what}'s id in {path}",
-                         f"drop the id of the new {what} into {path}", f"I'd like the new {what}'s id written to {path}"))
+                         f"drop the id of the new {what} into {path}", f"the new {what}'s id should go in {path}"))
     return path, clause, [row_id]
 
 

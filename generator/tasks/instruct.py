@@ -262,7 +262,7 @@ class Writer:
                        f"{lead} is missing" + (f" - {body}" if body else ""),
                        f"add {lead}" + (f": {body}" if body else ""), f"{lead} needs adding" + (f" - {body}" if body else ""),
                        f"set up {lead}" + (f": {body}" if body else ""),
-                       f"we're missing {lead}" + (f" - {body}" if body else ""), f"I need {lead} entered" + (f": {body}" if body else ""),
+                       f"we're missing {lead}" + (f" - {body}" if body else ""), f"get {lead} entered" + (f": {body}" if body else ""),
                        f"{lead} has to go in" + (f" - {body}" if body else ""), f"enter {lead}" + (f", {body}" if body else "")]
             clause = rng.choice(options)
             if end is not None:

@@ -61,5 +61,5 @@ FRAMES = ("the {what} is in {where}", "{what}: see {where}", "take the {what} fr
           "look the {what} up in {where}", "I put the {what} in {where}", "the {what} I noted is in {where}",
           "{what} - it's in {where}")
 PLACES = ("{path}", "my note {path}", "the note {path}", "my file {path}", "{path} (my note)", "{path} (my notes)",
-          "{path}, saved earlier", "{file} in notes/", "call notes {path}", "{path} from the call",
+          "{path}, saved earlier", "{file} in notes/", "{path} (call notes)", "{path} from the call",
           "the note I left ({file})", "{file} under notes/", "today's note {path}", "{path}, written up")
