@@ -29,7 +29,7 @@ from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_bluep
 from envcraft.registry.catalog import Environment
 from envcraft.registry.manifest import TOOL_NAME, read_manifest
 
-CALL_TIMEOUT = 10.0
+CALL_TIMEOUT = 30.0  # a tool silent this long is hung; 10 s was reached by a plain search on a 2-core machine at load 15
 TOTAL_TIMEOUT = 300.0
 
 
