@@ -27,7 +27,7 @@ from envcraft.harness.runner import RolloutLog, run_tasks
 from envcraft.registry.launch import InProcessLauncher
 
 ENVS = ["vet_clinic", "auto_claims_adjusting", "citizen_service_center"]
-CROSS = [("boutique_hotel_front_desk", "conference_registration_desk"), ("audit_evidence_requests", "visitor_reception")]
+CROSS = [("boutique_hotel_front_desk", "guided_tour_departures"), ("audit_evidence_requests", "visitor_reception")]
 
 
 @pytest.fixture(scope="module")
