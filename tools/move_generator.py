@@ -52,14 +52,14 @@ ROLE_DOCS = {
     "model": "The blueprint model and what its names mean: fields, the rules' ids and prose, paths through refs.",
     "rules": "Rule kinds: the checks a blueprint policy can carry, one module each.",
     "seeds": "Seed worlds: rows and files deterministic from a seed, repaired until they obey every rule and "
-             "invariant, with the road each row took to its status.",
+             "invariant, with the history colleagues left.",
     "compile": "Blueprint -> server folder: app.py (templates/, ruff), server.py, SKILL.md, policies.json.",
     "audit": "Proving a build before it is installed: static checks, probes, the traps that break each rule, lints.",
 }
 ROLES = {
     "model": ["blueprint", "plurals", "refpath", "fields", "policy", "humanize", "stated_rules", "events"],
     "rules": ["aggregate", "happens_now"],
-    "seeds": ["seed", "values", "seed_rules", "seed_repair", "seed_supply", "seed_census", "seed_history", "seed_paths",
+    "seeds": ["seed", "values", "seed_rules", "seed_repair", "seed_supply", "seed_census", "seed_history",
               "seed_coherence", "seed_timeline", "claims", "policy_rows", "invariants"],
     "compile": ["compiler", "appcode", "appfile", "opcode", "render", "parameters", "extras", "skill", "conventions",
                 "helper_calls"],

@@ -37,7 +37,6 @@ from envcraft.generator.seeds import values
 from envcraft.generator.seeds.claims import settle
 from envcraft.generator.seeds.invariants import repair
 from envcraft.generator.seeds.seed_coherence import cohere
-from envcraft.generator.seeds.seed_paths import reach
 from envcraft.generator.seeds.seed_repair import repair_rules
 from envcraft.generator.seeds.seed_supply import supply
 from envcraft.generator.seeds.seed_timeline import agenda, agree, misplaced, place, unwind
@@ -240,11 +239,8 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
                     kind(pre.kind).seed_world(bp, entity, pre, tables, rng)
     repair(bp, tables, rng)
     repair_rules(bp, tables, rng)
-    if reach(bp, tables, rng):  # a status no road of transitions leads to: one with the same meaning that one does
-        repair(bp, tables, rng)
-        repair_rules(bp, tables, rng)
     settle(bp, tables)  # the re-picked pairs pile offers onto a few units: one live offer each (supply keeps it so)
-    supply(bp, tables, rng)  # after the repair to reachable statuses, so what it tops up stays
+    supply(bp, tables, rng)
     if agenda(bp, tables, rng):  # today's work; rows tied to a moved one (a proctor shift to its sitting) follow
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
@@ -253,7 +249,7 @@ def seed_tables(bp: Blueprint) -> dict[str, list[dict[str, Any]]]:
             break
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
-    if unwind(bp, tables) + reach(bp, tables, rng):
+    if unwind(bp, tables):
         repair(bp, tables, rng)
         repair_rules(bp, tables, rng)
     return tables

@@ -8,8 +8,7 @@ A row counts when
 
 `misplaced_event_count` counts the wider class (seed_timeline.misplaced: a booking left waiting long after its
 day too), `contradiction_rows` what seed_coherence's checks find (a submitted report with no submitted date,
-an attempt count that is not the attempts logged, a party over its table's seats), `unreachable_status_count` the
-rows whose status no road of transitions reaches (seed_paths.unreachable).
+an attempt count that is not the attempts logged, a party over its table's seats).
 
 It reads each environment's seed as the launcher copies it (servers/<env>/seed/.app/state.json), so it
 counts what an agent meets, and needs no seed to be rebuilt. `future_event_rows(servers)` lists them.
@@ -24,7 +23,6 @@ from pathlib import Path
 from envcraft.generator.model.blueprint import BLUEPRINTS, Blueprint, load_blueprint
 from envcraft.generator.model.events import HAPPENED, event_field
 from envcraft.generator.seeds.seed_coherence import CHECKS
-from envcraft.generator.seeds.seed_paths import unreachable_rows
 from envcraft.generator.seeds.seed_timeline import misplaced_rows
 
 
@@ -81,15 +79,9 @@ def contradiction_rows(servers: Path) -> dict[str, int]:
     return counts
 
 
-def unreachable_status_count(servers: Path) -> int:
-    """Rows whose status no chain of the blueprint's transitions reaches from the initial status by today
-    (seed_paths.unreachable): a past the app could not have made."""
-    return sum(len(unreachable_rows(bp, tables)) for bp, tables in _seeds(servers))
-
-
 def future_event_count(servers: Path) -> int:
     return len(future_event_rows(servers))
 
 
 __all__ = ["HAPPENED", "FutureEvent", "contradiction_rows", "future_event_count", "future_event_rows", "future_events",
-           "misplaced_event_count", "unreachable_status_count"]
+           "misplaced_event_count"]

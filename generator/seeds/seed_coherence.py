@@ -73,7 +73,7 @@ def _reach(moves: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def stamp_fields(bp: Blueprint, entity: Entity) -> list[tuple[FieldSpec, str, set[str], set[str]]]:
+def _stamp_fields(bp: Blueprint, entity: Entity) -> list[tuple[FieldSpec, str, set[str], set[str]]]:
     """(date field, the status it stamps, statuses at or past it, statuses before it) for each date field named
     for a status a transition reaches (submitted_on for `submitted`)."""
     if not entity.status_field:
@@ -95,7 +95,7 @@ def stamp_fields(bp: Blueprint, entity: Entity) -> list[tuple[FieldSpec, str, se
 def stamps(bp: Blueprint, tables: Tables) -> Found:
     found = []
     for entity in bp.entities:
-        for spec, step, past, before in stamp_fields(bp, entity):
+        for spec, step, past, before in _stamp_fields(bp, entity):
             for row in tables.get(entity.table, []):
                 status = row.get(entity.status_field)
                 if status in past and row.get(spec.name) is None:
@@ -112,7 +112,7 @@ def _opens(bp: Blueprint) -> str:
     return f"{bp.today}T09:00"
 
 
-def origin_fields(entity: Entity) -> list[str]:
+def _origins(entity: Entity) -> list[str]:
     return [f.name for f in entity.fields if f.type in ("date", "datetime") and ORIGIN.match(f.name)]
 
 
@@ -122,7 +122,7 @@ def _made_later(bp: Blueprint, value: Any) -> bool:
 
 def origins(bp: Blueprint, tables: Tables) -> Found:
     return [(entity.table, row["id"], f"{name} {row[name]} is after the session opens ({_opens(bp)})")
-            for entity in bp.entities for name in origin_fields(entity) for row in tables.get(entity.table, [])
+            for entity in bp.entities for name in _origins(entity) for row in tables.get(entity.table, [])
             if _made_later(bp, row.get(name))]
 
 
@@ -139,7 +139,7 @@ def _children(bp: Blueprint, parent: Entity) -> Iterator[tuple[Entity, str]]:
 def _after_pairs(bp: Blueprint) -> Iterator[tuple[Entity, str, str, Entity, str]]:
     """(child, its ref field, its time field, parent, the parent's origin time field)."""
     for parent in bp.entities:
-        made = origin_fields(parent)
+        made = _origins(parent)
         if not made:
             continue
         for child, ref in _children(bp, parent):
@@ -263,13 +263,13 @@ def cohere(bp: Blueprint, tables: Tables, rng: random.Random) -> int:
     """Make every row the checks name agree; returns how many changed."""
     changed = 0
     for entity in bp.entities:  # made later than now: the same time of day, as many days back as it takes
-        for name in origin_fields(entity):
+        for name in _origins(entity):
             for row in tables.get(entity.table, []):
                 if _made_later(bp, row.get(name)):
                     days = (date.fromisoformat(row[name][:10]) - date.fromisoformat(bp.today)).days + 1
                     row[name], changed = shifted(row[name], -days * 24 * 60), changed + 1
     for entity in bp.entities:
-        for spec, _, past, before in stamp_fields(bp, entity):
+        for spec, _, past, before in _stamp_fields(bp, entity):
             for row in tables.get(entity.table, []):
                 status = row.get(entity.status_field)
                 if status in past and row.get(spec.name) is None:
@@ -312,4 +312,4 @@ def contradictions(bp: Blueprint, tables: Tables) -> dict[str, Found]:
     return {name: check(bp, tables) for name, check in CHECKS.items()}
 
 
-__all__ = ["CHECKS", "cohere", "contradictions", "origin_fields", "stamp_fields"]
+__all__ = ["CHECKS", "cohere", "contradictions"]

@@ -1,34 +1,27 @@
-"""A seed's past: every row's road to its status, as the change history (`list_changes`) shows it.
+"""A seed's past: a short change history of status moves colleagues made in the days before today.
 
-A row whose status is not its entity's initial one got there by the shortest chain of the blueprint's own
-transitions (seed_paths.path), each step one entry: the operation, old -> new, made by one of a few colleagues
-at a working hour between the row's making (its created_at, opened_on...; else a month back) and the moment
-the session opens (today 09:00), in order. A step that records an event (a `happens_now` check guards it) is
-dated inside that check's window, as the tool would have allowed it: a no-show is marked on or after the
-appointment's day. A step into a status the row carries a date for (submitted_on for `submitted`) is dated
-that day, at that minute for a datetime; where the stamp cannot stand in order (stamped before the row was
-made, or after the next step's window), the step keeps its own time and the stamp follows it (one rule: the
-row's stamp is the time of the step that reached it).
-Drawn from its own RNG: the seed tables are the same with or without it, stamps apart.
+Each entry is a transition the blueprint allows (a `status_in` precondition names where it starts)
+that ends in the row's seed status, made by one of a few colleagues at a working hour before the
+session opens, so `list_changes` has something to say before the agent writes anything and a task
+can ask about the past. A move that records an event (a `happens_now` check guards it) is dated inside that
+check's window, as the tool would have allowed it: a no-show is marked on or after the appointment's day.
+Drawn from its own RNG: the seed tables are the same with or without it.
 """
 
 from __future__ import annotations
 
 import random
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from envcraft.generator.model.blueprint import Blueprint, Entity, FieldSpec, Operation
-from envcraft.generator.rules.happens_now import guards
+from envcraft.generator.model.blueprint import Blueprint
+from envcraft.generator.rules.happens_now import fact, guards
 from envcraft.generator.rules.registry import source_states
 from envcraft.generator.seeds import values
-from envcraft.generator.seeds.seed_coherence import origin_fields, stamp_fields
-from envcraft.generator.seeds.seed_paths import Step, path
-from envcraft_runtime.history import HISTORY, OPENS, PREFIX
+from envcraft_runtime.history import HISTORY, PREFIX
 
+ENTRIES = 8  # at most, per environment
 COLLEAGUES = 3
-BACK = 30  # days before today a row with no date of its making was made, at the latest
-FORMAT = "%Y-%m-%dT%H:%M"
 
 
 def colleagues(bp: Blueprint) -> list[str]:
@@ -55,119 +48,34 @@ def moves_into(bp: Blueprint) -> list[tuple[str, str, str, str, list[str]]]:
     return out
 
 
-def _moment(value: Any) -> datetime | None:
-    """A datetime field's value, or a date's first moment; None when it is neither."""
-    try:
-        return datetime.fromisoformat(value[:16]) if len(value) > 10 else datetime.fromisoformat(value[:10])
-    except (TypeError, ValueError):
-        return None
-
-
-def _window(op: Operation, row: dict[str, Any]) -> tuple[date | None, date | None]:
-    """The days the operation's time guards allow it on for this row (None: no bound)."""
-    low: date | None = None
-    high: date | None = None
-    for pre in guards(op):
-        first, last = _moment(row.get(pre.field)), _moment(row.get(pre.end)) if pre.end else None
-        if first is None:
-            continue
-        low = max(filter(None, (low, first.date() - timedelta(days=pre.early_days or 0))))
-        if pre.late_days is not None:
-            end = (last or first).date() + timedelta(days=pre.late_days)
-            high = min(filter(None, (high, end)))
-    return low, high
-
-
-def _days(windows: list[tuple[date, date]], rng: random.Random) -> list[date] | None:
-    """One day per step, in order, each inside its window; None when no such days exist."""
-    latest, last = [], None
-    for low, high in reversed(windows):
-        last = high if last is None else min(high, last)
-        if last < low:
-            return None
-        latest.append(last)
-    out, prev = [], windows[0][0]
-    for (low, _), high in zip(windows, reversed(latest)):
-        first = max(low, prev)
-        prev = first + timedelta(days=rng.randint(0, (high - first).days))
-        out.append(prev)
-    return out
-
-
-def _times(days: list[date], exact: list[datetime | None], made: datetime, opens: datetime,
-           rng: random.Random) -> list[datetime]:
-    """A working-hour time for each day (before the opening on today's), later than the one before it; a step
-    with an exact time keeps it when that is still in order."""
-    out: list[datetime] = []
-    prev = made
-    for day, want in zip(days, exact):
-        if want is not None and want.date() == day and prev < want < opens:
-            prev = want
-        else:
-            start, stop = (time(7), time(8, 45)) if day == opens.date() else (time(9), time(16, 45))
-            slots = [datetime.combine(day, start) + timedelta(minutes=15 * n) for n in range(
-                (stop.hour * 60 + stop.minute - start.hour * 60 - start.minute) // 15 + 1)]
-            later = [s for s in slots if prev < s < opens]
-            prev = rng.choice(later[: max(1, len(later) // 2)]) if later else prev + timedelta(minutes=1)
-        out.append(prev)
-    return out
-
-
-def _dated(bp: Blueprint, entity: Entity, row: dict[str, Any], steps: list[Step], rng: random.Random,
-           anchored: bool) -> list[datetime] | None:
-    """When each step was made (see the module's docstring); None when its windows leave no room. With
-    `anchored`, a step into a stamped status keeps the stamp's day."""
-    ops = {op.name: op for op in bp.operations}
-    opens = datetime.fromisoformat(f"{bp.today}T{OPENS}")
-    stamps = {step: spec for spec, step, _, _ in stamp_fields(bp, entity)}
-    made = next((m for name in origin_fields(entity) if name not in {spec.name for spec in stamps.values()}
-                 if (m := _moment(row.get(name))) is not None), None)
-    guarded = [_window(ops[step.operation], row) if step.own else (None, None) for step in steps]
-    stamped = [_moment(row.get(stamps[step.new].name)) if anchored and step.new in stamps else None for step in steps]
-    exact = [when if when and stamps[step.new].type == "datetime" else None for step, when in zip(steps, stamped)]
-    if made is None:
-        earliest = min([opens.date() - timedelta(days=BACK)] + [low for low, _ in guarded if low]
-                       + [when.date() for when in stamped if when])
-        made = datetime.combine(earliest - timedelta(days=rng.randint(0, 7)), time(9))
-    made = min(made, opens - timedelta(minutes=len(steps) + 1))  # room for each step a minute apart at worst
-    windows = []
-    for (low, high), want in zip(guarded, stamped):
-        low, high = max(filter(None, (low, made.date()))), min(filter(None, (high, opens.date())))
-        if want is not None:
-            low, high = max(low, want.date()), min(high, want.date())
-        windows.append((low, high))
-    days = _days(windows, rng)
-    return None if days is None else _times(days, exact, made, opens, rng)
-
-
-def _stamp(spec: FieldSpec, when: datetime) -> str:
-    """The row's date for a status it reached at `when`: the step's day (and minute, for a datetime field)."""
-    return when.date().isoformat() if spec.type == "date" else when.strftime(FORMAT)
+def _days(bp: Blueprint, name: str, row: dict[str, Any], today: date) -> list[int]:
+    """How many days before today the move may be dated (1 to 6): the days its time guards allow, if any."""
+    checks = [p for op in bp.operations if op.name == name for p in guards(op)]
+    return [n for n in range(1, 7) if all(fact(p, row, (today - timedelta(days=n)).isoformat()) is None for p in checks)]
 
 
 def seed_history(bp: Blueprint, tables: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """History entries, oldest first, ids chg-0001.. in that order. Sets a row's status stamp where it cannot
-    stand in order with the row's road (see the module's docstring)."""
+    """History entries, oldest first, ids chg-0001.. in that order."""
     rng = random.Random(f"{bp.id}:{bp.seed}:history")
     people = colleagues(bp)
+    day = date.fromisoformat(bp.today)
+    options = [(table, field, op, starts, row, days) for table, field, op, end, starts in moves_into(bp)
+               for row in tables.get(table, []) if row.get(field) == end
+               if (days := _days(bp, op, row, day))]
+    rng.shuffle(options)
+    picked, seen = [], set()
+    for option in options:
+        if option[4]["id"] not in seen:
+            seen.add(option[4]["id"])
+            picked.append(option)
+        if len(picked) == ENTRIES:
+            break
     dated = []
-    for entity in bp.entities:
-        if not entity.status_field:
-            continue
-        stamps = {step: spec for spec, step, _, _ in stamp_fields(bp, entity)}
-        for row in tables.get(entity.table, []):
-            steps = path(bp, entity, row.get(entity.status_field)) if row.get(entity.status_field) else None
-            if not steps:
-                continue
-            times = _dated(bp, entity, row, steps, rng, True) or _dated(bp, entity, row, steps, rng, False)
-            if times is None:
-                raise ValueError(f"{bp.id}: {row['id']} cannot reach {row[entity.status_field]} inside its time "
-                                 f"guards' windows before {bp.today}")
-            for step, when in zip(steps, times):
-                if step.new in stamps:
-                    row[stamps[step.new].name] = _stamp(stamps[step.new], when)
-                dated.append((when.strftime(FORMAT), entity.table, row["id"], entity.status_field, step.old, step.new,
-                              step.operation, rng.choice(people)))
+    for table, field, op, starts, row, days in picked:
+        start = rng.choice(starts)
+        when = datetime(day.year, day.month, day.day, 9) - timedelta(days=rng.choice(days)) \
+            + timedelta(minutes=15 * rng.randint(0, 32))
+        dated.append((when.strftime("%Y-%m-%dT%H:%M"), table, row["id"], field, start, row[field], op, rng.choice(people)))
     dated.sort()
     return [{"id": f"{PREFIX}-{n:04d}", "at": at, "by": by, "operation": op, "table": table, "row_id": row_id,
              "field": field, "old": old, "new": new}

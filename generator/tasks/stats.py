@@ -64,15 +64,9 @@ def mean_domain_tools(servers: Path = SERVERS) -> float:
 def world_figures(servers: Path = SERVERS) -> dict[str, int]:
     """What the agent reads and what the seeds hold, over every generated environment (the store's worlds)."""
     from envcraft.generator.audit.rule_lint import unbacked_count
-    from envcraft.generator.seeds.seed_census import (
-        contradiction_rows,
-        future_event_count,
-        misplaced_event_count,
-        unreachable_status_count,
-    )
+    from envcraft.generator.seeds.seed_census import contradiction_rows, future_event_count, misplaced_event_count
 
     return {"unbacked_rule_sentences": unbacked_count(servers), "future_event_rows": future_event_count(servers),
-            "unreachable_status_rows": unreachable_status_count(servers),
             "misplaced_event_rows": misplaced_event_count(servers),
             "contradiction_rows": sum(contradiction_rows(servers).values())}
 

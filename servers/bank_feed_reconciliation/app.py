@@ -127,16 +127,6 @@ def bank_connection_search(
 
 
 @write
-def bank_connection_flag_reauth(tables: Tables, bank_connection_id: str) -> BankConnection:
-    """Flag a connection whose bank asked for its credentials to be renewed."""
-    _row = BANK_CONNECTIONS.find(tables, bank_connection_id)
-    if _block := not_among(_row, field="status", allowed=("active",), what="bank connection"):
-        refuse("bank_connection_flag_reauth.status_in", rule="only active connections can be flagged", fact=_block)
-    _row["status"] = "reauth_required"
-    return as_record(BankConnection, _row)
-
-
-@write
 def bank_connection_reauthorize(tables: Tables, bank_connection_id: str) -> BankConnection:
     """Mark a connection re-authorised after the treasurer renewed its credentials."""
     _row = BANK_CONNECTIONS.find(tables, bank_connection_id)
@@ -349,7 +339,6 @@ OPERATIONS = app_operations(
     globals(),
     [
         bank_connection_search,
-        bank_connection_flag_reauth,
         bank_connection_reauthorize,
         feed_batch_search,
         feed_batch_get,

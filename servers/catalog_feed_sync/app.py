@@ -183,36 +183,6 @@ def feed_run_get(tables: Tables, feed_run_id: str) -> FeedRun:
 
 
 @write
-def feed_run_start(tables: Tables, feed_run_id: str) -> FeedRun:
-    """Record that the importer picked up a queued run."""
-    _row = FEED_RUNS.find(tables, feed_run_id)
-    if _block := not_among(_row, field="status", allowed=("queued",), what="feed run"):
-        refuse("feed_run_start.status_in", rule="only queued runs can start", fact=_block)
-    _row["status"] = "running"
-    return as_record(FeedRun, _row)
-
-
-@write
-def feed_run_mark_failed(tables: Tables, feed_run_id: str) -> FeedRun:
-    """Record that a running or retried run failed outright."""
-    _row = FEED_RUNS.find(tables, feed_run_id)
-    if _block := not_among(_row, field="status", allowed=("running", "retrying"), what="feed run"):
-        refuse("feed_run_mark_failed.status_in", rule="only a running or retried run can fail", fact=_block)
-    _row["status"] = "failed"
-    return as_record(FeedRun, _row)
-
-
-@write
-def feed_run_mark_partially_failed(tables: Tables, feed_run_id: str) -> FeedRun:
-    """Record that a run finished with some records rejected."""
-    _row = FEED_RUNS.find(tables, feed_run_id)
-    if _block := not_among(_row, field="status", allowed=("running", "retrying"), what="feed run"):
-        refuse("feed_run_mark_partially_failed.status_in", rule="only a running or retried run can finish", fact=_block)
-    _row["status"] = "partially_failed"
-    return as_record(FeedRun, _row)
-
-
-@write
 def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = None) -> FeedRun:
     """Retry a failed or partially failed run (increase retry_count)."""
     _row = FEED_RUNS.find(tables, feed_run_id)
@@ -356,9 +326,6 @@ OPERATIONS = app_operations(
         feed_source_reactivate,
         feed_run_search,
         feed_run_get,
-        feed_run_start,
-        feed_run_mark_failed,
-        feed_run_mark_partially_failed,
         feed_run_retry,
         feed_run_dead_letter,
         feed_run_mark_succeeded,

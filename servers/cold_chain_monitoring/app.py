@@ -162,35 +162,6 @@ def cold_shipment_get(tables: Tables, cold_shipment_id: str) -> ColdShipment:
 
 
 @write
-def cold_shipment_dispatch(tables: Tables, cold_shipment_id: str) -> ColdShipment:
-    """Record that a loaded shipment left the dock."""
-    _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
-    if _block := not_among(_row, field="status", allowed=("loading",), what="cold shipment"):
-        refuse("cold_shipment_dispatch.status_in", rule="only shipments still loading can be dispatched", fact=_block)
-    _row["status"] = "in_transit"
-    return as_record(ColdShipment, _row)
-
-
-@write
-def cold_shipment_mark_delivered(tables: Tables, cold_shipment_id: str) -> ColdShipment:
-    """Record the consignee's proof of delivery."""
-    _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
-    _new = {**_row, "status": "delivered"}
-    if _block := not_among(_row, field="status", allowed=("in_transit",), what="cold shipment"):
-        refuse(
-            "cold_shipment_mark_delivered.status_in", rule="only shipments on the road can be delivered", fact=_block
-        )
-    if _block := not_now(_new.get("departure"), end=None, today=TODAY, early=0, late=3, field="departure"):
-        refuse(
-            "cold_shipment_mark_delivered_when",
-            rule="A cold shipment is marked delivered from the day of its departure until 3 days after it; before that day leave it in transit.",
-            fact=_block,
-        )
-    _row.update(_new)
-    return as_record(ColdShipment, _row)
-
-
-@write
 def cold_shipment_quarantine(tables: Tables, cold_shipment_id: str) -> ColdShipment:
     """Quarantine a shipment pending a quality decision."""
     _row = COLD_SHIPMENTS.find(tables, cold_shipment_id)
@@ -383,8 +354,6 @@ OPERATIONS = app_operations(
         temperature_alert_acknowledge,
         temperature_alert_resolve,
         temperature_alert_escalate,
-        cold_shipment_dispatch,
-        cold_shipment_mark_delivered,
         cold_shipment_quarantine,
         cold_shipment_release_quarantine,
     ],

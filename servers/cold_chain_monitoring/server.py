@@ -32,9 +32,7 @@ INSTRUCTIONS = (
     "[judgement_1] Route each alert per the SOP table, and page a contact only if they have room under "
     "max_open_alerts. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. "
     "[cold_shipment_release_quarantine_when] A cold shipment is marked delivered from the day of its "
-    "departure until 3 days after it; before that day leave it quarantined. "
-    "[cold_shipment_mark_delivered_when] A cold shipment is marked delivered from the day of its "
-    "departure until 3 days after it; before that day leave it in transit. Call finish when done."
+    "departure until 3 days after it; before that day leave it quarantined. Call finish when done."
 )
 
 

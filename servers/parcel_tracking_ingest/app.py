@@ -191,16 +191,6 @@ def tracking_batch_get(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
 
 
 @write
-def tracking_batch_mark_failed(tables: Tables, tracking_batch_id: str) -> TrackingBatch:
-    """Record that a received or retried batch could not be applied."""
-    _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
-    if _block := not_among(_row, field="status", allowed=("received", "retrying"), what="tracking batch"):
-        refuse("tracking_batch_mark_failed.status_in", rule="only a received or retried batch can fail", fact=_block)
-    _row["status"] = "failed"
-    return as_record(TrackingBatch, _row)
-
-
-@write
 def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: int | None = None) -> TrackingBatch:
     """Retry a failed batch (increase retry_count)."""
     _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
@@ -359,7 +349,6 @@ OPERATIONS = app_operations(
         parcel_carrier_feed_mark_healthy,
         tracking_batch_search,
         tracking_batch_get,
-        tracking_batch_mark_failed,
         tracking_batch_retry,
         tracking_batch_dead_letter,
         tracking_batch_mark_processed,

@@ -204,16 +204,6 @@ def housing_unit_get(tables: Tables, housing_unit_id: str) -> HousingUnit:
 
 
 @write
-def housing_unit_send_to_repair(tables: Tables, housing_unit_id: str) -> HousingUnit:
-    """Take a vacant unit off the pool for repairs."""
-    _row = HOUSING_UNITS.find(tables, housing_unit_id)
-    if _block := not_among(_row, field="status", allowed=("vacant",), what="housing unit"):
-        refuse("housing_unit_send_to_repair.status_in", rule="only vacant units can go to repair", fact=_block)
-    _row["status"] = "under_repair"
-    return as_record(HousingUnit, _row)
-
-
-@write
 def housing_unit_mark_ready(tables: Tables, housing_unit_id: str) -> HousingUnit:
     """Return a repaired unit to the vacant pool."""
     _row = HOUSING_UNITS.find(tables, housing_unit_id)
@@ -429,7 +419,6 @@ OPERATIONS = app_operations(
         housing_applicant_withdraw,
         housing_unit_search,
         housing_unit_get,
-        housing_unit_send_to_repair,
         housing_unit_mark_ready,
         unit_offer_search,
         unit_offer_make,

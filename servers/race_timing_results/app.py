@@ -146,16 +146,6 @@ def race_participant_get(tables: Tables, race_participant_id: str) -> RacePartic
 
 
 @write
-def race_participant_mark_started(tables: Tables, race_participant_id: str) -> RaceParticipant:
-    """Record a runner's start once the start-mat read is applied."""
-    _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
-    if _block := not_among(_row, field="status", allowed=("registered",), what="race participant"):
-        refuse("race_participant_mark_started.status_in", rule="only registered runners can start", fact=_block)
-    _row["status"] = "started"
-    return as_record(RaceParticipant, _row)
-
-
-@write
 def race_participant_mark_finished(tables: Tables, race_participant_id: str) -> RaceParticipant:
     """Record a runner's finish once the finish-mat read is applied."""
     _row = RACE_PARTICIPANTS.find(tables, race_participant_id)
@@ -368,7 +358,6 @@ OPERATIONS = app_operations(
     [
         race_participant_search,
         race_participant_get,
-        race_participant_mark_started,
         race_participant_mark_finished,
         race_participant_mark_dnf,
         race_participant_disqualify,
