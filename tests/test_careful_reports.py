@@ -121,11 +121,18 @@ def test_a_duplicate_create_is_still_damage(cache):
         return next((i for i, c in enumerate(t.gold) if "itinerary-segment-add" in str(c.arguments)
                      or c.tool == "itinerary_segment_add"), None)
 
-    task = next(t for t in iter_tasks(Path(TASKS_DIR) / "travel_agency_itineraries.jsonl.gz")
-                if creates(t) is not None and len(t.envs) == 1 and reward(cache, t, t.gold) == 1.0)
-    add = creates(task)
-    world = World(cache, task)
-    world.run(task.gold[:add + 1] + task.gold[add:])
+    def doubled(t: Task) -> World | None:
+        """The world after the gold with its create done twice, where the second create goes through too (a
+        duplicate the tool itself refuses, an overlapping segment, leaves nothing to judge)."""
+        add = creates(t)
+        if add is None or len(t.envs) != 1 or reward(cache, t, t.gold) != 1.0:
+            return None
+        world = World(cache, t)
+        results = world.run(t.gold[:add + 1] + t.gold[add:])
+        return world if results[add][0] and results[add + 1][0] else None
+
+    task, world = next((t, w) for t in iter_tasks(Path(TASKS_DIR) / "travel_agency_itineraries.jsonl.gz")
+                       if (w := doubled(t)) is not None)
     collateral = next(c for c in task.checks if c.kind == "collateral")
     env = task.envs[0]
     assert damage(collateral, world.start[env], world.final()[env])  # the second segment is damage
