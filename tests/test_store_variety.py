@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,6 @@ def test_a_label_that_says_what_it_is_is_not_preceded_by_the_same_word(cache):
                 if desc is None:
                     continue
                 said = words(desc.phrase)
-                assert all(a != b for a, b in zip(said, said[1:])), desc.phrase
+                assert all(a != b for a, b in pairwise(said)), desc.phrase
                 seen += 1
     assert seen, "no records box or service counter described"

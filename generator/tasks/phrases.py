@@ -409,7 +409,6 @@ for _status, _more in {
     "in_progress": ("we've begun {x}", "{x} is being worked on", "{x} is moving now", "{x} got going"),
     "retrying": ("have another go at {x}", "try {x} once more", "{x} gets another attempt", "run {x} again"),
     "resolved": ("{x} is sorted out now", "{x} is dealt with", "we've sorted {x}"),
-    "delivered": ("{x} reached them", "{x} landed with them", "{x} was handed over at the other end"),
     "closed": ("shut {x}", "{x} can be shut now", "{x} is shut", "{x} can be put away"),
     "accepted": ("we'll take {x}", "{x} works for us", "{x} is fine by us", "take {x} on"),
     "dead_lettered": ("stop trying {x} - it won't get through", "write {x} off as undeliverable",
