@@ -30,8 +30,9 @@ TOKEN = "parity-token"
 
 
 def catalog_task():
-    """A scenario environment's task: its server instructions carry the scenario, "Today is ..." and rules."""
-    return next(iter_tasks(task_file("field_crew_dispatch", TASKS_DIR)))
+    """A scenario environment's one-environment task (a single episode and a group then show the same thing): its
+    server instructions carry the scenario, "Today is ..." and rules."""
+    return next(t for t in iter_tasks(task_file("field_crew_dispatch", TASKS_DIR)) if len(t.envs) == 1)
 
 
 def openai_form(tool) -> dict:
