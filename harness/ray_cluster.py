@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-RAY = str(Path(sys.executable).with_name("ray"))
+# The CLI through this interpreter, so a venv without its own `ray` script still starts nodes of its own Ray.
+RAY = (sys.executable, "-m", "ray.scripts.scripts")
 NODES = ("import json, ray; ray.init(address='{address}', log_to_driver=False, configure_logging=False); "
          "print(json.dumps([[n['NodeID'], n['NodeManagerAddress']] for n in ray.nodes() if n['Alive']]))")
 
@@ -79,7 +80,7 @@ def local_cluster(count: int = 2, cpus: int = 1) -> Iterator[tuple[str, list[lis
     port = _port()
     base = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     common = ["--num-cpus", str(cpus), "--disable-usage-stats", "--block"]
-    started = [subprocess.Popen([RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
+    started = [subprocess.Popen([*RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
                                  "--include-dashboard=false", *common], start_new_session=True,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env={**base, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})]
@@ -87,7 +88,7 @@ def local_cluster(count: int = 2, cpus: int = 1) -> Iterator[tuple[str, list[lis
         _wait_port(port, 120)
         for k in range(1, count):
             started.append(subprocess.Popen(
-                [RAY, "start", f"--address={alias}:{port}", "--resources", json.dumps({f"node{k + 1}": 1}), *common],
+                [*RAY, "start", f"--address={alias}:{port}", "--resources", json.dumps({f"node{k + 1}": 1}), *common],
                 start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env={**base, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1"}))
         address = f"127.0.0.1:{port}"
