@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import in_past, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -215,13 +215,26 @@ def authorization_request_draft(
 def authorization_request_submit(tables: Tables, authorization_request_id: str) -> AuthorizationRequest:
     """Submit a draft (or re-submit after the payer asked for more information)."""
     _row = AUTHORIZATION_REQUESTS.find(tables, authorization_request_id)
+    _new = {**_row, "status": "submitted"}
     if _block := not_among(_row, field="status", allowed=("draft", "pending_info"), what="authorization request"):
         refuse(
             "authorization_request_submit.status_in",
             rule="only drafts or requests pending information can be submitted",
             fact=_block,
         )
-    _row["status"] = "submitted"
+    if _block := missing_related(
+        tables["clinical_documents"],
+        match={"authorization_request_id": _new.get("id")},
+        field="doc_type",
+        allowed=("letter_of_medical_necessity",),
+        what="clinical document",
+    ):
+        refuse(
+            "letter_before_submit",
+            rule="A request is submitted only with a letter of medical necessity attached.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(AuthorizationRequest, _row)
 
 
@@ -385,6 +398,9 @@ def appeal_file(tables: Tables, authorization_request_id: str, level: AppealLeve
         "filed": filed,
         "status": "filed",
     }
+    _other = row_of(tables, "authorization_requests", _new.get("authorization_request_id"))
+    if _block := not_among(_other, field="status", allowed=("denied",), what="authorization request"):
+        refuse("appeal_only_denied", rule="Appeal only denied requests.", fact=_block)
     _target_authorization_request_id = target_row(
         tables, "authorization_requests", _new.get("authorization_request_id"), "authorization request"
     )

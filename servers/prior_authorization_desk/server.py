@@ -28,9 +28,10 @@ INSTRUCTIONS = (
     "for more information, and denials can be appealed. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD "
     "and times YYYY-MM-DDTHH:MM. Records have ids like pyr-0001: search first, then act on the id. A "
     "failed write changes nothing, and a refusal names the rule that blocks it. There are no files here: "
-    "read_policies lists every rule the tools enforce. Policies: [judgement_1] A request needs a letter "
-    "of medical necessity and the relevant notes attached before it is submitted. [judgement_2] Appeal "
-    "only denied requests; after an overturned appeal, record the approval. Call finish when done."
+    "read_policies lists every rule the tools enforce. Policies: [judgement_1] Attach the relevant "
+    "clinical notes to a request before it is submitted. [letter_before_submit] A request is submitted "
+    "only with a letter of medical necessity attached. [judgement_2] After an overturned appeal, record "
+    "the approval. [appeal_only_denied] Appeal only denied requests. Call finish when done."
 )
 
 
