@@ -301,6 +301,20 @@ def fill_prepare(tables: Tables, prescription_id: str, drug_id: str, quantity: i
             rule="A prescription must be `verified` by the pharmacist before anything is counted.",
             fact=_block,
         )
+    if (
+        _block := comparison_fails(
+            _new.get("quantity"),
+            op=">=",
+            right=field_of(tables, "prescriptions", _new.get("prescription_id"), "quantity"),
+            name="quantity",
+            other="the prescription's quantity",
+        )
+    ) and field_of(tables, "drugs", _new.get("drug_id"), "controlled_schedule") in ("C-II", "C-III", "C-IV"):
+        refuse(
+            "partial_fill_non_controlled",
+            rule="A partial fill is allowed for non-controlled drugs only: a controlled drug (C-II, C-III, C-IV) is filled for the full quantity written.",
+            fact=_block,
+        )
     _target_drug_id = target_row(tables, "drugs", _new.get("drug_id"), "drug")
     tables["fills"].append(_new)
     if _target_drug_id is not None and _new.get("quantity") is not None:

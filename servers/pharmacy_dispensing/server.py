@@ -29,19 +29,19 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like pat-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
-    "`rxdesk` CLI in the shell) and the file tools. Policies: [judgement_1] A prescription is filled only "
-    "after it is verified. [judgement_2] Filling draws shelf stock; if stock is short, record any pending "
-    "delivery before filling. [judgement_3] Always check the patient's allergies: a prescription is never "
-    "verified for a drug of a class the patient is allergic to. [dispensing_sop_1] A prescription must be "
-    "`verified` by the pharmacist before anything is counted. [dispensing_sop_2] Fill the quantity "
-    "written unless stock is short; a partial fill is allowed for non-controlled drugs only, and the "
-    "balance is owed to the patient within 72 hours. [dispensing_sop_3] C-II drugs (e.g. Oxycodone) are "
-    "never partially filled and never put on hold for stock: call the prescriber instead. "
-    "[dispensing_sop_4] Check the patient's allergies against the drug before preparing: "
-    "penicillin-allergic patients must not receive Amoxicillin - put the prescription on hold with "
-    '"interaction flagged". [dispensing_sop_5] Every fill is checked by the pharmacist (`fill_check`) '
-    "before hand-out. [dispensing_sop_6] Reorder when `on_hand` falls below `reorder_point`; McKesson "
-    "delivers next morning, Cardinal Health within two days. Call finish when done."
+    "`rxdesk` CLI in the shell) and the file tools. Policies: [judgement_2] Filling draws shelf stock; if "
+    "stock is short, record any pending delivery before filling. [judgement_3] Always check the patient's "
+    "allergies: a prescription is never verified for a drug of a class the patient is allergic to. "
+    "[dispensing_sop_1] A prescription must be `verified` by the pharmacist before anything is counted. "
+    "[dispensing_sop_2] Fill the quantity written unless stock is short; the balance of a partial fill is "
+    "owed to the patient within 72 hours. [partial_fill_non_controlled] A partial fill is allowed for "
+    "non-controlled drugs only: a controlled drug (C-II, C-III, C-IV) is filled for the full quantity "
+    "written. [dispensing_sop_3] C-II drugs (e.g. Oxycodone) are never put on hold for stock: call the "
+    "prescriber instead. [dispensing_sop_4] Check the patient's allergies against the drug before "
+    'preparing; put a prescription that conflicts on hold with "interaction flagged". [dispensing_sop_5] '
+    "Every fill is checked by the pharmacist (`fill_check`) before hand-out. [dispensing_sop_6] Reorder "
+    "when `on_hand` falls below `reorder_point`; McKesson delivers next morning, Cardinal Health within "
+    "two days. Call finish when done."
 )
 
 
