@@ -22,7 +22,15 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, in_past, not_among, overlapping, refuse
+from envcraft_runtime.rules import (
+    at_capacity,
+    comparison_fails,
+    in_past,
+    not_among,
+    overlapping,
+    present_related,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -199,6 +207,28 @@ def client_pairing_propose(tables: Tables, styling_client_id: str, stylist_id: s
             rule="this stylist's client book is full: propose the next best-matching stylist",
             fact=_block,
         )
+    if _block := present_related(
+        tables["client_pairings"],
+        match={"styling_client_id": _new.get("styling_client_id")},
+        field="status",
+        allowed=("proposed", "active", "paused"),
+        what="client pairing",
+    ):
+        refuse(
+            "one_pairing_per_client",
+            rule="Propose at most one stylist per client at a time: end the old pairing (proposed, active or paused) before proposing a new one.",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(
+            field_of(tables, "styling_clients", _new.get("styling_client_id"), "budget_tier"),
+            op="!=",
+            right="essential",
+            name="styling client budget tier",
+            other="",
+        )
+    ) and field_of(tables, "stylists", _new.get("stylist_id"), "budget_tier") in ("luxury",):
+        refuse("luxury_not_essential", rule="A luxury stylist never takes an essential-tier client.", fact=_block)
     tables["client_pairings"].append(_new)
     return as_record(ClientPairing, _new)
 

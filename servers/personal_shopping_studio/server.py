@@ -29,9 +29,10 @@ INSTRUCTIONS = (
     "times YYYY-MM-DDTHH:MM. Records have ids like sty-0001: search first, then act on the id. A failed "
     "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `studio` CLI in the shell) and the "
-    "file tools. Policies: [judgement_1] Propose at most one stylist per client at a time; end the old "
-    "pairing before proposing a new one. [matching_guidelines_1] Budget tier: equal is best; a luxury "
-    "stylist may take premium clients, never essential,. Call finish when done."
+    "file tools. Policies: [one_pairing_per_client] Propose at most one stylist per client at a time: end "
+    "the old pairing (proposed, active or paused) before proposing a new one. [matching_guidelines_1] "
+    "Budget tier: equal is best; a luxury stylist may take premium clients. [luxury_not_essential] A "
+    "luxury stylist never takes an essential-tier client. Call finish when done."
 )
 
 
