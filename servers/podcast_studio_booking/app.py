@@ -21,7 +21,17 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import comparison_fails, holds, in_past, not_among, not_now, overlapping, refuse, short_of
+from envcraft_runtime.rules import (
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    not_now,
+    outside_window,
+    overlapping,
+    refuse,
+    short_of,
+)
 
 TODAY = "2026-12-01"
 
@@ -290,6 +300,10 @@ def studio_session_pencil(
         field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), op="==", right="video_podcast"
     ):
         refuse("judgement_2b", rule="Video podcasts need a video engineer.", fact=_block)
+    if _block := outside_window(_new.get("start"), days=(), start="08:00", end="22:00"):
+        refuse("sessions_start_from_0800", rule="Sessions start no earlier than 08:00.", fact=_block)
+    if _block := outside_window(_new.get("end"), days=(), start="08:00", end="22:00"):
+        refuse("sessions_end_by_2200", rule="Sessions end by 22:00.", fact=_block)
     tables["studio_sessions"].append(_new)
     return as_record(StudioSession, _new)
 
@@ -353,6 +367,10 @@ def studio_session_move(
         field_of(tables, "podcast_shows", _new.get("podcast_show_id"), "format"), op="==", right="video_podcast"
     ):
         refuse("judgement_2b", rule="Video podcasts need a video engineer.", fact=_block)
+    if _block := outside_window(_new.get("start"), days=(), start="08:00", end="22:00"):
+        refuse("sessions_start_from_0800", rule="Sessions start no earlier than 08:00.", fact=_block)
+    if _block := outside_window(_new.get("end"), days=(), start="08:00", end="22:00"):
+        refuse("sessions_end_by_2200", rule="Sessions end by 22:00.", fact=_block)
     _row.update(_new)
     return as_record(StudioSession, _row)
 

@@ -31,8 +31,9 @@ INSTRUCTIONS = (
     "Policies: [judgement_1] Count host plus guests as `people`. [studio_seats_cover_people] A session "
     "goes only in a studio whose seats cover its people. [judgement_2] Video podcasts are recorded only "
     "in a studio with video. [judgement_2b] Video podcasts need a video engineer. [studio_house_rules_1] "
-    "Sessions run in whole hours between 08:00 and 22:00; add 30 minutes of engineer setup before video "
-    "sessions. [studio_house_rules_2] Pencilled sessions are released if not confirmed 48 hours before "
+    "Sessions run in whole hours; add 30 minutes of engineer setup before video sessions. "
+    "[sessions_start_from_0800] Sessions start no earlier than 08:00. [sessions_end_by_2200] Sessions end "
+    "by 22:00. [studio_house_rules_2] Pencilled sessions are released if not confirmed 48 hours before "
     "start. [studio_session_wrap_when] A studio session is marked wrapped from the day of its start until "
     "3 days after it; before that day leave it recording. Call finish when done."
 )
