@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import in_past, not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -223,9 +223,16 @@ def installment_mark_past_due(tables: Tables, installment_id: str) -> Installmen
 def installment_write_off(tables: Tables, installment_id: str) -> Installment:
     """Write off an uncollectible past-due installment."""
     _row = INSTALLMENTS.find(tables, installment_id)
+    _new = {**_row, "status": "written_off"}
     if _block := not_among(_row, field="status", allowed=("past_due",), what="installment"):
         refuse("installment_write_off.status_in", rule="only past-due installments can be written off", fact=_block)
-    _row["status"] = "written_off"
+    if _block := comparison_fails(_new.get("amount"), op="<", right=250, name="amount", other=""):
+        refuse(
+            "write_off_under_250",
+            rule="Write off only installments under $250; larger ones go to collections.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(Installment, _row)
 
 

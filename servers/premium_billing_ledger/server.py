@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "ina-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
     "Policies: [judgement_1] Apply receipts oldest installment first and mark installments paid as they "
-    "are covered. [judgement_2] Write off only installments more than 90 days past due and under $250; "
-    "larger ones go to collections. Call finish when done."
+    "are covered. [judgement_2] Write off only installments more than 90 days past due. "
+    "[write_off_under_250] Write off only installments under $250; larger ones go to collections. Call "
+    "finish when done."
 )
 
 
