@@ -21,8 +21,17 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, not_now, overlapping, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import (
+    comparison_fails,
+    holds,
+    in_past,
+    not_among,
+    not_now,
+    outside_window,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -318,6 +327,44 @@ def operation_run_plan(
             rule="the operator is on another run then: choose another certified operator",
             fact=_block,
         )
+    if _block := comparison_fails(
+        field_of(tables, "work_centers", _new.get("work_center_id"), "process"),
+        op="==",
+        right=field_of(tables, "machine_operators", _new.get("machine_operator_id"), "certified_process"),
+        name="the work center's process",
+        other="the machine operator's certified process",
+    ):
+        refuse(
+            "operator_certified_for_process",
+            rule="A run's operator is certified for its work center's process.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "work_centers", _new.get("work_center_id"), "process"),
+        op="==",
+        right=field_of(tables, "tooling_fixtures", _new.get("tooling_fixture_id"), "compatible_process"),
+        name="the work center's process",
+        other="the tooling fixture's compatible process",
+    ):
+        refuse(
+            "fixture_fits_process", rule="A run's fixture is compatible with its work center's process.", fact=_block
+        )
+    if (_block := outside_window(_new.get("start"), days=(), start="06:00", end="14:30")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
+    ):
+        refuse("first_shift_start", rule="A first-shift operator's run starts between 06:00 and 14:30.", fact=_block)
+    if (_block := outside_window(_new.get("end"), days=(), start="06:00", end="14:30")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
+    ):
+        refuse("first_shift_end", rule="A first-shift operator's run ends between 06:00 and 14:30.", fact=_block)
+    if (_block := outside_window(_new.get("start"), days=(), start="14:30", end="23:00")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
+    ):
+        refuse("second_shift_start", rule="A second-shift operator's run starts between 14:30 and 23:00.", fact=_block)
+    if (_block := outside_window(_new.get("end"), days=(), start="14:30", end="23:00")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
+    ):
+        refuse("second_shift_end", rule="A second-shift operator's run ends between 14:30 and 23:00.", fact=_block)
     tables["operation_runs"].append(_new)
     return as_record(OperationRun, _new)
 
@@ -376,6 +423,44 @@ def operation_run_reschedule(
         tables["operation_runs"], row=_new, resource="work_center_id", start="start", end="end", status="status"
     ):
         refuse("operation_run_reschedule.no_overlap", rule="the work center is busy at the new time", fact=_block)
+    if _block := comparison_fails(
+        field_of(tables, "work_centers", _new.get("work_center_id"), "process"),
+        op="==",
+        right=field_of(tables, "machine_operators", _new.get("machine_operator_id"), "certified_process"),
+        name="the work center's process",
+        other="the machine operator's certified process",
+    ):
+        refuse(
+            "operator_certified_for_process",
+            rule="A run's operator is certified for its work center's process.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "work_centers", _new.get("work_center_id"), "process"),
+        op="==",
+        right=field_of(tables, "tooling_fixtures", _new.get("tooling_fixture_id"), "compatible_process"),
+        name="the work center's process",
+        other="the tooling fixture's compatible process",
+    ):
+        refuse(
+            "fixture_fits_process", rule="A run's fixture is compatible with its work center's process.", fact=_block
+        )
+    if (_block := outside_window(_new.get("start"), days=(), start="06:00", end="14:30")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
+    ):
+        refuse("first_shift_start", rule="A first-shift operator's run starts between 06:00 and 14:30.", fact=_block)
+    if (_block := outside_window(_new.get("end"), days=(), start="06:00", end="14:30")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="first"
+    ):
+        refuse("first_shift_end", rule="A first-shift operator's run ends between 06:00 and 14:30.", fact=_block)
+    if (_block := outside_window(_new.get("start"), days=(), start="14:30", end="23:00")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
+    ):
+        refuse("second_shift_start", rule="A second-shift operator's run starts between 14:30 and 23:00.", fact=_block)
+    if (_block := outside_window(_new.get("end"), days=(), start="14:30", end="23:00")) and holds(
+        field_of(tables, "machine_operators", _new.get("machine_operator_id"), "shift"), op="==", right="second"
+    ):
+        refuse("second_shift_end", rule="A second-shift operator's run ends between 14:30 and 23:00.", fact=_block)
     _row.update(_new)
     return as_record(OperationRun, _row)
 
