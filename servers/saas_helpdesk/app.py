@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -251,6 +251,10 @@ def support_case_open(
         "opened": opened,
         "status": "new",
     }
+    if (_block := comparison_fails(_new.get("priority"), op="==", right="low", name="priority", other="")) and holds(
+        _new.get("category"), op="==", right="feature_request"
+    ):
+        refuse("feature_requests_low", rule="Feature requests are never above `low`.", fact=_block)
     tables["support_cases"].append(_new)
     return as_record(SupportCase, _new)
 
@@ -273,11 +277,16 @@ def support_case_triage(
     check_choice(priority, field="priority", choices=SUPPORT_CASE_PRIORITY)
     check_choice(category, field="category", choices=SUPPORT_CASE_CATEGORY)
     check_not_blank(assignee, "assignee")
+    _new = {**_row, **_changes}
     if _block := not_among(_row, field="status", allowed=("new", "open", "pending_customer"), what="support case"):
         refuse(
             "support_case_triage.status_in", rule="solved or closed cases are not re-triaged: reopen first", fact=_block
         )
-    _row.update(_changes)
+    if (_block := comparison_fails(_new.get("priority"), op="==", right="low", name="priority", other="")) and holds(
+        _new.get("category"), op="==", right="feature_request"
+    ):
+        refuse("feature_requests_low", rule="Feature requests are never above `low`.", fact=_block)
+    _row.update(_new)
     return as_record(SupportCase, _row)
 
 

@@ -31,10 +31,10 @@ INSTRUCTIONS = (
     "Use the domain tools (or the `tallyfy-support` CLI in the shell) and the file tools. Policies: "
     "[judgement_1] Reply to customers in the playbook's tone using the macros; use internal notes for "
     "anything the customer should not see. [judgement_2] Check the account's plan for the response "
-    "target. [support_playbook_1] Feature requests are never above `low`; reply with the public roadmap "
-    "link and solve. [support_playbook_2] Always ask for a screenshot before escalating an invoice "
-    "rendering bug. [support_playbook_3] Never promise dates for bug fixes in public replies. Call finish "
-    "when done."
+    "target. [support_playbook_1] Reply to a feature request with the public roadmap link and solve it. "
+    "[feature_requests_low] Feature requests are never above `low`. [support_playbook_2] Always ask for a "
+    "screenshot before escalating an invoice rendering bug. [support_playbook_3] Never promise dates for "
+    "bug fixes in public replies. Call finish when done."
 )
 
 
