@@ -21,7 +21,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import holds, in_past, not_among, not_now, overlapping, refuse
+from envcraft_runtime.rules import holds, in_past, not_among, not_now, outside_window, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -301,6 +301,18 @@ def surgical_case_schedule(
         _new.get("procedure"), op="==", right="CABG"
     ):
         refuse("theatre_rules_1b", rule="CABG cases need a consultant anaesthetist.", fact=_block)
+    if (_block := outside_window(_new.get("start"), days=(), start="08:00", end="16:00")) and holds(
+        _new.get("priority"), op="==", right="elective"
+    ):
+        refuse(
+            "elective_start_by_1600",
+            rule="An elective case starts between 08:00 and 16:00: nothing elective starts after 16:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("end"), days=(), start="08:00", end="18:00")) and holds(
+        _new.get("priority"), op="==", right="elective"
+    ):
+        refuse("elective_end_by_1800", rule="An elective case ends by 18:00.", fact=_block)
     tables["surgical_cases"].append(_new)
     return as_record(SurgicalCase, _new)
 

@@ -33,10 +33,11 @@ INSTRUCTIONS = (
     "hip) need a room with laminar flow (OR 3 or OR 4). [judgement_1] Before booking, check the room, "
     "surgeon and anaesthetist bookings and the theatre rules (laminar flow, cardiac suite, paediatric "
     "cover, turnover time). [theatre_rules_1] CABG cases go to the cardiac suite only. [theatre_rules_1b] "
-    "CABG cases need a consultant anaesthetist. [theatre_rules_2] Theatre sessions run 08:00-18:00; "
-    "nothing elective starts after 16:00. [surgical_case_complete_when] A surgical case is marked "
-    "completed from the day of its start until 3 days after it; before that day leave it in theatre. Call "
-    "finish when done."
+    "CABG cases need a consultant anaesthetist. [theatre_rules_2] Theatre sessions run 08:00-18:00. "
+    "[elective_start_by_1600] An elective case starts between 08:00 and 16:00: nothing elective starts "
+    "after 16:00. [elective_end_by_1800] An elective case ends by 18:00. [surgical_case_complete_when] A "
+    "surgical case is marked completed from the day of its start until 3 days after it; before that day "
+    "leave it in theatre. Call finish when done."
 )
 
 
