@@ -37,10 +37,8 @@ INSTRUCTIONS = (
     "arrives before the shift: travel time is 45 minutes, plus a 10-minute buffer, so a 07:30 shift needs "
     "a departure at 06:35 or earlier - but no more than 90 minutes before the shift start;. "
     "[matching_criteria_2] Commuters with needs_lift ride only vans with a wheelchair_lift. "
-    "[matching_criteria_3] Every active van needs one primary_driver and should have a backup_driver; "
-    "only commuters with can_drive may hold driver roles. Drivers ride free. Prefer active vans over "
-    "forming ones; a forming van starts once it has a driver and at least 5 riders. Call finish when "
-    "done."
+    "[matching_criteria_3] An active van should have a backup_driver as well as its primary_driver. "
+    "Drivers ride free. Prefer active vans over forming ones. Call finish when done."
 )
 
 
