@@ -20,8 +20,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import holds, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -257,13 +257,23 @@ def site_visit_preregister(
 def site_visit_check_in(tables: Tables, site_visit_id: str) -> SiteVisit:
     """Check in a pre-registered guest on arrival."""
     _row = SITE_VISITS.find(tables, site_visit_id)
+    _new = {**_row, "status": "arrived"}
     if _block := not_among(_row, field="status", allowed=("preregistered",), what="site visit"):
         refuse(
             "site_visit_check_in.status_in",
             rule="the guest must be pre-registered by their host first: call the host",
             fact=_block,
         )
-    _row["status"] = "arrived"
+    _other = row_of(tables, "guest_visitors", _new.get("guest_visitor_id"))
+    if (_block := not_among(_other, field="nda_signed", allowed=(True,), what="guest visitor")) and holds(
+        field_of(tables, "host_employees", _new.get("host_employee_id"), "floor"), op=">", right=5
+    ):
+        refuse(
+            "nda_above_floor_5",
+            rule="Guests without a signed NDA may not go above floor 5: a guest whose host sits on floor 6 or higher is checked in only with nda_signed on their profile.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(SiteVisit, _row)
 
 

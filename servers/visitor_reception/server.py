@@ -31,11 +31,13 @@ INSTRUCTIONS = (
     "and the file tools. Policies: [secure_floor_badge] Secure floors (7-9, visits with access_zone "
     "`secure`) need an `escort_required` badge and an escort; other floors get a `visitor` badge. "
     "[judgement_1] Talk to the guest: confirm their name and host before searching, and explain any "
-    "refusal with the next step (e.g. asking the host to pre-register). [front_desk_guide_1] Guests "
-    "without a signed NDA may not go above floor 5; ask them to sign the paper NDA at the desk. "
-    "[front_desk_guide_2] Contractors get a `contractor` badge and must check out by 18:00. "
-    "[front_desk_guide_3] Guests more than 45 minutes late are marked no_show only after the host "
-    "confirms. [front_desk_guide_4] Look up the visit before anything else. Call finish when done."
+    "refusal with the next step (e.g. asking the host to pre-register). [front_desk_guide_1] Ask a guest "
+    "without a signed NDA who is visiting above floor 5 to sign the paper NDA at the desk. "
+    "[nda_above_floor_5] Guests without a signed NDA may not go above floor 5: a guest whose host sits on "
+    "floor 6 or higher is checked in only with nda_signed on their profile. [front_desk_guide_2] "
+    "Contractors get a `contractor` badge and must check out by 18:00. [front_desk_guide_3] Guests more "
+    "than 45 minutes late are marked no_show only after the host confirms. [front_desk_guide_4] Look up "
+    "the visit before anything else. Call finish when done."
 )
 
 
