@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, not_now, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import holds, in_past, not_among, not_now, overlapping, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -313,6 +313,36 @@ def league_game_schedule(
         tables["league_games"], row=_new, resource="away_team_id", start="kickoff", end="final_whistle", status="status"
     ):
         refuse("league_game_schedule.no_overlap4", rule="the away team already plays an away game then", fact=_block)
+    _other = row_of(tables, "soccer_pitches", _new.get("soccer_pitch_id"))
+    if (_block := not_among(_other, field="size", allowed=("small_sided",), what="soccer pitch")) and field_of(
+        tables, "league_teams", _new.get("home_team_id"), "age_group"
+    ) in ("u8",):
+        refuse("u8_small_sided", rule="u8 games are played on a small_sided pitch.", fact=_block)
+    _other = row_of(tables, "soccer_pitches", _new.get("soccer_pitch_id"))
+    if (_block := not_among(_other, field="size", allowed=("nine_v_nine",), what="soccer pitch")) and field_of(
+        tables, "league_teams", _new.get("home_team_id"), "age_group"
+    ) in ("u10", "u12"):
+        refuse("u10_u12_nine_v_nine", rule="u10 and u12 games are played on a nine_v_nine pitch.", fact=_block)
+    _other = row_of(tables, "soccer_pitches", _new.get("soccer_pitch_id"))
+    if (_block := not_among(_other, field="size", allowed=("full_size",), what="soccer pitch")) and field_of(
+        tables, "league_teams", _new.get("home_team_id"), "age_group"
+    ) in ("u14",):
+        refuse("u14_full_size", rule="u14 games are played on a full_size pitch.", fact=_block)
+    if _block := overlapping(
+        tables["league_games"],
+        row=_new,
+        resource="soccer_pitch_id",
+        start="kickoff",
+        end="final_whistle",
+        status="status",
+        gap_minutes=15,
+    ):
+        refuse("pitch_turnover_15", rule="Leave 15 minutes between games on a pitch.", fact=_block)
+    _other = row_of(tables, "match_referees", _new.get("match_referee_id"))
+    if (_block := not_among(_other, field="grade", allowed=("grassroots", "regional"), what="match referee")) and holds(
+        field_of(tables, "league_teams", _new.get("home_team_id"), "age_group"), op="==", right="u14"
+    ):
+        refuse("u14_referee_grade", rule="u14 games need a grassroots or regional referee.", fact=_block)
     tables["league_games"].append(_new)
     return as_record(LeagueGame, _new)
 

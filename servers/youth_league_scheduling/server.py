@@ -28,12 +28,13 @@ INSTRUCTIONS = (
     "team short of players forfeits. Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times "
     "YYYY-MM-DDTHH:MM. Records have ids like tm-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. There are no files here: read_policies "
-    "lists every rule the tools enforce. Policies: [judgement_1] Pitch size by age: u8 small_sided, u10 "
-    "and u12 nine_v_nine, u14 full_size. u8/u10 games last 50 minutes, u12 60, u14 80; leave 15 minutes "
-    "between games on a pitch. u14 games need a grassroots or regional referee. [judgement_2] Games after "
-    "17:00 need a pitch with lights. [league_game_record_result_when] A league game is marked played from "
-    "the day of its kickoff until 3 days after it; before that day leave it scheduled. Call finish when "
-    "done."
+    "lists every rule the tools enforce. Policies: [judgement_1] U8/u10 games last 50 minutes, u12 60, "
+    "u14 80. [u8_small_sided] U8 games are played on a small_sided pitch. [u10_u12_nine_v_nine] U10 and "
+    "u12 games are played on a nine_v_nine pitch. [u14_full_size] U14 games are played on a full_size "
+    "pitch. [pitch_turnover_15] Leave 15 minutes between games on a pitch. [u14_referee_grade] U14 games "
+    "need a grassroots or regional referee. [judgement_2] Games after 17:00 need a pitch with lights. "
+    "[league_game_record_result_when] A league game is marked played from the day of its kickoff until 3 "
+    "days after it; before that day leave it scheduled. Call finish when done."
 )
 
 
