@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import comparison_fails, not_among, refuse
+from envcraft_runtime.rules import comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -300,6 +300,33 @@ def bordereau_issue_waive(tables: Tables, bordereau_issue_id: str) -> BordereauI
     _new = {**_row, "status": "waived"}
     if _block := not_among(_row, field="status", allowed=("open",), what="bordereau issue"):
         refuse("bordereau_issue_waive.status_in", rule="the issue is already closed", fact=_block)
+    if _block := not_among(
+        _row,
+        field="issue_type",
+        allowed=("cession_pct_mismatch", "currency_mismatch", "out_of_period"),
+        what="bordereau issue",
+    ):
+        refuse(
+            "bordereau_spec_1",
+            rule="duplicate_row and missing_policy_number issues are blocking and never waived: the cedant must correct them.",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(_new.get("amount_impact"), op="<=", right=1000, name="amount impact", other="")
+    ) and holds(_new.get("issue_type"), op="==", right="cession_pct_mismatch"):
+        refuse(
+            "cession_mismatch_waiver",
+            rule="cession_pct_mismatch: blocking if amount_impact > 1,000; otherwise waive.",
+            fact=_block,
+        )
+    if (
+        _block := comparison_fails(_new.get("amount_impact"), op="<", right=5000, name="amount impact", other="")
+    ) and holds(_new.get("issue_type"), op="==", right="out_of_period"):
+        refuse(
+            "out_of_period_waiver",
+            rule="out_of_period rows: waive if amount_impact < 5,000 (they roll into next quarter), else block.",
+            fact=_block,
+        )
     if _block := comparison_fails(
         _new.get("issue_type"), op="!=", right="currency_mismatch", name="issue type", other=""
     ):
