@@ -31,11 +31,10 @@ INSTRUCTIONS = (
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `zipline` CLI in the shell) and the file tools. Policies: "
     "[retire_instead_of_repair] Scooters over 8,000 km needing a deck or stem repair are proposed to the "
-    "fleet lead for retirement instead of repair. [judgement_1] Move scooters only along the lifecycle, "
-    "end a deployment when collecting, and deploy only charged scooters into zones under their permit "
-    "cap. [judgement_2] Task the crew that covers the zone. [fleet_rules_1] Only scooters at 95%+ battery "
-    "may be deployed. [fleet_rules_1b] Only scooters that are charging or in_repair may be deployed. Call "
-    "finish when done."
+    "fleet lead for retirement instead of repair. [judgement_1] Move scooters only along the lifecycle "
+    "and end a deployment when collecting. [judgement_2] Task the crew that covers the zone. "
+    "[fleet_rules_1] Only scooters at 95%+ battery may be deployed. [fleet_rules_1b] Only scooters that "
+    "are charging or in_repair may be deployed. Call finish when done."
 )
 
 
