@@ -28,6 +28,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -412,9 +413,13 @@ def itinerary_segment_add(
 def itinerary_segment_ticket(tables: Tables, itinerary_segment_id: str) -> ItinerarySegment:
     """Ticket a proposed segment after the trip is approved."""
     _row = ITINERARY_SEGMENTS.find(tables, itinerary_segment_id)
+    _new = {**_row, "status": "ticketed"}
     if _block := not_among(_row, field="status", allowed=("proposed",), what="itinerary segment"):
         refuse("itinerary_segment_ticket.status_in", rule="only proposed segments can be ticketed", fact=_block)
-    _row["status"] = "ticketed"
+    _other = row_of(tables, "trip_requests", _new.get("trip_request_id"))
+    if _block := not_among(_other, field="status", allowed=("approved",), what="trip request"):
+        refuse("judgement_2", rule="Ticket only after the manager approves.", fact=_block)
+    _row.update(_new)
     return as_record(ItinerarySegment, _row)
 
 
