@@ -32,8 +32,8 @@ REASONS = (  # (reason, wording that marks it), first match wins
                     r"\bhours?\b|\bminutes\b)"),
     ("exception_not_recorded", r"\b(unless|without|written|approv\w*|agree\w*|consent|otherwise)\b"),
 )
-PINNED = {"tone": 11, "tells_someone": 72, "retry_and_errors": 39, "order_of_work": 124, "ranking": 21,
-          "computation": 74, "exception_not_recorded": 21, "not_yet_checked": 55}
+PINNED = {"tone": 11, "tells_someone": 72, "retry_and_errors": 39, "order_of_work": 123, "ranking": 21,
+          "computation": 74, "exception_not_recorded": 21, "not_yet_checked": 54}
 
 NO_FIELD = "an exception no field records: "
 FOLLOW_UP = "a follow-up to do, not a call to refuse: "
@@ -90,8 +90,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
                                                  "are recorded; no check divides a price by its nights",
     "university_registrar:judgement_1": WORKFLOW + "adds are open, drops are drops",
     "visitor_reception:front_desk_guide_2": NO_FIELD + "no badge is tied to a visit and no check-out time is set",
-    "volunteer_shift_matching:placement_rules_5": NOT_YET + "the volunteer's availability and the "
-                                                  "assignment's start are recorded (a time_window per availability)",
     "wedding_venue_planning:judgement_2": WORKFLOW + "which search shows open tasks",
     "card_dispute_desk:evidence_by_reason": NO_FIELD + "no document or evidence is recorded on a dispute (messages are free text)",
     "citizen_service_center:accessible_counter": NO_FIELD + "a resident's need for an accessible desk is not recorded",

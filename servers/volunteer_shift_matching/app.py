@@ -458,6 +458,62 @@ def shift_assignment_assign(
             rule="ReadUp Literacy: reading buddies end on a Tuesday or Thursday, 16:30-18:00.",
             fact=_block,
         )
+    if (
+        _block := outside_window(
+            _new.get("start"), days=("monday", "tuesday", "wednesday", "thursday", "friday"), start="07:00", end="12:00"
+        )
+    ) and holds(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "availability"), op="==", right="weekday_mornings"
+    ):
+        refuse(
+            "mornings_start",
+            rule="A weekday_mornings volunteer's placement starts on a weekday between 07:00 and 12:00.",
+            fact=_block,
+        )
+    if (
+        _block := outside_window(
+            _new.get("end"), days=("monday", "tuesday", "wednesday", "thursday", "friday"), start="07:00", end="12:00"
+        )
+    ) and holds(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "availability"), op="==", right="weekday_mornings"
+    ):
+        refuse(
+            "mornings_end",
+            rule="A weekday_mornings volunteer's placement ends on a weekday between 07:00 and 12:00.",
+            fact=_block,
+        )
+    if (
+        _block := outside_window(
+            _new.get("start"), days=("monday", "tuesday", "wednesday", "thursday", "friday"), start="16:00", end="21:00"
+        )
+    ) and holds(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "availability"), op="==", right="weekday_evenings"
+    ):
+        refuse(
+            "evenings_start",
+            rule="A weekday_evenings volunteer's placement starts on a weekday between 16:00 and 21:00.",
+            fact=_block,
+        )
+    if (
+        _block := outside_window(
+            _new.get("end"), days=("monday", "tuesday", "wednesday", "thursday", "friday"), start="16:00", end="21:00"
+        )
+    ) and holds(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "availability"), op="==", right="weekday_evenings"
+    ):
+        refuse(
+            "evenings_end",
+            rule="A weekday_evenings volunteer's placement ends on a weekday between 16:00 and 21:00.",
+            fact=_block,
+        )
+    if (_block := outside_window(_new.get("start"), days=("saturday", "sunday"), start=None, end=None)) and holds(
+        field_of(tables, "volunteers", _new.get("volunteer_id"), "availability"), op="==", right="weekends"
+    ):
+        refuse(
+            "weekends_start",
+            rule="A weekends volunteer's placement starts on a Saturday or Sunday, at any time.",
+            fact=_block,
+        )
     tables["shift_assignments"].append(_new)
     return as_record(ShiftAssignment, _new)
 

@@ -39,12 +39,15 @@ INSTRUCTIONS = (
     "[partner_requests_week49_1] ReadUp Literacy: reading buddies are cleared volunteers only. "
     "[partner_requests_week49_1b] ReadUp Literacy: reading buddies start on a Tuesday or Thursday, "
     "16:30-18:00. [partner_requests_week49_1c] ReadUp Literacy: reading buddies end on a Tuesday or "
-    "Thursday, 16:30-18:00. [placement_rules_5] Match the shift time to the volunteer's availability: "
-    "weekday_mornings 07:00-12:00, weekday_evenings 16:00-21:00, weekends Sat-Sun any time. "
-    "[shift_assignment_complete_when] A shift assignment is marked completed from the day of its start "
-    "until 3 days after it; before that day leave it confirmed. [shift_assignment_mark_no_show_when] A "
-    "shift assignment is marked no show from the day of its start until 3 days after it; before that day "
-    "leave it assigned. Call finish when done."
+    "Thursday, 16:30-18:00. [mornings_start] A weekday_mornings volunteer's placement starts on a weekday "
+    "between 07:00 and 12:00. [mornings_end] A weekday_mornings volunteer's placement ends on a weekday "
+    "between 07:00 and 12:00. [evenings_start] A weekday_evenings volunteer's placement starts on a "
+    "weekday between 16:00 and 21:00. [evenings_end] A weekday_evenings volunteer's placement ends on a "
+    "weekday between 16:00 and 21:00. [weekends_start] A weekends volunteer's placement starts on a "
+    "Saturday or Sunday, at any time. [shift_assignment_complete_when] A shift assignment is marked "
+    "completed from the day of its start until 3 days after it; before that day leave it confirmed. "
+    "[shift_assignment_mark_no_show_when] A shift assignment is marked no show from the day of its start "
+    "until 3 days after it; before that day leave it assigned. Call finish when done."
 )
 
 
