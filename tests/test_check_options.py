@@ -214,7 +214,7 @@ def test_when_as_all_of_several_conditions(tmp_path):
     shift.update(role="reading buddy", skill_required="general", needs_background_check=False, slots=10, status="open",
                  start="2026-12-08T16:30", end="2026-12-08T18:00")  # a Tuesday
     volunteer = tables["volunteers"][0]
-    volunteer.update(background_check="pending", skill="general")
+    volunteer.update(background_check="pending", skill="general", availability="weekday_evenings")  # free at 16:30
     _free(tables, "shift_assignments", "volunteer_id", volunteer["id"])
     _free(tables, "shift_assignments", "volunteer_shift_id", shift["id"])
     call = dict(volunteer_shift_id=shift["id"], volunteer_id=volunteer["id"], start=shift["start"], end=shift["end"])
