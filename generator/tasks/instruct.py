@@ -21,7 +21,7 @@ from envcraft.generator.seeds import values as gen_values
 from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
-from envcraft.generator.tasks.phrases import ambiguous, goal_phrases
+from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
 from envcraft.generator.tasks.quality import op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
@@ -216,7 +216,7 @@ class Writer:
                   and o.name != op.name]
         plain = goal_phrases(op.to_status)
         if plain and not ambiguous(op.to_status, others):
-            return self.rng.choice(plain).format(x=target)
+            return say(self.rng.choice(plain), target)
         state = status_words(op.to_status)
         self.mentions.append(state)
         field = words(entity.status_field or "status")
@@ -286,8 +286,14 @@ class Writer:
             parts = self.values(op, step.fields, skip)
             if parts is None:
                 return None
-            if extra:
-                parts.append(extra)
+            # `extra` (where a value is noted: "look the on hand up in my note") is a clause, not a value: it
+            # follows the values, never joins them ("it's look the on hand up in ..." was the seam)
+            if not parts and extra:
+                clause = rng.choice((f"{target} is out of date; {extra}", f"please correct {target}; {extra}",
+                                     f"{target} has changed; {extra}", f"{target} needs updating; {extra}"))
+                if end is not None:
+                    clause += ", and " + self.end_state(self.env.ops[end.op], "it")
+                return clause
             body = self.listed(parts)
             clause = rng.choice((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
                                  f"it should have {body}", f"{target} now has {body}; please bring the record in line",
@@ -295,6 +301,8 @@ class Writer:
                                  f"on {target}, make it {body}", f"{target} needs {body} on file",
                                  f"{target} needs fixing: {body}", f"{target} is wrong - it's {body}", f"{target} should read {body}",
                                  f"fix {target} - {body}", f"{target} has moved on: {body}", f"for {target}: {body} now"))
+            if extra:
+                clause += f"; {extra}"
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
             return clause
@@ -348,6 +356,11 @@ def join(clauses: list[str], rng: random.Random, first_turn: bool = True, ordere
     return " ".join(out)
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first full stop, question or exclamation mark, with clock times ("09:30") taken out."""
+    return re.sub(r"\d:\d", "", re.split(r"(?<=[.!?])(?:\s|$)", text, maxsplit=1)[0])
+
+
 def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Voice | None = None) -> str:
     who = who or voice(bp, rng)
     if first:
@@ -365,6 +378,8 @@ def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Vo
             body = body[:1].lower() + body[1:] if not body[1:2].isupper() and not re.match(r"I\b", body) else body
     if opener.endswith(",") and body[:1].isupper() and not body[1:2].isupper() and not re.match(r"I\b", body):
         body = body[:1].lower() + body[1:]
+    if opener.endswith(":") and ":" in first_sentence(body):  # one colon to a sentence: "Heads up. About X: ..."
+        opener = opener[:-1] + ("." if first else " -")
     text = f"{opener} {body}" if opener else body
     text = f"{text} {closer}" if closer else text
     return f"{text}\n{sign}" if sign else text

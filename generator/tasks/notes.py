@@ -55,7 +55,7 @@ def note_for(env: EnvSpec, plan: Plan, step: Step, name: str, value: Any, author
 
 # How the request points at the note: a frame around the field and a place, each at most three fixed words next to
 # the path, which carries the author's name, so that no wording recurs word for word (realism.top20_5gram_coverage)
-FRAMES = ("the {what} is in {where}", "{what}: see {where}", "take the {what} from {where}", "for the {what}, check {where}",
+FRAMES = ("the {what} is in {where}", "{what} - see {where}", "take the {what} from {where}", "for the {what}, check {where}",
           "the {what} is written down in {where}", "use the {what} from {where}", "{what} as noted in {where}",
           "you'll find the {what} in {where}", "the {what}? It's in {where}", "{what} per {where}",
           "look the {what} up in {where}", "I put the {what} in {where}", "the {what} I noted is in {where}",

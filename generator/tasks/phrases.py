@@ -97,7 +97,7 @@ GOALS: dict[str, tuple[str, ...]] = {
     "open": ("{x} is back on the table",),
     "quoted": ("they have a price for {x} now",),
     "overdue": ("{x} is late now",),
-    "finished": ("{x} is all over",),
+    "finished": ("{x} crossed the finish line", "{x} made it round the whole course"),  # a race entrant's state
     "departed": ("{x} has left",),
     "seated": ("{x} is at their table",),
     "solved": ("{x} is sorted",),
@@ -415,7 +415,7 @@ for _status, _more in {
                       "{x} is never getting through"),
     "dead_letter": ("stop trying {x} - it won't get through", "write {x} off as undeliverable",
                     "{x} is never getting through"),
-    "declined": ("{x} isn't for us", "no to {x}, please"),
+    "declined": ("{x} isn't for us", "we'll give {x} a miss"),
     "no_show": ("no one came for {x}", "they didn't come to {x}", "{x} had an empty chair"),
     "withdrawn": ("pull {x}", "they're backing out of {x}", "{x} got pulled"),
     "paid": ("we've had the money for {x}", "payment for {x} is in"),
@@ -468,6 +468,19 @@ def ambiguous(status: str, others: list[str]) -> bool:
 
 def goal_phrases(status: str) -> tuple[str, ...]:
     return GOALS.get(status, ())
+
+
+# A phrasal verb puts a pronoun between verb and particle: "call the booking off" or "call off the booking", but
+# only "call it off". Phrasings are written for a noun ("call off {x}"); `say` moves the particle for a pronoun.
+PRONOUNS = frozenset({"it", "them", "him", "her"})
+PARTICLE_FIRST = re.compile(r"\b(off|up|out|down|back|away) \{x\}")
+
+
+def say(phrase: str, target: str) -> str:
+    """`phrase` with the row slot filled by `target`, a pronoun placed before a phrasal verb's particle."""
+    if target in PRONOUNS:
+        phrase = PARTICLE_FIRST.sub(r"{x} \1", phrase)
+    return phrase.format(x=target)
 
 
 # ---------------------------------------------------------------- the reverse check: a phrase means one state
