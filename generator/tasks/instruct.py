@@ -22,7 +22,7 @@ from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
 from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
-from envcraft.generator.tasks.quality import op_verb
+from envcraft.generator.tasks.quality import first_sentence, op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
@@ -354,11 +354,6 @@ def join(clauses: list[str], rng: random.Random, first_turn: bool = True, ordere
     for clause in clauses[1:]:
         out.append(capital(rng.choice(THEN if ordered else ALSO) + clause) + ".")
     return " ".join(out)
-
-
-def first_sentence(text: str) -> str:
-    """Up to the first full stop, question or exclamation mark, with clock times ("09:30") taken out."""
-    return re.sub(r"\d:\d", "", re.split(r"(?<=[.!?])(?:\s|$)", text, maxsplit=1)[0])
 
 
 def wrap_turn(body: str, rng: random.Random, first: bool, bp: Blueprint, who: Voice | None = None) -> str:

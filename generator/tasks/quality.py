@@ -6,7 +6,9 @@
   raw_enum      a snake_case token (a raw enum value) in the text a user wrote
   glitches      doubled words, empty slots, "the X recorded of", "..", a lowercase "i", a sentence
                 starting in lowercase, "for same <thing>", one attribute in two parentheses in a row
-                ("(premium change 49.08) (premium change -85)") and similar template seams
+                ("(premium change 49.08) (premium change -85)"), "call off it", "and no to it", "is all
+                over", a note reference where a value belongs, an opener's colon before another colon,
+                and similar template seams
 
 The figures are computed the same way for any store, so a before/after comparison is fair.
 """
@@ -125,6 +127,13 @@ def repeated_attributes(text: str) -> list[str]:
             if _labels_in(m.group(1)) & _labels_in(m.group(2))]
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first full stop, question or exclamation mark, with clock times ("09:30") taken out: a lead
+    that ends in a colon ("Quick one:", "Re the claim X:") is followed by a period instead when this holds a
+    colon, so that no sentence holds two."""
+    return re.sub(r"\d:\d", "", re.split(r"(?<=[.!?])(?:\s|$)", text, maxsplit=1)[0])
+
+
 def glitches(text: str) -> list[str]:
     out = []
     for name, pattern in GLITCHES.items():
@@ -146,4 +155,4 @@ def measure(task: Task) -> dict:
             "raw_enum": raw_enum(text), "glitches": glitches(text)}
 
 
-__all__ = ["glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]
+__all__ = ["first_sentence", "glitches", "measure", "names_step", "op_verb", "raw_enum", "write_steps"]

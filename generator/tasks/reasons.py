@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from envcraft.generator.tasks.describe import Desc, Describer, words
 from envcraft.generator.tasks.env import EnvSpec, Tables
 from envcraft.generator.tasks.execute import Step
+from envcraft.generator.tasks.quality import first_sentence
 
 GENERIC = 0.25  # a record that this share of some table's rows points at is too common to tie parts together
 SITUATION_SHARE = 0.35  # of multi-part requests with no shared record, those that say the asker's situation
@@ -240,6 +241,8 @@ def lead_with(reason: str | None, body: str) -> str:
     """The reason as the body's first sentence."""
     if not reason:
         return body
+    if reason.endswith(":") and ":" in first_sentence(body):  # "Re the claim X. Add a payment: ...", one colon each
+        reason = reason[:-1] + "."
     return f"{reason} {body[:1].upper() + body[1:]}" if body else reason
 
 
