@@ -31,15 +31,15 @@ MIN_ROWS = 3
 SPLIT_SHARE = 0.4  # of batches, those where a threshold on a field decides which of two changes a row gets
 COUNT_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten",
                11: "eleven", 12: "twelve"}
-# Why a whole set changes at once: said about the set, so it fits any desk. {ref} is the record the set points at.
 # Why a whole set changes at once: said about the set, so it fits any desk; short, so that none recurs word for
-# word across the store (realism.top20_5gram_coverage). {ref} is the record the set points at.
+# word across the store (realism.top20_5gram_coverage), and without a colon: the change follows one.
+# {ref} is the record the set points at.
 REASONS_REF = ("{ref} is out of the picture for now, so", "We've had word about {ref}, so",
                "Following this morning's call about {ref},", "Now that the decision on {ref} is in,",
                "Because of what happened with {ref},", "{Ref} came up at the stand-up, so",
                "Given the news on {ref},", "There's been a change with {ref}, so", "After today's update on {ref},",
                "{Ref} is off the table, so", "Since {ref} changed,", "With {ref} out,", "Because of {ref},",
-               "About {ref}:", "{Ref} is gone, so", "Now that {ref} is sorted,", "Re {ref}:")
+               "As for {ref},", "{Ref} is gone, so", "Now that {ref} is sorted,", "Regarding {ref},")
 REASONS_STATUS = ("Before the weekly review,", "I went through the list, so", "Ahead of month-end,", "Before tonight's handover,",
                   "As agreed this morning,", "To tidy the board,", "Before the audit,", "For the director's numbers,",
                   "Per this week's review,", "After the holiday,", "Our list is a mess, so", "With the quarter closing,",
@@ -47,7 +47,9 @@ REASONS_STATUS = ("Before the weekly review,", "I went through the list, so", "A
                   "To clear the backlog,", "On the manager's say-so,", "Following the stand-up,", "Now that the count is done,",
                   "As a bit of housekeeping,", "In today's tidy-up,", "While we clean up,")
 EACH = ("each one", "each of them", "every one", "each", "each of these", "every single one")  # singular: "{x} is"
-REST = ("for the rest,", "otherwise", "the others:", "if not,", "and the rest:", "any other one:", "else", "the remainder:")
+# no colon: the change follows one ("... need deciding: if A, X; for the others, Y")
+REST = ("for the rest,", "otherwise", "for the others,", "if not,", "and for the rest,", "for any other one,", "else",
+        "for the remainder,")
 # How the set is put before the change: short and many, so that no frame recurs word for word across the store
 SAME = ("the {n} {rows} all go the same way", "please go through the {rows} - there are {n}",
         "the {rows}, {n} on the list, get the same", "take the {n} {rows}", "the {rows} ({n} in all)",

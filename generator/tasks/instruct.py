@@ -22,7 +22,7 @@ from envcraft.generator.tasks.describe import Describer, labelled, render, words
 from envcraft.generator.tasks.env import EnvSpec
 from envcraft.generator.tasks.execute import Step
 from envcraft.generator.tasks.phrases import ambiguous, goal_phrases, say
-from envcraft.generator.tasks.quality import first_sentence, op_verb
+from envcraft.generator.tasks.quality import TWO_COLONS, first_sentence, op_verb
 
 REGISTERS = ("plain", "plain", "brief", "chatty", "formal")
 # Openers, closers and connectors are at most four words: a longer formula recurs word for word across the
@@ -264,7 +264,7 @@ class Writer:
                        f"set up {lead}" + (f": {body}" if body else ""),
                        f"we're missing {lead}" + (f" - {body}" if body else ""), f"get {lead} entered" + (f": {body}" if body else ""),
                        f"{lead} has to go in" + (f" - {body}" if body else ""), f"enter {lead}" + (f", {body}" if body else "")]
-            clause = rng.choice(options)
+            clause = rng.choice(one_colon(options))
             if end is not None:
                 clause += ", and " + self.end_state(self.env.ops[end.op], "it")
             return clause
@@ -295,12 +295,12 @@ class Writer:
                     clause += ", and " + self.end_state(self.env.ops[end.op], "it")
                 return clause
             body = self.listed(parts)
-            clause = rng.choice((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
+            clause = rng.choice(one_colon((f"{target} should have {body} from now on", f"the details of {target} are out of date - "
                                  f"it should have {body}", f"{target} now has {body}; please bring the record in line",
                                  f"{target} changed: {body}", f"please correct {target}: {body}", f"{target} has {body} now",
                                  f"on {target}, make it {body}", f"{target} needs {body} on file",
                                  f"{target} needs fixing: {body}", f"{target} is wrong - it's {body}", f"{target} should read {body}",
-                                 f"fix {target} - {body}", f"{target} has moved on: {body}", f"for {target}: {body} now"))
+                                 f"fix {target} - {body}", f"{target} has moved on: {body}", f"for {target}: {body} now")))
             if extra:
                 clause += f"; {extra}"
             if end is not None:
@@ -345,6 +345,13 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+def one_colon(options: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ...]:
+    """The options that hold no sentence with two colons ("add a claim: loss date: 2026-11-08" reads as a
+    seam), or all of them where every one does."""
+    kept = [o for o in options if not TWO_COLONS.search(o)]
+    return kept or options
+
+
 def join(clauses: list[str], rng: random.Random, first_turn: bool = True, ordered: bool = False) -> str:
     """Goals as sentences; no numbering, no first/then/finally unless `ordered`: the turn's steps do not
     commute (generator/tasks/order.py), so the text says which comes first (the same RNG draws either way)."""
@@ -352,7 +359,10 @@ def join(clauses: list[str], rng: random.Random, first_turn: bool = True, ordere
         return ""
     out = [capital(clauses[0]) + "."]
     for clause in clauses[1:]:
-        out.append(capital(rng.choice(THEN if ordered else ALSO) + clause) + ".")
+        link = rng.choice(THEN if ordered else ALSO)
+        if link.endswith(": ") and ":" in first_sentence(clause):  # one colon to a sentence: "One more - add X: ..."
+            link = link[:-2] + " - "
+        out.append(capital(link + clause) + ".")
     return " ".join(out)
 
 

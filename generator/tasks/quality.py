@@ -33,6 +33,7 @@ GLITCHES = {
     "dangling_same": re.compile(r"\b(for|of|to|with|on) same\b", re.I),
     "preposition_pile": re.compile(r"\b(at|to|of|for|on) (to|of|at|for)\b", re.I),
 }
+TWO_COLONS = re.compile(r"(?<!\d):(?!\d)[^.!?\n]*?(?<!\d):(?!\d)")  # in one sentence, clock times aside
 PARENTHESES = re.compile(r"\(([^()]*)\) \(([^()]*)\)")  # two in a row
 TOKEN = re.compile(r"[A-Za-z0-9_./@:-]+")
 SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
