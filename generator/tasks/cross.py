@@ -21,6 +21,7 @@ from envcraft.generator.tasks.execute import bind, rerun
 from envcraft.generator.tasks.gold import GoldWriter, Unfindable
 from envcraft.generator.tasks.graph import graph_of
 from envcraft.generator.tasks.instruct import Writer, capital, join, voice, wrap_turn
+from envcraft.generator.tasks.quality import first_sentence
 from envcraft.generator.tasks.reasons import explain_across
 from envcraft.generator.tasks.sampler import repair, sample_chain
 from envcraft.generator.tasks.tiers import minimal_calls, tier
@@ -106,15 +107,15 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
                         f"And for {title}: ") if clauses_a else
                        (f"{capital(at(title))}: ", f"Over {at(title)}, ", f"In the {title} system, ", f"On the {title} side: ",
                         f"For {title}: ", f"{title} needs this: "))
-    body_b = where + lowered(join(clauses_b, rng, not clauses_a))
+    body_b = led(where, join(clauses_b, rng, not clauses_a))
     seen: dict[str, set[str]] = {}
     for writer in (writer_a, writer_b):
         for what, rows in writer.seen.items():
             seen.setdefault(what, set()).update(rows)
     if clauses_a:
         joined = join(clauses_a, rng)
-        body_a = rng.choice((f"{capital(at(a.bp.title))}: " + lowered(joined),  # the system named first, or after
-                             f"First, {a.bp.title}: " + lowered(joined), f"On the {a.bp.title} side: " + lowered(joined),
+        body_a = rng.choice((led(f"{capital(at(a.bp.title))}: ", joined),  # the system named first, or after
+                             led(f"First, {a.bp.title}: ", joined), led(f"On the {a.bp.title} side: ", joined),
                              joined + f" That's {at(a.bp.title)}.", joined + f" (All of that {at(a.bp.title)}.)",
                              joined + f" This is all {a.bp.title}."))
         (body_a, body_b), tied = explain_across(a, [plan_a.initial, plan_a.final], plan_a.steps, set(plan_a.created),
@@ -161,6 +162,14 @@ def build_cross(cache: EnvCache, link: Link, rng: random.Random, split: str) -> 
 def at(title: str) -> str:
     """`in Pawsome Vet Clinic`, but `at In-house legal` (no "in In-house")."""
     return f"at {title}" if title.lower().startswith("in") else f"in {title}"
+
+
+def led(where: str, text: str) -> str:
+    """`text` after the system it is for; the lead's colon becomes a comma (or a full stop) where the first
+    sentence holds one: "Switching to X, we need a matter: practice area ...", never two colons in one."""
+    if where.endswith(": ") and ":" in first_sentence(text):
+        return where[:-2] + ". " + capital(text) if where.endswith(" this: ") else where[:-2] + ", " + lowered(text)
+    return where + lowered(text)
 
 
 def lowered(text: str) -> str:

@@ -200,8 +200,9 @@ class Writer:
             if words(name).split()[-1] in words(op.entity).split():
                 parts.append(f"{words(name)}: {shown}")
             elif spec.type in ("date", "datetime"):  # "2026 12" opens most dates: at most one fixed word before it
-                parts.append(self.rng.choice((labelled(name, shown), f"{words(name)} of {shown}",
-                                              f"{words(name)}: {shown}", f"{shown} as the {words(name)}")))
+                forms = (labelled(name, shown), f"{words(name)} of {shown}", f"{words(name)}: {shown}",
+                         f"{shown} as the {words(name)}")  # "name: value" once: "offered date: X and due date: Y"
+                parts.append(self.rng.choice(forms if not any(":" in p for p in parts) else forms[:2] + forms[3:]))
             else:
                 parts.append(labelled(name, shown))
         return parts
