@@ -32,6 +32,16 @@ GLITCHES = {
     "lowercase_sentence": re.compile(r"[.!?]\s+[a-z]"),
     "dangling_same": re.compile(r"\b(for|of|to|with|on) same\b", re.I),
     "preposition_pile": re.compile(r"\b(at|to|of|for|on) (to|of|at|for)\b", re.I),
+    # a pronoun goes between a phrasal verb and its particle: "call it off", never "call off it"
+    "particle_before_pronoun": re.compile(r"\b(?!(?:and|or|to|then|please|just|now|so)\b)[a-z]+ "
+                                         r"(?:off|up|out|down|back|away) (?:it|them)\b", re.I),  # not "and back it out"
+    "bare_no_to": re.compile(r"(?:\band|[,;:]) no to\b", re.I),  # "..., and no to it, please" is no sentence
+    "vague_state": re.compile(r"\bis all over\b", re.I),  # finished, or everywhere? a state phrase says one state
+    # a note reference ("look the on hand up in ...") joined where a value belongs
+    "note_frame_as_value": re.compile(r"\b(?:it's|should have|make it|should read|needs) (?:look|take|use) the\b", re.I),
+    # a short opener ending in a colon, then another colon in the same sentence ("A request, please: About X: ...")
+    "opener_double_colon": re.compile(r"(?:^|[.!?]\s+)[A-Z][a-z]*(?:,? [a-z]+){0,3}: [^.!?\n]*?(?<!\d):(?!\d)",
+                                      re.M),
 }
 TWO_COLONS = re.compile(r"(?<!\d):(?!\d)[^.!?\n]*?(?<!\d):(?!\d)")  # in one sentence, clock times aside
 PARENTHESES = re.compile(r"\(([^()]*)\) \(([^()]*)\)")  # two in a row
