@@ -14,7 +14,9 @@ Modules, in pipeline order:
   decoys.py    near-miss copies of target rows and stale decoy files
   describe.py  rows described by their distinguishing values (never by id)
   instruct.py  instruction turns: goals, not tool calls (a row's end state in plain words), personas, registers
-  phrases.py   the plain-word outcome for every status ("the claim got the green light"), and ambiguity groups
+  phrases.py   the plain-word outcome for every status ("the claim got the green light"), said of a row or "it",
+               from phrases_common.py (the states most requests name) and phrases_long_tail.py (the rest);
+               phrase_groups.py: statuses that read alike; phrase_reverse.py: each phrasing reads as one state
   gold.py      the gold ToolCalls, with a lookup inserted before any id the agent has not seen
   verify.py    checks from the diff between initial and gold final state, plus guards
   replay.py    runs ToolCalls on tables + files (domain and scaffold tools) and takes Snapshots
