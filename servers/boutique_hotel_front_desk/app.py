@@ -20,8 +20,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_order, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, not_now, overlapping, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, not_now, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -254,6 +254,10 @@ def stay_reserve(
             rule="the room is taken for some of those nights: offer another room of the same type",
             fact=_block,
         )
+    if (_block := comparison_fails(_new.get("adults"), op="<=", right=2, name="adults", other="")) and field_of(
+        tables, "guest_rooms", _new.get("guest_room_id"), "room_type"
+    ) not in ("junior_suite",):
+        refuse("room_occupancy", rule="Junior suites sleep 3 adults; all other rooms 2.", fact=_block)
     tables["stays"].append(_new)
     return as_record(Stay, _new)
 
