@@ -21,8 +21,18 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, not_now, outside_window, overlapping, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import (
+    comparison_fails,
+    in_past,
+    not_among,
+    not_now,
+    outside_window,
+    overlapping,
+    present_related,
+    refuse,
+    taken_by_other,
+)
 
 TODAY = "2026-12-01"
 
@@ -298,6 +308,40 @@ def resident_appointment_book(
         refuse(
             "resident_appointment_book.no_overlap2",
             rule="the clerk is serving someone else then: try another certified clerk or time",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "service_types", _new.get("service_type_id"), "service_line"),
+        op="==",
+        right=field_of(tables, "service_counters", _new.get("service_counter_id"), "service_line"),
+        name="the service type's service line",
+        other="the service counter's service line",
+    ):
+        refuse(
+            "counter_of_service_line",
+            rule="Book a counter whose service line is the service's service line.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "service_types", _new.get("service_type_id"), "service_line"),
+        op="==",
+        right=field_of(tables, "counter_clerks", _new.get("counter_clerk_id"), "certified_for"),
+        name="the service type's service line",
+        other="the counter clerk's certified for",
+    ):
+        refuse(
+            "clerk_certified_for_service", rule="Book a clerk certified for the service's service line.", fact=_block
+        )
+    if _block := present_related(
+        tables["resident_appointments"],
+        match={"resident_name": _new.get("resident_name"), "service_type_id": _new.get("service_type_id")},
+        field="status",
+        allowed=("booked", "arrived"),
+        what="resident appointment",
+    ):
+        refuse(
+            "booking_rules_1",
+            rule="Residents may hold at most one open appointment per service: move it rather than double-book.",
             fact=_block,
         )
     if _block := outside_window(
