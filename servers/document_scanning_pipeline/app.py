@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -277,6 +277,12 @@ def scan_batch_retry(tables: Tables, scan_batch_id: str, scanner_station_id: str
     _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="scan batch"):
         refuse("scan_batch_retry.status_in", rule="only failed batches are retried", fact=_block)
+    if _block := comparison_fails(_new.get("attempts"), op="<", right=3, name="attempts", other=""):
+        refuse(
+            "retry_within_attempts",
+            rule="the batch has used its 3 attempts: dead-letter it instead of retrying",
+            fact=_block,
+        )
     _other = row_of(tables, "scanner_stations", _new.get("scanner_station_id"))
     if _block := not_among(_other, field="status", allowed=("online",), what="scanner station"):
         refuse(

@@ -29,11 +29,11 @@ INSTRUCTIONS = (
     "times YYYY-MM-DDTHH:MM. Records have ids like box-0001: search first, then act on the id. A failed "
     "write changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools (or the `scanq` CLI in the shell) and the "
-    "file tools. Policies: [runbook_max_attempts] A batch gets at most 3 attempts (field `attempts`); on "
-    "the 3rd failure dead-letter it and tell the records officer. [judgement_1] Read the error before "
-    "retrying: the runbook says which errors to retry, where, and when to dead-letter. [judgement_2] "
-    "Record attempts+1 when a batch fails. [scanning_runbook_1] Never queue on a station in "
-    "`maintenance`. Call finish when done."
+    "file tools. Policies: [retry_within_attempts] A batch gets at most 3 attempts (field `attempts`): "
+    "one that has used all 3 is not retried. [runbook_max_attempts] On a batch's 3rd failure dead-letter "
+    "it and tell the records officer. [judgement_1] Read the error before retrying: the runbook says "
+    "which errors to retry, where, and when to dead-letter. [judgement_2] Record attempts+1 when a batch "
+    "fails. [scanning_runbook_1] Never queue on a station in `maintenance`. Call finish when done."
 )
 
 
