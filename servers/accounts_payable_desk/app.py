@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -237,13 +237,41 @@ def vendor_bill_register(
 def vendor_bill_match(tables: Tables, vendor_bill_id: str) -> VendorBill:
     """Mark a bill three-way matched (PO, receipt and bill agree)."""
     _row = VENDOR_BILLS.find(tables, vendor_bill_id)
+    _new = {**_row, "status": "matched"}
     if _block := not_among(_row, field="status", allowed=("received",), what="vendor bill"):
         refuse(
             "vendor_bill_match.status_in",
             rule="only newly received bills can be matched; release a held bill first",
             fact=_block,
         )
-    _row["status"] = "matched"
+    _right = field_of(tables, "purchase_orders", _new.get("purchase_order_id"), "amount")
+    if _block := comparison_fails(
+        _new.get("amount"),
+        op="<=",
+        right=None if _right is None else _right * 1.02,
+        name="amount",
+        other="1.02 x the purchase order's amount",
+    ):
+        refuse(
+            "ap_policy_3", rule="A bill is matched only when its amount is at most 2% above its PO amount.", fact=_block
+        )
+    _right = field_of(tables, "purchase_orders", _new.get("purchase_order_id"), "amount")
+    if _block := comparison_fails(
+        _new.get("amount"),
+        op=">=",
+        right=None if _right is None else _right * 0.98,
+        name="amount",
+        other="0.98 x the purchase order's amount",
+    ):
+        refuse(
+            "ap_policy_3b",
+            rule="A bill is matched only when its amount is at most 2% below its PO amount.",
+            fact=_block,
+        )
+    _other = row_of(tables, "purchase_orders", _new.get("purchase_order_id"))
+    if _block := not_among(_other, field="status", allowed=("received",), what="purchase order"):
+        refuse("ap_policy_3c", rule="A bill is matched only when the goods of its PO are received.", fact=_block)
+    _row.update(_new)
     return as_record(VendorBill, _row)
 
 
@@ -302,6 +330,21 @@ def vendor_bill_schedule(tables: Tables, vendor_bill_id: str, payment_run_id: st
         refuse(
             "ap_policy_2", rule="Never schedule a bill for a supplier whose bank details are unverified.", fact=_block
         )
+    if _block := comparison_fails(
+        field_of(tables, "payment_runs", _new.get("payment_run_id"), "run_date"),
+        op="<=",
+        right=_new.get("due_date"),
+        name="the payment run's run date",
+        other="due date",
+    ):
+        refuse(
+            "ap_policy_5",
+            rule="Bills are scheduled only into a run whose date is on or before the bill's due date.",
+            fact=_block,
+        )
+    _other = row_of(tables, "payment_runs", _new.get("payment_run_id"))
+    if _block := not_among(_other, field="status", allowed=("draft",), what="payment run"):
+        refuse("ap_policy_5b", rule="Bills are scheduled only into a draft run.", fact=_block)
     _row.update(_new)
     return as_record(VendorBill, _row)
 

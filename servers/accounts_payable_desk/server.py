@@ -34,10 +34,13 @@ INSTRUCTIONS = (
     "before scheduling and quote the policy when placing a hold. [ap_policy_1] Every bill must reference "
     "an open (or partially or fully received) purchase order, never a closed one. Bills without a PO go "
     'on hold with reason "missing PO reference". [ap_policy_2] Never schedule a bill for a supplier whose '
-    "bank details are unverified. [ap_policy_3] Three-way match: bill amount within 2% of the PO amount "
-    "and goods received. [ap_policy_4] Approval limits: AP clerks approve up to $10,000; above that the "
-    "Controller (Priya Raman) signs off. [ap_policy_5] Bills are scheduled into the next draft run whose "
-    "date is on or before the bill's due date. Call finish when done."
+    "bank details are unverified. [ap_policy_3] A bill is matched only when its amount is at most 2% "
+    "above its PO amount. [ap_policy_3b] A bill is matched only when its amount is at most 2% below its "
+    "PO amount. [ap_policy_3c] A bill is matched only when the goods of its PO are received. "
+    "[ap_policy_4] Approval limits: AP clerks approve up to $10,000; above that the Controller (Priya "
+    "Raman) signs off. [ap_policy_5] Bills are scheduled only into a run whose date is on or before the "
+    "bill's due date. [ap_policy_5b] Bills are scheduled only into a draft run. [ap_policy_5c] Prefer the "
+    "earliest run that qualifies. Call finish when done."
 )
 
 
