@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.rules import comparison_fails, holds, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -190,10 +190,32 @@ def ach_file_requeue(tables: Tables, ach_file_id: str, attempt_count: int | None
     _row = ACH_FILES.find(tables, ach_file_id)
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, field="attempt_count", low=0, high=3)
+    _new = {**_row, **_changes, "status": "retry_queued"}
     if _block := not_among(_row, field="status", allowed=("rejected",), what="ach file"):
         refuse("ach_file_requeue.status_in", rule="only rejected files can be re-queued", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retry_queued"
+    if (
+        _block := comparison_fails(
+            _new.get("total_amount"),
+            op="<=",
+            right=field_of(tables, "originators", _new.get("originator_id"), "daily_limit"),
+            name="total amount",
+            other="the originator's daily limit",
+        )
+    ) and holds(_new.get("error_code"), op="==", right="file exceeds daily limit"):
+        refuse(
+            "file_retry_runbook_1",
+            rule='"file exceeds daily limit": never re-queue a file whose total is above its originator\'s daily_limit; credit must approve a limit increase first.',
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("error_code"), op="!=", right="duplicate file id modifier", name="error code", other=""
+    ):
+        refuse(
+            "no_requeue_duplicate_file",
+            rule='"duplicate file id modifier" files are never re-queued: dead-letter them at once (the original already went out).',
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(AchFile, _row)
 
 

@@ -31,8 +31,10 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `achops` CLI "
     "in the shell) and the file tools. Policies: [retry_runbook_max] A rejected file is retried at most 3 "
     "times. [judgement_1] Consult the runbook before re-queueing a rejected file and the return table "
-    'before reinitiating an entry. [file_retry_runbook_1] "file exceeds daily limit": never re-queue '
-    "without a limit increase approved by credit. Call finish when done."
+    'before reinitiating an entry. [file_retry_runbook_1] "file exceeds daily limit": never re-queue a '
+    "file whose total is above its originator's daily_limit; credit must approve a limit increase first. "
+    '[no_requeue_duplicate_file] "duplicate file id modifier" files are never re-queued: dead-letter them '
+    "at once (the original already went out). Call finish when done."
 )
 
 
