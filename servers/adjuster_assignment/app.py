@@ -20,8 +20,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -248,6 +248,77 @@ def claim_assignment_offer(tables: Tables, pending_claim_id: str, field_adjuster
         refuse(
             "claim_assignment_offer.capacity",
             rule="this adjuster is at their caseload cap: offer the claim to the next best-matching adjuster",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "field_adjusters", _new.get("field_adjuster_id"), "specialty"),
+        op="==",
+        right=field_of(tables, "pending_claims", _new.get("pending_claim_id"), "line"),
+        name="the field adjuster's specialty",
+        other="the pending claim's line",
+    ):
+        refuse("adjuster_specialty_is_line", rule="The adjuster's specialty is the claim's line.", fact=_block)
+    if _block := comparison_fails(
+        field_of(tables, "field_adjusters", _new.get("field_adjuster_id"), "region"),
+        op="==",
+        right=field_of(tables, "pending_claims", _new.get("pending_claim_id"), "region"),
+        name="the field adjuster's region",
+        other="the pending claim's region",
+    ):
+        refuse("adjuster_region_is_claim_region", rule="The adjuster's region is the claim's region.", fact=_block)
+    _other = row_of(tables, "field_adjusters", _new.get("field_adjuster_id"))
+    if (
+        _block := not_among(
+            _other, field="seniority", allowed=("adjuster", "senior", "complex_loss"), what="field adjuster"
+        )
+    ) and holds(
+        field_of(tables, "pending_claims", _new.get("pending_claim_id"), "complexity"), op="==", right="moderate"
+    ):
+        refuse(
+            "assignment_rules_1",
+            rule="Simple claims may go to any seniority; moderate claims need an adjuster, senior or complex_loss (never a trainee).",
+            fact=_block,
+        )
+    _other = row_of(tables, "field_adjusters", _new.get("field_adjuster_id"))
+    if (
+        (_block := not_among(_other, field="seniority", allowed=("senior", "complex_loss"), what="field adjuster"))
+        and (
+            holds(
+                field_of(tables, "pending_claims", _new.get("pending_claim_id"), "complexity"), op="==", right="complex"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "pending_claims", _new.get("pending_claim_id"), "estimated_severity"),
+                op="<",
+                right=100000,
+            )
+        )
+    ):
+        refuse(
+            "assignment_rules_1b",
+            rule="Complex claims under $100,000 estimated severity need a senior or complex_loss adjuster.",
+            fact=_block,
+        )
+    _other = row_of(tables, "field_adjusters", _new.get("field_adjuster_id"))
+    if (
+        (_block := not_among(_other, field="seniority", allowed=("complex_loss",), what="field adjuster"))
+        and (
+            holds(
+                field_of(tables, "pending_claims", _new.get("pending_claim_id"), "complexity"), op="==", right="complex"
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "pending_claims", _new.get("pending_claim_id"), "estimated_severity"),
+                op=">=",
+                right=100000,
+            )
+        )
+    ):
+        refuse(
+            "assignment_rules_1c",
+            rule="Complex claims of $100,000 estimated severity or more go to a complex_loss adjuster only.",
             fact=_block,
         )
     _target_pending_claim_id = target_row(tables, "pending_claims", _new.get("pending_claim_id"), "pending claim")

@@ -28,12 +28,16 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like fad-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[assignment_rules_1] Seniority: simple -> any; moderate -> adjuster, senior or complex_loss; complex "
-    "-> complex_loss only (senior may take complex claims under $100,000 estimated severity);. "
-    "[assignment_rules_2] The adjuster is under max_caseload (open offers and accepted assignments "
-    "count). Tie-breakers: most free caseload, then seniority closest to the complexity (don't waste a "
-    "complex_loss adjuster on a simple claim). Workers' comp claims must be contacted within 24 hours of "
-    "assignment. Call finish when done."
+    "[adjuster_specialty_is_line] The adjuster's specialty is the claim's line. "
+    "[adjuster_region_is_claim_region] The adjuster's region is the claim's region. "
+    "[licensed_in_loss_state] The claim's loss_state is in the adjuster's licensed_states. "
+    "[assignment_rules_1] Simple claims may go to any seniority; moderate claims need an adjuster, senior "
+    "or complex_loss (never a trainee). [assignment_rules_1b] Complex claims under $100,000 estimated "
+    "severity need a senior or complex_loss adjuster. [assignment_rules_1c] Complex claims of $100,000 "
+    "estimated severity or more go to a complex_loss adjuster only. [assignment_rules_2] The adjuster is "
+    "under max_caseload (open offers and accepted assignments count). Tie-breakers: most free caseload, "
+    "then seniority closest to the complexity (don't waste a complex_loss adjuster on a simple claim). "
+    "Workers' comp claims must be contacted within 24 hours of assignment. Call finish when done."
 )
 
 
