@@ -41,6 +41,8 @@ RESTATES = "restates a rule a tool already enforces: "
 WORKFLOW = "how to work (which tool, in what order), not a refusal: "
 NOT_YET = "checkable from recorded fields, not yet checked: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
+    "adjuster_assignment:licensed_in_loss_state": NOT_YET + "loss_state and licensed_states are recorded, but "
+                                                  "licensed_states is one text ('IL, WI, IN'): no kind tests membership in it",
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",
     "community_solar_subscriptions:program_rules_2": NOT_YET + "share_kw and the account_type are recorded "
                                                      "(a residential sum per subscriber, a cap per garden)",

@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse, short_of
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, order_fails, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -253,6 +253,100 @@ def job_application_submit(
         field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "seniority"), op="==", right="staff"
     ):
         refuse("staff_experience", rule="Staff roles need 8+ years of experience.", fact=_block)
+    if _block := order_fails(
+        field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "seniority"),
+        op=">=",
+        right=field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "seniority"),
+        order=("junior", "mid", "senior", "staff"),
+        name="the job requisition's seniority",
+        other="the candidate profile's seniority",
+    ):
+        refuse(
+            "seniority_not_below",
+            rule="A candidate applies at their seniority or one level above, never below it.",
+            fact=_block,
+        )
+    _other = row_of(tables, "candidate_profiles", _new.get("candidate_profile_id"))
+    if (
+        _block := not_among(_other, field="seniority", allowed=("mid", "senior", "staff"), what="candidate profile")
+    ) and holds(
+        field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "seniority"), op="==", right="senior"
+    ):
+        refuse(
+            "seniority_fit_senior",
+            rule="Senior requisitions take mid or senior candidates (junior -> senior is not a fit).",
+            fact=_block,
+        )
+    _other = row_of(tables, "candidate_profiles", _new.get("candidate_profile_id"))
+    if (
+        _block := not_among(_other, field="seniority", allowed=("senior", "staff"), what="candidate profile")
+    ) and holds(
+        field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "seniority"), op="==", right="staff"
+    ):
+        refuse("seniority_fit_staff", rule="Staff requisitions take senior or staff candidates.", fact=_block)
+    if (
+        (
+            _block := comparison_fails(
+                field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "location"),
+                op="==",
+                right=field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "location"),
+                name="the candidate profile's location",
+                other="the job requisition's location",
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "remote_ok"), op="==", right=False
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "location"),
+                op="!=",
+                right="Remote EU",
+            )
+        )
+    ):
+        refuse(
+            "hiring_guidelines_1",
+            rule="Location: for a requisition that is not remote_ok, the candidate's city must equal the requisition's location; Remote EU requisitions accept any EU city.",
+            fact=_block,
+        )
+    if (
+        (
+            _block := comparison_fails(
+                field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "location"),
+                op="==",
+                right=field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "location"),
+                name="the candidate profile's location",
+                other="the job requisition's location",
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "remote_ok"), op="==", right=True
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "open_to_remote"),
+                op="==",
+                right=False,
+            )
+        )
+        and (
+            holds(
+                field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "location"),
+                op="!=",
+                right="Remote EU",
+            )
+        )
+    ):
+        refuse(
+            "hiring_guidelines_1b",
+            rule="A remote_ok requisition outside Remote EU takes a candidate from another city only if the candidate is open_to_remote.",
+            fact=_block,
+        )
     _right = field_of(tables, "job_requisitions", _new.get("job_requisition_id"), "salary_max")
     if _block := comparison_fails(
         field_of(tables, "candidate_profiles", _new.get("candidate_profile_id"), "desired_salary"),
