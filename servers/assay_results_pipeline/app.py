@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
+from envcraft_runtime.rules import comparison_fails, holds, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -225,9 +225,18 @@ def plate_reader_run_fail_qc(tables: Tables, plate_reader_run_id: str) -> PlateR
 def plate_reader_run_approve(tables: Tables, plate_reader_run_id: str) -> PlateReaderRun:
     """Approve a normalised run that passes QC."""
     _row = PLATE_READER_RUNS.find(tables, plate_reader_run_id)
+    _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("normalized",), what="plate reader run"):
         refuse("plate_reader_run_approve.status_in", rule="normalise the run before approval", fact=_block)
-    _row["status"] = "approved"
+    if (_block := comparison_fails(_new.get("z_prime"), op=">=", right=0.5, name="z prime", other="")) and holds(
+        field_of(tables, "assay_plates", _new.get("assay_plate_id"), "assay_type"), op="!=", right="cell_viability"
+    ):
+        refuse("qc_z_prime", rule="A run passes QC (is approved) only when Z' >= 0.5.", fact=_block)
+    if (_block := comparison_fails(_new.get("z_prime"), op=">=", right=0.4, name="z prime", other="")) and holds(
+        field_of(tables, "assay_plates", _new.get("assay_plate_id"), "assay_type"), op="==", right="cell_viability"
+    ):
+        refuse("qc_z_prime_cell_viability", rule="A cell_viability run passes QC at Z' >= 0.4.", fact=_block)
+    _row.update(_new)
     return as_record(PlateReaderRun, _row)
 
 
@@ -275,6 +284,28 @@ def hit_call_record(tables: Tables, plate_reader_run_id: str, compound_id: str, 
         "z_score": z_score,
         "status": "candidate",
     }
+    if (_block := comparison_fails(_new.get("z_score"), op=">=", right=3, name="z score", other="")) and holds(
+        field_of(
+            tables,
+            "assay_plates",
+            field_of(tables, "plate_reader_runs", _new.get("plate_reader_run_id"), "assay_plate_id"),
+            "assay_type",
+        ),
+        op="!=",
+        right="luminescence",
+    ):
+        refuse("hit_z_score", rule="A hit is recorded only at z_score >= 3.0.", fact=_block)
+    if (_block := comparison_fails(_new.get("z_score"), op=">=", right=3.5, name="z score", other="")) and holds(
+        field_of(
+            tables,
+            "assay_plates",
+            field_of(tables, "plate_reader_runs", _new.get("plate_reader_run_id"), "assay_plate_id"),
+            "assay_type",
+        ),
+        op="==",
+        right="luminescence",
+    ):
+        refuse("hit_z_score_luminescence", rule="A luminescence assay's hit needs z_score >= 3.5.", fact=_block)
     tables["hit_calls"].append(_new)
     return as_record(HitCall, _new)
 

@@ -32,8 +32,11 @@ INSTRUCTIONS = (
     "file tools. Policies: [judgement_1] Pipeline: register plate -> import run -> normalise -> QC "
     "(approve or fail) -> record hits -> ELN draft -> sign -> export. [judgement_2] Use the QC thresholds "
     "from docs/assay_qc_criteria.md. [assay_qc_criteria_1] Confirm a hit only after a duplicate retest on "
-    "a fresh plate gives z_score >= 2.5. [assay_qc_criteria_2] Export to the LIMS (Benchling) only signed "
-    "reports. Call finish when done."
+    "a fresh plate gives z_score >= 2.5. [qc_z_prime] A run passes QC (is approved) only when Z' >= 0.5. "
+    "[qc_z_prime_cell_viability] A cell_viability run passes QC at Z' >= 0.4. [hit_z_score] A hit is "
+    "recorded only at z_score >= 3.0. [hit_z_score_luminescence] A luminescence assay's hit needs z_score "
+    ">= 3.5. [assay_qc_criteria_2] Export to the LIMS (Benchling) only signed reports. Call finish when "
+    "done."
 )
 
 
