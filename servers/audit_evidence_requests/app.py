@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import comparison_fails, in_past, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -280,9 +280,16 @@ def pbc_request_nudge(
         raise ToolFailure("nothing to change: give at least one of follow_up_count, due_date")
     check_range(follow_up_count, field="follow_up_count", low=0, high=4)
     check_date(due_date, "due_date")
+    _new = {**_row, **_changes}
     if _block := not_among(_row, field="status", allowed=("sent", "returned_for_rework"), what="pbc request"):
         refuse("pbc_request_nudge.status_in", rule="only requests waiting on the client can be chased", fact=_block)
-    _row.update(_changes)
+    if _block := comparison_fails(_new.get("follow_up_count"), op="<=", right=3, name="follow up count", other=""):
+        refuse(
+            "at_most_three_reminders",
+            rule="the contact has had three reminders: escalate to the Controller instead",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(PbcRequest, _row)
 
 
