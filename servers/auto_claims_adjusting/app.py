@@ -183,6 +183,8 @@ def auto_claim_report(
         "reserve_amount": reserve_amount,
         "status": "fnol",
     }
+    if _block := comparison_fails(_new.get("reserve_amount"), op="<=", right=15000, name="reserve amount", other=""):
+        refuse("reserve_authority", rule="Adjusters may set a claim's reserve up to $15,000.", fact=_block)
     tables["auto_claims"].append(_new)
     return as_record(AutoClaim, _new)
 
@@ -229,6 +231,7 @@ def auto_claim_set_reserve(tables: Tables, auto_claim_id: str, reserve_amount: f
     if not _changes:
         raise ToolFailure("nothing to change: give at least one of reserve_amount")
     check_range(reserve_amount, field="reserve_amount", low=500, high=40000)
+    _new = {**_row, **_changes}
     if _block := not_among(
         _row,
         field="status",
@@ -236,7 +239,9 @@ def auto_claim_set_reserve(tables: Tables, auto_claim_id: str, reserve_amount: f
         what="auto claim",
     ):
         refuse("auto_claim_set_reserve.status_in", rule="closed or denied claims have no open reserve", fact=_block)
-    _row.update(_changes)
+    if _block := comparison_fails(_new.get("reserve_amount"), op="<=", right=15000, name="reserve amount", other=""):
+        refuse("reserve_authority", rule="Adjusters may set a claim's reserve up to $15,000.", fact=_block)
+    _row.update(_new)
     return as_record(AutoClaim, _row)
 
 

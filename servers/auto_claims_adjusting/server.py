@@ -30,10 +30,10 @@ INSTRUCTIONS = (
     "it. Start by reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the "
     "`claimdesk` CLI in the shell) and the file tools. Policies: [coverage_rules_1] Liability_only "
     "policies cover third_party_liability losses only: their collision and comprehensive claims get no "
-    "payment. [claims_authority_1] Adjusters may set reserves and pay up to $15,000 per claim. Above "
-    "that, a claims manager (Denise Harlow) must approve in writing before the reserve is raised. "
-    "[coverage_rules_2] Rental car: up to $1,200 a claim ($40/day for 30 days). [coverage_rules_3] "
-    "Towing: up to $150. Call finish when done."
+    "payment. [reserve_authority] Adjusters may set a claim's reserve up to $15,000. [claims_authority_1] "
+    "Adjusters may pay up to $15,000 per claim. Above that, a claims manager (Denise Harlow) must approve "
+    "in writing before the reserve is raised. [coverage_rules_2] Rental car: up to $1,200 a claim "
+    "($40/day for 30 days). [coverage_rules_3] Towing: up to $150. Call finish when done."
 )
 
 
