@@ -289,6 +289,26 @@ def alert_notification_queue(
             rule="the alert budget for this restock is used up: leave the remaining subscribers waiting for the next restock",
             fact=_block,
         )
+    _other = row_of(
+        tables,
+        "alert_subscribers",
+        field_of(tables, "restock_subscriptions", _new.get("restock_subscription_id"), "alert_subscriber_id"),
+    )
+    if _block := not_among(_other, field="opted_in", allowed=(True,), what="alert subscriber"):
+        refuse("queue_opted_in_only", rule="Queue alerts only for opted-in subscribers.", fact=_block)
+    if _block := comparison_fails(
+        _new.get("channel"),
+        op="==",
+        right=field_of(
+            tables,
+            "alert_subscribers",
+            field_of(tables, "restock_subscriptions", _new.get("restock_subscription_id"), "alert_subscriber_id"),
+            "channel",
+        ),
+        name="channel",
+        other="the alert subscriber's channel",
+    ):
+        refuse("queue_on_preferred_channel", rule="Queue an alert on the subscriber's preferred channel.", fact=_block)
     _other = row_of(tables, "restock_subscriptions", _new.get("restock_subscription_id"))
     if _block := not_among(_other, field="status", allowed=("waiting",), what="restock subscription"):
         refuse(
