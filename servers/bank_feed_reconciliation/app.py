@@ -181,14 +181,22 @@ def feed_batch_retry(tables: Tables, feed_batch_id: str, attempt_count: int | No
     _row = FEED_BATCHES.find(tables, feed_batch_id)
     _changes = {_k: _v for _k, _v in (("attempt_count", attempt_count),) if _v is not None}
     check_range(attempt_count, field="attempt_count", low=1, high=4)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="feed batch"):
         refuse(
             "feed_batch_retry.status_in",
             rule="only failed batches can be retried; dead-lettered batches must be re-requested from the bank",
             fact=_block,
         )
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(
+        _new.get("error_message"), op="!=", right="duplicate statement sequence number", name="error message", other=""
+    ):
+        refuse(
+            "feed_runbook_3",
+            rule='"duplicate statement sequence number" means the file was already loaded: dead-letter it, never retry.',
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(FeedBatch, _row)
 
 

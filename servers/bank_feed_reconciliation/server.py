@@ -34,9 +34,8 @@ INSTRUCTIONS = (
     'dead-letter it and ask treasury to re-request the file from the bank. [feed_runbook_2] "TLS '
     'handshake timeout" is transient: always retry. "checksum mismatch" and "file truncated" usually '
     'succeed on retry once the bank re-sends. [feed_runbook_3] "duplicate statement sequence number" '
-    "means the file was already loaded: dead-letter it, never retry. [matching_rules_1] Match a statement "
-    "line to a ledger posting with the same amount (to the cent) posted within 2 days. Call finish when "
-    "done."
+    "means the file was already loaded: dead-letter it, never retry. [matching_rules_1] The ledger "
+    "posting is posted within 2 days of the statement line. Call finish when done."
 )
 
 
