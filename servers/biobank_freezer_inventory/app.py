@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import at_capacity, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import at_capacity, holds, not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -226,6 +226,16 @@ def biobank_specimen_accession(
             rule="the freezer is full: choose another freezer at the right temperature",
             fact=_block,
         )
+    _other = row_of(tables, "freezer_units", _new.get("freezer_unit_id"))
+    if (_block := not_among(_other, field="temperature", allowed=("minus_80",), what="freezer unit")) and _new.get(
+        "specimen_type"
+    ) in ("plasma", "serum", "whole_blood"):
+        refuse("store_fluids_at_minus_80", rule="Plasma, serum and whole_blood are stored at minus_80.", fact=_block)
+    _other = row_of(tables, "freezer_units", _new.get("freezer_unit_id"))
+    if (
+        _block := not_among(_other, field="temperature", allowed=("minus_150", "ln2_vapour"), what="freezer unit")
+    ) and holds(_new.get("specimen_type"), op="==", right="tissue"):
+        refuse("store_tissue_cryogenic", rule="Tissue is stored at minus_150 or ln2_vapour.", fact=_block)
     tables["biobank_specimens"].append(_new)
     return as_record(BiobankSpecimen, _new)
 
@@ -244,6 +254,16 @@ def biobank_specimen_relocate(tables: Tables, biobank_specimen_id: str, freezer_
         tables["biobank_specimens"], row=_new, ref_field="freezer_unit_id", status="status", capacity=_capacity
     ):
         refuse("biobank_specimen_relocate.capacity", rule="the target freezer is full", fact=_block)
+    _other = row_of(tables, "freezer_units", _new.get("freezer_unit_id"))
+    if (_block := not_among(_other, field="temperature", allowed=("minus_80",), what="freezer unit")) and _new.get(
+        "specimen_type"
+    ) in ("plasma", "serum", "whole_blood"):
+        refuse("store_fluids_at_minus_80", rule="Plasma, serum and whole_blood are stored at minus_80.", fact=_block)
+    _other = row_of(tables, "freezer_units", _new.get("freezer_unit_id"))
+    if (
+        _block := not_among(_other, field="temperature", allowed=("minus_150", "ln2_vapour"), what="freezer unit")
+    ) and holds(_new.get("specimen_type"), op="==", right="tissue"):
+        refuse("store_tissue_cryogenic", rule="Tissue is stored at minus_150 or ln2_vapour.", fact=_block)
     _row.update(_new)
     return as_record(BiobankSpecimen, _row)
 
@@ -348,6 +368,18 @@ def aliquot_release_request(
         refuse(
             "biobank_sop_1",
             rule="the donor withdrew consent for this specimen: nothing is released from it",
+            fact=_block,
+        )
+    if (
+        _block := not_among(_new, field="requesting_study", allowed=("CARDIO-2026", "DIAB-GEN"), what="aliquot release")
+    ) and holds(
+        field_of(tables, "biobank_specimens", _new.get("biobank_specimen_id"), "consent_scope"),
+        op="==",
+        right="disease_specific",
+    ):
+        refuse(
+            "biobank_sop_2",
+            rule="`disease_specific` consent covers only CARDIO-2026 and DIAB-GEN; `general_research` covers every study.",
             fact=_block,
         )
     _target_biobank_specimen_id = target_row(

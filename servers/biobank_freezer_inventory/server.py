@@ -32,9 +32,10 @@ INSTRUCTIONS = (
     "consent_scope against the study and the remaining volume; keep the reserve the SOP requires. "
     "[biobank_sop_1] Never release from a specimen whose consent_scope is `withdrawn`; such specimens are "
     "destroyed within 30 days. [biobank_sop_2] `disease_specific` consent covers only CARDIO-2026 and "
-    "DIAB-GEN; `general_research` covers every study. [biobank_sop_3] Keep at least 100 ul of every "
-    "plasma/serum specimen as a reserve unless the specimen is reserved for the study. Call finish when "
-    "done."
+    "DIAB-GEN; `general_research` covers every study. [store_fluids_at_minus_80] Plasma, serum and "
+    "whole_blood are stored at minus_80. [store_tissue_cryogenic] Tissue is stored at minus_150 or "
+    "ln2_vapour. [biobank_sop_3] Keep at least 100 ul of every plasma/serum specimen as a reserve unless "
+    "the specimen is reserved for the study. Call finish when done."
 )
 
 
