@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, overlapping, present_related, refuse
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import holds, in_past, not_among, outside_window, overlapping, present_related, refuse
 
 TODAY = "2026-12-01"
 
@@ -341,6 +341,37 @@ def permit_inspection_schedule(
             "permit_inspection_schedule.no_overlap",
             rule="the inspector already has an inspection then: pick the next free slot or another inspector of the same discipline",
             fact=_block,
+        )
+    if _block := outside_window(_new.get("scheduled_start"), days=(), start="08:00", end="14:00"):
+        refuse(
+            "inspection_hours",
+            rule="Inspections are 60 minutes between 08:00 and 15:00: they start from 08:00 to 14:00.",
+            fact=_block,
+        )
+    _other = row_of(tables, "building_inspectors", _new.get("building_inspector_id"))
+    if (_block := not_among(_other, field="discipline", allowed=("building",), what="building inspector")) and _new.get(
+        "inspection_type"
+    ) in ("footing", "framing", "insulation", "final"):
+        refuse(
+            "inspector_building",
+            rule="Footing, framing, insulation and final inspections are booked with a building inspector.",
+            fact=_block,
+        )
+    _other = row_of(tables, "building_inspectors", _new.get("building_inspector_id"))
+    if (_block := not_among(_other, field="discipline", allowed=("electrical",), what="building inspector")) and holds(
+        _new.get("inspection_type"), op="==", right="electrical_rough"
+    ):
+        refuse(
+            "inspector_electrical",
+            rule="An electrical_rough inspection is booked with an electrical inspector.",
+            fact=_block,
+        )
+    _other = row_of(tables, "building_inspectors", _new.get("building_inspector_id"))
+    if (_block := not_among(_other, field="discipline", allowed=("plumbing",), what="building inspector")) and holds(
+        _new.get("inspection_type"), op="==", right="plumbing_rough"
+    ):
+        refuse(
+            "inspector_plumbing", rule="A plumbing_rough inspection is booked with a plumbing inspector.", fact=_block
         )
     tables["permit_inspections"].append(_new)
     return as_record(PermitInspection, _new)
