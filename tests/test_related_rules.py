@@ -99,7 +99,7 @@ def test_two_rules_on_one_row_are_each_shown_to_block_by_the_audit(tmp_path):
 STATEFUL = {"judgement_1b@support_skill_routing", "program_operations_2@demand_response_events"}
 NEW_RELATED = {
     "auto_claims_adjusting": {"coverage_rules_1"}, "background_check_orders": {"judgement_3"},
-    "bus_driver_rostering": {"judgement_1b", "judgement_1c", "judgement_1d"}, "commercial_underwriting": {"judgement_2"},
+    "bus_driver_rostering": {"judgement_1b", "judgement_1c", "rostering_rules_2"}, "commercial_underwriting": {"judgement_2"},
     "community_solar_subscriptions": {"program_rules_1"}, "harvest_equipment_scheduling": {"crew_rules_1b"},
     "interview_scheduling": {"judgement_2b"}, "it_asset_provisioning": {"equipment_standards_1b"},
     "office_supply_room": {"supply_room_policy_1"}, "podcast_studio_booking": {"judgement_2", "judgement_2b"},

@@ -321,16 +321,6 @@ def duty_assignment_assign(
         field_of(tables, "duty_runs", _new.get("duty_run_id"), "requires_articulated"), op="==", right=True
     ):
         refuse("judgement_1c", rule="A run that requires an articulated bus gets an articulated bus.", fact=_block)
-    if (
-        _block := comparison_fails(
-            field_of(tables, "depot_buses", _new.get("depot_bus_id"), "battery_range_km"),
-            op=">=",
-            right=field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km"),
-            name="the depot bus's battery range km",
-            other="the duty run's distance km",
-        )
-    ) and holds(field_of(tables, "depot_buses", _new.get("depot_bus_id"), "bus_type"), op="==", right="electric_40ft"):
-        refuse("judgement_1d", rule="An electric bus only takes a run within its battery range.", fact=_block)
     if _block := overlapping(
         tables["duty_assignments"],
         row=_new,
@@ -343,6 +333,21 @@ def duty_assignment_assign(
         refuse(
             "rostering_rules_1",
             rule="An operator must have 10 hours off between the clear time of one run and the report time of the next.",
+            fact=_block,
+        )
+    _right = field_of(tables, "duty_runs", _new.get("duty_run_id"), "distance_km")
+    if (
+        _block := comparison_fails(
+            field_of(tables, "depot_buses", _new.get("depot_bus_id"), "battery_range_km"),
+            op=">=",
+            right=None if _right is None else _right * 1.2,
+            name="the depot bus's battery range km",
+            other="1.2 x the duty run's distance km",
+        )
+    ) and holds(field_of(tables, "depot_buses", _new.get("depot_bus_id"), "bus_type"), op="==", right="electric_40ft"):
+        refuse(
+            "rostering_rules_2",
+            rule="Electric buses may take a run only if battery_range_km is at least distance_km + 20%.",
             fact=_block,
         )
     _target_duty_run_id = target_row(tables, "duty_runs", _new.get("duty_run_id"), "duty run")
