@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.rules import not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -248,9 +248,22 @@ def business_license_suspend(tables: Tables, business_license_id: str, suspensio
 def business_license_reinstate(tables: Tables, business_license_id: str) -> BusinessLicense:
     """Reinstate a suspended licence once the cause is resolved."""
     _row = BUSINESS_LICENSES.find(tables, business_license_id)
+    _new = {**_row, "status": "active"}
     if _block := not_among(_row, field="status", allowed=("suspended",), what="business license"):
         refuse("business_license_reinstate.status_in", rule="only suspended licences can be reinstated", fact=_block)
-    _row["status"] = "active"
+    if _block := present_related(
+        tables["compliance_violations"],
+        match={"business_license_id": _new.get("id")},
+        field="status",
+        allowed=("open", "escalated"),
+        what="compliance violation",
+    ):
+        refuse(
+            "reinstate_when_violations_corrected",
+            rule="Reinstate a licence only when none of its violations is still open or escalated.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(BusinessLicense, _row)
 
 

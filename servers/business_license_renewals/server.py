@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "files here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Renew a "
     "licence only after its annual fee is recorded; the new expiry is one year after the old one. "
     "[judgement_2] Licences lapsed more than 90 days need a new application. [judgement_3] Suspend for "
-    "fines unpaid over 60 days; reinstate when every open violation is corrected. Call finish when done."
+    "fines unpaid over 60 days. [reinstate_when_violations_corrected] Reinstate a licence only when none "
+    "of its violations is still open or escalated. Call finish when done."
 )
 
 
