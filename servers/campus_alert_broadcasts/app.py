@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.rules import at_capacity, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -249,6 +249,32 @@ def alert_dispatch_queue(tables: Tables, campus_alert_id: str, alert_channel_id:
             rule="that channel is offline: queue the alert on another channel and note it in the log",
             fact=_block,
         )
+    _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
+    if (
+        _block := not_among(
+            _other,
+            field="channel_type",
+            allowed=("sms", "push", "email", "signage", "siren", "desktop"),
+            what="alert channel",
+        )
+    ) and holds(field_of(tables, "campus_alerts", _new.get("campus_alert_id"), "severity"), op="==", right="emergency"):
+        refuse(
+            "channels_emergency",
+            rule="Emergency alerts go out on sms, push, email, signage, siren and desktop channels.",
+            fact=_block,
+        )
+    _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
+    if (
+        _block := not_among(
+            _other, field="channel_type", allowed=("sms", "push", "email", "signage"), what="alert channel"
+        )
+    ) and holds(field_of(tables, "campus_alerts", _new.get("campus_alert_id"), "severity"), op="==", right="warning"):
+        refuse("channels_warning", rule="Warning alerts go out on sms, push, email and signage channels.", fact=_block)
+    _other = row_of(tables, "alert_channels", _new.get("alert_channel_id"))
+    if (_block := not_among(_other, field="channel_type", allowed=("email", "push"), what="alert channel")) and holds(
+        field_of(tables, "campus_alerts", _new.get("campus_alert_id"), "severity"), op="==", right="advisory"
+    ):
+        refuse("channels_advisory", rule="Advisory alerts go out on email and push channels.", fact=_block)
     tables["alert_dispatches"].append(_new)
     return as_record(AlertDispatch, _new)
 

@@ -30,11 +30,13 @@ INSTRUCTIONS = (
     "Records have ids like ach-0001: search first, then act on the id. A failed write changes nothing, "
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `alerts` CLI in the shell) and the file tools. Policies: "
-    "[judgement_1] Pick channels by severity from the plan, queue one dispatch per channel, and follow up "
-    "every failure. [judgement_2] Wardens who ask for help are escalated by phone before the all-clear. "
-    "[emergency_notification_plan_1] Never queue on an `offline` channel; use the others and note it in "
-    "the log. [emergency_notification_plan_2] Issue the all-clear only after every warden of the affected "
-    "campus has acknowledged or been contacted. Call finish when done."
+    "[judgement_1] Queue one dispatch per channel, and follow up every failure. [judgement_2] Wardens who "
+    "ask for help are escalated by phone before the all-clear. [emergency_notification_plan_1] Never "
+    "queue on an `offline` channel; use the others and note it in the log. [channels_emergency] Emergency "
+    "alerts go out on sms, push, email, signage, siren and desktop channels. [channels_warning] Warning "
+    "alerts go out on sms, push, email and signage channels. [channels_advisory] Advisory alerts go out "
+    "on email and push channels. [emergency_notification_plan_2] Issue the all-clear only after every "
+    "warden of the affected campus has acknowledged or been contacted. Call finish when done."
 )
 
 
