@@ -28,6 +28,7 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
@@ -349,6 +350,9 @@ def rental_contract_open(
             rule="the licence expires before the due-back date: shorten the rental or ask for a valid licence",
             fact=_block,
         )
+    _other = row_of(tables, "rental_vehicles", _new.get("rental_vehicle_id"))
+    if _block := not_among(_other, field="status", allowed=("ready",), what="rental vehicle"):
+        refuse("ready_car_only", rule="A contract is opened only on a `ready` car.", fact=_block)
     _target_rental_vehicle_id = target_row(tables, "rental_vehicles", _new.get("rental_vehicle_id"), "rental vehicle")
     tables["rental_contracts"].append(_new)
     if _target_rental_vehicle_id is not None:

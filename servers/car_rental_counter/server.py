@@ -29,13 +29,13 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like rcu-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: [judgement_1] "
-    "Check the licence and the reservation class, assign a ready car (upgrading per the procedures when "
-    "needed), and take extras from prepaid credit only up to the balance. [counter_procedures_1] Find the "
-    "reservation; check the licence: it must not expire before the due-back date. [counter_procedures_2] "
-    "Assign a `ready` car of the reserved class. If none is ready, upgrade one class free (economy -> "
-    "compact -> midsize -> suv); skyway_elite members always get a free upgrade. "
-    "[car_reservation_mark_picked_up_when] A car reservation is marked picked up from the day of its "
-    "pickup until 3 days after it; before that day leave it reserved. Call finish when done."
+    "Check the licence and the reservation class, upgrade per the procedures when needed, and take extras "
+    "from prepaid credit only up to the balance. [counter_procedures_1] Find the reservation; check the "
+    "licence: it must not expire before the due-back date. [counter_procedures_2] Assign a car of the "
+    "reserved class. If none is ready, upgrade one class free (economy -> compact -> midsize -> suv); "
+    "skyway_elite members always get a free upgrade. [ready_car_only] A contract is opened only on a "
+    "`ready` car. [car_reservation_mark_picked_up_when] A car reservation is marked picked up from the "
+    "day of its pickup until 3 days after it; before that day leave it reserved. Call finish when done."
 )
 
 
