@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, starts_with, text_contains
-from envcraft_runtime.rules import not_among, refuse
+from envcraft_runtime.rules import comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -188,10 +188,16 @@ def feed_run_retry(tables: Tables, feed_run_id: str, retry_count: int | None = N
     _row = FEED_RUNS.find(tables, feed_run_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, field="retry_count", low=0, high=5)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed", "partially_failed"), what="feed run"):
         refuse("feed_run_retry.status_in", rule="only failed or partially failed runs can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(
+        _new.get("error_summary"), op="!=", right="401 unauthorized from supplier API", name="error summary", other=""
+    ):
+        refuse(
+            "no_retry_on_401", rule="401 unauthorized: do not retry - the supplier rotated credentials.", fact=_block
+        )
+    _row.update(_new)
     return as_record(FeedRun, _row)
 
 
@@ -251,9 +257,12 @@ def rejected_record_search(
 def rejected_record_fix(tables: Tables, rejected_record_id: str) -> RejectedRecord:
     """Mark a rejected record fixed after correcting the product."""
     _row = REJECTED_RECORDS.find(tables, rejected_record_id)
+    _new = {**_row, "status": "fixed"}
     if _block := not_among(_row, field="status", allowed=("open",), what="rejected record"):
         refuse("rejected_record_fix.status_in", rule="only open records can be fixed", fact=_block)
-    _row["status"] = "fixed"
+    if _block := comparison_fails(_new.get("error"), op="!=", right="duplicate_sku", name="error", other=""):
+        refuse("duplicate_sku_ignored", rule="duplicate_sku records are ignored, not fixed.", fact=_block)
+    _row.update(_new)
     return as_record(RejectedRecord, _row)
 
 

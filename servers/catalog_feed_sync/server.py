@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "YYYY-MM-DDTHH:MM. Records have ids like fsrc-0001: search first, then act on the id. A failed write "
     "changes nothing, and a refusal names the rule that blocks it. Start by reading SKILL.md (the "
     "workspace, its data and its rules). Use the domain tools and the file tools. Policies: "
-    "[feed_ops_runbook_1] 401 unauthorized: do not retry - the supplier rotated credentials. Dead-letter "
-    "and suspend the source. [feed_ops_runbook_2] Rejected records: price_below_cost is never published - "
-    "fix the price or ignore the record. duplicate_sku records are ignored. image_url_404 records are "
-    "fixed by unpublishing until new images arrive. Call finish when done."
+    "[no_retry_on_401] 401 unauthorized: do not retry - the supplier rotated credentials. "
+    "[feed_ops_runbook_1] After a 401, dead-letter the run and suspend the source. "
+    "[duplicate_sku_ignored] Duplicate_sku records are ignored, not fixed. [feed_ops_runbook_2] Rejected "
+    "records: price_below_cost is never published - fix the price or ignore the record. image_url_404 "
+    "records are fixed by unpublishing until new images arrive. Call finish when done."
 )
 
 
