@@ -21,7 +21,17 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import holds, in_past, not_among, not_now, overlapping, refuse, unset
+from envcraft_runtime.rules import (
+    aggregate_fails,
+    holds,
+    in_past,
+    not_among,
+    not_now,
+    overlapping,
+    present_related,
+    refuse,
+    unset,
+)
 
 TODAY = "2026-12-01"
 
@@ -280,6 +290,38 @@ def change_request_approve(tables: Tables, change_request_id: str) -> ChangeRequ
     _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("submitted",), what="change request"):
         refuse("change_request_approve.status_in", rule="only submitted changes can be approved", fact=_block)
+    if (
+        _block := present_related(
+            tables["cab_votes"],
+            match={"change_request_id": _new.get("id")},
+            field="decision",
+            allowed=("reject",),
+            what="cab vote",
+        )
+    ) and holds(_new.get("change_type"), op="==", right="normal"):
+        refuse("judgement_1b", rule="A normal change with a reject vote is not approved.", fact=_block)
+    if (
+        (
+            _block := aggregate_fails(
+                tables["cab_votes"],
+                match={"change_request_id": _new.get("id")},
+                where=(("approver", "in", ("Helen Vu (IT Director)",)),),
+                function="count",
+                of=None,
+                latest=None,
+                op=">=",
+                right=1,
+                says="{n} votes by the IT Director",
+                subject="change request " + str(_new.get("id")),
+                counted="cab votes",
+                own_id=_new.get("id"),
+                right_name="",
+            )
+        )
+        and (holds(_new.get("change_type"), op="==", right="normal"))
+        and (holds(_new.get("risk"), op="==", right="high"))
+    ):
+        refuse("judgement_1c", rule="A high-risk normal change also needs the IT Director's vote.", fact=_block)
     if (_block := unset(_new, field="backout_plan", what="change request")) and holds(
         field_of(tables, "config_items", _new.get("config_item_id"), "criticality"), op="==", right="tier1"
     ):

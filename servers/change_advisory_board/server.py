@@ -28,12 +28,12 @@ INSTRUCTIONS = (
     "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "ci-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
-    "Policies: [judgement_1] Normal changes need two approve votes and no reject vote before approval; "
-    "high-risk ones also need the IT Director's vote. [judgement_2] Emergency changes may be approved by "
-    "the IT Director alone. [judgement_3] Changes to tier1 items must have a backout plan before they are "
-    "submitted or approved. [change_request_complete_when] A change request is marked completed from the "
-    "day of its planned start until 3 days after it; before that day leave it in progress. Call finish "
-    "when done."
+    "Policies: [judgement_1] Normal changes need two approve votes before approval. [judgement_1b] A "
+    "normal change with a reject vote is not approved. [judgement_1c] A high-risk normal change also "
+    "needs the IT Director's vote. [judgement_2] Emergency changes may be approved by the IT Director "
+    "alone. [judgement_3] Changes to tier1 items must have a backout plan before they are submitted or "
+    "approved. [change_request_complete_when] A change request is marked completed from the day of its "
+    "planned start until 3 days after it; before that day leave it in progress. Call finish when done."
 )
 
 
