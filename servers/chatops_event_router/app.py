@@ -290,6 +290,17 @@ def chat_notification_schedule_retry(
     check_range(attempt, field="attempt", low=1, high=5)
     if _block := not_among(_row, field="status", allowed=("failed",), what="chat notification"):
         refuse("chat_notification_schedule_retry.status_in", rule="only failed notifications are retried", fact=_block)
+    if _block := not_among(
+        _row,
+        field="last_error",
+        allowed=("none", "429 rate limited", "503 upstream unavailable", "timeout after 10s"),
+        what="chat notification",
+    ):
+        refuse(
+            "permanent_errors_not_retried",
+            rule="channel_not_found and invalid_auth are permanent: never schedule a retry, dead-letter them.",
+            fact=_block,
+        )
     _row.update(_changes)
     _row["status"] = "retry_scheduled"
     return as_record(ChatNotification, _row)

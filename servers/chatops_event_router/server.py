@@ -29,9 +29,10 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like nrt-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes); channel_not_found and "
-    "invalid_auth are permanent: dead-letter them. [judgement_2] Paging routes need a human "
-    "acknowledgement. Call finish when done."
+    "[judgement_1] Retry 429/503/timeouts with backoff (1, 5, 15, 60 minutes). "
+    "[permanent_errors_not_retried] Channel_not_found and invalid_auth are permanent: never schedule a "
+    "retry, dead-letter them. [judgement_2] Paging routes need a human acknowledgement. Call finish when "
+    "done."
 )
 
 
