@@ -287,6 +287,17 @@ def build_job_retry(
     BUILD_RUNNERS.check_ref(tables, build_runner_id, "build_runner_id")
     if _block := not_among(_row, field="status", allowed=("failed",), what="build job"):
         refuse("build_job_retry.status_in", rule="only failed jobs are retried", fact=_block)
+    if _block := not_among(
+        _row,
+        field="failure_reason",
+        allowed=("none", "integration test timeout", "OOM killed", "dependency download 503", "flaky e2e test"),
+        what="build job",
+    ):
+        refuse(
+            "deterministic_failures_not_retried",
+            rule="Deterministic failures (unit tests failed, lint errors) are reported, not retried.",
+            fact=_block,
+        )
     _row.update(_changes)
     _row["status"] = "retrying"
     return as_record(BuildJob, _row)

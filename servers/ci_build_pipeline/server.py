@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "and times YYYY-MM-DDTHH:MM. Records have ids like rpo-0001: search first, then act on the id. A "
     "failed write changes nothing, and a refusal names the rule that blocks it. There are no files here: "
     "read_policies lists every rule the tools enforce. Policies: [judgement_1] Retry only transient "
-    "failures (dependency download 503, flaky e2e test, OOM killed); deterministic failures (unit tests, "
-    "lint) are reported, not retried. Call finish when done."
+    "failures (dependency download 503, flaky e2e test, OOM killed). [deterministic_failures_not_retried] "
+    "Deterministic failures (unit tests failed, lint errors) are reported, not retried. Call finish when "
+    "done."
 )
 
 
