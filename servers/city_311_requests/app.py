@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_email, check_not_blank, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -245,6 +245,20 @@ def service_request_log(
         "resolution_note": None,
         "status": "new",
     }
+    if (
+        _block := present_related(
+            tables["service_requests"],
+            match={"location": _new.get("location"), "category": _new.get("category")},
+            field="status",
+            allowed=("new", "routed", "in_progress"),
+            what="service request",
+        )
+    ) and _new.get("category") in ("pothole", "graffiti", "streetlight_out"):
+        refuse(
+            "call_scripts_3",
+            rule="A pothole, graffiti or streetlight request is not logged while an open request of that category exists at the same location: add a resident update to it instead.",
+            fact=_block,
+        )
     tables["service_requests"].append(_new)
     return as_record(ServiceRequest, _new)
 
@@ -255,14 +269,54 @@ def service_request_route(tables: Tables, service_request_id: str, city_departme
     _row = SERVICE_REQUESTS.find(tables, service_request_id)
     _changes = {_k: _v for _k, _v in (("city_department_id", city_department_id),) if _v is not None}
     CITY_DEPARTMENTS.check_ref(tables, city_department_id, "city_department_id")
+    _new = {**_row, **_changes, "status": "routed"}
     if _block := not_among(_row, field="status", allowed=("new",), what="service request"):
         refuse(
             "service_request_route.status_in",
             rule="only new requests can be routed; re-route by posting an internal update",
             fact=_block,
         )
-    _row.update(_changes)
-    _row["status"] = "routed"
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (_block := not_among(_other, field="name", allowed=("Streets & Roads",), what="city department")) and _new.get(
+        "category"
+    ) in ("pothole",):
+        refuse("route_pothole", rule="Pothole requests are routed to Streets & Roads.", fact=_block)
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (
+        _block := not_among(
+            _other, field="name", allowed=("Code Enforcement", "Parks & Recreation"), what="city department"
+        )
+    ) and _new.get("category") in ("graffiti",):
+        refuse(
+            "route_graffiti",
+            rule="Graffiti requests are routed to Code Enforcement (private property) or Parks & Recreation (parks).",
+            fact=_block,
+        )
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (_block := not_among(_other, field="name", allowed=("Sanitation",), what="city department")) and _new.get(
+        "category"
+    ) in ("missed_collection", "illegal_dumping"):
+        refuse(
+            "route_sanitation",
+            rule="Missed collection and illegal dumping requests are routed to Sanitation.",
+            fact=_block,
+        )
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (_block := not_among(_other, field="name", allowed=("Street Lighting",), what="city department")) and _new.get(
+        "category"
+    ) in ("streetlight_out",):
+        refuse("route_streetlight", rule="Streetlight_out requests are routed to Street Lighting.", fact=_block)
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (_block := not_among(_other, field="name", allowed=("Water Utility",), what="city department")) and _new.get(
+        "category"
+    ) in ("water_leak",):
+        refuse("route_water_leak", rule="Water_leak requests are routed to Water Utility.", fact=_block)
+    _other = row_of(tables, "city_departments", _new.get("city_department_id"))
+    if (
+        _block := not_among(_other, field="name", allowed=("Parks & Recreation",), what="city department")
+    ) and _new.get("category") in ("fallen_tree",):
+        refuse("route_fallen_tree", rule="Fallen_tree requests are routed to Parks & Recreation.", fact=_block)
+    _row.update(_new)
     return as_record(ServiceRequest, _row)
 
 

@@ -33,10 +33,16 @@ INSTRUCTIONS = (
     "and contact, check for duplicates, route by the routing table, and keep the resident informed with "
     "resident-visible updates. [call_scripts_1] Always confirm the exact location (street and nearest "
     "cross street) and a call-back number before logging. [call_scripts_2] Never share another resident's "
-    "name or contact details. [call_scripts_3] Before logging a pothole, graffiti or streetlight, search "
-    "open requests at the same location; if one exists, add a resident update to it instead of logging a "
-    "new one. [call_scripts_4] Water bubbling from the ground is an emergency: route to Water Utility "
-    "immediately and tell the resident a crew will come within 4 hours. Call finish when done."
+    "name or contact details. [call_scripts_3] A pothole, graffiti or streetlight request is not logged "
+    "while an open request of that category exists at the same location: add a resident update to it "
+    "instead. [route_pothole] Pothole requests are routed to Streets & Roads. [route_graffiti] Graffiti "
+    "requests are routed to Code Enforcement (private property) or Parks & Recreation (parks). "
+    "[route_sanitation] Missed collection and illegal dumping requests are routed to Sanitation. "
+    "[route_streetlight] Streetlight_out requests are routed to Street Lighting. [route_water_leak] "
+    "Water_leak requests are routed to Water Utility. [route_fallen_tree] Fallen_tree requests are routed "
+    "to Parks & Recreation. [call_scripts_4] Water bubbling from the ground is an emergency: route to "
+    "Water Utility immediately and tell the resident a crew will come within 4 hours. Call finish when "
+    "done."
 )
 
 
