@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, not_now, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import at_capacity, holds, not_among, not_now, refuse
 
 TODAY = "2026-12-01"
 
@@ -302,6 +302,59 @@ def temperature_alert_notify(
             rule="this contact already has too many open alerts: page another contact with the same role",
             fact=_block,
         )
+    _other = row_of(tables, "on_call_contacts", _new.get("on_call_contact_id"))
+    if (
+        (_block := not_among(_other, field="role", allowed=("dispatcher",), what="on call contact"))
+        and (holds(_new.get("severity"), op="==", right="minor"))
+        and (
+            holds(
+                field_of(
+                    tables,
+                    "reefer_units",
+                    field_of(tables, "cold_shipments", _new.get("cold_shipment_id"), "reefer_unit_id"),
+                    "product_class",
+                ),
+                op="!=",
+                right="pharma_2_8",
+            )
+        )
+    ):
+        refuse("route_minor", rule="Minor alerts go to the dispatcher (pharma alerts excepted).", fact=_block)
+    _other = row_of(tables, "on_call_contacts", _new.get("on_call_contact_id"))
+    if (
+        (_block := not_among(_other, field="role", allowed=("driver_liaison",), what="on call contact"))
+        and (holds(_new.get("severity"), op="==", right="major"))
+        and (
+            holds(
+                field_of(
+                    tables,
+                    "reefer_units",
+                    field_of(tables, "cold_shipments", _new.get("cold_shipment_id"), "reefer_unit_id"),
+                    "product_class",
+                ),
+                op="!=",
+                right="pharma_2_8",
+            )
+        )
+    ):
+        refuse("route_major", rule="Major alerts go to the driver_liaison (pharma alerts excepted).", fact=_block)
+    _other = row_of(tables, "on_call_contacts", _new.get("on_call_contact_id"))
+    if (_block := not_among(_other, field="role", allowed=("quality_manager",), what="on call contact")) and holds(
+        _new.get("severity"), op="==", right="critical"
+    ):
+        refuse("route_critical", rule="Critical alerts go to the quality_manager.", fact=_block)
+    _other = row_of(tables, "on_call_contacts", _new.get("on_call_contact_id"))
+    if (_block := not_among(_other, field="role", allowed=("quality_manager",), what="on call contact")) and holds(
+        field_of(
+            tables,
+            "reefer_units",
+            field_of(tables, "cold_shipments", _new.get("cold_shipment_id"), "reefer_unit_id"),
+            "product_class",
+        ),
+        op="==",
+        right="pharma_2_8",
+    ):
+        refuse("route_pharma", rule="Every pharma_2_8 alert goes to the quality_manager.", fact=_block)
     _row.update(_new)
     return as_record(TemperatureAlert, _row)
 

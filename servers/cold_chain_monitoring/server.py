@@ -29,8 +29,11 @@ INSTRUCTIONS = (
     "Records have ids like rfu-0001: search first, then act on the id. A failed write changes nothing, "
     "and a refusal names the rule that blocks it. Start by reading SKILL.md (the workspace, its data and "
     "its rules). Use the domain tools (or the `coldchain` CLI in the shell) and the file tools. Policies: "
-    "[judgement_1] Route each alert per the SOP table, and page a contact only if they have room under "
-    "max_open_alerts. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. "
+    "[judgement_1] Set each alert's severity per the SOP table, and page a contact only if they have room "
+    "under max_open_alerts. [route_minor] Minor alerts go to the dispatcher (pharma alerts excepted). "
+    "[route_major] Major alerts go to the driver_liaison (pharma alerts excepted). [route_critical] "
+    "Critical alerts go to the quality_manager. [route_pharma] Every pharma_2_8 alert goes to the "
+    "quality_manager. [excursion_sop_1] An alert not acknowledged within 15 minutes is escalated. "
     "[cold_shipment_release_quarantine_when] A cold shipment is marked delivered from the day of its "
     "departure until 3 days after it; before that day leave it quarantined. Call finish when done."
 )
