@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import at_capacity, holds, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -282,6 +282,15 @@ def session_signup_reserve(tables: Tables, conference_attendee_id: str, breakout
             rule="the session is full: suggest another session in the same track",
             fact=_block,
         )
+    _other = row_of(tables, "conference_attendees", _new.get("conference_attendee_id"))
+    if (
+        _block := not_among(
+            _other, field="ticket_type", allowed=("full_pass", "speaker", "student"), what="conference attendee"
+        )
+    ) and holds(
+        field_of(tables, "breakout_sessions", _new.get("breakout_session_id"), "room"), op="==", right="Workshop Lab 1"
+    ):
+        refuse("attendee_faq_3", rule="Day passes cannot sign up for workshops in Workshop Lab 1.", fact=_block)
     tables["session_signups"].append(_new)
     return as_record(SessionSignup, _new)
 
