@@ -22,7 +22,16 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import comparison_fails, in_past, not_among, not_now, overlapping, refuse
+from envcraft_runtime.rules import (
+    comparison_fails,
+    holds,
+    in_past,
+    missing_related,
+    not_among,
+    not_now,
+    overlapping,
+    refuse,
+)
 
 TODAY = "2026-12-01"
 
@@ -281,6 +290,49 @@ def dispatch_signal_send(
         "channel": channel,
         "status": "pending",
     }
+    if (
+        _block := not_among(_new, field="channel", allowed=("thermostat_api", "sms", "email"), what="dispatch signal")
+    ) and holds(
+        field_of(
+            tables,
+            "dr_programs",
+            field_of(tables, "curtailment_events", _new.get("curtailment_event_id"), "dr_program_id"),
+            "program_type",
+        ),
+        op="==",
+        right="residential_thermostat",
+    ):
+        refuse("program_operations_1", rule="Channels: thermostats via thermostat_api (or a fallback).", fact=_block)
+    if (
+        _block := not_among(_new, field="channel", allowed=("openadr", "sms", "email"), what="dispatch signal")
+    ) and holds(
+        field_of(
+            tables,
+            "dr_programs",
+            field_of(tables, "curtailment_events", _new.get("curtailment_event_id"), "dr_program_id"),
+            "program_type",
+        ),
+        op="!=",
+        right="residential_thermostat",
+    ):
+        refuse("channel_openadr", rule="Batteries, C&I and EV via openadr (or a fallback).", fact=_block)
+    if (
+        _block := missing_related(
+            tables["dispatch_signals"],
+            match={
+                "curtailment_event_id": _new.get("curtailment_event_id"),
+                "enrolled_site_id": _new.get("enrolled_site_id"),
+            },
+            field="status",
+            allowed=("failed",),
+            what="dispatch signal",
+        )
+    ) and _new.get("channel") in ("sms", "email"):
+        refuse(
+            "channel_fallback_after_failure",
+            rule="sms or email only as a fallback after a failed signal to the same site for the same event.",
+            fact=_block,
+        )
     if _block := comparison_fails(
         field_of(tables, "enrolled_sites", _new.get("enrolled_site_id"), "opt_outs_used"),
         op="<",

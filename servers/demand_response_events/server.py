@@ -30,12 +30,14 @@ INSTRUCTIONS = (
     "drp-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. Start by reading SKILL.md (the workspace, its data and its rules). Use the "
     "domain tools and the file tools. Policies: [program_operations_1] Channels: thermostats via "
-    "thermostat_api, batteries and C&I via openadr, EV via openadr; sms or email only as a fallback after "
-    "a failed signal. [program_operations_2] Sites with 3 opt-outs this season are removed from the next "
-    "event (do not signal them). [program_operations_3] Commercial curtailment: 2-hour notice minimum, "
-    "events up to 6 hours. [program_operations_4] Failed signals are retried once on the fallback channel "
-    "within 15 minutes. [curtailment_event_complete_when] A curtailment event is marked completed from "
-    "the day of its start until 3 days after it; before that day leave it active. Call finish when done."
+    "thermostat_api (or a fallback). [channel_openadr] Batteries, C&I and EV via openadr (or a fallback). "
+    "[channel_fallback_after_failure] Sms or email only as a fallback after a failed signal to the same "
+    "site for the same event. [program_operations_2] Sites with 3 opt-outs this season are removed from "
+    "the next event (do not signal them). [program_operations_3] Commercial curtailment: 2-hour notice "
+    "minimum, events up to 6 hours. [program_operations_4] Failed signals are retried once on the "
+    "fallback channel within 15 minutes. [curtailment_event_complete_when] A curtailment event is marked "
+    "completed from the day of its start until 3 days after it; before that day leave it active. Call "
+    "finish when done."
 )
 
 
