@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_range, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import holds, in_past, not_among, not_now, overlapping, refuse
+from envcraft_runtime.rules import holds, in_past, not_among, not_now, outside_window, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -283,6 +283,10 @@ def dock_appointment_book(
         _new.get("load_type"), op="==", right="live_unload"
     ):
         refuse("dock_rules_2b", rule="Inbound live unloads only at inbound or both doors.", fact=_block)
+    if _block := outside_window(_new.get("start"), days=(), start="06:00", end="22:00"):
+        refuse("dock_rules_4", rule="Receiving hours 06:00-22:00: an appointment starts from 06:00.", fact=_block)
+    if _block := outside_window(_new.get("end"), days=(), start="06:00", end="22:00"):
+        refuse("dock_rules_4b", rule="An appointment ends by 22:00.", fact=_block)
     tables["dock_appointments"].append(_new)
     return as_record(DockAppointment, _new)
 
@@ -325,6 +329,10 @@ def dock_appointment_reschedule(
         _new.get("load_type"), op="==", right="live_unload"
     ):
         refuse("dock_rules_2b", rule="Inbound live unloads only at inbound or both doors.", fact=_block)
+    if _block := outside_window(_new.get("start"), days=(), start="06:00", end="22:00"):
+        refuse("dock_rules_4", rule="Receiving hours 06:00-22:00: an appointment starts from 06:00.", fact=_block)
+    if _block := outside_window(_new.get("end"), days=(), start="06:00", end="22:00"):
+        refuse("dock_rules_4b", rule="An appointment ends by 22:00.", fact=_block)
     _row.update(_new)
     return as_record(DockAppointment, _row)
 
