@@ -41,6 +41,7 @@ RESTATES = "restates a rule a tool already enforces: "
 WORKFLOW = "how to work (which tool, in what order), not a refusal: "
 NOT_YET = "checkable from recorded fields, not yet checked: "
 LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
+    "campus_alert_broadcasts:siren_outdoor_only": NO_FIELD + "whether a threat is outdoors is not recorded on an alert",
     "adjuster_assignment:licensed_in_loss_state": NOT_YET + "loss_state and licensed_states are recorded, but "
                                                   "licensed_states is one text ('IL, WI, IN'): no kind tests membership in it",
     "assay_results_pipeline:judgement_2": WORKFLOW + "read the thresholds in the QC doc",

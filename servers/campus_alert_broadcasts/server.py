@@ -33,10 +33,11 @@ INSTRUCTIONS = (
     "[judgement_1] Queue one dispatch per channel, and follow up every failure. [judgement_2] Wardens who "
     "ask for help are escalated by phone before the all-clear. [emergency_notification_plan_1] Never "
     "queue on an `offline` channel; use the others and note it in the log. [channels_emergency] Emergency "
-    "alerts go out on sms, push, email, signage, siren and desktop channels. [channels_warning] Warning "
-    "alerts go out on sms, push, email and signage channels. [channels_advisory] Advisory alerts go out "
-    "on email and push channels. [emergency_notification_plan_2] Issue the all-clear only after every "
-    "warden of the affected campus has acknowledged or been contacted. Call finish when done."
+    "alerts go out on sms, push, email, signage, siren and desktop channels. [siren_outdoor_only] The "
+    "siren is for outdoor threats only. [channels_warning] Warning alerts go out on sms, push, email and "
+    "signage channels. [channels_advisory] Advisory alerts go out on email and push channels. "
+    "[emergency_notification_plan_2] Issue the all-clear only after every warden of the affected campus "
+    "has acknowledged or been contacted. Call finish when done."
 )
 
 
