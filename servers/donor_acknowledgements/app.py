@@ -22,8 +22,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, ToolFailure, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_email, check_not_blank, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import missing_related, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.rules import comparison_fails, holds, missing_related, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -285,6 +285,28 @@ def acknowledgement_queue(
         "queued_at": queued_at,
         "status": "queued",
     }
+    if (
+        _block := comparison_fails(
+            _new.get("channel"),
+            op="==",
+            right=field_of(tables, "donors", _new.get("donor_id"), "preferred_channel"),
+            name="channel",
+            other="the donor's preferred channel",
+        )
+    ) and holds(_new.get("template"), op="!=", right="major_gift_letter"):
+        refuse(
+            "acknowledgement_policy_1",
+            rule="Channel: the donor's preferred_channel, except major gift letters.",
+            fact=_block,
+        )
+    if (_block := not_among(_new, field="channel", allowed=("postal", "phone_call"), what="acknowledgement")) and holds(
+        _new.get("template"), op="==", right="major_gift_letter"
+    ):
+        refuse(
+            "major_gift_letter_postal",
+            rule="Major gift letters always go by postal (the board chair's phone_call comes on top).",
+            fact=_block,
+        )
     _target_gift_id = target_row(tables, "gifts", _new.get("gift_id"), "gift")
     tables["acknowledgements"].append(_new)
     if _target_gift_id is not None:

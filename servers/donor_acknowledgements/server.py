@@ -33,7 +33,8 @@ INSTRUCTIONS = (
     "the file tools. Policies: [judgement_1] Keep every gift moving: queue the right template on the "
     "right channel, follow delivery events, handle bounces by fixing contact details, and close gifts "
     "once delivered. [acknowledgement_policy_1] Channel: the donor's preferred_channel, except major gift "
-    "letters (always postal). [acknowledgement_policy_2] Close the gift (acknowledged) only when an "
+    "letters. [major_gift_letter_postal] Major gift letters always go by postal (the board chair's "
+    "phone_call comes on top). [acknowledgement_policy_2] Close the gift (acknowledged) only when an "
     "acknowledgement is delivered. [acknowledgement_policy_3] Every gift gets an acknowledgement within "
     "48 hours of `received`. Call finish when done."
 )
