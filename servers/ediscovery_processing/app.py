@@ -23,7 +23,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -316,9 +316,27 @@ def processing_batch_fail(
 def processing_batch_retry(tables: Tables, processing_batch_id: str) -> ProcessingBatch:
     """Retry a failed batch."""
     _row = PROCESSING_BATCHES.find(tables, processing_batch_id)
+    _new = {**_row, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="processing batch"):
         refuse("processing_batch_retry.status_in", rule="only failed batches are retried", fact=_block)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(_new.get("attempts"), op="<", right=3, name="attempts", other=""):
+        refuse(
+            "retry_within_attempts",
+            rule="A batch gets up to 3 attempts: one that has used all 3 is not retried.",
+            fact=_block,
+        )
+    if _block := not_among(
+        _row,
+        field="error",
+        allowed=("none", "worker timeout", "unsupported file type", "OCR engine crash"),
+        what="processing batch",
+    ):
+        refuse(
+            "judgement_2",
+            rule="Corrupt PSTs and password-protected archives are not retryable: quarantine them for the forensic team.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ProcessingBatch, _row)
 
 

@@ -30,9 +30,10 @@ INSTRUCTIONS = (
     "YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like dmt-0001: search first, then act on the "
     "id. A failed write changes nothing, and a refusal names the rule that blocks it. There are no files "
     "here: read_policies lists every rule the tools enforce. Policies: [judgement_1] Retry worker "
-    "timeouts and OCR crashes (up to 3 attempts). [judgement_2] Corrupt PSTs and password-protected "
-    "archives are not retryable: quarantine them for the forensic team. [judgement_3] Prioritise matters "
-    "with the nearest production deadline. Call finish when done."
+    "timeouts and OCR crashes. [retry_within_attempts] A batch gets up to 3 attempts: one that has used "
+    "all 3 is not retried. [judgement_2] Corrupt PSTs and password-protected archives are not retryable: "
+    "quarantine them for the forensic team. [judgement_3] Prioritise matters with the nearest production "
+    "deadline. Call finish when done."
 )
 
 
