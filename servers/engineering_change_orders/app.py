@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import in_past, not_among, refuse, taken_by_other
+from envcraft_runtime.rules import in_past, not_among, present_related, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -222,9 +222,22 @@ def change_order_start_review(tables: Tables, change_order_id: str) -> ChangeOrd
 def change_order_approve(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Board approval once all required sign-offs are approved."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
+    _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("in_review",), what="change order"):
         refuse("change_order_approve.status_in", rule="the ECO must be in review to be approved", fact=_block)
-    _row["status"] = "approved"
+    if _block := present_related(
+        tables["approval_signoffs"],
+        match={"change_order_id": _new.get("id")},
+        field="status",
+        allowed=("pending", "rejected"),
+        what="approval signoff",
+    ):
+        refuse(
+            "approve_only_with_signoffs_approved",
+            rule="The board approves only when every sign-off requested is approved (none pending or rejected).",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ChangeOrder, _row)
 
 
@@ -242,9 +255,22 @@ def change_order_reject(tables: Tables, change_order_id: str) -> ChangeOrder:
 def change_order_implement(tables: Tables, change_order_id: str) -> ChangeOrder:
     """Implement an approved ECO after its documents are updated."""
     _row = CHANGE_ORDERS.find(tables, change_order_id)
+    _new = {**_row, "status": "implemented"}
     if _block := not_among(_row, field="status", allowed=("approved",), what="change order"):
         refuse("change_order_implement.status_in", rule="only approved ECOs can be implemented", fact=_block)
-    _row["status"] = "implemented"
+    if _block := present_related(
+        tables["affected_documents"],
+        match={"change_order_id": _new.get("id")},
+        field="updated",
+        allowed=(False,),
+        what="affected document",
+    ):
+        refuse(
+            "implement_only_with_documents_updated",
+            rule="Implement only when every affected document is updated.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(ChangeOrder, _row)
 
 

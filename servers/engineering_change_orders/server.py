@@ -29,11 +29,12 @@ INSTRUCTIONS = (
     "dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like epn-0001: search first, then "
     "act on the id. A failed write changes nothing, and a refusal names the rule that blocks it. Start by "
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `ecoflow` CLI "
-    "in the shell) and the file tools. Policies: [eco_procedure_1] Regulatory: design_engineering, "
-    "quality, program_manager The board approves only when every required sign-off is approved; one "
-    "rejection sends the ECO back (reject it and redraft). Implement only when every affected document is "
-    "updated. Production parts need at least 14 days between approval and effectivity. Call finish when "
-    "done."
+    "in the shell) and the file tools. Policies: [eco_procedure_1] Ask every required approver for a "
+    "sign-off; one rejection sends the ECO back (reject it and redraft). "
+    "[approve_only_with_signoffs_approved] The board approves only when every sign-off requested is "
+    "approved (none pending or rejected). [implement_only_with_documents_updated] Implement only when "
+    "every affected document is updated. [eco_procedure_2] Production parts need at least 14 days between "
+    "approval and effectivity. Call finish when done."
 )
 
 
