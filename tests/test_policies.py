@@ -330,6 +330,8 @@ def test_a_field_of_one_referenced_row_is_compared_with_another_scaled(tmp_path)
     cand = tables["candidate_profiles"][0]
     tables["job_applications"] = [a for a in tables["job_applications"] if a["candidate_profile_id"] != cand["id"]]
     req["salary_max"], cand["desired_salary"] = 100000.0, 110000.0
+    # the pair meets every other rule of job_application_submit (seniority, location, staff experience)
+    cand["seniority"], cand["location"], cand["years_experience"] = req["seniority"], req["location"], 10
     call = dict(candidate_profile_id=cand["id"], job_requisition_id=req["id"])
     assert refusal(app.job_application_submit, tables, **call) is None  # exactly 110%: allowed
     cand["desired_salary"] = 110001.0
