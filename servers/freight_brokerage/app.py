@@ -21,7 +21,7 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
 from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, not_now, refuse
 
 TODAY = "2026-12-01"
@@ -272,6 +272,19 @@ def load_tender_offer(tables: Tables, freight_load_id: str, motor_carrier_id: st
             rule="this carrier has no free trucks for another tender: pick another qualified carrier",
             fact=_block,
         )
+    _other = row_of(tables, "motor_carriers", _new.get("motor_carrier_id"))
+    if _block := not_among(
+        _other, field="safety_rating", allowed=("satisfactory", "conditional"), what="motor carrier"
+    ):
+        refuse("unrated_carrier_never", rule="an unrated carrier is never tendered a load;", fact=_block)
+    if _block := comparison_fails(
+        _new.get("rate"),
+        op="<=",
+        right=field_of(tables, "freight_loads", _new.get("freight_load_id"), "offered_rate"),
+        name="rate",
+        other="the freight load's offered rate",
+    ):
+        refuse("rate_within_offered", rule="Tender at or below the load's offered_rate.", fact=_block)
     if _block := comparison_fails(
         field_of(tables, "motor_carriers", _new.get("motor_carrier_id"), "cargo_insurance"),
         op=">=",
