@@ -399,6 +399,14 @@ def interview_slot_reschedule(
         field_of(tables, "interview_loops", _new.get("interview_loop_id"), "remote"), op="==", right=True
     ):
         refuse("judgement_2", rule="Use virtual rooms for remote candidates.", fact=_block)
+    if _block := comparison_fails(
+        _new.get("focus_area"),
+        op="==",
+        right=field_of(tables, "interviewers", _new.get("interviewer_id"), "focus_area"),
+        name="focus area",
+        other="the interviewer's focus area",
+    ):
+        refuse("judgement_2b", rule="A slot's interviewer has the slot's focus_area.", fact=_block)
     _row.update(_new)
     return as_record(InterviewSlot, _row)
 
