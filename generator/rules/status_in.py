@@ -53,6 +53,11 @@ class StatusIn(RuleKind):
         allowed = [typed(spec, v) for v in pre.values]
         bad = ([v for v in spec.values if v not in allowed] if spec.type == "enum" else
                [not allowed[0]] if spec.type == "bool" and allowed else ["audit-disallowed"])
+        # a value the operation's other guards on this field let through, so only this rule can block it
+        # (a close from `moved` where IT must reconnect first, not a close from `requested`)
+        others = [typed(spec, v) for other in op.preconditions if other is not pre and other.kind == pre.kind
+                  and other.field == pre.field and not other.when for v in other.values]
+        bad = sorted(bad, key=lambda v: others != [] and v not in others)
         if not bad:
             return None
         if op.kind == "create":

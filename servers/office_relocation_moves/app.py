@@ -30,7 +30,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import not_among, refuse, short_of
+from envcraft_runtime.rules import holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -242,9 +242,16 @@ def move_ticket_reconnect_it(tables: Tables, move_ticket_id: str) -> MoveTicket:
 def move_ticket_close(tables: Tables, move_ticket_id: str) -> MoveTicket:
     """Close a finished move."""
     _row = MOVE_TICKETS.find(tables, move_ticket_id)
+    _new = {**_row, "status": "closed"}
     if _block := not_among(_row, field="status", allowed=("moved", "it_reconnected"), what="move ticket"):
         refuse("move_ticket_close.status_in", rule="the move has not happened yet", fact=_block)
-    _row["status"] = "closed"
+    if (_block := not_among(_row, field="status", allowed=("it_reconnected",), what="move ticket")) and holds(
+        _new.get("needs_it_reconnect"), op="==", right=True
+    ):
+        refuse(
+            "move_playbook_2", rule="IT has not reconnected this desk yet: record the reconnection first", fact=_block
+        )
+    _row.update(_new)
     return as_record(MoveTicket, _row)
 
 
