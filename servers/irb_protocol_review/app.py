@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, refuse, taken_by_other
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import at_capacity, holds, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -240,6 +240,15 @@ def study_protocol_assign_reviewer(tables: Tables, study_protocol_id: str, irb_r
             rule="that reviewer has a full load: choose another reviewer with the same expertise",
             fact=_block,
         )
+    _other = row_of(tables, "irb_reviewers", _new.get("irb_reviewer_id"))
+    if (_block := not_among(_other, field="expertise", allowed=("pediatrics",), what="irb reviewer")) and holds(
+        _new.get("population"), op="==", right="children"
+    ):
+        refuse(
+            "children_to_pediatrics",
+            rule="A protocol whose population is children is assigned a reviewer with pediatrics expertise.",
+            fact=_block,
+        )
     _row.update(_new)
     return as_record(StudyProtocol, _row)
 
@@ -333,6 +342,9 @@ def protocol_amendment_file(tables: Tables, study_protocol_id: str, change_summa
         "change_summary": change_summary,
         "status": "submitted",
     }
+    _other = row_of(tables, "study_protocols", _new.get("study_protocol_id"))
+    if _block := not_among(_other, field="status", allowed=("approved",), what="study protocol"):
+        refuse("irb_sop_3", rule="Amendments to protocols that are not `approved` are not accepted.", fact=_block)
     tables["protocol_amendments"].append(_new)
     return as_record(ProtocolAmendment, _new)
 

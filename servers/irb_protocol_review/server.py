@@ -32,10 +32,11 @@ INSTRUCTIONS = (
     "(or the `irb` CLI in the shell) and the file tools. Policies: [judgement_1] Match reviewer expertise "
     "to the protocol's population and topic, and set expires_on from the SOP when approving. [irb_sop_1] "
     "Prescreen within 3 working days: consent form, recruitment material and data security plan must be "
-    "attached. [irb_sop_2] Reviewer expertise must match: children -> pediatrics; device studies -> "
-    "devices; surveys/interviews -> social_behavioral; cancer trials -> oncology; everything else -> "
-    "biomedical. [irb_sop_3] Amendments to protocols that are not `approved` are not accepted. Call "
-    "finish when done."
+    "attached. [irb_sop_2] Reviewer expertise must match: device studies -> devices; surveys/interviews "
+    "-> social_behavioral; cancer trials -> oncology; everything else -> biomedical. "
+    "[children_to_pediatrics] A protocol whose population is children is assigned a reviewer with "
+    "pediatrics expertise. [irb_sop_3] Amendments to protocols that are not `approved` are not accepted. "
+    "Call finish when done."
 )
 
 
