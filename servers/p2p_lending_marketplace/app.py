@@ -28,10 +28,11 @@ from envcraft_runtime.records import (
     field_of,
     page_class,
     page_of,
+    row_of,
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import at_capacity, comparison_fails, holds, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -265,6 +266,32 @@ def loan_commitment_place(tables: Tables, investor_id: str, loan_listing_id: str
             rule="the investor's available cash is too low: lower the amount or ask them to deposit",
             fact=_block,
         )
+    _other = row_of(tables, "loan_listings", _new.get("loan_listing_id"))
+    if (_block := not_among(_other, field="grade", allowed=("A", "B"), what="loan listing")) and holds(
+        field_of(tables, "investors", _new.get("investor_id"), "risk_appetite"), op="==", right="conservative"
+    ):
+        refuse("conservative_grades", rule="Conservative investors take grades A-B only.", fact=_block)
+    _other = row_of(tables, "loan_listings", _new.get("loan_listing_id"))
+    if (_block := not_among(_other, field="grade", allowed=("A", "B", "C"), what="loan listing")) and holds(
+        field_of(tables, "investors", _new.get("investor_id"), "risk_appetite"), op="==", right="balanced"
+    ):
+        refuse(
+            "balanced_grades",
+            rule="Balanced investors take grades A-C only; aggressive investors take any grade.",
+            fact=_block,
+        )
+    if (_block := comparison_fails(_new.get("amount"), op="<=", right=500, name="amount", other="")) and holds(
+        field_of(tables, "investors", _new.get("investor_id"), "accredited"), op="==", right=False
+    ):
+        refuse("non_accredited_note_cap", rule="Non-accredited investors may commit at most 500 per note.", fact=_block)
+    if _block := comparison_fails(
+        _new.get("amount"),
+        op="<=",
+        right=field_of(tables, "investors", _new.get("investor_id"), "max_note_amount"),
+        name="amount",
+        other="the investor's max note amount",
+    ):
+        refuse("max_note_amount", rule="Never commit more than the investor's max_note_amount.", fact=_block)
     _target_investor_id = target_row(tables, "investors", _new.get("investor_id"), "investor")
     _target_loan_listing_id = target_row(tables, "loan_listings", _new.get("loan_listing_id"), "loan listing")
     tables["loan_commitments"].append(_new)

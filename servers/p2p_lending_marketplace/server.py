@@ -29,10 +29,11 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like ivs-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] Matching rules: conservative investors take grades A-B only, balanced A-C, aggressive "
-    "any grade; non-accredited investors may commit at most 500 per note; never exceed the investor's "
-    "max_note_amount or the listing's remaining amount (amount_requested - funded_amount). Call finish "
-    "when done."
+    "[judgement_1] Never commit more than the listing's remaining amount (amount_requested - "
+    "funded_amount). [conservative_grades] Conservative investors take grades A-B only. [balanced_grades] "
+    "Balanced investors take grades A-C only; aggressive investors take any grade. "
+    "[non_accredited_note_cap] Non-accredited investors may commit at most 500 per note. "
+    "[max_note_amount] Never commit more than the investor's max_note_amount. Call finish when done."
 )
 
 
