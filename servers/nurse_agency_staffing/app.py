@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_order, check_time
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, text_contains
-from envcraft_runtime.rules import at_capacity, not_among, not_now, overlapping, refuse
+from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, not_now, order_fails, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -305,6 +305,53 @@ def placement_propose(tables: Tables, shift_request_id: str, agency_nurse_id: st
         refuse(
             "placement_propose.no_overlap",
             rule="the nurse works another shift at that time: propose someone else",
+            fact=_block,
+        )
+    if _block := order_fails(
+        field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "license_type"),
+        op=">=",
+        right=field_of(tables, "shift_requests", _new.get("shift_request_id"), "license_required"),
+        order=("CNA", "LPN", "RN"),
+        name="the agency nurse's license type",
+        other="the shift request's license required",
+    ):
+        refuse(
+            "license_never_below",
+            rule="A nurse's `license_type` is never below the request's `license_required` (CNA < LPN < RN): an LPN never covers an RN request.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "specialty"),
+        op="==",
+        right=field_of(tables, "shift_requests", _new.get("shift_request_id"), "unit_specialty"),
+        name="the agency nurse's specialty",
+        other="the shift request's unit specialty",
+    ):
+        refuse("specialty_matches", rule="`specialty` equals `unit_specialty`.", fact=_block)
+    if _block := comparison_fails(
+        field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "years_experience"),
+        op=">=",
+        right=field_of(tables, "shift_requests", _new.get("shift_request_id"), "min_years"),
+        name="the agency nurse's years experience",
+        other="the shift request's min years",
+    ):
+        refuse("experience_meets", rule="`years_experience` >= `min_years`.", fact=_block)
+    _right = field_of(
+        tables,
+        "client_facilities",
+        field_of(tables, "shift_requests", _new.get("shift_request_id"), "facility_id"),
+        "bill_rate_cap",
+    )
+    if _block := comparison_fails(
+        field_of(tables, "agency_nurses", _new.get("agency_nurse_id"), "hourly_rate"),
+        op="<=",
+        right=None if _right is None else _right * 0.740741,
+        name="the agency nurse's hourly rate",
+        other="0.740741 x the client facility's bill rate cap",
+    ):
+        refuse(
+            "matching_rules_2",
+            rule="`hourly_rate` plus the 35% agency margin stays within the facility's `bill_rate_cap`.",
             fact=_block,
         )
     tables["placements"].append(_new)

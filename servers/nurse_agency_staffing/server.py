@@ -34,10 +34,12 @@ INSTRUCTIONS = (
     "more nurses than positions. [judgement_1] Apply all five matching rules (licence, specialty, "
     "experience, bill-rate cap, credentials) before proposing; check nurse_credential_search for expiry "
     "against today. [matching_rules_1] `license_type` equals `license_required` (an RN may cover an LPN "
-    "request only if the facility agrees in writing; never the other way round). [matching_rules_2] "
-    "`hourly_rate` plus the 35% agency margin stays within the facility's `bill_rate_cap`. "
-    "[placement_complete_when] A placement is marked completed from the day of its start until 3 days "
-    "after it; before that day leave it confirmed. Call finish when done."
+    "request only if the facility agrees in writing). [license_never_below] A nurse's `license_type` is "
+    "never below the request's `license_required` (CNA < LPN < RN): an LPN never covers an RN request. "
+    "[specialty_matches] `specialty` equals `unit_specialty`. [experience_meets] `years_experience` >= "
+    "`min_years`. [matching_rules_2] `hourly_rate` plus the 35% agency margin stays within the facility's "
+    "`bill_rate_cap`. [placement_complete_when] A placement is marked completed from the day of its start "
+    "until 3 days after it; before that day leave it confirmed. Call finish when done."
 )
 
 
