@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -316,6 +316,14 @@ def scale_ticket_weigh_in(
             rule="the load is more than the contract has open: apply the excess to another contract or buy it as spot",
             fact=_block,
         )
+    if _block := comparison_fails(
+        _new.get("commodity"),
+        op="==",
+        right=field_of(tables, "storage_bins", _new.get("storage_bin_id"), "commodity"),
+        name="commodity",
+        other="the storage bin's commodity",
+    ):
+        refuse("receiving_rules_1", rule="Dump each load into a bin of the same commodity.", fact=_block)
     _target_storage_bin_id = target_row(tables, "storage_bins", _new.get("storage_bin_id"), "storage bin")
     _target_grain_contract_id = target_row(tables, "grain_contracts", _new.get("grain_contract_id"), "grain contract")
     tables["scale_tickets"].append(_new)

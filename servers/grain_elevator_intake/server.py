@@ -32,7 +32,8 @@ INSTRUCTIONS = (
     "the shell) and the file tools. Policies: [judgement_1] Weigh each load into a bin of the matching "
     "commodity with room, against the grower's oldest open contract; grade it and apply the shrink and "
     "discount schedule before settling. [receiving_rules_1] Dump each load into a bin of the same "
-    "commodity; wet corn (over 17% moisture) goes only to aerated bins. Call finish when done."
+    "commodity. [wet_corn_aerated] Wet corn (over 17% moisture) goes only to aerated bins. Call finish "
+    "when done."
 )
 
 
