@@ -71,6 +71,8 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "month_end_close:reconciliation_guide_1": FOLLOW_UP + "flag a difference over $500 and draft an adjusting entry "
                                               "(the reviewer half is reviewer_not_preparer)",
     "newsroom_editorial:editorial_standards_5": NO_FIELD + "a story records no embargo or embargo time",
+    "p2p_lending_marketplace:judgement_1": NOT_YET + "amount_requested and funded_amount are recorded; no check "
+                                           "compares an amount with the difference of two fields",
     "packhouse_qc_pipeline:judgement_1": WORKFLOW + "work the lab CSV line by line",
     "packhouse_qc_pipeline:qc_spec_1": RESTATES + "the cartons argument's range (40-80) refuses it before any rule",
     "payment_webhook_relay:webhook_retry_policy_1": FOLLOW_UP + "disable the endpoint after a 410",
