@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, page_class, page_of, starts_with, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse, taken_by_other
+from envcraft_runtime.rules import comparison_fails, not_among, refuse, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -195,10 +195,16 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
     _row = TELEMETRY_BATCHES.find(tables, telemetry_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, field="retry_count", low=0, high=4)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="telemetry batch"):
         refuse("telemetry_batch_retry.status_in", rule="only failed batches can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(_new.get("retry_count"), op="<=", right=3, name="retry count", other=""):
+        refuse(
+            "ingest_runbook_2",
+            rule="Transient errors (OPC UA session timeout, historian write rejected): retry up to 3 times.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(TelemetryBatch, _row)
 
 

@@ -31,7 +31,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import not_among, refuse, short_of
+from envcraft_runtime.rules import comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -216,10 +216,28 @@ def channel_message_retry(tables: Tables, channel_message_id: str, attempts: int
     _row = CHANNEL_MESSAGES.find(tables, channel_message_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, field="attempts", low=0, high=6)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="channel message"):
         refuse("channel_message_retry.status_in", rule="only failed messages can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(
+        _new.get("attempts"),
+        op="<=",
+        right=field_of(tables, "sales_channels", _new.get("sales_channel_id"), "max_retries"),
+        name="attempts",
+        other="the sales channel's max retries",
+    ):
+        refuse(
+            "judgement_1",
+            rule="A failed message is retried only while its attempts stay within the channel's max_retries.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("error"), op="!=", right="duplicate external reference", name="error", other=""
+    ):
+        refuse(
+            "judgement_2", rule='Duplicates ("duplicate external reference") are discarded, never retried.', fact=_block
+        )
+    _row.update(_new)
     return as_record(ChannelMessage, _row)
 
 

@@ -29,10 +29,10 @@ INSTRUCTIONS = (
     "2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like chn-0001: search "
     "first, then act on the id. A failed write changes nothing, and a refusal names the rule that blocks "
     "it. There are no files here: read_policies lists every rule the tools enforce. Policies: "
-    "[judgement_1] A failed message is retried while its attempts are below the channel's max_retries; at "
-    'the limit it is dead-lettered. [judgement_2] Duplicates ("duplicate external reference") are '
-    "discarded, never retried. [judgement_3] Pause a channel whose messages keep failing with PMS "
-    "timeouts. Call finish when done."
+    "[judgement_1] A failed message is retried only while its attempts stay within the channel's "
+    "max_retries. [judgement_1b] At the limit of max_retries a failed message is dead-lettered. "
+    '[judgement_2] Duplicates ("duplicate external reference") are discarded, never retried. '
+    "[judgement_3] Pause a channel whose messages keep failing with PMS timeouts. Call finish when done."
 )
 
 

@@ -21,8 +21,17 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_range
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, starts_with, target_row, text_contains
-from envcraft_runtime.rules import not_among, refuse
+from envcraft_runtime.records import (
+    Rows,
+    as_record,
+    field_of,
+    page_class,
+    page_of,
+    starts_with,
+    target_row,
+    text_contains,
+)
+from envcraft_runtime.rules import comparison_fails, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -196,10 +205,18 @@ def tracking_batch_retry(tables: Tables, tracking_batch_id: str, retry_count: in
     _row = TRACKING_BATCHES.find(tables, tracking_batch_id)
     _changes = {_k: _v for _k, _v in (("retry_count", retry_count),) if _v is not None}
     check_range(retry_count, field="retry_count", low=0, high=5)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="tracking batch"):
         refuse("tracking_batch_retry.status_in", rule="only failed batches can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(
+        _new.get("retry_count"),
+        op="<=",
+        right=field_of(tables, "parcel_carrier_feeds", _new.get("parcel_carrier_feed_id"), "max_retries"),
+        name="retry count",
+        other="the parcel carrier feed's max retries",
+    ):
+        refuse("retries_within_max", rule="A batch's retry_count never goes past its feed's max_retries.", fact=_block)
+    _row.update(_new)
     return as_record(TrackingBatch, _row)
 
 

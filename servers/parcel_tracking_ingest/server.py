@@ -29,8 +29,9 @@ INSTRUCTIONS = (
     "times YYYY-MM-DDTHH:MM. Records have ids like pcf-0001: search first, then act on the id. A failed "
     "write changes nothing, and a refusal names the rule that blocks it. There are no files here: "
     "read_policies lists every rule the tools enforce. Policies: [judgement_1] Retry transient failures "
-    "(503, 429, malformed payload) until the feed's max_retries; dead-letter signature failures and "
-    "unknown status codes at once and flag the feed as degraded. Call finish when done."
+    "(503, 429, malformed payload); dead-letter signature failures and unknown status codes at once and "
+    "flag the feed as degraded. [retries_within_max] A batch's retry_count never goes past its feed's "
+    "max_retries. Call finish when done."
 )
 
 
