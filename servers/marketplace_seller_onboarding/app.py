@@ -21,7 +21,7 @@ from envcraft_runtime import Tables, ToolFailure, read, write
 from envcraft_runtime.arguments import check_choice
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
-from envcraft_runtime.rules import at_capacity, holds, not_among, refuse
+from envcraft_runtime.rules import aggregate_fails, at_capacity, comparison_fails, holds, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -210,13 +210,34 @@ def seller_application_start_kyc(tables: Tables, seller_application_id: str) -> 
 def seller_application_to_catalog_review(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Move an application whose KYC checks all passed to catalog review."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
+    _new = {**_row, "status": "catalog_review"}
     if _block := not_among(_row, field="status", allowed=("kyc_review",), what="seller application"):
         refuse(
             "seller_application_to_catalog_review.status_in",
             rule="the application must be in KYC review first",
             fact=_block,
         )
-    _row["status"] = "catalog_review"
+    if _block := aggregate_fails(
+        tables["kyc_checks"],
+        match={"seller_application_id": _new.get("id")},
+        where=(("status", "==", "passed"),),
+        function="count",
+        of=None,
+        latest=None,
+        op=">=",
+        right=4,
+        says="{n} passed KYC checks",
+        subject="seller application " + str(_new.get("id")),
+        counted="kyc checks",
+        own_id=_new.get("id"),
+        right_name="",
+    ):
+        refuse(
+            "judgement_1",
+            rule="An application moves to catalog review only when all four KYC checks passed.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(SellerApplication, _row)
 
 
@@ -224,11 +245,32 @@ def seller_application_to_catalog_review(tables: Tables, seller_application_id: 
 def seller_application_send_contract(tables: Tables, seller_application_id: str) -> SellerApplication:
     """Send the seller agreement after catalog review."""
     _row = SELLER_APPLICATIONS.find(tables, seller_application_id)
+    _new = {**_row, "status": "contract_sent"}
     if _block := not_among(_row, field="status", allowed=("catalog_review",), what="seller application"):
         refuse(
             "seller_application_send_contract.status_in", rule="contracts go out only after catalog review", fact=_block
         )
-    _row["status"] = "contract_sent"
+    if _block := aggregate_fails(
+        tables["listing_samples"],
+        match={"seller_application_id": _new.get("id")},
+        where=(("status", "==", "approved"),),
+        function="count",
+        of=None,
+        latest=None,
+        op=">=",
+        right=3,
+        says="{n} approved sample listings",
+        subject="seller application " + str(_new.get("id")),
+        counted="listing samples",
+        own_id=_new.get("id"),
+        right_name="",
+    ):
+        refuse(
+            "three_samples_before_contract",
+            rule="An application moves to contract only when at least three sample listings are approved.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(SellerApplication, _row)
 
 
@@ -341,9 +383,12 @@ def listing_sample_search(
 def listing_sample_approve(tables: Tables, listing_sample_id: str) -> ListingSample:
     """Approve a sample listing that meets catalog standards."""
     _row = LISTING_SAMPLES.find(tables, listing_sample_id)
+    _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("pending", "needs_changes"), what="listing sample"):
         refuse("listing_sample_approve.status_in", rule="the sample is already approved", fact=_block)
-    _row["status"] = "approved"
+    if _block := comparison_fails(_new.get("image_count"), op=">=", right=3, name="image count", other=""):
+        refuse("sample_images", rule="A sample listing is approved only with 3 or more images.", fact=_block)
+    _row.update(_new)
     return as_record(ListingSample, _row)
 
 

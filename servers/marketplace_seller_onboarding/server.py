@@ -28,8 +28,9 @@ INSTRUCTIONS = (
     "Today is Tuesday 2026-12-01; dates are YYYY-MM-DD and times YYYY-MM-DDTHH:MM. Records have ids like "
     "orv-0001: search first, then act on the id. A failed write changes nothing, and a refusal names the "
     "rule that blocks it. There are no files here: read_policies lists every rule the tools enforce. "
-    "Policies: [judgement_1] An application moves to catalog review only when all four KYC checks passed, "
-    "and to contract only when at least three sample listings are approved (each needs 3+ images). "
+    "Policies: [judgement_1] An application moves to catalog review only when all four KYC checks passed. "
+    "[three_samples_before_contract] An application moves to contract only when at least three sample "
+    "listings are approved. [sample_images] A sample listing is approved only with 3 or more images. "
     "[judgement_2] Grocery sellers need a compliance-team reviewer. Call finish when done."
 )
 
