@@ -30,6 +30,7 @@ from envcraft_runtime.rules import (
     missing_related,
     not_among,
     not_now,
+    outside_window,
     overlapping,
     refuse,
 )
@@ -297,6 +298,36 @@ def harvest_job_schedule(
             rule="that operator is already on another job then: pick another operator with the skill",
             fact=_block,
         )
+    _other = row_of(tables, "harvest_machines", _new.get("harvest_machine_id"))
+    if (
+        (_block := not_among(_other, field="header", allowed=("12-row corn head",), what="harvest machine"))
+        and (holds(field_of(tables, "farm_fields", _new.get("farm_field_id"), "crop"), op="==", right="corn"))
+        and (
+            holds(
+                field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"),
+                op="==",
+                right="combine",
+            )
+        )
+    ):
+        refuse("header_by_crop", rule="A combine on a corn field carries the 12-row corn head.", fact=_block)
+    _other = row_of(tables, "harvest_machines", _new.get("harvest_machine_id"))
+    if (
+        (_block := not_among(_other, field="header", allowed=("40 ft draper",), what="harvest machine"))
+        and (field_of(tables, "farm_fields", _new.get("farm_field_id"), "crop") in ("soybeans", "wheat", "canola"))
+        and (
+            holds(
+                field_of(tables, "harvest_machines", _new.get("harvest_machine_id"), "machine_type"),
+                op="==",
+                right="combine",
+            )
+        )
+    ):
+        refuse(
+            "draper_for_small_grains",
+            rule="A combine on a soybean, wheat or canola field carries the 40 ft draper.",
+            fact=_block,
+        )
     if _block := comparison_fails(
         field_of(tables, "harvest_operators", _new.get("harvest_operator_id"), "skill"),
         op="==",
@@ -316,6 +347,10 @@ def harvest_job_schedule(
         right="semi_truck",
     ):
         refuse("crew_rules_1b", rule="Semi drivers must hold a CDL.", fact=_block)
+    if _block := outside_window(_new.get("start"), days=(), start="08:00", end="22:00"):
+        refuse("jobs_start_hours", rule="A job starts between 08:00 and 22:00.", fact=_block)
+    if _block := outside_window(_new.get("end"), days=(), start="08:00", end="22:00"):
+        refuse("jobs_end_hours", rule="A job ends between 08:00 and 22:00.", fact=_block)
     if _block := comparison_fails(
         _new.get("start"),
         op=">=",
