@@ -98,7 +98,6 @@ LEFT_TO_JUDGEMENT = {  # "env:rule" -> why it stays judgement (reviewed)
     "wedding_venue_planning:judgement_2": WORKFLOW + "which search shows open tasks",
     "card_dispute_desk:evidence_by_reason": NO_FIELD + "no document or evidence is recorded on a dispute (messages are free text)",
     "citizen_service_center:accessible_counter": NO_FIELD + "a resident's need for an accessible desk is not recorded",
-    "harvest_equipment_scheduling:header_by_crop": NOT_YET + "the field's crop and the machine's header are recorded; the check is a ref_in on the header when the crop is corn and the machine a combine (two conditions)",
     "nurse_agency_staffing:certification_by_unit": NOT_YET + "nurse_credential rows record kind, expires and verified; no check reads a nurse's credential rows",
     "nurse_agency_staffing:no_more_than_positions": RESTATES + "placement_propose's capacity precondition on positions",
     "scooter_share_ops:retire_instead_of_repair": NO_FIELD + "a scooter's kind of damage (deck, stem) is not recorded",
