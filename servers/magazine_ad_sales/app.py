@@ -32,7 +32,7 @@ from envcraft_runtime.records import (
     target_row,
     text_contains,
 )
-from envcraft_runtime.rules import at_capacity, not_among, refuse, short_of
+from envcraft_runtime.rules import at_capacity, comparison_fails, not_among, refuse, short_of
 
 TODAY = "2026-12-01"
 
@@ -362,9 +362,18 @@ def ad_creative_search(
 def ad_creative_pass_preflight(tables: Tables, ad_creative_id: str) -> AdCreative:
     """Pass a creative that meets the print specs."""
     _row = AD_CREATIVES.find(tables, ad_creative_id)
+    _new = {**_row, "status": "approved"}
     if _block := not_among(_row, field="status", allowed=("received",), what="ad creative"):
         refuse("ad_creative_pass_preflight.status_in", rule="the creative was already preflighted", fact=_block)
-    _row["status"] = "approved"
+    if _block := comparison_fails(_new.get("resolution_dpi"), op=">=", right=300, name="resolution dpi", other=""):
+        refuse("min_resolution", rule="Artwork is at least 300 dpi at 100% size.", fact=_block)
+    if _block := not_among(_row, field="color_profile", allowed=("cmyk_fogra39", "cmyk_swop"), what="ad creative"):
+        refuse(
+            "cmyk_only",
+            rule="CMYK only: a creative passes preflight only in cmyk_fogra39 or cmyk_swop. RGB files fail preflight.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(AdCreative, _row)
 
 

@@ -33,10 +33,11 @@ INSTRUCTIONS = (
     "file tools. Policies: [min_resolution] Artwork is at least 300 dpi at 100% size. [judgement_1] Price "
     "bookings from the rate card (agency discount, volume discount), then check issue ad pages and "
     "advertiser credit. [judgement_2] Preflight with the spec: colour profile and dpi decide pass or "
-    "fail. [ad_specs_1] PDF/X-1a, CMYK only: cmyk_fogra39 (preferred) or cmyk_swop. RGB files fail "
-    "preflight. [ad_specs_2] Creatives are due 5 days before the issue's ad_close_date; orders without an "
-    "approved creative at ad close are cancelled and the rate is released back to credit manually by "
-    "finance. Call finish when done."
+    "fail. [ad_specs_1] Files are PDF/X-1a; cmyk_fogra39 is the preferred profile. [cmyk_only] CMYK only: "
+    "a creative passes preflight only in cmyk_fogra39 or cmyk_swop. RGB files fail preflight. "
+    "[ad_specs_2] Creatives are due 5 days before the issue's ad_close_date; orders without an approved "
+    "creative at ad close are cancelled and the rate is released back to credit manually by finance. Call "
+    "finish when done."
 )
 
 
