@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_date, check_not_blank
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, target_row, text_contains
-from envcraft_runtime.rules import at_capacity, in_past, not_among, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
+from envcraft_runtime.rules import at_capacity, holds, in_past, not_among, refuse
 
 TODAY = "2026-12-01"
 
@@ -305,6 +305,24 @@ def desk_assignment_propose(
         )
     if _block := in_past(_new.get("start_date"), field="start_date", today=TODAY):
         refuse("desk_assignment_propose.not_in_past", rule="assignments start today or later", fact=_block)
+    _other = row_of(tables, "workspace_zones", _new.get("workspace_zone_id"))
+    if (_block := not_among(_other, field="accessible", allowed=(True,), what="workspace zone")) and holds(
+        field_of(tables, "hybrid_employees", _new.get("hybrid_employee_id"), "needs_accessible"), op="==", right=True
+    ):
+        refuse(
+            "accessible_need",
+            rule="An employee who needs an accessible desk is proposed only an accessible zone.",
+            fact=_block,
+        )
+    _other = row_of(tables, "workspace_zones", _new.get("workspace_zone_id"))
+    if (_block := not_among(_other, field="dual_monitors", allowed=(True,), what="workspace zone")) and holds(
+        field_of(tables, "hybrid_employees", _new.get("hybrid_employee_id"), "needs_dual_monitors"), op="==", right=True
+    ):
+        refuse(
+            "dual_monitor_need",
+            rule="An employee who needs dual monitors is proposed only a zone with dual monitors.",
+            fact=_block,
+        )
     _target_desk_request_id = target_row(tables, "desk_requests", _new.get("desk_request_id"), "desk request")
     tables["desk_assignments"].append(_new)
     if _target_desk_request_id is not None:
