@@ -21,8 +21,8 @@ from typing import Literal, get_args
 from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_order, check_time
 from envcraft_runtime.derived import app_operations
-from envcraft_runtime.records import Rows, as_record, page_class, page_of, text_contains
-from envcraft_runtime.rules import Span, in_past, missing_related, not_among, overlapping, refuse
+from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, text_contains
+from envcraft_runtime.rules import Span, holds, in_past, missing_related, not_among, outside_window, overlapping, refuse
 
 TODAY = "2026-12-01"
 
@@ -270,6 +270,17 @@ def oncall_page_send(
         "sent_at": sent_at,
         "status": "pending",
     }
+    if (_block := not_among(_new, field="channel", allowed=("push",), what="oncall page")) and holds(
+        field_of(tables, "monitoring_alerts", _new.get("monitoring_alert_id"), "severity"), op="==", right="sev3"
+    ):
+        refuse("sev3_push_only", rule="sev3 pages by push only.", fact=_block)
+    if (_block := outside_window(_new.get("sent_at"), days=(), start="09:00", end="18:00")) and holds(
+        field_of(tables, "monitoring_alerts", _new.get("monitoring_alert_id"), "severity"), op="==", right="sev3"
+    ):
+        refuse("sev3_daytime_only", rule="sev3 pages only during 09:00-18:00.", fact=_block)
+    _other = row_of(tables, "monitoring_alerts", _new.get("monitoring_alert_id"))
+    if _block := not_among(_other, field="severity", allowed=("sev1", "sev2", "sev3"), what="monitoring alert"):
+        refuse("sev4_never_pages", rule="sev4 never pages.", fact=_block)
     tables["oncall_pages"].append(_new)
     return as_record(OncallPage, _new)
 

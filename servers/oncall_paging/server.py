@@ -32,11 +32,12 @@ INSTRUCTIONS = (
     "[judgement_1] Follow the escalation policy: page the owning team's level-1 engineer, expire pages "
     "that time out, then page the next level. [judgement_2] Suppress an alert only when a maintenance "
     "window of its service (not cancelled) covers the time it fired. [escalation_policy_1] Sev1 and sev2 "
-    "page the service owner team's level-1 engineer immediately by their notification preference; sev3 "
-    "pages by push only during 09:00-18:00; sev4 never pages. [runbook_checkout_api_1] Resolve the alert "
-    "only once the metric has been back under threshold for 10 minutes. [escalation_policy_2] A page not "
-    "acknowledged within 5 minutes (sev1) or 15 minutes (sev2/sev3) expires; page the same team's next "
-    "level by voice. Call finish when done."
+    "page the service owner team's level-1 engineer immediately by their notification preference. "
+    "[sev3_push_only] Sev3 pages by push only. [sev3_daytime_only] Sev3 pages only during 09:00-18:00. "
+    "[sev4_never_pages] Sev4 never pages. [runbook_checkout_api_1] Resolve the alert only once the metric "
+    "has been back under threshold for 10 minutes. [escalation_policy_2] A page not acknowledged within 5 "
+    "minutes (sev1) or 15 minutes (sev2/sev3) expires; page the same team's next level by voice. Call "
+    "finish when done."
 )
 
 
