@@ -22,7 +22,7 @@ from envcraft_runtime import Tables, next_id, read, write
 from envcraft_runtime.arguments import check_choice, check_not_blank, check_range
 from envcraft_runtime.derived import app_operations
 from envcraft_runtime.records import Rows, as_record, field_of, page_class, page_of, row_of, target_row, text_contains
-from envcraft_runtime.rules import comparison_fails, not_among, refuse, short_of, taken_by_other
+from envcraft_runtime.rules import not_among, refuse, short_of, taken_by_other
 
 TODAY = "2026-12-01"
 
@@ -294,18 +294,6 @@ def grade_entry_record(
         refuse(
             "grading_policy_3",
             rule="Every submission runs the similarity check first: only a checked submission is graded.",
-            fact=_block,
-        )
-    if _block := comparison_fails(
-        field_of(tables, "student_submissions", _new.get("student_submission_id"), "similarity_pct"),
-        op="<",
-        right=30,
-        name="student submission similarity pct",
-        other="",
-    ):
-        refuse(
-            "similarity_not_graded",
-            rule="A submission with similarity_pct >= 30 is flagged to academic integrity and not graded.",
             fact=_block,
         )
     _target_student_submission_id = target_row(

@@ -35,9 +35,9 @@ INSTRUCTIONS = (
     "the assignment's late_penalty_pct per day late (of max_points), for at most 3 days; after that it "
     "scores 0. [grading_policy_2] Grades are released to students on Mondays; SIS sync runs after "
     "release, never before. [grading_policy_3] Every submission runs the similarity check first: only a "
-    "checked submission is graded. [similarity_not_graded] A submission with similarity_pct >= 30 is "
-    "flagged to academic integrity and not graded. [grading_policy_4] Regrade requests within 7 days of "
-    "release go to the instructor. Call finish when done."
+    "checked submission is graded. [similarity_not_graded] Similarity_pct >= 30 -> flag to academic "
+    "integrity and do NOT grade until the integrity office replies. [grading_policy_4] Regrade requests "
+    "within 7 days of release go to the instructor. Call finish when done."
 )
 
 
