@@ -282,10 +282,26 @@ def ingest_batch_retry(tables: Tables, ingest_batch_id: str, attempts: int) -> I
     _row = INGEST_BATCHES.find(tables, ingest_batch_id)
     _changes = {_k: _v for _k, _v in (("attempts", attempts),) if _v is not None}
     check_range(attempts, field="attempts", low=0, high=3)
+    _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="ingest batch"):
         refuse("ingest_batch_retry.status_in", rule="only failed batches can be retried", fact=_block)
-    _row.update(_changes)
-    _row["status"] = "retrying"
+    if _block := comparison_fails(
+        _new.get("error"), op="!=", right="mapper_parsing_exception on field status", name="error", other=""
+    ):
+        refuse(
+            "no_retry_mapper_parsing",
+            rule="A batch that failed with `mapper_parsing_exception` is not retried.",
+            fact=_block,
+        )
+    if _block := comparison_fails(
+        _new.get("error"), op="!=", right="field limit of 1000 exceeded", name="error", other=""
+    ):
+        refuse(
+            "no_retry_field_limit",
+            rule="A batch that failed with `field limit of 1000 exceeded` is not retried.",
+            fact=_block,
+        )
+    _row.update(_new)
     return as_record(IngestBatch, _row)
 
 

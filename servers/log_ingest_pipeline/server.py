@@ -36,10 +36,11 @@ INSTRUCTIONS = (
     "Retry a failed batch at most 3 attempts in total; on the third failure dead-letter it. "
     "[pipeline_runbook_2] Errors `bulk request rejected 429` are transient: always retry. "
     "[pipeline_runbook_3] Errors `mapper_parsing_exception` and `field limit of 1000 exceeded` are "
-    "permanent until the owner team fixes the mapping: dead-letter immediately, do not retry. "
-    "[pipeline_runbook_4] A source with more than 5 failed batches in 24 hours is throttled; security "
-    "sources (k8s-audit, aws-cloudtrail, vpn-concentrator) are never throttled or dropped. Call finish "
-    "when done."
+    "permanent until the owner team fixes the mapping: dead-letter immediately. [no_retry_mapper_parsing] "
+    "A batch that failed with `mapper_parsing_exception` is not retried. [no_retry_field_limit] A batch "
+    "that failed with `field limit of 1000 exceeded` is not retried. [pipeline_runbook_4] A source with "
+    "more than 5 failed batches in 24 hours is throttled; security sources (k8s-audit, aws-cloudtrail, "
+    "vpn-concentrator) are never throttled or dropped. Call finish when done."
 )
 
 

@@ -198,6 +198,16 @@ def telemetry_batch_retry(tables: Tables, telemetry_batch_id: str, retry_count: 
     _new = {**_row, **_changes, "status": "retrying"}
     if _block := not_among(_row, field="status", allowed=("failed",), what="telemetry batch"):
         refuse("telemetry_batch_retry.status_in", rule="only failed batches can be retried", fact=_block)
+    if _block := comparison_fails(_new.get("error"), op="!=", right="checksum mismatch", name="error", other=""):
+        refuse("no_retry_checksum", rule="A batch that failed with a checksum mismatch is not retried.", fact=_block)
+    if _block := comparison_fails(
+        _new.get("error"), op="!=", right="schema version 3 not supported", name="error", other=""
+    ):
+        refuse(
+            "no_retry_schema_version",
+            rule="A batch that failed with an unsupported schema version is not retried.",
+            fact=_block,
+        )
     if _block := comparison_fails(_new.get("retry_count"), op="<=", right=3, name="retry count", other=""):
         refuse(
             "ingest_runbook_2",

@@ -31,8 +31,10 @@ INSTRUCTIONS = (
     "reading SKILL.md (the workspace, its data and its rules). Use the domain tools (or the `mesops` CLI "
     "in the shell) and the file tools. Policies: [ingest_runbook_1] Checksum mismatch and unsupported "
     "schema versions never succeed on retry: dead-letter at once and tell the controls engineer (Ana "
-    "Brandt, ext. 2214). [ingest_runbook_2] Transient errors (OPC UA session timeout, historian write "
-    "rejected): retry up to 3 times. Call finish when done."
+    "Brandt, ext. 2214). [no_retry_checksum] A batch that failed with a checksum mismatch is not retried. "
+    "[no_retry_schema_version] A batch that failed with an unsupported schema version is not retried. "
+    "[ingest_runbook_2] Transient errors (OPC UA session timeout, historian write rejected): retry up to "
+    "3 times. Call finish when done."
 )
 
 
