@@ -86,6 +86,12 @@ _CALLED_WRONG = re.compile(r"\b(?:is|was|are|were|'s)\s+(?:wrong|incorrect|false
 _DROPPED_SUBJECT = re.compile(r"\W*([A-Za-z][\w-]*)\s+(?:what|everything|all\s+of|most\s+of|the\s+rest|up|off|my|our)\b",
                               re.I)  # "Finished what I could.": the writer's verb, its "I" dropped
 _TALLY = re.compile(r"\W*(?:all\s+([A-Za-z][\w-]*)(?![\w-])|([A-Za-z][\w-]*)\s*:)", re.I)  # "All done", "Done:"
+# "Skipped marking X as a processing error", "tried to set X to approved": what an action would make the record,
+# said with the verb in its base or -ing form (not done); a done change ("was marked as") states what it is
+_CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e|ing)|chang(?:e|ing)|switch(?:ing)?"
+                          r"|put(?:ting)?|turn(?:ing)?|transition(?:ing)?|updat(?:e|ing)|classify(?:ing)?|record(?:ing)?"
+                          r"|revert(?:ing)?|convert(?:ing)?|escalat(?:e|ing)|re-?open(?:ing)?|send(?:ing)?)\b", re.I)
+_TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -322,14 +328,20 @@ def read(answer: str, reading: Reading) -> Claims:
                 for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
                     own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]
                     blank += own
+                if change := _CHANGE_VERB.search(plain, c_start, c_end):  # "Skipped marking X as processing error"
+                    blank += [(s, e) for s, e in values if change.end() <= s < c_end
+                              and _TARGET_BEFORE.search(answer, max(change.end(), s - 12), s)]
                 if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
                 if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
                     word = tally.span(1) if tally.group(1) else tally.span(2)
                     blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
+    # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's
+    inside = [(s, e) for _, s, e in number_spans(answer)
+              if any(ns <= s and e <= ne and (s, e) != (ns, ne) for ns, ne, _ in names)]
     chars = list(answer)
-    for start, end in blank + idents:  # an identifier (a rule's or a tool's) is a word of the system, no value
+    for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated)
 

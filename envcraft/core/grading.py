@@ -102,15 +102,18 @@ def _contains_any(text: str, needles: list[str]) -> bool:
     return any(n.lower() in lowered for n in needles)
 
 
+def _written(value: Any) -> str | None:
+    """A cell as an answer would state it (None for an empty or structured one)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if value in (None, "", []) or isinstance(value, (list, dict, bool)):
+        return None
+    return value.replace("T", " ") if isinstance(value, str) and len(value) == 16 else str(value)
+
+
 def _column_values(snapshot: Snapshot, table: str, column: str) -> list[str]:
-    out: dict[str, None] = {}
-    for row in snapshot.tables.get(table, []):
-        value = row.get(column)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if value not in (None, "", []) and not isinstance(value, (list, dict, bool)):
-            out.setdefault(str(value).replace("T", " ") if isinstance(value, str) and len(value) == 16 else str(value))
-    return list(out)
+    out = dict.fromkeys(_written(row.get(column)) for row in snapshot.tables.get(table, []))
+    return [value for value in out if value is not None]
 
 
 def _about(check: Check, initial: Snapshot, final: Snapshot) -> tuple[str, str] | None:
@@ -190,12 +193,27 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
         about = {asked_record(check)}
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
+    about |= _holders(check, initial, about)
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
     kind = (check.table or "").rsplit("_", 1)[-1].casefold()  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
                    nouns=frozenset({kind, kind.removesuffix("s")} - {""}),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial))
+
+
+def _holders(check: Check, initial: Snapshot, about: set[str]) -> set[str]:
+    """The records holding the asked value at the end of a path: a row of the check's table that the asked record
+    refers to and that holds an expected value (a notice's outage event, for its estimated restoration). Naming
+    it names the asked record ("onot-0001 is for oev-0001. oev-0001 is back at 14:00")."""
+    if not check.table or not about:
+        return set()
+    wanted = {a.casefold() for a in about}
+    refs = {v.casefold() for rows in initial.tables.values() for row in rows if isinstance(row, dict)
+            and str(row.get("id", "")).casefold() in wanted for v in row.values() if isinstance(v, str)}
+    return {row["id"] for row in initial.tables.get(check.table, []) if isinstance(row, dict)
+            and str(row.get("id", "")).casefold() in refs - wanted and (held := _written(row.get(check.column)))
+            and any(same_value(held, e) for e in check.contains)}
 
 
 def _world_words(state: Snapshot) -> frozenset[str]:

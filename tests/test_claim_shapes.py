@@ -1,0 +1,78 @@
+"""Sentence shapes that cost a careful agent its answer check (issue 18, second round; core/claims.py).
+
+Each test rebuilds, in a small world, a sentence a careful agent wrote through MCP and lost reward for, beside
+the gaming answer the same rule must still refuse. Each was seen failing on main's grader before its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+from envcraft.core.grading import Snapshot, grade
+from envcraft.core.tasks import Check, Task
+
+
+def paid(world: dict, check: Check, answer: str, turn: str) -> float:
+    task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
+    return grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
+
+
+# pharmacy_dispensing: the drug's name carries a strength ("10mg") that is a number of its own
+DRUGS = {"drugs": [{"id": f"drg-000{n}", "name": name, "ndc": f"NDC-0000{n}", "on_hand": on_hand}
+                   for n, (name, on_hand) in enumerate([("Lisinopril 10mg tabs", 450), ("Amoxicillin 500mg caps", 120),
+                                                        ("Metformin 850mg tabs", 75)], 1)]}
+ON_HAND = Check(kind="answer", table="drugs", column="on_hand", contains=["450"], about=["drg-0001"])
+ASK_DRUG = "Could you check the on hand for the drug Lisinopril 10mg tabs whose NDC is NDC-00001?"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("On hand for Lisinopril 10mg tabs: 450 units.", True),
+    ('"Lisinopril 10mg tabs" (NDC-00001) has 450 units on hand.', True),
+    ("On hand for Lisinopril 10mg tabs: 450 units, or 451 units.", False),  # a hedge is still one
+    ("On hand for Lisinopril 10mg tabs: 450 units, 120 units.", False),  # two guesses are still a dump
+])
+def test_a_number_inside_a_records_name_is_the_names(answer, pays):
+    assert (paid(DRUGS, ON_HAND, answer, ASK_DRUG) == 1.0) is pays
+
+
+# outage_notification_center: the notice's outage event holds the asked value (a path: notice -> event)
+OUTAGES = {
+    "outage_events": [{"id": "oev-0001", "feeder": "FDR-101", "estimated_restoration": "2026-12-01T14:00"},
+                      {"id": "oev-0002", "feeder": "FDR-215", "estimated_restoration": "2026-12-02T09:00"},
+                      {"id": "oev-0003", "feeder": "FDR-341", "estimated_restoration": "2026-12-03T18:00"}],
+    "outage_notices": [{"id": f"onot-000{n}", "outage_event_id": event, "notice_type": kind}
+                       for n, (event, kind) in enumerate([("oev-0001", "restored"), ("oev-0002", "etr_update"),
+                                                          ("oev-0001", "initial")], 1)]}
+ETR = Check(kind="answer", table="outage_events", column="estimated_restoration", contains=["2026-12-01T14:00"],
+            about=["onot-0001"], note="answer: outage_event_id of onot-0001")
+ASK_ETR = "What estimated restoration do we have for the outage event of the restored notice onot-0001?"
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Notice onot-0001 belongs to outage event oev-0001. oev-0001 is expected back 2026-12-01 14:00.", True),
+    ("The estimated restoration of oev-0001 (the event of onot-0001) is Dec 1, 2026 at 2 pm.", True),
+    ("oev-0002 is expected back 2026-12-01 14:00.", False),  # the right value said of another event
+    ("Notice onot-0001 is for oev-0001. oev-0001 is expected back 2026-12-01 14:00 or 2026-12-02 09:00.", False),
+])
+def test_the_record_holding_the_asked_value_is_the_asked_record(answer, pays):
+    assert (paid(OUTAGES, ETR, answer, ASK_ETR) == 1.0) is pays
+
+
+# employer_wage_filings: the refused operation's target state is itself a status of the asked column
+FILINGS = {"wage_filings": [{"id": f"wgf-000{n}", "ref": f"WF-2026-00000{n}", "status": status} for n, status in
+                            enumerate(["rejected", "processing_error", "accepted", "received", "validating"], 1)]}
+REFUSED = Check(kind="answer", table="wage_filings", column="status", contains=["rejected"], about=["wgf-0001"],
+                note="names why wgf-0001 cannot change: status rejected",
+                reasons=["wage_filing_mark_processing_error.status_in", "Only validating filings can error out."])
+ASK_MARK = "The wage filing WF-2026-000001 broke while going through: mark it as a processing error."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Skipped marking WF-2026-000001 as a processing error: it is rejected.", True),
+    ("Refused to flag WF-2026-000001 as a processing error: it is rejected.", True),
+    ("Tried to set WF-2026-000001 to processing_error - it is rejected, so that is not allowed.", True),
+    ("WF-2026-000001 is rejected, or a processing error.", False),  # a hedge between the two states
+    ("WF-2026-000001 is a processing error.", False),  # the target said as its state
+    ("WF-2026-000001 was marked as accepted: it is rejected.", False),  # a done change states what it is
+])
+def test_the_target_of_a_refused_action_is_no_state(answer, pays):
+    assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays
