@@ -76,3 +76,35 @@ ASK_MARK = "The wage filing WF-2026-000001 broke while going through: mark it as
 ])
 def test_the_target_of_a_refused_action_is_no_state(answer, pays):
     assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays
+
+
+# surgical_theatre_booking: a time range beside the case's room id. The room is what the case holds, said of the
+# case: it does not take the clause (or the clauses after it) away from the asked case
+THEATRE = {
+    "operating_rooms": [{"id": f"orm-000{n}", "name": name} for n, name in enumerate(["OR 1", "OR 2", "Day Surgery A"], 1)],
+    "surgical_cases": [{"id": f"scs-000{n}", "patient_name": patient, "operating_room_id": room, "start": start,
+                        "end": end, "referred_by": referrer}
+                       for n, (patient, room, start, end, referrer) in enumerate([
+                           ("Ximena Park", "orm-0003", "2026-12-14T12:00", "2026-12-14T12:30", "scs-0002"),
+                           ("Ana Adeyemi", "orm-0001", "2026-12-02T11:00", "2026-12-14T12:30", None),
+                           ("Ben Mensah", "orm-0002", "2026-11-20T11:00", "2026-11-20T13:00", None),
+                           ("Ina Berg", "orm-0001", "2026-11-21T09:00", "2026-11-21T10:00", None),
+                           ("Lou Chen", "orm-0002", "2026-11-22T09:00", "2026-11-22T10:30", None),
+                           ("Omar Haddad", "orm-0003", "2026-11-23T08:00", "2026-11-23T09:00", None),
+                           ("Rosa Vidal", "orm-0001", "2026-11-24T14:00", "2026-11-24T15:00", None),
+                           ("Tom Weber", "orm-0002", "2026-11-25T13:00", "2026-11-25T16:00", None)], 1)]}
+# rooms are shared by cases (as in the store): a room's id is no name of a case
+END = Check(kind="answer", table="surgical_cases", column="end", contains=["2026-12-14T12:30"], about=["scs-0001"],
+            note="answer: end of scs-0001")
+ASK_END = 'Can you look up the surgical case "Ximena Park" and tell me its end?'
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("The case is booked 2026-12-14 12:00 - 2026-12-14 12:30 in orm-0003.", True),
+    ("Booked in orm-0003, 2026-12-14 12:00 to 2026-12-14 12:30.", True),
+    ("scs-0001 (Ximena Park): orm-0003, 2026-12-14 12:00 to 2026-12-14 12:30.", True),
+    ("scs-0003: orm-0003, 2026-12-14 12:00 to 2026-12-14 12:30.", False),  # another case, the same room named
+    ("Booked in orm-0003. scs-0002 ends 2026-12-14 12:30.", False),  # a case the asked one refers to is no room
+])
+def test_a_record_the_asked_record_holds_is_said_of_it(answer, pays):
+    assert (paid(THEATRE, END, answer, ASK_END) == 1.0) is pays

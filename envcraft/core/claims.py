@@ -23,7 +23,11 @@ core/guesses.py): the expected value must be there, and no other value of the as
    (asg-0022)"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
    "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
    the sentence before ended with. With no asked record known (a count, a
-   list), owners are not read: every clause is about what was asked.
+   list), owners are not read: every clause is about what was asked. A record the asked record refers to in
+   another table (a case's room, a notice's outage event: where a path to the asked value ends) is said of the
+   asked record and owns no clause ("Booked in orm-0003, 12:00 to 12:30"; "onot-0001 is for oev-0001. oev-0001
+   is back at 14:00"); a record of the asked record's own table it refers to is another record. A number inside
+   a record's name is the name's, no figure the answer states ("Lisinopril 10mg tabs: 450 units").
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
@@ -42,7 +46,10 @@ core/guesses.py): the expected value must be there, and no other value of the as
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
    dropped, followed by what was done ("Finished what I could.", "Completed everything else."), and a value heading
-   the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence.
+   the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence. A value after
+   "as", "to" or "into" that follows a verb of change in its base or -ing form (mark, flag, set, move, change,
+   ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
+   rejected", "tried to set X to approved". A change reported done ("X was marked as accepted") states it.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
 are looked up by hashing the answer's word n-grams (at most MAX_NAME_WORDS long): linear in the answer.
@@ -151,6 +158,7 @@ class Reading:
     nouns: frozenset[str] = frozenset()  # what the asked record is ("budget"): "the Finance budget" names a record
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
+    referred: frozenset[str] = frozenset()  # ids of what the asked record holds in other tables (its room)
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
     # dept_review): written in an answer they are data, not other rules
 
@@ -283,6 +291,7 @@ def read(answer: str, reading: Reading) -> Claims:
     others = {m.group(0).casefold() for m in _IDENTIFIER.finditer(_masked(answer, values + named))}
     others -= {r.casefold() for r in reading.reasons} | reading.world_words
     rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
+    owners = [n for n in names if not {i.casefold() for i in n[2]} <= reading.referred]  # a case's room owns nothing
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     before: tuple[int, int] | None = None
@@ -297,14 +306,14 @@ def read(answer: str, reading: Reading) -> Claims:
         clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
         first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
         refers = _PRONOUN_OPENING.match(sentence) or (_PRONOUN.search(first) and not any(
-            s_start <= s and e <= s_end for s, e, _ in names))  # "To undo it I took it through ...": the last record
+            s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
         owner = owner_before if refers else None
         for index, (c_start, c_end) in enumerate(clauses):
             clause = plain[c_start:c_end]
-            named_here = [ids for s, e, ids in names if c_start <= s and e <= c_end]
+            named_here = [ids for s, e, ids in owners if c_start <= s and e <= c_end]
             if not named_here and index + 1 < len(clauses) and re.match(r"\s*[(\[]\s*$", answer[c_end:clauses[index + 1][0]]):
                 n_start, n_end = clauses[index + 1]  # "Essay Draft (asg-0022)": the label of the record in brackets
-                named_here = [ids for s, e, ids in names if n_start <= s and e <= n_end]
+                named_here = [ids for s, e, ids in owners if n_start <= s and e <= n_end]
             inside_parens = answer[max(c_start - 1, 0):c_start] in "([" and c_start > s_start
             mine = owner
             if named_here and reading.about:

@@ -193,27 +193,25 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
         about = {asked_record(check)}
         if check.note.startswith("answer:"):
             about |= {i for ids in named_records(given, names) if len(ids) == 1 for i in ids}
-    about |= _holders(check, initial, about)
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
     kind = (check.table or "").rsplit("_", 1)[-1].casefold()  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
                    nouns=frozenset({kind, kind.removesuffix("s")} - {""}),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
-                   world_words=_world_words(initial))
+                   world_words=_world_words(initial), referred=_referred(initial, about))
 
 
-def _holders(check: Check, initial: Snapshot, about: set[str]) -> set[str]:
-    """The records holding the asked value at the end of a path: a row of the check's table that the asked record
-    refers to and that holds an expected value (a notice's outage event, for its estimated restoration). Naming
-    it names the asked record ("onot-0001 is for oev-0001. oev-0001 is back at 14:00")."""
-    if not check.table or not about:
-        return set()
+def _referred(initial: Snapshot, about: set[str]) -> frozenset[str]:
+    """The ids of the records the asked records refer to in other tables: a case's room, a notice's outage event
+    (where a path ends and the asked value is held). The asked records' own table is left out: a case's referring
+    case is another case."""
     wanted = {a.casefold() for a in about}
-    refs = {v.casefold() for rows in initial.tables.values() for row in rows if isinstance(row, dict)
+    own = {table for table, rows in initial.tables.items() for row in rows
+           if isinstance(row, dict) and str(row.get("id", "")).casefold() in wanted}
+    refs = {v.casefold() for table in own for row in initial.tables[table] if isinstance(row, dict)
             and str(row.get("id", "")).casefold() in wanted for v in row.values() if isinstance(v, str)}
-    return {row["id"] for row in initial.tables.get(check.table, []) if isinstance(row, dict)
-            and str(row.get("id", "")).casefold() in refs - wanted and (held := _written(row.get(check.column)))
-            and any(same_value(held, e) for e in check.contains)}
+    return frozenset(str(row["id"]).casefold() for table, rows in initial.tables.items() if table not in own
+                     for row in rows if isinstance(row, dict) and str(row.get("id", "")).casefold() in refs - wanted)
 
 
 def _world_words(state: Snapshot) -> frozenset[str]:
