@@ -108,3 +108,13 @@ ASK_END = 'Can you look up the surgical case "Ximena Park" and tell me its end?'
 ])
 def test_a_record_the_asked_record_holds_is_said_of_it(answer, pays):
     assert (paid(THEATRE, END, answer, ASK_END) == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # careful20: document_scanning_pipeline-0045
+    ("Skipped WF-2026-000001: it is rejected. If it must go out today, tell me which other validating filing to "
+     "use and I'll take that one.", True),
+    ("Skipped WF-2026-000001: it is rejected. Another accepted filing could go instead.", True),
+    ("Skipped WF-2026-000001: it is rejected. It is validating.", False),  # a second state, said of the same filing
+])
+def test_a_value_said_of_another_unnamed_record_is_context(answer, pays):
+    assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays

@@ -27,7 +27,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    another table (a case's room, a notice's outage event: where a path to the asked value ends) is said of the
    asked record and owns no clause ("Booked in orm-0003, 12:00 to 12:30"; "onot-0001 is for oev-0001. oev-0001
    is back at 14:00"); a record of the asked record's own table it refers to is another record. A number inside
-   a record's name is the name's, no figure the answer states ("Lisinopril 10mg tabs: 450 units").
+   a record's name is the name's, no figure the answer states ("Lisinopril 10mg tabs: 450 units"). A value right
+   after "other", "another" or "different" describes a record the clause does not name, not the asked one: it
+   is context ("tell me which other online station to use").
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
@@ -99,6 +101,7 @@ _CHANGE_VERB = re.compile(r"\b(?:mark(?:ing)?|flag(?:ging)?|set(?:ting)?|mov(?:e
                           r"|put(?:ting)?|turn(?:ing)?|transition(?:ing)?|updat(?:e|ing)|classify(?:ing)?|record(?:ing)?"
                           r"|revert(?:ing)?|convert(?:ing)?|escalat(?:e|ing)|re-?open(?:ing)?|send(?:ing)?)\b", re.I)
 _TARGET_BEFORE = re.compile(r"\b(?:as|to|into)\s+(?:an?\s+|the\s+)?$", re.I)
+_ANOTHER_BEFORE = re.compile(r"\b(?:an?other|other|different)\s+$", re.I)  # "another online station": not this one
 _OWN_VERB = re.compile(r"\b(?:I|we|you)(?:'ve|'d|'m|'re|'ll)?(?:\s+(?:have|had|am|are|was|were|just|already|also|then"
                        r"|now))*\s+([A-Za-z][\w-]*)", re.I)
 
@@ -337,6 +340,8 @@ def read(answer: str, reading: Reading) -> Claims:
                 for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
                     own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]
                     blank += own
+                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "which other online station"
+                          and _ANOTHER_BEFORE.search(answer, max(c_start, s - 12), s)]
                 if change := _CHANGE_VERB.search(plain, c_start, c_end):  # "Skipped marking X as processing error"
                     blank += [(s, e) for s, e in values if change.end() <= s < c_end
                               and _TARGET_BEFORE.search(answer, max(change.end(), s - 12), s)]
