@@ -351,9 +351,11 @@ def read(answer: str, reading: Reading) -> Claims:
                     word = tally.span(1) if tally.group(1) else tally.span(2)
                     blank += [(s, e) for s, e in values if s < word[1] and word[0] < e]
         owner_before = owner
-    # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's
-    inside = [(s, e) for _, s, e in number_spans(answer)
-              if any(ns <= s and e <= ne and (s, e) != (ns, ne) for ns, ne, _ in names)]
+    # "Lisinopril 10mg tabs": a number inside a record's name is the name's, no figure of the answer's; a name of
+    # figures alone ("+1 555 0106") and a value the check reads are written as themselves
+    worded = [(ns, ne) for ns, ne, _ in names if re.search(r"[^\W\d_]", answer[ns:ne])]
+    inside = [(s, e) for _, s, e in number_spans(answer) if not any(vs < e and s < ve for vs, ve in values)
+              and any(ns <= s and e <= ne and (s, e) != (ns, ne) for ns, ne in worded)]
     chars = list(answer)
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
