@@ -118,3 +118,17 @@ def test_a_record_the_asked_record_holds_is_said_of_it(answer, pays):
 ])
 def test_a_value_said_of_another_unnamed_record_is_context(answer, pays):
     assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays
+
+
+OVERLAP = Check(kind="answer", table="surgical_cases", column="start", contains=["2026-12-14T12:00"], about=["scs-0001"],
+                note="names why scs-0001 cannot change: start 2026-12-14T12:00",
+                reasons=["surgical_case_schedule.no_overlap1", "A room holds one case at a time."])
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Skipped scs-0001: it breaks surgical_case_schedule.no_overlap1.", True),
+    ("Not possible: it breaks surgical_case_schedule.no_overlap1 and surgical_case_schedule.no_overlap2.", False),
+])
+def test_a_rule_id_numbered_after_its_dot_is_one_identifier(answer, pays):
+    """"x.no_overlap1" is one rule's id, not the identifier "x" (another rule) and a word."""
+    assert (paid(THEATRE, OVERLAP, answer, "Book the Ximena Park case into Day Surgery A at noon.") == 1.0) is pays

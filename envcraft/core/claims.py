@@ -80,7 +80,7 @@ _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|
 _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
 _RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
-_IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]+)?(?![\w-])")  # ap_policy_1, op.status_in
+_IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?(?![\w-])")  # ap_policy_1, op.no_overlap1
 _ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
