@@ -130,5 +130,8 @@ OVERLAP = Check(kind="answer", table="surgical_cases", column="start", contains=
     ("Not possible: it breaks surgical_case_schedule.no_overlap1 and surgical_case_schedule.no_overlap2.", False),
 ])
 def test_a_rule_id_numbered_after_its_dot_is_one_identifier(answer, pays):
-    """"x.no_overlap1" is one rule's id, not the identifier "x" (another rule) and a word."""
-    assert (paid(THEATRE, OVERLAP, answer, "Book the Ximena Park case into Day Surgery A at noon.") == 1.0) is pays
+    """"x.no_overlap1" is one rule's id, not the identifier "x" and a word: read as "x", the refusing rule was never
+    its reason. A rule the record keeps still costs the reason, though "x" is a word of the world (its change log
+    names the operation)."""
+    world = {**THEATRE, "_history": [{"id": "h-1", "op": "surgical_case_schedule", "row": "scs-0002"}]}
+    assert (paid(world, OVERLAP, answer, "Book the Ximena Park case into Day Surgery A at noon.") == 1.0) is pays
