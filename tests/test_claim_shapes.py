@@ -135,3 +135,12 @@ def test_a_rule_id_numbered_after_its_dot_is_one_identifier(answer, pays):
     names the operation)."""
     world = {**THEATRE, "_history": [{"id": "h-1", "op": "surgical_case_schedule", "row": "scs-0002"}]}
     assert (paid(world, OVERLAP, answer, "Book the Ximena Park case into Day Surgery A at noon.") == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # careful20: citizen_service_center-0128
+    ("Done: WF-2026-000004 is in validation now. Status validating. Skipped WF-2026-000001: it is rejected.", True),
+    ("Done: WF-2026-000004 is in validation now.\nStatus: validating.\nSkipped WF-2026-000001: it is rejected.", True),
+    ("Skipped WF-2026-000001. Status validating. It is rejected.", False),  # the label continues the refused filing
+])
+def test_a_sentence_opening_with_the_asked_field_continues_the_record_before(answer, pays):
+    assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays

@@ -22,7 +22,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    rejected"; a clause naming none right before a bracket that names one is that record's label: "Essay Draft
    (asg-0022)"); a sentence that names none is about the asked record, or, when it opens with a pronoun ("It",
    "Its", "They") or has one in its first clause ("To undo it I posted it, then reversed it"), about the record
-   the sentence before ended with. With no asked record known (a count, a
+   the sentence before ended with; so is a sentence naming none that opens with the asked column's name, a
+   label of the record before ("rap-0051 is Hannah's. Status booked."). With no asked record known (a count, a
    list), owners are not read: every clause is about what was asked. A record the asked record refers to in
    another table (a case's room, a notice's outage event: where a path to the asked value ends) is said of the
    asked record and owns no clause ("Booked in orm-0003, 12:00 to 12:30"; "onot-0001 is for oev-0001. oev-0001
@@ -161,6 +162,7 @@ class Reading:
     nouns: frozenset[str] = frozenset()  # what the asked record is ("budget"): "the Finance budget" names a record
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
+    column: str = ""  # the asked column ("status"): a sentence opening with it labels the record before
     referred: frozenset[str] = frozenset()  # ids of what the asked record holds in other tables (its room)
     world_words: frozenset[str] = frozenset()  # the world's own identifiers (column names, values such as
     # dept_review): written in an answer they are data, not other rules
@@ -295,6 +297,8 @@ def read(answer: str, reading: Reading) -> Claims:
     others -= {r.casefold() for r in reading.reasons} | reading.world_words
     rule_ids = [] if others else rule_ids  # "rules ap_1, ap_2, ap_3": naming every rule names none
     owners = [n for n in names if not {i.casefold() for i in n[2]} <= reading.referred]  # a case's room owns nothing
+    label = _WORD.findall(reading.column)
+    labelled = re.compile(r"\W*" + r"[\W_]+".join(label) + r"(?![^\W_])", re.I) if label else None  # "Status booked."
     stated = False
     owner_before: str | None = None  # "about", "other" or None (no record named yet)
     before: tuple[int, int] | None = None
@@ -308,7 +312,8 @@ def read(answer: str, reading: Reading) -> Claims:
             continue
         clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
         first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
-        refers = _PRONOUN_OPENING.match(sentence) or (_PRONOUN.search(first) and not any(
+        refers = _PRONOUN_OPENING.match(sentence) or (labelled and labelled.match(sentence) and not any(
+            s_start <= s and e <= s_end for s, e, _ in owners)) or (_PRONOUN.search(first) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners))  # "To undo it I took it through ...": the last record
         owner = owner_before if refers else None
         for index, (c_start, c_end) in enumerate(clauses):

@@ -198,7 +198,8 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
                    nouns=frozenset({kind, kind.removesuffix("s")} - {""}),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
-                   world_words=_world_words(initial), referred=_referred(initial, about))
+                   world_words=_world_words(initial), referred=_referred(initial, about),
+                   column=check.column or "")
 
 
 def _referred(initial: Snapshot, about: set[str]) -> frozenset[str]:
