@@ -144,3 +144,12 @@ def test_a_rule_id_numbered_after_its_dot_is_one_identifier(answer, pays):
 ])
 def test_a_sentence_opening_with_the_asked_field_continues_the_record_before(answer, pays):
     assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # careful20: greenhouse_sensor_ingest-0057
+    ("I could not mark WF-2026-000001 (wgf-0001) as accepted: that filing is rejected.", True),
+    ("WF-2026-000001 was not accepted (it is rejected).", True),  # the aside is its own clause
+    ("WF-2026-000001 (wgf-0001) is accepted: it is rejected.", False),
+])
+def test_a_negation_goes_on_past_a_bracketed_aside(answer, pays):
+    assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays

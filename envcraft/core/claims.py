@@ -44,7 +44,9 @@ core/guesses.py): the expected value must be there, and no other value of the as
    joins what is denied ("it can't be paid or approved"), and one inside a rule is the rule's ("only open or
    received orders").
 5. Negation. From a negator ("not", "n't", "never", "no", "no longer", "neither", "nor", "instead of",
-   "rather than") to the clause's end nothing is claimed; a clause calling a value wrong ("X is wrong",
+   "rather than") to the clause's end nothing is claimed, and a bracketed aside does not end the clause: what
+   follows the bracket goes on with it ("could not mark TB-58 (tlb-0058) as processed"), while the aside itself
+   is its own ("not dispatched (it is cancelled)"); a clause calling a value wrong ("X is wrong",
    "isn't right") claims nothing.
 6. The conversation. A value written right after "I", "we" or "you" (and their auxiliaries) is the writer's own
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
@@ -342,6 +344,7 @@ def read(answer: str, reading: Reading) -> Claims:
                 negator = _NEGATOR.search(clause)
                 if negator:
                     blank.append((c_start + negator.start(), c_end))
+                    blank += _after_aside(answer, clauses, index)  # "could not mark X (tlb-0058) as processed"
                 for verb in _OWN_VERB.finditer(answer, c_start, c_end):  # "I've received": the writer's verb
                     own = [(s, e) for s, e in values if s < verb.end(1) and verb.start(1) < e]
                     blank += own
@@ -365,6 +368,17 @@ def read(answer: str, reading: Reading) -> Claims:
     for start, end in blank + idents + inside:  # an identifier (a rule's or a tool's) is a word of the system, no value
         chars[start:end] = " " * (end - start)
     return Claims(text="".join(chars), stated_reason=stated)
+
+
+def _after_aside(text: str, clauses: list[tuple[int, int]], index: int) -> list[tuple[int, int]]:
+    """The clause after a bracketed aside that follows clause `index`: it goes on with that clause ("I could not mark
+    TB-58 (tlb-0058) as processed"). The aside itself is its own ("not dispatched (it is cancelled)")."""
+    if index + 2 >= len(clauses):
+        return []
+    (_, end), (aside_start, aside_end), after = clauses[index], clauses[index + 1], clauses[index + 2]
+    opens = re.fullmatch(r"\s*[(\[]\s*", text[end:aside_start])
+    closes = re.fullmatch(r"\s*[)\]]\s*", text[aside_end:after[0]])
+    return [after] if opens and closes else []
 
 
 def _quote_end(text: str, span: tuple[int, int], names: list[tuple[int, int, frozenset[str]]]) -> tuple[int, int]:
