@@ -153,3 +153,39 @@ def test_a_sentence_opening_with_the_asked_field_continues_the_record_before(ans
 ])
 def test_a_negation_goes_on_past_a_bracketed_aside(answer, pays):
     assert (paid(FILINGS, REFUSED, answer, ASK_MARK) == 1.0) is pays
+
+
+# careful20: animal_shelter_adoptions-0029, employee_onboarding-0125. Animals share names (decoys), hires are people
+SHELTER = {"shelter_animals": [{"id": f"anm-000{n}", "name": name, "status": status} for n, (name, status) in enumerate([
+    ("Sadie", "transferred"), ("Juniper", "stray_hold"), ("Juniper", "medical_review"), ("Juniper", "available"),
+    ("Biscuit", "available"), ("Biscuit", "adopted"), ("Biscuit", "stray_hold"), ("Juniper", "adopted")], 1)]}
+SADIE = Check(kind="answer", table="shelter_animals", column="status", contains=["transferred"], about=["anm-0001"],
+              note="names why anm-0001 cannot change: status transferred",
+              reasons=["shelter_animal_review.status_in", "Only animals in care can be reviewed."])
+ASK_SADIE = "Juniper can go to a foster home. Also, Sadie is with the doctor to look over."
+
+
+@pytest.mark.parametrize(("answer", "pays"), [
+    ("Juniper has a foster placement. After that I listed Juniper as available again. I couldn't put Sadie into "
+     "medical review: she is transferred.", True),  # a name the world repeats still names its records
+    ("One thing I couldn't do: putting Sadie (anm-0001) into medical review. Sadie has been transferred out "
+     "(shelter_animal_review.status_in: animals on stray hold, adopted or transferred cannot be reviewed).", True),
+    ("Sadie is transferred. She is available.", False),
+    ("Sadie is transferred or available.", False),
+])
+def test_a_careful_refusal_beside_animals_named_alike_is_paid(answer, pays):
+    assert (paid(SHELTER, SADIE, answer, ASK_SADIE) == 1.0) is pays
+
+
+HIRES = {"new_hires": [{"id": f"nhr-000{n}", "name": name, "status": status} for n, (name, status) in enumerate([
+    ("Vera Chen", "preboarding"), ("Grace Silva", "started"), ("Omar Haddad", "day_one_ready"),
+    ("Ines Costa", "preboarding")], 1)]}
+GRACE = Check(kind="answer", table="new_hires", column="status", contains=["started"], about=["nhr-0002"],
+              note="names why nhr-0002 cannot change: status started",
+              reasons=["new_hire_mark_day_one_ready.status_in", "The hire is not in preboarding."])
+
+
+def test_a_person_pronoun_in_a_first_clause_refers_to_the_record_before():
+    answer = ("Vera Chen (nhr-0001) has her laptop. I then marked her day-one ready and started, so her status is "
+              "started. Grace Silva (nhr-0002) I did not mark day-one ready: she has already started.")
+    assert paid(HIRES, GRACE, answer, "Vera Chen is up and going; Grace Silva is set for her first day.") == 1.0

@@ -32,7 +32,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    after "other", "another" or "different" describes a record the clause does not name, not the asked one: it
    is context ("tell me which other online station to use").
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
-   policy (its id or text; "rule <id>: ..." quotes its text to the end of the line), states a rule or a wish,
+   policy (its id or text; "rule <id>: ..." quotes its text to the end of the line, "(<id>: ...)" to the bracket's
+   end), states a rule or a wish,
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
    about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
    other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
@@ -52,8 +53,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    verb ("I've received your request"), not a claim; so is a value opening a sentence as a verb with its subject
    dropped, followed by what was done ("Finished what I could.", "Completed everything else."), and a value heading
    the writer's tally of the work: "All done except one item.", "Done: ..." opening a sentence. A value after
-   "as", "to" or "into" that follows a verb of change in its base or -ing form (mark, flag, set, move, change,
-   ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
+   "as", "to" or "into" that follows, in its sentence, a verb of change in its base or -ing form (mark, flag,
+   set, move, change, put, ...) is what an action would make the record, not what it is: "Skipped marking X as a processing error: it is
    rejected", "tried to set X to approved". A change reported done ("X was marked as accepted") states it.
 
 Every step is a regular expression over an answer of at most MAX_ANSWER_CHARS characters, and record names
@@ -82,11 +83,12 @@ _PRONOUN_OPENING = re.compile(r"^\W*(?:it|it's|its|they|they're|their|this|that|
                               re.I)
 _RULE = re.compile(r"\b(?:should|must|may|can|need(?:s|ed)?|ha(?:s|ve)\s+to|only|rules?|polic(?:y|ies)"
                    r"|allowed|permitted|requires?|required)\b", re.I)
-_RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*", re.I)  # "rule ap_1: <its text>" (_quote_end)
+_RULE_QUOTE = re.compile(r"\b(?:rule|policy)\s+[\w.-]+\s*:[^\n]*"  # "rule ap_1: <its text>" (_quote_end)
+                         r"|(?<=\()\s*[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?\s*:[^)\n]*", re.I)  # "(op.status_in: <text>)"
 _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?(?![\w-])")  # ap_policy_1, op.no_overlap1
 _ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d")
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I)
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
@@ -116,7 +118,8 @@ def words(text: str) -> tuple[str, ...]:
 
 def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...], frozenset[str]]:
     """Words -> the ids of the records they name: each row's id, and each value of a text field whose values are
-    mostly distinct (a name, a number, an email; not an enum), of at most MAX_NAME_WORDS words. A name two rows
+    mostly distinct (a name, a number, an email; not an enum) or that is called a name (`name`, `*_name`: four
+    animals called Juniper), of at most MAX_NAME_WORDS words. A name two rows
     share names both ("FDR-101" for two events on one feeder): it names the asked record if either is, unless
     an id in parentheses right after it picks one ("Exhibit A (efs-0013)"). A one-word name counts
     only with a digit in it, or capitalized at four letters or more ("IT", "On" and "rejected" are prose)."""
@@ -128,7 +131,8 @@ def record_names(tables: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, ...
         columns = {k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}
         for column in columns:
             counts = Counter(r.get(column) for r in rows if isinstance(r.get(column), str) and r.get(column))
-            if len(counts) < max(3, 0.5 * sum(counts.values())):
+            named = column == "name" or column.endswith("_name")  # "Juniper" names each animal called so
+            if len(counts) < max(3, 0.5 * sum(counts.values())) and not named:
                 continue  # an enum, not a name
             for row in rows:
                 key = words(str(row.get(column) or ""))
@@ -350,9 +354,10 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += own
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "which other online station"
                           and _ANOTHER_BEFORE.search(answer, max(c_start, s - 12), s)]
-                if change := _CHANGE_VERB.search(plain, c_start, c_end):  # "Skipped marking X as processing error"
-                    blank += [(s, e) for s, e in values if change.end() <= s < c_end
-                              and _TARGET_BEFORE.search(answer, max(change.end(), s - 12), s)]
+                # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
+                blank += [(s, e) for s, e in values if c_start <= s < c_end
+                          and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
+                          and _CHANGE_VERB.search(plain, s_start, s)]
                 if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
                 if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
