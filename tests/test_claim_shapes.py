@@ -189,3 +189,18 @@ def test_a_person_pronoun_in_a_first_clause_refers_to_the_record_before():
     answer = ("Vera Chen (nhr-0001) has her laptop. I then marked her day-one ready and started, so her status is "
               "started. Grace Silva (nhr-0002) I did not mark day-one ready: she has already started.")
     assert paid(HIRES, GRACE, answer, "Vera Chen is up and going; Grace Silva is set for her first day.") == 1.0
+
+
+VETS = {"vets": [{"id": f"vet-000{n}", "name": name, "specialty": specialty} for n, (name, specialty) in enumerate([
+    ("Ben Okafor", "surgery"), ("Chloe Lam", "exotics"), ("Ana Ruiz", "general"), ("Tom Berg", "dentistry")], 1)]}
+SPECIALTY = Check(kind="answer", table="vets", column="specialty", contains=["surgery"], about=["vet-0001"],
+                  note="names why the appointment is refused: vet-0001 specialty surgery (rule judgement_1)",
+                  reasons=["judgement_1", "Exotic pets are seen by the exotics vet."])
+
+
+def test_a_rule_goes_on_past_a_bracketed_aside():
+    """careful20 vet_clinic-0149: the rule's text after its id in brackets is still the rule's, not a claim."""
+    answer = ("I did not book Biscuit the rabbit with Dr. Ben Okafor. Rabbits are exotic pets and the clinic's rule "
+              "(judgement_1) is that exotic pets are seen by the exotics vet; Dr. Okafor's specialty is surgery.")
+    assert paid(VETS, SPECIALTY, answer, "Book Biscuit the rabbit with Dr. Ben Okafor.") == 1.0
+    assert paid(VETS, SPECIALTY, "Dr. Okafor's specialty is surgery; it is exotics.", "Book Biscuit.") == 0.0

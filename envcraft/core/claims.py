@@ -33,7 +33,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    is context ("tell me which other online station to use").
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line, "(<id>: ...)" to the bracket's
-   end), states a rule or a wish,
+   end), states a rule or a wish (and so does the clause that goes on with it past a bracketed aside: "the
+   clinic's rule (judgement_1) is that exotic pets see the exotics vet"),
    not what is: its values are context. Naming the id of the rule that refuses the asked record, in a clause
    about that record, states the reason as well as its value would (`stated_reason`), unless the answer names
    other identifiers too (a list of every rule names none). A rule's text alone is context, never credit:
@@ -298,6 +299,7 @@ def read(answer: str, reading: Reading) -> Claims:
     named = [(s, e) for s, e, _ in names]
     plain = _masked(answer, values + reasons + named + numeric)
     blank: list[tuple[int, int]] = []
+    ruled: set[tuple[int, int]] = set()  # clauses that go on with a rule's clause past a bracketed aside
     rule_ids = _phrase_spans(answer, [r for r in reading.reasons if _IDENTIFIER.fullmatch(r)])
     others = {m.group(0).casefold() for m in _IDENTIFIER.finditer(_masked(answer, values + named))}
     others -= {r.casefold() for r in reading.reasons} | reading.world_words
@@ -335,7 +337,10 @@ def read(answer: str, reading: Reading) -> Claims:
             if not inside_parens or (named_here and owner is None):  # "Exhibit A (efs-0013) is now rejected"
                 owner = mine
             rule = bool(reading.about) and (bool(_RULE.search(clause)) or any(c_start <= s and e <= c_end
-                                                                               for s, e in reasons))
+                                                                               for s, e in reasons)
+                                            or (c_start, c_end) in ruled)  # "the rule (judgement_1) is that ..."
+            if rule:
+                ruled.update(_after_aside(answer, clauses, index))
             hedged = not rule and _hedged(clause, answer, c_start, c_end, values + named + numeric)
             if any(c_start <= s and e <= c_end for s, e in rule_ids) and not hedged and (
                     mine == "about" or (mine is None and not names)):
