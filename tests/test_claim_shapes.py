@@ -195,7 +195,7 @@ VETS = {"vets": [{"id": f"vet-000{n}", "name": name, "specialty": specialty} for
     ("Ben Okafor", "surgery"), ("Chloe Lam", "exotics"), ("Ana Ruiz", "general"), ("Tom Berg", "dentistry")], 1)]}
 SPECIALTY = Check(kind="answer", table="vets", column="specialty", contains=["surgery"], about=["vet-0001"],
                   note="names why the appointment is refused: vet-0001 specialty surgery (rule judgement_1)",
-                  reasons=["judgement_1", "Exotic pets are seen by the exotics vet."])
+                  reasons=["judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet."])
 
 
 def test_a_rule_goes_on_past_a_bracketed_aside():
