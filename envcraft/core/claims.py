@@ -319,6 +319,7 @@ def read(answer: str, reading: Reading) -> Claims:
             blank.append((s_start, s_end))
             continue
         clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
+        change = _CHANGE_VERB.search(plain, s_start, s_end)  # the sentence's first verb of change (rule 6)
         first = plain[clauses[0][0]:clauses[0][1]] if clauses else ""
         refers = _PRONOUN_OPENING.match(sentence) or (labelled and labelled.match(sentence) and not any(
             s_start <= s and e <= s_end for s, e, _ in owners)) or (_PRONOUN.search(first) and not any(
@@ -362,7 +363,7 @@ def read(answer: str, reading: Reading) -> Claims:
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)
-                          and _CHANGE_VERB.search(plain, s_start, s)]
+                          and change is not None and change.end() <= s]
                 if c_start == s_start and (dropped := _DROPPED_SUBJECT.match(answer, c_start, c_end)):
                     blank += [(s, e) for s, e in values if s < dropped.end(1) and dropped.start(1) < e]
                 if c_start == s_start and (tally := _TALLY.match(answer, c_start, min(c_end + 1, len(answer)))):
