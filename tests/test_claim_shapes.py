@@ -11,6 +11,12 @@ from envcraft.core.grading import Snapshot, grade
 from envcraft.core.tasks import Check, Task
 
 
+def refusal(table: str, column: str, value: str, record: str, rule: list[str]) -> Check:
+    """The answer check of a refused change: its reason, `value` of `column`, said about `record`."""
+    return Check(kind="answer", table=table, column=column, contains=[value], about=[record], reasons=rule,
+                 note=f"names why {record} cannot change: {column} {value}")
+
+
 def paid(world: dict, check: Check, answer: str, turn: str) -> float:
     task = Task(id="t-1", envs=["x"], turns=[turn], checks=[check], gold=[])
     return grade(task, Snapshot(tables=world, files={}), Snapshot(tables=world, files={}, answer=answer)).reward
@@ -159,9 +165,8 @@ def test_a_negation_goes_on_past_a_bracketed_aside(answer, pays):
 SHELTER = {"shelter_animals": [{"id": f"anm-000{n}", "name": name, "status": status} for n, (name, status) in enumerate([
     ("Sadie", "transferred"), ("Juniper", "stray_hold"), ("Juniper", "medical_review"), ("Juniper", "available"),
     ("Biscuit", "available"), ("Biscuit", "adopted"), ("Biscuit", "stray_hold"), ("Juniper", "adopted")], 1)]}
-SADIE = Check(kind="answer", table="shelter_animals", column="status", contains=["transferred"], about=["anm-0001"],
-              note="names why anm-0001 cannot change: status transferred",
-              reasons=["shelter_animal_review.status_in", "Only animals in care can be reviewed."])
+SADIE = refusal("shelter_animals", "status", "transferred", "anm-0001",
+                ["shelter_animal_review.status_in", "Only animals in care can be reviewed."])
 ASK_SADIE = "Juniper can go to a foster home. Also, Sadie is with the doctor to look over."
 
 
@@ -180,9 +185,8 @@ def test_a_careful_refusal_beside_animals_named_alike_is_paid(answer, pays):
 HIRES = {"new_hires": [{"id": f"nhr-000{n}", "name": name, "status": status} for n, (name, status) in enumerate([
     ("Vera Chen", "preboarding"), ("Grace Silva", "started"), ("Omar Haddad", "day_one_ready"),
     ("Ines Costa", "preboarding")], 1)]}
-GRACE = Check(kind="answer", table="new_hires", column="status", contains=["started"], about=["nhr-0002"],
-              note="names why nhr-0002 cannot change: status started",
-              reasons=["new_hire_mark_day_one_ready.status_in", "The hire is not in preboarding."])
+GRACE = refusal("new_hires", "status", "started", "nhr-0002",
+                ["new_hire_mark_day_one_ready.status_in", "The hire is not in preboarding."])
 
 
 def test_a_person_pronoun_in_a_first_clause_refers_to_the_record_before():
@@ -193,9 +197,8 @@ def test_a_person_pronoun_in_a_first_clause_refers_to_the_record_before():
 
 VETS = {"vets": [{"id": f"vet-000{n}", "name": name, "specialty": specialty} for n, (name, specialty) in enumerate([
     ("Ben Okafor", "surgery"), ("Chloe Lam", "exotics"), ("Ana Ruiz", "general"), ("Tom Berg", "dentistry")], 1)]}
-SPECIALTY = Check(kind="answer", table="vets", column="specialty", contains=["surgery"], about=["vet-0001"],
-                  note="names why the appointment is refused: vet-0001 specialty surgery (rule judgement_1)",
-                  reasons=["judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet."])
+SPECIALTY = refusal("vets", "specialty", "surgery", "vet-0001",
+                    ["judgement_1", "Exotic pets (rabbits, parrots) are seen by the exotics vet."])
 
 
 def test_a_rule_goes_on_past_a_bracketed_aside():
