@@ -207,3 +207,19 @@ def test_a_rule_goes_on_past_a_bracketed_aside():
               "(judgement_1) is that exotic pets are seen by the exotics vet; Dr. Okafor's specialty is surgery.")
     assert paid(VETS, SPECIALTY, answer, "Book Biscuit the rabbit with Dr. Ben Okafor.") == 1.0
     assert paid(VETS, SPECIALTY, "Dr. Okafor's specialty is surgery; it is exotics.", "Book Biscuit.") == 0.0
+
+
+REPAIRS = {"maintenance_techs": [{"id": f"mtc-000{n}", "name": name, "trade": trade} for n, (name, trade) in enumerate([
+    ("Femi Adeyemi", "general"), ("Mina Sato", "hvac"), ("Ravi Shah", "plumbing"), ("Lea Roth", "electrical")], 1)],
+    "repair_visits": [{"id": "rvs-0001", "maintenance_tech_id": "mtc-0002"}]}
+TRADE = refusal("maintenance_techs", "trade", "general", "mtc-0001",
+                ["judgement_2", "Plumbing, electrical and hvac requests go to a technician of that trade."])
+
+
+@pytest.mark.parametrize(("answer", "pays"), [  # careful20: tenant_maintenance_requests-0131
+    ("I held off on the HVAC visit: Femi Adeyemi (mtc-0001) is a general technician (judgement_2).", True),
+    ("Femi Adeyemi (mtc-0001) is a general technician. If you give me an HVAC tech for that slot I'll book it.", True),
+    ("Femi Adeyemi (mtc-0001) is a general technician. He is an HVAC tech.", False),
+])
+def test_a_value_naming_another_kind_or_a_condition_is_no_claim(answer, pays):
+    assert (paid(REPAIRS, TRADE, answer, "Book the HVAC visit with Femi Adeyemi.") == 1.0) is pays

@@ -6,7 +6,8 @@ inside a value, a record's name, a date, a time, a number or a rule's text. Each
 rules, in order; what a rule drops is blanked out, and what is left is graded as before (core/answers.py,
 core/guesses.py): the expected value must be there, and no other value of the asked column (a dump).
 
-1. Question. A sentence that ends with "?" asks; it claims nothing.
+1. Question. A sentence that ends with "?" asks, and one that opens with "If" or "Unless" sets a condition
+   ("If you give me an HVAC tech for that slot I'll schedule it"): neither claims anything.
 2. Owner. A clause is about the record it names: by its id (a new row's too: an id of a table's shape) or
    by a name the world gives it (a mostly distinct text field: a person's name, a bill number). A person's
    first or last name alone, capitalized ("Zoe prefers Hindi"), names the record the answer last named in full
@@ -30,7 +31,8 @@ core/guesses.py): the expected value must be there, and no other value of the as
    is back at 14:00"); a record of the asked record's own table it refers to is another record. A number inside
    a record's name is the name's, no figure the answer states ("Lisinopril 10mg tabs: 450 units"). A value right
    after "other", "another" or "different" describes a record the clause does not name, not the asked one: it
-   is context ("tell me which other online station to use").
+   is context ("tell me which other online station to use"); so is a value written before the noun of another
+   kind of record of the world ("the HVAC visit", "HVAC requests" in an answer about a technician's trade).
 3. Rule or request. A clause that says what should, must, may, can or needs to be, or names a rule or a
    policy (its id or text; "rule <id>: ..." quotes its text to the end of the line, "(<id>: ...)" to the bracket's
    end), states a rule or a wish (and so does the clause that goes on with it past a bracketed aside: "the
@@ -90,6 +92,7 @@ _IDENTIFIER = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*_[\w-]*(?:\.[A-Za-z_]\w*)?(?
 _ISO_T = re.compile(r"(?<=\d)T(?=\d)")  # the T of an ISO date and time
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d")
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.I)
+_CONDITION = re.compile(r"\W*(?:if|unless)\b", re.I)  # a sentence that sets a condition claims nothing
 _OR_OPENING = re.compile(r"^\W*or\b", re.I)
 _HEDGE = re.compile(r"\b(?:either|or|maybe|perhaps|possibly|probably|presumably|likely|might|unsure|not\s+sure"
                     r"|I\s+(?:think|guess|believe|suppose))\b", re.I)
@@ -167,6 +170,7 @@ class Reading:
     names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
     short: dict[str, frozenset[str]] = field(default_factory=dict)  # first and last names (short_names)
     nouns: frozenset[str] = frozenset()  # what the asked record is ("budget"): "the Finance budget" names a record
+    kinds: frozenset[str] = frozenset()  # what the world's other records are ("visit", "visits"): "the HVAC visit"
     values: tuple[str, ...] = ()  # the asked column's values: what a clause claims, never a name
     reasons: tuple[str, ...] = ()  # the rule that refuses the asked record: its id, its text
     column: str = ""  # the asked column ("status"): a sentence opening with it labels the record before
@@ -315,7 +319,7 @@ def read(answer: str, reading: Reading) -> Claims:
         if _OR_OPENING.match(plain[s_start:s_end]) and before:
             blank.append(before)  # "X. Or Y.": the sentence before is one of the alternatives
         before = (s_start, s_end)
-        if sentence.rstrip().endswith("?"):
+        if sentence.rstrip().endswith("?") or _CONDITION.match(sentence):  # a question; "If you give me ..."
             blank.append((s_start, s_end))
             continue
         clauses = _cuts(_CLAUSE_CUT, answer, s_start, s_end, kept)
@@ -360,6 +364,9 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += own
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "which other online station"
                           and _ANOTHER_BEFORE.search(answer, max(c_start, s - 12), s)]
+                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "the HVAC visit": the visit's kind
+                          and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
+                          and kind.group(1).casefold() in reading.kinds]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
                 blank += [(s, e) for s, e in values if c_start <= s < c_end
                           and _TARGET_BEFORE.search(answer, max(c_start, s - 12), s)

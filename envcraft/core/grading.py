@@ -196,10 +196,16 @@ def reading(check: Check, initial: Snapshot, values: list[str], given: str = "")
     reasons = check.reasons or _NOTE_RULE.findall(check.note)
     kind = (check.table or "").rsplit("_", 1)[-1].casefold()  # office_budgets: "budgets", "budget"
     return Reading(about=frozenset(a.casefold() for a in about), names=names, short=short_names(names),
-                   nouns=frozenset({kind, kind.removesuffix("s")} - {""}),
+                   nouns=frozenset({kind, kind.removesuffix("s")} - {""}), kinds=_kinds(initial, kind),
                    values=tuple(dict.fromkeys([*check.contains, *values])), reasons=tuple(reasons),
                    world_words=_world_words(initial), referred=_referred(initial, about),
                    column=check.column or "")
+
+
+def _kinds(initial: Snapshot, asked: str) -> frozenset[str]:
+    """The nouns of the world's other tables (repair_visits: "visits", "visit"), not the asked table's."""
+    nouns = {t.rsplit("_", 1)[-1].casefold() for t in initial.tables if t != HISTORY_TABLE} - {asked, ""}
+    return frozenset(n for noun in nouns for n in (noun, noun.removesuffix("s")) if n)
 
 
 def _referred(initial: Snapshot, about: set[str]) -> frozenset[str]:
