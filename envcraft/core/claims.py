@@ -364,7 +364,8 @@ def read(answer: str, reading: Reading) -> Claims:
                     blank += own
                 blank += [(s, e) for s, e in values if c_start <= s < c_end  # "which other online station"
                           and _ANOTHER_BEFORE.search(answer, max(c_start, s - 12), s)]
-                blank += [(s, e) for s, e in values if c_start <= s < c_end  # "the HVAC visit": the visit's kind
+                blank += [(s, e) for s, e in values if c_start <= s < c_end and reading.about  # "the HVAC visit"
+                          and not answer[s:e].strip().isdigit()  # "4 crew jobs" counts
                           and (kind := re.match(r"[\s-]+([^\W\d_]+)", answer[e:e + 40]))
                           and kind.group(1).casefold() in reading.kinds]
                 # "Skipped marking X as processing error", "putting Sadie (anm-0004) into medical review"
